@@ -1,0 +1,37 @@
+/** Sums usage and cost per model over a prompt (subagents included). */
+import type { ModelUsage, ResultUsage } from '../messages/types.ts';
+import { emptyResultUsage } from '../messages/usage.ts';
+import { contextWindowOf, costOf, maxOutputTokensOf } from '../model/pricing.ts';
+
+/** Plain token counts of one request. */
+export interface TokenCounts { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }
+
+export class UsageTracker {
+  readonly usage: ResultUsage = emptyResultUsage();
+  readonly modelUsage: Record<string, ModelUsage> = {};
+  totalCostUsd = 0;
+  apiDurationMs = 0;
+
+  /** Adds one finished request; returns its cost in USD. */
+  add(model: string, counts: TokenCounts): number {
+    const cacheWrite = counts.cache_creation_input_tokens ?? 0;
+    const cacheRead = counts.cache_read_input_tokens ?? 0;
+    const cost = costOf(model, { ...counts, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead });
+    this.usage.input_tokens += counts.input_tokens;
+    this.usage.output_tokens += counts.output_tokens;
+    this.usage.cache_creation_input_tokens += cacheWrite;
+    this.usage.cache_read_input_tokens += cacheRead;
+    this.usage.cache_creation.ephemeral_5m_input_tokens += cacheWrite;
+    const entry = (this.modelUsage[model] ??= {
+      inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, webSearchRequests: 0,
+      costUSD: 0, contextWindow: contextWindowOf(model), maxOutputTokens: maxOutputTokensOf(model),
+    });
+    entry.inputTokens += counts.input_tokens;
+    entry.outputTokens += counts.output_tokens;
+    entry.cacheReadInputTokens += cacheRead;
+    entry.cacheCreationInputTokens += cacheWrite;
+    entry.costUSD += cost;
+    this.totalCostUsd += cost;
+    return cost;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The command line, as Claude Code spells it. Every flag the official Agent SDK passes is
+ * accepted (`--flag value` and `--flag=value`); the ones without an effect yet warn once.
+ */
+import { Command, Option, InvalidArgumentError } from 'commander';
+import { VERSION } from '../version.ts';
+
+/** Parsed flags, camelCased by commander. */
+export interface CliFlags {
+  print?: boolean;
+  outputFormat: 'text' | 'json' | 'stream-json';
+  inputFormat: 'text' | 'stream-json';
+  verbose?: boolean;
+  includePartialMessages?: boolean;
+  replayUserMessages?: boolean;
+  model?: string;
+  provider?: 'scripted' | 'anthropic' | 'openai';
+  baseUrl?: string;
+  script?: string;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  maxTurns?: number;
+  maxBudgetUsd?: number;
+  maxThinkingTokens?: number;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  tools?: string;
+  permissionMode?: 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
+  permissionPromptTool?: string;
+  dangerouslySkipPermissions?: boolean;
+  cwd?: string;
+  sessionId?: string;
+  [flag: string]: unknown;
+}
+
+/** Flags the official SDK may pass that have no effect yet: accepted with a warning. */
+export const NOT_YET_SUPPORTED = [
+  'resume', 'continue', 'forkSession', 'resumeSessionAt', 'sessionPersistence', 'mcpConfig', 'strictMcpConfig', 'settings',
+  'settingSources', 'addDir', 'thinking', 'thinkingDisplay', 'effort', 'fallbackModel', 'includeHookEvents', 'debug',
+  'debugFile', 'betas', 'agent', 'agents', 'jsonSchema', 'awaitInitialize', 'pluginDir', 'projectConfigRoot',
+  'permissionPrompts', 'taskBudget', 'managedSettings', 'sdkUrl', 'allowDangerouslySkipPermissions',
+] as const;
+
+const integer = (name: string) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
+  return n;
+};
+const positive = (name: string) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
+  return n;
+};
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function buildProgram(): Command {
+  const program = new Command('agentpipe')
+    .description('An agent runtime that streams every step as typed messages (Claude Code SDK-mode compatible).')
+    .version(VERSION, '-v, --version')
+    .argument('[prompt]', 'the prompt (read from stdin when absent and stdin is a pipe)')
+    .option('-p, --print', 'print mode: run the prompt and exit (the only mode; accepted for compatibility)')
+    .addOption(new Option('--output-format <format>', 'output format').choices(['text', 'json', 'stream-json']).default('text'))
+    .addOption(new Option('--input-format <format>', 'input format').choices(['text', 'stream-json']).default('text'))
+    .option('--verbose', 'every message (json: an array; required by stream-json)')
+    .option('--include-partial-messages', 'emit stream_event messages with the raw deltas')
+    .option('--replay-user-messages', 'echo user messages from stdin back (stream-json)')
+    .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
+    .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
+    .option('--base-url <url>', 'OpenAI-compatible server (Ollama, vLLM, llama.cpp), e.g. http://localhost:11434/v1')
+    .option('--script <file>', 'script of the scripted model ({"turns": [...]})')
+    .option('--system-prompt <text>', 'replace the system prompt')
+    .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--max-turns <n>', 'stop after this many model requests per prompt', integer('--max-turns'))
+    .option('--max-budget-usd <usd>', 'stop once this much was spent', positive('--max-budget-usd'))
+    .option('--max-thinking-tokens <n>', 'extended thinking budget', integer('--max-thinking-tokens'))
+    .option('--allowedTools, --allowed-tools <rules...>', 'permission rules that allow (e.g. "Bash(git log:*)" Read)')
+    .option('--disallowedTools, --disallowed-tools <rules...>', 'permission rules that deny; a bare name hides the tool')
+    .option('--tools <names>', 'restrict the built-in tools ("default" for all)')
+    .addOption(new Option('--permission-mode <mode>', 'permission mode').choices(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk']))
+    .option('--permission-prompt-tool <tool>', '"stdio": ask the SDK client through can_use_tool control requests')
+    .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions')
+    .option('--cwd <dir>', 'working folder of the agent')
+    .option('--session-id <uuid>', 'use this session id')
+    // Accepted for the official SDK; no effect yet (warned once each).
+    .option('--resume <id>', 'resume a session (not supported yet)')
+    .option('-c, --continue', 'continue the latest session (not supported yet)')
+    .option('--fork-session', 'resume into a new session id (not supported yet)')
+    .option('--resume-session-at <uuid>', 'resume from a message (not supported yet)')
+    .option('--no-session-persistence', 'do not write a transcript')
+    .option('--mcp-config <configs...>', 'MCP servers (not supported yet)')
+    .option('--strict-mcp-config', 'only the --mcp-config servers (not supported yet)')
+    .option('--settings <file-or-json>', 'settings file (not supported yet)')
+    .option('--setting-sources <sources>', 'setting sources (not supported yet)')
+    .option('--add-dir <dir>', 'extra folders (not supported yet)', collect)
+    .option('--thinking <mode>', 'adaptive | disabled (not supported yet)')
+    .option('--thinking-display <mode>', 'thinking display (not supported yet)')
+    .option('--effort <level>', 'reasoning effort (not supported yet)')
+    .option('--fallback-model <model>', 'fallback model (not supported yet)')
+    .option('--include-hook-events', 'hook events (not supported yet)')
+    .option('--debug [filter]', 'debug logging (not supported yet)')
+    .option('--debug-file <file>', 'debug log file (not supported yet)')
+    .option('--betas <betas>', 'API betas (not supported yet)')
+    .option('--agent <name>', 'agent to run as (not supported yet)')
+    .option('--agents <json>', 'subagent definitions (not supported yet)')
+    .option('--json-schema <schema>', 'structured output schema (not supported yet)')
+    .option('--await-initialize', 'wait for initialize (not supported yet)')
+    .option('--plugin-dir <dir>', 'plugin folder (not supported yet)', collect)
+    .option('--project-config-root <dir>', 'project config root (not supported yet)')
+    .option('--permission-prompts <mode>', 'permission prompts (not supported yet)')
+    .option('--task-budget <n>', 'task budget (not supported yet)')
+    .option('--managed-settings <json>', 'managed settings (not supported yet)')
+    .option('--sdk-url <url>', 'connect to a WebSocket SDK client (not supported yet)')
+    .option('--allow-dangerously-skip-permissions', 'allow bypassPermissions (not supported yet)')
+    .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
+  return program;
+}

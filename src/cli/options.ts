@@ -1,0 +1,59 @@
+/** Maps parsed flags onto the shared session options, and validates their combinations. */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { SessionOptions } from '../session/options.ts';
+import { NOT_YET_SUPPORTED, type CliFlags } from './flags.ts';
+
+/** A usage error: one line on stderr, exit 1. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function sessionOptionsFromFlags(flags: CliFlags): SessionOptions {
+  const cwd = flags.cwd ? path.resolve(flags.cwd) : process.cwd();
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
+  if (flags.script && !existsSync(flags.script)) throw new UsageError(`--script ${flags.script}: no such file`);
+  if (flags.sessionId && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(flags.sessionId)) {
+    throw new UsageError(`--session-id must be a UUID, got ${flags.sessionId}`);
+  }
+  if (flags.permissionPromptTool && flags.permissionPromptTool !== 'stdio') {
+    throw new UsageError(`--permission-prompt-tool ${flags.permissionPromptTool}: only "stdio" is supported (MCP permission tools are not yet)`);
+  }
+  const tools = flags.tools && flags.tools !== 'default' ? flags.tools.split(',').map((t) => t.trim()).filter(Boolean) : undefined;
+  return {
+    cwd,
+    model: flags.model,
+    provider: flags.provider,
+    baseUrl: flags.baseUrl,
+    script: flags.script ? path.resolve(flags.script) : undefined,
+    systemPrompt: flags.systemPrompt,
+    appendSystemPrompt: flags.appendSystemPrompt,
+    maxTurns: flags.maxTurns,
+    maxBudgetUsd: flags.maxBudgetUsd,
+    maxThinkingTokens: flags.maxThinkingTokens,
+    allowedTools: flags.allowedTools,
+    disallowedTools: flags.disallowedTools,
+    tools,
+    permissionMode: flags.dangerouslySkipPermissions ? 'bypassPermissions' : flags.permissionMode,
+    includePartialMessages: flags.includePartialMessages,
+    sessionId: flags.sessionId,
+  };
+}
+
+/** Flags given that have no effect yet, by their option name. */
+export function unsupportedFlagsGiven(flags: CliFlags): string[] {
+  return NOT_YET_SUPPORTED.filter((name) => (name === 'sessionPersistence' ? flags[name] === false : flags[name] !== undefined));
+}
+
+/** Checks the format combinations of Claude Code. */
+export function validateFormats(flags: CliFlags, hasPrompt: boolean): void {
+  if (flags.outputFormat === 'stream-json' && !flags.verbose) {
+    throw new UsageError('--output-format=stream-json requires --verbose');
+  }
+  if (flags.inputFormat === 'stream-json' && flags.outputFormat !== 'stream-json') {
+    throw new UsageError('--input-format=stream-json requires --output-format=stream-json');
+  }
+  if (flags.inputFormat === 'stream-json' && hasPrompt) {
+    throw new UsageError('a prompt argument cannot be combined with --input-format=stream-json; send it on stdin');
+  }
+}

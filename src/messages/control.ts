@@ -1,0 +1,67 @@
+/**
+ * The control protocol of Claude Code's SDK mode: requests and responses in both directions,
+ * plus the other non-conversation lines of the stream.
+ */
+import type { PermissionMode, UserContentBlock, UUID } from './types.ts';
+
+/** `{"type":"control_request","request_id","request":{subtype,...}}`. */
+export interface ControlRequest<R extends { subtype: string } = { subtype: string; [k: string]: unknown }> {
+  type: 'control_request';
+  request_id: string;
+  request: R;
+}
+
+/** A successful answer to a control request. */
+export interface ControlSuccess { subtype: 'success'; request_id: string; response?: Record<string, unknown> }
+/** A failed answer to a control request. */
+export interface ControlError { subtype: 'error'; request_id: string; error: string }
+/** `{"type":"control_response","response":{...}}`. */
+export interface ControlResponse { type: 'control_response'; response: ControlSuccess | ControlError }
+/** Cancels a pending request of the other side. */
+export interface ControlCancelRequest { type: 'control_cancel_request'; request_id: string }
+/** Heartbeat, both ways; ignored by both SDKs. */
+export interface KeepAlive { type: 'keep_alive' }
+
+/** A user message as read from stream-json input. */
+export interface InputUserMessage {
+  type: 'user';
+  message: { role: 'user'; content: string | UserContentBlock[] };
+  parent_tool_use_id?: string | null;
+  session_id?: string;
+  uuid?: UUID;
+  priority?: 'now' | 'next' | 'later';
+}
+
+/** Any line agentpipe accepts on stream-json input. */
+export type InputMessage = InputUserMessage | ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive;
+
+/** Any non-conversation line agentpipe writes on its output. */
+export type ControlOutput = ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive;
+
+/** Hook callback registration sent in `initialize`. */
+export interface HookCallbackMatcher { matcher?: string; hookCallbackIds: string[]; timeout?: number }
+
+/** The `initialize` request of the official SDK. */
+export interface InitializeRequest {
+  subtype: 'initialize';
+  hooks?: Record<string, HookCallbackMatcher[]>;
+  sdkMcpServers?: string[];
+  jsonSchema?: Record<string, unknown>;
+  systemPrompt?: string[] | string;
+  appendSystemPrompt?: string;
+  agents?: Record<string, { description: string; prompt: string; tools?: string[]; model?: string }>;
+}
+
+/** The answer of `can_use_tool`. */
+export type PermissionResult =
+  | { behavior: 'allow'; updatedInput?: Record<string, unknown>; toolUseID?: string }
+  | { behavior: 'deny'; message: string; interrupt?: boolean; toolUseID?: string };
+
+/** Requests agentpipe sends to the client. */
+export type OutboundRequest =
+  | { subtype: 'can_use_tool'; tool_name: string; input: Record<string, unknown>; tool_use_id: string; permission_suggestions: unknown[]; agent_id?: string }
+  | { subtype: 'hook_callback'; callback_id: string; input: Record<string, unknown>; tool_use_id?: string }
+  | { subtype: 'mcp_message'; server_name: string; message: Record<string, unknown> };
+
+/** Permission mode change request. */
+export interface SetPermissionModeRequest { subtype: 'set_permission_mode'; mode: PermissionMode }

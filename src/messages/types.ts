@@ -1,0 +1,307 @@
+/**
+ * The wire contract: every message agentpipe emits, field for field compatible with the
+ * official Claude Agent SDK's `SDKMessage` union (test/types/sdk-compat.ts proves it with tsc).
+ * The JSON Schema in schema/messages.schema.json is generated from src/messages/schema.ts,
+ * which conforms to these types.
+ */
+
+/** A UUID string (RFC 4122). */
+export type UUID = string;
+
+/** Text content block of an API message. */
+export interface TextBlock { type: 'text'; text: string; citations?: null }
+/** Extended-thinking content block; `signature` is empty for models that do not sign. */
+export interface ThinkingBlock { type: 'thinking'; thinking: string; signature: string }
+/** A tool call requested by the model. */
+export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+/** Base64 image source. */
+export interface ImageSource { type: 'base64'; media_type: string; data: string }
+/** Image content block (tool results, user input). */
+export interface ImageBlock { type: 'image'; source: ImageSource }
+/** The result of one tool call, sent back to the model. */
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string | Array<TextBlock | ImageBlock>;
+  is_error?: boolean;
+}
+/** A block the model may produce. */
+export type AssistantContentBlock = TextBlock | ThinkingBlock | ToolUseBlock;
+/** A block a user (or tool result) message may carry. */
+export type UserContentBlock = TextBlock | ImageBlock | ToolResultBlock;
+
+/** Token usage of one API message (Anthropic `BetaUsage` shape). */
+export interface ApiUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_creation: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number } | null;
+  inference_geo: string | null;
+  iterations: null;
+  output_tokens_details: null;
+  server_tool_use: { web_search_requests: number; web_fetch_requests: number } | null;
+  service_tier: 'standard' | 'priority' | 'batch' | null;
+  speed: 'standard' | 'fast' | null;
+  fallback_credit?: null;
+}
+
+/** Why the model stopped. */
+export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+
+/** A complete assistant API message (Anthropic `BetaMessage` shape). */
+export interface ApiMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: AssistantContentBlock[];
+  stop_reason: StopReason | null;
+  stop_sequence: string | null;
+  usage: ApiUsage;
+  container: null;
+  context_management: null;
+  diagnostics: null;
+  stop_details: null;
+}
+
+/** A message as sent to a model (Anthropic `MessageParam` shape); the session history is a list of these. */
+export interface MessageParam {
+  role: 'user' | 'assistant';
+  content: string | Array<AssistantContentBlock | UserContentBlock>;
+}
+
+/** Raw streaming events (Anthropic `BetaRawMessageStreamEvent`); every provider speaks them. */
+export type StreamEvent =
+  | { type: 'message_start'; message: ApiMessage }
+  | { type: 'content_block_start'; index: number; content_block: AssistantContentBlock }
+  | { type: 'content_block_delta'; index: number; delta: ContentDelta }
+  | { type: 'content_block_stop'; index: number }
+  | {
+      type: 'message_delta';
+      delta: { stop_reason: StopReason | null; stop_sequence: string | null; container: null; stop_details: null };
+      usage: DeltaUsage;
+      context_management: null;
+    }
+  | { type: 'message_stop' };
+
+/** A delta inside a content block. */
+export type ContentDelta =
+  | { type: 'text_delta'; text: string }
+  | { type: 'thinking_delta'; thinking: string }
+  | { type: 'signature_delta'; signature: string }
+  | { type: 'input_json_delta'; partial_json: string };
+
+/** Cumulative usage carried by `message_delta`. */
+export interface DeltaUsage {
+  input_tokens: number | null;
+  output_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  server_tool_use: null;
+  iterations: null;
+  output_tokens_details: null;
+}
+
+/** Permission modes, as in Claude Code. */
+export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
+
+/** Status of one MCP server as listed in `system/init`. */
+export interface McpServerInfo { name: string; status: 'connected' | 'failed' | 'pending' | 'needs-auth' | 'disabled'; error?: string; tools?: string[] }
+
+/** Fields every emitted message carries. */
+interface Envelope { uuid: UUID; session_id: string }
+
+/** First message of every prompt: what the session runs with. */
+export interface SystemInitMessage extends Envelope {
+  type: 'system';
+  subtype: 'init';
+  cwd: string;
+  tools: string[];
+  mcp_servers: McpServerInfo[];
+  model: string;
+  permissionMode: PermissionMode;
+  slash_commands: string[];
+  apiKeySource: 'ANTHROPIC_API_KEY' | 'apiKeyHelper' | 'none' | 'user';
+  claude_code_version: string;
+  agentpipe_version: string;
+  output_style: string;
+  agents: string[];
+  skills: string[];
+  plugins: Array<{ name: string; path: string }>;
+}
+
+/** One content block of the model's answer (one message per block, as the real CLI does). */
+export interface AssistantMessage extends Envelope {
+  type: 'assistant';
+  message: ApiMessage;
+  parent_tool_use_id: string | null;
+  error?: 'authentication_failed' | 'billing_error' | 'rate_limit' | 'invalid_request' | 'server_error' | 'unknown' | 'max_output_tokens' | 'overloaded' | 'model_not_found';
+  request_id?: string;
+}
+
+/** A user turn: a prompt, tool results, or the interruption notice. */
+export interface UserMessage extends Envelope {
+  type: 'user';
+  message: { role: 'user'; content: string | UserContentBlock[] };
+  parent_tool_use_id: string | null;
+  isSynthetic?: boolean;
+  /** Structured result of the tool (e.g. Bash's stdout/stderr), kept out of the model's context. */
+  tool_use_result?: unknown;
+  timestamp?: string;
+  /** True when a user message is echoed back by `--replay-user-messages`. */
+  isReplay?: true;
+}
+
+/** A raw streaming event (only with `--include-partial-messages`). */
+export interface StreamEventMessage extends Envelope {
+  type: 'stream_event';
+  event: StreamEvent;
+  parent_tool_use_id: string | null;
+}
+
+/** Heartbeat while a tool runs longer than the progress threshold. */
+export interface ToolProgressMessage extends Envelope {
+  type: 'tool_progress';
+  tool_use_id: string;
+  tool_name: string;
+  parent_tool_use_id: string | null;
+  elapsed_time_seconds: number;
+  /** The latest partial output of the tool, when it streams some (e.g. Bash). */
+  output?: string;
+}
+
+/** Credentials being obtained or failing. */
+export interface AuthStatusMessage extends Envelope {
+  type: 'auth_status';
+  isAuthenticating: boolean;
+  output: string[];
+  error?: string;
+}
+
+/** Session status changes (compaction). */
+export interface StatusMessage extends Envelope {
+  type: 'system';
+  subtype: 'status';
+  status: 'compacting' | 'requesting' | null;
+  permissionMode?: PermissionMode;
+}
+
+/** Marks where the history was summarized. */
+export interface CompactBoundaryMessage extends Envelope {
+  type: 'system';
+  subtype: 'compact_boundary';
+  compact_metadata: { trigger: 'manual' | 'auto'; pre_tokens: number; post_tokens?: number; duration_ms?: number };
+}
+
+/** The outcome of one executed hook. */
+export interface HookResponseMessage extends Envelope {
+  type: 'system';
+  subtype: 'hook_response';
+  hook_id: string;
+  hook_name: string;
+  hook_event: string;
+  output: string;
+  stdout: string;
+  stderr: string;
+  exit_code?: number;
+  outcome: 'success' | 'error' | 'cancelled';
+}
+
+/** A retry of a failed model request. */
+export interface ApiRetryMessage extends Envelope {
+  type: 'system';
+  subtype: 'api_retry';
+  attempt: number;
+  max_retries: number;
+  retry_delay_ms: number;
+  error_status: number | null;
+  error: 'rate_limit' | 'server_error' | 'unknown' | 'overloaded';
+}
+
+/** A tool call that was not allowed to run. */
+export interface PermissionDenial { tool_name: string; tool_use_id: string; tool_input: Record<string, unknown>; reason?: string }
+
+/** Token and cost totals of one model, as in `result.modelUsage`. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  webSearchRequests: number;
+  costUSD: number;
+  contextWindow: number;
+  maxOutputTokens: number;
+}
+
+/** Summed usage of a whole prompt (every field non-null, as in the real CLI). */
+export interface ResultUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number };
+  server_tool_use: { web_search_requests: number; web_fetch_requests: number };
+  service_tier: 'standard' | 'priority' | 'batch';
+  inference_geo: string;
+  iterations: [];
+  output_tokens_details: { thinking_tokens: number };
+  speed: 'standard' | 'fast';
+}
+
+/** Why a prompt ended. */
+export type TerminalReason =
+  | 'completed' | 'max_turns' | 'aborted_streaming' | 'aborted_tools' | 'budget_exhausted'
+  | 'model_error' | 'api_error' | 'hook_stopped' | 'prompt_too_long';
+
+/** Error subtypes of `result`. */
+export type ResultErrorSubtype =
+  | 'error_during_execution' | 'error_max_turns' | 'error_max_budget_usd' | 'error_max_structured_output_retries';
+
+interface ResultBase extends Envelope {
+  type: 'result';
+  duration_ms: number;
+  duration_api_ms: number;
+  num_turns: number;
+  stop_reason: string | null;
+  total_cost_usd: number;
+  usage: ResultUsage;
+  modelUsage: Record<string, ModelUsage>;
+  permission_denials: PermissionDenial[];
+  terminal_reason?: TerminalReason;
+}
+
+/** The last message of a prompt that ended normally. */
+export interface ResultSuccessMessage extends ResultBase {
+  subtype: 'success';
+  is_error: false;
+  result: string;
+  structured_output?: unknown;
+}
+
+/** The last message of a prompt that ended in an error; `errors` says what happened. */
+export interface ResultErrorMessage extends ResultBase {
+  subtype: ResultErrorSubtype;
+  is_error: true;
+  errors: string[];
+}
+
+/** The last message of every prompt: exactly one per prompt. */
+export type ResultMessage = ResultSuccessMessage | ResultErrorMessage;
+
+/** Every message the agent stream yields (what `query()` yields). */
+export type AgentMessage =
+  | SystemInitMessage
+  | AssistantMessage
+  | UserMessage
+  | StreamEventMessage
+  | ToolProgressMessage
+  | AuthStatusMessage
+  | StatusMessage
+  | CompactBoundaryMessage
+  | HookResponseMessage
+  | ApiRetryMessage
+  | ResultMessage;
+
+/** The `system` messages of the union. */
+export type SystemMessage = Extract<AgentMessage, { type: 'system' }>;

@@ -1,0 +1,286 @@
+/**
+ * The Anthropic Messages API provider, on the official `@anthropic-ai/sdk` (loaded on the
+ * first request, not at startup). Raw SSE events pass through, normalised to `StreamEvent`.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
+import { apiUsage } from '../messages/usage.ts';
+import { ModelError, parseRetryAfter, type ModelErrorKind } from './errors.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
+
+type Sdk = typeof import('@anthropic-ai/sdk');
+
+/** Options of `AnthropicProvider`. */
+export interface AnthropicProviderOptions {
+  apiKey: string;
+  /** API base URL (default: `ANTHROPIC_BASE_URL`, else https://api.anthropic.com). */
+  baseUrl?: string;
+  apiKeySource: ModelProvider['apiKeySource'];
+  defaultHeaders?: Record<string, string>;
+}
+
+/** Streams Claude models through the Anthropic Messages API. */
+export class AnthropicProvider implements ModelProvider {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider = 'anthropic';
+  readonly apiKeySource: ModelProvider['apiKeySource'];
+  readonly #options: AnthropicProviderOptions;
+  #client: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
+
+  constructor(options: AnthropicProviderOptions) {
+    this.#options = { ...options };
+    this.apiKeySource = options.apiKeySource;
+  }
+
+  #getClient(): Promise<{ sdk: Sdk; client: Anthropic }> {
+    this.#client ??= import('@anthropic-ai/sdk').then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        apiKey: this.#options.apiKey,
+        baseURL: this.#options.baseUrl,
+        defaultHeaders: this.#options.defaultHeaders,
+        maxRetries: 0,
+        logLevel: 'off',
+      }),
+    }));
+    return this.#client;
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    const signal = request.abortSignal;
+    signal.throwIfAborted();
+    let sdk: Sdk | undefined;
+    try {
+      const loaded = await this.#getClient();
+      sdk = loaded.sdk;
+      signal.throwIfAborted();
+      const body: Anthropic.MessageCreateParamsStreaming = {
+        model: request.model,
+        max_tokens: request.maxTokens,
+        messages: toApiMessages(request.messages),
+        stream: true,
+      };
+      if (request.system !== '') body.system = request.system;
+      if (request.tools.length > 0) {
+        body.tools = request.tools.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          input_schema: tool.input_schema as Anthropic.Tool.InputSchema,
+        }));
+      }
+      if (request.thinkingBudgetTokens !== undefined) {
+        body.thinking = { type: 'enabled', budget_tokens: request.thinkingBudgetTokens };
+      }
+      const stream = await loaded.client.messages.create(body, { signal });
+      const normaliser = new EventNormaliser();
+      for await (const raw of stream) {
+        const event = normaliser.normalise(raw as unknown as RawEvent);
+        if (event) yield event;
+      }
+      // The SDK ends the iteration quietly when the request is aborted.
+      signal.throwIfAborted();
+      if (!normaliser.stopped) {
+        throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
+      }
+    } catch (error) {
+      throw toModelError(error, signal, sdk, this.#options.apiKey);
+    }
+  }
+}
+
+/** Anthropic rejects thinking blocks without a signature (e.g. from another provider's history): drop them. */
+function toApiMessages(messages: MessageParam[]): Anthropic.MessageParam[] {
+  return messages.map((message) => {
+    if (typeof message.content === 'string' || message.role !== 'assistant') return message as Anthropic.MessageParam;
+    const kept = message.content.filter((block) => !(block.type === 'thinking' && block.signature === ''));
+    return { role: message.role, content: kept.length > 0 ? kept : message.content } as Anthropic.MessageParam;
+  });
+}
+
+/** The loosely typed raw event as it comes off the wire. */
+interface RawEvent {
+  type: string;
+  index?: number;
+  message?: { id: string; model: string; stop_reason?: string | null; stop_sequence?: string | null; usage?: RawUsage };
+  content_block?: { type: string; text?: string; thinking?: string; signature?: string; id?: string; name?: string; input?: Record<string, unknown> };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  usage?: RawUsage;
+}
+
+interface RawUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number } | null;
+  service_tier?: string | null;
+  inference_geo?: string | null;
+}
+
+const STOP_REASONS: ReadonlySet<string> = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal']);
+
+function stopReason(value: string | null | undefined): StopReason | null {
+  if (value === null || value === undefined) return null;
+  if (STOP_REASONS.has(value)) return value as StopReason;
+  return value === 'model_context_window_exceeded' ? 'max_tokens' : 'end_turn';
+}
+
+const num = (value: number | null | undefined): number | undefined => (typeof value === 'number' ? value : undefined);
+
+/**
+ * Maps raw events onto our union. Blocks of types we cannot represent (redacted_thinking,
+ * server tool blocks) are dropped with their deltas, and the remaining blocks renumbered so
+ * indices stay sequential.
+ */
+class EventNormaliser {
+  stopped = false;
+  readonly #indices = new Map<number, number>();
+  #next = 0;
+
+  normalise(raw: RawEvent): StreamEvent | undefined {
+    switch (raw.type) {
+      case 'message_start': {
+        const m = raw.message!;
+        const usage = apiUsage({
+          input_tokens: num(m.usage?.input_tokens),
+          output_tokens: num(m.usage?.output_tokens),
+          cache_creation_input_tokens: num(m.usage?.cache_creation_input_tokens),
+          cache_read_input_tokens: num(m.usage?.cache_read_input_tokens),
+        });
+        if (m.usage?.cache_creation) usage.cache_creation = m.usage.cache_creation;
+        if (typeof m.usage?.inference_geo === 'string') usage.inference_geo = m.usage.inference_geo;
+        const tier = m.usage?.service_tier;
+        if (tier === 'standard' || tier === 'priority' || tier === 'batch') usage.service_tier = tier;
+        return {
+          type: 'message_start',
+          message: {
+            id: m.id, type: 'message', role: 'assistant', model: m.model, content: [],
+            stop_reason: stopReason(m.stop_reason), stop_sequence: m.stop_sequence ?? null, usage,
+            container: null, context_management: null, diagnostics: null, stop_details: null,
+          },
+        };
+      }
+      case 'content_block_start': {
+        const block = contentBlock(raw.content_block);
+        if (!block || raw.index === undefined) return undefined;
+        const index = this.#next++;
+        this.#indices.set(raw.index, index);
+        return { type: 'content_block_start', index, content_block: block };
+      }
+      case 'content_block_delta': {
+        const index = raw.index === undefined ? undefined : this.#indices.get(raw.index);
+        const delta = contentDelta(raw.delta);
+        if (index === undefined || !delta) return undefined;
+        return { type: 'content_block_delta', index, delta };
+      }
+      case 'content_block_stop': {
+        const index = raw.index === undefined ? undefined : this.#indices.get(raw.index);
+        return index === undefined ? undefined : { type: 'content_block_stop', index };
+      }
+      case 'message_delta': {
+        const u = raw.usage ?? {};
+        return {
+          type: 'message_delta',
+          delta: { stop_reason: stopReason(raw.delta?.stop_reason), stop_sequence: raw.delta?.stop_sequence ?? null, container: null, stop_details: null },
+          usage: {
+            input_tokens: num(u.input_tokens) ?? null,
+            output_tokens: num(u.output_tokens) ?? 0,
+            cache_creation_input_tokens: num(u.cache_creation_input_tokens) ?? null,
+            cache_read_input_tokens: num(u.cache_read_input_tokens) ?? null,
+            server_tool_use: null, iterations: null, output_tokens_details: null,
+          },
+          context_management: null,
+        };
+      }
+      case 'message_stop':
+        this.stopped = true;
+        return { type: 'message_stop' };
+      default:
+        return undefined; // ping and event types this version does not know
+    }
+  }
+}
+
+function contentBlock(raw: RawEvent['content_block']): AssistantContentBlock | undefined {
+  switch (raw?.type) {
+    case 'text': return { type: 'text', text: raw.text ?? '' };
+    case 'thinking': return { type: 'thinking', thinking: raw.thinking ?? '', signature: raw.signature ?? '' };
+    case 'tool_use': return { type: 'tool_use', id: raw.id ?? '', name: raw.name ?? '', input: raw.input ?? {} };
+    default: return undefined;
+  }
+}
+
+function contentDelta(raw: RawEvent['delta']): ContentDelta | undefined {
+  switch (raw?.type) {
+    case 'text_delta': return { type: 'text_delta', text: raw.text ?? '' };
+    case 'thinking_delta': return { type: 'thinking_delta', thinking: raw.thinking ?? '' };
+    case 'signature_delta': return { type: 'signature_delta', signature: raw.signature ?? '' };
+    case 'input_json_delta': return { type: 'input_json_delta', partial_json: raw.partial_json ?? '' };
+    default: return undefined; // citations_delta and newer kinds
+  }
+}
+
+/** Error `type`s of the API (HTTP bodies and in-stream `error` events) → our kinds. */
+const ERROR_TYPES: Record<string, ModelErrorKind> = {
+  authentication_error: 'authentication_failed',
+  permission_error: 'authentication_failed',
+  billing_error: 'billing_error',
+  rate_limit_error: 'rate_limit',
+  overloaded_error: 'overloaded',
+  api_error: 'server_error',
+  timeout_error: 'server_error',
+  not_found_error: 'model_not_found',
+  invalid_request_error: 'invalid_request',
+  request_too_large: 'invalid_request',
+};
+
+/** Converts whatever the SDK threw into a `ModelError`, or rethrows the abort reason. Never leaks the key. */
+function toModelError(error: unknown, signal: AbortSignal, sdk: Sdk | undefined, apiKey: string): unknown {
+  if (signal.aborted) return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+  if (ModelError.isInstance(error)) return error;
+  const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
+  if (sdk && error instanceof sdk.APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
+  if (sdk && error instanceof sdk.APIConnectionError) {
+    return new ModelError({ kind: 'connection', message: redact(`Connection error: ${causeMessage(error)}`), cause: error.cause });
+  }
+  if (sdk && error instanceof sdk.APIError) {
+    const typed = error.type ? ERROR_TYPES[error.type] : undefined;
+    const detail = redact(error.apiMessage ?? error.message.replace(/^\d{3} /, ''));
+    if (typeof error.status === 'number') {
+      const headers = error.headers;
+      const retryAfterMs = parseRetryAfterMs(headers?.get('retry-after-ms')) ?? parseRetryAfter(headers?.get('retry-after'));
+      const message = `API error ${error.status}${error.type ? ` (${error.type})` : ''}: ${detail}`;
+      const byStatus = ModelError.fromStatus(error.status, message, retryAfterMs);
+      // A 4xx/5xx the status alone does not classify well (e.g. 400 billing_error) defers to the body's type.
+      if (typed && (byStatus.kind === 'invalid_request' || byStatus.kind === 'unknown')) {
+        return new ModelError({ kind: typed, status: error.status, message, retryAfterMs });
+      }
+      return byStatus;
+    }
+    // An `error` event inside a 200 stream (e.g. overloaded_error mid-response).
+    return new ModelError({ kind: typed ?? 'server_error', message: `API error${error.type ? ` (${error.type})` : ''}: ${detail}` });
+  }
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
+    return new ModelError({ kind: 'connection', message: redact(`Request timed out or was cut: ${error.message}`), cause: error });
+  }
+  // The body stream failing mid-response (undici: TypeError 'terminated', socket errors) or broken JSON.
+  if (error instanceof SyntaxError) return new ModelError({ kind: 'server_error', message: redact(`Malformed stream data: ${error.message}`) });
+  const message = error instanceof Error ? causeMessage(error) : String(error);
+  return new ModelError({ kind: 'connection', message: redact(`Connection error: ${message}`), cause: error instanceof Error ? error : undefined });
+}
+
+function parseRetryAfterMs(value: string | null | undefined): number | undefined {
+  const ms = value ? Number(value) : NaN;
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+/** The messages of an error and its causes: "fetch failed: connect ECONNREFUSED 127.0.0.1:1". */
+function causeMessage(error: Error): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++, current = current.cause) {
+    const message = current.message.replace(/\.$/, '');
+    if (message !== '' && message !== 'Connection error' && !parts.includes(message)) parts.push(message);
+  }
+  return parts.join(': ') || error.name;
+}

@@ -1,0 +1,56 @@
+/** Errors of model requests, recognisable across duplicate bundles. */
+const marker = Symbol.for('agentpipe.error.ModelError');
+
+/** What kind of failure a model request met; drives retries and `assistant.error`. */
+export type ModelErrorKind =
+  | 'authentication_failed' | 'rate_limit' | 'overloaded' | 'server_error' | 'invalid_request'
+  | 'model_not_found' | 'billing_error' | 'connection' | 'aborted' | 'unknown';
+
+export class ModelError extends Error {
+  readonly [marker] = true;
+  /** HTTP status, when there was a response. */
+  readonly status: number | undefined;
+  readonly kind: ModelErrorKind;
+  /** Server-requested wait before a retry (from `retry-after`). */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(options: { message: string; kind: ModelErrorKind; status?: number; retryAfterMs?: number; cause?: unknown }) {
+    super(options.message, { cause: options.cause });
+    this.name = 'ModelError';
+    this.kind = options.kind;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** True for failures worth another attempt (429, 5xx, 529, a cut connection). */
+  get retryable(): boolean {
+    return this.kind === 'rate_limit' || this.kind === 'overloaded' || this.kind === 'server_error' || this.kind === 'connection';
+  }
+
+  static isInstance(error: unknown): error is ModelError {
+    return typeof error === 'object' && error !== null && marker in error;
+  }
+
+  /** Classifies an HTTP status. */
+  static fromStatus(status: number, message: string, retryAfterMs?: number, cause?: unknown): ModelError {
+    const kind: ModelErrorKind =
+      status === 401 || status === 403 ? 'authentication_failed'
+      : status === 429 ? 'rate_limit'
+      : status === 529 ? 'overloaded'
+      : status === 402 ? 'billing_error'
+      : status === 404 ? 'model_not_found'
+      : status >= 500 ? 'server_error'
+      : status >= 400 ? 'invalid_request'
+      : 'unknown';
+    return new ModelError({ message, kind, status, retryAfterMs, cause });
+  }
+}
+
+/** Parses a `retry-after` header (seconds or HTTP date) into milliseconds. */
+export function parseRetryAfter(value: string | null | undefined): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

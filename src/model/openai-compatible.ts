@@ -1,0 +1,295 @@
+/**
+ * A provider for any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM,
+ * llama.cpp, LM Studio, OpenRouter…), on the official `openai` package (loaded on the first
+ * request). Our Anthropic-shaped history is converted to chat messages, and the streamed
+ * chunks are translated into Anthropic-style `StreamEvent`s.
+ */
+import type OpenAI from 'openai';
+import type { AssistantContentBlock, MessageParam, StopReason, StreamEvent, TextBlock, ImageBlock } from '../messages/types.ts';
+import { apiUsage } from '../messages/usage.ts';
+import { ModelError, parseRetryAfter } from './errors.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
+
+type Sdk = typeof import('openai');
+type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
+type ContentPart = OpenAI.Chat.ChatCompletionContentPart;
+
+/** Options of `OpenAICompatibleProvider`. */
+export interface OpenAICompatibleProviderOptions {
+  /** Endpoint base, e.g. http://localhost:11434/v1 (default: `OPENAI_BASE_URL`, else api.openai.com). */
+  baseUrl?: string;
+  /** Bearer key; 'not-needed' is sent when absent (local servers). */
+  apiKey?: string;
+  apiKeySource: ModelProvider['apiKeySource'];
+  defaultHeaders?: Record<string, string>;
+}
+
+/** Streams any OpenAI-compatible chat-completions model as Anthropic-style events. */
+export class OpenAICompatibleProvider implements ModelProvider {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider = 'openai-compatible';
+  readonly apiKeySource: ModelProvider['apiKeySource'];
+  readonly #options: OpenAICompatibleProviderOptions;
+  #client: Promise<{ sdk: Sdk; client: OpenAI }> | undefined;
+
+  constructor(options: OpenAICompatibleProviderOptions) {
+    this.#options = { ...options };
+    this.apiKeySource = options.apiKeySource;
+  }
+
+  #getClient(): Promise<{ sdk: Sdk; client: OpenAI }> {
+    this.#client ??= import('openai').then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        apiKey: this.#options.apiKey || 'not-needed',
+        baseURL: this.#options.baseUrl,
+        defaultHeaders: this.#options.defaultHeaders,
+        // Keep the environment's OpenAI account headers away from arbitrary compatible servers.
+        organization: null,
+        project: null,
+        maxRetries: 0,
+        logLevel: 'off',
+      }),
+    }));
+    return this.#client;
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    const signal = request.abortSignal;
+    signal.throwIfAborted();
+    let sdk: Sdk | undefined;
+    // The openai SDK leaves one 'abort' listener per request on the signal it is given; give it
+    // a per-request signal so an agent loop reusing one signal over many turns does not leak.
+    const local = new AbortController();
+    const forward = (): void => local.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    try {
+      const loaded = await this.#getClient();
+      sdk = loaded.sdk;
+      signal.throwIfAborted();
+      const body: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
+        model: request.model,
+        messages: toChatMessages(request.system, request.messages),
+        stream: true,
+        stream_options: { include_usage: true },
+      };
+      // OpenAI's reasoning models reject max_tokens; most compatible servers only know max_tokens.
+      if (/^(o\d|gpt-5)/.test(request.model)) body.max_completion_tokens = request.maxTokens;
+      else body.max_tokens = request.maxTokens;
+      if (request.tools.length > 0) {
+        body.tools = request.tools.map((tool) => ({
+          type: 'function',
+          function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
+        }));
+      }
+      if (request.thinkingBudgetTokens !== undefined) {
+        const budget = request.thinkingBudgetTokens;
+        body.reasoning_effort = budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';
+      }
+      const stream = await loaded.client.chat.completions.create(body, { signal: local.signal });
+      const translator = new ChunkTranslator(request.model);
+      for await (const chunk of stream) yield* translator.translate(chunk);
+      // The SDK ends the iteration quietly when the request is aborted.
+      signal.throwIfAborted();
+      if (!translator.finished) {
+        throw new ModelError({ kind: 'connection', message: 'The response stream ended before a finish_reason' });
+      }
+      yield* translator.finish();
+    } catch (error) {
+      throw toModelError(error, signal, sdk, this.#options.apiKey ?? '');
+    } finally {
+      signal.removeEventListener('abort', forward);
+    }
+  }
+}
+
+/** Our Anthropic-shaped history → chat messages. */
+export function toChatMessages(system: string, messages: MessageParam[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  if (system !== '') out.push({ role: 'system', content: system });
+  for (const message of messages) {
+    if (typeof message.content === 'string') {
+      out.push({ role: message.role, content: message.content });
+    } else if (message.role === 'assistant') {
+      const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+      const toolCalls = message.content.flatMap((b) => (b.type === 'tool_use'
+        ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input) } }]
+        : []));
+      // Thinking blocks stay out: compatible servers do not take reasoning back.
+      const assistant: OpenAI.Chat.ChatCompletionAssistantMessageParam = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+      if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
+      out.push(assistant);
+    } else {
+      // Tool results first (they must directly follow the assistant's tool_calls), then one
+      // user message with the text and images, including images the tools returned.
+      const parts: ContentPart[] = [];
+      for (const block of message.content) {
+        if (block.type === 'tool_result') {
+          const content = typeof block.content === 'string' ? block.content : block.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+          out.push({ role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error ? `Error: ${content}` : content });
+          if (typeof block.content !== 'string') {
+            const images = block.content.filter((b): b is ImageBlock => b.type === 'image');
+            if (images.length > 0) parts.push({ type: 'text', text: `Images returned by tool call ${block.tool_use_id}:` }, ...images.map(imagePart));
+          }
+        } else if (block.type === 'text') {
+          parts.push({ type: 'text', text: (block as TextBlock).text });
+        } else if (block.type === 'image') {
+          parts.push(imagePart(block));
+        }
+      }
+      if (parts.length === 0) continue;
+      // Plain strings where possible: many local servers handle content arrays poorly.
+      const textOnly = parts.every((p) => p.type === 'text');
+      out.push({ role: 'user', content: textOnly ? parts.map((p) => (p as OpenAI.Chat.ChatCompletionContentPartText).text).join('\n') : parts });
+    }
+  }
+  return out;
+}
+
+function imagePart(block: ImageBlock): ContentPart {
+  return { type: 'image_url', image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } };
+}
+
+type Open = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; id: string; key: number | undefined };
+
+/** Chat-completion chunks → Anthropic-style events, with sequential block indices. */
+class ChunkTranslator {
+  finished = false;
+  readonly #model: string;
+  #started = false;
+  #open: Open | undefined;
+  #next = 0;
+  #sawTool = false;
+  #finishReason: string | null = null;
+  #usage: OpenAI.CompletionUsage | undefined;
+
+  constructor(model: string) {
+    this.#model = model;
+  }
+
+  *translate(chunk: OpenAI.Chat.ChatCompletionChunk): Generator<StreamEvent> {
+    if (!this.#started) {
+      this.#started = true;
+      yield {
+        type: 'message_start',
+        message: {
+          id: chunk.id || `msg_${crypto.randomUUID().replaceAll('-', '')}`, type: 'message', role: 'assistant',
+          model: chunk.model || this.#model, content: [], stop_reason: null, stop_sequence: null, usage: apiUsage({}),
+          container: null, context_management: null, diagnostics: null, stop_details: null,
+        },
+      };
+    }
+    if (chunk.usage) this.#usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = (choice.delta ?? {}) as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
+    const reasoning = delta.reasoning_content || delta.reasoning;
+    if (typeof reasoning === 'string' && reasoning !== '') {
+      if (this.#open?.kind !== 'thinking') yield* this.#start({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+      yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'thinking_delta', thinking: reasoning } };
+    }
+    const text = (delta.content ?? '') + (delta.refusal ?? '');
+    if (text !== '') {
+      if (this.#open?.kind !== 'text') yield* this.#start({ kind: 'text' }, { type: 'text', text: '' });
+      yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'text_delta', text } };
+    }
+    for (const call of delta.tool_calls ?? []) {
+      const open = this.#open;
+      const continues = open?.kind === 'tool' && (call.id ? call.id === open.id : call.index === undefined || call.index === open.key);
+      if (!continues) {
+        const id = call.id || `call_${crypto.randomUUID().replaceAll('-', '')}`;
+        this.#sawTool = true;
+        yield* this.#start({ kind: 'tool', id, key: call.index }, { type: 'tool_use', id, name: call.function?.name ?? '', input: {} });
+      }
+      const fragment = call.function?.arguments;
+      if (fragment) yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'input_json_delta', partial_json: fragment } };
+    }
+    if (choice.finish_reason) {
+      this.#finishReason = choice.finish_reason;
+      this.finished = true;
+    }
+  }
+
+  /** Closes the open block and emits message_delta and message_stop. */
+  *finish(): Generator<StreamEvent> {
+    yield* this.#close();
+    const reason = this.#finishReason;
+    const stop: StopReason = reason === 'length' ? 'max_tokens'
+      : reason === 'tool_calls' || reason === 'function_call' || this.#sawTool ? 'tool_use'
+      : reason === 'content_filter' ? 'refusal'
+      : 'end_turn';
+    const cached = this.#usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    yield {
+      type: 'message_delta',
+      delta: { stop_reason: stop, stop_sequence: null, container: null, stop_details: null },
+      usage: {
+        // Anthropic semantics: input_tokens excludes cache reads.
+        input_tokens: this.#usage ? Math.max(0, this.#usage.prompt_tokens - cached) : null,
+        output_tokens: this.#usage?.completion_tokens ?? 0,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: this.#usage ? cached : null,
+        server_tool_use: null, iterations: null, output_tokens_details: null,
+      },
+      context_management: null,
+    };
+    yield { type: 'message_stop' };
+  }
+
+  *#start(open: { kind: 'text' | 'thinking' } | { kind: 'tool'; id: string; key: number | undefined }, block: AssistantContentBlock): Generator<StreamEvent> {
+    yield* this.#close();
+    const index = this.#next++;
+    this.#open = { ...open, index };
+    yield { type: 'content_block_start', index, content_block: block };
+  }
+
+  *#close(): Generator<StreamEvent> {
+    if (this.#open) yield { type: 'content_block_stop', index: this.#open.index };
+    this.#open = undefined;
+  }
+}
+
+/** Converts whatever the SDK threw into a `ModelError`, or rethrows the abort reason. Never leaks the key. */
+function toModelError(error: unknown, signal: AbortSignal, sdk: Sdk | undefined, apiKey: string): unknown {
+  if (signal.aborted) return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+  if (ModelError.isInstance(error)) return error;
+  const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
+  if (sdk && error instanceof sdk.APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
+  if (sdk && error instanceof sdk.APIConnectionError) {
+    return new ModelError({ kind: 'connection', message: redact(`Connection error: ${causeMessage(error)}`), cause: error.cause });
+  }
+  if (sdk && error instanceof sdk.APIError) {
+    if (typeof error.status === 'number') {
+      const headers = error.headers;
+      const retryAfterMs = parseRetryAfterMs(headers?.get('retry-after-ms')) ?? parseRetryAfter(headers?.get('retry-after'));
+      const modelMissing = error.status === 404 || error.code === 'model_not_found';
+      const base = ModelError.fromStatus(error.status, redact(`API error ${error.message}`), retryAfterMs);
+      return modelMissing ? new ModelError({ kind: 'model_not_found', status: error.status, message: base.message, retryAfterMs }) : base;
+    }
+    // An `error` object inside a 200 stream.
+    const code = `${error.code ?? ''} ${error.type ?? ''}`;
+    const kind = /rate_limit/.test(code) ? 'rate_limit' : /overload/.test(code) ? 'overloaded' : 'server_error';
+    return new ModelError({ kind, message: redact(`API error in stream: ${error.message}`) });
+  }
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
+    return new ModelError({ kind: 'connection', message: redact(`Request timed out or was cut: ${error.message}`), cause: error });
+  }
+  if (error instanceof SyntaxError) return new ModelError({ kind: 'server_error', message: redact(`Malformed stream data: ${error.message}`) });
+  const message = error instanceof Error ? causeMessage(error) : String(error);
+  return new ModelError({ kind: 'connection', message: redact(`Connection error: ${message}`), cause: error instanceof Error ? error : undefined });
+}
+
+function parseRetryAfterMs(value: string | null | undefined): number | undefined {
+  const ms = value ? Number(value) : NaN;
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+/** The messages of an error and its causes: "fetch failed: connect ECONNREFUSED 127.0.0.1:1". */
+function causeMessage(error: Error): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++, current = current.cause) {
+    const message = current.message.replace(/\.$/, '');
+    if (message !== '' && message !== 'Connection error' && !parts.includes(message)) parts.push(message);
+  }
+  return parts.join(': ') || error.name;
+}

@@ -1,0 +1,90 @@
+/**
+ * Chooses the provider from the options and the environment:
+ * - `--model scripted`, or no model and no API key: the embedded scripted model (demo or `--script`);
+ * - `--base-url` (or `--provider openai`): an OpenAI-compatible server (Ollama, vLLM, llama.cpp, OpenAI);
+ * - otherwise Anthropic (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`).
+ * Real providers are imported lazily so the scripted path starts fast.
+ */
+import { readFile } from 'node:fs/promises';
+import { DemoScript } from './demo.ts';
+import { FixedScript, ScriptedProvider, validateScript } from './scripted.ts';
+import type { Script } from './scripted.ts';
+import type { ModelProvider } from './types.ts';
+
+/** Provider names accepted by `--provider`. */
+export type ProviderName = 'scripted' | 'anthropic' | 'openai';
+
+/** The model-related options, shared by every entry point. */
+export interface ModelOptions {
+  model?: string;
+  provider?: ProviderName;
+  baseUrl?: string;
+  /** Path of a script file, or a script object (library). */
+  script?: string | Script;
+  /** API key; defaults to ANTHROPIC_API_KEY or OPENAI_API_KEY. */
+  apiKey?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/** The chosen provider and the model id to ask it for. */
+export interface ResolvedModel { provider: ModelProvider; model: string }
+
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+
+/** Raised when credentials are missing; the session reports it with `auth_status`. */
+export class MissingCredentialsError extends Error {
+  override name = 'MissingCredentialsError';
+}
+
+export function chooseProvider(options: ModelOptions): ProviderName {
+  const env = options.env ?? process.env;
+  if (options.provider) return options.provider;
+  if (options.model === 'scripted' || options.script !== undefined) return 'scripted';
+  if (options.baseUrl) return 'openai';
+  if (!options.model) return options.apiKey || env.ANTHROPIC_API_KEY ? 'anthropic' : 'scripted';
+  if (/^(gpt-|o\d|chatgpt-)/.test(options.model) && env.OPENAI_API_KEY) return 'openai';
+  return 'anthropic';
+}
+
+export async function resolveModel(options: ModelOptions): Promise<ResolvedModel> {
+  const env = options.env ?? process.env;
+  const name = chooseProvider(options);
+  if (name === 'scripted') {
+    const script = typeof options.script === 'string' ? await loadScript(options.script) : options.script;
+    const source = script ? new FixedScript(validateScript(script)) : new DemoScript();
+    return { provider: new ScriptedProvider(source), model: options.model && options.model !== 'scripted' ? options.model : 'scripted' };
+  }
+  if (name === 'anthropic') {
+    const apiKey = options.apiKey ?? env.ANTHROPIC_API_KEY;
+    if (!apiKey) throw new MissingCredentialsError('No Anthropic API key: set ANTHROPIC_API_KEY, or use --model scripted or --base-url for a local server');
+    const { AnthropicProvider } = await import('./anthropic.ts');
+    return {
+      provider: new AnthropicProvider({ apiKey, baseUrl: env.ANTHROPIC_BASE_URL, apiKeySource: options.apiKey ? 'user' : 'ANTHROPIC_API_KEY' }),
+      model: options.model ?? DEFAULT_ANTHROPIC_MODEL,
+    };
+  }
+  const { OpenAICompatibleProvider } = await import('./openai-compatible.ts');
+  const model = options.model ?? env.OPENAI_MODEL;
+  if (!model) throw new Error('--base-url needs --model: the model id the server should run (e.g. qwen3:8b)');
+  return {
+    provider: new OpenAICompatibleProvider({
+      apiKey: options.apiKey ?? env.OPENAI_API_KEY, baseUrl: options.baseUrl ?? env.OPENAI_BASE_URL,
+      apiKeySource: options.apiKey ? 'user' : env.OPENAI_API_KEY ? 'user' : 'none',
+    }),
+    model,
+  };
+}
+
+async function loadScript(file: string): Promise<Script> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read script ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    return validateScript(JSON.parse(text), file);
+  } catch (error) {
+    throw new Error(`invalid script ${file}: ${(error as Error).message}`);
+  }
+}

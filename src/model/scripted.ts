@@ -1,0 +1,149 @@
+/**
+ * The embedded `scripted` model: a real provider that needs no network. It answers each
+ * request with the next turn of a script (or of the built-in demo) and streams it in small
+ * deltas with usage, exactly like a remote model would.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AssistantContentBlock, ContentDelta, StopReason, StreamEvent } from '../messages/types.ts';
+import { newApiId } from '../messages/ids.ts';
+import { apiUsage } from '../messages/usage.ts';
+import { ModelError } from './errors.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
+
+/** One answer of the script. Unknown fields are ignored. */
+export interface ScriptTurn {
+  thinking?: string;
+  text?: string;
+  tool_calls?: Array<{ name: string; input?: Record<string, unknown>; id?: string }>;
+  /** Reported usage; estimated from text length (4 characters a token) when absent. */
+  usage?: { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number };
+  /** Pause before each delta, in milliseconds. */
+  delay_ms?: number;
+  /** Characters per text, thinking or JSON delta (default 16). */
+  chunk_size?: number;
+  /** Make this request fail as a provider would (HTTP status and message). */
+  error?: { status: number; message?: string; retry_after_s?: number };
+  /** Override the stop reason (default: tool_use when there are tool calls, else end_turn). */
+  stop_reason?: StopReason;
+  /** Model name reported in the message (default: the requested one). */
+  model?: string;
+}
+
+/** A script file: `{"turns": [...]}`. */
+export interface Script { turns: ScriptTurn[] }
+
+/** Where turns come from: a fixed script, or a function of the request (the demo). */
+export interface ScriptSource { next(request: ModelRequest): ScriptTurn | undefined }
+
+/** Serves the turns of a script in order, one per request, shared by the whole session. */
+export class FixedScript implements ScriptSource {
+  readonly #turns: ScriptTurn[];
+  #cursor: number;
+  constructor(script: Script, start = 0) {
+    this.#turns = script.turns;
+    this.#cursor = start;
+  }
+  /** Index of the next turn to serve. */
+  get cursor(): number {
+    return this.#cursor;
+  }
+  next(): ScriptTurn | undefined {
+    return this.#turns[this.#cursor++];
+  }
+}
+
+/** Checks the shape of a parsed script file; throws a clear error. */
+export function validateScript(value: unknown, source = 'script'): Script {
+  const turns = (value as Script | null)?.turns;
+  if (!Array.isArray(turns)) throw new Error(`${source}: expected {"turns": [...]}`);
+  turns.forEach((turn, i) => {
+    if (typeof turn !== 'object' || turn === null) throw new Error(`${source}: turn ${i} is not an object`);
+    if (turn.tool_calls !== undefined && !Array.isArray(turn.tool_calls)) throw new Error(`${source}: turn ${i}: tool_calls must be an array`);
+    for (const call of turn.tool_calls ?? []) {
+      if (typeof call?.name !== 'string') throw new Error(`${source}: turn ${i}: every tool call needs a "name"`);
+    }
+  });
+  return { turns };
+}
+
+const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
+
+export class ScriptedProvider implements ModelProvider {
+  readonly specificationVersion = 'v1';
+  readonly provider = 'scripted';
+  readonly apiKeySource = 'none';
+  readonly #source: ScriptSource;
+
+  constructor(source: ScriptSource) {
+    this.#source = source;
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    const signal = request.abortSignal;
+    signal.throwIfAborted();
+    const turn = this.#source.next(request) ?? {};
+    if (turn.error) {
+      const { status, message, retry_after_s } = turn.error;
+      throw ModelError.fromStatus(status, `${status} ${message ?? 'scripted error'}`, retry_after_s === undefined ? undefined : retry_after_s * 1000);
+    }
+    const chunk = Math.max(1, turn.chunk_size ?? 16);
+    const delay = turn.delay_ms ?? 0;
+    const inputTokens = turn.usage?.input_tokens ?? estimateTokens(JSON.stringify(request.messages) + request.system);
+    const blocks = blocksOf(turn);
+    const outputText = blocks.map((b) => (b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : JSON.stringify(b.input))).join('');
+    const outputTokens = turn.usage?.output_tokens ?? (outputText ? estimateTokens(outputText) : 0);
+    const usage = { ...turn.usage, input_tokens: inputTokens };
+
+    yield {
+      type: 'message_start',
+      message: {
+        id: newApiId('msg'), type: 'message', role: 'assistant', model: turn.model ?? request.model, content: [],
+        stop_reason: null, stop_sequence: null, usage: apiUsage({ ...usage, output_tokens: 0 }),
+        container: null, context_management: null, diagnostics: null, stop_details: null,
+      },
+    };
+    let index = 0;
+    for (const block of blocks) {
+      const start: AssistantContentBlock =
+        block.type === 'text' ? { type: 'text', text: '' }
+        : block.type === 'thinking' ? { type: 'thinking', thinking: '', signature: '' }
+        : { type: 'tool_use', id: block.id, name: block.name, input: {} };
+      yield { type: 'content_block_start', index, content_block: start };
+      const body = block.type === 'text' ? block.text : block.type === 'thinking' ? block.thinking : JSON.stringify(block.input);
+      for (let at = 0; at < body.length; at += chunk) {
+        if (delay > 0) await sleep(delay, undefined, { signal });
+        else signal.throwIfAborted();
+        const piece = body.slice(at, at + chunk);
+        const delta: ContentDelta =
+          block.type === 'text' ? { type: 'text_delta', text: piece }
+          : block.type === 'thinking' ? { type: 'thinking_delta', thinking: piece }
+          : { type: 'input_json_delta', partial_json: piece };
+        yield { type: 'content_block_delta', index, delta };
+      }
+      yield { type: 'content_block_stop', index };
+      index++;
+    }
+    const stopReason = turn.stop_reason ?? (turn.tool_calls?.length ? 'tool_use' : 'end_turn');
+    yield {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null, container: null, stop_details: null },
+      usage: {
+        input_tokens: inputTokens, output_tokens: outputTokens,
+        cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0, cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+        server_tool_use: null, iterations: null, output_tokens_details: null,
+      },
+      context_management: null,
+    };
+    yield { type: 'message_stop' };
+  }
+}
+
+function blocksOf(turn: ScriptTurn): AssistantContentBlock[] {
+  const blocks: AssistantContentBlock[] = [];
+  if (turn.thinking) blocks.push({ type: 'thinking', thinking: turn.thinking, signature: '' });
+  if (turn.text) blocks.push({ type: 'text', text: turn.text });
+  for (const call of turn.tool_calls ?? []) {
+    blocks.push({ type: 'tool_use', id: call.id ?? newApiId('toolu'), name: call.name, input: call.input ?? {} });
+  }
+  return blocks;
+}

@@ -1,0 +1,37 @@
+/**
+ * The provider contract (types only, versioned). Every provider streams Anthropic-style raw
+ * events, whatever its wire API: the agent loop, `stream_event` output and every projection
+ * then speak one event union.
+ */
+import type { MessageParam, StreamEvent } from '../messages/types.ts';
+
+/** A tool as offered to the model. */
+export interface ToolSpec { name: string; description: string; input_schema: Record<string, unknown> }
+
+/** Everything one model request needs. */
+export interface ModelRequest {
+  /** Model id as the provider knows it. */
+  model: string;
+  /** System prompt ('' for none). */
+  system: string;
+  /** The conversation so far, Anthropic `MessageParam` shape, alternating roles. */
+  messages: MessageParam[];
+  /** Tools the model may call. */
+  tools: ToolSpec[];
+  /** Output token cap. */
+  maxTokens: number;
+  /** Extended thinking budget, when enabled. */
+  thinkingBudgetTokens?: number;
+  /** Aborts the request, including a stream in flight. */
+  abortSignal: AbortSignal;
+}
+
+/** A model provider. `stream()` yields raw events and throws `ModelError` on failure. */
+export interface ModelProvider {
+  readonly specificationVersion: 'v1';
+  /** `scripted`, `anthropic` or `openai-compatible`. */
+  readonly provider: string;
+  /** Where the credentials came from (reported in `system/init`). */
+  readonly apiKeySource: 'ANTHROPIC_API_KEY' | 'apiKeyHelper' | 'none' | 'user';
+  stream(request: ModelRequest): AsyncIterable<StreamEvent>;
+}

@@ -1,0 +1,117 @@
+/**
+ * Answers the control requests a client sends (the official SDK's `initialize`, `interrupt`,
+ * `set_model`, ...). Each handler returns the response payload, or throws for an `error`
+ * response. Unknown subtypes are refused by name.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { InitializeRequest, OutboundRequest } from '../messages/control.ts';
+import type { AgentMessage, PermissionMode } from '../messages/types.ts';
+import { checkpointsSince } from '../tools/checkpoints.ts';
+import { knownModels } from '../model/pricing.ts';
+import type { Session } from './session.ts';
+
+/** What the handlers may use of the runner. */
+export interface ControlHost {
+  readonly session: Session;
+  initialized: boolean;
+  readonly queuedPrompts: number;
+  emit(message: AgentMessage): Promise<void>;
+  request(request: OutboundRequest, signal?: AbortSignal): Promise<Record<string, unknown>>;
+}
+
+type Request = { subtype: string; [key: string]: unknown };
+type Handler = (host: ControlHost, request: Request) => Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefined;
+
+const PERMISSION_MODES: PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
+
+const handlers: Record<string, Handler> = {
+  initialize(host, request) {
+    const init = request as unknown as InitializeRequest;
+    const ctx = host.session.ctx;
+    if (init.systemPrompt !== undefined) {
+      ctx.system = Array.isArray(init.systemPrompt) ? init.systemPrompt.join('\n') : init.systemPrompt;
+    }
+    if (init.appendSystemPrompt) ctx.system = ctx.system ? `${ctx.system}\n\n${init.appendSystemPrompt}` : init.appendSystemPrompt;
+    host.initialized = true;
+    return {
+      commands: [],
+      agents: Object.entries(init.agents ?? {}).map(([name, agent]) => ({ name, description: agent.description, model: agent.model })),
+      output_style: 'default',
+      available_output_styles: ['default'],
+      models: modelList(ctx.model),
+      account: { apiKeySource: ctx.provider.apiKeySource, apiProvider: ctx.provider.provider, tokenSource: 'none' },
+      pid: process.pid,
+    };
+  },
+  interrupt(host) {
+    host.session.interrupt();
+    return undefined;
+  },
+  set_permission_mode(host, request) {
+    const mode = request.mode as PermissionMode;
+    if (!PERMISSION_MODES.includes(mode)) throw new Error(`unknown permission mode ${JSON.stringify(request.mode)}; expected one of ${PERMISSION_MODES.join(', ')}`);
+    host.session.ctx.permissions.mode = mode;
+    return {};
+  },
+  set_model(host, request) {
+    const model = request.model;
+    if (model !== undefined && model !== null && typeof model !== 'string') throw new Error('set_model: model must be a string or null');
+    host.session.ctx.model = typeof model === 'string' && model !== 'default' ? model : host.session.defaultModel;
+    return {};
+  },
+  set_max_thinking_tokens(host, request) {
+    const value = request.max_thinking_tokens;
+    host.session.ctx.thinkingBudgetTokens = typeof value === 'number' && value > 0 ? value : undefined;
+    return {};
+  },
+  mcp_status() {
+    return { mcpServers: [] };
+  },
+  get_session_cost(host) {
+    return { total_cost_usd: host.session.totals.totalCostUsd };
+  },
+  list_models(host) {
+    return { models: modelList(host.session.ctx.model) };
+  },
+  get_context_usage(host) {
+    const chars = JSON.stringify(host.session.history).length + host.session.ctx.system.length;
+    return { totalTokens: Math.ceil(chars / 4), messages: host.session.history.length, model: host.session.ctx.model };
+  },
+  async read_file(host, request) {
+    if (typeof request.path !== 'string') throw new Error('read_file: path must be a string');
+    const absPath = path.resolve(host.session.ctx.cwd, request.path);
+    const maxBytes = typeof request.max_bytes === 'number' ? request.max_bytes : 1024 * 1024;
+    const buffer = await readFile(absPath);
+    const truncated = buffer.length > maxBytes;
+    const encoding = request.encoding === 'base64' ? 'base64' : 'utf8';
+    return { contents: buffer.subarray(0, maxBytes).toString(encoding), absPath, truncated, encoding };
+  },
+  async rewind_files(host, request) {
+    const uuid = request.user_message_id;
+    if (typeof uuid !== 'string') throw new Error('rewind_files: user_message_id must be a string');
+    const checkpoints = checkpointsSince(host.session.ctx.toolState, uuid);
+    if (!checkpoints) throw new Error(`rewind_files: no checkpoint for user message ${uuid}`);
+    // The oldest content recorded for each file since that message is what it held before.
+    const restore = new Map<string, string | null>();
+    for (const files of checkpoints) for (const [file, before] of files) if (!restore.has(file)) restore.set(file, before);
+    if (request.dry_run !== true) {
+      for (const [file, before] of restore) {
+        if (before === null) await rm(file, { force: true });
+        else await writeFile(file, before);
+      }
+    }
+    return { canRewind: true, filesChanged: [...restore.keys()] };
+  },
+};
+
+export async function handleControlRequest(host: ControlHost, request: Request): Promise<Record<string, unknown> | undefined> {
+  const handler = Object.hasOwn(handlers, request.subtype) ? handlers[request.subtype] : undefined;
+  if (!handler) throw new Error(`Unsupported control request subtype: ${request.subtype}`);
+  return handler(host, request);
+}
+
+function modelList(current: string): Array<{ value: string; displayName: string; description: string }> {
+  const ids = [current, ...knownModels().filter((m) => m !== current)];
+  return ids.map((id) => ({ value: id, displayName: id, description: id === current ? 'current model' : '' }));
+}

@@ -1,0 +1,182 @@
+/**
+ * The session runner: reads input messages (user prompts, control requests and responses),
+ * runs prompts one after another, answers control requests, and sends requests of its own
+ * (can_use_tool, hook_callback, mcp_message) to the client. Input EOF does not cancel queued
+ * or running prompts: they finish, their results are emitted, then the output closes.
+ */
+import type { ControlRequest, ControlResponse, InputMessage, InputUserMessage, OutboundRequest } from '../messages/control.ts';
+import type { ParsedLine } from '../messages/parse.ts';
+import type { AgentMessage, ResultMessage } from '../messages/types.ts';
+import { newUuid } from '../messages/ids.ts';
+import type { OutputLine } from '../pipeline/format/types.ts';
+import type { Session } from './session.ts';
+import { handleControlRequest, type ControlHost } from './control.ts';
+
+/** Options of a runner. */
+export interface RunnerOptions {
+  /** Echo user messages back as `user` with `isReplay` (`--replay-user-messages`). */
+  replayUserMessages?: boolean;
+  /** Diagnostics (stderr). */
+  log: (line: string) => void;
+}
+
+/** Error of a control request the client answered with `error`, or that was cancelled. */
+export class ControlRequestError extends Error {
+  override name = 'ControlRequestError';
+}
+
+export class SessionRunner implements ControlHost {
+  readonly session: Session;
+  readonly #send: (line: OutputLine) => Promise<void>;
+  readonly #options: RunnerOptions;
+  readonly #prompts: InputUserMessage[] = [];
+  readonly #seen = new Set<string>();
+  readonly #pending = new Map<string, { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  #wake?: () => void;
+  #inputEnded = false;
+  #nextRequest = 0;
+  #lastResult?: ResultMessage;
+  /** Settings from `initialize` that apply to the session (set by control handlers). */
+  initialized = false;
+
+  constructor(session: Session, send: (line: OutputLine) => Promise<void>, options: RunnerOptions) {
+    this.session = session;
+    this.#send = send;
+    this.#options = options;
+  }
+
+  /** The last result emitted. */
+  get lastResult(): ResultMessage | undefined {
+    return this.#lastResult;
+  }
+
+  /** Runs until the input ended and every queued prompt finished. */
+  async run(input: AsyncIterable<ParsedLine>): Promise<void> {
+    const reading = this.#read(input);
+    try {
+      for (;;) {
+        const prompt = this.#prompts.shift();
+        if (prompt) {
+          this.#lastResult = await this.session.runPrompt(prompt);
+          continue;
+        }
+        if (this.#inputEnded) break;
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#wake = undefined;
+      }
+    } finally {
+      for (const [id, pending] of this.#pending) {
+        pending.reject(new ControlRequestError(`control request ${id} was not answered: the input closed`));
+      }
+      this.#pending.clear();
+    }
+    await reading;
+  }
+
+  async #read(input: AsyncIterable<ParsedLine>): Promise<void> {
+    let lineNumber = 0;
+    try {
+      for await (const parsed of input) {
+        lineNumber++;
+        if (!parsed.ok) {
+          this.#options.log(`agentpipe: input line ${lineNumber} ignored: ${parsed.error}`);
+          continue;
+        }
+        await this.#dispatch(parsed.message);
+      }
+    } catch (error) {
+      this.#options.log(`agentpipe: input failed: ${(error as Error).message}`);
+    } finally {
+      this.#inputEnded = true;
+      this.#wake?.();
+    }
+  }
+
+  async #dispatch(message: InputMessage): Promise<void> {
+    switch (message.type) {
+      case 'user':
+        return this.#enqueuePrompt(message);
+      case 'control_request':
+        return this.#answer(message);
+      case 'control_response': {
+        const pending = this.#pending.get(message.response.request_id);
+        if (!pending) return this.#options.log(`agentpipe: control_response for unknown request ${message.response.request_id} ignored`);
+        this.#pending.delete(message.response.request_id);
+        if (message.response.subtype === 'success') pending.resolve(message.response.response ?? {});
+        else pending.reject(new ControlRequestError(message.response.error));
+        return;
+      }
+      case 'control_cancel_request': {
+        const pending = this.#pending.get(message.request_id);
+        if (pending) {
+          this.#pending.delete(message.request_id);
+          pending.reject(new ControlRequestError(`control request ${message.request_id} was cancelled by the client`));
+        }
+        return;
+      }
+      case 'keep_alive':
+        return;
+    }
+  }
+
+  async #enqueuePrompt(message: InputUserMessage): Promise<void> {
+    const uuid = message.uuid;
+    const duplicate = uuid !== undefined && this.#seen.has(uuid);
+    if (uuid !== undefined) this.#seen.add(uuid);
+    if (this.#options.replayUserMessages) {
+      await this.emit({
+        type: 'user', message: message.message, parent_tool_use_id: message.parent_tool_use_id ?? null,
+        session_id: this.session.id, uuid: uuid ?? newUuid(), isReplay: true,
+      });
+    }
+    if (duplicate) return this.#options.log(`agentpipe: user message ${uuid} was already processed; not run again`);
+    this.#prompts.push(message);
+    this.#wake?.();
+  }
+
+  async #answer(request: ControlRequest): Promise<void> {
+    let response: ControlResponse;
+    try {
+      const payload = await handleControlRequest(this, request.request);
+      response = { type: 'control_response', response: { subtype: 'success', request_id: request.request_id, ...(payload ? { response: payload } : {}) } };
+    } catch (error) {
+      response = { type: 'control_response', response: { subtype: 'error', request_id: request.request_id, error: (error as Error).message } };
+    }
+    await this.#send(response);
+  }
+
+  /** Sends a message of the conversation. */
+  emit(message: AgentMessage): Promise<void> {
+    return this.#send(message);
+  }
+
+  /** Sends a control request to the client and waits for its answer (or the signal). */
+  request(request: OutboundRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.#inputEnded) return Promise.reject(new ControlRequestError(`cannot send ${request.subtype}: the client's input is closed`));
+    const requestId = `agentpipe_req_${++this.#nextRequest}`;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.#pending.delete(requestId)) return;
+        void this.#send({ type: 'control_cancel_request', request_id: requestId });
+        reject(signal?.reason ?? new ControlRequestError('cancelled'));
+      };
+      this.#pending.set(requestId, {
+        resolve: (value) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      void this.#send({ type: 'control_request', request_id: requestId, request });
+    });
+  }
+
+  /** Number of prompts waiting behind the running one. */
+  get queuedPrompts(): number {
+    return this.#prompts.length;
+  }
+}

@@ -1,0 +1,32 @@
+/** Glob: files matching a pattern, newest first. */
+import { optionalString, requireString, resolvePath } from '../input.ts';
+import type { Tool, ToolResult } from '../types.ts';
+import { findFiles } from './walk.ts';
+
+const MAX_RESULTS = 100;
+
+export const globTool: Tool = {
+  name: 'Glob',
+  description: 'Finds files by glob pattern (e.g. "**/*.ts"), newest first. Skips .git and node_modules unless the pattern names them.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string', description: 'Glob pattern' },
+      path: { type: 'string', description: 'Folder to search in (default: the working folder)' },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  isReadOnly: () => true,
+  async call(input, context): Promise<ToolResult> {
+    const pattern = requireString(input, 'pattern');
+    const root = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
+    const started = Date.now();
+    const { files, truncated } = await findFiles(root, pattern, context.signal, MAX_RESULTS);
+    const body = files.length ? files.join('\n') : 'No files found';
+    return {
+      content: truncated ? `${body}\n(Results are truncated to ${MAX_RESULTS}. Use a more specific path or pattern.)` : body,
+      data: { filenames: files, numFiles: files.length, truncated, durationMs: Date.now() - started },
+    };
+  },
+};

@@ -1,0 +1,48 @@
+/** TodoWrite: replaces the session's task list (the plan shown to users). */
+import type { Tool, ToolResult } from '../types.ts';
+import { ToolInputError } from '../types.ts';
+
+/** One item of the plan. */
+export interface Todo { content: string; status: 'pending' | 'in_progress' | 'completed'; activeForm: string }
+
+const STATUSES = new Set(['pending', 'in_progress', 'completed']);
+
+export const todoWriteTool: Tool = {
+  name: 'TodoWrite',
+  description: 'Replaces the task list for this session. Each todo has content, status (pending, in_progress, completed) and activeForm.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      todos: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            content: { type: 'string' },
+            status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
+            activeForm: { type: 'string' },
+          },
+          required: ['content', 'status', 'activeForm'],
+        },
+      },
+    },
+    required: ['todos'],
+    additionalProperties: false,
+  },
+  isReadOnly: () => true,
+  async call(input, context): Promise<ToolResult> {
+    const todos = input.todos;
+    if (!Array.isArray(todos)) throw new ToolInputError('The required parameter `todos` must be an array');
+    todos.forEach((todo, i) => {
+      if (typeof todo?.content !== 'string' || !STATUSES.has(todo?.status) || typeof todo?.activeForm !== 'string') {
+        throw new ToolInputError(`todos[${i}] needs content, activeForm (strings) and status (pending, in_progress or completed)`);
+      }
+    });
+    const oldTodos = (context.state.get('todos') as Todo[] | undefined) ?? [];
+    context.state.set('todos', todos);
+    return {
+      content: 'Todos have been modified successfully. Keep using the todo list to track your progress.',
+      data: { oldTodos, newTodos: todos },
+    };
+  },
+};

@@ -1,0 +1,20 @@
+/** Walks a folder for Glob and Grep, skipping version-control and dependency folders. */
+import { glob, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+const SKIP = ['**/.git/**', '**/node_modules/**'];
+
+/** Files under `root` matching `pattern` (relative), newest first, at most `max`. */
+export async function findFiles(root: string, pattern: string, signal: AbortSignal, max: number): Promise<{ files: string[]; truncated: boolean }> {
+  const exclude = SKIP.filter((skip) => !pattern.includes(skip.split('/')[1]!));
+  const found: Array<{ file: string; mtime: number }> = [];
+  for await (const entry of glob(pattern, { cwd: root, exclude: (p: string) => exclude.some((e) => path.matchesGlob(p, e)) })) {
+    signal.throwIfAborted();
+    const file = path.resolve(root, entry);
+    const info = await stat(file).catch(() => undefined);
+    if (info?.isFile()) found.push({ file, mtime: info.mtimeMs });
+    if (found.length > 10 * max) break;
+  }
+  found.sort((a, b) => b.mtime - a.mtime || a.file.localeCompare(b.file));
+  return { files: found.slice(0, max).map((f) => f.file), truncated: found.length > max };
+}

@@ -1,0 +1,44 @@
+/** The tool contract: what a tool declares and what one call gets and returns. */
+import type { ImageBlock, TextBlock } from '../messages/types.ts';
+
+/** What a running tool can see and use. */
+export interface ToolContext {
+  /** Working folder; relative paths resolve against it. */
+  cwd: string;
+  /** Aborts the call (interrupt, timeout); tools must stop their child processes on it. */
+  signal: AbortSignal;
+  sessionId: string;
+  toolUseId: string;
+  /** Reports partial output while the tool runs (shown as `tool_progress`). */
+  onOutput?: (text: string) => void;
+  /** Per-session scratch state shared by tools (TodoWrite's list, file checkpoints). */
+  state: Map<string, unknown>;
+}
+
+/** The outcome of a call. */
+export interface ToolResult {
+  /** What the model sees. */
+  content: string | Array<TextBlock | ImageBlock>;
+  /** True when the call failed; the model sees the content as an error. */
+  isError?: boolean;
+  /** Structured result for `tool_use_result` on the wire (kept out of the model's context). */
+  data?: unknown;
+}
+
+/** A tool the model can call. */
+export interface Tool {
+  name: string;
+  description: string;
+  /** JSON Schema of the input object. */
+  inputSchema: Record<string, unknown>;
+  /** True when this call changes nothing (no file writes, no side effects). */
+  isReadOnly(input: Record<string, unknown>): boolean;
+  /** True for tools that edit files (auto-allowed in `acceptEdits`). */
+  readonly editsFiles?: boolean;
+  call(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** An error whose message is meant for the model as the tool result. */
+export class ToolInputError extends Error {
+  override name = 'ToolInputError';
+}

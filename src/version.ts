@@ -1,0 +1,4 @@
+/** The package version. */
+import pkg from '../package.json' with { type: 'json' };
+
+export const VERSION: string = pkg.version;

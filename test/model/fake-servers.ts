@@ -1,0 +1,157 @@
+/**
+ * Real local HTTP servers speaking the Anthropic and OpenAI streaming wire formats, for the
+ * provider tests. Each request is recorded (body parsed, headers, and when its socket closed).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { StreamEvent } from '../../src/messages/types.ts';
+
+/** One request the server received. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+  /** Resolves when the response's connection closed (finished, aborted or destroyed). */
+  closed: Promise<void>;
+}
+
+/** How the server answers one request. */
+export type Reply =
+  | { kind: 'sse'; frames: string[]; then?: 'end' | 'destroy' | 'hang'; delayMs?: number }
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> };
+
+export interface FakeServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** Starts a server that answers every request with `reply` (or `reply(request)`). */
+export async function startFakeServer(reply: Reply | ((request: RecordedRequest) => Reply)): Promise<FakeServer> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
+      const request: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined, closed };
+      requests.push(request);
+      void answer(res, typeof reply === 'function' ? reply(request) : reply);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function answer(res: ServerResponse, reply: Reply): Promise<void> {
+  if (reply.kind === 'json') {
+    res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+    res.end(JSON.stringify(reply.body));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  for (const frame of reply.frames) {
+    if (res.destroyed) return;
+    res.write(frame);
+    if (reply.delayMs) await sleep(reply.delayMs);
+  }
+  const then = reply.then ?? 'end';
+  if (then === 'end') res.end();
+  else if (then === 'destroy') {
+    await sleep(20); // let the frames reach the client first
+    res.socket?.destroy();
+  }
+  // 'hang': keep the stream open until the client goes away.
+}
+
+/** One Anthropic SSE frame: `event: <type>\ndata: {...}\n\n`. */
+export function anthropicFrame(type: string, data: Record<string, unknown> = {}): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+/** A content block as frames: start, one delta per piece, stop. */
+export function anthropicBlock(index: number, block: Record<string, unknown>, deltas: Array<Record<string, unknown>>): string[] {
+  return [
+    anthropicFrame('content_block_start', { index, content_block: block }),
+    ...deltas.map((delta) => anthropicFrame('content_block_delta', { index, delta })),
+    anthropicFrame('content_block_stop', { index }),
+  ];
+}
+
+/** A whole Anthropic message stream around `blocks`, with a ping after message_start. */
+export function anthropicStream(blocks: string[][], stopReason: string, usage = { input_tokens: 12, output_tokens: 7 }): string[] {
+  return [
+    anthropicFrame('message_start', {
+      message: {
+        id: 'msg_01Test', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [],
+        stop_reason: null, stop_sequence: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
+      },
+    }),
+    anthropicFrame('ping'),
+    ...blocks.flat(),
+    anthropicFrame('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
+    anthropicFrame('message_stop'),
+  ];
+}
+
+/** One OpenAI SSE frame: `data: {...}\n\n`. */
+export function openaiFrame(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
+}
+
+/** A chat.completion.chunk frame with one choice carrying `delta`. */
+export function openaiChunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  return openaiFrame({
+    id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-2024-08-06',
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+  });
+}
+
+/** The final usage chunk (empty choices), as sent with `stream_options.include_usage`. */
+export function openaiUsage(prompt: number, completion: number, cached = 0): string {
+  return openaiFrame({
+    id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-2024-08-06', choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } },
+  });
+}
+
+export const OPENAI_DONE = 'data: [DONE]\n\n';
+
+/** Drains a provider stream. */
+export async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** Joins the deltas of block `index` (text, thinking or input JSON). */
+export function joinDeltas(events: StreamEvent[], index: number): string {
+  let out = '';
+  for (const event of events) {
+    if (event.type !== 'content_block_delta' || event.index !== index) continue;
+    const d = event.delta;
+    out += d.type === 'text_delta' ? d.text : d.type === 'thinking_delta' ? d.thinking : d.type === 'input_json_delta' ? d.partial_json : '';
+  }
+  return out;
+}
+
+/** Resolves with what `promise` settled to, or rejects after `ms` (so a hang fails the test instead of stalling it). */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
