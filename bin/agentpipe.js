@@ -1,11 +1,8 @@
 #!/usr/bin/env node
-// The agentpipe CLI. Runs the compiled code in dist/ (built by `npm ci` / `npm run build`).
-import { main } from '../dist/cli/main.js';
-
-main().then(
-  () => process.exit(),
-  (error) => {
-    process.stderr.write(`agentpipe: internal error: ${error?.stack ?? error}\n`);
-    process.exit(1);
-  },
-);
+// The agentpipe CLI: the compiled entry in dist/ (built by `npm ci` or `npm run build`).
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 18)) {
+  process.stderr.write(`agentpipe: error: Node.js 22.18 or newer is needed (this is ${process.version}). Inside the project, \`npx agentpipe\` uses the pinned Node.\n`);
+  process.exit(1);
+}
+await import('../dist/cli/entry.js');

@@ -1,0 +1,41 @@
+/**
+ * Spawns the real CLI. By default the built one (bin/agentpipe.js → dist/, as users run it);
+ * with AGENTPIPE_CLI_SOURCE=1 the TypeScript sources directly (no build step while developing).
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The executable path to hand to the official SDK's `pathToClaudeCodeExecutable`. */
+export const CLI_PATH = process.env.AGENTPIPE_CLI_SOURCE ? path.join(ROOT, 'src/cli/entry.ts') : path.join(ROOT, 'bin/agentpipe.js');
+
+/** Output of a finished run. */
+export interface RunResult { stdout: string; stderr: string; code: number | null; signal: NodeJS.Signals | null }
+
+/** Starts the CLI with `args`; the caller drives stdin/stdout. */
+export function startCli(args: string[], options: SpawnOptions = {}): ChildProcess {
+  return spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['pipe', 'pipe', 'pipe'], ...options, env: { ...process.env, ANTHROPIC_API_KEY: '', ...options.env } });
+}
+
+/** Runs the CLI to the end, writing `stdin` (then closing it). */
+export function runCli(args: string[], options: SpawnOptions & { stdin?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  const child = startCli(args, options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdin!.end(options.stdin ?? '');
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, code, signal });
+    });
+  });
+}
+
+/** Parses stream-json stdout into objects (every line must be JSON). */
+export function parseLines(stdout: string): Array<Record<string, any>> {
+  return stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}
