@@ -1,0 +1,20 @@
+/** Temporary folders and script files for tests. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after } from 'node:test';
+
+/** A fresh folder removed after the test file; `files` are written into it. */
+export function tempDir(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-test-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Writes a scripted-model script into `dir` and returns its path. */
+export function writeScript(dir: string, turns: unknown[], name = 'script.json'): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, JSON.stringify({ turns }));
+  return file;
+}
