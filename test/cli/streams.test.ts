@@ -1,0 +1,89 @@
+/** Streams and processes: slow consumers, closed pipes, bad flags. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { CLI_PATH, runCli, startCli } from '../helpers/cli.ts';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+
+const dir = tempDir();
+
+test('a 10 MB tool output through a slow consumer: no line lost or cut', async () => {
+  const lines = 100_000;
+  const script = writeScript(dir, [
+    { tool_calls: [{ name: 'Bash', input: { command: `seq -f 'line %06g ${'x'.repeat(90)}' 1 ${lines}` } }] },
+    { text: 'done' },
+  ]);
+  const child = startCli(['-p', 'go', '--model', 'scripted', '--script', script, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash'], {
+    cwd: dir, env: { BASH_MAX_OUTPUT_LENGTH: String(20 * 1024 * 1024) },
+  });
+  child.stdin!.end();
+  const chunks: Buffer[] = [];
+  // Read slowly: pause after every chunk so the CLI's writes must wait for 'drain'.
+  child.stdout!.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    child.stdout!.pause();
+    setTimeout(() => child.stdout!.resume(), 2);
+  });
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(code, 0);
+  const out = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const toolResult = out.find((l) => l.type === 'user').message.content[0].content as string;
+  const got = toolResult.split('\n');
+  assert.equal(got.length, lines);
+  assert.ok(toolResult.length > 10_000_000);
+  got.forEach((line, i) => assert.equal(line, `line ${String(i + 1).padStart(6, '0')} ${'x'.repeat(90)}`));
+  assert.equal(out.at(-1).type, 'result');
+  assert.equal(out.at(-1).result, 'done');
+});
+
+test('EPIPE: `| head -1` ends quietly with exit 0', async () => {
+  const script = writeScript(dir, [{ text: 'x'.repeat(200_000), chunk_size: 1 }], 'epipe.json');
+  const shell = spawn('bash', ['-c', `"${process.execPath}" "${CLI_PATH}" -p go --model scripted --script ${script} --output-format stream-json --verbose --include-partial-messages | head -1; echo "status=\${PIPESTATUS[0]}" >&2`], {
+    cwd: dir, env: { ...process.env, ANTHROPIC_API_KEY: '' },
+  });
+  let stdout = '';
+  let stderr = '';
+  shell.stdout.on('data', (d) => (stdout += d));
+  shell.stderr.on('data', (d) => (stderr += d));
+  await new Promise((resolve) => shell.on('close', resolve));
+  assert.equal(JSON.parse(stdout).subtype, 'init');
+  assert.match(stderr, /status=0/);
+  assert.doesNotMatch(stderr, /Error|at /);
+});
+
+test('an unknown flag: one line on stderr, exit 1', async () => {
+  const run = await runCli(['-p', 'hi', '--no-such-flag'], { cwd: dir });
+  assert.equal(run.code, 1);
+  assert.equal(run.stdout, '');
+  assert.equal(run.stderr.trim().split('\n').length, 1);
+  assert.match(run.stderr, /unknown option '--no-such-flag'/);
+});
+
+test('invalid flag values and a missing prompt are one-line errors', async () => {
+  for (const [args, message] of [
+    [['-p', 'hi', '--max-turns', 'zero'], /--max-turns must be a whole number/],
+    [['-p', 'hi', '--output-format', 'xml'], /Allowed choices are text, json, stream-json/],
+    [['-p', 'hi', '--script', 'missing.json'], /--script missing.json: no such file/],
+    [['-p'], /Input must be provided/],
+  ] as const) {
+    const run = await runCli([...args], { cwd: dir });
+    assert.equal(run.code, 1, args.join(' '));
+    assert.match(run.stderr, message);
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+  }
+});
+
+test('a malformed script file is a clear error', async () => {
+  const script = writeScript(dir, [], 'bad.json');
+  await import('node:fs/promises').then((fs) => fs.writeFile(script, '{"turns": 3}'));
+  const run = await runCli(['-p', 'hi', '--script', script], { cwd: dir });
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /invalid script .*expected \{"turns": \[\.\.\.\]\}/);
+});
+
+test('--version and --help', async () => {
+  assert.match((await runCli(['--version'])).stdout, /^\d+\.\d+\.\d+\n$/);
+  const help = await runCli(['--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /--output-format <format>/);
+});

@@ -1,0 +1,75 @@
+/** The built-in tools called directly, as the agent loop calls them. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bashTool } from '../../src/tools/builtin/bash.ts';
+import { editTool } from '../../src/tools/builtin/edit.ts';
+import { readTool } from '../../src/tools/builtin/read.ts';
+import { globTool } from '../../src/tools/builtin/glob.ts';
+import { grepTool } from '../../src/tools/builtin/grep.ts';
+import { isReadOnlyCommand } from '../../src/tools/builtin/bash-readonly.ts';
+import type { ToolContext } from '../../src/tools/types.ts';
+import { tempDir } from '../helpers/workspace.ts';
+
+const dir = tempDir({ 'a.txt': 'one\ntwo\nthree\nfour\n', 'b.ts': 'const x = 1;\nconst y = x;\n' });
+const ctx = (signal = new AbortController().signal): ToolContext => ({ cwd: dir, signal, sessionId: 's', toolUseId: 't', state: new Map() });
+
+test('Read numbers lines and honours offset and limit', async () => {
+  const result = await readTool.call({ file_path: 'a.txt', offset: 2, limit: 2 }, ctx());
+  assert.equal(result.content, '     2\ttwo\n     3\tthree\n\n[1 more lines; read on with offset 4]');
+});
+
+test('Read returns images as image blocks', async () => {
+  const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+  writeFileSync(path.join(dir, 'p.png'), png);
+  const result = await readTool.call({ file_path: 'p.png' }, ctx());
+  assert.deepEqual(result.content, [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }]);
+});
+
+test('Edit fails clearly when the text is missing or not unique, then replaces exactly', async () => {
+  writeFileSync(path.join(dir, 'e.txt'), 'x = 1\nx = 1\n');
+  const missing = await editTool.call({ file_path: 'e.txt', old_string: 'y', new_string: 'z' }, ctx());
+  assert.equal(missing.isError, true);
+  assert.match(String(missing.content), /was not found/);
+  const twice = await editTool.call({ file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = 2' }, ctx());
+  assert.match(String(twice.content), /occurs 2 times/);
+  const all = await editTool.call({ file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = $&2', replace_all: true }, ctx());
+  assert.equal(all.isError, undefined);
+  assert.equal(readFileSync(path.join(dir, 'e.txt'), 'utf8'), 'x = $&2\nx = $&2\n');
+});
+
+test('Bash caps output with a notice and reports exit codes', async () => {
+  const big = await bashTool.call({ command: 'head -c 40000 /dev/zero | tr "\\0" a' }, ctx());
+  assert.match(String(big.content), /\[output truncated: 10000 more characters not shown\]$/);
+  const failed = await bashTool.call({ command: 'echo oops >&2; exit 3' }, ctx());
+  assert.equal(failed.isError, true);
+  assert.equal(failed.content, 'oops\nExit code 3');
+});
+
+test('Bash timeout and abort kill the whole process group', async () => {
+  const marker = path.join(dir, 'survivor');
+  const timed = await bashTool.call({ command: `(sleep 1.5; touch ${marker}) & sleep 30`, timeout: 300 }, ctx());
+  assert.equal(timed.isError, true);
+  assert.match(String(timed.content), /timed out after 300 ms/);
+  const abort = new AbortController();
+  setTimeout(() => abort.abort(), 200);
+  const started = Date.now();
+  const aborted = await bashTool.call({ command: 'sleep 30' }, ctx(abort.signal));
+  assert.ok(Date.now() - started < 3000);
+  assert.match(String(aborted.content), /interrupted/);
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.throws(() => readFileSync(marker), 'the background child was killed with its group');
+});
+
+test('Glob and Grep find files and lines', async () => {
+  const glob = await globTool.call({ pattern: '*.ts' }, ctx());
+  assert.equal(glob.content, path.join(dir, 'b.ts'));
+  const grep = await grepTool.call({ pattern: 'const \\w = x', output_mode: 'content' }, ctx());
+  assert.equal(grep.content, `${path.join(dir, 'b.ts')}:2:const y = x;`);
+});
+
+test('read-only Bash commands are recognised conservatively', () => {
+  for (const ok of ['ls -la', 'git status', 'cat a | wc -l', 'find . -name x']) assert.ok(isReadOnlyCommand(ok), ok);
+  for (const no of ['rm -rf x', 'ls > f', 'echo $(rm x)', 'find . -delete', 'git push', 'npm test']) assert.ok(!isReadOnlyCommand(no), no);
+});
