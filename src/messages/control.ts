@@ -28,7 +28,7 @@ export interface InputUserMessage {
   message: { role: 'user'; content: string | UserContentBlock[] };
   parent_tool_use_id?: string | null;
   session_id?: string;
-  uuid?: UUID;
+  uuid?: string;
   priority?: 'now' | 'next' | 'later';
 }
 

@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 /** A fresh RFC 4122 v4 UUID. */
-export const newUuid = (): string => randomUUID();
+export const newUuid = (): `${string}-${string}-${string}-${string}-${string}` => randomUUID();
 
 /** An id in the style of the Anthropic API (`msg_…`, `toolu_…`). */
 export function newApiId(prefix: 'msg' | 'toolu' | 'req'): string {

@@ -6,16 +6,21 @@
  */
 
 /** A UUID string (RFC 4122). */
-export type UUID = string;
+export type UUID = `${string}-${string}-${string}-${string}-${string}`;
 
 /** Text content block of an API message. */
 export interface TextBlock { type: 'text'; text: string; citations?: null }
+/** Text block of a model answer (`citations` is always present, as in the API). */
+export interface AssistantTextBlock { type: 'text'; text: string; citations: null }
 /** Extended-thinking content block; `signature` is empty for models that do not sign. */
 export interface ThinkingBlock { type: 'thinking'; thinking: string; signature: string }
 /** A tool call requested by the model. */
 export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
 /** Base64 image source. */
-export interface ImageSource { type: 'base64'; media_type: string; data: string }
+/** Image formats the model APIs accept. */
+export type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+/** Base64 image source. */
+export interface ImageSource { type: 'base64'; media_type: ImageMediaType; data: string }
 /** Image content block (tool results, user input). */
 export interface ImageBlock { type: 'image'; source: ImageSource }
 /** The result of one tool call, sent back to the model. */
@@ -26,7 +31,7 @@ export interface ToolResultBlock {
   is_error?: boolean;
 }
 /** A block the model may produce. */
-export type AssistantContentBlock = TextBlock | ThinkingBlock | ToolUseBlock;
+export type AssistantContentBlock = AssistantTextBlock | ThinkingBlock | ToolUseBlock;
 /** A block a user (or tool result) message may carry. */
 export type UserContentBlock = TextBlock | ImageBlock | ToolResultBlock;
 
@@ -43,7 +48,7 @@ export interface ApiUsage {
   server_tool_use: { web_search_requests: number; web_fetch_requests: number } | null;
   service_tier: 'standard' | 'priority' | 'batch' | null;
   speed: 'standard' | 'fast' | null;
-  fallback_credit?: null;
+  fallback_credit: null;
 }
 
 /** Why the model stopped. */
@@ -88,7 +93,7 @@ export type StreamEvent =
 /** A delta inside a content block. */
 export type ContentDelta =
   | { type: 'text_delta'; text: string }
-  | { type: 'thinking_delta'; thinking: string }
+  | { type: 'thinking_delta'; thinking: string; estimated_tokens: number | null }
   | { type: 'signature_delta'; signature: string }
   | { type: 'input_json_delta'; partial_json: string };
 
@@ -101,6 +106,7 @@ export interface DeltaUsage {
   server_tool_use: null;
   iterations: null;
   output_tokens_details: null;
+  fallback_credit: null;
 }
 
 /** Permission modes, as in Claude Code. */
@@ -219,6 +225,16 @@ export interface ApiRetryMessage extends Envelope {
   error: 'rate_limit' | 'server_error' | 'unknown' | 'overloaded';
 }
 
+/** A change of an MCP server's status after start (it crashed, was reconnected or toggled). */
+export interface McpServerStatusMessage extends Envelope {
+  type: 'system';
+  subtype: 'mcp_server_status';
+  server_name: string;
+  status: McpServerInfo['status'];
+  error?: string;
+  tools?: string[];
+}
+
 /** A tool call that was not allowed to run. */
 export interface PermissionDenial { tool_name: string; tool_use_id: string; tool_input: Record<string, unknown>; reason?: string }
 
@@ -247,6 +263,7 @@ export interface ResultUsage {
   iterations: [];
   output_tokens_details: { thinking_tokens: number };
   speed: 'standard' | 'fast';
+  fallback_credit: null;
 }
 
 /** Why a prompt ended. */
@@ -301,6 +318,7 @@ export type AgentMessage =
   | CompactBoundaryMessage
   | HookResponseMessage
   | ApiRetryMessage
+  | McpServerStatusMessage
   | ResultMessage;
 
 /** The `system` messages of the union. */

@@ -15,6 +15,7 @@ export function apiUsage(u: { input_tokens?: number; output_tokens?: number; cac
     server_tool_use: null,
     service_tier: 'standard',
     speed: null,
+    fallback_credit: null,
   };
 }
 
@@ -32,5 +33,6 @@ export function emptyResultUsage(): ResultUsage {
     iterations: [],
     output_tokens_details: { thinking_tokens: 0 },
     speed: 'standard',
+    fallback_credit: null,
   };
 }

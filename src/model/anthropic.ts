@@ -187,7 +187,7 @@ class EventNormaliser {
             output_tokens: num(u.output_tokens) ?? 0,
             cache_creation_input_tokens: num(u.cache_creation_input_tokens) ?? null,
             cache_read_input_tokens: num(u.cache_read_input_tokens) ?? null,
-            server_tool_use: null, iterations: null, output_tokens_details: null,
+            server_tool_use: null, iterations: null, output_tokens_details: null, fallback_credit: null,
           },
           context_management: null,
         };
@@ -203,7 +203,7 @@ class EventNormaliser {
 
 function contentBlock(raw: RawEvent['content_block']): AssistantContentBlock | undefined {
   switch (raw?.type) {
-    case 'text': return { type: 'text', text: raw.text ?? '' };
+    case 'text': return { type: 'text', text: raw.text ?? '', citations: null };
     case 'thinking': return { type: 'thinking', thinking: raw.thinking ?? '', signature: raw.signature ?? '' };
     case 'tool_use': return { type: 'tool_use', id: raw.id ?? '', name: raw.name ?? '', input: raw.input ?? {} };
     default: return undefined;
@@ -213,7 +213,7 @@ function contentBlock(raw: RawEvent['content_block']): AssistantContentBlock | u
 function contentDelta(raw: RawEvent['delta']): ContentDelta | undefined {
   switch (raw?.type) {
     case 'text_delta': return { type: 'text_delta', text: raw.text ?? '' };
-    case 'thinking_delta': return { type: 'thinking_delta', thinking: raw.thinking ?? '' };
+    case 'thinking_delta': return { type: 'thinking_delta', thinking: raw.thinking ?? '', estimated_tokens: null };
     case 'signature_delta': return { type: 'signature_delta', signature: raw.signature ?? '' };
     case 'input_json_delta': return { type: 'input_json_delta', partial_json: raw.partial_json ?? '' };
     default: return undefined; // citations_delta and newer kinds

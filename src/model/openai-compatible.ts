@@ -186,11 +186,11 @@ class ChunkTranslator {
     const reasoning = delta.reasoning_content || delta.reasoning;
     if (typeof reasoning === 'string' && reasoning !== '') {
       if (this.#open?.kind !== 'thinking') yield* this.#start({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
-      yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'thinking_delta', thinking: reasoning } };
+      yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'thinking_delta', thinking: reasoning, estimated_tokens: null } };
     }
     const text = (delta.content ?? '') + (delta.refusal ?? '');
     if (text !== '') {
-      if (this.#open?.kind !== 'text') yield* this.#start({ kind: 'text' }, { type: 'text', text: '' });
+      if (this.#open?.kind !== 'text') yield* this.#start({ kind: 'text' }, { type: 'text', text: '', citations: null });
       yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'text_delta', text } };
     }
     for (const call of delta.tool_calls ?? []) {
@@ -228,7 +228,7 @@ class ChunkTranslator {
         output_tokens: this.#usage?.completion_tokens ?? 0,
         cache_creation_input_tokens: null,
         cache_read_input_tokens: this.#usage ? cached : null,
-        server_tool_use: null, iterations: null, output_tokens_details: null,
+        server_tool_use: null, iterations: null, output_tokens_details: null, fallback_credit: null,
       },
       context_management: null,
     };

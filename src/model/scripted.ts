@@ -105,7 +105,7 @@ export class ScriptedProvider implements ModelProvider {
     let index = 0;
     for (const block of blocks) {
       const start: AssistantContentBlock =
-        block.type === 'text' ? { type: 'text', text: '' }
+        block.type === 'text' ? { type: 'text', text: '', citations: null }
         : block.type === 'thinking' ? { type: 'thinking', thinking: '', signature: '' }
         : { type: 'tool_use', id: block.id, name: block.name, input: {} };
       yield { type: 'content_block_start', index, content_block: start };
@@ -116,7 +116,7 @@ export class ScriptedProvider implements ModelProvider {
         const piece = body.slice(at, at + chunk);
         const delta: ContentDelta =
           block.type === 'text' ? { type: 'text_delta', text: piece }
-          : block.type === 'thinking' ? { type: 'thinking_delta', thinking: piece }
+          : block.type === 'thinking' ? { type: 'thinking_delta', thinking: piece, estimated_tokens: null }
           : { type: 'input_json_delta', partial_json: piece };
         yield { type: 'content_block_delta', index, delta };
       }
@@ -130,7 +130,7 @@ export class ScriptedProvider implements ModelProvider {
       usage: {
         input_tokens: inputTokens, output_tokens: outputTokens,
         cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0, cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
-        server_tool_use: null, iterations: null, output_tokens_details: null,
+        server_tool_use: null, iterations: null, output_tokens_details: null, fallback_credit: null,
       },
       context_management: null,
     };
@@ -141,7 +141,7 @@ export class ScriptedProvider implements ModelProvider {
 function blocksOf(turn: ScriptTurn): AssistantContentBlock[] {
   const blocks: AssistantContentBlock[] = [];
   if (turn.thinking) blocks.push({ type: 'thinking', thinking: turn.thinking, signature: '' });
-  if (turn.text) blocks.push({ type: 'text', text: turn.text });
+  if (turn.text) blocks.push({ type: 'text', text: turn.text, citations: null });
   for (const call of turn.tool_calls ?? []) {
     blocks.push({ type: 'tool_use', id: call.id ?? newApiId('toolu'), name: call.name, input: call.input ?? {} });
   }

@@ -109,7 +109,7 @@ test('text plus two parallel tool calls; history and tools converted', async () 
     assertWellFormed(events);
     const starts = events.flatMap((e) => (e.type === 'content_block_start' ? [e.content_block] : []));
     assert.deepEqual(starts, [
-      { type: 'text', text: '' },
+      { type: 'text', text: '', citations: null },
       { type: 'tool_use', id: 'call_a', name: 'Read', input: {} },
       { type: 'tool_use', id: 'call_b', name: 'Glob', input: {} },
     ]);
@@ -154,7 +154,7 @@ test('reasoning (reasoning_content and reasoning) â†’ a thinking block; no key â
     const events = await collect(provider(server, false).stream(request({ model: 'qwen3:8b', system: '', thinkingBudgetTokens: 8000 })));
     assertWellFormed(events);
     const starts = events.flatMap((e) => (e.type === 'content_block_start' ? [e.content_block] : []));
-    assert.deepEqual(starts, [{ type: 'thinking', thinking: '', signature: '' }, { type: 'text', text: '' }]);
+    assert.deepEqual(starts, [{ type: 'thinking', thinking: '', signature: '' }, { type: 'text', text: '', citations: null }]);
     assert.equal(joinDeltas(events, 0), 'Two plus two.');
     assert.equal(joinDeltas(events, 1), '4');
     assert.equal(messageDelta(events).delta.stop_reason, 'max_tokens');

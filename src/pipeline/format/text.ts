@@ -5,6 +5,7 @@ import type { ResultMessage } from '../../messages/types.ts';
 export class TextFormat implements OutputFormat {
   readonly #context: FormatContext;
   #last?: ResultMessage;
+  #authError?: string;
 
   constructor(context: FormatContext = {}) {
     this.#context = context;
@@ -12,11 +13,15 @@ export class TextFormat implements OutputFormat {
 
   line(line: OutputLine): undefined {
     if (line.type === 'result') this.#last = line;
+    if (line.type === 'auth_status' && line.error) this.#authError = line.error;
     return undefined;
   }
 
   end(): string | undefined {
-    return this.#last ? textOfResult(this.#last, this.#context) : undefined;
+    if (!this.#last) return undefined;
+    // A failed prompt after failed credentials: say so, not just "Execution error".
+    if (this.#authError && this.#last.subtype === 'error_during_execution') return `Authentication error: ${this.#authError}\n`;
+    return textOfResult(this.#last, this.#context);
   }
 }
 

@@ -1,9 +1,7 @@
 /** The contract of an output format: messages in, text out. */
-import type { AgentMessage } from '../../messages/types.ts';
-import type { ControlOutput } from '../../messages/control.ts';
+import type { OutputLine } from '../../messages/wire.ts';
 
-/** Any line of the output stream. */
-export type OutputLine = AgentMessage | ControlOutput;
+export type { OutputLine };
 
 /** Turns the stream into the bytes a format writes. */
 export interface OutputFormat {

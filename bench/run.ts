@@ -1,0 +1,117 @@
+/**
+ * `npm run bench`: end-to-end figures, each as a ratio to a baseline measured in the same run.
+ * 1. Delta throughput: the scripted model streams N one-character deltas → stream-json with
+ *    partial messages → a pipe, against JSON.stringify + backpressured write of N equal lines.
+ * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 10),
+ *    against spawn → exit of `node -e ''`.
+ * 3. Peak RSS of the delta run with a consumer that reads slowly, against the RSS of `node -e ''`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = path.join(ROOT, 'bin/agentpipe.js');
+const DELTAS = Number(process.env.BENCH_DELTAS ?? 1_000_000);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-bench-'));
+const env = { ...process.env, ANTHROPIC_API_KEY: '' };
+
+function script(name: string, turns: unknown[]): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, JSON.stringify({ turns }));
+  return file;
+}
+
+/** Runs a command, reading stdout with an optional per-chunk pause; returns timings and peak RSS. */
+function measure(args: string[], options: { pauseMs?: number; marks?: RegExp[] } = {}) {
+  return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number }>((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const marks: number[] = [];
+    let bytes = 0;
+    let lines = 0;
+    let peak = 0;
+    let pending = '';
+    const poll = setInterval(() => {
+      try {
+        const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peak = Math.max(peak, Number(m[1]));
+      } catch {}
+    }, 20);
+    child.stdout.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      for (const byte of chunk) if (byte === 10) lines++;
+      if (options.marks && marks.length < options.marks.length) {
+        pending += chunk.toString();
+        while (marks.length < options.marks.length && options.marks[marks.length]!.test(pending)) marks.push(performance.now() - started);
+      }
+      if (options.pauseMs) {
+        child.stdout.pause();
+        setTimeout(() => child.stdout.resume(), options.pauseMs);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', () => {
+      clearInterval(poll);
+      resolve({ ms: performance.now() - started, bytes, lines, marks, peakRssKb: peak });
+    });
+  });
+}
+
+/** The baseline writer: N JSON lines the size of the CLI's, written with backpressure into a pipe. */
+async function baselineWrite(count: number, sample: object): Promise<number> {
+  const started = performance.now();
+  const sink = spawn('sh', ['-c', 'cat > /dev/null'], { stdio: ['pipe', 'ignore', 'inherit'] });
+  for (let i = 0; i < count; i++) {
+    const line = JSON.stringify({ ...sample, n: i }) + '\n';
+    if (!sink.stdin.write(line)) await new Promise((r) => sink.stdin.once('drain', r));
+  }
+  sink.stdin.end();
+  await new Promise((r) => sink.on('close', r));
+  return performance.now() - started;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+
+async function main() {
+  const stream = script('deltas.json', [{ text: 'x'.repeat(DELTAS), chunk_size: 1 }]);
+  const deltaArgs = [CLI, '-p', 'go', '--model', 'scripted', '--script', stream, '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+  const run = await measure(deltaArgs);
+  const sample = {
+    type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } },
+    parent_tool_use_id: null, session_id: '00000000-0000-0000-0000-000000000000', uuid: '00000000-0000-0000-0000-000000000000',
+  };
+  const baseMs = await baselineWrite(DELTAS, sample);
+  const cliRate = DELTAS / (run.ms / 1000);
+  const baseRate = DELTAS / (baseMs / 1000);
+
+  const oneTurn = script('one-turn.json', [{ text: 'Hello from the bench.' }]);
+  const turnArgs = [CLI, '-p', 'hi', '--model', 'scripted', '--script', oneTurn, '--output-format', 'stream-json', '--verbose'];
+  const inits: number[] = [];
+  const results: number[] = [];
+  const floors: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const r = await measure(turnArgs, { marks: [/"subtype":"init"/, /"type":"result"/] });
+    inits.push(r.marks[0]!);
+    results.push(r.marks[1]!);
+    floors.push((await measure(['-e', ''])).ms);
+  }
+  const floor = median(floors);
+  const slow = await measure(deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(200_000), chunk_size: 1 }]) : a)), { pauseMs: 5 });
+  const floorRss = (await measure(['-e', 'setTimeout(() => {}, 200)'])).peakRssKb;
+
+  const rows: Array<[string, string, string]> = [
+    ['delta events/s end to end', `${fmt(cliRate)} /s (${fmt(DELTAS)} deltas, ${fmt(run.bytes / 1e6, 1)} MB, ${fmt(run.lines)} lines)`, `${(cliRate / baseRate).toFixed(2)} × baseline ${fmt(baseRate)} /s (JSON.stringify + backpressured write)`],
+    ['spawn → first system/init (median of 10)', `${fmt(median(inits), 1)} ms`, `${(median(inits) / floor).toFixed(2)} × node -e '' (${fmt(floor, 1)} ms)`],
+    ['spawn → result, one turn (median of 10)', `${fmt(median(results), 1)} ms`, `${(median(results) / floor).toFixed(2)} × node -e ''`],
+    ['peak RSS, slow consumer (200k deltas)', `${fmt(slow.peakRssKb / 1024, 1)} MB`, `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`],
+  ];
+  console.log(`agentpipe bench — node ${process.version}, ${os.cpus().length} cores`);
+  console.log('| measure | value | ratio |\n|---|---|---|');
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+}
+
+await main();
