@@ -1,0 +1,78 @@
+/**
+ * Automatic compaction of the main agent's history, checked before each model request. The
+ * context size is estimated from the last request's usage (input + cache + output tokens)
+ * plus what was added since, or from the history's length when no request was made yet.
+ * At 90% of the window (`maxContextTokens`, else the model's), older turns are summarized.
+ * The scripted model compacts only with an explicit `maxContextTokens` (scripts stay predictable).
+ */
+import type { MessageParam } from '../messages/types.ts';
+import { contextWindowOf } from '../model/pricing.ts';
+import type { AgentContext } from './context.ts';
+import { compactHistory, estimateTokens, lastSafeCut, type CompactRun } from './compact.ts';
+import type { TokenCounts, UsageTracker } from './usage.ts';
+
+export const AUTO_COMPACT_RATIO = 0.9;
+
+export class AutoCompactor {
+  readonly #history: MessageParam[];
+  readonly #maxContextTokens?: number;
+  /** Requests in the tracker before our latest request (-1: unknown), and the history length it was sent with. */
+  #countBefore = -1;
+  #sentLength = -1;
+  #carried?: TokenCounts & { model: string };
+
+  constructor(history: MessageParam[], maxContextTokens?: number) {
+    this.#history = history;
+    this.#maxContextTokens = maxContextTokens;
+  }
+
+  /** The window compaction aims under; the scripted model has none unless `maxContextTokens` is set. */
+  windowOf(model: string, provider?: string): number {
+    return this.#maxContextTokens ?? (provider === 'scripted' ? Infinity : contextWindowOf(model));
+  }
+
+  /** Estimated tokens of the next request, and the model whose window applies (the one that answered last). */
+  estimate(ctx: AgentContext, usage?: UsageTracker): { tokens: number; model: string } {
+    const history = this.#history;
+    const last = usage && usage.requests === this.#countBefore + 1 && this.#countBefore >= 0 ? usage.last
+      : usage?.requests === 0 ? this.#carried : undefined;
+    if (!last || this.#sentLength < 0 || this.#sentLength > history.length) {
+      return { tokens: estimateTokens(ctx.system) + estimateTokens(history), model: ctx.model };
+    }
+    const used = last.input_tokens + (last.cache_read_input_tokens ?? 0) + (last.cache_creation_input_tokens ?? 0) + last.output_tokens;
+    // The entry right after the sent history is the answer, already counted as output.
+    return { tokens: used + estimateTokens(history.slice(this.#sentLength + 1)), model: last.model || ctx.model };
+  }
+
+  /** Called by the loop before each request. */
+  async beforeRequest(ctx: AgentContext, history: MessageParam[], run: CompactRun): Promise<void> {
+    if (history !== this.#history || ctx.parentToolUseId !== null) return;
+    const estimate = this.#maxContextTokens === undefined && ctx.provider.provider === 'scripted' ? undefined : this.estimate(ctx, run.usage);
+    const tokens = estimate?.tokens ?? 0;
+    const threshold = Math.floor(this.windowOf(estimate?.model ?? ctx.model, ctx.provider.provider) * AUTO_COMPACT_RATIO);
+    if (Number.isFinite(threshold) && tokens >= threshold) {
+      const cut = lastSafeCut(history);
+      // Keep the current turn when it is small; else summarize everything.
+      const keepFrom = cut > 0 && estimateTokens(history.slice(cut)) < threshold / 2 ? cut : history.length;
+      const result = await compactHistory(ctx, history, run, { trigger: 'auto', preTokens: tokens, keepFrom });
+      if (!result.ok) process.stderr.write(`agentpipe: warning: automatic compaction skipped: ${result.error}\n`);
+      this.#carried = undefined;
+      this.#countBefore = -1;
+    }
+    this.#countBefore = run.usage.requests;
+    this.#sentLength = history.length;
+  }
+
+  /** Called after each prompt: the last request's counts carry over to the next prompt's tracker. */
+  afterPrompt(usage: UsageTracker): void {
+    this.#carried = usage.requests === this.#countBefore + 1 ? usage.last : undefined;
+    this.#countBefore = -1;
+  }
+
+  /** Forget the measurements (the history was replaced by a manual compaction). */
+  reset(): void {
+    this.#carried = undefined;
+    this.#countBefore = -1;
+    this.#sentLength = -1;
+  }
+}

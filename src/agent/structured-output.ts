@@ -1,0 +1,87 @@
+/**
+ * Structured output (`--json-schema`, `outputFormat: {type: 'json_schema', schema}`): the final
+ * answer must be a JSON value valid against the schema. The JSON is taken from the final text
+ * (a bare value, or the first ```json fence). When it does not validate, the model is told what
+ * is wrong (a synthetic user message with ajv's errors) and goes again, up to a limit; then the
+ * prompt ends with `error_max_structured_output_retries`. ajv is loaded only when a schema is set.
+ */
+import type { MessageParam } from '../messages/types.ts';
+import { newUuid } from '../messages/ids.ts';
+import type { AgentContext } from './context.ts';
+import { runAgentLoop, type LoopOutcome, type RunState } from './loop.ts';
+
+export const DEFAULT_STRUCTURED_OUTPUT_RETRIES = 3;
+
+/** Checks a value against the schema: `undefined` when valid, else the errors, one per line. */
+export type SchemaCheck = (value: unknown) => string | undefined;
+
+const compiled = new WeakMap<object, SchemaCheck>();
+
+/** Compiles a schema with ajv (throws a clear error for an invalid schema). */
+export async function compileSchema(schema: Record<string, unknown>): Promise<SchemaCheck> {
+  const cached = compiled.get(schema);
+  if (cached) return cached;
+  const { Ajv } = await import('ajv');
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  let validate: ReturnType<typeof ajv.compile>;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    throw new Error(`invalid JSON schema: ${(error as Error).message}`);
+  }
+  const check: SchemaCheck = (value) => (validate(value) ? undefined : (validate.errors ?? []).map((e) => `- ${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`).join('\n'));
+  compiled.set(schema, check);
+  return check;
+}
+
+/** The instruction added to the system prompt. */
+export function schemaInstruction(schema: Record<string, unknown>): string {
+  return `When you give your final answer, reply with only a JSON value (no prose, no code fence) that is valid against this JSON Schema:\n${JSON.stringify(schema)}`;
+}
+
+/** The JSON value of a final answer. */
+export function parseFinalJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  const fenced = /```(?:json)?\s*\n([\s\S]*?)```/.exec(text);
+  const candidate = (fenced ? fenced[1] : text).trim();
+  try {
+    return { ok: true, value: JSON.parse(candidate) };
+  } catch (error) {
+    return { ok: false, error: `the final answer is not JSON (${(error as Error).message})` };
+  }
+}
+
+export type StructuredOutcome = LoopOutcome & { structuredOutput?: unknown };
+
+/** Runs the loop until its final answer validates, or the retries are spent. */
+export async function runWithSchema(
+  ctx: AgentContext, history: MessageParam[], run: RunState, schema: Record<string, unknown>, maxRetries = DEFAULT_STRUCTURED_OUTPUT_RETRIES,
+): Promise<StructuredOutcome> {
+  const check = await compileSchema(schema);
+  const maxTurns = ctx.maxTurns;
+  let turns = 0;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await runAgentLoop(ctx, history, run);
+      turns += outcome.numTurns;
+      if (outcome.subtype !== 'success') return { ...outcome, numTurns: turns };
+      const parsed = parseFinalJson(outcome.text);
+      const problem = parsed.ok ? check(parsed.value) : parsed.error;
+      if (problem === undefined && parsed.ok) return { ...outcome, numTurns: turns, structuredOutput: parsed.value };
+      if (attempt >= maxRetries) {
+        return { ...outcome, subtype: 'error_max_structured_output_retries', numTurns: turns, errors: [`The final answer did not match the JSON schema after ${maxRetries} retries:\n${problem}`] };
+      }
+      if (maxTurns !== undefined && turns >= maxTurns) {
+        return { ...outcome, subtype: 'error_max_turns', terminalReason: 'max_turns', numTurns: turns, errors: [`Reached maximum number of turns (${maxTurns})`] };
+      }
+      if (maxTurns !== undefined) ctx.maxTurns = maxTurns - turns;
+      const text = `Your final answer does not match the required JSON schema:\n${problem}\nReply again with only a JSON value that is valid against the schema.`;
+      history.push({ role: 'user', content: [{ type: 'text', text }] });
+      await ctx.emit({
+        type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, parent_tool_use_id: ctx.parentToolUseId,
+        session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(), isSynthetic: true,
+      });
+    }
+  } finally {
+    ctx.maxTurns = maxTurns;
+  }
+}

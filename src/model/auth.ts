@@ -1,0 +1,157 @@
+/**
+ * Credentials as part of the stream: `auth_status` while an API key helper runs
+ * (`isAuthenticating: true`, its stderr lines as `output`), then `isAuthenticating: false`,
+ * with `error` when it fails or when the provider rejects the key (401/403). The key itself
+ * (the helper's stdout) is never emitted or logged; token-like words in output are redacted.
+ */
+import { spawn } from 'node:child_process';
+import type { StreamEvent } from '../messages/types.ts';
+import { ModelError } from './errors.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
+import { chooseProvider, DEFAULT_ANTHROPIC_MODEL, resolveModel, type ModelOptions, type ResolvedModel } from './resolve.ts';
+
+/** One auth state change. */
+export interface AuthStatus { isAuthenticating: boolean; output: string[]; error?: string }
+export type AuthStatusListener = (status: AuthStatus) => Promise<void>;
+
+const TOKEN_LIKE = /\b(?:sk-[\w-]{6,}|[A-Za-z0-9_\-+/=.]{32,})\b/g;
+
+/** Replaces token-like words (sk-…, long opaque strings) by [redacted]. */
+export function redactTokens(text: string): string {
+  return text.replace(TOKEN_LIKE, '[redacted]');
+}
+
+/** Reports a rejected key (401/403) before the error goes on to the loop. */
+export class AuthWatchingProvider implements ModelProvider {
+  readonly specificationVersion = 'v1';
+  readonly #inner: ModelProvider;
+  readonly #onStatus: AuthStatusListener;
+
+  constructor(inner: ModelProvider, onStatus: AuthStatusListener) {
+    this.#inner = inner;
+    this.#onStatus = onStatus;
+  }
+
+  get provider(): string {
+    return this.#inner.provider;
+  }
+
+  get apiKeySource(): ModelProvider['apiKeySource'] {
+    return this.#inner.apiKeySource;
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    try {
+      yield* this.#inner.stream(request);
+    } catch (error) {
+      if (ModelError.isInstance(error) && error.kind === 'authentication_failed') {
+        await this.#onStatus({ isAuthenticating: false, output: [], error: redactTokens(error.message) });
+      }
+      throw error;
+    }
+  }
+}
+
+/** Runs an API key helper before the first request (and again after the key was rejected). */
+export class KeyHelperProvider implements ModelProvider {
+  readonly specificationVersion = 'v1';
+  readonly apiKeySource = 'apiKeyHelper';
+  readonly provider: string;
+  readonly #command: string;
+  readonly #cwd: string;
+  readonly #build: (key: string) => Promise<ModelProvider>;
+  readonly #onStatus: AuthStatusListener;
+  #inner?: Promise<ModelProvider>;
+
+  constructor(options: { provider: string; command: string; cwd: string; build: (key: string) => Promise<ModelProvider>; onStatus: AuthStatusListener }) {
+    this.provider = options.provider;
+    this.#command = options.command;
+    this.#cwd = options.cwd;
+    this.#build = options.build;
+    this.#onStatus = options.onStatus;
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    this.#inner ??= this.#authenticate(request.abortSignal);
+    let inner: ModelProvider;
+    try {
+      inner = await this.#inner;
+    } catch (error) {
+      this.#inner = undefined;
+      throw error;
+    }
+    try {
+      yield* inner.stream(request);
+    } catch (error) {
+      if (ModelError.isInstance(error) && error.kind === 'authentication_failed') {
+        this.#inner = undefined; // the next request asks the helper again
+        await this.#onStatus({ isAuthenticating: false, output: [], error: redactTokens(error.message) });
+      }
+      throw error;
+    }
+  }
+
+  async #authenticate(signal: AbortSignal): Promise<ModelProvider> {
+    const output: string[] = [];
+    await this.#onStatus({ isAuthenticating: true, output: [] });
+    let key: string;
+    try {
+      key = await runKeyHelper(this.#command, this.#cwd, signal, async (line) => {
+        output.push(redactTokens(line));
+        await this.#onStatus({ isAuthenticating: true, output: output.slice(-20) });
+      });
+    } catch (error) {
+      signal.throwIfAborted();
+      const message = `API key helper failed: ${(error as Error).message}`;
+      await this.#onStatus({ isAuthenticating: false, output: output.slice(-20), error: message });
+      throw new ModelError({ kind: 'authentication_failed', message });
+    }
+    await this.#onStatus({ isAuthenticating: false, output: output.slice(-20) });
+    return this.#build(key);
+  }
+}
+
+/** Runs `command` in a shell; its trimmed stdout is the key, each stderr line is reported. */
+export function runKeyHelper(command: string, cwd: string, signal: AbortSignal, onLine: (line: string) => Promise<void>, timeoutMs = 60_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, { shell: true, cwd, stdio: ['ignore', 'pipe', 'pipe'], signal, timeout: timeoutMs });
+    let stdout = '';
+    let partial = '';
+    let lines = Promise.resolve();
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      partial += d;
+      const parts = partial.split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) if (line.trim()) lines = lines.then(() => onLine(line.trimEnd()));
+    });
+    child.on('error', (error) => reject(new Error(error.name === 'AbortError' ? 'interrupted' : error.message)));
+    child.on('close', (code, sig) => {
+      if (partial.trim()) lines = lines.then(() => onLine(partial.trimEnd()));
+      void lines.then(() => {
+        const key = stdout.trim();
+        if (sig) reject(new Error(`killed by ${sig}${sig === 'SIGTERM' ? ' (timed out?)' : ''}`));
+        else if (code !== 0) reject(new Error(`exited with code ${code}`));
+        else if (!key) reject(new Error('printed no key'));
+        else if (/\s/.test(key)) reject(new Error('printed more than one word (expected only the key)'));
+        else resolve(key);
+      });
+    });
+  });
+}
+
+/** Resolves the model with a key helper: the helper runs on the first request, not now. */
+export async function resolveWithKeyHelper(
+  options: ModelOptions, command: string, cwd: string, onStatus: AuthStatusListener,
+): Promise<ResolvedModel> {
+  const env = options.env ?? process.env;
+  const name = chooseProvider({ ...options, apiKey: options.apiKey ?? 'from-helper' });
+  if (name === 'scripted') return resolveModel(options);
+  const model = name === 'anthropic' ? options.model ?? DEFAULT_ANTHROPIC_MODEL : options.model ?? env.OPENAI_MODEL;
+  if (!model) throw new Error('--base-url needs --model: the model id the server should run (e.g. qwen3:8b)');
+  const provider = new KeyHelperProvider({
+    provider: name === 'anthropic' ? 'anthropic' : 'openai-compatible', command, cwd, onStatus,
+    build: async (key) => (await resolveModel({ ...options, provider: name, apiKey: key })).provider,
+  });
+  return { provider, model };
+}

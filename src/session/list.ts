@@ -1,0 +1,48 @@
+/** Summaries of the sessions of a folder (`agentpipe sessions`), newest first. */
+import path from 'node:path';
+import { agentpipeHome, sessionFiles } from './paths.ts';
+import { readTranscript } from './transcript-format.ts';
+
+export interface SessionSummary {
+  sessionId: string;
+  file: string;
+  /** Time of the first line (ISO), or the file's time. */
+  start: string;
+  /** Last change of the file (ISO). */
+  updated: string;
+  /** Prompts that ended with a result. */
+  turns: number;
+  costUsd: number;
+  firstPrompt: string;
+}
+
+export async function listSessions(cwd: string, home = agentpipeHome(), log: (line: string) => void = () => {}): Promise<SessionSummary[]> {
+  const files = await sessionFiles(cwd, home);
+  const summaries: SessionSummary[] = [];
+  for (const { file, mtimeMs } of files) {
+    let lines;
+    try {
+      lines = await readTranscript(file, log);
+    } catch {
+      continue;
+    }
+    const prompt = lines.find((l) => l.type === 'user' && l.agentpipe_prompt);
+    const results = lines.filter((l) => l.type === 'result');
+    summaries.push({
+      sessionId: lines.find((l) => typeof l.session_id === 'string')?.session_id ?? path.basename(file, '.jsonl'),
+      file,
+      start: lines.find((l) => typeof l.timestamp === 'string')?.timestamp ?? new Date(mtimeMs).toISOString(),
+      updated: new Date(mtimeMs).toISOString(),
+      turns: results.length,
+      costUsd: results.reduce((sum, r) => sum + (typeof r.total_cost_usd === 'number' ? r.total_cost_usd : 0), 0),
+      firstPrompt: prompt ? textOf(prompt.message?.content) : '',
+    });
+  }
+  return summaries;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((b) => (b?.type === 'text' ? b.text : b?.type === 'image' ? '[image]' : '')).join(' ');
+}

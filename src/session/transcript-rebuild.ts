@@ -1,0 +1,130 @@
+/**
+ * Rebuilds what a session needs to go on from its transcript: the model-facing history
+ * (exactly the entries the loop had pushed), the user message uuids already processed, and
+ * whether the last turn was cut off. Assistant messages (one per content block, sharing
+ * `message.id`) are merged back; tool results of one call batch become one user entry again.
+ * A turn cut off mid-way (kill -9, or a `--resume-session-at` point) is closed the way an
+ * interrupt closes it live: unanswered tool calls get an error result, then the notice.
+ */
+import type { MessageParam, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
+import type { TranscriptLine } from './transcript-format.ts';
+
+export const INTERRUPTED = '[Request interrupted by user]';
+export const INTERRUPTED_TOOLS = '[Request interrupted by user for tool use]';
+
+export interface RebuiltSession {
+  sessionId?: string;
+  history: MessageParam[];
+  seenUuids: Set<string>;
+  /** Uuid of the last line kept. */
+  lastUuid?: string;
+}
+
+interface State extends RebuiltSession {
+  inTurn: boolean;
+  lastAssistantId?: string;
+}
+
+/** Replays `lines` (up to and including the line with uuid `until`, when given). */
+export function rebuild(lines: TranscriptLine[], until?: string): RebuiltSession & { found: boolean } {
+  const state: State = { history: [], seenUuids: new Set(), inTurn: false };
+  let found = until === undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    apply(state, line);
+    if (until !== undefined && line.uuid === until) {
+      found = true;
+      // Keep the rest of an assistant message whose first block was chosen.
+      while (line.type === 'assistant' && lines[i + 1]?.type === 'assistant' && lines[i + 1].message?.id === line.message?.id) apply(state, lines[++i]);
+      // A turn that ended right there ends as it did.
+      if (lines[i + 1]?.type === 'result') apply(state, lines[i + 1]);
+      break;
+    }
+  }
+  if (state.inTurn) closeTurn(state.history);
+  return { sessionId: state.sessionId, history: state.history, seenUuids: state.seenUuids, lastUuid: state.lastUuid, found };
+}
+
+function apply(state: State, line: TranscriptLine): void {
+  if (typeof line.session_id === 'string' && line.session_id) state.sessionId ??= line.session_id;
+  if (typeof line.uuid === 'string') state.lastUuid = line.uuid;
+  const main = line.parent_tool_use_id === null || line.parent_tool_use_id === undefined;
+  switch (line.type) {
+    case 'agentpipe_snapshot':
+      state.history = structuredClone(line.history as MessageParam[]);
+      if (Array.isArray(line.seen_uuids)) state.seenUuids = new Set(line.seen_uuids);
+      if (line.reason !== 'compact') state.inTurn = false;
+      state.lastAssistantId = undefined;
+      return;
+    case 'user': {
+      if (!main || line.isReplay) return;
+      state.lastAssistantId = undefined;
+      if (line.agentpipe_prompt || line.agentpipe_context) {
+        if (state.inTurn) closeTurn(state.history);
+        state.inTurn = false;
+      }
+      if (line.agentpipe_prompt) {
+        if (typeof line.uuid === 'string') state.seenUuids.add(line.uuid);
+        state.inTurn = !line.agentpipe_command;
+        if (line.agentpipe_command) return;
+      }
+      const notice = noticeOf(line.message.content);
+      // Live, an interrupt mid-stream drops the partial answer; unrun tools get results that were not emitted.
+      if (notice === INTERRUPTED) while (state.history.at(-1)?.role === 'assistant') state.history.pop();
+      if (notice === INTERRUPTED_TOOLS) fillMissingResults(state.history);
+      state.history.push({ role: 'user', content: structuredClone(line.message.content) });
+      return;
+    }
+    case 'assistant': {
+      if (!main || line.error) return;
+      const last = state.history.at(-1);
+      const blocks = structuredClone(line.message.content);
+      if (last?.role === 'assistant' && state.lastAssistantId === line.message.id && Array.isArray(last.content)) last.content.push(...blocks);
+      else state.history.push({ role: 'assistant', content: blocks });
+      state.lastAssistantId = line.message.id;
+      return;
+    }
+    case 'result':
+      // Tools a hook kept from running got results that were not emitted.
+      fillMissingResults(state.history);
+      // A model answer without any block is not emitted, but the loop recorded an empty text.
+      if (line.subtype === 'success' && state.inTurn && state.history.at(-1)?.role === 'user') {
+        state.history.push({ role: 'assistant', content: [{ type: 'text', text: '' }] });
+      }
+      state.inTurn = false;
+      state.lastAssistantId = undefined;
+      return;
+  }
+}
+
+/**
+ * Closes a turn that was cut off (killed): what the model had streamed is kept, unanswered
+ * tool calls get an interrupted result (tool pairs stay whole), then the notice.
+ */
+export function closeTurn(history: MessageParam[]): void {
+  const filled = fillMissingResults(history);
+  history.push({ role: 'user', content: [{ type: 'text', text: filled ? INTERRUPTED_TOOLS : INTERRUPTED }] });
+}
+
+/** Adds an error result for each tool call of the last answer that has none; true when any was added. */
+function fillMissingResults(history: MessageParam[]): boolean {
+  const lastAssistant = history.findLastIndex((m) => m.role === 'assistant');
+  if (lastAssistant < 0) return false;
+  const uses = blocksOf(history[lastAssistant]).filter((b): b is ToolUseBlock => b.type === 'tool_use');
+  const answered = new Set(history.slice(lastAssistant + 1).flatMap(blocksOf).filter((b): b is ToolResultBlock => b.type === 'tool_result').map((b) => b.tool_use_id));
+  const missing = uses.filter((u) => !answered.has(u.id));
+  if (missing.length === 0) return false;
+  history.push({ role: 'user', content: missing.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: INTERRUPTED_TOOLS, is_error: true })) });
+  return true;
+}
+
+/** The interruption notice a user message consists of, if it is one. */
+function noticeOf(content: MessageParam['content']): string | undefined {
+  if (typeof content === 'string' || content.length !== 1 || content[0].type !== 'text') return undefined;
+  const text = content[0].text;
+  return text === INTERRUPTED || text === INTERRUPTED_TOOLS ? text : undefined;
+}
+
+function blocksOf(message: MessageParam): Array<Exclude<MessageParam['content'], string>[number]> {
+  return typeof message.content === 'string' ? [] : message.content;
+}

@@ -1,0 +1,61 @@
+/**
+ * The session's transcript recorder: what the session emitted (minus stream deltas, heartbeats
+ * and replays), each turn's prompt, and history snapshots, appended to one JSONL file and
+ * fsync'd after each `result`.
+ */
+import type { AgentMessage, MessageParam } from '../messages/types.ts';
+import { newUuid } from '../messages/ids.ts';
+import type { PromptLine, SnapshotLine } from './transcript-format.ts';
+import { TranscriptWriter } from './transcript-writer.ts';
+
+export class Transcript {
+  readonly writer: TranscriptWriter;
+  readonly sessionId: string;
+
+  constructor(file: string, sessionId: string, log: (line: string) => void) {
+    this.writer = new TranscriptWriter(file, log);
+    this.sessionId = sessionId;
+  }
+
+  get file(): string {
+    return this.writer.file;
+  }
+
+  /** Records an emitted message; fsyncs after a result (a turn boundary). */
+  async record(message: AgentMessage): Promise<void> {
+    if (message.type === 'stream_event' || message.type === 'tool_progress') return;
+    if (message.type === 'user' && message.isReplay) return;
+    const line = 'timestamp' in message && message.timestamp ? message : { ...message, timestamp: new Date().toISOString() };
+    await this.writer.append(line);
+    if (message.type === 'result') await this.writer.sync();
+  }
+
+  /** Records the prompt of a turn (or a slash command). */
+  recordPrompt(uuid: string, content: MessageParam['content'], command?: 'compact'): Promise<void> {
+    const line: PromptLine = {
+      type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.sessionId, uuid,
+      timestamp: new Date().toISOString(), agentpipe_prompt: true, ...(command ? { agentpipe_command: command } : {}),
+    };
+    return this.writer.append(line);
+  }
+
+  /** Records context a hook added to the history (not emitted, but the model sees it). */
+  recordContext(content: MessageParam['content']): Promise<void> {
+    return this.writer.append({
+      type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.sessionId, uuid: newUuid(),
+      timestamp: new Date().toISOString(), isSynthetic: true, agentpipe_context: true,
+    });
+  }
+
+  /** Records the whole model-facing history as it is from now on. */
+  snapshot(reason: SnapshotLine['reason'], history: MessageParam[], extra: Pick<SnapshotLine, 'seen_uuids' | 'from'> = {}): Promise<void> {
+    const line: SnapshotLine = {
+      type: 'agentpipe_snapshot', reason, history, ...extra, session_id: this.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(),
+    };
+    return this.writer.append(line);
+  }
+
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+}

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseLines } from '../helpers/cli.ts';
+import { anthropic, CLAUDE, KEY, place, run, STREAM, text } from './helpers.ts';
+
+const UNAUTHORIZED = { kind: 'json' as const, status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } };
+const HELPER_KEY = 'sk-ant-helper-secret-abcdef0123456789';
+
+function assertNoSecret(output: { stdout: string; stderr: string }, secret: string): void {
+  assert.ok(!output.stdout.includes(secret), 'the key must not appear on stdout');
+  assert.ok(!output.stderr.includes(secret), 'the key must not appear on stderr');
+}
+
+test('a 401 from the provider: auth_status with the error, a clean result, exit 1; the key is never printed', async () => {
+  const p = place();
+  const server = await anthropic([UNAUTHORIZED]);
+  const r = await run(p, [...STREAM, ...CLAUDE, 'hi'], { env: server.env });
+  assert.equal(r.code, 1);
+  const lines = parseLines(r.stdout);
+  const auth = lines.find((l) => l.type === 'auth_status')!;
+  assert.equal(auth.isAuthenticating, false);
+  assert.match(auth.error, /401/);
+  assert.equal(typeof auth.uuid, 'string');
+  assert.equal(auth.session_id, lines[0].session_id);
+  assert.equal(lines.at(-1)!.type, 'result');
+  assert.equal(lines.at(-1)!.subtype, 'error_during_execution');
+  assert.equal(server.requests.length, 1, 'a rejected key is not retried');
+  assertNoSecret(r, KEY);
+
+  const textMode = await run(p, [...CLAUDE, 'hi'], { env: server.env });
+  assert.equal(textMode.code, 1);
+  assert.match(textMode.stdout, /^Authentication error: API error 401 \(authentication_error\): invalid x-api-key\n$/);
+  assertNoSecret(textMode, KEY);
+});
+
+test('no API key at all: auth_status error, clear text-mode message, exit 1', async () => {
+  const r = await run(place(), ['--model', 'claude-sonnet-4-5', 'hi'], { env: { ANTHROPIC_API_KEY: '' } });
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /^Authentication error: No Anthropic API key/);
+});
+
+test('--api-key-helper: runs when the key is needed, reports progress, the key reaches the provider and nowhere else', async () => {
+  const p = place();
+  const server = await anthropic([text('Hello with a helper key.')]);
+  const helper = `echo "fetching a key..." >&2; echo ${HELPER_KEY}`;
+  const r = await run(p, [...STREAM, ...CLAUDE, '--api-key-helper', helper, 'hi'], { env: { ...server.env, ANTHROPIC_API_KEY: '' } });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  assert.equal(lines[0].apiKeySource, 'apiKeyHelper');
+  const auth = lines.filter((l) => l.type === 'auth_status');
+  assert.deepEqual(auth.map((a) => [a.isAuthenticating, a.output, a.error]), [
+    [true, [], undefined], [true, ['fetching a key...'], undefined], [false, ['fetching a key...'], undefined],
+  ]);
+  const headers = server.requests[0].headers;
+  assert.ok(headers['x-api-key'] === HELPER_KEY || headers.authorization === `Bearer ${HELPER_KEY}`);
+  assert.equal(lines.at(-1)!.result, 'Hello with a helper key.');
+  assertNoSecret(r, HELPER_KEY);
+});
+
+test('--api-key-helper failing: auth_status error, a clean result, exit 1, the helper\'s secret output redacted', async () => {
+  const p = place();
+  const server = await anthropic([text('never')]);
+  const r = await run(p, [...STREAM, ...CLAUDE, '--api-key-helper', `echo "token ${HELPER_KEY} expired" >&2; exit 3`, 'hi'], { env: { ...server.env, ANTHROPIC_API_KEY: '' } });
+  assert.equal(r.code, 1);
+  const lines = parseLines(r.stdout);
+  const last = lines.filter((l) => l.type === 'auth_status').at(-1)!;
+  assert.equal(last.isAuthenticating, false);
+  assert.equal(last.error, 'API key helper failed: exited with code 3');
+  assert.deepEqual(last.output, ['token [redacted] expired']);
+  assert.equal(lines.at(-1)!.subtype, 'error_during_execution');
+  assert.equal(server.requests.length, 0);
+  assertNoSecret(r, HELPER_KEY);
+});

@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseLines } from '../helpers/cli.ts';
+import { anthropic, CLAUDE, place, prompts, run, STREAM, STREAM_IN, text, toolCall, transcripts } from './helpers.ts';
+
+const script = () => [toolCall('toolu_1', 'Bash', { command: 'echo hi' }), text('First done.'), text('Second done.')];
+
+test('a resumed session sends the model exactly the history an uninterrupted session sends', async () => {
+  // Control: both prompts in one process.
+  const one = place();
+  const control = await anthropic(script());
+  const a = await run(one, [...STREAM_IN, ...CLAUDE], { stdin: prompts('first', 'second'), env: control.env });
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(control.requests.length, 3);
+
+  // The same two prompts in two processes, the second resuming the first.
+  const two = place();
+  const server = await anthropic(script());
+  const first = await run(two, [...STREAM, ...CLAUDE, 'first'], { env: server.env });
+  assert.equal(first.code, 0, first.stderr);
+  const sessionId = parseLines(first.stdout).at(-1)!.session_id;
+  const second = await run(two, [...STREAM, ...CLAUDE, '--resume', sessionId, 'second'], { env: server.env });
+  assert.equal(second.code, 0, second.stderr);
+  const lines = parseLines(second.stdout);
+  assert.equal(lines[0].session_id, sessionId, 'a plain resume keeps the session id');
+  assert.equal(lines.at(-1)!.result, 'Second done.');
+
+  assert.deepEqual(server.requests[2].body.messages, control.requests[2].body.messages);
+  assert.equal(server.requests[2].body.messages.length, 5);
+  assert.equal(transcripts(two.home).length, 1, 'resume appends to the same transcript');
+});
+
+test('--continue resumes the latest session of the folder; a missing session is a clear error', async () => {
+  const p = place();
+  const server = await anthropic([text('A'), text('B'), text('C')]);
+  const first = await run(p, [...STREAM, ...CLAUDE, 'remember 42'], { env: server.env });
+  assert.equal(first.code, 0, first.stderr);
+  const cont = await run(p, [...STREAM, ...CLAUDE, '--continue', 'what number?'], { env: server.env });
+  assert.equal(cont.code, 0, cont.stderr);
+  assert.equal(parseLines(cont.stdout)[0].session_id, parseLines(first.stdout)[0].session_id);
+  assert.deepEqual(server.requests[1].body.messages, [
+    { role: 'user', content: 'remember 42' },
+    { role: 'assistant', content: [{ type: 'text', text: 'A' }] },
+    { role: 'user', content: 'what number?' },
+  ]);
+
+  const missing = await run(p, [...CLAUDE, '--resume', '00000000-0000-4000-8000-000000000000', 'hi'], { env: server.env });
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /No conversation found with session ID: 00000000-0000-4000-8000-000000000000/);
+  const empty = place();
+  const none = await run(empty, [...CLAUDE, '--continue', 'hi'], { env: server.env });
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /No conversation found to continue/);
+});
+
+test('--no-session-persistence writes nothing', async () => {
+  const p = place();
+  const r = await run(p, ['--model', 'scripted', '--no-session-persistence', 'hello']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(transcripts(p.home), []);
+  assert.doesNotMatch(r.stderr, /not supported/);
+});
