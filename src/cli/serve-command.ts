@@ -1,0 +1,36 @@
+/**
+ * The `agentpipe serve` subcommand: its own flags (--port, --host, --token); the model and
+ * session flags are the main program's, read with `optsWithGlobals()`. The server module (and
+ * `ws`) load only when the subcommand runs.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CliFlags } from './flags.ts';
+import { UsageError } from './options.ts';
+
+/** Flags of `serve`, merged with the main program's. */
+export interface ServeFlags extends CliFlags { port: number; host: string; token?: string }
+
+const port = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
+  return n;
+};
+
+export function addServeCommand(program: Command, log: (line: string) => void): void {
+  program
+    .command('serve')
+    .description('WebSocket server: each connection is one stream-json session (same protocol as --input-format stream-json)')
+    .requiredOption('--port <n>', 'port to listen on (0: any free port, printed on stderr)', port)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--token <token>', 'required from clients as "Authorization: Bearer <token>" or ?token=; needed unless --host is loopback (or AGENTPIPE_SERVE_TOKEN)')
+    .action(async (_flags: unknown, command: Command) => {
+      try {
+        const { serve } = await import('./serve.ts');
+        process.exitCode = await serve(command.optsWithGlobals() as ServeFlags, log);
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        log(`agentpipe: error: ${error.message}`);
+        process.exitCode = 1;
+      }
+    });
+}

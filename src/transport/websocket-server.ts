@@ -1,0 +1,145 @@
+/**
+ * `agentpipe serve`: a WebSocket server where each connection is one stream-json session
+ * (same lines as stdio; see ws-lines.ts for `end_input` and `keep_alive`). A token, when set,
+ * is checked at the HTTP upgrade: a bad one gets 401 before any session exists. Every
+ * connection has its own bounded queue and waits on its own socket's send callbacks, so a
+ * client that stops reading pauses only its own session.
+ */
+import http from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import type WebSocket from 'ws';
+import type { ParsedLine } from '../messages/parse.ts';
+import { AsyncMessageQueue } from '../pipeline/queue.ts';
+import type { SessionOptions } from '../session/options.ts';
+import { runStreamSession } from '../session/serve-session.ts';
+import { classifyLine, envInt, frameLines, KEEP_ALIVE_LINE } from './ws-lines.ts';
+
+export interface WebSocketServerOptions {
+  port: number;
+  host: string;
+  token?: string;
+  /** Options of every session (each gets its own session id). */
+  options: SessionOptions;
+  log(line: string): void;
+  replayUserMessages?: boolean;
+  permissionPromptTool?: string;
+  maxPayload?: number;
+  /** Bytes a socket may buffer before its session waits (default 1 MiB). */
+  highWaterBytes?: number;
+  /** Heartbeat interval (ms; AGENTPIPE_WS_KEEPALIVE_MS, default 15000). */
+  keepAliveMs?: number;
+}
+
+export interface RunningServer { url: string; port: number; close(): Promise<void> }
+
+type Client = WebSocket & { alive?: boolean };
+
+export async function startWebSocketServer(o: WebSocketServerOptions): Promise<RunningServer> {
+  const { WebSocketServer } = await import('ws');
+  const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
+  const server = http.createServer((_req, res) => {
+    res.writeHead(426, { 'content-type': 'text/plain' }).end('agentpipe serve speaks WebSocket: connect with a WebSocket client\n');
+  });
+  const sessions = new Set<Promise<void>>();
+  let connections = 0;
+  server.on('upgrade', (req, socket, head) => {
+    if (o.token && !authorized(req, o.token)) return refuse(socket, req, o.log);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const done = serveConnection(ws as Client, ++connections, req.socket.remoteAddress ?? '?', o);
+      sessions.add(done);
+      void done.finally(() => sessions.delete(done));
+    });
+  });
+  const heartbeat = setInterval(() => {
+    for (const ws of wss.clients as Set<Client>) {
+      if (ws.alive === false) {
+        ws.terminate();
+        continue;
+      }
+      ws.alive = false;
+      ws.ping();
+      if (ws.bufferedAmount === 0) ws.send(KEEP_ALIVE_LINE);
+    }
+  }, o.keepAliveMs ?? envInt('AGENTPIPE_WS_KEEPALIVE_MS', 15_000));
+  heartbeat.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : o.port;
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return {
+    url: `ws://${host}:${port}/`,
+    port,
+    async close() {
+      clearInterval(heartbeat);
+      for (const ws of wss.clients) ws.close(1001, 'server stopping');
+      await Promise.race([Promise.allSettled([...sessions]), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function authorized(req: http.IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization ?? '';
+  const bearer = header.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : undefined;
+  const query = new URL(req.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined;
+  const given = Buffer.from(bearer ?? query ?? '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function refuse(socket: Duplex, req: http.IncomingMessage, log: (line: string) => void): void {
+  log(`agentpipe serve: refused ${req.socket.remoteAddress ?? '?'}: missing or wrong token`);
+  const body = 'missing or wrong token\n';
+  socket.end(`HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** One connection = one session; ends when the input ends (end_input) or the socket closes. */
+async function serveConnection(ws: Client, id: number, remote: string, o: WebSocketServerOptions): Promise<void> {
+  ws.alive = true;
+  ws.on('pong', () => (ws.alive = true));
+  const input = new AsyncMessageQueue<ParsedLine>({ highWaterMark: 1 << 30 });
+  const closed = new AbortController();
+  ws.on('message', (data) => {
+    ws.alive = true;
+    for (const line of frameLines(data)) {
+      const item = classifyLine(line);
+      if (item.kind === 'end_input') input.done();
+      else if (item.kind === 'message') void input.push(item.parsed);
+    }
+  });
+  ws.on('close', () => {
+    input.done();
+    closed.abort();
+  });
+  ws.on('error', (error) => o.log(`agentpipe serve: connection ${id}: ${error.message}`));
+  const highWater = o.highWaterBytes ?? 1024 * 1024;
+  const write = (text: string): Promise<void> => {
+    if (ws.readyState !== ws.OPEN) return Promise.resolve();
+    if (ws.bufferedAmount < highWater) {
+      ws.send(text);
+      return Promise.resolve();
+    }
+    // This client is behind: wait until its socket took the line (or closed).
+    return new Promise((resolve) => {
+      ws.send(text, () => resolve());
+      closed.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  };
+  try {
+    await runStreamSession({
+      options: { ...o.options, sessionId: undefined }, input, write, signal: closed.signal,
+      log: (line) => o.log(`${line} (connection ${id})`),
+      replayUserMessages: o.replayUserMessages, permissionPromptTool: o.permissionPromptTool,
+      onSession: (session) => o.log(`agentpipe serve: connection ${id} from ${remote}: session ${session.id}`),
+    });
+  } catch (error) {
+    o.log(`agentpipe serve: connection ${id}: session failed: ${(error as Error).message}`);
+  }
+  if (ws.readyState === ws.OPEN) ws.close(1000, 'session ended');
+  o.log(`agentpipe serve: connection ${id} ended`);
+}
