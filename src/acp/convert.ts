@@ -1,0 +1,56 @@
+/** Conversions between ACP payloads and agentpipe's messages and options. */
+import type { ImageMediaType, ResultMessage, UserContentBlock, PermissionMode } from '../messages/types.ts';
+import type { McpServerConfig } from '../tools/mcp/config.ts';
+
+type AcpBlock = { type: string; text?: string; data?: string; mimeType?: string; uri?: string; name?: string; resource?: { uri: string; text?: string; blob?: string; mimeType?: string | null } };
+
+/** An ACP prompt as the content of a user message. */
+export function promptContent(blocks: AcpBlock[]): UserContentBlock[] {
+  const content: UserContentBlock[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text' && block.text) content.push({ type: 'text', text: block.text });
+    else if (block.type === 'image' && block.data && block.mimeType) content.push({ type: 'image', source: { type: 'base64', media_type: block.mimeType as ImageMediaType, data: block.data } });
+    else if (block.type === 'resource_link' && block.uri) content.push({ type: 'text', text: `[@${block.name ?? block.uri}](${block.uri})` });
+    else if (block.type === 'resource' && block.resource?.text !== undefined) {
+      content.push({ type: 'text', text: `<context ref="${block.resource.uri}">\n${block.resource.text}\n</context>` });
+    }
+  }
+  return content;
+}
+
+/** ACP stop reason of a prompt's result; undefined when the prompt failed (answered as a JSON-RPC error). */
+export function stopReasonOf(result: ResultMessage): 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | undefined {
+  if (result.terminal_reason === 'aborted_streaming' || result.terminal_reason === 'aborted_tools') return 'cancelled';
+  if (result.subtype === 'error_max_turns' || result.subtype === 'error_max_budget_usd' || result.subtype === 'error_max_structured_output_retries') return 'max_turn_requests';
+  if (result.stop_reason === 'max_tokens') return 'max_tokens';
+  if (result.stop_reason === 'refusal') return 'refusal';
+  return result.subtype === 'success' ? 'end_turn' : undefined;
+}
+
+/** The `usage_update` of a result: context used of its window, and the cost. */
+export function usageUpdateOf(result: ResultMessage, contextTokens: number): { sessionUpdate: 'usage_update'; used: number; size: number; cost: { amount: number; currency: string } } {
+  const size = Math.max(0, ...Object.values(result.modelUsage).map((u) => u.contextWindow));
+  return { sessionUpdate: 'usage_update', used: contextTokens, size, cost: { amount: result.total_cost_usd, currency: 'USD' } };
+}
+
+/** ACP MCP servers as session options. */
+export function mcpServersOf(servers: Array<Record<string, any>> | undefined): Record<string, McpServerConfig> | undefined {
+  if (!servers?.length) return undefined;
+  const out: Record<string, McpServerConfig> = {};
+  for (const server of servers) {
+    if (server.type === 'http' || server.type === 'sse') {
+      out[server.name] = { type: server.type, url: server.url, headers: Object.fromEntries((server.headers ?? []).map((h: { name: string; value: string }) => [h.name, h.value])) };
+    } else {
+      out[server.name] = { command: server.command, args: server.args ?? [], env: Object.fromEntries((server.env ?? []).map((e: { name: string; value: string }) => [e.name, e.value])) };
+    }
+  }
+  return out;
+}
+
+export const MODES: Array<{ id: PermissionMode; name: string; description: string }> = [
+  { id: 'default', name: 'Default', description: 'Ask before edits and commands' },
+  { id: 'acceptEdits', name: 'Accept Edits', description: 'Edit files without asking' },
+  { id: 'plan', name: 'Plan', description: 'Read-only: plan without changing anything' },
+  { id: 'bypassPermissions', name: 'Bypass Permissions', description: 'Run every tool without asking' },
+  { id: 'dontAsk', name: "Don't Ask", description: 'Deny what is not allowed instead of asking' },
+];

@@ -1,0 +1,109 @@
+/**
+ * One ACP session: a query() with streaming input, its prompts turned into session/update
+ * notifications through the ACP projection, permission questions sent to the client.
+ */
+import type { AgentMessage, PermissionMode, ResultMessage } from '../messages/types.ts';
+import type { PermissionResult } from '../messages/control.ts';
+import { AsyncMessageQueue } from '../pipeline/queue.ts';
+import { AcpUpdateProjector } from '../sdk/acp-updates.ts';
+import { query } from '../sdk/query.ts';
+import type { PromptMessage, Query, QueryOptions } from '../sdk/types.ts';
+import { toolKind, toolTitle } from '../sdk/tool-info.ts';
+import { promptContent, usageUpdateOf } from './convert.ts';
+
+/** What the session needs of the connection. */
+export interface AcpPeer {
+  update(sessionId: string, update: Record<string, unknown>): Promise<void>;
+  requestPermission(params: Record<string, unknown>): Promise<{ outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } }>;
+}
+
+export class AcpSession {
+  readonly id: string;
+  readonly cwd: string;
+  mode: PermissionMode;
+  title?: string;
+  updatedAt = new Date().toISOString();
+  /** Prompts and messages so far, for session/load. */
+  readonly log: Array<{ prompt: unknown[] } | { message: AgentMessage }> = [];
+  readonly #input = new AsyncMessageQueue<PromptMessage>({ highWaterMark: 1024 });
+  readonly #query: Query;
+  readonly #iterator: AsyncIterator<AgentMessage>;
+  readonly #projector = new AcpUpdateProjector();
+  readonly #peer: AcpPeer;
+  readonly #alwaysAllowed = new Set<string>();
+  #contextTokens = 0;
+  #busy = false;
+
+  constructor(id: string, options: QueryOptions & { cwd: string }, peer: AcpPeer) {
+    this.id = id;
+    this.cwd = options.cwd;
+    this.mode = options.permissionMode ?? 'default';
+    this.#peer = peer;
+    this.#query = query({ prompt: this.#input, options: { ...options, sessionId: id, canUseTool: (name, input, o) => this.#ask(name, input, o) } });
+    this.#iterator = this.#query[Symbol.asyncIterator]();
+  }
+
+  /** Runs one prompt, streaming updates; returns its result. */
+  async prompt(blocks: unknown[]): Promise<ResultMessage> {
+    if (this.#busy) throw new Error('a prompt is already running in this session; cancel it first');
+    this.#busy = true;
+    try {
+      const content = promptContent(blocks as never);
+      if (!content.length) throw new Error('the prompt has no text, image or resource content');
+      this.log.push({ prompt: blocks });
+      this.title ??= content.find((b) => b.type === 'text')?.text.slice(0, 80);
+      await this.#input.push({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.id });
+      for (;;) {
+        const next = await this.#iterator.next();
+        if (next.done) throw new Error('the session ended before the prompt finished');
+        const message = next.value;
+        this.log.push({ message });
+        if (message.type === 'assistant' && !message.parent_tool_use_id && !message.error) {
+          const u = message.message.usage;
+          this.#contextTokens = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+        }
+        for (const update of this.#projector.push(message)) await this.#peer.update(this.id, update as unknown as Record<string, unknown>);
+        if (message.type === 'result') {
+          await this.#peer.update(this.id, usageUpdateOf(message, this.#contextTokens));
+          this.updatedAt = new Date().toISOString();
+          return message;
+        }
+      }
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (this.#busy) await this.#query.interrupt().catch(() => {});
+  }
+
+  async setMode(mode: PermissionMode): Promise<void> {
+    await this.#query.setPermissionMode(mode);
+    this.mode = mode;
+  }
+
+  close(): void {
+    this.#input.done();
+    this.#query.close();
+  }
+
+  async #ask(toolName: string, input: Record<string, unknown>, options: { signal: AbortSignal; toolUseId: string }): Promise<PermissionResult> {
+    if (this.#alwaysAllowed.has(toolName)) return { behavior: 'allow', updatedInput: input };
+    const answer = this.#peer.requestPermission({
+      sessionId: this.id,
+      toolCall: { toolCallId: options.toolUseId, title: toolTitle(toolName, input), kind: toolKind(toolName), status: 'pending', rawInput: input },
+      options: [
+        { optionId: 'allow_always', name: 'Always allow', kind: 'allow_always' },
+        { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+        { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    const aborted = new Promise<never>((_, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true }));
+    const { outcome } = await Promise.race([answer, aborted]);
+    if (outcome.outcome === 'cancelled') return { behavior: 'deny', message: 'The user cancelled the permission request', interrupt: true };
+    if (outcome.optionId === 'allow_always') this.#alwaysAllowed.add(toolName);
+    if (outcome.optionId === 'allow' || outcome.optionId === 'allow_always') return { behavior: 'allow', updatedInput: input };
+    return { behavior: 'deny', message: `The user rejected ${toolName}` };
+  }
+}

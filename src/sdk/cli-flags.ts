@@ -1,0 +1,57 @@
+/** Maps session options onto the CLI flags of the same names (the inverse of cli/options.ts). */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { newUuid } from '../messages/ids.ts';
+import type { QueryOptions } from './types.ts';
+
+/** Options only the in-process engine can honour (functions and objects that cannot cross a process). */
+const IN_PROCESS_ONLY = ['hooks', 'extraTools'] as const;
+
+/** The flags for `options`, and temp files to remove afterwards. */
+export function flagsFromOptions(options: QueryOptions): { args: string[]; tempFiles: string[] } {
+  for (const name of IN_PROCESS_ONLY) {
+    if (options[name] !== undefined) throw new Error(`query(): option "${name}" holds functions and works in-process only; drop "executable" to use it`);
+  }
+  const args: string[] = [];
+  const tempFiles: string[] = [];
+  const add = (flag: string, value: string | number | boolean | undefined) => {
+    if (value === undefined || value === false) return;
+    args.push(flag);
+    if (value !== true) args.push(String(value));
+  };
+  add('--model', options.model);
+  add('--provider', options.provider);
+  add('--base-url', options.baseUrl);
+  if (typeof options.script === 'string') add('--script', path.resolve(options.script));
+  else if (options.script) {
+    const file = path.join(os.tmpdir(), `agentpipe-script-${newUuid()}.json`);
+    writeFileSync(file, JSON.stringify(options.script));
+    tempFiles.push(file);
+    add('--script', file);
+  }
+  add('--cwd', options.cwd);
+  add('--system-prompt', options.systemPrompt);
+  add('--append-system-prompt', options.appendSystemPrompt);
+  add('--max-turns', options.maxTurns);
+  add('--max-budget-usd', options.maxBudgetUsd);
+  add('--max-thinking-tokens', options.maxThinkingTokens);
+  if (options.allowedTools?.length) args.push('--allowed-tools', ...options.allowedTools);
+  if (options.disallowedTools?.length) args.push('--disallowed-tools', ...options.disallowedTools);
+  if (options.tools) add('--tools', options.tools.join(','));
+  add('--permission-mode', options.permissionMode);
+  add('--include-partial-messages', options.includePartialMessages);
+  add('--session-id', options.sessionId);
+  if (options.mcpServers && Object.keys(options.mcpServers).length) add('--mcp-config', JSON.stringify({ mcpServers: options.mcpServers }));
+  if (options.agents && Object.keys(options.agents).length) add('--agents', JSON.stringify(options.agents));
+  if (options.settings !== undefined) add('--settings', typeof options.settings === 'string' ? options.settings : JSON.stringify(options.settings));
+  if (options.canUseTool) add('--permission-prompt-tool', 'stdio');
+  return { args, tempFiles };
+}
+
+/** Environment of the child: the options' env (or ours) plus the API key, if given. */
+export function childEnv(options: QueryOptions): Record<string, string | undefined> {
+  const env = { ...(options.env ?? process.env) };
+  if (options.apiKey) env[options.provider === 'openai' || options.baseUrl ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY'] = options.apiKey;
+  return env;
+}

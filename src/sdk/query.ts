@@ -1,0 +1,60 @@
+/**
+ * `query({prompt, options})`: the typed message stream as an async generator, with the control
+ * methods of the official SDK. In-process by default; with `options.executable` it runs
+ * agentpipe's CLI over the stream-json protocol. Both yield the same messages.
+ */
+import type { AgentMessage, McpServerInfo, PermissionMode } from '../messages/types.ts';
+import type { Engine, ModelInfo, PromptMessage, Query, QueryOptions } from './types.ts';
+
+export interface QueryParams { prompt: string | AsyncIterable<PromptMessage>; options?: QueryOptions }
+
+export function query({ prompt, options = {} }: QueryParams): Query {
+  if (typeof prompt !== 'string' && !(prompt && typeof (prompt as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function')) {
+    throw new TypeError('query(): prompt must be a string or an AsyncIterable of user messages');
+  }
+  const engine: Promise<Engine> = options.executable
+    ? import('./child-process.ts').then((m) => m.startChildProcess(prompt, { ...options, executable: options.executable! }))
+    : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
+  engine.catch(() => {});
+  const signal = options.abortController?.signal;
+  const onAbort = () => {
+    void engine.then((e) => {
+      void e.control({ subtype: 'interrupt' }).catch(() => {});
+      e.endInput();
+    }, () => {});
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+
+  async function* stream(): AsyncGenerator<AgentMessage, void> {
+    const running = await engine;
+    try {
+      for await (const message of running.messages) yield message;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      running.close();
+    }
+  }
+  const generator = stream();
+  const control = async (request: { subtype: string; [key: string]: unknown }) => (await engine).control(request);
+  return Object.assign(generator, {
+    async interrupt() {
+      await control({ subtype: 'interrupt' });
+    },
+    async setModel(model?: string) {
+      await control({ subtype: 'set_model', model });
+    },
+    async setPermissionMode(mode: PermissionMode) {
+      await control({ subtype: 'set_permission_mode', mode });
+    },
+    async supportedModels(): Promise<ModelInfo[]> {
+      return ((await control({ subtype: 'list_models' }))?.models ?? []) as ModelInfo[];
+    },
+    async mcpServerStatus(): Promise<McpServerInfo[]> {
+      return ((await control({ subtype: 'mcp_status' }))?.mcpServers ?? []) as McpServerInfo[];
+    },
+    close() {
+      void engine.then((e) => e.close(), () => {});
+    },
+  });
+}

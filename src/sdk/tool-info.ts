@@ -1,0 +1,66 @@
+/** How a tool call looks in ACP: its kind (icon), title, locations and diff content (absolute paths). */
+import path from 'node:path';
+import type { ToolCallContent, ToolCallLocation, ToolKind } from './acp-types.ts';
+
+const KINDS: Record<string, ToolKind> = {
+  Read: 'read', NotebookRead: 'read',
+  Edit: 'edit', MultiEdit: 'edit', Write: 'edit', NotebookEdit: 'edit',
+  Glob: 'search', Grep: 'search', LS: 'search',
+  Bash: 'execute', BashOutput: 'execute', KillShell: 'execute', KillBash: 'execute',
+  Task: 'think', Agent: 'think',
+  WebFetch: 'fetch', WebSearch: 'fetch',
+  ExitPlanMode: 'switch_mode',
+};
+
+export function toolKind(name: string): ToolKind {
+  return Object.hasOwn(KINDS, name) ? KINDS[name] : 'other';
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** A short human title: `Read src/a.ts`, `` `ls -la` ``, `server: tool` for MCP tools. */
+export function toolTitle(name: string, input: Record<string, unknown>): string {
+  const file = str(input.file_path) ?? str(input.notebook_path);
+  switch (name) {
+    case 'Read': case 'Edit': case 'MultiEdit': case 'Write': case 'NotebookEdit': case 'NotebookRead':
+      return file ? `${name} ${file}` : name;
+    case 'Bash':
+      return str(input.description) ?? (str(input.command) ? `\`${str(input.command)}\`` : 'Bash');
+    case 'Glob':
+      return `Find ${str(input.pattern) ?? ''}${str(input.path) ? ` in ${str(input.path)}` : ''}`.trim();
+    case 'Grep':
+      return `grep "${str(input.pattern) ?? ''}"${str(input.path) ? ` ${str(input.path)}` : ''}`;
+    case 'Task': case 'Agent':
+      return str(input.description) ?? 'Task';
+    case 'WebFetch':
+      return `Fetch ${str(input.url) ?? ''}`.trim();
+    case 'WebSearch':
+      return `Search "${str(input.query) ?? ''}"`;
+    case 'TodoWrite':
+      return 'Update plan';
+  }
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  return mcp ? `${mcp[1]}: ${mcp[2]}` : name;
+}
+
+const abs = (cwd: string, file: string): string => (cwd ? path.resolve(cwd, file) : file);
+
+export function toolLocations(name: string, input: Record<string, unknown>, cwd = ''): ToolCallLocation[] | undefined {
+  const file = str(input.file_path) ?? str(input.notebook_path);
+  if (file) return [{ path: abs(cwd, file), ...(name === 'Read' && typeof input.offset === 'number' ? { line: input.offset } : {}) }];
+  const dir = str(input.path);
+  return dir && (name === 'Glob' || name === 'Grep' || name === 'LS') ? [{ path: abs(cwd, dir) }] : undefined;
+}
+
+/** Diffs of file-editing calls, known before they run. */
+export function toolDiffs(name: string, input: Record<string, unknown>, cwd = ''): ToolCallContent[] | undefined {
+  const given = str(input.file_path);
+  if (!given) return undefined;
+  const file = abs(cwd, given);
+  if (name === 'Write' && typeof input.content === 'string') return [{ type: 'diff', path: file, oldText: null, newText: input.content }];
+  if (name === 'Edit' && typeof input.new_string === 'string') return [{ type: 'diff', path: file, oldText: str(input.old_string) ?? null, newText: input.new_string }];
+  if (name === 'MultiEdit' && Array.isArray(input.edits)) {
+    return input.edits.map((e: Record<string, unknown>) => ({ type: 'diff' as const, path: file, oldText: str(e.old_string) ?? null, newText: str(e.new_string) ?? '' }));
+  }
+  return undefined;
+}

@@ -1,0 +1,54 @@
+/** Types of the library face: what `query()` takes and returns. */
+import type { AgentMessage, McpServerInfo, PermissionMode, UserContentBlock } from '../messages/types.ts';
+import type { SessionOptions } from '../session/options.ts';
+
+/** A user message of a streaming-input prompt (the official SDK's `SDKUserMessage`). */
+export interface PromptMessage {
+  type: 'user';
+  message: { role: 'user'; content: string | UserContentBlock[] };
+  parent_tool_use_id?: string | null;
+  session_id?: string;
+  uuid?: string;
+}
+
+/** Options of `query()`: the session options plus how to run it. */
+export interface QueryOptions extends SessionOptions {
+  /** Aborting it interrupts the running prompt and ends the input: the stream ends after its `result`. */
+  abortController?: AbortController;
+  /**
+   * Path of agentpipe's CLI (`bin/agentpipe.js`) to run the session in a child process over
+   * the stream-json protocol instead of in this process.
+   */
+  executable?: string;
+  /** Arguments for the runtime running `executable` (default: this Node with `executable` as script). */
+  executableArgs?: string[];
+  /** Diagnostics (what the CLI writes on stderr). */
+  stderr?: (line: string) => void;
+}
+
+/** A model the session can switch to. */
+export interface ModelInfo { value: string; displayName: string; description: string }
+
+/** The stream of a query with its control methods. */
+export interface Query extends AsyncGenerator<AgentMessage, void> {
+  /** Interrupts the running prompt; it ends with its `result`. */
+  interrupt(): Promise<void>;
+  /** Model for the next requests (`undefined`: the one the session started with). */
+  setModel(model?: string): Promise<void>;
+  setPermissionMode(mode: PermissionMode): Promise<void>;
+  supportedModels(): Promise<ModelInfo[]>;
+  mcpServerStatus(): Promise<McpServerInfo[]>;
+  /** Stops everything now (no more messages). */
+  close(): void;
+}
+
+/** What runs a session: in this process or in a child CLI. */
+export interface Engine {
+  readonly messages: AsyncIterable<AgentMessage>;
+  /** Sends a control request (`interrupt`, `set_model`, ...) and returns its response payload. */
+  control(request: { subtype: string; [key: string]: unknown }): Promise<Record<string, unknown> | undefined>;
+  /** Ends the input: queued prompts finish, then the stream ends. */
+  endInput(): void;
+  /** Stops at once. */
+  close(): void;
+}
