@@ -23,6 +23,8 @@ export interface ToolResult {
   isError?: boolean;
   /** Structured result for `tool_use_result` on the wire (kept out of the model's context). */
   data?: unknown;
+  /** The tool itself refused the call (a custom tool's `rejected`/`denied`): counted in `result.permission_denials` with this reason. */
+  denied?: string;
 }
 
 /** A tool the model can call. */

@@ -3,12 +3,13 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { optionalNumber, requireString, resolvePath } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
+import type { ImageMediaType } from '../../messages/types.ts';
 
 const DEFAULT_LIMIT = 2000;
 const MAX_LINE = 2000;
 const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
+const IMAGE_TYPES: Record<string, ImageMediaType> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
 
 export const readTool: Tool = {
   name: 'Read',

@@ -1,0 +1,70 @@
+/**
+ * Runs a subagent: the same loop with a child context (its own prompt, tools and model) whose
+ * messages all carry `parent_tool_use_id` = the Task call's id. It shares the parent's emit,
+ * tool state, hooks, permissions, usage tracker and abort signal, so its usage and cost land in
+ * the parent's result and an interrupt stops it too. Subagents may nest, to a bounded depth.
+ */
+import { randomUUID } from 'node:crypto';
+import { newUuid } from '../messages/ids.ts';
+import type { ToolResult } from '../tools/types.ts';
+import type { AgentContext } from './context.ts';
+import { fireHook } from './hooks.ts';
+import { runAgentLoop, type RunState } from './loop.ts';
+
+/** A subagent definition (the official SDK's `AgentDefinition`, the fields agentpipe uses). */
+export interface AgentDefinition {
+  description: string;
+  /** Its system prompt. */
+  prompt: string;
+  /** Tool names it may use (default: all of the parent's). */
+  tools?: string[];
+  disallowedTools?: string[];
+  /** Model id; 'inherit' or absent: the parent's. */
+  model?: string;
+}
+
+/** Always available when subagents are enabled. */
+export const GENERAL_PURPOSE: AgentDefinition = {
+  description: 'General-purpose agent for researching questions, searching code and carrying out multi-step tasks.',
+  prompt: 'You are a general-purpose agent working for another agent. Do the task you are given with the tools you have, ' +
+    'then answer with a concise, complete report: your final message is all the other agent sees.',
+};
+
+export const MAX_SUBAGENT_DEPTH = 4;
+const depthOf = new WeakMap<AgentContext, number>();
+
+export async function runSubagent(
+  parent: AgentContext, run: RunState, type: string, definition: AgentDefinition, prompt: string, toolUseId: string,
+): Promise<ToolResult> {
+  const depth = (depthOf.get(parent) ?? 0) + 1;
+  if (depth > MAX_SUBAGENT_DEPTH) return { content: `Subagents may nest at most ${MAX_SUBAGENT_DEPTH} deep`, isError: true };
+  const agentId = randomUUID().replaceAll('-', '').slice(0, 17);
+  const child: AgentContext = {
+    ...parent,
+    system: definition.prompt,
+    tools: parent.tools.filter((t) => (!definition.tools || definition.tools.includes(t.name)) && !definition.disallowedTools?.includes(t.name)),
+    model: definition.model && definition.model !== 'inherit' ? definition.model : parent.model,
+    parentToolUseId: toolUseId,
+    agent: { id: agentId, type },
+  };
+  depthOf.set(child, depth);
+
+  const start = await fireHook(child, 'SubagentStart', { agent_id: agentId, agent_type: type }, { signal: run.signal, matchValue: type });
+  const text = [prompt, ...start.additionalContext].join('\n\n');
+  await child.emit({
+    type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, parent_tool_use_id: toolUseId,
+    session_id: child.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(),
+  });
+  const before = { input: run.usage.usage.input_tokens, output: run.usage.usage.output_tokens, cost: run.usage.totalCostUsd };
+  const started = Date.now();
+  const outcome = await runAgentLoop(child, [{ role: 'user', content: [{ type: 'text', text }] }], run);
+  const usage = { input_tokens: run.usage.usage.input_tokens - before.input, output_tokens: run.usage.usage.output_tokens - before.output };
+  const data = {
+    status: outcome.subtype === 'success' ? 'completed' : 'failed', agentId, agentType: type, prompt,
+    content: [{ type: 'text', text: outcome.text }], totalDurationMs: Date.now() - started, numTurns: outcome.numTurns,
+    totalTokens: usage.input_tokens + usage.output_tokens, usage, totalCostUsd: run.usage.totalCostUsd - before.cost,
+    ...(outcome.subtype === 'success' ? {} : { errors: outcome.errors, terminalReason: outcome.terminalReason }),
+  };
+  if (outcome.subtype === 'success') return { content: outcome.text || '(the subagent gave no answer)', data };
+  return { content: `The ${type} subagent did not finish (${outcome.subtype}): ${outcome.errors.join('; ')}`, isError: true, data };
+}

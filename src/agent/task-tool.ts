@@ -1,0 +1,58 @@
+/**
+ * The `Task` tool: the model hands a task to a subagent by name (`subagent_type`). The
+ * subagent's final text is the tool result. The list of agents can grow while the session
+ * runs (`initialize.agents`), so the description is computed when asked for.
+ */
+import { requireString } from '../tools/input.ts';
+import type { ToolResult } from '../tools/types.ts';
+import { runSubagent, type AgentDefinition } from './subagent.ts';
+import type { AgentTool } from './tool-runner.ts';
+
+export function createTaskTool(agents: () => Record<string, AgentDefinition>): AgentTool {
+  return {
+    name: 'Task',
+    get description() {
+      const list = Object.entries(agents()).map(([name, a]) => `- ${name}: ${a.description}`).join('\n');
+      return `Launch a subagent to carry out a task on its own and report back. Available agents (subagent_type):\n${list}`;
+    },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        description: { type: 'string', description: 'A short (3-5 word) description of the task' },
+        prompt: { type: 'string', description: 'The task for the agent to perform' },
+        subagent_type: { type: 'string', description: 'The type of agent to use' },
+      },
+      required: ['description', 'prompt', 'subagent_type'],
+      additionalProperties: false,
+    },
+    // The subagent's own tool calls go through the permission checks one by one.
+    isReadOnly: () => true,
+    async call(): Promise<ToolResult> {
+      return { content: 'Task can only run inside an agent loop', isError: true };
+    },
+    async callInAgent(input, _context, parent): Promise<ToolResult> {
+      const prompt = requireString(input, 'prompt');
+      const type = requireString(input, 'subagent_type');
+      const all = agents();
+      const definition = Object.hasOwn(all, type) ? all[type] : undefined;
+      if (!definition) return { content: `Unknown subagent_type "${type}". Available: ${Object.keys(all).join(', ')}`, isError: true };
+      return runSubagent(parent.ctx, parent.run, type, definition, prompt, _context.toolUseId);
+    },
+  };
+}
+
+/** Checks agent definitions from `--agents`, the library or `initialize.agents`. */
+export function validateAgents(value: unknown, source = 'agents'): Record<string, AgentDefinition> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${source}: expected an object of {"name": {"description", "prompt"}}`);
+  const out: Record<string, AgentDefinition> = {};
+  for (const [name, def] of Object.entries(value as Record<string, unknown>)) {
+    const d = def as Partial<AgentDefinition> | null;
+    if (!d || typeof d !== 'object' || typeof d.description !== 'string' || typeof d.prompt !== 'string') {
+      throw new Error(`${source}: agent "${name}" needs a "description" and a "prompt" (strings)`);
+    }
+    if (d.tools !== undefined && (!Array.isArray(d.tools) || d.tools.some((t) => typeof t !== 'string'))) throw new Error(`${source}: agent "${name}": "tools" must be an array of tool names`);
+    if (d.model !== undefined && typeof d.model !== 'string') throw new Error(`${source}: agent "${name}": "model" must be a string`);
+    out[name] = { description: d.description, prompt: d.prompt, tools: d.tools, disallowedTools: d.disallowedTools, model: d.model };
+  }
+  return out;
+}

@@ -1,0 +1,137 @@
+/**
+ * The one hook dispatcher: command hooks from settings, library callbacks and the SDK client's
+ * callbacks all register here. `run` picks the hooks whose matcher fits, runs them in parallel,
+ * reports each in a `system/hook_response` message and merges their decisions into one verdict.
+ */
+import { newUuid } from '../../messages/ids.ts';
+import type { HookResponseMessage } from '../../messages/types.ts';
+import { DEFAULT_HOOK_TIMEOUT_MS, callbackHook, clientHook, type HookRequester } from './callback.ts';
+import { commandHook } from './command.ts';
+import type { HookSettings } from './settings.ts';
+import { HOOK_EVENTS, type HookCall, type HookCallbacks, type HookEvent, type HookHandler, type HookInput, type HookRun, type HookRunner, type HookVerdict } from './types.ts';
+
+interface Registered { matcher?: string; handler: HookHandler }
+
+/** Events whose plain stdout (exit 0, not JSON) becomes context for the model, as in Claude Code. */
+const CONTEXT_FROM_STDOUT = new Set<HookEvent>(['UserPromptSubmit', 'SessionStart']);
+
+export class HookDispatcher implements HookRunner {
+  readonly #hooks = new Map<HookEvent, Registered[]>();
+
+  add(event: HookEvent, matcher: string | undefined, handler: HookHandler): void {
+    if (!(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
+    const list = this.#hooks.get(event) ?? [];
+    list.push({ matcher, handler });
+    this.#hooks.set(event, list);
+  }
+
+  /** Command hooks of a settings file. */
+  addSettings(settings: HookSettings): void {
+    for (const [event, matchers] of Object.entries(settings) as Array<[HookEvent, NonNullable<HookSettings[HookEvent]>]>) {
+      for (const { matcher, hooks } of matchers) {
+        for (const hook of hooks) this.add(event, matcher, commandHook(hook.command, (hook.timeout ?? 60) * 1000));
+      }
+    }
+  }
+
+  /** Library callbacks (`SessionOptions.hooks`). */
+  addCallbacks(callbacks: HookCallbacks): void {
+    for (const [event, matchers] of Object.entries(callbacks) as Array<[HookEvent, NonNullable<HookCallbacks[HookEvent]>]>) {
+      for (const { matcher, hooks, timeout } of matchers ?? []) {
+        for (const hook of hooks) this.add(event, matcher, callbackHook(hook, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS));
+      }
+    }
+  }
+
+  /** The SDK client's hooks from `initialize.hooks`; each runs through a `hook_callback` request. */
+  addClientHooks(hooks: Record<string, Array<{ matcher?: string; hookCallbackIds: string[]; timeout?: number }>>, request: HookRequester): void {
+    for (const [event, matchers] of Object.entries(hooks)) {
+      if (!(HOOK_EVENTS as readonly string[]).includes(event)) continue; // events agentpipe never fires
+      for (const { matcher, hookCallbackIds, timeout } of matchers ?? []) {
+        for (const id of hookCallbackIds ?? []) this.add(event as HookEvent, matcher, clientHook(id, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS, request));
+      }
+    }
+  }
+
+  has(event: HookEvent): boolean {
+    return (this.#hooks.get(event)?.length ?? 0) > 0;
+  }
+
+  async run(event: HookEvent, fields: Record<string, unknown>, call: HookCall): Promise<HookVerdict> {
+    const verdict: HookVerdict = { ran: false, additionalContext: [] };
+    const selected = (this.#hooks.get(event) ?? []).filter((h) => matches(h.matcher, call.matchValue));
+    if (selected.length === 0) return verdict;
+    const input: HookInput = {
+      session_id: call.sessionId, transcript_path: '', cwd: call.cwd, permission_mode: call.permissionMode,
+      ...(call.agent ? { agent_id: call.agent.id, agent_type: call.agent.type } : {}),
+      hook_event_name: event, ...fields,
+    };
+    const runs = await Promise.all(selected.map(({ handler }) => handler.run(input, call.toolUseId, call.signal)));
+    verdict.ran = true;
+    const name = call.matchValue !== undefined ? `${event}:${call.matchValue}` : event;
+    for (const [i, run] of runs.entries()) {
+      await call.emit(responseMessage(name, event, run, call.sessionId));
+      merge(verdict, event, run, selected[i]!.handler.label);
+    }
+    return verdict;
+  }
+}
+
+/** '' / '*' / no matcher: all; `A|B` of plain names: exact names; else a regex. */
+function matches(matcher: string | undefined, value: string | undefined): boolean {
+  if (!matcher || matcher === '*' || value === undefined) return true;
+  if (/^[\w|-]+$/.test(matcher)) return matcher.split('|').includes(value);
+  try {
+    return new RegExp(matcher).test(value);
+  } catch {
+    return false;
+  }
+}
+
+function responseMessage(name: string, event: HookEvent, run: HookRun, sessionId: string): HookResponseMessage {
+  return {
+    type: 'system', subtype: 'hook_response', hook_id: newUuid(), hook_name: name, hook_event: event,
+    output: run.stdout + run.stderr, stdout: run.stdout, stderr: run.stderr,
+    ...(run.exitCode !== undefined ? { exit_code: run.exitCode } : {}),
+    outcome: run.outcome, uuid: newUuid(), session_id: sessionId,
+  };
+}
+
+const RANK = { allow: 1, ask: 2, deny: 3 } as const;
+
+function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, label: string): void {
+  if (run.blocked) {
+    verdict.block ??= run.blocked;
+    if (event === 'PreToolUse') setPermission(verdict, 'deny', run.blocked);
+    return;
+  }
+  const out = run.output;
+  if (!out) {
+    if (run.outcome === 'success' && CONTEXT_FROM_STDOUT.has(event) && run.stdout.trim()) verdict.additionalContext.push(run.stdout.trim());
+    return;
+  }
+  if (out.continue === false) verdict.stop ??= out.stopReason || `Stopped by the ${event} hook ${label}`;
+  const specific = out.hookSpecificOutput;
+  if (out.decision === 'block') {
+    const reason = out.reason || specific?.permissionDecisionReason || `Blocked by the ${event} hook ${label}`;
+    verdict.block ??= reason;
+    if (event === 'PreToolUse') setPermission(verdict, 'deny', reason);
+  }
+  if (out.decision === 'approve' && event === 'PreToolUse') setPermission(verdict, 'allow', out.reason);
+  if (specific) {
+    const decision = specific.permissionDecision;
+    if (decision === 'allow' || decision === 'deny' || decision === 'ask') {
+      setPermission(verdict, decision, specific.permissionDecisionReason ?? (decision === 'deny' ? `Denied by the PreToolUse hook ${label}` : undefined));
+      if (decision === 'deny') verdict.block ??= verdict.permissionReason;
+    }
+    if (specific.updatedInput && typeof specific.updatedInput === 'object') verdict.updatedInput = specific.updatedInput;
+    if (typeof specific.additionalContext === 'string' && specific.additionalContext) verdict.additionalContext.push(specific.additionalContext);
+    if (specific.updatedToolOutput !== undefined) verdict.updatedToolOutput = specific.updatedToolOutput;
+  }
+}
+
+function setPermission(verdict: HookVerdict, decision: 'allow' | 'deny' | 'ask', reason: string | undefined): void {
+  if (verdict.permission && RANK[verdict.permission] >= RANK[decision]) return;
+  verdict.permission = decision;
+  verdict.permissionReason = reason;
+}

@@ -1,0 +1,76 @@
+/**
+ * Hooks from a settings file or JSON string (`--settings`), in Claude Code's format:
+ * `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}`.
+ * Anything malformed is a clear error naming where it is.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { HOOK_EVENTS, type HookEvent } from './types.ts';
+
+/** One configured command hook. */
+export interface CommandHookConfig { type: 'command'; command: string; /** Seconds. */ timeout?: number }
+/** The hooks part of a settings file. */
+export type HookSettings = Partial<Record<HookEvent, Array<{ matcher?: string; hooks: CommandHookConfig[] }>>>;
+
+/** Reads `--settings` (a file path or a JSON object string) and validates its hooks. */
+export function loadHookSettings(value: string | Record<string, unknown>, cwd: string): HookSettings {
+  let settings: unknown = value;
+  if (typeof value === 'string') {
+    const text = value.trim().startsWith('{') ? value : readSettingsFile(path.resolve(cwd, value));
+    try {
+      settings = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`--settings: not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  if (!isObject(settings)) throw new Error('--settings: expected a JSON object');
+  return validateHooks(settings.hooks);
+}
+
+function readSettingsFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--settings ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+}
+
+function validateHooks(hooks: unknown): HookSettings {
+  if (hooks === undefined) return {};
+  if (!isObject(hooks)) throw new Error('--settings: "hooks" must be an object of events');
+  const out: HookSettings = {};
+  for (const [event, matchers] of Object.entries(hooks)) {
+    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+      throw new Error(`--settings: unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
+    }
+    if (!Array.isArray(matchers)) throw new Error(`--settings: hooks.${event} must be an array of {matcher, hooks}`);
+    out[event as HookEvent] = matchers.map((entry: unknown, i) => {
+      const where = `hooks.${event}[${i}]`;
+      if (!isObject(entry) || !Array.isArray(entry.hooks)) throw new Error(`--settings: ${where} needs a "hooks" array`);
+      if (entry.matcher !== undefined && typeof entry.matcher !== 'string') throw new Error(`--settings: ${where}.matcher must be a string`);
+      if (entry.matcher) checkRegex(entry.matcher, where);
+      const list = entry.hooks.map((hook: unknown, j): CommandHookConfig => {
+        if (!isObject(hook) || hook.type !== 'command' || typeof hook.command !== 'string' || !hook.command.trim()) {
+          throw new Error(`--settings: ${where}.hooks[${j}] must be {"type": "command", "command": "..."}`);
+        }
+        if (hook.timeout !== undefined && (typeof hook.timeout !== 'number' || !(hook.timeout > 0))) {
+          throw new Error(`--settings: ${where}.hooks[${j}].timeout must be a number of seconds above 0`);
+        }
+        return { type: 'command', command: hook.command, timeout: hook.timeout as number | undefined };
+      });
+      return { matcher: entry.matcher as string | undefined, hooks: list };
+    });
+  }
+  return out;
+}
+
+function checkRegex(matcher: string, where: string): void {
+  if (matcher === '*') return;
+  try {
+    new RegExp(matcher);
+  } catch {
+    throw new Error(`--settings: ${where}.matcher is not a valid regular expression: ${matcher}`);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,0 +1,150 @@
+/**
+ * One MCP server: its client, status and tool list. `connect` never throws (a server that
+ * fails to start is `failed`); a server that closes on its own is announced by `onCrash`.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerInfo } from '../../messages/types.ts';
+import { VERSION } from '../../version.ts';
+import type { McpServerConfig } from './config.ts';
+import type { McpMessageSender } from './control-transport.ts';
+import { openTransport, type OpenedTransport } from './transports.ts';
+
+export type McpStatus = McpServerInfo['status'];
+/** Where a server came from: flags/options, `mcp_set_servers`, or the SDK's in-process list. */
+export type McpSource = 'config' | 'dynamic' | 'sdk';
+
+/** An MCP call that cannot be made or failed at the connection level (message names the server). */
+export class McpUnavailableError extends Error {
+  override name = 'McpUnavailableError';
+}
+
+export class McpConnection {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly source: McpSource;
+  status: McpStatus = 'pending';
+  error?: string;
+  serverInfo?: { name: string; version: string };
+  tools: McpToolDef[] = [];
+  /** True while the manager's first connection attempt runs. */
+  connecting = false;
+  /** Called when the server went away on its own. */
+  onCrash?: (connection: McpConnection) => void;
+  #client?: Client;
+  #opened?: OpenedTransport;
+  #generation = 0;
+  #stopping?: Promise<void>;
+
+  constructor(name: string, config: McpServerConfig, source: McpSource) {
+    this.name = name;
+    this.config = config;
+    this.source = source;
+  }
+
+  /** (Re)connects; resolves when connected or failed (after at most `timeoutMs`). */
+  async connect(cwd: string, timeoutMs: number, sender?: McpMessageSender): Promise<void> {
+    await this.close();
+    const generation = ++this.#generation;
+    this.status = 'pending';
+    this.error = undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`connection timed out after ${timeoutMs} ms`)), timeoutMs);
+      });
+      const opening = this.#open(cwd, timeoutMs, sender, generation);
+      opening.catch(() => {}); // settled by the race; a late failure after a timeout is expected
+      await Promise.race([opening, timeout]);
+      if (generation !== this.#generation) return;
+      this.status = 'connected';
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      const tail = this.#opened?.stderrTail();
+      this.status = 'failed';
+      this.error = `${(error as Error).message}${tail ? ` (stderr: ${tail})` : ''}`;
+      this.#generation++; // an opening still under way gives up
+      this.#stopping = this.#shutdown(); // in the background: a stuck child takes seconds to stop
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #open(cwd: string, timeoutMs: number, sender: McpMessageSender | undefined, generation: number): Promise<void> {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const opened = await openTransport(this.name, this.config, cwd, sender);
+    if (generation !== this.#generation) {
+      await opened.transport.close();
+      throw new Error('superseded');
+    }
+    const client = new Client({ name: 'agentpipe', version: VERSION }, {
+      capabilities: {},
+      listChanged: { tools: { onChanged: (error, tools) => {
+        if (!error && tools && this.#client === client) this.tools = tools;
+      } } },
+    });
+    this.#client = client;
+    this.#opened = opened;
+    client.onclose = () => this.#closed(client, generation);
+    await client.connect(opened.transport, { timeout: timeoutMs });
+    this.serverInfo = client.getServerVersion();
+    this.tools = client.getServerCapabilities()?.tools ? (await client.listTools(undefined, { timeout: timeoutMs })).tools : [];
+  }
+
+  #closed(client: Client, generation: number): void {
+    if (this.#client !== client || generation !== this.#generation || this.status !== 'connected') return;
+    const tail = this.#opened?.stderrTail();
+    this.status = 'failed';
+    this.error = `the server closed the connection${tail ? ` (stderr: ${tail})` : ''}`;
+    this.#client = undefined;
+    this.onCrash?.(this);
+  }
+
+  /** Calls one tool of this server. */
+  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, onProgress?: (text: string) => void): Promise<CallToolResult> {
+    const client = this.#client;
+    if (this.status !== 'connected' || !client) {
+      throw new McpUnavailableError(`MCP server "${this.name}" is ${this.status === 'disabled' ? 'disabled' : 'not connected'}${this.error ? ` (${this.error})` : ''}`);
+    }
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      signal, timeout: timeoutMs,
+      ...(onProgress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => onProgress(`${p.message ?? `progress ${p.progress}${p.total ? `/${p.total}` : ''}`}\n`) } : {}),
+    });
+    return result as CallToolResult;
+  }
+
+  /** Stops the server (stdio children: stdin closed, then SIGTERM, then SIGKILL). */
+  async close(): Promise<void> {
+    this.#generation++;
+    await Promise.all([this.#shutdown(), this.#stopping]);
+    this.#stopping = undefined;
+  }
+
+  /** Marks the server disabled and stops it. */
+  async disable(): Promise<void> {
+    await this.close();
+    this.status = 'disabled';
+    this.error = undefined;
+  }
+
+  async #shutdown(): Promise<void> {
+    const client = this.#client;
+    const opened = this.#opened;
+    this.#client = undefined;
+    this.#opened = undefined;
+    try {
+      if (client) await client.close();
+      else await opened?.transport.close();
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** The `system/init` entry. */
+  info(): McpServerInfo {
+    return {
+      name: this.name, status: this.status, ...(this.error ? { error: this.error } : {}),
+      ...(this.status === 'connected' ? { tools: this.tools.map((t) => t.name) } : {}),
+    };
+  }
+}

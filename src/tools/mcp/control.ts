@@ -1,0 +1,52 @@
+/**
+ * The MCP control requests of a session (`mcp_status`, `mcp_reconnect`, `mcp_toggle`,
+ * `mcp_set_servers`) and the `initialize` fields about MCP, over the session's manager.
+ */
+import type { McpMessageSender } from './control-transport.ts';
+import type { McpManager } from './manager.ts';
+
+type Request = { subtype: string; [key: string]: unknown };
+/** Sends one control request to the client (the runner's `request`). */
+type Requester = (request: { subtype: 'mcp_message'; server_name: string; message: Record<string, unknown> }, signal?: AbortSignal) => Promise<Record<string, unknown>>;
+
+/** `mcp_message` control requests as the sender of in-process (sdk) servers. */
+export function controlSender(request: Requester): McpMessageSender {
+  return (serverName, message, signal) => request({ subtype: 'mcp_message', server_name: serverName, message }, signal);
+}
+
+/** `initialize`: `sdkMcpServers` (names) and `mcpServers` (configs); connections start in the background. */
+export function applyInitialize(manager: McpManager, request: Request, send: Requester): void {
+  manager.useControlChannel(controlSender(send));
+  const names = request.sdkMcpServers;
+  if (Array.isArray(names)) manager.addSdkServers(names.filter((n): n is string => typeof n === 'string'));
+  const servers = request.mcpServers;
+  if (servers && typeof servers === 'object' && !Array.isArray(servers)) manager.addServers(servers as Record<string, unknown>);
+}
+
+export const mcpControlHandlers = {
+  async mcp_status(manager: McpManager): Promise<Record<string, unknown>> {
+    await manager.ready();
+    return { mcpServers: manager.detailedStatus() };
+  },
+  async mcp_reconnect(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
+    await manager.reconnect(nameOf(request));
+    return {};
+  },
+  async mcp_toggle(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
+    if (typeof request.enabled !== 'boolean') throw new Error('mcp_toggle: enabled must be true or false');
+    await manager.toggle(nameOf(request), request.enabled);
+    return {};
+  },
+  async mcp_set_servers(manager: McpManager, request: Request, send: Requester): Promise<Record<string, unknown>> {
+    const servers = request.servers;
+    if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new Error('mcp_set_servers: servers must be an object of server configs');
+    manager.useControlChannel(controlSender(send));
+    return manager.setServers(servers as Record<string, unknown>);
+  },
+};
+
+function nameOf(request: Request): string {
+  const name = request.serverName ?? request.server_name;
+  if (typeof name !== 'string' || !name) throw new Error(`${request.subtype}: serverName must be a string`);
+  return name;
+}
