@@ -1,9 +1,11 @@
 /** What the agent loop runs with. The session owns it and may change fields between requests. */
-import type { AgentMessage, PermissionMode } from '../messages/types.ts';
+import type { AgentMessage, MessageParam, PermissionMode } from '../messages/types.ts';
+import type { UsageTracker } from './usage.ts';
 import type { PermissionResult } from '../messages/control.ts';
 import type { ModelProvider } from '../model/types.ts';
 import type { PermissionRule } from '../tools/permissions.ts';
 import type { Tool } from '../tools/types.ts';
+import type { HookRunner } from '../tools/hooks/types.ts';
 
 /** The library's permission callback (also backs `--permission-prompt-tool stdio`). */
 export type CanUseTool = (
@@ -12,13 +14,6 @@ export type CanUseTool = (
   options: { signal: AbortSignal; toolUseId: string; suggestions: unknown[]; parentToolUseId: string | null },
 ) => Promise<PermissionResult>;
 
-/** What a PreToolUse hook decided. */
-export interface PreToolUseDecision { decision?: 'allow' | 'deny' | 'ask'; reason?: string; updatedInput?: Record<string, unknown> }
-
-/** Hook points of the loop; the hooks layer fills them. */
-export interface AgentHooks {
-  preToolUse?(call: { toolName: string; input: Record<string, unknown>; toolUseId: string; signal: AbortSignal; parentToolUseId: string | null }): Promise<PreToolUseDecision | undefined>;
-}
 
 export interface AgentContext {
   provider: ModelProvider;
@@ -30,13 +25,16 @@ export interface AgentContext {
   sessionId: string;
   /** The Task call this agent runs under (null for the main agent). */
   parentToolUseId: string | null;
+  /** The subagent this context runs (absent for the main agent). */
+  agent?: { id: string; type: string };
   maxTurns?: number;
   maxBudgetUsd?: number;
   maxTokens: number;
   thinkingBudgetTokens?: number;
   permissions: { mode: PermissionMode; allow: PermissionRule[]; deny: PermissionRule[] };
   canUseTool?: CanUseTool;
-  hooks?: AgentHooks;
+  /** The hook dispatcher (settings commands, library callbacks, SDK client callbacks). */
+  hooks?: HookRunner;
   includePartialMessages: boolean;
   /** Per-session scratch state of tools. */
   toolState: Map<string, unknown>;
@@ -45,6 +43,8 @@ export interface AgentContext {
   progressIntervalMs: number;
   /** Retries of a failed model request (429, 5xx, cut connection). */
   maxRetries: number;
+  /** Automatic compaction, checked before each model request (the session sets it). */
+  compaction?: { beforeRequest(ctx: AgentContext, history: MessageParam[], run: { signal: AbortSignal; usage: UsageTracker }): Promise<void> };
   /** Sends a message down the pipeline; resolves when the queue has room. */
   emit(message: AgentMessage): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { ModelError } from '../model/errors.ts';
 import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
 import { runToolCall } from './tool-runner.ts';
+import { stopHook } from './hooks.ts';
 import type { UsageTracker } from './usage.ts';
 
 /** How a run of the loop ended. */
@@ -40,6 +41,7 @@ const INTERRUPTED_TOOLS = '[Request interrupted by user for tool use]';
 export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], run: RunState): Promise<LoopOutcome> {
   let turns = 0;
   let stopReason: string | null = null;
+  let stopHookContinuations = 0;
   const end = (subtype: LoopOutcome['subtype'], terminalReason: TerminalReason, errors: string[] = [], text = ''): LoopOutcome =>
     ({ subtype, text, errors, numTurns: turns, stopReason, terminalReason });
 
@@ -52,6 +54,7 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
       if (ctx.maxBudgetUsd !== undefined && run.usage.totalCostUsd >= ctx.maxBudgetUsd) {
         return end('error_max_budget_usd', 'budget_exhausted', [`Reached maximum budget ($${ctx.maxBudgetUsd})`]);
       }
+      await ctx.compaction?.beforeRequest(ctx, history, run);
       turns++;
       const response = await requestWithRetry(ctx, history, run);
       if (response.kind === 'aborted') return await interrupted(ctx, history, INTERRUPTED, end, 'aborted_streaming');
@@ -63,16 +66,35 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
       const uses = blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use');
       if (uses.length === 0) {
         const text = blocks.filter((b) => b.type === 'text').map((b) => b.text).join('');
-        return end('success', 'completed', [], text);
+        const stop = await stopHook(ctx, text, stopHookContinuations, run.signal);
+        if (stop.stop) return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${stop.stop}`], text);
+        if (stop.continueWith === undefined) return end('success', 'completed', [], text);
+        // A Stop hook blocked the ending: the model goes on with the hook's reason (bounded).
+        stopHookContinuations++;
+        const note = `Stop hook feedback: ${stop.continueWith}`;
+        history.push({ role: 'user', content: [{ type: 'text', text: note }] });
+        await ctx.emit({
+          type: 'user', message: { role: 'user', content: [{ type: 'text', text: note }] }, parent_tool_use_id: ctx.parentToolUseId,
+          session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(), isSynthetic: true,
+        });
+        continue;
       }
       const results: UserContentBlock[] = [];
       let interruptedByAnswer = false;
+      let hookStop: string | undefined;
       for (const use of uses) {
         if (run.signal.aborted) {
           results.push({ type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_TOOLS, is_error: true });
           continue;
         }
-        const outcome = await runToolCall(ctx, use, run.signal);
+        if (hookStop !== undefined) {
+          const block: UserContentBlock = { type: 'tool_result', tool_use_id: use.id, content: `Not run: a hook stopped the prompt (${hookStop})`, is_error: true };
+          results.push(block);
+          await ctx.emit({ type: 'user', message: { role: 'user', content: [block] }, parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString() });
+          continue;
+        }
+        const outcome = await runToolCall(ctx, use, run.signal, run);
+        if (outcome.stop !== undefined) hookStop = outcome.stop;
         if (outcome.denied) run.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: use.input, reason: outcome.denied.reason });
         results.push(outcome.block);
         await ctx.emit({
@@ -86,6 +108,7 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
         }
       }
       history.push({ role: 'user', content: results });
+      if (hookStop !== undefined) return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${hookStop}`]);
       if (run.signal.aborted || interruptedByAnswer) return await interrupted(ctx, history, INTERRUPTED_TOOLS, end, 'aborted_tools');
     }
   } catch (error) {
@@ -183,18 +206,23 @@ function apiErrorMessage(ctx: AgentContext, error: ModelError | undefined, text:
     type: 'assistant',
     message: {
       id: assembler.message?.id ?? `msg_error_${newUuid()}`, type: 'message', role: 'assistant', model: ctx.model,
-      content: [{ type: 'text', text: `API Error: ${text}` }], stop_reason: 'stop_sequence', stop_sequence: '',
-      usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: null, inference_geo: null, iterations: null, output_tokens_details: null, server_tool_use: null, service_tier: null, speed: null },
+      content: [{ type: 'text', text: `API Error: ${text}`, citations: null }], stop_reason: 'stop_sequence', stop_sequence: '',
+      usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: null, inference_geo: null, iterations: null, output_tokens_details: null, server_tool_use: null, service_tier: null, speed: null, fallback_credit: null },
       container: null, context_management: null, diagnostics: null, stop_details: null,
     },
     parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid(), error: wireError,
   };
 }
 
-/** Joins consecutive messages of the same role, as the APIs require alternation. */
+/**
+ * The history as a model request carries it: consecutive messages of the same role joined (the
+ * APIs require alternation) and wire-only fields (`citations: null`) left out.
+ */
 export function mergeConsecutive(history: MessageParam[]): MessageParam[] {
   const out: MessageParam[] = [];
-  for (const message of history) {
+  for (const original of history) {
+    const message = typeof original.content === 'string' ? original
+      : { ...original, content: original.content.map((b) => (b.type === 'text' && 'citations' in b ? { type: 'text' as const, text: b.text } : b)) };
     const last = out.at(-1);
     if (last && last.role === message.role) {
       const toBlocks = (c: MessageParam['content']) => (typeof c === 'string' ? [{ type: 'text' as const, text: c }] : c);

@@ -7,8 +7,15 @@ import type { PermissionResult } from '../messages/control.ts';
 import type { ToolProgressMessage, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { checkPermission } from '../tools/permissions.ts';
-import type { Tool, ToolResult } from '../tools/types.ts';
+import type { Tool, ToolContext, ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
+import { fireHook } from './hooks.ts';
+import type { RunState } from './loop.ts';
+
+/** A tool that runs inside the agent (Task): it gets the calling agent's context and run. */
+export interface AgentTool extends Tool {
+  callInAgent(input: Record<string, unknown>, context: ToolContext, parent: { ctx: AgentContext; run: RunState }): Promise<ToolResult>;
+}
 
 /** What one call produced, for the history, the wire and the result. */
 export interface ToolOutcome {
@@ -17,39 +24,75 @@ export interface ToolOutcome {
   denied?: { reason: string };
   /** The permission answer asked to stop the whole prompt. */
   interrupt?: boolean;
+  /** A hook answered `continue: false`: end the prompt with this reason. */
+  stop?: string;
 }
 
-export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: AbortSignal): Promise<ToolOutcome> {
+export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: AbortSignal, run?: RunState): Promise<ToolOutcome> {
   const tool = ctx.tools.find((t) => t.name === use.name);
   if (!tool) return errorOutcome(use, `No such tool available: ${use.name}`);
   if ('__invalid_input' in use.input) return errorOutcome(use, `The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`);
 
   const decision = await authorize(ctx, tool, use, signal);
   if (decision.behavior === 'deny') {
-    return { ...errorOutcome(use, decision.message), denied: { reason: decision.message }, interrupt: decision.interrupt };
+    return { ...errorOutcome(use, decision.message), denied: { reason: decision.message }, interrupt: decision.interrupt, stop: decision.stop };
   }
   const input = decision.updatedInput ?? use.input;
-  const result = await callWithProgress(ctx, tool, { ...use, input }, signal);
-  return {
+  const started = Date.now();
+  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, run);
+  const outcome: ToolOutcome = {
     block: { type: 'tool_result', tool_use_id: use.id, content: result.content, is_error: result.isError ?? false },
     data: result.data,
+    ...(result.denied !== undefined ? { denied: { reason: result.denied } } : {}),
   };
+  await afterToolUse(ctx, tool, use.id, input, result, Date.now() - started, signal, outcome);
+  return outcome;
+}
+
+/** PostToolUse after a success, PostToolUseFailure after an `is_error` result. */
+async function afterToolUse(
+  ctx: AgentContext, tool: Tool, toolUseId: string, input: Record<string, unknown>, result: ToolResult, durationMs: number,
+  signal: AbortSignal, outcome: ToolOutcome,
+): Promise<void> {
+  const failed = result.isError === true;
+  const text = typeof result.content === 'string' ? result.content : result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  const fields = failed
+    ? { tool_name: tool.name, tool_input: input, tool_use_id: toolUseId, error: text, is_interrupt: signal.aborted, duration_ms: durationMs }
+    : { tool_name: tool.name, tool_input: input, tool_response: result.data ?? text, tool_use_id: toolUseId, duration_ms: durationMs };
+  const verdict = await fireHook(ctx, failed ? 'PostToolUseFailure' : 'PostToolUse', fields, { signal, matchValue: tool.name, toolUseId });
+  if (!verdict.ran) return;
+  if (verdict.updatedToolOutput !== undefined) {
+    const out = verdict.updatedToolOutput;
+    outcome.block.content = typeof out === 'string' ? out : JSON.stringify(out);
+  }
+  const notes = [...(verdict.block ? [`PostToolUse hook feedback: ${verdict.block}`] : []), ...verdict.additionalContext];
+  if (notes.length) {
+    const blocks = typeof outcome.block.content === 'string' ? [{ type: 'text' as const, text: outcome.block.content }] : outcome.block.content;
+    outcome.block.content = [...blocks, ...notes.map((n) => ({ type: 'text' as const, text: n }))];
+  }
+  if (verdict.stop) outcome.stop = verdict.stop;
 }
 
 function errorOutcome(use: ToolUseBlock, message: string): ToolOutcome {
   return { block: { type: 'tool_result', tool_use_id: use.id, content: message, is_error: true } };
 }
 
-/** Rules and mode first; hooks may decide or rewrite; `ask` goes to the callback or is denied. */
-async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<PermissionResult> {
+/**
+ * PreToolUse hooks first (deny, rewrite, allow or ask); then the rules and the mode, which a
+ * hook's allow cannot override (deny rules, plan mode); `ask` goes to the callback or is denied.
+ */
+async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<PermissionResult & { stop?: string }> {
   let input = use.input;
-  const hook = await ctx.hooks?.preToolUse?.({ toolName: tool.name, input, toolUseId: use.id, signal, parentToolUseId: ctx.parentToolUseId });
-  if (hook?.updatedInput) input = hook.updatedInput;
-  if (hook?.decision === 'deny') return { behavior: 'deny', message: hook.reason ?? `${tool.name} was blocked by a PreToolUse hook` };
+  const hook = await fireHook(ctx, 'PreToolUse', { tool_name: tool.name, tool_input: input, tool_use_id: use.id }, { signal, matchValue: tool.name, toolUseId: use.id });
+  if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
+  if (hook.permission === 'deny') return { behavior: 'deny', message: `${tool.name} was blocked by a PreToolUse hook: ${hook.permissionReason ?? 'no reason given'}` };
+  if (hook.updatedInput) input = hook.updatedInput;
   const verdict = checkPermission({ tool, input, mode: ctx.permissions.mode, allow: ctx.permissions.allow, deny: ctx.permissions.deny, cwd: ctx.cwd });
   if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
-  if (hook?.decision === 'allow' || verdict.behavior === 'allow') return { behavior: 'allow', updatedInput: input };
-  if (!ctx.canUseTool) return { behavior: 'deny', message: verdict.reason };
+  if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask')) return { behavior: 'allow', updatedInput: input };
+  const why = verdict.behavior === 'ask' ? verdict.reason : `${tool.name} needs approval: ${hook.permissionReason ?? 'a PreToolUse hook asked for it'}`;
+  await fireHook(ctx, 'Notification', { message: `agentpipe needs your permission to use ${tool.name}`, notification_type: 'permission_prompt' }, { signal, matchValue: 'permission_prompt' });
+  if (!ctx.canUseTool) return { behavior: 'deny', message: why };
   try {
     const answer = await ctx.canUseTool(tool.name, input, { signal, toolUseId: use.id, suggestions: [], parentToolUseId: ctx.parentToolUseId });
     if (answer.behavior === 'allow') return { behavior: 'allow', updatedInput: answer.updatedInput ?? input };
@@ -60,7 +103,7 @@ async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signa
   }
 }
 
-async function callWithProgress(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<ToolResult> {
+async function callWithProgress(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal, run?: RunState): Promise<ToolResult> {
   const started = Date.now();
   let lastOutput = '';
   let chain = Promise.resolve();
@@ -80,12 +123,14 @@ async function callWithProgress(ctx: AgentContext, tool: Tool, use: ToolUseBlock
     interval = setInterval(beat, ctx.progressIntervalMs);
   }, ctx.progressThresholdMs);
   try {
-    return await tool.call(use.input, {
+    const context: ToolContext = {
       cwd: ctx.cwd, signal, sessionId: ctx.sessionId, toolUseId: use.id, state: ctx.toolState,
       onOutput: (text) => {
         lastOutput = (lastOutput + text).slice(-2000);
       },
-    });
+    };
+    if (run && 'callInAgent' in tool) return await (tool as AgentTool).callInAgent(use.input, context, { ctx, run });
+    return await tool.call(use.input, context);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { content: signal.aborted ? `${tool.name} was interrupted` : `${tool.name} failed: ${message}`, isError: true };

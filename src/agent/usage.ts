@@ -11,9 +11,14 @@ export class UsageTracker {
   readonly modelUsage: Record<string, ModelUsage> = {};
   totalCostUsd = 0;
   apiDurationMs = 0;
+  /** Requests added so far, and the counts of the latest one (context size estimates). */
+  requests = 0;
+  last?: TokenCounts & { model: string };
 
   /** Adds one finished request; returns its cost in USD. */
   add(model: string, counts: TokenCounts): number {
+    this.requests++;
+    this.last = { ...counts, model };
     const cacheWrite = counts.cache_creation_input_tokens ?? 0;
     const cacheRead = counts.cache_read_input_tokens ?? 0;
     const cost = costOf(model, { ...counts, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead });

@@ -30,15 +30,15 @@ export interface CliFlags {
   dangerouslySkipPermissions?: boolean;
   cwd?: string;
   sessionId?: string;
+  mcpConfig?: string[];
   [flag: string]: unknown;
 }
 
 /** Flags the official SDK may pass that have no effect yet: accepted with a warning. */
 export const NOT_YET_SUPPORTED = [
-  'resume', 'continue', 'forkSession', 'resumeSessionAt', 'sessionPersistence', 'mcpConfig', 'strictMcpConfig', 'settings',
-  'settingSources', 'addDir', 'thinking', 'thinkingDisplay', 'effort', 'fallbackModel', 'includeHookEvents', 'debug',
-  'debugFile', 'betas', 'agent', 'agents', 'jsonSchema', 'awaitInitialize', 'pluginDir', 'projectConfigRoot',
-  'permissionPrompts', 'taskBudget', 'managedSettings', 'sdkUrl', 'allowDangerouslySkipPermissions',
+  'settingSources', 'addDir', 'thinking', 'thinkingDisplay', 'effort', 'fallbackModel', 'debug',
+  'debugFile', 'betas', 'agent', 'awaitInitialize', 'pluginDir', 'projectConfigRoot',
+  'permissionPrompts', 'taskBudget', 'managedSettings', 'allowDangerouslySkipPermissions',
 ] as const;
 
 const integer = (name: string) => (value: string): number => {
@@ -82,35 +82,38 @@ export function buildProgram(): Command {
     .option('--cwd <dir>', 'working folder of the agent')
     .option('--session-id <uuid>', 'use this session id')
     // Accepted for the official SDK; no effect yet (warned once each).
-    .option('--resume <id>', 'resume a session (not supported yet)')
-    .option('-c, --continue', 'continue the latest session (not supported yet)')
-    .option('--fork-session', 'resume into a new session id (not supported yet)')
-    .option('--resume-session-at <uuid>', 'resume from a message (not supported yet)')
-    .option('--no-session-persistence', 'do not write a transcript')
-    .option('--mcp-config <configs...>', 'MCP servers (not supported yet)')
-    .option('--strict-mcp-config', 'only the --mcp-config servers (not supported yet)')
-    .option('--settings <file-or-json>', 'settings file (not supported yet)')
+    .option('-r, --resume <id>', 'resume a session: its id, or the path of its .jsonl transcript')
+    .option('-c, --continue', 'continue the latest session of this folder')
+    .option('--fork-session', 'with --resume/--continue: go on under a new session id (the old transcript stays as it was)')
+    .option('--resume-session-at <uuid>', 'with --resume: keep the history up to and including this message')
+    .option('--no-session-persistence', 'do not write a transcript ($AGENTPIPE_HOME/projects/<folder>/<id>.jsonl)')
+    .option('--max-context-tokens <n>', 'compact the history when the context nears this many tokens (default: the model\'s window)', integer('--max-context-tokens'))
+    .option('--api-key-helper <command>', 'shell command that prints the API key (run when a key is needed)')
+    .option('--mcp-config <configs...>', 'MCP servers: JSON files or strings {"mcpServers": {"name": {...}}} (repeatable)')
+    .option('--strict-mcp-config', 'only the --mcp-config servers (always the case: agentpipe reads no other MCP config)')
+    .option('--settings <file-or-json>', 'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}')
     .option('--setting-sources <sources>', 'setting sources (not supported yet)')
     .option('--add-dir <dir>', 'extra folders (not supported yet)', collect)
     .option('--thinking <mode>', 'adaptive | disabled (not supported yet)')
     .option('--thinking-display <mode>', 'thinking display (not supported yet)')
     .option('--effort <level>', 'reasoning effort (not supported yet)')
     .option('--fallback-model <model>', 'fallback model (not supported yet)')
-    .option('--include-hook-events', 'hook events (not supported yet)')
+    .option('--include-hook-events', 'hook events (hook_response messages are always emitted)')
     .option('--debug [filter]', 'debug logging (not supported yet)')
     .option('--debug-file <file>', 'debug log file (not supported yet)')
     .option('--betas <betas>', 'API betas (not supported yet)')
     .option('--agent <name>', 'agent to run as (not supported yet)')
-    .option('--agents <json>', 'subagent definitions (not supported yet)')
-    .option('--json-schema <schema>', 'structured output schema (not supported yet)')
+    .option('--agents <json>', 'subagents for the Task tool: {"name": {"description", "prompt", "tools"?, "model"?}}')
+    .option('--json-schema <schema>', 'JSON schema (inline JSON or a file) the final answer must match; see result.structured_output')
     .option('--await-initialize', 'wait for initialize (not supported yet)')
     .option('--plugin-dir <dir>', 'plugin folder (not supported yet)', collect)
     .option('--project-config-root <dir>', 'project config root (not supported yet)')
     .option('--permission-prompts <mode>', 'permission prompts (not supported yet)')
     .option('--task-budget <n>', 'task budget (not supported yet)')
     .option('--managed-settings <json>', 'managed settings (not supported yet)')
-    .option('--sdk-url <url>', 'connect to a WebSocket SDK client (not supported yet)')
+    .option('--sdk-url <url>', 'speak stream-json over a WebSocket: dial this ws:// URL of the client (reconnects, resends unacked lines)')
     .option('--allow-dangerously-skip-permissions', 'allow bypassPermissions (not supported yet)')
+    .addHelpText('after', '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed (agentpipe acp --help)')
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
   return program;
 }

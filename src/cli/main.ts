@@ -15,13 +15,23 @@ import { ModelError } from '../model/errors.ts';
 import { Session } from '../session/session.ts';
 import { SessionRunner } from '../session/runner.ts';
 import { newUuid } from '../messages/ids.ts';
-import { readInputMessages } from '../transport/ndjson.ts';
+import { maxLineFromEnv, readInputMessages } from '../transport/ndjson.ts';
 import { buildProgram, type CliFlags } from './flags.ts';
+import { addServeCommand } from './serve-command.ts';
+import { addSessionsCommand } from './sessions-command.ts';
+import { attachStart, prepareSession } from '../session/resume.ts';
+import { compileSchema } from '../agent/structured-output.ts';
+import { AuthWatchingProvider, resolveWithKeyHelper, type AuthStatus } from '../model/auth.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
 
 const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
 
 export async function main(argv: string[] = process.argv): Promise<void> {
+  if (argv[2] === 'acp') {
+    // `agentpipe acp`: the Agent Client Protocol server on stdio (loaded only for it).
+    const { runAcp } = await import('../acp/main.ts');
+    return runAcp(argv.slice(3));
+  }
   const program = buildProgram();
   program.action(async (prompt: string | undefined, flags: CliFlags) => {
     try {
@@ -32,10 +42,13 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exitCode = 1;
     }
   });
+  addServeCommand(program, log);
+  addSessionsCommand(program, log);
   await program.parseAsync(argv);
 }
 
 async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise<number> {
+  if (flags.sdkUrl !== undefined) return (await import('./sdk-url.ts')).runSdkUrl(flags, promptArg, log);
   validateFormats(flags, promptArg !== undefined);
   for (const name of unsupportedFlagsGiven(flags)) {
     log(`agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`);
@@ -47,10 +60,22 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     throw new UsageError('Input must be provided either through stdin or as a prompt argument when using --print');
   }
 
+  let start;
+  try {
+    start = await prepareSession(options, log);
+    if (options.outputFormat) await compileSchema(options.outputFormat.schema);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const onAuthStatus = (status: AuthStatus) => send({ type: 'auth_status', ...status, uuid: newUuid(), session_id: start.sessionId });
+
   let authError: string | undefined;
   let resolved;
   try {
-    resolved = await resolveModel(options);
+    resolved = options.apiKeyHelper
+      ? await resolveWithKeyHelper(options, options.apiKeyHelper, options.cwd ?? process.cwd(), onAuthStatus)
+      : await resolveModel(options);
+    if (!options.apiKeyHelper && resolved.provider.provider !== 'scripted') resolved.provider = new AuthWatchingProvider(resolved.provider, onAuthStatus);
   } catch (error) {
     if (!(error instanceof MissingCredentialsError)) throw new UsageError((error as Error).message);
     authError = error.message;
@@ -62,8 +87,9 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
 
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 256 });
   const send = (line: OutputLine) => queue.push(line);
-  const session = new Session(options, resolved.provider, resolved.model, send);
-  const runner = new SessionRunner(session, send, { replayUserMessages: flags.replayUserMessages, log });
+  const session = new Session({ ...options, sessionId: start.sessionId }, resolved.provider, resolved.model, send);
+  attachStart(session, start);
+  const runner = new SessionRunner(session, send, { replayUserMessages: flags.replayUserMessages, seenUuids: start.seenUuids, log });
   if (flags.permissionPromptTool === 'stdio') {
     session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) =>
       (await runner.request({ subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] }, signal)) as PermissionResult;
@@ -92,7 +118,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     await send({ type: 'auth_status', isAuthenticating: false, output: [], error: authError, uuid: newUuid(), session_id: session.id });
   }
   const promptLine: ParsedLine = { ok: true, message: { type: 'user', message: { role: 'user', content: prompt! }, parent_tool_use_id: null, session_id: '' } };
-  await runner.run(streamInput ? readInputMessages(process.stdin) : toAsync([promptLine]));
+  await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync([promptLine]));
+  await session.close();
   queue.done();
   await output;
   if (readerGone) return 0;

@@ -2,7 +2,10 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionOptions } from '../session/options.ts';
+import { readMcpConfigArg, type McpServerConfig } from '../tools/mcp/config.ts';
 import { NOT_YET_SUPPORTED, type CliFlags } from './flags.ts';
+import { agentOptionsFromFlags } from './agent-options.ts';
+import { sessionFlagOptions } from './session-flags.ts';
 
 /** A usage error: one line on stderr, exit 1. */
 export class UsageError extends Error {
@@ -18,6 +21,12 @@ export function sessionOptionsFromFlags(flags: CliFlags): SessionOptions {
   }
   if (flags.permissionPromptTool && flags.permissionPromptTool !== 'stdio') {
     throw new UsageError(`--permission-prompt-tool ${flags.permissionPromptTool}: only "stdio" is supported (MCP permission tools are not yet)`);
+  }
+  let extras;
+  try {
+    extras = { ...agentOptionsFromFlags(flags, cwd), ...sessionFlagOptions(flags, cwd) };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
   const tools = flags.tools && flags.tools !== 'default' ? flags.tools.split(',').map((t) => t.trim()).filter(Boolean) : undefined;
   return {
@@ -37,12 +46,28 @@ export function sessionOptionsFromFlags(flags: CliFlags): SessionOptions {
     permissionMode: flags.dangerouslySkipPermissions ? 'bypassPermissions' : flags.permissionMode,
     includePartialMessages: flags.includePartialMessages,
     sessionId: flags.sessionId,
+    ...extras,
+    mcpServers: mcpServersOf(flags.mcpConfig),
   };
+}
+
+/** Every `--mcp-config` value (file or JSON string), later ones winning by server name. */
+function mcpServersOf(values: string[] | undefined): Record<string, McpServerConfig> | undefined {
+  if (!values?.length) return undefined;
+  const servers: Record<string, McpServerConfig> = {};
+  for (const value of values) {
+    try {
+      Object.assign(servers, readMcpConfigArg(value, process.cwd()));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
+  return servers;
 }
 
 /** Flags given that have no effect yet, by their option name. */
 export function unsupportedFlagsGiven(flags: CliFlags): string[] {
-  return NOT_YET_SUPPORTED.filter((name) => (name === 'sessionPersistence' ? flags[name] === false : flags[name] !== undefined));
+  return NOT_YET_SUPPORTED.filter((name) => flags[name] !== undefined);
 }
 
 /** Checks the format combinations of Claude Code. */

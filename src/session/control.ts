@@ -9,7 +9,9 @@ import type { InitializeRequest, OutboundRequest } from '../messages/control.ts'
 import type { AgentMessage, PermissionMode } from '../messages/types.ts';
 import { checkpointsSince } from '../tools/checkpoints.ts';
 import { knownModels } from '../model/pricing.ts';
+import { validateAgents } from '../agent/task-tool.ts';
 import type { Session } from './session.ts';
+import { applyInitialize, mcpControlHandlers } from '../tools/mcp/control.ts';
 
 /** What the handlers may use of the runner. */
 export interface ControlHost {
@@ -33,10 +35,16 @@ const handlers: Record<string, Handler> = {
       ctx.system = Array.isArray(init.systemPrompt) ? init.systemPrompt.join('\n') : init.systemPrompt;
     }
     if (init.appendSystemPrompt) ctx.system = ctx.system ? `${ctx.system}\n\n${init.appendSystemPrompt}` : init.appendSystemPrompt;
+    // Structured output: the schema's instruction must survive a replaced system prompt.
+    const schema = host.session.outputSchema ?? (init.jsonSchema && typeof init.jsonSchema === 'object' ? init.jsonSchema : undefined);
+    if (schema && (init.systemPrompt !== undefined || host.session.outputSchema === undefined)) host.session.setOutputSchema(schema);
+    if (init.hooks) host.session.hooks.addClientHooks(init.hooks, (hookRequest, signal) => host.request(hookRequest, signal));
+    if (init.agents && Object.keys(init.agents).length) host.session.defineAgents(validateAgents(init.agents, 'initialize.agents'));
     host.initialized = true;
+    applyInitialize(host.session.mcp, request, (r, signal) => host.request(r, signal));
     return {
       commands: [],
-      agents: Object.entries(init.agents ?? {}).map(([name, agent]) => ({ name, description: agent.description, model: agent.model })),
+      agents: Object.entries(host.session.agents).map(([name, agent]) => ({ name, description: agent.description, model: agent.model })),
       output_style: 'default',
       available_output_styles: ['default'],
       models: modelList(ctx.model),
@@ -65,9 +73,10 @@ const handlers: Record<string, Handler> = {
     host.session.ctx.thinkingBudgetTokens = typeof value === 'number' && value > 0 ? value : undefined;
     return {};
   },
-  mcp_status() {
-    return { mcpServers: [] };
-  },
+  mcp_status: (host) => mcpControlHandlers.mcp_status(host.session.mcp),
+  mcp_reconnect: (host, request) => mcpControlHandlers.mcp_reconnect(host.session.mcp, request),
+  mcp_toggle: (host, request) => mcpControlHandlers.mcp_toggle(host.session.mcp, request),
+  mcp_set_servers: (host, request) => mcpControlHandlers.mcp_set_servers(host.session.mcp, request, (r, signal) => host.request(r, signal)),
   get_session_cost(host) {
     return { total_cost_usd: host.session.totals.totalCostUsd };
   },

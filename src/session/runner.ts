@@ -6,7 +6,7 @@
  */
 import type { ControlRequest, ControlResponse, InputMessage, InputUserMessage, OutboundRequest } from '../messages/control.ts';
 import type { ParsedLine } from '../messages/parse.ts';
-import type { AgentMessage, ResultMessage } from '../messages/types.ts';
+import type { AgentMessage, ResultMessage, UUID } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import type { Session } from './session.ts';
@@ -16,6 +16,8 @@ import { handleControlRequest, type ControlHost } from './control.ts';
 export interface RunnerOptions {
   /** Echo user messages back as `user` with `isReplay` (`--replay-user-messages`). */
   replayUserMessages?: boolean;
+  /** User message uuids already processed (from a resumed transcript): not run again. */
+  seenUuids?: Iterable<string>;
   /** Diagnostics (stderr). */
   log: (line: string) => void;
 }
@@ -32,6 +34,7 @@ export class SessionRunner implements ControlHost {
   readonly #prompts: InputUserMessage[] = [];
   readonly #seen = new Set<string>();
   readonly #pending = new Map<string, { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  readonly #answering = new Set<Promise<void>>();
   #wake?: () => void;
   #inputEnded = false;
   #nextRequest = 0;
@@ -43,6 +46,7 @@ export class SessionRunner implements ControlHost {
     this.session = session;
     this.#send = send;
     this.#options = options;
+    for (const uuid of options.seenUuids ?? []) this.#seen.add(uuid);
   }
 
   /** The last result emitted. */
@@ -71,15 +75,14 @@ export class SessionRunner implements ControlHost {
       this.#pending.clear();
     }
     await reading;
+    await Promise.allSettled([...this.#answering]);
   }
 
   async #read(input: AsyncIterable<ParsedLine>): Promise<void> {
-    let lineNumber = 0;
     try {
       for await (const parsed of input) {
-        lineNumber++;
         if (!parsed.ok) {
-          this.#options.log(`agentpipe: input line ${lineNumber} ignored: ${parsed.error}`);
+          this.#options.log(`agentpipe: input ignored: ${parsed.error}`);
           continue;
         }
         await this.#dispatch(parsed.message);
@@ -96,9 +99,15 @@ export class SessionRunner implements ControlHost {
     switch (message.type) {
       case 'user':
         return this.#enqueuePrompt(message);
-      case 'control_request':
-        return this.#answer(message);
+      case 'control_request': {
+        // Answered concurrently: a handler may wait on the client (MCP servers over mcp_message).
+        const answering = this.#answer(message).finally(() => this.#answering.delete(answering));
+        this.#answering.add(answering);
+        return;
+      }
       case 'control_response': {
+        // Claude Code forwards the client's control responses when replaying.
+        if (this.#options.replayUserMessages) await this.#send(message);
         const pending = this.#pending.get(message.response.request_id);
         if (!pending) return this.#options.log(`agentpipe: control_response for unknown request ${message.response.request_id} ignored`);
         this.#pending.delete(message.response.request_id);
@@ -126,7 +135,7 @@ export class SessionRunner implements ControlHost {
     if (this.#options.replayUserMessages) {
       await this.emit({
         type: 'user', message: message.message, parent_tool_use_id: message.parent_tool_use_id ?? null,
-        session_id: this.session.id, uuid: uuid ?? newUuid(), isReplay: true,
+        session_id: this.session.id, uuid: (uuid as UUID | undefined) ?? newUuid(), isReplay: true,
       });
     }
     if (duplicate) return this.#options.log(`agentpipe: user message ${uuid} was already processed; not run again`);

@@ -7,15 +7,25 @@ import type { AgentMessage, MessageParam, PermissionDenial, ResultMessage, Syste
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from '../agent/context.ts';
-import { runAgentLoop, type LoopOutcome } from '../agent/loop.ts';
+import { runAgentLoop } from '../agent/loop.ts';
+import { fireHook, userPromptSubmit } from '../agent/hooks.ts';
+import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
+import { createTaskTool } from '../agent/task-tool.ts';
+import { HookDispatcher } from '../tools/hooks/dispatcher.ts';
+import { loadHookSettings } from '../tools/hooks/settings.ts';
 import { UsageTracker } from '../agent/usage.ts';
 import { builtinTools } from '../tools/builtin/index.ts';
+import { McpManager } from '../tools/mcp/manager.ts';
 import { beginCheckpoint } from '../tools/checkpoints.ts';
 import { isWholeToolRule, parseRules } from '../tools/permissions.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ModelProvider } from '../model/types.ts';
 import { VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
+import type { Transcript } from './transcript.ts';
+import { AutoCompactor } from '../agent/auto-compact.ts';
+import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
+import { runWithSchema, schemaInstruction, type StructuredOutcome } from '../agent/structured-output.ts';
 
 /** Claude Code version we are wire-compatible with (reported in `system/init`). */
 const COMPAT_CLAUDE_CODE_VERSION = '2.1.197';
@@ -28,6 +38,22 @@ export class Session {
   readonly totals = new UsageTracker();
   /** The model the session started with (`set_model` with no model returns to it). */
   readonly defaultModel: string;
+  /** The MCP servers of the session (their tools join `ctx.tools` at each prompt). */
+  readonly mcp: McpManager;
+  readonly #hideTool: (name: string) => boolean;
+  /** Every hook of the session: settings commands, library callbacks, the SDK client's. */
+  readonly hooks = new HookDispatcher();
+  /** Subagents of the `Task` tool (empty until agents are defined). */
+  readonly agents: Record<string, AgentDefinition> = {};
+  #started = false;
+  /** The transcript being written (absent with `persistSession: false`); set by `prepareSession`. */
+  transcript?: Transcript;
+  /** True when the history came from a transcript (SessionStart hooks then see `source: "resume"`). */
+  resumed = false;
+  /** JSON schema the final answer must match (`outputFormat`, `initialize.jsonSchema`). */
+  outputSchema?: Record<string, unknown>;
+  readonly compactor: AutoCompactor;
+  readonly #maxStructuredRetries?: number;
   #abort?: AbortController;
   #running = false;
 
@@ -39,6 +65,9 @@ export class Session {
     let tools: Tool[] = [...builtinTools(), ...(options.extraTools ?? [])];
     if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
     tools = tools.filter((t) => !deny.some((rule) => isWholeToolRule(rule, t.name)));
+    this.#hideTool = (name) => deny.some((rule) => isWholeToolRule(rule, name));
+    this.mcp = new McpManager(options.mcpServers ?? {}, { cwd, sessionId: this.id, emit: (m) => this.ctx.emit(m) });
+    this.mcp.start();
     this.ctx = {
       provider, model, cwd, tools,
       system: systemPromptOf(options, cwd),
@@ -50,14 +79,43 @@ export class Session {
       thinkingBudgetTokens: options.maxThinkingTokens,
       permissions: { mode: options.permissionMode ?? 'default', allow: parseRules(options.allowedTools), deny },
       canUseTool: options.canUseTool,
-      hooks: options.hooks,
+      hooks: this.hooks,
       includePartialMessages: options.includePartialMessages ?? false,
       toolState: new Map(),
       progressThresholdMs: options.toolProgressThresholdMs ?? 1000,
       progressIntervalMs: options.toolProgressIntervalMs ?? 1000,
       maxRetries: options.maxRetries ?? 3,
-      emit,
+      emit: async (message) => {
+        await this.#record(message);
+        await emit(message);
+      },
     };
+    this.compactor = new AutoCompactor(this.history, options.maxContextTokens);
+    this.ctx.compaction = this.compactor;
+    this.#maxStructuredRetries = options.maxStructuredOutputRetries;
+    if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
+    if (options.settings) this.hooks.addSettings(loadHookSettings(options.settings, cwd));
+    if (options.hooks) this.hooks.addCallbacks(options.hooks);
+    if (options.agents) this.defineAgents(options.agents, deny.some((rule) => isWholeToolRule(rule, 'Task')));
+  }
+
+  /** Adds subagents (and 'general-purpose'); the `Task` tool appears with the first ones. */
+  defineAgents(agents: Record<string, AgentDefinition>, hideTask = false): void {
+    Object.assign(this.agents, { 'general-purpose': GENERAL_PURPOSE }, agents);
+    if (!hideTask && !this.ctx.tools.some((t) => t.name === 'Task')) this.ctx.tools.push(createTaskTool(() => this.agents));
+  }
+
+  /** Requires the final answer to be JSON valid against `schema` (the model is told so in the system prompt). */
+  setOutputSchema(schema: Record<string, unknown>): void {
+    this.outputSchema = schema;
+    this.ctx.system = `${this.ctx.system}${this.ctx.system ? '\n\n' : ''}${schemaInstruction(schema)}`;
+  }
+
+  /** Writes a message to the transcript; a compaction also records the new history. */
+  async #record(message: AgentMessage): Promise<void> {
+    if (!this.transcript) return;
+    await this.transcript.record(message);
+    if (message.type === 'system' && message.subtype === 'compact_boundary') await this.transcript.snapshot('compact', this.history);
   }
 
   /** True while a prompt runs. */
@@ -69,9 +127,9 @@ export class Session {
   initMessage(): SystemInitMessage {
     const ctx = this.ctx;
     return {
-      type: 'system', subtype: 'init', cwd: ctx.cwd, session_id: this.id, tools: ctx.tools.map((t) => t.name), mcp_servers: [],
+      type: 'system', subtype: 'init', cwd: ctx.cwd, session_id: this.id, tools: ctx.tools.map((t) => t.name), mcp_servers: this.mcp.statusList(),
       model: ctx.model, permissionMode: ctx.permissions.mode, slash_commands: [], apiKeySource: ctx.provider.apiKeySource,
-      claude_code_version: COMPAT_CLAUDE_CODE_VERSION, agentpipe_version: VERSION, output_style: 'default', agents: [], skills: [], plugins: [],
+      claude_code_version: COMPAT_CLAUDE_CODE_VERSION, agentpipe_version: VERSION, output_style: 'default', agents: Object.keys(this.agents), skills: [], plugins: [],
       uuid: newUuid(),
     };
   }
@@ -91,15 +149,31 @@ export class Session {
     this.#running = true;
     const usage = new UsageTracker();
     const denials: PermissionDenial[] = [];
-    let outcome: LoopOutcome;
+    let outcome: StructuredOutcome;
     try {
+      await this.#syncMcpTools();
+      if (!this.#started) await this.#sessionStart(abort.signal);
       await this.ctx.emit(this.initMessage());
       const uuid = input.uuid ?? newUuid();
-      beginCheckpoint(this.ctx.toolState, uuid);
-      this.history.push({ role: 'user', content: normalizeContent(input.message.content) });
-      outcome = await runAgentLoop(this.ctx, this.history, { signal: abort.signal, usage, denials, interrupt: () => abort.abort() });
+      const compact = compactCommandOf(input.message.content);
+      if (compact !== undefined) {
+        await this.transcript?.recordPrompt(uuid, normalizeContent(input.message.content), 'compact');
+        outcome = await runCompactCommand(this.ctx, this.history, { signal: abort.signal, usage }, compact);
+        this.compactor.reset();
+      } else {
+        beginCheckpoint(this.ctx.toolState, uuid);
+        const prompt = await userPromptSubmit(this.ctx, normalizeContent(input.message.content), abort.signal);
+        if (prompt.blocked) throw new PromptBlocked(prompt.blocked);
+        this.history.push({ role: 'user', content: prompt.content });
+        await this.transcript?.recordPrompt(uuid, prompt.content);
+        const run = { signal: abort.signal, usage, denials, interrupt: () => abort.abort() };
+        outcome = this.outputSchema
+          ? await runWithSchema(this.ctx, this.history, run, this.outputSchema, this.#maxStructuredRetries)
+          : await runAgentLoop(this.ctx, this.history, run);
+      }
     } catch (error) {
-      outcome = { subtype: 'error_during_execution', text: '', errors: [(error as Error).message], numTurns: 0, stopReason: null, terminalReason: 'model_error' };
+      const terminalReason = error instanceof PromptBlocked ? 'hook_stopped' : 'model_error';
+      outcome = { subtype: 'error_during_execution', text: '', errors: [(error as Error).message], numTurns: 0, stopReason: null, terminalReason };
     } finally {
       signal?.removeEventListener('abort', onOuterAbort);
       this.#abort = undefined;
@@ -107,18 +181,48 @@ export class Session {
     }
     const result = this.#result(outcome, usage, denials, Date.now() - started);
     this.totals.totalCostUsd += usage.totalCostUsd;
+    this.compactor.afterPrompt(usage);
     await this.ctx.emit(result);
     return result;
   }
 
-  #result(outcome: LoopOutcome, usage: UsageTracker, denials: PermissionDenial[], durationMs: number): ResultMessage {
+  /** Waits for MCP servers still connecting, then puts their current tools in `ctx.tools`. */
+  async #syncMcpTools(): Promise<void> {
+    if (this.mcp.size === 0) return;
+    await this.mcp.ready();
+    const mcpTools = this.mcp.tools().filter((t) => !this.#hideTool(t.name));
+    this.ctx.tools = [...this.ctx.tools.filter((t) => !this.mcp.owns(t)), ...mcpTools];
+  }
+
+  /** SessionStart hooks, once, before the first prompt; their context joins the history. */
+  async #sessionStart(signal: AbortSignal): Promise<void> {
+    this.#started = true;
+    const source = this.resumed ? 'resume' : 'startup';
+    const verdict = await fireHook(this.ctx, 'SessionStart', { source, model: this.ctx.model }, { signal, matchValue: source });
+    for (const text of verdict.additionalContext) {
+      this.history.push({ role: 'user', content: [{ type: 'text', text }] });
+      await this.transcript?.recordContext([{ type: 'text', text }]);
+    }
+  }
+
+  /** Ends the session: SessionEnd hooks, then stops the MCP servers. */
+  async close(): Promise<void> {
+    this.interrupt();
+    await fireHook(this.ctx, 'SessionEnd', { reason: 'other' }, { signal: new AbortController().signal });
+    await this.mcp.close();
+    await this.transcript?.close();
+  }
+
+  #result(outcome: StructuredOutcome, usage: UsageTracker, denials: PermissionDenial[], durationMs: number): ResultMessage {
     const subtype = outcome.subtype;
     const base = {
       type: 'result' as const, subtype, is_error: subtype !== 'success', duration_ms: durationMs, duration_api_ms: usage.apiDurationMs, num_turns: outcome.numTurns,
       stop_reason: outcome.stopReason, session_id: this.id, total_cost_usd: usage.totalCostUsd, usage: usage.usage,
       modelUsage: usage.modelUsage, permission_denials: denials, terminal_reason: outcome.terminalReason, uuid: newUuid(),
     };
-    if (subtype === 'success') return { ...base, subtype, is_error: false, result: outcome.text };
+    if (subtype === 'success') {
+      return { ...base, subtype, is_error: false, result: outcome.text, ...(outcome.structuredOutput !== undefined ? { structured_output: outcome.structuredOutput } : {}) };
+    }
     return { ...base, subtype, is_error: true, errors: outcome.errors };
   }
 }
@@ -135,4 +239,9 @@ function systemPromptOf(options: SessionOptions, cwd: string): string {
     `Platform: ${os.platform()}; date: ${new Date().toISOString().slice(0, 10)}`,
   ].join('\n');
   return options.appendSystemPrompt ? `${base}${base ? '\n\n' : ''}${options.appendSystemPrompt}` : base;
+}
+
+/** A UserPromptSubmit hook blocked the prompt. */
+class PromptBlocked extends Error {
+  override name = 'PromptBlocked';
 }

@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { kinds, promptStream, sdkOptions, textOf } from './helpers.ts';
+
+test('interrupt() while the model streams ends the turn with aborted_streaming; the next prompt runs', async () => {
+  const options = sdkOptions([
+    { text: 'a very slow answer that will never be finished', delay_ms: 50, chunk_size: 1 },
+    { text: 'second answer' },
+  ], { includePartialMessages: true });
+  const prompts = promptStream();
+  prompts.push('first');
+  const q = query({ prompt: prompts, options });
+  const messages: SDKMessage[] = [];
+  let interruptReply: unknown = 'not called';
+  for await (const message of q) {
+    messages.push(message);
+    // Interrupt once a few text deltas were streamed.
+    if (message.type === 'stream_event' && messages.filter((m) => m.type === 'stream_event').length === 5) {
+      const started = Date.now();
+      interruptReply = await q.interrupt();
+      assert.ok(Date.now() - started < 1000, 'the interrupt is answered at once');
+      await sleep(10);
+      prompts.push('second');
+      prompts.end();
+    }
+  }
+
+  assert.equal(interruptReply, undefined, 'like the real CLI, interrupt() resolves to undefined');
+  const conversation = messages.filter((m) => m.type !== 'stream_event');
+  assert.deepEqual(kinds(conversation), ['system/init', 'user', 'result', 'system/init', 'assistant', 'result']);
+  const [, interrupted, aborted, , answer, done] = conversation;
+  assert.equal(textOf(interrupted), '[Request interrupted by user]');
+  assert.ok(aborted!.type === 'result' && aborted.subtype === 'error_during_execution');
+  assert.equal(aborted.is_error, true);
+  assert.equal(aborted.terminal_reason, 'aborted_streaming');
+  assert.equal(textOf(answer), 'second answer');
+  assert.ok(done!.type === 'result' && done.subtype === 'success' && done.result === 'second answer');
+  // No stream event of the interrupted turn arrives after its result.
+  const between = messages.slice(messages.indexOf(aborted), messages.indexOf(conversation[3]!));
+  assert.deepEqual(kinds(between), ['result']);
+});
