@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The agentpipe CLI: the compiled entry in dist/ (built by `npm ci` or `npm run build`).
+// The agentpipe CLI: the bundled entry in dist/bin/ (built by `npm ci` or `npm run build`).
 import module from 'node:module';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
@@ -9,4 +9,4 @@ if (major < 22 || (major === 22 && minor < 18)) {
 }
 // Reuse V8's compiled code across runs (startup matters for a CLI spawned per session).
 module.enableCompileCache?.();
-await import('../dist/cli/entry.js');
+await import('../dist/bin/entry.js');
