@@ -57,7 +57,22 @@ export async function runSubagent(
   });
   const before = { input: run.usage.usage.input_tokens, output: run.usage.usage.output_tokens, cost: run.usage.totalCostUsd };
   const started = Date.now();
-  const outcome = await runAgentLoop(child, [{ role: 'user', content: [{ type: 'text', text }] }], run);
+  // The subagent can be stopped alone (`stop_task` with the Task call's id) or with the whole prompt.
+  const stop = new AbortController();
+  const onParentAbort = () => stop.abort(run.signal.reason);
+  run.signal.addEventListener('abort', onParentAbort, { once: true });
+  const tasks = runningTasks(parent.toolState);
+  tasks.set(toolUseId, stop);
+  let outcome;
+  try {
+    outcome = await runAgentLoop(child, [{ role: 'user', content: [{ type: 'text', text }] }], { ...run, signal: stop.signal });
+  } finally {
+    tasks.delete(toolUseId);
+    run.signal.removeEventListener('abort', onParentAbort);
+  }
+  if (stop.signal.aborted && !run.signal.aborted) {
+    return { content: `The ${type} subagent was stopped before it finished`, isError: true, data: { status: 'stopped', agentId, agentType: type, prompt } };
+  }
   const usage = { input_tokens: run.usage.usage.input_tokens - before.input, output_tokens: run.usage.usage.output_tokens - before.output };
   const data = {
     status: outcome.subtype === 'success' ? 'completed' : 'failed', agentId, agentType: type, prompt,
@@ -67,4 +82,11 @@ export async function runSubagent(
   };
   if (outcome.subtype === 'success') return { content: outcome.text || '(the subagent gave no answer)', data };
   return { content: `The ${type} subagent did not finish (${outcome.subtype}): ${outcome.errors.join('; ')}`, isError: true, data };
+}
+
+/** Subagents running now, by the id of their Task call (what `stop_task` names). */
+export function runningTasks(toolState: Map<string, unknown>): Map<string, AbortController> {
+  let tasks = toolState.get('runningTasks') as Map<string, AbortController> | undefined;
+  if (!tasks) toolState.set('runningTasks', (tasks = new Map()));
+  return tasks;
 }

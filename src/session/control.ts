@@ -10,6 +10,7 @@ import type { AgentMessage, PermissionMode } from '../messages/types.ts';
 import { checkpointsSince } from '../tools/checkpoints.ts';
 import { knownModels } from '../model/pricing.ts';
 import { validateAgents } from '../agent/task-tool.ts';
+import { runningTasks } from '../agent/subagent.ts';
 import type { Session } from './session.ts';
 import { applyInitialize, mcpControlHandlers } from '../tools/mcp/control.ts';
 
@@ -95,6 +96,14 @@ const handlers: Record<string, Handler> = {
     const truncated = buffer.length > maxBytes;
     const encoding = request.encoding === 'base64' ? 'base64' : 'utf8';
     return { contents: buffer.subarray(0, maxBytes).toString(encoding), absPath, truncated, encoding };
+  },
+  stop_task(host, request) {
+    const id = request.task_id;
+    if (typeof id !== 'string') throw new Error('stop_task: task_id must be a string');
+    const task = runningTasks(host.session.ctx.toolState).get(id);
+    if (!task) throw new Error(`stop_task: no running task ${id} (task ids are the tool_use ids of running Task calls)`);
+    task.abort(new DOMException('Stopped by the client', 'AbortError'));
+    return {};
   },
   async rewind_files(host, request) {
     const uuid = request.user_message_id;
