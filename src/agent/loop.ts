@@ -175,20 +175,33 @@ async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunSt
     model, system: ctx.system, messages: mergeConsecutive(history), tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
     maxTokens: ctx.maxTokens, thinkingBudgetTokens: ctx.thinkingBudgetTokens, abortSignal: run.signal,
   });
-  for await (const event of stream) {
-    if (ctx.includePartialMessages) {
-      await ctx.emit({ type: 'stream_event', event, parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid() });
+  // One `assistant` message per finished block. The latest one waits for what comes next: a new
+  // block sends it as it is; `message_delta` first completes it with the request's final usage
+  // and stop reason, so the last block of every request reports them live.
+  let held: AssistantContentBlock | undefined;
+  const flush = async () => {
+    if (!held || !assembler.message) return;
+    const { content: _, ...rest } = assembler.message;
+    const message: AssistantMessage = {
+      type: 'assistant', message: { ...rest, content: [held], usage: { ...rest.usage } },
+      parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid(),
+    };
+    held = undefined;
+    await ctx.emit(message);
+  };
+  try {
+    for await (const event of stream) {
+      if (ctx.includePartialMessages) {
+        await ctx.emit({ type: 'stream_event', event, parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid() });
+      }
+      if (event.type === 'content_block_start') await flush();
+      const block = assembler.add(event);
+      if (block) held = block;
+      if (event.type === 'message_delta' || event.type === 'message_stop') await flush();
+      if (event.type === 'message_stop') break;
     }
-    const block = assembler.add(event);
-    if (block && assembler.message) {
-      const { content: _, ...rest } = assembler.message;
-      const message: AssistantMessage = {
-        type: 'assistant', message: { ...rest, content: [block], usage: { ...rest.usage } },
-        parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid(),
-      };
-      await ctx.emit(message);
-    }
-    if (event.type === 'message_stop') break;
+  } finally {
+    await flush();
   }
   run.signal.throwIfAborted();
   const message = assembler.message;
