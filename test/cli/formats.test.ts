@@ -54,6 +54,9 @@ test('stream-json: init, one assistant line per block, tool results, one result 
   const first = lines.slice(1, 4).map((l) => l.message);
   assert.deepEqual(first.map((m) => m.content[0].type), ['thinking', 'text', 'tool_use']);
   assert.equal(new Set(first.map((m) => m.id)).size, 1, 'blocks of one API message share its id');
+  assert.deepEqual(first.map((m) => m.stop_reason), [null, null, 'tool_use'], 'the last block of a request reports the stop reason');
+  assert.equal(first[0].usage.output_tokens, 0);
+  assert.ok(first[2].usage.output_tokens > 0, 'and the final usage of the request');
   assert.equal(lines[4].message.content[0].is_error, false);
   assert.equal(lines[4].tool_use_result.interrupted, false);
 });
