@@ -5,7 +5,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
 import { apiUsage } from '../messages/usage.ts';
-import { ModelError, parseRetryAfter, type ModelErrorKind } from './errors.ts';
+import { ModelError, type ModelErrorKind } from './errors.ts';
+import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
 
 type Sdk = typeof import('@anthropic-ai/sdk');
@@ -83,7 +84,7 @@ export class AnthropicProvider implements ModelProvider {
         throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
       }
     } catch (error) {
-      throw toModelError(error, signal, sdk, this.#options.apiKey);
+      throw toModelError(error, signal, sdk, this.#options.apiKey, fromApiError);
     }
   }
 }
@@ -234,53 +235,20 @@ const ERROR_TYPES: Record<string, ModelErrorKind> = {
   request_too_large: 'invalid_request',
 };
 
-/** Converts whatever the SDK threw into a `ModelError`, or rethrows the abort reason. Never leaks the key. */
-function toModelError(error: unknown, signal: AbortSignal, sdk: Sdk | undefined, apiKey: string): unknown {
-  if (signal.aborted) return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-  if (ModelError.isInstance(error)) return error;
-  const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
-  if (sdk && error instanceof sdk.APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
-  if (sdk && error instanceof sdk.APIConnectionError) {
-    return new ModelError({ kind: 'connection', message: redact(`Connection error: ${causeMessage(error)}`), cause: error.cause });
-  }
-  if (sdk && error instanceof sdk.APIError) {
-    const typed = error.type ? ERROR_TYPES[error.type] : undefined;
-    const detail = redact(error.apiMessage ?? error.message.replace(/^\d{3} /, ''));
-    if (typeof error.status === 'number') {
-      const headers = error.headers;
-      const retryAfterMs = parseRetryAfterMs(headers?.get('retry-after-ms')) ?? parseRetryAfter(headers?.get('retry-after'));
-      const message = `API error ${error.status}${error.type ? ` (${error.type})` : ''}: ${detail}`;
-      const byStatus = ModelError.fromStatus(error.status, message, retryAfterMs);
-      // A 4xx/5xx the status alone does not classify well (e.g. 400 billing_error) defers to the body's type.
-      if (typed && (byStatus.kind === 'invalid_request' || byStatus.kind === 'unknown')) {
-        return new ModelError({ kind: typed, status: error.status, message, retryAfterMs });
-      }
-      return byStatus;
+/** Classifies an Anthropic API error by status, then by the body's error type. */
+const fromApiError: ApiErrorMapper<InstanceType<Sdk['APIError']>> = (error, { redact, retryAfterMs }) => {
+  const typed = error.type ? ERROR_TYPES[error.type] : undefined;
+  const detail = redact(error.apiMessage ?? error.message.replace(/^\d{3} /, ''));
+  if (typeof error.status === 'number') {
+    const retryAfter = retryAfterMs(error.headers);
+    const message = `API error ${error.status}${error.type ? ` (${error.type})` : ''}: ${detail}`;
+    const byStatus = ModelError.fromStatus(error.status, message, retryAfter);
+    // A 4xx/5xx the status alone does not classify well (e.g. 400 billing_error) defers to the body's type.
+    if (typed && (byStatus.kind === 'invalid_request' || byStatus.kind === 'unknown')) {
+      return new ModelError({ kind: typed, status: error.status, message, retryAfterMs: retryAfter });
     }
-    // An `error` event inside a 200 stream (e.g. overloaded_error mid-response).
-    return new ModelError({ kind: typed ?? 'server_error', message: `API error${error.type ? ` (${error.type})` : ''}: ${detail}` });
+    return byStatus;
   }
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
-    return new ModelError({ kind: 'connection', message: redact(`Request timed out or was cut: ${error.message}`), cause: error });
-  }
-  // The body stream failing mid-response (undici: TypeError 'terminated', socket errors) or broken JSON.
-  if (error instanceof SyntaxError) return new ModelError({ kind: 'server_error', message: redact(`Malformed stream data: ${error.message}`) });
-  const message = error instanceof Error ? causeMessage(error) : String(error);
-  return new ModelError({ kind: 'connection', message: redact(`Connection error: ${message}`), cause: error instanceof Error ? error : undefined });
-}
-
-function parseRetryAfterMs(value: string | null | undefined): number | undefined {
-  const ms = value ? Number(value) : NaN;
-  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
-}
-
-/** The messages of an error and its causes: "fetch failed: connect ECONNREFUSED 127.0.0.1:1". */
-function causeMessage(error: Error): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current instanceof Error && depth < 5; depth++, current = current.cause) {
-    const message = current.message.replace(/\.$/, '');
-    if (message !== '' && message !== 'Connection error' && !parts.includes(message)) parts.push(message);
-  }
-  return parts.join(': ') || error.name;
-}
+  // An `error` event inside a 200 stream (e.g. overloaded_error mid-response).
+  return new ModelError({ kind: typed ?? 'server_error', message: `API error${error.type ? ` (${error.type})` : ''}: ${detail}` });
+};

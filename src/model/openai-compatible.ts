@@ -7,7 +7,8 @@
 import type OpenAI from 'openai';
 import type { AssistantContentBlock, MessageParam, StopReason, StreamEvent, TextBlock, ImageBlock } from '../messages/types.ts';
 import { apiUsage } from '../messages/usage.ts';
-import { ModelError, parseRetryAfter } from './errors.ts';
+import { ModelError } from './errors.ts';
+import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
 
 type Sdk = typeof import('openai');
@@ -96,7 +97,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       }
       yield* translator.finish();
     } catch (error) {
-      throw toModelError(error, signal, sdk, this.#options.apiKey ?? '');
+      throw toModelError(error, signal, sdk, this.#options.apiKey ?? '', fromApiError);
     } finally {
       signal.removeEventListener('abort', forward);
     }
@@ -248,48 +249,16 @@ class ChunkTranslator {
   }
 }
 
-/** Converts whatever the SDK threw into a `ModelError`, or rethrows the abort reason. Never leaks the key. */
-function toModelError(error: unknown, signal: AbortSignal, sdk: Sdk | undefined, apiKey: string): unknown {
-  if (signal.aborted) return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-  if (ModelError.isInstance(error)) return error;
-  const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
-  if (sdk && error instanceof sdk.APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
-  if (sdk && error instanceof sdk.APIConnectionError) {
-    return new ModelError({ kind: 'connection', message: redact(`Connection error: ${causeMessage(error)}`), cause: error.cause });
+/** Classifies an OpenAI-compatible API error: by status, or by the code of an error inside a stream. */
+const fromApiError: ApiErrorMapper<InstanceType<Sdk['APIError']>> = (error, { redact, retryAfterMs }) => {
+  if (typeof error.status === 'number') {
+    const retryAfter = retryAfterMs(error.headers);
+    const modelMissing = error.status === 404 || error.code === 'model_not_found';
+    const base = ModelError.fromStatus(error.status, redact(`API error ${error.message}`), retryAfter);
+    return modelMissing ? new ModelError({ kind: 'model_not_found', status: error.status, message: base.message, retryAfterMs: retryAfter }) : base;
   }
-  if (sdk && error instanceof sdk.APIError) {
-    if (typeof error.status === 'number') {
-      const headers = error.headers;
-      const retryAfterMs = parseRetryAfterMs(headers?.get('retry-after-ms')) ?? parseRetryAfter(headers?.get('retry-after'));
-      const modelMissing = error.status === 404 || error.code === 'model_not_found';
-      const base = ModelError.fromStatus(error.status, redact(`API error ${error.message}`), retryAfterMs);
-      return modelMissing ? new ModelError({ kind: 'model_not_found', status: error.status, message: base.message, retryAfterMs }) : base;
-    }
-    // An `error` object inside a 200 stream.
-    const code = `${error.code ?? ''} ${error.type ?? ''}`;
-    const kind = /rate_limit/.test(code) ? 'rate_limit' : /overload/.test(code) ? 'overloaded' : 'server_error';
-    return new ModelError({ kind, message: redact(`API error in stream: ${error.message}`) });
-  }
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
-    return new ModelError({ kind: 'connection', message: redact(`Request timed out or was cut: ${error.message}`), cause: error });
-  }
-  if (error instanceof SyntaxError) return new ModelError({ kind: 'server_error', message: redact(`Malformed stream data: ${error.message}`) });
-  const message = error instanceof Error ? causeMessage(error) : String(error);
-  return new ModelError({ kind: 'connection', message: redact(`Connection error: ${message}`), cause: error instanceof Error ? error : undefined });
-}
-
-function parseRetryAfterMs(value: string | null | undefined): number | undefined {
-  const ms = value ? Number(value) : NaN;
-  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
-}
-
-/** The messages of an error and its causes: "fetch failed: connect ECONNREFUSED 127.0.0.1:1". */
-function causeMessage(error: Error): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current instanceof Error && depth < 5; depth++, current = current.cause) {
-    const message = current.message.replace(/\.$/, '');
-    if (message !== '' && message !== 'Connection error' && !parts.includes(message)) parts.push(message);
-  }
-  return parts.join(': ') || error.name;
-}
+  // An `error` object inside a 200 stream.
+  const code = `${error.code ?? ''} ${error.type ?? ''}`;
+  const kind = /rate_limit/.test(code) ? 'rate_limit' : /overload/.test(code) ? 'overloaded' : 'server_error';
+  return new ModelError({ kind, message: redact(`API error in stream: ${error.message}`) });
+};
