@@ -5,7 +5,7 @@ import { ModelError } from '../../src/model/errors.ts';
 import type { ModelRequest } from '../../src/model/types.ts';
 import type { StreamEvent } from '../../src/messages/types.ts';
 import {
-  anthropicBlock, anthropicFrame, anthropicStream, collect, joinDeltas, startFakeServer, within, type FakeServer, type Reply,
+  anthropicBlock, anthropicFrame, anthropicStream, collect, joinDeltas, modelErrorOf, startFakeServer, withServer, within, type FakeServer, type Reply,
 } from './fake-servers.ts';
 
 const KEY = 'sk-ant-test-0123456789abcdef';
@@ -21,20 +21,7 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   };
 }
 
-async function withServer(reply: Reply, body: (server: FakeServer) => Promise<void>): Promise<void> {
-  const server = await startFakeServer(reply);
-  try { await body(server); } finally { await server.close(); }
-}
-
-function modelError(kind: string, check?: (error: ModelError) => void) {
-  return (error: unknown): boolean => {
-    assert.ok(ModelError.isInstance(error), `expected a ModelError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    assert.ok(!error.message.includes(KEY), 'the message must not contain the key');
-    check?.(error);
-    return true;
-  };
-}
+const modelError = modelErrorOf(KEY);
 
 test('text answer: events normalised, ping dropped, usage and stop_reason', async () => {
   const frames = anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Hel' }, { type: 'text_delta', text: 'lo!' }])], 'end_turn');

@@ -2,6 +2,8 @@
  * Real local HTTP servers speaking the Anthropic and OpenAI streaming wire formats, for the
  * provider tests. Each request is recorded (body parsed, headers, and when its socket closed).
  */
+import assert from 'node:assert/strict';
+import { ModelError } from '../../src/model/errors.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StreamEvent } from '../../src/messages/types.ts';
@@ -154,4 +156,21 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms); });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Runs `body` against a fresh fake server and closes it afterwards. */
+export async function withServer(reply: Reply, body: (server: FakeServer) => Promise<void>): Promise<void> {
+  const server = await startFakeServer(reply);
+  try { await body(server); } finally { await server.close(); }
+}
+
+/** An `assert.rejects` checker: a ModelError of `kind` whose message does not contain `key`. */
+export function modelErrorOf(key: string) {
+  return (kind: string, check?: (error: ModelError) => void) => (error: unknown): boolean => {
+    assert.ok(ModelError.isInstance(error), `expected a ModelError, got ${String(error)}`);
+    assert.equal(error.kind, kind, error.message);
+    assert.ok(!error.message.includes(key), 'the message must not contain the key');
+    check?.(error);
+    return true;
+  };
 }

@@ -6,7 +6,7 @@ import { ModelError } from '../../src/model/errors.ts';
 import type { ModelRequest } from '../../src/model/types.ts';
 import type { StreamEvent } from '../../src/messages/types.ts';
 import {
-  OPENAI_DONE, collect, joinDeltas, openaiChunk, openaiUsage, startFakeServer, within, type FakeServer, type Reply,
+  OPENAI_DONE, collect, joinDeltas, modelErrorOf, openaiChunk, openaiUsage, withServer, within, type FakeServer, type Reply,
 } from './fake-servers.ts';
 
 const KEY = 'sk-proj-test-0123456789abcdef';
@@ -22,20 +22,7 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   };
 }
 
-async function withServer(reply: Reply, body: (server: FakeServer) => Promise<void>): Promise<void> {
-  const server = await startFakeServer(reply);
-  try { await body(server); } finally { await server.close(); }
-}
-
-function modelError(kind: string, check?: (error: ModelError) => void) {
-  return (error: unknown): boolean => {
-    assert.ok(ModelError.isInstance(error), `expected a ModelError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    assert.ok(!error.message.includes(KEY), 'the message must not contain the key');
-    check?.(error);
-    return true;
-  };
-}
+const modelError = modelErrorOf(KEY);
 
 const messageDelta = (events: StreamEvent[]) => events.find((e) => e.type === 'message_delta') as Extract<StreamEvent, { type: 'message_delta' }>;
 
