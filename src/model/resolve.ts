@@ -29,7 +29,7 @@ export interface ModelOptions {
 /** The chosen provider and the model id to ask it for. */
 export interface ResolvedModel { provider: ModelProvider; model: string }
 
-export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 
 /** Raised when credentials are missing; the session reports it with `auth_status`. */
 export class MissingCredentialsError extends Error {
