@@ -24,3 +24,4 @@ export { LifecycleTracker, LIFECYCLE_REASONS } from './sdk/lifecycle.ts';
 export type { LifecycleEvent, LifecycleReason, SandboxLifecycleState, AgentRuntimeState } from './sdk/lifecycle.ts';
 export { SessionEventProjector, toSessionEvents } from './sdk/session-events.ts';
 export type { SessionEvent, SessionEventType } from './sdk/session-events.ts';
+export { SessionSetupError } from './session/open.ts';

@@ -4,24 +4,17 @@
  * (also when the reader of stdout went away).
  */
 import type { ParsedLine } from '../messages/parse.ts';
-import type { PermissionResult } from '../messages/control.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { StreamWriter } from '../pipeline/writer.ts';
 import { pipeOutput } from '../pipeline/output.ts';
 import { createOutputFormat, type OutputLine } from '../pipeline/format/index.ts';
-import { resolveModel, MissingCredentialsError, chooseProvider } from '../model/resolve.ts';
-import { FailingProvider } from '../model/failing.ts';
-import { ModelError } from '../model/errors.ts';
-import { Session } from '../session/session.ts';
-import { SessionRunner } from '../session/runner.ts';
-import { newUuid } from '../messages/ids.ts';
+import { priceOf } from '../model/pricing.ts';
+import { openSession, SessionSetupError } from '../session/open.ts';
 import { maxLineFromEnv, readInputMessages } from '../transport/ndjson.ts';
 import { buildProgram, type CliFlags } from './flags.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addSessionsCommand } from './sessions-command.ts';
-import { attachStart, prepareSession } from '../session/resume.ts';
-import { compileSchema } from '../agent/structured-output.ts';
-import { AuthWatchingProvider, resolveWithKeyHelper, type AuthStatus } from '../model/auth.ts';
+import { addViewCommand } from './view-command.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
 
 const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -44,6 +37,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   });
   addServeCommand(program, log);
   addSessionsCommand(program, log);
+  addViewCommand(program, log);
   await program.parseAsync(argv);
 }
 
@@ -60,39 +54,18 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     throw new UsageError('Input must be provided either through stdin or as a prompt argument when using --print');
   }
 
-  let start;
-  try {
-    start = await prepareSession(options, log);
-    if (options.outputFormat) await compileSchema(options.outputFormat.schema);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const onAuthStatus = (status: AuthStatus) => send({ type: 'auth_status', ...status, uuid: newUuid(), session_id: start.sessionId });
-
-  let authError: string | undefined;
-  let resolved;
-  try {
-    resolved = options.apiKeyHelper
-      ? await resolveWithKeyHelper(options, options.apiKeyHelper, options.cwd ?? process.cwd(), onAuthStatus)
-      : await resolveModel(options);
-    if (!options.apiKeyHelper && resolved.provider.provider !== 'scripted') resolved.provider = new AuthWatchingProvider(resolved.provider, onAuthStatus);
-  } catch (error) {
-    if (!(error instanceof MissingCredentialsError)) throw new UsageError((error as Error).message);
-    authError = error.message;
-    resolved = {
-      provider: new FailingProvider(chooseProvider(options), new ModelError({ message: error.message, kind: 'authentication_failed' })),
-      model: options.model ?? 'unknown',
-    };
-  }
-
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 256 });
   const send = (line: OutputLine) => queue.push(line);
-  const session = new Session({ ...options, sessionId: start.sessionId }, resolved.provider, resolved.model, send);
-  attachStart(session, start);
-  const runner = new SessionRunner(session, send, { replayUserMessages: flags.replayUserMessages, seenUuids: start.seenUuids, log });
-  if (flags.permissionPromptTool === 'stdio') {
-    session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) =>
-      (await runner.request({ subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] }, signal)) as PermissionResult;
+  let opened;
+  try {
+    opened = await openSession(options, { send, log, replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool });
+  } catch (error) {
+    if (error instanceof SessionSetupError) throw new UsageError(error.message);
+    throw error;
+  }
+  const { session, runner } = opened;
+  if (flags.verbose && session.ctx.model !== 'scripted' && priceOf(session.ctx.model) === undefined) {
+    log(`agentpipe: note: no price is known for model "${session.ctx.model}"; its cost is reported as 0`);
   }
 
   let readerGone = false;
@@ -114,9 +87,6 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
 
   const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, { maxTurns: options.maxTurns, maxBudgetUsd: options.maxBudgetUsd });
   const output = pipeOutput(queue, format, writer);
-  if (authError) {
-    await send({ type: 'auth_status', isAuthenticating: false, output: [], error: authError, uuid: newUuid(), session_id: session.id });
-  }
   const promptLine: ParsedLine = { ok: true, message: { type: 'user', message: { role: 'user', content: prompt! }, parent_tool_use_id: null, session_id: '' } };
   await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync([promptLine]));
   await session.close();

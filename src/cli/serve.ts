@@ -21,12 +21,23 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
     log(`agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`);
   }
   const options = sessionOptionsFromFlags(flags);
+  const { checkSessionOptions } = await import('../session/open.ts');
+  try {
+    await checkSessionOptions(options, log);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if ((options.resume || options.continue) && !options.forkSession) {
+    log('agentpipe serve: every connection continues the resumed session in its one transcript (connections at the same time interleave there); add --fork-session to give each connection its own copy');
+  }
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
+  const ui = flags.ui ? await (await import('./view-live.ts')).uiServerOptions() : {};
   const server = await startWebSocketServer({
-    port: flags.port, host: flags.host, token, options, log, maxPayload: maxLineFromEnv(),
+    ...ui, port: flags.port, host: flags.host, token, options, log, maxPayload: maxLineFromEnv(),
     replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool,
   });
   log(`agentpipe serve: listening on ${server.url} (${token ? 'token required' : 'loopback only, no token'})`);
+  if (flags.ui) (await import('./view-live.ts')).announcePage(server, token, flags.open === true, log);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -46,6 +46,14 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   if (options.agents && Object.keys(options.agents).length) add('--agents', JSON.stringify(options.agents));
   if (options.settings !== undefined) add('--settings', typeof options.settings === 'string' ? options.settings : JSON.stringify(options.settings));
   if (options.canUseTool) add('--permission-prompt-tool', 'stdio');
+  add('--resume', options.resume);
+  add('--continue', options.continue);
+  add('--fork-session', options.forkSession);
+  add('--resume-session-at', options.resumeSessionAt);
+  add('--no-session-persistence', options.persistSession === false);
+  add('--max-context-tokens', options.maxContextTokens);
+  if (options.outputFormat?.type === 'json_schema') add('--json-schema', JSON.stringify(options.outputFormat.schema));
+  add('--api-key-helper', options.apiKeyHelper);
   return { args, tempFiles };
 }
 

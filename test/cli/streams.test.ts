@@ -87,3 +87,12 @@ test('--version and --help', async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--output-format <format>/);
 });
+
+test('--verbose says when a model has no known price (its cost is 0)', async () => {
+  const mystery = ['-p', 'hi', '--provider', 'scripted', '--model', 'mystery-model', '--output-format', 'json'];
+  const run = await runCli([...mystery, '--verbose'], { cwd: dir });
+  assert.match(run.stderr, /no price is known for model "mystery-model"; its cost is reported as 0/);
+  assert.equal(JSON.parse(run.stdout).at(-1).total_cost_usd, 0);
+  assert.equal((await runCli(mystery, { cwd: dir })).stderr, '', 'only with --verbose');
+  assert.equal((await runCli(['-p', 'hi', '--verbose', '--output-format', 'json'], { cwd: dir })).stderr, '', 'the scripted model is free, not unknown');
+});

@@ -6,6 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent, LIFECYCLE_REASONS, type LifecycleEvent, type SessionEvent } from '../../src/index.ts';
 
+/** Transcripts of in-process sessions go to a throwaway folder, never the user's ~/.agentpipe. */
+process.env.AGENTPIPE_HOME ??= mkdtempSync(path.join(os.tmpdir(), 'agentpipe-home-'));
+
 const slow = { model: 'scripted', script: { turns: [{ text: 'x'.repeat(400), delay_ms: 20, chunk_size: 1 }, { text: 'second' }, { text: 'third', delay_ms: 30, chunk_size: 1 }] } };
 
 function record(agent: Agent) {

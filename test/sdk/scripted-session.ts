@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AgentMessage, QueryOptions } from '../../src/index.ts';
 
+/** Transcripts of in-process sessions go to a throwaway folder, never the user's ~/.agentpipe. */
+process.env.AGENTPIPE_HOME ??= mkdtempSync(path.join(os.tmpdir(), 'agentpipe-home-'));
+
 export const PROMPTS = ['Tidy up the notes, please.', 'And once more?'];
 
 export const SCRIPT = {

@@ -1,0 +1,105 @@
+/**
+ * Opens a session from the shared options, the same way for every entry point (`-p` on stdio,
+ * `--sdk-url`, `agentpipe serve`, the library's `query()`): where it starts (fresh, resumed,
+ * forked; its transcript), the `outputFormat` check, the model with its credentials (API key
+ * helper, `auth_status` on a rejected or missing key), and `can_use_tool` over the control
+ * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
+ */
+import type { PermissionResult } from '../messages/control.ts';
+import type { ResultMessage, UUID } from '../messages/types.ts';
+import { newUuid } from '../messages/ids.ts';
+import type { OutputLine } from '../pipeline/format/types.ts';
+import { chooseProvider, MissingCredentialsError, resolveModel, type ResolvedModel } from '../model/resolve.ts';
+import { AuthWatchingProvider, resolveWithKeyHelper, type AuthStatus } from '../model/auth.ts';
+import { FailingProvider } from '../model/failing.ts';
+import { ModelError } from '../model/errors.ts';
+import { compileSchema } from '../agent/structured-output.ts';
+import { UsageTracker } from '../agent/usage.ts';
+import type { SessionOptions } from './options.ts';
+import { Session } from './session.ts';
+import { SessionRunner } from './runner.ts';
+import { attachStart, prepareSession } from './resume.ts';
+
+/** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
+export class SessionSetupError extends Error {
+  override name = 'SessionSetupError';
+}
+
+/** Where the session's lines go, and how it talks to its client. */
+export interface SessionIo {
+  /** Every line the session and its runner emit (messages, control requests and responses). */
+  send(line: OutputLine): Promise<void>;
+  /** Diagnostics (stderr). */
+  log(line: string): void;
+  /** Echo user messages back with `isReplay` (`--replay-user-messages`). */
+  replayUserMessages?: boolean;
+  /** `stdio`: ask the client through `can_use_tool` control requests. */
+  permissionPromptTool?: string;
+}
+
+export interface OpenedSession { session: Session; runner: SessionRunner }
+
+/** Opens the session; throws SessionSetupError when the options cannot start one. */
+export async function openSession(options: SessionOptions, io: SessionIo): Promise<OpenedSession> {
+  let start;
+  try {
+    start = await prepareSession(options, io.log);
+    if (options.outputFormat) await compileSchema(options.outputFormat.schema);
+  } catch (error) {
+    throw new SessionSetupError((error as Error).message);
+  }
+  const sessionId = start.sessionId;
+  const onAuthStatus = (status: AuthStatus) => io.send({ type: 'auth_status', ...status, uuid: newUuid(), session_id: sessionId });
+  const { provider, model, authError } = await sessionModel(options, onAuthStatus);
+
+  const session = new Session({ ...options, sessionId }, provider, model, io.send);
+  attachStart(session, start);
+  const runner = new SessionRunner(session, io.send, { replayUserMessages: io.replayUserMessages, seenUuids: start.seenUuids, log: io.log });
+  if (io.permissionPromptTool === 'stdio') {
+    session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) =>
+      (await runner.request({ subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] }, signal)) as PermissionResult;
+  }
+  if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
+  return { session, runner };
+}
+
+/**
+ * The model with its credentials: a key helper runs on the first request; a rejected key is
+ * reported; missing credentials give a provider that fails every request with that error.
+ */
+async function sessionModel(options: SessionOptions, onAuthStatus: (status: AuthStatus) => Promise<void>): Promise<ResolvedModel & { authError?: string }> {
+  try {
+    if (options.apiKeyHelper) return await resolveWithKeyHelper(options, options.apiKeyHelper, options.cwd ?? process.cwd(), onAuthStatus);
+    const resolved = await resolveModel(options);
+    if (resolved.provider.provider !== 'scripted') resolved.provider = new AuthWatchingProvider(resolved.provider, onAuthStatus);
+    return resolved;
+  } catch (error) {
+    if (!(error instanceof MissingCredentialsError)) throw new SessionSetupError((error as Error).message);
+    const failure = new ModelError({ message: error.message, kind: 'authentication_failed' });
+    return { provider: new FailingProvider(chooseProvider(options), failure), model: options.model ?? 'unknown', authError: error.message };
+  }
+}
+
+/**
+ * Checks options once before sessions are opened from them later (`agentpipe serve`): the
+ * resume source exists, the schema compiles, the model settings are complete. Writes nothing.
+ */
+export async function checkSessionOptions(options: SessionOptions, log: (line: string) => void): Promise<void> {
+  try {
+    if (options.resume || options.continue) await prepareSession({ ...options, persistSession: false }, log);
+    if (options.outputFormat) await compileSchema(options.outputFormat.schema);
+    if (!options.apiKeyHelper) await resolveModel(options);
+  } catch (error) {
+    if (!(error instanceof MissingCredentialsError)) throw new SessionSetupError((error as Error).message);
+  }
+}
+
+/** The `result` a transport sends when the session could not be opened: the client gets a clean end. */
+export function setupErrorResult(message: string, sessionId?: string): ResultMessage {
+  const usage = new UsageTracker();
+  return {
+    type: 'result', subtype: 'error_during_execution', is_error: true, duration_ms: 0, duration_api_ms: 0, num_turns: 0,
+    stop_reason: null, session_id: (sessionId ?? newUuid()) as UUID, total_cost_usd: 0, usage: usage.usage, modelUsage: usage.modelUsage,
+    permission_denials: [], terminal_reason: 'model_error', uuid: newUuid(), errors: [message],
+  };
+}
