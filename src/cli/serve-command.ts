@@ -8,7 +8,7 @@ import type { CliFlags } from './flags.ts';
 import { UsageError } from './options.ts';
 
 /** Flags of `serve`, merged with the main program's. */
-export interface ServeFlags extends CliFlags { port: number; host: string; token?: string }
+export interface ServeFlags extends CliFlags { port: number; host: string; token?: string; ui?: boolean; open?: boolean }
 
 const port = (value: string): number => {
   const n = Number(value);
@@ -23,6 +23,8 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
     .requiredOption('--port <n>', 'port to listen on (0: any free port, printed on stderr)', port)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--token <token>', 'required from clients as "Authorization: Bearer <token>" or ?token=; needed unless --host is loopback (or AGENTPIPE_SERVE_TOKEN)')
+    .option('--ui', 'also serve the viewer page on the same port (plain HTTP): live sessions with a prompt box and a Stop button (its URL is printed on stdout)')
+    .option('--open', 'with --ui: open the page in a browser (when one can be started here)')
     .action(async (_flags: unknown, command: Command) => {
       try {
         const { serve } = await import('./serve.ts');

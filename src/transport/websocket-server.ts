@@ -29,6 +29,10 @@ export interface WebSocketServerOptions {
   highWaterBytes?: number;
   /** Heartbeat interval (ms; AGENTPIPE_WS_KEEPALIVE_MS, default 15000). */
   keepAliveMs?: number;
+  /** Answers plain HTTP requests (the viewer page of `serve --ui`); default: 426 Upgrade Required. */
+  httpHandler?: http.RequestListener;
+  /** Extra check of an upgrade request (e.g. its Origin); refused with 403 when false. */
+  allowUpgrade?(req: http.IncomingMessage): boolean;
 }
 
 export interface RunningServer { url: string; port: number; close(): Promise<void> }
@@ -38,13 +42,14 @@ type Client = WebSocket & { alive?: boolean };
 export async function startWebSocketServer(o: WebSocketServerOptions): Promise<RunningServer> {
   const { WebSocketServer } = await import('ws');
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
-  const server = http.createServer((_req, res) => {
+  const server = http.createServer(o.httpHandler ?? ((_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end('agentpipe serve speaks WebSocket: connect with a WebSocket client\n');
-  });
+  }));
   const sessions = new Set<Promise<void>>();
   let connections = 0;
   server.on('upgrade', (req, socket, head) => {
     if (o.token && !authorized(req, o.token)) return refuse(socket, req, o.log);
+    if (o.allowUpgrade && !o.allowUpgrade(req)) return void socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
     wss.handleUpgrade(req, socket, head, (ws) => {
       const done = serveConnection(ws as Client, ++connections, req.socket.remoteAddress ?? '?', o);
       sessions.add(done);

@@ -1,0 +1,38 @@
+/**
+ * The `agentpipe view` subcommand: its own flags; the model and session flags of live sessions
+ * are the main program's (`optsWithGlobals()`). Nothing of the viewer loads unless it runs.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { CliFlags } from './flags.ts';
+import { UsageError } from './options.ts';
+
+export interface ViewFlags extends CliFlags { port: number; host: string; open?: boolean; live?: boolean; export?: string; token?: string }
+
+const port = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
+  return n;
+};
+
+export function addViewCommand(program: Command, log: (line: string) => void): void {
+  program
+    .command('view')
+    .description('web page of a session: a saved stream (.jsonl transcript or stream-json output), or --live sessions started from the page')
+    .argument('[file]', 'saved stream: a transcript ($AGENTPIPE_HOME/projects/…/<id>.jsonl) or stream-json output of agentpipe or Claude Code')
+    .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(port).default(0))
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--open', 'open the page in a browser (when one can be started here)')
+    .option('--live', 'live sessions: a prompt box starts one (with the model and session flags given), Stop interrupts it')
+    .option('--export <file.html>', 'write one self-contained HTML file (no network, no external assets) instead of serving')
+    .option('--token <token>', 'with --live off loopback: required from clients (or AGENTPIPE_SERVE_TOKEN)')
+    .action(async (file: string | undefined, _flags: unknown, command: Command) => {
+      try {
+        const { runView } = await import('./view.ts');
+        process.exitCode = await runView(file, command.optsWithGlobals() as ViewFlags, log);
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        log(`agentpipe: error: ${error.message}`);
+        process.exitCode = 1;
+      }
+    });
+}

@@ -1,0 +1,52 @@
+/** `agentpipe view`: a saved stream served as a page or exported as one HTML file, or live sessions. */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { UsageError } from './options.ts';
+import type { ViewFlags } from './view-command.ts';
+import { openBrowser } from '../view/open-browser.ts';
+import { exportHtml, webDir } from '../view/page.ts';
+import { servePage } from '../view/page-server.ts';
+import { readStream } from '../view/read-stream.ts';
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+export async function runView(file: string | undefined, flags: ViewFlags, log: (line: string) => void): Promise<number> {
+  try {
+    webDir();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (flags.live) {
+    if (file) throw new UsageError('give either a file or --live, not both');
+    if (flags.export) throw new UsageError('--export needs a file, not --live');
+    const { serve } = await import('./serve.ts');
+    return serve({ ...flags, includePartialMessages: true, ui: true }, log);
+  }
+  if (!file) throw new UsageError('give a saved stream (a .jsonl transcript or stream-json output), or --live');
+  let stream;
+  try {
+    stream = await readStream(path.resolve(file));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (stream.skipped) log(`agentpipe view: ${stream.skipped} line${stream.skipped === 1 ? '' : 's'} of ${file} skipped (not JSON messages)`);
+  const data = { mode: 'file' as const, title: path.basename(file), messages: stream.messages, skipped: stream.skipped };
+  if (flags.export) {
+    const out = path.resolve(flags.export);
+    await writeFile(out, await exportHtml(data));
+    log(`agentpipe view: wrote ${out} (${stream.messages.length} messages)`);
+    return 0;
+  }
+  const server = await servePage(data, flags.port, flags.host);
+  log(`agentpipe view: ${stream.messages.length} messages of ${file} on ${server.url} (Ctrl+C to stop)`);
+  process.stdout.write(`${server.url}\n`);
+  if (flags.open) openBrowser(server.url);
+  await untilSignal();
+  await server.close();
+  return 0;
+}
