@@ -83,7 +83,9 @@ async function loadScript(file: string): Promise<Script> {
     throw new Error(`cannot read script ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   try {
-    return validateScript(JSON.parse(text), file);
+    // YAML is a superset of JSON; its parser loads only for .yaml/.yml scripts.
+    const value = /\.ya?ml$/i.test(file) ? (await import('yaml')).parse(text) : JSON.parse(text);
+    return validateScript(value, file);
   } catch (error) {
     throw new Error(`invalid script ${file}: ${(error as Error).message}`);
   }

@@ -116,3 +116,23 @@ test('--disallowedTools hides a tool from init', async () => {
   const run = await scripted([{ text: 'hi' }], '--output-format', 'stream-json', '--verbose', '--disallowedTools', 'Bash,Write');
   assert.deepEqual(parseLines(run.stdout)[0].tools, ['Edit', 'Glob', 'Grep', 'Read', 'TodoWrite']);
 });
+
+test('a script may be YAML', async () => {
+  const file = `${dir}/turns.yaml`;
+  await import('node:fs/promises').then((fs) => fs.writeFile(file, [
+    'turns:',
+    '  - text: Let me look.',
+    '    tool_calls:',
+    '      - name: Bash',
+    '        input: { command: echo from-yaml }',
+    '  - text: |',
+    '      It printed from-yaml.',
+  ].join('\n')));
+  const run = await runCli(['-p', 'go', '--script', file, '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(JSON.parse(run.stdout).result, 'It printed from-yaml.\n');
+  await import('node:fs/promises').then((fs) => fs.writeFile(file, 'turns: [unclosed'));
+  const bad = await runCli(['-p', 'go', '--script', file], { cwd: dir });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /invalid script .*turns\.yaml/);
+});
