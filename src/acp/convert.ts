@@ -18,6 +18,17 @@ export function promptContent(blocks: AcpBlock[]): UserContentBlock[] {
   return content;
 }
 
+/** The content of a saved prompt as ACP content blocks (what the client sent, as far as it was kept). */
+export function acpContentOf(content: string | UserContentBlock[] | ReadonlyArray<{ type: string }>): Array<Record<string, unknown>> {
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  const blocks: Array<Record<string, unknown>> = [];
+  for (const block of content as Array<Record<string, any>>) {
+    if (block.type === 'text' && block.text) blocks.push({ type: 'text', text: block.text });
+    else if (block.type === 'image' && block.source?.type === 'base64') blocks.push({ type: 'image', data: block.source.data, mimeType: block.source.media_type });
+  }
+  return blocks;
+}
+
 /** ACP stop reason of a prompt's result; undefined when the prompt failed (answered as a JSON-RPC error). */
 export function stopReasonOf(result: ResultMessage): 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | undefined {
   if (result.terminal_reason === 'aborted_streaming' || result.terminal_reason === 'aborted_tools') return 'cancelled';

@@ -1,7 +1,10 @@
 /**
  * `agentpipe acp`: an Agent Client Protocol agent over stdio (`@agentclientprotocol/sdk`,
- * imported lazily). Every session is a query() whose stream goes through the ACP projection.
+ * imported lazily). Every session is a query() whose stream goes through the ACP projection,
+ * saved as a transcript like every session: `session/list` lists the saved sessions of a
+ * folder, `session/load` resumes one and replays it, `session/resume` resumes it silently.
  */
+import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { newUuid } from '../messages/ids.ts';
 import type { PermissionMode } from '../messages/types.ts';
@@ -10,6 +13,7 @@ import { VERSION } from '../version.ts';
 import { AcpSession, type AcpPeer } from './session.ts';
 import { MODES, mcpServersOf, stopReasonOf } from './convert.ts';
 import { replayUpdates } from './replay.ts';
+import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
 
 export async function serveAcp(base: QueryOptions, log: (line: string) => void): Promise<void> {
   const acp = await import('@agentclientprotocol/sdk');
@@ -26,12 +30,24 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     if (!session) throw RequestError.sessionNotFound(sessionId);
     return session;
   };
-  const open = (cwd: string, mcpServers: unknown, sessionId = newUuid()) => {
-    if (!cwd.startsWith('/')) throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+  const env = base.env ?? process.env;
+  const absolute = (cwd: string) => {
+    if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+  };
+  const open = (cwd: string, mcpServers: unknown, sessionId: string = newUuid(), saved?: SavedSession) => {
     const servers = mcpServersOf(mcpServers as Array<Record<string, unknown>>);
-    const session = new AcpSession(sessionId, { ...base, cwd, ...(servers ? { mcpServers: { ...base.mcpServers, ...servers } } : {}) }, peer);
+    const session = new AcpSession(sessionId, { ...base, cwd, ...(servers ? { mcpServers: { ...base.mcpServers, ...servers } } : {}) }, peer, saved);
     sessions.set(session.id, session);
     return session;
+  };
+  /** The live session, or the saved session of `cwd` resumed from its transcript. */
+  const reopen = async (params: { sessionId: string; cwd: string; mcpServers?: unknown }) => {
+    absolute(params.cwd);
+    const live = sessions.get(params.sessionId);
+    if (live) return live;
+    const saved = await readSavedSession(params.sessionId, params.cwd, env, log);
+    if (!saved) throw RequestError.resourceNotFound(params.sessionId);
+    return sessions.get(params.sessionId) ?? open(params.cwd, params.mcpServers, params.sessionId, saved);
   };
 
   const app = acp.agent({ name: 'agentpipe' })
@@ -47,27 +63,42 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
         loadSession: true,
         promptCapabilities: { image: true, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
-        sessionCapabilities: { list: {} },
+        sessionCapabilities: { list: {}, resume: {}, close: {} },
       },
       authMethods: [],
       agentInfo: { name: 'agentpipe', title: 'agentpipe', version: VERSION },
     }))
     .onRequest('authenticate', () => ({}))
     .onRequest('session/new', ({ params }) => {
+      absolute(params.cwd);
       const session = open(params.cwd, params.mcpServers);
       return { sessionId: session.id, modes: modes(session.mode) };
     })
     .onRequest('session/load', async ({ params }) => {
-      const session = sessions.get(params.sessionId);
-      if (!session) throw RequestError.resourceNotFound(params.sessionId);
+      const session = await reopen(params);
       for (const update of replayUpdates(session.log)) await peer.update(session.id, update);
       return { modes: modes(session.mode) };
     })
-    .onRequest('session/list', ({ params }) => ({
-      sessions: [...sessions.values()]
-        .filter((s) => !params.cwd || s.cwd === params.cwd)
-        .map((s) => ({ sessionId: s.id, cwd: s.cwd, title: s.title ?? null, updatedAt: s.updatedAt })),
-    }))
+    .onRequest('session/resume', async ({ params }) => {
+      const session = await reopen(params);
+      return { modes: modes(session.mode) };
+    })
+    .onRequest('session/close', ({ params }) => {
+      find(params.sessionId).close();
+      sessions.delete(params.sessionId);
+      return {};
+    })
+    .onRequest('session/list', async ({ params }) => {
+      if (params.cwd) absolute(params.cwd);
+      // Saved sessions, with this server's live ones (newer, or not written yet) over them.
+      const byId = new Map<string, SessionInfo>((await savedSessions(params.cwd ?? undefined, env, log)).map((s) => [s.sessionId, s]));
+      for (const s of sessions.values()) {
+        if (params.cwd && s.cwd !== params.cwd) continue;
+        const saved = byId.get(s.id);
+        byId.set(s.id, { sessionId: s.id, cwd: s.cwd, title: s.title ?? saved?.title ?? null, updatedAt: saved && saved.updatedAt > s.updatedAt ? saved.updatedAt : s.updatedAt });
+      }
+      return { sessions: [...byId.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) };
+    })
     .onRequest('session/set_mode', async ({ params }) => {
       const session = find(params.sessionId);
       if (!MODES.some((m) => m.id === params.modeId)) throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode; expected one of ${MODES.map((m) => m.id).join(', ')}`);

@@ -10,6 +10,8 @@ import { query } from '../sdk/query.ts';
 import type { PromptMessage, Query, QueryOptions } from '../sdk/types.ts';
 import { toolKind, toolTitle } from '../sdk/tool-info.ts';
 import { promptContent, usageUpdateOf } from './convert.ts';
+import type { LogEntry } from './replay.ts';
+import { titleOf, type SavedSession } from './saved.ts';
 
 /** What the session needs of the connection. */
 export interface AcpPeer {
@@ -23,8 +25,8 @@ export class AcpSession {
   mode: PermissionMode;
   title?: string;
   updatedAt = new Date().toISOString();
-  /** Prompts and messages so far, for session/load. */
-  readonly log: Array<{ prompt: unknown[] } | { message: AgentMessage }> = [];
+  /** Prompts and messages so far (a loaded session's saved ones first), for session/load. */
+  readonly log: LogEntry[] = [];
   readonly #input = new AsyncMessageQueue<PromptMessage>({ highWaterMark: 1024 });
   readonly #query: Query;
   readonly #iterator: AsyncIterator<AgentMessage>;
@@ -34,12 +36,19 @@ export class AcpSession {
   #contextTokens = 0;
   #busy = false;
 
-  constructor(id: string, options: QueryOptions & { cwd: string }, peer: AcpPeer) {
+  /** A new session `id`, or with `saved` the saved session `id` resumed from its transcript. */
+  constructor(id: string, options: QueryOptions & { cwd: string }, peer: AcpPeer, saved?: SavedSession) {
     this.id = id;
     this.cwd = options.cwd;
     this.mode = options.permissionMode ?? 'default';
     this.#peer = peer;
-    this.#query = query({ prompt: this.#input, options: { ...options, sessionId: id, canUseTool: (name, input, o) => this.#ask(name, input, o) } });
+    if (saved) {
+      this.log.push(...saved.log);
+      this.title = saved.title;
+      this.updatedAt = saved.updatedAt;
+    }
+    const start = saved ? { resume: saved.file } : { sessionId: id };
+    this.#query = query({ prompt: this.#input, options: { ...options, ...start, canUseTool: (name, input, o) => this.#ask(name, input, o) } });
     this.#iterator = this.#query[Symbol.asyncIterator]();
   }
 
@@ -51,7 +60,7 @@ export class AcpSession {
       const content = promptContent(blocks as never);
       if (!content.length) throw new Error('the prompt has no text, image or resource content');
       this.log.push({ prompt: blocks });
-      this.title ??= content.find((b) => b.type === 'text')?.text.slice(0, 80);
+      this.title ??= titleOf(content);
       await this.#input.push({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.id });
       for (;;) {
         const next = await this.#iterator.next();

@@ -53,6 +53,39 @@ const positive = (name: string) => (value: string): number => {
 };
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/**
+ * The model and session options every entry point shares (`agentpipe`, `agentpipe acp`; serve,
+ * view --live and sessions read the main program's): the model, its limits, tools and
+ * permissions, MCP servers, hooks, subagents, transcripts. `sessionOptionsFromFlags` maps them.
+ */
+export function addSessionOptions(command: Command): Command {
+  return command
+    .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
+    .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
+    .option('--base-url <url>', 'OpenAI-compatible server (Ollama, vLLM, llama.cpp), e.g. http://localhost:11434/v1')
+    .option('--script <file>', 'script of the scripted model ({"turns": [...]})')
+    .option('--api-key-helper <command>', 'shell command that prints the API key (run when a key is needed)')
+    .option('--system-prompt <text>', 'replace the system prompt')
+    .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--max-turns <n>', 'stop after this many model requests per prompt', integer('--max-turns'))
+    .option('--max-budget-usd <usd>', 'stop once this much was spent', positive('--max-budget-usd'))
+    .option('--max-thinking-tokens <n>', 'extended thinking budget', integer('--max-thinking-tokens'))
+    .option('--max-context-tokens <n>', 'compact the history when the context nears this many tokens (default: the model\'s window)', integer('--max-context-tokens'))
+    .option('--allowedTools, --allowed-tools <rules...>', 'permission rules that allow (e.g. "Bash(git log:*)" Read)')
+    .option('--disallowedTools, --disallowed-tools <rules...>', 'permission rules that deny; a bare name hides the tool')
+    .option('--tools <names>', 'restrict the built-in tools ("default" for all)')
+    .addOption(new Option('--permission-mode <mode>', 'permission mode').choices(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk']))
+    .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions')
+    .option('--cwd <dir>', 'working folder of the agent')
+    .option('--no-session-persistence', 'do not write a transcript ($AGENTPIPE_HOME/projects/<folder>/<id>.jsonl)')
+    .option('--mcp-config <configs...>', 'MCP servers: JSON files or strings {"mcpServers": {"name": {...}}} (repeatable)')
+    .option('--strict-mcp-config', 'only the --mcp-config servers (always the case: agentpipe reads no other MCP config)')
+    .option('--settings <file-or-json>', 'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}')
+    .option('--agents <json>', 'subagents for the Task tool: {"name": {"description", "prompt", "tools"?, "model"?}}')
+    .option('--json-schema <schema>', 'JSON schema (inline JSON or a file) the final answer must match; see result.structured_output')
+    .option('--include-hook-events', 'hook events (hook_response messages are always emitted)');
+}
+
 export function buildProgram(): Command {
   const program = new Command('agentpipe')
     .description('An agent runtime that streams every step as typed messages (Claude Code SDK-mode compatible).')
@@ -64,56 +97,34 @@ export function buildProgram(): Command {
     .option('--verbose', 'every message (json: an array; required by stream-json)')
     .option('--include-partial-messages', 'emit stream_event messages with the raw deltas')
     .option('--replay-user-messages', 'echo user messages from stdin back (stream-json)')
-    .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
-    .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
-    .option('--base-url <url>', 'OpenAI-compatible server (Ollama, vLLM, llama.cpp), e.g. http://localhost:11434/v1')
-    .option('--script <file>', 'script of the scripted model ({"turns": [...]})')
-    .option('--system-prompt <text>', 'replace the system prompt')
-    .option('--append-system-prompt <text>', 'append to the system prompt')
-    .option('--max-turns <n>', 'stop after this many model requests per prompt', integer('--max-turns'))
-    .option('--max-budget-usd <usd>', 'stop once this much was spent', positive('--max-budget-usd'))
-    .option('--max-thinking-tokens <n>', 'extended thinking budget', integer('--max-thinking-tokens'))
-    .option('--allowedTools, --allowed-tools <rules...>', 'permission rules that allow (e.g. "Bash(git log:*)" Read)')
-    .option('--disallowedTools, --disallowed-tools <rules...>', 'permission rules that deny; a bare name hides the tool')
-    .option('--tools <names>', 'restrict the built-in tools ("default" for all)')
-    .addOption(new Option('--permission-mode <mode>', 'permission mode').choices(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk']))
     .option('--permission-prompt-tool <tool>', '"stdio": ask the SDK client through can_use_tool control requests')
-    .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions')
-    .option('--cwd <dir>', 'working folder of the agent')
+    .option('--sdk-url <url>', 'speak stream-json over a WebSocket: dial this ws:// URL of the client (reconnects, resends unacked lines)');
+  addSessionOptions(program)
+    // Which session a run is (acp's client chooses with session/new and session/load instead).
     .option('--session-id <uuid>', 'use this session id')
-    // Accepted for the official SDK; no effect yet (warned once each).
     .option('-r, --resume <id>', 'resume a session: its id, or the path of its .jsonl transcript')
     .option('-c, --continue', 'continue the latest session of this folder')
     .option('--fork-session', 'with --resume/--continue: go on under a new session id (the old transcript stays as it was)')
     .option('--resume-session-at <uuid>', 'with --resume: keep the history up to and including this message')
-    .option('--no-session-persistence', 'do not write a transcript ($AGENTPIPE_HOME/projects/<folder>/<id>.jsonl)')
-    .option('--max-context-tokens <n>', 'compact the history when the context nears this many tokens (default: the model\'s window)', integer('--max-context-tokens'))
-    .option('--api-key-helper <command>', 'shell command that prints the API key (run when a key is needed)')
-    .option('--mcp-config <configs...>', 'MCP servers: JSON files or strings {"mcpServers": {"name": {...}}} (repeatable)')
-    .option('--strict-mcp-config', 'only the --mcp-config servers (always the case: agentpipe reads no other MCP config)')
-    .option('--settings <file-or-json>', 'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}')
+    // Accepted for the official SDK; no effect yet (warned once each).
     .option('--setting-sources <sources>', 'setting sources (not supported yet)')
     .option('--add-dir <dir>', 'extra folders (not supported yet)', collect)
     .option('--thinking <mode>', 'adaptive | disabled (not supported yet)')
     .option('--thinking-display <mode>', 'thinking display (not supported yet)')
     .option('--effort <level>', 'reasoning effort (not supported yet)')
     .option('--fallback-model <model>', 'fallback model (not supported yet)')
-    .option('--include-hook-events', 'hook events (hook_response messages are always emitted)')
     .option('--debug [filter]', 'debug logging (not supported yet)')
     .option('--debug-file <file>', 'debug log file (not supported yet)')
     .option('--betas <betas>', 'API betas (not supported yet)')
     .option('--agent <name>', 'agent to run as (not supported yet)')
-    .option('--agents <json>', 'subagents for the Task tool: {"name": {"description", "prompt", "tools"?, "model"?}}')
-    .option('--json-schema <schema>', 'JSON schema (inline JSON or a file) the final answer must match; see result.structured_output')
     .option('--await-initialize', 'wait for initialize (not supported yet)')
     .option('--plugin-dir <dir>', 'plugin folder (not supported yet)', collect)
     .option('--project-config-root <dir>', 'project config root (not supported yet)')
     .option('--permission-prompts <mode>', 'permission prompts (not supported yet)')
     .option('--task-budget <n>', 'task budget (not supported yet)')
     .option('--managed-settings <json>', 'managed settings (not supported yet)')
-    .option('--sdk-url <url>', 'speak stream-json over a WebSocket: dial this ws:// URL of the client (reconnects, resends unacked lines)')
     .option('--allow-dangerously-skip-permissions', 'allow bypassPermissions (not supported yet)')
-    .addHelpText('after', '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed (agentpipe acp --help)')
+    .addHelpText('after', '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the model and session flags above (agentpipe acp --help)')
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
   return program;
 }

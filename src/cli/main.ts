@@ -22,8 +22,8 @@ const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : 
 export async function main(argv: string[] = process.argv): Promise<void> {
   if (argv[2] === 'acp') {
     // `agentpipe acp`: the Agent Client Protocol server on stdio (loaded only for it).
-    const { runAcp } = await import('../acp/main.ts');
-    return runAcp(argv.slice(3));
+    const { runAcpCommand } = await import('./acp-command.ts');
+    return runAcpCommand(argv.slice(3), log);
   }
   const program = buildProgram();
   program.action(async (prompt: string | undefined, flags: CliFlags) => {

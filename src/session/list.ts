@@ -1,6 +1,7 @@
 /** Summaries of the sessions of a folder (`agentpipe sessions`), newest first. */
 import path from 'node:path';
-import { agentpipeHome, sessionFiles } from './paths.ts';
+import { readdir } from 'node:fs/promises';
+import { agentpipeHome, jsonlFiles, sessionFiles } from './paths.ts';
 import { readTranscript } from './transcript-format.ts';
 
 export interface SessionSummary {
@@ -14,10 +15,27 @@ export interface SessionSummary {
   turns: number;
   costUsd: number;
   firstPrompt: string;
+  /** The session's working folder (from its system/init line), when recorded. */
+  cwd?: string;
 }
 
 export async function listSessions(cwd: string, home = agentpipeHome(), log: (line: string) => void = () => {}): Promise<SessionSummary[]> {
-  const files = await sessionFiles(cwd, home);
+  return summarize(await sessionFiles(cwd, home), log);
+}
+
+/** Summaries of the sessions of every folder, newest first. */
+export async function listAllSessions(home = agentpipeHome(), log: (line: string) => void = () => {}): Promise<SessionSummary[]> {
+  let dirs: string[];
+  try {
+    dirs = await readdir(path.join(home, 'projects'));
+  } catch {
+    return [];
+  }
+  const files = (await Promise.all(dirs.map((dir) => jsonlFiles(path.join(home, 'projects', dir))))).flat();
+  return summarize(files.sort((a, b) => b.mtimeMs - a.mtimeMs), log);
+}
+
+async function summarize(files: Array<{ file: string; mtimeMs: number }>, log: (line: string) => void): Promise<SessionSummary[]> {
   const summaries: SessionSummary[] = [];
   for (const { file, mtimeMs } of files) {
     let lines;
@@ -36,6 +54,7 @@ export async function listSessions(cwd: string, home = agentpipeHome(), log: (li
       turns: results.length,
       costUsd: results.reduce((sum, r) => sum + (typeof r.total_cost_usd === 'number' ? r.total_cost_usd : 0), 0),
       firstPrompt: prompt ? textOf(prompt.message?.content) : '',
+      cwd: lines.find((l) => l.type === 'system' && l.subtype === 'init' && typeof l.cwd === 'string')?.cwd,
     });
   }
   return summaries;

@@ -29,7 +29,11 @@ export function transcriptPath(cwd: string, sessionId: string, home = agentpipeH
 
 /** Transcript files of a folder, newest first (by modification time). */
 export async function sessionFiles(cwd: string, home = agentpipeHome()): Promise<Array<{ file: string; mtimeMs: number }>> {
-  const dir = projectDir(cwd, home);
+  return jsonlFiles(projectDir(cwd, home));
+}
+
+/** The `.jsonl` files of one folder, newest first. */
+export async function jsonlFiles(dir: string): Promise<Array<{ file: string; mtimeMs: number }>> {
   let names: string[];
   try {
     names = await readdir(dir);

@@ -6,11 +6,12 @@ import { CLI_PATH } from '../helpers/cli.ts';
 
 export interface Recorded { updates: Array<{ sessionId: string; update: Record<string, any> }>; permissions: Array<Record<string, any>> }
 
-/** Runs `op` against a fresh `agentpipe acp`; `answer` picks the permission option. */
+/** Runs `op` against a fresh `agentpipe acp`; `answer` picks the permission option; `env` adds variables (AGENTPIPE_HOME). */
 export async function withAcpAgent<T>(
   args: string[], op: (ctx: acp.ClientContext, recorded: Recorded) => Promise<T>, answer: (request: Record<string, any>) => string | 'cancelled' = () => 'allow',
+  env: Record<string, string> = {},
 ): Promise<{ value: T; stderr: string; code: number | null }> {
-  const child = spawn(process.execPath, [CLI_PATH, 'acp', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ANTHROPIC_API_KEY: '' } });
+  const child = spawn(process.execPath, [CLI_PATH, 'acp', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ANTHROPIC_API_KEY: '', ...env } });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const recorded: Recorded = { updates: [], permissions: [] };
