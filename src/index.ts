@@ -2,7 +2,8 @@
 export type * from './messages/types.ts';
 export type * from './messages/control.ts';
 export type { SessionOptions } from './session/options.ts';
-export type { ModelProvider, ModelRequest, ToolSpec } from './model/types.ts';
+export type { EffortLevel, ModelProvider, ModelRequest, ThinkingConfig, ToolSpec } from './model/types.ts';
+export type { SettingSource } from './session/setting-sources.ts';
 export type { Tool, ToolContext, ToolResult } from './tools/types.ts';
 export { defineTool } from './tools/define.ts';
 export type { DefineToolOptions, ToolBinaryResult, ToolInvocation, ToolResultObject } from './tools/define.ts';

@@ -2,7 +2,7 @@
 import type { AgentMessage, MessageParam, PermissionMode } from '../messages/types.ts';
 import type { UsageTracker } from './usage.ts';
 import type { PermissionResult } from '../messages/control.ts';
-import type { ModelProvider } from '../model/types.ts';
+import type { EffortLevel, ModelProvider, ThinkingConfig } from '../model/types.ts';
 import type { PermissionRule } from '../tools/permissions.ts';
 import type { Tool } from '../tools/types.ts';
 import type { HookRunner } from '../tools/hooks/types.ts';
@@ -31,7 +31,16 @@ export interface AgentContext {
   maxBudgetUsd?: number;
   maxTokens: number;
   thinkingBudgetTokens?: number;
-  permissions: { mode: PermissionMode; allow: PermissionRule[]; deny: PermissionRule[] };
+  /** Thinking mode and reasoning effort of the requests; beta names for the Anthropic API. */
+  thinking?: ThinkingConfig;
+  effort?: EffortLevel;
+  betas?: string[];
+  /** Models tried in order when a request fails with overloaded, model_not_found or server errors. */
+  fallbackModels?: string[];
+  /** Debug lines (`--debug`): a category (api, tools, control, hooks) and the text. */
+  debug?: (category: string, line: string) => void;
+  /** Rules and mode; `directories`: extra working folders (`--add-dir`) beside the cwd. */
+  permissions: { mode: PermissionMode; allow: PermissionRule[]; deny: PermissionRule[]; directories?: string[] };
   canUseTool?: CanUseTool;
   /** The hook dispatcher (settings commands, library callbacks, SDK client callbacks). */
   hooks?: HookRunner;

@@ -13,6 +13,7 @@ import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
 import { runToolCall } from './tool-runner.ts';
 import { stopHook } from './hooks.ts';
+import { fallBack } from './fallback.ts';
 import type { UsageTracker } from './usage.ts';
 
 /** How a run of the loop ended. */
@@ -150,10 +151,15 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       const modelError = ModelError.isInstance(error) ? error : undefined;
       const message = error instanceof Error ? error.message : String(error);
       if (!modelError?.retryable || assembler.started || attempt >= ctx.maxRetries) {
+        if (!assembler.started && await fallBack(ctx, modelError)) {
+          attempt = -1; // the fallback model gets its own retries
+          continue;
+        }
         await ctx.emit(apiErrorMessage(ctx, modelError, message, assembler));
         return { kind: 'failed', error: `API Error: ${message}` };
       }
       const delay = Math.min(modelError.retryAfterMs ?? 500 * 2 ** attempt, 30_000);
+      ctx.debug?.('api', `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}${modelError.status ? ` (status ${modelError.status})` : ''}`);
       await ctx.emit({
         type: 'system', subtype: 'api_retry', attempt: attempt + 1, max_retries: ctx.maxRetries, retry_delay_ms: delay,
         error_status: modelError.status ?? null,
@@ -171,9 +177,13 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
 
 async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunState, assembler: MessageAssembler): Promise<void> {
   const model = ctx.model;
+  const messages = mergeConsecutive(history);
+  ctx.debug?.('api', `request: model ${model}, ${messages.length} messages, tools [${ctx.tools.map((t) => t.name).join(', ')}]` +
+    `${ctx.effort ? `, effort ${ctx.effort}` : ''}${ctx.thinking ? `, thinking ${ctx.thinking.type}` : ''}${ctx.agent ? `, agent ${ctx.agent.type}` : ''}`);
   const stream = ctx.provider.stream({
-    model, system: ctx.system, messages: mergeConsecutive(history), tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    model, system: ctx.system, messages, tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
     maxTokens: ctx.maxTokens, thinkingBudgetTokens: ctx.thinkingBudgetTokens, abortSignal: run.signal,
+    ...(ctx.thinking ? { thinking: ctx.thinking } : {}), ...(ctx.effort ? { effort: ctx.effort } : {}), ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
   });
   // One `assistant` message per finished block. The latest one waits for what comes next: a new
   // block sends it as it is; `message_delta` first completes it with the request's final usage

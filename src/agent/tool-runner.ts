@@ -33,8 +33,10 @@ export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: 
   if (!tool) return errorOutcome(use, `No such tool available: ${use.name}`);
   if ('__invalid_input' in use.input) return errorOutcome(use, `The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`);
 
+  ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);
   if (decision.behavior === 'deny') {
+    ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
     return { ...errorOutcome(use, decision.message), denied: { reason: decision.message }, interrupt: decision.interrupt, stop: decision.stop };
   }
   const input = decision.updatedInput ?? use.input;
@@ -45,6 +47,7 @@ export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: 
     data: result.data,
     ...(result.denied !== undefined ? { denied: { reason: result.denied } } : {}),
   };
+  ctx.debug?.('tools', `${tool.name} (${use.id}) ${result.isError ? 'failed' : 'done'} in ${Date.now() - started} ms`);
   await afterToolUse(ctx, tool, use.id, input, result, Date.now() - started, signal, outcome);
   return outcome;
 }
@@ -87,7 +90,7 @@ async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signa
   if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
   if (hook.permission === 'deny') return { behavior: 'deny', message: `${tool.name} was blocked by a PreToolUse hook: ${hook.permissionReason ?? 'no reason given'}` };
   if (hook.updatedInput) input = hook.updatedInput;
-  const verdict = checkPermission({ tool, input, mode: ctx.permissions.mode, allow: ctx.permissions.allow, deny: ctx.permissions.deny, cwd: ctx.cwd });
+  const verdict = checkPermission({ tool, input, mode: ctx.permissions.mode, allow: ctx.permissions.allow, deny: ctx.permissions.deny, cwd: ctx.cwd, directories: ctx.permissions.directories });
   if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
   if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask')) return { behavior: 'allow', updatedInput: input };
   const why = verdict.behavior === 'ask' ? verdict.reason : `${tool.name} needs approval: ${hook.permissionReason ?? 'a PreToolUse hook asked for it'}`;

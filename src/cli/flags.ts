@@ -35,11 +35,7 @@ export interface CliFlags {
 }
 
 /** Flags the official SDK may pass that have no effect yet: accepted with a warning. */
-export const NOT_YET_SUPPORTED = [
-  'settingSources', 'addDir', 'thinking', 'thinkingDisplay', 'effort', 'fallbackModel', 'debug',
-  'debugFile', 'betas', 'agent', 'awaitInitialize', 'pluginDir', 'projectConfigRoot',
-  'permissionPrompts', 'taskBudget', 'managedSettings', 'allowDangerouslySkipPermissions',
-] as const;
+export const NOT_YET_SUPPORTED = ['pluginDir', 'projectConfigRoot', 'permissionPrompts', 'taskBudget', 'managedSettings'] as const;
 
 const integer = (name: string) => (value: string): number => {
   const n = Number(value);
@@ -83,7 +79,17 @@ export function addSessionOptions(command: Command): Command {
     .option('--settings <file-or-json>', 'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}')
     .option('--agents <json>', 'subagents for the Task tool: {"name": {"description", "prompt", "tools"?, "model"?}}')
     .option('--json-schema <schema>', 'JSON schema (inline JSON or a file) the final answer must match; see result.structured_output')
-    .option('--include-hook-events', 'hook events (hook_response messages are always emitted)');
+    .option('--include-hook-events', 'hook events (hook_response messages are always emitted)')
+    .option('--fallback-model <models>', 'model(s) to switch to, for the rest of the prompt, when a request fails with overloaded, model not found or server errors after the retries (comma-separated: tried in order)')
+    .addOption(new Option('--effort <level>', 'reasoning effort (Anthropic output_config.effort, OpenAI reasoning_effort)').choices(['low', 'medium', 'high', 'xhigh', 'max']))
+    .addOption(new Option('--thinking <mode>', 'thinking: adaptive, enabled (budget: --max-thinking-tokens) or disabled').choices(['adaptive', 'enabled', 'disabled']))
+    .addOption(new Option('--thinking-display <mode>', 'how thinking comes back (Anthropic)').choices(['summarized', 'omitted']))
+    .option('--betas <betas>', 'Anthropic betas, comma-separated (anthropic-beta header)')
+    .option('--add-dir <dir>', 'extra folder the agent works in, like the cwd (repeatable)', collect)
+    .option('--setting-sources <sources>', 'settings files to load: user ($AGENTPIPE_HOME/settings.json), project (.agentpipe/settings.json), local (.agentpipe/settings.local.json); default all, "" for none')
+    .option('--agent <name>', 'run the main thread as this agent (--agents or the SDK\'s agents): its prompt, tools and model')
+    .option('--debug [filter]', 'debug lines on stderr (requests, retries, tool calls, control requests); filter e.g. "api,tools" or "!control"')
+    .option('--debug-file <file>', 'write the debug lines to this file (implies --debug)');
 }
 
 export function buildProgram(): Command {
@@ -106,24 +112,14 @@ export function buildProgram(): Command {
     .option('-c, --continue', 'continue the latest session of this folder')
     .option('--fork-session', 'with --resume/--continue: go on under a new session id (the old transcript stays as it was)')
     .option('--resume-session-at <uuid>', 'with --resume: keep the history up to and including this message')
+    .option('--await-initialize', 'stream-json: hold user messages until the initialize control request was handled')
+    .option('--allow-dangerously-skip-permissions', 'accepted for the official SDK; not needed: bypassPermissions works without it')
     // Accepted for the official SDK; no effect yet (warned once each).
-    .option('--setting-sources <sources>', 'setting sources (not supported yet)')
-    .option('--add-dir <dir>', 'extra folders (not supported yet)', collect)
-    .option('--thinking <mode>', 'adaptive | disabled (not supported yet)')
-    .option('--thinking-display <mode>', 'thinking display (not supported yet)')
-    .option('--effort <level>', 'reasoning effort (not supported yet)')
-    .option('--fallback-model <model>', 'fallback model (not supported yet)')
-    .option('--debug [filter]', 'debug logging (not supported yet)')
-    .option('--debug-file <file>', 'debug log file (not supported yet)')
-    .option('--betas <betas>', 'API betas (not supported yet)')
-    .option('--agent <name>', 'agent to run as (not supported yet)')
-    .option('--await-initialize', 'wait for initialize (not supported yet)')
     .option('--plugin-dir <dir>', 'plugin folder (not supported yet)', collect)
     .option('--project-config-root <dir>', 'project config root (not supported yet)')
     .option('--permission-prompts <mode>', 'permission prompts (not supported yet)')
     .option('--task-budget <n>', 'task budget (not supported yet)')
     .option('--managed-settings <json>', 'managed settings (not supported yet)')
-    .option('--allow-dangerously-skip-permissions', 'allow bypassPermissions (not supported yet)')
     .addHelpText('after', '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the model and session flags above (agentpipe acp --help)')
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
   return program;

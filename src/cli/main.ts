@@ -58,7 +58,9 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   const send = (line: OutputLine) => queue.push(line);
   let opened;
   try {
-    opened = await openSession(options, { send, log, replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool });
+    opened = await openSession(options, {
+      send, log, replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool, awaitInitialize: flags.awaitInitialize === true,
+    });
   } catch (error) {
     if (error instanceof SessionSetupError) throw new UsageError(error.message);
     throw error;

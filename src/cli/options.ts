@@ -6,6 +6,7 @@ import { readMcpConfigArg, type McpServerConfig } from '../tools/mcp/config.ts';
 import { NOT_YET_SUPPORTED, type CliFlags } from './flags.ts';
 import { agentOptionsFromFlags } from './agent-options.ts';
 import { sessionFlagOptions } from './session-flags.ts';
+import { modelFlagOptions } from './model-flags.ts';
 
 /** A usage error: one line on stderr, exit 1. */
 export class UsageError extends Error {
@@ -24,7 +25,7 @@ export function sessionOptionsFromFlags(flags: CliFlags): SessionOptions {
   }
   let extras;
   try {
-    extras = { ...agentOptionsFromFlags(flags, cwd), ...sessionFlagOptions(flags, cwd) };
+    extras = { ...agentOptionsFromFlags(flags, cwd), ...sessionFlagOptions(flags, cwd), ...modelFlagOptions(flags, cwd) };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -31,7 +31,7 @@ export async function runSdkUrl(flags: CliFlags, promptArg: string | undefined, 
   process.once('SIGTERM', onSignal);
   const result = await runStreamSession({
     options, input: transport.input, write: (text) => transport.write(text), log,
-    replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool,
+    replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool, awaitInitialize: flags.awaitInitialize === true,
     signal: AbortSignal.any([transport.signal, interrupted.signal]),
   });
   await transport.close();

@@ -135,6 +135,10 @@ export interface SystemInitMessage extends Envelope {
   agents: string[];
   skills: string[];
   plugins: Array<{ name: string; path: string }>;
+  /** Reasoning effort of the requests (`--effort`); absent when not set. */
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
+  /** Anthropic betas sent with the requests (`--betas`). */
+  betas?: string[];
 }
 
 /** One content block of the model's answer (one message per block, as the real CLI does). */
@@ -223,6 +227,23 @@ export interface ApiRetryMessage extends Envelope {
   retry_delay_ms: number;
   error_status: number | null;
   error: 'rate_limit' | 'server_error' | 'unknown' | 'overloaded';
+}
+
+/**
+ * The request failed on its model (overloaded, unknown model, server errors after the retries)
+ * and goes on with a `--fallback-model`, for the rest of this prompt (additive to Claude Code's set).
+ */
+export interface ModelFallbackMessage extends Envelope {
+  type: 'system';
+  subtype: 'model_fallback';
+  trigger: 'overloaded' | 'model_not_found' | 'server_error';
+  original_model: string;
+  fallback_model: string;
+  error_status: number | null;
+  /** The error that made the switch. */
+  error: string;
+  /** A line for people: "Switched to X: Y is overloaded". */
+  content: string;
 }
 
 /** A change of an MCP server's status after start (it crashed, was reconnected or toggled). */
@@ -318,6 +339,7 @@ export type AgentMessage =
   | CompactBoundaryMessage
   | HookResponseMessage
   | ApiRetryMessage
+  | ModelFallbackMessage
   | McpServerStatusMessage
   | ResultMessage;
 

@@ -7,7 +7,7 @@ import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, Str
 import { apiUsage } from '../messages/usage.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
 import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
+import { thinkingOf, type ModelProvider, type ModelRequest, type ThinkingConfig } from './types.ts';
 
 type Sdk = typeof import('@anthropic-ai/sdk');
 
@@ -69,10 +69,11 @@ export class AnthropicProvider implements ModelProvider {
           input_schema: tool.input_schema as Anthropic.Tool.InputSchema,
         }));
       }
-      if (request.thinkingBudgetTokens !== undefined) {
-        body.thinking = { type: 'enabled', budget_tokens: request.thinkingBudgetTokens };
-      }
-      const stream = await loaded.client.messages.create(body, { signal });
+      const thinking = thinkingOf(request);
+      if (thinking) body.thinking = apiThinking(thinking);
+      if (request.effort) body.output_config = { effort: request.effort };
+      const headers = request.betas?.length ? { 'anthropic-beta': request.betas.join(',') } : undefined;
+      const stream = await loaded.client.messages.create(body, { signal, headers });
       const normaliser = new EventNormaliser();
       for await (const raw of stream) {
         const event = normaliser.normalise(raw as unknown as RawEvent);
@@ -87,6 +88,14 @@ export class AnthropicProvider implements ModelProvider {
       throw toModelError(error, signal, sdk, this.#options.apiKey, fromApiError);
     }
   }
+}
+
+/** Our thinking config → the API's (enabled without a budget is adaptive, as the official SDK maps it). */
+function apiThinking(thinking: ThinkingConfig): Anthropic.ThinkingConfigParam {
+  if (thinking.type === 'disabled') return { type: 'disabled' };
+  const display = thinking.display ? { display: thinking.display } : {};
+  if (thinking.type === 'enabled' && thinking.budgetTokens !== undefined) return { type: 'enabled', budget_tokens: thinking.budgetTokens, ...display };
+  return { type: 'adaptive', ...display };
 }
 
 /** Anthropic rejects thinking blocks without a signature (e.g. from another provider's history): drop them. */

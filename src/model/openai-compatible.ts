@@ -9,7 +9,7 @@ import type { AssistantContentBlock, MessageParam, StopReason, StreamEvent, Text
 import { apiUsage } from '../messages/usage.ts';
 import { ModelError } from './errors.ts';
 import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
+import { thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
 
 type Sdk = typeof import('openai');
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
@@ -83,8 +83,10 @@ export class OpenAICompatibleProvider implements ModelProvider {
           function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
         }));
       }
-      if (request.thinkingBudgetTokens !== undefined) {
-        const budget = request.thinkingBudgetTokens;
+      const thinking = thinkingOf(request);
+      if (request.effort) body.reasoning_effort = request.effort;
+      else if (thinking?.type === 'enabled' && thinking.budgetTokens !== undefined) {
+        const budget = thinking.budgetTokens;
         body.reasoning_effort = budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';
       }
       const stream = await loaded.client.chat.completions.create(body, { signal: local.signal });

@@ -5,6 +5,15 @@
  */
 import type { MessageParam, StreamEvent } from '../messages/types.ts';
 
+/** How hard the model should work (Anthropic `output_config.effort`, OpenAI `reasoning_effort`). */
+export type EffortLevel = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/** Thinking, as the official SDK's `thinking` option spells it. */
+export type ThinkingConfig =
+  | { type: 'adaptive'; display?: 'summarized' | 'omitted' }
+  | { type: 'enabled'; budgetTokens?: number; display?: 'summarized' | 'omitted' }
+  | { type: 'disabled' };
+
 /** A tool as offered to the model. */
 export interface ToolSpec { name: string; description: string; input_schema: Record<string, unknown> }
 
@@ -20,8 +29,14 @@ export interface ModelRequest {
   tools: ToolSpec[];
   /** Output token cap. */
   maxTokens: number;
-  /** Extended thinking budget, when enabled. */
+  /** Extended thinking budget, when enabled (`thinking` wins when both are set). */
   thinkingBudgetTokens?: number;
+  /** Thinking mode: adaptive, enabled with a budget, or disabled. */
+  thinking?: ThinkingConfig;
+  /** Reasoning effort. */
+  effort?: EffortLevel;
+  /** Anthropic beta names, sent as the `anthropic-beta` header. */
+  betas?: string[];
   /** Aborts the request, including a stream in flight. */
   abortSignal: AbortSignal;
 }
@@ -34,4 +49,10 @@ export interface ModelProvider {
   /** Where the credentials came from (reported in `system/init`). */
   readonly apiKeySource: 'ANTHROPIC_API_KEY' | 'apiKeyHelper' | 'none' | 'user';
   stream(request: ModelRequest): AsyncIterable<StreamEvent>;
+}
+
+/** The thinking a request asks for: `thinking`, else the budget as enabled thinking. */
+export function thinkingOf(request: Pick<ModelRequest, 'thinking' | 'thinkingBudgetTokens'>): ThinkingConfig | undefined {
+  if (request.thinking) return request.thinking;
+  return request.thinkingBudgetTokens !== undefined ? { type: 'enabled', budgetTokens: request.thinkingBudgetTokens } : undefined;
 }

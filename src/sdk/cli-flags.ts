@@ -54,6 +54,20 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   add('--max-context-tokens', options.maxContextTokens);
   if (options.outputFormat?.type === 'json_schema') add('--json-schema', JSON.stringify(options.outputFormat.schema));
   add('--api-key-helper', options.apiKeyHelper);
+  add('--fallback-model', options.fallbackModel);
+  add('--effort', options.effort);
+  if (options.thinking) {
+    add('--thinking', options.thinking.type);
+    if (options.thinking.type === 'enabled') add('--max-thinking-tokens', options.thinking.budgetTokens);
+    if (options.thinking.type !== 'disabled') add('--thinking-display', options.thinking.display);
+  }
+  if (options.betas?.length) add('--betas', options.betas.join(','));
+  for (const dir of options.additionalDirectories ?? []) add('--add-dir', dir); // resolved against --cwd, as in-process
+  // The library reads no settings files unless asked; the CLI reads all of them without the flag.
+  args.push('--setting-sources', (options.settingSources ?? []).join(','));
+  add('--agent', options.agent);
+  add('--debug', typeof options.debug === 'string' ? options.debug : options.debug === true);
+  add('--debug-file', options.debugFile);
   return { args, tempFiles };
 }
 

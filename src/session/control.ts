@@ -35,6 +35,7 @@ const handlers: Record<string, Handler> = {
     if (init.systemPrompt !== undefined) {
       ctx.system = Array.isArray(init.systemPrompt) ? init.systemPrompt.join('\n') : init.systemPrompt;
     }
+    if (init.systemPrompt !== undefined) ctx.system = host.session.withNotes(ctx.system); // the --add-dir folders stay named
     if (init.appendSystemPrompt) ctx.system = ctx.system ? `${ctx.system}\n\n${init.appendSystemPrompt}` : init.appendSystemPrompt;
     // Structured output: the schema's instruction must survive a replaced system prompt.
     const schema = host.session.outputSchema ?? (init.jsonSchema && typeof init.jsonSchema === 'object' ? init.jsonSchema : undefined);
@@ -71,7 +72,12 @@ const handlers: Record<string, Handler> = {
   },
   set_max_thinking_tokens(host, request) {
     const value = request.max_thinking_tokens;
-    host.session.ctx.thinkingBudgetTokens = typeof value === 'number' && value > 0 ? value : undefined;
+    const ctx = host.session.ctx;
+    ctx.thinkingBudgetTokens = typeof value === 'number' && value > 0 ? value : undefined;
+    // It overrides `--thinking` from now on: a budget enables thinking, 0 disables it, null returns to the default.
+    const shown = request.thinking_display;
+    const display = shown === 'summarized' || shown === 'omitted' ? { display: shown as 'summarized' | 'omitted' } : {};
+    ctx.thinking = typeof value === 'number' ? (value > 0 ? { type: 'enabled', budgetTokens: value, ...display } : { type: 'disabled' }) : undefined;
     return {};
   },
   mcp_status: (host) => mcpControlHandlers.mcp_status(host.session.mcp),

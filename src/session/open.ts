@@ -35,6 +35,8 @@ export interface SessionIo {
   replayUserMessages?: boolean;
   /** `stdio`: ask the client through `can_use_tool` control requests. */
   permissionPromptTool?: string;
+  /** Hold user messages until the client's `initialize` was handled (`--await-initialize`). */
+  awaitInitialize?: boolean;
 }
 
 export interface OpenedSession { session: Session; runner: SessionRunner }
@@ -52,9 +54,16 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   const onAuthStatus = (status: AuthStatus) => io.send({ type: 'auth_status', ...status, uuid: newUuid(), session_id: sessionId });
   const { provider, model, authError } = await sessionModel(options, onAuthStatus);
 
-  const session = new Session({ ...options, sessionId }, provider, model, io.send);
+  let session: Session;
+  try {
+    session = new Session({ ...options, sessionId }, provider, model, io.send);
+  } catch (error) {
+    throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
+  }
   attachStart(session, start);
-  const runner = new SessionRunner(session, io.send, { replayUserMessages: io.replayUserMessages, seenUuids: start.seenUuids, log: io.log });
+  const runner = new SessionRunner(session, io.send, {
+    replayUserMessages: io.replayUserMessages, seenUuids: start.seenUuids, log: io.log, awaitInitialize: io.awaitInitialize,
+  });
   if (io.permissionPromptTool === 'stdio') {
     session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) =>
       (await runner.request({ subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] }, signal)) as PermissionResult;

@@ -4,6 +4,8 @@
  */
 import type { PermissionMode } from '../messages/types.ts';
 import type { ModelOptions } from '../model/resolve.ts';
+import type { EffortLevel, ThinkingConfig } from '../model/types.ts';
+import type { SettingSource } from './setting-sources.ts';
 import type { CanUseTool } from '../agent/context.ts';
 import type { AgentDefinition } from '../agent/subagent.ts';
 import type { HookCallbacks } from '../tools/hooks/types.ts';
@@ -72,4 +74,30 @@ export interface SessionOptions extends ModelOptions {
   maxStructuredOutputRetries?: number;
   /** A shell command that prints the API key (`--api-key-helper`); run when a key is needed. */
   apiKeyHelper?: string;
+  /**
+   * Model(s) to switch to when a request fails with overloaded, model_not_found or server errors
+   * after the retries (`--fallback-model`; comma-separated to try several in order). The switch
+   * holds for the rest of the prompt; the next prompt tries the session's model again.
+   */
+  fallbackModel?: string;
+  /** Reasoning effort (`--effort`): Anthropic `output_config.effort`, OpenAI `reasoning_effort`. */
+  effort?: EffortLevel;
+  /** Thinking (`--thinking`, `--thinking-display`); wins over `maxThinkingTokens`. */
+  thinking?: ThinkingConfig;
+  /** Anthropic betas (`--betas`), sent as the `anthropic-beta` header. */
+  betas?: string[];
+  /** Extra folders the agent works in (`--add-dir`): named in the system prompt, covered by acceptEdits. */
+  additionalDirectories?: string[];
+  /**
+   * Settings files to load (`--setting-sources`): user ($AGENTPIPE_HOME/settings.json), project
+   * (.agentpipe/settings.json), local (.agentpipe/settings.local.json). Default: none for the
+   * library; the CLI loads all three unless told otherwise.
+   */
+  settingSources?: SettingSource[];
+  /** Run the main thread as this agent (`--agent`): its prompt, tools and model (from `agents` or `initialize.agents`). */
+  agent?: string;
+  /** Debug lines (`--debug [filter]`): true, or a category filter like "api,tools" or "!control". */
+  debug?: boolean | string;
+  /** Write the debug lines to this file instead of stderr (`--debug-file`; implies debug). */
+  debugFile?: string;
 }

@@ -20,6 +20,8 @@ export interface RunnerOptions {
   seenUuids?: Iterable<string>;
   /** Diagnostics (stderr). */
   log: (line: string) => void;
+  /** Hold user messages until `initialize` was handled (`--await-initialize`); run them anyway when the input ends without it. */
+  awaitInitialize?: boolean;
 }
 
 /** Error of a control request the client answered with `error`, or that was cancelled. */
@@ -39,14 +41,23 @@ export class SessionRunner implements ControlHost {
   #inputEnded = false;
   #nextRequest = 0;
   #lastResult?: ResultMessage;
-  /** Settings from `initialize` that apply to the session (set by control handlers). */
-  initialized = false;
+  #initialized = false;
 
   constructor(session: Session, send: (line: OutputLine) => Promise<void>, options: RunnerOptions) {
     this.session = session;
     this.#send = send;
     this.#options = options;
     for (const uuid of options.seenUuids ?? []) this.#seen.add(uuid);
+  }
+
+  /** True once the client's `initialize` was handled (set by its handler); held prompts then start. */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  set initialized(value: boolean) {
+    this.#initialized = value;
+    if (value) this.#wake?.();
   }
 
   /** The last result emitted. */
@@ -59,7 +70,8 @@ export class SessionRunner implements ControlHost {
     const reading = this.#read(input);
     try {
       for (;;) {
-        const prompt = this.#prompts.shift();
+        const held = this.#options.awaitInitialize && !this.#initialized && !this.#inputEnded;
+        const prompt = held ? undefined : this.#prompts.shift();
         if (prompt) {
           this.#lastResult = await this.session.runPrompt(prompt);
           continue;
@@ -90,6 +102,9 @@ export class SessionRunner implements ControlHost {
     } catch (error) {
       this.#options.log(`agentpipe: input failed: ${(error as Error).message}`);
     } finally {
+      if (this.#options.awaitInitialize && !this.#initialized && this.#prompts.length) {
+        this.#options.log('agentpipe: warning: the input ended without an initialize request; running the held user messages anyway');
+      }
       this.#inputEnded = true;
       this.#wake?.();
     }
@@ -144,6 +159,7 @@ export class SessionRunner implements ControlHost {
   }
 
   async #answer(request: ControlRequest): Promise<void> {
+    this.session.ctx.debug?.('control', `request ${request.request.subtype} (${request.request_id})`);
     let response: ControlResponse;
     try {
       const payload = await handleControlRequest(this, request.request);
@@ -151,6 +167,7 @@ export class SessionRunner implements ControlHost {
     } catch (error) {
       response = { type: 'control_response', response: { subtype: 'error', request_id: request.request_id, error: (error as Error).message } };
     }
+    if (response.response.subtype === 'error') this.session.ctx.debug?.('control', `request ${request.request.subtype} (${request.request_id}) failed: ${response.response.error}`);
     await this.#send(response);
   }
 
@@ -180,6 +197,7 @@ export class SessionRunner implements ControlHost {
         },
       });
       signal?.addEventListener('abort', onAbort, { once: true });
+      this.session.ctx.debug?.('control', `sent ${request.subtype} (${requestId})`);
       void this.#send({ type: 'control_request', request_id: requestId, request });
     });
   }

@@ -22,6 +22,8 @@ export interface StreamSessionOptions {
   replayUserMessages?: boolean;
   /** `stdio`: ask the client through `can_use_tool` control requests. */
   permissionPromptTool?: string;
+  /** Hold user messages until `initialize` was handled (`--await-initialize`). */
+  awaitInitialize?: boolean;
   /** Aborting stops the session: the running prompt is interrupted, nothing more is written. */
   signal?: AbortSignal;
   /** Lines buffered before the session waits for `write` (default 256). */
@@ -40,7 +42,7 @@ export async function runStreamSession(o: StreamSessionOptions): Promise<ResultM
   })();
   let opened;
   try {
-    opened = await openSession(o.options, { send, log: o.log, replayUserMessages: o.replayUserMessages, permissionPromptTool: o.permissionPromptTool });
+    opened = await openSession(o.options, { send, log: o.log, replayUserMessages: o.replayUserMessages, permissionPromptTool: o.permissionPromptTool, awaitInitialize: o.awaitInitialize });
   } catch (error) {
     if (!(error instanceof SessionSetupError)) {
       queue.done();

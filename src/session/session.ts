@@ -3,6 +3,7 @@
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
 import os from 'node:os';
+import path from 'node:path';
 import type { AgentMessage, MessageParam, PermissionDenial, ResultMessage, SystemInitMessage, UserContentBlock } from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
@@ -12,7 +13,10 @@ import { fireHook, userPromptSubmit } from '../agent/hooks.ts';
 import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { createTaskTool } from '../agent/task-tool.ts';
 import { HookDispatcher } from '../tools/hooks/dispatcher.ts';
-import { loadHookSettings } from '../tools/hooks/settings.ts';
+import { sessionSettings } from './setting-sources.ts';
+import { debugLogger } from './debug-log.ts';
+import { parseFallbackModels } from '../agent/fallback.ts';
+import { mainAgentOf, workingFoldersNote, type MainAgent } from './main-agent.ts';
 import { UsageTracker } from '../agent/usage.ts';
 import { builtinTools } from '../tools/builtin/index.ts';
 import { McpManager } from '../tools/mcp/manager.ts';
@@ -40,7 +44,11 @@ export class Session {
   readonly defaultModel: string;
   /** The MCP servers of the session (their tools join `ctx.tools` at each prompt). */
   readonly mcp: McpManager;
-  readonly #hideTool: (name: string) => boolean;
+  #hideTool: (name: string) => boolean;
+  /** `agent` to run the main thread as, until it was applied at the first prompt. */
+  #mainAgent?: MainAgent;
+  /** The model a fallback switched away from during this prompt (restored at its end). */
+  #fallback?: { from: string; to: string };
   /** Every hook of the session: settings commands, library callbacks, the SDK client's. */
   readonly hooks = new HookDispatcher();
   /** Subagents of the `Task` tool (empty until agents are defined). */
@@ -61,7 +69,9 @@ export class Session {
     this.id = options.sessionId ?? newUuid();
     this.defaultModel = model;
     const cwd = options.cwd ?? process.cwd();
-    const deny = parseRules(options.disallowedTools);
+    const settings = sessionSettings(options, cwd);
+    const deny = parseRules([...(options.disallowedTools ?? []), ...settings.flatMap((s) => s.permissions.deny)]);
+    const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
     let tools: Tool[] = [...builtinTools(), ...(options.extraTools ?? [])];
     if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
     tools = tools.filter((t) => !deny.some((rule) => isWholeToolRule(rule, t.name)));
@@ -70,14 +80,21 @@ export class Session {
     this.mcp.start();
     this.ctx = {
       provider, model, cwd, tools,
-      system: systemPromptOf(options, cwd),
+      system: systemPromptOf(options, cwd, directories),
       sessionId: this.id,
       parentToolUseId: null,
       maxTurns: options.maxTurns,
       maxBudgetUsd: options.maxBudgetUsd,
       maxTokens: options.maxTokens ?? 16_384,
       thinkingBudgetTokens: options.maxThinkingTokens,
-      permissions: { mode: options.permissionMode ?? 'default', allow: parseRules(options.allowedTools), deny },
+      thinking: options.thinking,
+      effort: options.effort,
+      betas: options.betas,
+      fallbackModels: parseFallbackModels(options.fallbackModel),
+      debug: debugLogger(options, cwd),
+      permissions: {
+        mode: options.permissionMode ?? 'default', allow: parseRules([...(options.allowedTools ?? []), ...settings.flatMap((s) => s.permissions.allow)]), deny, directories,
+      },
       canUseTool: options.canUseTool,
       hooks: this.hooks,
       includePartialMessages: options.includePartialMessages ?? false,
@@ -86,6 +103,9 @@ export class Session {
       progressIntervalMs: options.toolProgressIntervalMs ?? 1000,
       maxRetries: options.maxRetries ?? 3,
       emit: async (message) => {
+        if (message.type === 'system' && message.subtype === 'model_fallback' && this.ctx.model === message.fallback_model) {
+          this.#fallback = { from: this.#fallback?.from ?? message.original_model, to: message.fallback_model };
+        }
         await this.#record(message);
         await emit(message);
       },
@@ -94,7 +114,8 @@ export class Session {
     this.ctx.compaction = this.compactor;
     this.#maxStructuredRetries = options.maxStructuredOutputRetries;
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
-    if (options.settings) this.hooks.addSettings(loadHookSettings(options.settings, cwd));
+    for (const { hooks } of settings) this.hooks.addSettings(hooks);
+    if (options.agent) this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
     if (options.agents) this.defineAgents(options.agents, deny.some((rule) => isWholeToolRule(rule, 'Task')));
   }
@@ -130,6 +151,7 @@ export class Session {
       type: 'system', subtype: 'init', cwd: ctx.cwd, session_id: this.id, tools: ctx.tools.map((t) => t.name), mcp_servers: this.mcp.statusList(),
       model: ctx.model, permissionMode: ctx.permissions.mode, slash_commands: [], apiKeySource: ctx.provider.apiKeySource,
       claude_code_version: COMPAT_CLAUDE_CODE_VERSION, agentpipe_version: VERSION, output_style: 'default', agents: Object.keys(this.agents), skills: [], plugins: [],
+      ...(ctx.effort ? { effort: ctx.effort } : {}), ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
       uuid: newUuid(),
     };
   }
@@ -151,6 +173,7 @@ export class Session {
     const denials: PermissionDenial[] = [];
     let outcome: StructuredOutcome;
     try {
+      if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
       await this.#syncMcpTools();
       if (!this.#started) await this.#sessionStart(abort.signal);
       await this.ctx.emit(this.initMessage());
@@ -178,12 +201,33 @@ export class Session {
       signal?.removeEventListener('abort', onOuterAbort);
       this.#abort = undefined;
       this.#running = false;
+      // The next prompt tries the session's model again (a fallback holds for one prompt).
+      if (this.#fallback && this.ctx.model === this.#fallback.to) this.ctx.model = this.#fallback.from;
+      this.#fallback = undefined;
     }
     const result = this.#result(outcome, usage, denials, Date.now() - started);
     this.totals.totalCostUsd += usage.totalCostUsd;
     this.compactor.afterPrompt(usage);
     await this.ctx.emit(result);
     return result;
+  }
+
+  /** Runs the main thread as the `agent` option's agent: its prompt, tools and model. Throws when it is not defined. */
+  #applyMainAgent(pending: MainAgent): void {
+    const applied = mainAgentOf(pending, this.agents);
+    this.#mainAgent = undefined;
+    this.ctx.system = applied.system;
+    if (this.outputSchema) this.setOutputSchema(this.outputSchema);
+    if (applied.model) this.ctx.model = applied.model;
+    const hidden = this.#hideTool;
+    this.#hideTool = (name) => hidden(name) || !applied.allows(name);
+    this.ctx.tools = this.ctx.tools.filter((t) => applied.allows(t.name));
+  }
+
+  /** The system prompt with the session's notes (extra working folders), after a client replaced it. */
+  withNotes(system: string): string {
+    const note = workingFoldersNote(this.ctx.permissions.directories ?? []);
+    return note ? `${system}${system ? '\n\n' : ''}${note}` : system;
   }
 
   /** Waits for MCP servers still connecting, then puts their current tools in `ctx.tools`. */
@@ -231,14 +275,15 @@ function normalizeContent(content: string | UserContentBlock[]): string | UserCo
   return typeof content === 'string' ? content : content.filter((b) => b && typeof b === 'object');
 }
 
-function systemPromptOf(options: SessionOptions, cwd: string): string {
+
+function systemPromptOf(options: SessionOptions, cwd: string, directories: string[]): string {
   const base = options.systemPrompt ?? [
     'You are agentpipe, a coding agent that works in the user\'s folder with tools.',
     'Use the tools to look before you answer; keep answers short and concrete.',
     `Working folder: ${cwd}`,
     `Platform: ${os.platform()}; date: ${new Date().toISOString().slice(0, 10)}`,
   ].join('\n');
-  return options.appendSystemPrompt ? `${base}${base ? '\n\n' : ''}${options.appendSystemPrompt}` : base;
+  return [base, workingFoldersNote(directories), options.appendSystemPrompt ?? ''].filter(Boolean).join('\n\n');
 }
 
 /** A UserPromptSubmit hook blocked the prompt. */

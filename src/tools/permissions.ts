@@ -93,6 +93,8 @@ export function checkPermission(options: {
   allow: PermissionRule[];
   deny: PermissionRule[];
   cwd: string;
+  /** Extra working folders (`--add-dir`): acceptEdits covers them like the cwd. */
+  directories?: string[];
 }): PermissionVerdict {
   const { tool, input, mode, allow, deny, cwd } = options;
   const denied = deny.find((rule) => ruleMatches(rule, tool.name, input, cwd));
@@ -103,10 +105,27 @@ export function checkPermission(options: {
   }
   if (allow.some((rule) => ruleMatches(rule, tool.name, input, cwd))) return { behavior: 'allow' };
   if (mode === 'bypassPermissions' || readOnly) return { behavior: 'allow' };
-  if (mode === 'acceptEdits' && tool.editsFiles) return { behavior: 'allow' };
+  const outside = tool.editsFiles ? outsideWorkingFolders(input, cwd, options.directories ?? []) : undefined;
+  if (mode === 'acceptEdits' && tool.editsFiles && outside === undefined) return { behavior: 'allow' };
+  if (mode === 'acceptEdits' && outside !== undefined) {
+    const reason = `${tool.name} of ${outside} needs approval: it is outside the working folders (${[cwd, ...(options.directories ?? [])].join(', ')}); add its folder with --add-dir`;
+    return { behavior: 'ask', reason };
+  }
   const reason = `Permission to use ${tool.name} has not been granted (permission mode "${mode}"). ` +
     `Allow it with --allowedTools "${tool.name}" or run with --permission-mode ${tool.editsFiles ? 'acceptEdits' : 'bypassPermissions'}.`;
   return mode === 'dontAsk' ? { behavior: 'deny', reason } : { behavior: 'ask', reason };
+}
+
+/** The target path of a call when it lies outside the cwd and the extra folders. */
+function outsideWorkingFolders(input: Record<string, unknown>, cwd: string, directories: string[]): string | undefined {
+  const target = [input.file_path, input.path, input.notebook_path].find((v): v is string => typeof v === 'string');
+  if (target === undefined) return undefined;
+  const file = path.resolve(cwd, target);
+  const inside = [cwd, ...directories].some((dir) => {
+    const rel = path.relative(path.resolve(cwd, dir), file);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
+  return inside ? undefined : file;
 }
 
 /** Renders a rule back to its text form. */

@@ -22,6 +22,8 @@ export function sdkOptions(turns: unknown[], extra: Options = {}): Options & { c
     env: {
       PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
       HOME: process.env.HOME ?? dir,
+      // A throwaway home: no user settings or transcripts of the developer's own ~/.agentpipe.
+      AGENTPIPE_HOME: process.env.AGENTPIPE_HOME!,
       ...(process.env.AGENTPIPE_CLI_SOURCE ? { AGENTPIPE_CLI_SOURCE: '1' } : {}),
     },
     stderr: (data: string) => (stderr += data),

@@ -11,7 +11,7 @@ import type {
 } from '@anthropic-ai/claude-agent-sdk';
 import type {
   AgentMessage, ApiRetryMessage, AssistantMessage, AuthStatusMessage, CompactBoundaryMessage, HookResponseMessage,
-  McpServerStatusMessage, PermissionDenial, ResultMessage, StatusMessage, StreamEventMessage, SystemInitMessage, ToolProgressMessage, UserMessage,
+  McpServerStatusMessage, ModelFallbackMessage, PermissionDenial, ResultMessage, StatusMessage, StreamEventMessage, SystemInitMessage, ToolProgressMessage, UserMessage,
 } from '../../src/messages/types.ts';
 
 /** Compiles only when `Ours` is assignable to `Theirs`. */
@@ -31,7 +31,7 @@ export type Checks = [
   Assignable<SDKResultMessage, ResultMessage>,
   Assignable<SDKPermissionDenial, PermissionDenial>,
   // agentpipe's additive extensions (unknown to the SDK, which passes unknown types through) aside:
-  Assignable<SDKMessage, Exclude<AgentMessage, McpServerStatusMessage>>,
+  Assignable<SDKMessage, Exclude<AgentMessage, McpServerStatusMessage | ModelFallbackMessage>>,
 ];
 
 test('the wire types are assignable to the official SDK types (checked by tsc)', () => {

@@ -1,5 +1,6 @@
 /**
- * Hooks from a settings file or JSON string (`--settings`), in Claude Code's format:
+ * Hooks and permission rules from a settings file or JSON string (`--settings`, the setting
+ * sources), in Claude Code's format:
  * `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}`.
  * Anything malformed is a clear error naming where it is.
  */
@@ -12,49 +13,72 @@ export interface CommandHookConfig { type: 'command'; command: string; /** Secon
 /** The hooks part of a settings file. */
 export type HookSettings = Partial<Record<HookEvent, Array<{ matcher?: string; hooks: CommandHookConfig[] }>>>;
 
+/** What agentpipe uses of a settings file: its hooks and its permission rules. */
+export interface Settings { hooks: HookSettings; permissions: { allow: string[]; deny: string[] } }
+
 /** Reads `--settings` (a file path or a JSON object string) and validates its hooks. */
 export function loadHookSettings(value: string | Record<string, unknown>, cwd: string): HookSettings {
+  return loadSettings(value, cwd).hooks;
+}
+
+/**
+ * Reads settings (a file path, a JSON object string or the parsed object) and validates its
+ * hooks and `permissions: {allow: [], deny: []}`. Errors name `label` (the flag or the file).
+ */
+export function loadSettings(value: string | Record<string, unknown>, cwd: string, label = '--settings'): Settings {
   let settings: unknown = value;
   if (typeof value === 'string') {
-    const text = value.trim().startsWith('{') ? value : readSettingsFile(path.resolve(cwd, value));
+    const text = value.trim().startsWith('{') ? value : readSettingsFile(path.resolve(cwd, value), label);
     try {
       settings = JSON.parse(text);
     } catch (error) {
-      throw new Error(`--settings: not valid JSON: ${(error as Error).message}`);
+      throw new Error(`${label}: not valid JSON: ${(error as Error).message}`);
     }
   }
-  if (!isObject(settings)) throw new Error('--settings: expected a JSON object');
-  return validateHooks(settings.hooks);
+  if (!isObject(settings)) throw new Error(`${label}: expected a JSON object`);
+  return { hooks: validateHooks(settings.hooks, label), permissions: validatePermissions(settings.permissions, label) };
 }
 
-function readSettingsFile(file: string): string {
+function readSettingsFile(file: string, label: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`--settings ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new Error(`${label} ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
 }
 
-function validateHooks(hooks: unknown): HookSettings {
+function validatePermissions(permissions: unknown, label: string): Settings['permissions'] {
+  if (permissions === undefined) return { allow: [], deny: [] };
+  if (!isObject(permissions)) throw new Error(`${label}: "permissions" must be an object {"allow": [...], "deny": [...]}`);
+  const list = (key: 'allow' | 'deny'): string[] => {
+    const value = permissions[key];
+    if (value === undefined) return [];
+    if (!Array.isArray(value) || !value.every((rule) => typeof rule === 'string')) throw new Error(`${label}: permissions.${key} must be an array of rule strings`);
+    return value;
+  };
+  return { allow: list('allow'), deny: list('deny') };
+}
+
+function validateHooks(hooks: unknown, label: string): HookSettings {
   if (hooks === undefined) return {};
-  if (!isObject(hooks)) throw new Error('--settings: "hooks" must be an object of events');
+  if (!isObject(hooks)) throw new Error(`${label}: "hooks" must be an object of events`);
   const out: HookSettings = {};
   for (const [event, matchers] of Object.entries(hooks)) {
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-      throw new Error(`--settings: unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
+      throw new Error(`${label}: unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
     }
-    if (!Array.isArray(matchers)) throw new Error(`--settings: hooks.${event} must be an array of {matcher, hooks}`);
+    if (!Array.isArray(matchers)) throw new Error(`${label}: hooks.${event} must be an array of {matcher, hooks}`);
     out[event as HookEvent] = matchers.map((entry: unknown, i) => {
       const where = `hooks.${event}[${i}]`;
-      if (!isObject(entry) || !Array.isArray(entry.hooks)) throw new Error(`--settings: ${where} needs a "hooks" array`);
-      if (entry.matcher !== undefined && typeof entry.matcher !== 'string') throw new Error(`--settings: ${where}.matcher must be a string`);
-      if (entry.matcher) checkRegex(entry.matcher, where);
+      if (!isObject(entry) || !Array.isArray(entry.hooks)) throw new Error(`${label}: ${where} needs a "hooks" array`);
+      if (entry.matcher !== undefined && typeof entry.matcher !== 'string') throw new Error(`${label}: ${where}.matcher must be a string`);
+      if (entry.matcher) checkRegex(entry.matcher, where, label);
       const list = entry.hooks.map((hook: unknown, j): CommandHookConfig => {
         if (!isObject(hook) || hook.type !== 'command' || typeof hook.command !== 'string' || !hook.command.trim()) {
-          throw new Error(`--settings: ${where}.hooks[${j}] must be {"type": "command", "command": "..."}`);
+          throw new Error(`${label}: ${where}.hooks[${j}] must be {"type": "command", "command": "..."}`);
         }
         if (hook.timeout !== undefined && (typeof hook.timeout !== 'number' || !(hook.timeout > 0))) {
-          throw new Error(`--settings: ${where}.hooks[${j}].timeout must be a number of seconds above 0`);
+          throw new Error(`${label}: ${where}.hooks[${j}].timeout must be a number of seconds above 0`);
         }
         return { type: 'command', command: hook.command, timeout: hook.timeout as number | undefined };
       });
@@ -64,12 +88,12 @@ function validateHooks(hooks: unknown): HookSettings {
   return out;
 }
 
-function checkRegex(matcher: string, where: string): void {
+function checkRegex(matcher: string, where: string, label: string): void {
   if (matcher === '*') return;
   try {
     new RegExp(matcher);
   } catch {
-    throw new Error(`--settings: ${where}.matcher is not a valid regular expression: ${matcher}`);
+    throw new Error(`${label}: ${where}.matcher is not a valid regular expression: ${matcher}`);
   }
 }
 

@@ -1,0 +1,35 @@
+/**
+ * `--fallback-model`: when a request fails on its model (overloaded, unknown model, server
+ * errors after the retries) and nothing was streamed yet, the request is sent again to the next
+ * fallback model, which then serves the rest of the prompt. A `system/model_fallback` message
+ * says so. The session returns to its own model at the next prompt (as the official SDK documents).
+ */
+import { newUuid } from '../messages/ids.ts';
+import type { ModelError } from '../model/errors.ts';
+import type { AgentContext } from './context.ts';
+
+const TRIGGERS = { overloaded: 'is overloaded', model_not_found: 'was not found', server_error: 'keeps failing with server errors' } as const;
+
+/** Splits `--fallback-model a,b` into the models to try in order. */
+export function parseFallbackModels(value: string | undefined): string[] | undefined {
+  const models = value?.split(',').map((m) => m.trim()).filter(Boolean);
+  return models?.length ? models : undefined;
+}
+
+/** Switches `ctx.model` to the next fallback model if this failure calls for one; true when it did. */
+export async function fallBack(ctx: AgentContext, error: ModelError | undefined): Promise<boolean> {
+  const models = ctx.fallbackModels;
+  if (!error || !models?.length || !Object.hasOwn(TRIGGERS, error.kind)) return false;
+  const trigger = error.kind as keyof typeof TRIGGERS;
+  const next = models.slice(models.indexOf(ctx.model) + 1).find((m) => m !== ctx.model);
+  if (next === undefined) return false;
+  const original = ctx.model;
+  ctx.model = next;
+  ctx.debug?.('api', `falling back from ${original} to ${next} (${trigger}${error.status ? `, status ${error.status}` : ''})`);
+  await ctx.emit({
+    type: 'system', subtype: 'model_fallback', trigger, original_model: original, fallback_model: next,
+    error_status: error.status ?? null, error: error.message, content: `Switched to ${next}: ${original} ${TRIGGERS[trigger]}`,
+    uuid: newUuid(), session_id: ctx.sessionId,
+  });
+  return true;
+}

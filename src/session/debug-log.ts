@@ -1,0 +1,34 @@
+/**
+ * `--debug [filter]` / `--debug-file <file>`: one line per model request (model, message count,
+ * tools), retry, fallback, tool call and control request, on stderr or appended to the file.
+ * Lines never carry keys, headers or tool inputs. The filter names categories to keep
+ * (`api,tools`) or to drop (`!control`); the categories are api, tools, control.
+ */
+import { mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+
+export type DebugLog = (category: string, line: string) => void;
+
+/** The logger the options ask for, or undefined when debugging is off. Throws when the file cannot be opened. */
+export function debugLogger(options: { debug?: boolean | string; debugFile?: string }, cwd: string): DebugLog | undefined {
+  if (!options.debug && !options.debugFile) return undefined;
+  const filter = typeof options.debug === 'string' ? options.debug.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const include = filter.filter((f) => !f.startsWith('!'));
+  const exclude = filter.filter((f) => f.startsWith('!')).map((f) => f.slice(1));
+  let write: (text: string) => void = (text) => process.stderr.write(text);
+  if (options.debugFile) {
+    const file = path.resolve(cwd, options.debugFile);
+    let fd: number;
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      fd = openSync(file, 'a');
+    } catch (error) {
+      throw new Error(`--debug-file ${options.debugFile}: ${(error as Error).message}`);
+    }
+    write = (text) => writeSync(fd, text);
+  }
+  return (category, line) => {
+    if ((include.length && !include.includes(category)) || exclude.includes(category)) return;
+    write(`${new Date().toISOString()} [DEBUG] [${category}] ${line}\n`);
+  };
+}
