@@ -86,7 +86,7 @@ export function addSessionOptions(command: Command): Command {
     .addOption(new Option('--thinking-display <mode>', 'how thinking comes back (Anthropic)').choices(['summarized', 'omitted']))
     .option('--betas <betas>', 'Anthropic betas, comma-separated (anthropic-beta header)')
     .option('--add-dir <dir>', 'extra folder the agent works in, like the cwd (repeatable)', collect)
-    .option('--setting-sources <sources>', 'settings files to load: user ($AGENTPIPE_HOME/settings.json), project (.agentpipe/settings.json), local (.agentpipe/settings.local.json); default all, "" for none')
+    .option('--setting-sources <sources>', 'settings files to load: user ($AGENTPIPE_HOME/settings.json), project (.agentpipe/settings.json), local (.agentpipe/settings.local.json), with the agents/*.md of user and project; default all, "" for none')
     .option('--agent <name>', 'run the main thread as this agent (--agents or the SDK\'s agents): its prompt, tools and model')
     .option('--debug [filter]', 'debug lines on stderr (requests, retries, tool calls, control requests); filter e.g. "api,tools" or "!control"')
     .option('--debug-file <file>', 'write the debug lines to this file (implies --debug)');

@@ -44,7 +44,7 @@ const handlers: Record<string, Handler> = {
     if (init.agents && Object.keys(init.agents).length) host.session.defineAgents(validateAgents(init.agents, 'initialize.agents'));
     host.initialized = true;
     applyInitialize(host.session.mcp, request, (r, signal) => host.request(r, signal));
-    return {
+    const answer = () => ({
       commands: [],
       agents: Object.entries(host.session.agents).map(([name, agent]) => ({ name, description: agent.description, model: agent.model })),
       output_style: 'default',
@@ -52,7 +52,10 @@ const handlers: Record<string, Handler> = {
       models: modelList(ctx.model),
       account: { apiKeySource: ctx.provider.apiKeySource, apiProvider: ctx.provider.provider, tokenSource: 'none' },
       pid: process.pid,
-    };
+    });
+    // Agent files (after the client's agents, which win on a name clash); none: answered at once.
+    const loading = host.session.loadAgentFiles();
+    return loading ? loading.then(answer) : answer();
   },
   interrupt(host) {
     host.session.interrupt();
@@ -84,6 +87,8 @@ const handlers: Record<string, Handler> = {
   mcp_reconnect: (host, request) => mcpControlHandlers.mcp_reconnect(host.session.mcp, request),
   mcp_toggle: (host, request) => mcpControlHandlers.mcp_toggle(host.session.mcp, request),
   mcp_set_servers: (host, request) => mcpControlHandlers.mcp_set_servers(host.session.mcp, request, (r, signal) => host.request(r, signal)),
+  mcp_read_resource: (host, request) => mcpControlHandlers.mcp_read_resource(host.session.mcp, request),
+  mcp_call: (host, request) => mcpControlHandlers.mcp_call(host.session.mcp, request),
   get_session_cost(host) {
     return { total_cost_usd: host.session.totals.totalCostUsd };
   },

@@ -90,7 +90,8 @@ export interface SessionOptions extends ModelOptions {
   additionalDirectories?: string[];
   /**
    * Settings files to load (`--setting-sources`): user ($AGENTPIPE_HOME/settings.json), project
-   * (.agentpipe/settings.json), local (.agentpipe/settings.local.json). Default: none for the
+   * (.agentpipe/settings.json), local (.agentpipe/settings.local.json); user and project also
+   * bring their agent files (agents/*.md). Default: none for the
    * library; the CLI loads all three unless told otherwise.
    */
   settingSources?: SettingSource[];

@@ -14,6 +14,7 @@ import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { createTaskTool } from '../agent/task-tool.ts';
 import { HookDispatcher } from '../tools/hooks/dispatcher.ts';
 import { sessionSettings } from './setting-sources.ts';
+import { agentFilesLoader } from './agent-files.ts';
 import { debugLogger } from './debug-log.ts';
 import { parseFallbackModels } from '../agent/fallback.ts';
 import { mainAgentOf, workingFoldersNote, type MainAgent } from './main-agent.ts';
@@ -54,6 +55,8 @@ export class Session {
   /** Subagents of the `Task` tool (empty until agents are defined). */
   readonly agents: Record<string, AgentDefinition> = {};
   #started = false;
+  /** Reads the agent files of the allowed setting sources, once (`loadAgentFiles`). */
+  readonly #agentFiles: () => Promise<void> | undefined;
   /** The transcript being written (absent with `persistSession: false`); set by `prepareSession`. */
   transcript?: Transcript;
   /** True when the history came from a transcript (SessionStart hooks then see `source: "resume"`). */
@@ -75,7 +78,8 @@ export class Session {
     let tools: Tool[] = [...builtinTools(), ...(options.extraTools ?? [])];
     if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
     tools = tools.filter((t) => !deny.some((rule) => isWholeToolRule(rule, t.name)));
-    this.#hideTool = (name) => deny.some((rule) => isWholeToolRule(rule, name));
+    // `tools` limits the built-in tools, the MCP resource tools among them.
+    this.#hideTool = (name) => deny.some((rule) => isWholeToolRule(rule, name)) || (!!options.tools && !name.startsWith('mcp__') && !options.tools.includes(name));
     this.mcp = new McpManager(options.mcpServers ?? {}, { cwd, sessionId: this.id, emit: (m) => this.ctx.emit(m) });
     this.mcp.start();
     this.ctx = {
@@ -117,13 +121,20 @@ export class Session {
     for (const { hooks } of settings) this.hooks.addSettings(hooks);
     if (options.agent) this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
-    if (options.agents) this.defineAgents(options.agents, deny.some((rule) => isWholeToolRule(rule, 'Task')));
+    const hideTask = deny.some((rule) => isWholeToolRule(rule, 'Task'));
+    if (options.agents) this.defineAgents(options.agents, hideTask);
+    this.#agentFiles = agentFilesLoader(options.settingSources, cwd, this.agents, (fresh) => this.defineAgents(fresh, hideTask));
   }
 
   /** Adds subagents (and 'general-purpose'); the `Task` tool appears with the first ones. */
   defineAgents(agents: Record<string, AgentDefinition>, hideTask = false): void {
-    Object.assign(this.agents, { 'general-purpose': GENERAL_PURPOSE }, agents);
+    Object.assign(this.agents, Object.hasOwn(this.agents, 'general-purpose') ? {} : { 'general-purpose': GENERAL_PURPOSE }, agents);
     if (!hideTask && !this.ctx.tools.some((t) => t.name === 'Task')) this.ctx.tools.push(createTaskTool(() => this.agents));
+  }
+
+  /** Adds the agents of the agent files (`.agentpipe/agents/*.md`, per setting source), once; never throws. Undefined when there are none. */
+  loadAgentFiles(): Promise<void> | undefined {
+    return this.#agentFiles();
   }
 
   /** Requires the final answer to be JSON valid against `schema` (the model is told so in the system prompt). */
@@ -173,6 +184,7 @@ export class Session {
     const denials: PermissionDenial[] = [];
     let outcome: StructuredOutcome;
     try {
+      await this.loadAgentFiles();
       if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
       await this.#syncMcpTools();
       if (!this.#started) await this.#sessionStart(abort.signal);

@@ -3,7 +3,7 @@
  * fails to start is `failed`); a server that closes on its own is announced by `onCrash`.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ReadResourceResult, Resource, Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerInfo } from '../../messages/types.ts';
 import { VERSION } from '../../version.ts';
 import type { McpServerConfig } from './config.ts';
@@ -35,6 +35,8 @@ export class McpConnection {
   #opened?: OpenedTransport;
   #generation = 0;
   #stopping?: Promise<void>;
+  /** The resource list, kept until the server says it changed (or the client changes). */
+  #resources?: { client: Client; list: Promise<Resource[]> };
 
   constructor(name: string, config: McpServerConfig, source: McpSource) {
     this.name = name;
@@ -79,9 +81,14 @@ export class McpConnection {
     }
     const client = new Client({ name: 'agentpipe', version: VERSION }, {
       capabilities: {},
-      listChanged: { tools: { onChanged: (error, tools) => {
-        if (!error && tools && this.#client === client) this.tools = tools;
-      } } },
+      listChanged: {
+        tools: { onChanged: (error, tools) => {
+          if (!error && tools && this.#client === client) this.tools = tools;
+        } },
+        resources: { autoRefresh: false, debounceMs: 0, onChanged: () => {
+          if (this.#resources?.client === client) this.#resources = undefined;
+        } },
+      },
     });
     this.#client = client;
     this.#opened = opened;
@@ -100,12 +107,53 @@ export class McpConnection {
     this.onCrash?.(this);
   }
 
-  /** Calls one tool of this server. */
-  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, onProgress?: (text: string) => void): Promise<CallToolResult> {
+  /** The client of a connected server; throws McpUnavailableError otherwise. */
+  #connected(): Client {
     const client = this.#client;
     if (this.status !== 'connected' || !client) {
       throw new McpUnavailableError(`MCP server "${this.name}" is ${this.status === 'disabled' ? 'disabled' : 'not connected'}${this.error ? ` (${this.error})` : ''}`);
     }
+    return client;
+  }
+
+  /** True when the server is connected and offers resources. */
+  get hasResources(): boolean {
+    return this.status === 'connected' && this.#client?.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /** Every resource of the server (all pages, at most 100); cached until the server announces a change. */
+  listResources(timeoutMs: number): Promise<Resource[]> {
+    const client = this.#connected();
+    if (!this.hasResources) return Promise.resolve([]);
+    if (this.#resources?.client === client) return this.#resources.list;
+    const list = (async () => {
+      const out: Resource[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 100 && (page === 0 || cursor); page++) {
+        const answer = await client.listResources(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+        out.push(...answer.resources);
+        cursor = answer.nextCursor;
+      }
+      return out;
+    })();
+    const entry = { client, list };
+    this.#resources = entry;
+    list.catch(() => {
+      if (this.#resources === entry) this.#resources = undefined; // try again next time
+    });
+    return list;
+  }
+
+  /** Reads one resource (`resources/read`). */
+  async readResource(uri: string, signal: AbortSignal | undefined, timeoutMs: number): Promise<ReadResourceResult> {
+    const client = this.#connected();
+    if (!this.hasResources) throw new McpUnavailableError(`MCP server "${this.name}" offers no resources`);
+    return client.readResource({ uri }, { signal, timeout: timeoutMs });
+  }
+
+  /** Calls one tool of this server. */
+  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, onProgress?: (text: string) => void): Promise<CallToolResult> {
+    const client = this.#connected();
     const result = await client.callTool({ name: tool, arguments: args }, undefined, {
       signal, timeout: timeoutMs,
       ...(onProgress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => onProgress(`${p.message ?? `progress ${p.progress}${p.total ? `/${p.total}` : ''}`}\n`) } : {}),

@@ -1,9 +1,12 @@
 /**
  * The MCP control requests of a session (`mcp_status`, `mcp_reconnect`, `mcp_toggle`,
- * `mcp_set_servers`) and the `initialize` fields about MCP, over the session's manager.
+ * `mcp_set_servers`, `mcp_read_resource`, `mcp_call`) and the `initialize` fields about MCP,
+ * over the session's manager.
  */
 import type { McpMessageSender } from './control-transport.ts';
 import type { McpManager } from './manager.ts';
+import { callByControl } from './control-call.ts';
+import { readResource, resourceTimeoutMs } from './resources.ts';
 
 type Request = { subtype: string; [key: string]: unknown };
 /** Sends one control request to the client (the runner's `request`). */
@@ -26,8 +29,19 @@ export function applyInitialize(manager: McpManager, request: Request, send: Req
 export const mcpControlHandlers = {
   async mcp_status(manager: McpManager): Promise<Record<string, unknown>> {
     await manager.ready();
-    return { mcpServers: manager.detailedStatus() };
+    // How many resources each server offers (the list is cached, so this is cheap after the first time).
+    const counts = new Map(await Promise.all(manager.resourceServers().map(async (c) => [c.name, await c.listResources(resourceTimeoutMs()).then((l) => l.length, () => undefined)] as const)));
+    return { mcpServers: manager.detailedStatus().map((s) => (counts.get(s.name) === undefined ? s : { ...s, resources: counts.get(s.name) })) };
   },
+  /** `{serverName, uri}` → the server's `resources/read` result, `{contents: [...]}`. */
+  async mcp_read_resource(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
+    if (typeof request.uri !== 'string' || !request.uri) throw new Error('mcp_read_resource: uri must be a non-empty string');
+    await manager.ready();
+    const result = await readResource(manager, nameOf(request), request.uri);
+    return { contents: result.contents };
+  },
+  /** `{tool: "mcp__server__tool", arguments?}` (or `serverName` + the server's own tool name) → the MCP CallToolResult. */
+  mcp_call: (manager: McpManager, request: Request) => callByControl(manager, request),
   async mcp_reconnect(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
     await manager.reconnect(nameOf(request));
     return {};

@@ -11,6 +11,7 @@ import { envMs, validateMcpServers, type McpServerConfig } from './config.ts';
 import { McpConnection, type McpSource } from './connection.ts';
 import type { McpMessageSender } from './control-transport.ts';
 import { mcpTool, type McpTool } from './tool.ts';
+import { resourceTools } from './resources.ts';
 
 export interface McpManagerOptions {
   cwd: string;
@@ -29,6 +30,8 @@ export class McpManager {
   readonly #tools = new WeakMap<McpConnection, { defs: unknown; tools: McpTool[] }>();
   #sender?: McpMessageSender;
   #closed = false;
+  /** ListMcpResourcesTool and ReadMcpResourceTool, offered while a server has resources. */
+  readonly #resourceTools: Tool[] = resourceTools(this);
 
   constructor(servers: Record<string, McpServerConfig>, options: McpManagerOptions) {
     this.#options = options;
@@ -88,12 +91,23 @@ export class McpManager {
       }
       out.push(...cached.tools);
     }
+    if (this.resourceServers().length) out.push(...this.#resourceTools);
     return out;
   }
 
   /** True for tools this manager made. */
   owns(tool: Tool): boolean {
-    return 'mcpServer' in tool && typeof (tool as McpTool).mcpServer === 'string';
+    return ('mcpServer' in tool && typeof (tool as McpTool).mcpServer === 'string') || this.#resourceTools.includes(tool);
+  }
+
+  /** One server by name; throws a clear error naming the known ones. */
+  server(name: unknown): McpConnection {
+    return this.#get(name);
+  }
+
+  /** The connected servers that offer resources. */
+  resourceServers(): McpConnection[] {
+    return [...this.#servers.values()].filter((c) => c.hasResources);
   }
 
   /** `system/init.mcp_servers`. */
