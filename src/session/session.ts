@@ -2,7 +2,6 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
-import os from 'node:os';
 import path from 'node:path';
 import type { AgentMessage, MessageParam, PermissionDenial, ResultMessage, SystemInitMessage, UserContentBlock } from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
@@ -18,6 +17,7 @@ import { agentFilesLoader } from './agent-files.ts';
 import { debugLogger } from './debug-log.ts';
 import { parseFallbackModels } from '../agent/fallback.ts';
 import { mainAgentOf, workingFoldersNote, type MainAgent } from './main-agent.ts';
+import { systemPromptOf } from './system-prompt.ts';
 import { UsageTracker } from '../agent/usage.ts';
 import { builtinTools } from '../tools/builtin/index.ts';
 import { McpManager } from '../tools/mcp/manager.ts';
@@ -287,16 +287,6 @@ function normalizeContent(content: string | UserContentBlock[]): string | UserCo
   return typeof content === 'string' ? content : content.filter((b) => b && typeof b === 'object');
 }
 
-
-function systemPromptOf(options: SessionOptions, cwd: string, directories: string[]): string {
-  const base = options.systemPrompt ?? [
-    'You are agentpipe, a coding agent that works in the user\'s folder with tools.',
-    'Use the tools to look before you answer; keep answers short and concrete.',
-    `Working folder: ${cwd}`,
-    `Platform: ${os.platform()}; date: ${new Date().toISOString().slice(0, 10)}`,
-  ].join('\n');
-  return [base, workingFoldersNote(directories), options.appendSystemPrompt ?? ''].filter(Boolean).join('\n\n');
-}
 
 /** A UserPromptSubmit hook blocked the prompt. */
 class PromptBlocked extends Error {
