@@ -1,113 +1,17 @@
 /**
  * The wire contract: every message agentpipe emits, field for field compatible with the
- * official Claude Agent SDK's `SDKMessage` union (test/types/sdk-compat.ts proves it with tsc).
- * The JSON Schema in schema/messages.schema.json is generated from src/messages/schema.ts,
- * which conforms to these types.
+ * official Claude Agent SDK's `SDKMessage` union (test/types/sdk-compat.test.ts proves it with
+ * tsc). schema/messages.schema.json is generated from these types by scripts/gen-schema.ts
+ * (`npm run schema`); the model-facing shapes (content blocks, stream events) are in api.ts.
  */
+import type {
+  ApiMessage, AssistantContentBlock, StreamEvent, UserContentBlock,
+} from './api.ts';
+
+export type * from './api.ts';
 
 /** A UUID string (RFC 4122). */
 export type UUID = `${string}-${string}-${string}-${string}-${string}`;
-
-/** Text content block of an API message. */
-export interface TextBlock { type: 'text'; text: string; citations?: null }
-/** Text block of a model answer (`citations` is always present, as in the API). */
-export interface AssistantTextBlock { type: 'text'; text: string; citations: null }
-/** Extended-thinking content block; `signature` is empty for models that do not sign. */
-export interface ThinkingBlock { type: 'thinking'; thinking: string; signature: string }
-/** A tool call requested by the model. */
-export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-/** Base64 image source. */
-/** Image formats the model APIs accept. */
-export type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
-/** Base64 image source. */
-export interface ImageSource { type: 'base64'; media_type: ImageMediaType; data: string }
-/** Image content block (tool results, user input). */
-export interface ImageBlock { type: 'image'; source: ImageSource }
-/** The result of one tool call, sent back to the model. */
-export interface ToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content: string | Array<TextBlock | ImageBlock>;
-  is_error?: boolean;
-}
-/** A block the model may produce. */
-export type AssistantContentBlock = AssistantTextBlock | ThinkingBlock | ToolUseBlock;
-/** A block a user (or tool result) message may carry. */
-export type UserContentBlock = TextBlock | ImageBlock | ToolResultBlock;
-
-/** Token usage of one API message (Anthropic `BetaUsage` shape). */
-export interface ApiUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-  cache_creation: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number } | null;
-  inference_geo: string | null;
-  iterations: null;
-  output_tokens_details: null;
-  server_tool_use: { web_search_requests: number; web_fetch_requests: number } | null;
-  service_tier: 'standard' | 'priority' | 'batch' | null;
-  speed: 'standard' | 'fast' | null;
-  fallback_credit: null;
-}
-
-/** Why the model stopped. */
-export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
-
-/** A complete assistant API message (Anthropic `BetaMessage` shape). */
-export interface ApiMessage {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  model: string;
-  content: AssistantContentBlock[];
-  stop_reason: StopReason | null;
-  stop_sequence: string | null;
-  usage: ApiUsage;
-  container: null;
-  context_management: null;
-  diagnostics: null;
-  stop_details: null;
-}
-
-/** A message as sent to a model (Anthropic `MessageParam` shape); the session history is a list of these. */
-export interface MessageParam {
-  role: 'user' | 'assistant';
-  content: string | Array<AssistantContentBlock | UserContentBlock>;
-}
-
-/** Raw streaming events (Anthropic `BetaRawMessageStreamEvent`); every provider speaks them. */
-export type StreamEvent =
-  | { type: 'message_start'; message: ApiMessage }
-  | { type: 'content_block_start'; index: number; content_block: AssistantContentBlock }
-  | { type: 'content_block_delta'; index: number; delta: ContentDelta }
-  | { type: 'content_block_stop'; index: number }
-  | {
-      type: 'message_delta';
-      delta: { stop_reason: StopReason | null; stop_sequence: string | null; container: null; stop_details: null };
-      usage: DeltaUsage;
-      context_management: null;
-    }
-  | { type: 'message_stop' };
-
-/** A delta inside a content block. */
-export type ContentDelta =
-  | { type: 'text_delta'; text: string }
-  | { type: 'thinking_delta'; thinking: string; estimated_tokens: number | null }
-  | { type: 'signature_delta'; signature: string }
-  | { type: 'input_json_delta'; partial_json: string };
-
-/** Cumulative usage carried by `message_delta`. */
-export interface DeltaUsage {
-  input_tokens: number | null;
-  output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-  server_tool_use: null;
-  iterations: null;
-  output_tokens_details: null;
-  fallback_credit: null;
-}
 
 /** Permission modes, as in Claude Code. */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
