@@ -51,7 +51,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   const streamInput = flags.inputFormat === 'stream-json';
   const prompt = streamInput ? undefined : promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin));
   if (!streamInput && !prompt?.trim()) {
-    throw new UsageError('Input must be provided either through stdin or as a prompt argument when using --print');
+    throw new UsageError('Input must be provided either through stdin or as a prompt argument when using --print (e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)');
   }
 
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 256 });
