@@ -37,6 +37,13 @@ export interface CliFlags {
 /** Flags the official SDK may pass that have no effect yet: accepted with a warning. */
 export const NOT_YET_SUPPORTED = ['pluginDir', 'projectConfigRoot', 'permissionPrompts', 'taskBudget', 'managedSettings'] as const;
 
+/** Parses `--port` (0 picks a free port). */
+export const port = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
+  return n;
+};
+
 const integer = (name: string) => (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);

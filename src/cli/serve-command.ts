@@ -3,18 +3,12 @@
  * session flags are the main program's, read with `optsWithGlobals()`. The server module (and
  * `ws`) load only when the subcommand runs.
  */
-import { InvalidArgumentError, type Command } from 'commander';
-import type { CliFlags } from './flags.ts';
+import type { Command } from 'commander';
+import { port, type CliFlags } from './flags.ts';
 import { UsageError } from './options.ts';
 
 /** Flags of `serve`, merged with the main program's. */
 export interface ServeFlags extends CliFlags { port: number; host: string; token?: string; ui?: boolean; open?: boolean }
-
-const port = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
-  return n;
-};
 
 export function addServeCommand(program: Command, log: (line: string) => void): void {
   program

@@ -2,17 +2,11 @@
  * The `agentpipe view` subcommand: its own flags; the model and session flags of live sessions
  * are the main program's (`optsWithGlobals()`). Nothing of the viewer loads unless it runs.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { CliFlags } from './flags.ts';
+import { Option, type Command } from 'commander';
+import { port, type CliFlags } from './flags.ts';
 import { UsageError } from './options.ts';
 
 export interface ViewFlags extends CliFlags { port: number; host: string; open?: boolean; live?: boolean; export?: string; token?: string }
-
-const port = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
-  return n;
-};
 
 export function addViewCommand(program: Command, log: (line: string) => void): void {
   program
