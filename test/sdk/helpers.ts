@@ -4,7 +4,7 @@
  * test pushes into, and small helpers to read the yielded sequence.
  */
 import path from 'node:path';
-import type { Options, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import { query, type AgentInfo, type Options, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { CLI_PATH } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
@@ -67,4 +67,14 @@ export function textOf(message: SDKMessage | undefined): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((b: { type: string; text?: string; content?: unknown }) => (b.type === 'text' ? b.text : typeof b.content === 'string' ? b.content : '')).join('');
+}
+
+/** The agents a streaming query reports through `supportedAgents()`; the query is then drained. */
+export async function supportedAgentsOf(options: Options): Promise<AgentInfo[]> {
+  const prompts = promptStream();
+  const q = query({ prompt: prompts, options });
+  const agents = await q.supportedAgents();
+  prompts.end();
+  for await (const _ of q) { /* drain */ }
+  return agents;
 }

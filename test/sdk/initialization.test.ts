@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { query } from '@anthropic-ai/claude-agent-sdk';
-import { promptStream, sdkOptions } from './helpers.ts';
+import { promptStream, sdkOptions, supportedAgentsOf } from './helpers.ts';
 
 test('initializationResult() and supportedModels() carry the initialize answer', async () => {
   const options = sdkOptions([{ text: 'hi' }]);
@@ -31,11 +31,7 @@ test('agents given to query() are listed by supportedAgents()', async () => {
   const options = sdkOptions([{ text: 'hi' }], {
     agents: { reviewer: { description: 'Reviews code', prompt: 'You review code.' } },
   });
-  const prompts = promptStream();
-  const q = query({ prompt: prompts, options });
-  const agents = await q.supportedAgents();
-  prompts.end();
-  for await (const _ of q) { /* drain */ }
+  const agents = await supportedAgentsOf(options);
   // The built-in general-purpose subagent is listed too.
   assert.deepEqual(agents.find((a) => a.name === 'reviewer')?.description, 'Reviews code');
 });

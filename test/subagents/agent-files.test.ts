@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseLines } from '../helpers/cli.ts';
-import { query } from '@anthropic-ai/claude-agent-sdk';
-import { promptStream, sdkOptions } from '../sdk/helpers.ts';
+import { sdkOptions, supportedAgentsOf } from '../sdk/helpers.ts';
 import { writeScript } from '../helpers/workspace.ts';
 import { runInProcess, toolResults } from '../helpers/agent-run.ts';
 import { CLAUDE, STREAM, STREAM_IN, anthropic, place, run, text, toolCall, type Place } from '../session/helpers.ts';
@@ -129,10 +128,6 @@ test('the library default (no setting sources) reads no agent files; settingSour
 test('the official SDK with settingSources ["project"] sees the project agent files in supportedAgents()', async () => {
   const options = sdkOptions([], { settingSources: ['project'] });
   agentFile(path.join(options.cwd, '.agentpipe', 'agents'), 'reviewer.md', REVIEWER);
-  const prompts = promptStream();
-  const q = query({ prompt: prompts, options });
-  const agents = await q.supportedAgents();
-  prompts.end();
-  for await (const _ of q) { /* drain */ }
+  const agents = await supportedAgentsOf(options);
   assert.equal(agents.find((a) => a.name === 'reviewer')?.description, 'Reviews code for bugs');
 });
