@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { maxLineFromEnv } from '../transport/ndjson.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 import type { ServeFlags } from './serve-command.ts';
+import { untilSignal } from './signals.ts';
 
 /** True for addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
@@ -38,10 +39,7 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
   });
   log(`agentpipe serve: listening on ${server.url} (${token ? 'token required' : 'loopback only, no token'})`);
   if (flags.ui) (await import('./view-live.ts')).announcePage(server, token, flags.open === true, log);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  await untilSignal();
   log('agentpipe serve: stopping');
   await server.close();
   return 0;

@@ -3,17 +3,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from './options.ts';
 import type { ViewFlags } from './view-command.ts';
+import { untilSignal } from './signals.ts';
 import { openBrowser } from '../view/open-browser.ts';
 import { exportHtml, webDir } from '../view/page.ts';
 import { servePage } from '../view/page-server.ts';
 import { readStream } from '../view/read-stream.ts';
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-}
 
 export async function runView(file: string | undefined, flags: ViewFlags, log: (line: string) => void): Promise<number> {
   try {
