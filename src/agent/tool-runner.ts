@@ -90,7 +90,7 @@ async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signa
   if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
   if (hook.permission === 'deny') return { behavior: 'deny', message: `${tool.name} was blocked by a PreToolUse hook: ${hook.permissionReason ?? 'no reason given'}` };
   if (hook.updatedInput) input = hook.updatedInput;
-  const verdict = checkPermission({ tool, input, mode: ctx.permissions.mode, allow: ctx.permissions.allow, deny: ctx.permissions.deny, cwd: ctx.cwd, directories: ctx.permissions.directories });
+  const verdict = await checkPermission({ tool, input, mode: ctx.permissions.mode, allow: ctx.permissions.allow, deny: ctx.permissions.deny, cwd: ctx.cwd, directories: ctx.permissions.directories });
   if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
   if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask')) return { behavior: 'allow', updatedInput: input };
   const why = verdict.behavior === 'ask' ? verdict.reason : `${tool.name} needs approval: ${hook.permissionReason ?? 'a PreToolUse hook asked for it'}`;

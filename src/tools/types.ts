@@ -34,7 +34,9 @@ export interface Tool {
   /** JSON Schema of the input object. */
   inputSchema: Record<string, unknown>;
   /** True when this call changes nothing (no file writes, no side effects). */
-  isReadOnly(input: Record<string, unknown>): boolean;
+  isReadOnly(input: Record<string, unknown>): boolean | Promise<boolean>;
+  /** The input's `command` is a shell line: permissions judge its parse (deny rules per command, read-only per program). */
+  readonly shell?: boolean;
   /** True for tools that edit files (auto-allowed in `acceptEdits`). */
   readonly editsFiles?: boolean;
   call(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;

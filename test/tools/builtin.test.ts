@@ -8,7 +8,7 @@ import { editTool } from '../../src/tools/builtin/edit.ts';
 import { readTool } from '../../src/tools/builtin/read.ts';
 import { globTool } from '../../src/tools/builtin/glob.ts';
 import { grepTool } from '../../src/tools/builtin/grep.ts';
-import { isReadOnlyCommand } from '../../src/tools/builtin/bash-readonly.ts';
+import { isReadOnlyShell } from '../../src/tools/shell/facts.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
@@ -69,7 +69,7 @@ test('Glob and Grep find files and lines', async () => {
   assert.equal(grep.content, `${path.join(dir, 'b.ts')}:2:const y = x;`);
 });
 
-test('read-only Bash commands are recognised conservatively', () => {
-  for (const ok of ['ls -la', 'git status', 'cat a | wc -l', 'find . -name x']) assert.ok(isReadOnlyCommand(ok), ok);
-  for (const no of ['rm -rf x', 'ls > f', 'echo $(rm x)', 'find . -delete', 'git push', 'npm test']) assert.ok(!isReadOnlyCommand(no), no);
+test('read-only Bash commands are recognised conservatively', async () => {
+  for (const ok of ['ls -la', 'git status', 'cat a | wc -l', 'find . -name x']) assert.ok(await isReadOnlyShell(ok), ok);
+  for (const no of ['rm -rf x', 'ls > f', 'echo $(rm x)', 'find . -delete', 'git push', 'npm test']) assert.ok(!(await isReadOnlyShell(no)), no);
 });

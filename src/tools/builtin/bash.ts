@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import { optionalNumber, optionalString, requireString } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
-import { isReadOnlyCommand } from './bash-readonly.ts';
+import { gitSafeEnv } from '../shell/git-env.ts';
+import { isReadOnlyShell } from '../shell/facts.ts';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -52,7 +53,8 @@ export const bashTool: Tool = {
     required: ['command'],
     additionalProperties: false,
   },
-  isReadOnly: (input) => typeof input.command === 'string' && isReadOnlyCommand(input.command),
+  shell: true,
+  isReadOnly: async (input) => typeof input.command === 'string' && (await isReadOnlyShell(input.command)),
   async call(input, context): Promise<ToolResult> {
     const command = requireString(input, 'command');
     optionalString(input, 'description');
@@ -60,12 +62,9 @@ export const bashTool: Tool = {
     const cap = outputCap();
     const stdout = new CappedText(cap);
     const stderr = new CappedText(cap);
-    const child = spawn('bash', ['-c', command], {
-      cwd: context.cwd,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: process.env,
-    });
+    // A line that runs without asking must not run programs named by repository config either.
+    const env = (await isReadOnlyShell(command)) ? gitSafeEnv(process.env) : process.env;
+    const child = spawn('bash', ['-c', command], { cwd: context.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     let reason: 'timeout' | 'interrupted' | undefined;
     const killGroup = (why: 'timeout' | 'interrupted') => {
       reason ??= why;

@@ -1,0 +1,112 @@
+/**
+ * Permission rules as in Claude Code: `Tool` or `Tool(specifier)`. `Bash(git log:*)` (argv
+ * prefix), `Bash(npm test)` (exact), `Bash(echo *)` (glob over the words), `Read(./src/**)`
+ * (path glob), `WebFetch(domain:x)`, `mcp__server__*` (tool-name glob). Bash specifiers are
+ * matched against each parsed simple command, never against the raw line; path specifiers
+ * against resolved paths (`~` expanded, symlinks resolved).
+ */
+import path from 'node:path';
+import { expandPath, isInside, realPath } from './paths.ts';
+
+/** One parsed rule. */
+export interface PermissionRule { tool: string; specifier?: string }
+
+/** Splits `--allowedTools` style lists ("Bash(git log:*),Read" or space separated) into rules. */
+export function parseRules(values: string[] | undefined): PermissionRule[] {
+  const rules: PermissionRule[] = [];
+  for (const value of values ?? []) {
+    for (const item of splitTopLevel(value)) {
+      const m = /^([^()]+?)(?:\((.*)\))?$/.exec(item.trim());
+      if (m) rules.push({ tool: m[1]!.trim(), specifier: m[2]?.trim() || undefined });
+    }
+  }
+  return rules;
+}
+
+/** Splits on commas and spaces that are not inside parentheses. */
+function splitTopLevel(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of value) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth = Math.max(0, depth - 1);
+    if ((ch === ',' || ch === ' ') && depth === 0) {
+      if (current.trim()) out.push(current);
+      current = '';
+    } else current += ch;
+  }
+  if (current.trim()) out.push(current);
+  return out;
+}
+
+/** Renders a rule back to its text form. */
+export function formatRule(rule: PermissionRule): string {
+  return rule.specifier === undefined ? rule.tool : `${rule.tool}(${rule.specifier})`;
+}
+
+/** Rules named after one tool cover its siblings: Read covers the tools that read files, Edit the ones that edit. */
+const FAMILIES: Record<string, string[]> = {
+  Read: ['Read', 'Grep', 'Glob', 'NotebookRead'],
+  Edit: ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'],
+};
+
+/** True when the rule's tool part names this tool. */
+export function toolNameMatches(pattern: string, name: string): boolean {
+  if (pattern === name || FAMILIES[pattern]?.includes(name)) return true;
+  if (pattern.includes('*')) return path.matchesGlob(name, pattern);
+  // `mcp__server` covers every tool of that server.
+  return pattern.startsWith('mcp__') && name.startsWith(`${pattern}__`);
+}
+
+/** True when the rule names the whole tool (no specifier), so the tool is hidden when denied. */
+export function isWholeToolRule(rule: PermissionRule, name: string): boolean {
+  return (rule.specifier === undefined || rule.specifier === '*') && toolNameMatches(rule.tool, name);
+}
+
+/** True when a Bash specifier covers one simple command's words. */
+export function commandRuleMatches(specifier: string, argv: string[]): boolean {
+  const line = argv.join(' ');
+  if (specifier.endsWith(':*')) {
+    const prefix = specifier.slice(0, -2).trim().split(/\s+/);
+    return prefix.every((word, i) => argv[i] === word);
+  }
+  if (specifier.includes('*')) return new RegExp(`^${specifier.trim().split('*').map(escapeRegex).join('.*')}$`, 's').test(line);
+  return line === specifier.trim().replace(/\s+/g, ' ');
+}
+
+const escapeRegex = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * True when a path specifier covers `target` (as the tool was given it). Both sides are compared
+ * as written (resolved against `cwd`) and with symlinks resolved, so a link cannot dodge a rule.
+ * A specifier without glob characters also covers everything under it.
+ */
+export function pathRuleMatches(specifier: string, target: string, cwd: string): boolean {
+  const spec = specifier.startsWith('//') ? specifier.slice(1) : specifier;
+  const pattern = expandPath(cwd, spec);
+  const patterns = [pattern, realPattern(pattern)];
+  const lexical = expandPath(cwd, target);
+  const files = [lexical, realPath(lexical)];
+  return patterns.some((p) => files.some((f) => f === p || path.matchesGlob(f, p) || (!/[*?[{]/.test(p) && isInside(f, p))));
+}
+
+/** The pattern with symlinks resolved in its glob-free leading folders. */
+function realPattern(pattern: string): string {
+  const parts = pattern.split(path.sep);
+  const firstGlob = parts.findIndex((p) => /[*?[{]/.test(p));
+  if (firstGlob === -1) return realPath(pattern);
+  return path.join(realPath(parts.slice(0, firstGlob).join(path.sep) || path.sep), ...parts.slice(firstGlob));
+}
+
+/** True when a `WebFetch(domain:x)` specifier covers the URL's host (or a subdomain of it). */
+export function domainRuleMatches(specifier: string, url: string): boolean {
+  const domain = specifier.replace(/^domain:/, '').toLowerCase();
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === domain || host.endsWith(`.${domain}`);
+}

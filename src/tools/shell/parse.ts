@@ -1,0 +1,210 @@
+/**
+ * Parses a Bash command line with tree-sitter's bash grammar into what permission checks need:
+ * the simple commands with their literal argv, the files redirected to or from, and every
+ * construct that makes the line more than a list of literal simple commands (background `&`,
+ * substitutions, expansions, here-documents, subshells, functions, assignments ...).
+ * The grammar loads on first use (a WebAssembly module, about 30 ms), then parsing is cheap.
+ */
+import { createRequire } from 'node:module';
+import type { Node, Parser as ParserType } from 'web-tree-sitter';
+
+/** One simple command whose words are all literal after quote removal. */
+export interface SimpleCommand {
+  /** The words, quotes removed, backslash escapes applied: `'-de""lete'` is `-delete`. */
+  argv: string[];
+  /** An unquoted word may expand to other words (glob or brace characters). */
+  globbed: boolean;
+  /** `NAME=value cmd`: the command runs with a changed environment. */
+  assignments: boolean;
+}
+
+/** What a command line does, as far as a parser can tell without running it. */
+export interface ShellAnalysis {
+  /** Every simple command found, nested ones (in substitutions, subshells, `if` ...) included. */
+  commands: SimpleCommand[];
+  /** Why the line is not a plain list of literal simple commands; empty when it is one. */
+  complex: string[];
+  /** A command's name is not a literal (`$CMD x`, `"$(...)" x`): what it runs is unknown. */
+  opaqueName: boolean;
+  /** Files written by output redirections (`> f`, `>> f`, `&> f`), `/dev/null` excluded. */
+  writes: string[];
+  /** Files read by input redirections (`< f`). */
+  reads: string[];
+}
+
+let parserPromise: Promise<ParserType> | undefined;
+
+async function loadParser(): Promise<ParserType> {
+  const { Parser, Language } = await import('web-tree-sitter');
+  await Parser.init();
+  const require = createRequire(import.meta.url);
+  const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  const parser = new Parser();
+  parser.setLanguage(language);
+  return parser;
+}
+
+/** Parses one command line. */
+export async function analyzeShell(line: string): Promise<ShellAnalysis> {
+  parserPromise ??= loadParser();
+  const parser = await parserPromise;
+  const tree = parser.parse(line);
+  if (!tree) return { commands: [], complex: ['unparsable'], opaqueName: true, writes: [], reads: [] };
+  try {
+    const analysis: ShellAnalysis = { commands: [], complex: [], opaqueName: false, writes: [], reads: [] };
+    if (tree.rootNode.hasError) analysis.complex.push('syntax the parser does not understand');
+    walk(tree.rootNode, analysis);
+    return analysis;
+  } finally {
+    tree.delete();
+  }
+}
+
+/** Node types that only sequence commands: `;`, newlines, `&&`, `||`, pipes, `!`. */
+const SEQUENCES = new Set(['program', 'list', 'pipeline', 'negated_command']);
+const SEPARATORS = new Set([';', ';;', '&&', '||', '|', '|&', '!', '\n']);
+
+function walk(node: Node, out: ShellAnalysis): void {
+  if (node.type === 'comment') return;
+  if (SEQUENCES.has(node.type)) {
+    for (const child of node.children) {
+      if (!child) continue;
+      if (child.type === '&') out.complex.push('a background job (&)');
+      else if (child.isNamed) walk(child, out);
+      else if (!SEPARATORS.has(child.type)) out.complex.push(`the operator ${child.type}`);
+    }
+    return;
+  }
+  if (node.type === 'command') return command(node, out);
+  if (node.type === 'redirected_statement') {
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type.endsWith('redirect')) redirect(child, out);
+      else walk(child, out);
+    }
+    return;
+  }
+  // Everything else (subshells, groups, functions, loops, tests, declarations, substitutions,
+  // errors) is more than a simple command: note it, and still collect the commands inside.
+  out.complex.push(describe(node.type));
+  for (const child of node.namedChildren) if (child) walk(child, out);
+}
+
+function describe(type: string): string {
+  return type === 'ERROR' ? 'syntax the parser does not understand' : type.replace(/_/g, ' ');
+}
+
+function command(node: Node, out: ShellAnalysis): void {
+  const argv: string[] = [];
+  let globbed = false;
+  let assignments = false;
+  let opaque = false;
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === 'variable_assignment') {
+      assignments = true;
+      out.complex.push('a variable assignment');
+      for (const inner of child.namedChildren) if (inner) nested(inner, out);
+      continue;
+    }
+    if (child.type.endsWith('redirect')) {
+      redirect(child, out);
+      continue;
+    }
+    const word = child.type === 'command_name' ? child.namedChildren[0] : child;
+    const literal = word ? literalOf(word) : undefined;
+    if (literal === undefined) {
+      if (child.type === 'command_name') opaque = true;
+      out.complex.push(word?.type === 'string' ? 'an expansion inside a string' : `a ${describe(word?.type ?? child.type)}`);
+      if (word) nested(word, out);
+      continue;
+    }
+    globbed ||= literal.globbed;
+    argv.push(literal.value);
+  }
+  // A command whose name is computed runs something unknown; its other words say nothing.
+  if (opaque) out.opaqueName = true;
+  else if (argv.length > 0) out.commands.push({ argv, globbed, assignments });
+}
+
+/** Collects the commands inside a word that is not literal (`$(rm x)`, `<(cat y)`). */
+function nested(node: Node, out: ShellAnalysis): void {
+  if (node.type === 'command_substitution' || node.type === 'process_substitution') {
+    for (const child of node.namedChildren) if (child) walk(child, out);
+    return;
+  }
+  for (const child of node.namedChildren) if (child) nested(child, out);
+}
+
+function redirect(node: Node, out: ShellAnalysis): void {
+  if (node.type !== 'file_redirect') {
+    out.complex.push(node.type === 'heredoc_redirect' ? 'a here-document' : node.type === 'herestring_redirect' ? 'a here-string' : describe(node.type));
+    for (const child of node.namedChildren) if (child) nested(child, out);
+    return;
+  }
+  const operator = node.children.find((c) => c && !c.isNamed)?.type ?? '';
+  const target = node.namedChildren.filter((c) => c && c.type !== 'file_descriptor').at(-1);
+  const literal = target ? literalOf(target) : undefined;
+  if (!target || literal === undefined || literal.globbed) {
+    out.complex.push('a redirection to a computed file name');
+    if (target) nested(target, out);
+    return;
+  }
+  // `2>&1`, `>&2`, `<&0`, `>&-`: duplicating or closing descriptors touches no file.
+  if ((operator === '>&' || operator === '<&') && /^(\d+|-)$/.test(literal.value)) return;
+  if (operator === '<') out.reads.push(literal.value);
+  else if (literal.value !== '/dev/null') out.writes.push(literal.value);
+}
+
+interface Literal { value: string; globbed: boolean }
+
+/** The value of a word after quote removal, or undefined when the shell would compute it. */
+export function literalOf(node: Node): Literal | undefined {
+  switch (node.type) {
+    case 'word':
+      return unquoted(node.text);
+    case 'number':
+      return { value: node.text, globbed: false };
+    case 'raw_string':
+      return { value: node.text.slice(1, -1), globbed: false };
+    case 'string': {
+      let value = '';
+      for (const child of node.children) {
+        if (!child || child.type === '"') continue;
+        if (child.type !== 'string_content') return undefined;
+        value += child.text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
+      }
+      return { value, globbed: false };
+    }
+    case 'concatenation': {
+      let value = '';
+      let globbed = false;
+      for (const child of node.children) {
+        const part = child ? literalOf(child) : undefined;
+        if (!part) return undefined;
+        value += part.value;
+        globbed ||= part.globbed;
+      }
+      return { value, globbed };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** An unquoted word: backslashes escape the next character; `* ? [ {` may expand. */
+function unquoted(text: string): Literal {
+  let value = '';
+  let globbed = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '\\') {
+      const next = text[++i];
+      if (next !== undefined && next !== '\n') value += next;
+      continue;
+    }
+    if ('*?[{'.includes(ch)) globbed = true;
+    value += ch;
+  }
+  return { value, globbed };
+}
