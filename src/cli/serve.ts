@@ -1,25 +1,35 @@
 /** `agentpipe serve`: checks the flags, starts the WebSocket server, runs until SIGINT/SIGTERM. */
-import { isIP } from 'node:net';
 import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { generateToken, isLoopback } from '../transport/access.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 import type { ServeFlags } from './serve-command.ts';
 import { untilSignal } from './signals.ts';
 
-/** True for addresses only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  if (bare === 'localhost' || bare === '::1') return true;
-  return isIP(bare) === 4 && bare.startsWith('127.');
+/** The server's token: `--token`, else AGENTPIPE_SERVE_TOKEN, else a fresh one; none with `--no-token`. */
+export function serverToken(flags: { token?: string | boolean; host: string }): { token?: string; generated: boolean } {
+  const fromEnv = process.env.AGENTPIPE_SERVE_TOKEN;
+  // Tools, hooks and MCP servers started by this process must not be able to read it.
+  delete process.env.AGENTPIPE_SERVE_TOKEN;
+  if (flags.token === false) {
+    if (!isLoopback(flags.host)) {
+      throw new UsageError(`refusing to serve on ${flags.host} without a token: anyone who can reach it could run tools here. Drop --no-token, or bind to 127.0.0.1`);
+    }
+    return { generated: false };
+  }
+  if (typeof flags.token === 'string' && flags.token) return { token: flags.token, generated: false };
+  if (fromEnv) return { token: fromEnv, generated: false };
+  return { token: generateToken(), generated: true };
 }
 
 export async function serve(flags: ServeFlags, log: (line: string) => void): Promise<number> {
-  const token = flags.token ?? process.env.AGENTPIPE_SERVE_TOKEN;
-  if (!token && !isLoopback(flags.host)) {
-    throw new UsageError(`refusing to serve on ${flags.host} without a token: anyone who can reach it could run tools here. Pass --token <secret> (or AGENTPIPE_SERVE_TOKEN), or bind to 127.0.0.1`);
-  }
+  const { token, generated } = serverToken(flags);
   if (flags.sessionId) throw new UsageError('--session-id cannot be used with serve: every connection is its own session');
   for (const name of unsupportedFlagsGiven(flags)) {
     log(`agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`);
+  }
+  const allowOrigins = flags.allowOrigin ?? [];
+  for (const origin of allowOrigins) {
+    if (!URL.canParse(origin) || new URL(origin).origin === 'null') throw new UsageError(`--allow-origin ${origin}: give an origin such as https://app.example.com`);
   }
   const options = sessionOptionsFromFlags(flags);
   const { checkSessionOptions } = await import('../session/open.ts');
@@ -34,10 +44,13 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
   const ui = flags.ui ? await (await import('./view-live.ts')).uiServerOptions() : {};
   const server = await startWebSocketServer({
-    ...ui, port: flags.port, host: flags.host, token, options, log, maxPayload: maxLineFromEnv(),
+    ...ui, port: flags.port, host: flags.host, token, allowOrigins, options, log, maxPayload: maxLineFromEnv(),
     replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool,
   });
-  log(`agentpipe serve: listening on ${server.url} (${token ? 'token required' : 'loopback only, no token'})`);
+  // A generated token is shown once, in the URL (as notebook servers do); a given one never.
+  const url = generated && token ? `${server.url}?token=${token}` : server.url;
+  const how = token ? (generated ? 'token in the URL required' : 'token required') : 'no token (--no-token): any local process can connect';
+  log(`agentpipe serve: listening on ${url} (${how})`);
   if (flags.ui) (await import('./view-live.ts')).announcePage(server, token, flags.open === true, log);
   await untilSignal();
   log('agentpipe serve: stopping');

@@ -4,9 +4,12 @@
  */
 import { Option, type Command } from 'commander';
 import { port, type CliFlags } from './flags.ts';
+import { collect } from './serve-command.ts';
 import { UsageError } from './options.ts';
 
-export interface ViewFlags extends CliFlags { port: number; host: string; open?: boolean; live?: boolean; export?: string; token?: string }
+export interface ViewFlags extends CliFlags {
+  port: number; host: string; open?: boolean; live?: boolean; export?: string; token?: string | boolean; allowOrigin?: string[];
+}
 
 export function addViewCommand(program: Command, log: (line: string) => void): void {
   program
@@ -18,7 +21,9 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
     .option('--open', 'open the page in a browser (when one can be started here)')
     .option('--live', 'live sessions: a prompt box starts one (with the model and session flags given), Stop interrupts it')
     .option('--export <file.html>', 'write one self-contained HTML file (no network, no external assets) instead of serving')
-    .option('--token <token>', 'with --live off loopback: required from clients (or AGENTPIPE_SERVE_TOKEN)')
+    .option('--token <token>', 'with --live: required from clients (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, in the printed URL')
+    .option('--no-token', 'with --live: no token (loopback only)')
+    .option('--allow-origin <origin>', 'with --live: a browser origin that may connect besides the page itself; repeatable', collect)
     .action(async (file: string | undefined, _flags: unknown, command: Command) => {
       try {
         const { runView } = await import('./view.ts');

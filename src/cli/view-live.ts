@@ -1,17 +1,17 @@
 /**
  * Live sessions in the viewer (`agentpipe view --live`, `agentpipe serve --ui`): the WebSocket
  * server of `serve` also answers plain HTTP with the page, which opens a connection (one session)
- * when a prompt is sent. Only pages of this server may connect (Origin check), so another web
- * site open in the same browser cannot start sessions here.
+ * when a prompt is sent. Only pages of this server may connect (Host, Origin and token checks in
+ * transport/access.ts), so another web site open in the same browser cannot start sessions here.
  */
 import type http from 'node:http';
 import { UsageError } from './options.ts';
 import { openBrowser } from '../view/open-browser.ts';
-import { pageHandler, sameOrigin } from '../view/page-server.ts';
+import { pageHandler } from '../view/page-server.ts';
 
-export async function uiServerOptions(): Promise<{ httpHandler: http.RequestListener; allowUpgrade(req: http.IncomingMessage): boolean }> {
+export async function uiServerOptions(): Promise<{ httpHandler: http.RequestListener }> {
   try {
-    return { httpHandler: await pageHandler({ mode: 'live', title: 'live' }), allowUpgrade: sameOrigin };
+    return { httpHandler: await pageHandler({ mode: 'live', title: 'live' }) };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -45,15 +45,18 @@ export function formatRule(rule: PermissionRule): string {
   return rule.specifier === undefined ? rule.tool : `${rule.tool}(${rule.specifier})`;
 }
 
-/** Rules named after one tool cover its siblings: Read covers the tools that read files, Edit the ones that edit. */
+/**
+ * Deny rules named after one tool cover its siblings: Read covers the tools that read files,
+ * Edit the ones that edit (so `Read(./.env)` also stops Grep). Allow rules name tools exactly.
+ */
 const FAMILIES: Record<string, string[]> = {
   Read: ['Read', 'Grep', 'Glob', 'NotebookRead'],
   Edit: ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'],
 };
 
-/** True when the rule's tool part names this tool. */
-export function toolNameMatches(pattern: string, name: string): boolean {
-  if (pattern === name || FAMILIES[pattern]?.includes(name)) return true;
+/** True when the rule's tool part names this tool (`family`: its siblings too, for deny rules). */
+export function toolNameMatches(pattern: string, name: string, family = false): boolean {
+  if (pattern === name || (family && FAMILIES[pattern]?.includes(name))) return true;
   if (pattern.includes('*')) return path.matchesGlob(name, pattern);
   // `mcp__server` covers every tool of that server.
   return pattern.startsWith('mcp__') && name.startsWith(`${pattern}__`);

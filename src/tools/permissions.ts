@@ -47,16 +47,16 @@ function specifierMatches(rule: PermissionRule, input: Record<string, unknown>, 
 export async function checkPermission(query: PermissionQuery): Promise<PermissionVerdict> {
   const { tool, input, mode, allow, deny, cwd } = query;
   const shell = tool.shell === true && typeof input.command === 'string';
-  const mine = (rules: PermissionRule[]) => rules.filter((rule) => toolNameMatches(rule.tool, tool.name));
+  const mine = (rules: PermissionRule[], family = false) => rules.filter((rule) => toolNameMatches(rule.tool, tool.name, family));
   let readOnly: boolean;
   let allowed: boolean;
   let unsure: string | undefined;
   if (shell) {
-    const facts = await shellFacts(input.command as string, { allow: mine(allow), deny: mine(deny), readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier), cwd });
+    const facts = await shellFacts(input.command as string, { allow: mine(allow), deny: mine(deny, true), readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier), cwd });
     if (facts.denied) return { behavior: 'deny', reason: facts.denied };
     ({ readOnly, allowed, unsure } = facts);
   } else {
-    const denied = mine(deny).find((rule) => specifierMatches(rule, input, cwd));
+    const denied = mine(deny, true).find((rule) => specifierMatches(rule, input, cwd));
     if (denied) return { behavior: 'deny', reason: `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}` };
     readOnly = await tool.isReadOnly(input);
     allowed = mine(allow).some((rule) => specifierMatches(rule, input, cwd));

@@ -1,24 +1,28 @@
 /**
  * `agentpipe serve`: a WebSocket server where each connection is one stream-json session
- * (same lines as stdio; see ws-lines.ts for `end_input` and `keep_alive`). A token, when set,
- * is checked at the HTTP upgrade: a bad one gets 401 before any session exists. Every
+ * (same lines as stdio; see ws-lines.ts for `end_input` and `keep_alive`). Host, Origin and
+ * token are checked (access.ts) on every request: a refused upgrade gets its status before any
+ * session exists. Every
  * connection has its own bounded queue and waits on its own socket's send callbacks, so a
  * client that stops reading pauses only its own session.
  */
 import http from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { runStreamSession } from '../session/serve-session.ts';
+import { checkAccess, type AccessPolicy, type Refusal } from './access.ts';
 import { classifyLine, envInt, frameLines, KEEP_ALIVE_LINE } from './ws-lines.ts';
 
 export interface WebSocketServerOptions {
   port: number;
   host: string;
+  /** Required from every client when set (see access.ts for how it is carried). */
   token?: string;
+  /** Browser origins allowed besides the server's own pages (`--allow-origin`). */
+  allowOrigins?: string[];
   /** Options of every session (each gets its own session id). */
   options: SessionOptions;
   log(line: string): void;
@@ -31,8 +35,6 @@ export interface WebSocketServerOptions {
   keepAliveMs?: number;
   /** Answers plain HTTP requests (the viewer page of `serve --ui`); default: 426 Upgrade Required. */
   httpHandler?: http.RequestListener;
-  /** Extra check of an upgrade request (e.g. its Origin); refused with 403 when false. */
-  allowUpgrade?(req: http.IncomingMessage): boolean;
 }
 
 export interface RunningServer { url: string; port: number; close(): Promise<void> }
@@ -42,14 +44,26 @@ type Client = WebSocket & { alive?: boolean };
 export async function startWebSocketServer(o: WebSocketServerOptions): Promise<RunningServer> {
   const { WebSocketServer } = await import('ws');
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
-  const server = http.createServer(o.httpHandler ?? ((_req, res) => {
+  const policy: AccessPolicy = { host: o.host, port: o.port, token: o.token, allowOrigins: o.allowOrigins };
+  const page = o.httpHandler ?? ((_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end('agentpipe serve speaks WebSocket: connect with a WebSocket client\n');
-  }));
+  });
+  const server = http.createServer((req, res) => {
+    // The page itself shows and starts sessions: it needs the token too; its assets do not.
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const refusal = checkAccess(req, policy, path === '/' || path === '/index.html');
+    if (refusal) {
+      o.log(`agentpipe serve: refused ${req.method ?? 'a request'} from ${req.socket.remoteAddress ?? '?'}: ${refusal.reason}`);
+      res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
+      return;
+    }
+    page(req, res);
+  });
   const sessions = new Set<Promise<void>>();
   let connections = 0;
   server.on('upgrade', (req, socket, head) => {
-    if (o.token && !authorized(req, o.token)) return refuse(socket, req, o.log);
-    if (o.allowUpgrade && !o.allowUpgrade(req)) return void socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    const refusal = checkAccess(req, policy, true);
+    if (refusal) return refuse(socket, req, refusal, o.log);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const done = serveConnection(ws as Client, ++connections, req.socket.remoteAddress ?? '?', o);
       sessions.add(done);
@@ -70,10 +84,13 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   heartbeat.unref();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port, o.host, () => resolve());
+    server.listen(o.port, o.host, () => {
+      const address = server.address();
+      policy.port = typeof address === 'object' && address ? address.port : o.port;
+      resolve();
+    });
   });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : o.port;
+  const port = policy.port;
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
   return {
     url: `ws://${host}:${port}/`,
@@ -88,19 +105,11 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   };
 }
 
-function authorized(req: http.IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization ?? '';
-  const bearer = header.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : undefined;
-  const query = new URL(req.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined;
-  const given = Buffer.from(bearer ?? query ?? '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-function refuse(socket: Duplex, req: http.IncomingMessage, log: (line: string) => void): void {
-  log(`agentpipe serve: refused ${req.socket.remoteAddress ?? '?'}: missing or wrong token`);
-  const body = 'missing or wrong token\n';
-  socket.end(`HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+function refuse(socket: Duplex, req: http.IncomingMessage, refusal: Refusal, log: (line: string) => void): void {
+  log(`agentpipe serve: refused ${req.socket.remoteAddress ?? '?'}: ${refusal.reason}`);
+  const body = `${refusal.reason}\n`;
+  const status = { 401: 'Unauthorized', 403: 'Forbidden', 421: 'Misdirected Request' }[refusal.status];
+  socket.end(`HTTP/1.1 ${refusal.status} ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** One connection = one session; ends when the input ends (end_input) or the socket closes. */

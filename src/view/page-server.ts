@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { checkAccess, type AccessPolicy } from '../transport/access.ts';
 import { assetNames, pageHtml, webDir, type PageData } from './page.ts';
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png' };
@@ -41,26 +42,25 @@ export async function pageHandler(data: PageData): Promise<http.RequestListener>
   };
 }
 
-/** Browsers send Origin on WebSocket upgrades: only the page this server served may connect (no other web site). */
-export function sameOrigin(req: http.IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
-}
-
 /** Serves a saved stream's page; resolves with the URL once listening. */
 export async function servePage(data: PageData, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(await pageHandler(data));
+  const handler = await pageHandler(data);
+  const policy: AccessPolicy = { host, port };
+  // The page carries the session's data: a page on a rebinding host name must not read it.
+  const server = http.createServer((req, res) => {
+    const refusal = checkAccess(req, policy, false);
+    if (refusal) res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
+    else handler(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(port, host, () => {
+      const address = server.address();
+      policy.port = typeof address === 'object' && address ? address.port : port;
+      resolve();
+    });
   });
-  const address = server.address();
-  const actual = typeof address === 'object' && address ? address.port : port;
+  const actual = policy.port;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/`,
     close: () => new Promise((resolve) => {

@@ -61,8 +61,8 @@ test('serve with a token: the right token gets a session, a wrong one 401 before
   assert.equal(byQuery.lines.at(-1)!.type, 'result');
 });
 
-test('serve refuses to start on a non-loopback address without a token', async () => {
-  const cli = watchedCli(['serve', '--port', '0', '--host', '0.0.0.0', '--model', 'scripted']);
+test('serve refuses --no-token on a non-loopback address', async () => {
+  const cli = watchedCli(['serve', '--port', '0', '--host', '0.0.0.0', '--no-token', '--model', 'scripted']);
   assert.equal(await cli.exited, 1);
   assert.match(cli.stderr(), /refusing to serve on 0\.0\.0\.0 without a token/);
 });

@@ -24,7 +24,7 @@ export function haveBrowser(t: TestContext): boolean {
 }
 
 /** A fresh headless Chromium with its own empty profile; closed by `close()`. */
-export async function launch(): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
+export async function launch(extraArgs: string[] = []): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
@@ -32,7 +32,7 @@ export async function launch(): Promise<{ browser: BrowserContext; close(): Prom
     headless: true,
     viewport: { width: 1400, height: 1000 },
     colorScheme: 'dark',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
   });
   return {
     browser,
