@@ -73,25 +73,26 @@ export function startChildProcess(prompt: string | AsyncIterable<PromptMessage>,
   }
 
   async function read(): Promise<void> {
+    const { parseOutputLine } = await import('../messages/output-line.ts');
     for await (const item of readLines(child.stdout)) {
       if (!('line' in item)) continue;
-      let value: Record<string, any>;
-      try {
-        value = JSON.parse(item.line);
-      } catch {
-        log(`agentpipe: unparsable output line ignored: ${item.line.slice(0, 200)}`);
+      const parsed = parseOutputLine(item.line);
+      if (!parsed.ok) {
+        log(`agentpipe: output line ignored (${parsed.error}): ${item.line.slice(0, 200)}`);
         continue;
       }
+      const value = parsed.line;
       if (value.type === 'control_response') {
-        const entry = pending.get(value.response?.request_id);
-        pending.delete(value.response?.request_id);
-        if (value.response?.subtype === 'success') entry?.resolve(value.response.response);
-        else entry?.reject(new Error(value.response?.error ?? 'control request failed'));
-      } else if (value.type === 'control_request') void answer(value as ControlRequest<OutboundRequest>);
+        const { response } = value;
+        const entry = pending.get(response.request_id);
+        pending.delete(response.request_id);
+        if (response.subtype === 'success') entry?.resolve(response.response);
+        else entry?.reject(new Error(response.error));
+      } else if (value.type === 'control_request') void answer(value);
       else if (value.type === 'control_cancel_request') aborts.get(value.request_id)?.abort();
-      else if (value.type !== 'keep_alive') {
-        await queue.push(value as AgentMessage);
-        if (value.type === 'result') results.add();
+      else if (value.type === 'message') {
+        await queue.push(value.message);
+        if (value.message.type === 'result') results.add();
       }
     }
   }

@@ -21,7 +21,7 @@ export interface WebSocketServerOptions {
   token?: string;
   /** Options of every session (each gets its own session id). */
   options: SessionOptions;
-  log(line: string): void;
+  log: (line: string) => void;
   replayUserMessages?: boolean;
   permissionPromptTool?: string;
   maxPayload?: number;
