@@ -1,6 +1,5 @@
 /** Conversions between ACP payloads and agentpipe's messages and options. */
-import type { ImageMediaType, ResultMessage, UserContentBlock, PermissionMode } from '../messages/types.ts';
-import type { McpServerConfig } from '../tools/mcp/config.ts';
+import type { ImageMediaType, MessageParam, ResultMessage, UserContentBlock, PermissionMode } from '../messages/types.ts';
 
 type AcpBlock = { type: string; text?: string; data?: string; mimeType?: string; uri?: string; name?: string; resource?: { uri: string; text?: string; blob?: string; mimeType?: string | null } };
 
@@ -19,12 +18,12 @@ export function promptContent(blocks: AcpBlock[]): UserContentBlock[] {
 }
 
 /** The content of a saved prompt as ACP content blocks (what the client sent, as far as it was kept). */
-export function acpContentOf(content: string | UserContentBlock[] | ReadonlyArray<{ type: string }>): Array<Record<string, unknown>> {
+export function acpContentOf(content: MessageParam['content']): Array<Record<string, unknown>> {
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
   const blocks: Array<Record<string, unknown>> = [];
-  for (const block of content as Array<Record<string, any>>) {
+  for (const block of content) {
     if (block.type === 'text' && block.text) blocks.push({ type: 'text', text: block.text });
-    else if (block.type === 'image' && block.source?.type === 'base64') blocks.push({ type: 'image', data: block.source.data, mimeType: block.source.media_type });
+    else if (block.type === 'image') blocks.push({ type: 'image', data: block.source.data, mimeType: block.source.media_type });
   }
   return blocks;
 }
@@ -44,19 +43,6 @@ export function usageUpdateOf(result: ResultMessage, contextTokens: number): { s
   return { sessionUpdate: 'usage_update', used: contextTokens, size, cost: { amount: result.total_cost_usd, currency: 'USD' } };
 }
 
-/** ACP MCP servers as session options. */
-export function mcpServersOf(servers: Array<Record<string, any>> | undefined): Record<string, McpServerConfig> | undefined {
-  if (!servers?.length) return undefined;
-  const out: Record<string, McpServerConfig> = {};
-  for (const server of servers) {
-    if (server.type === 'http' || server.type === 'sse') {
-      out[server.name] = { type: server.type, url: server.url, headers: Object.fromEntries((server.headers ?? []).map((h: { name: string; value: string }) => [h.name, h.value])) };
-    } else {
-      out[server.name] = { command: server.command, args: server.args ?? [], env: Object.fromEntries((server.env ?? []).map((e: { name: string; value: string }) => [e.name, e.value])) };
-    }
-  }
-  return out;
-}
 
 export const MODES: Array<{ id: PermissionMode; name: string; description: string }> = [
   { id: 'default', name: 'Default', description: 'Ask before edits and commands' },

@@ -28,8 +28,9 @@ export function replayUpdates(log: LogEntry[]): Array<Record<string, unknown>> {
 export function transcriptLog(lines: TranscriptLine[]): LogEntry[] {
   const log: LogEntry[] = [];
   for (const line of lines) {
-    if (line.type === 'agentpipe_snapshot' || line.agentpipe_context || line.isReplay) continue;
-    if (line.type === 'user' && line.agentpipe_prompt) log.push({ prompt: acpContentOf(line.message?.content ?? '') });
+    if (line.type === 'agentpipe_snapshot' || (line.type === 'user' && (line.agentpipe_context || line.isReplay))) continue;
+    if (line.type === 'user' && line.agentpipe_prompt) log.push({ prompt: acpContentOf(line.message.content) });
+    // The fields the projection reads were validated (transcript-schema.ts); the rest are as the session emitted them.
     else log.push({ message: line as unknown as AgentMessage });
   }
   return log;

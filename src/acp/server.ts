@@ -11,7 +11,8 @@ import type { PermissionMode } from '../messages/types.ts';
 import type { QueryOptions } from '../sdk/types.ts';
 import { VERSION } from '../version.ts';
 import { AcpSession, type AcpPeer } from './session.ts';
-import { MODES, mcpServersOf, stopReasonOf } from './convert.ts';
+import { MODES, stopReasonOf } from './convert.ts';
+import { mcpServersOf } from './mcp-servers.ts';
 import { replayUpdates } from './replay.ts';
 import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
 
@@ -35,7 +36,12 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
   };
   const open = (cwd: string, mcpServers: unknown, sessionId: string = newUuid(), saved?: SavedSession) => {
-    const servers = mcpServersOf(mcpServers as Array<Record<string, unknown>>);
+    let servers: ReturnType<typeof mcpServersOf>;
+    try {
+      servers = mcpServersOf(mcpServers);
+    } catch (error) {
+      throw RequestError.invalidParams({ mcpServers }, `invalid mcpServers: ${(error as Error).message}`);
+    }
     const session = new AcpSession(sessionId, { ...base, cwd, ...(servers ? { mcpServers: { ...base.mcpServers, ...servers } } : {}) }, peer, saved);
     sessions.set(session.id, session);
     return session;

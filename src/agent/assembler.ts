@@ -65,9 +65,11 @@ export class MessageAssembler {
 /** Parses streamed tool input JSON; invalid JSON is kept so the tool can report it. */
 function parseToolInput(json: string): Record<string, unknown> {
   try {
-    const value = JSON.parse(json);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { __invalid_input: json };
+    const value: unknown = JSON.parse(json);
+    return isRecord(value) ? value : { __invalid_input: json };
   } catch {
     return { __invalid_input: json };
   }
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -55,5 +55,5 @@ export interface AgentContext {
   /** Automatic compaction, checked before each model request (the session sets it). */
   compaction?: { beforeRequest(ctx: AgentContext, history: MessageParam[], run: { signal: AbortSignal; usage: UsageTracker }): Promise<void> };
   /** Sends a message down the pipeline; resolves when the queue has room. */
-  emit(message: AgentMessage): Promise<void>;
+  emit: (message: AgentMessage) => Promise<void>;
 }

@@ -19,7 +19,7 @@ export function buildAcpProgram(): Command {
 export async function runAcpCommand(argv: string[], log: (line: string) => void): Promise<void> {
   const program = buildAcpProgram();
   program.parse(argv, { from: 'user' });
-  const flags = program.opts() as CliFlags & { partialMessages?: boolean };
+  const flags = program.opts<CliFlags & { partialMessages?: boolean }>();
   try {
     const options = { ...sessionOptionsFromFlags(flags), includePartialMessages: flags.partialMessages !== false };
     const { checkSessionOptions } = await import('../session/open.ts');

@@ -29,7 +29,7 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
     .action(async (_flags: unknown, command: Command) => {
       try {
         const { serve } = await import('./serve.ts');
-        process.exitCode = await serve(command.optsWithGlobals() as ServeFlags, log);
+        process.exitCode = await serve(command.optsWithGlobals<ServeFlags>(), log);
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         log(`agentpipe: error: ${error.message}`);

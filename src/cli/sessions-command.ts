@@ -8,7 +8,7 @@ export function addSessionsCommand(program: Command, log: (line: string) => void
     .description('list the saved sessions of this folder, newest first (resume one with --resume <id>)')
     .option('--json', 'print a JSON array')
     .action(async (flags: { json?: boolean }, command: Command) => {
-      const globals = command.optsWithGlobals() as { cwd?: string };
+      const globals = command.optsWithGlobals<{ cwd?: string }>();
       const cwd = path.resolve(globals.cwd ?? process.cwd());
       const { listSessions } = await import('../session/list.ts');
       const sessions = await listSessions(cwd, undefined, log);

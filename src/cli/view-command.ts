@@ -27,7 +27,7 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
     .action(async (file: string | undefined, _flags: unknown, command: Command) => {
       try {
         const { runView } = await import('./view.ts');
-        process.exitCode = await runView(file, command.optsWithGlobals() as ViewFlags, log);
+        process.exitCode = await runView(file, command.optsWithGlobals<ViewFlags>(), log);
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         log(`agentpipe: error: ${error.message}`);

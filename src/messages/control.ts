@@ -2,7 +2,7 @@
  * The control protocol of Claude Code's SDK mode: requests and responses in both directions,
  * plus the other non-conversation lines of the stream.
  */
-import type { PermissionMode, UserContentBlock, UUID } from './types.ts';
+import type { PermissionMode, UserContentBlock } from './types.ts';
 
 /** `{"type":"control_request","request_id","request":{subtype,...}}`. */
 export interface ControlRequest<R extends { subtype: string } = { subtype: string; [k: string]: unknown }> {

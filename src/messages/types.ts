@@ -5,7 +5,7 @@
  * (`npm run schema`); the model-facing shapes (content blocks, stream events) are in api.ts.
  */
 import type {
-  ApiMessage, AssistantContentBlock, StreamEvent, UserContentBlock,
+  ApiMessage, StreamEvent, UserContentBlock,
 } from './api.ts';
 
 export type * from './api.ts';

@@ -11,7 +11,6 @@ export class FailingProvider implements ModelProvider {
     this.provider = provider;
     this.#error = error;
   }
-  // eslint-disable-next-line require-yield
   async *stream(): AsyncGenerator<StreamEvent> {
     throw this.#error;
   }

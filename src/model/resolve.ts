@@ -84,7 +84,7 @@ async function loadScript(file: string): Promise<Script> {
   }
   try {
     // YAML is a superset of JSON; its parser loads only for .yaml/.yml scripts.
-    const value = /\.ya?ml$/i.test(file) ? (await import('yaml')).parse(text) : JSON.parse(text);
+    const value: unknown = /\.ya?ml$/i.test(file) ? (await import('yaml')).parse(text) : JSON.parse(text);
     return validateScript(value, file);
   } catch (error) {
     throw new Error(`invalid script ${file}: ${(error as Error).message}`);

@@ -153,7 +153,7 @@ export function toAcpUpdates(messages: Iterable<AgentMessage>): SessionUpdate[] 
 export function planEntries(input: Record<string, unknown>): PlanEntry[] {
   const todos = Array.isArray(input.todos) ? input.todos : [];
   return todos.map((todo: Record<string, unknown>) => ({
-    content: String(todo.content ?? ''),
+    content: typeof todo.content === 'string' ? todo.content : '',
     status: todo.status === 'in_progress' || todo.status === 'completed' ? todo.status : 'pending',
     priority: todo.priority === 'high' || todo.priority === 'low' ? todo.priority : 'medium',
   }));

@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs';
 import type { ControlRequest, ControlResponse, OutboundRequest, PermissionResult } from '../messages/control.ts';
 import type { AgentMessage } from '../messages/types.ts';
+import type { OutputLineRead } from '../messages/output-line.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { childEnv, flagsFromOptions } from './cli-flags.ts';
 import { Counter, promptMessages } from './prompt-input.ts';
@@ -22,10 +23,7 @@ export function startChildProcess(prompt: string | AsyncIterable<PromptMessage>,
   const script = /\.(c|m)?(j|t)s$/.test(options.executable);
   const command = script ? process.execPath : options.executable;
   const argv = [...(script ? [...(options.executableArgs ?? []), options.executable] : options.executableArgs ?? []), ...STREAM_FLAGS, ...args];
-  const transport = new StdioTransport({
-    command, args: argv, env: childEnv(options), cwd: options.cwd, onStderr: log,
-    onBadLine: (line) => log(`agentpipe: unparsable output line ignored: ${line.slice(0, 200)}`),
-  });
+  const transport = new StdioTransport({ command, args: argv, env: childEnv(options), cwd: options.cwd, onStderr: log });
   const queue = new AsyncMessageQueue<AgentMessage>({ highWaterMark: 256 });
   const pending = new Map<string, Pending>();
   const results = new Counter();
@@ -64,26 +62,29 @@ export function startChildProcess(prompt: string | AsyncIterable<PromptMessage>,
   }
 
   /** Routes one line the CLI wrote: control traffic to its handler, messages to the queue. */
-  async function route(value: unknown): Promise<void> {
-    if (typeof value !== 'object' || value === null || !('type' in value)) return;
-    const line = value as { type: unknown; request_id?: unknown; response?: { request_id?: unknown; subtype?: unknown; response?: Record<string, unknown>; error?: unknown } };
+  async function route(line: OutputLineRead): Promise<void> {
     if (line.type === 'control_response') {
-      const id = String(line.response?.request_id);
-      const entry = pending.get(id);
-      pending.delete(id);
-      if (line.response?.subtype === 'success') entry?.resolve(line.response.response);
-      else entry?.reject(new Error(typeof line.response?.error === 'string' ? line.response.error : 'control request failed'));
-    } else if (line.type === 'control_request') void answer(value as ControlRequest<OutboundRequest>);
-    else if (line.type === 'control_cancel_request') aborts.get(String(line.request_id))?.abort();
-    else if (line.type !== 'keep_alive') {
-      await queue.push(value as AgentMessage);
-      if (line.type === 'result') results.add();
+      const { response } = line;
+      const entry = pending.get(response.request_id);
+      pending.delete(response.request_id);
+      if (response.subtype === 'success') entry?.resolve(response.response);
+      else entry?.reject(new Error(response.error));
+    } else if (line.type === 'control_request') void answer(line);
+    else if (line.type === 'control_cancel_request') aborts.get(line.request_id)?.abort();
+    else if (line.type === 'message') {
+      await queue.push(line.message);
+      if (line.message.type === 'result') results.add();
     }
   }
 
   async function read(): Promise<Error | undefined> {
     try {
-      for await (const value of transport.messages()) await route(value);
+      const { parseOutputLine } = await import('../messages/output-line.ts');
+      for await (const text of transport.lines()) {
+        const parsed = parseOutputLine(text);
+        if (parsed.ok) await route(parsed.line);
+        else log(`agentpipe: output line ignored (${parsed.error}): ${text.slice(0, 200)}`);
+      }
       return undefined;
     } catch (error) {
       return new Error(`reading agentpipe's output failed: ${(error as Error).message}`);

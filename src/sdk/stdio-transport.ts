@@ -1,6 +1,6 @@
 /**
- * The byte layer of `query()`'s child-process engine: spawns the CLI, frames its stdout into JSON
- * lines, writes lines to its stdin with backpressure, and stops it in stages. It knows nothing of
+ * The byte layer of `query()`'s child-process engine: spawns the CLI, frames its stdout into
+ * lines, writes JSON lines to its stdin with backpressure, and stops it in stages. It knows nothing of
  * the control protocol; `child-process.ts` builds that on top (as the MCP SDK splits
  * `StdioClientTransport` from `Protocol`).
  */
@@ -16,8 +16,6 @@ export interface StdioTransportOptions {
   env: Record<string, string | undefined>;
   /** Receives each stderr line of the child. */
   onStderr?: (line: string) => void;
-  /** Receives each stdout line that is not JSON. */
-  onBadLine?: (line: string) => void;
   /** How long `close()` waits after SIGTERM before SIGKILL (default 2000 ms). */
   graceMs?: number;
 }
@@ -48,10 +46,7 @@ export class StdioTransport {
         resolve(-1);
       });
     });
-    this.#onBadLine = options.onBadLine;
   }
-
-  readonly #onBadLine: ((line: string) => void) | undefined;
 
   /** The last 2,000 characters the child wrote to stderr. */
   get stderrTail(): string {
@@ -68,19 +63,9 @@ export class StdioTransport {
     return !this.#inputEnded && this.#child.exitCode === null && this.#child.stdin.writable;
   }
 
-  /** The child's stdout as parsed JSON values; a read error rejects the iteration. */
-  async *messages(): AsyncGenerator<unknown> {
-    for await (const item of readLines(this.#child.stdout)) {
-      if (!('line' in item)) continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(item.line);
-      } catch {
-        this.#onBadLine?.(item.line);
-        continue;
-      }
-      yield value;
-    }
+  /** The child's stdout, line by line (blank lines skipped); a read error rejects the iteration. */
+  async *lines(): AsyncGenerator<string> {
+    for await (const item of readLines(this.#child.stdout)) if ('line' in item) yield item.line;
   }
 
   /** Writes one JSON line; resolves once the pipe can take more (false when the input is closed). */

@@ -2,7 +2,8 @@
 import path from 'node:path';
 import { readdir } from 'node:fs/promises';
 import { agentpipeHome, jsonlFiles, sessionFiles } from './paths.ts';
-import { readTranscript } from './transcript-format.ts';
+import type { MessageParam } from '../messages/types.ts';
+import { readTranscript, TranscriptFormatError } from './transcript-format.ts';
 
 export interface SessionSummary {
   sessionId: string;
@@ -41,11 +42,13 @@ async function summarize(files: Array<{ file: string; mtimeMs: number }>, log: (
     let lines;
     try {
       lines = await readTranscript(file, log);
-    } catch {
+    } catch (error) {
+      if (error instanceof TranscriptFormatError) log(`agentpipe: warning: ${error.message}; session not listed`);
       continue;
     }
     const prompt = lines.find((l) => l.type === 'user' && l.agentpipe_prompt);
     const results = lines.filter((l) => l.type === 'result');
+    const init = lines.find((l) => l.type === 'system' && l.subtype === 'init');
     summaries.push({
       sessionId: lines.find((l) => typeof l.session_id === 'string')?.session_id ?? path.basename(file, '.jsonl'),
       file,
@@ -53,15 +56,14 @@ async function summarize(files: Array<{ file: string; mtimeMs: number }>, log: (
       updated: new Date(mtimeMs).toISOString(),
       turns: results.length,
       costUsd: results.reduce((sum, r) => sum + (typeof r.total_cost_usd === 'number' ? r.total_cost_usd : 0), 0),
-      firstPrompt: prompt ? textOf(prompt.message?.content) : '',
-      cwd: lines.find((l) => l.type === 'system' && l.subtype === 'init' && typeof l.cwd === 'string')?.cwd,
+      firstPrompt: prompt?.type === 'user' ? textOf(prompt.message.content) : '',
+      cwd: init?.type === 'system' ? init.cwd : undefined,
     });
   }
   return summaries;
 }
 
-function textOf(content: unknown): string {
+function textOf(content: MessageParam['content']): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((b) => (b?.type === 'text' ? b.text : b?.type === 'image' ? '[image]' : '')).join(' ');
+  return content.map((b) => (b.type === 'text' ? b.text : b.type === 'image' ? '[image]' : '')).join(' ');
 }

@@ -28,9 +28,9 @@ export class SessionSetupError extends Error {
 /** Where the session's lines go, and how it talks to its client. */
 export interface SessionIo {
   /** Every line the session and its runner emit (messages, control requests and responses). */
-  send(line: OutputLine): Promise<void>;
+  send: (line: OutputLine) => Promise<void>;
   /** Diagnostics (stderr). */
-  log(line: string): void;
+  log: (line: string) => void;
   /** Echo user messages back with `isReplay` (`--replay-user-messages`). */
   replayUserMessages?: boolean;
   /** `stdio`: ask the client through `can_use_tool` control requests. */

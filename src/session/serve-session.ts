@@ -18,7 +18,7 @@ export interface StreamSessionOptions {
   input: AsyncIterable<ParsedLine>;
   /** Writes one NDJSON line (with its `\n`); resolves when the transport can take more. */
   write(text: string): Promise<void>;
-  log(line: string): void;
+  log: (line: string) => void;
   replayUserMessages?: boolean;
   /** `stdio`: ask the client through `can_use_tool` control requests. */
   permissionPromptTool?: string;

@@ -9,6 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { MessageParam } from '../messages/types.ts';
+import type { TranscriptLine } from './transcript-schema.ts';
 
 /** A prompt line. */
 export interface PromptLine {
@@ -36,24 +37,40 @@ export interface SnapshotLine {
   timestamp: string;
 }
 
-/** Any parsed line (wire messages are kept loosely typed: old files must stay readable). */
-export type TranscriptLine = Record<string, any> & { type: string };
+export type { TranscriptLine } from './transcript-schema.ts';
 
-/** Reads a transcript; unreadable lines are skipped with a warning (a torn last line is expected after a crash). */
+/** A line of a known type whose shape is wrong: resuming from it would rebuild a wrong history. */
+export class TranscriptFormatError extends Error {
+  override name = 'TranscriptFormatError';
+}
+
+/**
+ * Reads a transcript. Lines that are not JSON are skipped with a warning (a torn last line is
+ * expected after a crash), as are lines of a type this version does not know; a line of a known
+ * type with the wrong shape throws a TranscriptFormatError naming the line and the field.
+ */
 export async function readTranscript(file: string, log: (line: string) => void): Promise<TranscriptLine[]> {
-  const text = await readFile(file, 'utf8');
+  const [text, { parseTranscriptLine, KNOWN_TYPES }] = await Promise.all([readFile(file, 'utf8'), import('./transcript-schema.ts')]);
   const raw = text.split('\n');
   const lines: TranscriptLine[] = [];
   raw.forEach((line, i) => {
     if (line.trim() === '') return;
+    let value: unknown;
     try {
-      const value = JSON.parse(line);
-      if (typeof value === 'object' && value !== null && typeof value.type === 'string') lines.push(value);
-      else throw new Error('not a message');
+      value = JSON.parse(line);
     } catch {
       const torn = i === raw.length - 1;
-      log(`agentpipe: warning: ${file}: ${torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not a valid message`}; skipped`);
+      log(`agentpipe: warning: ${file}: ${torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not valid JSON`}; skipped`);
+      return;
     }
+    const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+    if (!KNOWN_TYPES.has(type)) {
+      log(`agentpipe: warning: ${file}: line ${i + 1} is not a known message (type ${JSON.stringify(type)}); skipped`);
+      return;
+    }
+    const parsed = parseTranscriptLine(value);
+    if (!parsed.ok) throw new TranscriptFormatError(`${file}: line ${i + 1} (${String(type)}) is not a valid transcript line: ${parsed.error}`);
+    lines.push(parsed.line);
   });
   return lines;
 }

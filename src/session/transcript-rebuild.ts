@@ -35,7 +35,8 @@ export function rebuild(lines: TranscriptLine[], until?: string): RebuiltSession
     if (until !== undefined && line.uuid === until) {
       found = true;
       // Keep the rest of an assistant message whose first block was chosen.
-      while (line.type === 'assistant' && lines[i + 1]?.type === 'assistant' && lines[i + 1].message?.id === line.message?.id) apply(state, lines[++i]);
+      const sameMessage = (next: TranscriptLine | undefined) => line.type === 'assistant' && next?.type === 'assistant' && next.message.id === line.message.id;
+      while (sameMessage(lines[i + 1])) apply(state, lines[++i]);
       // A turn that ended right there ends as it did.
       if (lines[i + 1]?.type === 'result') apply(state, lines[i + 1]);
       break;
@@ -51,8 +52,8 @@ function apply(state: State, line: TranscriptLine): void {
   const main = line.parent_tool_use_id === null || line.parent_tool_use_id === undefined;
   switch (line.type) {
     case 'agentpipe_snapshot':
-      state.history = structuredClone(line.history as MessageParam[]);
-      if (Array.isArray(line.seen_uuids)) state.seenUuids = new Set(line.seen_uuids);
+      state.history = structuredClone(line.history);
+      if (line.seen_uuids) state.seenUuids = new Set(line.seen_uuids);
       if (line.reason !== 'compact') state.inTurn = false;
       state.lastAssistantId = undefined;
       return;

@@ -25,7 +25,7 @@ export interface WebSocketServerOptions {
   allowOrigins?: string[];
   /** Options of every session (each gets its own session id). */
   options: SessionOptions;
-  log(line: string): void;
+  log: (line: string) => void;
   replayUserMessages?: boolean;
   permissionPromptTool?: string;
   maxPayload?: number;

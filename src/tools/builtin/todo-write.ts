@@ -5,7 +5,13 @@ import { ToolInputError } from '../types.ts';
 /** One item of the plan. */
 export interface Todo { content: string; status: 'pending' | 'in_progress' | 'completed'; activeForm: string }
 
-const STATUSES = new Set(['pending', 'in_progress', 'completed']);
+const STATUSES: ReadonlySet<unknown> = new Set(['pending', 'in_progress', 'completed']);
+
+function isTodo(value: unknown): value is Todo {
+  if (typeof value !== 'object' || value === null) return false;
+  const todo = value as Record<string, unknown>;
+  return typeof todo.content === 'string' && STATUSES.has(todo.status) && typeof todo.activeForm === 'string';
+}
 
 export const todoWriteTool: Tool = {
   name: 'TodoWrite',
@@ -33,8 +39,8 @@ export const todoWriteTool: Tool = {
   async call(input, context): Promise<ToolResult> {
     const todos = input.todos;
     if (!Array.isArray(todos)) throw new ToolInputError('The required parameter `todos` must be an array');
-    todos.forEach((todo, i) => {
-      if (typeof todo?.content !== 'string' || !STATUSES.has(todo?.status) || typeof todo?.activeForm !== 'string') {
+    todos.forEach((todo: unknown, i) => {
+      if (!isTodo(todo)) {
         throw new ToolInputError(`todos[${i}] needs content, activeForm (strings) and status (pending, in_progress or completed)`);
       }
     });
