@@ -1,10 +1,28 @@
-/** Process entry: runs `main()` and exits once the output is flushed. */
+/** Process entry: runs `main()`, stops what it left running, and exits once stdout and stderr are flushed. */
+import { killAllGroups } from '../process/run.ts';
 import { main } from './main.ts';
 
+/** Resolves when everything written to `stream` has reached the OS (or the stream failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.writableLength === 0 || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => resolve();
+    stream.once('drain', done);
+    stream.once('error', done);
+    stream.once('close', done);
+  });
+}
+
+async function exit(code?: number): Promise<never> {
+  killAllGroups();
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code ?? process.exitCode);
+}
+
 main().then(
-  () => process.exit(),
+  () => exit(),
   (error: unknown) => {
     process.stderr.write(`agentpipe: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
+    return exit(1);
   },
 );

@@ -3,6 +3,7 @@
  * Exit code 1 when the last result is an error or the flags are wrong; 0 otherwise
  * (also when the reader of stdout went away).
  */
+import { killAllGroups } from '../process/run.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { StreamWriter } from '../pipeline/writer.ts';
@@ -41,6 +42,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   await program.parseAsync(argv);
 }
 
+/** Exit codes after a signal, as a shell reports them (128 + the signal's number). */
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+
 async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise<number> {
   if (flags.sdkUrl !== undefined) return (await import('./sdk-url.ts')).runSdkUrl(flags, promptArg, log);
   validateFormats(flags, promptArg !== undefined);
@@ -77,15 +81,22 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     session.interrupt();
     void queue.return();
     // Nobody reads any more: give running tools a moment to stop, then leave.
-    setTimeout(() => process.exit(0), 1000).unref();
+    setTimeout(() => {
+      killAllGroups();
+      process.exit(0);
+    }, 1000).unref();
   });
+  // SIGHUP (a closed terminal, an SSH drop) ends the run like SIGINT and SIGTERM: the prompt
+  // gets its result, running tools are stopped; if that takes too long, their groups are killed.
   const stopOnSignal = (signal: NodeJS.Signals) => {
     log(`agentpipe: ${signal}: interrupting`);
     session.interrupt();
-    setTimeout(() => process.exit(signal === 'SIGINT' ? 130 : 143), 3000).unref();
+    setTimeout(() => {
+      killAllGroups();
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    }, 3000).unref();
   };
-  process.once('SIGINT', stopOnSignal);
-  process.once('SIGTERM', stopOnSignal);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stopOnSignal);
 
   const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, { maxTurns: options.maxTurns, maxBudgetUsd: options.maxBudgetUsd });
   const output = pipeOutput(queue, format, writer);

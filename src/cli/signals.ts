@@ -1,7 +1,6 @@
-/** Resolves at the first SIGINT or SIGTERM: the end of a long-running subcommand (serve, view). */
+/** Resolves at the first SIGINT, SIGTERM or SIGHUP: the end of a long-running subcommand (serve, view). */
 export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
   });
 }

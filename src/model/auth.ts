@@ -4,7 +4,8 @@
  * with `error` when it fails or when the provider rejects the key (401/403). The key itself
  * (the helper's stdout) is never emitted or logged; token-like words in output are redacted.
  */
-import { spawn } from 'node:child_process';
+import { childEnv } from '../process/env.ts';
+import { runProcessGroup } from '../process/run.ts';
 import type { StreamEvent } from '../messages/types.ts';
 import { ModelError } from './errors.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
@@ -111,33 +112,31 @@ export class KeyHelperProvider implements ModelProvider {
   }
 }
 
-/** Runs `command` in a shell; its trimmed stdout is the key, each stderr line is reported. */
-export function runKeyHelper(command: string, cwd: string, signal: AbortSignal, onLine: (line: string) => Promise<void>, timeoutMs = 60_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, { shell: true, cwd, stdio: ['ignore', 'pipe', 'pipe'], signal, timeout: timeoutMs });
-    let stdout = '';
-    let partial = '';
-    let lines = Promise.resolve();
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      partial += d;
+/** Runs `command` in a shell (its own process group); its trimmed stdout is the key, each stderr line is reported. */
+export async function runKeyHelper(command: string, cwd: string, signal: AbortSignal, onLine: (line: string) => Promise<void>, timeoutMs = 60_000): Promise<string> {
+  let partial = '';
+  let lines = Promise.resolve();
+  const run = await runProcessGroup({
+    command, cwd, env: childEnv(), signal, timeoutMs, cap: 64 * 1024, graceMs: 1000,
+    onOutput: (stream, chunk) => {
+      if (stream !== 'stderr') return;
+      partial += chunk;
       const parts = partial.split('\n');
       partial = parts.pop() ?? '';
       for (const line of parts) if (line.trim()) lines = lines.then(() => onLine(line.trimEnd()));
-    });
-    child.on('error', (error) => reject(new Error(error.name === 'AbortError' ? 'interrupted' : error.message)));
-    child.on('close', (code, sig) => {
-      if (partial.trim()) lines = lines.then(() => onLine(partial.trimEnd()));
-      void lines.then(() => {
-        const key = stdout.trim();
-        if (sig) reject(new Error(`killed by ${sig}${sig === 'SIGTERM' ? ' (timed out?)' : ''}`));
-        else if (code !== 0) reject(new Error(`exited with code ${code}`));
-        else if (!key) reject(new Error('printed no key'));
-        else if (/\s/.test(key)) reject(new Error('printed more than one word (expected only the key)'));
-        else resolve(key);
-      });
-    });
+    },
   });
+  if (partial.trim()) lines = lines.then(() => onLine(partial.trimEnd()));
+  await lines;
+  const key = run.stdout.trim();
+  if (run.error) throw new Error(run.error.message);
+  if (run.stopped === 'aborted') throw new Error('interrupted');
+  if (run.stopped === 'timeout') throw new Error(`timed out after ${timeoutMs} ms and was killed`);
+  if (run.exitSignal) throw new Error(`killed by ${run.exitSignal}`);
+  if (run.code !== 0) throw new Error(`exited with code ${run.code}`);
+  if (!key) throw new Error('printed no key');
+  if (/\s/.test(key)) throw new Error('printed more than one word (expected only the key)');
+  return key;
 }
 
 /** Resolves the model with a key helper: the helper runs on the first request, not now. */

@@ -1,8 +1,10 @@
 /**
  * Runs one shell command for `Agent.executeCommand`: in its own process group under the
- * sandbox folder, output streamed as it comes, a timeout or a stop kills the whole group.
+ * sandbox folder (bash, as every command agentpipe runs), output streamed as it comes and capped
+ * in the result, a timeout or a stop kills the whole group.
  */
-import { spawn } from 'node:child_process';
+import { childEnv } from '../process/env.ts';
+import { startProcessGroup } from '../process/run.ts';
 
 export interface CommandResult {
   exitCode: number | null;
@@ -20,50 +22,23 @@ export interface RunningCommand {
 }
 
 const KILL_GRACE_MS = 2000;
+/** Characters kept per stream in the result (the callbacks see everything). */
+const CAP = 1024 * 1024;
 
 export function startCommand(
   command: string, cwd: string, options: { timeoutMs?: number; onStdout(chunk: string): void; onStderr(chunk: string): void; env?: NodeJS.ProcessEnv },
 ): RunningCommand {
-  const child = spawn('/bin/sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
-  let stdout = '';
-  let stderr = '';
-  let interrupted = false;
-  let timedOut = false;
-  const killGroup = (signal: NodeJS.Signals) => {
-    try {
-      if (child.pid) process.kill(-child.pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  const terminate = () => {
-    killGroup('SIGTERM');
-    setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
-  };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    options.onStdout(chunk);
+  const run = startProcessGroup({
+    command, cwd, env: options.env ?? childEnv(), cap: CAP, timeoutMs: options.timeoutMs || undefined, graceMs: KILL_GRACE_MS,
+    onOutput: (stream, chunk) => (stream === 'stdout' ? options.onStdout(chunk) : options.onStderr(chunk)),
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-    options.onStderr(chunk);
+  const done = run.done.then((r): CommandResult => {
+    if (r.error) options.onStderr(`${r.error.message}\n`);
+    const note = (dropped: number) => (dropped ? `\n[output truncated: ${dropped} more characters not kept]` : '');
+    return {
+      exitCode: r.code, stdout: r.stdout + note(r.dropped.stdout), stderr: r.stderr + note(r.dropped.stderr) + (r.error ? `${r.error.message}\n` : ''),
+      interrupted: r.stopped === 'aborted', timedOut: r.stopped === 'timeout',
+    };
   });
-  const timer = options.timeoutMs ? setTimeout(() => ((timedOut = true), terminate()), options.timeoutMs) : undefined;
-  const done = new Promise<CommandResult>((resolve) => {
-    child.on('error', (error) => {
-      stderr += `${error.message}\n`;
-      options.onStderr(`${error.message}\n`);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ exitCode: code, stdout, stderr, interrupted, timedOut });
-    });
-  });
-  return {
-    done,
-    stop() {
-      interrupted = true;
-      terminate();
-    },
-  };
+  return { done, stop: () => run.stop('aborted') };
 }

@@ -1,23 +1,31 @@
-/** Grep: searches file contents with a regular expression. */
-import { readFile, stat } from 'node:fs/promises';
+/**
+ * Grep: searches file contents with ripgrep, as Claude Code does. ripgrep's regex engine runs in
+ * linear time (no catastrophic backtracking), and it runs as a child process group, so an
+ * interrupt or a signal stops a search at once. Needs `rg` on PATH (Debian: `ripgrep`).
+ */
+import { runProcessGroup } from '../../process/run.ts';
+import { childEnv } from '../../process/env.ts';
 import { optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
-import { findFiles } from './walk.ts';
 
-const MAX_FILES = 5000;
-const MAX_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_FILE_SIZE = '2M';
+const OUTPUT_CAP = 4 * 1024 * 1024;
+const MODES = ['files_with_matches', 'content', 'count'] as const;
+type Mode = (typeof MODES)[number];
+const MODE_FLAGS: Record<Mode, string[]> = { files_with_matches: ['--files-with-matches'], count: ['--count'], content: ['--line-number', '--no-heading', '--with-filename'] };
 
 export const grepTool: Tool = {
   name: 'Grep',
-  description: 'Searches file contents with a JavaScript regular expression. output_mode: files_with_matches (default), content (matching lines with numbers) or count.',
+  description: 'Searches file contents with a regular expression (ripgrep syntax: Rust regex, no look-around or backreferences). ' +
+    'output_mode: files_with_matches (default), content (matching lines with numbers) or count.',
   inputSchema: {
     type: 'object',
     properties: {
       pattern: { type: 'string', description: 'Regular expression' },
       path: { type: 'string', description: 'File or folder to search (default: the working folder)' },
       glob: { type: 'string', description: 'Only files matching this glob (e.g. "*.ts")' },
-      output_mode: { type: 'string', enum: ['files_with_matches', 'content', 'count'] },
+      output_mode: { type: 'string', enum: [...MODES] },
       '-i': { type: 'boolean', description: 'Case insensitive' },
       head_limit: { type: 'number', description: 'Return at most this many lines/entries' },
     },
@@ -26,43 +34,36 @@ export const grepTool: Tool = {
   },
   isReadOnly: () => true,
   async call(input, context): Promise<ToolResult> {
-    const source = requireString(input, 'pattern');
-    const mode = optionalString(input, 'output_mode') ?? 'files_with_matches';
-    if (!['files_with_matches', 'content', 'count'].includes(mode)) throw new ToolInputError('output_mode must be files_with_matches, content or count');
-    let regex: RegExp;
-    try {
-      regex = new RegExp(source, optionalBoolean(input, '-i') ? 'i' : '');
-    } catch (error) {
-      throw new ToolInputError(`Invalid regular expression: ${(error as Error).message}`);
-    }
+    const pattern = requireString(input, 'pattern');
+    const mode = (optionalString(input, 'output_mode') ?? 'files_with_matches') as Mode;
+    if (!MODES.includes(mode)) throw new ToolInputError('output_mode must be files_with_matches, content or count');
     const limit = optionalNumber(input, 'head_limit', 1) ?? 250;
     const target = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
-    const fileGlob = optionalString(input, 'glob');
-    const pattern = fileGlob ? (fileGlob.includes('/') ? fileGlob : `**/${fileGlob}`) : '**/*';
-    const isFile = await stat(target).then((info) => info.isFile(), () => false);
-    const files = isFile ? [target] : (await findFiles(target, pattern, context.signal, MAX_FILES)).files.sort();
-    const out: string[] = [];
-    let matchedFiles = 0;
-    let total = 0;
-    for (const file of files) {
-      context.signal.throwIfAborted();
-      const text = await readFile(file, 'utf8').catch(() => '');
-      if (!text || text.length > MAX_FILE_BYTES || text.includes('\u0000')) continue;
-      const lines = text.split('\n');
-      const hits = lines.flatMap((line, i) => (regex.test(line) ? [i] : []));
-      if (hits.length === 0) continue;
-      matchedFiles++;
-      total += hits.length;
-      if (mode === 'files_with_matches') out.push(file);
-      else if (mode === 'count') out.push(`${file}:${hits.length}`);
-      else for (const i of hits) out.push(`${file}:${i + 1}:${lines[i]}`);
-      if (out.length >= limit) break;
+    const glob = optionalString(input, 'glob');
+    const argv = [
+      'rg', ...MODE_FLAGS[mode], '--sort', 'path', '--no-config', '--no-messages', '--color', 'never', '--max-filesize', MAX_FILE_SIZE,
+      '--glob', '!.git', '--glob', '!node_modules', ...(optionalBoolean(input, '-i') ? ['--ignore-case'] : []),
+      ...(glob ? ['--glob', glob] : []), '--regexp', pattern, '--', target,
+    ];
+    const run = await runProcessGroup({ command: argv, cwd: context.cwd, env: childEnv(), signal: context.signal, cap: OUTPUT_CAP, graceMs: 500 });
+    if (run.error) {
+      const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
+      throw new ToolInputError(missing ? 'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)' : `Grep could not run ripgrep: ${run.error.message}`);
     }
+    context.signal.throwIfAborted();
+    // ripgrep: 0 matches found, 1 none, 2 an error (a bad pattern says why on stderr).
+    if (run.code === 2 && !run.stdout) throw new ToolInputError(`Invalid search: ${run.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
+    const out = run.stdout.split('\n').filter(Boolean);
+    const numMatches = mode === 'content' ? out.length : mode === 'count' ? out.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(':') + 1)), 0) : out.length;
     const shown = out.slice(0, limit);
     const body = shown.length ? shown.join('\n') : 'No matches found';
+    const more = out.length > limit || run.dropped.stdout > 0;
     return {
-      content: out.length > limit ? `${body}\n(Showing the first ${limit} results)` : body,
-      data: { mode, numFiles: matchedFiles, numMatches: total, filenames: mode === 'files_with_matches' ? shown : [] },
+      content: more ? `${body}\n(Showing the first ${shown.length} results)` : body,
+      data: {
+        mode, numFiles: mode === 'content' ? new Set(out.map((l) => l.slice(0, l.indexOf(':')))).size : out.length,
+        numMatches, filenames: mode === 'files_with_matches' ? shown : [],
+      },
     };
   },
 };

@@ -1,8 +1,9 @@
 /** Read: a text file with line numbers (offset/limit), or an image as an image block. */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { optionalNumber, requireString, resolvePath } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
+import { kindOf, NotReadableError, readRegularFile } from '../regular-file.ts';
 import type { ImageMediaType } from '../../messages/types.ts';
 
 const DEFAULT_LIMIT = 2000;
@@ -32,33 +33,43 @@ export const readTool: Tool = {
     const info = await stat(file).catch(() => undefined);
     if (!info) return { content: `File does not exist: ${file}`, isError: true };
     if (info.isDirectory()) return { content: `${file} is a directory; list it with Bash (ls) or Glob`, isError: true };
-    const mediaType = IMAGE_TYPES[path.extname(file).toLowerCase()];
-    if (mediaType) {
-      if (info.size > MAX_IMAGE_BYTES) return { content: `Image ${file} is ${info.size} bytes, over the ${MAX_IMAGE_BYTES} byte limit`, isError: true };
-      const data = (await readFile(file, { signal: context.signal })).toString('base64');
-      return {
-        content: [{ type: 'image', source: { type: 'base64', media_type: mediaType, data } }],
-        data: { type: 'image', file: { filePath: file, type: mediaType, originalSize: info.size } },
-      };
+    if (!info.isFile()) return { content: `${file} is ${kindOf(info)}; only regular files can be read`, isError: true };
+    try {
+      return await readAs(file, info.size, offset, limit, context.signal);
+    } catch (error) {
+      if (error instanceof NotReadableError) return { content: error.message, isError: true };
+      throw error;
     }
-    if (info.size > MAX_TEXT_BYTES) return { content: `File ${file} is ${info.size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed -n, head)`, isError: true };
-    const text = await readFile(file, { encoding: 'utf8', signal: context.signal });
-    if (text.includes('\u0000')) return { content: `${file} looks binary; it was not read`, isError: true };
-    const lines = text.split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    const slice = lines.slice(offset - 1, offset - 1 + limit);
-    if (slice.length === 0) {
-      return { content: lines.length === 0 ? `${file} is empty` : `${file} has ${lines.length} lines; offset ${offset} is past the end`, data: { type: 'text', file: { filePath: file, numLines: 0, totalLines: lines.length } } };
-    }
-    const numbered = slice.map((line, i) => {
-      const cut = line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}… [line truncated]` : line;
-      return `${String(offset + i).padStart(6)}\t${cut}`;
-    });
-    const rest = lines.length - (offset - 1 + slice.length);
-    if (rest > 0) numbered.push(`\n[${rest} more lines; read on with offset ${offset + slice.length}]`);
-    return {
-      content: numbered.join('\n'),
-      data: { type: 'text', file: { filePath: file, startLine: offset, numLines: slice.length, totalLines: lines.length } },
-    };
   },
 };
+
+/** Reads the file as an image or as numbered text lines. */
+async function readAs(file: string, size: number, offset: number, limit: number, signal: AbortSignal): Promise<ToolResult> {
+  const mediaType = IMAGE_TYPES[path.extname(file).toLowerCase()];
+  if (mediaType) {
+    const data = (await readRegularFile(file, MAX_IMAGE_BYTES, signal)).toString('base64');
+    return {
+      content: [{ type: 'image', source: { type: 'base64', media_type: mediaType, data } }],
+      data: { type: 'image', file: { filePath: file, type: mediaType, originalSize: size } },
+    };
+  }
+  if (size > MAX_TEXT_BYTES) return { content: `File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed -n, head)`, isError: true };
+  const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal)).toString('utf8');
+  if (text.includes('\u0000')) return { content: `${file} looks binary; it was not read`, isError: true };
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const slice = lines.slice(offset - 1, offset - 1 + limit);
+  if (slice.length === 0) {
+    return { content: lines.length === 0 ? `${file} is empty` : `${file} has ${lines.length} lines; offset ${offset} is past the end`, data: { type: 'text', file: { filePath: file, numLines: 0, totalLines: lines.length } } };
+  }
+  const numbered = slice.map((line, i) => {
+    const cut = line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}… [line truncated]` : line;
+    return `${String(offset + i).padStart(6)}\t${cut}`;
+  });
+  const rest = lines.length - (offset - 1 + slice.length);
+  if (rest > 0) numbered.push(`\n[${rest} more lines; read on with offset ${offset + slice.length}]`);
+  return {
+    content: numbered.join('\n'),
+    data: { type: 'text', file: { filePath: file, startLine: offset, numLines: slice.length, totalLines: lines.length } },
+  };
+}

@@ -3,7 +3,8 @@
  * process group under the session folder; exit 0 with JSON on stdout is a decision, exit 2
  * blocks with stderr as the reason, other codes are non-blocking errors. Killed at its timeout.
  */
-import { spawn } from 'node:child_process';
+import { runProcessGroup } from '../../process/run.ts';
+import { childEnv } from '../../process/env.ts';
 import type { HookHandler, HookInput, HookOutput, HookRun } from './types.ts';
 
 const MAX_CAPTURE = 64 * 1024;
@@ -16,42 +17,17 @@ export function commandHook(command: string, timeoutMs: number): HookHandler {
   };
 }
 
-function runCommand(command: string, input: HookInput, timeoutMs: number, signal: AbortSignal): Promise<HookRun> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', command], {
-      cwd: input.cwd, detached: true, stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, CLAUDE_PROJECT_DIR: input.cwd, AGENTPIPE_HOOK_EVENT: input.hook_event_name },
-    });
-    let stdout = '';
-    let stderr = '';
-    let ended: 'timeout' | 'cancelled' | undefined;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout = (stdout + d).slice(0, MAX_CAPTURE)));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(0, MAX_CAPTURE)));
-    child.stdin.on('error', () => {}); // the hook may exit without reading its input
-    child.stdin.end(JSON.stringify(input));
-    const kill = (why: 'timeout' | 'cancelled') => {
-      ended ??= why;
-      killGroup(child.pid, 'SIGTERM');
-      setTimeout(() => killGroup(child.pid, 'SIGKILL'), 1000).unref();
-    };
-    const timer = setTimeout(() => kill('timeout'), timeoutMs);
-    const onAbort = () => kill('cancelled');
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) onAbort();
-    const finish = (code: number | null, error?: Error) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      killGroup(child.pid, 'SIGKILL');
-      if (error) return resolve({ stdout, stderr: `${stderr}failed to run hook: ${error.message}`, outcome: 'error' });
-      if (ended === 'timeout') {
-        return resolve({ stdout, stderr: `${stderr}Hook timed out after ${timeoutMs / 1000}s and was killed`, exitCode: code ?? undefined, outcome: 'error' });
-      }
-      if (ended === 'cancelled') return resolve({ stdout, stderr, exitCode: code ?? undefined, outcome: 'cancelled' });
-      resolve(interpret(stdout, stderr, code ?? 1));
-    };
-    child.once('error', (error) => finish(null, error));
-    child.once('close', (code) => finish(code));
+async function runCommand(command: string, input: HookInput, timeoutMs: number, signal: AbortSignal): Promise<HookRun> {
+  const run = await runProcessGroup({
+    command, cwd: input.cwd, stdin: JSON.stringify(input), cap: MAX_CAPTURE, timeoutMs, signal, graceMs: 1000,
+    env: { ...childEnv(), CLAUDE_PROJECT_DIR: input.cwd, AGENTPIPE_HOOK_EVENT: input.hook_event_name },
   });
+  const { stdout, stderr } = run;
+  const exitCode = run.code ?? undefined;
+  if (run.error) return { stdout, stderr: `${stderr}failed to run hook: ${run.error.message}`, outcome: 'error' };
+  if (run.stopped === 'timeout') return { stdout, stderr: `${stderr}Hook timed out after ${timeoutMs / 1000}s and was killed`, exitCode, outcome: 'error' };
+  if (run.stopped === 'aborted') return { stdout, stderr, exitCode, outcome: 'cancelled' };
+  return interpret(stdout, stderr, run.code ?? 1);
 }
 
 /** Exit code and stdout → a decision. */
@@ -69,13 +45,4 @@ export function interpret(stdout: string, stderr: string, exitCode: number): Hoo
     }
   }
   return { output, stdout, stderr, exitCode, outcome: 'success' };
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
 }

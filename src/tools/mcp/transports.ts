@@ -23,11 +23,11 @@ export async function openTransport(name: string, config: McpServerConfig, cwd: 
       return { transport: new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } }), stderrTail: none };
     }
     default: {
-      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      const env: Record<string, string> = {};
-      for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+      const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      // As the MCP SDK does by default: a few safe variables (PATH, HOME, USER ...) plus the
+      // server's configured env; never agentpipe's keys or the rest of its environment.
       const transport = new StdioClientTransport({
-        command: config.command, args: config.args ?? [], env: { ...env, ...config.env },
+        command: config.command, args: config.args ?? [], env: { ...getDefaultEnvironment(), ...config.env },
         cwd: config.cwd ? path.resolve(cwd, config.cwd) : cwd, stderr: 'pipe',
       });
       let tail = '';

@@ -1,0 +1,29 @@
+/**
+ * The environment of the processes agentpipe starts for the model and for the user's config:
+ * Bash, command hooks, MCP stdio servers, the API key helper. Keys and tokens agentpipe itself
+ * uses are taken out, so a model cannot print them (`echo $ANTHROPIC_API_KEY`) or send them away.
+ * A user who wants a tool to have one names it in AGENTPIPE_PASS_ENV (comma separated).
+ */
+
+/** Variables agentpipe reads credentials from; never inherited unless passed on. */
+export const SECRET_VARIABLES = [
+  'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'AGENTPIPE_SERVE_TOKEN',
+  'AWS_BEARER_TOKEN_BEDROCK', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'CODEX_API_KEY',
+] as const;
+
+/** The names the user passes on explicitly. */
+function passedOn(env: NodeJS.ProcessEnv): Set<string> {
+  return new Set((env.AGENTPIPE_PASS_ENV ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+}
+
+/** `base` (default: this process's environment) without the secret variables the user did not pass on. */
+export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const keep = passedOn(base);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value === undefined) continue;
+    if ((SECRET_VARIABLES as readonly string[]).includes(key) && !keep.has(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}

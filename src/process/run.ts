@@ -1,0 +1,133 @@
+/**
+ * One way to run a command for agentpipe: Bash tool calls, command hooks, the API key helper and
+ * `Agent.executeCommand` all use it. The command runs in its own process group (so its children
+ * can be stopped with it), output is capped, and a timeout or an abort stops the whole group in
+ * stages: SIGTERM, then SIGKILL after a grace period (timers unref'd). When the command exits,
+ * whatever it left running in its group is killed too. Every live group is in a registry that the
+ * CLI empties on every exit path (see `killAllGroups`).
+ */
+import { spawn } from 'node:child_process';
+
+/** What to run and how. */
+export interface ProcessGroupOptions {
+  /** A shell line (run with `bash -c`) or an argv (run directly). */
+  command: string | string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed; stdin is /dev/null without it. */
+  stdin?: string;
+  /** Characters kept per stream (default 30,000); the rest is counted, not kept. */
+  cap?: number;
+  /** Stops the group after this long (ms); none when undefined. */
+  timeoutMs?: number;
+  /** Stops the group when aborted. */
+  signal?: AbortSignal;
+  /** SIGTERM → SIGKILL grace (ms, default 2000). */
+  graceMs?: number;
+  /** Each chunk as it comes. */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+}
+
+/** How a run ended. */
+export interface ProcessGroupResult {
+  /** Exit code; null when a signal ended it or it never started. */
+  code: number | null;
+  /** The signal that ended it, if one did. */
+  exitSignal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Characters dropped past the cap, per stream. */
+  dropped: { stdout: number; stderr: number };
+  /** Set when agentpipe stopped it. */
+  stopped?: 'timeout' | 'aborted';
+  /** Set when it could not be started. */
+  error?: Error;
+}
+
+/** A started run: its result, and a way to stop it early. */
+export interface RunningGroup {
+  readonly pid: number | undefined;
+  readonly done: Promise<ProcessGroupResult>;
+  /** SIGTERM to the group, SIGKILL after the grace period. */
+  stop(reason?: 'timeout' | 'aborted'): void;
+}
+
+const live = new Set<number>();
+
+/** Sends `signal` to a whole process group; false when it is gone. */
+export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Kills every process group still running (SIGKILL): for exit paths, where nothing can wait. */
+export function killAllGroups(): number {
+  let killed = 0;
+  for (const pid of live) if (signalGroup(pid, 'SIGKILL')) killed++;
+  live.clear();
+  return killed;
+}
+
+/** The number of process groups running now. */
+export function liveGroupCount(): number {
+  return live.size;
+}
+
+/** Starts the command; see the module comment. */
+export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
+  const cap = o.cap ?? 30_000;
+  const [file, args] = typeof o.command === 'string' ? ['bash', ['-c', o.command]] : [o.command[0]!, o.command.slice(1)];
+  const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: [o.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const pid = child.pid;
+  if (pid !== undefined) live.add(pid);
+  const out = { stdout: '', stderr: '' };
+  const dropped = { stdout: 0, stderr: 0 };
+  let stopped: 'timeout' | 'aborted' | undefined;
+  const keep = (stream: 'stdout' | 'stderr') => (chunk: string) => {
+    const room = cap - out[stream].length;
+    if (room >= chunk.length) out[stream] += chunk;
+    else {
+      if (room > 0) out[stream] += chunk.slice(0, room);
+      dropped[stream] += chunk.length - Math.max(0, room);
+    }
+    o.onOutput?.(stream, chunk);
+  };
+  child.stdout?.setEncoding('utf8').on('data', keep('stdout'));
+  child.stderr?.setEncoding('utf8').on('data', keep('stderr'));
+  if (child.stdin) {
+    child.stdin.on('error', () => {}); // the command may exit without reading its input
+    child.stdin.end(o.stdin);
+  }
+  const stop = (reason: 'timeout' | 'aborted' = 'aborted') => {
+    stopped ??= reason;
+    signalGroup(pid, 'SIGTERM');
+    setTimeout(() => signalGroup(pid, 'SIGKILL'), o.graceMs ?? 2000).unref();
+  };
+  const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => stop('timeout'), o.timeoutMs);
+  const onAbort = () => stop('aborted');
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  if (o.signal?.aborted) onAbort();
+  const done = new Promise<ProcessGroupResult>((resolve) => {
+    const finish = (code: number | null, exitSignal: NodeJS.Signals | null, error?: Error) => {
+      clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
+      // The command is gone; anything it left behind in its group goes with it.
+      signalGroup(pid, 'SIGKILL');
+      if (pid !== undefined) live.delete(pid);
+      resolve({ code, exitSignal, ...out, dropped, ...(stopped ? { stopped } : {}), ...(error ? { error } : {}) });
+    };
+    child.once('error', (error) => finish(null, null, error));
+    child.once('close', (code, exitSignal) => finish(code, exitSignal));
+  });
+  return { pid, done, stop };
+}
+
+/** Runs the command to its end. */
+export function runProcessGroup(o: ProcessGroupOptions): Promise<ProcessGroupResult> {
+  return startProcessGroup(o).done;
+}

@@ -1,0 +1,48 @@
+/**
+ * Reads a file only when it is a regular file, and never more than a cap: devices (/dev/zero,
+ * /dev/stdin, a terminal), FIFOs and sockets are refused with a clear error. The file is opened
+ * non-blocking (opening a FIFO would otherwise wait for a writer, past any interrupt) and checked
+ * with fstat on the opened descriptor, so a path swapped after a check cannot slip through.
+ */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+/** A file that is not a regular file, or is larger than allowed. */
+export class NotReadableError extends Error {
+  override name = 'NotReadableError';
+}
+
+/** What a non-regular file is, in words. */
+export function kindOf(stat: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string {
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a directory';
+  return 'not a regular file';
+}
+
+/** The bytes of a regular file of at most `maxBytes`; throws NotReadableError otherwise. */
+export async function readRegularFile(file: string, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new NotReadableError(`${file} is ${kindOf(info)}; only regular files can be read`);
+    if (info.size > maxBytes) throw new NotReadableError(`${file} is ${info.size} bytes, over the ${maxBytes} byte limit`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const buffer = Buffer.allocUnsafe(Math.min(1 << 20, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(buffer.subarray(0, bytesRead));
+      total += bytesRead;
+      // It grew while being read: the cap holds all the same.
+      if (total > maxBytes) throw new NotReadableError(`${file} is over the ${maxBytes} byte limit`);
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    await handle.close();
+  }
+}
