@@ -19,6 +19,8 @@ export type { CommandResult } from './command.ts';
 export type AgentOptions = Omit<QueryOptions, 'abortController' | 'stderr'>;
 export interface RunResult { sessionId: string; result: ResultMessage; text: string; timedOut: boolean }
 interface RunParams { prompt: string; timeoutMs?: number }
+const noop = (): void => {};
+
 interface Background<T> { done: Promise<T> }
 
 export class Agent extends EventEmitter {
@@ -57,7 +59,9 @@ export class Agent extends EventEmitter {
     await this.#ready();
     const q = this.#ensureQuery();
     const done = this.#runPrompt(q, prompt, timeoutMs, background);
-    this.#run = done.finally(() => (this.#run = undefined));
+    // The bookkeeping promise settles either way and never rejects: the caller handles `done`'s
+    // failure, and a second, unhandled rejection would crash the process.
+    this.#run = done.then(noop, noop).finally(() => (this.#run = undefined));
     return background ? { done } : done;
   }
 
