@@ -61,7 +61,7 @@ export class Agent extends EventEmitter {
     const done = this.#runPrompt(q, prompt, timeoutMs, background);
     // The bookkeeping promise settles either way and never rejects: the caller handles `done`'s
     // failure, and a second, unhandled rejection would crash the process.
-    this.#run = done.then(noop, noop).finally(() => (this.#run = undefined));
+    this.#run = done.finally(() => (this.#run = undefined)).catch(noop);
     return background ? { done } : done;
   }
 

@@ -24,7 +24,7 @@ export interface ControlHost {
 }
 
 type Request = { subtype: string; [key: string]: unknown };
-type Handler = (host: ControlHost, request: Request) => Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefined;
+type Handler = (host: ControlHost, request: Request, signal: AbortSignal) => Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefined;
 
 const PERMISSION_MODES: PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
 
@@ -88,7 +88,7 @@ const handlers: Record<string, Handler> = {
   mcp_toggle: (host, request) => mcpControlHandlers.mcp_toggle(host.session.mcp, request),
   mcp_set_servers: (host, request) => mcpControlHandlers.mcp_set_servers(host.session.mcp, request, (r, signal) => host.request(r, signal)),
   mcp_read_resource: (host, request) => mcpControlHandlers.mcp_read_resource(host.session.mcp, request),
-  mcp_call: (host, request) => mcpControlHandlers.mcp_call(host.session.mcp, request),
+  mcp_call: (host, request, signal) => mcpControlHandlers.mcp_call(host.session.mcp, request, signal),
   get_session_cost(host) {
     return { total_cost_usd: host.session.totals.totalCostUsd };
   },
@@ -134,10 +134,11 @@ const handlers: Record<string, Handler> = {
   },
 };
 
-export async function handleControlRequest(host: ControlHost, request: Request): Promise<Record<string, unknown> | undefined> {
+/** Answers one inbound control request; `signal` aborts when the client cancels it. */
+export async function handleControlRequest(host: ControlHost, request: Request, signal: AbortSignal = new AbortController().signal): Promise<Record<string, unknown> | undefined> {
   const handler = Object.hasOwn(handlers, request.subtype) ? handlers[request.subtype] : undefined;
   if (!handler) throw new Error(`Unsupported control request subtype: ${request.subtype}`);
-  return handler(host, request);
+  return handler(host, request, signal);
 }
 
 function modelList(current: string): Array<{ value: string; displayName: string; description: string }> {

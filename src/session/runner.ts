@@ -1,8 +1,9 @@
 /**
  * The session runner: reads input messages (user prompts, control requests and responses),
  * runs prompts one after another, answers control requests, and sends requests of its own
- * (can_use_tool, hook_callback, mcp_message) to the client. Input EOF does not cancel queued
- * or running prompts: they finish, their results are emitted, then the output closes.
+ * (can_use_tool, hook_callback, mcp_message) to the client, each with a timeout. Input EOF does
+ * not cancel queued or running prompts: they finish, their results are emitted, then the output
+ * closes; requests still waiting for the client are refused at EOF (nobody can answer them).
  */
 import type { ControlRequest, ControlResponse, InputMessage, InputUserMessage, OutboundRequest } from '../messages/control.ts';
 import type { ParsedLine } from '../messages/parse.ts';
@@ -22,6 +23,14 @@ export interface RunnerOptions {
   log: (line: string) => void;
   /** Hold user messages until `initialize` was handled (`--await-initialize`); run them anyway when the input ends without it. */
   awaitInitialize?: boolean;
+  /** How long a request to the client (can_use_tool, hook_callback, mcp_message) waits for its answer (default: AGENTPIPE_CONTROL_TIMEOUT_MS or 10 minutes). */
+  controlTimeoutMs?: number;
+}
+
+/** AGENTPIPE_CONTROL_TIMEOUT_MS, or 10 minutes. */
+function controlTimeoutFromEnv(): number {
+  const value = Number(process.env.AGENTPIPE_CONTROL_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : 600_000;
 }
 
 /** Error of a control request the client answered with `error`, or that was cancelled. */
@@ -35,7 +44,9 @@ export class SessionRunner implements ControlHost {
   readonly #options: RunnerOptions;
   readonly #prompts: InputUserMessage[] = [];
   readonly #seen = new Set<string>();
-  readonly #pending = new Map<string, { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  readonly #pending = new Map<string, { subtype: string; resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  /** Inbound requests being answered, by id: `control_cancel_request` aborts their handler. */
+  readonly #inbound = new Map<string, AbortController>();
   readonly #answering = new Set<Promise<void>>();
   #wake?: () => void;
   #inputEnded = false;
@@ -81,10 +92,7 @@ export class SessionRunner implements ControlHost {
         this.#wake = undefined;
       }
     } finally {
-      for (const [id, pending] of this.#pending) {
-        pending.reject(new ControlRequestError(`control request ${id} was not answered: the input closed`));
-      }
-      this.#pending.clear();
+      this.#rejectPending('the session ended');
     }
     await reading;
     await Promise.allSettled([...this.#answering]);
@@ -106,8 +114,19 @@ export class SessionRunner implements ControlHost {
         this.#options.log('agentpipe: warning: the input ended without an initialize request; running the held user messages anyway');
       }
       this.#inputEnded = true;
+      // Nobody can answer a request any more: a permission prompt waiting now would wait forever.
+      // Its tool is denied, and the prompt ends with its result.
+      this.#rejectPending('the input closed before the client answered');
       this.#wake?.();
     }
+  }
+
+  #rejectPending(why: string): void {
+    for (const [id, pending] of this.#pending) {
+      this.#options.log(`agentpipe: control request ${id} (${pending.subtype}) was not answered: ${why}`);
+      pending.reject(new ControlRequestError(`control request ${id} was not answered: ${why}`));
+    }
+    this.#pending.clear();
   }
 
   async #dispatch(message: InputMessage): Promise<void> {
@@ -136,6 +155,7 @@ export class SessionRunner implements ControlHost {
           this.#pending.delete(message.request_id);
           pending.reject(new ControlRequestError(`control request ${message.request_id} was cancelled by the client`));
         }
+        this.#inbound.get(message.request_id)?.abort(new ControlRequestError(`control request ${message.request_id} was cancelled by the client`));
         return;
       }
       case 'keep_alive':
@@ -161,11 +181,15 @@ export class SessionRunner implements ControlHost {
   async #answer(request: ControlRequest): Promise<void> {
     this.session.ctx.debug?.('control', `request ${request.request.subtype} (${request.request_id})`);
     let response: ControlResponse;
+    const abort = new AbortController();
+    this.#inbound.set(request.request_id, abort);
     try {
-      const payload = await handleControlRequest(this, request.request);
+      const payload = await handleControlRequest(this, request.request, abort.signal);
       response = { type: 'control_response', response: { subtype: 'success', request_id: request.request_id, ...(payload ? { response: payload } : {}) } };
     } catch (error) {
       response = { type: 'control_response', response: { subtype: 'error', request_id: request.request_id, error: (error as Error).message } };
+    } finally {
+      this.#inbound.delete(request.request_id);
     }
     if (response.response.subtype === 'error') this.session.ctx.debug?.('control', `request ${request.request.subtype} (${request.request_id}) failed: ${response.response.error}`);
     await this.#send(response);
@@ -180,18 +204,31 @@ export class SessionRunner implements ControlHost {
   request(request: OutboundRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
     if (this.#inputEnded) return Promise.reject(new ControlRequestError(`cannot send ${request.subtype}: the client's input is closed`));
     const requestId = `agentpipe_req_${++this.#nextRequest}`;
+    const timeoutMs = this.#options.controlTimeoutMs ?? controlTimeoutFromEnv();
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
+      // Abandoned (aborted, or unanswered in time): the client is told to stop asking.
+      const abandon = (error: unknown) => {
         if (!this.#pending.delete(requestId)) return;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         void this.#send({ type: 'control_cancel_request', request_id: requestId });
-        reject(signal?.reason ?? new ControlRequestError('cancelled'));
+        reject(error);
       };
+      const onAbort = () => abandon(signal?.reason ?? new ControlRequestError('cancelled'));
+      const timer = setTimeout(() => {
+        this.#options.log(`agentpipe: control request ${requestId} (${request.subtype}) was not answered within ${timeoutMs} ms; cancelled (AGENTPIPE_CONTROL_TIMEOUT_MS)`);
+        abandon(new ControlRequestError(`control request ${request.subtype} was not answered within ${timeoutMs} ms`));
+      }, timeoutMs);
+      timer.unref();
       this.#pending.set(requestId, {
+        subtype: request.subtype,
         resolve: (value) => {
+          clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           resolve(value);
         },
         reject: (error) => {
+          clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           reject(error);
         },

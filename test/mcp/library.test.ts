@@ -12,7 +12,7 @@ test('SessionOptions.mcpServers connects the servers; their tools sit beside cus
     { text: 'done' },
   ]);
   const init = messages.find((m) => m.subtype === 'init')!;
-  assert.deepEqual(init.mcp_servers, [{ name: 'calc', status: 'connected', tools: ['add', 'crash', 'sleep', 'fail'] }]);
+  assert.deepEqual(init.mcp_servers, [{ name: 'calc', status: 'connected', tools: ['add', 'crash', 'sleep', 'fail', 'env'] }]);
   const offered = requests[0].tools.map((t) => t.name);
   assert.ok(offered.includes('mcp__calc__add') && offered.includes('double'));
   assert.equal(requests[0].tools.find((t) => t.name === 'mcp__calc__add')!.description, 'Adds two numbers');

@@ -10,12 +10,13 @@ import type { McpManager } from './manager.ts';
 
 type Request = { subtype: string; [key: string]: unknown };
 
-export async function callByControl(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
+/** Calls the tool; `signal` (the client's control_cancel_request) cancels the call. */
+export async function callByControl(manager: McpManager, request: Request, signal: AbortSignal = new AbortController().signal): Promise<Record<string, unknown>> {
   const args = request.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('mcp_call: arguments must be an object');
   await manager.ready(); // a server still connecting is waited for
   const { connection, tool } = target(manager, request);
-  const result = await connection.callTool(tool, args as Record<string, unknown>, new AbortController().signal, envMs('MCP_TOOL_TIMEOUT', 120_000));
+  const result = await connection.callTool(tool, args as Record<string, unknown>, signal, envMs('MCP_TOOL_TIMEOUT', 120_000));
   return result as Record<string, unknown>;
 }
 

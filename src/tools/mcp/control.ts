@@ -41,7 +41,7 @@ export const mcpControlHandlers = {
     return { contents: result.contents };
   },
   /** `{tool: "mcp__server__tool", arguments?}` (or `serverName` + the server's own tool name) → the MCP CallToolResult. */
-  mcp_call: (manager: McpManager, request: Request) => callByControl(manager, request),
+  mcp_call: (manager: McpManager, request: Request, signal?: AbortSignal) => callByControl(manager, request, signal),
   async mcp_reconnect(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
     await manager.reconnect(nameOf(request));
     return {};
