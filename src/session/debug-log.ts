@@ -4,7 +4,7 @@
  * Lines never carry keys, headers or tool inputs. The filter names categories to keep
  * (`api,tools`) or to drop (`!control`); the categories are api, tools, control.
  */
-import { mkdirSync, openSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 
 export type DebugLog = (category: string, line: string) => void;
@@ -18,14 +18,15 @@ export function debugLogger(options: { debug?: boolean | string; debugFile?: str
   let write: (text: string) => void = (text) => process.stderr.write(text);
   if (options.debugFile) {
     const file = path.resolve(cwd, options.debugFile);
-    let fd: number;
     try {
       mkdirSync(path.dirname(file), { recursive: true });
-      fd = openSync(file, 'a');
+      closeSync(openSync(file, 'a')); // fails now, with a clear error, if it cannot be written
     } catch (error) {
       throw new Error(`--debug-file ${options.debugFile}: ${(error as Error).message}`);
     }
-    write = (text) => writeSync(fd, text);
+    // Opened per line (the log is a few lines per turn): no descriptor outlives the session,
+    // however many sessions a server runs.
+    write = (text) => appendFileSync(file, text);
   }
   return (category, line) => {
     if ((include.length && !include.includes(category)) || exclude.includes(category)) return;

@@ -17,6 +17,7 @@ export class TranscriptWriter {
   #pendingBytes = 0;
   #waiters: Array<() => void> = [];
   #failed = false;
+  #appended = false;
 
   constructor(file: string, log: (line: string) => void, highWaterMark = 1024 * 1024) {
     this.file = file;
@@ -28,6 +29,7 @@ export class TranscriptWriter {
   append(value: unknown): Promise<void> {
     if (this.#failed) return Promise.resolve();
     const line = `${JSON.stringify(value)}\n`;
+    this.#appended = true;
     this.#pendingBytes += line.length;
     this.#enqueue(async (handle) => {
       await handle.write(line);
@@ -38,6 +40,8 @@ export class TranscriptWriter {
 
   /** Resolves once every line appended so far is written and fsync'd. */
   sync(): Promise<void> {
+    // Nothing appended yet: no file is created (an idle session leaves no empty transcript).
+    if (!this.#appended) return this.#chain;
     this.#enqueue((handle) => handle.sync(), 0);
     return this.#chain;
   }
