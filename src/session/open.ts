@@ -43,11 +43,12 @@ export interface OpenedSession { session: Session; runner: SessionRunner }
 
 /** Opens the session; throws SessionSetupError when the options cannot start one. */
 export async function openSession(options: SessionOptions, io: SessionIo): Promise<OpenedSession> {
-  let start;
+  let start: Awaited<ReturnType<typeof prepareSession>> | undefined;
   try {
     start = await prepareSession(options, io.log);
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
   } catch (error) {
+    await start?.transcript?.close(); // releases the session's lock
     throw new SessionSetupError((error as Error).message);
   }
   const sessionId = start.sessionId;
@@ -58,6 +59,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   try {
     session = new Session({ ...options, sessionId }, provider, model, io.send);
   } catch (error) {
+    await start.transcript?.close();
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);

@@ -6,13 +6,18 @@
 import type { AgentMessage, MessageParam } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { PromptLine, SnapshotLine } from './transcript-format.ts';
+import { lockTranscript } from './transcript-lock.ts';
 import { TranscriptWriter } from './transcript-writer.ts';
 
 export class Transcript {
   readonly writer: TranscriptWriter;
   readonly sessionId: string;
 
+  readonly #release: () => void;
+
+  /** Takes the session's lock (SessionLockedError when another process writes it). */
   constructor(file: string, sessionId: string, log: (line: string) => void) {
+    this.#release = lockTranscript(file, sessionId);
     this.writer = new TranscriptWriter(file, log);
     this.sessionId = sessionId;
   }
@@ -55,7 +60,11 @@ export class Transcript {
     return this.writer.append(line);
   }
 
-  close(): Promise<void> {
-    return this.writer.close();
+  async close(): Promise<void> {
+    try {
+      await this.writer.close();
+    } finally {
+      this.#release();
+    }
   }
 }

@@ -1,0 +1,73 @@
+/**
+ * One writer per session: a lock file beside the transcript (`<id>.jsonl.lock`) holds the owner's
+ * pid and host. A second process that resumes the same session is refused with a clear message
+ * (its lines would interleave with the first's and break the history); a lock whose owner is
+ * dead (same host, no such pid) is stale and taken over. Locks are released when the session
+ * closes, and on process exit for whatever is still held.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The session is in use by another writer. */
+export class SessionLockedError extends Error {
+  override name = 'SessionLockedError';
+}
+
+interface Owner { pid: number; host: string; since: string }
+
+const held = new Set<string>();
+let exitHook = false;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOwner(lock: string): Owner | undefined {
+  try {
+    const value = JSON.parse(readFileSync(lock, 'utf8')) as Partial<Owner>;
+    return typeof value.pid === 'number' && typeof value.host === 'string' ? { pid: value.pid, host: value.host, since: String(value.since) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Takes the lock of `transcript`; returns its release function. Throws SessionLockedError when taken. */
+export function lockTranscript(transcript: string, sessionId: string): () => void {
+  const lock = `${transcript}.lock`;
+  mkdirSync(path.dirname(lock), { recursive: true });
+  const me: Owner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, JSON.stringify(me), { flag: 'wx' });
+      held.add(lock);
+      if (!exitHook) {
+        exitHook = true;
+        process.once('exit', () => {
+          for (const file of held) rmSync(file, { force: true });
+        });
+      }
+      return () => {
+        if (held.delete(lock)) rmSync(lock, { force: true });
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = readOwner(lock);
+      // A lock of a dead process on this machine (or an unreadable one) is stale: take it over.
+      if (owner === undefined || (owner.host === me.host && !alive(owner.pid))) {
+        rmSync(lock, { force: true });
+        continue;
+      }
+      throw new SessionLockedError(
+        `session ${sessionId} is in use by process ${owner.pid} on ${owner.host} (since ${owner.since}): two writers would interleave its transcript. ` +
+        `Wait for it to end, or add --fork-session to continue in a copy (lock file: ${lock})`,
+      );
+    }
+  }
+  throw new SessionLockedError(`session ${sessionId}: could not take the lock ${lock}`);
+}
