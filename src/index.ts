@@ -1,4 +1,5 @@
 /** agentpipe: the library entry point. */
+import './runtime-check.ts'; // first: a clear error on an unsupported Node.js
 export type * from './messages/types.ts';
 export type * from './messages/control.ts';
 export type { SessionOptions } from './session/options.ts';

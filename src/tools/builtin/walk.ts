@@ -1,5 +1,6 @@
 /** Walks a folder for Glob and Grep, skipping version-control and dependency folders. */
-import { glob, stat } from 'node:fs/promises';
+// A namespace import: a named `glob` import would fail to link on Node < 22 before runtime-check.ts can explain.
+import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 
 const SKIP = ['**/.git/**', '**/node_modules/**'];
@@ -8,10 +9,10 @@ const SKIP = ['**/.git/**', '**/node_modules/**'];
 export async function findFiles(root: string, pattern: string, signal: AbortSignal, max: number): Promise<{ files: string[]; truncated: boolean }> {
   const exclude = SKIP.filter((skip) => !pattern.includes(skip.split('/')[1]!));
   const found: Array<{ file: string; mtime: number }> = [];
-  for await (const entry of glob(pattern, { cwd: root, exclude: (p: string) => exclude.some((e) => path.matchesGlob(p, e)) })) {
+  for await (const entry of fsp.glob(pattern, { cwd: root, exclude: (p: string) => exclude.some((e) => path.matchesGlob(p, e)) })) {
     signal.throwIfAborted();
     const file = path.resolve(root, entry);
-    const info = await stat(file).catch(() => undefined);
+    const info = await fsp.stat(file).catch(() => undefined);
     if (info?.isFile()) found.push({ file, mtime: info.mtimeMs });
     if (found.length > 10 * max) break;
   }
