@@ -13,6 +13,7 @@ import { VERSION } from '../version.ts';
 import { AcpSession, type AcpPeer } from './session.ts';
 import { MODES, stopReasonOf } from './convert.ts';
 import { mcpServersOf } from './mcp-servers.ts';
+import { holdUntilInitialized } from './pipelined.ts';
 import { replayUpdates } from './replay.ts';
 import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
 
@@ -123,7 +124,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
       await sessions.get(params.sessionId)?.cancel();
     });
 
-  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const stream = holdUntilInitialized(acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>));
   const connection = app.connect(stream);
   log('agentpipe: ACP agent ready on stdio');
   await connection.closed;
