@@ -3,6 +3,7 @@
  * tool_result messages) → again, until the model ends its turn, a limit is hit, the run is
  * interrupted or something fails. It never throws: every ending is a `LoopOutcome`.
  */
+import { watchStalls } from './stall-watch.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AssistantContentBlock, AssistantMessage, MessageParam, PermissionDenial, ResultErrorSubtype, TerminalReason, ToolUseBlock, UserContentBlock,
@@ -180,11 +181,16 @@ async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunSt
   const messages = mergeConsecutive(history);
   ctx.debug?.('api', `request: model ${model}, ${messages.length} messages, tools [${ctx.tools.map((t) => t.name).join(', ')}]` +
     `${ctx.effort ? `, effort ${ctx.effort}` : ''}${ctx.thinking ? `, thinking ${ctx.thinking.type}` : ''}${ctx.agent ? `, agent ${ctx.agent.type}` : ''}`);
-  const stream = ctx.provider.stream({
+  // This request's own signal: the run's interrupt, or a stall of this stream.
+  const request = new AbortController();
+  const stopRequest = () => request.abort(run.signal.reason);
+  run.signal.addEventListener('abort', stopRequest, { once: true });
+  if (run.signal.aborted) stopRequest();
+  const stream = watchStalls(ctx.provider.stream({
     model, system: ctx.system, messages, tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
-    maxTokens: ctx.maxTokens, thinkingBudgetTokens: ctx.thinkingBudgetTokens, abortSignal: run.signal,
+    maxTokens: ctx.maxTokens, thinkingBudgetTokens: ctx.thinkingBudgetTokens, abortSignal: request.signal,
     ...(ctx.thinking ? { thinking: ctx.thinking } : {}), ...(ctx.effort ? { effort: ctx.effort } : {}), ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
-  });
+  }), request);
   // One `assistant` message per finished block. The latest one waits for what comes next: a new
   // block sends it as it is; `message_delta` first completes it with the request's final usage
   // and stop reason, so the last block of every request reports them live.
@@ -211,6 +217,7 @@ async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunSt
       if (event.type === 'message_stop') break;
     }
   } finally {
+    run.signal.removeEventListener('abort', stopRequest);
     await flush();
   }
   run.signal.throwIfAborted();
