@@ -90,6 +90,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   // gets its result, running tools are stopped; if that takes too long, their groups are killed.
   const stopOnSignal = (signal: NodeJS.Signals) => {
     log(`agentpipe: ${signal}: interrupting`);
+    runner.stop(`${signal} received`);
     session.interrupt();
     setTimeout(() => {
       killAllGroups();

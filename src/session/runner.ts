@@ -50,6 +50,7 @@ export class SessionRunner implements ControlHost {
   readonly #answering = new Set<Promise<void>>();
   #wake?: () => void;
   #inputEnded = false;
+  #stopped = false;
   #nextRequest = 0;
   #lastResult?: ResultMessage;
   #initialized = false;
@@ -82,19 +83,19 @@ export class SessionRunner implements ControlHost {
     try {
       for (;;) {
         const held = this.#options.awaitInitialize && !this.#initialized && !this.#inputEnded;
-        const prompt = held ? undefined : this.#prompts.shift();
+        const prompt = held || this.#stopped ? undefined : this.#prompts.shift();
         if (prompt) {
           this.#lastResult = await this.session.runPrompt(prompt);
           continue;
         }
-        if (this.#inputEnded) break;
+        if (this.#inputEnded || this.#stopped) break;
         await new Promise<void>((resolve) => (this.#wake = resolve));
         this.#wake = undefined;
       }
     } finally {
       this.#rejectPending('the session ended');
     }
-    await reading;
+    if (!this.#stopped) await reading; // stopped by a signal: the client may keep its input open
     await Promise.allSettled([...this.#answering]);
   }
 
@@ -174,6 +175,7 @@ export class SessionRunner implements ControlHost {
       });
     }
     if (duplicate) return this.#options.log(`agentpipe: user message ${uuid} was already processed; not run again`);
+    if (this.#stopped) return this.#options.log('agentpipe: user message ignored: the session is stopping');
     this.#prompts.push(message);
     this.#wake?.();
   }
@@ -237,6 +239,19 @@ export class SessionRunner implements ControlHost {
       this.session.ctx.debug?.('control', `sent ${request.subtype} (${requestId})`);
       void this.#send({ type: 'control_request', request_id: requestId, request });
     });
+  }
+
+  /**
+   * Ends the session early (a signal): queued prompts are dropped (they never started, so they
+   * owe no result), no new ones start, waiting requests are refused; the running prompt ends
+   * with its result once interrupted.
+   */
+  stop(why: string): void {
+    if (this.#prompts.length) this.#options.log(`agentpipe: ${this.#prompts.length} queued prompt(s) dropped: ${why}`);
+    this.#prompts.length = 0;
+    this.#stopped = true;
+    this.#rejectPending(why);
+    this.#wake?.();
   }
 
   /** Number of prompts waiting behind the running one. */
