@@ -3,16 +3,15 @@
  * with AGENTPIPE_CLI_SOURCE=1 the TypeScript sources directly (no build step while developing).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scratchDir } from './temp.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The executable path to hand to the official SDK's `pathToClaudeCodeExecutable`. */
 export const CLI_PATH = process.env.AGENTPIPE_CLI_SOURCE ? path.join(ROOT, 'src/cli/entry.ts') : path.join(ROOT, 'bin/agentpipe.js');
 /** Transcripts of test runs go to a throwaway folder, never the user's ~/.agentpipe. */
-process.env.AGENTPIPE_HOME ??= mkdtempSync(path.join(os.tmpdir(), 'agentpipe-home-'));
+process.env.AGENTPIPE_HOME ??= scratchDir('agentpipe-home-');
 
 /** Output of a finished run. */
 export interface RunResult { stdout: string; stderr: string; code: number | null; signal: NodeJS.Signals | null }

@@ -14,16 +14,18 @@ test('a sleeping Bash gets heartbeats after the threshold, at the interval, with
   const run = await runScripted(dir, turns, ['--allowedTools', 'Bash'], { env });
   assert.equal(run.code, 0, run.stderr);
   const progress = ofType(run.lines, 'tool_progress');
-  // 1.2 s of sleep: a first beat at 0.3 s, then one every 0.2 s.
-  assert.ok(progress.length >= 3 && progress.length <= 7, `${progress.length} heartbeats`);
+  // 1.2 s of sleep: a first beat at 0.3 s, then one every 0.2 s (fewer when the machine is busy).
+  assert.ok(progress.length >= 2 && progress.length <= 7, `${progress.length} heartbeats`);
   for (const p of progress) {
     assert.equal(p.tool_use_id, 'toolu_slow');
     assert.equal(p.tool_name, 'Bash');
     assert.equal(p.parent_tool_use_id, null);
-    assert.equal(p.output, 'started\n');
+    // The latest output so far: 'finished' when a beat lands between the last echo and the exit.
+    assert.ok(p.output === 'started\n' || p.output === 'finished\n', `output ${JSON.stringify(p.output)}`);
   }
+  assert.equal(progress[0]!.output, 'started\n');
   const elapsed = progress.map((p) => p.elapsed_time_seconds);
-  assert.ok(elapsed[0]! >= 0.3 && elapsed[0]! < 0.7, `first at ${elapsed[0]}`);
+  assert.ok(elapsed[0]! >= 0.3 && elapsed[0]! < 1.2, `first at ${elapsed[0]}`);
   for (let i = 1; i < elapsed.length; i++) assert.ok(elapsed[i]! > elapsed[i - 1]!, 'elapsed grows');
   const resultAt = run.lines.findIndex((l) => l.type === 'user' && l.message.content[0]?.tool_use_id === 'toolu_slow');
   const lastProgressAt = run.lines.findLastIndex((l) => l.type === 'tool_progress');

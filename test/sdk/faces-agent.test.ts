@@ -1,13 +1,14 @@
 /** Agent: sandbox folder, executeCommand streaming, lifecycle reasons, pause/resume/kill, stdout/event. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, LIFECYCLE_REASONS, type LifecycleEvent, type SessionEvent } from '../../src/index.ts';
+import { scratchDir } from '../helpers/temp.ts';
 
 /** Transcripts of in-process sessions go to a throwaway folder, never the user's ~/.agentpipe. */
-process.env.AGENTPIPE_HOME ??= mkdtempSync(path.join(os.tmpdir(), 'agentpipe-home-'));
+process.env.AGENTPIPE_HOME ??= scratchDir('agentpipe-home-');
 
 const slow = { model: 'scripted', script: { turns: [{ text: 'x'.repeat(400), delay_ms: 20, chunk_size: 1 }, { text: 'second' }, { text: 'third', delay_ms: 30, chunk_size: 1 }] } };
 
@@ -44,7 +45,7 @@ test('executeCommand streams output as it comes, in the sandbox folder, and repo
 });
 
 test('Agent: stdout carries raw stream-json lines, event the session events; interrupt ends a run as run_interrupted', async () => {
-  const cwd = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-user-'));
+  const cwd = scratchDir('agentpipe-user-');
   const agent = new Agent({ ...slow, cwd, includePartialMessages: true });
   const seen = record(agent);
   const running = agent.run({ prompt: 'write a lot' });

@@ -3,13 +3,13 @@
  * tools (Read, Glob, Edit, Bash), a denied Write, a failing Read, a subagent (Task), and a
  * second prompt that ends in a model error.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentMessage, QueryOptions } from '../../src/index.ts';
+import { scratchDir } from '../helpers/temp.ts';
 
 /** Transcripts of in-process sessions go to a throwaway folder, never the user's ~/.agentpipe. */
-process.env.AGENTPIPE_HOME ??= mkdtempSync(path.join(os.tmpdir(), 'agentpipe-home-'));
+process.env.AGENTPIPE_HOME ??= scratchDir('agentpipe-home-');
 
 export const PROMPTS = ['Tidy up the notes, please.', 'And once more?'];
 
@@ -45,7 +45,8 @@ export const SCRIPT = {
 
 /** A fresh folder with the notes file, and the session options for it. */
 export function scriptedOptions(extra: Partial<QueryOptions> = {}): QueryOptions & { cwd: string } {
-  const cwd = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-faces-'));
+  // Under /tmp whatever TMPDIR is: the goldens' token counts include the folder's path.
+  const cwd = scratchDir('agentpipe-faces-', true);
   writeFileSync(path.join(cwd, 'notes.txt'), 'hello world\n');
   return {
     model: 'scripted', script: SCRIPT, cwd, allowedTools: ['Read', 'Glob', 'Edit', 'Bash(echo:*)'],
