@@ -36,7 +36,20 @@ export async function* readLines(source: AsyncIterable<Buffer | string>, maxLine
     if (over) return { tooLong: total, number };
     return line.trim() ? { line, number } : undefined;
   };
-  for await (const chunk of source) {
+  for await (const raw of source) {
+    let chunk = raw;
+    // Skipping a line that is too long: count its bytes without decoding them (memory stays flat).
+    if (skipping && typeof chunk !== 'string') {
+      const newline = chunk.indexOf(0x0a);
+      if (newline === -1) {
+        length += chunk.length;
+        continue;
+      }
+      length += chunk.subarray(0, newline).length;
+      const item = finish('');
+      if (item) yield item;
+      chunk = chunk.subarray(newline + 1);
+    }
     const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let start = 0;
     let newline: number;
