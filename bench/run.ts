@@ -5,12 +5,17 @@
  * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 10),
  *    against spawn → exit of `node -e ''`.
  * 3. Peak RSS of the delta run with a consumer that reads slowly, against the RSS of `node -e ''`.
+ * 4. The same through the real providers (Anthropic Messages SSE, OpenAI-compatible chat
+ *    completions SSE) against local servers started here: one turn and delta throughput, as
+ *    ratios to the scripted model.
+ * 5. A 200-turn tool loop (each turn one Read): the cost of a turn near turn 200 against near turn 10.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { providerServer } from './providers.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/agentpipe.js');
@@ -25,10 +30,11 @@ function script(name: string, turns: unknown[]): string {
 }
 
 /** Runs a command, reading stdout with an optional per-chunk pause; returns timings and peak RSS. */
-function measure(args: string[], options: { pauseMs?: number; marks?: RegExp[] } = {}) {
-  return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number }>((resolve, reject) => {
+function measure(args: string[], options: { pauseMs?: number; marks?: RegExp[]; env?: NodeJS.ProcessEnv; lineTimes?: RegExp } = {}) {
+  return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number; times: number[] }>((resolve, reject) => {
+    const times: number[] = [];
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, { cwd: dir, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
     const marks: number[] = [];
     let bytes = 0;
     let lines = 0;
@@ -43,6 +49,10 @@ function measure(args: string[], options: { pauseMs?: number; marks?: RegExp[] }
     child.stdout.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       for (const byte of chunk) if (byte === 10) lines++;
+      if (options.lineTimes) {
+        const now = performance.now() - started;
+        for (const match of chunk.toString().matchAll(new RegExp(options.lineTimes, 'g'))) if (match) times.push(now);
+      }
       if (options.marks && marks.length < options.marks.length) {
         pending += chunk.toString();
         while (marks.length < options.marks.length && options.marks[marks.length]!.test(pending)) marks.push(performance.now() - started);
@@ -55,7 +65,7 @@ function measure(args: string[], options: { pauseMs?: number; marks?: RegExp[] }
     child.on('error', reject);
     child.on('close', () => {
       clearInterval(poll);
-      resolve({ ms: performance.now() - started, bytes, lines, marks, peakRssKb: peak });
+      resolve({ ms: performance.now() - started, bytes, lines, marks, peakRssKb: peak, times });
     });
   });
 }
@@ -103,11 +113,52 @@ async function main() {
   const slow = await measure(deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(200_000), chunk_size: 1 }]) : a)), { pauseMs: 5 });
   const floorRss = (await measure(['-e', 'setTimeout(() => {}, 200)'])).peakRssKb;
 
+  // The real providers against local servers speaking their wire formats.
+  const PROVIDER_DELTAS = Number(process.env.BENCH_PROVIDER_DELTAS ?? 125_000);
+  let serverDeltas = 1;
+  const providers = [
+    { name: 'Anthropic', server: await providerServer('anthropic', () => serverDeltas), args: ['--model', 'claude-sonnet-4-5'], env: (url: string) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' }) },
+    { name: 'OpenAI-compatible', server: await providerServer('openai', () => serverDeltas), args: ['--model', 'bench', '--provider', 'openai'], env: (url: string) => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-bench-0123456789' }) },
+  ];
+  const providerRows: Array<[string, string, string]> = [];
+  const scriptedTurn = median(results);
+  const scriptedRate = cliRate;
+  for (const p of providers) {
+    const args = [CLI, '-p', 'hi', ...p.args, '--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
+    const env = p.env(p.server.url);
+    serverDeltas = 1;
+    const turns: number[] = [];
+    const rss: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await measure(args, { marks: [/"type":"result"/], env });
+      turns.push(r.marks[0] ?? r.ms);
+      rss.push(r.peakRssKb);
+    }
+    serverDeltas = PROVIDER_DELTAS;
+    const stream = await measure([...args, '--include-partial-messages'], { env });
+    const rate = PROVIDER_DELTAS / (stream.ms / 1000);
+    providerRows.push(
+      [`${p.name}: spawn → result, one turn (median of 10)`, `${fmt(median(turns), 1)} ms, peak RSS ${fmt(median(rss) / 1024, 1)} MB`, `${(median(turns) / scriptedTurn).toFixed(2)} × the scripted model's one turn`],
+      [`${p.name}: delta events/s end to end`, `${fmt(rate)} /s (${fmt(PROVIDER_DELTAS)} deltas, peak RSS ${fmt(stream.peakRssKb / 1024, 1)} MB)`, `${(rate / scriptedRate).toFixed(2)} × the scripted model's rate`],
+    );
+    await p.server.close();
+  }
+
+  // A long tool loop: the cost of a turn must not grow with the history.
+  writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
+  const loopTurns = [...Array.from({ length: 200 }, (_, i) => ({ tool_calls: [{ name: 'Read', id: `toolu_${i}`, input: { file_path: 'notes.txt' } }] })), { text: 'done' }];
+  const loop = await measure([CLI, '-p', 'loop', '--model', 'scripted', '--script', script('loop.json', loopTurns), '--output-format', 'stream-json', '--verbose', '--max-turns', '500'], { lineTimes: /"tool_use_result"/ });
+  const perTurn = (from: number, to: number) => (loop.times[to]! - loop.times[from]!) / (to - from);
+  const early = perTurn(5, 15);
+  const late = perTurn(loop.times.length - 11, loop.times.length - 1);
+
   const rows: Array<[string, string, string]> = [
     ['delta events/s end to end', `${fmt(cliRate)} /s (${fmt(DELTAS)} deltas, ${fmt(run.bytes / 1e6, 1)} MB, ${fmt(run.lines)} lines)`, `${(cliRate / baseRate).toFixed(2)} × baseline ${fmt(baseRate)} /s (JSON.stringify + backpressured write)`],
     ['spawn → first system/init (median of 10)', `${fmt(median(inits), 1)} ms`, `${(median(inits) / floor).toFixed(2)} × node -e '' (${fmt(floor, 1)} ms)`],
     ['spawn → result, one turn (median of 10)', `${fmt(median(results), 1)} ms`, `${(median(results) / floor).toFixed(2)} × node -e ''`],
     ['peak RSS, slow consumer (200k deltas)', `${fmt(slow.peakRssKb / 1024, 1)} MB`, `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`],
+    ...providerRows,
+    [`200-turn tool loop (${loop.times.length} tool results), cost per turn`, `${fmt(early, 2)} ms at turns 5-15, ${fmt(late, 2)} ms at the last 10`, `${(late / early).toFixed(2)} × (late / early)`],
   ];
   console.log(`agentpipe bench — node ${process.version}, ${os.cpus().length} cores`);
   console.log('| measure | value | ratio |\n|---|---|---|');

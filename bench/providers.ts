@@ -1,0 +1,69 @@
+/**
+ * Local servers that speak the providers' real streaming wire formats for the bench: the
+ * Anthropic Messages API (SSE events) and OpenAI-compatible chat completions (SSE chunks). Each
+ * answer is `deltas` text deltas of one character, written with backpressure.
+ */
+import http from 'node:http';
+
+const anthropicFrame = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+function anthropicFrames(deltas: number): Iterable<string> {
+  return (function* () {
+    yield anthropicFrame('message_start', {
+      message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 0 } },
+    });
+    yield anthropicFrame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    for (let i = 0; i < deltas; i++) yield anthropicFrame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'x' } });
+    yield anthropicFrame('content_block_stop', { index: 0 });
+    yield anthropicFrame('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: deltas } });
+    yield anthropicFrame('message_stop', {});
+  })();
+}
+
+function openaiFrames(deltas: number): Iterable<string> {
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  return (function* () {
+    yield chunk({ role: 'assistant', content: '' });
+    for (let i = 0; i < deltas; i++) yield chunk({ content: 'x' });
+    yield chunk({}, 'stop');
+    yield `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [], usage: { prompt_tokens: 10, completion_tokens: deltas, total_tokens: deltas + 10 } })}\n\n`;
+    yield 'data: [DONE]\n\n';
+  })();
+}
+
+/** A server answering every request with `deltas` deltas in the provider's format; `deltas` is read per request. */
+export async function providerServer(kind: 'anthropic' | 'openai', deltas: () => number): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const frames = (kind === 'anthropic' ? anthropicFrames : openaiFrames)(deltas())[Symbol.iterator]();
+      const pump = () => {
+        // Batches of frames per write, as a real server's TCP stream delivers them.
+        for (;;) {
+          let batch = '';
+          for (let i = 0; i < 64; i++) {
+            const next = frames.next();
+            if (next.done) {
+              res.end(batch);
+              return;
+            }
+            batch += next.value;
+          }
+          if (!res.write(batch)) return void res.once('drain', pump);
+        }
+      };
+      pump();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  return {
+    url: kind === 'anthropic' ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/v1`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
