@@ -2,12 +2,15 @@
  * A backpressured text writer over a Node Writable (stdout, a socket, a file).
  * `write()` resolves when the stream can take more; `end()` flushes. A closed reader
  * (EPIPE) marks the writer closed: later writes are dropped quietly and `onClose` fires once.
+ * Writes within one tick are corked and leave as one system call (a producer that makes one line
+ * per tick, as a provider stream does, no longer pays a write per line).
  */
 import type { Writable } from 'node:stream';
 
 export class StreamWriter {
   readonly #stream: Writable;
   #closed = false;
+  #corked = false;
   #onClose?: (err?: Error) => void;
 
   constructor(stream: Writable, onClose?: (err?: Error) => void) {
@@ -25,6 +28,14 @@ export class StreamWriter {
   /** Writes `text`; waits for 'drain' when the stream's buffer is full. */
   write(text: string): Promise<void> {
     if (this.closed) return Promise.resolve();
+    if (!this.#corked) {
+      this.#corked = true;
+      this.#stream.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        this.#stream.uncork();
+      });
+    }
     if (this.#stream.write(text)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
