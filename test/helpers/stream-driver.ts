@@ -1,5 +1,6 @@
 /** Drives the real CLI over stream-json: write lines, wait for lines, send control requests. */
 import type { ChildProcess } from 'node:child_process';
+import { after } from 'node:test';
 import { startCli } from './cli.ts';
 
 type Line = Record<string, any>;
@@ -12,6 +13,11 @@ export class StreamDriver {
 
   constructor(args: string[], cwd: string) {
     this.child = startCli(['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args], { cwd });
+    // A test that fails before end() must not leave the CLI running (its open stdin would keep
+    // the test file, and CI, waiting forever).
+    after(() => {
+      if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    });
     let buffer = '';
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       buffer += chunk;

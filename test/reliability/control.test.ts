@@ -59,11 +59,12 @@ test('control_cancel_request from the client cancels an inbound mcp_call: the MC
   const mcp = JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [FIXTURE], env: { MARKER_FILE: marker } } } });
   const driver = new StreamDriver(['--model', 'scripted', '--mcp-config', mcp], dir);
   driver.send({ type: 'control_request', request_id: 'call_1', request: { subtype: 'mcp_call', tool: 'mcp__t__sleep', arguments: { ms: 30_000 } } });
-  await new Promise((r) => setTimeout(r, 500));
+  // Cancel once the MCP server is running the call (it marks 'started').
+  while (!(existsSync(marker) && readFileSync(marker, 'utf8').includes('started'))) await new Promise((r) => setTimeout(r, 20));
   driver.send({ type: 'control_cancel_request', request_id: 'call_1' });
   const response = await driver.waitFor((l) => l.type === 'control_response' && l.response.request_id === 'call_1');
   assert.equal(response.response.subtype, 'error');
-  for (let i = 0; i < 100 && !(existsSync(marker) && readFileSync(marker, 'utf8').includes('cancelled')); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 250 && !readFileSync(marker, 'utf8').includes('cancelled'); i++) await new Promise((r) => setTimeout(r, 20));
   assert.match(readFileSync(marker, 'utf8'), /cancelled/);
   await driver.end();
 });
