@@ -39,7 +39,7 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
     throw new UsageError((error as Error).message);
   }
   if ((options.resume || options.continue) && !options.forkSession) {
-    log('agentpipe serve: every connection continues the resumed session in its one transcript (connections at the same time interleave there); add --fork-session to give each connection its own copy');
+    log('agentpipe serve: every connection continues the resumed session, one at a time (a second connection while one is open is refused: one writer per session); add --fork-session to give each connection its own copy');
   }
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
   const ui = flags.ui ? await (await import('./view-live.ts')).uiServerOptions() : {};
