@@ -3,10 +3,12 @@
  * context size is estimated from the last request's usage (input + cache + output tokens)
  * plus what was added since, or from the history's length when no request was made yet.
  * At 90% of the window (`maxContextTokens`, else the model's), older turns are summarized.
- * The scripted model compacts only with an explicit `maxContextTokens` (scripts stay predictable).
+ * A provider may report its own window (the scripted one has none: it compacts only with an
+ * explicit `maxContextTokens`, so scripts stay predictable).
  */
 import type { MessageParam } from '../messages/types.ts';
 import { contextWindowOf } from '../model/pricing.ts';
+import type { ModelProvider } from '../model/types.ts';
 import type { AgentContext } from './context.ts';
 import { compactHistory, estimateTokens, lastSafeCut, type CompactRun } from './compact.ts';
 import type { TokenCounts, UsageTracker } from './usage.ts';
@@ -26,9 +28,9 @@ export class AutoCompactor {
     this.#maxContextTokens = maxContextTokens;
   }
 
-  /** The window compaction aims under; the scripted model has none unless `maxContextTokens` is set. */
-  windowOf(model: string, provider?: string): number {
-    return this.#maxContextTokens ?? (provider === 'scripted' ? Infinity : contextWindowOf(model));
+  /** The window compaction aims under: `maxContextTokens`, else the provider's, else the price table's. */
+  windowOf(model: string, provider?: ModelProvider): number {
+    return this.#maxContextTokens ?? provider?.contextWindow?.(model) ?? contextWindowOf(model);
   }
 
   /** Estimated tokens of the next request, and the model whose window applies (the one that answered last). */
@@ -47,15 +49,16 @@ export class AutoCompactor {
   /** Called by the loop before each request. */
   async beforeRequest(ctx: AgentContext, history: MessageParam[], run: CompactRun): Promise<void> {
     if (history !== this.#history || ctx.parentToolUseId !== null) return;
-    const estimate = this.#maxContextTokens === undefined && ctx.provider.provider === 'scripted' ? undefined : this.estimate(ctx, run.usage);
-    const tokens = estimate?.tokens ?? 0;
-    const threshold = Math.floor(this.windowOf(estimate?.model ?? ctx.model, ctx.provider.provider) * AUTO_COMPACT_RATIO);
+    if (!Number.isFinite(this.windowOf(ctx.model, ctx.provider))) return; // no window, nothing to estimate
+    const estimate = this.estimate(ctx, run.usage);
+    const tokens = estimate.tokens;
+    const threshold = Math.floor(this.windowOf(estimate.model, ctx.provider) * AUTO_COMPACT_RATIO);
     if (Number.isFinite(threshold) && tokens >= threshold) {
       const cut = lastSafeCut(history);
       // Keep the current turn when it is small; else summarize everything.
       const keepFrom = cut > 0 && estimateTokens(history.slice(cut)) < threshold / 2 ? cut : history.length;
       const result = await compactHistory(ctx, history, run, { trigger: 'auto', preTokens: tokens, keepFrom });
-      if (!result.ok) process.stderr.write(`agentpipe: warning: automatic compaction skipped: ${result.error}\n`);
+      if (!result.ok) ctx.warn(`automatic compaction skipped: ${result.error}`);
       this.#carried = undefined;
       this.#countBefore = -1;
     }

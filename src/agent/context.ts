@@ -17,6 +17,8 @@ export type CanUseTool = (
 
 export interface AgentContext {
   provider: ModelProvider;
+  /** Diagnostics of the run (the session's log: stderr for the CLI, the caller's `stderr` option in the library). */
+  warn: (line: string) => void;
   /** Model id for the next request (`set_model` changes it). */
   model: string;
   system: string;

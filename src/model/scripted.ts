@@ -71,6 +71,10 @@ const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.leng
 export class ScriptedProvider implements ModelProvider {
   readonly specificationVersion = 'v1';
   readonly provider = 'scripted';
+  /** No window: a script stays predictable, and compacts only when `maxContextTokens` asks for it. */
+  contextWindow(): number {
+    return Infinity;
+  }
   readonly apiKeySource = 'none';
   readonly #source: ScriptSource;
 

@@ -48,6 +48,8 @@ export interface ModelProvider {
   readonly provider: string;
   /** Where the credentials came from (reported in `system/init`). */
   readonly apiKeySource: 'ANTHROPIC_API_KEY' | 'apiKeyHelper' | 'none' | 'user';
+  /** The context window of `model` in tokens, when the provider knows it better than the price table (Infinity: no limit). */
+  contextWindow?(model: string): number;
   stream(request: ModelRequest): AsyncIterable<StreamEvent>;
 }
 

@@ -55,7 +55,7 @@ export async function readAgentFiles(files: string[], warn: (message: string) =>
  */
 export function agentFilesLoader(
   sources: readonly SettingSource[] | undefined, cwd: string, defined: Record<string, AgentDefinition>, define: (agents: Record<string, AgentDefinition>) => void,
-  warn: (message: string) => void = (m) => process.stderr.write(`agentpipe: warning: ${m}\n`),
+  warn: (message: string) => void,
 ): () => Promise<void> | undefined {
   const files = agentFiles(sources, cwd, warn);
   let loading: Promise<void> | undefined;

@@ -57,7 +57,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
 
   let session: Session;
   try {
-    session = new Session({ ...options, sessionId }, provider, model, io.send);
+    session = new Session({ ...options, sessionId }, provider, model, io.send, io.log);
   } catch (error) {
     await start.transcript?.close();
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file

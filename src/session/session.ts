@@ -68,7 +68,8 @@ export class Session {
   #abort?: AbortController;
   #running = false;
 
-  constructor(options: SessionOptions, provider: ModelProvider, model: string, emit: (m: AgentMessage) => Promise<void>) {
+  /** `log` receives the session's diagnostics (warnings); the CLI's goes to stderr, the library's to the caller's `stderr` option. */
+  constructor(options: SessionOptions, provider: ModelProvider, model: string, emit: (m: AgentMessage) => Promise<void>, log: (line: string) => void = () => {}) {
     this.id = options.sessionId ?? newUuid();
     this.defaultModel = model;
     const cwd = options.cwd ?? process.cwd();
@@ -96,6 +97,7 @@ export class Session {
       betas: options.betas,
       fallbackModels: parseFallbackModels(options.fallbackModel),
       debug: debugLogger(options, cwd),
+      warn: (line) => log(`agentpipe: warning: ${line}`),
       permissions: {
         mode: options.permissionMode ?? 'default', allow: parseRules([...(options.allowedTools ?? []), ...settings.flatMap((s) => s.permissions.allow)]), deny, directories,
       },
@@ -123,7 +125,7 @@ export class Session {
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
     const hideTask = deny.some((rule) => isWholeToolRule(rule, 'Task'));
     if (options.agents) this.defineAgents(options.agents, hideTask);
-    this.#agentFiles = agentFilesLoader(options.settingSources, cwd, this.agents, (fresh) => this.defineAgents(fresh, hideTask));
+    this.#agentFiles = agentFilesLoader(options.settingSources, cwd, this.agents, (fresh) => this.defineAgents(fresh, hideTask), this.ctx.warn);
   }
 
   /** Adds subagents (and 'general-purpose'); the `Task` tool appears with the first ones. */
