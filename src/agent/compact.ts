@@ -5,6 +5,7 @@
  * run first (they may add instructions, or block). The kept tail starts at a user message that
  * carries no tool results, so tool_use/tool_result pairs are never split.
  */
+import { modelRequest } from './request.ts';
 import type { AssistantContentBlock, MessageParam } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from './context.ts';
@@ -71,11 +72,7 @@ export async function compactHistory(
 /** One model request for the summary; its text is the summary (no assistant messages are emitted). */
 async function summarize(ctx: AgentContext, messages: MessageParam[], run: CompactRun): Promise<string> {
   const assembler = new MessageAssembler();
-  const stream = ctx.provider.stream({
-    model: ctx.model, system: ctx.system, messages: mergeConsecutive(messages),
-    tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
-    maxTokens: ctx.maxTokens, thinkingBudgetTokens: ctx.thinkingBudgetTokens, abortSignal: run.signal,
-  });
+  const stream = ctx.provider.stream(modelRequest(ctx, mergeConsecutive(messages), run.signal));
   for await (const event of stream) {
     assembler.add(event);
     if (event.type === 'message_stop') break;

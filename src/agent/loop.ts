@@ -3,6 +3,7 @@
  * tool_result messages) → again, until the model ends its turn, a limit is hit, the run is
  * interrupted or something fails. It never throws: every ending is a `LoopOutcome`.
  */
+import { modelRequest } from './request.ts';
 import { watchStalls } from './stall-watch.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
@@ -186,11 +187,7 @@ async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunSt
   const stopRequest = () => request.abort(run.signal.reason);
   run.signal.addEventListener('abort', stopRequest, { once: true });
   if (run.signal.aborted) stopRequest();
-  const stream = watchStalls(ctx.provider.stream({
-    model, system: ctx.system, messages, tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
-    maxTokens: ctx.maxTokens, thinkingBudgetTokens: ctx.thinkingBudgetTokens, abortSignal: request.signal,
-    ...(ctx.thinking ? { thinking: ctx.thinking } : {}), ...(ctx.effort ? { effort: ctx.effort } : {}), ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
-  }), request);
+  const stream = watchStalls(ctx.provider.stream(modelRequest(ctx, messages, request.signal, model)), request);
   // One `assistant` message per finished block. The latest one waits for what comes next: a new
   // block sends it as it is; `message_delta` first completes it with the request's final usage
   // and stop reason, so the last block of every request reports them live.
