@@ -3,13 +3,13 @@
  * `$AGENTPIPE_HOME/projects/<folder>/`, whichever entry point wrote them (the ACP session id is
  * the session id of the transcript).
  */
+import { UUID_PATTERN } from '../messages/ids.ts';
 import { stat } from 'node:fs/promises';
 import { listAllSessions, listSessions } from '../session/list.ts';
 import { agentpipeHome, transcriptPath } from '../session/paths.ts';
 import { readTranscript } from '../session/transcript-format.ts';
 import { transcriptLog, type LogEntry } from './replay.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A saved session: its transcript, and its prompts and messages to replay. */
 export interface SavedSession { file: string; log: LogEntry[]; title?: string; updatedAt: string }
@@ -19,7 +19,7 @@ export interface SessionInfo { sessionId: string; cwd: string; title: string | n
 
 /** The saved session `sessionId` of the folder `cwd`; undefined when there is none. */
 export async function readSavedSession(sessionId: string, cwd: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<SavedSession | undefined> {
-  if (!UUID.test(sessionId)) return undefined;
+  if (!UUID_PATTERN.test(sessionId)) return undefined;
   const file = transcriptPath(cwd, sessionId, agentpipeHome(env));
   let updatedAt;
   try {

@@ -3,6 +3,7 @@
  * tool_result messages) → again, until the model ends its turn, a limit is hit, the run is
  * interrupted or something fails. It never throws: every ending is a `LoopOutcome`.
  */
+import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { modelRequest } from './request.ts';
 import { watchStalls } from './stall-watch.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,8 +39,6 @@ export interface RunState {
   interrupt(): void;
 }
 
-const INTERRUPTED = '[Request interrupted by user]';
-const INTERRUPTED_TOOLS = '[Request interrupted by user for tool use]';
 
 export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], run: RunState): Promise<LoopOutcome> {
   let turns = 0;

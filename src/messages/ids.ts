@@ -8,3 +8,6 @@ export const newUuid = (): `${string}-${string}-${string}-${string}-${string}` =
 export function newApiId(prefix: 'msg' | 'toolu' | 'req'): string {
   return `${prefix}_${randomBytes(12).toString('base64url')}`;
 }
+
+/** Any RFC 4122 UUID, case-insensitive (session ids, message uuids). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

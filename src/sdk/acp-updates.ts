@@ -6,6 +6,7 @@
  * failed). TodoWrite calls become `plan` updates (full replace) instead of tool cards.
  * Subagent text stays inside its Task card (its tool calls are shown).
  */
+import { isInterruptionNotice } from '../messages/notices.ts';
 import type { AgentMessage, AssistantMessage, StreamEventMessage, ToolResultBlock, UserMessage } from '../messages/types.ts';
 import type { ContentBlock, PlanEntry, SessionUpdate, ToolCallContent } from './acp-types.ts';
 import { toolDiffs, toolKind, toolLocations, toolTitle } from './tool-info.ts';
@@ -114,7 +115,7 @@ export class AcpUpdateProjector {
       if (block.type === 'tool_result') updates.push(...this.#toolResult(block, message.tool_use_result));
       else if (message.parent_tool_use_id === null) {
         // The interruption notice is bookkeeping of the history, not something the user said.
-        if (block.type === 'text' && block.text && !block.text.startsWith('[Request interrupted by user')) {
+        if (block.type === 'text' && block.text && !isInterruptionNotice(block.text)) {
           updates.push({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: block.text } });
         }
         if (block.type === 'image') updates.push({ sessionUpdate: 'user_message_chunk', content: { type: 'image', data: block.source.data, mimeType: block.source.media_type } });

@@ -3,6 +3,7 @@
  * `continue` the latest of this folder, `forkSession` into a new id, `resumeSessionAt` a
  * message), and where it is written (`persistSession: false`: nowhere).
  */
+import { UUID_PATTERN } from '../messages/ids.ts';
 import path from 'node:path';
 import type { MessageParam } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
@@ -29,7 +30,6 @@ export interface SessionStart {
   resumedFrom?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function prepareSession(options: SessionOptions, log: (line: string) => void): Promise<SessionStart> {
   const cwd = options.cwd ?? process.cwd();
@@ -74,7 +74,7 @@ async function sourceFile(options: SessionOptions, cwd: string, home: string): P
   if (options.resume) {
     const resume = options.resume;
     if (resume.endsWith('.jsonl')) return path.resolve(cwd, resume);
-    if (!UUID.test(resume)) throw new ResumeError(`--resume expects a session id (a UUID) or a .jsonl file, got ${resume}`);
+    if (!UUID_PATTERN.test(resume)) throw new ResumeError(`--resume expects a session id (a UUID) or a .jsonl file, got ${resume}`);
     const file = await findTranscript(resume, cwd, home);
     if (!file) throw new ResumeError(`No conversation found with session ID: ${resume}`);
     return file;

@@ -6,11 +6,10 @@
  * A turn cut off mid-way (kill -9, or a `--resume-session-at` point) is closed the way an
  * interrupt closes it live: unanswered tool calls get an error result, then the notice.
  */
+import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import type { MessageParam, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
 import type { TranscriptLine } from './transcript-format.ts';
 
-export const INTERRUPTED = '[Request interrupted by user]';
-export const INTERRUPTED_TOOLS = '[Request interrupted by user for tool use]';
 
 export interface RebuiltSession {
   sessionId?: string;
