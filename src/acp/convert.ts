@@ -1,20 +1,27 @@
 /** Conversions between ACP payloads and agentpipe's messages and options. */
+import type { ContentBlock } from '@agentclientprotocol/sdk';
 import type { ImageMediaType, MessageParam, ResultMessage, UserContentBlock, PermissionMode } from '../messages/types.ts';
 
-type AcpBlock = { type: string; text?: string; data?: string; mimeType?: string; uri?: string; name?: string; resource?: { uri: string; text?: string; blob?: string; mimeType?: string | null } };
-
-/** An ACP prompt as the content of a user message. */
-export function promptContent(blocks: AcpBlock[]): UserContentBlock[] {
+/** An ACP prompt (checked by the ACP SDK) as the content of a user message; throws on an image type models do not take. */
+export function promptContent(blocks: ContentBlock[]): UserContentBlock[] {
   const content: UserContentBlock[] = [];
   for (const block of blocks) {
     if (block.type === 'text' && block.text) content.push({ type: 'text', text: block.text });
-    else if (block.type === 'image' && block.data && block.mimeType) content.push({ type: 'image', source: { type: 'base64', media_type: block.mimeType as ImageMediaType, data: block.data } });
+    else if (block.type === 'image' && block.data && block.mimeType) content.push({ type: 'image', source: { type: 'base64', media_type: imageType(block.mimeType), data: block.data } });
     else if (block.type === 'resource_link' && block.uri) content.push({ type: 'text', text: `[@${block.name ?? block.uri}](${block.uri})` });
-    else if (block.type === 'resource' && block.resource?.text !== undefined) {
+    else if (block.type === 'resource' && 'text' in block.resource) {
       content.push({ type: 'text', text: `<context ref="${block.resource.uri}">\n${block.resource.text}\n</context>` });
     }
   }
   return content;
+}
+
+const IMAGE_TYPES: readonly ImageMediaType[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
+function imageType(mimeType: string): ImageMediaType {
+  const type = IMAGE_TYPES.find((t) => t === mimeType);
+  if (!type) throw new Error(`unsupported image type ${JSON.stringify(mimeType)}; expected one of ${IMAGE_TYPES.join(', ')}`);
+  return type;
 }
 
 /** The content of a saved prompt as ACP content blocks (what the client sent, as far as it was kept). */

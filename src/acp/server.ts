@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { newUuid } from '../messages/ids.ts';
+import type { McpServer } from '@agentclientprotocol/sdk';
 import type { PermissionMode } from '../messages/types.ts';
 import type { QueryOptions } from '../sdk/types.ts';
 import { VERSION } from '../version.ts';
@@ -36,10 +37,10 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
   const absolute = (cwd: string) => {
     if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
   };
-  const open = (cwd: string, mcpServers: unknown, sessionId: string = newUuid(), saved?: SavedSession) => {
-    let servers: ReturnType<typeof mcpServersOf>;
+  const open = async (cwd: string, mcpServers: McpServer[] | undefined, sessionId: string = newUuid(), saved?: SavedSession) => {
+    let servers: Awaited<ReturnType<typeof mcpServersOf>>;
     try {
-      servers = mcpServersOf(mcpServers);
+      servers = await mcpServersOf(mcpServers);
     } catch (error) {
       throw RequestError.invalidParams({ mcpServers }, `invalid mcpServers: ${(error as Error).message}`);
     }
@@ -48,7 +49,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     return session;
   };
   /** The live session, or the saved session of `cwd` resumed from its transcript. */
-  const reopen = async (params: { sessionId: string; cwd: string; mcpServers?: unknown }) => {
+  const reopen = async (params: { sessionId: string; cwd: string; mcpServers?: McpServer[] }) => {
     absolute(params.cwd);
     const live = sessions.get(params.sessionId);
     if (live) return live;
@@ -76,9 +77,9 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
       agentInfo: { name: 'agentpipe', title: 'agentpipe', version: VERSION },
     }))
     .onRequest('authenticate', () => ({}))
-    .onRequest('session/new', ({ params }) => {
+    .onRequest('session/new', async ({ params }) => {
       absolute(params.cwd);
-      const session = open(params.cwd, params.mcpServers);
+      const session = await open(params.cwd, params.mcpServers);
       return { sessionId: session.id, modes: modes(session.mode) };
     })
     .onRequest('session/load', async ({ params }) => {

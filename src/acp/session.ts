@@ -2,6 +2,7 @@
  * One ACP session: a query() with streaming input, its prompts turned into session/update
  * notifications through the ACP projection, permission questions sent to the client.
  */
+import type { ContentBlock } from '@agentclientprotocol/sdk';
 import type { AgentMessage, PermissionMode, ResultMessage } from '../messages/types.ts';
 import type { PermissionResult } from '../messages/control.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
@@ -53,11 +54,11 @@ export class AcpSession {
   }
 
   /** Runs one prompt, streaming updates; returns its result. */
-  async prompt(blocks: unknown[]): Promise<ResultMessage> {
+  async prompt(blocks: ContentBlock[]): Promise<ResultMessage> {
     if (this.#busy) throw new Error('a prompt is already running in this session; cancel it first');
     this.#busy = true;
     try {
-      const content = promptContent(blocks as never);
+      const content = promptContent(blocks);
       if (!content.length) throw new Error('the prompt has no text, image or resource content');
       this.log.push({ prompt: blocks });
       this.title ??= titleOf(content);

@@ -21,7 +21,7 @@ export async function runAcpCommand(argv: string[], log: (line: string) => void)
   program.parse(argv, { from: 'user' });
   const flags = program.opts<CliFlags & { partialMessages?: boolean }>();
   try {
-    const options = { ...sessionOptionsFromFlags(flags), includePartialMessages: flags.partialMessages !== false };
+    const options = { ...(await sessionOptionsFromFlags(flags)), includePartialMessages: flags.partialMessages !== false };
     const { checkSessionOptions } = await import('../session/open.ts');
     await checkSessionOptions(options, log).catch((error: Error) => {
       throw new UsageError(error.message);

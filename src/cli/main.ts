@@ -51,7 +51,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   for (const name of unsupportedFlagsGiven(flags)) {
     log(`agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`);
   }
-  const options = sessionOptionsFromFlags(flags);
+  const options = await sessionOptionsFromFlags(flags);
   const streamInput = flags.inputFormat === 'stream-json';
   const prompt = streamInput ? undefined : promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin));
   if (!streamInput && !prompt?.trim()) {

@@ -13,7 +13,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export function sessionOptionsFromFlags(flags: CliFlags): SessionOptions {
+export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionOptions> {
   const cwd = flags.cwd ? path.resolve(flags.cwd) : process.cwd();
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   if (flags.script && !existsSync(flags.script)) throw new UsageError(`--script ${flags.script}: no such file`);
@@ -48,17 +48,17 @@ export function sessionOptionsFromFlags(flags: CliFlags): SessionOptions {
     includePartialMessages: flags.includePartialMessages,
     sessionId: flags.sessionId,
     ...extras,
-    mcpServers: mcpServersOf(flags.mcpConfig),
+    mcpServers: await mcpServersOf(flags.mcpConfig),
   };
 }
 
 /** Every `--mcp-config` value (file or JSON string), later ones winning by server name. */
-function mcpServersOf(values: string[] | undefined): Record<string, McpServerConfig> | undefined {
+async function mcpServersOf(values: string[] | undefined): Promise<Record<string, McpServerConfig> | undefined> {
   if (!values?.length) return undefined;
   const servers: Record<string, McpServerConfig> = {};
   for (const value of values) {
     try {
-      Object.assign(servers, readMcpConfigArg(value, process.cwd()));
+      Object.assign(servers, await readMcpConfigArg(value, process.cwd()));
     } catch (error) {
       throw new UsageError((error as Error).message);
     }

@@ -15,7 +15,7 @@ export async function runSdkUrl(flags: CliFlags, promptArg: string | undefined, 
   for (const name of unsupportedFlagsGiven(flags)) {
     log(`agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`);
   }
-  const options = sessionOptionsFromFlags(flags);
+  const options = await sessionOptionsFromFlags(flags);
   const { SdkUrlTransport } = await import('../transport/websocket-client.ts');
   const token = process.env.AGENTPIPE_SDK_URL_TOKEN;
   let transport;

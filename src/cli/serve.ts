@@ -31,7 +31,7 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
   for (const origin of allowOrigins) {
     if (!URL.canParse(origin) || new URL(origin).origin === 'null') throw new UsageError(`--allow-origin ${origin}: give an origin such as https://app.example.com`);
   }
-  const options = sessionOptionsFromFlags(flags);
+  const options = await sessionOptionsFromFlags(flags);
   const { checkSessionOptions } = await import('../session/open.ts');
   try {
     await checkSessionOptions(options, log);

@@ -4,7 +4,8 @@
  * engine. zod loads lazily: import this module with `import()` from the readers.
  */
 import { z } from 'zod';
-import type { ControlCancelRequest, ControlResponse, KeepAlive, OutboundRequest } from './control.ts';
+import type { ControlCancelRequest, ControlResponse, KeepAlive, OutboundRequest, PermissionResult } from './control.ts';
+import { issuesOf } from './issues.ts';
 
 const Record = z.record(z.string(), z.unknown());
 
@@ -32,7 +33,15 @@ export const OutboundRequestSchema = z.discriminatedUnion('subtype', [
   z.object({ subtype: z.literal('mcp_message'), server_name: z.string(), message: Record }),
 ]) satisfies z.ZodType<OutboundRequest>;
 
-/** One-line error text of a failed parse. */
-export function issuesOf(error: z.ZodError): string {
-  return z.prettifyError(error).replaceAll('\n', ' ');
+/** A client's answer to `can_use_tool` (the official SDK's `PermissionResult`). */
+export const PermissionResultSchema = z.discriminatedUnion('behavior', [
+  z.object({ behavior: z.literal('allow'), updatedInput: Record.optional(), toolUseID: z.string().optional() }),
+  z.object({ behavior: z.literal('deny'), message: z.string(), interrupt: z.boolean().optional(), toolUseID: z.string().optional() }),
+]) satisfies z.ZodType<PermissionResult>;
+
+/** The answer checked; throws an Error that says what is wrong with it. */
+export function parsePermissionResult(value: unknown): PermissionResult {
+  const parsed = PermissionResultSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`invalid can_use_tool answer: ${issuesOf(parsed.error)}`);
+  return parsed.data;
 }

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import type { ControlCancelRequest, ControlRequest, ControlResponse, KeepAlive, OutboundRequest } from './control.ts';
-import { ControlCancelRequestSchema, ControlResponseSchema, issuesOf, KeepAliveSchema, OutboundRequestSchema } from './control-schema.ts';
+import { ControlCancelRequestSchema, ControlResponseSchema, KeepAliveSchema, OutboundRequestSchema } from './control-schema.ts';
+import { issuesOf } from './issues.ts';
 import type { AgentMessage } from './types.ts';
 
 export type OutputLineRead =
@@ -30,7 +31,7 @@ export function parseOutputLine(line: string): { ok: true; line: OutputLineRead 
         : type === 'keep_alive' ? KeepAliveSchema : undefined;
   if (schema) {
     const parsed = schema.safeParse(value);
-    return parsed.success ? { ok: true, line: parsed.data } : { ok: false, error: `invalid ${String(type)}: ${issuesOf(parsed.error)}` };
+    return parsed.success ? { ok: true, line: parsed.data } : { ok: false, error: issuesOf(parsed.error, String(type)) };
   }
   const parsed = MessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: `not a message: ${issuesOf(parsed.error)}` };

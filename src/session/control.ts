@@ -5,7 +5,7 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { InitializeRequest, OutboundRequest } from '../messages/control.ts';
+import type { OutboundRequest } from '../messages/control.ts';
 import type { AgentMessage, PermissionMode } from '../messages/types.ts';
 import { checkpointsSince } from '../tools/checkpoints.ts';
 import { knownModels } from '../model/pricing.ts';
@@ -29,21 +29,23 @@ type Handler = (host: ControlHost, request: Request, signal: AbortSignal) => Pro
 const PERMISSION_MODES: PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
 
 const handlers: Record<string, Handler> = {
-  initialize(host, request) {
-    const init = request as unknown as InitializeRequest;
+  async initialize(host, request) {
+    const init = (await import('./control-schema.ts')).parseInitialize(request);
     const ctx = host.session.ctx;
-    if (init.systemPrompt !== undefined) {
+    const replaced = typeof init.systemPrompt === 'string' || Array.isArray(init.systemPrompt);
+    if (typeof init.systemPrompt === 'string' || Array.isArray(init.systemPrompt)) {
       ctx.system = Array.isArray(init.systemPrompt) ? init.systemPrompt.join('\n') : init.systemPrompt;
+      ctx.system = host.session.withNotes(ctx.system); // the --add-dir folders stay named
     }
-    if (init.systemPrompt !== undefined) ctx.system = host.session.withNotes(ctx.system); // the --add-dir folders stay named
-    if (init.appendSystemPrompt) ctx.system = ctx.system ? `${ctx.system}\n\n${init.appendSystemPrompt}` : init.appendSystemPrompt;
+    const append = [typeof init.systemPrompt === 'object' && !Array.isArray(init.systemPrompt) ? init.systemPrompt.append : undefined, init.appendSystemPrompt];
+    for (const text of append) if (text) ctx.system = ctx.system ? `${ctx.system}\n\n${text}` : text;
     // Structured output: the schema's instruction must survive a replaced system prompt.
-    const schema = host.session.outputSchema ?? (init.jsonSchema && typeof init.jsonSchema === 'object' ? init.jsonSchema : undefined);
-    if (schema && (init.systemPrompt !== undefined || host.session.outputSchema === undefined)) host.session.setOutputSchema(schema);
+    const schema = host.session.outputSchema ?? init.jsonSchema;
+    if (schema && (replaced || host.session.outputSchema === undefined)) host.session.setOutputSchema(schema);
     if (init.hooks) host.session.hooks.addClientHooks(init.hooks, (hookRequest, signal) => host.request(hookRequest, signal));
     if (init.agents && Object.keys(init.agents).length) host.session.defineAgents(validateAgents(init.agents, 'initialize.agents'));
     host.initialized = true;
-    applyInitialize(host.session.mcp, request, (r, signal) => host.request(r, signal));
+    applyInitialize(host.session.mcp, init, (r, signal) => host.request(r, signal));
     const answer = () => ({
       commands: [],
       agents: Object.entries(host.session.agents).map(([name, agent]) => ({ name, description: agent.description, model: agent.model })),

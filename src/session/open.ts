@@ -5,7 +5,6 @@
  * helper, `auth_status` on a rejected or missing key), and `can_use_tool` over the control
  * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
  */
-import type { PermissionResult } from '../messages/control.ts';
 import type { ResultMessage, UUID } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
@@ -67,8 +66,10 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     replayUserMessages: io.replayUserMessages, seenUuids: start.seenUuids, log: io.log, awaitInitialize: io.awaitInitialize,
   });
   if (io.permissionPromptTool === 'stdio') {
-    session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) =>
-      (await runner.request({ subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] }, signal)) as PermissionResult;
+    session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) => {
+      const answer = await runner.request({ subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] }, signal);
+      return (await import('../messages/control-schema.ts')).parsePermissionResult(answer);
+    };
   }
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
   return { session, runner };

@@ -4,6 +4,7 @@
  * kept as they are (old files stay readable). Loaded lazily (zod) by transcript-format.ts.
  */
 import { z } from 'zod';
+import { issuesOf } from '../messages/issues.ts';
 import { ContentBlockSchema, MessageContentSchema, MessageParamSchema } from '../messages/content-schema.ts';
 import type { AgentMessage } from '../messages/types.ts';
 
@@ -62,5 +63,5 @@ export type TranscriptLine = z.infer<typeof TranscriptLineSchema>;
 /** Parses one line: the line, or why it is not a transcript line. */
 export function parseTranscriptLine(value: unknown): { ok: true; line: TranscriptLine } | { ok: false; error: string } {
   const parsed = TranscriptLineSchema.safeParse(value);
-  return parsed.success ? { ok: true, line: parsed.data } : { ok: false, error: z.prettifyError(parsed.error).replaceAll('\n', ' ') };
+  return parsed.success ? { ok: true, line: parsed.data } : { ok: false, error: issuesOf(parsed.error) };
 }

@@ -4,7 +4,7 @@
  * stream goes on. Each chunk is scanned once, so a huge line costs linear time.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { parseInputLine, type ParsedLine } from '../messages/parse.ts';
+import type { ParsedLine } from '../messages/parse.ts';
 
 /** Default cap of one input line (characters): 64 Mi, enough for large images. */
 export const DEFAULT_MAX_LINE = 64 * 1024 * 1024;
@@ -75,6 +75,7 @@ export async function* readLines(source: AsyncIterable<Buffer | string>, maxLine
 
 /** Parsed input messages of a byte stream; a rejected line's error names its line number. */
 export async function* readInputMessages(source: AsyncIterable<Buffer | string>, maxLine = DEFAULT_MAX_LINE): AsyncGenerator<ParsedLine> {
+  const { parseInputLine } = await import('../messages/parse.ts'); // zod: loaded when input is read, not at startup
   for await (const item of readLines(source, maxLine)) {
     if ('tooLong' in item) {
       yield { ok: false, error: `line ${item.number}: a line of ${item.tooLong} characters is over the limit of ${maxLine} (AGENTPIPE_MAX_INPUT_LINE)` };

@@ -3,7 +3,7 @@
  * (run through a `hook_callback` control request). Both get a signal that fires at the timeout
  * or on interrupt; a callback that never settles is abandoned at its timeout, never waited on.
  */
-import type { HookCallback, HookHandler, HookOutput, HookRun } from './types.ts';
+import type { HookCallback, HookHandler, HookRun } from './types.ts';
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 
@@ -48,7 +48,7 @@ async function runWithTimeout(timeoutMs: number, outer: AbortSignal, body: (sign
     const result = await Promise.race([body(controller.signal).then((value) => ({ value })), stopped]);
     if (result === 'timeout') return { stdout: '', stderr: `Hook timed out after ${timeoutMs / 1000}s`, outcome: 'error', exitCode: 1 };
     if (result === 'cancelled') return { stdout: '', stderr: '', outcome: 'cancelled' };
-    const output = result.value && typeof result.value === 'object' ? (result.value as HookOutput) : undefined;
+    const output = result.value && typeof result.value === 'object' ? result.value : undefined;
     return { output, stdout: output ? JSON.stringify(output) : '', stderr: '', exitCode: 0, outcome: 'success' };
   } catch (error) {
     if (outer.aborted) return { stdout: '', stderr: '', outcome: 'cancelled' };

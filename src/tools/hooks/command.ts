@@ -5,7 +5,7 @@
  */
 import { runProcessGroup } from '../../process/run.ts';
 import { childEnv } from '../../process/env.ts';
-import type { HookHandler, HookInput, HookOutput, HookRun } from './types.ts';
+import type { HookHandler, HookInput, HookRun } from './types.ts';
 
 const MAX_CAPTURE = 64 * 1024;
 
@@ -35,11 +35,11 @@ export function interpret(stdout: string, stderr: string, exitCode: number): Hoo
   if (exitCode === 2) return { stdout, stderr, exitCode, outcome: 'error', blocked: stderr.trim() || 'blocked by hook (exit code 2)' };
   if (exitCode !== 0) return { stdout, stderr, exitCode, outcome: 'error' };
   const text = stdout.trim();
-  let output: HookOutput | undefined;
+  let output: unknown;
   if (text.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) output = parsed as HookOutput;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) output = parsed;
     } catch {
       // Plain text output: no decision.
     }

@@ -8,9 +8,9 @@ import type { HookResponseMessage } from '../../messages/types.ts';
 import { DEFAULT_HOOK_TIMEOUT_MS, callbackHook, clientHook, type HookRequester } from './callback.ts';
 import { commandHook } from './command.ts';
 import type { HookSettings } from './settings.ts';
-import { HOOK_EVENTS, type HookCall, type HookCallbacks, type HookEvent, type HookHandler, type HookInput, type HookRun, type HookRunner, type HookVerdict } from './types.ts';
+import { HOOK_EVENTS, type HookCall, type HookCallbacks, type HookEvent, type HookHandler, type HookInput, type HookOutput, type HookRun, type HookRunner, type HookVerdict } from './types.ts';
 
-interface Registered { matcher?: string; handler: HookHandler }
+interface Registered { matches: (value: string | undefined) => boolean; handler: HookHandler }
 
 /** Events whose plain stdout (exit 0, not JSON) becomes context for the model, as in Claude Code. */
 const CONTEXT_FROM_STDOUT = new Set<HookEvent>(['UserPromptSubmit', 'SessionStart']);
@@ -21,7 +21,7 @@ export class HookDispatcher implements HookRunner {
   add(event: HookEvent, matcher: string | undefined, handler: HookHandler): void {
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
     const list = this.#hooks.get(event) ?? [];
-    list.push({ matcher, handler });
+    list.push({ matches: matcherOf(event, matcher), handler });
     this.#hooks.set(event, list);
   }
 
@@ -59,7 +59,7 @@ export class HookDispatcher implements HookRunner {
 
   async run(event: HookEvent, fields: Record<string, unknown>, call: HookCall): Promise<HookVerdict> {
     const verdict: HookVerdict = { ran: false, additionalContext: [] };
-    const selected = (this.#hooks.get(event) ?? []).filter((h) => matches(h.matcher, call.matchValue));
+    const selected = (this.#hooks.get(event) ?? []).filter((h) => h.matches(call.matchValue));
     if (selected.length === 0) return verdict;
     const input: HookInput = {
       session_id: call.sessionId, transcript_path: '', cwd: call.cwd, permission_mode: call.permissionMode,
@@ -67,25 +67,45 @@ export class HookDispatcher implements HookRunner {
       hook_event_name: event, ...fields,
     };
     const runs = await Promise.all(selected.map(({ handler }) => handler.run(input, call.toolUseId, call.signal)));
+    const parse = runs.some((run) => run.output !== undefined) ? (await import('./output-schema.ts')).parseHookOutput : undefined;
+    const outputs = runs.map((run) => (parse ? checkOutput(run, parse) : undefined));
     verdict.ran = true;
     const name = call.matchValue !== undefined ? `${event}:${call.matchValue}` : event;
     for (const [i, run] of runs.entries()) {
       await call.emit(responseMessage(name, event, run, call.sessionId));
-      merge(verdict, event, run, selected[i]!.handler.label);
+      merge(verdict, event, run, outputs[i], selected[i]!.handler.label);
     }
     return verdict;
   }
 }
 
-/** '' / '*' / no matcher: all; `A|B` of plain names: exact names; else a regex. */
-function matches(matcher: string | undefined, value: string | undefined): boolean {
-  if (!matcher || matcher === '*' || value === undefined) return true;
-  if (/^[\w|-]+$/.test(matcher)) return matcher.split('|').includes(value);
-  try {
-    return new RegExp(matcher).test(value);
-  } catch {
-    return false;
+/**
+ * '' / '*' / no matcher: all; `A|B` of plain names: exact names; else a regex. An invalid regex
+ * is an error when the hook is added (a matcher that silently never matches would hide the hook).
+ */
+function matcherOf(event: HookEvent, matcher: string | undefined): (value: string | undefined) => boolean {
+  if (!matcher || matcher === '*') return () => true;
+  if (/^[\w|-]+$/.test(matcher)) {
+    const names = matcher.split('|');
+    return (value) => value === undefined || names.includes(value);
   }
+  let regex: RegExp;
+  try {
+    regex = new RegExp(matcher);
+  } catch (error) {
+    throw new Error(`${event} hook matcher ${JSON.stringify(matcher)} is not a valid regular expression (${(error as Error).message})`);
+  }
+  return (value) => value === undefined || regex.test(value);
+}
+
+/** A hook answer that is not a valid HookOutput makes the run an error that says why (its decision is not used). */
+function checkOutput(run: HookRun, parse: (value: unknown) => { ok: true; output: HookOutput } | { ok: false; error: string }): HookOutput | undefined {
+  if (run.output === undefined) return undefined;
+  const parsed = parse(run.output);
+  if (parsed.ok) return parsed.output;
+  run.outcome = 'error';
+  run.stderr += `${run.stderr ? '\n' : ''}invalid hook output: ${parsed.error}`;
+  return undefined;
 }
 
 function responseMessage(name: string, event: HookEvent, run: HookRun, sessionId: string): HookResponseMessage {
@@ -99,13 +119,12 @@ function responseMessage(name: string, event: HookEvent, run: HookRun, sessionId
 
 const RANK = { allow: 1, ask: 2, deny: 3 } as const;
 
-function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, label: string): void {
+function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOutput | undefined, label: string): void {
   if (run.blocked) {
     verdict.block ??= run.blocked;
     if (event === 'PreToolUse') setPermission(verdict, 'deny', run.blocked);
     return;
   }
-  const out = run.output;
   if (!out) {
     if (run.outcome === 'success' && CONTEXT_FROM_STDOUT.has(event) && run.stdout.trim()) verdict.additionalContext.push(run.stdout.trim());
     return;

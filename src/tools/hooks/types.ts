@@ -53,7 +53,8 @@ export type HookCallbacks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
 
 /** One executed hook, as reported in a `hook_response` message. */
 export interface HookRun {
-  output?: HookOutput;
+  /** The hook's JSON answer as it came (outside data: the dispatcher checks it is a HookOutput). */
+  output?: unknown;
   stdout: string;
   stderr: string;
   exitCode?: number;

@@ -5,6 +5,7 @@
  */
 import type { McpMessageSender } from './control-transport.ts';
 import type { McpManager } from './manager.ts';
+import type { McpServerConfig } from './config.ts';
 import { callByControl } from './control-call.ts';
 import { readResource, resourceTimeoutMs } from './resources.ts';
 
@@ -17,13 +18,13 @@ export function controlSender(request: Requester): McpMessageSender {
   return (serverName, message, signal) => request({ subtype: 'mcp_message', server_name: serverName, message }, signal);
 }
 
-/** `initialize`: `sdkMcpServers` (names) and `mcpServers` (configs); connections start in the background. */
-export function applyInitialize(manager: McpManager, request: Request, send: Requester): void {
+/** `initialize` (checked): `sdkMcpServers` (names) and `mcpServers` (configs); connections start in the background. */
+export function applyInitialize(
+  manager: McpManager, init: { sdkMcpServers?: string[]; mcpServers?: Record<string, McpServerConfig> }, send: Requester,
+): void {
   manager.useControlChannel(controlSender(send));
-  const names = request.sdkMcpServers;
-  if (Array.isArray(names)) manager.addSdkServers(names.filter((n): n is string => typeof n === 'string'));
-  const servers = request.mcpServers;
-  if (servers && typeof servers === 'object' && !Array.isArray(servers)) manager.addServers(servers as Record<string, unknown>);
+  if (init.sdkMcpServers) manager.addSdkServers(init.sdkMcpServers);
+  if (init.mcpServers) manager.addServers(init.mcpServers);
 }
 
 export const mcpControlHandlers = {
@@ -52,10 +53,10 @@ export const mcpControlHandlers = {
     return {};
   },
   async mcp_set_servers(manager: McpManager, request: Request, send: Requester): Promise<Record<string, unknown>> {
-    const servers = request.servers;
-    if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new Error('mcp_set_servers: servers must be an object of server configs');
+    const { parseMcpServers } = await import('./config-schema.ts');
+    const servers = parseMcpServers(request.servers, 'mcp_set_servers: servers');
     manager.useControlChannel(controlSender(send));
-    return manager.setServers(servers as Record<string, unknown>);
+    return manager.setServers(servers);
   },
 };
 

@@ -7,7 +7,7 @@
 import type { McpServerStatusMessage } from '../../messages/types.ts';
 import { newUuid } from '../../messages/ids.ts';
 import type { Tool } from '../types.ts';
-import { envMs, validateMcpServers, type McpServerConfig } from './config.ts';
+import { envMs, type McpServerConfig } from './config.ts';
 import { McpConnection, type McpSource } from './connection.ts';
 import type { McpMessageSender } from './control-transport.ts';
 import { mcpTool, type McpTool } from './tool.ts';
@@ -71,8 +71,8 @@ export class McpManager {
   }
 
   /** Adds servers that connect in the background (`initialize.mcpServers`); existing names are kept. */
-  addServers(raw: Record<string, unknown>): void {
-    for (const [name, config] of Object.entries(validateMcpServers(raw))) {
+  addServers(servers: Record<string, McpServerConfig>): void {
+    for (const [name, config] of Object.entries(servers)) {
       if (!this.#servers.has(name)) this.#add(name, config, config.type === 'sdk' ? 'sdk' : 'config');
     }
     this.start();
@@ -148,8 +148,7 @@ export class McpManager {
   }
 
   /** Replaces the servers added at runtime; the configured ones stay. */
-  async setServers(raw: Record<string, unknown>): Promise<{ added: string[]; removed: string[]; errors: Record<string, string> }> {
-    const servers = validateMcpServers(raw);
+  async setServers(servers: Record<string, McpServerConfig>): Promise<{ added: string[]; removed: string[]; errors: Record<string, string> }> {
     const removed: string[] = [];
     for (const [name, connection] of this.#servers) {
       if (connection.source === 'dynamic' && !(name in servers)) {
