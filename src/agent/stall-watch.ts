@@ -5,12 +5,10 @@
  * request and fails it as a retryable connection error, so the loop retries it with
  * `system/api_retry` while nothing was streamed yet, and otherwise ends the turn with an error.
  */
+import { envNumber } from '../process/env-number.ts';
 import { ModelError } from '../model/errors.ts';
 
-const envMs = (name: string, fallback: number): number => {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-};
+const envMs = (name: string, fallback: number): number => envNumber(name, fallback);
 
 /** The stream's deadlines, from the environment. */
 export function stallLimits(): { firstMs: number; idleMs: number } {

@@ -3,6 +3,7 @@
  * each into an input message. An oversized line is skipped to its end and reported; the
  * stream goes on. Each chunk is scanned once, so a huge line costs linear time.
  */
+import { envNumber } from '../process/env-number.ts';
 import { StringDecoder } from 'node:string_decoder';
 import type { ParsedLine } from '../messages/parse.ts';
 
@@ -11,8 +12,7 @@ export const DEFAULT_MAX_LINE = 64 * 1024 * 1024;
 
 /** The cap: `AGENTPIPE_MAX_INPUT_LINE` (characters) when set to a positive number, else the default. */
 export function maxLineFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env.AGENTPIPE_MAX_INPUT_LINE);
-  return Number.isInteger(value) && value > 0 ? value : DEFAULT_MAX_LINE;
+  return envNumber('AGENTPIPE_MAX_INPUT_LINE', DEFAULT_MAX_LINE, { integer: true, env });
 }
 
 /** One framed line (1-based `number`), or the size of a line over the cap. */

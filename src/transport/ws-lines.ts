@@ -7,6 +7,7 @@
  * - `{"type":"end_input"}`: the client sends nothing more (like stdin EOF): queued prompts finish,
  *   their output is sent, then the CLI closes the connection normally.
  */
+import { envNumber } from '../process/env-number.ts';
 import type WebSocket from 'ws';
 import { parseInputLine, type ParsedLine } from '../messages/parse.ts';
 
@@ -39,6 +40,5 @@ export const KEEP_ALIVE_LINE = '{"type":"keep_alive"}\n';
 
 /** Positive integer from the environment, or the fallback. */
 export function envInt(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
+  return envNumber(name, fallback, { integer: true });
 }

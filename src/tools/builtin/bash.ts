@@ -2,6 +2,7 @@
  * Bash: runs a command in its own process group under the session's folder. Output is capped
  * with a clear notice; a timeout or an abort kills the whole group (SIGTERM, then SIGKILL).
  */
+import { envNumber } from '../../process/env-number.ts';
 import { runProcessGroup } from '../../process/run.ts';
 import { optionalNumber, optionalString, requireString } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
@@ -15,8 +16,7 @@ const KILL_GRACE_MS = 2_000;
 
 /** Output cap in characters; `BASH_MAX_OUTPUT_LENGTH` overrides it, as in Claude Code. */
 function outputCap(): number {
-  const fromEnv = Number(process.env.BASH_MAX_OUTPUT_LENGTH);
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 30_000;
+  return envNumber('BASH_MAX_OUTPUT_LENGTH', 30_000);
 }
 
 /** A stream's kept text, with a notice of what the cap dropped. */

@@ -2,6 +2,7 @@
  * MCP server configuration, in Claude Code's format: `{"mcpServers": {"name": {...}}}`.
  * Read from a file or a JSON string (`--mcp-config`), or given as is (library options).
  */
+import { envNumber } from '../../process/env-number.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -49,6 +50,5 @@ export function mcpToolName(server: string, tool: string): string {
 
 /** Milliseconds from an environment variable, or the default. */
 export function envMs(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
+  return envNumber(name, fallback);
 }

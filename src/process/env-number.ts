@@ -1,0 +1,13 @@
+/** Numbers from the environment (timeouts, caps, limits): one parser for every setting. */
+
+/**
+ * The positive number in environment variable `name`, or `fallback` when it is unset, not a
+ * number, not above zero, or (with `integer`) not whole.
+ */
+export function envNumber(name: string, fallback: number, options: { integer?: boolean; env?: NodeJS.ProcessEnv } = {}): number {
+  const raw = (options.env ?? process.env)[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  const valid = options.integer ? Number.isInteger(value) : Number.isFinite(value);
+  return valid && value > 0 ? value : fallback;
+}
