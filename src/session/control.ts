@@ -28,9 +28,21 @@ type Handler = (host: ControlHost, request: Request, signal: AbortSignal) => Pro
 
 const PERMISSION_MODES: PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
 
+let schemas: typeof import('./control-schema.ts') | undefined;
+
+/**
+ * Loads the request schemas (zod, on first use). The reader awaits it before it hands a control
+ * request over, so a request is applied before the next input line is read: a prompt that follows
+ * `initialize` runs with its agents, hooks and system prompt.
+ */
+export async function prepareControlHandlers(): Promise<void> {
+  schemas ??= await import('./control-schema.ts');
+}
+
 const handlers: Record<string, Handler> = {
   async initialize(host, request) {
-    const init = (await import('./control-schema.ts')).parseInitialize(request);
+    const { parseInitialize } = schemas ?? (await import('./control-schema.ts'));
+    const init = parseInitialize(request);
     const ctx = host.session.ctx;
     const replaced = typeof init.systemPrompt === 'string' || Array.isArray(init.systemPrompt);
     if (typeof init.systemPrompt === 'string' || Array.isArray(init.systemPrompt)) {

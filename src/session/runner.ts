@@ -5,13 +5,14 @@
  * not cancel queued or running prompts: they finish, their results are emitted, then the output
  * closes; requests still waiting for the client are refused at EOF (nobody can answer them).
  */
+import { envNumber } from '../process/env-number.ts';
 import type { ControlRequest, ControlResponse, InputMessage, InputUserMessage, OutboundRequest } from '../messages/control.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import type { AgentMessage, ResultMessage, UUID } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import type { Session } from './session.ts';
-import { handleControlRequest, type ControlHost } from './control.ts';
+import { handleControlRequest, prepareControlHandlers, type ControlHost } from './control.ts';
 
 /** Options of a runner. */
 export interface RunnerOptions {
@@ -29,8 +30,7 @@ export interface RunnerOptions {
 
 /** AGENTPIPE_CONTROL_TIMEOUT_MS, or 10 minutes. */
 function controlTimeoutFromEnv(): number {
-  const value = Number(process.env.AGENTPIPE_CONTROL_TIMEOUT_MS);
-  return Number.isFinite(value) && value > 0 ? value : 600_000;
+  return envNumber('AGENTPIPE_CONTROL_TIMEOUT_MS', 600_000);
 }
 
 /** Error of a control request the client answered with `error`, or that was cancelled. */
@@ -136,6 +136,7 @@ export class SessionRunner implements ControlHost {
         return this.#enqueuePrompt(message);
       case 'control_request': {
         // Answered concurrently: a handler may wait on the client (MCP servers over mcp_message).
+        await prepareControlHandlers();
         const answering = this.#answer(message).finally(() => this.#answering.delete(answering));
         this.#answering.add(answering);
         return;

@@ -81,7 +81,7 @@ test('serve: a client that never reads does not stall another; it gets everythin
   const reader = converse(url, 'flood me too');
   assert.equal(await reader.closed, 1000);
   const elapsed = Date.now() - started;
-  assert.deepEqual(kinds(reader.lines.filter((m) => m.type !== 'stream_event')), ['system/init', 'assistant', 'result']);
+  assert.deepEqual(kinds(reader.lines.filter((m) => m.type !== 'stream_event')), ['system/init', 'system/status', 'assistant', 'result']);
   assert.equal(reader.lines.at(-1)!.result.length, text.length);
   assert.ok(elapsed < 10_000, `the reading client finished in ${elapsed} ms`);
   assert.ok(stalled.lines.length < 5, 'the paused client has read (almost) nothing yet');
@@ -90,7 +90,7 @@ test('serve: a client that never reads does not stall another; it gets everythin
   assert.equal(await stalled.closed, 1000);
   const deltas = stalled.lines.filter((m) => m.type === 'stream_event' && m.event.type === 'content_block_delta');
   assert.equal(deltas.map((m) => m.event.delta.text).join(''), text);
-  assert.deepEqual(kinds(stalled.lines.filter((m) => m.type !== 'stream_event')), ['system/init', 'assistant', 'result']);
+  assert.deepEqual(kinds(stalled.lines.filter((m) => m.type !== 'stream_event')), ['system/init', 'system/status', 'assistant', 'result']);
 });
 
 test('serve: control requests work over the socket (initialize, unknown subtype)', async (t) => {
@@ -104,7 +104,7 @@ test('serve: control requests work over the socket (initialize, unknown subtype)
     JSON.stringify({ type: 'control_request', request_id: 'r2', request: { subtype: 'no_such_thing' } }) + '\n{"type":"end_input"}\n');
   await new Promise((resolve) => ws.once('close', resolve));
   const responses = lines.filter((m) => m.type === 'control_response').map((m) => m.response);
-  assert.equal(responses[0].subtype, 'success');
+  assert.equal(responses[0].subtype, 'success', JSON.stringify(responses[0]));
   assert.equal(responses[0].request_id, 'r1');
   assert.deepEqual(responses[0].response.available_output_styles, ['default']);
   assert.deepEqual(responses[1], { subtype: 'error', request_id: 'r2', error: 'Unsupported control request subtype: no_such_thing' });
