@@ -13,6 +13,20 @@ export class MessageAssembler {
   /** True once any content block started (a retry would then repeat deltas). */
   started = false;
 
+  /**
+   * Ends a text block cut short by an interrupt: the text streamed so far becomes a finished
+   * block (returned). Thinking without its signature and tool calls without their whole input
+   * are dropped: the API would refuse them.
+   */
+  cutShort(): AssistantContentBlock | undefined {
+    const open = [...this.#blocks.entries()].sort(([a], [b]) => a - b).find(([, block]) => block.type === 'text' && block.text !== '');
+    this.#blocks.clear();
+    this.#json.clear();
+    if (!open) return undefined;
+    this.finished.push(open[1]);
+    return open[1];
+  }
+
   /** Feeds one event; returns the block it finished, if any. */
   add(event: StreamEvent): AssistantContentBlock | undefined {
     switch (event.type) {

@@ -93,9 +93,9 @@ export function compactCommandOf(content: string | Array<{ type: string; text?: 
 /** Runs a manual `/compact`: the whole history becomes the summary. */
 export async function runCompactCommand(
   ctx: AgentContext, history: MessageParam[], run: CompactRun, instructions: string,
-): Promise<{ subtype: 'success' | 'error_during_execution'; text: string; errors: string[]; numTurns: number; stopReason: null; terminalReason: 'completed' | 'model_error' }> {
+): Promise<{ subtype: 'success' | 'error_during_execution'; text: string; errors: string[]; numTurns: number; requests: number; stopReason: null; terminalReason: 'completed' | 'model_error' }> {
   const preTokens = estimateTokens(ctx.system) + estimateTokens(history);
   const result = await compactHistory(ctx, history, run, { trigger: 'manual', preTokens, instructions: instructions || undefined });
-  if (!result.ok) return { subtype: 'error_during_execution', text: '', errors: [result.error], numTurns: 0, stopReason: null, terminalReason: 'model_error' };
-  return { subtype: 'success', text: `Compacted: ${result.preTokens} → ${result.postTokens} tokens`, errors: [], numTurns: 1, stopReason: null, terminalReason: 'completed' };
+  if (!result.ok) return { subtype: 'error_during_execution', text: '', errors: [result.error], numTurns: 0, requests: 0, stopReason: null, terminalReason: 'model_error' };
+  return { subtype: 'success', text: `Compacted: ${result.preTokens} → ${result.postTokens} tokens`, errors: [], numTurns: 1, requests: 1, stopReason: null, terminalReason: 'completed' };
 }

@@ -47,6 +47,12 @@ export interface AgentContext {
   /** The hook dispatcher (settings commands, library callbacks, SDK client callbacks). */
   hooks?: HookRunner;
   includePartialMessages: boolean;
+  /**
+   * Emit `system/status` `requesting` before each model request of the main agent when partial
+   * messages stream over stream-json input. (Recorded Claude Code runs without partial messages
+   * show no such status: see ../shared/reference/traces.)
+   */
+  announceRequests?: boolean;
   /** Per-session scratch state of tools. */
   toolState: Map<string, unknown>;
   /** A tool running longer than this gets `tool_progress` heartbeats. */

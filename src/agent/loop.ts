@@ -6,6 +6,7 @@
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { modelRequest } from './request.ts';
 import { watchStalls } from './stall-watch.ts';
+import { envNumber } from '../process/env-number.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AssistantContentBlock, AssistantMessage, MessageParam, PermissionDenial, ResultErrorSubtype, TerminalReason, ToolUseBlock, UserContentBlock,
@@ -25,7 +26,13 @@ export interface LoopOutcome {
   /** Final answer text (success). */
   text: string;
   errors: string[];
+  /**
+   * Turns as Claude Code counts them: the prompt plus every user message the run added (one per
+   * tool result, the interruption notice, a Stop hook's feedback).
+   */
   numTurns: number;
+  /** Model requests made (what `maxTurns` limits). */
+  requests: number;
   stopReason: string | null;
   terminalReason: TerminalReason;
 }
@@ -40,26 +47,47 @@ export interface RunState {
 }
 
 
-export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], run: RunState): Promise<LoopOutcome> {
-  let turns = 0;
+/** Most tool calls of one model turn that run at the same time: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY, default 10 (as Claude Code). */
+const maxToolConcurrency = () => envNumber('CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 10, { integer: true });
+
+/**
+ * Runs the loop on `history` (which ends with the prompt). `maxRequests` limits the model
+ * requests of this run (default `ctx.maxTurns`; structured output passes what is left of it).
+ */
+export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], run: RunState, maxRequests = ctx.maxTurns): Promise<LoopOutcome> {
+  let requests = 0;
+  let userMessages = 0;
   let stopReason: string | null = null;
   let stopHookContinuations = 0;
   const end = (subtype: LoopOutcome['subtype'], terminalReason: TerminalReason, errors: string[] = [], text = ''): LoopOutcome =>
-    ({ subtype, text, errors, numTurns: turns, stopReason, terminalReason });
+    ({ subtype, text, errors, numTurns: 1 + userMessages, requests, stopReason, terminalReason });
+  /** Emits a user message the run added (each one is a turn). */
+  const emitUser = async (content: UserContentBlock[], extra: { tool_use_result?: unknown; isSynthetic?: true } = {}) => {
+    userMessages++;
+    await ctx.emit({
+      type: 'user', message: { role: 'user', content }, parent_tool_use_id: ctx.parentToolUseId,
+      session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(), ...extra,
+    });
+  };
+  const stopInterrupted = async (text: string, reason: TerminalReason, streamed: AssistantContentBlock[] = []) => {
+    closeInterrupted(history, text, streamed);
+    await emitUser([{ type: 'text', text }]);
+    return end('error_during_execution', reason, [text]);
+  };
 
   try {
     for (;;) {
-      if (run.signal.aborted) return await interrupted(ctx, history, INTERRUPTED, end, 'aborted_streaming');
-      if (ctx.maxTurns !== undefined && turns >= ctx.maxTurns) {
-        return end('error_max_turns', 'max_turns', [`Reached maximum number of turns (${ctx.maxTurns})`]);
+      if (run.signal.aborted) return await stopInterrupted(INTERRUPTED, 'aborted_streaming');
+      if (maxRequests !== undefined && requests >= maxRequests) {
+        return end('error_max_turns', 'max_turns', [`Reached maximum number of turns (${ctx.maxTurns ?? maxRequests})`]);
       }
       if (ctx.maxBudgetUsd !== undefined && run.usage.totalCostUsd >= ctx.maxBudgetUsd) {
         return end('error_max_budget_usd', 'budget_exhausted', [`Reached maximum budget ($${ctx.maxBudgetUsd})`]);
       }
       await ctx.compaction?.beforeRequest(ctx, history, run);
-      turns++;
+      requests++;
       const response = await requestWithRetry(ctx, history, run);
-      if (response.kind === 'aborted') return await interrupted(ctx, history, INTERRUPTED, end, 'aborted_streaming');
+      if (response.kind === 'aborted') return await stopInterrupted(INTERRUPTED, 'aborted_streaming', response.streamed);
       if (response.kind === 'failed') return end('error_during_execution', 'api_error', [response.error]);
       const { blocks } = response;
       stopReason = response.stopReason;
@@ -75,66 +103,98 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
         stopHookContinuations++;
         const note = `Stop hook feedback: ${stop.continueWith}`;
         history.push({ role: 'user', content: [{ type: 'text', text: note }] });
-        await ctx.emit({
-          type: 'user', message: { role: 'user', content: [{ type: 'text', text: note }] }, parent_tool_use_id: ctx.parentToolUseId,
-          session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(), isSynthetic: true,
-        });
+        await emitUser([{ type: 'text', text: note }], { isSynthetic: true });
         continue;
       }
-      const results: UserContentBlock[] = [];
+      const results = new Map<string, UserContentBlock>();
       let interruptedByAnswer = false;
       let hookStop: string | undefined;
-      for (const use of uses) {
+      /** Runs one call (or says why it did not run) and emits its result as soon as it is there. */
+      const runOne = async (use: ToolUseBlock): Promise<void> => {
         if (run.signal.aborted) {
-          results.push({ type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_TOOLS, is_error: true });
-          continue;
+          results.set(use.id, { type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_TOOLS, is_error: true });
+          return;
         }
         if (hookStop !== undefined) {
           const block: UserContentBlock = { type: 'tool_result', tool_use_id: use.id, content: `Not run: a hook stopped the prompt (${hookStop})`, is_error: true };
-          results.push(block);
-          await ctx.emit({ type: 'user', message: { role: 'user', content: [block] }, parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString() });
-          continue;
+          results.set(use.id, block);
+          await emitUser([block]);
+          return;
         }
         const outcome = await runToolCall(ctx, use, run.signal, run);
-        if (outcome.stop !== undefined) hookStop = outcome.stop;
+        if (outcome.stop !== undefined) hookStop ??= outcome.stop;
         if (outcome.denied) run.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: use.input, reason: outcome.denied.reason });
-        results.push(outcome.block);
-        await ctx.emit({
-          type: 'user', message: { role: 'user', content: [outcome.block] }, parent_tool_use_id: ctx.parentToolUseId,
-          session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(),
-          ...(outcome.data !== undefined ? { tool_use_result: outcome.data } : {}),
-        });
+        results.set(use.id, outcome.block);
+        await emitUser([outcome.block], outcome.data !== undefined ? { tool_use_result: outcome.data } : {});
         if (outcome.interrupt) {
           interruptedByAnswer = true;
           run.interrupt();
         }
+      };
+      for (const batch of await callBatches(ctx, uses)) {
+        if (batch.concurrent) await runConcurrently(batch.uses, maxToolConcurrency(), runOne);
+        else for (const use of batch.uses) await runOne(use);
       }
-      history.push({ role: 'user', content: results });
+      // The results in the order of the calls, whatever order they finished in.
+      history.push({ role: 'user', content: uses.map((use) => results.get(use.id)!) });
       if (hookStop !== undefined) return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${hookStop}`]);
-      if (run.signal.aborted || interruptedByAnswer) return await interrupted(ctx, history, INTERRUPTED_TOOLS, end, 'aborted_tools');
+      if (run.signal.aborted || interruptedByAnswer) return await stopInterrupted(INTERRUPTED_TOOLS, 'aborted_tools');
     }
   } catch (error) {
-    if (run.signal.aborted) return await interrupted(ctx, history, INTERRUPTED, end, 'aborted_streaming');
+    if (run.signal.aborted) return await stopInterrupted(INTERRUPTED, 'aborted_streaming');
     return end('error_during_execution', 'model_error', [error instanceof Error ? error.message : String(error)]);
   }
 }
 
-/** Records and announces an interruption, as the real CLI does. */
-async function interrupted(
-  ctx: AgentContext, history: MessageParam[], text: string,
-  end: (s: LoopOutcome['subtype'], r: TerminalReason, e: string[]) => LoopOutcome, reason: TerminalReason,
-): Promise<LoopOutcome> {
-  history.push({ role: 'user', content: [{ type: 'text', text }] });
-  await ctx.emit({
-    type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, parent_tool_use_id: ctx.parentToolUseId,
-    session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(),
-  });
-  return end('error_during_execution', reason, [text]);
+/**
+ * Closes the history of an interrupted turn as Claude Code does: what the model had streamed
+ * (text cut short included) stays, its unanswered tool calls get an error result (not emitted:
+ * tool pairs stay whole for the API), then the notice. `session/transcript-rebuild.ts` rebuilds
+ * the same history from the transcript.
+ */
+function closeInterrupted(history: MessageParam[], notice: string, streamed: AssistantContentBlock[]): void {
+  if (streamed.length) {
+    history.push({ role: 'assistant', content: streamed });
+    const uses = streamed.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    if (uses.length) history.push({ role: 'user', content: uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: INTERRUPTED_TOOLS, is_error: true })) });
+  }
+  history.push({ role: 'user', content: [{ type: 'text', text: notice }] });
+}
+
+/**
+ * The calls of one model turn in batches, as Claude Code runs them: consecutive calls that are
+ * safe to run together (read-only: Read, Glob, Grep, read-only Bash, read-only MCP tools, Task)
+ * form one concurrent batch; every other call runs alone, in order.
+ */
+async function callBatches(ctx: AgentContext, uses: ToolUseBlock[]): Promise<Array<{ concurrent: boolean; uses: ToolUseBlock[] }>> {
+  const batches: Array<{ concurrent: boolean; uses: ToolUseBlock[] }> = [];
+  for (const use of uses) {
+    const tool = ctx.tools.find((t) => t.name === use.name);
+    let safe = false;
+    try {
+      safe = uses.length > 1 && tool !== undefined && !('__invalid_input' in use.input) && await tool.isReadOnly(use.input);
+    } catch {
+      safe = false;
+    }
+    const last = batches.at(-1);
+    if (safe && last?.concurrent) last.uses.push(use);
+    else batches.push({ concurrent: safe, uses: [use] });
+  }
+  return batches;
+}
+
+/** Runs `task` on every item, at most `limit` at a time; settles when all have. */
+async function runConcurrently<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 type Response =
   | { kind: 'ok'; blocks: AssistantContentBlock[]; stopReason: string | null }
-  | { kind: 'aborted' }
+  | { kind: 'aborted'; streamed: AssistantContentBlock[] }
   | { kind: 'failed'; error: string };
 
 /** One model request, retried on 429/5xx/cut connections while nothing was streamed yet. */
@@ -148,7 +208,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       return { kind: 'ok', blocks: assembler.finished, stopReason: assembler.message?.stop_reason ?? null };
     } catch (error) {
       run.usage.apiDurationMs += Date.now() - started;
-      if (run.signal.aborted) return { kind: 'aborted' };
+      if (run.signal.aborted) return { kind: 'aborted', streamed: assembler.finished };
       const modelError = ModelError.isInstance(error) ? error : undefined;
       const message = error instanceof Error ? error.message : String(error);
       if (!modelError?.retryable || assembler.started || attempt >= ctx.maxRetries) {
@@ -170,7 +230,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       try {
         await sleep(delay, undefined, { signal: run.signal });
       } catch {
-        return { kind: 'aborted' };
+        return { kind: 'aborted', streamed: [] };
       }
     }
   }
@@ -179,6 +239,9 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
 async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunState, assembler: MessageAssembler): Promise<void> {
   const model = ctx.model;
   const messages = mergeConsecutive(history);
+  if (ctx.announceRequests && ctx.includePartialMessages && ctx.parentToolUseId === null) {
+    await ctx.emit({ type: 'system', subtype: 'status', status: 'requesting', uuid: newUuid(), session_id: ctx.sessionId });
+  }
   ctx.debug?.('api', `request: model ${model}, ${messages.length} messages, tools [${ctx.tools.map((t) => t.name).join(', ')}]` +
     `${ctx.effort ? `, effort ${ctx.effort}` : ''}${ctx.thinking ? `, thinking ${ctx.thinking.type}` : ''}${ctx.agent ? `, agent ${ctx.agent.type}` : ''}`);
   // This request's own signal: the run's interrupt, or a stall of this stream.
@@ -215,6 +278,11 @@ async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunSt
   } finally {
     run.signal.removeEventListener('abort', stopRequest);
     await flush();
+    // Interrupted mid-block: the text streamed so far is kept and shown, as Claude Code does.
+    if (run.signal.aborted) {
+      held = assembler.cutShort();
+      await flush();
+    }
   }
   run.signal.throwIfAborted();
   const message = assembler.message;

@@ -59,29 +59,27 @@ export async function runWithSchema(
   const check = await compileSchema(schema);
   const maxTurns = ctx.maxTurns;
   let turns = 0;
-  try {
-    for (let attempt = 0; ; attempt++) {
-      const outcome = await runAgentLoop(ctx, history, run);
-      turns += outcome.numTurns;
-      if (outcome.subtype !== 'success') return { ...outcome, numTurns: turns };
-      const parsed = parseFinalJson(outcome.text);
-      const problem = parsed.ok ? check(parsed.value) : parsed.error;
-      if (problem === undefined && parsed.ok) return { ...outcome, numTurns: turns, structuredOutput: parsed.value };
-      if (attempt >= maxRetries) {
-        return { ...outcome, subtype: 'error_max_structured_output_retries', numTurns: turns, errors: [`The final answer did not match the JSON schema after ${maxRetries} retries:\n${problem}`] };
-      }
-      if (maxTurns !== undefined && turns >= maxTurns) {
-        return { ...outcome, subtype: 'error_max_turns', terminalReason: 'max_turns', numTurns: turns, errors: [`Reached maximum number of turns (${maxTurns})`] };
-      }
-      if (maxTurns !== undefined) ctx.maxTurns = maxTurns - turns;
-      const text = `Your final answer does not match the required JSON schema:\n${problem}\nReply again with only a JSON value that is valid against the schema.`;
-      history.push({ role: 'user', content: [{ type: 'text', text }] });
-      await ctx.emit({
-        type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, parent_tool_use_id: ctx.parentToolUseId,
-        session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(), isSynthetic: true,
-      });
+  let requests = 0;
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await runAgentLoop(ctx, history, run, maxTurns === undefined ? undefined : maxTurns - requests);
+    turns += outcome.numTurns;
+    requests += outcome.requests;
+    const totals = { numTurns: turns, requests };
+    if (outcome.subtype !== 'success') return { ...outcome, ...totals };
+    const parsed = parseFinalJson(outcome.text);
+    const problem = parsed.ok ? check(parsed.value) : parsed.error;
+    if (problem === undefined && parsed.ok) return { ...outcome, ...totals, structuredOutput: parsed.value };
+    if (attempt >= maxRetries) {
+      return { ...outcome, ...totals, subtype: 'error_max_structured_output_retries', errors: [`The final answer did not match the JSON schema after ${maxRetries} retries:\n${problem}`] };
     }
-  } finally {
-    ctx.maxTurns = maxTurns;
+    if (maxTurns !== undefined && requests >= maxTurns) {
+      return { ...outcome, ...totals, subtype: 'error_max_turns', terminalReason: 'max_turns', errors: [`Reached maximum number of turns (${maxTurns})`] };
+    }
+    const text = `Your final answer does not match the required JSON schema:\n${problem}\nReply again with only a JSON value that is valid against the schema.`;
+    history.push({ role: 'user', content: [{ type: 'text', text }] });
+    await ctx.emit({
+      type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, parent_tool_use_id: ctx.parentToolUseId,
+      session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(), isSynthetic: true,
+    });
   }
 }

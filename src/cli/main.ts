@@ -64,6 +64,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   try {
     opened = await openSession(options, {
       send, log, replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool, awaitInitialize: flags.awaitInitialize === true,
+      announceRequests: flags.inputFormat === 'stream-json',
     });
   } catch (error) {
     if (error instanceof SessionSetupError) throw new UsageError(error.message);

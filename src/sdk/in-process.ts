@@ -18,7 +18,7 @@ export async function startInProcess(prompt: string | AsyncIterable<PromptMessag
   const log = options.stderr ?? (() => {});
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 256 });
   const send = (line: OutputLine) => queue.push(line);
-  const { session, runner } = await openSession(options, { send, log });
+  const { session, runner } = await openSession(options, { send, log, announceRequests: true });
 
   let stopInput!: () => void;
   const inputStopped = new Promise<void>((resolve) => (stopInput = resolve));

@@ -34,6 +34,8 @@ export interface SessionIo {
   replayUserMessages?: boolean;
   /** `stdio`: ask the client through `can_use_tool` control requests. */
   permissionPromptTool?: string;
+  /** `system/status` `requesting` before each model request (stream-json input, as Claude Code does). */
+  announceRequests?: boolean;
   /** Hold user messages until the client's `initialize` was handled (`--await-initialize`). */
   awaitInitialize?: boolean;
 }
@@ -65,6 +67,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   const runner = new SessionRunner(session, io.send, {
     replayUserMessages: io.replayUserMessages, seenUuids: start.seenUuids, log: io.log, awaitInitialize: io.awaitInitialize,
   });
+  session.ctx.announceRequests = io.announceRequests === true;
   if (io.permissionPromptTool === 'stdio') {
     session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) => {
       const answer = await runner.request({ subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] }, signal);

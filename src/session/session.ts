@@ -123,15 +123,16 @@ export class Session {
     for (const { hooks } of settings) this.hooks.addSettings(hooks);
     if (options.agent) this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
-    const hideTask = deny.some((rule) => isWholeToolRule(rule, 'Task'));
-    if (options.agents) this.defineAgents(options.agents, hideTask);
+    // Task with the general-purpose agent is always there, as in Claude Code (unless denied or left out of `tools`).
+    const hideTask = this.#hideTool('Task');
+    this.defineAgents(options.agents ?? {}, hideTask);
     this.#agentFiles = agentFilesLoader(options.settingSources, cwd, this.agents, (fresh) => this.defineAgents(fresh, hideTask), this.ctx.warn);
   }
 
-  /** Adds subagents (and 'general-purpose'); the `Task` tool appears with the first ones. */
-  defineAgents(agents: Record<string, AgentDefinition>, hideTask = false): void {
+  /** Adds subagents (and 'general-purpose'); the `Task` tool comes first in the tool list, as in Claude Code. */
+  defineAgents(agents: Record<string, AgentDefinition>, hideTask = this.#hideTool('Task')): void {
     Object.assign(this.agents, Object.hasOwn(this.agents, 'general-purpose') ? {} : { 'general-purpose': GENERAL_PURPOSE }, agents);
-    if (!hideTask && !this.ctx.tools.some((t) => t.name === 'Task')) this.ctx.tools.push(createTaskTool(() => this.agents));
+    if (!hideTask && !this.ctx.tools.some((t) => t.name === 'Task')) this.ctx.tools.unshift(createTaskTool(() => this.agents));
   }
 
   /** Adds the agents of the agent files (`.agentpipe/agents/*.md`, per setting source), once; never throws. Undefined when there are none. */
@@ -210,7 +211,7 @@ export class Session {
       }
     } catch (error) {
       const terminalReason = error instanceof PromptBlocked ? 'hook_stopped' : 'model_error';
-      outcome = { subtype: 'error_during_execution', text: '', errors: [(error as Error).message], numTurns: 0, stopReason: null, terminalReason };
+      outcome = { subtype: 'error_during_execution', text: '', errors: [(error as Error).message], numTurns: 0, requests: 0, stopReason: null, terminalReason };
     } finally {
       signal?.removeEventListener('abort', onOuterAbort);
       this.#abort = undefined;

@@ -69,9 +69,8 @@ function apply(state: State, line: TranscriptLine): void {
         if (line.agentpipe_command) return;
       }
       const notice = noticeOf(line.message.content);
-      // Live, an interrupt mid-stream drops the partial answer; unrun tools get results that were not emitted.
-      if (notice === INTERRUPTED) while (state.history.at(-1)?.role === 'assistant') state.history.pop();
-      if (notice === INTERRUPTED_TOOLS) fillMissingResults(state.history);
+      // Live, an interrupt keeps what was streamed (text cut short included); tool calls without a result get one that was not emitted.
+      if (notice === INTERRUPTED || notice === INTERRUPTED_TOOLS) fillMissingResults(state.history);
       state.history.push({ role: 'user', content: structuredClone(line.message.content) });
       return;
     }

@@ -34,7 +34,7 @@ test('error_max_turns: text line, exit 1', async () => {
   const json = JSON.parse((await scripted(turns, '--max-turns', '2', '--output-format', 'json')).stdout);
   assert.equal(json.subtype, 'error_max_turns');
   assert.equal(json.is_error, true);
-  assert.equal(json.num_turns, 2);
+  assert.equal(json.num_turns, 3, 'the prompt and two tool results (Claude Code counts user messages, not requests)');
   assert.equal(json.terminal_reason, 'max_turns');
 });
 
@@ -72,7 +72,7 @@ test('error_max_budget_usd: stops before the request past the budget', async () 
   assert.equal(run.code, 1);
   const result = JSON.parse(run.stdout);
   assert.equal(result.subtype, 'error_max_budget_usd');
-  assert.equal(result.num_turns, 2);
+  assert.equal(result.num_turns, 3, 'the prompt and the two tool results');
   assert.ok(Math.abs(result.total_cost_usd - 2 * (0.3 + 0.15)) < 1e-9, String(result.total_cost_usd));
   assert.equal((await scripted(turns, '--max-budget-usd', '0.5')).stdout, 'Error: Exceeded USD budget (0.5)\n');
 });
@@ -114,7 +114,7 @@ test('permissions: a write in default mode is denied and reported; allowed with 
 
 test('--disallowedTools hides a tool from init', async () => {
   const run = await scripted([{ text: 'hi' }], '--output-format', 'stream-json', '--verbose', '--disallowedTools', 'Bash,Write');
-  assert.deepEqual(parseLines(run.stdout)[0].tools, ['Edit', 'Glob', 'Grep', 'Read', 'TodoWrite']);
+  assert.deepEqual(parseLines(run.stdout)[0].tools, ['Task', 'Edit', 'Glob', 'Grep', 'Read', 'TodoWrite']);
 });
 
 test('a script may be YAML', async () => {

@@ -11,8 +11,8 @@ export class StreamDriver {
   #waiters: Array<{ test: (l: Line) => boolean; resolve: (l: Line) => void }> = [];
   #next = 0;
 
-  constructor(args: string[], cwd: string) {
-    this.child = startCli(['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args], { cwd });
+  constructor(args: string[], cwd: string, env: Record<string, string> = {}) {
+    this.child = startCli(['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args], { cwd, env });
     // A test that fails before end() must not leave the CLI running (its open stdin would keep
     // the test file, and CI, waiting forever).
     after(() => {

@@ -24,7 +24,8 @@ test('a server that fails to start is failed in init with its error; the session
 
 test('a server that crashes mid-call: is_error results naming it, a status message, the session goes on', async () => {
   const { messages } = await runWithMcp({ t: fixtureServer() }, [
-    { tool_calls: [{ name: 'mcp__t__crash', input: {} }, { name: 'mcp__t__add', input: { a: 1, b: 1 } }] },
+    { tool_calls: [{ name: 'mcp__t__crash', input: {} }] },
+    { tool_calls: [{ name: 'mcp__t__add', input: { a: 1, b: 1 } }] },
     { text: 'carried on' },
   ], { extraArgs: ['--permission-mode', 'bypassPermissions'] });
   const [crash, after] = toolResults(messages);
@@ -44,10 +45,12 @@ test('a server that crashes mid-call: is_error results naming it, a status messa
 test('a call that outlives MCP_TOOL_TIMEOUT fails as a timeout; the server stays usable', async () => {
   const started = Date.now();
   const { messages } = await runWithMcp({ t: fixtureServer() }, [
-    { tool_calls: [{ name: 'mcp__t__sleep', input: { ms: 20_000 } }, { name: 'mcp__t__add', input: { a: 5, b: 6 } }] },
+    { tool_calls: [{ name: 'mcp__t__sleep', id: 'toolu_slow', input: { ms: 20_000 } }, { name: 'mcp__t__add', id: 'toolu_fast', input: { a: 5, b: 6 } }] },
     { text: 'ok' },
   ], { env: { MCP_TOOL_TIMEOUT: '400' } });
-  const [slow, fast] = toolResults(messages);
+  // Read-only calls run together: the fast one is answered first.
+  const [fast, slow] = toolResults(messages);
+  assert.deepEqual([fast.tool_use_id, slow.tool_use_id], ['toolu_fast', 'toolu_slow']);
   assert.equal(slow.is_error, true);
   assert.equal(slow.content, 'MCP tool sleep of server "t" timed out after 400 ms');
   assert.equal(fast.content, '11');

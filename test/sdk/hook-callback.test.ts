@@ -33,13 +33,15 @@ test('a PreToolUse hook callback of the SDK sees each Bash call and can block on
   const messages: SDKMessage[] = [];
   for await (const message of query({ prompt: 'run two commands', options })) messages.push(message);
 
-  assert.deepEqual(seen, [
-    { event: 'PreToolUse', tool: 'Bash', input: { command: 'echo allowed' }, toolUseId: 'toolu_ok' },
+  // The two read-only calls run together: their hooks may be asked in either order.
+  assert.deepEqual([...seen].sort((a, b) => String(a.toolUseId).localeCompare(String(b.toolUseId))), [
     { event: 'PreToolUse', tool: 'Bash', input: { command: 'echo blocked' }, toolUseId: 'toolu_blocked' },
+    { event: 'PreToolUse', tool: 'Bash', input: { command: 'echo allowed' }, toolUseId: 'toolu_ok' },
   ]);
   const conversation = messages.filter((m) => !(m.type === 'system' && m.subtype !== 'init'));
   assert.deepEqual(kinds(conversation), ['system/init', 'assistant', 'assistant', 'user', 'user', 'assistant', 'result']);
-  const [okResult, blockedResult] = conversation.filter((m) => m.type === 'user');
+  const resultFor = (id: string) => conversation.find((m) => m.type === 'user' && Array.isArray(m.message.content) && m.message.content.some((b) => b.type === 'tool_result' && b.tool_use_id === id));
+  const [okResult, blockedResult] = [resultFor('toolu_ok'), resultFor('toolu_blocked')];
   assert.match(textOf(okResult), /allowed/);
   assert.match(textOf(blockedResult), /blocked by the test hook/);
   const result = conversation.at(-1)!;

@@ -29,8 +29,14 @@ test('interrupt() while the model streams ends the turn with aborted_streaming; 
 
   assert.equal(interruptReply, undefined, 'like the real CLI, interrupt() resolves to undefined');
   const conversation = messages.filter((m) => m.type !== 'stream_event');
-  assert.deepEqual(kinds(conversation), ['system/init', 'user', 'result', 'system/init', 'assistant', 'result']);
-  const [, interrupted, aborted, , answer, done] = conversation;
+  // As Claude Code: the text streamed before the interrupt is emitted (stop_reason null), then the notice.
+  assert.deepEqual(kinds(conversation), ['system/init', 'system/status', 'assistant', 'user', 'result', 'system/init', 'system/status', 'assistant', 'result']);
+  const [, , partial, interrupted, aborted, , , answer, done] = conversation;
+  const streamed = messages.slice(0, messages.indexOf(aborted!)).filter((m) => m.type === 'stream_event' && m.event.type === 'content_block_delta')
+    .map((m) => (m.type === 'stream_event' && m.event.type === 'content_block_delta' && m.event.delta.type === 'text_delta' ? m.event.delta.text : '')).join('');
+  assert.ok(partial!.type === 'assistant' && partial.message.stop_reason === null);
+  assert.equal(textOf(partial), streamed);
+  assert.ok('a very slow answer that will never be finished'.startsWith(streamed) && streamed.length > 0);
   assert.equal(textOf(interrupted), '[Request interrupted by user]');
   assert.ok(aborted!.type === 'result' && aborted.subtype === 'error_during_execution');
   assert.equal(aborted.is_error, true);
@@ -38,6 +44,6 @@ test('interrupt() while the model streams ends the turn with aborted_streaming; 
   assert.equal(textOf(answer), 'second answer');
   assert.ok(done!.type === 'result' && done.subtype === 'success' && done.result === 'second answer');
   // No stream event of the interrupted turn arrives after its result.
-  const between = messages.slice(messages.indexOf(aborted), messages.indexOf(conversation[3]!));
+  const between = messages.slice(messages.indexOf(aborted), messages.indexOf(conversation[5]!));
   assert.deepEqual(kinds(between), ['result']);
 });

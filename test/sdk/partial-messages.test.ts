@@ -17,7 +17,7 @@ test('includePartialMessages yields stream_event deltas that join to the assista
   ]);
   // The assistant message comes right after its block's content_block_stop, before message_delta.
   const compact = kinds(messages).filter((k, i, all) => k !== 'stream_event' || all[i - 1] !== 'stream_event');
-  assert.deepEqual(compact, ['system/init', 'stream_event', 'assistant', 'stream_event', 'result']);
+  assert.deepEqual(compact, ['system/init', 'system/status', 'stream_event', 'assistant', 'stream_event', 'result']);
   const joined = events.map((e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '')).join('');
   const assistant = messages.find((m) => m.type === 'assistant');
   assert.equal(joined, text);

@@ -94,8 +94,8 @@ test('setting sources decide which folders are read; none reads no agent files',
   assert.deepEqual((await initOf('user')).agents, ['general-purpose', 'planner']);
   assert.deepEqual((await initOf('project,local')).agents, ['general-purpose', 'reviewer']);
   const none = await initOf('');
-  assert.deepEqual(none.agents, []);
-  assert.ok(!none.tools.includes('Task'));
+  assert.deepEqual(none.agents, ['general-purpose'], 'only the built-in agent');
+  assert.ok(none.tools.includes('Task'), 'Task (general-purpose) is always offered');
 });
 
 test('a malformed agent file is skipped with a warning naming it; the other agents and the prompt go on', async () => {
@@ -121,7 +121,7 @@ test('the library default (no setting sources) reads no agent files; settingSour
   agentFile(projectAgents(p), 'reviewer.md', REVIEWER);
   const initOf = async (options: Record<string, unknown>) =>
     (await runInProcess([{ text: 'ok' }], { cwd: p.cwd, persistSession: false, ...options })).find((l: any) => l.subtype === 'init') as any;
-  assert.deepEqual((await initOf({})).agents, []);
+  assert.deepEqual((await initOf({})).agents, ['general-purpose'], 'only the built-in agent');
   assert.deepEqual((await initOf({ settingSources: ['project'] })).agents, ['general-purpose', 'reviewer']);
 });
 

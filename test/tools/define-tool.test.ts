@@ -48,12 +48,14 @@ test('a JSON Schema tool validates its input too', async () => {
     handler: (input: { text: string }) => input.text.toUpperCase(),
   });
   const { toolResults, requests } = await runLibrarySession({ extraTools: [tool] }, [
-    { tool_calls: [{ name: 'echo_json', input: { text: 'hi' } }, { name: 'echo_json', input: { other: 1 } }] }, { text: 'ok' },
+    { tool_calls: [{ name: 'echo_json', id: 'toolu_good', input: { text: 'hi' } }, { name: 'echo_json', id: 'toolu_bad', input: { other: 1 } }] }, { text: 'ok' },
   ]);
   assert.deepEqual(requests[0].tools.find((t) => t.name === 'echo_json')!.input_schema.required, ['text']);
-  assert.equal(toolResults[0].content, 'HI');
-  assert.equal(toolResults[1].is_error, true);
-  assert.match(toolResults[1].content, /Invalid input for echo_json: .*(required property 'text'|additional properties)/);
+  const good = toolResults.find((r) => r.tool_use_id === 'toolu_good')!;
+  const bad = toolResults.find((r) => r.tool_use_id === 'toolu_bad')!;
+  assert.equal(good.content, 'HI');
+  assert.equal(bad.is_error, true);
+  assert.match(bad.content, /Invalid input for echo_json: .*(required property 'text'|additional properties)/);
 });
 
 test('binary results reach the model as image blocks; sessionLog stays out of its context; telemetry is in the completion', async () => {

@@ -48,14 +48,14 @@ test('--sdk-url: a scripted session over a WebSocket survives a forced disconnec
   const uuids = received.map((m) => m.uuid);
   assert.equal(new Set(uuids).size, uuids.length, 'no line twice');
   const conversation = received.filter((m) => m.type !== 'stream_event');
-  assert.deepEqual(kinds(conversation), ['system/init', 'assistant', 'result']);
+  assert.deepEqual(kinds(conversation), ['system/init', 'system/status', 'assistant', 'result']);
   const deltas = received.filter((m) => m.type === 'stream_event' && m.event.type === 'content_block_delta');
   assert.equal(deltas.length, Math.ceil(TEXT.length / 8), 'no delta lost');
   assert.equal(deltas.map((m) => m.event.delta.text).join(''), TEXT);
   const events = received.filter((m) => m.type === 'stream_event').map((m) => m.event.type);
   assert.equal(events[0], 'message_start');
   assert.equal(events.at(-1), 'message_stop');
-  assert.equal(conversation[2]!.result, TEXT);
+  assert.equal(conversation[3]!.result, TEXT);
 });
 
 test('--sdk-url: no server to reach is a clear error and exit 1', async () => {
