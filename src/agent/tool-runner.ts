@@ -6,8 +6,9 @@
 import type { PermissionResult } from '../messages/control.ts';
 import type { ToolProgressMessage, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
+import { toolUseError as wrapToolUseError } from '../messages/notices.ts';
 import { checkPermission } from '../tools/permissions.ts';
-import type { Tool, ToolContext, ToolResult } from '../tools/types.ts';
+import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
 import { fireHook } from './hooks.ts';
 import type { RunState } from './loop.ts';
@@ -30,8 +31,8 @@ export interface ToolOutcome {
 
 export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: AbortSignal, run?: RunState): Promise<ToolOutcome> {
   const tool = ctx.tools.find((t) => t.name === use.name);
-  if (!tool) return errorOutcome(use, `No such tool available: ${use.name}`);
-  if ('__invalid_input' in use.input) return errorOutcome(use, `The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`);
+  if (!tool) return errorOutcome(use, wrapToolUseError(`Error: No such tool available: ${use.name}`));
+  if ('__invalid_input' in use.input) return errorOutcome(use, wrapToolUseError(`The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`));
 
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);
@@ -136,7 +137,7 @@ async function callWithProgress(ctx: AgentContext, tool: Tool, use: ToolUseBlock
     return await tool.call(use.input, context);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { content: signal.aborted ? `${tool.name} was interrupted` : `${tool.name} failed: ${message}`, isError: true };
+    return signal.aborted ? { content: `${tool.name} was interrupted`, isError: true } : toolUseError(`${tool.name} failed: ${message}`);
   } finally {
     finished = true;
     clearTimeout(first);

@@ -11,3 +11,12 @@ export const INTERRUPTED_TOOLS = '[Request interrupted by user for tool use]';
 
 /** True for either notice. */
 export const isInterruptionNotice = (text: string): boolean => text === INTERRUPTED || text === INTERRUPTED_TOOLS;
+
+/**
+ * A tool call refused before it ran, as Claude Code words it for the model:
+ * `<tool_use_error>…</tool_use_error>`. The faces shown to people show the message without the tags.
+ */
+export const toolUseError = (message: string): string => `<tool_use_error>${message}</tool_use_error>`;
+
+/** The message inside `<tool_use_error>` tags, or the text as it is. */
+export const withoutToolUseErrorTags = (text: string): string => /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/.exec(text)?.[1] ?? text;

@@ -6,10 +6,10 @@
  * failed). TodoWrite calls become `plan` updates (full replace) instead of tool cards.
  * Subagent text stays inside its Task card (its tool calls are shown).
  */
-import { isInterruptionNotice } from '../messages/notices.ts';
+import { isInterruptionNotice, withoutToolUseErrorTags } from '../messages/notices.ts';
 import type { AgentMessage, AssistantMessage, StreamEventMessage, ToolResultBlock, UserMessage } from '../messages/types.ts';
 import type { ContentBlock, PlanEntry, SessionUpdate, ToolCallContent } from './acp-types.ts';
-import { toolDiffs, toolKind, toolLocations, toolTitle } from './tool-info.ts';
+import { fileDiff, toolDiffs, toolKind, toolLocations, toolTitle } from './tool-info.ts';
 
 const INTERRUPTED = 'Tool call did not finish: the prompt ended first';
 
@@ -134,7 +134,8 @@ export class AcpUpdateProjector {
     if (!call) return [];
     this.#open.delete(block.tool_use_id);
     const failed = block.is_error === true;
-    const content: ToolCallContent[] = [...(failed ? [] : toolDiffs(call.name, call.input, this.#cwd) ?? []), ...resultContent(block)];
+    const diffs = failed ? undefined : fileDiff(call.name, call.input, structured) ?? toolDiffs(call.name, call.input, this.#cwd);
+    const content: ToolCallContent[] = [...(diffs ?? []), ...resultContent(block)];
     return [{
       sessionUpdate: 'tool_call_update', toolCallId: block.tool_use_id, status: failed ? 'failed' : 'completed', content,
       rawOutput: structured ?? resultText(block),
@@ -165,13 +166,13 @@ function textContent(text: string): ToolCallContent {
 }
 
 function resultText(block: ToolResultBlock): string {
-  return typeof block.content === 'string' ? block.content : block.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return withoutToolUseErrorTags(typeof block.content === 'string' ? block.content : block.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
 }
 
 function resultContent(block: ToolResultBlock): ToolCallContent[] {
-  if (typeof block.content === 'string') return block.content ? [textContent(block.content)] : [];
+  if (typeof block.content === 'string') return block.content ? [textContent(withoutToolUseErrorTags(block.content))] : [];
   return block.content.map((b): ToolCallContent => {
-    const content: ContentBlock = b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image', data: b.source.data, mimeType: b.source.media_type };
+    const content: ContentBlock = b.type === 'text' ? { type: 'text', text: withoutToolUseErrorTags(b.text) } : { type: 'image', data: b.source.data, mimeType: b.source.media_type };
     return { type: 'content', content };
   });
 }

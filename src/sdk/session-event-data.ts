@@ -1,4 +1,5 @@
 /** Payload builders of the Copilot-style session events (kept apart to keep the projector short). */
+import { withoutToolUseErrorTags } from '../messages/notices.ts';
 import type { ResultMessage, SystemInitMessage, ToolResultBlock } from '../messages/types.ts';
 import type { SessionEventType } from './session-events.ts';
 
@@ -16,8 +17,9 @@ export function subagentInfo(name: string, input: Record<string, unknown>): { ag
   return { agentName, agentDisplayName: agentName, agentDescription: typeof input.description === 'string' ? input.description : '' };
 }
 
+/** A tool result's text, as people read it (a refused call's message without its `<tool_use_error>` tags). */
 export function toolResultText(block: ToolResultBlock): string {
-  return typeof block.content === 'string' ? block.content : block.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join('');
+  return withoutToolUseErrorTags(typeof block.content === 'string' ? block.content : block.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join(''));
 }
 
 /** `assistant.usage` per model, then `session.usage_info`. */

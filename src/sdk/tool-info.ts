@@ -53,6 +53,27 @@ export function toolLocations(name: string, input: Record<string, unknown>, cwd 
 }
 
 /** Diffs of file-editing calls, known before they run. */
+/**
+ * The whole-file diff of a finished Edit or Write, from its `tool_use_result` (`originalFile` and
+ * the new content): a viewer then numbers the changed lines as they are in the file. Undefined
+ * when the result does not carry the file.
+ */
+export function fileDiff(name: string, input: Record<string, unknown>, result: unknown): ToolCallContent[] | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const data = result as { filePath?: unknown; originalFile?: unknown; content?: unknown };
+  const file = str(data.filePath);
+  const before = typeof data.originalFile === 'string' ? data.originalFile : null;
+  if (!file) return undefined;
+  if (name === 'Write' && typeof data.content === 'string') return [{ type: 'diff', path: file, oldText: before, newText: data.content }];
+  const oldString = str(input.old_string);
+  if (name === 'Edit' && before !== null && oldString !== undefined && typeof input.new_string === 'string') {
+    const newString = input.new_string;
+    const after = input.replace_all === true ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
+    return [{ type: 'diff', path: file, oldText: before, newText: after }];
+  }
+  return undefined;
+}
+
 export function toolDiffs(name: string, input: Record<string, unknown>, cwd = ''): ToolCallContent[] | undefined {
   const given = str(input.file_path);
   if (!given) return undefined;

@@ -1,5 +1,6 @@
 /** The tool contract: what a tool declares and what one call gets and returns. */
 import type { ImageBlock, TextBlock } from '../messages/types.ts';
+import { toolUseError as wrapToolUseError } from '../messages/notices.ts';
 
 /** What a running tool can see and use. */
 export interface ToolContext {
@@ -40,6 +41,14 @@ export interface Tool {
   /** True for tools that edit files (auto-allowed in `acceptEdits`). */
   readonly editsFiles?: boolean;
   call(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * A call the tool refused before doing anything (bad input, missing file, not read first): the
+ * model sees the message wrapped as Claude Code wraps it, `<tool_use_error>…</tool_use_error>`.
+ */
+export function toolUseError(message: string): ToolResult {
+  return { content: wrapToolUseError(message), isError: true };
 }
 
 /** An error whose message is meant for the model as the tool result. */

@@ -10,7 +10,7 @@ import { tempDir, writeScript } from '../helpers/workspace.ts';
 test('rewind_files restores what the session changed since a user message; read_file, usage, cost, models', async () => {
   const dir = tempDir({ 'a.txt': 'original\n' });
   const script = writeScript(dir, [
-    { tool_calls: [{ name: 'Edit', input: { file_path: 'a.txt', old_string: 'original', new_string: 'changed' } }, { name: 'Write', input: { file_path: 'sub/new.txt', content: 'x' } }] },
+    { tool_calls: [{ name: 'Read', input: { file_path: 'a.txt' } }, { name: 'Edit', input: { file_path: 'a.txt', old_string: 'original', new_string: 'changed' } }, { name: 'Write', input: { file_path: 'sub/new.txt', content: 'x' } }] },
     { text: 'edited', usage: { input_tokens: 50, output_tokens: 5 } },
   ]);
   const cli = new StreamDriver(['--model', 'scripted', '--script', script, '--permission-mode', 'acceptEdits', '--no-session-persistence'], dir);

@@ -29,12 +29,14 @@ test('Read returns images as image blocks', async () => {
 
 test('Edit fails clearly when the text is missing or not unique, then replaces exactly', async () => {
   writeFileSync(path.join(dir, 'e.txt'), 'x = 1\nx = 1\n');
-  const missing = await editTool.call({ file_path: 'e.txt', old_string: 'y', new_string: 'z' }, ctx());
+  const session = ctx();
+  await readTool.call({ file_path: 'e.txt' }, session);
+  const missing = await editTool.call({ file_path: 'e.txt', old_string: 'y', new_string: 'z' }, session);
   assert.equal(missing.isError, true);
-  assert.match(String(missing.content), /was not found/);
-  const twice = await editTool.call({ file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = 2' }, ctx());
-  assert.match(String(twice.content), /occurs 2 times/);
-  const all = await editTool.call({ file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = $&2', replace_all: true }, ctx());
+  assert.equal(missing.content, '<tool_use_error>String to replace not found in file.\nString: y</tool_use_error>');
+  const twice = await editTool.call({ file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = 2' }, session);
+  assert.match(String(twice.content), /^<tool_use_error>Found 2 matches of the string to replace, but replace_all is false/);
+  const all = await editTool.call({ file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = $&2', replace_all: true }, session);
   assert.equal(all.isError, undefined);
   assert.equal(readFileSync(path.join(dir, 'e.txt'), 'utf8'), 'x = $&2\nx = $&2\n');
 });

@@ -116,10 +116,13 @@ test('Edit diff: unified and side by side; Write as a new file', async (t) => {
   const diff = edit.getByTestId('diff');
   assert.deepEqual(await diff.locator('.diff-del code').allTextContents(), ['TODO: make it pretty']);
   assert.deepEqual(await diff.locator('.diff-add code').allTextContents(), ['It is pretty now.', 'It has dark and light themes.']);
+  // The diff is of the whole file: the TODO is numbered as line 4 of notes.md, with its context above.
+  assert.equal(await diff.locator('.diff-del .ln').first().textContent(), '4');
+  assert.deepEqual((await diff.locator('.diff-ctx code').allTextContents()).map((s) => s.trim()), ['# Notes', '', 'The viewer shows a session.']);
   await page.screenshot({ path: screenshotPath('diff-unified.png') });
   await page.getByTestId('diff-mode').click();
   await edit.locator('.diff-split').waitFor();
-  assert.equal(await edit.locator('.diff-row').count(), 2, 'one deleted line paired with the first added one, then the second');
+  assert.equal(await edit.locator('.diff-row').count(), 5, 'three context rows, one deleted line paired with the first added one, then the second');
   await page.screenshot({ path: screenshotPath('diff-side-by-side.png') });
   await page.getByTestId('diff-mode').click();
   await reveal('toolu_write');

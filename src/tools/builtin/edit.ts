@@ -1,8 +1,9 @@
 /** Edit: exact string replacement in a file; fails clearly when the text is missing or not unique. */
 import { readFile, writeFile } from 'node:fs/promises';
 import { optionalBoolean, requireString, resolvePath } from '../input.ts';
-import type { Tool, ToolResult } from '../types.ts';
-import { ToolInputError } from '../types.ts';
+import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
+import { recordRead, writeRefusal } from '../read-state.ts';
+import { structuredPatchOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 
 export const editTool: Tool = {
@@ -27,20 +28,23 @@ export const editTool: Tool = {
     const newString = input.new_string;
     if (typeof newString !== 'string') throw new ToolInputError('The required parameter `new_string` is missing or not a string');
     const replaceAll = optionalBoolean(input, 'replace_all') ?? false;
-    if (oldString === newString) return { content: 'old_string and new_string are the same; nothing to change', isError: true };
+    if (oldString === newString) return toolUseError('No changes to make: old_string and new_string are exactly the same.');
     const before = await readFile(file, 'utf8').catch(() => null);
-    if (before === null) return { content: `File does not exist: ${file}`, isError: true };
+    if (before === null) return toolUseError(`File does not exist: ${file}`);
+    const refusal = await writeRefusal(context.state, file);
+    if (refusal) return toolUseError(refusal);
     const count = before.split(oldString).length - 1;
-    if (count === 0) return { content: `old_string was not found in ${file}. It must match exactly, including whitespace.`, isError: true };
+    if (count === 0) return toolUseError(`String to replace not found in file.\nString: ${oldString}`);
     if (count > 1 && !replaceAll) {
-      return { content: `old_string occurs ${count} times in ${file}. Give more surrounding context to make it unique, or set replace_all to true.`, isError: true };
+      return toolUseError(`Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${oldString}`);
     }
     const after = replaceAll ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
     recordCheckpoint(context.state, file, before);
     await writeFile(file, after, { signal: context.signal });
+    await recordRead(context.state, file);
     return {
-      content: `The file ${file} has been updated (${replaceAll ? count : 1} replacement${replaceAll && count > 1 ? 's' : ''}).`,
-      data: { filePath: file, oldString, newString, replaceAll, originalFile: before },
+      content: `The file ${file} has been updated${replaceAll && count > 1 ? ` (${count} replacements)` : ''}.`,
+      data: { filePath: file, oldString, newString, originalFile: before, structuredPatch: await structuredPatchOf(file, before, after), userModified: false, replaceAll },
     };
   },
 };

@@ -2,7 +2,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { optionalNumber, requireString, resolvePath } from '../input.ts';
-import type { Tool, ToolResult } from '../types.ts';
+import { toolUseError, type Tool, type ToolResult } from '../types.ts';
+import { recordRead } from '../read-state.ts';
 import { kindOf, NotReadableError, readRegularFile } from '../regular-file.ts';
 import type { ImageMediaType } from '../../messages/types.ts';
 
@@ -31,13 +32,15 @@ export const readTool: Tool = {
     const offset = optionalNumber(input, 'offset', 1) ?? 1;
     const limit = optionalNumber(input, 'limit', 1) ?? DEFAULT_LIMIT;
     const info = await stat(file).catch(() => undefined);
-    if (!info) return { content: `File does not exist: ${file}`, isError: true };
-    if (info.isDirectory()) return { content: `${file} is a directory; list it with Bash (ls) or Glob`, isError: true };
-    if (!info.isFile()) return { content: `${file} is ${kindOf(info)}; only regular files can be read`, isError: true };
+    if (!info) return toolUseError(`File does not exist: ${file}`);
+    if (info.isDirectory()) return toolUseError(`${file} is a directory; list it with Bash (ls) or Glob`);
+    if (!info.isFile()) return toolUseError(`${file} is ${kindOf(info)}; only regular files can be read`);
     try {
-      return await readAs(file, info.size, offset, limit, context.signal);
+      const result = await readAs(file, info.size, offset, limit, context.signal);
+      if (!result.isError) await recordRead(context.state, file);
+      return result;
     } catch (error) {
-      if (error instanceof NotReadableError) return { content: error.message, isError: true };
+      if (error instanceof NotReadableError) return toolUseError(error.message);
       throw error;
     }
   },
@@ -50,17 +53,17 @@ async function readAs(file: string, size: number, offset: number, limit: number,
     const data = (await readRegularFile(file, MAX_IMAGE_BYTES, signal)).toString('base64');
     return {
       content: [{ type: 'image', source: { type: 'base64', media_type: mediaType, data } }],
-      data: { type: 'image', file: { filePath: file, type: mediaType, originalSize: size } },
+      data: { type: 'image', file: { filePath: file, base64: data, type: mediaType, originalSize: size } },
     };
   }
-  if (size > MAX_TEXT_BYTES) return { content: `File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed -n, head)`, isError: true };
+  if (size > MAX_TEXT_BYTES) return toolUseError(`File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed -n, head)`);
   const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal)).toString('utf8');
-  if (text.includes('\u0000')) return { content: `${file} looks binary; it was not read`, isError: true };
+  if (text.includes('\u0000')) return toolUseError(`${file} looks binary; it was not read`);
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   const slice = lines.slice(offset - 1, offset - 1 + limit);
   if (slice.length === 0) {
-    return { content: lines.length === 0 ? `${file} is empty` : `${file} has ${lines.length} lines; offset ${offset} is past the end`, data: { type: 'text', file: { filePath: file, numLines: 0, totalLines: lines.length } } };
+    return { content: lines.length === 0 ? `${file} is empty` : `${file} has ${lines.length} lines; offset ${offset} is past the end`, data: { type: 'text', file: { filePath: file, content: '', numLines: 0, startLine: offset, totalLines: lines.length } } };
   }
   const numbered = slice.map((line, i) => {
     const cut = line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}… [line truncated]` : line;
@@ -70,6 +73,6 @@ async function readAs(file: string, size: number, offset: number, limit: number,
   if (rest > 0) numbered.push(`\n[${rest} more lines; read on with offset ${offset + slice.length}]`);
   return {
     content: numbered.join('\n'),
-    data: { type: 'text', file: { filePath: file, startLine: offset, numLines: slice.length, totalLines: lines.length } },
+    data: { type: 'text', file: { filePath: file, content: slice.join('\n'), numLines: slice.length, startLine: offset, totalLines: lines.length } },
   };
 }

@@ -2,8 +2,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { requireString, resolvePath } from '../input.ts';
-import type { Tool, ToolResult } from '../types.ts';
-import { ToolInputError } from '../types.ts';
+import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
+import { recordRead, writeRefusal } from '../read-state.ts';
+import { structuredPatchOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 
 export const writeTool: Tool = {
@@ -25,13 +26,17 @@ export const writeTool: Tool = {
     const content = input.content;
     if (typeof content !== 'string') throw new ToolInputError('The required parameter `content` is missing or not a string');
     const before = await readFile(file, 'utf8').catch(() => null);
+    const refusal = before === null ? undefined : await writeRefusal(context.state, file);
+    if (refusal) return toolUseError(refusal);
     recordCheckpoint(context.state, file, before);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, content, { signal: context.signal });
-    const kind = before === null ? 'create' : 'update';
-    return {
-      content: before === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`,
-      data: { type: kind, filePath: file, content, originalFile: before },
-    };
+    await recordRead(context.state, file);
+    return before === null
+      ? { content: `File created successfully at: ${file}`, data: { type: 'create', filePath: file, content, structuredPatch: [], originalFile: null } }
+      : {
+        content: `The file ${file} has been updated.`,
+        data: { type: 'update', filePath: file, content, structuredPatch: await structuredPatchOf(file, before, content), originalFile: before },
+      };
   },
 };

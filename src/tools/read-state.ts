@@ -1,0 +1,38 @@
+/**
+ * Which files the model has read in this session, and when (Claude Code's read-before-write
+ * rule): Edit, and Write over an existing file, are refused for a file the model has not read,
+ * or that changed on disk since it was read. Kept in the session's tool state.
+ */
+import { realpath, stat } from 'node:fs/promises';
+
+const KEY = 'fileReads';
+
+/** Claude Code's words, so clients and models that know them recognise them. */
+export const NOT_READ = 'File has not been read yet. Read it first before writing to it.';
+export const CHANGED_SINCE_READ = 'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.';
+
+function reads(state: Map<string, unknown>): Map<string, number> {
+  let map = state.get(KEY) as Map<string, number> | undefined;
+  if (!map) state.set(KEY, (map = new Map()));
+  return map;
+}
+
+/** The file's real path (symlinks resolved) when it exists, else the path as given. */
+async function keyOf(file: string): Promise<string> {
+  return realpath(file).catch(() => file);
+}
+
+/** Notes that the model has seen `file` as it is now (after a Read, or after its own write). */
+export async function recordRead(state: Map<string, unknown>, file: string): Promise<void> {
+  const info = await stat(file).catch(() => undefined);
+  if (info) reads(state).set(await keyOf(file), info.mtimeMs);
+}
+
+/** Why the model may not change `file` now, or undefined when it may (a file that does not exist may be created). */
+export async function writeRefusal(state: Map<string, unknown>, file: string): Promise<string | undefined> {
+  const info = await stat(file).catch(() => undefined);
+  if (!info) return undefined;
+  const seen = reads(state).get(await keyOf(file));
+  if (seen === undefined) return NOT_READ;
+  return info.mtimeMs > seen ? CHANGED_SINCE_READ : undefined;
+}
