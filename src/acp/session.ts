@@ -2,6 +2,7 @@
  * One ACP session: a query() with streaming input, its prompts turned into session/update
  * notifications through the ACP projection, permission questions sent to the client.
  */
+import { promptMessage } from '../messages/user.ts';
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 import type { AgentMessage, PermissionMode, ResultMessage } from '../messages/types.ts';
 import type { PermissionResult } from '../messages/control.ts';
@@ -62,7 +63,7 @@ export class AcpSession {
       if (!content.length) throw new Error('the prompt has no text, image or resource content');
       this.log.push({ prompt: blocks });
       this.title ??= titleOf(content);
-      await this.#input.push({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.id });
+      await this.#input.push(promptMessage(content, this.id));
       for (;;) {
         const next = await this.#iterator.next();
         if (next.done) throw new Error('the session ended before the prompt finished');

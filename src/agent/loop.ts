@@ -3,6 +3,7 @@
  * tool_result messages) → again, until the model ends its turn, a limit is hit, the run is
  * interrupted or something fails. It never throws: every ending is a `LoopOutcome`.
  */
+import { userMessage } from '../messages/user.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { modelRequest } from './request.ts';
 import { watchStalls } from './stall-watch.ts';
@@ -64,10 +65,7 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
   /** Emits a user message the run added (each one is a turn). */
   const emitUser = async (content: UserContentBlock[], extra: { tool_use_result?: unknown; isSynthetic?: true } = {}) => {
     userMessages++;
-    await ctx.emit({
-      type: 'user', message: { role: 'user', content }, parent_tool_use_id: ctx.parentToolUseId,
-      session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(), ...extra,
-    });
+    await ctx.emit(userMessage(content, ctx.sessionId, ctx.parentToolUseId, extra));
   };
   const stopInterrupted = async (text: string, reason: TerminalReason, streamed: AssistantContentBlock[] = []) => {
     closeInterrupted(history, text, streamed);

@@ -5,8 +5,9 @@
  * is wrong (a synthetic user message with ajv's errors) and goes again, up to a limit; then the
  * prompt ends with `error_max_structured_output_retries`. ajv is loaded only when a schema is set.
  */
+import { userMessage } from '../messages/user.ts';
 import type { MessageParam } from '../messages/types.ts';
-import { newUuid } from '../messages/ids.ts';
+import { compileJsonSchema, type AjvValidate } from '../tools/schema.ts';
 import type { AgentContext } from './context.ts';
 import { runAgentLoop, type LoopOutcome, type RunState } from './loop.ts';
 
@@ -21,11 +22,9 @@ const compiled = new WeakMap<object, SchemaCheck>();
 export async function compileSchema(schema: Record<string, unknown>): Promise<SchemaCheck> {
   const cached = compiled.get(schema);
   if (cached) return cached;
-  const { Ajv } = await import('ajv');
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  let validate: ReturnType<typeof ajv.compile>;
+  let validate: AjvValidate;
   try {
-    validate = ajv.compile(schema);
+    validate = await compileJsonSchema(schema);
   } catch (error) {
     throw new Error(`invalid JSON schema: ${(error as Error).message}`);
   }
@@ -77,9 +76,6 @@ export async function runWithSchema(
     }
     const text = `Your final answer does not match the required JSON schema:\n${problem}\nReply again with only a JSON value that is valid against the schema.`;
     history.push({ role: 'user', content: [{ type: 'text', text }] });
-    await ctx.emit({
-      type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, parent_tool_use_id: ctx.parentToolUseId,
-      session_id: ctx.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(), isSynthetic: true,
-    });
+    await ctx.emit(userMessage([{ type: 'text', text }], ctx.sessionId, ctx.parentToolUseId, { isSynthetic: true }));
   }
 }

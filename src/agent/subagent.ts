@@ -4,8 +4,8 @@
  * tool state, hooks, permissions, usage tracker and abort signal, so its usage and cost land in
  * the parent's result and an interrupt stops it too. Subagents may nest, to a bounded depth.
  */
+import { userMessage } from '../messages/user.ts';
 import { randomUUID } from 'node:crypto';
-import { newUuid } from '../messages/ids.ts';
 import type { ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
 import { fireHook } from './hooks.ts';
@@ -51,10 +51,7 @@ export async function runSubagent(
 
   const start = await fireHook(child, 'SubagentStart', { agent_id: agentId, agent_type: type }, { signal: run.signal, matchValue: type });
   const text = [prompt, ...start.additionalContext].join('\n\n');
-  await child.emit({
-    type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, parent_tool_use_id: toolUseId,
-    session_id: child.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(),
-  });
+  await child.emit(userMessage([{ type: 'text', text }], child.sessionId, toolUseId));
   const before = { input: run.usage.usage.input_tokens, output: run.usage.usage.output_tokens, cost: run.usage.totalCostUsd };
   const started = Date.now();
   // The subagent can be stopped alone (`stop_task` with the Task call's id) or with the whole prompt.

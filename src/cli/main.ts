@@ -3,6 +3,7 @@
  * Exit code 1 when the last result is an error or the flags are wrong; 0 otherwise
  * (also when the reader of stdout went away).
  */
+import { promptMessage } from '../messages/user.ts';
 import { killAllGroups } from '../process/run.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
@@ -102,7 +103,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
 
   const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, { maxTurns: options.maxTurns, maxBudgetUsd: options.maxBudgetUsd });
   const output = pipeOutput(queue, format, writer);
-  const promptLine: ParsedLine = { ok: true, message: { type: 'user', message: { role: 'user', content: prompt! }, parent_tool_use_id: null, session_id: '' } };
+  const promptLine: ParsedLine = { ok: true, message: promptMessage(prompt!) };
   await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync([promptLine]));
   await session.close();
   queue.done();

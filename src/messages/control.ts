@@ -38,13 +38,13 @@ export type InputMessage = InputUserMessage | ControlRequest | ControlResponse |
 /** Any non-conversation line agentpipe writes on its output. */
 export type ControlOutput = ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive;
 
-/** Hook callback registration sent in `initialize`. */
-export interface HookCallbackMatcher { matcher?: string; hookCallbackIds: string[]; timeout?: number }
+/** One hook matcher of the `initialize` request: the client runs the callbacks (the SDK's `SDKHookCallbackMatcher`). */
+export interface SDKHookCallbackMatcher { matcher?: string; hookCallbackIds: string[]; timeout?: number }
 
 /** The `initialize` request of the official SDK. */
 export interface InitializeRequest {
   subtype: 'initialize';
-  hooks?: Record<string, HookCallbackMatcher[]>;
+  hooks?: Record<string, SDKHookCallbackMatcher[]>;
   sdkMcpServers?: string[];
   jsonSchema?: Record<string, unknown>;
   systemPrompt?: string[] | string;

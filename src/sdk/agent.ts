@@ -3,6 +3,7 @@
  * folder, with `content` (ACP SessionUpdates), `event` (Copilot-style session events),
  * `lifecycle`, `stdout` and `stderr` events, all projected from one query() stream.
  */
+import { promptMessage } from '../messages/user.ts';
 import { EventEmitter } from 'node:events';
 import type { AgentMessage, ResultMessage } from '../messages/types.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
@@ -69,7 +70,7 @@ export class Agent extends EventEmitter {
     this.#emitLifecycle('run_start');
     this.#events.userPrompt(prompt);
     const resultArrived = new Promise<ResultMessage | undefined>((resolve) => (this.#waiting = resolve));
-    await this.#input!.push({ type: 'user', message: { role: 'user', content: prompt }, parent_tool_use_id: null, session_id: this.#sessionId });
+    await this.#input!.push(promptMessage(prompt, this.#sessionId));
     let timedOut = false;
     const timer = timeoutMs ? setTimeout(() => ((timedOut = true), void q.interrupt().catch(() => {})), timeoutMs) : undefined;
     const result = await resultArrived;

@@ -2,13 +2,14 @@
  * Turns a `query()` prompt (a string or an async iterable of user messages) into input
  * messages, and counts what was sent so the input can end once every prompt has its result.
  */
+import { promptMessage } from '../messages/user.ts';
 import type { InputUserMessage } from '../messages/control.ts';
 import type { PromptMessage } from './types.ts';
 
 /** The user messages of a prompt, validated. */
 export async function* promptMessages(prompt: string | AsyncIterable<PromptMessage>): AsyncGenerator<InputUserMessage> {
   if (typeof prompt === 'string') {
-    yield { type: 'user', message: { role: 'user', content: prompt }, parent_tool_use_id: null, session_id: '' };
+    yield promptMessage(prompt);
     return;
   }
   for await (const item of prompt) {

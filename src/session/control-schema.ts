@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { issuesOf } from '../messages/issues.ts';
-import type { HookCallbackMatcher } from '../messages/control.ts';
+import type { SDKHookCallbackMatcher } from '../messages/control.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
 import { parseMcpServers } from '../tools/mcp/config-schema.ts';
 
@@ -23,7 +23,7 @@ const HookCallbackMatcherSchema = z.object({
   matcher: z.string().optional(),
   hookCallbackIds: z.array(z.string()),
   timeout: z.number().positive().optional(),
-}) satisfies z.ZodType<HookCallbackMatcher>;
+}) satisfies z.ZodType<SDKHookCallbackMatcher>;
 
 export const InitializeRequestSchema = z.looseObject({
   subtype: z.literal('initialize'),

@@ -53,7 +53,14 @@ function pathText(path: ReadonlyArray<PropertyKey | { key: PropertyKey }> | unde
   return `${path.map((p) => String(typeof p === 'object' ? p.key : p)).join('.')}: `;
 }
 
-type AjvValidate = ((data: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> | null };
+/** One compiled JSON Schema: ajv's validate function, with the errors of the last call. */
+export type AjvValidate = ((data: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }> | null };
+
+/** Compiles a JSON Schema with ajv (loaded on first use; the one place ajv is imported). Throws for an invalid schema. */
+export async function compileJsonSchema(schema: object): Promise<AjvValidate> {
+  const { Ajv } = await import('ajv');
+  return new Ajv({ allErrors: true, strict: false }).compile(schema);
+}
 
 function fromJsonSchema(json: Record<string, unknown>): ParameterSchema {
   const { $schema: _, ...schema } = json;
@@ -61,10 +68,7 @@ function fromJsonSchema(json: Record<string, unknown>): ParameterSchema {
   return {
     json: schema,
     async validate(input) {
-      compiled ??= import('ajv').then((mod) => {
-        const Ajv = ((mod.default as unknown as { default?: unknown }).default ?? mod.default) as new (o: object) => { compile(s: object): AjvValidate };
-        return new Ajv({ allErrors: true, strict: false }).compile(schema);
-      });
+      compiled ??= compileJsonSchema(schema);
       const check = await compiled;
       if (check(input)) return { ok: true, value: input };
       return { ok: false, error: (check.errors ?? []).map((e) => `${e.instancePath ? `${e.instancePath.slice(1).replaceAll('/', '.')}: ` : ''}${e.message ?? 'invalid'}`).join('; ') };

@@ -48,7 +48,14 @@ export function mcpToolName(server: string, tool: string): string {
   return `mcp__${normalizeMcpName(server)}__${normalizeMcpName(tool)}`;
 }
 
-/** Milliseconds from an environment variable, or the default. */
-export function envMs(name: string, fallback: number): number {
-  return envNumber(name, fallback);
-}
+/**
+ * The time limits of MCP requests, in one place. MCP_TIMEOUT: connecting a server (30 s).
+ * MCP_TOOL_TIMEOUT: one tool call, from the model or `mcp_call` (Claude Code's default of
+ * 100,000,000 ms: no practical limit, interrupt stops a call), and one resources request, which
+ * keeps the MCP SDK's own 60 s request timeout unless MCP_TOOL_TIMEOUT is set.
+ */
+export const mcpTimeouts = {
+  connectMs: (): number => envNumber('MCP_TIMEOUT', 30_000),
+  toolCallMs: (): number => envNumber('MCP_TOOL_TIMEOUT', 100_000_000),
+  resourceMs: (): number => envNumber('MCP_TOOL_TIMEOUT', 60_000),
+};

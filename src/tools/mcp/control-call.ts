@@ -5,7 +5,7 @@
  * (a tool error is `isError: true` in it); a call that cannot be made is an error response.
  */
 import type { McpConnection } from './connection.ts';
-import { envMs, mcpToolName } from './config.ts';
+import { mcpTimeouts, mcpToolName } from './config.ts';
 import type { McpManager } from './manager.ts';
 
 type Request = { subtype: string; [key: string]: unknown };
@@ -16,7 +16,7 @@ export async function callByControl(manager: McpManager, request: Request, signa
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('mcp_call: arguments must be an object');
   await manager.ready(); // a server still connecting is waited for
   const { connection, tool } = target(manager, request);
-  const result = await connection.callTool(tool, args as Record<string, unknown>, signal, envMs('MCP_TOOL_TIMEOUT', 120_000));
+  const result = await connection.callTool(tool, args as Record<string, unknown>, signal, mcpTimeouts.toolCallMs());
   return result as Record<string, unknown>;
 }
 

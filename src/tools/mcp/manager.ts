@@ -7,7 +7,7 @@
 import type { McpServerStatusMessage } from '../../messages/types.ts';
 import { newUuid } from '../../messages/ids.ts';
 import type { Tool } from '../types.ts';
-import { envMs, type McpServerConfig } from './config.ts';
+import { mcpTimeouts, type McpServerConfig } from './config.ts';
 import { McpConnection, type McpSource } from './connection.ts';
 import type { McpMessageSender } from './control-transport.ts';
 import { mcpTool, type McpTool } from './tool.ts';
@@ -19,9 +19,6 @@ export interface McpManagerOptions {
   emit(message: McpServerStatusMessage): Promise<void> | void;
 }
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-/** Claude Code's default: about 28 hours, i.e. no practical limit. */
-const DEFAULT_TOOL_TIMEOUT_MS = 100_000_000;
 
 export class McpManager {
   readonly #options: McpManagerOptions;
@@ -85,7 +82,7 @@ export class McpManager {
       if (connection.status === 'disabled') continue;
       let cached = this.#tools.get(connection);
       if (!cached || cached.defs !== connection.tools) {
-        const timeout = () => envMs('MCP_TOOL_TIMEOUT', DEFAULT_TOOL_TIMEOUT_MS);
+        const timeout = () => mcpTimeouts.toolCallMs();
         cached = { defs: connection.tools, tools: connection.tools.map((def) => mcpTool(connection, def, timeout)) };
         this.#tools.set(connection, cached);
       }
@@ -201,7 +198,7 @@ export class McpManager {
   }
 
   #connectNow(connection: McpConnection): Promise<void> {
-    return connection.connect(this.#options.cwd, envMs('MCP_TIMEOUT', DEFAULT_CONNECT_TIMEOUT_MS), this.#sender);
+    return connection.connect(this.#options.cwd, mcpTimeouts.connectMs(), this.#sender);
   }
 
   #announce(connection: McpConnection): void {

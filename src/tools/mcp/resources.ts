@@ -7,15 +7,15 @@ import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ImageBlock, TextBlock } from '../../messages/types.ts';
 import { optionalString, requireString } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
-import { envMs } from './config.ts';
+import { mcpTimeouts } from './config.ts';
 import type { McpManager } from './manager.ts';
 
 export const LIST_RESOURCES_TOOL = 'ListMcpResourcesTool';
 export const READ_RESOURCE_TOOL = 'ReadMcpResourceTool';
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
-/** Time limit of one resources request (MCP_TOOL_TIMEOUT, at most 60 s by default). */
-export const resourceTimeoutMs = () => envMs('MCP_TOOL_TIMEOUT', 60_000);
+/** Time limit of one resources request. */
+export const resourceTimeoutMs = mcpTimeouts.resourceMs;
 
 /** Resources of one server or of every server that has some, each with its `server`. */
 export async function listResources(manager: McpManager, server?: string): Promise<Array<Record<string, unknown>>> {
