@@ -38,7 +38,7 @@ export async function savedSessions(cwd: string | undefined, env: NodeJS.Process
   const summaries = cwd ? await listSessions(cwd, home, log) : await listAllSessions(home, log);
   return summaries.flatMap((s) => {
     const where = cwd ?? s.cwd;
-    return where ? [{ sessionId: s.sessionId, cwd: where, title: s.firstPrompt ? oneLine(s.firstPrompt) : null, updatedAt: s.updated }] : [];
+    return where ? [{ sessionId: s.sessionId, cwd: where, title: s.title ?? (s.firstPrompt ? oneLine(s.firstPrompt) : null), updatedAt: s.updated }] : [];
   });
 }
 

@@ -6,10 +6,10 @@
  * carries no tool results, so tool_use/tool_result pairs are never split.
  */
 import { modelRequest } from './request.ts';
-import type { AssistantContentBlock, MessageParam } from '../messages/types.ts';
+import type { MessageParam } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from './context.ts';
-import { MessageAssembler } from './assembler.ts';
+import { textAnswer } from './text-answer.ts';
 import { fireHook } from './hooks.ts';
 import { mergeConsecutive } from './loop.ts';
 import type { UsageTracker } from './usage.ts';
@@ -70,17 +70,8 @@ export async function compactHistory(
 }
 
 /** One model request for the summary; its text is the summary (no assistant messages are emitted). */
-async function summarize(ctx: AgentContext, messages: MessageParam[], run: CompactRun): Promise<string> {
-  const assembler = new MessageAssembler();
-  const stream = ctx.provider.stream(modelRequest(ctx, mergeConsecutive(messages), run.signal));
-  for await (const event of stream) {
-    assembler.add(event);
-    if (event.type === 'message_stop') break;
-  }
-  const message = assembler.message;
-  if (!message) throw new Error('the model stream ended before message_start');
-  run.usage.add(message.model || ctx.model, message.usage);
-  return assembler.finished.filter((b): b is Extract<AssistantContentBlock, { type: 'text' }> => b.type === 'text').map((b) => b.text).join('');
+function summarize(ctx: AgentContext, messages: MessageParam[], run: CompactRun): Promise<string> {
+  return textAnswer(ctx, modelRequest(ctx, mergeConsecutive(messages), run.signal), run.usage);
 }
 
 /** The instructions of a `/compact [instructions]` prompt, or undefined for any other prompt. */

@@ -39,4 +39,20 @@ export class UsageTracker {
     this.totalCostUsd += cost;
     return cost;
   }
+
+  /** Adds the totals of another tracker (a finished prompt's, into the session's). */
+  merge(other: UsageTracker): void {
+    this.requests += other.requests;
+    this.totalCostUsd += other.totalCostUsd;
+    this.apiDurationMs += other.apiDurationMs;
+    for (const key of ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const) this.usage[key] += other.usage[key];
+    for (const [model, entry] of Object.entries(other.modelUsage)) {
+      const mine = this.modelUsage[model];
+      if (!mine) {
+        this.modelUsage[model] = { ...entry };
+        continue;
+      }
+      for (const key of ['inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens', 'webSearchRequests', 'costUSD'] as const) mine[key] += entry[key];
+    }
+  }
 }

@@ -43,6 +43,8 @@ export interface SystemInitMessage extends Envelope {
   effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
   /** Anthropic betas sent with the requests (`--betas`). */
   betas?: string[];
+  /** Protocol features a client may detect (Claude Code's: `interrupt_receipt_v1`, `interrupt_cancel_queued_v1`). */
+  capabilities?: string[];
 }
 
 /** One content block of the model's answer (one message per block, as the real CLI does). */

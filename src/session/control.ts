@@ -13,12 +13,17 @@ import { validateAgents } from '../agent/task-tool.ts';
 import { runningTasks } from '../agent/subagent.ts';
 import type { Session } from './session.ts';
 import { applyInitialize, mcpControlHandlers } from '../tools/mcp/control.ts';
+import { infoHandlers, UNAVAILABLE } from './control-info.ts';
 
 /** What the handlers may use of the runner. */
 export interface ControlHost {
   readonly session: Session;
   initialized: boolean;
   readonly queuedPrompts: number;
+  /** The uuids of the prompts still waiting. */
+  readonly queuedUuids: string[];
+  /** Drops a waiting prompt; false when none has that uuid. */
+  cancelQueued(uuid: string): boolean;
   emit(message: AgentMessage): Promise<void>;
   request(request: OutboundRequest, signal?: AbortSignal): Promise<Record<string, unknown>>;
 }
@@ -71,10 +76,6 @@ const handlers: Record<string, Handler> = {
     const loading = host.session.loadAgentFiles();
     return loading ? loading.then(answer) : answer();
   },
-  interrupt(host) {
-    host.session.interrupt();
-    return undefined;
-  },
   set_permission_mode(host, request) {
     const mode = request.mode as PermissionMode;
     if (!PERMISSION_MODES.includes(mode)) throw new Error(`unknown permission mode ${JSON.stringify(request.mode)}; expected one of ${PERMISSION_MODES.join(', ')}`);
@@ -101,10 +102,11 @@ const handlers: Record<string, Handler> = {
   mcp_reconnect: (host, request) => mcpControlHandlers.mcp_reconnect(host.session.mcp, request),
   mcp_toggle: (host, request) => mcpControlHandlers.mcp_toggle(host.session.mcp, request),
   mcp_set_servers: (host, request) => mcpControlHandlers.mcp_set_servers(host.session.mcp, request, (r, signal) => host.request(r, signal)),
+  mcp_message: (host, request) => mcpControlHandlers.mcp_message(host.session.mcp, request),
   mcp_read_resource: (host, request) => mcpControlHandlers.mcp_read_resource(host.session.mcp, request),
   mcp_call: (host, request, signal) => mcpControlHandlers.mcp_call(host.session.mcp, request, signal),
   get_session_cost(host) {
-    return { total_cost_usd: host.session.totals.totalCostUsd };
+    return { total_cost_usd: host.session.stats.usage.totalCostUsd };
   },
   list_models(host) {
     return { models: modelList(host.session.ctx.model) };
@@ -150,8 +152,11 @@ const handlers: Record<string, Handler> = {
 
 /** Answers one inbound control request; `signal` aborts when the client cancels it. */
 export async function handleControlRequest(host: ControlHost, request: Request, signal: AbortSignal = new AbortController().signal): Promise<Record<string, unknown> | undefined> {
-  const handler = Object.hasOwn(handlers, request.subtype) ? handlers[request.subtype] : undefined;
-  if (!handler) throw new Error(`Unsupported control request subtype: ${request.subtype}`);
+  const handler = Object.hasOwn(handlers, request.subtype) ? handlers[request.subtype] : Object.hasOwn(infoHandlers, request.subtype) ? infoHandlers[request.subtype] : undefined;
+  if (!handler) {
+    if (Object.hasOwn(UNAVAILABLE, request.subtype)) throw new Error(`${request.subtype} is not available in agentpipe: ${UNAVAILABLE[request.subtype]}`);
+    throw new Error(`Unsupported control request subtype: ${request.subtype}`);
+  }
   return handler(host, request, signal);
 }
 

@@ -16,6 +16,8 @@ export interface SessionSummary {
   turns: number;
   costUsd: number;
   firstPrompt: string;
+  /** The title a client gave it (`rename_session`), when one did. */
+  title?: string;
   /** The session's working folder (from its system/init line), when recorded. */
   cwd?: string;
 }
@@ -49,6 +51,7 @@ async function summarize(files: Array<{ file: string; mtimeMs: number }>, log: (
     const prompt = lines.find((l) => l.type === 'user' && l.agentpipe_prompt);
     const results = lines.filter((l) => l.type === 'result');
     const init = lines.find((l) => l.type === 'system' && l.subtype === 'init');
+    const title = lines.findLast((l) => l.type === 'custom-title');
     summaries.push({
       sessionId: lines.find((l) => typeof l.session_id === 'string')?.session_id ?? path.basename(file, '.jsonl'),
       file,
@@ -58,6 +61,7 @@ async function summarize(files: Array<{ file: string; mtimeMs: number }>, log: (
       costUsd: results.reduce((sum, r) => sum + (typeof r.total_cost_usd === 'number' ? r.total_cost_usd : 0), 0),
       firstPrompt: prompt?.type === 'user' ? textOf(prompt.message.content) : '',
       cwd: init?.type === 'system' ? init.cwd : undefined,
+      ...(title?.type === 'custom-title' ? { title: title.customTitle } : {}),
     });
   }
   return summaries;

@@ -255,6 +255,19 @@ export class SessionRunner implements ControlHost {
     this.#wake?.();
   }
 
+  /** The uuids of the prompts still waiting (an interrupt's receipt). */
+  get queuedUuids(): string[] {
+    return this.#prompts.flatMap((p) => (p.uuid ? [p.uuid] : []));
+  }
+
+  /** Drops the queued prompt with this uuid; false when none waits (`cancel_async_message`). */
+  cancelQueued(uuid: string): boolean {
+    const at = this.#prompts.findIndex((p) => p.uuid === uuid);
+    if (at < 0) return false;
+    this.#prompts.splice(at, 1);
+    return true;
+  }
+
   /** Number of prompts waiting behind the running one. */
   get queuedPrompts(): number {
     return this.#prompts.length;

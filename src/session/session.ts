@@ -2,6 +2,8 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
+import { SessionStats } from './session-stats.ts';
+import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
 import type { AgentMessage, MessageParam, PermissionDenial, ResultMessage, SystemInitMessage, UserContentBlock } from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
@@ -22,10 +24,10 @@ import { UsageTracker } from '../agent/usage.ts';
 import { builtinTools } from '../tools/builtin/index.ts';
 import { McpManager } from '../tools/mcp/manager.ts';
 import { beginCheckpoint } from '../tools/checkpoints.ts';
-import { isWholeToolRule, parseRules } from '../tools/permissions.ts';
+import { formatRule, isWholeToolRule, parseRules, type PermissionRule } from '../tools/permissions.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ModelProvider } from '../model/types.ts';
-import { VERSION } from '../version.ts';
+import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import type { Transcript } from './transcript.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
@@ -33,14 +35,25 @@ import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
 import { runWithSchema, schemaInstruction, type StructuredOutcome } from '../agent/structured-output.ts';
 
 /** Claude Code version we are wire-compatible with (reported in `system/init`). */
-const COMPAT_CLAUDE_CODE_VERSION = '2.1.197';
 
 export class Session {
   readonly id: string;
   readonly ctx: AgentContext;
   readonly history: MessageParam[] = [];
-  /** Totals over the whole session (`get_session_cost`). */
-  readonly totals = new UsageTracker();
+  /** Totals over the whole session (`get_session_cost`, `get_usage`). */
+  readonly stats = new SessionStats();
+  /** The title the client gave (`rename_session`). */
+  title?: string;
+  /** The settings layers the session was started with (`get_settings`). */
+  readonly settingsLayers: SettingsLayer[];
+  /** Every permission rule with where it came from (`list_permission_rules`). */
+  ruleEntries: Array<{ behavior: 'allow' | 'deny'; source: SettingsLayerSource | 'cliArg'; rule: string }> = [];
+  /** The working folder the session started in. */
+  readonly originalCwd: string;
+  /** The settings files the session reads (`--setting-sources`). */
+  readonly settingSources: readonly SettingSource[];
+  /** `allowedTools` / `disallowedTools`. */
+  readonly #cliRules: { allow: string[]; deny: string[] };
   /** The model the session started with (`set_model` with no model returns to it). */
   readonly defaultModel: string;
   /** The MCP servers of the session (their tools join `ctx.tools` at each prompt). */
@@ -74,7 +87,11 @@ export class Session {
     this.defaultModel = model;
     const cwd = options.cwd ?? process.cwd();
     const settings = sessionSettings(options, cwd);
-    const deny = parseRules([...(options.disallowedTools ?? []), ...settings.flatMap((s) => s.permissions.deny)]);
+    this.settingsLayers = settings;
+    this.originalCwd = cwd;
+    this.settingSources = options.settingSources ?? [];
+    this.#cliRules = { allow: options.allowedTools ?? [], deny: options.disallowedTools ?? [] };
+    const { allow, deny } = this.#rules();
     const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
     let tools: Tool[] = [...builtinTools(), ...(options.extraTools ?? [])];
     if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
@@ -99,7 +116,7 @@ export class Session {
       debug: debugLogger(options, cwd),
       warn: (line) => log(`agentpipe: warning: ${line}`),
       permissions: {
-        mode: options.permissionMode ?? 'default', allow: parseRules([...(options.allowedTools ?? []), ...settings.flatMap((s) => s.permissions.allow)]), deny, directories,
+        mode: options.permissionMode ?? 'default', allow, deny, directories,
       },
       canUseTool: options.canUseTool,
       hooks: this.hooks,
@@ -112,6 +129,7 @@ export class Session {
         if (message.type === 'system' && message.subtype === 'model_fallback' && this.ctx.model === message.fallback_model) {
           this.#fallback = { from: this.#fallback?.from ?? message.original_model, to: message.fallback_model };
         }
+        this.stats.observe(message);
         await this.#record(message);
         await emit(message);
       },
@@ -120,7 +138,7 @@ export class Session {
     this.ctx.compaction = this.compactor;
     this.#maxStructuredRetries = options.maxStructuredOutputRetries;
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
-    for (const { hooks } of settings) this.hooks.addSettings(hooks);
+    for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
     if (options.agent) this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
     // Task with the general-purpose agent is always there, as in Claude Code (unless denied or left out of `tools`).
@@ -166,6 +184,7 @@ export class Session {
       model: ctx.model, permissionMode: ctx.permissions.mode, slash_commands: [], apiKeySource: ctx.provider.apiKeySource,
       claude_code_version: COMPAT_CLAUDE_CODE_VERSION, agentpipe_version: VERSION, output_style: 'default', agents: Object.keys(this.agents), skills: [], plugins: [],
       ...(ctx.effort ? { effort: ctx.effort } : {}), ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
+      capabilities: ['interrupt_receipt_v1', 'interrupt_cancel_queued_v1'],
       uuid: newUuid(),
     };
   }
@@ -221,7 +240,7 @@ export class Session {
       this.#fallback = undefined;
     }
     const result = this.#result(outcome, usage, denials, Date.now() - started);
-    this.totals.totalCostUsd += usage.totalCostUsd;
+    this.stats.addPrompt(usage, result.duration_ms);
     this.compactor.afterPrompt(usage);
     await this.ctx.emit(result);
     return result;
@@ -237,6 +256,45 @@ export class Session {
     const hidden = this.#hideTool;
     this.#hideTool = (name) => hidden(name) || !applied.allows(name);
     this.ctx.tools = this.ctx.tools.filter((t) => applied.allows(t.name));
+  }
+
+  /** The rules of the flags and of every settings layer; fills `ruleEntries`. */
+  #rules(): { allow: PermissionRule[]; deny: PermissionRule[] } {
+    this.ruleEntries = [];
+    const out = { allow: [] as PermissionRule[], deny: [] as PermissionRule[] };
+    const sources = [{ source: 'cliArg' as const, permissions: this.#cliRules }, ...this.settingsLayers];
+    for (const { source, permissions } of sources) {
+      for (const behavior of ['allow', 'deny'] as const) {
+        for (const rule of parseRules(permissions[behavior])) {
+          out[behavior].push(rule);
+          this.ruleEntries.push({ behavior, source, rule: formatRule(rule) });
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Replaces the flag settings layer (`apply_flag_settings`): its permission rules and hooks
+   * take effect for the next tool call.
+   */
+  setFlagLayer(layer: SettingsLayer): void {
+    const at = this.settingsLayers.findIndex((l) => l.source === 'flagSettings');
+    if (at >= 0) this.settingsLayers[at] = layer;
+    else this.settingsLayers.push(layer);
+    const { allow, deny } = this.#rules();
+    this.ctx.permissions.allow = allow;
+    this.ctx.permissions.deny = deny;
+    this.hooks.removeSource('flagSettings');
+    this.hooks.addSettings(layer.hooks, 'flagSettings');
+  }
+
+  /** Adds a folder the model may work in (`register_repo_root`, as `--add-dir`). */
+  addDirectory(dir: string): void {
+    const directories = (this.ctx.permissions.directories ??= []);
+    if (directories.includes(dir)) return;
+    directories.push(dir);
+    this.ctx.system = `${this.ctx.system}${this.ctx.system ? '\n\n' : ''}${workingFoldersNote([dir])}`;
   }
 
   /** The system prompt with the session's notes (extra working folders), after a client replaced it. */

@@ -27,13 +27,21 @@ export function parseSettingSources(value: string): SettingSource[] {
   return names as SettingSource[];
 }
 
-/** Every settings of the session, in order: the sources' files that exist, then `settings`. */
-export function sessionSettings(options: { settingSources?: SettingSource[]; settings?: string | Record<string, unknown> }, cwd: string): Settings[] {
-  const out: Settings[] = [];
+/** Where a layer of settings came from, named as Claude Code names it (`list_permission_rules`, `get_settings`). */
+export type SettingsLayerSource = 'userSettings' | 'projectSettings' | 'localSettings' | 'flagSettings';
+
+/** One layer of the session's settings: what it says, where from, and its file. */
+export type SettingsLayer = Settings & { source: SettingsLayerSource; file?: string };
+
+const LAYER_OF: Record<SettingSource, SettingsLayerSource> = { user: 'userSettings', project: 'projectSettings', local: 'localSettings' };
+
+/** Every settings of the session, in order: the sources' files that exist, then `settings` (the flag). */
+export function sessionSettings(options: { settingSources?: SettingSource[]; settings?: string | Record<string, unknown> }, cwd: string): SettingsLayer[] {
+  const out: SettingsLayer[] = [];
   for (const source of SETTING_SOURCES.filter((s) => options.settingSources?.includes(s))) {
     const file = settingsFile(source, cwd);
-    if (existsSync(file)) out.push(loadSettings(file, cwd, `${source} settings ${file}`));
+    if (existsSync(file)) out.push({ ...loadSettings(file, cwd, `${source} settings ${file}`), source: LAYER_OF[source], file });
   }
-  if (options.settings !== undefined) out.push(loadSettings(options.settings, cwd));
+  if (options.settings !== undefined) out.push({ ...loadSettings(options.settings, cwd), source: 'flagSettings' });
   return out;
 }

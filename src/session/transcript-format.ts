@@ -5,7 +5,8 @@
  * - the prompt of each turn: a `user` line with `agentpipe_prompt: true` (the wire never
  *   carries the prompt back; `agentpipe_command` marks a slash command such as /compact);
  * - `agentpipe_snapshot`: the model-facing history as it is from that point on (after a
- *   compaction, at the start of a fork or of a `--resume-session-at` branch).
+ *   compaction, at the start of a fork or of a `--resume-session-at` branch);
+ * - `custom-title`: the title a client gave the session (`rename_session`), as Claude Code writes it.
  */
 import { readFile } from 'node:fs/promises';
 import type { MessageParam } from '../messages/types.ts';
@@ -34,6 +35,14 @@ export interface SnapshotLine {
   from?: { session_id: string; uuid?: string };
   session_id: string;
   uuid: string;
+  timestamp: string;
+}
+
+/** A title line; the last one names the session. */
+export interface TitleLine {
+  type: 'custom-title';
+  customTitle: string;
+  session_id: string;
   timestamp: string;
 }
 

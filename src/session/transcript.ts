@@ -5,7 +5,7 @@
  */
 import type { AgentMessage, MessageParam } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
-import type { PromptLine, SnapshotLine } from './transcript-format.ts';
+import type { PromptLine, SnapshotLine, TitleLine } from './transcript-format.ts';
 import { lockTranscript } from './transcript-lock.ts';
 import { TranscriptWriter } from './transcript-writer.ts';
 
@@ -50,6 +50,12 @@ export class Transcript {
       type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.sessionId, uuid: newUuid(),
       timestamp: new Date().toISOString(), isSynthetic: true, agentpipe_context: true,
     });
+  }
+
+  /** Records the session's title (the last one wins). */
+  recordTitle(title: string): Promise<void> {
+    const line: TitleLine = { type: 'custom-title', customTitle: title, session_id: this.sessionId, timestamp: new Date().toISOString() };
+    return this.writer.append(line);
   }
 
   /** Records the whole model-facing history as it is from now on. */

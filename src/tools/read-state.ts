@@ -28,6 +28,11 @@ export async function recordRead(state: Map<string, unknown>, file: string): Pro
   if (info) reads(state).set(await keyOf(file), info.mtimeMs);
 }
 
+/** Notes that the client has shown the model `file` as it was at `mtimeMs` (`seed_read_state`). */
+export async function seedRead(state: Map<string, unknown>, file: string, mtimeMs: number): Promise<void> {
+  reads(state).set(await keyOf(file), mtimeMs);
+}
+
 /** Why the model may not change `file` now, or undefined when it may (a file that does not exist may be created). */
 export async function writeRefusal(state: Map<string, unknown>, file: string): Promise<string | undefined> {
   const info = await stat(file).catch(() => undefined);

@@ -27,7 +27,7 @@ test('interrupt() while the model streams ends the turn with aborted_streaming; 
     }
   }
 
-  assert.equal(interruptReply, undefined, 'like the real CLI, interrupt() resolves to undefined');
+  assert.deepEqual(interruptReply, { still_queued: [] }, 'like Claude Code (interrupt_receipt_v1): the receipt lists the prompts still queued');
   const conversation = messages.filter((m) => m.type !== 'stream_event');
   // As Claude Code: the text streamed before the interrupt is emitted (stop_reason null), then the notice.
   assert.deepEqual(kinds(conversation), ['system/init', 'system/status', 'assistant', 'user', 'result', 'system/init', 'system/status', 'assistant', 'result']);

@@ -43,7 +43,7 @@ test('--fork-session goes on under a new id; the old transcript stays byte for b
   assert.equal(old.turns, 2);
   assert.equal(old.firstPrompt, 'one');
   const table = await run(p, ['sessions']);
-  assert.match(table.stdout, /SESSION ID\s+STARTED \(UTC\)\s+TURNS\s+COST\s+FIRST PROMPT/);
+  assert.match(table.stdout, /SESSION ID\s+STARTED \(UTC\)\s+TURNS\s+COST\s+TITLE OR FIRST PROMPT/);
   assert.match(table.stdout, new RegExp(`${oldId}.*  2  .*one`));
 });
 

@@ -10,7 +10,13 @@ import { commandHook } from './command.ts';
 import type { HookSettings } from './settings.ts';
 import { HOOK_EVENTS, type HookCall, type HookCallbacks, type HookEvent, type HookHandler, type HookInput, type HookOutput, type HookRun, type HookRunner, type HookVerdict } from './types.ts';
 
-interface Registered { matches: (value: string | undefined) => boolean; handler: HookHandler }
+/** Where a registered hook came from, as `get_hooks_listing` names it. */
+export type HookSource = 'userSettings' | 'projectSettings' | 'localSettings' | 'flagSettings' | 'sessionHook' | 'sdkHook';
+
+/** One registered hook as `get_hooks_listing` shows it. */
+export interface HookListing { event: HookEvent; matcher: string; source: HookSource; type: 'command' | 'callback'; text: string; timeoutMs: number }
+
+interface Registered { matches: (value: string | undefined) => boolean; handler: HookHandler; matcher: string; source: HookSource; type: HookListing['type'] }
 
 /** Events whose plain stdout (exit 0, not JSON) becomes context for the model, as in Claude Code. */
 const CONTEXT_FROM_STDOUT = new Set<HookEvent>(['UserPromptSubmit', 'SessionStart']);
@@ -18,20 +24,30 @@ const CONTEXT_FROM_STDOUT = new Set<HookEvent>(['UserPromptSubmit', 'SessionStar
 export class HookDispatcher implements HookRunner {
   readonly #hooks = new Map<HookEvent, Registered[]>();
 
-  add(event: HookEvent, matcher: string | undefined, handler: HookHandler): void {
+  add(event: HookEvent, matcher: string | undefined, handler: HookHandler, source: HookSource = 'sessionHook', type: HookListing['type'] = 'callback'): void {
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
     const list = this.#hooks.get(event) ?? [];
-    list.push({ matches: matcherOf(event, matcher), handler });
+    list.push({ matches: matcherOf(event, matcher), handler, matcher: matcher ?? '', source, type });
     this.#hooks.set(event, list);
   }
 
-  /** Command hooks of a settings file. */
-  addSettings(settings: HookSettings): void {
+  /** Command hooks of a settings file (`source`: which layer, for the listing). */
+  addSettings(settings: HookSettings, source: HookSource = 'flagSettings'): void {
     for (const [event, matchers] of Object.entries(settings) as Array<[HookEvent, NonNullable<HookSettings[HookEvent]>]>) {
       for (const { matcher, hooks } of matchers) {
-        for (const hook of hooks) this.add(event, matcher, commandHook(hook.command, (hook.timeout ?? 60) * 1000));
+        for (const hook of hooks) this.add(event, matcher, commandHook(hook.command, (hook.timeout ?? 60) * 1000), source, 'command');
       }
     }
+  }
+
+  /** Drops every hook from `source` (a settings layer being replaced). */
+  removeSource(source: HookSource): void {
+    for (const [event, list] of this.#hooks) this.#hooks.set(event, list.filter((h) => h.source !== source));
+  }
+
+  /** Every registered hook, events in `HOOK_EVENTS` order (`get_hooks_listing`). */
+  listing(): HookListing[] {
+    return HOOK_EVENTS.flatMap((event) => (this.#hooks.get(event) ?? []).map((h) => ({ event, matcher: h.matcher, source: h.source, type: h.type, text: h.handler.label, timeoutMs: h.handler.timeoutMs })));
   }
 
   /** Library callbacks (`SessionOptions.hooks`). */
@@ -48,7 +64,7 @@ export class HookDispatcher implements HookRunner {
     for (const [event, matchers] of Object.entries(hooks)) {
       if (!(HOOK_EVENTS as readonly string[]).includes(event)) continue; // events agentpipe never fires
       for (const { matcher, hookCallbackIds, timeout } of matchers ?? []) {
-        for (const id of hookCallbackIds ?? []) this.add(event as HookEvent, matcher, clientHook(id, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS, request));
+        for (const id of hookCallbackIds ?? []) this.add(event as HookEvent, matcher, clientHook(id, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS, request), 'sdkHook');
       }
     }
   }

@@ -14,7 +14,12 @@ export interface CommandHookConfig { type: 'command'; command: string; /** Secon
 export type HookSettings = Partial<Record<HookEvent, Array<{ matcher?: string; hooks: CommandHookConfig[] }>>>;
 
 /** What agentpipe uses of a settings file: its hooks and its permission rules. */
-export interface Settings { hooks: HookSettings; permissions: { allow: string[]; deny: string[] } }
+export interface Settings {
+  hooks: HookSettings;
+  permissions: { allow: string[]; deny: string[] };
+  /** The whole object as written (`get_settings` shows it). */
+  raw: Record<string, unknown>;
+}
 
 /** Reads `--settings` (a file path or a JSON object string) and validates its hooks. */
 export function loadHookSettings(value: string | Record<string, unknown>, cwd: string): HookSettings {
@@ -36,7 +41,7 @@ export function loadSettings(value: string | Record<string, unknown>, cwd: strin
     }
   }
   if (!isObject(settings)) throw new Error(`${label}: expected a JSON object`);
-  return { hooks: validateHooks(settings.hooks, label), permissions: validatePermissions(settings.permissions, label) };
+  return { hooks: validateHooks(settings.hooks, label), permissions: validatePermissions(settings.permissions, label), raw: settings };
 }
 
 function readSettingsFile(file: string, label: string): string {

@@ -7,7 +7,8 @@ import type { CallToolResult, ReadResourceResult, Resource, Tool as McpToolDef }
 import type { McpServerInfo } from '../../messages/types.ts';
 import { VERSION } from '../../version.ts';
 import type { McpServerConfig } from './config.ts';
-import type { McpMessageSender } from './control-transport.ts';
+import { ControlChannelTransport, type McpMessageSender } from './control-transport.ts';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { openTransport, type OpenedTransport } from './transports.ts';
 
 export type McpStatus = McpServerInfo['status'];
@@ -72,6 +73,13 @@ export class McpConnection {
     }
   }
 
+  /** Delivers a message an in-process (sdk) server sent on its own, over the control channel. */
+  receive(message: JSONRPCMessage): void {
+    const transport = this.#opened?.transport;
+    if (!(transport instanceof ControlChannelTransport)) throw new Error(`MCP server "${this.name}" is not an in-process (sdk) server, or is not connected`);
+    transport.receive(message);
+  }
+
   async #open(cwd: string, timeoutMs: number, sender: McpMessageSender | undefined, generation: number): Promise<void> {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const opened = await openTransport(this.name, this.config, cwd, sender);
@@ -82,7 +90,7 @@ export class McpConnection {
     const client = new Client({ name: 'agentpipe', version: VERSION }, {
       capabilities: {},
       listChanged: {
-        tools: { onChanged: (error, tools) => {
+        tools: { debounceMs: 0, onChanged: (error, tools) => {
           if (!error && tools && this.#client === client) this.tools = tools;
         } },
         resources: { autoRefresh: false, debounceMs: 0, onChanged: () => {

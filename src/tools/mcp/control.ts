@@ -43,6 +43,14 @@ export const mcpControlHandlers = {
   },
   /** `{tool: "mcp__server__tool", arguments?}` (or `serverName` + the server's own tool name) → the MCP CallToolResult. */
   mcp_call: (manager: McpManager, request: Request, signal?: AbortSignal) => callByControl(manager, request, signal),
+  /** A message an in-process server sends on its own (e.g. `notifications/tools/list_changed`); acknowledged with `{}`. */
+  async mcp_message(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
+    const { JSONRPCMessageSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const parsed = JSONRPCMessageSchema.safeParse(request.message);
+    if (!parsed.success) throw new Error('mcp_message: message is not a JSON-RPC 2.0 message');
+    manager.server(request.server_name).receive(parsed.data);
+    return {};
+  },
   async mcp_reconnect(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
     await manager.reconnect(nameOf(request));
     return {};
