@@ -35,7 +35,7 @@ export interface CliFlags {
 }
 
 /** Flags the official SDK may pass that have no effect yet: accepted with a warning. */
-export const NOT_YET_SUPPORTED = ['pluginDir', 'projectConfigRoot', 'permissionPrompts', 'taskBudget', 'managedSettings'] as const;
+export const NOT_YET_SUPPORTED = ['pluginDir', 'pluginDirNoMcp', 'projectConfigRoot', 'permissionPrompts', 'taskBudget', 'managedSettings', 'managedSettingsInInitialize', 'channels'] as const;
 
 /** Parses `--port` (0 picks a free port). */
 export const port = (value: string): number => {
@@ -119,6 +119,8 @@ export function buildProgram(): Command {
     .option('-c, --continue', 'continue the latest session of this folder')
     .option('--fork-session', 'with --resume/--continue: go on under a new session id (the old transcript stays as it was)')
     .option('--resume-session-at <uuid>', 'with --resume: keep the history up to and including this message')
+    .option('--resume-drops-turn <uuid>', 'with --resume-session-at: the prompt uuid of the one turn being dropped (refused when more would go)')
+    .option('--session-mirror', 'stream-json: send each transcript line as transcript_mirror (the SDK\'s sessionStore) and resume from $CLAUDE_CONFIG_DIR/projects')
     .option('--await-initialize', 'stream-json: hold user messages until the initialize control request was handled')
     .option('--allow-dangerously-skip-permissions', 'accepted for the official SDK; not needed: bypassPermissions works without it')
     // Accepted for the official SDK; no effect yet (warned once each).
@@ -127,6 +129,10 @@ export function buildProgram(): Command {
     .option('--permission-prompts <mode>', 'permission prompts (not supported yet)')
     .option('--task-budget <n>', 'task budget (not supported yet)')
     .option('--managed-settings <json>', 'managed settings (not supported yet)')
+    .option('--managed-settings-in-initialize', 'managed settings come in initialize (not supported yet)')
+    .option('--plugin-dir-no-mcp <dir>', 'plugin folder without its MCP servers (not supported yet)', collect)
+    .option('--channels <name>', 'channels (agentpipe has none; repeatable)', collect)
+    .option('--initialize-fields <fields>', 'fields the SDK sends in initialize instead of flags (settings, disallowedTools): always read there')
     .addHelpText('after', '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the model and session flags above (agentpipe acp --help)')
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
   return program;

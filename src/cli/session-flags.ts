@@ -5,7 +5,7 @@ import type { SessionOptions } from '../session/options.ts';
 import type { CliFlags } from './flags.ts';
 
 type SessionFlagOptions = Pick<SessionOptions,
-  'resume' | 'continue' | 'forkSession' | 'resumeSessionAt' | 'persistSession' | 'maxContextTokens' | 'outputFormat' | 'apiKeyHelper'>;
+  'resume' | 'continue' | 'forkSession' | 'resumeSessionAt' | 'resumeDropsTurn' | 'sessionMirror' | 'persistSession' | 'maxContextTokens' | 'outputFormat' | 'apiKeyHelper'>;
 
 /** Maps the flags; throws an Error with a clear message for bad values. */
 export function sessionFlagOptions(flags: CliFlags, cwd: string): SessionFlagOptions {
@@ -14,6 +14,11 @@ export function sessionFlagOptions(flags: CliFlags, cwd: string): SessionFlagOpt
   if (flags.continue === true) options.continue = true;
   if (flags.forkSession === true) options.forkSession = true;
   if (typeof flags.resumeSessionAt === 'string') options.resumeSessionAt = flags.resumeSessionAt;
+  if (typeof flags.resumeDropsTurn === 'string') options.resumeDropsTurn = flags.resumeDropsTurn;
+  if (flags.sessionMirror === true) {
+    if (flags.outputFormat !== 'stream-json') throw new Error('--session-mirror needs --output-format stream-json (the mirror lines go to the SDK on stdout)');
+    options.sessionMirror = true;
+  }
   if (flags.sessionPersistence === false) options.persistSession = false;
   if (typeof flags.maxContextTokens === 'number') options.maxContextTokens = flags.maxContextTokens;
   if (typeof flags.apiKeyHelper === 'string') options.apiKeyHelper = flags.apiKeyHelper;

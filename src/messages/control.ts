@@ -35,8 +35,11 @@ export interface InputUserMessage {
 /** Any line agentpipe accepts on stream-json input. */
 export type InputMessage = InputUserMessage | ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive;
 
+/** A transcript line for the official SDK's session store (`--session-mirror`): `filePath` names the session as Claude Code's would. */
+export interface TranscriptMirror { type: 'transcript_mirror'; filePath: string; entries: Array<Record<string, unknown>> }
+
 /** Any non-conversation line agentpipe writes on its output. */
-export type ControlOutput = ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive;
+export type ControlOutput = ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive | TranscriptMirror;
 
 /** One hook matcher of the `initialize` request: the client runs the callbacks (the SDK's `SDKHookCallbackMatcher`). */
 export interface SDKHookCallbackMatcher { matcher?: string; hookCallbackIds: string[]; timeout?: number }

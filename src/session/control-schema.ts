@@ -36,6 +36,12 @@ export const InitializeRequestSchema = z.looseObject({
   appendSystemPrompt: z.string().optional(),
   /** Checked by `validateAgents` (shared with `--agents`). */
   agents: z.record(z.string(), z.unknown()).optional(),
+  /** `settingsViaInitialize`: the SDK's `settings` option (a file path, JSON text or an object), applied as the flag layer. */
+  settings: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  /** `disallowedToolsViaInitialize`: deny rules, as `--disallowedTools`. */
+  disallowedTools: z.array(z.string()).optional(),
+  /** The session's title (the SDK's `title` option). */
+  title: z.string().optional(),
 });
 export type InitializeRequest = z.infer<typeof InitializeRequestSchema>;
 

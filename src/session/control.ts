@@ -14,6 +14,8 @@ import { runningTasks } from '../agent/subagent.ts';
 import type { Session } from './session.ts';
 import { applyInitialize, mcpControlHandlers } from '../tools/mcp/control.ts';
 import { infoHandlers, UNAVAILABLE } from './control-info.ts';
+import { applyFlagSettings } from './control-settings.ts';
+import { loadSettings } from '../tools/hooks/settings.ts';
 
 /** What the handlers may use of the runner. */
 export interface ControlHost {
@@ -61,6 +63,9 @@ const handlers: Record<string, Handler> = {
     if (schema && (replaced || host.session.outputSchema === undefined)) host.session.setOutputSchema(schema);
     if (init.hooks) host.session.hooks.addClientHooks(init.hooks, (hookRequest, signal) => host.request(hookRequest, signal));
     if (init.agents && Object.keys(init.agents).length) host.session.defineAgents(validateAgents(init.agents, 'initialize.agents'));
+    if (init.settings !== undefined) applyFlagSettings(host.session, loadSettings(init.settings, ctx.cwd, 'initialize.settings').raw);
+    if (init.disallowedTools?.length) host.session.denyTools(init.disallowedTools);
+    if (init.title?.trim()) host.session.title = init.title.trim();
     host.initialized = true;
     applyInitialize(host.session.mcp, init, (r, signal) => host.request(r, signal));
     const answer = () => ({

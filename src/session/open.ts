@@ -46,7 +46,7 @@ export interface OpenedSession { session: Session; runner: SessionRunner }
 export async function openSession(options: SessionOptions, io: SessionIo): Promise<OpenedSession> {
   let start: Awaited<ReturnType<typeof prepareSession>> | undefined;
   try {
-    start = await prepareSession(options, io.log);
+    start = await prepareSession(options, io.log, io.send);
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
   } catch (error) {
     await start?.transcript?.close(); // releases the session's lock

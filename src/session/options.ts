@@ -66,6 +66,13 @@ export interface SessionOptions extends ModelOptions {
   forkSession?: boolean;
   /** With resume: keep the history up to and including this message uuid. */
   resumeSessionAt?: string;
+  /** With resumeSessionAt: the prompt uuid of the turn being dropped; the resume is refused when more than that turn would go. */
+  resumeDropsTurn?: string;
+  /**
+   * Send every transcript line to the client as `transcript_mirror` (the official SDK's `sessionStore`),
+   * and resume from the copy the SDK puts under `$CLAUDE_CONFIG_DIR/projects/`.
+   */
+  sessionMirror?: boolean;
   /** Context size that triggers automatic compaction (default: the model's window). */
   maxContextTokens?: number;
   /** The final answer must be JSON valid against this schema (`--json-schema`). */

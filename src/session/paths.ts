@@ -3,6 +3,7 @@
  * (AGENTPIPE_HOME defaults to ~/.agentpipe). The cwd is encoded as Claude Code does it:
  * every character that is not a letter or a digit becomes '-'.
  */
+import { realpathSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,9 +13,31 @@ export function agentpipeHome(env: Record<string, string | undefined> = process.
   return env.AGENTPIPE_HOME ? path.resolve(env.AGENTPIPE_HOME) : path.join(os.homedir(), '.agentpipe');
 }
 
-/** `/home/me/my.app` → `-home-me-my-app`. */
+/** Longer encodings are cut here and end with a hash of the whole path, as in Claude Code. */
+const MAX_ENCODED = 200;
+
+/** `/home/me/my.app` → `-home-me-my-app` (a path over 200 characters: its first 200, '-', a hash). */
 export function encodeCwd(cwd: string): string {
-  return cwd.replace(/[^a-zA-Z0-9]/g, '-');
+  const encoded = cwd.replace(/[^a-zA-Z0-9]/g, '-');
+  if (encoded.length <= MAX_ENCODED) return encoded;
+  let hash = 0;
+  for (let i = 0; i < cwd.length; i++) hash = ((hash << 5) - hash + cwd.charCodeAt(i)) | 0;
+  return `${encoded.slice(0, MAX_ENCODED)}-${Math.abs(hash).toString(36)}`;
+}
+
+/**
+ * Where the official SDK's session store expects a session's transcript (`--session-mirror`):
+ * `$CLAUDE_CONFIG_DIR/projects/<encoded real cwd>/<id>.jsonl`, CLAUDE_CONFIG_DIR defaulting to ~/.claude.
+ */
+export function mirrorPath(cwd: string, sessionId: string, env: Record<string, string | undefined> = process.env): string {
+  let real = cwd;
+  try {
+    real = realpathSync(cwd);
+  } catch {
+    // a folder that does not exist keeps its name
+  }
+  const root = env.CLAUDE_CONFIG_DIR ? path.resolve(env.CLAUDE_CONFIG_DIR) : path.join(os.homedir(), '.claude');
+  return path.join(root, 'projects', encodeCwd(real), `${sessionId}.jsonl`);
 }
 
 /** The folder holding the transcripts of one working folder. */

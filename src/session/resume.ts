@@ -6,12 +6,14 @@
 import { UUID_PATTERN } from '../messages/ids.ts';
 import path from 'node:path';
 import type { MessageParam } from '../messages/types.ts';
+import type { TranscriptMirror } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { SessionOptions } from './options.ts';
 import type { Session } from './session.ts';
-import { agentpipeHome, findTranscript, sessionFiles, transcriptPath } from './paths.ts';
+import { stat } from 'node:fs/promises';
+import { agentpipeHome, findTranscript, mirrorPath, sessionFiles, transcriptPath } from './paths.ts';
 import { Transcript } from './transcript.ts';
-import { readTranscript } from './transcript-format.ts';
+import { readTranscript, type TranscriptLine } from './transcript-format.ts';
 import { rebuild } from './transcript-rebuild.ts';
 
 /** A resume that cannot be done (unknown session, bad message uuid). */
@@ -31,7 +33,8 @@ export interface SessionStart {
 }
 
 
-export async function prepareSession(options: SessionOptions, log: (line: string) => void): Promise<SessionStart> {
+/** `mirror` receives the transcript's lines with `sessionMirror` (the runner's output). */
+export async function prepareSession(options: SessionOptions, log: (line: string) => void, mirror?: (line: TranscriptMirror) => Promise<void>): Promise<SessionStart> {
   const cwd = options.cwd ?? process.cwd();
   const home = agentpipeHome(options.env ?? process.env);
   const persist = options.persistSession !== false;
@@ -41,10 +44,15 @@ export async function prepareSession(options: SessionOptions, log: (line: string
     throw new ResumeError('--session-id can only be used with --continue or --resume if --fork-session is also specified');
   }
 
-  const source = await sourceFile(options, cwd, home);
+  const env = options.env ?? process.env;
+  // The official SDK's session store puts the stored copy where Claude Code's transcript would be.
+  const stored = options.sessionMirror && options.resume && UUID_PATTERN.test(options.resume) ? await storedCopy(cwd, options.resume, env) : undefined;
+  const source = stored ?? (await sourceFile(options, cwd, home));
   if (!source) {
     const sessionId = options.sessionId ?? newUuid();
-    return { sessionId, history: [], seenUuids: new Set(), transcript: persist ? new Transcript(transcriptPath(cwd, sessionId, home), sessionId, log) : undefined };
+    const transcript = persist ? new Transcript(transcriptPath(cwd, sessionId, home), sessionId, log) : undefined;
+    if (options.sessionMirror && mirror) transcript?.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
+    return { sessionId, history: [], seenUuids: new Set(), transcript };
   }
 
   let lines;
@@ -55,19 +63,47 @@ export async function prepareSession(options: SessionOptions, log: (line: string
   }
   const rebuilt = rebuild(lines, options.resumeSessionAt);
   if (!rebuilt.found) throw new ResumeError(`--resume-session-at: no message ${options.resumeSessionAt} in ${source}`);
+  if (options.resumeDropsTurn) checkDroppedTurn(lines, options.resumeSessionAt, options.resumeDropsTurn);
   const oldId = rebuilt.sessionId ?? path.basename(source, '.jsonl');
   const fork = options.forkSession === true;
   const sessionId = fork ? options.sessionId ?? newUuid() : oldId;
   const start: SessionStart = { sessionId, history: rebuilt.history, seenUuids: rebuilt.seenUuids, resumedFrom: source };
   if (!persist) return start;
-  start.transcript = new Transcript(fork ? transcriptPath(cwd, sessionId, home) : source, sessionId, log);
-  if (fork || options.resumeSessionAt) {
+  // A stored copy lives in the SDK's temporary folder: the session goes on in agentpipe's own transcript.
+  start.transcript = new Transcript(fork || stored ? transcriptPath(cwd, sessionId, home) : source, sessionId, log);
+  if (options.sessionMirror && mirror) start.transcript.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
+  if (fork || options.resumeSessionAt || stored) {
     // The new file (or the new branch of this one) must rebuild on its own.
-    await start.transcript.snapshot(fork ? 'fork' : 'resume_at', rebuilt.history, {
+    await start.transcript.snapshot(fork ? 'fork' : stored && !options.resumeSessionAt ? 'store' : 'resume_at', rebuilt.history, {
       seen_uuids: [...rebuilt.seenUuids], from: { session_id: oldId, ...(options.resumeSessionAt ? { uuid: options.resumeSessionAt } : {}) },
     });
   }
   return start;
+}
+
+/** The copy of a session the SDK took from its session store: `$CLAUDE_CONFIG_DIR/projects/<cwd>/<id>.jsonl`, when there. */
+async function storedCopy(cwd: string, sessionId: string, env: Record<string, string | undefined>): Promise<string | undefined> {
+  if (!env.CLAUDE_CONFIG_DIR) return undefined;
+  const file = mirrorPath(cwd, sessionId, env);
+  return (await stat(file).catch(() => undefined))?.isFile() ? file : undefined;
+}
+
+/**
+ * `--resume-drops-turn`: everything after the `--resume-session-at` message must belong to the
+ * turn of prompt `prompt`; otherwise the resume would drop more than the client saw, and is refused.
+ */
+function checkDroppedTurn(lines: TranscriptLine[], at: string | undefined, prompt: string): void {
+  if (!at) throw new ResumeError('--resume-drops-turn requires --resume-session-at');
+  const from = lines.findIndex((l) => l.uuid === at);
+  let owner: string | undefined;
+  for (const [i, line] of lines.entries()) {
+    if (line.type === 'user' && line.agentpipe_prompt) owner = line.uuid;
+    if (i <= from || line.type === 'custom-title') continue;
+    if (owner !== prompt) {
+      const what = line.type === 'user' && line.agentpipe_prompt ? `the prompt ${line.uuid}` : `a ${line.type} line of ${owner ? `the turn of ${owner}` : 'no turn'}`;
+      throw new ResumeError(`Resume rejected by --resume-drops-turn: after ${at} the transcript holds ${what}, not only the turn of ${prompt}`);
+    }
+  }
 }
 
 async function sourceFile(options: SessionOptions, cwd: string, home: string): Promise<string | undefined> {

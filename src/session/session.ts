@@ -90,7 +90,7 @@ export class Session {
     this.settingsLayers = settings;
     this.originalCwd = cwd;
     this.settingSources = options.settingSources ?? [];
-    this.#cliRules = { allow: options.allowedTools ?? [], deny: options.disallowedTools ?? [] };
+    this.#cliRules = { allow: [...(options.allowedTools ?? [])], deny: [...(options.disallowedTools ?? [])] };
     const { allow, deny } = this.#rules();
     const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
     let tools: Tool[] = [...builtinTools(), ...(options.extraTools ?? [])];
@@ -287,6 +287,17 @@ export class Session {
     this.ctx.permissions.deny = deny;
     this.hooks.removeSource('flagSettings');
     this.hooks.addSettings(layer.hooks, 'flagSettings');
+  }
+
+  /** Adds deny rules as `--disallowedTools` does (initialize's `disallowedTools`): a bare tool name hides the tool. */
+  denyTools(rules: string[]): void {
+    this.#cliRules.deny.push(...rules);
+    const { allow, deny } = this.#rules();
+    this.ctx.permissions.allow = allow;
+    this.ctx.permissions.deny = deny;
+    const hidden = this.#hideTool;
+    this.#hideTool = (name) => hidden(name) || deny.some((rule) => isWholeToolRule(rule, name));
+    this.ctx.tools = this.ctx.tools.filter((t) => !this.#hideTool(t.name));
   }
 
   /** Adds a folder the model may work in (`register_repo_root`, as `--add-dir`). */

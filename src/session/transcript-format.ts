@@ -27,7 +27,8 @@ export interface PromptLine {
 /** A history snapshot line. */
 export interface SnapshotLine {
   type: 'agentpipe_snapshot';
-  reason: 'compact' | 'fork' | 'resume_at';
+  /** `store`: the history came from the official SDK's session store (`--session-mirror`). */
+  reason: 'compact' | 'fork' | 'resume_at' | 'store';
   history: MessageParam[];
   /** User message uuids already processed (fork, resume_at). */
   seen_uuids?: string[];

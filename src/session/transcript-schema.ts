@@ -17,7 +17,7 @@ const Envelope = {
 
 const SnapshotLine = z.looseObject({
   type: z.literal('agentpipe_snapshot'),
-  reason: z.enum(['compact', 'fork', 'resume_at']),
+  reason: z.enum(['compact', 'fork', 'resume_at', 'store']),
   history: z.array(MessageParamSchema),
   seen_uuids: z.array(z.string()).optional(),
   from: z.object({ session_id: z.string(), uuid: z.string().optional() }).optional(),

@@ -4,6 +4,7 @@
  * fsync'd after each `result`.
  */
 import type { AgentMessage, MessageParam } from '../messages/types.ts';
+import type { TranscriptMirror } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { PromptLine, SnapshotLine, TitleLine } from './transcript-format.ts';
 import { lockTranscript } from './transcript-lock.ts';
@@ -14,12 +15,23 @@ export class Transcript {
   readonly sessionId: string;
 
   readonly #release: () => void;
+  #mirror?: { filePath: string; send: (line: TranscriptMirror) => Promise<void> };
 
   /** Takes the session's lock (SessionLockedError when another process writes it). */
   constructor(file: string, sessionId: string, log: (line: string) => void) {
     this.#release = lockTranscript(file, sessionId);
     this.writer = new TranscriptWriter(file, log);
     this.sessionId = sessionId;
+  }
+
+  /** Also sends every line to the client (`--session-mirror`), as the official SDK's session store expects. */
+  mirrorTo(filePath: string, send: (line: TranscriptMirror) => Promise<void>): void {
+    this.#mirror = { filePath, send };
+  }
+
+  async #append(line: object): Promise<void> {
+    await this.writer.append(line);
+    if (this.#mirror) await this.#mirror.send({ type: 'transcript_mirror', filePath: this.#mirror.filePath, entries: [line as Record<string, unknown>] });
   }
 
   get file(): string {
@@ -31,7 +43,7 @@ export class Transcript {
     if (message.type === 'stream_event' || message.type === 'tool_progress') return;
     if (message.type === 'user' && message.isReplay) return;
     const line = 'timestamp' in message && message.timestamp ? message : { ...message, timestamp: new Date().toISOString() };
-    await this.writer.append(line);
+    await this.#append(line);
     if (message.type === 'result') await this.writer.sync();
   }
 
@@ -41,12 +53,12 @@ export class Transcript {
       type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.sessionId, uuid,
       timestamp: new Date().toISOString(), agentpipe_prompt: true, ...(command ? { agentpipe_command: command } : {}),
     };
-    return this.writer.append(line);
+    return this.#append(line);
   }
 
   /** Records context a hook added to the history (not emitted, but the model sees it). */
   recordContext(content: MessageParam['content']): Promise<void> {
-    return this.writer.append({
+    return this.#append({
       type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.sessionId, uuid: newUuid(),
       timestamp: new Date().toISOString(), isSynthetic: true, agentpipe_context: true,
     });
@@ -55,7 +67,7 @@ export class Transcript {
   /** Records the session's title (the last one wins). */
   recordTitle(title: string): Promise<void> {
     const line: TitleLine = { type: 'custom-title', customTitle: title, session_id: this.sessionId, timestamp: new Date().toISOString() };
-    return this.writer.append(line);
+    return this.#append(line);
   }
 
   /** Records the whole model-facing history as it is from now on. */
@@ -63,7 +75,7 @@ export class Transcript {
     const line: SnapshotLine = {
       type: 'agentpipe_snapshot', reason, history, ...extra, session_id: this.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(),
     };
-    return this.writer.append(line);
+    return this.#append(line);
   }
 
   async close(): Promise<void> {
