@@ -5,6 +5,8 @@
  * the parent's result and an interrupt stops it too. Subagents may nest, to a bounded depth.
  */
 import { userMessage } from '../messages/user.ts';
+import { newUuid } from '../messages/ids.ts';
+import type { AgentMessage, TaskNotificationMessage, TaskProgressMessage, TaskStartedMessage } from '../messages/types.ts';
 import { randomUUID } from 'node:crypto';
 import type { ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
@@ -31,10 +33,12 @@ export const GENERAL_PURPOSE: AgentDefinition = {
 };
 
 export const MAX_SUBAGENT_DEPTH = 4;
+
+type TaskEvent = Omit<TaskStartedMessage, 'uuid' | 'session_id'> | Omit<TaskProgressMessage, 'uuid' | 'session_id'> | Omit<TaskNotificationMessage, 'uuid' | 'session_id'>;
 const depthOf = new WeakMap<AgentContext, number>();
 
 export async function runSubagent(
-  parent: AgentContext, run: RunState, type: string, definition: AgentDefinition, prompt: string, toolUseId: string,
+  parent: AgentContext, run: RunState, type: string, definition: AgentDefinition, prompt: string, toolUseId: string, description = type,
 ): Promise<ToolResult> {
   const depth = (depthOf.get(parent) ?? 0) + 1;
   if (depth > MAX_SUBAGENT_DEPTH) return { content: `Subagents may nest at most ${MAX_SUBAGENT_DEPTH} deep`, isError: true };
@@ -48,12 +52,28 @@ export async function runSubagent(
     agent: { id: agentId, type },
   };
   depthOf.set(child, depth);
+  // Live, attributed progress: task_started, a task_progress after each of its tool calls, task_notification at the end.
+  const task = { task_id: toolUseId, tool_use_id: toolUseId, description, subagent_type: type };
+  const emitTask = (message: TaskEvent) => parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId } as AgentMessage);
+  const progress = { toolUses: 0, lastTool: undefined as string | undefined, tokens: () => run.usage.usage.input_tokens + run.usage.usage.output_tokens - before.input - before.output };
+  child.emit = async (message) => {
+    await parent.emit(message);
+    if (!('parent_tool_use_id' in message) || message.parent_tool_use_id !== toolUseId) return; // a nested subagent reports its own
+    if (message.type === 'assistant') for (const block of message.message.content) if (block.type === 'tool_use') progress.lastTool = block.name;
+    if (message.type !== 'user' || !Array.isArray(message.message.content)) return;
+    const results = message.message.content.filter((b) => b.type === 'tool_result').length;
+    if (results === 0) return;
+    progress.toolUses += results;
+    await emitTask({ type: 'system', subtype: 'task_progress', ...task, usage: taskUsage(), ...(progress.lastTool ? { last_tool_name: progress.lastTool } : {}) });
+  };
+  const taskUsage = () => ({ total_tokens: progress.tokens(), tool_uses: progress.toolUses, duration_ms: Date.now() - started });
+  const before = { input: run.usage.usage.input_tokens, output: run.usage.usage.output_tokens, cost: run.usage.totalCostUsd };
+  const started = Date.now();
+  await emitTask({ type: 'system', subtype: 'task_started', ...task, task_type: 'local_agent', prompt });
 
   const start = await fireHook(child, 'SubagentStart', { agent_id: agentId, agent_type: type }, { signal: run.signal, matchValue: type });
   const text = [prompt, ...start.additionalContext].join('\n\n');
-  await child.emit(userMessage([{ type: 'text', text }], child.sessionId, toolUseId));
-  const before = { input: run.usage.usage.input_tokens, output: run.usage.usage.output_tokens, cost: run.usage.totalCostUsd };
-  const started = Date.now();
+  await parent.emit(userMessage([{ type: 'text', text }], child.sessionId, toolUseId));
   // The subagent can be stopped alone (`stop_task` with the Task call's id) or with the whole prompt.
   const stop = new AbortController();
   const onParentAbort = () => stop.abort(run.signal.reason);
@@ -63,10 +83,16 @@ export async function runSubagent(
   let outcome;
   try {
     outcome = await runAgentLoop(child, [{ role: 'user', content: [{ type: 'text', text }] }], { ...run, signal: stop.signal });
+  } catch (error) {
+    await emitTask({ type: 'system', subtype: 'task_notification', ...task, status: stop.signal.aborted ? 'stopped' : 'failed', output_file: '', summary: (error as Error).message, usage: taskUsage() });
+    throw error;
   } finally {
     tasks.delete(toolUseId);
     run.signal.removeEventListener('abort', onParentAbort);
   }
+  const status = stop.signal.aborted ? 'stopped' : outcome.subtype === 'success' ? 'completed' : 'failed';
+  const summary = status === 'completed' ? outcome.text.slice(0, 500) : status === 'stopped' ? `The ${type} subagent was stopped` : outcome.errors.join('; ');
+  await emitTask({ type: 'system', subtype: 'task_notification', ...task, status, output_file: '', summary, usage: taskUsage() });
   if (stop.signal.aborted && !run.signal.aborted) {
     return { content: `The ${type} subagent was stopped before it finished`, isError: true, data: { status: 'stopped', agentId, agentType: type, prompt } };
   }

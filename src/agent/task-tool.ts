@@ -36,7 +36,8 @@ export function createTaskTool(agents: () => Record<string, AgentDefinition>): A
       const all = agents();
       const definition = Object.hasOwn(all, type) ? all[type] : undefined;
       if (!definition) return { content: `Unknown subagent_type "${type}". Available: ${Object.keys(all).join(', ')}`, isError: true };
-      return runSubagent(parent.ctx, parent.run, type, definition, prompt, _context.toolUseId);
+      const description = typeof input.description === 'string' && input.description.trim() ? input.description.trim() : type;
+      return runSubagent(parent.ctx, parent.run, type, definition, prompt, _context.toolUseId, description);
     },
   };
 }

@@ -38,6 +38,12 @@ export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: 
   const decision = await authorize(ctx, tool, use, signal);
   if (decision.behavior === 'deny') {
     ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
+    if (decision.auto) {
+      await ctx.emit({
+        type: 'system', subtype: 'permission_denied', tool_name: tool.name, tool_use_id: use.id, ...(ctx.agent ? { agent_id: ctx.agent.id } : {}),
+        decision_reason_type: decision.auto, decision_reason: decision.message, message: decision.message, uuid: newUuid(), session_id: ctx.sessionId,
+      });
+    }
     return { ...errorOutcome(use, decision.message), denied: { reason: decision.message }, interrupt: decision.interrupt, stop: decision.stop };
   }
   const input = decision.updatedInput ?? use.input;
@@ -85,18 +91,21 @@ function errorOutcome(use: ToolUseBlock, message: string): ToolOutcome {
  * PreToolUse hooks first (deny, rewrite, allow or ask); then the rules and the mode, which a
  * hook's allow cannot override (deny rules, plan mode); `ask` goes to the callback or is denied.
  */
-async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<PermissionResult & { stop?: string }> {
+/** How a call was denied without asking anyone (`system/permission_denied`); absent for hooks and for the client's or user's answers. */
+type AutoDenial = 'rule' | 'mode' | 'no_permission_prompt';
+
+async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<PermissionResult & { stop?: string; auto?: AutoDenial }> {
   let input = use.input;
   const hook = await fireHook(ctx, 'PreToolUse', { tool_name: tool.name, tool_input: input, tool_use_id: use.id }, { signal, matchValue: tool.name, toolUseId: use.id });
   if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
   if (hook.permission === 'deny') return { behavior: 'deny', message: `${tool.name} was blocked by a PreToolUse hook: ${hook.permissionReason ?? 'no reason given'}` };
   if (hook.updatedInput) input = hook.updatedInput;
   const verdict = await checkPermission({ tool, input, mode: ctx.permissions.mode, allow: ctx.permissions.allow, deny: ctx.permissions.deny, cwd: ctx.cwd, directories: ctx.permissions.directories });
-  if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
+  if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason, auto: verdict.by };
   if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask')) return { behavior: 'allow', updatedInput: input };
   const why = verdict.behavior === 'ask' ? verdict.reason : `${tool.name} needs approval: ${hook.permissionReason ?? 'a PreToolUse hook asked for it'}`;
   await fireHook(ctx, 'Notification', { message: `agentpipe needs your permission to use ${tool.name}`, notification_type: 'permission_prompt' }, { signal, matchValue: 'permission_prompt' });
-  if (!ctx.canUseTool) return { behavior: 'deny', message: why };
+  if (!ctx.canUseTool) return { behavior: 'deny', message: why, auto: 'no_permission_prompt' };
   try {
     const answer = await ctx.canUseTool(tool.name, input, { signal, toolUseId: use.id, suggestions: [], parentToolUseId: ctx.parentToolUseId });
     if (answer.behavior === 'allow') return { behavior: 'allow', updatedInput: answer.updatedInput ?? input };

@@ -86,7 +86,7 @@ export function addSessionOptions(command: Command): Command {
     .option('--settings <file-or-json>', 'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}')
     .option('--agents <json>', 'subagents for the Task tool: {"name": {"description", "prompt", "tools"?, "model"?}}')
     .option('--json-schema <schema>', 'JSON schema (inline JSON or a file) the final answer must match; see result.structured_output')
-    .option('--include-hook-events', 'hook events (hook_response messages are always emitted)')
+    .option('--include-hook-events', 'emit system/hook_started before each hook (hook_response after it is always emitted)')
     .option('--fallback-model <models>', 'model(s) to switch to, for the rest of the prompt, when a request fails with overloaded, model not found or server errors after the retries (comma-separated: tried in order)')
     .addOption(new Option('--effort <level>', 'reasoning effort (Anthropic output_config.effort, OpenAI reasoning_effort)').choices(['low', 'medium', 'high', 'xhigh', 'max']))
     .addOption(new Option('--thinking <mode>', 'thinking: adaptive, enabled (budget: --max-thinking-tokens) or disabled').choices(['adaptive', 'enabled', 'disabled']))

@@ -46,6 +46,7 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
     tools,
     permissionMode: flags.dangerouslySkipPermissions ? 'bypassPermissions' : flags.permissionMode,
     includePartialMessages: flags.includePartialMessages,
+    includeHookEvents: flags.includeHookEvents === true,
     sessionId: flags.sessionId,
     ...extras,
     mcpServers: await mcpServersOf(flags.mcpConfig),

@@ -124,6 +124,66 @@ export interface HookResponseMessage extends Envelope {
   outcome: 'success' | 'error' | 'cancelled';
 }
 
+/** A hook begins (with `includeHookEvents`); its `hook_response` carries the same `hook_id`. */
+export interface HookStartedMessage extends Envelope {
+  type: 'system';
+  subtype: 'hook_started';
+  hook_id: string;
+  hook_name: string;
+  hook_event: string;
+}
+
+/** How much a task (a subagent) has done so far. */
+export interface TaskUsage { total_tokens: number; tool_uses: number; duration_ms: number }
+
+/** A subagent began (`Task`); `task_id` is the Task call's id, which `stop_task` takes. */
+export interface TaskStartedMessage extends Envelope {
+  type: 'system';
+  subtype: 'task_started';
+  task_id: string;
+  tool_use_id?: string;
+  description: string;
+  subagent_type?: string;
+  task_type?: string;
+  prompt?: string;
+}
+
+/** A subagent finished a tool call. */
+export interface TaskProgressMessage extends Envelope {
+  type: 'system';
+  subtype: 'task_progress';
+  task_id: string;
+  tool_use_id?: string;
+  description: string;
+  subagent_type?: string;
+  usage: TaskUsage;
+  last_tool_name?: string;
+}
+
+/** A subagent ended; `summary` is the start of its answer (or why it failed). agentpipe writes no output file: `output_file` is ''. */
+export interface TaskNotificationMessage extends Envelope {
+  type: 'system';
+  subtype: 'task_notification';
+  task_id: string;
+  tool_use_id?: string;
+  status: 'completed' | 'failed' | 'stopped';
+  output_file: string;
+  summary: string;
+  usage?: TaskUsage;
+}
+
+/** A tool call denied without asking anyone (a deny rule, the mode, or no way to ask); the tool result follows. */
+export interface PermissionDeniedMessage extends Envelope {
+  type: 'system';
+  subtype: 'permission_denied';
+  tool_name: string;
+  tool_use_id: string;
+  agent_id?: string;
+  decision_reason_type?: 'rule' | 'mode' | 'no_permission_prompt';
+  decision_reason?: string;
+  message: string;
+}
+
 /** A retry of a failed model request. */
 export interface ApiRetryMessage extends Envelope {
   type: 'system';
@@ -243,7 +303,12 @@ export type AgentMessage =
   | AuthStatusMessage
   | StatusMessage
   | CompactBoundaryMessage
+  | HookStartedMessage
   | HookResponseMessage
+  | TaskStartedMessage
+  | TaskProgressMessage
+  | TaskNotificationMessage
+  | PermissionDeniedMessage
   | ApiRetryMessage
   | ModelFallbackMessage
   | McpServerStatusMessage

@@ -41,6 +41,7 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   if (options.tools) add('--tools', options.tools.join(','));
   add('--permission-mode', options.permissionMode);
   add('--include-partial-messages', options.includePartialMessages);
+  add('--include-hook-events', options.includeHookEvents);
   add('--session-id', options.sessionId);
   if (options.mcpServers && Object.keys(options.mcpServers).length) add('--mcp-config', JSON.stringify({ mcpServers: options.mcpServers }));
   if (options.agents && Object.keys(options.agents).length) add('--agents', JSON.stringify(options.agents));

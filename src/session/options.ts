@@ -36,6 +36,8 @@ export interface SessionOptions extends ModelOptions {
   permissionMode?: PermissionMode;
   /** Emit `stream_event` messages with the raw deltas. */
   includePartialMessages?: boolean;
+  /** Emit `system/hook_started` before each hook runs (`hook_response` after it is always emitted). */
+  includeHookEvents?: boolean;
   /** Session id (a UUID); generated when absent. */
   sessionId?: string;
   /** Decides calls that the rules leave open. */

@@ -141,6 +141,7 @@ export class Session {
     for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
     if (options.agent) this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
+    this.hooks.announce = options.includeHookEvents === true;
     // Task with the general-purpose agent is always there, as in Claude Code (unless denied or left out of `tools`).
     const hideTask = this.#hideTool('Task');
     this.defineAgents(options.agents ?? {}, hideTask);

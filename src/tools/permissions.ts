@@ -15,7 +15,8 @@ import type { Tool } from './types.ts';
 export { formatRule, isWholeToolRule, parseRules, type PermissionRule } from './permission-rules.ts';
 
 /** What the rules say about one call; `ask` means a prompt (or a callback) decides. */
-export type PermissionVerdict = { behavior: 'allow' } | { behavior: 'deny'; reason: string } | { behavior: 'ask'; reason: string };
+/** `by`: what denied it, a deny rule or the permission mode. */
+export type PermissionVerdict = { behavior: 'allow' } | { behavior: 'deny'; reason: string; by: 'rule' | 'mode' } | { behavior: 'ask'; reason: string };
 
 /** Everything a verdict depends on. */
 export interface PermissionQuery {
@@ -53,18 +54,18 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   let unsure: string | undefined;
   if (shell) {
     const facts = await shellFacts(input.command as string, { allow: mine(allow), deny: mine(deny, true), readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier), cwd });
-    if (facts.denied) return { behavior: 'deny', reason: facts.denied };
+    if (facts.denied) return { behavior: 'deny', reason: facts.denied, by: 'rule' };
     ({ readOnly, allowed, unsure } = facts);
   } else {
     const denied = mine(deny, true).find((rule) => specifierMatches(rule, input, cwd));
-    if (denied) return { behavior: 'deny', reason: `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}` };
+    if (denied) return { behavior: 'deny', reason: `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}`, by: 'rule' };
     readOnly = await tool.isReadOnly(input);
     allowed = mine(allow).some((rule) => specifierMatches(rule, input, cwd));
   }
   if (mode === 'plan' && !readOnly) {
-    return { behavior: 'deny', reason: `${tool.name} was not run: in plan mode nothing that changes files or runs commands executes` };
+    return { behavior: 'deny', reason: `${tool.name} was not run: in plan mode nothing that changes files or runs commands executes`, by: 'mode' };
   }
-  if (unsure) return mode === 'dontAsk' ? { behavior: 'deny', reason: unsure } : { behavior: 'ask', reason: unsure };
+  if (unsure) return mode === 'dontAsk' ? { behavior: 'deny', reason: unsure, by: 'mode' } : { behavior: 'ask', reason: unsure };
   if (allowed || mode === 'bypassPermissions' || readOnly) return { behavior: 'allow' };
   if (mode === 'acceptEdits' && tool.editsFiles) {
     const why = editNeedsApproval(input, cwd, query.directories ?? []);
@@ -73,7 +74,7 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   }
   const reason = `Permission to use ${tool.name} has not been granted (permission mode "${mode}"). ` +
     `Allow it with --allowedTools "${tool.name}" or run with --permission-mode ${tool.editsFiles ? 'acceptEdits' : 'bypassPermissions'}.`;
-  return mode === 'dontAsk' ? { behavior: 'deny', reason } : { behavior: 'ask', reason };
+  return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
 }
 
 /** Why acceptEdits does not cover this edit (outside the working folders, or protected), if it does not. */

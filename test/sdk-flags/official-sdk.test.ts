@@ -6,6 +6,7 @@ import path from 'node:path';
 import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { tempDir } from '../helpers/workspace.ts';
 import { sdkOptions } from '../sdk/helpers.ts';
+import { parseLines, runCli } from '../helpers/cli.ts';
 
 test('effort, thinking, agent (from initialize), settingSources, additionalDirectories, fallbackModel and debugFile from the official SDK', async () => {
   const extra = tempDir();
@@ -30,4 +31,23 @@ test('effort, thinking, agent (from initialize), settingSources, additionalDirec
   assert.ok(result.type === 'result' && result.subtype === 'success');
   assert.doesNotMatch(options.stderrText(), /not supported yet/);
   assert.match(readFileSync(debugFile, 'utf8'), /\[api\] request: model scripted, 1 messages, tools \[Glob, Read\], effort high, thinking adaptive/);
+});
+
+test('every flag the SDK\'s argv builder can pass is accepted: the inert ones warn once, the session runs', async () => {
+  const sdk = readFileSync(path.join(import.meta.dirname, '../../node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs'), 'utf8');
+  // The flags the SDK pushes onto the CLI's argv (not those of git or of its own child processes).
+  const pushed = new Set([...sdk.matchAll(/(?:push|et|sb)\("(--[a-z][a-z-]*)"/g)].map((m) => m[1]!));
+  for (const flag of ['--session-mirror', '--resume-drops-turn', '--initialize-fields', '--channels', '--plugin-dir-no-mcp', '--managed-settings-in-initialize']) {
+    assert.ok(pushed.has(flag), `${flag} is among the SDK's flags (${[...pushed].join(' ')})`);
+  }
+  const help = (await runCli(['--help'])).stdout;
+  const missing = [...pushed].filter((flag) => !help.includes(flag));
+  assert.deepEqual(missing, [], 'each is a flag of agentpipe');
+  const run = await runCli([
+    '-p', 'hi', '--model', 'scripted', '--output-format', 'stream-json', '--verbose', '--channels', 'plugin:x', '--plugin-dir-no-mcp', '/nonexistent',
+    '--managed-settings-in-initialize', '--initialize-fields', 'settings,disallowedTools',
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /--channels.*not supported yet|channels/);
+  assert.equal(parseLines(run.stdout).at(-1)?.subtype, 'success');
 });

@@ -23,6 +23,8 @@ const CONTEXT_FROM_STDOUT = new Set<HookEvent>(['UserPromptSubmit', 'SessionStar
 
 export class HookDispatcher implements HookRunner {
   readonly #hooks = new Map<HookEvent, Registered[]>();
+  /** Emit `hook_started` before each hook (`includeHookEvents`); `hook_response` is always emitted. */
+  announce = false;
 
   add(event: HookEvent, matcher: string | undefined, handler: HookHandler, source: HookSource = 'sessionHook', type: HookListing['type'] = 'callback'): void {
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
@@ -82,13 +84,17 @@ export class HookDispatcher implements HookRunner {
       ...(call.agent ? { agent_id: call.agent.id, agent_type: call.agent.type } : {}),
       hook_event_name: event, ...fields,
     };
+    const name = call.matchValue !== undefined ? `${event}:${call.matchValue}` : event;
+    const ids = selected.map(() => newUuid());
+    if (this.announce) {
+      for (const id of ids) await call.emit({ type: 'system', subtype: 'hook_started', hook_id: id, hook_name: name, hook_event: event, uuid: newUuid(), session_id: call.sessionId });
+    }
     const runs = await Promise.all(selected.map(({ handler }) => handler.run(input, call.toolUseId, call.signal)));
     const parse = runs.some((run) => run.output !== undefined) ? (await import('./output-schema.ts')).parseHookOutput : undefined;
     const outputs = runs.map((run) => (parse ? checkOutput(run, parse) : undefined));
     verdict.ran = true;
-    const name = call.matchValue !== undefined ? `${event}:${call.matchValue}` : event;
     for (const [i, run] of runs.entries()) {
-      await call.emit(responseMessage(name, event, run, call.sessionId));
+      await call.emit(responseMessage(ids[i]!, name, event, run, call.sessionId));
       merge(verdict, event, run, outputs[i], selected[i]!.handler.label);
     }
     return verdict;
@@ -124,9 +130,9 @@ function checkOutput(run: HookRun, parse: (value: unknown) => { ok: true; output
   return undefined;
 }
 
-function responseMessage(name: string, event: HookEvent, run: HookRun, sessionId: string): HookResponseMessage {
+function responseMessage(hookId: string, name: string, event: HookEvent, run: HookRun, sessionId: string): HookResponseMessage {
   return {
-    type: 'system', subtype: 'hook_response', hook_id: newUuid(), hook_name: name, hook_event: event,
+    type: 'system', subtype: 'hook_response', hook_id: hookId, hook_name: name, hook_event: event,
     output: run.stdout + run.stderr, stdout: run.stdout, stderr: run.stderr,
     ...(run.exitCode !== undefined ? { exit_code: run.exitCode } : {}),
     outcome: run.outcome, uuid: newUuid(), session_id: sessionId,
