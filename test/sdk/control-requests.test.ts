@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { query, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
-import { kinds, sdkOptions, textOf } from './helpers.ts';
+import { query, type Query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { kinds, promptStream, sdkOptions, textOf } from './helpers.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 /** Methods of the SDK's Query that its `sdk.d.ts` does not declare (each sends one control request). */
@@ -27,37 +27,13 @@ interface Undeclared {
 }
 const undeclared = (q: Query): Undeclared => q as unknown as Undeclared;
 
-/** A prompt stream whose messages carry uuids (the queue's handles). */
-function uuidPrompts(): AsyncIterable<SDKUserMessage> & { push(text: string, uuid: string): void; end(): void } {
-  const items: Array<SDKUserMessage | null> = [];
-  let wake: (() => void) | undefined;
-  return {
-    push(text, uuid) {
-      items.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '', uuid: uuid as SDKUserMessage['uuid'] });
-      wake?.();
-    },
-    end() {
-      items.push(null);
-      wake?.();
-    },
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        const item = items.shift();
-        if (item === null) return;
-        if (item) yield item;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-  };
-}
-
 const SLOW = { text: 'a slow answer that is interrupted before it ends', delay_ms: 40, chunk_size: 1 };
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
 const C = '00000000-0000-4000-8000-00000000000c';
 
 test('interrupt answers with its receipt: the queued prompts that will still run (interrupt_receipt_v1)', async () => {
-  const prompts = uuidPrompts();
+  const prompts = promptStream();
   prompts.push('first', A);
   prompts.push('second', B);
   const q = query({ prompt: prompts, options: sdkOptions([SLOW, { text: 'second answer' }], { includePartialMessages: true }) });
@@ -78,7 +54,7 @@ test('interrupt answers with its receipt: the queued prompts that will still run
 });
 
 test('interrupt with cancel_queued drops the queued prompts too; cancel_async_message drops one', async () => {
-  const prompts = uuidPrompts();
+  const prompts = promptStream();
   prompts.push('first', A);
   prompts.push('second', B);
   prompts.push('third', C);
@@ -106,7 +82,7 @@ test('get_usage reports the session: cost, durations, lines changed, usage per m
     { tool_calls: [{ name: 'Write', input: { file_path: 'notes.txt', content: 'one\ntwo\nthree\n' } }], usage: { input_tokens: 100, output_tokens: 10 } },
     { text: 'written', usage: { input_tokens: 120, output_tokens: 5 } },
   ], { permissionMode: 'acceptEdits' });
-  const prompts = uuidPrompts();
+  const prompts = promptStream();
   prompts.push('write notes', A);
   const q = query({ prompt: prompts, options });
   let usage: Awaited<ReturnType<Query['usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET']>> | undefined;
@@ -136,7 +112,7 @@ test('rename_session and generate_session_title name the session in its transcri
     { text: 'You said hi.' },
     { text: 'still hello' },
   ]);
-  const prompts = uuidPrompts();
+  const prompts = promptStream();
   prompts.push('hi', A);
   const q = query({ prompt: prompts, options });
   const messages: SDKMessage[] = [];
@@ -185,7 +161,7 @@ test('apply_flag_settings applies rules, hooks and model at once; get_settings a
     { tool_calls: [{ name: 'Write', input: { file_path: 'a.txt', content: 'x' } }] },
     { text: 'done' },
   ], { cwd: dir, settingSources: ['project'], permissionMode: 'acceptEdits', allowedTools: ['Read'] });
-  const prompts = uuidPrompts();
+  const prompts = promptStream();
   const q = query({ prompt: prompts, options });
   await undeclared(q).request({ subtype: 'apply_flag_settings', settings: { permissions: { deny: ['Write'] }, model: 'scripted-2' } });
   const settings = await undeclared(q).getSettings();
@@ -214,7 +190,7 @@ test('apply_flag_settings applies rules, hooks and model at once; get_settings a
 
 test('update_settings writes only the keys Claude Code allows, into a settings file the session reads', async () => {
   const dir = tempDir();
-  const q = query({ prompt: uuidPrompts(), options: sdkOptions([], { cwd: dir, settingSources: ['local'] }) });
+  const q = query({ prompt: promptStream(), options: sdkOptions([], { cwd: dir, settingSources: ['local'] }) });
   await q.updateSettings('localSettings', { outputStyle: 'Explanatory' });
   assert.deepEqual(JSON.parse(readFileSync(path.join(dir, '.agentpipe', 'settings.local.json'), 'utf8')), { outputStyle: 'Explanatory' });
   const hooks = await q.updateSettings('localSettings', { hooks: 'x' }).then(() => 'written', (e: Error) => e.message);
@@ -232,7 +208,7 @@ test('seed_read_state lets the model edit a file the client showed it; register_
     { tool_calls: [{ name: 'Edit', input: { file_path: 'seen.txt', old_string: 'old', new_string: 'new' } }, { name: 'Write', input: { file_path: path.join(other, 'made.txt'), content: 'made' } }] },
     { text: 'done' },
   ], { cwd: dir, permissionMode: 'acceptEdits' });
-  const prompts = uuidPrompts();
+  const prompts = promptStream();
   const q = query({ prompt: prompts, options });
   await q.seedReadState('seen.txt', mtimeMs);
   await undeclared(q).request({ subtype: 'register_repo_root', directory: other });
@@ -247,7 +223,7 @@ test('seed_read_state lets the model edit a file the client showed it; register_
 });
 
 test('subtypes of features agentpipe lacks get an error that says so; the rest answer in the SDK\'s shapes', async () => {
-  const prompts = uuidPrompts();
+  const prompts = promptStream();
   const q = query({ prompt: prompts, options: sdkOptions([{ text: 'still here' }]) });
   const refused = await undeclared(q).request({ subtype: 'claude_authenticate' }).then(() => 'answered', (e: Error) => e.message);
   assert.match(refused, /claude_authenticate is not available in agentpipe: .*ANTHROPIC_API_KEY/);

@@ -32,13 +32,14 @@ export function sdkOptions(turns: unknown[], extra: Options = {}): Options & { c
   };
 }
 
-/** A prompt stream for streaming input: `push` user messages, `end` closes it (stdin EOF). */
-export function promptStream(): AsyncIterable<SDKUserMessage> & { push(text: string): void; end(): void } {
+/** A prompt stream for streaming input: `push` user messages (optionally with a uuid), `end` closes it (stdin EOF). */
+export function promptStream(): AsyncIterable<SDKUserMessage> & { push(text: string, uuid?: string): void; end(): void } {
   const items: Array<SDKUserMessage | null> = [];
   let wake: (() => void) | undefined;
   return {
-    push(text) {
-      items.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
+    /** `uuid`: the message's handle in the prompt queue (`interrupt` receipts, `cancel_async_message`). */
+    push(text, uuid) {
+      items.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '', ...(uuid ? { uuid: uuid as SDKUserMessage['uuid'] } : {}) });
       wake?.();
     },
     end() {
