@@ -52,10 +52,15 @@ export async function runSubagent(
     agent: { id: agentId, type },
   };
   depthOf.set(child, depth);
+  const before = { input: run.usage.usage.input_tokens, output: run.usage.usage.output_tokens, cost: run.usage.totalCostUsd };
+  const started = Date.now();
   // Live, attributed progress: task_started, a task_progress after each of its tool calls, task_notification at the end.
   const task = { task_id: toolUseId, tool_use_id: toolUseId, description, subagent_type: type };
   const emitTask = (message: TaskEvent) => parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId } as AgentMessage);
-  const progress = { toolUses: 0, lastTool: undefined as string | undefined, tokens: () => run.usage.usage.input_tokens + run.usage.usage.output_tokens - before.input - before.output };
+  const progress = { toolUses: 0, lastTool: undefined as string | undefined };
+  const taskUsage = () => ({
+    total_tokens: run.usage.usage.input_tokens + run.usage.usage.output_tokens - before.input - before.output, tool_uses: progress.toolUses, duration_ms: Date.now() - started,
+  });
   child.emit = async (message) => {
     await parent.emit(message);
     if (!('parent_tool_use_id' in message) || message.parent_tool_use_id !== toolUseId) return; // a nested subagent reports its own
@@ -66,9 +71,6 @@ export async function runSubagent(
     progress.toolUses += results;
     await emitTask({ type: 'system', subtype: 'task_progress', ...task, usage: taskUsage(), ...(progress.lastTool ? { last_tool_name: progress.lastTool } : {}) });
   };
-  const taskUsage = () => ({ total_tokens: progress.tokens(), tool_uses: progress.toolUses, duration_ms: Date.now() - started });
-  const before = { input: run.usage.usage.input_tokens, output: run.usage.usage.output_tokens, cost: run.usage.totalCostUsd };
-  const started = Date.now();
   await emitTask({ type: 'system', subtype: 'task_started', ...task, task_type: 'local_agent', prompt });
 
   const start = await fireHook(child, 'SubagentStart', { agent_id: agentId, agent_type: type }, { signal: run.signal, matchValue: type });
