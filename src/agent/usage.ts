@@ -15,13 +15,13 @@ export class UsageTracker {
   requests = 0;
   last?: TokenCounts & { model: string };
 
-  /** Adds one finished request; returns its cost in USD. */
-  add(model: string, counts: TokenCounts): number {
+  /** Adds one finished request; returns its cost in USD (`reportedCostUsd` when the cost was reported, e.g. by a wrapped agent CLI). */
+  add(model: string, counts: TokenCounts, reportedCostUsd?: number): number {
     this.requests++;
     this.last = { ...counts, model };
     const cacheWrite = counts.cache_creation_input_tokens ?? 0;
     const cacheRead = counts.cache_read_input_tokens ?? 0;
-    const cost = costOf(model, { ...counts, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead });
+    const cost = reportedCostUsd ?? costOf(model, { ...counts, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead });
     this.usage.input_tokens += counts.input_tokens;
     this.usage.output_tokens += counts.output_tokens;
     this.usage.cache_creation_input_tokens += cacheWrite;

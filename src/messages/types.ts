@@ -45,6 +45,10 @@ export interface SystemInitMessage extends Envelope {
   betas?: string[];
   /** Protocol features a client may detect (Claude Code's: `interrupt_receipt_v1`, `interrupt_cancel_queued_v1`). */
   capabilities?: string[];
+  /** The wrapped agent when a harness runs the session (`--harness`: claude, codex, gemini, qwen, acp); absent for agentpipe's own loop. */
+  harness?: string;
+  /** The wrapped agent's own session (thread) id: `--resume` of the agentpipe session resumes it. */
+  harness_session_id?: string;
 }
 
 /** One content block of the model's answer (one message per block, as the real CLI does). */

@@ -7,6 +7,7 @@
  * CLI empties on every exit path (see `killAllGroups`).
  */
 import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 
 /** What to run and how. */
 export interface ProcessGroupOptions {
@@ -16,6 +17,11 @@ export interface ProcessGroupOptions {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed; stdin is /dev/null without it. */
   stdin?: string;
+  /**
+   * A long-lived child spoken to over pipes (a wrapped agent CLI): stdin stays open as `input`,
+   * stdout is not collected but handed over as `output` for the caller to read at its own pace.
+   */
+  interactive?: boolean;
   /** Characters kept per stream (default 30,000); the rest is counted, not kept. */
   cap?: number;
   /** Stops the group after this long (ms); none when undefined. */
@@ -48,6 +54,10 @@ export interface ProcessGroupResult {
 export interface RunningGroup {
   readonly pid: number | undefined;
   readonly done: Promise<ProcessGroupResult>;
+  /** With `interactive`: the child's stdin. */
+  readonly input?: Writable;
+  /** With `interactive`: the child's stdout (paused until read). */
+  readonly output?: Readable;
   /** SIGTERM to the group, SIGKILL after the grace period. */
   stop(reason?: 'timeout' | 'aborted'): void;
 }
@@ -82,7 +92,8 @@ export function liveGroupCount(): number {
 export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
   const cap = o.cap ?? 30_000;
   const [file, args] = typeof o.command === 'string' ? ['bash', ['-c', o.command]] : [o.command[0]!, o.command.slice(1)];
-  const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: [o.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const stdin = o.stdin === undefined && !o.interactive ? 'ignore' : 'pipe';
+  const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
   const pid = child.pid;
   if (pid !== undefined) live.add(pid);
   const out = { stdout: '', stderr: '' };
@@ -97,11 +108,11 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
     }
     o.onOutput?.(stream, chunk);
   };
-  child.stdout?.setEncoding('utf8').on('data', keep('stdout'));
+  if (!o.interactive) child.stdout?.setEncoding('utf8').on('data', keep('stdout'));
   child.stderr?.setEncoding('utf8').on('data', keep('stderr'));
   if (child.stdin) {
     child.stdin.on('error', () => {}); // the command may exit without reading its input
-    child.stdin.end(o.stdin);
+    if (!o.interactive) child.stdin.end(o.stdin);
   }
   const stop = (reason: 'timeout' | 'aborted' = 'aborted') => {
     stopped ??= reason;
@@ -124,7 +135,7 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
     child.once('error', (error) => finish(null, null, error));
     child.once('close', (code, exitSignal) => finish(code, exitSignal));
   });
-  return { pid, done, stop };
+  return { pid, done, stop, ...(o.interactive ? { input: child.stdin ?? undefined, output: child.stdout ?? undefined } : {}) };
 }
 
 /** Runs the command to its end. */

@@ -1,0 +1,116 @@
+/**
+ * A wrapped agent CLI as a process: started in its own process group (process/run.ts), its
+ * stdout read as JSON lines at the reader's pace (the pipe applies backpressure to the CLI), its
+ * stdin written with backpressure, its stderr kept (the tail explains a crash). Stopping it is
+ * SIGTERM to the group, then SIGKILL after the grace period.
+ */
+import { once } from 'node:events';
+import { startProcessGroup, type ProcessGroupResult, type RunningGroup } from '../process/run.ts';
+
+/** A line longer than this is dropped (and reported) instead of held in memory. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024;
+
+/** One line of the CLI's stdout: parsed JSON, or why it is not. */
+export type CliLine = { ok: true; value: Record<string, unknown> } | { ok: false; text: string; error: string };
+
+export interface CliProcessOptions {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** SIGTERM → SIGKILL grace (ms, default 2000). */
+  graceMs?: number;
+  /** Characters of stderr kept (the tail is what a crash is reported with). */
+  stderrCap?: number;
+}
+
+export class CliProcess {
+  readonly #group: RunningGroup;
+  readonly done: Promise<ProcessGroupResult>;
+  #exited = false;
+
+  constructor(o: CliProcessOptions) {
+    this.#group = startProcessGroup({
+      command: o.argv, cwd: o.cwd, env: o.env, interactive: true, graceMs: o.graceMs ?? 2000, cap: o.stderrCap ?? 16_000,
+    });
+    this.done = this.#group.done.then((result) => {
+      this.#exited = true;
+      return result;
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.#group.pid;
+  }
+
+  get exited(): boolean {
+    return this.#exited;
+  }
+
+  /** Parsed stdout lines until the CLI closes its stdout. */
+  async *lines(): AsyncGenerator<CliLine> {
+    const output = this.#group.output;
+    if (!output) return;
+    output.setEncoding('utf8');
+    let pending = '';
+    let skipping = false;
+    for await (const chunk of output as AsyncIterable<string>) {
+      let start = 0;
+      for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', start)) {
+        const piece = chunk.slice(start, nl);
+        start = nl + 1;
+        if (skipping) {
+          skipping = false;
+          pending = '';
+          continue;
+        }
+        const line = pending + piece;
+        pending = '';
+        if (line.trim()) yield parseLine(line);
+      }
+      if (skipping) continue;
+      pending += chunk.slice(start);
+      if (pending.length > MAX_LINE_CHARS) {
+        yield { ok: false, text: pending.slice(0, 200), error: `a line longer than ${MAX_LINE_CHARS} characters was dropped` };
+        pending = '';
+        skipping = true;
+      }
+    }
+    if (pending.trim() && !skipping) yield parseLine(pending);
+  }
+
+  /** Writes one JSON line to the CLI's stdin, waiting while its pipe is full; false when stdin is gone. */
+  async write(value: unknown): Promise<boolean> {
+    const input = this.#group.input;
+    if (!input || input.destroyed || input.writableEnded || this.#exited) return false;
+    if (!input.write(`${JSON.stringify(value)}\n`)) {
+      await Promise.race([once(input, 'drain'), this.done]);
+    }
+    return !input.destroyed;
+  }
+
+  /** Closes the CLI's stdin (a stream-json CLI then finishes its queued prompts and exits). */
+  endInput(): void {
+    const input = this.#group.input;
+    if (input && !input.writableEnded) input.end();
+  }
+
+  /** SIGTERM to the group, SIGKILL after the grace period. */
+  stop(): void {
+    if (!this.#exited) this.#group.stop('aborted');
+  }
+}
+
+function parseLine(line: string): CliLine {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
+    return { ok: false, text: line.slice(0, 200), error: 'a JSON value that is not an object' };
+  } catch {
+    return { ok: false, text: line.slice(0, 200), error: 'not JSON' };
+  }
+}
+
+/** The last lines of a CLI's stderr, for an error message. */
+export function stderrTail(stderr: string, lines = 5): string {
+  return stderr.trim().split('\n').slice(-lines).join('\n');
+}

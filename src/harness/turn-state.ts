@@ -1,0 +1,113 @@
+/**
+ * What every translator of a wrapped agent needs while one prompt runs: `system/init` first
+ * (exactly once, whatever the CLI prints first), turns counted as Claude Code counts them, the
+ * final text, unknown event types reported once each, and the builders of the messages it
+ * emits (assistant blocks, tool results, stream deltas for CLIs that only print whole texts).
+ */
+import type { AgentMessage, AssistantContentBlock, PermissionDenial, StopReason, StreamEvent, UserContentBlock } from '../messages/types.ts';
+import type { UserMessage, AssistantMessage } from '../messages/types.ts';
+import { apiUsage } from '../messages/usage.ts';
+import { newApiId, newUuid } from '../messages/ids.ts';
+import { userMessage } from '../messages/user.ts';
+import { INTERRUPTED } from '../messages/notices.ts';
+import type { HarnessConfig, HarnessInit, HarnessOutcome, HarnessTurn } from './types.ts';
+
+export class TurnState {
+  /** The prompt plus every user message emitted since. */
+  numTurns = 1;
+  /** The last assistant text (the answer on success). */
+  text = '';
+  readonly denials: PermissionDenial[] = [];
+  #initSent = false;
+  readonly #unknown = new Set<string>();
+
+  readonly turn: HarnessTurn;
+  readonly config: HarnessConfig;
+  readonly sessionId: string;
+
+  constructor(turn: HarnessTurn, config: HarnessConfig, sessionId: string) {
+    this.turn = turn;
+    this.config = config;
+    this.sessionId = sessionId;
+  }
+
+  /** Emits `system/init` with what the CLI reported (once; later calls do nothing). */
+  async init(fields: HarnessInit = {}): Promise<void> {
+    if (this.#initSent) return;
+    this.#initSent = true;
+    await this.turn.emit(this.turn.init(fields));
+  }
+
+  /** Emits a message, `system/init` before the first one. */
+  async emit(message: AgentMessage): Promise<void> {
+    if (!this.#initSent) await this.init();
+    if (message.type === 'user' && !message.isReplay) this.numTurns++;
+    if (message.type === 'assistant' && message.parent_tool_use_id === null) {
+      const text = message.message.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+      if (text) this.text = text;
+    }
+    await this.turn.emit(message);
+  }
+
+  /** Reports an event type the translator does not know, once per type per prompt. */
+  unknown(kind: string, detail = ''): void {
+    if (this.#unknown.has(kind)) return;
+    this.#unknown.add(kind);
+    this.config.warn(`harness ${this.config.name}: ignored an unknown ${kind}${detail ? ` (${detail})` : ''}`);
+  }
+
+  /** One assistant message holding `blocks`. */
+  assistant(blocks: AssistantContentBlock[], model: string, stopReason: StopReason | null = null, parentToolUseId: string | null = null): AssistantMessage {
+    return {
+      type: 'assistant', parent_tool_use_id: parentToolUseId, session_id: this.sessionId, uuid: newUuid(),
+      message: {
+        id: newApiId('msg'), type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null,
+        usage: apiUsage({}), container: null, context_management: null, diagnostics: null, stop_details: null,
+      },
+    };
+  }
+
+  /** The user message carrying one tool result. */
+  toolResult(toolUseId: string, content: string, isError: boolean, toolUseResult?: unknown): UserMessage {
+    const block: UserContentBlock = { type: 'tool_result', tool_use_id: toolUseId, content, ...(isError ? { is_error: true } : {}) };
+    return userMessage([block], this.sessionId, null, toolUseResult === undefined ? {} : { tool_use_result: toolUseResult });
+  }
+
+  /** Emits a whole text as the stream events of one message (id `messageId`: the final message's), when partial messages were asked for. */
+  async streamText(text: string, model: string, kind: 'text' | 'thinking' = 'text', messageId?: string): Promise<void> {
+    if (!this.config.includePartialMessages || !text) return;
+    const start = this.assistant([], model).message;
+    // The final assistant message must carry the same id, or the faces show the text twice.
+    if (messageId) start.id = messageId;
+    const block: AssistantContentBlock = kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' };
+    const delta = kind === 'text' ? { type: 'text_delta' as const, text } : { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null };
+    const events: StreamEvent[] = [
+      { type: 'message_start', message: start },
+      { type: 'content_block_start', index: 0, content_block: block },
+      { type: 'content_block_delta', index: 0, delta },
+      { type: 'content_block_stop', index: 0 },
+    ];
+    for (const event of events) await this.streamEvent(event);
+  }
+
+  /** Emits one `stream_event`. */
+  async streamEvent(event: StreamEvent): Promise<void> {
+    await this.emit({ type: 'stream_event', event, parent_tool_use_id: null, session_id: this.sessionId, uuid: newUuid() });
+  }
+
+  /** The outcome of a prompt that went to its end. */
+  success(stopReason: string | null = 'end_turn'): HarnessOutcome {
+    return { subtype: 'success', text: this.text, errors: [], numTurns: this.numTurns, requests: this.numTurns, stopReason, terminalReason: 'completed' };
+  }
+
+  /** The outcome of a prompt that failed with `errors`. */
+  failure(errors: string[], terminalReason: HarnessOutcome['terminalReason'] = 'model_error', subtype: HarnessOutcome['subtype'] = 'error_during_execution'): HarnessOutcome {
+    return { subtype, text: '', errors, numTurns: this.numTurns, requests: this.numTurns, stopReason: null, terminalReason };
+  }
+
+  /** Emits the interruption notice, as agentpipe's own loop does, and returns the outcome of an interrupted prompt. */
+  async interrupted(): Promise<HarnessOutcome> {
+    await this.emit(userMessage([{ type: 'text', text: INTERRUPTED }], this.sessionId, null));
+    return this.failure([INTERRUPTED], 'aborted_streaming');
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The harness contract: another agent CLI (Claude Code, Codex, Gemini CLI, Qwen Code, any ACP
+ * agent) run behind agentpipe's message stream. A harness replaces the agent loop for one prompt:
+ * it starts (or reuses) the wrapped agent, translates what it prints into the message union,
+ * emits those messages through the turn, and returns how the prompt ended. The session does the
+ * rest as for its own loop: the transcript, the faces, the one `result`.
+ */
+import type { AgentMessage, PermissionMode, SystemInitMessage, TerminalReason, UserContentBlock } from '../messages/types.ts';
+import type { PermissionResult } from '../messages/control.ts';
+import type { UsageTracker } from '../agent/usage.ts';
+import type { LoopOutcome } from '../agent/loop.ts';
+
+/** The wrapped agents; `agentpipe` is agentpipe's own loop. */
+export type HarnessName = 'agentpipe' | 'claude' | 'codex' | 'gemini' | 'qwen' | 'acp';
+
+/** The harness names accepted by `--harness`. */
+export const HARNESS_NAMES: readonly HarnessName[] = ['agentpipe', 'claude', 'codex', 'gemini', 'qwen', 'acp'];
+
+/** How a wrapped agent is started, from the session's options. */
+export interface HarnessConfig {
+  name: Exclude<HarnessName, 'agentpipe'>;
+  /** The executable and its leading arguments (`--harness-command`, parsed); default: the CLI on PATH. */
+  command: string[];
+  cwd: string;
+  /** The environment of the wrapped CLI (agentpipe's secrets removed, the CLI's own key passed on). */
+  env: Record<string, string>;
+  model?: string;
+  /** `--base-url`: the CLI's own base URL setting. */
+  baseUrl?: string;
+  /** `--api-key`: the CLI's own key variable. */
+  apiKey?: string;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  permissionMode: PermissionMode;
+  allowedTools: string[];
+  disallowedTools: string[];
+  maxTurns?: number;
+  includePartialMessages: boolean;
+  /** The wrapped agent's own session id to resume (from the transcript of the agentpipe session). */
+  resumeNativeId?: string;
+  /** Diagnostics (stderr of the CLI, the session's log in the library). */
+  warn: (line: string) => void;
+}
+
+/** What the session gives a harness for one prompt. */
+export interface HarnessTurn {
+  prompt: string | UserContentBlock[];
+  signal: AbortSignal;
+  /** Emits one message of the stream (recorded in the transcript, seen by every face). */
+  emit: (message: AgentMessage) => Promise<void>;
+  /** Token counts and cost of the prompt (the result reports them). */
+  usage: UsageTracker;
+  /** The session's `system/init`, with what the wrapped agent reported instead of agentpipe's own values. */
+  init: (fields: HarnessInit) => SystemInitMessage;
+  /** Asks the session's client about a tool call the wrapped agent wants to make (canUseTool, `can_use_tool`). */
+  askPermission: (toolName: string, input: Record<string, unknown>, toolUseId: string, signal: AbortSignal) => Promise<PermissionResult>;
+}
+
+/** What the wrapped agent said about itself at its start. */
+export interface HarnessInit {
+  model?: string;
+  tools?: string[];
+  cwd?: string;
+  permissionMode?: PermissionMode;
+  /** The wrapped agent's own session (thread) id: kept so `--resume <agentpipe id>` resumes it too. */
+  nativeSessionId?: string;
+}
+
+/** How a prompt ended; `numTurns` counts as Claude Code does (the prompt plus each user message). */
+export interface HarnessOutcome extends LoopOutcome {
+  terminalReason: TerminalReason;
+}
+
+/** A wrapped agent. */
+export interface Harness {
+  readonly name: Exclude<HarnessName, 'agentpipe'>;
+  /** The wrapped agent's own session id, once known. */
+  readonly nativeSessionId: string | undefined;
+  /** Runs one prompt to its end; never throws for anything the wrapped agent does. */
+  run(turn: HarnessTurn): Promise<HarnessOutcome>;
+  /** Stops the wrapped agent (SIGTERM, then SIGKILL after a grace period). */
+  close(): Promise<void>;
+}
