@@ -1,0 +1,283 @@
+/**
+ * Claude Code and Qwen Code behind agentpipe's stream. Both speak Claude Code's stream-json both
+ * ways, so one long-lived process serves every prompt of the session: a prompt is a `user` line
+ * on its stdin, its messages come back already in the union (the session id is rewritten to
+ * agentpipe's, the CLI's own kept in `system/init`), `can_use_tool` requests are answered through
+ * the session's permission prompt, and `interrupt` is the CLI's own control request, with a kill
+ * after a grace period when it does not end the prompt. A process that dies is started again at
+ * the next prompt, resuming its own session.
+ */
+import type { AgentMessage, ResultErrorSubtype, TerminalReason } from '../messages/types.ts';
+import { newUuid } from '../messages/ids.ts';
+import { CliProcess, stderrTail, type CliLine } from './cli-process.ts';
+import { TurnState } from './turn-state.ts';
+import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
+
+/** How long an interrupted prompt may take to end on its own before the CLI is killed (ms). */
+const INTERRUPT_GRACE_MS = 5000;
+
+/** Message types passed through as they are (the CLI's `stream_event` too, when partial messages were asked for). */
+const PASSED = new Set(['assistant', 'user', 'stream_event', 'tool_progress', 'auth_status', 'system']);
+/** `stream_event` event types of the union (Qwen Code adds its own, which are dropped). */
+const STREAM_EVENTS = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+
+export class ClaudeStreamHarness implements Harness {
+  readonly name: 'claude' | 'qwen';
+  #native: string | undefined;
+  #process?: CliProcess;
+  #pump?: Promise<void>;
+  /** Where the lines of the prompt running now go. */
+  #sink?: (line: CliLine | { exit: string }) => void;
+  #warned = false;
+  #initialized = false;
+
+  readonly config: HarnessConfig;
+  readonly sessionId: string;
+
+  constructor(config: HarnessConfig, sessionId: string) {
+    this.config = config;
+    this.sessionId = sessionId;
+    this.name = config.name === 'qwen' ? 'qwen' : 'claude';
+    this.#native = config.resumeNativeId;
+  }
+
+  get nativeSessionId(): string | undefined {
+    return this.#native;
+  }
+
+  async run(turn: HarnessTurn): Promise<HarnessOutcome> {
+    const state = new TurnState(turn, this.config, this.sessionId);
+    const cli = this.#start();
+    const lines: Array<CliLine | { exit: string }> = [];
+    let wake: (() => void) | undefined;
+    this.#sink = (line) => {
+      lines.push(line);
+      wake?.();
+    };
+    const next = async (): Promise<CliLine | { exit: string }> => {
+      while (lines.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      return lines.shift()!;
+    };
+    let interruptedAt: number | undefined;
+    const onAbort = () => {
+      interruptedAt = Date.now();
+      void cli.write({ type: 'control_request', request_id: `interrupt-${newUuid()}`, request: { subtype: 'interrupt' } });
+      setTimeout(() => {
+        if (this.#sink) cli.stop(); // the prompt did not end on its own
+      }, INTERRUPT_GRACE_MS).unref();
+    };
+    turn.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (turn.signal.aborted) return await state.interrupted();
+      if (!this.#initialized) {
+        // As the SDK does: Qwen Code asks its permission questions over the control channel only after it.
+        this.#initialized = true;
+        await cli.write({ type: 'control_request', request_id: `initialize-${newUuid()}`, request: { subtype: 'initialize', hooks: null } });
+      }
+      const sent = await cli.write({ type: 'user', message: { role: 'user', content: turn.prompt }, parent_tool_use_id: null, session_id: '' });
+      if (!sent) return state.failure([`${this.name} exited before the prompt could be sent: ${stderrTail((await cli.done).stderr) || 'no output'}`]);
+      for (;;) {
+        const line = await next();
+        if ('exit' in line) {
+          if (interruptedAt !== undefined) return await state.interrupted();
+          return state.failure([line.exit]);
+        }
+        if (!line.ok) {
+          state.unknown('line that is not a JSON object', line.error);
+          continue;
+        }
+        const result = await this.#handle(line.value, state, turn, cli);
+        if (result) return this.#outcome(result, state, turn, interruptedAt !== undefined);
+      }
+    } finally {
+      turn.signal.removeEventListener('abort', onAbort);
+      this.#sink = undefined;
+    }
+  }
+
+  /** Starts the CLI (again, resuming its session, after it died). */
+  #start(): CliProcess {
+    if (this.#process && !this.#process.exited) return this.#process;
+    this.#initialized = false;
+    const cli = new CliProcess({ argv: [...this.config.command, ...this.#args()], cwd: this.config.cwd, env: this.#env() });
+    this.#process = cli;
+    this.#pump = (async () => {
+      for await (const line of cli.lines()) this.#sink?.(line);
+      const result = await cli.done;
+      const why = result.error
+        ? `${this.name} could not be started: ${result.error.message}`
+        : `${this.name} exited (${result.exitSignal ?? `code ${result.code}`}) before the prompt ended${result.stderr.trim() ? `: ${stderrTail(result.stderr)}` : ''}`;
+      this.#sink?.({ exit: why });
+    })();
+    return cli;
+  }
+
+  #args(): string[] {
+    const c = this.config;
+    const args = ['--output-format', 'stream-json', '--input-format', 'stream-json'];
+    if (this.name === 'claude') args.unshift('-p', '--verbose');
+    if (c.includePartialMessages) args.push('--include-partial-messages');
+    if (c.model) args.push('--model', c.model);
+    if (c.systemPrompt !== undefined) args.push('--system-prompt', c.systemPrompt);
+    if (c.appendSystemPrompt) args.push('--append-system-prompt', c.appendSystemPrompt);
+    if (this.#native) args.push('--resume', this.#native);
+    if (this.name === 'claude') {
+      args.push('--permission-mode', c.permissionMode, '--permission-prompt-tool', 'stdio');
+      if (c.allowedTools.length) args.push('--allowedTools', c.allowedTools.join(','));
+      if (c.disallowedTools.length) args.push('--disallowedTools', c.disallowedTools.join(','));
+      if (c.maxTurns !== undefined) args.push('--max-turns', String(c.maxTurns));
+      return args;
+    }
+    // Qwen Code: its own names for the same settings.
+    args.push('--approval-mode', QWEN_APPROVAL[c.permissionMode]);
+    if (c.allowedTools.length) args.push('--allowed-tools', ...c.allowedTools);
+    if (c.disallowedTools.length) args.push('--exclude-tools', ...c.disallowedTools);
+    if (c.maxTurns !== undefined) args.push('--max-session-turns', String(c.maxTurns));
+    if (c.baseUrl || c.env.OPENAI_BASE_URL) args.push('--auth-type', 'openai');
+    this.#warnOnce();
+    return args;
+  }
+
+  #env(): Record<string, string> {
+    const env = { ...this.config.env };
+    if (this.config.baseUrl) env[this.name === 'claude' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'] = this.config.baseUrl;
+    if (this.name === 'qwen' && this.config.model && !env.OPENAI_MODEL) env.OPENAI_MODEL = this.config.model;
+    return env;
+  }
+
+  #warnOnce(): void {
+    if (this.#warned || this.config.permissionMode !== 'dontAsk') return;
+    this.#warned = true;
+    this.config.warn('harness qwen: permission mode dontAsk runs as Qwen Code\'s "default" (it asks; agentpipe then denies what no one can answer)');
+  }
+
+  /** Handles one line of the CLI; returns the prompt's result when this was it. */
+  async #handle(value: Record<string, unknown>, state: TurnState, turn: HarnessTurn, cli: CliProcess): Promise<Record<string, unknown> | undefined> {
+    const type = value.type;
+    if (type === 'result') return value;
+    if (type === 'control_request') {
+      await this.#answer(value, turn, cli);
+      return undefined;
+    }
+    if (type === 'control_response' || type === 'keep_alive' || type === 'control_cancel_request') return undefined;
+    if (typeof type !== 'string' || !PASSED.has(type)) {
+      state.unknown(`message type ${JSON.stringify(type)}`);
+      return undefined;
+    }
+    if (type === 'system' && value.subtype === 'init') {
+      if (typeof value.session_id === 'string') this.#native = value.session_id;
+      await state.init({
+        model: str(value.model), tools: Array.isArray(value.tools) ? value.tools.filter((t) => typeof t === 'string') : undefined,
+        cwd: str(value.cwd), nativeSessionId: this.#native,
+      });
+      return undefined;
+    }
+    if (type === 'stream_event') {
+      const event = value.event as { type?: unknown } | undefined;
+      if (!this.config.includePartialMessages) return undefined;
+      if (typeof event?.type !== 'string' || !STREAM_EVENTS.has(event.type)) {
+        state.unknown(`stream_event ${JSON.stringify(event?.type)}`);
+        return undefined;
+      }
+    }
+    if ((type === 'assistant' || type === 'user') && !isObject(value.message)) {
+      state.unknown(`${type} line without a message`);
+      return undefined;
+    }
+    if (this.name === 'qwen' && type === 'assistant') renameTools(value);
+    await state.emit({ ...value, session_id: this.sessionId, uuid: str(value.uuid) ?? newUuid() } as AgentMessage);
+    return undefined;
+  }
+
+  /** Answers the CLI's control requests: permission prompts through the session, the rest refused. */
+  async #answer(value: Record<string, unknown>, turn: HarnessTurn, cli: CliProcess): Promise<void> {
+    const requestId = value.request_id;
+    const request = isObject(value.request) ? value.request : {};
+    let response: Record<string, unknown>;
+    if (request.subtype === 'can_use_tool' && typeof request.tool_name === 'string') {
+      const input = isObject(request.input) ? request.input : {};
+      const toolUseId = str(request.tool_use_id) ?? newUuid();
+      const toolName = this.name === 'qwen' ? QWEN_TOOLS[request.tool_name] ?? request.tool_name : request.tool_name;
+      const verdict = await turn.askPermission(toolName, input, toolUseId, turn.signal)
+        .catch((error: unknown): { behavior: 'deny'; message: string } => ({ behavior: 'deny', message: error instanceof Error ? error.message : String(error) }));
+      response = verdict.behavior === 'allow' ? { behavior: 'allow', updatedInput: verdict.updatedInput ?? input } : { behavior: 'deny', message: verdict.message };
+      await cli.write({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } });
+      return;
+    }
+    await cli.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `agentpipe does not serve ${String(request.subtype)} for a wrapped ${this.name}` } });
+  }
+
+  /** The outcome from the CLI's own result (its turns, usage and cost). */
+  #outcome(result: Record<string, unknown>, state: TurnState, turn: HarnessTurn, interrupted: boolean): HarnessOutcome {
+    const models = isObject(result.modelUsage) ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isObject(e[1])) : [];
+    for (const [model, u] of models) {
+      turn.usage.add(model, {
+        input_tokens: num(u.inputTokens), output_tokens: num(u.outputTokens),
+        cache_read_input_tokens: num(u.cacheReadInputTokens), cache_creation_input_tokens: num(u.cacheCreationInputTokens),
+      }, num(u.costUSD));
+    }
+    if (models.length === 0 && isObject(result.usage)) {
+      const u = result.usage;
+      turn.usage.add(this.config.model ?? this.name, {
+        input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens),
+        cache_read_input_tokens: num(u.cache_read_input_tokens), cache_creation_input_tokens: num(u.cache_creation_input_tokens),
+      }, num(result.total_cost_usd));
+    }
+    turn.usage.apiDurationMs += num(result.duration_api_ms);
+    const numTurns = typeof result.num_turns === 'number' ? result.num_turns : state.numTurns;
+    const terminalReason = (typeof result.terminal_reason === 'string' ? result.terminal_reason : interrupted ? 'aborted_streaming' : 'completed') as TerminalReason;
+    const common = { numTurns, requests: numTurns, stopReason: str(result.stop_reason) ?? null, terminalReason };
+    if (result.subtype === 'success' && result.is_error !== true) return { ...common, subtype: 'success', text: str(result.result) ?? state.text, errors: [] };
+    // Claude Code ends a prompt whose request failed (a rejected key, an API error) with `success` and is_error.
+    if (result.subtype === 'success') return { ...common, subtype: 'error_during_execution', text: '', errors: [str(result.result) ?? 'the request failed'] };
+    const errors = Array.isArray(result.errors) ? result.errors.filter((e) => typeof e === 'string') : [];
+    // Qwen Code: `error: {message}`.
+    if (isObject(result.error) && typeof result.error.message === 'string') errors.push(result.error.message);
+    const subtype = (ERROR_SUBTYPES.has(str(result.subtype) ?? '') ? result.subtype : 'error_during_execution') as ResultErrorSubtype;
+    return { ...common, subtype, text: '', errors: errors.length ? errors : [`${this.name} ended the prompt with ${String(result.subtype)}`] };
+  }
+
+  async close(): Promise<void> {
+    const cli = this.#process;
+    if (!cli || cli.exited) return;
+    cli.endInput();
+    const timer = setTimeout(() => cli.stop(), 2000);
+    await cli.done;
+    clearTimeout(timer);
+    await this.#pump;
+  }
+}
+
+/** Qwen Code's tools that are agentpipe's (Claude Code's) under another name, with the same input fields. */
+const QWEN_TOOLS: Record<string, string> = {
+  run_shell_command: 'Bash', write_file: 'Write', edit: 'Edit', read_file: 'Read', glob: 'Glob', grep_search: 'Grep', web_fetch: 'WebFetch',
+  todo_write: 'TodoWrite', list_directory: 'LS',
+};
+
+/** Gives the tool calls of a Qwen Code assistant message agentpipe's names, so every face shows them as it shows its own. */
+function renameTools(value: Record<string, unknown>): void {
+  const message = value.message;
+  if (!isObject(message) || !Array.isArray(message.content)) return;
+  for (const block of message.content as unknown[]) {
+    if (isObject(block) && block.type === 'tool_use' && typeof block.name === 'string') block.name = QWEN_TOOLS[block.name] ?? block.name;
+  }
+}
+
+/** agentpipe's permission modes as Qwen Code's approval modes. */
+const QWEN_APPROVAL: Record<HarnessConfig['permissionMode'], string> = {
+  default: 'default', acceptEdits: 'auto-edit', plan: 'plan', bypassPermissions: 'yolo', dontAsk: 'default',
+};
+
+const ERROR_SUBTYPES: ReadonlySet<string> = new Set(['error_during_execution', 'error_max_turns', 'error_max_budget_usd', 'error_max_structured_output_retries']);
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
