@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.ts';
 
-const LAYERS = ['process', 'messages', 'model', 'tools', 'agent', 'pipeline', 'session', 'transport', 'sdk', 'acp', 'view', 'cli'];
+const LAYERS = ['process', 'messages', 'model', 'tools', 'agent', 'harness', 'pipeline', 'session', 'cluster', 'transport', 'sdk', 'acp', 'view', 'cli'];
 const SRC = path.join(ROOT, 'src');
 const IMPORT = /(?:from\s+|import\(\s*)'(\.{1,2}\/[^']+)'/g;
 

@@ -1,0 +1,492 @@
+/**
+ * A session's message log on Redis: the durable, fenced, append-only record of everything a
+ * session emitted, that any front end can replay from an id and tail live.
+ *
+ * Keys (one hash tag per session, so Redis Cluster keeps a session on one shard):
+ * - `<prefix>:{<sessionId>}:log`   Stream: the durable messages, field `m` = the message JSON,
+ *                                  `o` = the owner token that appended it; stream ids order them.
+ * - `<prefix>:{<sessionId>}:owner` String: the lease, the owner token with an expiry (PX).
+ * - `<prefix>:{<sessionId>}:live`  Stream capped with MAXLEN ~ N and expiring when idle: the
+ *                                  ephemeral messages (`stream_event` deltas, `tool_progress`), each
+ *                                  with `a` = the id of the durable message it follows. Never in the log.
+ * - `<prefix>:{<sessionId>}:uuids` Hash: message uuid -> stream id, so a retried append (a reply lost
+ *                                  to a dropped connection, then resent) lands once.
+ *
+ * Fencing: every append runs ONE Lua script that compares the owner key with the caller's token
+ * and appends only if they are equal; Redis runs scripts atomically, so an owner whose lease
+ * expired (and maybe was taken over) can never append again: it gets a FencedError. Owner
+ * tokens must be unique per acquisition (a random uuid), never reused.
+ */
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import type { AgentMessage } from '../messages/types.ts';
+import type { PromptLine, SnapshotLine, TitleLine } from '../session/transcript-format.ts';
+import { openBlocking, openRedis, reconnectDelay, RedisConnectionError } from './connection.ts';
+import type { Connection, RedisConnectionOptions, RedisTarget } from './connection.ts';
+
+/** What a session log holds: the wire messages and the transcript-only lines (prompts, snapshots, titles). */
+export type LogMessage = AgentMessage | PromptLine | SnapshotLine | TitleLine;
+
+/** A message read back with its stream id. */
+export interface LogEntry {
+  id: string;
+  message: LogMessage;
+}
+
+/** An ephemeral message read back from the live stream: `after` is the id of the durable message it follows ('0-0': none yet). */
+export interface LiveEntry extends LogEntry {
+  after: string;
+}
+
+/** The caller no longer owns the session's lease: its append (or renewal) was refused and nothing of it landed. */
+export class FencedError extends Error {
+  override name = 'FencedError';
+  readonly sessionId: string;
+  /** `expired`: nobody holds the lease now; `taken`: another owner holds it. */
+  readonly reason: 'expired' | 'taken';
+  constructor(sessionId: string, reason: 'expired' | 'taken') {
+    const why = reason === 'expired' ? 'its lease expired' : 'another worker took it over';
+    super(`session ${sessionId}: this worker no longer owns it (${why}); nothing was appended`);
+    this.sessionId = sessionId;
+    this.reason = reason;
+  }
+}
+
+/** Options of a SessionLog. */
+export interface SessionLogOptions extends RedisConnectionOptions {
+  /** A `redis://` URL (the log opens and closes its connections) or a client you own. */
+  redis: RedisTarget;
+  /** Key prefix. Default `ap`. */
+  prefix?: string;
+  /** Cap of the live stream (approximate: Redis trims whole nodes). Default 1000. */
+  liveMaxLen?: number;
+  /** The live stream expires this long after its last message. Default 1 hour. */
+  liveTtlMs?: number;
+  /** Which messages are ephemeral. Default: `stream_event` and `tool_progress` (what transcripts leave out too). */
+  ephemeral?: (message: LogMessage) => boolean;
+  /** How long one blocking XREAD of `tail` waits before asking again. Default 5000 ms. */
+  blockMs?: number;
+  /** `tail` throws after Redis has been unreachable this long. Default 30000 ms. */
+  tailGiveUpMs?: number;
+}
+
+/** The default split: deltas and heartbeats are ephemeral, as in transcripts. */
+export const isEphemeral = (message: LogMessage): boolean => message.type === 'stream_event' || message.type === 'tool_progress';
+
+const ACQUIRE = `
+local cur = redis.call('GET', KEYS[1])
+if not cur then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if cur == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0`;
+
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+return 0`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0`;
+
+// KEYS: owner, log, live, uuids. ARGV: token, live cap, live ttl, then (kind, uuid, json) triplets.
+const APPEND = `
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then
+  if not cur then return redis.error_reply('FENCED expired') end
+  return redis.error_reply('FENCED taken')
+end
+local ids = {}
+local last = nil
+local live = false
+for i = 4, #ARGV, 3 do
+  local kind, uuid, json = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  if kind == 'd' then
+    local known = false
+    if uuid ~= '' then known = redis.call('HGET', KEYS[4], uuid) end
+    if known then
+      ids[#ids + 1] = known
+    else
+      last = redis.call('XADD', KEYS[2], '*', 'm', json, 'o', ARGV[1])
+      if uuid ~= '' then redis.call('HSET', KEYS[4], uuid, last) end
+      ids[#ids + 1] = last
+    end
+  else
+    if not last then
+      local top = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+      if top[1] then last = top[1][1] else last = '0-0' end
+    end
+    ids[#ids + 1] = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], '*', 'm', json, 'a', last)
+    live = true
+  end
+end
+if live then redis.call('PEXPIRE', KEYS[3], ARGV[3]) end
+return ids`;
+
+// KEYS: log, owner, live, uuids. ARGV: the last id the caller archived. Deletes only if nothing was appended since.
+const DELETE_IF_UNCHANGED = `
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local id = '0-0'
+if top[1] then id = top[1][1] end
+if id ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+return 1`;
+
+const SCRIPTS = {
+  agentpipeLogAcquire: { numberOfKeys: 1, lua: ACQUIRE },
+  agentpipeLogRenew: { numberOfKeys: 1, lua: RENEW },
+  agentpipeLogRelease: { numberOfKeys: 1, lua: RELEASE },
+  agentpipeLogAppend: { numberOfKeys: 4, lua: APPEND },
+  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 4, lua: DELETE_IF_UNCHANGED },
+} as const;
+
+type ScriptCommands = { [K in keyof typeof SCRIPTS]: (...args: Array<string | number>) => Promise<unknown> };
+
+const STREAM_ID = /^\d+-\d+$/;
+const PAGE = 1000;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Parses one stored message: a JSON object with a string `type` (and a string `uuid` if any); throws on anything else. */
+function parseMessage(json: unknown, where: string): LogMessage {
+  if (typeof json !== 'string') throw new Error(`${where}: the entry has no message field`);
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw new Error(`${where}: the message is not JSON (${(error as Error).message})`);
+  }
+  if (!isObject(value) || typeof value.type !== 'string') throw new Error(`${where}: the message is not an object with a string "type"`);
+  if (value.uuid !== undefined && typeof value.uuid !== 'string') throw new Error(`${where}: the message's "uuid" is not a string`);
+  return value as unknown as LogMessage;
+}
+
+/** The fields of a stream entry as a map; throws when the reply is not a stream entry. */
+function entryFields(raw: unknown, where: string): { id: string; fields: Map<string, string> } {
+  if (!Array.isArray(raw) || raw.length !== 2 || typeof raw[0] !== 'string' || !Array.isArray(raw[1])) {
+    throw new Error(`${where}: unexpected stream entry from Redis`);
+  }
+  const [id, flat] = raw as [string, unknown[]];
+  const fields = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const [name, value] = [flat[i], flat[i + 1]];
+    if (typeof name === 'string' && typeof value === 'string') fields.set(name, value);
+  }
+  return { id, fields };
+}
+
+/** The entries of an XREAD reply for one stream: `[[key, entries]]` (RESP2) or `[key, entries]` (RESP3 map, flattened). */
+function xreadEntries(reply: unknown, sessionId: string): unknown[] {
+  const bad = (): Error => new Error(`session ${sessionId}: unexpected XREAD reply from Redis`);
+  if (!Array.isArray(reply)) throw bad();
+  const items = reply as unknown[];
+  const stream = typeof items[0] === 'string' ? items : items[0];
+  if (!Array.isArray(stream) || !Array.isArray(stream[1])) throw bad();
+  return stream[1] as unknown[];
+}
+
+/** Checks a stream id given by a caller (`0-0` is the start). */
+function checkId(id: string): string {
+  if (!STREAM_ID.test(id)) throw new TypeError(`not a stream id: ${JSON.stringify(id)} (expected "<ms>-<seq>")`);
+  return id;
+}
+
+/** Checks an owner token and a lease length given by a caller. */
+function checkLease(ownerToken: string, leaseMs: number): void {
+  if (typeof ownerToken !== 'string' || ownerToken === '') throw new TypeError('the owner token must be a non-empty string');
+  if (!Number.isFinite(leaseMs) || leaseMs < 1) throw new TypeError(`the lease must be a positive number of ms, not ${leaseMs}`);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/** A line of an archived transcript, as Transcript.record writes it (a timestamp on every line). */
+function transcriptLine(message: LogMessage): object | undefined {
+  if (isEphemeral(message)) return undefined;
+  if (message.type === 'user' && 'isReplay' in message && message.isReplay) return undefined;
+  return 'timestamp' in message && message.timestamp ? message : { ...message, timestamp: new Date().toISOString() };
+}
+
+/**
+ * Session logs on one Redis. Connects on first use (`connect()` to fail early); `close()` closes
+ * what it opened. Every method is safe to call concurrently.
+ */
+export class SessionLog {
+  readonly prefix: string;
+  readonly #options: SessionLogOptions;
+  readonly #ephemeral: (message: LogMessage) => boolean;
+  #connection?: Promise<Connection>;
+  readonly #tails = new Set<Connection>();
+
+  constructor(options: SessionLogOptions) {
+    this.#options = options;
+    this.prefix = options.prefix ?? 'ap';
+    this.#ephemeral = options.ephemeral ?? isEphemeral;
+  }
+
+  /** The keys of a session (a hash tag per session: one Redis Cluster slot). */
+  keys(sessionId: string): { log: string; owner: string; live: string; uuids: string } {
+    if (!sessionId || /[{}\s]/.test(sessionId) || sessionId.length > 256) throw new TypeError(`not a usable session id: ${JSON.stringify(sessionId)}`);
+    const base = `${this.prefix}:{${sessionId}}`;
+    return { log: `${base}:log`, owner: `${base}:owner`, live: `${base}:live`, uuids: `${base}:uuids` };
+  }
+
+  /** Connects now (the first call of any method does otherwise); throws a RedisConnectionError that says why not. */
+  async connect(): Promise<void> {
+    await this.#conn();
+  }
+
+  /** Takes the session's lease for `leaseMs` if nobody holds it (or the holder's expired); true if `ownerToken` holds it now. */
+  async acquire(sessionId: string, ownerToken: string, leaseMs: number): Promise<boolean> {
+    const { owner } = this.keys(sessionId);
+    checkLease(ownerToken, leaseMs);
+    return (await this.#script('agentpipeLogAcquire', owner, ownerToken, Math.ceil(leaseMs))) === 1;
+  }
+
+  /** Extends the lease `ownerToken` holds; throws a FencedError if it no longer holds it. */
+  async renew(sessionId: string, ownerToken: string, leaseMs: number): Promise<void> {
+    const { owner } = this.keys(sessionId);
+    checkLease(ownerToken, leaseMs);
+    const answer = await this.#script('agentpipeLogRenew', owner, ownerToken, Math.ceil(leaseMs));
+    if (answer !== 1) throw new FencedError(sessionId, answer === -1 ? 'taken' : 'expired');
+  }
+
+  /** Gives the lease up (if `ownerToken` still holds it); true if it did. */
+  async release(sessionId: string, ownerToken: string): Promise<boolean> {
+    const { owner } = this.keys(sessionId);
+    return (await this.#script('agentpipeLogRelease', owner, ownerToken)) === 1;
+  }
+
+  /** Who holds the lease and for how much longer, or null. */
+  async owner(sessionId: string): Promise<{ token: string; ttlMs: number } | null> {
+    const { owner } = this.keys(sessionId);
+    const [token, ttl] = await this.#call((c) => Promise.all([c.get(owner), c.pttl(owner)]));
+    return typeof token === 'string' ? { token, ttlMs: Math.max(0, ttl) } : null;
+  }
+
+  /**
+   * Appends messages in order, atomically and only while `ownerToken` holds the lease (else a
+   * FencedError and nothing lands). Durable messages go to the log, ephemeral ones to the capped
+   * live stream. A message whose uuid is already in the log is not appended again (a retried
+   * append is idempotent). Returns each message's stream id, in order (a live-stream id for an
+   * ephemeral one; the earlier id for a repeated uuid).
+   */
+  async append(sessionId: string, ownerToken: string, messages: readonly LogMessage[]): Promise<string[]> {
+    const keys = this.keys(sessionId);
+    if (messages.length === 0) return [];
+    const args: string[] = [ownerToken, String(this.#options.liveMaxLen ?? 1000), String(this.#options.liveTtlMs ?? 3_600_000)];
+    for (const message of messages) {
+      const uuid = 'uuid' in message && typeof message.uuid === 'string' ? message.uuid : '';
+      args.push(this.#ephemeral(message) ? 'e' : 'd', uuid, JSON.stringify(message));
+    }
+    let answer: unknown;
+    try {
+      answer = await this.#script('agentpipeLogAppend', keys.owner, keys.log, keys.live, keys.uuids, ...args);
+    } catch (error) {
+      const fenced = /^FENCED (expired|taken)/.exec((error as Error).message ?? '');
+      if (fenced) throw new FencedError(sessionId, fenced[1] as 'expired' | 'taken');
+      throw error;
+    }
+    if (!Array.isArray(answer) || answer.length !== messages.length || !answer.every((id) => typeof id === 'string')) {
+      throw new Error(`session ${sessionId}: unexpected answer from the append script: ${JSON.stringify(answer)}`);
+    }
+    return answer as string[];
+  }
+
+  /** Every durable message after `fromId` (exclusive; default: from the start), in order, with stream ids. */
+  async read(sessionId: string, fromId?: string): Promise<LogEntry[]> {
+    const { log } = this.keys(sessionId);
+    const entries: LogEntry[] = [];
+    let start = fromId === undefined ? '-' : `(${checkId(fromId)}`;
+    for (;;) {
+      const page = await this.#call((c) => c.xrange(log, start, '+', 'COUNT', PAGE));
+      for (const raw of page as unknown[]) entries.push(this.#entry(raw, sessionId));
+      if (page.length < PAGE) return entries;
+      start = `(${entries.at(-1)!.id}`;
+    }
+  }
+
+  /** The id of the last durable message ('0-0' when the log is empty). */
+  async lastId(sessionId: string): Promise<string> {
+    return this.#lastIdOf(this.keys(sessionId).log);
+  }
+
+  /** The ephemeral messages still in the (capped) live stream after `fromId` (default: all). */
+  async readLive(sessionId: string, fromId?: string): Promise<LiveEntry[]> {
+    const { live } = this.keys(sessionId);
+    const start = fromId === undefined ? '-' : `(${checkId(fromId)}`;
+    const page = await this.#call((c) => c.xrange(live, start, '+'));
+    return (page as unknown[]).map((raw) => this.#liveEntry(raw, sessionId));
+  }
+
+  /**
+   * Durable messages after `fromId` (`$`: only those appended from now on) as they are appended,
+   * through blocking XREADs on a dedicated connection; ends when `signal` aborts (or the loop
+   * breaks). Survives a Redis restart (reads resume from the last id seen: nothing twice, nothing
+   * lost); throws a RedisConnectionError after Redis has been unreachable for `tailGiveUpMs`.
+   * Each tail holds one connection: a front end with many clients should share one tail per session.
+   */
+  tail(sessionId: string, fromId: string, signal: AbortSignal): AsyncGenerator<LogEntry> {
+    return this.#tail(sessionId, this.keys(sessionId).log, fromId, signal, (raw) => this.#entry(raw, sessionId));
+  }
+
+  /** Like `tail`, for the live stream's ephemeral messages (entries trimmed away by the cap are skipped). */
+  tailLive(sessionId: string, fromId: string, signal: AbortSignal): AsyncGenerator<LiveEntry> {
+    return this.#tail(sessionId, this.keys(sessionId).live, fromId, signal, (raw) => this.#liveEntry(raw, sessionId));
+  }
+
+  /**
+   * Writes the durable messages to `file` as a JSONL transcript (one message per line, the lines
+   * `Transcript` would have written: no deltas, no replays, a timestamp on each) and then deletes
+   * the session's keys, which also fences its owner. Written to a temp file and renamed; if
+   * messages were appended meanwhile it starts over, so nothing appended before the delete is lost.
+   * Returns the number of lines written.
+   */
+  async archive(sessionId: string, file: string): Promise<number> {
+    const keys = this.keys(sessionId);
+    await mkdir(path.dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const entries = await this.read(sessionId);
+        const lines = entries.map((e) => transcriptLine(e.message)).filter((l) => l !== undefined);
+        await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { flush: true });
+        const last = entries.at(-1)?.id ?? '0-0';
+        if ((await this.#script('agentpipeLogDeleteIfUnchanged', keys.log, keys.owner, keys.live, keys.uuids, last)) === 1) {
+          await rename(temp, file);
+          return lines.length;
+        }
+      }
+      throw new Error(`session ${sessionId}: cannot archive: messages kept being appended (release the session first)`);
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  /** Deletes the session's log, lease, live stream and uuid index (an owner still running is fenced). */
+  async delete(sessionId: string): Promise<void> {
+    const { log, owner, live, uuids } = this.keys(sessionId);
+    await this.#call((c) => c.del(log, owner, live, uuids));
+  }
+
+  /** Closes the connections this log opened (a client passed in is left open); running tails end. */
+  async close(): Promise<void> {
+    const tails = [...this.#tails];
+    this.#tails.clear();
+    await Promise.all(tails.map((t) => t.close()));
+    const connection = this.#connection;
+    this.#connection = undefined;
+    await (await connection?.catch(() => undefined))?.close();
+  }
+
+  #conn(): Promise<Connection> {
+    if (this.#connection) return this.#connection;
+    const connecting = openRedis(this.#options.redis, this.#options).then((connection) => {
+      for (const [name, definition] of Object.entries(SCRIPTS)) {
+        if (!(name in connection.client)) connection.client.defineCommand(name, definition);
+      }
+      return connection;
+    });
+    // A failed connect is not cached: the next call tries again.
+    connecting.catch(() => {
+      if (this.#connection === connecting) this.#connection = undefined;
+    });
+    this.#connection = connecting;
+    return connecting;
+  }
+
+  async #call<T>(run: (client: Redis) => Promise<T>): Promise<T> {
+    const connection = await this.#conn();
+    try {
+      return await run(connection.client);
+    } catch (error) {
+      throw connection.wrap(error);
+    }
+  }
+
+  #script(name: keyof typeof SCRIPTS, ...args: Array<string | number>): Promise<unknown> {
+    return this.#call((client) => (client as unknown as ScriptCommands)[name](...args));
+  }
+
+  #entry(raw: unknown, sessionId: string): LogEntry {
+    const { id, fields } = entryFields(raw, `session ${sessionId}`);
+    return { id, message: parseMessage(fields.get('m'), `session ${sessionId} entry ${id}`) };
+  }
+
+  #liveEntry(raw: unknown, sessionId: string): LiveEntry {
+    const { id, fields } = entryFields(raw, `session ${sessionId} live`);
+    return { id, after: fields.get('a') ?? '0-0', message: parseMessage(fields.get('m'), `session ${sessionId} live entry ${id}`) };
+  }
+
+  async *#tail<E extends LogEntry>(sessionId: string, key: string, fromId: string, signal: AbortSignal, parse: (raw: unknown) => E): AsyncGenerator<E> {
+    if (signal.aborted) return;
+    const base = await this.#conn();
+    let last = fromId === '$' ? await this.#lastIdOf(key) : checkId(fromId);
+    const blocking = await openBlocking(base.client, this.#options);
+    this.#tails.add(blocking);
+    // Aborting closes the connection: the pending XREAD fails at once and the loop ends.
+    const stop = (): void => blocking.client.disconnect();
+    signal.addEventListener('abort', stop, { once: true });
+    const blockMs = this.#options.blockMs ?? 5000;
+    const giveUpMs = this.#options.tailGiveUpMs ?? 30_000;
+    let failingSince: number | undefined;
+    let failures = 0;
+    try {
+      while (!signal.aborted && this.#tails.has(blocking)) {
+        let reply: unknown;
+        try {
+          reply = await blocking.client.xread('COUNT', PAGE, 'BLOCK', blockMs, 'STREAMS', key, last);
+          failingSince = undefined;
+          failures = 0;
+        } catch (error) {
+          if (signal.aborted || !this.#tails.has(blocking)) return;
+          const wrapped = blocking.wrap(error);
+          if (!(wrapped instanceof RedisConnectionError)) throw wrapped;
+          failingSince ??= Date.now();
+          if (Date.now() - failingSince > giveUpMs) throw wrapped;
+          await pause(reconnectDelay(failures++), signal);
+          continue;
+        }
+        if (reply === null || reply === undefined) continue;
+        for (const raw of xreadEntries(reply, sessionId)) {
+          const entry = parse(raw);
+          last = entry.id;
+          yield entry;
+          if (signal.aborted) return;
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.#tails.delete(blocking);
+      blocking.client.disconnect();
+    }
+  }
+
+  async #lastIdOf(key: string): Promise<string> {
+    const top = await this.#call((c) => c.xrevrange(key, '+', '-', 'COUNT', 1));
+    const first: unknown = top[0];
+    return first === undefined ? '0-0' : entryFields(first, key).id;
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * `agentpipe/redis`: sessions on Redis. `redisSessionStore` is the official SDK's `sessionStore`
+ * backed by Redis; `SessionLog` is a session's durable, fenced message log on a Redis Stream (the
+ * base of agentpipe's worker pool). ioredis is loaded on first use.
+ */
+export { redisSessionStore } from './session-store.ts';
+export type { FoldSessionSummary, RedisSessionStore, RedisSessionStoreOptions, StoreEntry, StoreKey, StoreSummary } from './session-store.ts';
+export { FencedError, isEphemeral, SessionLog } from './redis-log.ts';
+export type { LiveEntry, LogEntry, LogMessage, SessionLogOptions } from './redis-log.ts';
+export { RedisConnectionError } from './connection.ts';
+export type { RedisConnectionOptions, RedisTarget } from './connection.ts';
