@@ -27,6 +27,8 @@ export interface CliFlags {
   tools?: string;
   permissionMode?: 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
   permissionPromptTool?: string;
+  harness?: 'agentpipe' | 'claude' | 'codex' | 'gemini' | 'qwen' | 'acp';
+  harnessCommand?: string;
   dangerouslySkipPermissions?: boolean;
   cwd?: string;
   sessionId?: string;
@@ -63,6 +65,8 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
  */
 export function addSessionOptions(command: Command): Command {
   return command
+    .addOption(new Option('--harness <agent>', 'the agent that runs the session: agentpipe\'s own loop (default), or a wrapped CLI: claude, codex, gemini, qwen, acp').choices(['agentpipe', 'claude', 'codex', 'gemini', 'qwen', 'acp']))
+    .option('--harness-command <command>', 'the wrapped agent\'s command (default: its CLI on PATH; --harness acp needs it, e.g. "goose acp")')
     .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
     .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
     .option('--base-url <url>', 'OpenAI-compatible server (Ollama, vLLM, llama.cpp), e.g. http://localhost:11434/v1')

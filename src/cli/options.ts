@@ -23,6 +23,7 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
   if (flags.permissionPromptTool && flags.permissionPromptTool !== 'stdio') {
     throw new UsageError(`--permission-prompt-tool ${flags.permissionPromptTool}: only "stdio" is supported (MCP permission tools are not yet)`);
   }
+  if (flags.harnessCommand !== undefined && (!flags.harness || flags.harness === 'agentpipe')) throw new UsageError('--harness-command needs --harness');
   let extras;
   try {
     extras = { ...agentOptionsFromFlags(flags, cwd), ...sessionFlagOptions(flags, cwd), ...modelFlagOptions(flags, cwd) };
@@ -48,6 +49,8 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
     includePartialMessages: flags.includePartialMessages,
     includeHookEvents: flags.includeHookEvents === true,
     sessionId: flags.sessionId,
+    harness: flags.harness,
+    harnessCommand: flags.harnessCommand,
     ...extras,
     mcpServers: await mcpServersOf(flags.mcpConfig),
   };

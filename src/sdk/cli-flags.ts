@@ -20,6 +20,8 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
     args.push(flag);
     if (value !== true) args.push(String(value));
   };
+  add('--harness', options.harness);
+  add('--harness-command', options.harnessCommand);
   add('--model', options.model);
   add('--provider', options.provider);
   add('--base-url', options.baseUrl);

@@ -16,6 +16,7 @@ import { compileSchema } from '../agent/structured-output.ts';
 import { UsageTracker } from '../agent/usage.ts';
 import type { SessionOptions } from './options.ts';
 import { Session } from './session.ts';
+import type { Harness } from '../harness/types.ts';
 import { SessionRunner } from './runner.ts';
 import { attachStart, prepareSession } from './resume.ts';
 
@@ -54,7 +55,8 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   }
   const sessionId = start.sessionId;
   const onAuthStatus = (status: AuthStatus) => io.send({ type: 'auth_status', ...status, uuid: newUuid(), session_id: sessionId });
-  const { provider, model, authError } = await sessionModel(options, onAuthStatus);
+  const wrapped = options.harness && options.harness !== 'agentpipe' ? options.harness : undefined;
+  const { provider, model, authError } = wrapped ? harnessModel(options, wrapped) : await sessionModel(options, onAuthStatus);
 
   let session: Session;
   try {
@@ -64,6 +66,14 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
+  if (wrapped) {
+    try {
+      session.harness = await startHarness(options, wrapped, session.id, start.harness, io.log);
+    } catch (error) {
+      await session.close();
+      throw new SessionSetupError((error as Error).message);
+    }
+  }
   const runner = new SessionRunner(session, io.send, {
     replayUserMessages: io.replayUserMessages, seenUuids: start.seenUuids, log: io.log, awaitInitialize: io.awaitInitialize,
   });
@@ -76,6 +86,43 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   }
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
   return { session, runner };
+}
+
+/**
+ * A session run by a wrapped agent has no model of agentpipe's: what would need one (`/compact`,
+ * a title, a side question) fails with an error that says so.
+ */
+function harnessModel(options: SessionOptions, name: string): ResolvedModel & { authError?: string } {
+  const failure = new ModelError({ message: `not available when --harness ${name} runs the session (the wrapped agent has its own model)`, kind: 'invalid_request' });
+  return { provider: new FailingProvider(name, failure), model: options.model ?? name };
+}
+
+/** Options a wrapped agent cannot honour: named once on the session's log. */
+const NOT_FOR_HARNESSES = [
+  'mcpServers', 'agents', 'agent', 'hooks', 'extraTools', 'tools', 'outputFormat', 'maxBudgetUsd', 'fallbackModel', 'thinking', 'maxThinkingTokens',
+  'effort', 'betas', 'additionalDirectories', 'script', 'apiKeyHelper', 'maxContextTokens',
+] as const satisfies ReadonlyArray<keyof SessionOptions>;
+
+/** Starts the wrapped agent of the session (resuming its own session when the transcript names one). */
+async function startHarness(
+  options: SessionOptions, name: Exclude<NonNullable<SessionOptions['harness']>, 'agentpipe'>, sessionId: string,
+  resumed: { name: string; sessionId: string } | undefined, log: (line: string) => void,
+): Promise<Harness> {
+  const { createHarness, harnessCommand, harnessEnv } = await import('../harness/index.ts');
+  const base = options.env ? { ...process.env, ...options.env } : process.env;
+  const ignored = NOT_FOR_HARNESSES.filter((key) => {
+    const value = options[key];
+    return value !== undefined && !(Array.isArray(value) && value.length === 0) && !(typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+  });
+  if (ignored.length) log(`agentpipe: warning: --harness ${name} cannot honour ${ignored.join(', ')} (ignored)`);
+  return createHarness({
+    name, command: await harnessCommand(name, options.harnessCommand, base), cwd: options.cwd ?? process.cwd(), env: harnessEnv(name, base, options.apiKey),
+    model: options.model, baseUrl: options.baseUrl, apiKey: options.apiKey, systemPrompt: options.systemPrompt, appendSystemPrompt: options.appendSystemPrompt,
+    permissionMode: options.permissionMode ?? 'default', allowedTools: options.allowedTools ?? [], disallowedTools: options.disallowedTools ?? [],
+    maxTurns: options.maxTurns, includePartialMessages: options.includePartialMessages ?? false,
+    resumeNativeId: resumed?.name === name ? resumed.sessionId : undefined,
+    warn: (line) => log(`agentpipe: warning: ${line}`),
+  }, sessionId);
 }
 
 /**

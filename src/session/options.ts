@@ -11,8 +11,16 @@ import type { AgentDefinition } from '../agent/subagent.ts';
 import type { HookCallbacks } from '../tools/hooks/types.ts';
 import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
+import type { HarnessName } from '../harness/types.ts';
 
 export interface SessionOptions extends ModelOptions {
+  /**
+   * The agent that runs the session (`--harness`): agentpipe's own loop (default), or a wrapped
+   * CLI (`claude`, `codex`, `gemini`, `qwen`, `acp`) whose output becomes the same message stream.
+   */
+  harness?: HarnessName;
+  /** The wrapped agent's command line (`--harness-command`); default: its CLI on PATH. */
+  harnessCommand?: string;
   /** Working folder of the agent and its tools (default: process.cwd()). */
   cwd?: string;
   /** Replaces the default system prompt. */

@@ -30,6 +30,8 @@ export interface SessionStart {
   transcript?: Transcript;
   /** The transcript it was resumed from. */
   resumedFrom?: string;
+  /** The wrapped agent's own session, when a harness ran the resumed session. */
+  harness?: { name: string; sessionId: string };
 }
 
 
@@ -67,7 +69,7 @@ export async function prepareSession(options: SessionOptions, log: (line: string
   const oldId = rebuilt.sessionId ?? path.basename(source, '.jsonl');
   const fork = options.forkSession === true;
   const sessionId = fork ? options.sessionId ?? newUuid() : oldId;
-  const start: SessionStart = { sessionId, history: rebuilt.history, seenUuids: rebuilt.seenUuids, resumedFrom: source };
+  const start: SessionStart = { sessionId, history: rebuilt.history, seenUuids: rebuilt.seenUuids, resumedFrom: source, harness: rebuilt.harness };
   if (!persist) return start;
   // A stored copy lives in the SDK's temporary folder: the session goes on in agentpipe's own transcript.
   start.transcript = new Transcript(fork || stored ? transcriptPath(cwd, sessionId, home) : source, sessionId, log);

@@ -9,7 +9,7 @@ import type { AgentMessage, MessageParam, PermissionDenial, ResultMessage, Syste
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from '../agent/context.ts';
-import { runAgentLoop } from '../agent/loop.ts';
+import { runAgentLoop, type RunState } from '../agent/loop.ts';
 import { fireHook, userPromptSubmit } from '../agent/hooks.ts';
 import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { createTaskTool } from '../agent/task-tool.ts';
@@ -27,6 +27,7 @@ import { beginCheckpoint } from '../tools/checkpoints.ts';
 import { formatRule, isWholeToolRule, parseRules, type PermissionRule } from '../tools/permissions.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ModelProvider } from '../model/types.ts';
+import type { Harness } from '../harness/types.ts';
 import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import type { Transcript } from './transcript.ts';
@@ -80,6 +81,8 @@ export class Session {
   readonly #maxStructuredRetries?: number;
   #abort?: AbortController;
   #running = false;
+  /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`); set by `openSession`. */
+  harness?: Harness;
 
   /** `log` receives the session's diagnostics (warnings); the CLI's goes to stderr, the library's to the caller's `stderr` option. */
   constructor(options: SessionOptions, provider: ModelProvider, model: string, emit: (m: AgentMessage) => Promise<void>, log: (line: string) => void = () => {}) {
@@ -207,28 +210,8 @@ export class Session {
     const denials: PermissionDenial[] = [];
     let outcome: StructuredOutcome;
     try {
-      await this.loadAgentFiles();
-      if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
-      await this.#syncMcpTools();
-      if (!this.#started) await this.#sessionStart(abort.signal);
-      await this.ctx.emit(this.initMessage());
-      const uuid = input.uuid ?? newUuid();
-      const compact = compactCommandOf(input.message.content);
-      if (compact !== undefined) {
-        await this.transcript?.recordPrompt(uuid, normalizeContent(input.message.content), 'compact');
-        outcome = await runCompactCommand(this.ctx, this.history, { signal: abort.signal, usage }, compact);
-        this.compactor.reset();
-      } else {
-        beginCheckpoint(this.ctx.toolState, uuid);
-        const prompt = await userPromptSubmit(this.ctx, normalizeContent(input.message.content), abort.signal);
-        if (prompt.blocked) throw new PromptBlocked(prompt.blocked);
-        this.history.push({ role: 'user', content: prompt.content });
-        await this.transcript?.recordPrompt(uuid, prompt.content);
-        const run = { signal: abort.signal, usage, denials, interrupt: () => abort.abort() };
-        outcome = this.outputSchema
-          ? await runWithSchema(this.ctx, this.history, run, this.outputSchema, this.#maxStructuredRetries)
-          : await runAgentLoop(this.ctx, this.history, run);
-      }
+      const run = { signal: abort.signal, usage, denials, interrupt: () => abort.abort() };
+      outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
     } catch (error) {
       const terminalReason = error instanceof PromptBlocked ? 'hook_stopped' : 'model_error';
       outcome = { subtype: 'error_during_execution', text: '', errors: [(error as Error).message], numTurns: 0, requests: 0, stopReason: null, terminalReason };
@@ -240,11 +223,67 @@ export class Session {
       if (this.#fallback && this.ctx.model === this.#fallback.to) this.ctx.model = this.#fallback.from;
       this.#fallback = undefined;
     }
+    return this.#finish(outcome, usage, denials, started);
+  }
+
+  /** One prompt on agentpipe's own loop (or a `/compact` command). */
+  async #runOwnLoop(input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
+    await this.loadAgentFiles();
+    if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
+    await this.#syncMcpTools();
+    if (!this.#started) await this.#sessionStart(run.signal);
+    await this.ctx.emit(this.initMessage());
+    const uuid = input.uuid ?? newUuid();
+    const compact = compactCommandOf(input.message.content);
+    if (compact !== undefined) {
+      await this.transcript?.recordPrompt(uuid, normalizeContent(input.message.content), 'compact');
+      const outcome = await runCompactCommand(this.ctx, this.history, run, compact);
+      this.compactor.reset();
+      return outcome;
+    }
+    beginCheckpoint(this.ctx.toolState, uuid);
+    const prompt = await userPromptSubmit(this.ctx, normalizeContent(input.message.content), run.signal);
+    if (prompt.blocked) throw new PromptBlocked(prompt.blocked);
+    this.history.push({ role: 'user', content: prompt.content });
+    await this.transcript?.recordPrompt(uuid, prompt.content);
+    return this.outputSchema
+      ? await runWithSchema(this.ctx, this.history, run, this.outputSchema, this.#maxStructuredRetries)
+      : await runAgentLoop(this.ctx, this.history, run);
+  }
+
+  /** Emits the prompt's one `result`. */
+  async #finish(outcome: StructuredOutcome, usage: UsageTracker, denials: PermissionDenial[], started: number): Promise<ResultMessage> {
     const result = this.#result(outcome, usage, denials, Date.now() - started);
     this.stats.addPrompt(usage, result.duration_ms);
     this.compactor.afterPrompt(usage);
     await this.ctx.emit(result);
     return result;
+  }
+
+  /**
+   * One prompt on the wrapped agent: it emits the messages, agentpipe records them; its permission
+   * prompts go to the session's (`canUseTool`, `can_use_tool`), and are denied with none.
+   */
+  async #runHarness(harness: Harness, input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
+    const content = normalizeContent(input.message.content);
+    await this.transcript?.recordPrompt(input.uuid ?? newUuid(), content);
+    const { runHarness } = await import('../harness/index.ts');
+    return runHarness(harness, {
+      prompt: content, signal: run.signal, usage: run.usage, emit: this.ctx.emit,
+      init: (fields) => ({
+        ...this.initMessage(), cwd: fields.cwd ?? this.ctx.cwd, tools: fields.tools ?? [], mcp_servers: [], agents: [], model: fields.model ?? this.ctx.model,
+        permissionMode: fields.permissionMode ?? this.ctx.permissions.mode, harness: harness.name,
+        ...(fields.nativeSessionId ?? harness.nativeSessionId ? { harness_session_id: fields.nativeSessionId ?? harness.nativeSessionId } : {}),
+      }),
+      askPermission: async (toolName, toolInput, toolUseId, signal) => {
+        const ask = this.ctx.permissions.mode === 'dontAsk' ? undefined : this.ctx.canUseTool;
+        const verdict = ask
+          ? await ask(toolName, toolInput, { signal, toolUseId, suggestions: [], parentToolUseId: null })
+          : { behavior: 'deny' as const, message: `${toolName} needs permission and there is no permission prompt (canUseTool, --permission-prompt-tool stdio)` };
+        if (verdict.behavior === 'deny') run.denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: toolInput });
+        return verdict;
+      },
+    });
   }
 
   /** Runs the main thread as the `agent` option's agent: its prompt, tools and model. Throws when it is not defined. */
@@ -337,6 +376,7 @@ export class Session {
   /** Ends the session: SessionEnd hooks, then stops the MCP servers. */
   async close(): Promise<void> {
     this.interrupt();
+    await this.harness?.close();
     await fireHook(this.ctx, 'SessionEnd', { reason: 'other' }, { signal: new AbortController().signal });
     await this.mcp.close();
     await this.transcript?.close();

@@ -17,6 +17,8 @@ export interface RebuiltSession {
   seenUuids: Set<string>;
   /** Uuid of the last line kept. */
   lastUuid?: string;
+  /** The wrapped agent that ran the session (`--harness`) and its own session id, from the last `system/init` that named them. */
+  harness?: { name: string; sessionId: string };
 }
 
 interface State extends RebuiltSession {
@@ -42,7 +44,7 @@ export function rebuild(lines: TranscriptLine[], until?: string): RebuiltSession
     }
   }
   if (state.inTurn) closeTurn(state.history);
-  return { sessionId: state.sessionId, history: state.history, seenUuids: state.seenUuids, lastUuid: state.lastUuid, found };
+  return { sessionId: state.sessionId, history: state.history, seenUuids: state.seenUuids, lastUuid: state.lastUuid, harness: state.harness, found };
 }
 
 function apply(state: State, line: TranscriptLine): void {
@@ -50,6 +52,11 @@ function apply(state: State, line: TranscriptLine): void {
   if (typeof line.uuid === 'string') state.lastUuid = line.uuid;
   const main = line.parent_tool_use_id === null || line.parent_tool_use_id === undefined;
   switch (line.type) {
+    case 'system':
+      if (line.subtype === 'init' && typeof line.harness === 'string' && typeof line.harness_session_id === 'string') {
+        state.harness = { name: line.harness, sessionId: line.harness_session_id };
+      }
+      return;
     case 'agentpipe_snapshot':
       state.history = structuredClone(line.history);
       if (line.seen_uuids) state.seenUuids = new Set(line.seen_uuids);
