@@ -99,7 +99,7 @@ export class ClaudeStreamHarness implements Harness {
   #start(): CliProcess {
     if (this.#process && !this.#process.exited) return this.#process;
     this.#initialized = false;
-    const cli = new CliProcess({ argv: [...this.config.command, ...this.#args()], cwd: this.config.cwd, env: this.#env() });
+    const cli = new CliProcess({ argv: [...this.config.command, ...this.#args()], cwd: this.config.cwd, env: this.#env(), idleMs: this.config.idleMs });
     this.#process = cli;
     this.#pump = (async () => {
       for await (const line of cli.lines()) this.#sink?.(line);

@@ -21,21 +21,42 @@ export interface CliProcessOptions {
   graceMs?: number;
   /** Characters of stderr kept (the tail is what a crash is reported with). */
   stderrCap?: number;
+  /** Stops the CLI when it prints nothing on stdout for this long (ms); none when undefined. */
+  idleMs?: number;
 }
 
 export class CliProcess {
   readonly #group: RunningGroup;
   readonly done: Promise<ProcessGroupResult>;
   #exited = false;
+  readonly #idleMs?: number;
+  #idleTimer?: NodeJS.Timeout;
+  #idled = false;
 
   constructor(o: CliProcessOptions) {
     this.#group = startProcessGroup({
       command: o.argv, cwd: o.cwd, env: o.env, interactive: true, graceMs: o.graceMs ?? 2000, cap: o.stderrCap ?? 16_000,
     });
+    this.#idleMs = o.idleMs;
+    this.#armIdle();
     this.done = this.#group.done.then((result) => {
       this.#exited = true;
+      clearTimeout(this.#idleTimer);
+      // Every translator reports the stderr tail of a CLI that ended early: say why it was stopped.
+      if (this.#idled) result.stderr += `\n[agentpipe] stopped after ${Math.round(this.#idleMs! / 1000)} s without output (AGENTPIPE_HARNESS_IDLE_MS)`;
       return result;
     });
+  }
+
+  /** (Re)starts the idle timer: a CLI silent for `idleMs` is stopped. */
+  #armIdle(): void {
+    if (this.#idleMs === undefined) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      this.#idled = true;
+      this.stop();
+    }, this.#idleMs);
+    this.#idleTimer.unref();
   }
 
   get pid(): number | undefined {
@@ -54,6 +75,7 @@ export class CliProcess {
     let pending = '';
     let skipping = false;
     for await (const chunk of output as AsyncIterable<string>) {
+      this.#armIdle();
       let start = 0;
       for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', start)) {
         const piece = chunk.slice(start, nl);

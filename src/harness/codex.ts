@@ -236,7 +236,7 @@ export class CodexHarness implements Harness {
     this.#warnUnsupported();
     if (turn.signal.aborted) return await state.interrupted();
     const { text, images } = this.#prompt(turn.prompt);
-    const proc = new CliProcess({ argv: this.argv(text, images), cwd: this.config.cwd, env: this.config.env });
+    const proc = new CliProcess({ argv: this.argv(text, images), cwd: this.config.cwd, env: this.config.env, idleMs: this.config.idleMs });
     this.#process = proc;
     proc.endInput(); // the prompt is an argument: codex must not wait for more on stdin
     const onAbort = () => proc.stop();

@@ -238,7 +238,7 @@ export class GeminiHarness implements Harness {
   async #run(state: TurnState, turn: HarnessTurn): Promise<HarnessOutcome> {
     this.#warnUnsupported();
     if (turn.signal.aborted) return await state.interrupted();
-    const proc = new CliProcess({ argv: this.argv(this.#prompt(turn.prompt)), cwd: this.config.cwd, env: this.#env() });
+    const proc = new CliProcess({ argv: this.argv(this.#prompt(turn.prompt)), cwd: this.config.cwd, env: this.#env(), idleMs: this.config.idleMs });
     this.#process = proc;
     proc.endInput(); // the prompt is an argument: it must not wait for stdin
     const onAbort = () => void this.#stop(proc);

@@ -36,6 +36,8 @@ export interface HarnessConfig {
   disallowedTools: string[];
   maxTurns?: number;
   includePartialMessages: boolean;
+  /** A wrapped CLI silent on stdout this long (ms) is stopped and the prompt fails (AGENTPIPE_HARNESS_IDLE_MS, default 15 min). */
+  idleMs?: number;
   /** The wrapped agent's own session id to resume (from the transcript of the agentpipe session). */
   resumeNativeId?: string;
   /** Diagnostics (stderr of the CLI, the session's log in the library). */

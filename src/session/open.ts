@@ -17,6 +17,7 @@ import { UsageTracker } from '../agent/usage.ts';
 import type { SessionOptions } from './options.ts';
 import { Session } from './session.ts';
 import type { Harness } from '../harness/types.ts';
+import { envNumber } from '../process/env-number.ts';
 import { SessionRunner } from './runner.ts';
 import { attachStart, prepareSession } from './resume.ts';
 
@@ -120,6 +121,7 @@ async function startHarness(
     model: options.model, baseUrl: options.baseUrl, apiKey: options.apiKey, systemPrompt: options.systemPrompt, appendSystemPrompt: options.appendSystemPrompt,
     permissionMode: options.permissionMode ?? 'default', allowedTools: options.allowedTools ?? [], disallowedTools: options.disallowedTools ?? [],
     maxTurns: options.maxTurns, includePartialMessages: options.includePartialMessages ?? false,
+    idleMs: envNumber('AGENTPIPE_HARNESS_IDLE_MS', 15 * 60_000, { env: base }),
     resumeNativeId: resumed?.name === name ? resumed.sessionId : undefined,
     warn: (line) => log(`agentpipe: warning: ${line}`),
   }, sessionId);

@@ -205,3 +205,18 @@ test('claude: a CLI that prints garbage and dies gives one failure outcome, each
     await h.harness.close();
   }
 });
+
+test('claude: a CLI that goes silent is stopped after the idle limit and the prompt fails saying so', async () => {
+  const { cwd } = harnessDirs('claude-silent');
+  const script = path.join(cwd, 'silent-claude.mjs');
+  writeFileSync(script, 'process.stdin.resume(); setInterval(() => {}, 1000);\n');
+  const h = await driveHarness({ name: 'claude', cwd, command: [process.execPath, script], idleMs: 300 });
+  try {
+    const run = await h.prompt('hi');
+    assert.equal(run.outcome.subtype, 'error_during_execution');
+    assert.match(run.outcome.errors.join(' '), /without output \(AGENTPIPE_HARNESS_IDLE_MS\)/);
+  } finally {
+    await h.harness.close();
+  }
+  assert.equal(liveGroupCount(), 0);
+});
