@@ -9,9 +9,12 @@
  *    completions SSE) against local servers started here: one turn and delta throughput, as
  *    ratios to the scripted model.
  * 5. A 200-turn tool loop (each turn one Read): the cost of a turn near turn 200 against near turn 10.
+ * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
+ *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
+ *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,11 +33,11 @@ function script(name: string, turns: unknown[]): string {
 }
 
 /** Runs a command, reading stdout with an optional per-chunk pause; returns timings and peak RSS. */
-function measure(args: string[], options: { pauseMs?: number; marks?: RegExp[]; env?: NodeJS.ProcessEnv; lineTimes?: RegExp } = {}) {
+function measure(args: string[], options: { pauseMs?: number; marks?: RegExp[]; env?: NodeJS.ProcessEnv; lineTimes?: RegExp; file?: string } = {}) {
   return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number; times: number[] }>((resolve, reject) => {
     const times: number[] = [];
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: dir, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(options.file ?? process.execPath, args, { cwd: dir, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
     const marks: number[] = [];
     let bytes = 0;
     let lines = 0;
@@ -144,6 +147,38 @@ async function main() {
     await p.server.close();
   }
 
+  // Harness overhead: the wrapped CLI alone, and through agentpipe (same server, same deltas).
+  const harnessRows: Array<[string, string, string]> = [];
+  const claude = path.join(ROOT, 'test/harness/clis/node_modules/.bin/claude');
+  if (existsSync(claude)) {
+    serverDeltas = 5000;
+    const server = await providerServer('anthropic', () => serverDeltas);
+    const home = mkdtempSync(path.join(dir, 'home-'));
+    const claudeEnv = {
+      HOME: home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', PATH: `${path.dirname(claude)}${path.delimiter}${process.env.PATH ?? ''}`,
+    };
+    const flags = ['-p', 'hi', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+    const alone: number[] = [];
+    const wrapped: number[] = [];
+    const wrappedRss: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const a = await measure(flags, { file: claude, env: claudeEnv });
+      const w = await measure([CLI, ...flags, '--harness', 'claude', '--no-session-persistence'], { env: claudeEnv });
+      if (i === 0) continue; // warm-up
+      alone.push(a.ms);
+      wrapped.push(w.ms);
+      wrappedRss.push(w.peakRssKb);
+    }
+    await server.close();
+    harnessRows.push(
+      ['harness claude: wall, 5,000 deltas (median of 5)', `${fmt(median(wrapped), 1)} ms through agentpipe, ${fmt(median(alone), 1)} ms claude alone`, `${(median(wrapped) / median(alone)).toFixed(2)} × claude alone`],
+      ['harness claude: agentpipe\'s own peak RSS', `${fmt(median(wrappedRss) / 1024, 1)} MB (the wrapped CLI's not counted)`, `${(median(wrappedRss) / floorRss).toFixed(2)} × node -e ''`],
+    );
+  } else {
+    harnessRows.push(['harness claude', 'skipped: `npm run harness-clis` installs the wrapped CLIs', '']);
+  }
+
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
   const loopTurns = [...Array.from({ length: 200 }, (_, i) => ({ tool_calls: [{ name: 'Read', id: `toolu_${i}`, input: { file_path: 'notes.txt' } }] })), { text: 'done' }];
@@ -158,6 +193,7 @@ async function main() {
     ['spawn → result, one turn (median of 10)', `${fmt(median(results), 1)} ms`, `${(median(results) / floor).toFixed(2)} × node -e ''`],
     ['peak RSS, slow consumer (200k deltas)', `${fmt(slow.peakRssKb / 1024, 1)} MB`, `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`],
     ...providerRows,
+    ...harnessRows,
     [`200-turn tool loop (${loop.times.length} tool results), cost per turn`, `${fmt(early, 2)} ms at turns 5-15, ${fmt(late, 2)} ms at the last 10`, `${(late / early).toFixed(2)} × (late / early)`],
   ];
   console.log(`agentpipe bench — node ${process.version}, ${os.cpus().length} cores`);
