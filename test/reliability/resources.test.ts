@@ -1,7 +1,10 @@
 /**
  * Bounded resources under abuse: a 1 GB input line with no newline is skipped with a clear error
  * while memory stays bounded by the line cap, not the line (peak RSS under 300 MB with the default
- * 64 Mi cap, under 120 MB with a 1 MiB cap); 2,000 idle serve connections cost under 100 KB each.
+ * 64 Mi cap, under 150 MB with a 1 MiB cap); 2,000 idle serve connections cost under 100 KB each.
+ * The read buffers of stdin are external memory that V8 collects only past its 64 MB external
+ * allocation soft limit, so a 1 GiB read peaks at about the idle RSS plus 64 MB (100 to 135 MB
+ * measured), whatever the cap: the bound checks that the line itself is never held.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -20,7 +23,7 @@ function memory(pid: number): { rss: number; peak: number } {
 
 const linux = process.platform === 'linux' ? false : 'reads /proc';
 
-for (const [cap, limitMb] of [[undefined, 300], [1 << 20, 120]] as const) {
+for (const [cap, limitMb] of [[undefined, 300], [1 << 20, 150]] as const) {
     test(`a 1 GB line with no newline (line cap ${cap ?? 'default'}): peak memory under ${limitMb} MB, the line is refused, the next prompt runs`, { skip: linux }, async () => {
     const dir = tempDir();
     const script = writeScript(dir, [{ text: 'still here' }]);
