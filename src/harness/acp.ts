@@ -20,7 +20,7 @@ import type { PermissionResult } from '../messages/control.ts';
 import { newApiId, newUuid } from '../messages/ids.ts';
 import { toolUseError } from '../messages/notices.ts';
 import { startProcessGroup, type RunningGroup } from '../process/run.ts';
-import { structuredPatchOf } from '../tools/file-patch.ts';
+import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { isWholeToolRule, parseRules, type PermissionRule } from '../tools/permission-rules.ts';
 import { VERSION } from '../version.ts';
 import { TurnState } from './turn-state.ts';
@@ -616,17 +616,9 @@ async function structuredResult(tool: ToolState): Promise<unknown> {
   const diff = tool.content.find((c) => c.type === 'diff');
   if (diff && tool.use) {
     const before = diff.oldText ?? null;
-    const file = diff.path;
-    if (tool.use.name === 'Write' || before === null) {
-      if (before === null) return { type: 'create', filePath: file, content: diff.newText, structuredPatch: [], originalFile: null };
-      const structuredPatch = await structuredPatchOf(file, before, diff.newText);
-      return { type: 'update', filePath: file, content: diff.newText, structuredPatch, originalFile: before };
-    }
     const input = tool.use.input;
-    return {
-      filePath: file, oldString: str(input.old_string) ?? before, newString: str(input.new_string) ?? diff.newText, originalFile: before,
-      structuredPatch: await structuredPatchOf(file, before, diff.newText), userModified: false, replaceAll: input.replace_all === true,
-    };
+    if (tool.use.name === 'Write' || before === null) return writeResultOf(diff.path, before, diff.newText);
+    return editResultOf(diff.path, str(input.old_string) ?? before, str(input.new_string) ?? diff.newText, before, diff.newText, input.replace_all === true);
   }
   return isRecord(raw) ? raw : undefined;
 }

@@ -9,6 +9,9 @@
  */
 import type { AgentMessage, ResultErrorSubtype, TerminalReason } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
 import { CliProcess, stderrTail, type CliLine } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
@@ -30,6 +33,8 @@ export class ClaudeStreamHarness implements Harness {
   #sink?: (line: CliLine | { exit: string }) => void;
   #warned = false;
   #initialized = false;
+  /** Qwen Code's results carry no diff: it is rebuilt from the files. */
+  readonly #files: FileChanges;
 
   readonly config: HarnessConfig;
   readonly sessionId: string;
@@ -39,6 +44,7 @@ export class ClaudeStreamHarness implements Harness {
     this.sessionId = sessionId;
     this.name = config.name === 'qwen' ? 'qwen' : 'claude';
     this.#native = config.resumeNativeId;
+    this.#files = new FileChanges(config.cwd);
   }
 
   get nativeSessionId(): string | undefined {
@@ -184,7 +190,8 @@ export class ClaudeStreamHarness implements Harness {
       state.unknown(`${type} line without a message`);
       return undefined;
     }
-    if (this.name === 'qwen' && type === 'assistant') renameTools(value);
+    if (this.name === 'qwen' && type === 'assistant') this.#files.watch(renameTools(value));
+    if (this.name === 'qwen' && type === 'user') await this.#files.complete(value);
     await state.emit({ ...value, session_id: this.sessionId, uuid: str(value.uuid) ?? newUuid() } as AgentMessage);
     return undefined;
   }
@@ -254,12 +261,59 @@ const QWEN_TOOLS: Record<string, string> = {
   todo_write: 'TodoWrite', list_directory: 'LS',
 };
 
-/** Gives the tool calls of a Qwen Code assistant message agentpipe's names, so every face shows them as it shows its own. */
-function renameTools(value: Record<string, unknown>): void {
+/** Gives the tool calls of a Qwen Code assistant message agentpipe's names, so every face shows them as it shows its own; returns them. */
+function renameTools(value: Record<string, unknown>): Array<Record<string, unknown>> {
   const message = value.message;
-  if (!isObject(message) || !Array.isArray(message.content)) return;
-  for (const block of message.content as unknown[]) {
-    if (isObject(block) && block.type === 'tool_use' && typeof block.name === 'string') block.name = QWEN_TOOLS[block.name] ?? block.name;
+  if (!isObject(message) || !Array.isArray(message.content)) return [];
+  const uses = (message.content as unknown[]).filter((b): b is Record<string, unknown> => isObject(b) && b.type === 'tool_use' && typeof b.name === 'string');
+  for (const block of uses) block.name = QWEN_TOOLS[block.name as string] ?? block.name;
+  return uses;
+}
+
+/**
+ * The Write/Edit results of a CLI that reports none (Qwen Code): the file is read when the call
+ * is announced (before it runs: a permission prompt comes after) and when its result arrives,
+ * and the result gets Claude Code's `tool_use_result`, so the faces show the diff.
+ */
+class FileChanges {
+  readonly #cwd: string;
+  readonly #pending = new Map<string, { name: string; file: string; input: Record<string, unknown>; before: Promise<string | null> }>();
+
+  constructor(cwd: string) {
+    this.#cwd = cwd;
+  }
+
+  /** Reads the files the announced Write/Edit calls will change. */
+  watch(uses: Array<Record<string, unknown>>): void {
+    for (const use of uses) {
+      const input = isObject(use.input) ? use.input : {};
+      if ((use.name !== 'Write' && use.name !== 'Edit') || typeof use.id !== 'string' || typeof input.file_path !== 'string') continue;
+      const file = path.resolve(this.#cwd, input.file_path);
+      this.#pending.set(use.id, { name: use.name, file, input, before: readFile(file, 'utf8').catch(() => null) });
+    }
+  }
+
+  /** Adds `tool_use_result` to a user message carrying the result of a watched call. */
+  async complete(value: Record<string, unknown>): Promise<void> {
+    const message = value.message;
+    if (!isObject(message) || !Array.isArray(message.content)) return;
+    for (const block of message.content as unknown[]) {
+      if (!isObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
+      const call = this.#pending.get(block.tool_use_id);
+      if (!call) continue;
+      this.#pending.delete(block.tool_use_id);
+      if (block.is_error === true || value.tool_use_result !== undefined) continue;
+      const after = await readFile(call.file, 'utf8').catch(() => null);
+      let before = await call.before;
+      if (after === null) continue;
+      const oldString = str(call.input.old_string) ?? '';
+      const newString = str(call.input.new_string) ?? '';
+      // Changed before it was read (no permission prompt): undo the replacement instead.
+      if (call.name === 'Edit' && (before === null || before === after)) before = reverseEdit(after, oldString, newString) ?? before;
+      value.tool_use_result = call.name === 'Write' || before === null
+        ? await writeResultOf(call.file, before === after ? null : before, after, before === null ? 'create' : 'update')
+        : await editResultOf(call.file, oldString, newString, before, after, call.input.replace_all === true);
+    }
   }
 }
 

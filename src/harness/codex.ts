@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { AssistantContentBlock, AssistantMessage, PermissionMode, UserContentBlock } from '../messages/types.ts';
 import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { newApiId } from '../messages/ids.ts';
-import { structuredPatchOf } from '../tools/file-patch.ts';
+import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { CliProcess, stderrTail } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
@@ -298,17 +298,14 @@ export class CodexHarness implements Harness {
       const type = change.kind === 'add' ? 'create' : 'update';
       return {
         name: 'Write', input: { file_path: file, content: after },
-        result: { type, filePath: file, content: after, structuredPatch: [], originalFile: null },
+        result: await writeResultOf(file, null, after, type),
         content: type === 'create' ? `File created successfully at: ${file}` : `The file ${file} has been updated.`,
       };
     }
     const { oldString, newString } = changedRegion(original, after);
     return {
       name: 'Edit', input: { file_path: file, old_string: oldString, new_string: newString },
-      result: {
-        filePath: file, oldString, newString, originalFile: original, structuredPatch: await structuredPatchOf(file, original, after),
-        userModified: false, replaceAll: false,
-      },
+      result: await editResultOf(file, oldString, newString, original, after),
       content: `The file ${file} has been updated.`,
     };
   }

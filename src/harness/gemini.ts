@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AssistantMessage, PermissionMode, StopReason, UserContentBlock } from '../messages/types.ts';
 import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
-import { structuredPatchOf } from '../tools/file-patch.ts';
+import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
 import { CliProcess, stderrTail } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
@@ -443,21 +443,13 @@ class GeminiTurn {
       else if (name === 'Edit') before = reverseEdit(after, str(input.old_string) ?? '', str(input.new_string) ?? '') ?? before;
     }
     const original = before ?? null;
-    const structuredPatch = await structuredPatchOf(file, original ?? '', after);
     if (name === 'Write') {
-      const type = original === null ? 'create' : 'update';
-      return {
-        content: output || (type === 'create' ? `File created successfully at: ${file}` : `The file ${file} has been updated.`),
-        result: { type, filePath: file, content: after, structuredPatch, originalFile: original },
-      };
+      const result = await writeResultOf(file, original, after);
+      return { content: output || (original === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`), result };
     }
-    return {
-      content: output || `The file ${file} has been updated.`,
-      result: {
-        filePath: file, oldString: str(input.old_string) ?? '', newString: str(input.new_string) ?? '', originalFile: original ?? '', structuredPatch,
-        userModified: false, replaceAll: input.replace_all === true,
-      },
-    };
+    const oldString = str(input.old_string) ?? '';
+    const newString = str(input.new_string) ?? '';
+    return { content: output || `The file ${file} has been updated.`, result: await editResultOf(file, oldString, newString, original ?? '', after, input.replace_all === true) };
   }
 
   /** The file change of tool call `id` in Gemini's session recording (written right after the result line; waits up to 5 s on a loaded machine). */
@@ -559,12 +551,4 @@ function recordedChange(line: string, id: string): { originalContent: string; is
     if (original !== undefined) return { originalContent: original, isNewFile: call.resultDisplay.isNewFile === true };
   }
   return undefined;
-}
-
-/** The file before one replacement of `oldString` by `newString`, when `after` has `newString` exactly once. */
-export function reverseEdit(after: string, oldString: string, newString: string): string | undefined {
-  if (!newString) return undefined;
-  const at = after.indexOf(newString);
-  if (at === -1 || after.indexOf(newString, at + 1) !== -1) return undefined;
-  return after.slice(0, at) + oldString + after.slice(at + newString.length);
 }

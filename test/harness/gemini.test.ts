@@ -8,7 +8,8 @@ import { toAcpUpdates, type AgentMessage, type SessionUpdate } from '../../src/i
 import { liveGroupCount } from '../../src/process/run.ts';
 import type { HarnessConfig } from '../../src/harness/types.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../../src/messages/notices.ts';
-import { geminiApprovalMode, geminiToolRule, mapGeminiTool, reverseEdit } from '../../src/harness/gemini.ts';
+import { geminiApprovalMode, geminiToolRule, mapGeminiTool } from '../../src/harness/gemini.ts';
+import { reverseEdit } from '../../src/tools/file-patch.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { driveHarness, harnessDirs, typesOf, type DrivenHarness } from './helpers.ts';
 import { FAKE_USAGE, startFakeGemini, type FakeGemini, type GeminiReply } from './fakes/gemini-api.ts';
@@ -208,8 +209,7 @@ test('gemini: file edits (acceptEdits → auto_edit) as Edit and Write with diff
       structuredPatch: [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' alpha', '-beta', '+BETA', ' gamma'] }],
     });
     assert.deepEqual(written?.result, {
-      type: 'create', filePath: path.join(cwd, 'new.txt'), content: 'fresh file\n', originalFile: null,
-      structuredPatch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 1, lines: ['+fresh file'] }],
+      type: 'create', filePath: path.join(cwd, 'new.txt'), content: 'fresh file\n', originalFile: null, structuredPatch: [],
     });
     // ACP: each call ends once, with the whole-file diff.
     const updates = toAcpUpdates(messages);

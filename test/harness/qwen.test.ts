@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { OPENAI_DONE, openaiChunk, openaiUsage, startFakeServer, type RecordedRequest, type Reply } from '../model/fake-servers.ts';
 import { driveHarness, harnessDirs, typesOf } from './helpers.ts';
@@ -124,6 +124,39 @@ test('qwen: an interrupt mid-stream ends the prompt; a new harness resumes Qwen\
     assert.match(seen.at(-1)!, /my colour is blue/);
   } finally {
     await second.harness.close();
+    await api.close();
+  }
+});
+
+test('qwen: a write and an edit (acceptEdits → auto-edit) show as Write and Edit with the diffs the faces show', async () => {
+  const { home, cwd } = harnessDirs('qwen-edit');
+  writeFileSync(path.join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+  const call = (id: string, name: string, args: unknown): Reply => ({
+    kind: 'sse',
+    frames: [openaiChunk({ role: 'assistant', tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }), openaiChunk({}, 'tool_calls'), openaiUsage(20, 5), OPENAI_DONE],
+  });
+  const api = await fakeApi((messages) => {
+    const done = messages.filter((m) => m.role === 'tool').length;
+    if (done === 0) return call('call_w', 'write_file', { file_path: path.join(cwd, 'new.txt'), content: 'fresh\n' });
+    // Qwen Code, as Claude Code, edits only a file it has read.
+    if (done === 1) return call('call_r', 'read_file', { file_path: path.join(cwd, 'notes.txt') });
+    if (done === 2) return call('call_e', 'edit', { file_path: path.join(cwd, 'notes.txt'), old_string: 'beta', new_string: 'BETA' });
+    return text('both done');
+  });
+  const h = await driveHarness({ name: 'qwen', cwd, permissionMode: 'acceptEdits' }, offlineEnv(api.url, home));
+  try {
+    const run = await h.prompt('change the files');
+    assert.equal(run.outcome.subtype, 'success', run.outcome.errors.join('\n'));
+    assert.equal(readFileSync(path.join(cwd, 'notes.txt'), 'utf8'), 'alpha\nBETA\ngamma\n');
+    const results = run.messages.filter((m): m is Extract<AgentMessage, { type: 'user' }> => m.type === 'user').map((m) => m.tool_use_result as Record<string, unknown> | undefined);
+    assert.equal(results[0]?.type, 'create');
+    assert.equal(results[0]?.content, 'fresh\n');
+    assert.equal(results[2]?.originalFile, 'alpha\nbeta\ngamma\n');
+    assert.deepEqual(results[2]?.structuredPatch, [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' alpha', '-beta', '+BETA', ' gamma'] }]);
+    const diffs = toAcpUpdates(run.messages).flatMap((u) => (u.sessionUpdate === 'tool_call_update' && u.status === 'completed' ? (u.content ?? []).filter((c) => c.type === 'diff') : []));
+    assert.deepEqual(diffs.map((d) => [path.basename(d.path), d.oldText, d.newText]), [['new.txt', null, 'fresh\n'], ['notes.txt', 'alpha\nbeta\ngamma\n', 'alpha\nBETA\ngamma\n']]);
+  } finally {
+    await h.harness.close();
     await api.close();
   }
 });

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { optionalBoolean, requireString, resolvePath } from '../input.ts';
 import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
 import { recordRead, writeRefusal } from '../read-state.ts';
-import { structuredPatchOf } from '../file-patch.ts';
+import { editResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 
 export const editTool: Tool = {
@@ -44,7 +44,7 @@ export const editTool: Tool = {
     await recordRead(context.state, file);
     return {
       content: `The file ${file} has been updated${replaceAll && count > 1 ? ` (${count} replacements)` : ''}.`,
-      data: { filePath: file, oldString, newString, originalFile: before, structuredPatch: await structuredPatchOf(file, before, after), userModified: false, replaceAll },
+      data: await editResultOf(file, oldString, newString, before, after, replaceAll),
     };
   },
 };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { requireString, resolvePath } from '../input.ts';
 import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
 import { recordRead, writeRefusal } from '../read-state.ts';
-import { structuredPatchOf } from '../file-patch.ts';
+import { writeResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 
 export const writeTool: Tool = {
@@ -32,11 +32,7 @@ export const writeTool: Tool = {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, content, { signal: context.signal });
     await recordRead(context.state, file);
-    return before === null
-      ? { content: `File created successfully at: ${file}`, data: { type: 'create', filePath: file, content, structuredPatch: [], originalFile: null } }
-      : {
-        content: `The file ${file} has been updated.`,
-        data: { type: 'update', filePath: file, content, structuredPatch: await structuredPatchOf(file, before, content), originalFile: before },
-      };
+    const data = await writeResultOf(file, before, content);
+    return { content: before === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`, data };
   },
 };
