@@ -20,6 +20,10 @@ export class TurnState {
   readonly denials: PermissionDenial[] = [];
   #initSent = false;
   readonly #unknown = new Set<string>();
+  /** Tool calls announced and not answered yet, with their heartbeat timers (`tool_progress`). */
+  readonly #running = new Map<string, NodeJS.Timeout>();
+  /** The wrapped CLI sends its own `tool_progress`: no heartbeats of ours. */
+  #ownProgress = false;
 
   readonly turn: HarnessTurn;
   readonly config: HarnessConfig;
@@ -38,15 +42,58 @@ export class TurnState {
     await this.turn.emit(this.turn.init(fields));
   }
 
-  /** Emits a message, `system/init` before the first one. */
+  /** Emits a message, `system/init` before the first one; a tool call unanswered past the threshold gets `tool_progress` heartbeats. */
   async emit(message: AgentMessage): Promise<void> {
     if (!this.#initSent) await this.init();
+    this.#track(message);
     if (message.type === 'user' && !message.isReplay) this.numTurns++;
     if (message.type === 'assistant' && message.parent_tool_use_id === null) {
       const text = message.message.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
       if (text) this.text = text;
     }
     await this.turn.emit(message);
+  }
+
+  #track(message: AgentMessage): void {
+    if (message.type === 'tool_progress') {
+      this.#ownProgress = true;
+      this.#stopHeartbeats();
+      return;
+    }
+    if (message.type === 'assistant' && message.parent_tool_use_id === null && !this.#ownProgress) {
+      for (const block of message.message.content) if (block.type === 'tool_use' && !this.#running.has(block.id)) this.#heartbeat(block.id, block.name);
+    }
+    if (message.type === 'user' && message.parent_tool_use_id === null && Array.isArray(message.message.content)) {
+      for (const block of message.message.content) {
+        if (block.type !== 'tool_result') continue;
+        clearInterval(this.#running.get(block.tool_use_id));
+        this.#running.delete(block.tool_use_id);
+      }
+    }
+  }
+
+  /** `tool_progress` every interval once a call ran past the threshold (the session's settings, as for agentpipe's own tools). */
+  #heartbeat(id: string, name: string): void {
+    const started = Date.now();
+    const { thresholdMs, intervalMs } = this.config.progress ?? { thresholdMs: 1000, intervalMs: 1000 };
+    const beat = () => {
+      if (!this.#running.has(id)) return;
+      const message: AgentMessage = {
+        type: 'tool_progress', tool_use_id: id, tool_name: name, parent_tool_use_id: null,
+        elapsed_time_seconds: Math.round((Date.now() - started) / 100) / 10, session_id: this.sessionId, uuid: newUuid(),
+      };
+      this.turn.emit(message).catch(() => this.#stopHeartbeats());
+    };
+    const first = setTimeout(() => {
+      beat();
+      if (this.#running.has(id)) this.#running.set(id, setInterval(beat, intervalMs).unref());
+    }, thresholdMs).unref();
+    this.#running.set(id, first);
+  }
+
+  #stopHeartbeats(): void {
+    for (const timer of this.#running.values()) clearInterval(timer);
+    this.#running.clear();
   }
 
   /** Reports an event type the translator does not know, once per type per prompt. */
@@ -97,16 +144,19 @@ export class TurnState {
 
   /** The outcome of a prompt that went to its end. */
   success(stopReason: string | null = 'end_turn'): HarnessOutcome {
+    this.#stopHeartbeats();
     return { subtype: 'success', text: this.text, errors: [], numTurns: this.numTurns, requests: this.numTurns, stopReason, terminalReason: 'completed' };
   }
 
   /** The outcome of a prompt that failed with `errors`. */
   failure(errors: string[], terminalReason: HarnessOutcome['terminalReason'] = 'model_error', subtype: HarnessOutcome['subtype'] = 'error_during_execution'): HarnessOutcome {
+    this.#stopHeartbeats();
     return { subtype, text: '', errors, numTurns: this.numTurns, requests: this.numTurns, stopReason: null, terminalReason };
   }
 
   /** Emits the interruption notice, as agentpipe's own loop does, and returns the outcome of an interrupted prompt. */
   async interrupted(): Promise<HarnessOutcome> {
+    this.#stopHeartbeats();
     await this.emit(userMessage([{ type: 'text', text: INTERRUPTED }], this.sessionId, null));
     return this.failure([INTERRUPTED], 'aborted_streaming');
   }

@@ -36,6 +36,8 @@ export interface HarnessConfig {
   disallowedTools: string[];
   maxTurns?: number;
   includePartialMessages: boolean;
+  /** `tool_progress` heartbeats of a wrapped agent's tool calls that send none of their own (the session's threshold and interval, ms). */
+  progress?: { thresholdMs: number; intervalMs: number };
   /** A wrapped CLI silent on stdout this long (ms) is stopped and the prompt fails (AGENTPIPE_HARNESS_IDLE_MS, default 15 min). */
   idleMs?: number;
   /** The wrapped agent's own session id to resume (from the transcript of the agentpipe session). */

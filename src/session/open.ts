@@ -122,6 +122,7 @@ async function startHarness(
     permissionMode: options.permissionMode ?? 'default', allowedTools: options.allowedTools ?? [], disallowedTools: options.disallowedTools ?? [],
     maxTurns: options.maxTurns, includePartialMessages: options.includePartialMessages ?? false,
     idleMs: envNumber('AGENTPIPE_HARNESS_IDLE_MS', 15 * 60_000, { env: base }),
+    progress: { thresholdMs: options.toolProgressThresholdMs ?? 1000, intervalMs: options.toolProgressIntervalMs ?? 1000 },
     resumeNativeId: resumed?.name === name ? resumed.sessionId : undefined,
     warn: (line) => log(`agentpipe: warning: ${line}`),
   }, sessionId);

@@ -372,3 +372,25 @@ test('codex: to-do lists, MCP calls, web searches, failed patches and commands w
     await driven.harness.close();
   }
 });
+
+test('codex: a command that runs past the threshold gets tool_progress heartbeats until its result', async () => {
+  const { server, driven } = await codexOn([
+    { kind: 'call', name: 'exec_command', arguments: { cmd: 'sleep 1.2 && echo slept', yield_time_ms: 10000 } },
+    { kind: 'text', text: 'done' },
+  ], { permissionMode: 'bypassPermissions', progress: { thresholdMs: 200, intervalMs: 200 } });
+  try {
+    const { messages, outcome } = await driven.prompt('sleep a bit');
+    assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
+    const types = typesOf(messages);
+    const use = types.indexOf('assistant');
+    const result = types.indexOf('user');
+    const beats = messages.filter((m) => m.type === 'tool_progress');
+    assert.ok(beats.length >= 2, `heartbeats: ${beats.length}`);
+    assert.ok(types.slice(use + 1, result).every((t) => t === 'tool_progress') && types.lastIndexOf('tool_progress') < result, types.join(','));
+    const [first] = toolUses(messages);
+    assert.ok(beats.every((b) => b.type === 'tool_progress' && b.tool_use_id === first?.id && b.tool_name === 'Bash'));
+  } finally {
+    await driven.harness.close();
+    await server.close();
+  }
+});
