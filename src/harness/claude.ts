@@ -12,7 +12,7 @@ import { newUuid } from '../messages/ids.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
-import { CliProcess, stderrTail, type CliLine } from './cli-process.ts';
+import { CliProcess, howItEnded, stderrTail, type CliLine } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -110,9 +110,7 @@ export class ClaudeStreamHarness implements Harness {
     this.#pump = (async () => {
       for await (const line of cli.lines()) this.#sink?.(line);
       const result = await cli.done;
-      const why = result.error
-        ? `${this.name} could not be started: ${result.error.message}`
-        : `${this.name} exited (${result.exitSignal ?? `code ${result.code}`}) before the prompt ended${result.stderr.trim() ? `: ${stderrTail(result.stderr)}` : ''}`;
+      const why = `${this.name} ${howItEnded(result)} before the prompt ended${result.stderr.trim() ? `: ${stderrTail(result.stderr)}` : ''}`;
       this.#sink?.({ exit: why });
     })();
     return cli;

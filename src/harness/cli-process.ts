@@ -136,3 +136,39 @@ function parseLine(line: string): CliLine {
 export function stderrTail(stderr: string, lines = 5): string {
   return stderr.trim().split('\n').slice(-lines).join('\n');
 }
+
+/**
+ * Reads a one-prompt CLI (Codex, Gemini CLI) to its end: each JSON line goes to `onEvent`, any
+ * other line to `onGarbage`; an abort runs `stop` (which must end the process). Returns the exit,
+ * or undefined when the prompt was aborted. A CLI that closes stdout but lingers is stopped.
+ */
+export async function drainOneShot(
+  proc: CliProcess, signal: AbortSignal, onEvent: (value: Record<string, unknown>) => Promise<void>, onGarbage: (text: string) => void,
+  stop: () => Promise<void>,
+): Promise<ProcessGroupResult | undefined> {
+  const onAbort = () => void stop();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const line of proc.lines()) {
+      if (signal.aborted) break;
+      if (line.ok) await onEvent(line.value);
+      else onGarbage(line.text.slice(0, 80));
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (signal.aborted) {
+    await stop();
+    return undefined;
+  }
+  const timer = setTimeout(() => proc.stop(), 5000);
+  const exit = await proc.done;
+  clearTimeout(timer);
+  return exit;
+}
+
+/** How a CLI ended, for an error message: `exited with code 3`, `was ended by SIGTERM`, `could not be started (…)`. */
+export function howItEnded(exit: ProcessGroupResult): string {
+  if (exit.error) return `could not be started (${exit.error.message})`;
+  return exit.code !== null ? `exited with code ${exit.code}` : `was ended by ${exit.exitSignal ?? 'a signal'}`;
+}

@@ -13,7 +13,7 @@ import type { AssistantContentBlock, AssistantMessage, PermissionMode, UserConte
 import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { newApiId } from '../messages/ids.ts';
 import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
-import { CliProcess, stderrTail } from './cli-process.ts';
+import { CliProcess, drainOneShot, howItEnded, stderrTail } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -239,39 +239,21 @@ export class CodexHarness implements Harness {
     const proc = new CliProcess({ argv: this.argv(text, images), cwd: this.config.cwd, env: this.config.env, idleMs: this.config.idleMs });
     this.#process = proc;
     proc.endInput(); // the prompt is an argument: codex must not wait for more on stdin
-    const onAbort = () => proc.stop();
-    turn.signal.addEventListener('abort', onAbort, { once: true });
     const t = new CodexTurn(this, state);
-    try {
-      for await (const line of proc.lines()) {
-        if (turn.signal.aborted) break;
-        if (!line.ok) {
-          state.unknown('non-JSON line', line.text.slice(0, 80));
-          continue;
-        }
-        await t.event(line.value);
-      }
-    } finally {
-      turn.signal.removeEventListener('abort', onAbort);
-    }
-    if (turn.signal.aborted) {
+    const stop = async () => {
       proc.stop();
       await proc.done;
+    };
+    const exit = await drainOneShot(proc, turn.signal, (value) => t.event(value), (text) => state.unknown('non-JSON line', text), stop);
+    if (!exit) {
       await t.closeOpen();
       return await state.interrupted();
     }
-    // stdout is closed: the process is exiting (stop it if it lingers).
-    const timer = setTimeout(() => proc.stop(), 5000);
-    const exit = await proc.done;
-    clearTimeout(timer);
     await t.closeOpen();
     if (t.completed) return state.success();
     if (t.failed) return state.failure([t.failed]);
     const tail = stderrOf(exit.stderr);
-    const how = exit.error
-      ? `could not be started (${exit.error.message})`
-      : exit.code !== null ? `exited with code ${exit.code}` : `was ended by ${exit.exitSignal ?? 'a signal'}`;
-    const errors = [`codex ${how} before its turn completed${tail ? `: ${tail}` : ''}`];
+    const errors = [`codex ${howItEnded(exit)} before its turn completed${tail ? `: ${tail}` : ''}`];
     if (t.lastError) errors.push(t.lastError);
     return state.failure(errors);
   }

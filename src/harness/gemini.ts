@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { AssistantMessage, PermissionMode, StopReason, UserContentBlock } from '../messages/types.ts';
 import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
-import { CliProcess, stderrTail } from './cli-process.ts';
+import { CliProcess, drainOneShot, howItEnded, stderrTail } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -241,40 +241,19 @@ export class GeminiHarness implements Harness {
     const proc = new CliProcess({ argv: this.argv(this.#prompt(turn.prompt)), cwd: this.config.cwd, env: this.#env(), idleMs: this.config.idleMs });
     this.#process = proc;
     proc.endInput(); // the prompt is an argument: it must not wait for stdin
-    const onAbort = () => void this.#stop(proc);
-    turn.signal.addEventListener('abort', onAbort, { once: true });
     const t = new GeminiTurn(this, state);
-    try {
-      for await (const line of proc.lines()) {
-        if (turn.signal.aborted) break;
-        if (!line.ok) {
-          state.unknown('non-JSON line', line.text.slice(0, 80));
-          continue;
-        }
-        await t.event(line.value);
-      }
-    } finally {
-      turn.signal.removeEventListener('abort', onAbort);
-    }
-    if (turn.signal.aborted) {
-      await this.#stop(proc);
+    const exit = await drainOneShot(proc, turn.signal, (value) => t.event(value), (text) => state.unknown('non-JSON line', text), () => this.#stop(proc));
+    if (!exit) {
       await t.endText('end_turn');
       await t.closeOpen();
       return await state.interrupted();
     }
-    // stdout is closed: the process is exiting (stop it if it lingers).
-    const timer = setTimeout(() => proc.stop(), 5000);
-    const exit = await proc.done;
-    clearTimeout(timer);
     await t.endText('end_turn');
     await t.closeOpen();
     if (t.status === 'success' && !t.errors.length) return state.success();
     if (t.status !== undefined) return state.failure(t.errors.length ? t.errors : ['gemini reported an error']);
     const tail = stderrTail(exit.stderr.replace(ANSI, '').split('\n').filter((l) => !/^\s+at /.test(l)).join('\n'));
-    const how = exit.error
-      ? `could not be started (${exit.error.message})`
-      : exit.code !== null ? `exited with code ${exit.code}` : `was ended by ${exit.exitSignal ?? 'a signal'}`;
-    return state.failure([`gemini ${how} before its result${tail ? `: ${tail}` : ''}`, ...t.errors]);
+    return state.failure([`gemini ${howItEnded(exit)} before its result${tail ? `: ${tail}` : ''}`, ...t.errors]);
   }
 
   /** Called with the session id Gemini reports. */
