@@ -72,7 +72,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     throw error;
   }
   const { session, runner } = opened;
-  if (flags.verbose && session.ctx.model !== 'scripted' && priceOf(session.ctx.model) === undefined) {
+  // A wrapped agent reports its own cost.
+  if (flags.verbose && !session.harness && session.ctx.model !== 'scripted' && priceOf(session.ctx.model) === undefined) {
     log(`agentpipe: note: no price is known for model "${session.ctx.model}"; its cost is reported as 0`);
   }
 
