@@ -663,6 +663,9 @@ export class AcpHarness implements Harness {
   #sessionCost?: number;
   #promptCost = 0;
   readonly #warned = new Set<string>();
+  /** The agent's session settings (modes, config options), and whether the client changed the mode or model since. */
+  #settings?: SessionSettings;
+  #reconfigure = false;
 
   constructor(config: HarnessConfig, sessionId: string) {
     this.#config = config;
@@ -679,6 +682,12 @@ export class AcpHarness implements Harness {
 
   get nativeSessionId(): string | undefined {
     return this.#native ?? this.#config.resumeNativeId;
+  }
+
+  /** A new model or mode is applied (session/set_mode, the model config option) before the next prompt. */
+  configure(change: { model?: string; permissionMode?: PermissionMode }): void {
+    Object.assign(this.#config, change);
+    this.#reconfigure = true;
   }
 
   async run(turn: HarnessTurn): Promise<HarnessOutcome> {
@@ -720,6 +729,10 @@ export class AcpHarness implements Harness {
     const turn = state.turn;
     if (turn.signal.aborted) throw new Aborted();
     const link = await this.#start(turn.signal);
+    if (this.#reconfigure && this.#settings) {
+      this.#reconfigure = false;
+      await this.#configure(link, this.#settings, turn.signal);
+    }
     const sessionId = this.#native!;
     await state.init({
       nativeSessionId: sessionId, cwd: this.#config.cwd, ...(this.#model ? { model: this.#model } : {}), ...(this.#mode ? { permissionMode: this.#mode } : {}),
@@ -847,6 +860,8 @@ export class AcpHarness implements Harness {
         this.#native = created.sessionId;
         session = created;
       }
+      this.#settings = session;
+      this.#reconfigure = false;
       await this.#configure(link, session, signal);
       return link;
     } catch (error) {
@@ -864,6 +879,7 @@ export class AcpHarness implements Harness {
     if (modes?.availableModes.some((m) => m.id === wanted)) {
       if (modes.currentModeId !== wanted) {
         await link.call('session/set_mode', link.agent.request('session/set_mode', { sessionId, modeId: wanted }), { timeoutMs: SESSION_TIMEOUT_MS, signal });
+        modes.currentModeId = wanted;
       }
       this.#mode = wanted;
     } else if (wanted !== 'default') {

@@ -51,6 +51,17 @@ export class ClaudeStreamHarness implements Harness {
     return this.#native;
   }
 
+  configure(change: { model?: string; permissionMode?: HarnessConfig['permissionMode'] }): void {
+    Object.assign(this.config, change); // a restarted CLI gets them as flags
+    const cli = this.#process;
+    if (!cli || cli.exited) return;
+    const send = (request: Record<string, unknown>) => void cli.write({ type: 'control_request', request_id: `${String(request.subtype)}-${newUuid()}`, request });
+    if (change.model !== undefined) send({ subtype: 'set_model', model: change.model });
+    if (change.permissionMode !== undefined) {
+      send({ subtype: 'set_permission_mode', mode: this.name === 'qwen' ? QWEN_APPROVAL[change.permissionMode] : change.permissionMode });
+    }
+  }
+
   async run(turn: HarnessTurn): Promise<HarnessOutcome> {
     const state = new TurnState(turn, this.config, this.sessionId);
     const cli = this.#start();

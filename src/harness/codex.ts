@@ -150,6 +150,11 @@ export class CodexHarness implements Harness {
     return this.config.env.CODEX_HOME ?? path.join(this.config.env.HOME ?? os.homedir(), '.codex');
   }
 
+  /** A new model or mode takes effect with the next prompt's process. */
+  configure(change: { model?: string; permissionMode?: HarnessConfig['permissionMode'] }): void {
+    Object.assign(this.config, change);
+  }
+
   async run(turn: HarnessTurn): Promise<HarnessOutcome> {
     const state = new TurnState(turn, this.config, this.sessionId);
     try {

@@ -128,6 +128,11 @@ export class GeminiHarness implements Harness {
     return this.#sessionId;
   }
 
+  /** A new model or mode takes effect with the next prompt's process. */
+  configure(change: { model?: string; permissionMode?: HarnessConfig['permissionMode'] }): void {
+    Object.assign(this.config, change);
+  }
+
   async run(turn: HarnessTurn): Promise<HarnessOutcome> {
     const state = new TurnState(turn, this.config, this.sessionId);
     try {

@@ -80,6 +80,8 @@ export interface Harness {
   readonly name: Exclude<HarnessName, 'agentpipe'>;
   /** The wrapped agent's own session id, once known. */
   readonly nativeSessionId: string | undefined;
+  /** The client changed the model or the permission mode (`set_model`, `set_permission_mode`): applied from the next request or prompt. */
+  configure(change: { model?: string; permissionMode?: PermissionMode }): void;
   /** Runs one prompt to its end; never throws for anything the wrapped agent does. */
   run(turn: HarnessTurn): Promise<HarnessOutcome>;
   /** Stops the wrapped agent (SIGTERM, then SIGKILL after a grace period). */

@@ -85,12 +85,15 @@ const handlers: Record<string, Handler> = {
     const mode = request.mode as PermissionMode;
     if (!PERMISSION_MODES.includes(mode)) throw new Error(`unknown permission mode ${JSON.stringify(request.mode)}; expected one of ${PERMISSION_MODES.join(', ')}`);
     host.session.ctx.permissions.mode = mode;
+    host.session.harness?.configure({ permissionMode: mode });
     return {};
   },
   set_model(host, request) {
     const model = request.model;
     if (model !== undefined && model !== null && typeof model !== 'string') throw new Error('set_model: model must be a string or null');
     host.session.ctx.model = typeof model === 'string' && model !== 'default' ? model : host.session.defaultModel;
+    // A wrapped agent gets an explicit model; going back to its default needs a new session.
+    if (typeof model === 'string' && model !== 'default') host.session.harness?.configure({ model });
     return {};
   },
   set_max_thinking_tokens(host, request) {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { CLI_PATH, parseLines, runCli } from '../helpers/cli.ts';
 import { writeScript } from '../helpers/workspace.ts';
+import { StreamDriver } from '../helpers/stream-driver.ts';
 import { anthropicBlock, anthropicStream, startFakeServer, type RecordedRequest } from '../model/fake-servers.ts';
 import { harnessDirs, testPath } from './helpers.ts';
 import { SessionEventProjector, query, toAcpUpdates, type AgentMessage } from '../../src/index.ts';
@@ -60,6 +61,30 @@ test('CLI --harness claude: stream-json with one result under agentpipe\'s sessi
     assert.equal(second.stdout.trim(), 'You said blue.');
     assert.match(seen.at(-1)!, /my colour is blue/, 'Claude Code was resumed with its own history');
   } finally {
+    await api.close();
+  }
+});
+
+test('stream-json input with --harness claude: two prompts on one Claude Code process; set_model reaches it before the second', async () => {
+  const { api, seen } = await fakeClaudeApi();
+  const models: string[] = [];
+  const { home, cwd } = harnessDirs('session-claude-control');
+  const env = claudeEnv(api.url, home);
+  const driver = new StreamDriver(['--harness', 'claude', '--base-url', api.url, '--model', 'claude-sonnet-4-5'], cwd, env as Record<string, string>);
+  try {
+    const first = await driver.prompt('first: my colour is blue');
+    assert.equal(first.subtype, 'success', JSON.stringify(first));
+    assert.equal((await driver.control({ subtype: 'set_model', model: 'claude-haiku-4-5' })).subtype, 'success');
+    const second = await driver.prompt('second: what was it?');
+    assert.equal(second.result, 'You said blue.');
+    for (const request of api.requests) if (request.method === 'POST' && request.path.startsWith('/v1/messages')) models.push(String(request.body?.model));
+    assert.equal(models[0], 'claude-sonnet-4-5');
+    assert.equal(models.at(-1), 'claude-haiku-4-5');
+    assert.equal(seen.length, 2, 'one process answered both prompts (no restart: one request each)');
+    const inits = driver.lines.filter((l) => l.type === 'system' && l.subtype === 'init');
+    assert.equal(new Set(inits.map((l) => l.harness_session_id)).size, 1, 'one Claude Code session');
+  } finally {
+    await driver.end();
     await api.close();
   }
 });
