@@ -110,7 +110,7 @@ async function startHarness(
   resumed: { name: string; sessionId: string } | undefined, log: (line: string) => void,
 ): Promise<Harness> {
   const { createHarness, harnessCommand, harnessEnv } = await import('../harness/index.ts');
-  const base = options.env ? { ...process.env, ...options.env } : process.env;
+  const base = options.env ?? process.env;
   const ignored = NOT_FOR_HARNESSES.filter((key) => {
     const value = options[key];
     return value !== undefined && !(Array.isArray(value) && value.length === 0) && !(typeof value === 'object' && value !== null && Object.keys(value).length === 0);
@@ -153,7 +153,10 @@ export async function checkSessionOptions(options: SessionOptions, log: (line: s
   try {
     if (options.resume || options.continue) await prepareSession({ ...options, persistSession: false }, log);
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
-    if (!options.apiKeyHelper) await resolveModel(options);
+    const wrapped = options.harness !== undefined && options.harness !== 'agentpipe' ? options.harness : undefined;
+    // `agentpipe serve --harness codex` without codex installed: said at the start, not at the first client.
+    if (wrapped) await (await import('../harness/index.ts')).harnessCommand(wrapped, options.harnessCommand, options.env ?? process.env);
+    else if (!options.apiKeyHelper) await resolveModel(options);
   } catch (error) {
     if (!(error instanceof MissingCredentialsError)) throw new SessionSetupError((error as Error).message);
   }
