@@ -55,11 +55,17 @@ export function toolLocations(name: string, input: Record<string, unknown>, cwd 
 /** Diffs of file-editing calls, known before they run. */
 /**
  * The whole-file diff of a finished Edit or Write, from its `tool_use_result` (`originalFile` and
- * the new content): a viewer then numbers the changed lines as they are in the file. Undefined
- * when the result does not carry the file.
+ * the new content): a viewer then numbers the changed lines as they are in the file. NotebookEdit's
+ * is the notebook's JSON before and after. Undefined when the result does not carry the file.
  */
 export function fileDiff(name: string, input: Record<string, unknown>, result: unknown): ToolCallContent[] | undefined {
   if (typeof result !== 'object' || result === null) return undefined;
+  if (name === 'NotebookEdit') {
+    const edit = result as { notebook_path?: unknown; original_file?: unknown; updated_file?: unknown };
+    const notebook = str(edit.notebook_path);
+    const [before, after] = [str(edit.original_file), str(edit.updated_file)];
+    return notebook && before !== undefined && after !== undefined ? [{ type: 'diff', path: notebook, oldText: before, newText: after }] : undefined;
+  }
   const data = result as { filePath?: unknown; originalFile?: unknown; content?: unknown };
   const file = str(data.filePath);
   const before = typeof data.originalFile === 'string' ? data.originalFile : null;

@@ -6,6 +6,7 @@
  * against resolved paths (`~` expanded, symlinks resolved).
  */
 import path from 'node:path';
+import { domainToASCII } from 'node:url';
 import { expandPath, isInside, realPath } from './paths.ts';
 
 /** One parsed rule. */
@@ -102,14 +103,31 @@ function realPattern(pattern: string): string {
   return path.join(realPath(parts.slice(0, firstGlob).join(path.sep) || path.sep), ...parts.slice(firstGlob));
 }
 
-/** True when a `WebFetch(domain:x)` specifier covers the URL's host (or a subdomain of it). */
+/**
+ * True when a `WebFetch(domain:x)` specifier covers the URL's host, as Claude Code matches them:
+ * `domain:example.com` is that host exactly, `domain:*.example.com` any host under it (not the
+ * name itself), `domain:*` every host. The host is the one fetch connects to (WHATWG parsing:
+ * credentials, path and query are not the host; lowercase; IDN as punycode); a trailing dot is
+ * the same host. The rule's domain is normalised the same way, so `bücher.de` and
+ * `xn--bcher-kva.de` are one rule. A specifier without `domain:` is read as a domain.
+ */
 export function domainRuleMatches(specifier: string, url: string): boolean {
-  const domain = specifier.replace(/^domain:/, '').toLowerCase();
   let host: string;
   try {
-    host = new URL(url).hostname.toLowerCase();
+    host = new URL(url).hostname.toLowerCase().replace(/\.+$/, '');
   } catch {
     return false;
   }
-  return host === domain || host.endsWith(`.${domain}`);
+  const spec = specifier.replace(/^domain:/i, '').trim();
+  if (spec === '*') return true;
+  const wildcard = spec.startsWith('*.');
+  const domain = asciiDomain(wildcard ? spec.slice(2) : spec);
+  if (!domain || !host) return false;
+  return wildcard ? host.endsWith(`.${domain}`) : host === domain;
+}
+
+/** A rule's domain as URL parsing spells hosts (lowercase, punycode, no trailing dot); '' when it is not a host name. */
+function asciiDomain(domain: string): string {
+  if (!domain || /[/\\?#@:*\s]/.test(domain)) return '';
+  return domainToASCII(domain).replace(/\.+$/, '');
 }

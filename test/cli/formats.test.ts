@@ -46,7 +46,7 @@ test('stream-json: init, one assistant line per block, tool results, one result 
   ]);
   const init = lines[0];
   assert.equal(init.cwd, dir);
-  assert.deepEqual(init.tools, ['Task', 'Bash', 'Edit', 'Glob', 'Grep', 'Read', 'TodoWrite', 'Write']);
+  assert.deepEqual(init.tools, ['Task', 'Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'WebFetch', 'Write']);
   for (const line of lines) {
     assert.equal(line.session_id, init.session_id);
     assert.match(line.uuid, /^[0-9a-f-]{36}$/);

@@ -114,7 +114,7 @@ test('permissions: a write in default mode is denied and reported; allowed with 
 
 test('--disallowedTools hides a tool from init', async () => {
   const run = await scripted([{ text: 'hi' }], '--output-format', 'stream-json', '--verbose', '--disallowedTools', 'Bash,Write');
-  assert.deepEqual(parseLines(run.stdout)[0].tools, ['Task', 'Edit', 'Glob', 'Grep', 'Read', 'TodoWrite']);
+  assert.deepEqual(parseLines(run.stdout)[0].tools, ['Task', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'WebFetch']);
 });
 
 test('a script may be YAML', async () => {

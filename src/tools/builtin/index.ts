@@ -4,10 +4,13 @@ import { bashTool } from './bash.ts';
 import { editTool } from './edit.ts';
 import { globTool } from './glob.ts';
 import { grepTool } from './grep.ts';
+import { notebookEditTool } from './notebook-edit.ts';
 import { readTool } from './read.ts';
 import { todoWriteTool } from './todo-write.ts';
+import { webFetchTool } from './web-fetch.ts';
 import { writeTool } from './write.ts';
 
+/** Every built-in tool (WebSearch is not among them: see web-search.ts). */
 export function builtinTools(): Tool[] {
-  return [bashTool, editTool, globTool, grepTool, readTool, todoWriteTool, writeTool];
+  return [bashTool, editTool, globTool, grepTool, notebookEditTool, readTool, todoWriteTool, webFetchTool, writeTool];
 }
