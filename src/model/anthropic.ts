@@ -7,7 +7,7 @@ import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, Str
 import { apiUsage } from '../messages/usage.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
 import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
-import { thinkingOf, type ModelProvider, type ModelRequest, type ThinkingConfig } from './types.ts';
+import { thinkingOf, type ModelProvider, type ModelRequest, type ThinkingConfig, type WebSearchRequest } from './types.ts';
 
 type Sdk = typeof import('@anthropic-ai/sdk');
 
@@ -88,7 +88,33 @@ export class AnthropicProvider implements ModelProvider {
       throw toModelError(error, signal, sdk, this.#options.apiKey, fromApiError);
     }
   }
+
+  /** One request with the `web_search_20250305` server tool (WebSearch); its content blocks, as Claude Code reads them. */
+  async webSearch(request: WebSearchRequest): Promise<unknown[]> {
+    const { signal } = request;
+    let sdk: Sdk | undefined;
+    try {
+      const loaded = await this.#getClient();
+      sdk = loaded.sdk;
+      const tool: Anthropic.WebSearchTool20250305 = {
+        type: 'web_search_20250305', name: 'web_search', max_uses: MAX_SEARCHES,
+        ...(request.allowedDomains?.length ? { allowed_domains: request.allowedDomains } : {}),
+        ...(request.blockedDomains?.length ? { blocked_domains: request.blockedDomains } : {}),
+      };
+      const answer = await loaded.client.messages.create(
+        { model: request.model, max_tokens: 4096, messages: [{ role: 'user', content: searchPrompt(request.query) }], tools: [tool] },
+        { signal },
+      );
+      return answer.content;
+    } catch (error) {
+      throw toModelError(error, signal, sdk, this.#options.apiKey, fromApiError);
+    }
+  }
 }
+
+/** Claude Code's instruction for the search request, and its cap on searches per call. */
+const searchPrompt = (query: string) => `Perform a web search for the query: ${query}`;
+const MAX_SEARCHES = 8;
 
 /** Our thinking config → the API's (enabled without a budget is adaptive, as the official SDK maps it). */
 function apiThinking(thinking: ThinkingConfig): Anthropic.ThinkingConfigParam {

@@ -8,7 +8,7 @@ import { childEnv } from '../process/env.ts';
 import { runProcessGroup } from '../process/run.ts';
 import type { StreamEvent } from '../messages/types.ts';
 import { ModelError } from './errors.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
+import type { ModelProvider, ModelRequest, WebSearchRequest } from './types.ts';
 import { chooseProvider, DEFAULT_ANTHROPIC_MODEL, resolveModel, type ModelOptions, type ResolvedModel } from './resolve.ts';
 
 /** One auth state change. */
@@ -28,9 +28,25 @@ export class AuthWatchingProvider implements ModelProvider {
   readonly #inner: ModelProvider;
   readonly #onStatus: AuthStatusListener;
 
+  /** The inner provider's web search, when it has one. */
+  readonly webSearch?: (request: WebSearchRequest) => Promise<unknown[]>;
+
   constructor(inner: ModelProvider, onStatus: AuthStatusListener) {
     this.#inner = inner;
     this.#onStatus = onStatus;
+    const search = inner.webSearch?.bind(inner);
+    if (search) this.webSearch = (request) => this.#watch(() => search(request));
+  }
+
+  async #watch<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (ModelError.isInstance(error) && error.kind === 'authentication_failed') {
+        await this.#onStatus({ isAuthenticating: false, output: [], error: redactTokens(error.message) });
+      }
+      throw error;
+    }
   }
 
   get provider(): string {
@@ -64,12 +80,26 @@ export class KeyHelperProvider implements ModelProvider {
   readonly #onStatus: AuthStatusListener;
   #inner?: Promise<ModelProvider>;
 
+  /** Anthropic's web search, with the helper's key. */
+  readonly webSearch?: (request: WebSearchRequest) => Promise<unknown[]>;
+
   constructor(options: { provider: string; command: string; cwd: string; build: (key: string) => Promise<ModelProvider>; onStatus: AuthStatusListener }) {
     this.provider = options.provider;
     this.#command = options.command;
     this.#cwd = options.cwd;
     this.#build = options.build;
     this.#onStatus = options.onStatus;
+    if (options.provider === 'anthropic') {
+      this.webSearch = async (request) => {
+        this.#inner ??= this.#authenticate(request.signal);
+        const inner = await this.#inner.catch((error: unknown) => {
+          this.#inner = undefined;
+          throw error;
+        });
+        if (!inner.webSearch) throw new ModelError({ kind: 'invalid_request', message: `the ${inner.provider} provider has no web search` });
+        return inner.webSearch(request);
+      };
+    }
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {

@@ -41,6 +41,9 @@ export interface ModelRequest {
   abortSignal: AbortSignal;
 }
 
+/** One server-side web search (Anthropic's `web_search_20250305` tool) for the WebSearch tool. */
+export interface WebSearchRequest { model: string; query: string; allowedDomains?: string[]; blockedDomains?: string[]; signal: AbortSignal }
+
 /** A model provider. `stream()` yields raw events and throws `ModelError` on failure. */
 export interface ModelProvider {
   readonly specificationVersion: 'v1';
@@ -51,6 +54,8 @@ export interface ModelProvider {
   /** The context window of `model` in tokens, when the provider knows it better than the price table (Infinity: no limit). */
   contextWindow?(model: string): number;
   stream(request: ModelRequest): AsyncIterable<StreamEvent>;
+  /** Runs a web search on the provider's servers and returns the answer's content blocks (unchecked); only providers that can. */
+  webSearch?(request: WebSearchRequest): Promise<unknown[]>;
 }
 
 /** The thinking a request asks for: `thinking`, else the budget as enabled thinking. */

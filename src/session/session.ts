@@ -96,7 +96,7 @@ export class Session {
     this.#cliRules = { allow: [...(options.allowedTools ?? [])], deny: [...(options.disallowedTools ?? [])] };
     const { allow, deny } = this.#rules();
     const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
-    let tools: Tool[] = [...builtinTools(), ...(options.extraTools ?? [])];
+    let tools: Tool[] = [...builtinTools(provider), ...(options.extraTools ?? [])];
     if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
     tools = tools.filter((t) => !deny.some((rule) => isWholeToolRule(rule, t.name)));
     // `tools` limits the built-in tools, the MCP resource tools among them.

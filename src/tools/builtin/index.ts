@@ -8,9 +8,12 @@ import { notebookEditTool } from './notebook-edit.ts';
 import { readTool } from './read.ts';
 import { todoWriteTool } from './todo-write.ts';
 import { webFetchTool } from './web-fetch.ts';
+import { isWebSearchAvailable, webSearchTool } from './web-search.ts';
 import { writeTool } from './write.ts';
+import type { ModelProvider } from '../../model/types.ts';
 
-/** Every built-in tool (WebSearch is not among them: see web-search.ts). */
-export function builtinTools(): Tool[] {
-  return [bashTool, editTool, globTool, grepTool, notebookEditTool, readTool, todoWriteTool, webFetchTool, writeTool];
+/** Every built-in tool; WebSearch only when `provider` runs Anthropic's server-side search (see web-search.ts). */
+export function builtinTools(provider?: ModelProvider): Tool[] {
+  const search = provider && isWebSearchAvailable(provider) ? [webSearchTool] : [];
+  return [bashTool, editTool, globTool, grepTool, notebookEditTool, readTool, todoWriteTool, webFetchTool, ...search, writeTool];
 }

@@ -1,12 +1,10 @@
 /**
  * WebSearch, as in Claude Code: the search runs on Anthropic's servers (the Messages API's
- * `web_search_20250305` server tool) in a request of its own, and the tool turns the answer's
- * `web_search_tool_result` blocks into the SDK's `WebSearchOutput`. agentpipe never makes up
- * results: the tool is offered only when the session's provider can run that server tool
- * (`isWebSearchAvailable`); no provider can yet, so `builtinTools()` leaves it out and a model
- * that calls it gets "No such tool available". What is missing is the provider side: an optional
- * `webSearch()` on the Anthropic provider that sends the server tool and returns the content
- * blocks, and the session adding this tool when the provider has it.
+ * `web_search_20250305` server tool) in a request of its own (`ModelProvider.webSearch`), and the
+ * tool turns the answer's `web_search_tool_result` blocks into the SDK's `WebSearchOutput`.
+ * agentpipe never makes up results: the session offers the tool only when its provider can run
+ * that server tool (`isWebSearchAvailable`: Anthropic); with another provider a model that calls
+ * it gets "No such tool available".
  */
 import type { ModelProvider } from '../../model/types.ts';
 import { requireString } from '../input.ts';
@@ -20,14 +18,9 @@ export interface WebSearchOutput {
   searchCount?: number;
 }
 
-/** What a provider needs to run WebSearch: one request with the server tool, its answer's content blocks back (unchecked). */
-export interface WebSearchCapable {
-  webSearch(request: { model: string; query: string; allowedDomains?: string[]; blockedDomains?: string[]; signal: AbortSignal }): Promise<unknown[]>;
-}
-
 /** True when `provider` is Anthropic's and can run the server-side web search. */
-export function isWebSearchAvailable(provider: ModelProvider): provider is ModelProvider & WebSearchCapable {
-  return provider.provider === 'anthropic' && typeof (provider as Partial<WebSearchCapable>).webSearch === 'function';
+export function isWebSearchAvailable(provider: ModelProvider): provider is ModelProvider & Required<Pick<ModelProvider, 'webSearch'>> {
+  return provider.provider === 'anthropic' && typeof provider.webSearch === 'function';
 }
 
 /** What WebSearch uses of the calling agent. */
