@@ -17,6 +17,8 @@ import { buildProgram, type CliFlags } from './flags.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addSessionsCommand } from './sessions-command.ts';
 import { addViewCommand } from './view-command.ts';
+import { addWorkerCommand } from './worker-command.ts';
+import { addAttachCommand } from './attach-command.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
 
 const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -40,6 +42,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   addServeCommand(program, log);
   addSessionsCommand(program, log);
   addViewCommand(program, log);
+  addWorkerCommand(program, log);
+  addAttachCommand(program, log);
   await program.parseAsync(argv);
 }
 

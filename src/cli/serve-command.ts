@@ -9,7 +9,7 @@ import { UsageError } from './options.ts';
 
 /** Flags of `serve`, merged with the main program's. */
 export interface ServeFlags extends CliFlags {
-  port: number; host: string; token?: string | boolean; allowOrigin?: string[]; ui?: boolean; open?: boolean;
+  port: number; host: string; token?: string | boolean; allowOrigin?: string[]; ui?: boolean; open?: boolean; redis?: string;
 }
 
 /** Collects a repeatable option. */
@@ -26,6 +26,7 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
     .option('--allow-origin <origin>', 'a browser origin (https://app.example.com) that may connect besides the server\'s own pages; repeatable', collect)
     .option('--ui', 'also serve the viewer page on the same port (plain HTTP): live sessions with a prompt box and a Stop button (its URL is printed on stdout)')
     .option('--open', 'with --ui: open the page in a browser (when one can be started here)')
+    .option('--redis <url>', 'cluster front end: sessions run on the `agentpipe worker`s of this Redis; reconnect with ?session=<id>&from=<last uuid>')
     .action(async (_flags: unknown, command: Command) => {
       try {
         const { serve } = await import('./serve.ts');

@@ -1,6 +1,7 @@
 /** `agentpipe serve`: checks the flags, starts the WebSocket server, runs until SIGINT/SIGTERM. */
 import { maxLineFromEnv } from '../transport/ndjson.ts';
 import { generateToken, isLoopback } from '../transport/access.ts';
+import type { SessionOptions } from '../session/options.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 import type { ServeFlags } from './serve-command.ts';
 import { untilSignal } from './signals.ts';
@@ -32,6 +33,7 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
     if (!URL.canParse(origin) || new URL(origin).origin === 'null') throw new UsageError(`--allow-origin ${origin}: give an origin such as https://app.example.com`);
   }
   const options = await sessionOptionsFromFlags(flags);
+  if (flags.redis !== undefined) return serveCluster(flags, options, { token, generated, allowOrigins }, log);
   const { checkSessionOptions } = await import('../session/open.ts');
   try {
     await checkSessionOptions(options, log);
@@ -55,5 +57,42 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
   await untilSignal();
   log('agentpipe serve: stopping');
   await server.close();
+  return 0;
+}
+
+/** `serve --redis`: the cluster's front end (same token and origin rules); sessions run on the workers. */
+async function serveCluster(
+  flags: ServeFlags, options: SessionOptions, access: { token?: string; generated: boolean; allowOrigins: string[] }, log: (line: string) => void,
+): Promise<number> {
+  const { CLUSTER_OWNED_OPTIONS } = await import('../cluster/jobs.ts');
+  const owned = CLUSTER_OWNED_OPTIONS.filter((key) => options[key] !== undefined && options[key] !== false);
+  if (owned.length) throw new UsageError(`serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ?session=<id>)`);
+  if (flags.ui) throw new UsageError('serve --redis: --ui is not available in front-end mode yet');
+  const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
+  const { RedisConnectionError } = await import('../cluster/connection.ts');
+  let front;
+  try {
+    front = await ClusterFrontEnd.open({
+      redis: flags.redis!, options, log,
+      stream: {
+        replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool, awaitInitialize: flags.awaitInitialize === true,
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof RedisConnectionError)) throw error;
+    log(`agentpipe serve: error: ${error.message}`);
+    return 1;
+  }
+  const { startWebSocketServer } = await import('../transport/websocket-server.ts');
+  const server = await startWebSocketServer({
+    port: flags.port, host: flags.host, token: access.token, allowOrigins: access.allowOrigins, options, log, maxPayload: maxLineFromEnv(),
+    connectionHandler: (ws, req, id) => front.serveConnection(ws, req, id),
+  });
+  const url = access.generated && access.token ? `${server.url}?token=${access.token}` : server.url;
+  log(`agentpipe serve: listening on ${url} (front end of the cluster on Redis; sessions run on agentpipe workers)`);
+  await untilSignal();
+  log('agentpipe serve: stopping');
+  await server.close();
+  await front.close();
   return 0;
 }

@@ -11,6 +11,10 @@
  *                                  with `a` = the id of the durable message it follows. Never in the log.
  * - `<prefix>:{<sessionId>}:uuids` Hash: message uuid -> stream id, so a retried append (a reply lost
  *                                  to a dropped connection, then resent) lands once.
+ * - `<prefix>:{<sessionId>}:inbox` Stream: the client's input lines (field `l`), added by any front
+ *                                  end, read by the owning worker in order.
+ * - `<prefix>:{<sessionId>}:cursor` String: the id of the last inbox entry the owner handled (set
+ *                                  fenced, like appends), so a new owner goes on after it.
  *
  * Fencing: every append runs ONE Lua script that compares the owner key with the caller's token
  * and appends only if they are equal; Redis runs scripts atomically, so an owner whose lease
@@ -20,13 +24,28 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import type { AgentMessage } from '../messages/types.ts';
+import type { OutputLine } from '../messages/wire.ts';
 import type { PromptLine, SnapshotLine, TitleLine } from '../session/transcript-format.ts';
 import { openBlocking, openRedis, reconnectDelay, RedisConnectionError } from './connection.ts';
 import type { Connection, RedisConnectionOptions, RedisTarget } from './connection.ts';
 
-/** What a session log holds: the wire messages and the transcript-only lines (prompts, snapshots, titles). */
-export type LogMessage = AgentMessage | PromptLine | SnapshotLine | TitleLine;
+/** The marker a worker appends when a session's run ends (front ends and `attach` stop there; never sent to clients). */
+export interface SessionEndMarker { type: 'agentpipe_session_end'; session_id: string; uuid: string; reason: string; timestamp: string }
+
+/** What a session log holds: the wire lines (messages, control round trips), the transcript-only lines (prompts, snapshots, titles), end markers. */
+export type LogMessage = OutputLine | PromptLine | SnapshotLine | TitleLine | SessionEndMarker;
+
+/** The Redis keys of one session. */
+export interface SessionKeys { log: string; owner: string; live: string; uuids: string; inbox: string; cursor: string }
+
+/** An input line of the session's inbox with its stream id. */
+export interface InputEntry {
+  id: string;
+  line: string;
+}
+
+/** An entry of `follow`: a durable message of the log or an ephemeral one of the live stream. */
+export type FollowedEntry = { kind: 'durable'; entry: LogEntry } | { kind: 'live'; entry: LiveEntry };
 
 /** A message read back with its stream id. */
 export interface LogEntry {
@@ -135,13 +154,23 @@ end
 if live then redis.call('PEXPIRE', KEYS[3], ARGV[3]) end
 return ids`;
 
-// KEYS: log, owner, live, uuids. ARGV: the last id the caller archived. Deletes only if nothing was appended since.
+// KEYS: log, owner, live, uuids, inbox, cursor. ARGV: the last id the caller archived. Deletes only if nothing was appended since.
 const DELETE_IF_UNCHANGED = `
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local id = '0-0'
 if top[1] then id = top[1][1] end
 if id ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+return 1`;
+
+// KEYS: owner, cursor. ARGV: token, inbox id. Sets the cursor only while the token holds the lease.
+const SET_CURSOR = `
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then
+  if not cur then return redis.error_reply('FENCED expired') end
+  return redis.error_reply('FENCED taken')
+end
+redis.call('SET', KEYS[2], ARGV[2])
 return 1`;
 
 const SCRIPTS = {
@@ -149,7 +178,8 @@ const SCRIPTS = {
   agentpipeLogRenew: { numberOfKeys: 1, lua: RENEW },
   agentpipeLogRelease: { numberOfKeys: 1, lua: RELEASE },
   agentpipeLogAppend: { numberOfKeys: 4, lua: APPEND },
-  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 4, lua: DELETE_IF_UNCHANGED },
+  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 6, lua: DELETE_IF_UNCHANGED },
+  agentpipeLogSetCursor: { numberOfKeys: 2, lua: SET_CURSOR },
 } as const;
 
 type ScriptCommands = { [K in keyof typeof SCRIPTS]: (...args: Array<string | number>) => Promise<unknown> };
@@ -197,6 +227,29 @@ function xreadEntries(reply: unknown, sessionId: string): unknown[] {
   return stream[1] as unknown[];
 }
 
+/** The `[key, entries]` pairs of an XREAD reply (RESP2 nested arrays, or a RESP3 map flattened to key, entries, key, entries). */
+function xreadStreams(reply: unknown, sessionId: string): Array<[string, unknown[]]> {
+  if (!Array.isArray(reply)) throw new Error(`session ${sessionId}: unexpected XREAD reply from Redis`);
+  const items = reply as unknown[];
+  const pairs: Array<[string, unknown[]]> = [];
+  if (typeof items[0] === 'string') {
+    for (let i = 0; i + 1 < items.length; i += 2) {
+      const [key, entries] = [items[i], items[i + 1]];
+      if (typeof key === 'string' && Array.isArray(entries)) pairs.push([key, entries as unknown[]]);
+    }
+  } else {
+    for (const item of items) if (Array.isArray(item) && typeof item[0] === 'string' && Array.isArray(item[1])) pairs.push([item[0], item[1] as unknown[]]);
+  }
+  return pairs;
+}
+
+/** Orders two stream ids (`<ms>-<seq>`). */
+export function compareStreamIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bm, bs] = b.split('-').map(BigInt) as [bigint, bigint];
+  return am === bm ? (as === bs ? 0 : as < bs ? -1 : 1) : am < bm ? -1 : 1;
+}
+
 /** Checks a stream id given by a caller (`0-0` is the start). */
 function checkId(id: string): string {
   if (!STREAM_ID.test(id)) throw new TypeError(`not a stream id: ${JSON.stringify(id)} (expected "<ms>-<seq>")`);
@@ -222,9 +275,12 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** A line of an archived transcript, as Transcript.record writes it (a timestamp on every line). */
-function transcriptLine(message: LogMessage): object | undefined {
-  if (isEphemeral(message)) return undefined;
+/** Types a log holds that are no transcript line: the control round trips, the worker's own markers. */
+const NOT_TRANSCRIPT = new Set(['control_request', 'control_response', 'control_cancel_request', 'transcript_mirror', 'keep_alive', 'agentpipe_session_end']);
+
+/** A line of an archived transcript, as Transcript.record writes it (a timestamp on every line); undefined for what transcripts leave out. */
+export function transcriptLine(message: LogMessage): object | undefined {
+  if (isEphemeral(message) || NOT_TRANSCRIPT.has(message.type)) return undefined;
   if (message.type === 'user' && 'isReplay' in message && message.isReplay) return undefined;
   return 'timestamp' in message && message.timestamp ? message : { ...message, timestamp: new Date().toISOString() };
 }
@@ -247,10 +303,10 @@ export class SessionLog {
   }
 
   /** The keys of a session (a hash tag per session: one Redis Cluster slot). */
-  keys(sessionId: string): { log: string; owner: string; live: string; uuids: string } {
+  keys(sessionId: string): SessionKeys {
     if (!sessionId || /[{}\s]/.test(sessionId) || sessionId.length > 256) throw new TypeError(`not a usable session id: ${JSON.stringify(sessionId)}`);
     const base = `${this.prefix}:{${sessionId}}`;
-    return { log: `${base}:log`, owner: `${base}:owner`, live: `${base}:live`, uuids: `${base}:uuids` };
+    return { log: `${base}:log`, owner: `${base}:owner`, live: `${base}:live`, uuids: `${base}:uuids`, inbox: `${base}:inbox`, cursor: `${base}:cursor` };
   }
 
   /** Connects now (the first call of any method does otherwise); throws a RedisConnectionError that says why not. */
@@ -298,7 +354,9 @@ export class SessionLog {
     if (messages.length === 0) return [];
     const args: string[] = [ownerToken, String(this.#options.liveMaxLen ?? 1000), String(this.#options.liveTtlMs ?? 3_600_000)];
     for (const message of messages) {
-      const uuid = 'uuid' in message && typeof message.uuid === 'string' ? message.uuid : '';
+      // A replay echoes the uuid of the user message (and so of its prompt line): not indexed, or the prompt line would not land.
+      const replay = message.type === 'user' && 'isReplay' in message && message.isReplay === true;
+      const uuid = !replay && 'uuid' in message && typeof message.uuid === 'string' ? message.uuid : '';
       args.push(this.#ephemeral(message) ? 'e' : 'd', uuid, JSON.stringify(message));
     }
     let answer: unknown;
@@ -352,6 +410,93 @@ export class SessionLog {
     return this.#tail(sessionId, this.keys(sessionId).log, fromId, signal, (raw) => this.#entry(raw, sessionId));
   }
 
+  /**
+   * Durable messages after `fromId` and, with `live`, the ephemeral ones appended from `liveFromId`
+   * on, merged in the order they were appended (a delta comes after the durable message it
+   * follows and before the next), through blocking XREADs of both streams at once. Ends when
+   * `signal` aborts; retries a lost connection for `tailGiveUpMs`, like `tail`.
+   */
+  async *follow(sessionId: string, fromId: string, signal: AbortSignal, live?: { fromId: string }): AsyncGenerator<FollowedEntry> {
+    const keys = this.keys(sessionId);
+    if (signal.aborted) return;
+    const base = await this.#conn();
+    let last = checkId(fromId);
+    let lastLive = live ? (live.fromId === '$' ? await this.#lastIdOf(keys.live) : checkId(live.fromId)) : undefined;
+    const blocking = await openBlocking(base.client, this.#options);
+    this.#tails.add(blocking);
+    const stop = (): void => blocking.client.disconnect();
+    signal.addEventListener('abort', stop, { once: true });
+    const blockMs = this.#options.blockMs ?? 5000;
+    const giveUpMs = this.#options.tailGiveUpMs ?? 30_000;
+    let failingSince: number | undefined;
+    let failures = 0;
+    try {
+      while (!signal.aborted && this.#tails.has(blocking)) {
+        let reply: unknown;
+        try {
+          const streams = lastLive === undefined ? [keys.log, last] : [keys.log, keys.live, last, lastLive];
+          reply = await blocking.client.xread('COUNT', PAGE, 'BLOCK', blockMs, 'STREAMS', ...streams);
+          failingSince = undefined;
+          failures = 0;
+        } catch (error) {
+          if (signal.aborted || !this.#tails.has(blocking)) return;
+          const wrapped = blocking.wrap(error);
+          if (!(wrapped instanceof RedisConnectionError)) throw wrapped;
+          failingSince ??= Date.now();
+          if (Date.now() - failingSince > giveUpMs) throw wrapped;
+          await pause(reconnectDelay(failures++), signal);
+          continue;
+        }
+        if (reply === null || reply === undefined) continue;
+        const durable: LogEntry[] = [];
+        const deltas: LiveEntry[] = [];
+        for (const [key, entries] of xreadStreams(reply, sessionId)) {
+          if (key === keys.log) for (const raw of entries) durable.push(this.#entry(raw, sessionId));
+          else for (const raw of entries) deltas.push(this.#liveEntry(raw, sessionId));
+        }
+        // A delta follows the durable message `after`: it goes out before every later durable message.
+        let d = 0;
+        for (const delta of deltas) {
+          while (d < durable.length && compareStreamIds(durable[d]!.id, delta.after) <= 0) {
+            last = durable[d]!.id;
+            yield { kind: 'durable', entry: durable[d++]! };
+            if (signal.aborted) return;
+          }
+          lastLive = delta.id;
+          yield { kind: 'live', entry: delta };
+          if (signal.aborted) return;
+        }
+        for (; d < durable.length; d++) {
+          last = durable[d]!.id;
+          yield { kind: 'durable', entry: durable[d]! };
+          if (signal.aborted) return;
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.#tails.delete(blocking);
+      blocking.client.disconnect();
+    }
+  }
+
+  /** The stream id of the durable message with this uuid, if the log has it. */
+  async idOfUuid(sessionId: string, uuid: string): Promise<string | undefined> {
+    const { uuids } = this.keys(sessionId);
+    const id = await this.#call((c) => c.hget(uuids, uuid));
+    return typeof id === 'string' && STREAM_ID.test(id) ? id : undefined;
+  }
+
+  /** Whether the session has a log in Redis. */
+  async exists(sessionId: string): Promise<boolean> {
+    const { log } = this.keys(sessionId);
+    return (await this.#call((c) => c.exists(log))) === 1;
+  }
+
+  /** The id of the last ephemeral message ('0-0' when none). */
+  async lastLiveId(sessionId: string): Promise<string> {
+    return this.#lastIdOf(this.keys(sessionId).live);
+  }
+
   /** Like `tail`, for the live stream's ephemeral messages (entries trimmed away by the cap are skipped). */
   tailLive(sessionId: string, fromId: string, signal: AbortSignal): AsyncGenerator<LiveEntry> {
     return this.#tail(sessionId, this.keys(sessionId).live, fromId, signal, (raw) => this.#liveEntry(raw, sessionId));
@@ -374,7 +519,8 @@ export class SessionLog {
         const lines = entries.map((e) => transcriptLine(e.message)).filter((l) => l !== undefined);
         await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { flush: true });
         const last = entries.at(-1)?.id ?? '0-0';
-        if ((await this.#script('agentpipeLogDeleteIfUnchanged', keys.log, keys.owner, keys.live, keys.uuids, last)) === 1) {
+        const deleted = await this.#script('agentpipeLogDeleteIfUnchanged', keys.log, keys.owner, keys.live, keys.uuids, keys.inbox, keys.cursor, last);
+        if (deleted === 1) {
           await rename(temp, file);
           return lines.length;
         }
@@ -385,10 +531,65 @@ export class SessionLog {
     }
   }
 
-  /** Deletes the session's log, lease, live stream and uuid index (an owner still running is fenced). */
+  /** Deletes the session's log, lease, live stream, uuid index, inbox and cursor (an owner still running is fenced). */
   async delete(sessionId: string): Promise<void> {
-    const { log, owner, live, uuids } = this.keys(sessionId);
-    await this.#call((c) => c.del(log, owner, live, uuids));
+    const { log, owner, live, uuids, inbox, cursor } = this.keys(sessionId);
+    await this.#call((c) => c.del(log, owner, live, uuids, inbox, cursor));
+  }
+
+  /** Adds client input lines to the session's inbox (any front end may); returns their ids. */
+  async pushInput(sessionId: string, lines: readonly string[]): Promise<string[]> {
+    const { inbox } = this.keys(sessionId);
+    if (lines.length === 0) return [];
+    const replies = await this.#call((c) => {
+      const batch = c.multi();
+      for (const line of lines) batch.xadd(inbox, '*', 'l', line);
+      return batch.exec();
+    });
+    return (replies ?? []).map(([error, id], i) => {
+      if (error) throw error;
+      if (typeof id !== 'string') throw new Error(`session ${sessionId}: unexpected XADD answer for input line ${i}`);
+      return id;
+    });
+  }
+
+  /** The inbox's input lines after `fromId` (exclusive; default: from the start), in order. */
+  async readInput(sessionId: string, fromId?: string): Promise<InputEntry[]> {
+    const { inbox } = this.keys(sessionId);
+    const entries: InputEntry[] = [];
+    let start = fromId === undefined ? '-' : `(${checkId(fromId)}`;
+    for (;;) {
+      const page = await this.#call((c) => c.xrange(inbox, start, '+', 'COUNT', PAGE));
+      for (const raw of page as unknown[]) entries.push(this.#inputEntry(raw, sessionId));
+      if (page.length < PAGE) return entries;
+      start = `(${entries.at(-1)!.id}`;
+    }
+  }
+
+  /** Like `tail`, for the inbox's input lines (blocking reads; the owning worker's input). */
+  tailInput(sessionId: string, fromId: string, signal: AbortSignal): AsyncGenerator<InputEntry> {
+    return this.#tail(sessionId, this.keys(sessionId).inbox, fromId, signal, (raw) => this.#inputEntry(raw, sessionId));
+  }
+
+  /** Records that the owner handled the inbox up to `inputId`; fenced like `append` (a FencedError when it no longer owns the session). */
+  async setCursor(sessionId: string, ownerToken: string, inputId: string): Promise<void> {
+    const { owner, cursor } = this.keys(sessionId);
+    try {
+      await this.#script('agentpipeLogSetCursor', owner, cursor, ownerToken, checkId(inputId));
+    } catch (error) {
+      const fenced = /^FENCED (expired|taken)/.exec((error as Error).message ?? '');
+      if (fenced) throw new FencedError(sessionId, fenced[1] as 'expired' | 'taken');
+      throw error;
+    }
+  }
+
+  /** The id of the last inbox entry an owner handled ('0-0': none). */
+  async cursor(sessionId: string): Promise<string> {
+    const { cursor } = this.keys(sessionId);
+    const value = await this.#call((c) => c.get(cursor));
+    if (value === null) return '0-0';
+    if (!STREAM_ID.test(value)) throw new Error(`session ${sessionId}: the inbox cursor is not a stream id: ${JSON.stringify(value.slice(0, 80))}`);
+    return value;
   }
 
   /** Closes the connections this log opened (a client passed in is left open); running tails end. */
@@ -440,7 +641,14 @@ export class SessionLog {
     return { id, after: fields.get('a') ?? '0-0', message: parseMessage(fields.get('m'), `session ${sessionId} live entry ${id}`) };
   }
 
-  async *#tail<E extends LogEntry>(sessionId: string, key: string, fromId: string, signal: AbortSignal, parse: (raw: unknown) => E): AsyncGenerator<E> {
+  #inputEntry(raw: unknown, sessionId: string): InputEntry {
+    const { id, fields } = entryFields(raw, `session ${sessionId} inbox`);
+    const line = fields.get('l');
+    if (line === undefined) throw new Error(`session ${sessionId} inbox entry ${id}: no input line`);
+    return { id, line };
+  }
+
+  async *#tail<E extends { id: string }>(sessionId: string, key: string, fromId: string, signal: AbortSignal, parse: (raw: unknown) => E): AsyncGenerator<E> {
     if (signal.aborted) return;
     const base = await this.#conn();
     let last = fromId === '$' ? await this.#lastIdOf(key) : checkId(fromId);

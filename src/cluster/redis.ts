@@ -6,6 +6,6 @@
 export { redisSessionStore } from './session-store.ts';
 export type { FoldSessionSummary, RedisSessionStore, RedisSessionStoreOptions, StoreEntry, StoreKey, StoreSummary } from './session-store.ts';
 export { FencedError, isEphemeral, SessionLog } from './redis-log.ts';
-export type { LiveEntry, LogEntry, LogMessage, SessionLogOptions } from './redis-log.ts';
+export type { FollowedEntry, InputEntry, LiveEntry, LogEntry, LogMessage, SessionEndMarker, SessionKeys, SessionLogOptions } from './redis-log.ts';
 export { RedisConnectionError } from './connection.ts';
 export type { RedisConnectionOptions, RedisTarget } from './connection.ts';

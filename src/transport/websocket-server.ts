@@ -35,6 +35,8 @@ export interface WebSocketServerOptions {
   keepAliveMs?: number;
   /** Answers plain HTTP requests (the viewer page of `serve --ui`); default: 426 Upgrade Required. */
   httpHandler?: http.RequestListener;
+  /** Serves a connection instead of running a session here (`serve --redis`: the cluster's front end); resolves when it closed. */
+  connectionHandler?: (ws: WebSocket, req: http.IncomingMessage, id: number) => Promise<void>;
 }
 
 export interface RunningServer { url: string; port: number; close(): Promise<void> }
@@ -65,7 +67,12 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
     const refusal = checkAccess(req, policy, true);
     if (refusal) return refuse(socket, req, refusal, o.log);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const done = serveConnection(ws as Client, ++connections, req.socket.remoteAddress ?? '?', o);
+      const client = ws as Client;
+      client.alive = true;
+      client.on('pong', () => (client.alive = true));
+      client.on('message', () => (client.alive = true));
+      const id = ++connections;
+      const done = o.connectionHandler ? o.connectionHandler(ws, req, id) : serveConnection(client, id, req.socket.remoteAddress ?? '?', o);
       sessions.add(done);
       void done.finally(() => sessions.delete(done));
     });
@@ -114,12 +121,9 @@ function refuse(socket: Duplex, req: http.IncomingMessage, refusal: Refusal, log
 
 /** One connection = one session; ends when the input ends (end_input) or the socket closes. */
 async function serveConnection(ws: Client, id: number, remote: string, o: WebSocketServerOptions): Promise<void> {
-  ws.alive = true;
-  ws.on('pong', () => (ws.alive = true));
   const input = new AsyncMessageQueue<ParsedLine>({ highWaterMark: 1 << 30 });
   const closed = new AbortController();
   ws.on('message', (data) => {
-    ws.alive = true;
     for (const line of frameLines(data)) {
       const item = classifyLine(line);
       if (item.kind === 'end_input') input.done();

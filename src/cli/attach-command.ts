@@ -1,0 +1,109 @@
+/**
+ * `agentpipe attach <session-id> --redis <url> [--from <id>]`: prints a cluster session's
+ * messages as stream-json: those already in its log after `--from` (a stream id or a message
+ * uuid; default: from the start), then follows it live (with `--include-partial-messages`, the
+ * deltas interleaved) until the session's run ends, it is archived or deleted, or SIGINT. A
+ * reader that goes away (EPIPE) ends it quietly; output is flushed before exit.
+ */
+import type { Command } from 'commander';
+import type { CliFlags } from './flags.ts';
+
+/** Flags of `attach`, merged with the main program's. */
+interface AttachFlags extends CliFlags { redis: string; from?: string; follow: boolean }
+
+const STREAM_ID = /^\d+-\d+$/;
+
+/** Registers `agentpipe attach`; the cluster code loads only when it runs. */
+export function addAttachCommand(program: Command, log: (line: string) => void): void {
+  program
+    .command('attach')
+    .description('print a cluster session\'s messages (stream-json) from its Redis log, then follow it live')
+    .argument('<session-id>', 'the session (its id, as the front end or `result.session_id` gave it)')
+    .requiredOption('--redis <url>', 'the Redis server: redis://[:password@]host:port[/db]')
+    .option('--from <id>', 'only messages after this one: a stream id (<ms>-<seq>) or a message uuid')
+    .option('--no-follow', 'print what the log holds and exit')
+    .action(async (sessionId: string, _flags: unknown, command: Command) => {
+      process.exitCode = await attach(sessionId, command.optsWithGlobals<AttachFlags>(), log);
+    });
+}
+
+async function attach(sessionId: string, flags: AttachFlags, log: (line: string) => void): Promise<number> {
+  const fail = (message: string): number => {
+    log(`agentpipe attach: error: ${message}`);
+    return 1;
+  };
+  if (flags.outputFormat !== 'stream-json' || !flags.verbose) return fail('attach prints stream-json: give --output-format stream-json --verbose');
+  const { SessionLog, RedisConnectionError } = await import('../cluster/redis.ts');
+  const { isInternal } = await import('../cluster/session-run.ts');
+  const sessions = new SessionLog({ redis: flags.redis });
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, onSignal);
+  let readerGone = false;
+  process.stdout.on('error', () => {
+    readerGone = true;
+    stop.abort();
+  });
+  const print = async (message: object): Promise<void> => {
+    if (readerGone) return;
+    if (!process.stdout.write(`${JSON.stringify(message)}\n`)) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => resolve();
+        process.stdout.once('drain', done);
+        process.stdout.once('error', done);
+        stop.signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  };
+  let watch: NodeJS.Timeout | undefined;
+  try {
+    try {
+      keysOk(sessions, sessionId);
+    } catch (error) {
+      return fail((error as Error).message);
+    }
+    await sessions.connect();
+    if (!(await sessions.exists(sessionId))) return fail(`no session ${sessionId} in Redis (not started yet, archived or deleted)`);
+    let from = '0-0';
+    if (flags.from !== undefined) {
+      const id = STREAM_ID.test(flags.from) ? flags.from : await sessions.idOfUuid(sessionId, flags.from);
+      if (!id) return fail(`--from ${flags.from}: not a stream id, and no message of session ${sessionId} has that uuid`);
+      from = id;
+    }
+    const partial = flags.includePartialMessages === true;
+    const show = (message: { type: string }): boolean => !isInternal(message) && (partial || message.type !== 'stream_event');
+    const liveFrom = await sessions.lastLiveId(sessionId);
+    let last = from;
+    let ended = false;
+    for (const entry of await sessions.read(sessionId, from)) {
+      // An end marker that is not the last entry was the end of an earlier run of the session.
+      ended = entry.message.type === 'agentpipe_session_end';
+      if (show(entry.message)) await print(entry.message);
+      last = entry.id;
+    }
+    if (!flags.follow || ended || stop.signal.aborted) return 0;
+    // The deltas of the message being written now (they follow the last durable message).
+    for (const entry of await sessions.readLive(sessionId)) if (entry.after === last && show(entry.message)) await print(entry.message);
+    // Archived or deleted meanwhile: nothing more will come.
+    watch = setInterval(() => {
+      sessions.exists(sessionId).then((there) => !there && stop.abort(), () => undefined);
+    }, 1000);
+    for await (const { entry } of sessions.follow(sessionId, last, stop.signal, { fromId: liveFrom })) {
+      if (entry.message.type === 'agentpipe_session_end') break;
+      if (show(entry.message)) await print(entry.message);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof RedisConnectionError) return fail(error.message);
+    throw error;
+  } finally {
+    clearInterval(watch);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
+    await sessions.close();
+  }
+}
+
+/** Throws when `sessionId` cannot name a session's keys. */
+function keysOk(sessions: { keys(id: string): unknown }, sessionId: string): void {
+  sessions.keys(sessionId);
+}

@@ -1,0 +1,190 @@
+/**
+ * `agentpipe serve --redis`: a stateless front end. A WebSocket connection is a session of the
+ * cluster: a new one gets a fresh id and a job on the sessions queue (a worker runs it); the
+ * client's input lines go to the session's inbox; what it is sent is the session's log from
+ * where it asks, then the log and its live deltas as they are appended. Nothing of the session
+ * lives here, so a client may reconnect to any front end:
+ *
+ *   ws://host:port/?session=<session id>&from=<stream id or message uuid>
+ *
+ * `session` names the session to reconnect to (every message carries it as `session_id`); `from`
+ * is the last message the client has (its uuid, or the stream id when it knows it): it is sent
+ * every later message once, in order. Without `from`, it is sent the whole log. Lines without a
+ * uuid (control requests and responses) after that message may come again. `{"type":"end_input"}`
+ * ends the session's run (queued prompts finish, then the connection closes); a dropped
+ * connection does not: the session waits for the client (AGENTPIPE_SESSION_IDLE_MS).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type WebSocket from 'ws';
+import type { Queue } from 'bullmq';
+import type { SessionOptions } from '../session/options.ts';
+import { reconnectDelay } from './connection.ts';
+import { SessionLog } from './redis-log.ts';
+import { jobOptions, QUEUE, type SessionJob, type StreamFlags } from './jobs.ts';
+import { isInternal } from './session-run.ts';
+
+/** Options of a front end. */
+export interface FrontEndOptions {
+  redis: string;
+  options: SessionOptions;
+  stream: StreamFlags;
+  log: (line: string) => void;
+  /** Bytes a socket may buffer before its session's output waits (default 1 MiB). */
+  highWaterBytes?: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const STREAM_ID = /^\d+-\d+$/;
+
+/** The text of a frame, split into its non-blank lines. */
+function frameLines(data: WebSocket.RawData): string[] {
+  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+  return bytes.toString('utf8').split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
+}
+
+/** What an input line becomes in the inbox: undefined for transport-only lines; user messages get a uuid. */
+export function inboxLine(line: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return line; // the worker's parser reports it
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return line;
+  const message = value as Record<string, unknown>;
+  if (message.type === 'keep_alive') return undefined;
+  if (message.type === 'end_input') return '{"type":"end_input"}';
+  if (message.type === 'user' && typeof message.uuid !== 'string') return JSON.stringify({ ...message, uuid: randomUUID() });
+  return line;
+}
+
+/** A front end on one Redis: connects at `open` (a clear RedisConnectionError when it cannot). */
+export class ClusterFrontEnd {
+  readonly #o: FrontEndOptions;
+  readonly #sessions: SessionLog;
+  readonly #queue: Queue;
+
+  private constructor(o: FrontEndOptions, sessions: SessionLog, queue: Queue) {
+    this.#o = o;
+    this.#sessions = sessions;
+    this.#queue = queue;
+  }
+
+  /** Connects to Redis (bounded: fails within seconds) and opens the queue. */
+  static async open(o: FrontEndOptions): Promise<ClusterFrontEnd> {
+    const sessions = new SessionLog({ redis: o.redis });
+    await sessions.connect();
+    const [{ Queue: BullQueue }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
+    const connection = new Redis(o.redis, { maxRetriesPerRequest: 3, retryStrategy: reconnectDelay, connectTimeout: 3000, connectionName: 'agentpipe-front' });
+    const queue = new BullQueue(QUEUE.name, { connection, prefix: QUEUE.prefix });
+    queue.on('error', (error: Error) => o.log(`agentpipe serve: queue: ${error.message}`));
+    await queue.waitUntilReady();
+    return new ClusterFrontEnd(o, sessions, queue);
+  }
+
+  /** Makes sure a worker runs the session (a no-op while its job waits or runs). */
+  async ensureRunning(sessionId: string): Promise<void> {
+    const data: SessionJob = { sessionId, options: jobOptions(this.#o.options), stream: this.#o.stream };
+    await this.#queue.add('session', data, { jobId: sessionId, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } });
+  }
+
+  /** Serves one WebSocket connection (see the module comment for its URL); resolves when it closed. */
+  async serveConnection(ws: WebSocket, req: IncomingMessage, id: number): Promise<void> {
+    const o = this.#o;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const asked = url.searchParams.get('session');
+    const fromParam = url.searchParams.get('from') ?? req.headers['x-agentpipe-from']?.toString();
+    const closed = new AbortController();
+    ws.on('close', () => closed.abort());
+    ws.on('error', (error) => o.log(`agentpipe serve: connection ${id}: ${error.message}`));
+    const refuse = (why: string): void => {
+      o.log(`agentpipe serve: connection ${id}: ${why}`);
+      ws.close(1008, why.slice(0, 120));
+    };
+    let sessionId: string;
+    let from = '0-0';
+    if (asked !== null) {
+      if (!UUID.test(asked)) return refuse(`session=${asked.slice(0, 60)} is not a session id`);
+      sessionId = asked;
+      if (fromParam) {
+        const found = STREAM_ID.test(fromParam) ? fromParam : await this.#sessions.idOfUuid(sessionId, fromParam);
+        if (!found) return refuse(`from=${fromParam.slice(0, 60)}: no such message in session ${sessionId}`);
+        from = found;
+      }
+    } else {
+      sessionId = randomUUID();
+    }
+    o.log(`agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`);
+    // Input: in order, one inbox append after the other.
+    let pushing = Promise.resolve();
+    ws.on('message', (data) => {
+      const lines = frameLines(data).map(inboxLine).filter((l) => l !== undefined);
+      if (lines.length === 0) return;
+      pushing = pushing.then(() => this.#push(sessionId, lines, id));
+    });
+    try {
+      await this.ensureRunning(sessionId);
+    } catch (error) {
+      return refuse(`cannot start session ${sessionId}: ${(error as Error).message}`);
+    }
+    const highWater = o.highWaterBytes ?? 1024 * 1024;
+    const send = (message: object): Promise<void> => {
+      if (ws.readyState !== ws.OPEN) return Promise.resolve();
+      const text = `${JSON.stringify(message)}\n`;
+      if (ws.bufferedAmount < highWater) {
+        ws.send(text);
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => {
+        ws.send(text, () => resolve());
+        closed.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    };
+    let ended = false;
+    try {
+      const liveFrom = await this.#sessions.lastLiveId(sessionId);
+      for await (const { entry } of this.#sessions.follow(sessionId, from, closed.signal, { fromId: liveFrom })) {
+        if (entry.message.type === 'agentpipe_session_end') {
+          // An end before this connection's time (an earlier run) is history; one after it ends the connection.
+          if (await this.#endsNow(sessionId, entry.id)) {
+            ended = true;
+            break;
+          }
+          continue;
+        }
+        if (!isInternal(entry.message)) await send(entry.message);
+      }
+    } catch (error) {
+      if (!closed.signal.aborted) o.log(`agentpipe serve: connection ${id}: session ${sessionId}: ${(error as Error).message}`);
+    }
+    await pushing;
+    if (ws.readyState === ws.OPEN) ws.close(ended ? 1000 : 1011, ended ? 'session ended' : 'front end failed');
+    o.log(`agentpipe serve: connection ${id} ended`);
+  }
+
+  /** True when the end marker `markerId` is the log's last entry (the run ended; no later run started). */
+  async #endsNow(sessionId: string, markerId: string): Promise<boolean> {
+    return (await this.#sessions.lastId(sessionId)) === markerId;
+  }
+
+  async #push(sessionId: string, lines: string[], id: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#sessions.pushInput(sessionId, lines);
+        return;
+      } catch (error) {
+        if (attempt >= 5) {
+          this.#o.log(`agentpipe serve: connection ${id}: input lost: ${(error as Error).message}`);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, reconnectDelay(attempt)));
+      }
+    }
+  }
+
+  /** Closes the queue and the Redis connections. */
+  async close(): Promise<void> {
+    await Promise.allSettled([this.#queue.close(), this.#sessions.close()]);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * What a front end hands a worker: the BullMQ queue (prefix `agentpipe`, queue `sessions`, so its
+ * keys are `agentpipe:sessions:*`) and the job data `{sessionId, options, stream}`, validated
+ * when read back (job data is outside data). Credentials are never in a job: a worker uses its
+ * own environment (ANTHROPIC_API_KEY, ...).
+ */
+import type { SessionOptions } from '../session/options.ts';
+
+/** The BullMQ key prefix and queue name: keys `agentpipe:sessions:*` (BullMQ forbids `:` in queue names). */
+export const QUEUE = { prefix: 'agentpipe', name: 'sessions' } as const;
+
+/** How the session talks to its client (the stream-json flags that are not session options). */
+export interface StreamFlags {
+  replayUserMessages?: boolean;
+  permissionPromptTool?: string;
+  awaitInitialize?: boolean;
+}
+
+/** The data of one session job. */
+export interface SessionJob {
+  sessionId: string;
+  /** The serializable session options the front end got (model, script, cwd, permission mode...). */
+  options: SessionOptions;
+  stream: StreamFlags;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Kind = 'string' | 'number' | 'boolean' | 'object' | 'strings' | 'string|object' | 'boolean|string';
+
+/** The options a job may carry, with their JSON types; anything else is dropped. */
+const OPTION_KINDS: Record<string, Kind> = {
+  harness: 'string', harnessCommand: 'string', cwd: 'string', model: 'string', provider: 'string', baseUrl: 'string', script: 'string',
+  systemPrompt: 'string', appendSystemPrompt: 'string', maxTurns: 'number', maxBudgetUsd: 'number', maxTokens: 'number',
+  maxThinkingTokens: 'number', allowedTools: 'strings', disallowedTools: 'strings', tools: 'strings', permissionMode: 'string',
+  includePartialMessages: 'boolean', includeHookEvents: 'boolean', settings: 'string|object', agents: 'object', mcpServers: 'object',
+  toolProgressThresholdMs: 'number', toolProgressIntervalMs: 'number', maxRetries: 'number', sessionMirror: 'boolean',
+  maxContextTokens: 'number', outputFormat: 'object', maxStructuredOutputRetries: 'number', apiKeyHelper: 'string', fallbackModel: 'string',
+  effort: 'string', thinking: 'object', betas: 'strings', additionalDirectories: 'strings', settingSources: 'strings', agent: 'string',
+  debug: 'boolean|string', debugFile: 'string',
+};
+
+/** Options a front end must not send: the cluster owns the session's id and history. */
+export const CLUSTER_OWNED_OPTIONS = ['sessionId', 'resume', 'continue', 'forkSession', 'resumeSessionAt', 'resumeDropsTurn'] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function fits(value: unknown, kind: Kind): boolean {
+  switch (kind) {
+    case 'strings':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string');
+    case 'string|object':
+      return typeof value === 'string' || isObject(value);
+    case 'boolean|string':
+      return typeof value === 'boolean' || typeof value === 'string';
+    case 'object':
+      return isObject(value);
+    default:
+      return typeof value === kind;
+  }
+}
+
+/** The JSON-serializable part of `options` that a job carries (functions, env, ids and resume options left out). */
+export function jobOptions(options: SessionOptions): SessionOptions {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined && Object.hasOwn(OPTION_KINDS, key) && fits(value, OPTION_KINDS[key]!)) out[key] = value;
+  }
+  return JSON.parse(JSON.stringify(out)) as SessionOptions;
+}
+
+/** Checks job data read from Redis; throws an Error naming the bad field. */
+export function parseSessionJob(data: unknown): SessionJob {
+  if (!isObject(data)) throw new Error('job data is not an object');
+  const { sessionId, options, stream } = data;
+  if (typeof sessionId !== 'string' || !UUID.test(sessionId)) throw new Error(`job data: sessionId is not a UUID: ${JSON.stringify(sessionId)}`);
+  if (!isObject(options)) throw new Error('job data: options is not an object');
+  const checked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || value === null) continue;
+    const kind = Object.hasOwn(OPTION_KINDS, key) ? OPTION_KINDS[key] : undefined;
+    if (!kind) throw new Error(`job data: option ${key} is not one a worker accepts`);
+    if (!fits(value, kind)) throw new Error(`job data: option ${key} should be ${kind}, not ${JSON.stringify(value).slice(0, 80)}`);
+    checked[key] = value;
+  }
+  const flags: StreamFlags = {};
+  if (stream !== undefined) {
+    if (!isObject(stream)) throw new Error('job data: stream is not an object');
+    if (stream.replayUserMessages !== undefined) flags.replayUserMessages = stream.replayUserMessages === true;
+    if (stream.awaitInitialize !== undefined) flags.awaitInitialize = stream.awaitInitialize === true;
+    if (stream.permissionPromptTool !== undefined) {
+      if (stream.permissionPromptTool !== 'stdio') throw new Error('job data: stream.permissionPromptTool must be "stdio"');
+      flags.permissionPromptTool = 'stdio';
+    }
+  }
+  return { sessionId, options: checked as SessionOptions, stream: flags };
+}

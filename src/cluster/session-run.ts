@@ -1,0 +1,358 @@
+/**
+ * One session run by a worker, on the session's log: the lease (renewed; lost means stop), the
+ * input from the inbox, every output line appended to the log (fenced), and the takeover of a
+ * session another worker was running when it died.
+ *
+ * Takeover, in order: wait for the old lease to expire and take it; a prompt whose turn has no
+ * `result` in the log gets the interruption notice and one error result (as a live interrupt
+ * writes them); the log is written to a temp JSONL transcript and the session resumes from it
+ * (tool calls answered in the log are not run again); user messages the old owner had taken from
+ * the inbox but never started are run, the state-setting control requests it had handled
+ * (`initialize`, `set_model`...) are handled again with their answers kept out of the log; then
+ * the inbox is read after the cursor, the last id the old owner handled.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ParsedLine } from '../messages/parse.ts';
+import { parseInputLine } from '../messages/parse.ts';
+import type { AgentMessage, ResultMessage } from '../messages/types.ts';
+import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
+import { newUuid } from '../messages/ids.ts';
+import { userMessage } from '../messages/user.ts';
+import { runStreamSession } from '../session/serve-session.ts';
+import { setupErrorResult } from '../session/open.ts';
+import { compareStreamIds, FencedError, transcriptLine, type LogEntry, type LogMessage, type SessionEndMarker, type SessionLog } from './redis-log.ts';
+import { RedisConnectionError, reconnectDelay } from './connection.ts';
+import type { SessionJob } from './jobs.ts';
+
+/** The message of the error result a prompt cut off by a dead worker gets. */
+export const WORKER_STOPPED = 'the worker running this prompt stopped; the session was resumed on another worker';
+
+/** Control requests that set session state: handled again by a new owner, their answers kept out of the log. */
+const STATE_REQUESTS = new Set(['initialize', 'set_permission_mode', 'set_model', 'set_max_thinking_tokens', 'mcp_set_servers', 'mcp_toggle']);
+
+/** What a run needs. */
+export interface SessionRunOptions {
+  log: SessionLog;
+  job: SessionJob;
+  /** Unique per acquisition: worker id + job id + a random part. */
+  token: string;
+  leaseMs: number;
+  /** The session's run ends after this long without input or output. */
+  idleMs: number;
+  /** Aborting stops the run (the worker is closing): the running prompt is interrupted, the lease released. */
+  signal: AbortSignal;
+  print: (line: string) => void;
+}
+
+/** How a run ended: `ended` (input ended or idle), `fenced` (another worker owns it now), `stopped` (the worker is closing). */
+export type RunOutcome = 'ended' | 'fenced' | 'stopped';
+
+/** A stable uuid for a user message that came without one (so a new owner recognises it). */
+export function inputUuid(sessionId: string, inputId: string): string {
+  const h = createHash('sha1').update(`${sessionId}/${inputId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** True for the lines a transcript holds that the wire never carries (prompts, hook context, snapshots, titles). */
+export function isTranscriptOnly(line: Record<string, unknown>): boolean {
+  if (line.type === 'agentpipe_snapshot' || line.type === 'custom-title') return true;
+  return line.type === 'user' && (line.agentpipe_prompt === true || line.agentpipe_context === true);
+}
+
+/** True for log entries a client must not be sent (transcript-only lines, the worker's markers). */
+export function isInternal(message: LogMessage | { type: string }): boolean {
+  return message.type === 'agentpipe_session_end' || isTranscriptOnly(message as unknown as Record<string, unknown>);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMain = (m: Record<string, unknown>): boolean => m.parent_tool_use_id === null || m.parent_tool_use_id === undefined;
+
+/** Blocks of a message's content, or none. */
+function blocks(m: Record<string, unknown>): Array<Record<string, unknown>> {
+  const content = isObject(m.message) ? m.message.content : undefined;
+  return Array.isArray(content) ? content.filter(isObject) : [];
+}
+
+/** The prompt whose turn has no result yet (cut off), and whether tool calls of it are unanswered. */
+export function openTurn(entries: readonly LogEntry[]): { promptUuid: string; unanswered: boolean } | undefined {
+  let open: { promptUuid: string; uses: Set<string>; answered: Set<string> } | undefined;
+  for (const { message } of entries) {
+    const m = message as unknown as Record<string, unknown>;
+    if (m.type === 'user' && m.agentpipe_prompt === true && typeof m.uuid === 'string') {
+      open = { promptUuid: m.uuid, uses: new Set(), answered: new Set() };
+    } else if (m.type === 'result') {
+      open = undefined;
+    } else if (open && isMain(m) && m.type === 'assistant') {
+      for (const b of blocks(m)) if (b.type === 'tool_use' && typeof b.id === 'string') open.uses.add(b.id);
+    } else if (open && isMain(m) && m.type === 'user') {
+      for (const b of blocks(m)) if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') open.answered.add(b.tool_use_id);
+    }
+  }
+  if (!open) return undefined;
+  const answered = open.answered;
+  return { promptUuid: open.promptUuid, unanswered: [...open.uses].some((id) => !answered.has(id)) };
+}
+
+/** The notice and error result that close a turn cut off by a dead worker. */
+export function closingMessages(sessionId: string, unanswered: boolean): [AgentMessage, ResultMessage] {
+  const notice = userMessage([{ type: 'text', text: unanswered ? INTERRUPTED_TOOLS : INTERRUPTED }], sessionId, null);
+  const result: ResultMessage = { ...setupErrorResult(WORKER_STOPPED, sessionId), terminal_reason: unanswered ? 'aborted_tools' : 'aborted_streaming' };
+  return [notice, result];
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/** Appends output in order, batching what piles up while an append is on its way; retries connection failures (appends are idempotent by uuid). */
+class Appender {
+  #pending: LogMessage[] = [];
+  #flushing?: Promise<void>;
+  #failed?: Error;
+  readonly #o: SessionRunOptions;
+  readonly #onFailure: (error: Error) => void;
+
+  constructor(o: SessionRunOptions, onFailure: (error: Error) => void) {
+    this.#o = o;
+    this.#onFailure = onFailure;
+  }
+
+  get failed(): Error | undefined {
+    return this.#failed;
+  }
+
+  /** Queues messages; resolves at once unless many are waiting (then when they landed). */
+  push(messages: LogMessage[]): Promise<void> {
+    if (this.#failed) return Promise.resolve();
+    this.#pending.push(...messages);
+    this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
+    return this.#pending.length > 256 ? this.#flushing : Promise.resolve();
+  }
+
+  /** Resolves when everything queued landed (or failed). */
+  async drain(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+  }
+
+  async #flush(): Promise<void> {
+    const { log, job, token } = this.#o;
+    while (this.#pending.length && !this.#failed) {
+      const batch = this.#pending.splice(0, 500);
+      let failingSince: number | undefined;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await log.append(job.sessionId, token, batch);
+          break;
+        } catch (error) {
+          const tooLong = failingSince !== undefined && Date.now() - failingSince > Math.max(this.#o.leaseMs, 5000);
+          if (!(error instanceof RedisConnectionError) || tooLong) {
+            this.#failed = error as Error;
+            this.#pending.length = 0;
+            this.#onFailure(error as Error);
+            return;
+          }
+          failingSince ??= Date.now();
+          await new Promise((r) => setTimeout(r, reconnectDelay(attempt)));
+        }
+      }
+    }
+  }
+}
+
+/** Takes the lease (waiting for a dead owner's to expire); false when the signal aborted first. */
+async function takeLease(o: SessionRunOptions): Promise<boolean> {
+  const { log, job, token, leaseMs, signal } = o;
+  let said = false;
+  while (!signal.aborted) {
+    if (await log.acquire(job.sessionId, token, leaseMs)) return true;
+    if (!said) o.print(`agentpipe worker: session ${job.sessionId}: waiting for the previous owner's lease to expire`);
+    said = true;
+    await pause(Math.max(50, Math.min(500, leaseMs / 4)), signal);
+  }
+  return false;
+}
+
+/** Runs the session of `o.job` until its input ends, it idles out, another worker takes it, or the signal aborts. */
+export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcome> {
+  const { log, job, token, leaseMs } = o;
+  const id = job.sessionId;
+  if (!(await takeLease(o))) return 'stopped';
+  const stop = new AbortController();
+  let fenced = false;
+  const lose = (error: Error): void => {
+    if (error instanceof FencedError) fenced = true;
+    o.print(`agentpipe worker: session ${id}: stopping: ${error.message}`);
+    stop.abort();
+  };
+  const renew = setInterval(() => {
+    log.renew(id, token, leaseMs).catch((error: unknown) => {
+      if (error instanceof FencedError) lose(error);
+      else o.print(`agentpipe worker: session ${id}: lease renewal failed (retrying): ${(error as Error).message}`);
+    });
+  }, Math.max(20, Math.floor(leaseMs / 3)));
+  const onAbort = (): void => stop.abort();
+  o.signal.addEventListener('abort', onAbort, { once: true });
+  let temp: string | undefined;
+  let localTranscript: string | undefined;
+  const appender = new Appender(o, lose);
+  try {
+    const entries = await log.read(id);
+    const cut = openTurn(entries);
+    if (cut) {
+      o.print(`agentpipe worker: session ${id}: prompt ${cut.promptUuid} was cut off by its worker's end; closing it with an error result`);
+      const closing = closingMessages(id, cut.unanswered);
+      const ids = await log.append(id, token, closing);
+      closing.forEach((message, i) => entries.push({ id: ids[i]!, message }));
+    }
+    const options = { ...job.options, sessionId: id, persistSession: true, sessionMirror: true };
+    const lines = entries.map((e) => transcriptLine(e.message)).filter((l) => l !== undefined);
+    const clientMirror = job.options.sessionMirror === true;
+    if (lines.length) {
+      temp = await mkdtemp(path.join(os.tmpdir(), 'agentpipe-worker-'));
+      const file = path.join(temp, `${id}.jsonl`);
+      await writeFile(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+      Object.assign(options, { resume: file, sessionId: undefined });
+    }
+    const seen = new Set(entries.flatMap(({ message: m }) => (m.type === 'user' && 'agentpipe_prompt' in m && m.agentpipe_prompt ? [m.uuid] : [])));
+    const silent = new Set<string>();
+    const input = inboxInput(o, seen, silent, stop.signal);
+
+    let idle: NodeJS.Timeout | undefined;
+    const touch = (): void => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        o.print(`agentpipe worker: session ${id}: idle for ${o.idleMs} ms; ending its run`);
+        input.end();
+      }, o.idleMs);
+      idle.unref();
+    };
+    touch();
+    input.onLine = touch;
+    const write = (text: string): Promise<void> => {
+      touch();
+      const out: LogMessage[] = [];
+      for (const raw of text.split('\n')) {
+        if (!raw.trim()) continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          continue;
+        }
+        if (!isObject(value) || typeof value.type !== 'string') continue;
+        if (value.type === 'transcript_mirror') {
+          const entries: unknown[] = Array.isArray(value.entries) ? value.entries : [];
+          for (const entry of entries) if (isObject(entry) && isTranscriptOnly(entry)) out.push(entry as unknown as LogMessage);
+          if (clientMirror) out.push(value as unknown as LogMessage);
+          continue;
+        }
+        // The answer to a state request handled again after a takeover: the client had its answer from the old owner.
+        if (value.type === 'control_response' && isObject(value.response) && silent.delete(String(value.response.request_id))) continue;
+        out.push(value as unknown as LogMessage);
+      }
+      return appender.push(out);
+    };
+    await runStreamSession({
+      options, input: input.lines, write, log: (line) => o.print(`${line} (session ${id})`), signal: stop.signal,
+      replayUserMessages: job.stream.replayUserMessages, permissionPromptTool: job.stream.permissionPromptTool, awaitInitialize: job.stream.awaitInitialize,
+      onSession: (session) => (localTranscript = session.transcript?.file),
+    });
+    clearTimeout(idle);
+    await appender.drain();
+    if (fenced || appender.failed instanceof FencedError) return 'fenced';
+    if (o.signal.aborted) return 'stopped';
+    const end: SessionEndMarker = {
+      type: 'agentpipe_session_end', session_id: id, uuid: newUuid(), reason: 'input ended', timestamp: new Date().toISOString(),
+    };
+    await log.append(id, token, [end]);
+    return 'ended';
+  } catch (error) {
+    if (error instanceof FencedError) return 'fenced';
+    throw error;
+  } finally {
+    clearInterval(renew);
+    o.signal.removeEventListener('abort', onAbort);
+    await appender.drain();
+    if (!fenced) await log.release(id, token).catch(() => undefined);
+    if (temp) await rm(temp, { recursive: true, force: true });
+    // The log is the session's record: the worker's local copy goes.
+    if (localTranscript && !localTranscript.startsWith(temp ?? '\0')) await rm(localTranscript, { force: true }).catch(() => undefined);
+  }
+}
+
+/** The session's input: catch-up after a takeover, then the inbox after the cursor; `end()` ends it. */
+function inboxInput(o: SessionRunOptions, seen: Set<string>, silent: Set<string>, signal: AbortSignal): {
+  lines: AsyncGenerator<ParsedLine>; end(): void; onLine?: () => void;
+} {
+  const { log, job, token } = o;
+  const id = job.sessionId;
+  const ended = new AbortController();
+  const both = AbortSignal.any([signal, ended.signal]);
+  const self = {
+    lines: read(),
+    end: () => ended.abort(),
+    onLine: undefined as (() => void) | undefined,
+  };
+  /** Gives user messages a stable uuid; undefined for the end of input. */
+  const parse = (entryId: string, line: string): ParsedLine | undefined => {
+    const parsed = parseInputLine(line);
+    if (!parsed.ok) {
+      if (/"end_input"/.test(line)) return undefined;
+      return parsed;
+    }
+    if (parsed.message.type === 'user' && !parsed.message.uuid) parsed.message = { ...parsed.message, uuid: inputUuid(id, entryId) };
+    return parsed;
+  };
+  /** Moves the cursor; a connection failure is retried for a while (a FencedError ends the input: another worker owns the session). */
+  async function setCursor(entryId: string): Promise<void> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await log.setCursor(id, token, entryId);
+      } catch (error) {
+        if (!(error instanceof RedisConnectionError) || Date.now() - started > Math.max(o.leaseMs, 5000)) throw error;
+        await pause(reconnectDelay(attempt), signal);
+      }
+    }
+  }
+  async function* read(): AsyncGenerator<ParsedLine> {
+    const cursor = await log.cursor(id);
+    if (cursor !== '0-0') {
+      for (const entry of await log.readInput(id)) {
+        if (compareStreamIds(entry.id, cursor) > 0) break;
+        const parsed = parse(entry.id, entry.line);
+        if (!parsed?.ok) continue;
+        const m = parsed.message;
+        if (m.type === 'user' && m.uuid && !seen.has(m.uuid)) yield parsed;
+        else if (m.type === 'control_request' && STATE_REQUESTS.has(m.request.subtype)) {
+          silent.add(m.request_id);
+          yield parsed;
+        }
+      }
+    }
+    for await (const entry of log.tailInput(id, cursor, both)) {
+      self.onLine?.();
+      const parsed = parse(entry.id, entry.line);
+      if (!parsed) {
+        await setCursor(entry.id);
+        return;
+      }
+      yield parsed;
+      // The runner took the line (queued a prompt, handled or started handling a request): a new owner goes on after it.
+      await setCursor(entry.id);
+    }
+  }
+  return self;
+}
