@@ -100,7 +100,8 @@ test('tool cards: one per call, an icon per kind, statuses, terminal output with
   for (const kind of ['read', 'search', 'execute', 'edit', 'think', 'fetch']) assert.ok(kinds.has(kind), `a ${kind} card (${[...kinds]})`);
   assert.equal(await (await reveal('toolu_fail')).getAttribute('data-status'), 'failed');
   assert.match(await card('toolu_fail').getByTestId('exit-code').textContent() ?? '', /exit 2/);
-  assert.equal(await (await reveal('toolu_fetch')).getAttribute('data-status'), 'failed');
+  // WebFetch asks in acceptEdits; the recorded run has no permission prompt, so it is denied.
+  assert.equal(await (await reveal('toolu_fetch')).getAttribute('data-status'), 'denied');
   assert.ok(await card('toolu_fetch').locator('.kind-icon svg').count(), 'the card has its kind icon');
   await reveal('toolu_echo');
   assert.equal(await card('toolu_echo').getAttribute('data-status'), 'completed');
