@@ -24,7 +24,8 @@ import { UsageTracker } from '../agent/usage.ts';
 import { builtinTools } from '../tools/builtin/index.ts';
 import { McpManager } from '../tools/mcp/manager.ts';
 import { beginCheckpoint } from '../tools/checkpoints.ts';
-import { formatRule, isWholeToolRule, parseRules, type PermissionRule } from '../tools/permissions.ts';
+import { checkPermission, formatRule, isWholeToolRule, parseRules, type PermissionRule, type PermissionVerdict } from '../tools/permissions.ts';
+import type { PermissionResult } from '../messages/control.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ModelProvider } from '../model/types.ts';
 import type { Harness } from '../harness/types.ts';
@@ -276,14 +277,32 @@ export class Session {
         ...(fields.nativeSessionId ?? harness.nativeSessionId ? { harness_session_id: fields.nativeSessionId ?? harness.nativeSessionId } : {}),
       }),
       askPermission: async (toolName, toolInput, toolUseId, signal) => {
-        const ask = this.ctx.permissions.mode === 'dontAsk' ? undefined : this.ctx.canUseTool;
-        const verdict = ask
-          ? await ask(toolName, toolInput, { signal, toolUseId, suggestions: [], parentToolUseId: null })
-          : { behavior: 'deny' as const, message: `${toolName} needs permission and there is no permission prompt (canUseTool, --permission-prompt-tool stdio)` };
+        const verdict = await this.#harnessPermission(toolName, toolInput, toolUseId, signal);
         if (verdict.behavior === 'deny') run.denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: toolInput });
         return verdict;
       },
     });
+  }
+
+  /**
+   * A wrapped agent's permission question, decided as agentpipe decides its own calls: the
+   * session's rules and mode first (a deny rule wins over the wrapped agent's own settings), on
+   * the parsed command and resolved paths for the tools agentpipe knows; what is left open goes to
+   * the permission prompt (`canUseTool`, `can_use_tool`), and is denied without one.
+   */
+  async #harnessPermission(toolName: string, input: Record<string, unknown>, toolUseId: string, signal: AbortSignal): Promise<PermissionResult> {
+    const p = this.ctx.permissions;
+    const tool = this.ctx.tools.find((t) => t.name === toolName);
+    let verdict: PermissionVerdict;
+    if (tool) verdict = await checkPermission({ tool, input, mode: p.mode, allow: p.allow, deny: p.deny, cwd: this.ctx.cwd, directories: p.directories });
+    else if (p.deny.some((rule) => isWholeToolRule(rule, toolName))) verdict = { behavior: 'deny', reason: `${toolName} is denied by a rule`, by: 'rule' };
+    else if (p.mode === 'bypassPermissions' || p.allow.some((rule) => isWholeToolRule(rule, toolName))) verdict = { behavior: 'allow' };
+    else verdict = { behavior: 'ask', reason: `${toolName} needs permission` };
+    if (verdict.behavior === 'allow') return { behavior: 'allow' };
+    if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
+    const ask = p.mode === 'dontAsk' ? undefined : this.ctx.canUseTool;
+    if (!ask) return { behavior: 'deny', message: `${toolName} needs permission and there is no permission prompt (canUseTool, --permission-prompt-tool stdio)` };
+    return ask(toolName, input, { signal, toolUseId, suggestions: [], parentToolUseId: null });
   }
 
   /** Runs the main thread as the `agent` option's agent: its prompt, tools and model. Throws when it is not defined. */

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
 import { CLI_PATH, parseLines, runCli } from '../helpers/cli.ts';
 import { writeScript } from '../helpers/workspace.ts';
 import { StreamDriver } from '../helpers/stream-driver.ts';
@@ -141,4 +142,34 @@ test('setup errors: a missing CLI names its package; --harness-command needs --h
   assert.match(acp.stderr, /--harness acp needs --harness-command/);
   const piped = await runCli(['-p', 'hi', '--harness', 'acp', '--harness-command', 'agent | tee log'], { cwd, env });
   assert.match(piped.stderr, /one plain command/);
+});
+
+test('a wrapped agent\'s permission questions meet the session\'s rules first: a deny rule wins over canUseTool, read-only commands pass', async () => {
+  const { cwd } = harnessDirs('session-acp-rules');
+  writeFileSync(path.join(cwd, 'keep.txt'), 'keep me\n');
+  const script = writeScript(cwd, [
+    { tool_calls: [{ id: 'toolu_rm', name: 'Bash', input: { command: 'rm -f keep.txt' } }] },
+    { tool_calls: [{ id: 'toolu_touch', name: 'Bash', input: { command: 'touch made.txt' } }] },
+    { text: 'done' },
+  ]);
+  const asked: string[] = [];
+  const messages: AgentMessage[] = [];
+  const q = query({
+    prompt: 'go',
+    options: {
+      cwd, harness: 'acp', harnessCommand: `${process.execPath} ${CLI_PATH} acp --model scripted --script ${script}`, persistSession: false,
+      disallowedTools: ['Bash(rm:*)'], env: { ...process.env, PATH: testPath() },
+      canUseTool: async (tool, input) => {
+        asked.push(`${tool}:${String(input.command)}`);
+        return { behavior: 'allow', updatedInput: input };
+      },
+    },
+  });
+  for await (const message of q) messages.push(message);
+  assert.ok(existsSync(path.join(cwd, 'keep.txt')), 'the deny rule held although canUseTool allows everything');
+  assert.ok(existsSync(path.join(cwd, 'made.txt')));
+  assert.deepEqual(asked, ['Bash:touch made.txt'], 'only the open question reached canUseTool');
+  const result = messages.at(-1)!;
+  assert.ok(result.type === 'result');
+  assert.deepEqual(result.permission_denials.map((d) => d.tool_name), ['Bash']);
 });
