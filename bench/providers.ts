@@ -10,12 +10,25 @@ const anthropicFrame = (type: string, data: object) => `event: ${type}\ndata: ${
 function anthropicFrames(deltas: number): Iterable<string> {
   return (function* () {
     yield anthropicFrame('message_start', {
-      message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 0 } },
+      message: {
+        id: 'msg_bench',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 0 },
+      },
     });
     yield anthropicFrame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-    for (let i = 0; i < deltas; i++) yield anthropicFrame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'x' } });
+    for (let i = 0; i < deltas; i++)
+      yield anthropicFrame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'x' } });
     yield anthropicFrame('content_block_stop', { index: 0 });
-    yield anthropicFrame('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: deltas } });
+    yield anthropicFrame('message_delta', {
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: deltas },
+    });
     yield anthropicFrame('message_stop', {});
   })();
 }
@@ -33,7 +46,10 @@ function openaiFrames(deltas: number): Iterable<string> {
 }
 
 /** A server answering every request with `deltas` deltas in the provider's format; `deltas` is read per request. */
-export async function providerServer(kind: 'anthropic' | 'openai', deltas: () => number): Promise<{ url: string; close(): Promise<void> }> {
+export async function providerServer(
+  kind: 'anthropic' | 'openai',
+  deltas: () => number,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -61,9 +77,10 @@ export async function providerServer(kind: 'anthropic' | 'openai', deltas: () =>
   const { port } = server.address() as { port: number };
   return {
     url: kind === 'anthropic' ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/v1`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -33,44 +33,54 @@ function script(name: string, turns: unknown[]): string {
 }
 
 /** Runs a command, reading stdout with an optional per-chunk pause; returns timings and peak RSS. */
-function measure(args: string[], options: { pauseMs?: number; marks?: RegExp[]; env?: NodeJS.ProcessEnv; lineTimes?: RegExp; file?: string } = {}) {
-  return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number; times: number[] }>((resolve, reject) => {
-    const times: number[] = [];
-    const started = performance.now();
-    const child = spawn(options.file ?? process.execPath, args, { cwd: dir, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    const marks: number[] = [];
-    let bytes = 0;
-    let lines = 0;
-    let peak = 0;
-    let pending = '';
-    const poll = setInterval(() => {
-      try {
-        const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        if (m) peak = Math.max(peak, Number(m[1]));
-      } catch {}
-    }, 20);
-    child.stdout.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      for (const byte of chunk) if (byte === 10) lines++;
-      if (options.lineTimes) {
-        const now = performance.now() - started;
-        for (const match of chunk.toString().matchAll(new RegExp(options.lineTimes, 'g'))) if (match) times.push(now);
-      }
-      if (options.marks && marks.length < options.marks.length) {
-        pending += chunk.toString();
-        while (marks.length < options.marks.length && options.marks[marks.length]!.test(pending)) marks.push(performance.now() - started);
-      }
-      if (options.pauseMs) {
-        child.stdout.pause();
-        setTimeout(() => child.stdout.resume(), options.pauseMs);
-      }
-    });
-    child.on('error', reject);
-    child.on('close', () => {
-      clearInterval(poll);
-      resolve({ ms: performance.now() - started, bytes, lines, marks, peakRssKb: peak, times });
-    });
-  });
+function measure(
+  args: string[],
+  options: { pauseMs?: number; marks?: RegExp[]; env?: NodeJS.ProcessEnv; lineTimes?: RegExp; file?: string } = {},
+) {
+  return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number; times: number[] }>(
+    (resolve, reject) => {
+      const times: number[] = [];
+      const started = performance.now();
+      const child = spawn(options.file ?? process.execPath, args, {
+        cwd: dir,
+        env: { ...env, ...options.env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const marks: number[] = [];
+      let bytes = 0;
+      let lines = 0;
+      let peak = 0;
+      let pending = '';
+      const poll = setInterval(() => {
+        try {
+          const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+          if (m) peak = Math.max(peak, Number(m[1]));
+        } catch {}
+      }, 20);
+      child.stdout.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        for (const byte of chunk) if (byte === 10) lines++;
+        if (options.lineTimes) {
+          const now = performance.now() - started;
+          for (const match of chunk.toString().matchAll(new RegExp(options.lineTimes, 'g'))) if (match) times.push(now);
+        }
+        if (options.marks && marks.length < options.marks.length) {
+          pending += chunk.toString();
+          while (marks.length < options.marks.length && options.marks[marks.length]!.test(pending))
+            marks.push(performance.now() - started);
+        }
+        if (options.pauseMs) {
+          child.stdout.pause();
+          setTimeout(() => child.stdout.resume(), options.pauseMs);
+        }
+      });
+      child.on('error', reject);
+      child.on('close', () => {
+        clearInterval(poll);
+        resolve({ ms: performance.now() - started, bytes, lines, marks, peakRssKb: peak, times });
+      });
+    },
+  );
 }
 
 /** The baseline writer: N JSON lines the size of the CLI's, written with backpressure into a pipe. */
@@ -91,18 +101,44 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 
 async function main() {
   const stream = script('deltas.json', [{ text: 'x'.repeat(DELTAS), chunk_size: 1 }]);
-  const deltaArgs = [CLI, '-p', 'go', '--model', 'scripted', '--script', stream, '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+  const deltaArgs = [
+    CLI,
+    '-p',
+    'go',
+    '--model',
+    'scripted',
+    '--script',
+    stream,
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--include-partial-messages',
+  ];
   const run = await measure(deltaArgs);
   const sample = {
-    type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } },
-    parent_tool_use_id: null, session_id: '00000000-0000-0000-0000-000000000000', uuid: '00000000-0000-0000-0000-000000000000',
+    type: 'stream_event',
+    event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } },
+    parent_tool_use_id: null,
+    session_id: '00000000-0000-0000-0000-000000000000',
+    uuid: '00000000-0000-0000-0000-000000000000',
   };
   const baseMs = await baselineWrite(DELTAS, sample);
   const cliRate = DELTAS / (run.ms / 1000);
   const baseRate = DELTAS / (baseMs / 1000);
 
   const oneTurn = script('one-turn.json', [{ text: 'Hello from the bench.' }]);
-  const turnArgs = [CLI, '-p', 'hi', '--model', 'scripted', '--script', oneTurn, '--output-format', 'stream-json', '--verbose'];
+  const turnArgs = [
+    CLI,
+    '-p',
+    'hi',
+    '--model',
+    'scripted',
+    '--script',
+    oneTurn,
+    '--output-format',
+    'stream-json',
+    '--verbose',
+  ];
   const inits: number[] = [];
   const results: number[] = [];
   const floors: number[] = [];
@@ -113,21 +149,43 @@ async function main() {
     floors.push((await measure(['-e', ''])).ms);
   }
   const floor = median(floors);
-  const slow = await measure(deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(200_000), chunk_size: 1 }]) : a)), { pauseMs: 5 });
+  const slow = await measure(
+    deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(200_000), chunk_size: 1 }]) : a)),
+    { pauseMs: 5 },
+  );
   const floorRss = (await measure(['-e', 'setTimeout(() => {}, 200)'])).peakRssKb;
 
   // The real providers against local servers speaking their wire formats.
   const PROVIDER_DELTAS = Number(process.env.BENCH_PROVIDER_DELTAS ?? 125_000);
   let serverDeltas = 1;
   const providers = [
-    { name: 'Anthropic', server: await providerServer('anthropic', () => serverDeltas), args: ['--model', 'claude-sonnet-4-5'], env: (url: string) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' }) },
-    { name: 'OpenAI-compatible', server: await providerServer('openai', () => serverDeltas), args: ['--model', 'bench', '--provider', 'openai'], env: (url: string) => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-bench-0123456789' }) },
+    {
+      name: 'Anthropic',
+      server: await providerServer('anthropic', () => serverDeltas),
+      args: ['--model', 'claude-sonnet-4-5'],
+      env: (url: string) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' }),
+    },
+    {
+      name: 'OpenAI-compatible',
+      server: await providerServer('openai', () => serverDeltas),
+      args: ['--model', 'bench', '--provider', 'openai'],
+      env: (url: string) => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-bench-0123456789' }),
+    },
   ];
   const providerRows: Array<[string, string, string]> = [];
   const scriptedTurn = median(results);
   const scriptedRate = cliRate;
   for (const p of providers) {
-    const args = [CLI, '-p', 'hi', ...p.args, '--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
+    const args = [
+      CLI,
+      '-p',
+      'hi',
+      ...p.args,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--no-session-persistence',
+    ];
     const env = p.env(p.server.url);
     serverDeltas = 1;
     const turns: number[] = [];
@@ -141,8 +199,16 @@ async function main() {
     const stream = await measure([...args, '--include-partial-messages'], { env });
     const rate = PROVIDER_DELTAS / (stream.ms / 1000);
     providerRows.push(
-      [`${p.name}: spawn → result, one turn (median of 10)`, `${fmt(median(turns), 1)} ms, peak RSS ${fmt(median(rss) / 1024, 1)} MB`, `${(median(turns) / scriptedTurn).toFixed(2)} × the scripted model's one turn`],
-      [`${p.name}: delta events/s end to end`, `${fmt(rate)} /s (${fmt(PROVIDER_DELTAS)} deltas, peak RSS ${fmt(stream.peakRssKb / 1024, 1)} MB)`, `${(rate / scriptedRate).toFixed(2)} × the scripted model's rate`],
+      [
+        `${p.name}: spawn → result, one turn (median of 10)`,
+        `${fmt(median(turns), 1)} ms, peak RSS ${fmt(median(rss) / 1024, 1)} MB`,
+        `${(median(turns) / scriptedTurn).toFixed(2)} × the scripted model's one turn`,
+      ],
+      [
+        `${p.name}: delta events/s end to end`,
+        `${fmt(rate)} /s (${fmt(PROVIDER_DELTAS)} deltas, peak RSS ${fmt(stream.peakRssKb / 1024, 1)} MB)`,
+        `${(rate / scriptedRate).toFixed(2)} × the scripted model's rate`,
+      ],
     );
     await p.server.close();
   }
@@ -155,8 +221,13 @@ async function main() {
     const server = await providerServer('anthropic', () => serverDeltas);
     const home = mkdtempSync(path.join(dir, 'home-'));
     const claudeEnv = {
-      HOME: home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', PATH: `${path.dirname(claude)}${path.delimiter}${process.env.PATH ?? ''}`,
+      HOME: home,
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      PATH: `${path.dirname(claude)}${path.delimiter}${process.env.PATH ?? ''}`,
     };
     const flags = ['-p', 'hi', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
     const alone: number[] = [];
@@ -172,8 +243,16 @@ async function main() {
     }
     await server.close();
     harnessRows.push(
-      ['harness claude: wall, 5,000 deltas (median of 5)', `${fmt(median(wrapped), 1)} ms through agentpipe, ${fmt(median(alone), 1)} ms claude alone`, `${(median(wrapped) / median(alone)).toFixed(2)} × claude alone`],
-      ['harness claude: agentpipe\'s own peak RSS (the wrapped CLI\'s not counted)', `${fmt(median(wrappedRss) / 1024, 1)} MB, ${fmt((median(wrappedRss) - floorRss) / 1024, 1)} MB above node -e ''`, `${(median(wrappedRss) / floorRss).toFixed(2)} × node -e ''`],
+      [
+        'harness claude: wall, 5,000 deltas (median of 5)',
+        `${fmt(median(wrapped), 1)} ms through agentpipe, ${fmt(median(alone), 1)} ms claude alone`,
+        `${(median(wrapped) / median(alone)).toFixed(2)} × claude alone`,
+      ],
+      [
+        "harness claude: agentpipe's own peak RSS (the wrapped CLI's not counted)",
+        `${fmt(median(wrappedRss) / 1024, 1)} MB, ${fmt((median(wrappedRss) - floorRss) / 1024, 1)} MB above node -e ''`,
+        `${(median(wrappedRss) / floorRss).toFixed(2)} × node -e ''`,
+      ],
     );
   } else {
     harnessRows.push(['harness claude', 'skipped: `npm run harness-clis` installs the wrapped CLIs', '']);
@@ -181,20 +260,61 @@ async function main() {
 
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
-  const loopTurns = [...Array.from({ length: 200 }, (_, i) => ({ tool_calls: [{ name: 'Read', id: `toolu_${i}`, input: { file_path: 'notes.txt' } }] })), { text: 'done' }];
-  const loop = await measure([CLI, '-p', 'loop', '--model', 'scripted', '--script', script('loop.json', loopTurns), '--output-format', 'stream-json', '--verbose', '--max-turns', '500'], { lineTimes: /"tool_use_result"/ });
+  const loopTurns = [
+    ...Array.from({ length: 200 }, (_, i) => ({
+      tool_calls: [{ name: 'Read', id: `toolu_${i}`, input: { file_path: 'notes.txt' } }],
+    })),
+    { text: 'done' },
+  ];
+  const loop = await measure(
+    [
+      CLI,
+      '-p',
+      'loop',
+      '--model',
+      'scripted',
+      '--script',
+      script('loop.json', loopTurns),
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--max-turns',
+      '500',
+    ],
+    { lineTimes: /"tool_use_result"/ },
+  );
   const perTurn = (from: number, to: number) => (loop.times[to]! - loop.times[from]!) / (to - from);
   const early = perTurn(5, 15);
   const late = perTurn(loop.times.length - 11, loop.times.length - 1);
 
   const rows: Array<[string, string, string]> = [
-    ['delta events/s end to end', `${fmt(cliRate)} /s (${fmt(DELTAS)} deltas, ${fmt(run.bytes / 1e6, 1)} MB, ${fmt(run.lines)} lines)`, `${(cliRate / baseRate).toFixed(2)} × baseline ${fmt(baseRate)} /s (JSON.stringify + backpressured write)`],
-    ['spawn → first system/init (median of 10)', `${fmt(median(inits), 1)} ms`, `${(median(inits) / floor).toFixed(2)} × node -e '' (${fmt(floor, 1)} ms)`],
-    ['spawn → result, one turn (median of 10)', `${fmt(median(results), 1)} ms`, `${(median(results) / floor).toFixed(2)} × node -e ''`],
-    ['peak RSS, slow consumer (200k deltas)', `${fmt(slow.peakRssKb / 1024, 1)} MB`, `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`],
+    [
+      'delta events/s end to end',
+      `${fmt(cliRate)} /s (${fmt(DELTAS)} deltas, ${fmt(run.bytes / 1e6, 1)} MB, ${fmt(run.lines)} lines)`,
+      `${(cliRate / baseRate).toFixed(2)} × baseline ${fmt(baseRate)} /s (JSON.stringify + backpressured write)`,
+    ],
+    [
+      'spawn → first system/init (median of 10)',
+      `${fmt(median(inits), 1)} ms`,
+      `${(median(inits) / floor).toFixed(2)} × node -e '' (${fmt(floor, 1)} ms)`,
+    ],
+    [
+      'spawn → result, one turn (median of 10)',
+      `${fmt(median(results), 1)} ms`,
+      `${(median(results) / floor).toFixed(2)} × node -e ''`,
+    ],
+    [
+      'peak RSS, slow consumer (200k deltas)',
+      `${fmt(slow.peakRssKb / 1024, 1)} MB`,
+      `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`,
+    ],
     ...providerRows,
     ...harnessRows,
-    [`200-turn tool loop (${loop.times.length} tool results), cost per turn`, `${fmt(early, 2)} ms at turns 5-15, ${fmt(late, 2)} ms at the last 10`, `${(late / early).toFixed(2)} × (late / early)`],
+    [
+      `200-turn tool loop (${loop.times.length} tool results), cost per turn`,
+      `${fmt(early, 2)} ms at turns 5-15, ${fmt(late, 2)} ms at the last 10`,
+      `${(late / early).toFixed(2)} × (late / early)`,
+    ],
   ];
   console.log(`agentpipe bench — node ${process.version}, ${os.cpus().length} cores`);
   console.log('| measure | value | ratio |\n|---|---|---|');

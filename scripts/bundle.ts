@@ -22,6 +22,13 @@ const externalPackages: Plugin = {
 
 rmSync('dist/bin', { recursive: true, force: true });
 await build({
-  entryPoints: ['src/cli/entry.ts'], bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node22',
-  outdir: 'dist/bin', logLevel: 'warning', plugins: [externalPackages],
+  entryPoints: ['src/cli/entry.ts'],
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  outdir: 'dist/bin',
+  logLevel: 'warning',
+  plugins: [externalPackages],
 });

@@ -6,7 +6,13 @@
 import { parseArgs } from 'node:util';
 import { check } from '../test/faults/engine.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '500' }, seed: { type: 'string', default: String(Date.now() % 1e6) }, jobs: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '500' },
+    seed: { type: 'string', default: String(Date.now() % 1e6) },
+    jobs: { type: 'string', default: '3' },
+  },
+});
 const runs = Number(values.runs);
 const seed = Number(values.seed);
 const jobs = Math.max(1, Number(values.jobs));
@@ -19,7 +25,10 @@ async function worker(): Promise<void> {
     const found = await check(seed + i);
     for (const line of found) process.stdout.write(`BROKEN ${line}\n`);
     broken.push(...found);
-    if (++done % 25 === 0) process.stderr.write(`faults: ${done}/${runs} runs, ${broken.length} broken, ${Math.round((Date.now() - started) / 1000)} s\n`);
+    if (++done % 25 === 0)
+      process.stderr.write(
+        `faults: ${done}/${runs} runs, ${broken.length} broken, ${Math.round((Date.now() - started) / 1000)} s\n`,
+      );
   }
 }
 await Promise.all(Array.from({ length: jobs }, () => worker()));

@@ -10,7 +10,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const dir = path.resolve(import.meta.dirname, '../test/harness/clis');
-const lock = createHash('sha256').update(readFileSync(path.join(dir, 'package-lock.json'))).digest('hex');
+const lock = createHash('sha256')
+  .update(readFileSync(path.join(dir, 'package-lock.json')))
+  .digest('hex');
 const stamp = path.join(dir, 'node_modules/.installed-lock');
 if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== lock) {
   console.error('harness-clis: installing the wrapped agent CLIs for the harness tests (test/harness/clis)');

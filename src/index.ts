@@ -8,8 +8,20 @@ export type { SettingSource } from './session/setting-sources.ts';
 export type { Tool, ToolContext, ToolResult } from './tools/types.ts';
 export { defineTool } from './tools/define.ts';
 export type { DefineToolOptions, ToolBinaryResult, ToolInvocation, ToolResultObject } from './tools/define.ts';
-export type { McpServerConfig, McpStdioServerConfig, McpRemoteServerConfig, McpSdkServerConfig } from './tools/mcp/config.ts';
-export type { HookCallback, HookCallbackMatcher, HookCallbacks, HookEvent, HookInput, HookOutput } from './tools/hooks/types.ts';
+export type {
+  McpServerConfig,
+  McpStdioServerConfig,
+  McpRemoteServerConfig,
+  McpSdkServerConfig,
+} from './tools/mcp/config.ts';
+export type {
+  HookCallback,
+  HookCallbackMatcher,
+  HookCallbacks,
+  HookEvent,
+  HookInput,
+  HookOutput,
+} from './tools/hooks/types.ts';
 export type { AgentDefinition } from './agent/subagent.ts';
 export type { CanUseTool } from './agent/context.ts';
 export { AsyncMessageQueue } from './pipeline/queue.ts';
@@ -17,7 +29,14 @@ export { VERSION } from './version.ts';
 export { query } from './sdk/query.ts';
 export type { QueryParams } from './sdk/query.ts';
 export type { Query, QueryOptions, PromptMessage, ModelInfo } from './sdk/types.ts';
-export { isResultMessage, isSystemInitMessage, getMessageContentBlocks, getMessageText, getSystemInitData, getPermissionDenials } from './sdk/helpers.ts';
+export {
+  isResultMessage,
+  isSystemInitMessage,
+  getMessageContentBlocks,
+  getMessageText,
+  getSystemInitData,
+  getPermissionDenials,
+} from './sdk/helpers.ts';
 export { Agent } from './sdk/agent.ts';
 export type { AgentOptions, RunResult, CommandResult } from './sdk/agent.ts';
 export { AcpUpdateProjector, toAcpUpdates } from './sdk/acp-updates.ts';

@@ -7,26 +7,36 @@
 
 type Message = Record<string, unknown>;
 /** The message streams `ndJsonStream` gives. */
-export interface MessageStream<T> { readable: ReadableStream<T>; writable: WritableStream<T> }
+export interface MessageStream<T> {
+  readable: ReadableStream<T>;
+  writable: WritableStream<T>;
+}
 
-const isInitialize = (m: unknown): m is Message => typeof m === 'object' && m !== null && (m as Message).method === 'initialize' && 'id' in m;
+const isInitialize = (m: unknown): m is Message =>
+  typeof m === 'object' && m !== null && (m as Message).method === 'initialize' && 'id' in m;
 const isResponseTo = (m: unknown, id: unknown): boolean =>
-  typeof m === 'object' && m !== null && !('method' in m) && (m as Message).id === id && ('result' in m || 'error' in m);
+  typeof m === 'object' &&
+  m !== null &&
+  !('method' in m) &&
+  (m as Message).id === id &&
+  ('result' in m || 'error' in m);
 
 export function holdUntilInitialized<T>(stream: MessageStream<T>): MessageStream<T> {
   let gate: Promise<void> = Promise.resolve();
   let waiting: { id: unknown; release: () => void } | undefined;
-  const readable = stream.readable.pipeThrough(new TransformStream<T, T>({
-    async transform(message, controller) {
-      await gate;
-      controller.enqueue(message);
-      if (isInitialize(message)) {
-        let release: () => void = () => {};
-        gate = new Promise((resolve) => (release = resolve));
-        waiting = { id: message.id, release };
-      }
-    },
-  }));
+  const readable = stream.readable.pipeThrough(
+    new TransformStream<T, T>({
+      async transform(message, controller) {
+        await gate;
+        controller.enqueue(message);
+        if (isInitialize(message)) {
+          let release: () => void = () => {};
+          gate = new Promise((resolve) => (release = resolve));
+          waiting = { id: message.id, release };
+        }
+      },
+    }),
+  );
   const writer = stream.writable.getWriter();
   const writable = new WritableStream<T>({
     async write(message) {

@@ -15,7 +15,8 @@ export function replayUpdates(log: LogEntry[]): Array<Record<string, unknown>> {
   const projector = new AcpUpdateProjector();
   const updates: Array<Record<string, unknown>> = [];
   for (const entry of log) {
-    if ('prompt' in entry) for (const content of entry.prompt) updates.push({ sessionUpdate: 'user_message_chunk', content });
+    if ('prompt' in entry)
+      for (const content of entry.prompt) updates.push({ sessionUpdate: 'user_message_chunk', content });
     else for (const update of projector.push(entry.message)) updates.push(update as unknown as Record<string, unknown>);
   }
   return updates;
@@ -28,7 +29,8 @@ export function replayUpdates(log: LogEntry[]): Array<Record<string, unknown>> {
 export function transcriptLog(lines: TranscriptLine[]): LogEntry[] {
   const log: LogEntry[] = [];
   for (const line of lines) {
-    if (line.type === 'agentpipe_snapshot' || (line.type === 'user' && (line.agentpipe_context || line.isReplay))) continue;
+    if (line.type === 'agentpipe_snapshot' || (line.type === 'user' && (line.agentpipe_context || line.isReplay)))
+      continue;
     if (line.type === 'user' && line.agentpipe_prompt) log.push({ prompt: acpContentOf(line.message.content) });
     // The fields the projection reads were validated (transcript-schema.ts); the rest are as the session emitted them.
     else log.push({ message: line as unknown as AgentMessage });

@@ -10,15 +10,29 @@ import { agentpipeHome, transcriptPath } from '../session/paths.ts';
 import { readTranscript } from '../session/transcript-format.ts';
 import { transcriptLog, type LogEntry } from './replay.ts';
 
-
 /** A saved session: its transcript, and its prompts and messages to replay. */
-export interface SavedSession { file: string; log: LogEntry[]; title?: string; updatedAt: string }
+export interface SavedSession {
+  file: string;
+  log: LogEntry[];
+  title?: string;
+  updatedAt: string;
+}
 
 /** ACP's SessionInfo. */
-export interface SessionInfo { sessionId: string; cwd: string; title: string | null; updatedAt: string }
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  title: string | null;
+  updatedAt: string;
+}
 
 /** The saved session `sessionId` of the folder `cwd`; undefined when there is none. */
-export async function readSavedSession(sessionId: string, cwd: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<SavedSession | undefined> {
+export async function readSavedSession(
+  sessionId: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<SavedSession | undefined> {
   if (!UUID_PATTERN.test(sessionId)) return undefined;
   const file = transcriptPath(cwd, sessionId, agentpipeHome(env));
   let updatedAt;
@@ -33,12 +47,25 @@ export async function readSavedSession(sessionId: string, cwd: string, env: Node
 }
 
 /** Saved sessions of `cwd` (of every folder without one), newest first. */
-export async function savedSessions(cwd: string | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<SessionInfo[]> {
+export async function savedSessions(
+  cwd: string | undefined,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<SessionInfo[]> {
   const home = agentpipeHome(env);
   const summaries = cwd ? await listSessions(cwd, home, log) : await listAllSessions(home, log);
   return summaries.flatMap((s) => {
     const where = cwd ?? s.cwd;
-    return where ? [{ sessionId: s.sessionId, cwd: where, title: s.title ?? (s.firstPrompt ? oneLine(s.firstPrompt) : null), updatedAt: s.updated }] : [];
+    return where
+      ? [
+          {
+            sessionId: s.sessionId,
+            cwd: where,
+            title: s.title ?? (s.firstPrompt ? oneLine(s.firstPrompt) : null),
+            updatedAt: s.updated,
+          },
+        ]
+      : [];
   });
 }
 

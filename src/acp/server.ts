@@ -35,16 +35,27 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
   };
   const env = base.env ?? process.env;
   const absolute = (cwd: string) => {
-    if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+    if (typeof cwd !== 'string' || !path.isAbsolute(cwd))
+      throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
   };
-  const open = async (cwd: string, mcpServers: McpServer[] | undefined, sessionId: string = newUuid(), saved?: SavedSession) => {
+  const open = async (
+    cwd: string,
+    mcpServers: McpServer[] | undefined,
+    sessionId: string = newUuid(),
+    saved?: SavedSession,
+  ) => {
     let servers: Awaited<ReturnType<typeof mcpServersOf>>;
     try {
       servers = await mcpServersOf(mcpServers);
     } catch (error) {
       throw RequestError.invalidParams({ mcpServers }, `invalid mcpServers: ${(error as Error).message}`);
     }
-    const session = new AcpSession(sessionId, { ...base, cwd, ...(servers ? { mcpServers: { ...base.mcpServers, ...servers } } : {}) }, peer, saved);
+    const session = new AcpSession(
+      sessionId,
+      { ...base, cwd, ...(servers ? { mcpServers: { ...base.mcpServers, ...servers } } : {}) },
+      peer,
+      saved,
+    );
     sessions.set(session.id, session);
     return session;
   };
@@ -58,11 +69,13 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     return sessions.get(params.sessionId) ?? open(params.cwd, params.mcpServers, params.sessionId, saved);
   };
 
-  const app = acp.agent({ name: 'agentpipe' })
+  const app = acp
+    .agent({ name: 'agentpipe' })
     .onConnect((connection) => {
       client = {
         update: (sessionId, update) => connection.client.notify('session/update', { sessionId, update } as never),
-        requestPermission: (params) => connection.client.request('session/request_permission', params as never) as never,
+        requestPermission: (params) =>
+          connection.client.request('session/request_permission', params as never) as never,
       };
     })
     .onRequest('initialize', () => ({
@@ -99,17 +112,28 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     .onRequest('session/list', async ({ params }) => {
       if (params.cwd) absolute(params.cwd);
       // Saved sessions, with this server's live ones (newer, or not written yet) over them.
-      const byId = new Map<string, SessionInfo>((await savedSessions(params.cwd ?? undefined, env, log)).map((s) => [s.sessionId, s]));
+      const byId = new Map<string, SessionInfo>(
+        (await savedSessions(params.cwd ?? undefined, env, log)).map((s) => [s.sessionId, s]),
+      );
       for (const s of sessions.values()) {
         if (params.cwd && s.cwd !== params.cwd) continue;
         const saved = byId.get(s.id);
-        byId.set(s.id, { sessionId: s.id, cwd: s.cwd, title: s.title ?? saved?.title ?? null, updatedAt: saved && saved.updatedAt > s.updatedAt ? saved.updatedAt : s.updatedAt });
+        byId.set(s.id, {
+          sessionId: s.id,
+          cwd: s.cwd,
+          title: s.title ?? saved?.title ?? null,
+          updatedAt: saved && saved.updatedAt > s.updatedAt ? saved.updatedAt : s.updatedAt,
+        });
       }
       return { sessions: [...byId.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) };
     })
     .onRequest('session/set_mode', async ({ params }) => {
       const session = find(params.sessionId);
-      if (!MODES.some((m) => m.id === params.modeId)) throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode; expected one of ${MODES.map((m) => m.id).join(', ')}`);
+      if (!MODES.some((m) => m.id === params.modeId))
+        throw RequestError.invalidParams(
+          { modeId: params.modeId },
+          `unknown mode; expected one of ${MODES.map((m) => m.id).join(', ')}`,
+        );
       await session.setMode(params.modeId as PermissionMode);
       await peer.update(session.id, { sessionUpdate: 'current_mode_update', currentModeId: params.modeId });
       return {};
@@ -118,14 +142,23 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
       const session = find(params.sessionId);
       const result = await session.prompt(params.prompt);
       const stopReason = stopReasonOf(result);
-      if (!stopReason) throw RequestError.internalError({ subtype: result.subtype }, result.is_error ? result.errors.join('; ') : 'the prompt failed');
+      if (!stopReason)
+        throw RequestError.internalError(
+          { subtype: result.subtype },
+          result.is_error ? result.errors.join('; ') : 'the prompt failed',
+        );
       return { stopReason };
     })
     .onNotification('session/cancel', async ({ params }) => {
       await sessions.get(params.sessionId)?.cancel();
     });
 
-  const stream = holdUntilInitialized(acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>));
+  const stream = holdUntilInitialized(
+    acp.ndJsonStream(
+      Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    ),
+  );
   const connection = app.connect(stream);
   log('agentpipe: ACP agent ready on stdio');
   await connection.closed;

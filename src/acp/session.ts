@@ -18,7 +18,9 @@ import { titleOf, type SavedSession } from './saved.ts';
 /** What the session needs of the connection. */
 export interface AcpPeer {
   update(sessionId: string, update: Record<string, unknown>): Promise<void>;
-  requestPermission(params: Record<string, unknown>): Promise<{ outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } }>;
+  requestPermission(
+    params: Record<string, unknown>,
+  ): Promise<{ outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } }>;
 }
 
 export class AcpSession {
@@ -50,7 +52,10 @@ export class AcpSession {
       this.updatedAt = saved.updatedAt;
     }
     const start = saved ? { resume: saved.file } : { sessionId: id };
-    this.#query = query({ prompt: this.#input, options: { ...options, ...start, canUseTool: (name, input, o) => this.#ask(name, input, o) } });
+    this.#query = query({
+      prompt: this.#input,
+      options: { ...options, ...start, canUseTool: (name, input, o) => this.#ask(name, input, o) },
+    });
     this.#iterator = this.#query[Symbol.asyncIterator]();
   }
 
@@ -71,9 +76,11 @@ export class AcpSession {
         this.log.push({ message });
         if (message.type === 'assistant' && !message.parent_tool_use_id && !message.error) {
           const u = message.message.usage;
-          this.#contextTokens = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+          this.#contextTokens =
+            u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
         }
-        for (const update of this.#projector.push(message)) await this.#peer.update(this.id, update as unknown as Record<string, unknown>);
+        for (const update of this.#projector.push(message))
+          await this.#peer.update(this.id, update as unknown as Record<string, unknown>);
         if (message.type === 'result') {
           await this.#peer.update(this.id, usageUpdateOf(message, this.#contextTokens));
           this.updatedAt = new Date().toISOString();
@@ -99,22 +106,36 @@ export class AcpSession {
     this.#query.close();
   }
 
-  async #ask(toolName: string, input: Record<string, unknown>, options: { signal: AbortSignal; toolUseId: string }): Promise<PermissionResult> {
+  async #ask(
+    toolName: string,
+    input: Record<string, unknown>,
+    options: { signal: AbortSignal; toolUseId: string },
+  ): Promise<PermissionResult> {
     if (this.#alwaysAllowed.has(toolName)) return { behavior: 'allow', updatedInput: input };
     const answer = this.#peer.requestPermission({
       sessionId: this.id,
-      toolCall: { toolCallId: options.toolUseId, title: toolTitle(toolName, input), kind: toolKind(toolName), status: 'pending', rawInput: input },
+      toolCall: {
+        toolCallId: options.toolUseId,
+        title: toolTitle(toolName, input),
+        kind: toolKind(toolName),
+        status: 'pending',
+        rawInput: input,
+      },
       options: [
         { optionId: 'allow_always', name: 'Always allow', kind: 'allow_always' },
         { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
         { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
       ],
     });
-    const aborted = new Promise<never>((_, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true }));
+    const aborted = new Promise<never>((_, reject) =>
+      options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true }),
+    );
     const { outcome } = await Promise.race([answer, aborted]);
-    if (outcome.outcome === 'cancelled') return { behavior: 'deny', message: 'The user cancelled the permission request', interrupt: true };
+    if (outcome.outcome === 'cancelled')
+      return { behavior: 'deny', message: 'The user cancelled the permission request', interrupt: true };
     if (outcome.optionId === 'allow_always') this.#alwaysAllowed.add(toolName);
-    if (outcome.optionId === 'allow' || outcome.optionId === 'allow_always') return { behavior: 'allow', updatedInput: input };
+    if (outcome.optionId === 'allow' || outcome.optionId === 'allow_always')
+      return { behavior: 'allow', updatedInput: input };
     return { behavior: 'deny', message: `The user rejected ${toolName}` };
   }
 }

@@ -19,7 +19,9 @@ export class MessageAssembler {
    * are dropped: the API would refuse them.
    */
   cutShort(): AssistantContentBlock | undefined {
-    const open = [...this.#blocks.entries()].sort(([a], [b]) => a - b).find(([, block]) => block.type === 'text' && block.text !== '');
+    const open = [...this.#blocks.entries()]
+      .sort(([a], [b]) => a - b)
+      .find(([, block]) => block.type === 'text' && block.text !== '');
     this.#blocks.clear();
     this.#json.clear();
     if (!open) return undefined;
@@ -45,7 +47,8 @@ export class MessageAssembler {
         if (delta.type === 'text_delta' && block.type === 'text') block.text += delta.text;
         else if (delta.type === 'thinking_delta' && block.type === 'thinking') block.thinking += delta.thinking;
         else if (delta.type === 'signature_delta' && block.type === 'thinking') block.signature += delta.signature;
-        else if (delta.type === 'input_json_delta' && block.type === 'tool_use') this.#json.set(event.index, this.#json.get(event.index)! + delta.partial_json);
+        else if (delta.type === 'input_json_delta' && block.type === 'tool_use')
+          this.#json.set(event.index, this.#json.get(event.index)! + delta.partial_json);
         return undefined;
       }
       case 'content_block_stop': {
@@ -66,8 +69,10 @@ export class MessageAssembler {
           const u = this.message.usage;
           u.output_tokens = event.usage.output_tokens;
           if (event.usage.input_tokens !== null) u.input_tokens = event.usage.input_tokens;
-          if (event.usage.cache_creation_input_tokens !== null) u.cache_creation_input_tokens = event.usage.cache_creation_input_tokens;
-          if (event.usage.cache_read_input_tokens !== null) u.cache_read_input_tokens = event.usage.cache_read_input_tokens;
+          if (event.usage.cache_creation_input_tokens !== null)
+            u.cache_creation_input_tokens = event.usage.cache_creation_input_tokens;
+          if (event.usage.cache_read_input_tokens !== null)
+            u.cache_read_input_tokens = event.usage.cache_read_input_tokens;
         }
         return undefined;
       case 'message_stop':
@@ -86,4 +91,5 @@ function parseToolInput(json: string): Record<string, unknown> {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -36,12 +36,20 @@ export class AutoCompactor {
   /** Estimated tokens of the next request, and the model whose window applies (the one that answered last). */
   estimate(ctx: AgentContext, usage?: UsageTracker): { tokens: number; model: string } {
     const history = this.#history;
-    const last = usage && usage.requests === this.#countBefore + 1 && this.#countBefore >= 0 ? usage.last
-      : usage?.requests === 0 ? this.#carried : undefined;
+    const last =
+      usage && usage.requests === this.#countBefore + 1 && this.#countBefore >= 0
+        ? usage.last
+        : usage?.requests === 0
+          ? this.#carried
+          : undefined;
     if (!last || this.#sentLength < 0 || this.#sentLength > history.length) {
       return { tokens: estimateTokens(ctx.system) + estimateTokens(history), model: ctx.model };
     }
-    const used = last.input_tokens + (last.cache_read_input_tokens ?? 0) + (last.cache_creation_input_tokens ?? 0) + last.output_tokens;
+    const used =
+      last.input_tokens +
+      (last.cache_read_input_tokens ?? 0) +
+      (last.cache_creation_input_tokens ?? 0) +
+      last.output_tokens;
     // The entry right after the sent history is the answer, already counted as output.
     return { tokens: used + estimateTokens(history.slice(this.#sentLength + 1)), model: last.model || ctx.model };
   }

@@ -16,14 +16,18 @@ import type { UsageTracker } from './usage.ts';
 
 export const SUMMARY_INSTRUCTION = [
   'Your task is to create a detailed summary of the conversation so far; it will replace the conversation, so include',
-  'everything needed to continue: the user\'s requests and intent, key decisions, files and code involved (with paths),',
+  "everything needed to continue: the user's requests and intent, key decisions, files and code involved (with paths),",
   'errors met and how they were fixed, pending tasks, and the current work and next step. Do not call any tools;',
   'answer with the summary text only.',
 ].join(' ');
-export const SUMMARY_PREFIX = 'This session is being continued from a previous conversation that was compacted. Summary of the earlier part:\n\n';
+export const SUMMARY_PREFIX =
+  'This session is being continued from a previous conversation that was compacted. Summary of the earlier part:\n\n';
 
 /** What a compaction run needs of the prompt. */
-export interface CompactRun { signal: AbortSignal; usage: UsageTracker }
+export interface CompactRun {
+  signal: AbortSignal;
+  usage: UsageTracker;
+}
 
 export type CompactResult = { ok: true; preTokens: number; postTokens: number } | { ok: false; error: string };
 
@@ -34,31 +38,60 @@ export function estimateTokens(value: unknown): number {
 
 /** Index where a kept tail may start (a user message without tool results), or -1. */
 export function lastSafeCut(history: MessageParam[]): number {
-  return history.findLastIndex((m, i) => i > 0 && m.role === 'user' && (typeof m.content === 'string' || !m.content.some((b) => b.type === 'tool_result')));
+  return history.findLastIndex(
+    (m, i) =>
+      i > 0 && m.role === 'user' && (typeof m.content === 'string' || !m.content.some((b) => b.type === 'tool_result')),
+  );
 }
 
 export async function compactHistory(
-  ctx: AgentContext, history: MessageParam[], run: CompactRun,
+  ctx: AgentContext,
+  history: MessageParam[],
+  run: CompactRun,
   options: { trigger: 'auto' | 'manual'; preTokens: number; keepFrom?: number; instructions?: string },
 ): Promise<CompactResult> {
   const started = Date.now();
   const keepFrom = options.keepFrom ?? history.length;
   const older = history.slice(0, keepFrom);
   if (older.length === 0) return { ok: false, error: 'Not enough messages to compact' };
-  await ctx.emit({ type: 'system', subtype: 'status', status: 'compacting', uuid: newUuid(), session_id: ctx.sessionId });
+  await ctx.emit({
+    type: 'system',
+    subtype: 'status',
+    status: 'compacting',
+    uuid: newUuid(),
+    session_id: ctx.sessionId,
+  });
   try {
-    const hook = await fireHook(ctx, 'PreCompact', { trigger: options.trigger, custom_instructions: options.instructions ?? null }, { signal: run.signal, matchValue: options.trigger });
+    const hook = await fireHook(
+      ctx,
+      'PreCompact',
+      { trigger: options.trigger, custom_instructions: options.instructions ?? null },
+      { signal: run.signal, matchValue: options.trigger },
+    );
     const blocked = hook.stop ?? hook.block;
     if (blocked) return { ok: false, error: `Compaction blocked by a PreCompact hook: ${blocked}` };
-    const instructions = [SUMMARY_INSTRUCTION, options.instructions, ...hook.additionalContext].filter(Boolean).join('\n\n');
-    const summary = await summarize(ctx, [...older, { role: 'user', content: [{ type: 'text', text: instructions }] }], run);
+    const instructions = [SUMMARY_INSTRUCTION, options.instructions, ...hook.additionalContext]
+      .filter(Boolean)
+      .join('\n\n');
+    const summary = await summarize(
+      ctx,
+      [...older, { role: 'user', content: [{ type: 'text', text: instructions }] }],
+      run,
+    );
     if (!summary.trim()) return { ok: false, error: 'The model returned an empty summary' };
     history.splice(0, keepFrom, { role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + summary }] });
     const postTokens = estimateTokens(ctx.system) + estimateTokens(history);
     await ctx.emit({
-      type: 'system', subtype: 'compact_boundary',
-      compact_metadata: { trigger: options.trigger, pre_tokens: options.preTokens, post_tokens: postTokens, duration_ms: Date.now() - started },
-      uuid: newUuid(), session_id: ctx.sessionId,
+      type: 'system',
+      subtype: 'compact_boundary',
+      compact_metadata: {
+        trigger: options.trigger,
+        pre_tokens: options.preTokens,
+        post_tokens: postTokens,
+        duration_ms: Date.now() - started,
+      },
+      uuid: newUuid(),
+      session_id: ctx.sessionId,
     });
     return { ok: true, preTokens: options.preTokens, postTokens };
   } catch (error) {
@@ -76,17 +109,54 @@ function summarize(ctx: AgentContext, messages: MessageParam[], run: CompactRun)
 
 /** The instructions of a `/compact [instructions]` prompt, or undefined for any other prompt. */
 export function compactCommandOf(content: string | Array<{ type: string; text?: string }>): string | undefined {
-  const text = typeof content === 'string' ? content : content.length > 0 && content.every((b) => b.type === 'text') ? content.map((b) => b.text ?? '').join('') : '';
+  const text =
+    typeof content === 'string'
+      ? content
+      : content.length > 0 && content.every((b) => b.type === 'text')
+        ? content.map((b) => b.text ?? '').join('')
+        : '';
   const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
   return match ? (match[1] ?? '').trim() : undefined;
 }
 
 /** Runs a manual `/compact`: the whole history becomes the summary. */
 export async function runCompactCommand(
-  ctx: AgentContext, history: MessageParam[], run: CompactRun, instructions: string,
-): Promise<{ subtype: 'success' | 'error_during_execution'; text: string; errors: string[]; numTurns: number; requests: number; stopReason: null; terminalReason: 'completed' | 'model_error' }> {
+  ctx: AgentContext,
+  history: MessageParam[],
+  run: CompactRun,
+  instructions: string,
+): Promise<{
+  subtype: 'success' | 'error_during_execution';
+  text: string;
+  errors: string[];
+  numTurns: number;
+  requests: number;
+  stopReason: null;
+  terminalReason: 'completed' | 'model_error';
+}> {
   const preTokens = estimateTokens(ctx.system) + estimateTokens(history);
-  const result = await compactHistory(ctx, history, run, { trigger: 'manual', preTokens, instructions: instructions || undefined });
-  if (!result.ok) return { subtype: 'error_during_execution', text: '', errors: [result.error], numTurns: 0, requests: 0, stopReason: null, terminalReason: 'model_error' };
-  return { subtype: 'success', text: `Compacted: ${result.preTokens} → ${result.postTokens} tokens`, errors: [], numTurns: 1, requests: 1, stopReason: null, terminalReason: 'completed' };
+  const result = await compactHistory(ctx, history, run, {
+    trigger: 'manual',
+    preTokens,
+    instructions: instructions || undefined,
+  });
+  if (!result.ok)
+    return {
+      subtype: 'error_during_execution',
+      text: '',
+      errors: [result.error],
+      numTurns: 0,
+      requests: 0,
+      stopReason: null,
+      terminalReason: 'model_error',
+    };
+  return {
+    subtype: 'success',
+    text: `Compacted: ${result.preTokens} → ${result.postTokens} tokens`,
+    errors: [],
+    numTurns: 1,
+    requests: 1,
+    stopReason: null,
+    terminalReason: 'completed',
+  };
 }

@@ -14,7 +14,6 @@ export type CanUseTool = (
   options: { signal: AbortSignal; toolUseId: string; suggestions: unknown[]; parentToolUseId: string | null },
 ) => Promise<PermissionResult>;
 
-
 export interface AgentContext {
   provider: ModelProvider;
   /** Diagnostics of the run (the session's log: stderr for the CLI, the caller's `stderr` option in the library). */
@@ -61,7 +60,13 @@ export interface AgentContext {
   /** Retries of a failed model request (429, 5xx, cut connection). */
   maxRetries: number;
   /** Automatic compaction, checked before each model request (the session sets it). */
-  compaction?: { beforeRequest(ctx: AgentContext, history: MessageParam[], run: { signal: AbortSignal; usage: UsageTracker }): Promise<void> };
+  compaction?: {
+    beforeRequest(
+      ctx: AgentContext,
+      history: MessageParam[],
+      run: { signal: AbortSignal; usage: UsageTracker },
+    ): Promise<void>;
+  };
   /** Sends a message down the pipeline; resolves when the queue has room. */
   emit: (message: AgentMessage) => Promise<void>;
 }

@@ -8,11 +8,18 @@ import { newUuid } from '../messages/ids.ts';
 import type { ModelError } from '../model/errors.ts';
 import type { AgentContext } from './context.ts';
 
-const TRIGGERS = { overloaded: 'is overloaded', model_not_found: 'was not found', server_error: 'keeps failing with server errors' } as const;
+const TRIGGERS = {
+  overloaded: 'is overloaded',
+  model_not_found: 'was not found',
+  server_error: 'keeps failing with server errors',
+} as const;
 
 /** Splits `--fallback-model a,b` into the models to try in order. */
 export function parseFallbackModels(value: string | undefined): string[] | undefined {
-  const models = value?.split(',').map((m) => m.trim()).filter(Boolean);
+  const models = value
+    ?.split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   return models?.length ? models : undefined;
 }
 
@@ -25,11 +32,21 @@ export async function fallBack(ctx: AgentContext, error: ModelError | undefined)
   if (next === undefined) return false;
   const original = ctx.model;
   ctx.model = next;
-  ctx.debug?.('api', `falling back from ${original} to ${next} (${trigger}${error.status ? `, status ${error.status}` : ''})`);
+  ctx.debug?.(
+    'api',
+    `falling back from ${original} to ${next} (${trigger}${error.status ? `, status ${error.status}` : ''})`,
+  );
   await ctx.emit({
-    type: 'system', subtype: 'model_fallback', trigger, original_model: original, fallback_model: next,
-    error_status: error.status ?? null, error: error.message, content: `Switched to ${next}: ${original} ${TRIGGERS[trigger]}`,
-    uuid: newUuid(), session_id: ctx.sessionId,
+    type: 'system',
+    subtype: 'model_fallback',
+    trigger,
+    original_model: original,
+    fallback_model: next,
+    error_status: error.status ?? null,
+    error: error.message,
+    content: `Switched to ${next}: ${original} ${TRIGGERS[trigger]}`,
+    uuid: newUuid(),
+    session_id: ctx.sessionId,
   });
   return true;
 }

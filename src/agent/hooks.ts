@@ -10,18 +10,27 @@ const NONE: HookVerdict = { ran: false, additionalContext: [] };
 
 /** Runs the hooks of `event` for this agent (subagent fields included). */
 export function fireHook(
-  ctx: AgentContext, event: HookEvent, fields: Record<string, unknown>,
+  ctx: AgentContext,
+  event: HookEvent,
+  fields: Record<string, unknown>,
   options: { signal: AbortSignal; matchValue?: string; toolUseId?: string },
 ): Promise<HookVerdict> {
   if (!ctx.hooks?.has(event)) return Promise.resolve(NONE);
   return ctx.hooks.run(event, fields, {
-    sessionId: ctx.sessionId, cwd: ctx.cwd, permissionMode: ctx.permissions.mode, emit: ctx.emit, agent: ctx.agent, ...options,
+    sessionId: ctx.sessionId,
+    cwd: ctx.cwd,
+    permissionMode: ctx.permissions.mode,
+    emit: ctx.emit,
+    agent: ctx.agent,
+    ...options,
   });
 }
 
 /** UserPromptSubmit: may block the prompt, or add context to it. */
 export async function userPromptSubmit(
-  ctx: AgentContext, content: string | UserContentBlock[], signal: AbortSignal,
+  ctx: AgentContext,
+  content: string | UserContentBlock[],
+  signal: AbortSignal,
 ): Promise<{ blocked?: string; content: string | UserContentBlock[] }> {
   const prompt = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   const verdict = await fireHook(ctx, 'UserPromptSubmit', { prompt, source: 'sdk' }, { signal });
@@ -41,11 +50,15 @@ export const MAX_STOP_HOOK_CONTINUATIONS = 5;
  * continue with (a `decision: "block"`), `stop` for `continue: false`, or nothing to end.
  */
 export async function stopHook(
-  ctx: AgentContext, lastText: string, continuations: number, signal: AbortSignal,
+  ctx: AgentContext,
+  lastText: string,
+  continuations: number,
+  signal: AbortSignal,
 ): Promise<{ continueWith?: string; stop?: string }> {
   const event: HookEvent = ctx.agent ? 'SubagentStop' : 'Stop';
   const fields: Record<string, unknown> = { stop_hook_active: continuations > 0, last_assistant_message: lastText };
-  if (ctx.agent) Object.assign(fields, { agent_id: ctx.agent.id, agent_type: ctx.agent.type, agent_transcript_path: '' });
+  if (ctx.agent)
+    Object.assign(fields, { agent_id: ctx.agent.id, agent_type: ctx.agent.type, agent_transcript_path: '' });
   const verdict = await fireHook(ctx, event, fields, { signal, matchValue: ctx.agent?.type });
   if (verdict.stop) return { stop: verdict.stop };
   const reason = verdict.block ?? verdict.additionalContext.join('\n');

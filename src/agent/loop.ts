@@ -10,7 +10,14 @@ import { watchStalls } from './stall-watch.ts';
 import { envNumber } from '../process/env-number.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
-  AssistantContentBlock, AssistantMessage, MessageParam, PermissionDenial, ResultErrorSubtype, TerminalReason, ToolUseBlock, UserContentBlock,
+  AssistantContentBlock,
+  AssistantMessage,
+  MessageParam,
+  PermissionDenial,
+  ResultErrorSubtype,
+  TerminalReason,
+  ToolUseBlock,
+  UserContentBlock,
 } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
@@ -47,7 +54,6 @@ export interface RunState {
   interrupt(): void;
 }
 
-
 /** Most tool calls of one model turn that run at the same time: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY, default 10 (as Claude Code). */
 const maxToolConcurrency = () => envNumber('CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 10, { integer: true });
 
@@ -55,15 +61,27 @@ const maxToolConcurrency = () => envNumber('CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY
  * Runs the loop on `history` (which ends with the prompt). `maxRequests` limits the model
  * requests of this run (default `ctx.maxTurns`; structured output passes what is left of it).
  */
-export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], run: RunState, maxRequests = ctx.maxTurns): Promise<LoopOutcome> {
+export async function runAgentLoop(
+  ctx: AgentContext,
+  history: MessageParam[],
+  run: RunState,
+  maxRequests = ctx.maxTurns,
+): Promise<LoopOutcome> {
   let requests = 0;
   let userMessages = 0;
   let stopReason: string | null = null;
   let stopHookContinuations = 0;
-  const end = (subtype: LoopOutcome['subtype'], terminalReason: TerminalReason, errors: string[] = [], text = ''): LoopOutcome =>
-    ({ subtype, text, errors, numTurns: 1 + userMessages, requests, stopReason, terminalReason });
+  const end = (
+    subtype: LoopOutcome['subtype'],
+    terminalReason: TerminalReason,
+    errors: string[] = [],
+    text = '',
+  ): LoopOutcome => ({ subtype, text, errors, numTurns: 1 + userMessages, requests, stopReason, terminalReason });
   /** Emits a user message the run added (each one is a turn). */
-  const emitUser = async (content: UserContentBlock[], extra: { tool_use_result?: unknown; isSynthetic?: true } = {}) => {
+  const emitUser = async (
+    content: UserContentBlock[],
+    extra: { tool_use_result?: unknown; isSynthetic?: true } = {},
+  ) => {
     userMessages++;
     await ctx.emit(userMessage(content, ctx.sessionId, ctx.parentToolUseId, extra));
   };
@@ -77,7 +95,9 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
     for (;;) {
       if (run.signal.aborted) return await stopInterrupted(INTERRUPTED, 'aborted_streaming');
       if (maxRequests !== undefined && requests >= maxRequests) {
-        return end('error_max_turns', 'max_turns', [`Reached maximum number of turns (${ctx.maxTurns ?? maxRequests})`]);
+        return end('error_max_turns', 'max_turns', [
+          `Reached maximum number of turns (${ctx.maxTurns ?? maxRequests})`,
+        ]);
       }
       if (ctx.maxBudgetUsd !== undefined && run.usage.totalCostUsd >= ctx.maxBudgetUsd) {
         return end('error_max_budget_usd', 'budget_exhausted', [`Reached maximum budget ($${ctx.maxBudgetUsd})`]);
@@ -85,7 +105,8 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
       await ctx.compaction?.beforeRequest(ctx, history, run);
       requests++;
       const response = await requestWithRetry(ctx, history, run);
-      if (response.kind === 'aborted') return await stopInterrupted(INTERRUPTED, 'aborted_streaming', response.streamed);
+      if (response.kind === 'aborted')
+        return await stopInterrupted(INTERRUPTED, 'aborted_streaming', response.streamed);
       if (response.kind === 'failed') return end('error_during_execution', 'api_error', [response.error]);
       const { blocks } = response;
       stopReason = response.stopReason;
@@ -93,7 +114,10 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
 
       const uses = blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use');
       if (uses.length === 0) {
-        const text = blocks.filter((b) => b.type === 'text').map((b) => b.text).join('');
+        const text = blocks
+          .filter((b) => b.type === 'text')
+          .map((b) => b.text)
+          .join('');
         const stop = await stopHook(ctx, text, stopHookContinuations, run.signal);
         if (stop.stop) return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${stop.stop}`], text);
         if (stop.continueWith === undefined) return end('success', 'completed', [], text);
@@ -114,14 +138,25 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
           return;
         }
         if (hookStop !== undefined) {
-          const block: UserContentBlock = { type: 'tool_result', tool_use_id: use.id, content: `Not run: a hook stopped the prompt (${hookStop})`, is_error: true };
+          const block: UserContentBlock = {
+            type: 'tool_result',
+            tool_use_id: use.id,
+            content: `Not run: a hook stopped the prompt (${hookStop})`,
+            is_error: true,
+          };
           results.set(use.id, block);
           await emitUser([block]);
           return;
         }
         const outcome = await runToolCall(ctx, use, run.signal, run);
         if (outcome.stop !== undefined) hookStop ??= outcome.stop;
-        if (outcome.denied) run.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: use.input, reason: outcome.denied.reason });
+        if (outcome.denied)
+          run.denials.push({
+            tool_name: use.name,
+            tool_use_id: use.id,
+            tool_input: use.input,
+            reason: outcome.denied.reason,
+          });
         results.set(use.id, outcome.block);
         await emitUser([outcome.block], outcome.data !== undefined ? { tool_use_result: outcome.data } : {});
         if (outcome.interrupt) {
@@ -135,7 +170,8 @@ export async function runAgentLoop(ctx: AgentContext, history: MessageParam[], r
       }
       // The results in the order of the calls, whatever order they finished in.
       history.push({ role: 'user', content: uses.map((use) => results.get(use.id)!) });
-      if (hookStop !== undefined) return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${hookStop}`]);
+      if (hookStop !== undefined)
+        return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${hookStop}`]);
       if (run.signal.aborted || interruptedByAnswer) return await stopInterrupted(INTERRUPTED_TOOLS, 'aborted_tools');
     }
   } catch (error) {
@@ -154,7 +190,16 @@ function closeInterrupted(history: MessageParam[], notice: string, streamed: Ass
   if (streamed.length) {
     history.push({ role: 'assistant', content: streamed });
     const uses = streamed.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-    if (uses.length) history.push({ role: 'user', content: uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: INTERRUPTED_TOOLS, is_error: true })) });
+    if (uses.length)
+      history.push({
+        role: 'user',
+        content: uses.map((u) => ({
+          type: 'tool_result',
+          tool_use_id: u.id,
+          content: INTERRUPTED_TOOLS,
+          is_error: true,
+        })),
+      });
   }
   history.push({ role: 'user', content: [{ type: 'text', text: notice }] });
 }
@@ -164,13 +209,20 @@ function closeInterrupted(history: MessageParam[], notice: string, streamed: Ass
  * safe to run together (read-only: Read, Glob, Grep, read-only Bash, read-only MCP tools, Task)
  * form one concurrent batch; every other call runs alone, in order.
  */
-async function callBatches(ctx: AgentContext, uses: ToolUseBlock[]): Promise<Array<{ concurrent: boolean; uses: ToolUseBlock[] }>> {
+async function callBatches(
+  ctx: AgentContext,
+  uses: ToolUseBlock[],
+): Promise<Array<{ concurrent: boolean; uses: ToolUseBlock[] }>> {
   const batches: Array<{ concurrent: boolean; uses: ToolUseBlock[] }> = [];
   for (const use of uses) {
     const tool = ctx.tools.find((t) => t.name === use.name);
     let safe = false;
     try {
-      safe = uses.length > 1 && tool !== undefined && !('__invalid_input' in use.input) && await tool.isReadOnly(use.input);
+      safe =
+        uses.length > 1 &&
+        tool !== undefined &&
+        !('__invalid_input' in use.input) &&
+        (await tool.isReadOnly(use.input));
     } catch {
       safe = false;
     }
@@ -210,7 +262,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       const modelError = ModelError.isInstance(error) ? error : undefined;
       const message = error instanceof Error ? error.message : String(error);
       if (!modelError?.retryable || assembler.started || attempt >= ctx.maxRetries) {
-        if (!assembler.started && await fallBack(ctx, modelError)) {
+        if (!assembler.started && (await fallBack(ctx, modelError))) {
           attempt = -1; // the fallback model gets its own retries
           continue;
         }
@@ -218,12 +270,23 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
         return { kind: 'failed', error: `API Error: ${message}` };
       }
       const delay = Math.min(modelError.retryAfterMs ?? 500 * 2 ** attempt, 30_000);
-      ctx.debug?.('api', `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}${modelError.status ? ` (status ${modelError.status})` : ''}`);
+      ctx.debug?.(
+        'api',
+        `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}${modelError.status ? ` (status ${modelError.status})` : ''}`,
+      );
       await ctx.emit({
-        type: 'system', subtype: 'api_retry', attempt: attempt + 1, max_retries: ctx.maxRetries, retry_delay_ms: delay,
+        type: 'system',
+        subtype: 'api_retry',
+        attempt: attempt + 1,
+        max_retries: ctx.maxRetries,
+        retry_delay_ms: delay,
         error_status: modelError.status ?? null,
-        error: modelError.kind === 'rate_limit' || modelError.kind === 'overloaded' || modelError.kind === 'server_error' ? modelError.kind : 'unknown',
-        uuid: newUuid(), session_id: ctx.sessionId,
+        error:
+          modelError.kind === 'rate_limit' || modelError.kind === 'overloaded' || modelError.kind === 'server_error'
+            ? modelError.kind
+            : 'unknown',
+        uuid: newUuid(),
+        session_id: ctx.sessionId,
       });
       try {
         await sleep(delay, undefined, { signal: run.signal });
@@ -234,14 +297,28 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
   }
 }
 
-async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunState, assembler: MessageAssembler): Promise<void> {
+async function streamOnce(
+  ctx: AgentContext,
+  history: MessageParam[],
+  run: RunState,
+  assembler: MessageAssembler,
+): Promise<void> {
   const model = ctx.model;
   const messages = mergeConsecutive(history);
   if (ctx.announceRequests && ctx.includePartialMessages && ctx.parentToolUseId === null) {
-    await ctx.emit({ type: 'system', subtype: 'status', status: 'requesting', uuid: newUuid(), session_id: ctx.sessionId });
+    await ctx.emit({
+      type: 'system',
+      subtype: 'status',
+      status: 'requesting',
+      uuid: newUuid(),
+      session_id: ctx.sessionId,
+    });
   }
-  ctx.debug?.('api', `request: model ${model}, ${messages.length} messages, tools [${ctx.tools.map((t) => t.name).join(', ')}]` +
-    `${ctx.effort ? `, effort ${ctx.effort}` : ''}${ctx.thinking ? `, thinking ${ctx.thinking.type}` : ''}${ctx.agent ? `, agent ${ctx.agent.type}` : ''}`);
+  ctx.debug?.(
+    'api',
+    `request: model ${model}, ${messages.length} messages, tools [${ctx.tools.map((t) => t.name).join(', ')}]` +
+      `${ctx.effort ? `, effort ${ctx.effort}` : ''}${ctx.thinking ? `, thinking ${ctx.thinking.type}` : ''}${ctx.agent ? `, agent ${ctx.agent.type}` : ''}`,
+  );
   // This request's own signal: the run's interrupt, or a stall of this stream.
   const request = new AbortController();
   const stopRequest = () => request.abort(run.signal.reason);
@@ -256,8 +333,11 @@ async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunSt
     if (!held || !assembler.message) return;
     const { content: _, ...rest } = assembler.message;
     const message: AssistantMessage = {
-      type: 'assistant', message: { ...rest, content: [held], usage: { ...rest.usage } },
-      parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid(),
+      type: 'assistant',
+      message: { ...rest, content: [held], usage: { ...rest.usage } },
+      parent_tool_use_id: ctx.parentToolUseId,
+      session_id: ctx.sessionId,
+      uuid: newUuid(),
     };
     held = undefined;
     await ctx.emit(message);
@@ -265,7 +345,13 @@ async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunSt
   try {
     for await (const event of stream) {
       if (ctx.includePartialMessages) {
-        await ctx.emit({ type: 'stream_event', event, parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid() });
+        await ctx.emit({
+          type: 'stream_event',
+          event,
+          parent_tool_use_id: ctx.parentToolUseId,
+          session_id: ctx.sessionId,
+          uuid: newUuid(),
+        });
       }
       if (event.type === 'content_block_start') await flush();
       const block = assembler.add(event);
@@ -289,20 +375,56 @@ async function streamOnce(ctx: AgentContext, history: MessageParam[], run: RunSt
 }
 
 /** The synthetic assistant message Claude Code emits for a failed request. */
-function apiErrorMessage(ctx: AgentContext, error: ModelError | undefined, text: string, assembler: MessageAssembler): AssistantMessage {
+function apiErrorMessage(
+  ctx: AgentContext,
+  error: ModelError | undefined,
+  text: string,
+  assembler: MessageAssembler,
+): AssistantMessage {
   const kind = error?.kind;
   const wireError: AssistantMessage['error'] =
-    kind === 'authentication_failed' || kind === 'rate_limit' || kind === 'server_error' || kind === 'invalid_request' || kind === 'billing_error' || kind === 'overloaded' || kind === 'model_not_found'
-      ? kind : 'unknown';
+    kind === 'authentication_failed' ||
+    kind === 'rate_limit' ||
+    kind === 'server_error' ||
+    kind === 'invalid_request' ||
+    kind === 'billing_error' ||
+    kind === 'overloaded' ||
+    kind === 'model_not_found'
+      ? kind
+      : 'unknown';
   return {
     type: 'assistant',
     message: {
-      id: assembler.message?.id ?? `msg_error_${newUuid()}`, type: 'message', role: 'assistant', model: ctx.model,
-      content: [{ type: 'text', text: `API Error: ${text}`, citations: null }], stop_reason: 'stop_sequence', stop_sequence: '',
-      usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: null, inference_geo: null, iterations: null, output_tokens_details: null, server_tool_use: null, service_tier: null, speed: null, fallback_credit: null },
-      container: null, context_management: null, diagnostics: null, stop_details: null,
+      id: assembler.message?.id ?? `msg_error_${newUuid()}`,
+      type: 'message',
+      role: 'assistant',
+      model: ctx.model,
+      content: [{ type: 'text', text: `API Error: ${text}`, citations: null }],
+      stop_reason: 'stop_sequence',
+      stop_sequence: '',
+      usage: {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: null,
+        inference_geo: null,
+        iterations: null,
+        output_tokens_details: null,
+        server_tool_use: null,
+        service_tier: null,
+        speed: null,
+        fallback_credit: null,
+      },
+      container: null,
+      context_management: null,
+      diagnostics: null,
+      stop_details: null,
     },
-    parent_tool_use_id: ctx.parentToolUseId, session_id: ctx.sessionId, uuid: newUuid(), error: wireError,
+    parent_tool_use_id: ctx.parentToolUseId,
+    session_id: ctx.sessionId,
+    uuid: newUuid(),
+    error: wireError,
   };
 }
 
@@ -313,11 +435,19 @@ function apiErrorMessage(ctx: AgentContext, error: ModelError | undefined, text:
 export function mergeConsecutive(history: MessageParam[]): MessageParam[] {
   const out: MessageParam[] = [];
   for (const original of history) {
-    const message = typeof original.content === 'string' ? original
-      : { ...original, content: original.content.map((b) => (b.type === 'text' && 'citations' in b ? { type: 'text' as const, text: b.text } : b)) };
+    const message =
+      typeof original.content === 'string'
+        ? original
+        : {
+            ...original,
+            content: original.content.map((b) =>
+              b.type === 'text' && 'citations' in b ? { type: 'text' as const, text: b.text } : b,
+            ),
+          };
     const last = out.at(-1);
     if (last && last.role === message.role) {
-      const toBlocks = (c: MessageParam['content']) => (typeof c === 'string' ? [{ type: 'text' as const, text: c }] : c);
+      const toBlocks = (c: MessageParam['content']) =>
+        typeof c === 'string' ? [{ type: 'text' as const, text: c }] : c;
       out[out.length - 1] = { role: last.role, content: [...toBlocks(last.content), ...toBlocks(message.content)] };
     } else out.push(message);
   }

@@ -8,10 +8,22 @@ import type { ModelRequest } from '../model/types.ts';
 import type { AgentContext } from './context.ts';
 
 /** The request for `messages` (already merged) with the context's settings. */
-export function modelRequest(ctx: AgentContext, messages: MessageParam[], abortSignal: AbortSignal, model = ctx.model): ModelRequest {
+export function modelRequest(
+  ctx: AgentContext,
+  messages: MessageParam[],
+  abortSignal: AbortSignal,
+  model = ctx.model,
+): ModelRequest {
   return {
-    model, system: ctx.system, messages, tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
-    maxTokens: ctx.maxTokens, thinkingBudgetTokens: ctx.thinkingBudgetTokens, abortSignal,
-    ...(ctx.thinking ? { thinking: ctx.thinking } : {}), ...(ctx.effort ? { effort: ctx.effort } : {}), ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
+    model,
+    system: ctx.system,
+    messages,
+    tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    maxTokens: ctx.maxTokens,
+    thinkingBudgetTokens: ctx.thinkingBudgetTokens,
+    abortSignal,
+    ...(ctx.thinking ? { thinking: ctx.thinking } : {}),
+    ...(ctx.effort ? { effort: ctx.effort } : {}),
+    ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
   };
 }

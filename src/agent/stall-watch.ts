@@ -16,7 +16,11 @@ export function stallLimits(): { firstMs: number; idleMs: number } {
 }
 
 /** Yields `source`'s events; a deadline missed aborts `request` and throws a retryable ModelError. */
-export async function* watchStalls<T>(source: AsyncIterable<T>, request: AbortController, limits = stallLimits()): AsyncGenerator<T> {
+export async function* watchStalls<T>(
+  source: AsyncIterable<T>,
+  request: AbortController,
+  limits = stallLimits(),
+): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   let first = true;
   let stalled = false;
@@ -28,7 +32,9 @@ export async function* watchStalls<T>(source: AsyncIterable<T>, request: AbortCo
       const next = await Promise.race([iterator.next(), deadline]).finally(() => clearTimeout(timer));
       if (next === 'stalled') {
         stalled = true;
-        const what = first ? `no response within ${ms} ms (API_TIMEOUT_MS)` : `no data for ${ms} ms (AGENTPIPE_STREAM_IDLE_TIMEOUT_MS)`;
+        const what = first
+          ? `no response within ${ms} ms (API_TIMEOUT_MS)`
+          : `no data for ${ms} ms (AGENTPIPE_STREAM_IDLE_TIMEOUT_MS)`;
         const error = new ModelError({ message: `the model stream stalled: ${what}`, kind: 'connection' });
         request.abort(error);
         throw error;

@@ -28,7 +28,15 @@ export async function compileSchema(schema: Record<string, unknown>): Promise<Sc
   } catch (error) {
     throw new Error(`invalid JSON schema: ${(error as Error).message}`);
   }
-  const check: SchemaCheck = (value) => (validate(value) ? undefined : (validate.errors ?? []).map((e) => `- ${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`).join('\n'));
+  const check: SchemaCheck = (value) =>
+    validate(value)
+      ? undefined
+      : (validate.errors ?? [])
+          .map(
+            (e) =>
+              `- ${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+          )
+          .join('\n');
   compiled.set(schema, check);
   return check;
 }
@@ -53,7 +61,11 @@ export type StructuredOutcome = LoopOutcome & { structuredOutput?: unknown };
 
 /** Runs the loop until its final answer validates, or the retries are spent. */
 export async function runWithSchema(
-  ctx: AgentContext, history: MessageParam[], run: RunState, schema: Record<string, unknown>, maxRetries = DEFAULT_STRUCTURED_OUTPUT_RETRIES,
+  ctx: AgentContext,
+  history: MessageParam[],
+  run: RunState,
+  schema: Record<string, unknown>,
+  maxRetries = DEFAULT_STRUCTURED_OUTPUT_RETRIES,
 ): Promise<StructuredOutcome> {
   const check = await compileSchema(schema);
   const maxTurns = ctx.maxTurns;
@@ -69,10 +81,21 @@ export async function runWithSchema(
     const problem = parsed.ok ? check(parsed.value) : parsed.error;
     if (problem === undefined && parsed.ok) return { ...outcome, ...totals, structuredOutput: parsed.value };
     if (attempt >= maxRetries) {
-      return { ...outcome, ...totals, subtype: 'error_max_structured_output_retries', errors: [`The final answer did not match the JSON schema after ${maxRetries} retries:\n${problem}`] };
+      return {
+        ...outcome,
+        ...totals,
+        subtype: 'error_max_structured_output_retries',
+        errors: [`The final answer did not match the JSON schema after ${maxRetries} retries:\n${problem}`],
+      };
     }
     if (maxTurns !== undefined && requests >= maxTurns) {
-      return { ...outcome, ...totals, subtype: 'error_max_turns', terminalReason: 'max_turns', errors: [`Reached maximum number of turns (${maxTurns})`] };
+      return {
+        ...outcome,
+        ...totals,
+        subtype: 'error_max_turns',
+        terminalReason: 'max_turns',
+        errors: [`Reached maximum number of turns (${maxTurns})`],
+      };
     }
     const text = `Your final answer does not match the required JSON schema:\n${problem}\nReply again with only a JSON value that is valid against the schema.`;
     history.push({ role: 'user', content: [{ type: 'text', text }] });

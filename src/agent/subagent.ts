@@ -6,7 +6,12 @@
  */
 import { userMessage } from '../messages/user.ts';
 import { newUuid } from '../messages/ids.ts';
-import type { AgentMessage, TaskNotificationMessage, TaskProgressMessage, TaskStartedMessage } from '../messages/types.ts';
+import type {
+  AgentMessage,
+  TaskNotificationMessage,
+  TaskProgressMessage,
+  TaskStartedMessage,
+} from '../messages/types.ts';
 import { randomUUID } from 'node:crypto';
 import type { ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
@@ -28,52 +33,84 @@ export interface AgentDefinition {
 /** Always available when subagents are enabled. */
 export const GENERAL_PURPOSE: AgentDefinition = {
   description: 'General-purpose agent for researching questions, searching code and carrying out multi-step tasks.',
-  prompt: 'You are a general-purpose agent working for another agent. Do the task you are given with the tools you have, ' +
+  prompt:
+    'You are a general-purpose agent working for another agent. Do the task you are given with the tools you have, ' +
     'then answer with a concise, complete report: your final message is all the other agent sees.',
 };
 
 export const MAX_SUBAGENT_DEPTH = 4;
 
-type TaskEvent = Omit<TaskStartedMessage, 'uuid' | 'session_id'> | Omit<TaskProgressMessage, 'uuid' | 'session_id'> | Omit<TaskNotificationMessage, 'uuid' | 'session_id'>;
+type TaskEvent =
+  | Omit<TaskStartedMessage, 'uuid' | 'session_id'>
+  | Omit<TaskProgressMessage, 'uuid' | 'session_id'>
+  | Omit<TaskNotificationMessage, 'uuid' | 'session_id'>;
 const depthOf = new WeakMap<AgentContext, number>();
 
 export async function runSubagent(
-  parent: AgentContext, run: RunState, type: string, definition: AgentDefinition, prompt: string, toolUseId: string, description = type,
+  parent: AgentContext,
+  run: RunState,
+  type: string,
+  definition: AgentDefinition,
+  prompt: string,
+  toolUseId: string,
+  description = type,
 ): Promise<ToolResult> {
   const depth = (depthOf.get(parent) ?? 0) + 1;
-  if (depth > MAX_SUBAGENT_DEPTH) return { content: `Subagents may nest at most ${MAX_SUBAGENT_DEPTH} deep`, isError: true };
+  if (depth > MAX_SUBAGENT_DEPTH)
+    return { content: `Subagents may nest at most ${MAX_SUBAGENT_DEPTH} deep`, isError: true };
   const agentId = randomUUID().replaceAll('-', '').slice(0, 17);
   const child: AgentContext = {
     ...parent,
     system: definition.prompt,
-    tools: parent.tools.filter((t) => (!definition.tools || definition.tools.includes(t.name)) && !definition.disallowedTools?.includes(t.name)),
+    tools: parent.tools.filter(
+      (t) => (!definition.tools || definition.tools.includes(t.name)) && !definition.disallowedTools?.includes(t.name),
+    ),
     model: definition.model && definition.model !== 'inherit' ? definition.model : parent.model,
     parentToolUseId: toolUseId,
     agent: { id: agentId, type },
   };
   depthOf.set(child, depth);
-  const before = { input: run.usage.usage.input_tokens, output: run.usage.usage.output_tokens, cost: run.usage.totalCostUsd };
+  const before = {
+    input: run.usage.usage.input_tokens,
+    output: run.usage.usage.output_tokens,
+    cost: run.usage.totalCostUsd,
+  };
   const started = Date.now();
   // Live, attributed progress: task_started, a task_progress after each of its tool calls, task_notification at the end.
   const task = { task_id: toolUseId, tool_use_id: toolUseId, description, subagent_type: type };
-  const emitTask = (message: TaskEvent) => parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId } as AgentMessage);
+  const emitTask = (message: TaskEvent) =>
+    parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId } as AgentMessage);
   const progress = { toolUses: 0, lastTool: undefined as string | undefined };
   const taskUsage = () => ({
-    total_tokens: run.usage.usage.input_tokens + run.usage.usage.output_tokens - before.input - before.output, tool_uses: progress.toolUses, duration_ms: Date.now() - started,
+    total_tokens: run.usage.usage.input_tokens + run.usage.usage.output_tokens - before.input - before.output,
+    tool_uses: progress.toolUses,
+    duration_ms: Date.now() - started,
   });
   child.emit = async (message) => {
     await parent.emit(message);
     if (!('parent_tool_use_id' in message) || message.parent_tool_use_id !== toolUseId) return; // a nested subagent reports its own
-    if (message.type === 'assistant') for (const block of message.message.content) if (block.type === 'tool_use') progress.lastTool = block.name;
+    if (message.type === 'assistant')
+      for (const block of message.message.content) if (block.type === 'tool_use') progress.lastTool = block.name;
     if (message.type !== 'user' || !Array.isArray(message.message.content)) return;
     const results = message.message.content.filter((b) => b.type === 'tool_result').length;
     if (results === 0) return;
     progress.toolUses += results;
-    await emitTask({ type: 'system', subtype: 'task_progress', ...task, usage: taskUsage(), ...(progress.lastTool ? { last_tool_name: progress.lastTool } : {}) });
+    await emitTask({
+      type: 'system',
+      subtype: 'task_progress',
+      ...task,
+      usage: taskUsage(),
+      ...(progress.lastTool ? { last_tool_name: progress.lastTool } : {}),
+    });
   };
   await emitTask({ type: 'system', subtype: 'task_started', ...task, task_type: 'local_agent', prompt });
 
-  const start = await fireHook(child, 'SubagentStart', { agent_id: agentId, agent_type: type }, { signal: run.signal, matchValue: type });
+  const start = await fireHook(
+    child,
+    'SubagentStart',
+    { agent_id: agentId, agent_type: type },
+    { signal: run.signal, matchValue: type },
+  );
   const text = [prompt, ...start.additionalContext].join('\n\n');
   await parent.emit(userMessage([{ type: 'text', text }], child.sessionId, toolUseId));
   // The subagent can be stopped alone (`stop_task` with the Task call's id) or with the whole prompt.
@@ -84,29 +121,71 @@ export async function runSubagent(
   tasks.set(toolUseId, stop);
   let outcome;
   try {
-    outcome = await runAgentLoop(child, [{ role: 'user', content: [{ type: 'text', text }] }], { ...run, signal: stop.signal });
+    outcome = await runAgentLoop(child, [{ role: 'user', content: [{ type: 'text', text }] }], {
+      ...run,
+      signal: stop.signal,
+    });
   } catch (error) {
-    await emitTask({ type: 'system', subtype: 'task_notification', ...task, status: stop.signal.aborted ? 'stopped' : 'failed', output_file: '', summary: (error as Error).message, usage: taskUsage() });
+    await emitTask({
+      type: 'system',
+      subtype: 'task_notification',
+      ...task,
+      status: stop.signal.aborted ? 'stopped' : 'failed',
+      output_file: '',
+      summary: (error as Error).message,
+      usage: taskUsage(),
+    });
     throw error;
   } finally {
     tasks.delete(toolUseId);
     run.signal.removeEventListener('abort', onParentAbort);
   }
   const status = stop.signal.aborted ? 'stopped' : outcome.subtype === 'success' ? 'completed' : 'failed';
-  const summary = status === 'completed' ? outcome.text.slice(0, 500) : status === 'stopped' ? `The ${type} subagent was stopped` : outcome.errors.join('; ');
-  await emitTask({ type: 'system', subtype: 'task_notification', ...task, status, output_file: '', summary, usage: taskUsage() });
+  const summary =
+    status === 'completed'
+      ? outcome.text.slice(0, 500)
+      : status === 'stopped'
+        ? `The ${type} subagent was stopped`
+        : outcome.errors.join('; ');
+  await emitTask({
+    type: 'system',
+    subtype: 'task_notification',
+    ...task,
+    status,
+    output_file: '',
+    summary,
+    usage: taskUsage(),
+  });
   if (stop.signal.aborted && !run.signal.aborted) {
-    return { content: `The ${type} subagent was stopped before it finished`, isError: true, data: { status: 'stopped', agentId, agentType: type, prompt } };
+    return {
+      content: `The ${type} subagent was stopped before it finished`,
+      isError: true,
+      data: { status: 'stopped', agentId, agentType: type, prompt },
+    };
   }
-  const usage = { input_tokens: run.usage.usage.input_tokens - before.input, output_tokens: run.usage.usage.output_tokens - before.output };
+  const usage = {
+    input_tokens: run.usage.usage.input_tokens - before.input,
+    output_tokens: run.usage.usage.output_tokens - before.output,
+  };
   const data = {
-    status: outcome.subtype === 'success' ? 'completed' : 'failed', agentId, agentType: type, prompt,
-    content: [{ type: 'text', text: outcome.text }], totalDurationMs: Date.now() - started, numTurns: outcome.numTurns,
-    totalTokens: usage.input_tokens + usage.output_tokens, usage, totalCostUsd: run.usage.totalCostUsd - before.cost,
+    status: outcome.subtype === 'success' ? 'completed' : 'failed',
+    agentId,
+    agentType: type,
+    prompt,
+    content: [{ type: 'text', text: outcome.text }],
+    totalDurationMs: Date.now() - started,
+    numTurns: outcome.numTurns,
+    totalTokens: usage.input_tokens + usage.output_tokens,
+    usage,
+    totalCostUsd: run.usage.totalCostUsd - before.cost,
     ...(outcome.subtype === 'success' ? {} : { errors: outcome.errors, terminalReason: outcome.terminalReason }),
   };
   if (outcome.subtype === 'success') return { content: outcome.text || '(the subagent gave no answer)', data };
-  return { content: `The ${type} subagent did not finish (${outcome.subtype}): ${outcome.errors.join('; ')}`, isError: true, data };
+  return {
+    content: `The ${type} subagent did not finish (${outcome.subtype}): ${outcome.errors.join('; ')}`,
+    isError: true,
+    data,
+  };
 }
 
 /** Subagents running now, by the id of their Task call (what `stop_task` names). */

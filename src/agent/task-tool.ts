@@ -12,7 +12,9 @@ export function createTaskTool(agents: () => Record<string, AgentDefinition>): A
   return {
     name: 'Task',
     get description() {
-      const list = Object.entries(agents()).map(([name, a]) => `- ${name}: ${a.description}`).join('\n');
+      const list = Object.entries(agents())
+        .map(([name, a]) => `- ${name}: ${a.description}`)
+        .join('\n');
       return `Launch a subagent to carry out a task on its own and report back. Available agents (subagent_type):\n${list}`;
     },
     inputSchema: {
@@ -35,8 +37,10 @@ export function createTaskTool(agents: () => Record<string, AgentDefinition>): A
       const type = requireString(input, 'subagent_type');
       const all = agents();
       const definition = Object.hasOwn(all, type) ? all[type] : undefined;
-      if (!definition) return { content: `Unknown subagent_type "${type}". Available: ${Object.keys(all).join(', ')}`, isError: true };
-      const description = typeof input.description === 'string' && input.description.trim() ? input.description.trim() : type;
+      if (!definition)
+        return { content: `Unknown subagent_type "${type}". Available: ${Object.keys(all).join(', ')}`, isError: true };
+      const description =
+        typeof input.description === 'string' && input.description.trim() ? input.description.trim() : type;
       return runSubagent(parent.ctx, parent.run, type, definition, prompt, _context.toolUseId, description);
     },
   };
@@ -44,16 +48,25 @@ export function createTaskTool(agents: () => Record<string, AgentDefinition>): A
 
 /** Checks agent definitions from `--agents`, the library or `initialize.agents`. */
 export function validateAgents(value: unknown, source = 'agents'): Record<string, AgentDefinition> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${source}: expected an object of {"name": {"description", "prompt"}}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${source}: expected an object of {"name": {"description", "prompt"}}`);
   const out: Record<string, AgentDefinition> = {};
   for (const [name, def] of Object.entries(value as Record<string, unknown>)) {
     const d = def as Partial<AgentDefinition> | null;
     if (!d || typeof d !== 'object' || typeof d.description !== 'string' || typeof d.prompt !== 'string') {
       throw new Error(`${source}: agent "${name}" needs a "description" and a "prompt" (strings)`);
     }
-    if (d.tools !== undefined && (!Array.isArray(d.tools) || d.tools.some((t) => typeof t !== 'string'))) throw new Error(`${source}: agent "${name}": "tools" must be an array of tool names`);
-    if (d.model !== undefined && typeof d.model !== 'string') throw new Error(`${source}: agent "${name}": "model" must be a string`);
-    out[name] = { description: d.description, prompt: d.prompt, tools: d.tools, disallowedTools: d.disallowedTools, model: d.model };
+    if (d.tools !== undefined && (!Array.isArray(d.tools) || d.tools.some((t) => typeof t !== 'string')))
+      throw new Error(`${source}: agent "${name}": "tools" must be an array of tool names`);
+    if (d.model !== undefined && typeof d.model !== 'string')
+      throw new Error(`${source}: agent "${name}": "model" must be a string`);
+    out[name] = {
+      description: d.description,
+      prompt: d.prompt,
+      tools: d.tools,
+      disallowedTools: d.disallowedTools,
+      model: d.model,
+    };
   }
   return out;
 }

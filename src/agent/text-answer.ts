@@ -18,5 +18,8 @@ export async function textAnswer(ctx: AgentContext, request: ModelRequest, usage
   const message = assembler.message;
   if (!message) throw new Error('the model stream ended before message_start');
   usage.add(message.model || request.model, message.usage);
-  return assembler.finished.filter((b): b is Extract<AssistantContentBlock, { type: 'text' }> => b.type === 'text').map((b) => b.text).join('');
+  return assembler.finished
+    .filter((b): b is Extract<AssistantContentBlock, { type: 'text' }> => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
 }

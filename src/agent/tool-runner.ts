@@ -15,7 +15,11 @@ import type { RunState } from './loop.ts';
 
 /** A tool that runs inside the agent (Task): it gets the calling agent's context and run. */
 export interface AgentTool extends Tool {
-  callInAgent(input: Record<string, unknown>, context: ToolContext, parent: { ctx: AgentContext; run: RunState }): Promise<ToolResult>;
+  callInAgent(
+    input: Record<string, unknown>,
+    context: ToolContext,
+    parent: { ctx: AgentContext; run: RunState },
+  ): Promise<ToolResult>;
 }
 
 /** What one call produced, for the history, the wire and the result. */
@@ -29,10 +33,19 @@ export interface ToolOutcome {
   stop?: string;
 }
 
-export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: AbortSignal, run?: RunState): Promise<ToolOutcome> {
+export async function runToolCall(
+  ctx: AgentContext,
+  use: ToolUseBlock,
+  signal: AbortSignal,
+  run?: RunState,
+): Promise<ToolOutcome> {
   const tool = ctx.tools.find((t) => t.name === use.name);
   if (!tool) return errorOutcome(use, wrapToolUseError(`Error: No such tool available: ${use.name}`));
-  if ('__invalid_input' in use.input) return errorOutcome(use, wrapToolUseError(`The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`));
+  if ('__invalid_input' in use.input)
+    return errorOutcome(
+      use,
+      wrapToolUseError(`The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`),
+    );
 
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);
@@ -40,11 +53,24 @@ export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: 
     ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
     if (decision.auto) {
       await ctx.emit({
-        type: 'system', subtype: 'permission_denied', tool_name: tool.name, tool_use_id: use.id, ...(ctx.agent ? { agent_id: ctx.agent.id } : {}),
-        decision_reason_type: decision.auto, decision_reason: decision.message, message: decision.message, uuid: newUuid(), session_id: ctx.sessionId,
+        type: 'system',
+        subtype: 'permission_denied',
+        tool_name: tool.name,
+        tool_use_id: use.id,
+        ...(ctx.agent ? { agent_id: ctx.agent.id } : {}),
+        decision_reason_type: decision.auto,
+        decision_reason: decision.message,
+        message: decision.message,
+        uuid: newUuid(),
+        session_id: ctx.sessionId,
       });
     }
-    return { ...errorOutcome(use, decision.message), denied: { reason: decision.message }, interrupt: decision.interrupt, stop: decision.stop };
+    return {
+      ...errorOutcome(use, decision.message),
+      denied: { reason: decision.message },
+      interrupt: decision.interrupt,
+      stop: decision.stop,
+    };
   }
   const input = decision.updatedInput ?? use.input;
   const started = Date.now();
@@ -61,23 +87,55 @@ export async function runToolCall(ctx: AgentContext, use: ToolUseBlock, signal: 
 
 /** PostToolUse after a success, PostToolUseFailure after an `is_error` result. */
 async function afterToolUse(
-  ctx: AgentContext, tool: Tool, toolUseId: string, input: Record<string, unknown>, result: ToolResult, durationMs: number,
-  signal: AbortSignal, outcome: ToolOutcome,
+  ctx: AgentContext,
+  tool: Tool,
+  toolUseId: string,
+  input: Record<string, unknown>,
+  result: ToolResult,
+  durationMs: number,
+  signal: AbortSignal,
+  outcome: ToolOutcome,
 ): Promise<void> {
   const failed = result.isError === true;
-  const text = typeof result.content === 'string' ? result.content : result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  const text =
+    typeof result.content === 'string'
+      ? result.content
+      : result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   const fields = failed
-    ? { tool_name: tool.name, tool_input: input, tool_use_id: toolUseId, error: text, is_interrupt: signal.aborted, duration_ms: durationMs }
-    : { tool_name: tool.name, tool_input: input, tool_response: result.data ?? text, tool_use_id: toolUseId, duration_ms: durationMs };
-  const verdict = await fireHook(ctx, failed ? 'PostToolUseFailure' : 'PostToolUse', fields, { signal, matchValue: tool.name, toolUseId });
+    ? {
+        tool_name: tool.name,
+        tool_input: input,
+        tool_use_id: toolUseId,
+        error: text,
+        is_interrupt: signal.aborted,
+        duration_ms: durationMs,
+      }
+    : {
+        tool_name: tool.name,
+        tool_input: input,
+        tool_response: result.data ?? text,
+        tool_use_id: toolUseId,
+        duration_ms: durationMs,
+      };
+  const verdict = await fireHook(ctx, failed ? 'PostToolUseFailure' : 'PostToolUse', fields, {
+    signal,
+    matchValue: tool.name,
+    toolUseId,
+  });
   if (!verdict.ran) return;
   if (verdict.updatedToolOutput !== undefined) {
     const out = verdict.updatedToolOutput;
     outcome.block.content = typeof out === 'string' ? out : JSON.stringify(out);
   }
-  const notes = [...(verdict.block ? [`PostToolUse hook feedback: ${verdict.block}`] : []), ...verdict.additionalContext];
+  const notes = [
+    ...(verdict.block ? [`PostToolUse hook feedback: ${verdict.block}`] : []),
+    ...verdict.additionalContext,
+  ];
   if (notes.length) {
-    const blocks = typeof outcome.block.content === 'string' ? [{ type: 'text' as const, text: outcome.block.content }] : outcome.block.content;
+    const blocks =
+      typeof outcome.block.content === 'string'
+        ? [{ type: 'text' as const, text: outcome.block.content }]
+        : outcome.block.content;
     outcome.block.content = [...blocks, ...notes.map((n) => ({ type: 'text' as const, text: n }))];
   }
   if (verdict.stop) outcome.stop = verdict.stop;
@@ -94,29 +152,75 @@ function errorOutcome(use: ToolUseBlock, message: string): ToolOutcome {
 /** How a call was denied without asking anyone (`system/permission_denied`); absent for hooks and for the client's or user's answers. */
 type AutoDenial = 'rule' | 'mode' | 'no_permission_prompt';
 
-async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<PermissionResult & { stop?: string; auto?: AutoDenial }> {
+async function authorize(
+  ctx: AgentContext,
+  tool: Tool,
+  use: ToolUseBlock,
+  signal: AbortSignal,
+): Promise<PermissionResult & { stop?: string; auto?: AutoDenial }> {
   let input = use.input;
-  const hook = await fireHook(ctx, 'PreToolUse', { tool_name: tool.name, tool_input: input, tool_use_id: use.id }, { signal, matchValue: tool.name, toolUseId: use.id });
+  const hook = await fireHook(
+    ctx,
+    'PreToolUse',
+    { tool_name: tool.name, tool_input: input, tool_use_id: use.id },
+    { signal, matchValue: tool.name, toolUseId: use.id },
+  );
   if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
-  if (hook.permission === 'deny') return { behavior: 'deny', message: `${tool.name} was blocked by a PreToolUse hook: ${hook.permissionReason ?? 'no reason given'}` };
+  if (hook.permission === 'deny')
+    return {
+      behavior: 'deny',
+      message: `${tool.name} was blocked by a PreToolUse hook: ${hook.permissionReason ?? 'no reason given'}`,
+    };
   if (hook.updatedInput) input = hook.updatedInput;
-  const verdict = await checkPermission({ tool, input, mode: ctx.permissions.mode, allow: ctx.permissions.allow, deny: ctx.permissions.deny, cwd: ctx.cwd, directories: ctx.permissions.directories });
+  const verdict = await checkPermission({
+    tool,
+    input,
+    mode: ctx.permissions.mode,
+    allow: ctx.permissions.allow,
+    deny: ctx.permissions.deny,
+    cwd: ctx.cwd,
+    directories: ctx.permissions.directories,
+  });
   if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason, auto: verdict.by };
-  if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask')) return { behavior: 'allow', updatedInput: input };
-  const why = verdict.behavior === 'ask' ? verdict.reason : `${tool.name} needs approval: ${hook.permissionReason ?? 'a PreToolUse hook asked for it'}`;
-  await fireHook(ctx, 'Notification', { message: `agentpipe needs your permission to use ${tool.name}`, notification_type: 'permission_prompt' }, { signal, matchValue: 'permission_prompt' });
+  if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask'))
+    return { behavior: 'allow', updatedInput: input };
+  const why =
+    verdict.behavior === 'ask'
+      ? verdict.reason
+      : `${tool.name} needs approval: ${hook.permissionReason ?? 'a PreToolUse hook asked for it'}`;
+  await fireHook(
+    ctx,
+    'Notification',
+    { message: `agentpipe needs your permission to use ${tool.name}`, notification_type: 'permission_prompt' },
+    { signal, matchValue: 'permission_prompt' },
+  );
   if (!ctx.canUseTool) return { behavior: 'deny', message: why, auto: 'no_permission_prompt' };
   try {
-    const answer = await ctx.canUseTool(tool.name, input, { signal, toolUseId: use.id, suggestions: [], parentToolUseId: ctx.parentToolUseId });
+    const answer = await ctx.canUseTool(tool.name, input, {
+      signal,
+      toolUseId: use.id,
+      suggestions: [],
+      parentToolUseId: ctx.parentToolUseId,
+    });
     if (answer.behavior === 'allow') return { behavior: 'allow', updatedInput: answer.updatedInput ?? input };
-    return { behavior: 'deny', message: answer.message || `Permission to use ${tool.name} was denied`, interrupt: answer.interrupt };
+    return {
+      behavior: 'deny',
+      message: answer.message || `Permission to use ${tool.name} was denied`,
+      interrupt: answer.interrupt,
+    };
   } catch (error) {
     if (signal.aborted) throw error;
     return { behavior: 'deny', message: `Permission check for ${tool.name} failed: ${(error as Error).message}` };
   }
 }
 
-async function callWithProgress(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal, run?: RunState): Promise<ToolResult> {
+async function callWithProgress(
+  ctx: AgentContext,
+  tool: Tool,
+  use: ToolUseBlock,
+  signal: AbortSignal,
+  run?: RunState,
+): Promise<ToolResult> {
   const started = Date.now();
   let lastOutput = '';
   let chain = Promise.resolve();
@@ -124,8 +228,13 @@ async function callWithProgress(ctx: AgentContext, tool: Tool, use: ToolUseBlock
   const beat = () => {
     if (finished) return;
     const message: ToolProgressMessage = {
-      type: 'tool_progress', tool_use_id: use.id, tool_name: tool.name, parent_tool_use_id: ctx.parentToolUseId,
-      elapsed_time_seconds: Math.round((Date.now() - started) / 100) / 10, uuid: newUuid(), session_id: ctx.sessionId,
+      type: 'tool_progress',
+      tool_use_id: use.id,
+      tool_name: tool.name,
+      parent_tool_use_id: ctx.parentToolUseId,
+      elapsed_time_seconds: Math.round((Date.now() - started) / 100) / 10,
+      uuid: newUuid(),
+      session_id: ctx.sessionId,
       ...(lastOutput ? { output: lastOutput } : {}),
     };
     chain = chain.then(() => ctx.emit(message));
@@ -137,7 +246,11 @@ async function callWithProgress(ctx: AgentContext, tool: Tool, use: ToolUseBlock
   }, ctx.progressThresholdMs);
   try {
     const context: ToolContext = {
-      cwd: ctx.cwd, signal, sessionId: ctx.sessionId, toolUseId: use.id, state: ctx.toolState,
+      cwd: ctx.cwd,
+      signal,
+      sessionId: ctx.sessionId,
+      toolUseId: use.id,
+      state: ctx.toolState,
       onOutput: (text) => {
         lastOutput = (lastOutput + text).slice(-2000);
       },
@@ -146,7 +259,9 @@ async function callWithProgress(ctx: AgentContext, tool: Tool, use: ToolUseBlock
     return await tool.call(use.input, context);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return signal.aborted ? { content: `${tool.name} was interrupted`, isError: true } : toolUseError(`${tool.name} failed: ${message}`);
+    return signal.aborted
+      ? { content: `${tool.name} was interrupted`, isError: true }
+      : toolUseError(`${tool.name} failed: ${message}`);
   } finally {
     finished = true;
     clearTimeout(first);

@@ -4,7 +4,12 @@ import { emptyResultUsage } from '../messages/usage.ts';
 import { contextWindowOf, costOf, maxOutputTokensOf } from '../model/pricing.ts';
 
 /** Plain token counts of one request. */
-export interface TokenCounts { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }
+export interface TokenCounts {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
 
 export class UsageTracker {
   readonly usage: ResultUsage = emptyResultUsage();
@@ -21,15 +26,23 @@ export class UsageTracker {
     this.last = { ...counts, model };
     const cacheWrite = counts.cache_creation_input_tokens ?? 0;
     const cacheRead = counts.cache_read_input_tokens ?? 0;
-    const cost = reportedCostUsd ?? costOf(model, { ...counts, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead });
+    const cost =
+      reportedCostUsd ??
+      costOf(model, { ...counts, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead });
     this.usage.input_tokens += counts.input_tokens;
     this.usage.output_tokens += counts.output_tokens;
     this.usage.cache_creation_input_tokens += cacheWrite;
     this.usage.cache_read_input_tokens += cacheRead;
     this.usage.cache_creation.ephemeral_5m_input_tokens += cacheWrite;
     const entry = (this.modelUsage[model] ??= {
-      inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, webSearchRequests: 0,
-      costUSD: 0, contextWindow: contextWindowOf(model), maxOutputTokens: maxOutputTokensOf(model),
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadInputTokens: 0,
+      cacheCreationInputTokens: 0,
+      webSearchRequests: 0,
+      costUSD: 0,
+      contextWindow: contextWindowOf(model),
+      maxOutputTokens: maxOutputTokensOf(model),
     });
     entry.inputTokens += counts.input_tokens;
     entry.outputTokens += counts.output_tokens;
@@ -45,14 +58,28 @@ export class UsageTracker {
     this.requests += other.requests;
     this.totalCostUsd += other.totalCostUsd;
     this.apiDurationMs += other.apiDurationMs;
-    for (const key of ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const) this.usage[key] += other.usage[key];
+    for (const key of [
+      'input_tokens',
+      'output_tokens',
+      'cache_creation_input_tokens',
+      'cache_read_input_tokens',
+    ] as const)
+      this.usage[key] += other.usage[key];
     for (const [model, entry] of Object.entries(other.modelUsage)) {
       const mine = this.modelUsage[model];
       if (!mine) {
         this.modelUsage[model] = { ...entry };
         continue;
       }
-      for (const key of ['inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens', 'webSearchRequests', 'costUSD'] as const) mine[key] += entry[key];
+      for (const key of [
+        'inputTokens',
+        'outputTokens',
+        'cacheReadInputTokens',
+        'cacheCreationInputTokens',
+        'webSearchRequests',
+        'costUSD',
+      ] as const)
+        mine[key] += entry[key];
     }
   }
 }

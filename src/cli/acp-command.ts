@@ -8,8 +8,9 @@ import { addSessionOptions, type CliFlags } from './flags.ts';
 import { UsageError, sessionOptionsFromFlags } from './options.ts';
 
 export function buildAcpProgram(): Command {
-  const program = new Command('agentpipe acp')
-    .description('Serve the Agent Client Protocol on stdio (for editors such as Zed). Sessions are saved as transcripts: session/list and session/load find them again.');
+  const program = new Command('agentpipe acp').description(
+    'Serve the Agent Client Protocol on stdio (for editors such as Zed). Sessions are saved as transcripts: session/list and session/load find them again.',
+  );
   return addSessionOptions(program)
     .option('--no-partial-messages', 'send whole blocks instead of streamed chunks')
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe acp --help)\n`) });
@@ -21,7 +22,10 @@ export async function runAcpCommand(argv: string[], log: (line: string) => void)
   program.parse(argv, { from: 'user' });
   const flags = program.opts<CliFlags & { partialMessages?: boolean }>();
   try {
-    const options = { ...(await sessionOptionsFromFlags(flags)), includePartialMessages: flags.partialMessages !== false };
+    const options = {
+      ...(await sessionOptionsFromFlags(flags)),
+      includePartialMessages: flags.partialMessages !== false,
+    };
     const { checkSessionOptions } = await import('../session/open.ts');
     await checkSessionOptions(options, log).catch((error: Error) => {
       throw new UsageError(error.message);

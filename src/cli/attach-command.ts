@@ -9,7 +9,11 @@ import type { Command } from 'commander';
 import type { CliFlags } from './flags.ts';
 
 /** Flags of `attach`, merged with the main program's. */
-interface AttachFlags extends CliFlags { redis: string; from?: string; follow: boolean }
+interface AttachFlags extends CliFlags {
+  redis: string;
+  from?: string;
+  follow: boolean;
+}
 
 const STREAM_ID = /^\d+-\d+$/;
 
@@ -17,7 +21,7 @@ const STREAM_ID = /^\d+-\d+$/;
 export function addAttachCommand(program: Command, log: (line: string) => void): void {
   program
     .command('attach')
-    .description('print a cluster session\'s messages (stream-json) from its Redis log, then follow it live')
+    .description("print a cluster session's messages (stream-json) from its Redis log, then follow it live")
     .argument('<session-id>', 'the session (its id, as the front end or `result.session_id` gave it)')
     .requiredOption('--redis <url>', 'the Redis server: redis://[:password@]host:port[/db]')
     .option('--from <id>', 'only messages after this one: a stream id (<ms>-<seq>) or a message uuid')
@@ -32,7 +36,8 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
     log(`agentpipe attach: error: ${message}`);
     return 1;
   };
-  if (flags.outputFormat !== 'stream-json' || !flags.verbose) return fail('attach prints stream-json: give --output-format stream-json --verbose');
+  if (flags.outputFormat !== 'stream-json' || !flags.verbose)
+    return fail('attach prints stream-json: give --output-format stream-json --verbose');
   const { SessionLog, RedisConnectionError } = await import('../cluster/redis.ts');
   const { isInternal } = await import('../cluster/session-run.ts');
   const sessions = new SessionLog({ redis: flags.redis });
@@ -63,15 +68,18 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
       return fail((error as Error).message);
     }
     await sessions.connect();
-    if (!(await sessions.exists(sessionId))) return fail(`no session ${sessionId} in Redis (not started yet, archived or deleted)`);
+    if (!(await sessions.exists(sessionId)))
+      return fail(`no session ${sessionId} in Redis (not started yet, archived or deleted)`);
     let from = '0-0';
     if (flags.from !== undefined) {
       const id = STREAM_ID.test(flags.from) ? flags.from : await sessions.idOfUuid(sessionId, flags.from);
-      if (!id) return fail(`--from ${flags.from}: not a stream id, and no message of session ${sessionId} has that uuid`);
+      if (!id)
+        return fail(`--from ${flags.from}: not a stream id, and no message of session ${sessionId} has that uuid`);
       from = id;
     }
     const partial = flags.includePartialMessages === true;
-    const show = (message: { type: string }): boolean => !isInternal(message) && (partial || message.type !== 'stream_event');
+    const show = (message: { type: string }): boolean =>
+      !isInternal(message) && (partial || message.type !== 'stream_event');
     const liveFrom = await sessions.lastLiveId(sessionId);
     let last = from;
     let ended = false;
@@ -83,10 +91,14 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
     }
     if (!flags.follow || ended || stop.signal.aborted) return 0;
     // The deltas of the message being written now (they follow the last durable message).
-    for (const entry of await sessions.readLive(sessionId)) if (entry.after === last && show(entry.message)) await print(entry.message);
+    for (const entry of await sessions.readLive(sessionId))
+      if (entry.after === last && show(entry.message)) await print(entry.message);
     // Archived or deleted meanwhile: nothing more will come.
     watch = setInterval(() => {
-      sessions.exists(sessionId).then((there) => !there && stop.abort(), () => undefined);
+      sessions.exists(sessionId).then(
+        (there) => !there && stop.abort(),
+        () => undefined,
+      );
     }, 1000);
     for await (const { entry } of sessions.follow(sessionId, last, stop.signal, { fromId: liveFrom })) {
       if (entry.message.type === 'agentpipe_session_end') break;

@@ -37,25 +37,39 @@ export interface CliFlags {
 }
 
 /** Flags the official SDK may pass that have no effect yet: accepted with a warning. */
-export const NOT_YET_SUPPORTED = ['pluginDir', 'pluginDirNoMcp', 'projectConfigRoot', 'permissionPrompts', 'taskBudget', 'managedSettings', 'managedSettingsInInitialize', 'channels'] as const;
+export const NOT_YET_SUPPORTED = [
+  'pluginDir',
+  'pluginDirNoMcp',
+  'projectConfigRoot',
+  'permissionPrompts',
+  'taskBudget',
+  'managedSettings',
+  'managedSettingsInInitialize',
+  'channels',
+] as const;
 
 /** Parses `--port` (0 picks a free port). */
 export const port = (value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
   return n;
 };
 
-const integer = (name: string) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
-  return n;
-};
-const positive = (name: string) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
-  return n;
-};
+const integer =
+  (name: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
+    return n;
+  };
+const positive =
+  (name: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
+    return n;
+  };
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /**
@@ -65,8 +79,16 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
  */
 export function addSessionOptions(command: Command): Command {
   return command
-    .addOption(new Option('--harness <agent>', 'the agent that runs the session: agentpipe\'s own loop (default), or a wrapped CLI: claude, codex, gemini, qwen, acp').choices(['agentpipe', 'claude', 'codex', 'gemini', 'qwen', 'acp']))
-    .option('--harness-command <command>', 'the wrapped agent\'s command (default: its CLI on PATH; --harness acp needs it, e.g. "goose acp")')
+    .addOption(
+      new Option(
+        '--harness <agent>',
+        "the agent that runs the session: agentpipe's own loop (default), or a wrapped CLI: claude, codex, gemini, qwen, acp",
+      ).choices(['agentpipe', 'claude', 'codex', 'gemini', 'qwen', 'acp']),
+    )
+    .option(
+      '--harness-command <command>',
+      'the wrapped agent\'s command (default: its CLI on PATH; --harness acp needs it, e.g. "goose acp")',
+    )
     .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
     .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
     .option('--base-url <url>', 'OpenAI-compatible server (Ollama, vLLM, llama.cpp), e.g. http://localhost:11434/v1')
@@ -77,29 +99,83 @@ export function addSessionOptions(command: Command): Command {
     .option('--max-turns <n>', 'stop after this many model requests per prompt', integer('--max-turns'))
     .option('--max-budget-usd <usd>', 'stop once this much was spent', positive('--max-budget-usd'))
     .option('--max-thinking-tokens <n>', 'extended thinking budget', integer('--max-thinking-tokens'))
-    .option('--max-context-tokens <n>', 'compact the history when the context nears this many tokens (default: the model\'s window)', integer('--max-context-tokens'))
+    .option(
+      '--max-context-tokens <n>',
+      "compact the history when the context nears this many tokens (default: the model's window)",
+      integer('--max-context-tokens'),
+    )
     .option('--allowedTools, --allowed-tools <rules...>', 'permission rules that allow (e.g. "Bash(git log:*)" Read)')
-    .option('--disallowedTools, --disallowed-tools <rules...>', 'permission rules that deny; a bare name hides the tool')
+    .option(
+      '--disallowedTools, --disallowed-tools <rules...>',
+      'permission rules that deny; a bare name hides the tool',
+    )
     .option('--tools <names>', 'restrict the built-in tools ("default" for all)')
-    .addOption(new Option('--permission-mode <mode>', 'permission mode').choices(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk']))
+    .addOption(
+      new Option('--permission-mode <mode>', 'permission mode').choices([
+        'default',
+        'acceptEdits',
+        'bypassPermissions',
+        'plan',
+        'dontAsk',
+      ]),
+    )
     .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions')
     .option('--cwd <dir>', 'working folder of the agent')
     .option('--no-session-persistence', 'do not write a transcript ($AGENTPIPE_HOME/projects/<folder>/<id>.jsonl)')
-    .option('--mcp-config <configs...>', 'MCP servers: JSON files or strings {"mcpServers": {"name": {...}}} (repeatable)')
-    .option('--strict-mcp-config', 'only the --mcp-config servers (always the case: agentpipe reads no other MCP config)')
-    .option('--settings <file-or-json>', 'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}')
+    .option(
+      '--mcp-config <configs...>',
+      'MCP servers: JSON files or strings {"mcpServers": {"name": {...}}} (repeatable)',
+    )
+    .option(
+      '--strict-mcp-config',
+      'only the --mcp-config servers (always the case: agentpipe reads no other MCP config)',
+    )
+    .option(
+      '--settings <file-or-json>',
+      'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}',
+    )
     .option('--agents <json>', 'subagents for the Task tool: {"name": {"description", "prompt", "tools"?, "model"?}}')
-    .option('--json-schema <schema>', 'JSON schema (inline JSON or a file) the final answer must match; see result.structured_output')
-    .option('--include-hook-events', 'emit system/hook_started before each hook (hook_response after it is always emitted)')
-    .option('--fallback-model <models>', 'model(s) to switch to, for the rest of the prompt, when a request fails with overloaded, model not found or server errors after the retries (comma-separated: tried in order)')
-    .addOption(new Option('--effort <level>', 'reasoning effort (Anthropic output_config.effort, OpenAI reasoning_effort)').choices(['low', 'medium', 'high', 'xhigh', 'max']))
-    .addOption(new Option('--thinking <mode>', 'thinking: adaptive, enabled (budget: --max-thinking-tokens) or disabled').choices(['adaptive', 'enabled', 'disabled']))
-    .addOption(new Option('--thinking-display <mode>', 'how thinking comes back (Anthropic)').choices(['summarized', 'omitted']))
+    .option(
+      '--json-schema <schema>',
+      'JSON schema (inline JSON or a file) the final answer must match; see result.structured_output',
+    )
+    .option(
+      '--include-hook-events',
+      'emit system/hook_started before each hook (hook_response after it is always emitted)',
+    )
+    .option(
+      '--fallback-model <models>',
+      'model(s) to switch to, for the rest of the prompt, when a request fails with overloaded, model not found or server errors after the retries (comma-separated: tried in order)',
+    )
+    .addOption(
+      new Option(
+        '--effort <level>',
+        'reasoning effort (Anthropic output_config.effort, OpenAI reasoning_effort)',
+      ).choices(['low', 'medium', 'high', 'xhigh', 'max']),
+    )
+    .addOption(
+      new Option(
+        '--thinking <mode>',
+        'thinking: adaptive, enabled (budget: --max-thinking-tokens) or disabled',
+      ).choices(['adaptive', 'enabled', 'disabled']),
+    )
+    .addOption(
+      new Option('--thinking-display <mode>', 'how thinking comes back (Anthropic)').choices(['summarized', 'omitted']),
+    )
     .option('--betas <betas>', 'Anthropic betas, comma-separated (anthropic-beta header)')
     .option('--add-dir <dir>', 'extra folder the agent works in, like the cwd (repeatable)', collect)
-    .option('--setting-sources <sources>', 'settings files to load: user ($AGENTPIPE_HOME/settings.json), project (.agentpipe/settings.json), local (.agentpipe/settings.local.json), with the agents/*.md of user and project; default all, "" for none')
-    .option('--agent <name>', 'run the main thread as this agent (--agents or the SDK\'s agents): its prompt, tools and model')
-    .option('--debug [filter]', 'debug lines on stderr (requests, retries, tool calls, control requests); filter e.g. "api,tools" or "!control"')
+    .option(
+      '--setting-sources <sources>',
+      'settings files to load: user ($AGENTPIPE_HOME/settings.json), project (.agentpipe/settings.json), local (.agentpipe/settings.local.json), with the agents/*.md of user and project; default all, "" for none',
+    )
+    .option(
+      '--agent <name>',
+      "run the main thread as this agent (--agents or the SDK's agents): its prompt, tools and model",
+    )
+    .option(
+      '--debug [filter]',
+      'debug lines on stderr (requests, retries, tool calls, control requests); filter e.g. "api,tools" or "!control"',
+    )
     .option('--debug-file <file>', 'write the debug lines to this file (implies --debug)');
 }
 
@@ -109,24 +185,41 @@ export function buildProgram(): Command {
     .version(VERSION, '-v, --version')
     .argument('[prompt]', 'the prompt (read from stdin when absent and stdin is a pipe)')
     .option('-p, --print', 'print mode: run the prompt and exit (the only mode; accepted for compatibility)')
-    .addOption(new Option('--output-format <format>', 'output format').choices(['text', 'json', 'stream-json']).default('text'))
+    .addOption(
+      new Option('--output-format <format>', 'output format').choices(['text', 'json', 'stream-json']).default('text'),
+    )
     .addOption(new Option('--input-format <format>', 'input format').choices(['text', 'stream-json']).default('text'))
     .option('--verbose', 'every message (json: an array; required by stream-json)')
     .option('--include-partial-messages', 'emit stream_event messages with the raw deltas')
     .option('--replay-user-messages', 'echo user messages from stdin back (stream-json)')
     .option('--permission-prompt-tool <tool>', '"stdio": ask the SDK client through can_use_tool control requests')
-    .option('--sdk-url <url>', 'speak stream-json over a WebSocket: dial this ws:// URL of the client (reconnects, resends unacked lines)');
+    .option(
+      '--sdk-url <url>',
+      'speak stream-json over a WebSocket: dial this ws:// URL of the client (reconnects, resends unacked lines)',
+    );
   addSessionOptions(program)
     // Which session a run is (acp's client chooses with session/new and session/load instead).
     .option('--session-id <uuid>', 'use this session id')
     .option('-r, --resume <id>', 'resume a session: its id, or the path of its .jsonl transcript')
     .option('-c, --continue', 'continue the latest session of this folder')
-    .option('--fork-session', 'with --resume/--continue: go on under a new session id (the old transcript stays as it was)')
+    .option(
+      '--fork-session',
+      'with --resume/--continue: go on under a new session id (the old transcript stays as it was)',
+    )
     .option('--resume-session-at <uuid>', 'with --resume: keep the history up to and including this message')
-    .option('--resume-drops-turn <uuid>', 'with --resume-session-at: the prompt uuid of the one turn being dropped (refused when more would go)')
-    .option('--session-mirror', 'stream-json: send each transcript line as transcript_mirror (the SDK\'s sessionStore) and resume from $CLAUDE_CONFIG_DIR/projects')
+    .option(
+      '--resume-drops-turn <uuid>',
+      'with --resume-session-at: the prompt uuid of the one turn being dropped (refused when more would go)',
+    )
+    .option(
+      '--session-mirror',
+      "stream-json: send each transcript line as transcript_mirror (the SDK's sessionStore) and resume from $CLAUDE_CONFIG_DIR/projects",
+    )
     .option('--await-initialize', 'stream-json: hold user messages until the initialize control request was handled')
-    .option('--allow-dangerously-skip-permissions', 'accepted for the official SDK; not needed: bypassPermissions works without it')
+    .option(
+      '--allow-dangerously-skip-permissions',
+      'accepted for the official SDK; not needed: bypassPermissions works without it',
+    )
     // Accepted for the official SDK; no effect yet (warned once each).
     .option('--plugin-dir <dir>', 'plugin folder (not supported yet)', collect)
     .option('--project-config-root <dir>', 'project config root (not supported yet)')
@@ -136,8 +229,14 @@ export function buildProgram(): Command {
     .option('--managed-settings-in-initialize', 'managed settings come in initialize (not supported yet)')
     .option('--plugin-dir-no-mcp <dir>', 'plugin folder without its MCP servers (not supported yet)', collect)
     .option('--channels <name>', 'channels (agentpipe has none; repeatable)', collect)
-    .option('--initialize-fields <fields>', 'fields the SDK sends in initialize instead of flags (settings, disallowedTools): always read there')
-    .addHelpText('after', '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the model and session flags above (agentpipe acp --help)')
+    .option(
+      '--initialize-fields <fields>',
+      'fields the SDK sends in initialize instead of flags (settings, disallowedTools): always read there',
+    )
+    .addHelpText(
+      'after',
+      '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the model and session flags above (agentpipe acp --help)',
+    )
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
   return program;
 }

@@ -54,13 +54,19 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   if (flags.sdkUrl !== undefined) return (await import('./sdk-url.ts')).runSdkUrl(flags, promptArg, log);
   validateFormats(flags, promptArg !== undefined);
   for (const name of unsupportedFlagsGiven(flags)) {
-    log(`agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`);
+    log(
+      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`,
+    );
   }
   const options = await sessionOptionsFromFlags(flags);
   const streamInput = flags.inputFormat === 'stream-json';
-  const prompt = streamInput ? undefined : promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin));
+  const prompt = streamInput
+    ? undefined
+    : (promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin)));
   if (!streamInput && !prompt?.trim()) {
-    throw new UsageError('Input must be provided either through stdin or as a prompt argument when using --print (e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)');
+    throw new UsageError(
+      'Input must be provided either through stdin or as a prompt argument when using --print (e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)',
+    );
   }
 
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 256 });
@@ -68,7 +74,11 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   let opened;
   try {
     opened = await openSession(options, {
-      send, log, replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool, awaitInitialize: flags.awaitInitialize === true,
+      send,
+      log,
+      replayUserMessages: flags.replayUserMessages,
+      permissionPromptTool: flags.permissionPromptTool,
+      awaitInitialize: flags.awaitInitialize === true,
       announceRequests: flags.inputFormat === 'stream-json',
     });
   } catch (error) {
@@ -77,7 +87,12 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   }
   const { session, runner } = opened;
   // A wrapped agent reports its own cost.
-  if (flags.verbose && !session.harness && session.ctx.model !== 'scripted' && priceOf(session.ctx.model) === undefined) {
+  if (
+    flags.verbose &&
+    !session.harness &&
+    session.ctx.model !== 'scripted' &&
+    priceOf(session.ctx.model) === undefined
+  ) {
     log(`agentpipe: note: no price is known for model "${session.ctx.model}"; its cost is reported as 0`);
   }
 
@@ -106,7 +121,10 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stopOnSignal);
 
-  const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, { maxTurns: options.maxTurns, maxBudgetUsd: options.maxBudgetUsd });
+  const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, {
+    maxTurns: options.maxTurns,
+    maxBudgetUsd: options.maxBudgetUsd,
+  });
   const output = pipeOutput(queue, format, writer);
   const promptLine: ParsedLine = { ok: true, message: promptMessage(prompt!) };
   await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync([promptLine]));
@@ -119,7 +137,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     if (flags.outputFormat !== 'stream-json') log('agentpipe: error: No messages returned');
     return flags.outputFormat === 'stream-json' ? 0 : 1;
   }
-  if (result.is_error && flags.outputFormat === 'text') log(`agentpipe: ${result.subtype}: ${result.errors.join('; ')}`);
+  if (result.is_error && flags.outputFormat === 'text')
+    log(`agentpipe: ${result.subtype}: ${result.errors.join('; ')}`);
   return result.is_error ? 1 : 0;
 }
 

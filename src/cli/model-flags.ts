@@ -10,29 +10,46 @@ import { parseSettingSources, SETTING_SOURCES } from '../session/setting-sources
 import type { ThinkingConfig } from '../model/types.ts';
 import type { CliFlags } from './flags.ts';
 
-type ModelFlagOptions = Pick<SessionOptions,
-  'fallbackModel' | 'effort' | 'thinking' | 'betas' | 'additionalDirectories' | 'settingSources' | 'agent' | 'debug' | 'debugFile'>;
+type ModelFlagOptions = Pick<
+  SessionOptions,
+  | 'fallbackModel'
+  | 'effort'
+  | 'thinking'
+  | 'betas'
+  | 'additionalDirectories'
+  | 'settingSources'
+  | 'agent'
+  | 'debug'
+  | 'debugFile'
+>;
 
 export function modelFlagOptions(flags: CliFlags, cwd: string): ModelFlagOptions {
   const out: ModelFlagOptions = {};
   if (typeof flags.fallbackModel === 'string') {
     const fallbacks = flags.fallbackModel.split(',').map((m) => m.trim());
-    if (flags.model && fallbacks.includes(flags.model)) throw new Error('Fallback model cannot be the same as the main model (--fallback-model equals --model)');
+    if (flags.model && fallbacks.includes(flags.model))
+      throw new Error('Fallback model cannot be the same as the main model (--fallback-model equals --model)');
     out.fallbackModel = flags.fallbackModel;
   }
   if (typeof flags.effort === 'string') out.effort = flags.effort as ModelFlagOptions['effort'];
   const thinking = thinkingOf(flags);
   if (thinking) out.thinking = thinking;
-  if (typeof flags.betas === 'string') out.betas = flags.betas.split(',').map((b) => b.trim()).filter(Boolean);
+  if (typeof flags.betas === 'string')
+    out.betas = flags.betas
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean);
   if (Array.isArray(flags.addDir)) {
     out.additionalDirectories = (flags.addDir as string[]).map((dir) => {
       const resolved = path.resolve(cwd, dir);
-      if (!existsSync(resolved) || !statSync(resolved).isDirectory()) throw new Error(`--add-dir ${dir}: no such folder`);
+      if (!existsSync(resolved) || !statSync(resolved).isDirectory())
+        throw new Error(`--add-dir ${dir}: no such folder`);
       return resolved;
     });
   }
   // Without the flag the CLI reads every source, as Claude Code does.
-  out.settingSources = typeof flags.settingSources === 'string' ? parseSettingSources(flags.settingSources) : [...SETTING_SOURCES];
+  out.settingSources =
+    typeof flags.settingSources === 'string' ? parseSettingSources(flags.settingSources) : [...SETTING_SOURCES];
   if (typeof flags.agent === 'string') out.agent = flags.agent;
   if (flags.debug !== undefined) out.debug = flags.debug as boolean | string;
   if (typeof flags.debugFile === 'string') out.debugFile = path.resolve(cwd, flags.debugFile);
@@ -41,14 +58,20 @@ export function modelFlagOptions(flags: CliFlags, cwd: string): ModelFlagOptions
 
 /** `--thinking` (with `--max-thinking-tokens` as the budget of `enabled`) and `--thinking-display`. */
 function thinkingOf(flags: CliFlags): ThinkingConfig | undefined {
-  const display = typeof flags.thinkingDisplay === 'string' ? { display: flags.thinkingDisplay as 'summarized' | 'omitted' } : {};
+  const display =
+    typeof flags.thinkingDisplay === 'string' ? { display: flags.thinkingDisplay as 'summarized' | 'omitted' } : {};
   const budget = flags.maxThinkingTokens !== undefined ? { budgetTokens: flags.maxThinkingTokens } : {};
   switch (flags.thinking) {
-    case 'disabled': return { type: 'disabled' };
-    case 'adaptive': return { type: 'adaptive', ...display };
-    case 'enabled': return { type: 'enabled', ...budget, ...display };
+    case 'disabled':
+      return { type: 'disabled' };
+    case 'adaptive':
+      return { type: 'adaptive', ...display };
+    case 'enabled':
+      return { type: 'enabled', ...budget, ...display };
     default:
       if (flags.thinkingDisplay === undefined) return undefined;
-      return flags.maxThinkingTokens !== undefined ? { type: 'enabled', ...budget, ...display } : { type: 'adaptive', ...display };
+      return flags.maxThinkingTokens !== undefined
+        ? { type: 'enabled', ...budget, ...display }
+        : { type: 'adaptive', ...display };
   }
 }

@@ -21,16 +21,29 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
     throw new UsageError(`--session-id must be a UUID, got ${flags.sessionId}`);
   }
   if (flags.permissionPromptTool && flags.permissionPromptTool !== 'stdio') {
-    throw new UsageError(`--permission-prompt-tool ${flags.permissionPromptTool}: only "stdio" is supported (MCP permission tools are not yet)`);
+    throw new UsageError(
+      `--permission-prompt-tool ${flags.permissionPromptTool}: only "stdio" is supported (MCP permission tools are not yet)`,
+    );
   }
-  if (flags.harnessCommand !== undefined && (!flags.harness || flags.harness === 'agentpipe')) throw new UsageError('--harness-command needs --harness');
+  if (flags.harnessCommand !== undefined && (!flags.harness || flags.harness === 'agentpipe'))
+    throw new UsageError('--harness-command needs --harness');
   let extras;
   try {
-    extras = { ...agentOptionsFromFlags(flags, cwd), ...sessionFlagOptions(flags, cwd), ...modelFlagOptions(flags, cwd) };
+    extras = {
+      ...agentOptionsFromFlags(flags, cwd),
+      ...sessionFlagOptions(flags, cwd),
+      ...modelFlagOptions(flags, cwd),
+    };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const tools = flags.tools && flags.tools !== 'default' ? flags.tools.split(',').map((t) => t.trim()).filter(Boolean) : undefined;
+  const tools =
+    flags.tools && flags.tools !== 'default'
+      ? flags.tools
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean)
+      : undefined;
   return {
     cwd,
     model: flags.model,

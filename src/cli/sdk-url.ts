@@ -8,19 +8,31 @@ import { maxLineFromEnv } from '../transport/ndjson.ts';
 import type { CliFlags } from './flags.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 
-export async function runSdkUrl(flags: CliFlags, promptArg: string | undefined, log: (line: string) => void): Promise<number> {
+export async function runSdkUrl(
+  flags: CliFlags,
+  promptArg: string | undefined,
+  log: (line: string) => void,
+): Promise<number> {
   const url = String(flags.sdkUrl);
   if (!/^wss?:\/\/[^/]/.test(url)) throw new UsageError(`--sdk-url must be a ws:// or wss:// URL, got ${url}`);
-  if (promptArg !== undefined) throw new UsageError('a prompt argument cannot be combined with --sdk-url; the client sends the prompts');
+  if (promptArg !== undefined)
+    throw new UsageError('a prompt argument cannot be combined with --sdk-url; the client sends the prompts');
   for (const name of unsupportedFlagsGiven(flags)) {
-    log(`agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`);
+    log(
+      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`,
+    );
   }
   const options = await sessionOptionsFromFlags(flags);
   const { SdkUrlTransport } = await import('../transport/websocket-client.ts');
   const token = process.env.AGENTPIPE_SDK_URL_TOKEN;
   let transport;
   try {
-    transport = await SdkUrlTransport.connect({ url, log, maxPayload: maxLineFromEnv(), headers: token ? { authorization: `Bearer ${token}` } : undefined });
+    transport = await SdkUrlTransport.connect({
+      url,
+      log,
+      maxPayload: maxLineFromEnv(),
+      headers: token ? { authorization: `Bearer ${token}` } : undefined,
+    });
   } catch (error) {
     log(`agentpipe: error: ${(error as Error).message}`);
     return 1;
@@ -30,8 +42,13 @@ export async function runSdkUrl(flags: CliFlags, promptArg: string | undefined, 
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const result = await runStreamSession({
-    options, input: transport.input, write: (text) => transport.write(text), log,
-    replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool, awaitInitialize: flags.awaitInitialize === true,
+    options,
+    input: transport.input,
+    write: (text) => transport.write(text),
+    log,
+    replayUserMessages: flags.replayUserMessages,
+    permissionPromptTool: flags.permissionPromptTool,
+    awaitInitialize: flags.awaitInitialize === true,
     signal: AbortSignal.any([transport.signal, interrupted.signal]),
   });
   await transport.close();

@@ -13,7 +13,9 @@ export function serverToken(flags: { token?: string | boolean; host: string }): 
   delete process.env.AGENTPIPE_SERVE_TOKEN;
   if (flags.token === false) {
     if (!isLoopback(flags.host)) {
-      throw new UsageError(`refusing to serve on ${flags.host} without a token: anyone who can reach it could run tools here. Drop --no-token, or bind to 127.0.0.1`);
+      throw new UsageError(
+        `refusing to serve on ${flags.host} without a token: anyone who can reach it could run tools here. Drop --no-token, or bind to 127.0.0.1`,
+      );
     }
     return { generated: false };
   }
@@ -24,13 +26,17 @@ export function serverToken(flags: { token?: string | boolean; host: string }): 
 
 export async function serve(flags: ServeFlags, log: (line: string) => void): Promise<number> {
   const { token, generated } = serverToken(flags);
-  if (flags.sessionId) throw new UsageError('--session-id cannot be used with serve: every connection is its own session');
+  if (flags.sessionId)
+    throw new UsageError('--session-id cannot be used with serve: every connection is its own session');
   for (const name of unsupportedFlagsGiven(flags)) {
-    log(`agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`);
+    log(
+      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`,
+    );
   }
   const allowOrigins = flags.allowOrigin ?? [];
   for (const origin of allowOrigins) {
-    if (!URL.canParse(origin) || new URL(origin).origin === 'null') throw new UsageError(`--allow-origin ${origin}: give an origin such as https://app.example.com`);
+    if (!URL.canParse(origin) || new URL(origin).origin === 'null')
+      throw new UsageError(`--allow-origin ${origin}: give an origin such as https://app.example.com`);
   }
   const options = await sessionOptionsFromFlags(flags);
   if (flags.redis !== undefined) return serveCluster(flags, options, { token, generated, allowOrigins }, log);
@@ -41,17 +47,31 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
     throw new UsageError((error as Error).message);
   }
   if ((options.resume || options.continue) && !options.forkSession) {
-    log('agentpipe serve: every connection continues the resumed session, one at a time (a second connection while one is open is refused: one writer per session); add --fork-session to give each connection its own copy');
+    log(
+      'agentpipe serve: every connection continues the resumed session, one at a time (a second connection while one is open is refused: one writer per session); add --fork-session to give each connection its own copy',
+    );
   }
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
   const ui = flags.ui ? await (await import('./view-live.ts')).uiServerOptions() : {};
   const server = await startWebSocketServer({
-    ...ui, port: flags.port, host: flags.host, token, allowOrigins, options, log, maxPayload: maxLineFromEnv(),
-    replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool,
+    ...ui,
+    port: flags.port,
+    host: flags.host,
+    token,
+    allowOrigins,
+    options,
+    log,
+    maxPayload: maxLineFromEnv(),
+    replayUserMessages: flags.replayUserMessages,
+    permissionPromptTool: flags.permissionPromptTool,
   });
   // A generated token is shown once, in the URL (as notebook servers do); a given one never.
   const url = generated && token ? `${server.url}?token=${token}` : server.url;
-  const how = token ? (generated ? 'token in the URL required' : 'token required') : 'no token (--no-token): any local process can connect';
+  const how = token
+    ? generated
+      ? 'token in the URL required'
+      : 'token required'
+    : 'no token (--no-token): any local process can connect';
   log(`agentpipe serve: listening on ${url} (${how})`);
   if (flags.ui) (await import('./view-live.ts')).announcePage(server, token, flags.open === true, log);
   await untilSignal();
@@ -62,20 +82,30 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
 
 /** `serve --redis`: the cluster's front end (same token and origin rules); sessions run on the workers. */
 async function serveCluster(
-  flags: ServeFlags, options: SessionOptions, access: { token?: string; generated: boolean; allowOrigins: string[] }, log: (line: string) => void,
+  flags: ServeFlags,
+  options: SessionOptions,
+  access: { token?: string; generated: boolean; allowOrigins: string[] },
+  log: (line: string) => void,
 ): Promise<number> {
   const { CLUSTER_OWNED_OPTIONS } = await import('../cluster/jobs.ts');
   const owned = CLUSTER_OWNED_OPTIONS.filter((key) => options[key] !== undefined && options[key] !== false);
-  if (owned.length) throw new UsageError(`serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ?session=<id>)`);
+  if (owned.length)
+    throw new UsageError(
+      `serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ?session=<id>)`,
+    );
   if (flags.ui) throw new UsageError('serve --redis: --ui is not available in front-end mode yet');
   const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
   const { RedisConnectionError } = await import('../cluster/connection.ts');
   let front;
   try {
     front = await ClusterFrontEnd.open({
-      redis: flags.redis!, options, log,
+      redis: flags.redis!,
+      options,
+      log,
       stream: {
-        replayUserMessages: flags.replayUserMessages, permissionPromptTool: flags.permissionPromptTool, awaitInitialize: flags.awaitInitialize === true,
+        replayUserMessages: flags.replayUserMessages,
+        permissionPromptTool: flags.permissionPromptTool,
+        awaitInitialize: flags.awaitInitialize === true,
       },
     });
   } catch (error) {
@@ -85,7 +115,13 @@ async function serveCluster(
   }
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
   const server = await startWebSocketServer({
-    port: flags.port, host: flags.host, token: access.token, allowOrigins: access.allowOrigins, options, log, maxPayload: maxLineFromEnv(),
+    port: flags.port,
+    host: flags.host,
+    token: access.token,
+    allowOrigins: access.allowOrigins,
+    options,
+    log,
+    maxPayload: maxLineFromEnv(),
     connectionHandler: (ws, req, id) => front.serveConnection(ws, req, id),
   });
   const url = access.generated && access.token ? `${server.url}?token=${access.token}` : server.url;

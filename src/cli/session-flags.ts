@@ -4,8 +4,19 @@ import path from 'node:path';
 import type { SessionOptions } from '../session/options.ts';
 import type { CliFlags } from './flags.ts';
 
-type SessionFlagOptions = Pick<SessionOptions,
-  'resume' | 'continue' | 'forkSession' | 'resumeSessionAt' | 'resumeDropsTurn' | 'sessionMirror' | 'persistSession' | 'maxContextTokens' | 'outputFormat' | 'apiKeyHelper'>;
+type SessionFlagOptions = Pick<
+  SessionOptions,
+  | 'resume'
+  | 'continue'
+  | 'forkSession'
+  | 'resumeSessionAt'
+  | 'resumeDropsTurn'
+  | 'sessionMirror'
+  | 'persistSession'
+  | 'maxContextTokens'
+  | 'outputFormat'
+  | 'apiKeyHelper'
+>;
 
 /** Maps the flags; throws an Error with a clear message for bad values. */
 export function sessionFlagOptions(flags: CliFlags, cwd: string): SessionFlagOptions {
@@ -16,13 +27,15 @@ export function sessionFlagOptions(flags: CliFlags, cwd: string): SessionFlagOpt
   if (typeof flags.resumeSessionAt === 'string') options.resumeSessionAt = flags.resumeSessionAt;
   if (typeof flags.resumeDropsTurn === 'string') options.resumeDropsTurn = flags.resumeDropsTurn;
   if (flags.sessionMirror === true) {
-    if (flags.outputFormat !== 'stream-json') throw new Error('--session-mirror needs --output-format stream-json (the mirror lines go to the SDK on stdout)');
+    if (flags.outputFormat !== 'stream-json')
+      throw new Error('--session-mirror needs --output-format stream-json (the mirror lines go to the SDK on stdout)');
     options.sessionMirror = true;
   }
   if (flags.sessionPersistence === false) options.persistSession = false;
   if (typeof flags.maxContextTokens === 'number') options.maxContextTokens = flags.maxContextTokens;
   if (typeof flags.apiKeyHelper === 'string') options.apiKeyHelper = flags.apiKeyHelper;
-  if (typeof flags.jsonSchema === 'string') options.outputFormat = { type: 'json_schema', schema: readSchema(flags.jsonSchema, cwd) };
+  if (typeof flags.jsonSchema === 'string')
+    options.outputFormat = { type: 'json_schema', schema: readSchema(flags.jsonSchema, cwd) };
   if (options.resume && options.continue) throw new Error('--resume and --continue cannot be combined');
   return options;
 }
@@ -41,6 +54,7 @@ function readSchema(value: string, cwd: string): Record<string, unknown> {
   } catch (error) {
     throw new Error(`--json-schema: not valid JSON (${(error as Error).message})`);
   }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new Error('--json-schema: the schema must be a JSON object');
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new Error('--json-schema: the schema must be a JSON object');
   return schema as Record<string, unknown>;
 }

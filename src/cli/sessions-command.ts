@@ -21,11 +21,18 @@ export function addSessionsCommand(program: Command, log: (line: string) => void
         return;
       }
       const rows = sessions.map((s) => [
-        s.sessionId, s.start.slice(0, 19).replace('T', ' '), String(s.turns), `$${s.costUsd.toFixed(4)}`, oneLine(s.title ?? s.firstPrompt, 60),
+        s.sessionId,
+        s.start.slice(0, 19).replace('T', ' '),
+        String(s.turns),
+        `$${s.costUsd.toFixed(4)}`,
+        oneLine(s.title ?? s.firstPrompt, 60),
       ]);
       const header = ['SESSION ID', 'STARTED (UTC)', 'TURNS', 'COST', 'TITLE OR FIRST PROMPT'];
       const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-      for (const row of [header, ...rows]) process.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')}\n`);
+      for (const row of [header, ...rows])
+        process.stdout.write(
+          `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')}\n`,
+        );
     });
 }
 

@@ -8,22 +8,46 @@ import { collect } from './serve-command.ts';
 import { UsageError } from './options.ts';
 
 export interface ViewFlags extends CliFlags {
-  port: number; host: string; open?: boolean; live?: boolean; export?: string; token?: string | boolean; allowOrigin?: string[];
+  port: number;
+  host: string;
+  open?: boolean;
+  live?: boolean;
+  export?: string;
+  token?: string | boolean;
+  allowOrigin?: string[];
 }
 
 export function addViewCommand(program: Command, log: (line: string) => void): void {
   program
     .command('view')
-    .description('web page of a session: a saved stream (.jsonl transcript or stream-json output), or --live sessions started from the page')
-    .argument('[file]', 'saved stream: a transcript ($AGENTPIPE_HOME/projects/…/<id>.jsonl) or stream-json output of agentpipe or Claude Code')
+    .description(
+      'web page of a session: a saved stream (.jsonl transcript or stream-json output), or --live sessions started from the page',
+    )
+    .argument(
+      '[file]',
+      'saved stream: a transcript ($AGENTPIPE_HOME/projects/…/<id>.jsonl) or stream-json output of agentpipe or Claude Code',
+    )
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(port).default(0))
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--open', 'open the page in a browser (when one can be started here)')
-    .option('--live', 'live sessions: a prompt box starts one (with the model and session flags given), Stop interrupts it')
-    .option('--export <file.html>', 'write one self-contained HTML file (no network, no external assets) instead of serving')
-    .option('--token <token>', 'with --live: required from clients (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, in the printed URL')
+    .option(
+      '--live',
+      'live sessions: a prompt box starts one (with the model and session flags given), Stop interrupts it',
+    )
+    .option(
+      '--export <file.html>',
+      'write one self-contained HTML file (no network, no external assets) instead of serving',
+    )
+    .option(
+      '--token <token>',
+      'with --live: required from clients (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, in the printed URL',
+    )
     .option('--no-token', 'with --live: no token (loopback only)')
-    .option('--allow-origin <origin>', 'with --live: a browser origin that may connect besides the page itself; repeatable', collect)
+    .option(
+      '--allow-origin <origin>',
+      'with --live: a browser origin that may connect besides the page itself; repeatable',
+      collect,
+    )
     .action(async (file: string | undefined, _flags: unknown, command: Command) => {
       try {
         const { runView } = await import('./view.ts');

@@ -18,7 +18,12 @@ export async function uiServerOptions(): Promise<{ httpHandler: http.RequestList
 }
 
 /** Prints the page's URL on stdout (with the token when one is needed) and opens it on `--open`. */
-export function announcePage(server: { url: string }, token: string | undefined, open: boolean, log: (line: string) => void): string {
+export function announcePage(
+  server: { url: string },
+  token: string | undefined,
+  open: boolean,
+  log: (line: string) => void,
+): string {
   const url = new URL(server.url.replace(/^ws:/, 'http:'));
   if (token) url.searchParams.set('token', token);
   const href = url.toString();

@@ -9,7 +9,11 @@ import { exportHtml, webDir } from '../view/page.ts';
 import { servePage } from '../view/page-server.ts';
 import { readStream } from '../view/read-stream.ts';
 
-export async function runView(file: string | undefined, flags: ViewFlags, log: (line: string) => void): Promise<number> {
+export async function runView(
+  file: string | undefined,
+  flags: ViewFlags,
+  log: (line: string) => void,
+): Promise<number> {
   try {
     webDir();
   } catch (error) {
@@ -28,8 +32,16 @@ export async function runView(file: string | undefined, flags: ViewFlags, log: (
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (stream.skipped) log(`agentpipe view: ${stream.skipped} line${stream.skipped === 1 ? '' : 's'} of ${file} skipped (not JSON messages)`);
-  const data = { mode: 'file' as const, title: path.basename(file), messages: stream.messages, skipped: stream.skipped };
+  if (stream.skipped)
+    log(
+      `agentpipe view: ${stream.skipped} line${stream.skipped === 1 ? '' : 's'} of ${file} skipped (not JSON messages)`,
+    );
+  const data = {
+    mode: 'file' as const,
+    title: path.basename(file),
+    messages: stream.messages,
+    skipped: stream.skipped,
+  };
   if (flags.export) {
     const out = path.resolve(flags.export);
     await writeFile(out, await exportHtml(data));

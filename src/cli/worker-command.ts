@@ -6,12 +6,16 @@
 import { InvalidArgumentError, type Command } from 'commander';
 
 /** Flags of `worker`. */
-interface WorkerFlags { redis: string; concurrency: number }
+interface WorkerFlags {
+  redis: string;
+  concurrency: number;
+}
 
 /** Parses a positive whole number. */
 const count = (value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('--concurrency must be a whole number of at least 1');
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError('--concurrency must be a whole number of at least 1');
   return n;
 };
 
@@ -19,7 +23,9 @@ const count = (value: string): number => {
 export function addWorkerCommand(program: Command, log: (line: string) => void): void {
   program
     .command('worker')
-    .description('run sessions of a Redis cluster: take session jobs from the queue, keep each session\'s log in Redis (see serve --redis, attach)')
+    .description(
+      "run sessions of a Redis cluster: take session jobs from the queue, keep each session's log in Redis (see serve --redis, attach)",
+    )
     .requiredOption('--redis <url>', 'the Redis server: redis://[:password@]host:port[/db]')
     .option('--concurrency <n>', 'sessions run at once', count, 1)
     .action(async (flags: WorkerFlags) => {

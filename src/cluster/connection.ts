@@ -52,18 +52,35 @@ export function describeTarget(client: Redis): string {
 export function explainRedisError(error: unknown): string {
   const e = error as { message?: string; code?: string; name?: string } | undefined;
   const message = e?.message ?? String(error);
-  if (/WRONGPASS|invalid password|invalid username-password/i.test(message)) return `authentication failed: wrong password (${message})`;
-  if (/NOAUTH/i.test(message)) return `authentication required: the server has a password and none was given (${message})`;
-  if (e?.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) return `connection refused: is redis-server running there? (${message})`;
+  if (/WRONGPASS|invalid password|invalid username-password/i.test(message))
+    return `authentication failed: wrong password (${message})`;
+  if (/NOAUTH/i.test(message))
+    return `authentication required: the server has a password and none was given (${message})`;
+  if (e?.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message))
+    return `connection refused: is redis-server running there? (${message})`;
   if (e?.code === 'ENOTFOUND' || /ENOTFOUND|EAI_AGAIN/.test(message)) return `host not found (${message})`;
   if (e?.code === 'ETIMEDOUT' || /ETIMEDOUT|timed out/i.test(message)) return `timed out (${message})`;
   return message;
 }
 
-const CONNECTION_FAILURE = new RegExp([
-  'Connection is closed', 'max retries per request', 'MaxRetriesPerRequest', 'Command timed out', "Stream isn't writeable",
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'WRONGPASS', 'NOAUTH', 'LOADING',
-].join('|'), 'i');
+const CONNECTION_FAILURE = new RegExp(
+  [
+    'Connection is closed',
+    'max retries per request',
+    'MaxRetriesPerRequest',
+    'Command timed out',
+    "Stream isn't writeable",
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'EPIPE',
+    'ETIMEDOUT',
+    'ENOTFOUND',
+    'WRONGPASS',
+    'NOAUTH',
+    'LOADING',
+  ].join('|'),
+  'i',
+);
 
 /** True when `error` means the connection failed (rather than a command error such as a script's reply). */
 export function isConnectionFailure(error: unknown): boolean {
@@ -115,7 +132,9 @@ function clientOptions(options: RedisConnectionOptions, blocking: boolean): Redi
     maxRetriesPerRequest: options.maxRetriesPerRequest ?? 3,
     retryStrategy: reconnectDelay,
     // Blocking reads (XREAD BLOCK) must not hit the command timeout: they get BLOCK + grace instead.
-    ...(blocking ? { blockingTimeout: 1, blockingTimeoutGrace: 2000 } : { commandTimeout: options.commandTimeoutMs ?? 10_000 }),
+    ...(blocking
+      ? { blockingTimeout: 1, blockingTimeoutGrace: 2000 }
+      : { commandTimeout: options.commandTimeoutMs ?? 10_000 }),
     enableAutoPipelining: !blocking,
     connectionName: blocking ? 'agentpipe-tail' : 'agentpipe',
   };
@@ -128,7 +147,9 @@ async function connect(client: Redis, where: string, timeoutMs: number): Promise
   try {
     await Promise.race([
       client.connect(),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs))),
+      new Promise(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)),
+      ),
     ]);
     // The handshake (AUTH, SELECT) can fail after the socket connects: ask the server once.
     await client.ping();

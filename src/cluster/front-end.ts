@@ -40,7 +40,11 @@ const STREAM_ID = /^\d+-\d+$/;
 /** The text of a frame, split into its non-blank lines. */
 function frameLines(data: WebSocket.RawData): string[] {
   const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-  return bytes.toString('utf8').split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
+  return bytes
+    .toString('utf8')
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line.trim() !== '');
 }
 
 /** What an input line becomes in the inbox: undefined for transport-only lines; user messages get a uuid. */
@@ -55,7 +59,8 @@ export function inboxLine(line: string): string | undefined {
   const message = value as Record<string, unknown>;
   if (message.type === 'keep_alive') return undefined;
   if (message.type === 'end_input') return '{"type":"end_input"}';
-  if (message.type === 'user' && typeof message.uuid !== 'string') return JSON.stringify({ ...message, uuid: randomUUID() });
+  if (message.type === 'user' && typeof message.uuid !== 'string')
+    return JSON.stringify({ ...message, uuid: randomUUID() });
   return line;
 }
 
@@ -76,7 +81,12 @@ export class ClusterFrontEnd {
     const sessions = new SessionLog({ redis: o.redis });
     await sessions.connect();
     const [{ Queue: BullQueue }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
-    const connection = new Redis(o.redis, { maxRetriesPerRequest: 3, retryStrategy: reconnectDelay, connectTimeout: 3000, connectionName: 'agentpipe-front' });
+    const connection = new Redis(o.redis, {
+      maxRetriesPerRequest: 3,
+      retryStrategy: reconnectDelay,
+      connectTimeout: 3000,
+      connectionName: 'agentpipe-front',
+    });
     const queue = new BullQueue(QUEUE.name, { connection, prefix: QUEUE.prefix });
     queue.on('error', (error: Error) => o.log(`agentpipe serve: queue: ${error.message}`));
     await queue.waitUntilReady();
@@ -86,7 +96,11 @@ export class ClusterFrontEnd {
   /** Makes sure a worker runs the session (a no-op while its job waits or runs). */
   async ensureRunning(sessionId: string): Promise<void> {
     const data: SessionJob = { sessionId, options: jobOptions(this.#o.options), stream: this.#o.stream };
-    await this.#queue.add('session', data, { jobId: sessionId, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } });
+    await this.#queue.add('session', data, {
+      jobId: sessionId,
+      removeOnComplete: true,
+      removeOnFail: { age: 24 * 3600 },
+    });
   }
 
   /** Serves one WebSocket connection (see the module comment for its URL); resolves when it closed. */
@@ -115,11 +129,15 @@ export class ClusterFrontEnd {
     } else {
       sessionId = randomUUID();
     }
-    o.log(`agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`);
+    o.log(
+      `agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`,
+    );
     // Input: in order, one inbox append after the other.
     let pushing = Promise.resolve();
     ws.on('message', (data) => {
-      const lines = frameLines(data).map(inboxLine).filter((l) => l !== undefined);
+      const lines = frameLines(data)
+        .map(inboxLine)
+        .filter((l) => l !== undefined);
       if (lines.length === 0) return;
       pushing = pushing.then(() => this.#push(sessionId, lines, id));
     });
@@ -156,7 +174,8 @@ export class ClusterFrontEnd {
         if (!isInternal(entry.message)) await send(entry.message);
       }
     } catch (error) {
-      if (!closed.signal.aborted) o.log(`agentpipe serve: connection ${id}: session ${sessionId}: ${(error as Error).message}`);
+      if (!closed.signal.aborted)
+        o.log(`agentpipe serve: connection ${id}: session ${sessionId}: ${(error as Error).message}`);
     }
     await pushing;
     if (ws.readyState === ws.OPEN) ws.close(ended ? 1000 : 1011, ended ? 'session ended' : 'front end failed');

@@ -30,18 +30,56 @@ type Kind = 'string' | 'number' | 'boolean' | 'object' | 'strings' | 'string|obj
 
 /** The options a job may carry, with their JSON types; anything else is dropped. */
 const OPTION_KINDS: Record<string, Kind> = {
-  harness: 'string', harnessCommand: 'string', cwd: 'string', model: 'string', provider: 'string', baseUrl: 'string', script: 'string',
-  systemPrompt: 'string', appendSystemPrompt: 'string', maxTurns: 'number', maxBudgetUsd: 'number', maxTokens: 'number',
-  maxThinkingTokens: 'number', allowedTools: 'strings', disallowedTools: 'strings', tools: 'strings', permissionMode: 'string',
-  includePartialMessages: 'boolean', includeHookEvents: 'boolean', settings: 'string|object', agents: 'object', mcpServers: 'object',
-  toolProgressThresholdMs: 'number', toolProgressIntervalMs: 'number', maxRetries: 'number', sessionMirror: 'boolean',
-  maxContextTokens: 'number', outputFormat: 'object', maxStructuredOutputRetries: 'number', apiKeyHelper: 'string', fallbackModel: 'string',
-  effort: 'string', thinking: 'object', betas: 'strings', additionalDirectories: 'strings', settingSources: 'strings', agent: 'string',
-  debug: 'boolean|string', debugFile: 'string',
+  harness: 'string',
+  harnessCommand: 'string',
+  cwd: 'string',
+  model: 'string',
+  provider: 'string',
+  baseUrl: 'string',
+  script: 'string',
+  systemPrompt: 'string',
+  appendSystemPrompt: 'string',
+  maxTurns: 'number',
+  maxBudgetUsd: 'number',
+  maxTokens: 'number',
+  maxThinkingTokens: 'number',
+  allowedTools: 'strings',
+  disallowedTools: 'strings',
+  tools: 'strings',
+  permissionMode: 'string',
+  includePartialMessages: 'boolean',
+  includeHookEvents: 'boolean',
+  settings: 'string|object',
+  agents: 'object',
+  mcpServers: 'object',
+  toolProgressThresholdMs: 'number',
+  toolProgressIntervalMs: 'number',
+  maxRetries: 'number',
+  sessionMirror: 'boolean',
+  maxContextTokens: 'number',
+  outputFormat: 'object',
+  maxStructuredOutputRetries: 'number',
+  apiKeyHelper: 'string',
+  fallbackModel: 'string',
+  effort: 'string',
+  thinking: 'object',
+  betas: 'strings',
+  additionalDirectories: 'strings',
+  settingSources: 'strings',
+  agent: 'string',
+  debug: 'boolean|string',
+  debugFile: 'string',
 };
 
 /** Options a front end must not send: the cluster owns the session's id and history. */
-export const CLUSTER_OWNED_OPTIONS = ['sessionId', 'resume', 'continue', 'forkSession', 'resumeSessionAt', 'resumeDropsTurn'] as const;
+export const CLUSTER_OWNED_OPTIONS = [
+  'sessionId',
+  'resume',
+  'continue',
+  'forkSession',
+  'resumeSessionAt',
+  'resumeDropsTurn',
+] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -73,14 +111,16 @@ export function jobOptions(options: SessionOptions): SessionOptions {
 export function parseSessionJob(data: unknown): SessionJob {
   if (!isObject(data)) throw new Error('job data is not an object');
   const { sessionId, options, stream } = data;
-  if (typeof sessionId !== 'string' || !UUID.test(sessionId)) throw new Error(`job data: sessionId is not a UUID: ${JSON.stringify(sessionId)}`);
+  if (typeof sessionId !== 'string' || !UUID.test(sessionId))
+    throw new Error(`job data: sessionId is not a UUID: ${JSON.stringify(sessionId)}`);
   if (!isObject(options)) throw new Error('job data: options is not an object');
   const checked: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined || value === null) continue;
     const kind = Object.hasOwn(OPTION_KINDS, key) ? OPTION_KINDS[key] : undefined;
     if (!kind) throw new Error(`job data: option ${key} is not one a worker accepts`);
-    if (!fits(value, kind)) throw new Error(`job data: option ${key} should be ${kind}, not ${JSON.stringify(value).slice(0, 80)}`);
+    if (!fits(value, kind))
+      throw new Error(`job data: option ${key} should be ${kind}, not ${JSON.stringify(value).slice(0, 80)}`);
     checked[key] = value;
   }
   const flags: StreamFlags = {};
@@ -89,7 +129,8 @@ export function parseSessionJob(data: unknown): SessionJob {
     if (stream.replayUserMessages !== undefined) flags.replayUserMessages = stream.replayUserMessages === true;
     if (stream.awaitInitialize !== undefined) flags.awaitInitialize = stream.awaitInitialize === true;
     if (stream.permissionPromptTool !== undefined) {
-      if (stream.permissionPromptTool !== 'stdio') throw new Error('job data: stream.permissionPromptTool must be "stdio"');
+      if (stream.permissionPromptTool !== 'stdio')
+        throw new Error('job data: stream.permissionPromptTool must be "stdio"');
       flags.permissionPromptTool = 'stdio';
     }
   }

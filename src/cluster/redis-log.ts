@@ -30,13 +30,26 @@ import { openBlocking, openRedis, reconnectDelay, RedisConnectionError } from '.
 import type { Connection, RedisConnectionOptions, RedisTarget } from './connection.ts';
 
 /** The marker a worker appends when a session's run ends (front ends and `attach` stop there; never sent to clients). */
-export interface SessionEndMarker { type: 'agentpipe_session_end'; session_id: string; uuid: string; reason: string; timestamp: string }
+export interface SessionEndMarker {
+  type: 'agentpipe_session_end';
+  session_id: string;
+  uuid: string;
+  reason: string;
+  timestamp: string;
+}
 
 /** What a session log holds: the wire lines (messages, control round trips), the transcript-only lines (prompts, snapshots, titles), end markers. */
 export type LogMessage = OutputLine | PromptLine | SnapshotLine | TitleLine | SessionEndMarker;
 
 /** The Redis keys of one session. */
-export interface SessionKeys { log: string; owner: string; live: string; uuids: string; inbox: string; cursor: string }
+export interface SessionKeys {
+  log: string;
+  owner: string;
+  live: string;
+  uuids: string;
+  inbox: string;
+  cursor: string;
+}
 
 /** An input line of the session's inbox with its stream id. */
 export interface InputEntry {
@@ -91,7 +104,8 @@ export interface SessionLogOptions extends RedisConnectionOptions {
 }
 
 /** The default split: deltas and heartbeats are ephemeral, as in transcripts. */
-export const isEphemeral = (message: LogMessage): boolean => message.type === 'stream_event' || message.type === 'tool_progress';
+export const isEphemeral = (message: LogMessage): boolean =>
+  message.type === 'stream_event' || message.type === 'tool_progress';
 
 const ACQUIRE = `
 local cur = redis.call('GET', KEYS[1])
@@ -198,8 +212,10 @@ function parseMessage(json: unknown, where: string): LogMessage {
   } catch (error) {
     throw new Error(`${where}: the message is not JSON (${(error as Error).message})`);
   }
-  if (!isObject(value) || typeof value.type !== 'string') throw new Error(`${where}: the message is not an object with a string "type"`);
-  if (value.uuid !== undefined && typeof value.uuid !== 'string') throw new Error(`${where}: the message's "uuid" is not a string`);
+  if (!isObject(value) || typeof value.type !== 'string')
+    throw new Error(`${where}: the message is not an object with a string "type"`);
+  if (value.uuid !== undefined && typeof value.uuid !== 'string')
+    throw new Error(`${where}: the message's "uuid" is not a string`);
   return value as unknown as LogMessage;
 }
 
@@ -238,7 +254,9 @@ function xreadStreams(reply: unknown, sessionId: string): Array<[string, unknown
       if (typeof key === 'string' && Array.isArray(entries)) pairs.push([key, entries as unknown[]]);
     }
   } else {
-    for (const item of items) if (Array.isArray(item) && typeof item[0] === 'string' && Array.isArray(item[1])) pairs.push([item[0], item[1] as unknown[]]);
+    for (const item of items)
+      if (Array.isArray(item) && typeof item[0] === 'string' && Array.isArray(item[1]))
+        pairs.push([item[0], item[1] as unknown[]]);
   }
   return pairs;
 }
@@ -258,8 +276,10 @@ function checkId(id: string): string {
 
 /** Checks an owner token and a lease length given by a caller. */
 function checkLease(ownerToken: string, leaseMs: number): void {
-  if (typeof ownerToken !== 'string' || ownerToken === '') throw new TypeError('the owner token must be a non-empty string');
-  if (!Number.isFinite(leaseMs) || leaseMs < 1) throw new TypeError(`the lease must be a positive number of ms, not ${leaseMs}`);
+  if (typeof ownerToken !== 'string' || ownerToken === '')
+    throw new TypeError('the owner token must be a non-empty string');
+  if (!Number.isFinite(leaseMs) || leaseMs < 1)
+    throw new TypeError(`the lease must be a positive number of ms, not ${leaseMs}`);
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
@@ -276,7 +296,14 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Types a log holds that are no transcript line: the control round trips, the worker's own markers. */
-const NOT_TRANSCRIPT = new Set(['control_request', 'control_response', 'control_cancel_request', 'transcript_mirror', 'keep_alive', 'agentpipe_session_end']);
+const NOT_TRANSCRIPT = new Set([
+  'control_request',
+  'control_response',
+  'control_cancel_request',
+  'transcript_mirror',
+  'keep_alive',
+  'agentpipe_session_end',
+]);
 
 /** A line of an archived transcript, as Transcript.record writes it (a timestamp on every line); undefined for what transcripts leave out. */
 export function transcriptLine(message: LogMessage): object | undefined {
@@ -304,9 +331,17 @@ export class SessionLog {
 
   /** The keys of a session (a hash tag per session: one Redis Cluster slot). */
   keys(sessionId: string): SessionKeys {
-    if (!sessionId || /[{}\s]/.test(sessionId) || sessionId.length > 256) throw new TypeError(`not a usable session id: ${JSON.stringify(sessionId)}`);
+    if (!sessionId || /[{}\s]/.test(sessionId) || sessionId.length > 256)
+      throw new TypeError(`not a usable session id: ${JSON.stringify(sessionId)}`);
     const base = `${this.prefix}:{${sessionId}}`;
-    return { log: `${base}:log`, owner: `${base}:owner`, live: `${base}:live`, uuids: `${base}:uuids`, inbox: `${base}:inbox`, cursor: `${base}:cursor` };
+    return {
+      log: `${base}:log`,
+      owner: `${base}:owner`,
+      live: `${base}:live`,
+      uuids: `${base}:uuids`,
+      inbox: `${base}:inbox`,
+      cursor: `${base}:cursor`,
+    };
   }
 
   /** Connects now (the first call of any method does otherwise); throws a RedisConnectionError that says why not. */
@@ -352,7 +387,11 @@ export class SessionLog {
   async append(sessionId: string, ownerToken: string, messages: readonly LogMessage[]): Promise<string[]> {
     const keys = this.keys(sessionId);
     if (messages.length === 0) return [];
-    const args: string[] = [ownerToken, String(this.#options.liveMaxLen ?? 1000), String(this.#options.liveTtlMs ?? 3_600_000)];
+    const args: string[] = [
+      ownerToken,
+      String(this.#options.liveMaxLen ?? 1000),
+      String(this.#options.liveTtlMs ?? 3_600_000),
+    ];
     for (const message of messages) {
       // A replay echoes the uuid of the user message (and so of its prompt line): not indexed, or the prompt line would not land.
       const replay = message.type === 'user' && 'isReplay' in message && message.isReplay === true;
@@ -416,7 +455,12 @@ export class SessionLog {
    * follows and before the next), through blocking XREADs of both streams at once. Ends when
    * `signal` aborts; retries a lost connection for `tailGiveUpMs`, like `tail`.
    */
-  async *follow(sessionId: string, fromId: string, signal: AbortSignal, live?: { fromId: string }): AsyncGenerator<FollowedEntry> {
+  async *follow(
+    sessionId: string,
+    fromId: string,
+    signal: AbortSignal,
+    live?: { fromId: string },
+  ): AsyncGenerator<FollowedEntry> {
     const keys = this.keys(sessionId);
     if (signal.aborted) return;
     const base = await this.#conn();
@@ -519,7 +563,16 @@ export class SessionLog {
         const lines = entries.map((e) => transcriptLine(e.message)).filter((l) => l !== undefined);
         await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { flush: true });
         const last = entries.at(-1)?.id ?? '0-0';
-        const deleted = await this.#script('agentpipeLogDeleteIfUnchanged', keys.log, keys.owner, keys.live, keys.uuids, keys.inbox, keys.cursor, last);
+        const deleted = await this.#script(
+          'agentpipeLogDeleteIfUnchanged',
+          keys.log,
+          keys.owner,
+          keys.live,
+          keys.uuids,
+          keys.inbox,
+          keys.cursor,
+          last,
+        );
         if (deleted === 1) {
           await rename(temp, file);
           return lines.length;
@@ -588,7 +641,10 @@ export class SessionLog {
     const { cursor } = this.keys(sessionId);
     const value = await this.#call((c) => c.get(cursor));
     if (value === null) return '0-0';
-    if (!STREAM_ID.test(value)) throw new Error(`session ${sessionId}: the inbox cursor is not a stream id: ${JSON.stringify(value.slice(0, 80))}`);
+    if (!STREAM_ID.test(value))
+      throw new Error(
+        `session ${sessionId}: the inbox cursor is not a stream id: ${JSON.stringify(value.slice(0, 80))}`,
+      );
     return value;
   }
 
@@ -638,7 +694,11 @@ export class SessionLog {
 
   #liveEntry(raw: unknown, sessionId: string): LiveEntry {
     const { id, fields } = entryFields(raw, `session ${sessionId} live`);
-    return { id, after: fields.get('a') ?? '0-0', message: parseMessage(fields.get('m'), `session ${sessionId} live entry ${id}`) };
+    return {
+      id,
+      after: fields.get('a') ?? '0-0',
+      message: parseMessage(fields.get('m'), `session ${sessionId} live entry ${id}`),
+    };
   }
 
   #inputEntry(raw: unknown, sessionId: string): InputEntry {
@@ -648,7 +708,13 @@ export class SessionLog {
     return { id, line };
   }
 
-  async *#tail<E extends { id: string }>(sessionId: string, key: string, fromId: string, signal: AbortSignal, parse: (raw: unknown) => E): AsyncGenerator<E> {
+  async *#tail<E extends { id: string }>(
+    sessionId: string,
+    key: string,
+    fromId: string,
+    signal: AbortSignal,
+    parse: (raw: unknown) => E,
+  ): AsyncGenerator<E> {
     if (signal.aborted) return;
     const base = await this.#conn();
     let last = fromId === '$' ? await this.#lastIdOf(key) : checkId(fromId);

@@ -4,8 +4,24 @@
  * base of agentpipe's worker pool). ioredis is loaded on first use.
  */
 export { redisSessionStore } from './session-store.ts';
-export type { FoldSessionSummary, RedisSessionStore, RedisSessionStoreOptions, StoreEntry, StoreKey, StoreSummary } from './session-store.ts';
+export type {
+  FoldSessionSummary,
+  RedisSessionStore,
+  RedisSessionStoreOptions,
+  StoreEntry,
+  StoreKey,
+  StoreSummary,
+} from './session-store.ts';
 export { FencedError, isEphemeral, SessionLog } from './redis-log.ts';
-export type { FollowedEntry, InputEntry, LiveEntry, LogEntry, LogMessage, SessionEndMarker, SessionKeys, SessionLogOptions } from './redis-log.ts';
+export type {
+  FollowedEntry,
+  InputEntry,
+  LiveEntry,
+  LogEntry,
+  LogMessage,
+  SessionEndMarker,
+  SessionKeys,
+  SessionLogOptions,
+} from './redis-log.ts';
 export { RedisConnectionError } from './connection.ts';
 export type { RedisConnectionOptions, RedisTarget } from './connection.ts';

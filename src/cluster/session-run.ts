@@ -23,7 +23,15 @@ import { newUuid } from '../messages/ids.ts';
 import { userMessage } from '../messages/user.ts';
 import { runStreamSession } from '../session/serve-session.ts';
 import { setupErrorResult } from '../session/open.ts';
-import { compareStreamIds, FencedError, transcriptLine, type LogEntry, type LogMessage, type SessionEndMarker, type SessionLog } from './redis-log.ts';
+import {
+  compareStreamIds,
+  FencedError,
+  transcriptLine,
+  type LogEntry,
+  type LogMessage,
+  type SessionEndMarker,
+  type SessionLog,
+} from './redis-log.ts';
 import { RedisConnectionError, reconnectDelay } from './connection.ts';
 import type { SessionJob } from './jobs.ts';
 
@@ -31,7 +39,14 @@ import type { SessionJob } from './jobs.ts';
 export const WORKER_STOPPED = 'the worker running this prompt stopped; the session was resumed on another worker';
 
 /** Control requests that set session state: handled again by a new owner, their answers kept out of the log. */
-const STATE_REQUESTS = new Set(['initialize', 'set_permission_mode', 'set_model', 'set_max_thinking_tokens', 'mcp_set_servers', 'mcp_toggle']);
+const STATE_REQUESTS = new Set([
+  'initialize',
+  'set_permission_mode',
+  'set_model',
+  'set_max_thinking_tokens',
+  'mcp_set_servers',
+  'mcp_toggle',
+]);
 
 /** What a run needs. */
 export interface SessionRunOptions {
@@ -68,7 +83,8 @@ export function isInternal(message: LogMessage | { type: string }): boolean {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isMain = (m: Record<string, unknown>): boolean => m.parent_tool_use_id === null || m.parent_tool_use_id === undefined;
+const isMain = (m: Record<string, unknown>): boolean =>
+  m.parent_tool_use_id === null || m.parent_tool_use_id === undefined;
 
 /** Blocks of a message's content, or none. */
 function blocks(m: Record<string, unknown>): Array<Record<string, unknown>> {
@@ -88,7 +104,8 @@ export function openTurn(entries: readonly LogEntry[]): { promptUuid: string; un
     } else if (open && isMain(m) && m.type === 'assistant') {
       for (const b of blocks(m)) if (b.type === 'tool_use' && typeof b.id === 'string') open.uses.add(b.id);
     } else if (open && isMain(m) && m.type === 'user') {
-      for (const b of blocks(m)) if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') open.answered.add(b.tool_use_id);
+      for (const b of blocks(m))
+        if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') open.answered.add(b.tool_use_id);
     }
   }
   if (!open) return undefined;
@@ -99,7 +116,10 @@ export function openTurn(entries: readonly LogEntry[]): { promptUuid: string; un
 /** The notice and error result that close a turn cut off by a dead worker. */
 export function closingMessages(sessionId: string, unanswered: boolean): [AgentMessage, ResultMessage] {
   const notice = userMessage([{ type: 'text', text: unanswered ? INTERRUPTED_TOOLS : INTERRUPTED }], sessionId, null);
-  const result: ResultMessage = { ...setupErrorResult(WORKER_STOPPED, sessionId), terminal_reason: unanswered ? 'aborted_tools' : 'aborted_streaming' };
+  const result: ResultMessage = {
+    ...setupErrorResult(WORKER_STOPPED, sessionId),
+    terminal_reason: unanswered ? 'aborted_tools' : 'aborted_streaming',
+  };
   return [notice, result];
 }
 
@@ -196,12 +216,15 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     o.print(`agentpipe worker: session ${id}: stopping: ${error.message}`);
     stop.abort();
   };
-  const renew = setInterval(() => {
-    log.renew(id, token, leaseMs).catch((error: unknown) => {
-      if (error instanceof FencedError) lose(error);
-      else o.print(`agentpipe worker: session ${id}: lease renewal failed (retrying): ${(error as Error).message}`);
-    });
-  }, Math.max(20, Math.floor(leaseMs / 3)));
+  const renew = setInterval(
+    () => {
+      log.renew(id, token, leaseMs).catch((error: unknown) => {
+        if (error instanceof FencedError) lose(error);
+        else o.print(`agentpipe worker: session ${id}: lease renewal failed (retrying): ${(error as Error).message}`);
+      });
+    },
+    Math.max(20, Math.floor(leaseMs / 3)),
+  );
   const onAbort = (): void => stop.abort();
   o.signal.addEventListener('abort', onAbort, { once: true });
   let temp: string | undefined;
@@ -211,7 +234,9 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     const entries = await log.read(id);
     const cut = openTurn(entries);
     if (cut) {
-      o.print(`agentpipe worker: session ${id}: prompt ${cut.promptUuid} was cut off by its worker's end; closing it with an error result`);
+      o.print(
+        `agentpipe worker: session ${id}: prompt ${cut.promptUuid} was cut off by its worker's end; closing it with an error result`,
+      );
       const closing = closingMessages(id, cut.unanswered);
       const ids = await log.append(id, token, closing);
       closing.forEach((message, i) => entries.push({ id: ids[i]!, message }));
@@ -225,7 +250,11 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
       await writeFile(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
       Object.assign(options, { resume: file, sessionId: undefined });
     }
-    const seen = new Set(entries.flatMap(({ message: m }) => (m.type === 'user' && 'agentpipe_prompt' in m && m.agentpipe_prompt ? [m.uuid] : [])));
+    const seen = new Set(
+      entries.flatMap(({ message: m }) =>
+        m.type === 'user' && 'agentpipe_prompt' in m && m.agentpipe_prompt ? [m.uuid] : [],
+      ),
+    );
     const silent = new Set<string>();
     const input = inboxInput(o, seen, silent, stop.signal);
 
@@ -254,19 +283,31 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
         if (!isObject(value) || typeof value.type !== 'string') continue;
         if (value.type === 'transcript_mirror') {
           const entries: unknown[] = Array.isArray(value.entries) ? value.entries : [];
-          for (const entry of entries) if (isObject(entry) && isTranscriptOnly(entry)) out.push(entry as unknown as LogMessage);
+          for (const entry of entries)
+            if (isObject(entry) && isTranscriptOnly(entry)) out.push(entry as unknown as LogMessage);
           if (clientMirror) out.push(value as unknown as LogMessage);
           continue;
         }
         // The answer to a state request handled again after a takeover: the client had its answer from the old owner.
-        if (value.type === 'control_response' && isObject(value.response) && silent.delete(String(value.response.request_id))) continue;
+        if (
+          value.type === 'control_response' &&
+          isObject(value.response) &&
+          silent.delete(String(value.response.request_id))
+        )
+          continue;
         out.push(value as unknown as LogMessage);
       }
       return appender.push(out);
     };
     await runStreamSession({
-      options, input: input.lines, write, log: (line) => o.print(`${line} (session ${id})`), signal: stop.signal,
-      replayUserMessages: job.stream.replayUserMessages, permissionPromptTool: job.stream.permissionPromptTool, awaitInitialize: job.stream.awaitInitialize,
+      options,
+      input: input.lines,
+      write,
+      log: (line) => o.print(`${line} (session ${id})`),
+      signal: stop.signal,
+      replayUserMessages: job.stream.replayUserMessages,
+      permissionPromptTool: job.stream.permissionPromptTool,
+      awaitInitialize: job.stream.awaitInitialize,
       onSession: (session) => (localTranscript = session.transcript?.file),
     });
     clearTimeout(idle);
@@ -274,7 +315,11 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     if (fenced || appender.failed instanceof FencedError) return 'fenced';
     if (o.signal.aborted) return 'stopped';
     const end: SessionEndMarker = {
-      type: 'agentpipe_session_end', session_id: id, uuid: newUuid(), reason: 'input ended', timestamp: new Date().toISOString(),
+      type: 'agentpipe_session_end',
+      session_id: id,
+      uuid: newUuid(),
+      reason: 'input ended',
+      timestamp: new Date().toISOString(),
     };
     await log.append(id, token, [end]);
     return 'ended';
@@ -288,13 +333,21 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     if (!fenced) await log.release(id, token).catch(() => undefined);
     if (temp) await rm(temp, { recursive: true, force: true });
     // The log is the session's record: the worker's local copy goes.
-    if (localTranscript && !localTranscript.startsWith(temp ?? '\0')) await rm(localTranscript, { force: true }).catch(() => undefined);
+    if (localTranscript && !localTranscript.startsWith(temp ?? '\0'))
+      await rm(localTranscript, { force: true }).catch(() => undefined);
   }
 }
 
 /** The session's input: catch-up after a takeover, then the inbox after the cursor; `end()` ends it. */
-function inboxInput(o: SessionRunOptions, seen: Set<string>, silent: Set<string>, signal: AbortSignal): {
-  lines: AsyncGenerator<ParsedLine>; end(): void; onLine?: () => void;
+function inboxInput(
+  o: SessionRunOptions,
+  seen: Set<string>,
+  silent: Set<string>,
+  signal: AbortSignal,
+): {
+  lines: AsyncGenerator<ParsedLine>;
+  end(): void;
+  onLine?: () => void;
 } {
   const { log, job, token } = o;
   const id = job.sessionId;
@@ -312,7 +365,8 @@ function inboxInput(o: SessionRunOptions, seen: Set<string>, silent: Set<string>
       if (/"end_input"/.test(line)) return undefined;
       return parsed;
     }
-    if (parsed.message.type === 'user' && !parsed.message.uuid) parsed.message = { ...parsed.message, uuid: inputUuid(id, entryId) };
+    if (parsed.message.type === 'user' && !parsed.message.uuid)
+      parsed.message = { ...parsed.message, uuid: inputUuid(id, entryId) };
     return parsed;
   };
   /** Moves the cursor; a connection failure is retried for a while (a FencedError ends the input: another worker owns the session). */

@@ -46,7 +46,12 @@ export interface StoreSummary {
 }
 
 /** The SDK's `foldSessionSummary`. */
-export type FoldSessionSummary = (prev: StoreSummary | undefined, key: StoreKey, entries: StoreEntry[], options?: { mtime?: number }) => StoreSummary;
+export type FoldSessionSummary = (
+  prev: StoreSummary | undefined,
+  key: StoreKey,
+  entries: StoreEntry[],
+  options?: { mtime?: number },
+) => StoreSummary;
 
 /** Every method of the SDK's `SessionStore`, plus `close()`. */
 export interface RedisSessionStore {
@@ -130,7 +135,8 @@ function parseEntry(json: string, where: string): StoreEntry {
   } catch (error) {
     throw new Error(`${where}: a stored entry is not JSON (${(error as Error).message})`);
   }
-  if (!isObject(value) || typeof value.type !== 'string') throw new Error(`${where}: a stored entry is not an object with a string "type"`);
+  if (!isObject(value) || typeof value.type !== 'string')
+    throw new Error(`${where}: a stored entry is not an object with a string "type"`);
   return value as StoreEntry;
 }
 
@@ -142,7 +148,12 @@ function parseSummary(json: string, where: string): StoreSummary {
   } catch (error) {
     throw new Error(`${where}: the stored summary is not JSON (${(error as Error).message})`);
   }
-  if (!isObject(value) || typeof value.sessionId !== 'string' || typeof value.mtime !== 'number' || !isObject(value.data)) {
+  if (
+    !isObject(value) ||
+    typeof value.sessionId !== 'string' ||
+    typeof value.mtime !== 'number' ||
+    !isObject(value.data)
+  ) {
     throw new Error(`${where}: the stored summary is not { sessionId, mtime, data }`);
   }
   return { sessionId: value.sessionId, mtime: value.mtime, data: value.data };
@@ -156,19 +167,27 @@ function scored(reply: unknown): Array<[string, number]> {
     ? (items as unknown[][]).map((p) => [p[0], p[1]])
     : Array.from({ length: Math.floor(items.length / 2) }, (_, i) => [items[2 * i], items[2 * i + 1]]);
   return pairs.map(([member, score]) => {
-    if (typeof member !== 'string' || !Number.isFinite(Number(score))) throw new Error('unexpected ZRANGE reply from Redis');
+    if (typeof member !== 'string' || !Number.isFinite(Number(score)))
+      throw new Error('unexpected ZRANGE reply from Redis');
     return [member, Number(score)];
   });
 }
 
 /** The keys of one transcript. */
-function keysOf(prefix: string, key: StoreKey): { tag: string; list: string; meta: string; uuids: string; subkeys: string; index: string } {
+function keysOf(
+  prefix: string,
+  key: StoreKey,
+): { tag: string; list: string; meta: string; uuids: string; subkeys: string; index: string } {
   if (key.subpath === '') throw new TypeError('SessionKey.subpath must not be empty (omit it for the main transcript)');
   const project = encodeURIComponent(key.projectKey);
   const tag = `${prefix}:{${project}/${encodeURIComponent(key.sessionId)}}`;
   const part = key.subpath === undefined ? 'main' : `sub:${encodeURIComponent(key.subpath)}`;
   return {
-    tag, list: `${tag}:${part}`, meta: `${tag}:meta:${part}`, uuids: `${tag}:uuids:${part}`, subkeys: `${tag}:subkeys`,
+    tag,
+    list: `${tag}:${part}`,
+    meta: `${tag}:meta:${part}`,
+    uuids: `${tag}:uuids:${part}`,
+    subkeys: `${tag}:subkeys`,
     index: `${prefix}:{${project}}:sessions`,
   };
 }
@@ -176,14 +195,15 @@ function keysOf(prefix: string, key: StoreKey): { tag: string; list: string; met
 /** The SDK's SessionStore on Redis (see the file comment for the layout and guarantees). */
 export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessionStore {
   const prefix = options.prefix ?? 'ap:sdk';
-  const flag = options.dedupe ?? true ? '1' : '0';
+  const flag = (options.dedupe ?? true) ? '1' : '0';
   let connection: Promise<Connection> | undefined;
   let fold: Promise<FoldSessionSummary> | undefined;
 
   const conn = (): Promise<Connection> => {
     if (connection) return connection;
     const connecting = openRedis(options.redis, options).then((c) => {
-      for (const [name, definition] of Object.entries(SCRIPTS)) if (!(name in c.client)) c.client.defineCommand(name, definition);
+      for (const [name, definition] of Object.entries(SCRIPTS))
+        if (!(name in c.client)) c.client.defineCommand(name, definition);
       return c;
     });
     // A failed connect is not cached: the next call tries again.
@@ -207,12 +227,15 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
       (sdk) => sdk.foldSessionSummary as unknown as FoldSessionSummary,
       (error: Error) => {
         fold = undefined;
-        throw new Error(`agentpipe/redis: session summaries need @anthropic-ai/claude-agent-sdk (or the foldSessionSummary option): ${error.message}`);
+        throw new Error(
+          `agentpipe/redis: session summaries need @anthropic-ai/claude-agent-sdk (or the foldSessionSummary option): ${error.message}`,
+        );
       },
     );
     return fold;
   };
-  const pairs = (entries: StoreEntry[]): string[] => entries.flatMap((e) => [typeof e.uuid === 'string' ? e.uuid : '', JSON.stringify(e)]);
+  const pairs = (entries: StoreEntry[]): string[] =>
+    entries.flatMap((e) => [typeof e.uuid === 'string' ? e.uuid : '', JSON.stringify(e)]);
 
   return {
     async append(key, entries) {
@@ -220,7 +243,21 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
       const where = `session ${key.sessionId}`;
       if (key.subpath !== undefined) {
         const subpath = encodeURIComponent(key.subpath);
-        await call((c) => c.agentpipeStoreAppend(k.list, k.meta, k.uuids, k.subkeys, '0', '', Date.now(), '', subpath, flag, ...pairs(entries)));
+        await call((c) =>
+          c.agentpipeStoreAppend(
+            k.list,
+            k.meta,
+            k.uuids,
+            k.subkeys,
+            '0',
+            '',
+            Date.now(),
+            '',
+            subpath,
+            flag,
+            ...pairs(entries),
+          ),
+        );
         return;
       }
       const foldSummary = await folder();
@@ -232,7 +269,9 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
         const next = foldSummary(prev, key, entries, { mtime });
         const summaryJson = JSON.stringify(next);
         const keys = [k.list, k.meta, k.uuids, k.subkeys];
-        const answer = await call((c) => c.agentpipeStoreAppend(...keys, '1', ver ?? '', mtime, summaryJson, '', flag, ...pairs(entries)));
+        const answer = await call((c) =>
+          c.agentpipeStoreAppend(...keys, '1', ver ?? '', mtime, summaryJson, '', flag, ...pairs(entries)),
+        );
         if (answer === -1) continue;
         // GT: a concurrent append's later mtime is never overwritten by an earlier one.
         await call((c) => c.zadd(k.index, 'GT', mtime, key.sessionId));
@@ -245,12 +284,14 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
       const k = keysOf(prefix, key);
       // One transaction: a concurrent delete cannot make it "exists, but empty".
       const replies = await call((c) => c.multi().exists(k.meta).lrange(k.list, 0, -1).exec());
-      if (!replies || replies.length !== 2) throw new Error(`session ${key.sessionId}: the load transaction was aborted`);
+      if (!replies || replies.length !== 2)
+        throw new Error(`session ${key.sessionId}: the load transaction was aborted`);
       const [[existsError, exists], [listError, list]] = replies as [[Error | null, unknown], [Error | null, unknown]];
       const failed = existsError ?? listError;
       if (failed) throw failed instanceof Error ? failed : new Error(String(failed));
       if (exists === 0) return null;
-      if (!Array.isArray(list) || !list.every((json) => typeof json === 'string')) throw new Error(`session ${key.sessionId}: unexpected LRANGE reply`);
+      if (!Array.isArray(list) || !list.every((json) => typeof json === 'string'))
+        throw new Error(`session ${key.sessionId}: unexpected LRANGE reply`);
       return list.map((json) => parseEntry(json, `session ${key.sessionId}`));
     },
 
@@ -262,7 +303,11 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
 
     async listSessionSummaries(projectKey) {
       const sessions = await this.listSessions(projectKey);
-      const summaries = await call((c) => Promise.all(sessions.map((s) => c.hget(keysOf(prefix, { projectKey, sessionId: s.sessionId }).meta, 'summary'))));
+      const summaries = await call((c) =>
+        Promise.all(
+          sessions.map((s) => c.hget(keysOf(prefix, { projectKey, sessionId: s.sessionId }).meta, 'summary')),
+        ),
+      );
       return summaries.flatMap((json, i) => (json ? [parseSummary(json, `session ${sessions[i]!.sessionId}`)] : []));
     },
 

@@ -51,7 +51,10 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   // BullMQ's own connection: reconnects forever (a worker outlives Redis restarts), never fails a blocking command.
   const { Redis } = await import('ioredis');
   const connection = new Redis(o.redis, {
-    maxRetriesPerRequest: null, retryStrategy: reconnectDelay, connectTimeout: 3000, connectionName: 'agentpipe-worker',
+    maxRetriesPerRequest: null,
+    retryStrategy: reconnectDelay,
+    connectTimeout: 3000,
+    connectionName: 'agentpipe-worker',
   });
   const lockMs = o.lockMs ?? envNumber('AGENTPIPE_WORKER_LOCK_MS', 30_000);
   const stalledMs = o.stalledMs ?? envNumber('AGENTPIPE_WORKER_STALLED_MS', 15_000);
@@ -72,7 +75,15 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     }
     const owner = `${id}:${job.id ?? '?'}:${randomUUID()}`;
     o.log(`agentpipe worker: session ${data.sessionId}: started (attempt ${job.attemptsStarted}, owner ${owner})`);
-    const outcome = await runClusterSession({ log, job: data, token: owner, leaseMs, idleMs, signal: closing.signal, print: o.log });
+    const outcome = await runClusterSession({
+      log,
+      job: data,
+      token: owner,
+      leaseMs,
+      idleMs,
+      signal: closing.signal,
+      print: o.log,
+    });
     o.log(`agentpipe worker: session ${data.sessionId}: ${outcome}`);
     if (outcome === 'stopped' && token) {
       // This worker is closing: the session goes back to the queue for another worker.
@@ -83,8 +94,15 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   };
 
   const worker: Worker = new BullWorker(QUEUE.name, processor, {
-    connection, prefix: QUEUE.prefix, concurrency: o.concurrency ?? 1, lockDuration: lockMs, stalledInterval: stalledMs,
-    maxStalledCount: Number.MAX_SAFE_INTEGER, removeOnComplete: { count: 0 }, removeOnFail: { age: 24 * 3600 }, name: id,
+    connection,
+    prefix: QUEUE.prefix,
+    concurrency: o.concurrency ?? 1,
+    lockDuration: lockMs,
+    stalledInterval: stalledMs,
+    maxStalledCount: Number.MAX_SAFE_INTEGER,
+    removeOnComplete: { count: 0 },
+    removeOnFail: { age: 24 * 3600 },
+    name: id,
   });
   let lastError = '';
   worker.on('error', (error: Error) => {
@@ -94,7 +112,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   });
   worker.on('failed', (job, error) => o.log(`agentpipe worker: job ${job?.id ?? '?'} failed: ${error.message}`));
   await worker.waitUntilReady();
-  o.log(`agentpipe worker ${id}: taking sessions from ${redactUrl(o.redis)} (queue ${QUEUE.prefix}:${QUEUE.name}, concurrency ${o.concurrency ?? 1})`);
+  o.log(
+    `agentpipe worker ${id}: taking sessions from ${redactUrl(o.redis)} (queue ${QUEUE.prefix}:${QUEUE.name}, concurrency ${o.concurrency ?? 1})`,
+  );
 
   let closed: Promise<void> | undefined;
   return {

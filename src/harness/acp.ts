@@ -12,8 +12,19 @@ import { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as acp from '@agentclientprotocol/sdk';
 import type {
-  ClientConnection, ContentBlock, PlanEntry, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionModeState,
-  SessionNotification, SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind,
+  ClientConnection,
+  ContentBlock,
+  PlanEntry,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionConfigOption,
+  SessionModeState,
+  SessionNotification,
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallUpdate,
+  ToolKind,
 } from '@agentclientprotocol/sdk';
 import type { AssistantContentBlock, PermissionMode, StreamEvent } from '../messages/types.ts';
 import type { PermissionResult } from '../messages/control.ts';
@@ -52,7 +63,8 @@ class Aborted extends Error {
   override name = 'Aborted';
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const errorText = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error);
@@ -99,7 +111,12 @@ function jsonLines(onGarbage: (line: string) => void): TransformStream<Uint8Arra
 interface ClientHandlers {
   update(params: SessionNotification): void;
   permission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
-  readFile(params: { sessionId: string; path: string; line?: number | null; limit?: number | null }): Promise<{ content: string }>;
+  readFile(params: {
+    sessionId: string;
+    path: string;
+    line?: number | null;
+    limit?: number | null;
+  }): Promise<{ content: string }>;
   writeFile(params: { sessionId: string; path: string; content: string }): Promise<Record<string, never>>;
   terminals: Terminals;
 }
@@ -118,25 +135,39 @@ class AgentLink {
   constructor(config: HarnessConfig, handlers: ClientHandlers) {
     this.gone = new Promise((resolve) => (this.#reportGone = resolve));
     this.group = startProcessGroup({
-      command: config.command, cwd: config.cwd, env: config.env, interactive: true, graceMs: STOP_GRACE_MS, cap: 0,
+      command: config.command,
+      cwd: config.cwd,
+      env: config.env,
+      interactive: true,
+      graceMs: STOP_GRACE_MS,
+      cap: 0,
       onOutput: (stream, chunk) => {
         if (stream === 'stderr') this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL_CHARS);
       },
     });
     void this.group.done.then((result) => {
       this.#exited = true;
-      const how = result.error ? `could not be started (${result.error.message})`
-        : result.exitSignal ? `was killed by ${result.exitSignal}` : `exited with code ${result.code}`;
+      const how = result.error
+        ? `could not be started (${result.error.message})`
+        : result.exitSignal
+          ? `was killed by ${result.exitSignal}`
+          : `exited with code ${result.code}`;
       this.#reportGone(this.#withStderr(`the ACP agent (${config.command.join(' ')}) ${how}`));
     });
     const input = Readable.toWeb(this.group.output!) as ReadableStream<Uint8Array>;
-    const lines = input.pipeThrough(jsonLines((line) => {
-      config.warn(`harness acp: the agent printed a line that is not JSON: ${line}`);
-      // Before initialize is answered, output that is not JSON-RPC means this is not an ACP agent.
-      if (!this.initialized) this.#reportGone(this.#withStderr(`the command is not an ACP agent: it printed ${JSON.stringify(line)} instead of JSON-RPC`));
-    }));
+    const lines = input.pipeThrough(
+      jsonLines((line) => {
+        config.warn(`harness acp: the agent printed a line that is not JSON: ${line}`);
+        // Before initialize is answered, output that is not JSON-RPC means this is not an ACP agent.
+        if (!this.initialized)
+          this.#reportGone(
+            this.#withStderr(`the command is not an ACP agent: it printed ${JSON.stringify(line)} instead of JSON-RPC`),
+          );
+      }),
+    );
     const stream = acp.ndJsonStream(Writable.toWeb(this.group.input!) as WritableStream<Uint8Array>, lines);
-    const app = acp.client({ name: 'agentpipe' })
+    const app = acp
+      .client({ name: 'agentpipe' })
       .onNotification('session/update', ({ params }) => handlers.update(params))
       .onRequest('session/request_permission', ({ params, signal }) => handlers.permission(params, signal))
       .onRequest('fs/read_text_file', ({ params }) => handlers.readFile(params))
@@ -148,8 +179,10 @@ class AgentLink {
       .onRequest('terminal/release', ({ params }) => handlers.terminals.release(params.terminalId));
     this.connection = app.connect(stream);
     // The exit status says more than the closed output: wait a moment for it.
-    const closed = () => Promise.race([this.group.done, sleep(1000, undefined, { ref: false })])
-      .then(() => this.#reportGone(this.#withStderr('the ACP agent closed its output')));
+    const closed = () =>
+      Promise.race([this.group.done, sleep(1000, undefined, { ref: false })]).then(() =>
+        this.#reportGone(this.#withStderr('the ACP agent closed its output')),
+      );
     void this.connection.closed.then(closed, closed);
   }
 
@@ -167,7 +200,9 @@ class AgentLink {
     const failed = request.catch(async (error: unknown) => {
       // A closed connection rejects every request: the exit status says more.
       if (this.connection.signal.aborted) {
-        throw new AgentError(`${await Promise.race([this.gone, sleep(1000, errorText(error), { ref: false })])} (during ${what})`);
+        throw new AgentError(
+          `${await Promise.race([this.gone, sleep(1000, errorText(error), { ref: false })])} (during ${what})`,
+        );
       }
       throw new AgentError(`${what} failed: ${errorText(error)}`);
     });
@@ -176,17 +211,24 @@ class AgentLink {
     ];
     if (o.timeoutMs !== undefined) {
       const seconds = o.timeoutMs / 1000;
-      waits.push(sleep(o.timeoutMs, undefined, { signal: stop.signal, ref: false }).then(
-        () => Promise.reject(new AgentError(this.#withStderr(`the ACP agent did not answer ${what} within ${seconds} s`))),
-        () => new Promise<never>(() => {}),
-      ));
+      waits.push(
+        sleep(o.timeoutMs, undefined, { signal: stop.signal, ref: false }).then(
+          () =>
+            Promise.reject(
+              new AgentError(this.#withStderr(`the ACP agent did not answer ${what} within ${seconds} s`)),
+            ),
+          () => new Promise<never>(() => {}),
+        ),
+      );
     }
     if (o.signal) {
       const signal = o.signal;
-      waits.push(new Promise<never>((_, reject) => {
-        if (signal.aborted) reject(new Aborted());
-        signal.addEventListener('abort', () => reject(new Aborted()), { once: true, signal: stop.signal });
-      }));
+      waits.push(
+        new Promise<never>((_, reject) => {
+          if (signal.aborted) reject(new Aborted());
+          signal.addEventListener('abort', () => reject(new Aborted()), { once: true, signal: stop.signal });
+        }),
+      );
     }
     try {
       return await Promise.race([failed, ...waits]);
@@ -238,7 +280,11 @@ class Terminals {
   }
 
   async create(params: {
-    command: string; args?: string[]; env?: Array<{ name: string; value: string }>; cwd?: string | null; outputByteLimit?: number | null;
+    command: string;
+    args?: string[];
+    env?: Array<{ name: string; value: string }>;
+    cwd?: string | null;
+    outputByteLimit?: number | null;
   }): Promise<{ terminalId: string }> {
     const env = { ...this.#config.env };
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
@@ -247,7 +293,11 @@ class Terminals {
     const terminal: Terminal = { output: '', truncated: false, limit } as Terminal;
     terminal.group = startProcessGroup({
       // Without arguments the command is a shell line (agents send both forms).
-      command: params.args?.length ? [params.command, ...params.args] : params.command, cwd, env, cap: 0, graceMs: STOP_GRACE_MS,
+      command: params.args?.length ? [params.command, ...params.args] : params.command,
+      cwd,
+      env,
+      cap: 0,
+      graceMs: STOP_GRACE_MS,
       onOutput: (_stream, chunk) => {
         terminal.output += chunk;
         if (terminal.output.length > terminal.limit) {
@@ -267,9 +317,15 @@ class Terminals {
     return { terminalId };
   }
 
-  async output(terminalId: string): Promise<{ output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } }> {
+  async output(
+    terminalId: string,
+  ): Promise<{ output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } }> {
     const terminal = this.#find(terminalId);
-    return { output: terminal.output, truncated: terminal.truncated, ...(terminal.exit ? { exitStatus: terminal.exit } : {}) };
+    return {
+      output: terminal.output,
+      truncated: terminal.truncated,
+      ...(terminal.exit ? { exitStatus: terminal.exit } : {}),
+    };
   }
 
   async waitForExit(terminalId: string): Promise<{ exitCode: number | null; signal: string | null }> {
@@ -326,11 +382,29 @@ interface ToolState {
 }
 
 /** Our tools, by the first word of an ACP title (`Read src/a.ts`, as sdk/tool-info.ts titles them). */
-const TITLED_TOOLS = new Set(['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'NotebookRead', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'Task']);
+const TITLED_TOOLS = new Set([
+  'Read',
+  'Write',
+  'Edit',
+  'MultiEdit',
+  'NotebookEdit',
+  'NotebookRead',
+  'Glob',
+  'Grep',
+  'LS',
+  'WebFetch',
+  'WebSearch',
+  'Task',
+]);
 
 /** Our tool name and input for an ACP tool call: the inverse of sdk/tool-info.ts where the call is one of ours. */
 export function toolOf(call: {
-  title: string; name?: string; kind?: ToolKind; rawInput?: unknown; content?: ToolCallContent[]; locations?: ToolCallLocation[];
+  title: string;
+  name?: string;
+  kind?: ToolKind;
+  rawInput?: unknown;
+  content?: ToolCallContent[];
+  locations?: ToolCallLocation[];
 }): { name: string; input: Record<string, unknown> } {
   const input: Record<string, unknown> = isRecord(call.rawInput) ? { ...call.rawInput } : {};
   if (call.name) return { name: call.name, input };
@@ -340,7 +414,10 @@ export function toolOf(call: {
   const diff = call.content?.find((c) => c.type === 'diff');
   switch (call.kind) {
     case 'execute': {
-      const command = str(input.command) ?? (Array.isArray(input.command) ? input.command.map(String).join(' ') : undefined) ?? /^`([^`]+)`$/.exec(title)?.[1];
+      const command =
+        str(input.command) ??
+        (Array.isArray(input.command) ? input.command.map(String).join(' ') : undefined) ??
+        /^`([^`]+)`$/.exec(title)?.[1];
       if (command !== undefined) return { name: 'Bash', input: { ...input, command } };
       break;
     }
@@ -355,7 +432,8 @@ export function toolOf(call: {
       }
       break;
     case 'read':
-      if (file && (!first || !TITLED_TOOLS.has(first) || first === 'Read')) return { name: 'Read', input: { ...input, file_path: file } };
+      if (file && (!first || !TITLED_TOOLS.has(first) || first === 'Read'))
+        return { name: 'Read', input: { ...input, file_path: file } };
       break;
     case 'fetch':
       if (typeof input.url === 'string') return { name: 'WebFetch', input };
@@ -443,7 +521,12 @@ class PromptTranslator {
       case 'agent_message_chunk':
       case 'agent_thought_chunk': {
         const text = chunkText(update.content);
-        if (text) await this.#append(update.sessionUpdate === 'agent_message_chunk' ? 'text' : 'thinking', text, update.messageId);
+        if (text)
+          await this.#append(
+            update.sessionUpdate === 'agent_message_chunk' ? 'text' : 'thinking',
+            text,
+            update.messageId,
+          );
         return;
       }
       case 'tool_call':
@@ -457,11 +540,20 @@ class PromptTranslator {
       case 'current_mode_update': {
         const mode = PERMISSION_MODES.find((m) => m === update.currentModeId);
         if (!mode) return;
-        await this.state.emit({ type: 'system', subtype: 'status', status: null, permissionMode: mode, session_id: this.state.sessionId, uuid: newUuid() });
+        await this.state.emit({
+          type: 'system',
+          subtype: 'status',
+          status: null,
+          permissionMode: mode,
+          session_id: this.state.sessionId,
+          uuid: newUuid(),
+        });
         return;
       }
       case 'notice':
-        this.state.config.warn(`harness acp: agent notice (${update.severity}): ${update.title}${update.description ? `: ${update.description}` : ''}`);
+        this.state.config.warn(
+          `harness acp: agent notice (${update.severity}): ${update.title}${update.description ? `: ${update.description}` : ''}`,
+        );
         return;
       // The prompt is ours already; the rest has no message.
       case 'user_message_chunk':
@@ -489,12 +581,23 @@ class PromptTranslator {
     if (!block || block.kind !== kind) {
       if (block && partial) await this.state.streamEvent({ type: 'content_block_stop', index: run.blocks.length - 1 });
       run.blocks.push((block = { kind, text: '' }));
-      const content: AssistantContentBlock = kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' };
-      if (partial) await this.state.streamEvent({ type: 'content_block_start', index: run.blocks.length - 1, content_block: content });
+      const content: AssistantContentBlock =
+        kind === 'text'
+          ? { type: 'text', text: '', citations: null }
+          : { type: 'thinking', thinking: '', signature: '' };
+      if (partial)
+        await this.state.streamEvent({
+          type: 'content_block_start',
+          index: run.blocks.length - 1,
+          content_block: content,
+        });
     }
     block.text += text;
     if (partial) {
-      const delta = kind === 'text' ? { type: 'text_delta' as const, text } : { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null };
+      const delta =
+        kind === 'text'
+          ? { type: 'text_delta' as const, text }
+          : { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null };
       await this.state.streamEvent({ type: 'content_block_delta', index: run.blocks.length - 1, delta });
     }
   }
@@ -505,12 +608,17 @@ class PromptTranslator {
     if (!run) return;
     this.#text = undefined;
     if (this.state.config.includePartialMessages && run.blocks.length) {
-      const events: StreamEvent[] = [{ type: 'content_block_stop', index: run.blocks.length - 1 }, { type: 'message_stop' }];
+      const events: StreamEvent[] = [
+        { type: 'content_block_stop', index: run.blocks.length - 1 },
+        { type: 'message_stop' },
+      ];
       for (const event of events) await this.state.streamEvent(event);
     }
     for (const block of run.blocks) {
-      const content: AssistantContentBlock = block.kind === 'text'
-        ? { type: 'text', text: block.text, citations: null } : { type: 'thinking', thinking: block.text, signature: '' };
+      const content: AssistantContentBlock =
+        block.kind === 'text'
+          ? { type: 'text', text: block.text, citations: null }
+          : { type: 'thinking', thinking: block.text, signature: '' };
       const message = this.state.assistant([content], this.#model);
       message.message.id = run.id;
       await this.state.emit(message);
@@ -538,7 +646,8 @@ class PromptTranslator {
   async #progress(tool: ToolState): Promise<void> {
     if (tool.done) return;
     const started = tool.status === 'in_progress' || tool.status === 'completed' || tool.status === 'failed';
-    const known = (isRecord(tool.rawInput) && Object.keys(tool.rawInput).length > 0) || tool.content.some((c) => c.type === 'diff');
+    const known =
+      (isRecord(tool.rawInput) && Object.keys(tool.rawInput).length > 0) || tool.content.some((c) => c.type === 'diff');
     if (!tool.use && (started || known)) await this.#emitUse(tool);
     if (!tool.use) return;
     if (tool.status === 'completed' || tool.status === 'failed') return this.#emitResult(tool);
@@ -546,8 +655,14 @@ class PromptTranslator {
     if (tool.status === 'in_progress' && output && output !== tool.progress) {
       tool.progress = output;
       await this.state.emit({
-        type: 'tool_progress', tool_use_id: tool.id, tool_name: tool.use.name, parent_tool_use_id: null,
-        elapsed_time_seconds: Math.round((Date.now() - tool.started) / 1000), output, session_id: this.state.sessionId, uuid: newUuid(),
+        type: 'tool_progress',
+        tool_use_id: tool.id,
+        tool_name: tool.use.name,
+        parent_tool_use_id: null,
+        elapsed_time_seconds: Math.round((Date.now() - tool.started) / 1000),
+        output,
+        session_id: this.state.sessionId,
+        uuid: newUuid(),
       });
     }
   }
@@ -555,7 +670,12 @@ class PromptTranslator {
   async #emitUse(tool: ToolState): Promise<void> {
     await this.#endText();
     tool.use = toolOf({ ...tool, title: tool.title || tool.id });
-    await this.state.emit(this.state.assistant([{ type: 'tool_use', id: tool.id, name: tool.use.name, input: tool.use.input }], this.#model));
+    await this.state.emit(
+      this.state.assistant(
+        [{ type: 'tool_use', id: tool.id, name: tool.use.name, input: tool.use.input }],
+        this.#model,
+      ),
+    );
   }
 
   async #emitResult(tool: ToolState): Promise<void> {
@@ -583,9 +703,18 @@ class PromptTranslator {
   async #plan(entries: PlanEntry[]): Promise<void> {
     await this.#endText();
     const id = newApiId('toolu');
-    const todos = entries.map((e) => ({ content: e.content, status: e.status, activeForm: e.content, priority: e.priority }));
-    await this.state.emit(this.state.assistant([{ type: 'tool_use', id, name: 'TodoWrite', input: { todos } }], this.#model));
-    await this.state.emit(this.state.toolResult(id, TODO_RESULT, false, { oldTodos: this.#lastTodos, newTodos: todos }));
+    const todos = entries.map((e) => ({
+      content: e.content,
+      status: e.status,
+      activeForm: e.content,
+      priority: e.priority,
+    }));
+    await this.state.emit(
+      this.state.assistant([{ type: 'tool_use', id, name: 'TodoWrite', input: { todos } }], this.#model),
+    );
+    await this.state.emit(
+      this.state.toolResult(id, TODO_RESULT, false, { oldTodos: this.#lastTodos, newTodos: todos }),
+    );
     this.#lastTodos = todos;
   }
 }
@@ -618,7 +747,14 @@ async function structuredResult(tool: ToolState): Promise<unknown> {
     const before = diff.oldText ?? null;
     const input = tool.use.input;
     if (tool.use.name === 'Write' || before === null) return writeResultOf(diff.path, before, diff.newText);
-    return editResultOf(diff.path, str(input.old_string) ?? before, str(input.new_string) ?? diff.newText, before, diff.newText, input.replace_all === true);
+    return editResultOf(
+      diff.path,
+      str(input.old_string) ?? before,
+      str(input.new_string) ?? diff.newText,
+      before,
+      diff.newText,
+      input.replace_all === true,
+    );
   }
   return isRecord(raw) ? raw : undefined;
 }
@@ -629,8 +765,12 @@ function promptBlocks(prompt: HarnessTurn['prompt'], images: boolean, warn: (lin
   const blocks: ContentBlock[] = [];
   for (const block of prompt) {
     if (block.type === 'text') blocks.push({ type: 'text', text: block.text });
-    else if (block.type === 'image' && images) blocks.push({ type: 'image', data: block.source.data, mimeType: block.source.media_type });
-    else if (block.type === 'image') warn('harness acp: the agent does not take images (promptCapabilities.image): an image of the prompt was left out');
+    else if (block.type === 'image' && images)
+      blocks.push({ type: 'image', data: block.source.data, mimeType: block.source.media_type });
+    else if (block.type === 'image')
+      warn(
+        'harness acp: the agent does not take images (promptCapabilities.image): an image of the prompt was left out',
+      );
   }
   return blocks;
 }
@@ -639,7 +779,9 @@ function promptBlocks(prompt: HarnessTurn['prompt'], images: boolean, warn: (lin
 function optionValues(option: SessionConfigOption): string[] {
   if (option.type !== 'select') return [];
   const entries = option.options as Array<Record<string, unknown>>;
-  return entries.flatMap((o) => (Array.isArray(o.options) ? (o.options as Array<{ value: string }>).map((v) => v.value) : [String(o.value)]));
+  return entries.flatMap((o) =>
+    Array.isArray(o.options) ? (o.options as Array<{ value: string }>).map((v) => v.value) : [String(o.value)],
+  );
 }
 
 /** What session/new, session/load and session/resume answer that the harness uses. */
@@ -673,11 +815,15 @@ export class AcpHarness implements Harness {
     this.#terminals = new Terminals(config);
     this.#allowed = this.#rules(config.allowedTools);
     this.#denied = this.#rules(config.disallowedTools);
-    if (config.maxTurns !== undefined) this.#warnOnce('harness acp: --max-turns has no ACP equivalent and is not applied');
+    if (config.maxTurns !== undefined)
+      this.#warnOnce('harness acp: --max-turns has no ACP equivalent and is not applied');
     if (config.systemPrompt !== undefined || config.appendSystemPrompt !== undefined) {
-      this.#warnOnce('harness acp: ACP has no system prompt setting: --system-prompt/--append-system-prompt are not applied');
+      this.#warnOnce(
+        'harness acp: ACP has no system prompt setting: --system-prompt/--append-system-prompt are not applied',
+      );
     }
-    if (config.baseUrl !== undefined) this.#warnOnce('harness acp: ACP has no base URL setting: --base-url is not applied');
+    if (config.baseUrl !== undefined)
+      this.#warnOnce('harness acp: ACP has no base URL setting: --base-url is not applied');
   }
 
   get nativeSessionId(): string | undefined {
@@ -720,7 +866,8 @@ export class AcpHarness implements Harness {
   /** Adds the prompt's share of the agent's cumulative cost (`usage_update`). */
   reportCost(cost: { amount: number; currency: string } | null | undefined): void {
     if (!cost || cost.currency !== 'USD' || !Number.isFinite(cost.amount)) return;
-    if (this.#sessionCost !== undefined && cost.amount >= this.#sessionCost) this.#promptCost += cost.amount - this.#sessionCost;
+    if (this.#sessionCost !== undefined && cost.amount >= this.#sessionCost)
+      this.#promptCost += cost.amount - this.#sessionCost;
     else if (this.#sessionCost === undefined) this.#promptCost += cost.amount;
     this.#sessionCost = cost.amount;
   }
@@ -735,7 +882,10 @@ export class AcpHarness implements Harness {
     }
     const sessionId = this.#native!;
     await state.init({
-      nativeSessionId: sessionId, cwd: this.#config.cwd, ...(this.#model ? { model: this.#model } : {}), ...(this.#mode ? { permissionMode: this.#mode } : {}),
+      nativeSessionId: sessionId,
+      cwd: this.#config.cwd,
+      ...(this.#model ? { model: this.#model } : {}),
+      ...(this.#mode ? { permissionMode: this.#mode } : {}),
     });
     const model = this.#model ?? this.#config.model ?? 'acp';
     const prompt = new PromptTranslator(state, model, this.#terminals, this);
@@ -744,7 +894,10 @@ export class AcpHarness implements Harness {
     const onAbort = () => prompt.interrupt.abort();
     turn.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const response = link.agent.request('session/prompt', { sessionId, prompt: promptBlocks(turn.prompt, this.#images, this.#config.warn) });
+      const response = link.agent.request('session/prompt', {
+        sessionId,
+        prompt: promptBlocks(turn.prompt, this.#images, this.#config.warn),
+      });
       let answer: Awaited<typeof response> | undefined;
       let failure: string | undefined;
       try {
@@ -766,13 +919,22 @@ export class AcpHarness implements Harness {
         case 'cancelled':
           return await state.interrupted();
         case 'max_tokens':
-          return { ...state.failure(['the agent stopped: it reached its maximum number of output tokens (max_tokens)']), stopReason: 'max_tokens' };
+          return {
+            ...state.failure(['the agent stopped: it reached its maximum number of output tokens (max_tokens)']),
+            stopReason: 'max_tokens',
+          };
         case 'max_turn_requests':
-          return state.failure(['the agent stopped: it reached its maximum number of requests (max_turn_requests)'], 'max_turns', 'error_max_turns');
+          return state.failure(
+            ['the agent stopped: it reached its maximum number of requests (max_turn_requests)'],
+            'max_turns',
+            'error_max_turns',
+          );
         case 'refusal':
           return { ...state.failure(['the agent refused to go on (refusal)']), stopReason: 'refusal' };
         default:
-          return state.failure([`the agent ended the prompt with an unknown stop reason ${JSON.stringify(answer!.stopReason)}`]);
+          return state.failure([
+            `the agent ended the prompt with an unknown stop reason ${JSON.stringify(answer!.stopReason)}`,
+          ]);
       }
     } finally {
       turn.signal.removeEventListener('abort', onAbort);
@@ -780,13 +942,27 @@ export class AcpHarness implements Harness {
   }
 
   /** `session/cancel`, then the prompt's end within the grace period, else the agent is stopped. */
-  async #cancel(link: AgentLink, sessionId: string, prompt: PromptTranslator, response: Promise<unknown>): Promise<HarnessOutcome> {
+  async #cancel(
+    link: AgentLink,
+    sessionId: string,
+    prompt: PromptTranslator,
+    response: Promise<unknown>,
+  ): Promise<HarnessOutcome> {
     void link.agent.notify('session/cancel', { sessionId }).catch(() => {});
-    const answered = response.then(() => 'answered', () => 'answered');
-    const ended = await Promise.race([answered, link.gone.then(() => 'gone'), sleep(CANCEL_GRACE_MS, 'late', { ref: false })]);
+    const answered = response.then(
+      () => 'answered',
+      () => 'answered',
+    );
+    const ended = await Promise.race([
+      answered,
+      link.gone.then(() => 'gone'),
+      sleep(CANCEL_GRACE_MS, 'late', { ref: false }),
+    ]);
     if (ended === 'gone') this.#drop(link);
     if (ended === 'late') {
-      this.#config.warn(`harness acp: the agent did not end the prompt within ${CANCEL_GRACE_MS / 1000} s of session/cancel: stopping it`);
+      this.#config.warn(
+        `harness acp: the agent did not end the prompt within ${CANCEL_GRACE_MS / 1000} s of session/cancel: stopping it`,
+      );
       this.#drop(link);
     }
     await prompt.finish();
@@ -799,8 +975,10 @@ export class AcpHarness implements Harness {
     const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
     if (usage) {
       const counts = {
-        input_tokens: num(usage.inputTokens), output_tokens: num(usage.outputTokens),
-        cache_read_input_tokens: num(usage.cachedReadTokens), cache_creation_input_tokens: num(usage.cachedWriteTokens),
+        input_tokens: num(usage.inputTokens),
+        output_tokens: num(usage.outputTokens),
+        cache_read_input_tokens: num(usage.cachedReadTokens),
+        cache_creation_input_tokens: num(usage.cachedWriteTokens),
       };
       turn.usage.add(model, counts, this.#promptCost);
     } else if (this.#promptCost > 0) {
@@ -828,14 +1006,20 @@ export class AcpHarness implements Harness {
     });
     this.#link = link;
     try {
-      const init = await link.call('initialize', link.agent.request('initialize', {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
-        clientInfo: { name: 'agentpipe', title: 'agentpipe', version: VERSION },
-      }), { timeoutMs: INIT_TIMEOUT_MS, signal });
+      const init = await link.call(
+        'initialize',
+        link.agent.request('initialize', {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+          clientInfo: { name: 'agentpipe', title: 'agentpipe', version: VERSION },
+        }),
+        { timeoutMs: INIT_TIMEOUT_MS, signal },
+      );
       link.initialized = true;
       if (init.protocolVersion !== acp.PROTOCOL_VERSION) {
-        throw new AgentError(`the ACP agent speaks protocol version ${init.protocolVersion}; agentpipe speaks ${acp.PROTOCOL_VERSION}`);
+        throw new AgentError(
+          `the ACP agent speaks protocol version ${init.protocolVersion}; agentpipe speaks ${acp.PROTOCOL_VERSION}`,
+        );
       }
       const caps = init.agentCapabilities ?? {};
       this.#images = caps.promptCapabilities?.image === true;
@@ -846,17 +1030,27 @@ export class AcpHarness implements Harness {
         // session/load replays the history as updates: no prompt is running, so they are dropped.
         const method = caps.loadSession ? 'session/load' : 'session/resume';
         try {
-          session = await link.call(method, link.agent.request(method, { sessionId: resume, cwd, mcpServers: [] }), { timeoutMs: SESSION_TIMEOUT_MS, signal });
+          session = await link.call(method, link.agent.request(method, { sessionId: resume, cwd, mcpServers: [] }), {
+            timeoutMs: SESSION_TIMEOUT_MS,
+            signal,
+          });
           this.#native = resume;
         } catch (error) {
           if (!(error instanceof AgentError) || link.exited || link.connection.signal.aborted) throw error;
-          this.#config.warn(`harness acp: could not resume the agent's session ${resume} (${error.message}): starting a new one`);
+          this.#config.warn(
+            `harness acp: could not resume the agent's session ${resume} (${error.message}): starting a new one`,
+          );
         }
       } else if (resume) {
-        this.#config.warn(`harness acp: the agent cannot load sessions (no loadSession capability): session ${resume} is not resumed, a new one starts`);
+        this.#config.warn(
+          `harness acp: the agent cannot load sessions (no loadSession capability): session ${resume} is not resumed, a new one starts`,
+        );
       }
       if (!session) {
-        const created = await link.call('session/new', link.agent.request('session/new', { cwd, mcpServers: [] }), { timeoutMs: SESSION_TIMEOUT_MS, signal });
+        const created = await link.call('session/new', link.agent.request('session/new', { cwd, mcpServers: [] }), {
+          timeoutMs: SESSION_TIMEOUT_MS,
+          signal,
+        });
         this.#native = created.sessionId;
         session = created;
       }
@@ -878,28 +1072,47 @@ export class AcpHarness implements Harness {
     this.#mode = PERMISSION_MODES.find((m) => m === modes?.currentModeId);
     if (modes?.availableModes.some((m) => m.id === wanted)) {
       if (modes.currentModeId !== wanted) {
-        await link.call('session/set_mode', link.agent.request('session/set_mode', { sessionId, modeId: wanted }), { timeoutMs: SESSION_TIMEOUT_MS, signal });
+        await link.call('session/set_mode', link.agent.request('session/set_mode', { sessionId, modeId: wanted }), {
+          timeoutMs: SESSION_TIMEOUT_MS,
+          signal,
+        });
         modes.currentModeId = wanted;
       }
       this.#mode = wanted;
     } else if (wanted !== 'default') {
-      this.#warnOnce(`harness acp: the agent has no "${wanted}" mode: the permission mode is applied to its permission requests only`);
+      this.#warnOnce(
+        `harness acp: the agent has no "${wanted}" mode: the permission mode is applied to its permission requests only`,
+      );
     }
     const option = session.configOptions?.find((o) => o.category === 'model' && o.type === 'select');
     const models = (session as { models?: unknown }).models;
     const model = this.#config.model;
-    this.#model = option && option.type === 'select' ? option.currentValue : isRecord(models) ? str(models.currentModelId) : undefined;
+    this.#model =
+      option && option.type === 'select'
+        ? option.currentValue
+        : isRecord(models)
+          ? str(models.currentModelId)
+          : undefined;
     if (model === undefined || model === this.#model) return;
     if (option && optionValues(option).includes(model)) {
       const request = link.agent.request('session/set_config_option', { sessionId, configId: option.id, value: model });
       await link.call('session/set_config_option', request, { timeoutMs: SESSION_TIMEOUT_MS, signal });
       this.#model = model;
-    } else if (isRecord(models) && Array.isArray(models.availableModels) && models.availableModels.some((m) => isRecord(m) && m.modelId === model)) {
+    } else if (
+      isRecord(models) &&
+      Array.isArray(models.availableModels) &&
+      models.availableModels.some((m) => isRecord(m) && m.modelId === model)
+    ) {
       // The unstable session/set_model, for agents that offer models that way.
-      await link.call('session/set_model', link.agent.request('session/set_model', { sessionId, modelId: model }), { timeoutMs: SESSION_TIMEOUT_MS, signal });
+      await link.call('session/set_model', link.agent.request('session/set_model', { sessionId, modelId: model }), {
+        timeoutMs: SESSION_TIMEOUT_MS,
+        signal,
+      });
       this.#model = model;
     } else {
-      this.#warnOnce(`harness acp: the agent offers no model "${model}" (no such value of a "model" session config option): --model is not applied`);
+      this.#warnOnce(
+        `harness acp: the agent offers no model "${model}" (no such value of a "model" session config option): --model is not applied`,
+      );
     }
   }
 
@@ -910,7 +1123,10 @@ export class AcpHarness implements Harness {
     prompt.update(params.update);
   }
 
-  async #onPermission(params: RequestPermissionRequest, requestSignal: AbortSignal): Promise<RequestPermissionResponse> {
+  async #onPermission(
+    params: RequestPermissionRequest,
+    requestSignal: AbortSignal,
+  ): Promise<RequestPermissionResponse> {
     const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
     const prompt = this.#prompt;
     if (!prompt || params.sessionId !== this.#native) return cancelled;
@@ -926,9 +1142,11 @@ export class AcpHarness implements Harness {
       return cancelled;
     };
     let answer: PermissionResult;
-    if (this.#denied.some((rule) => isWholeToolRule(rule, tool.name))) answer = { behavior: 'deny', message: `${tool.name} is denied by --disallowed-tools` };
+    if (this.#denied.some((rule) => isWholeToolRule(rule, tool.name)))
+      answer = { behavior: 'deny', message: `${tool.name} is denied by --disallowed-tools` };
     else if (this.#allowed.some((rule) => isWholeToolRule(rule, tool.name))) answer = { behavior: 'allow' };
-    else if (this.#config.permissionMode === 'bypassPermissions' && this.#mode !== 'bypassPermissions') answer = { behavior: 'allow' };
+    else if (this.#config.permissionMode === 'bypassPermissions' && this.#mode !== 'bypassPermissions')
+      answer = { behavior: 'allow' };
     else {
       try {
         const aborted = new Promise<never>((_, reject) => {
@@ -942,16 +1160,28 @@ export class AcpHarness implements Harness {
     }
     if (answer.behavior === 'allow') {
       if (answer.updatedInput && JSON.stringify(answer.updatedInput) !== JSON.stringify(tool.input)) {
-        this.#warnOnce('harness acp: a permission answer changed the tool input; ACP cannot pass that on, the agent runs its own input');
+        this.#warnOnce(
+          'harness acp: a permission answer changed the tool input; ACP cannot pass that on, the agent runs its own input',
+        );
       }
       return choose(['allow_once', 'allow_always']);
     }
-    prompt.state.denials.push({ tool_name: tool.name, tool_use_id: tool.id, tool_input: tool.input, reason: answer.message });
+    prompt.state.denials.push({
+      tool_name: tool.name,
+      tool_use_id: tool.id,
+      tool_input: tool.input,
+      reason: answer.message,
+    });
     if (answer.interrupt) prompt.interrupt.abort();
     return choose(['reject_once', 'reject_always']);
   }
 
-  async #readFile(params: { sessionId: string; path: string; line?: number | null; limit?: number | null }): Promise<{ content: string }> {
+  async #readFile(params: {
+    sessionId: string;
+    path: string;
+    line?: number | null;
+    limit?: number | null;
+  }): Promise<{ content: string }> {
     const file = await this.#inside(params.sessionId, params.path);
     let text: string;
     try {
@@ -980,11 +1210,15 @@ export class AcpHarness implements Harness {
   /** The real path of `file`, which must be absolute and inside the cwd (symbolic links followed). */
   async #inside(sessionId: string, file: string): Promise<string> {
     if (sessionId !== this.#native) throw acp.RequestError.sessionNotFound(sessionId);
-    if (typeof file !== 'string' || !path.isAbsolute(file)) throw acp.RequestError.invalidParams({ path: file }, 'the path must be absolute');
+    if (typeof file !== 'string' || !path.isAbsolute(file))
+      throw acp.RequestError.invalidParams({ path: file }, 'the path must be absolute');
     const root = await realpath(this.#config.cwd);
     const real = await realpathOfPrefix(path.resolve(file));
     if (real !== root && !real.startsWith(root + path.sep)) {
-      throw acp.RequestError.invalidParams({ path: file }, `the path is outside the working folder ${this.#config.cwd}`);
+      throw acp.RequestError.invalidParams(
+        { path: file },
+        `the path is outside the working folder ${this.#config.cwd}`,
+      );
     }
     return real;
   }

@@ -22,7 +22,14 @@ const INTERRUPT_GRACE_MS = 5000;
 /** Message types passed through as they are (the CLI's `stream_event` too, when partial messages were asked for). */
 const PASSED = new Set(['assistant', 'user', 'stream_event', 'tool_progress', 'auth_status', 'system']);
 /** `stream_event` event types of the union (Qwen Code adds its own, which are dropped). */
-const STREAM_EVENTS = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+const STREAM_EVENTS = new Set([
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+]);
 
 export class ClaudeStreamHarness implements Harness {
   readonly name: 'claude' | 'qwen';
@@ -55,10 +62,14 @@ export class ClaudeStreamHarness implements Harness {
     Object.assign(this.config, change); // a restarted CLI gets them as flags
     const cli = this.#process;
     if (!cli || cli.exited) return;
-    const send = (request: Record<string, unknown>) => void cli.write({ type: 'control_request', request_id: `${String(request.subtype)}-${newUuid()}`, request });
+    const send = (request: Record<string, unknown>) =>
+      void cli.write({ type: 'control_request', request_id: `${String(request.subtype)}-${newUuid()}`, request });
     if (change.model !== undefined) send({ subtype: 'set_model', model: change.model });
     if (change.permissionMode !== undefined) {
-      send({ subtype: 'set_permission_mode', mode: this.name === 'qwen' ? QWEN_APPROVAL[change.permissionMode] : change.permissionMode });
+      send({
+        subtype: 'set_permission_mode',
+        mode: this.name === 'qwen' ? QWEN_APPROVAL[change.permissionMode] : change.permissionMode,
+      });
     }
   }
 
@@ -78,7 +89,11 @@ export class ClaudeStreamHarness implements Harness {
     let interruptedAt: number | undefined;
     const onAbort = () => {
       interruptedAt = Date.now();
-      void cli.write({ type: 'control_request', request_id: `interrupt-${newUuid()}`, request: { subtype: 'interrupt' } });
+      void cli.write({
+        type: 'control_request',
+        request_id: `interrupt-${newUuid()}`,
+        request: { subtype: 'interrupt' },
+      });
       setTimeout(() => {
         if (this.#sink) cli.stop(); // the prompt did not end on its own
       }, INTERRUPT_GRACE_MS).unref();
@@ -89,10 +104,22 @@ export class ClaudeStreamHarness implements Harness {
       if (!this.#initialized) {
         // As the SDK does: Qwen Code asks its permission questions over the control channel only after it.
         this.#initialized = true;
-        await cli.write({ type: 'control_request', request_id: `initialize-${newUuid()}`, request: { subtype: 'initialize', hooks: null } });
+        await cli.write({
+          type: 'control_request',
+          request_id: `initialize-${newUuid()}`,
+          request: { subtype: 'initialize', hooks: null },
+        });
       }
-      const sent = await cli.write({ type: 'user', message: { role: 'user', content: turn.prompt }, parent_tool_use_id: null, session_id: '' });
-      if (!sent) return state.failure([`${this.name} exited before the prompt could be sent: ${stderrTail((await cli.done).stderr) || 'no output'}`]);
+      const sent = await cli.write({
+        type: 'user',
+        message: { role: 'user', content: turn.prompt },
+        parent_tool_use_id: null,
+        session_id: '',
+      });
+      if (!sent)
+        return state.failure([
+          `${this.name} exited before the prompt could be sent: ${stderrTail((await cli.done).stderr) || 'no output'}`,
+        ]);
       for (;;) {
         const line = await next();
         if ('exit' in line) {
@@ -116,7 +143,12 @@ export class ClaudeStreamHarness implements Harness {
   #start(): CliProcess {
     if (this.#process && !this.#process.exited) return this.#process;
     this.#initialized = false;
-    const cli = new CliProcess({ argv: [...this.config.command, ...this.#args()], cwd: this.config.cwd, env: this.#env(), idleMs: this.config.idleMs });
+    const cli = new CliProcess({
+      argv: [...this.config.command, ...this.#args()],
+      cwd: this.config.cwd,
+      env: this.#env(),
+      idleMs: this.config.idleMs,
+    });
     this.#process = cli;
     this.#pump = (async () => {
       for await (const line of cli.lines()) this.#sink?.(line);
@@ -155,7 +187,8 @@ export class ClaudeStreamHarness implements Harness {
 
   #env(): Record<string, string> {
     const env = { ...this.config.env };
-    if (this.config.baseUrl) env[this.name === 'claude' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'] = this.config.baseUrl;
+    if (this.config.baseUrl)
+      env[this.name === 'claude' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'] = this.config.baseUrl;
     if (this.name === 'qwen' && this.config.model && !env.OPENAI_MODEL) env.OPENAI_MODEL = this.config.model;
     return env;
   }
@@ -163,11 +196,18 @@ export class ClaudeStreamHarness implements Harness {
   #warnOnce(): void {
     if (this.#warned || this.config.permissionMode !== 'dontAsk') return;
     this.#warned = true;
-    this.config.warn('harness qwen: permission mode dontAsk runs as Qwen Code\'s "default" (it asks; agentpipe then denies what no one can answer)');
+    this.config.warn(
+      'harness qwen: permission mode dontAsk runs as Qwen Code\'s "default" (it asks; agentpipe then denies what no one can answer)',
+    );
   }
 
   /** Handles one line of the CLI; returns the prompt's result when this was it. */
-  async #handle(value: Record<string, unknown>, state: TurnState, turn: HarnessTurn, cli: CliProcess): Promise<Record<string, unknown> | undefined> {
+  async #handle(
+    value: Record<string, unknown>,
+    state: TurnState,
+    turn: HarnessTurn,
+    cli: CliProcess,
+  ): Promise<Record<string, unknown> | undefined> {
     const type = value.type;
     if (type === 'result') return value;
     if (type === 'control_request') {
@@ -182,8 +222,10 @@ export class ClaudeStreamHarness implements Harness {
     if (type === 'system' && value.subtype === 'init') {
       if (typeof value.session_id === 'string') this.#native = value.session_id;
       await state.init({
-        model: str(value.model), tools: Array.isArray(value.tools) ? value.tools.filter((t) => typeof t === 'string') : undefined,
-        cwd: str(value.cwd), nativeSessionId: this.#native,
+        model: str(value.model),
+        tools: Array.isArray(value.tools) ? value.tools.filter((t) => typeof t === 'string') : undefined,
+        cwd: str(value.cwd),
+        nativeSessionId: this.#native,
       });
       return undefined;
     }
@@ -213,44 +255,92 @@ export class ClaudeStreamHarness implements Harness {
     if (request.subtype === 'can_use_tool' && typeof request.tool_name === 'string') {
       const input = isObject(request.input) ? request.input : {};
       const toolUseId = str(request.tool_use_id) ?? newUuid();
-      const toolName = this.name === 'qwen' ? QWEN_TOOLS[request.tool_name] ?? request.tool_name : request.tool_name;
-      const verdict = await turn.askPermission(toolName, input, toolUseId, turn.signal)
-        .catch((error: unknown): { behavior: 'deny'; message: string } => ({ behavior: 'deny', message: error instanceof Error ? error.message : String(error) }));
-      response = verdict.behavior === 'allow' ? { behavior: 'allow', updatedInput: verdict.updatedInput ?? input } : { behavior: 'deny', message: verdict.message };
+      const toolName = this.name === 'qwen' ? (QWEN_TOOLS[request.tool_name] ?? request.tool_name) : request.tool_name;
+      const verdict = await turn
+        .askPermission(toolName, input, toolUseId, turn.signal)
+        .catch((error: unknown): { behavior: 'deny'; message: string } => ({
+          behavior: 'deny',
+          message: error instanceof Error ? error.message : String(error),
+        }));
+      response =
+        verdict.behavior === 'allow'
+          ? { behavior: 'allow', updatedInput: verdict.updatedInput ?? input }
+          : { behavior: 'deny', message: verdict.message };
       await cli.write({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } });
       return;
     }
-    await cli.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `agentpipe does not serve ${String(request.subtype)} for a wrapped ${this.name}` } });
+    await cli.write({
+      type: 'control_response',
+      response: {
+        subtype: 'error',
+        request_id: requestId,
+        error: `agentpipe does not serve ${String(request.subtype)} for a wrapped ${this.name}`,
+      },
+    });
   }
 
   /** The outcome from the CLI's own result (its turns, usage and cost). */
   #outcome(result: Record<string, unknown>, state: TurnState, turn: HarnessTurn, interrupted: boolean): HarnessOutcome {
-    const models = isObject(result.modelUsage) ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isObject(e[1])) : [];
+    const models = isObject(result.modelUsage)
+      ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isObject(e[1]))
+      : [];
     for (const [model, u] of models) {
-      turn.usage.add(model, {
-        input_tokens: num(u.inputTokens), output_tokens: num(u.outputTokens),
-        cache_read_input_tokens: num(u.cacheReadInputTokens), cache_creation_input_tokens: num(u.cacheCreationInputTokens),
-      }, num(u.costUSD));
+      turn.usage.add(
+        model,
+        {
+          input_tokens: num(u.inputTokens),
+          output_tokens: num(u.outputTokens),
+          cache_read_input_tokens: num(u.cacheReadInputTokens),
+          cache_creation_input_tokens: num(u.cacheCreationInputTokens),
+        },
+        num(u.costUSD),
+      );
     }
     if (models.length === 0 && isObject(result.usage)) {
       const u = result.usage;
-      turn.usage.add(this.config.model ?? this.name, {
-        input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens),
-        cache_read_input_tokens: num(u.cache_read_input_tokens), cache_creation_input_tokens: num(u.cache_creation_input_tokens),
-      }, num(result.total_cost_usd));
+      turn.usage.add(
+        this.config.model ?? this.name,
+        {
+          input_tokens: num(u.input_tokens),
+          output_tokens: num(u.output_tokens),
+          cache_read_input_tokens: num(u.cache_read_input_tokens),
+          cache_creation_input_tokens: num(u.cache_creation_input_tokens),
+        },
+        num(result.total_cost_usd),
+      );
     }
     turn.usage.apiDurationMs += num(result.duration_api_ms);
     const numTurns = typeof result.num_turns === 'number' ? result.num_turns : state.numTurns;
-    const terminalReason = (typeof result.terminal_reason === 'string' ? result.terminal_reason : interrupted ? 'aborted_streaming' : 'completed') as TerminalReason;
+    const terminalReason = (
+      typeof result.terminal_reason === 'string'
+        ? result.terminal_reason
+        : interrupted
+          ? 'aborted_streaming'
+          : 'completed'
+    ) as TerminalReason;
     const common = { numTurns, requests: numTurns, stopReason: str(result.stop_reason) ?? null, terminalReason };
-    if (result.subtype === 'success' && result.is_error !== true) return { ...common, subtype: 'success', text: str(result.result) ?? state.text, errors: [] };
+    if (result.subtype === 'success' && result.is_error !== true)
+      return { ...common, subtype: 'success', text: str(result.result) ?? state.text, errors: [] };
     // Claude Code ends a prompt whose request failed (a rejected key, an API error) with `success` and is_error.
-    if (result.subtype === 'success') return { ...common, subtype: 'error_during_execution', text: '', errors: [str(result.result) ?? 'the request failed'] };
+    if (result.subtype === 'success')
+      return {
+        ...common,
+        subtype: 'error_during_execution',
+        text: '',
+        errors: [str(result.result) ?? 'the request failed'],
+      };
     const errors = Array.isArray(result.errors) ? result.errors.filter((e) => typeof e === 'string') : [];
     // Qwen Code: `error: {message}`.
     if (isObject(result.error) && typeof result.error.message === 'string') errors.push(result.error.message);
-    const subtype = (ERROR_SUBTYPES.has(str(result.subtype) ?? '') ? result.subtype : 'error_during_execution') as ResultErrorSubtype;
-    return { ...common, subtype, text: '', errors: errors.length ? errors : [`${this.name} ended the prompt with ${String(result.subtype)}`] };
+    const subtype = (
+      ERROR_SUBTYPES.has(str(result.subtype) ?? '') ? result.subtype : 'error_during_execution'
+    ) as ResultErrorSubtype;
+    return {
+      ...common,
+      subtype,
+      text: '',
+      errors: errors.length ? errors : [`${this.name} ended the prompt with ${String(result.subtype)}`],
+    };
   }
 
   async close(): Promise<void> {
@@ -266,15 +356,24 @@ export class ClaudeStreamHarness implements Harness {
 
 /** Qwen Code's tools that are agentpipe's (Claude Code's) under another name, with the same input fields. */
 const QWEN_TOOLS: Record<string, string> = {
-  run_shell_command: 'Bash', write_file: 'Write', edit: 'Edit', read_file: 'Read', glob: 'Glob', grep_search: 'Grep', web_fetch: 'WebFetch',
-  todo_write: 'TodoWrite', list_directory: 'LS',
+  run_shell_command: 'Bash',
+  write_file: 'Write',
+  edit: 'Edit',
+  read_file: 'Read',
+  glob: 'Glob',
+  grep_search: 'Grep',
+  web_fetch: 'WebFetch',
+  todo_write: 'TodoWrite',
+  list_directory: 'LS',
 };
 
 /** Gives the tool calls of a Qwen Code assistant message agentpipe's names, so every face shows them as it shows its own; returns them. */
 function renameTools(value: Record<string, unknown>): Array<Record<string, unknown>> {
   const message = value.message;
   if (!isObject(message) || !Array.isArray(message.content)) return [];
-  const uses = (message.content as unknown[]).filter((b): b is Record<string, unknown> => isObject(b) && b.type === 'tool_use' && typeof b.name === 'string');
+  const uses = (message.content as unknown[]).filter(
+    (b): b is Record<string, unknown> => isObject(b) && b.type === 'tool_use' && typeof b.name === 'string',
+  );
   for (const block of uses) block.name = QWEN_TOOLS[block.name as string] ?? block.name;
   return uses;
 }
@@ -286,7 +385,10 @@ function renameTools(value: Record<string, unknown>): Array<Record<string, unkno
  */
 class FileChanges {
   readonly #cwd: string;
-  readonly #pending = new Map<string, { name: string; file: string; input: Record<string, unknown>; before: Promise<string | null> }>();
+  readonly #pending = new Map<
+    string,
+    { name: string; file: string; input: Record<string, unknown>; before: Promise<string | null> }
+  >();
 
   constructor(cwd: string) {
     this.#cwd = cwd;
@@ -296,7 +398,12 @@ class FileChanges {
   watch(uses: Array<Record<string, unknown>>): void {
     for (const use of uses) {
       const input = isObject(use.input) ? use.input : {};
-      if ((use.name !== 'Write' && use.name !== 'Edit') || typeof use.id !== 'string' || typeof input.file_path !== 'string') continue;
+      if (
+        (use.name !== 'Write' && use.name !== 'Edit') ||
+        typeof use.id !== 'string' ||
+        typeof input.file_path !== 'string'
+      )
+        continue;
       const file = path.resolve(this.#cwd, input.file_path);
       this.#pending.set(use.id, { name: use.name, file, input, before: readFile(file, 'utf8').catch(() => null) });
     }
@@ -318,20 +425,36 @@ class FileChanges {
       const oldString = str(call.input.old_string) ?? '';
       const newString = str(call.input.new_string) ?? '';
       // Changed before it was read (no permission prompt): undo the replacement instead.
-      if (call.name === 'Edit' && (before === null || before === after)) before = reverseEdit(after, oldString, newString) ?? before;
-      value.tool_use_result = call.name === 'Write' || before === null
-        ? await writeResultOf(call.file, before === after ? null : before, after, before === null ? 'create' : 'update')
-        : await editResultOf(call.file, oldString, newString, before, after, call.input.replace_all === true);
+      if (call.name === 'Edit' && (before === null || before === after))
+        before = reverseEdit(after, oldString, newString) ?? before;
+      value.tool_use_result =
+        call.name === 'Write' || before === null
+          ? await writeResultOf(
+              call.file,
+              before === after ? null : before,
+              after,
+              before === null ? 'create' : 'update',
+            )
+          : await editResultOf(call.file, oldString, newString, before, after, call.input.replace_all === true);
     }
   }
 }
 
 /** agentpipe's permission modes as Qwen Code's approval modes. */
 const QWEN_APPROVAL: Record<HarnessConfig['permissionMode'], string> = {
-  default: 'default', acceptEdits: 'auto-edit', plan: 'plan', bypassPermissions: 'yolo', dontAsk: 'default',
+  default: 'default',
+  acceptEdits: 'auto-edit',
+  plan: 'plan',
+  bypassPermissions: 'yolo',
+  dontAsk: 'default',
 };
 
-const ERROR_SUBTYPES: ReadonlySet<string> = new Set(['error_during_execution', 'error_max_turns', 'error_max_budget_usd', 'error_max_structured_output_retries']);
+const ERROR_SUBTYPES: ReadonlySet<string> = new Set([
+  'error_during_execution',
+  'error_max_turns',
+  'error_max_budget_usd',
+  'error_max_structured_output_retries',
+]);
 
 function num(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;

@@ -35,7 +35,12 @@ export class CliProcess {
 
   constructor(o: CliProcessOptions) {
     this.#group = startProcessGroup({
-      command: o.argv, cwd: o.cwd, env: o.env, interactive: true, graceMs: o.graceMs ?? 2000, cap: o.stderrCap ?? 16_000,
+      command: o.argv,
+      cwd: o.cwd,
+      env: o.env,
+      interactive: true,
+      graceMs: o.graceMs ?? 2000,
+      cap: o.stderrCap ?? 16_000,
     });
     this.#idleMs = o.idleMs;
     this.#armIdle();
@@ -43,7 +48,8 @@ export class CliProcess {
       this.#exited = true;
       clearTimeout(this.#idleTimer);
       // Every translator reports the stderr tail of a CLI that ended early: say why it was stopped.
-      if (this.#idled) result.stderr += `\n[agentpipe] stopped after ${Math.round(this.#idleMs! / 1000)} s without output (AGENTPIPE_HARNESS_IDLE_MS)`;
+      if (this.#idled)
+        result.stderr += `\n[agentpipe] stopped after ${Math.round(this.#idleMs! / 1000)} s without output (AGENTPIPE_HARNESS_IDLE_MS)`;
       return result;
     });
   }
@@ -92,7 +98,11 @@ export class CliProcess {
       if (skipping) continue;
       pending += chunk.slice(start);
       if (pending.length > MAX_LINE_CHARS) {
-        yield { ok: false, text: pending.slice(0, 200), error: `a line longer than ${MAX_LINE_CHARS} characters was dropped` };
+        yield {
+          ok: false,
+          text: pending.slice(0, 200),
+          error: `a line longer than ${MAX_LINE_CHARS} characters was dropped`,
+        };
         pending = '';
         skipping = true;
       }
@@ -125,7 +135,8 @@ export class CliProcess {
 function parseLine(line: string): CliLine {
   try {
     const value: unknown = JSON.parse(line);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
+    if (value && typeof value === 'object' && !Array.isArray(value))
+      return { ok: true, value: value as Record<string, unknown> };
     return { ok: false, text: line.slice(0, 200), error: 'a JSON value that is not an object' };
   } catch {
     return { ok: false, text: line.slice(0, 200), error: 'not JSON' };
@@ -143,7 +154,10 @@ export function stderrTail(stderr: string, lines = 5): string {
  * or undefined when the prompt was aborted. A CLI that closes stdout but lingers is stopped.
  */
 export async function drainOneShot(
-  proc: CliProcess, signal: AbortSignal, onEvent: (value: Record<string, unknown>) => Promise<void>, onGarbage: (text: string) => void,
+  proc: CliProcess,
+  signal: AbortSignal,
+  onEvent: (value: Record<string, unknown>) => Promise<void>,
+  onGarbage: (text: string) => void,
   stop: () => Promise<void>,
 ): Promise<ProcessGroupResult | undefined> {
   const onAbort = () => void stop();

@@ -40,7 +40,8 @@ export function tomlString(value: string): string {
 }
 
 type Json = Record<string, unknown>;
-const TODOS_UPDATED = 'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.';
+const TODOS_UPDATED =
+  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.';
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -56,12 +57,21 @@ export function unwrapShell(command: string): string {
 
 /** Codex's stderr without the lines it prints on every run. */
 function stderrOf(stderr: string): string {
-  const noise = /^(WARNING: proceeding, even though we could not create PATH aliases|Reading additional input from stdin)/;
-  return stderrTail(stderr.split('\n').filter((line) => !noise.test(line)).join('\n'));
+  const noise =
+    /^(WARNING: proceeding, even though we could not create PATH aliases|Reading additional input from stdin)/;
+  return stderrTail(
+    stderr
+      .split('\n')
+      .filter((line) => !noise.test(line))
+      .join('\n'),
+  );
 }
 
 /** One change of a `file_change` item. */
-interface Change { path: string; kind: string }
+interface Change {
+  path: string;
+  kind: string;
+}
 
 /** The before-text of a unified diff applied to `after` (its hunks reversed); undefined when they do not fit. */
 export function reverseUnifiedDiff(after: string, diff: string): string | undefined {
@@ -186,9 +196,12 @@ export class CodexHarness implements Harness {
     this.#warned = true;
     const c = this.config;
     const ignored = [
-      c.allowedTools.length ? 'allowedTools' : '', c.disallowedTools.length ? 'disallowedTools' : '', c.maxTurns !== undefined ? 'maxTurns' : '',
+      c.allowedTools.length ? 'allowedTools' : '',
+      c.disallowedTools.length ? 'disallowedTools' : '',
+      c.maxTurns !== undefined ? 'maxTurns' : '',
     ].filter(Boolean);
-    if (ignored.length) this.config.warn(`harness codex: ignored options codex exec cannot honour: ${ignored.join(', ')}`);
+    if (ignored.length)
+      this.config.warn(`harness codex: ignored options codex exec cannot honour: ${ignored.join(', ')}`);
   }
 
   /** The argv of one prompt. */
@@ -215,8 +228,19 @@ export class CodexHarness implements Harness {
     if (c.appendSystemPrompt) set('developer_instructions', tomlString(c.appendSystemPrompt));
     const resume = this.#threadId ? ['resume', this.#threadId] : [];
     return [
-      ...c.command, 'exec', '--json', '--skip-git-repo-check', '--cd', c.cwd, ...codexPermissionArgs(c.permissionMode),
-      ...(c.model ? ['--model', c.model] : []), ...overrides, ...resume, ...images.map((file) => `--image=${file}`), '--', prompt,
+      ...c.command,
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--cd',
+      c.cwd,
+      ...codexPermissionArgs(c.permissionMode),
+      ...(c.model ? ['--model', c.model] : []),
+      ...overrides,
+      ...resume,
+      ...images.map((file) => `--image=${file}`),
+      '--',
+      prompt,
     ];
   }
 
@@ -241,7 +265,12 @@ export class CodexHarness implements Harness {
     this.#warnUnsupported();
     if (turn.signal.aborted) return await state.interrupted();
     const { text, images } = this.#prompt(turn.prompt);
-    const proc = new CliProcess({ argv: this.argv(text, images), cwd: this.config.cwd, env: this.config.env, idleMs: this.config.idleMs });
+    const proc = new CliProcess({
+      argv: this.argv(text, images),
+      cwd: this.config.cwd,
+      env: this.config.env,
+      idleMs: this.config.idleMs,
+    });
     this.#process = proc;
     proc.endInput(); // the prompt is an argument: codex must not wait for more on stdin
     const t = new CodexTurn(this, state);
@@ -249,7 +278,13 @@ export class CodexHarness implements Harness {
       proc.stop();
       await proc.done;
     };
-    const exit = await drainOneShot(proc, turn.signal, (value) => t.event(value), (text) => state.unknown('non-JSON line', text), stop);
+    const exit = await drainOneShot(
+      proc,
+      turn.signal,
+      (value) => t.event(value),
+      (text) => state.unknown('non-JSON line', text),
+      stop,
+    );
     if (!exit) {
       await t.closeOpen();
       return await state.interrupted();
@@ -269,12 +304,20 @@ export class CodexHarness implements Harness {
   }
 
   /** The Edit or Write call (input, result, content) of one completed change, with what is known of the file before it. */
-  async fileCall(change: Change, before: string | undefined): Promise<{ name: string; input: Json; result: Json; content: string }> {
+  async fileCall(
+    change: Change,
+    before: string | undefined,
+  ): Promise<{ name: string; input: Json; result: Json; content: string }> {
     const file = change.path;
     if (change.kind === 'delete') {
       this.#known.delete(file);
       const input = { command: `rm ${file}` };
-      return { name: 'Bash', input, result: { stdout: '', stderr: '', interrupted: false, isImage: false }, content: `Deleted ${file}` };
+      return {
+        name: 'Bash',
+        input,
+        result: { stdout: '', stderr: '', interrupted: false, isImage: false },
+        content: `Deleted ${file}`,
+      };
     }
     const after = (await readFile(file, 'utf8').catch(() => null)) ?? '';
     const known = this.#known.get(file);
@@ -284,14 +327,16 @@ export class CodexHarness implements Harness {
     if (change.kind === 'add' || original === undefined) {
       const type = change.kind === 'add' ? 'create' : 'update';
       return {
-        name: 'Write', input: { file_path: file, content: after },
+        name: 'Write',
+        input: { file_path: file, content: after },
         result: await writeResultOf(file, null, after, type),
         content: type === 'create' ? `File created successfully at: ${file}` : `The file ${file} has been updated.`,
       };
     }
     const { oldString, newString } = changedRegion(original, after);
     return {
-      name: 'Edit', input: { file_path: file, old_string: oldString, new_string: newString },
+      name: 'Edit',
+      input: { file_path: file, old_string: oldString, new_string: newString },
       result: await editResultOf(file, oldString, newString, original, after),
       content: `The file ${file} has been updated.`,
     };
@@ -303,12 +348,15 @@ export class CodexHarness implements Harness {
     for (let attempt = 0; attempt < 6; attempt++) {
       const rollout = findRollout(this.#codexHome, this.#threadId);
       const text = rollout ? await readFile(rollout, 'utf8').catch(() => '') : '';
-      const lines = text.split('\n').filter((line) => line.includes('"FileChange"') && !this.#usedRolloutLines.has(line));
+      const lines = text
+        .split('\n')
+        .filter((line) => line.includes('"FileChange"') && !this.#usedRolloutLines.has(line));
       for (const line of lines.reverse()) {
         let diff: string | undefined;
         try {
           const value: unknown = JSON.parse(line);
-          const item = isObj(value) && isObj(value.payload) && isObj(value.payload.item) ? value.payload.item : undefined;
+          const item =
+            isObj(value) && isObj(value.payload) && isObj(value.payload.item) ? value.payload.item : undefined;
           const changes = item && isObj(item.changes) ? item.changes : undefined;
           const entry = changes && isObj(changes[file]) ? changes[file] : undefined;
           diff = entry ? str(entry.unified_diff) : undefined;
@@ -336,9 +384,13 @@ export class CodexHarness implements Harness {
 async function streamWhole(s: TurnState, final: AssistantMessage, text: string, thinking: boolean): Promise<void> {
   const start = { ...final.message, content: [], stop_reason: null };
   await s.streamEvent({ type: 'message_start', message: start });
-  const block: AssistantContentBlock = thinking ? { type: 'thinking', thinking: '', signature: '' } : { type: 'text', text: '', citations: null };
+  const block: AssistantContentBlock = thinking
+    ? { type: 'thinking', thinking: '', signature: '' }
+    : { type: 'text', text: '', citations: null };
   await s.streamEvent({ type: 'content_block_start', index: 0, content_block: block });
-  const delta = thinking ? { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null } : { type: 'text_delta' as const, text };
+  const delta = thinking
+    ? { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null }
+    : { type: 'text_delta' as const, text };
   await s.streamEvent({ type: 'content_block_delta', index: 0, delta });
   await s.streamEvent({ type: 'content_block_stop', index: 0 });
 }
@@ -384,7 +436,9 @@ class CodexTurn {
         const cached = num(u.cached_input_tokens) ?? 0;
         // OpenAI counts cached tokens in input_tokens; Anthropic's usage (the result's) does not.
         s.turn.usage.add(this.harness.model, {
-          input_tokens: Math.max(0, input - cached), output_tokens: num(u.output_tokens) ?? 0, cache_read_input_tokens: cached,
+          input_tokens: Math.max(0, input - cached),
+          output_tokens: num(u.output_tokens) ?? 0,
+          cache_read_input_tokens: cached,
           cache_creation_input_tokens: num(u.cache_write_input_tokens) ?? 0,
         });
         return;
@@ -413,7 +467,9 @@ class CodexTurn {
   async #toolUse(itemId: string, name: string, input: Json): Promise<string> {
     const id = newApiId('toolu');
     this.#open.set(itemId, id);
-    await this.state.emit(this.state.assistant([{ type: 'tool_use', id, name, input }], this.harness.model, 'tool_use'));
+    await this.state.emit(
+      this.state.assistant([{ type: 'tool_use', id, name, input }], this.harness.model, 'tool_use'),
+    );
     return id;
   }
 
@@ -441,7 +497,9 @@ class CodexTurn {
         const text = str(item.text);
         if (phase !== 'completed' || !text) return;
         const thinking = kind === 'reasoning';
-        const block: AssistantContentBlock = thinking ? { type: 'thinking', thinking: text, signature: '' } : { type: 'text', text, citations: null };
+        const block: AssistantContentBlock = thinking
+          ? { type: 'thinking', thinking: text, signature: '' }
+          : { type: 'text', text, citations: null };
         const final = s.assistant([block], model);
         if (s.config.includePartialMessages) await streamWhole(s, final, text, thinking);
         await s.emit(final);
@@ -458,14 +516,23 @@ class CodexTurn {
         const code = num(item.exit_code);
         const status = str(item.status);
         const isError = (code !== undefined && code !== 0) || status === 'failed' || status === 'declined';
-        const note = status === 'declined' ? 'Command was declined' : code !== undefined && code !== 0 ? `Exit code ${code}` : '';
-        const result = { stdout: output, stderr: '', interrupted: false, isImage: false, ...(code !== undefined ? { exitCode: code } : {}) };
+        const note =
+          status === 'declined' ? 'Command was declined' : code !== undefined && code !== 0 ? `Exit code ${code}` : '';
+        const result = {
+          stdout: output,
+          stderr: '',
+          interrupted: false,
+          isImage: false,
+          ...(code !== undefined ? { exitCode: code } : {}),
+        };
         await this.#toolResult(id, `${output.trimEnd()}${note ? `\n${note}` : ''}`.trim(), isError, result);
         return;
       }
       case 'file_change': {
-        const changes = (Array.isArray(item.changes) ? item.changes : []).filter(isObj)
-          .map((c) => ({ path: str(c.path) ?? '', kind: str(c.kind) ?? 'update' })).filter((c) => c.path);
+        const changes = (Array.isArray(item.changes) ? item.changes : [])
+          .filter(isObj)
+          .map((c) => ({ path: str(c.path) ?? '', kind: str(c.kind) ?? 'update' }))
+          .filter((c) => c.path);
         if (phase === 'started') {
           const before = new Map<string, string>();
           for (const c of changes) {
@@ -483,8 +550,15 @@ class CodexTurn {
           const key = `${id}#${n}`;
           if (failed) {
             const name = change.kind === 'add' ? 'Write' : 'Edit';
-            await this.#toolUse(key, name, { file_path: change.path, ...(name === 'Write' ? { content: '' } : { old_string: '', new_string: '' }) });
-            await this.#toolResult(key, `<tool_use_error>codex could not apply its patch to ${change.path}</tool_use_error>`, true);
+            await this.#toolUse(key, name, {
+              file_path: change.path,
+              ...(name === 'Write' ? { content: '' } : { old_string: '', new_string: '' }),
+            });
+            await this.#toolResult(
+              key,
+              `<tool_use_error>codex could not apply its patch to ${change.path}</tool_use_error>`,
+              true,
+            );
             continue;
           }
           const call = await this.harness.fileCall(change, before?.get(change.path));
@@ -519,9 +593,17 @@ class CodexTurn {
         const error = isObj(item.error) ? str(item.error.message) : undefined;
         const result = isObj(item.result) ? item.result : undefined;
         const content = Array.isArray(result?.content) ? result.content : [];
-        const text = content.map((b) => (isObj(b) && b.type === 'text' ? (str(b.text) ?? '') : '')).filter(Boolean).join('\n');
+        const text = content
+          .map((b) => (isObj(b) && b.type === 'text' ? (str(b.text) ?? '') : ''))
+          .filter(Boolean)
+          .join('\n');
         const isError = error !== undefined || str(item.status) === 'failed';
-        await this.#toolResult(id, isError ? `<tool_use_error>${error ?? 'the MCP tool call failed'}</tool_use_error>` : text, isError, result);
+        await this.#toolResult(
+          id,
+          isError ? `<tool_use_error>${error ?? 'the MCP tool call failed'}</tool_use_error>` : text,
+          isError,
+          result,
+        );
         return;
       }
       case 'web_search': {

@@ -35,8 +35,15 @@ export function geminiApprovalMode(mode: PermissionMode): 'default' | 'auto_edit
 
 /** agentpipe's tool names → Gemini's. */
 const GEMINI_TOOLS: Record<string, string> = {
-  Bash: 'run_shell_command', Write: 'write_file', Edit: 'replace', Read: 'read_file', Glob: 'glob', Grep: 'grep_search',
-  LS: 'list_directory', WebFetch: 'web_fetch', WebSearch: 'google_web_search',
+  Bash: 'run_shell_command',
+  Write: 'write_file',
+  Edit: 'replace',
+  Read: 'read_file',
+  Glob: 'glob',
+  Grep: 'grep_search',
+  LS: 'list_directory',
+  WebFetch: 'web_fetch',
+  WebSearch: 'google_web_search',
 };
 
 /** An allowed-tools rule in Gemini's spelling: `Bash(git diff:*)` → `run_shell_command(git diff)`; unknown names as they are. */
@@ -71,7 +78,10 @@ export function mapGeminiTool(name: string, args: Json, cwd: string): { name: st
   const opt = (key: string, value: unknown): Json => (value === undefined ? {} : { [key]: value });
   switch (name) {
     case 'run_shell_command':
-      return { name: 'Bash', input: { command: str(args.command) ?? '', ...opt('description', str(args.description)) } };
+      return {
+        name: 'Bash',
+        input: { command: str(args.command) ?? '', ...opt('description', str(args.description)) },
+      };
     case 'write_file':
       return { name: 'Write', input: { file_path: abs(file ?? ''), content: str(args.content) ?? '' } };
     case 'replace': {
@@ -79,18 +89,27 @@ export function mapGeminiTool(name: string, args: Json, cwd: string): { name: st
       return {
         name: 'Edit',
         input: {
-          file_path: abs(file ?? ''), old_string: str(args.old_string) ?? '', new_string: str(args.new_string) ?? '', ...(many ? { replace_all: true } : {}),
+          file_path: abs(file ?? ''),
+          old_string: str(args.old_string) ?? '',
+          new_string: str(args.new_string) ?? '',
+          ...(many ? { replace_all: true } : {}),
         },
       };
     }
     case 'read_file':
-      return { name: 'Read', input: { file_path: abs(file ?? ''), ...opt('offset', num(args.offset)), ...opt('limit', num(args.limit)) } };
+      return {
+        name: 'Read',
+        input: { file_path: abs(file ?? ''), ...opt('offset', num(args.offset)), ...opt('limit', num(args.limit)) },
+      };
     case 'glob':
       return { name: 'Glob', input: { pattern: str(args.pattern) ?? '', ...opt('path', dir) } };
     case 'grep_search':
     case 'search_file_content':
     case 'grep':
-      return { name: 'Grep', input: { pattern: str(args.pattern) ?? '', ...opt('path', dir), ...opt('glob', str(args.include)) } };
+      return {
+        name: 'Grep',
+        input: { pattern: str(args.pattern) ?? '', ...opt('path', dir), ...opt('glob', str(args.include)) },
+      };
     case 'list_directory':
       return { name: 'LS', input: { path: abs(dir ?? '.') } };
     case 'web_fetch': {
@@ -105,7 +124,11 @@ export function mapGeminiTool(name: string, args: Json, cwd: string): { name: st
 }
 
 /** An open tool call: what it was announced as, and the file before it ran (Edit/Write). */
-interface OpenTool { name: string; input: Json; before?: string | null }
+interface OpenTool {
+  name: string;
+  input: Json;
+  before?: string | null;
+}
 
 /** The Gemini CLI behind agentpipe's stream: one `gemini -p` process per prompt, resumed by its session id. */
 export class GeminiHarness implements Harness {
@@ -158,7 +181,10 @@ export class GeminiHarness implements Harness {
    */
   async #stop(proc: CliProcess): Promise<void> {
     const own = proc.pid;
-    const groups = own === undefined || proc.exited ? [] : [...new Set(descendants(own).map((d) => d.pgid))].filter((g) => g !== own && g > 1);
+    const groups =
+      own === undefined || proc.exited
+        ? []
+        : [...new Set(descendants(own).map((d) => d.pgid))].filter((g) => g !== own && g > 1);
     const signal = (name: NodeJS.Signals) => {
       for (const group of groups) {
         try {
@@ -185,7 +211,9 @@ export class GeminiHarness implements Harness {
     const c = this.config;
     const ignored = [
       c.maxTurns !== undefined ? 'maxTurns (only model.maxSessionTurns in its settings.json)' : '',
-      c.appendSystemPrompt && c.systemPrompt === undefined ? 'appendSystemPrompt (GEMINI_SYSTEM_MD replaces its whole system prompt)' : '',
+      c.appendSystemPrompt && c.systemPrompt === undefined
+        ? 'appendSystemPrompt (GEMINI_SYSTEM_MD replaces its whole system prompt)'
+        : '',
     ].filter(Boolean);
     if (ignored.length) c.warn(`harness gemini: ignored options gemini cannot honour: ${ignored.join(', ')}`);
   }
@@ -196,9 +224,16 @@ export class GeminiHarness implements Harness {
     const allowed = c.allowedTools.map(geminiToolRule);
     const policy = c.disallowedTools.length ? ['--policy', this.#denyPolicy()] : [];
     return [
-      ...c.command, '--output-format', 'stream-json', '--approval-mode', geminiApprovalMode(c.permissionMode),
-      ...(c.model ? ['-m', c.model] : []), ...(this.#sessionId ? ['--resume', this.#sessionId] : []),
-      ...(allowed.length ? ['--allowed-tools', allowed.join(',')] : []), ...policy, `--prompt=${prompt}`,
+      ...c.command,
+      '--output-format',
+      'stream-json',
+      '--approval-mode',
+      geminiApprovalMode(c.permissionMode),
+      ...(c.model ? ['-m', c.model] : []),
+      ...(this.#sessionId ? ['--resume', this.#sessionId] : []),
+      ...(allowed.length ? ['--allowed-tools', allowed.join(',')] : []),
+      ...policy,
+      `--prompt=${prompt}`,
     ];
   }
 
@@ -235,7 +270,10 @@ export class GeminiHarness implements Harness {
     const texts: string[] = [];
     for (const block of prompt) {
       if (block.type === 'text') texts.push(block.text);
-      else this.config.warn(`harness gemini: a ${block.type} block of the prompt was left out (gemini -p takes text only)`);
+      else
+        this.config.warn(
+          `harness gemini: a ${block.type} block of the prompt was left out (gemini -p takes text only)`,
+        );
     }
     return texts.join('\n\n');
   }
@@ -243,11 +281,22 @@ export class GeminiHarness implements Harness {
   async #run(state: TurnState, turn: HarnessTurn): Promise<HarnessOutcome> {
     this.#warnUnsupported();
     if (turn.signal.aborted) return await state.interrupted();
-    const proc = new CliProcess({ argv: this.argv(this.#prompt(turn.prompt)), cwd: this.config.cwd, env: this.#env(), idleMs: this.config.idleMs });
+    const proc = new CliProcess({
+      argv: this.argv(this.#prompt(turn.prompt)),
+      cwd: this.config.cwd,
+      env: this.#env(),
+      idleMs: this.config.idleMs,
+    });
     this.#process = proc;
     proc.endInput(); // the prompt is an argument: it must not wait for stdin
     const t = new GeminiTurn(this, state);
-    const exit = await drainOneShot(proc, turn.signal, (value) => t.event(value), (text) => state.unknown('non-JSON line', text), () => this.#stop(proc));
+    const exit = await drainOneShot(
+      proc,
+      turn.signal,
+      (value) => t.event(value),
+      (text) => state.unknown('non-JSON line', text),
+      () => this.#stop(proc),
+    );
     if (!exit) {
       await t.endText('end_turn');
       await t.closeOpen();
@@ -257,7 +306,13 @@ export class GeminiHarness implements Harness {
     await t.closeOpen();
     if (t.status === 'success' && !t.errors.length) return state.success();
     if (t.status !== undefined) return state.failure(t.errors.length ? t.errors : ['gemini reported an error']);
-    const tail = stderrTail(exit.stderr.replace(ANSI, '').split('\n').filter((l) => !/^\s+at /.test(l)).join('\n'));
+    const tail = stderrTail(
+      exit.stderr
+        .replace(ANSI, '')
+        .split('\n')
+        .filter((l) => !/^\s+at /.test(l))
+        .join('\n'),
+    );
     return state.failure([`gemini ${howItEnded(exit)} before its result${tail ? `: ${tail}` : ''}`, ...t.errors]);
   }
 
@@ -346,9 +401,15 @@ class GeminiTurn {
       if (!input && !output) return;
       // Gemini's input_tokens include the cached ones; the API's do not.
       const uncached = num(counts.input) ?? Math.max(0, input - cached);
-      this.state.turn.usage.add(model, { input_tokens: uncached, output_tokens: output, cache_read_input_tokens: cached });
+      this.state.turn.usage.add(model, {
+        input_tokens: uncached,
+        output_tokens: output,
+        cache_read_input_tokens: cached,
+      });
     };
-    const models = isObj(stats.models) ? Object.entries(stats.models).filter((entry): entry is [string, Json] => isObj(entry[1])) : [];
+    const models = isObj(stats.models)
+      ? Object.entries(stats.models).filter((entry): entry is [string, Json] => isObj(entry[1]))
+      : [];
     if (models.length) for (const [model, counts] of models) add(model, counts);
     else add(this.#model, stats);
   }
@@ -361,7 +422,11 @@ class GeminiTurn {
     if (!this.#streaming) {
       this.#streaming = s.assistant([], this.#model);
       await s.streamEvent({ type: 'message_start', message: { ...this.#streaming.message, content: [] } });
-      await s.streamEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } });
+      await s.streamEvent({
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'text', text: '', citations: null },
+      });
     }
     await s.streamEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
   }
@@ -390,7 +455,11 @@ class GeminiTurn {
     const { name, input } = mapGeminiTool(native, isObj(e.parameters) ? e.parameters : {}, this.harness.config.cwd);
     const file = str(input.file_path);
     // The file before the call, read now: Gemini runs it right after printing this line.
-    const open: OpenTool = { name, input, ...((name === 'Edit' || name === 'Write') && file ? { before: readOrNull(file) } : {}) };
+    const open: OpenTool = {
+      name,
+      input,
+      ...((name === 'Edit' || name === 'Write') && file ? { before: readOrNull(file) } : {}),
+    };
     this.#open.set(id, open);
     await this.endText('tool_use');
     await this.state.emit(this.state.assistant([{ type: 'tool_use', id, name, input }], this.#model, 'tool_use'));
@@ -405,7 +474,9 @@ class GeminiTurn {
     const output = str(e.output) ?? '';
     if (str(e.status) === 'error') {
       const error = (isObj(e.error) ? str(e.error.message) : undefined) ?? (output || 'the tool call failed');
-      await this.state.emit(this.state.toolResult(id, `<tool_use_error>${error}</tool_use_error>`, true, `Error: ${error}`));
+      await this.state.emit(
+        this.state.toolResult(id, `<tool_use_error>${error}</tool_use_error>`, true, `Error: ${error}`),
+      );
       return;
     }
     const { content, result } = await this.#resultOf(id, open, output);
@@ -416,7 +487,8 @@ class GeminiTurn {
   async #resultOf(id: string, open: OpenTool, output: string): Promise<{ content: string; result?: unknown }> {
     const { name, input } = open;
     const file = str(input.file_path) ?? '';
-    if (name === 'Bash') return { content: output, result: { stdout: output, stderr: '', interrupted: false, isImage: false } };
+    if (name === 'Bash')
+      return { content: output, result: { stdout: output, stderr: '', interrupted: false, isImage: false } };
     if (name !== 'Edit' && name !== 'Write') return { content: output };
     const after = (await readFile(file, 'utf8').catch(() => null)) ?? '';
     let before = open.before;
@@ -424,16 +496,25 @@ class GeminiTurn {
       // Gemini may have changed the file before it was read: its session recording has the original.
       const recorded = await this.#recorded(id);
       if (recorded) before = recorded.isNewFile ? null : recorded.originalContent;
-      else if (name === 'Edit') before = reverseEdit(after, str(input.old_string) ?? '', str(input.new_string) ?? '') ?? before;
+      else if (name === 'Edit')
+        before = reverseEdit(after, str(input.old_string) ?? '', str(input.new_string) ?? '') ?? before;
     }
     const original = before ?? null;
     if (name === 'Write') {
       const result = await writeResultOf(file, original, after);
-      return { content: output || (original === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`), result };
+      return {
+        content:
+          output ||
+          (original === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`),
+        result,
+      };
     }
     const oldString = str(input.old_string) ?? '';
     const newString = str(input.new_string) ?? '';
-    return { content: output || `The file ${file} has been updated.`, result: await editResultOf(file, oldString, newString, original ?? '', after, input.replace_all === true) };
+    return {
+      content: output || `The file ${file} has been updated.`,
+      result: await editResultOf(file, oldString, newString, original ?? '', after, input.replace_all === true),
+    };
   }
 
   /** The file change of tool call `id` in Gemini's session recording (written right after the result line; waits up to 5 s on a loaded machine). */
@@ -472,7 +553,8 @@ function descendants(root: number): { pid: number; pgid: number }[] {
       if (!/^\d+$/.test(name)) continue;
       const stat = readOrNull(`/proc/${name}/stat`);
       const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields && fields.length > 3) table.push({ pid: Number(name), ppid: Number(fields[1]), pgid: Number(fields[2]) });
+      if (fields && fields.length > 3)
+        table.push({ pid: Number(name), ppid: Number(fields[1]), pgid: Number(fields[2]) });
     }
   } catch {
     try {

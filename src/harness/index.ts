@@ -11,8 +11,15 @@ import type { AgentMessage } from '../messages/types.ts';
 import type { Harness, HarnessConfig, HarnessName, HarnessOutcome, HarnessTurn } from './types.ts';
 
 /** What each wrapped CLI is called, which package brings it, and which variables hold its key. */
-export const HARNESS_CLIS: Record<Exclude<HarnessName, 'agentpipe'>, { bin?: string; package?: string; keys: string[] }> = {
-  claude: { bin: 'claude', package: '@anthropic-ai/claude-code', keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'] },
+export const HARNESS_CLIS: Record<
+  Exclude<HarnessName, 'agentpipe'>,
+  { bin?: string; package?: string; keys: string[] }
+> = {
+  claude: {
+    bin: 'claude',
+    package: '@anthropic-ai/claude-code',
+    keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+  },
   codex: { bin: 'codex', package: '@openai/codex', keys: ['CODEX_API_KEY', 'OPENAI_API_KEY'] },
   gemini: { bin: 'gemini', package: '@google/gemini-cli', keys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] },
   qwen: { bin: 'qwen', package: '@qwen-code/qwen-code', keys: ['OPENAI_API_KEY'] },
@@ -25,29 +32,54 @@ export class HarnessSetupError extends Error {
 }
 
 /** The argv that starts the wrapped CLI; throws HarnessSetupError with what to install when it is missing. */
-export async function harnessCommand(name: Exclude<HarnessName, 'agentpipe'>, command: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
+export async function harnessCommand(
+  name: Exclude<HarnessName, 'agentpipe'>,
+  command: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
   const cli = HARNESS_CLIS[name];
   if (command !== undefined) {
     const { analyzeShell } = await import('../tools/shell/parse.ts');
     const analysis = await analyzeShell(command);
     const [only] = analysis.commands;
-    if (analysis.commands.length !== 1 || analysis.complex.length > 0 || analysis.opaqueName || !only || only.globbed || only.assignments) {
-      throw new HarnessSetupError(`--harness-command must be one plain command with literal words (no pipes, variables or globs): ${command}`);
+    if (
+      analysis.commands.length !== 1 ||
+      analysis.complex.length > 0 ||
+      analysis.opaqueName ||
+      !only ||
+      only.globbed ||
+      only.assignments
+    ) {
+      throw new HarnessSetupError(
+        `--harness-command must be one plain command with literal words (no pipes, variables or globs): ${command}`,
+      );
     }
     const [file, ...args] = only.argv;
     const found = findExecutable(file!, env);
-    if (!found) throw new HarnessSetupError(`--harness-command: ${file} not found${cli.package ? ` (install it: npm install -g ${cli.package})` : ''}`);
+    if (!found)
+      throw new HarnessSetupError(
+        `--harness-command: ${file} not found${cli.package ? ` (install it: npm install -g ${cli.package})` : ''}`,
+      );
     return [found, ...args];
   }
-  if (!cli.bin) throw new HarnessSetupError(`--harness ${name} needs --harness-command (the agent to start, e.g. "goose acp")`);
+  if (!cli.bin)
+    throw new HarnessSetupError(`--harness ${name} needs --harness-command (the agent to start, e.g. "goose acp")`);
   const found = findExecutable(cli.bin, env);
-  if (!found) throw new HarnessSetupError(`--harness ${name}: the ${cli.bin} CLI is not on PATH (install it: npm install -g ${cli.package})`);
+  if (!found)
+    throw new HarnessSetupError(
+      `--harness ${name}: the ${cli.bin} CLI is not on PATH (install it: npm install -g ${cli.package})`,
+    );
   return [found];
 }
 
 /** `file` as an executable path: as given when it has a slash, else the first match on PATH. */
 function findExecutable(file: string, env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = file.includes('/') ? [path.resolve(file)] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, file));
+  const candidates = file.includes('/')
+    ? [path.resolve(file)]
+    : (env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, file));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -64,7 +96,11 @@ function findExecutable(file: string, env: NodeJS.ProcessEnv): string | undefine
  * variables holding this CLI's own key: running the CLI is the user's explicit choice, and it
  * cannot work without them. `apiKey` (`--api-key`) goes to the first of them.
  */
-export function harnessEnv(name: Exclude<HarnessName, 'agentpipe'>, base: NodeJS.ProcessEnv, apiKey?: string): Record<string, string> {
+export function harnessEnv(
+  name: Exclude<HarnessName, 'agentpipe'>,
+  base: NodeJS.ProcessEnv,
+  apiKey?: string,
+): Record<string, string> {
   const env = childEnv(base);
   const keys = HARNESS_CLIS[name].keys;
   for (const key of keys) if (base[key] !== undefined) env[key] = base[key];
@@ -102,7 +138,15 @@ export async function runHarness(harness: Harness, turn: HarnessTurn): Promise<H
     outcome = await harness.run({ ...turn, emit });
   } catch (error) {
     const message = `harness ${harness.name} failed: ${error instanceof Error ? error.message : String(error)}`;
-    outcome = { subtype: 'error_during_execution', text: '', errors: [message], numTurns: 1, requests: 0, stopReason: null, terminalReason: 'model_error' };
+    outcome = {
+      subtype: 'error_during_execution',
+      text: '',
+      errors: [message],
+      numTurns: 1,
+      requests: 0,
+      stopReason: null,
+      terminalReason: 'model_error',
+    };
   }
   if (!initSent) await turn.emit(turn.init({}));
   return outcome;

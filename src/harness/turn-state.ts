@@ -4,7 +4,14 @@
  * final text, unknown event types reported once each, and the builders of the messages it
  * emits (assistant blocks, tool results, stream deltas for CLIs that only print whole texts).
  */
-import type { AgentMessage, AssistantContentBlock, PermissionDenial, StopReason, StreamEvent, UserContentBlock } from '../messages/types.ts';
+import type {
+  AgentMessage,
+  AssistantContentBlock,
+  PermissionDenial,
+  StopReason,
+  StreamEvent,
+  UserContentBlock,
+} from '../messages/types.ts';
 import type { UserMessage, AssistantMessage } from '../messages/types.ts';
 import { apiUsage } from '../messages/usage.ts';
 import { newApiId, newUuid } from '../messages/ids.ts';
@@ -48,7 +55,10 @@ export class TurnState {
     this.#track(message);
     if (message.type === 'user' && !message.isReplay) this.numTurns++;
     if (message.type === 'assistant' && message.parent_tool_use_id === null) {
-      const text = message.message.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+      const text = message.message.content
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join('');
       if (text) this.text = text;
     }
     await this.turn.emit(message);
@@ -61,7 +71,8 @@ export class TurnState {
       return;
     }
     if (message.type === 'assistant' && message.parent_tool_use_id === null && !this.#ownProgress) {
-      for (const block of message.message.content) if (block.type === 'tool_use' && !this.#running.has(block.id)) this.#heartbeat(block.id, block.name);
+      for (const block of message.message.content)
+        if (block.type === 'tool_use' && !this.#running.has(block.id)) this.#heartbeat(block.id, block.name);
     }
     if (message.type === 'user' && message.parent_tool_use_id === null && Array.isArray(message.message.content)) {
       for (const block of message.message.content) {
@@ -79,8 +90,13 @@ export class TurnState {
     const beat = () => {
       if (!this.#running.has(id)) return;
       const message: AgentMessage = {
-        type: 'tool_progress', tool_use_id: id, tool_name: name, parent_tool_use_id: null,
-        elapsed_time_seconds: Math.round((Date.now() - started) / 100) / 10, session_id: this.sessionId, uuid: newUuid(),
+        type: 'tool_progress',
+        tool_use_id: id,
+        tool_name: name,
+        parent_tool_use_id: null,
+        elapsed_time_seconds: Math.round((Date.now() - started) / 100) / 10,
+        session_id: this.sessionId,
+        uuid: newUuid(),
       };
       this.turn.emit(message).catch(() => this.#stopHeartbeats());
     };
@@ -104,20 +120,48 @@ export class TurnState {
   }
 
   /** One assistant message holding `blocks`. */
-  assistant(blocks: AssistantContentBlock[], model: string, stopReason: StopReason | null = null, parentToolUseId: string | null = null): AssistantMessage {
+  assistant(
+    blocks: AssistantContentBlock[],
+    model: string,
+    stopReason: StopReason | null = null,
+    parentToolUseId: string | null = null,
+  ): AssistantMessage {
     return {
-      type: 'assistant', parent_tool_use_id: parentToolUseId, session_id: this.sessionId, uuid: newUuid(),
+      type: 'assistant',
+      parent_tool_use_id: parentToolUseId,
+      session_id: this.sessionId,
+      uuid: newUuid(),
       message: {
-        id: newApiId('msg'), type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null,
-        usage: apiUsage({}), container: null, context_management: null, diagnostics: null, stop_details: null,
+        id: newApiId('msg'),
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: blocks,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: apiUsage({}),
+        container: null,
+        context_management: null,
+        diagnostics: null,
+        stop_details: null,
       },
     };
   }
 
   /** The user message carrying one tool result. */
   toolResult(toolUseId: string, content: string, isError: boolean, toolUseResult?: unknown): UserMessage {
-    const block: UserContentBlock = { type: 'tool_result', tool_use_id: toolUseId, content, ...(isError ? { is_error: true } : {}) };
-    return userMessage([block], this.sessionId, null, toolUseResult === undefined ? {} : { tool_use_result: toolUseResult });
+    const block: UserContentBlock = {
+      type: 'tool_result',
+      tool_use_id: toolUseId,
+      content,
+      ...(isError ? { is_error: true } : {}),
+    };
+    return userMessage(
+      [block],
+      this.sessionId,
+      null,
+      toolUseResult === undefined ? {} : { tool_use_result: toolUseResult },
+    );
   }
 
   /** Emits a whole text as the stream events of one message (id `messageId`: the final message's), when partial messages were asked for. */
@@ -126,8 +170,12 @@ export class TurnState {
     const start = this.assistant([], model).message;
     // The final assistant message must carry the same id, or the faces show the text twice.
     if (messageId) start.id = messageId;
-    const block: AssistantContentBlock = kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' };
-    const delta = kind === 'text' ? { type: 'text_delta' as const, text } : { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null };
+    const block: AssistantContentBlock =
+      kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' };
+    const delta =
+      kind === 'text'
+        ? { type: 'text_delta' as const, text }
+        : { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null };
     const events: StreamEvent[] = [
       { type: 'message_start', message: start },
       { type: 'content_block_start', index: 0, content_block: block },
@@ -139,19 +187,45 @@ export class TurnState {
 
   /** Emits one `stream_event`. */
   async streamEvent(event: StreamEvent): Promise<void> {
-    await this.emit({ type: 'stream_event', event, parent_tool_use_id: null, session_id: this.sessionId, uuid: newUuid() });
+    await this.emit({
+      type: 'stream_event',
+      event,
+      parent_tool_use_id: null,
+      session_id: this.sessionId,
+      uuid: newUuid(),
+    });
   }
 
   /** The outcome of a prompt that went to its end. */
   success(stopReason: string | null = 'end_turn'): HarnessOutcome {
     this.#stopHeartbeats();
-    return { subtype: 'success', text: this.text, errors: [], numTurns: this.numTurns, requests: this.numTurns, stopReason, terminalReason: 'completed' };
+    return {
+      subtype: 'success',
+      text: this.text,
+      errors: [],
+      numTurns: this.numTurns,
+      requests: this.numTurns,
+      stopReason,
+      terminalReason: 'completed',
+    };
   }
 
   /** The outcome of a prompt that failed with `errors`. */
-  failure(errors: string[], terminalReason: HarnessOutcome['terminalReason'] = 'model_error', subtype: HarnessOutcome['subtype'] = 'error_during_execution'): HarnessOutcome {
+  failure(
+    errors: string[],
+    terminalReason: HarnessOutcome['terminalReason'] = 'model_error',
+    subtype: HarnessOutcome['subtype'] = 'error_during_execution',
+  ): HarnessOutcome {
     this.#stopHeartbeats();
-    return { subtype, text: '', errors, numTurns: this.numTurns, requests: this.numTurns, stopReason: null, terminalReason };
+    return {
+      subtype,
+      text: '',
+      errors,
+      numTurns: this.numTurns,
+      requests: this.numTurns,
+      stopReason: null,
+      terminalReason,
+    };
   }
 
   /** Emits the interruption notice, as agentpipe's own loop does, and returns the outcome of an interrupted prompt. */

@@ -5,7 +5,13 @@
  * emits those messages through the turn, and returns how the prompt ended. The session does the
  * rest as for its own loop: the transcript, the faces, the one `result`.
  */
-import type { AgentMessage, PermissionMode, SystemInitMessage, TerminalReason, UserContentBlock } from '../messages/types.ts';
+import type {
+  AgentMessage,
+  PermissionMode,
+  SystemInitMessage,
+  TerminalReason,
+  UserContentBlock,
+} from '../messages/types.ts';
 import type { PermissionResult } from '../messages/control.ts';
 import type { UsageTracker } from '../agent/usage.ts';
 import type { LoopOutcome } from '../agent/loop.ts';
@@ -57,7 +63,12 @@ export interface HarnessTurn {
   /** The session's `system/init`, with what the wrapped agent reported instead of agentpipe's own values. */
   init: (fields: HarnessInit) => SystemInitMessage;
   /** Asks the session's client about a tool call the wrapped agent wants to make (canUseTool, `can_use_tool`). */
-  askPermission: (toolName: string, input: Record<string, unknown>, toolUseId: string, signal: AbortSignal) => Promise<PermissionResult>;
+  askPermission: (
+    toolName: string,
+    input: Record<string, unknown>,
+    toolUseId: string,
+    signal: AbortSignal,
+  ) => Promise<PermissionResult>;
 }
 
 /** What the wrapped agent said about itself at its start. */

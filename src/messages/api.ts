@@ -4,19 +4,43 @@
  */
 
 /** Text content block of an API message. */
-export interface TextBlock { type: 'text'; text: string; citations?: null }
+export interface TextBlock {
+  type: 'text';
+  text: string;
+  citations?: null;
+}
 /** Text block of a model answer (`citations` is always present, as in the API). */
-export interface AssistantTextBlock { type: 'text'; text: string; citations: null }
+export interface AssistantTextBlock {
+  type: 'text';
+  text: string;
+  citations: null;
+}
 /** Extended-thinking content block; `signature` is empty for models that do not sign. */
-export interface ThinkingBlock { type: 'thinking'; thinking: string; signature: string }
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
 /** A tool call requested by the model. */
-export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
 /** Image formats the model APIs accept. */
 export type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 /** Base64 image source. */
-export interface ImageSource { type: 'base64'; media_type: ImageMediaType; data: string }
+export interface ImageSource {
+  type: 'base64';
+  media_type: ImageMediaType;
+  data: string;
+}
 /** Image content block (tool results, user input). */
-export interface ImageBlock { type: 'image'; source: ImageSource }
+export interface ImageBlock {
+  type: 'image';
+  source: ImageSource;
+}
 /** The result of one tool call, sent back to the model. */
 export interface ToolResultBlock {
   type: 'tool_result';

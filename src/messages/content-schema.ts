@@ -4,17 +4,19 @@
  * zod is imported lazily by the readers (startup time): import this module with `import()`.
  */
 import { z } from 'zod';
-import type {
-  ImageBlock, MessageParam, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock,
-} from './api.ts';
+import type { ImageBlock, MessageParam, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock } from './api.ts';
 
 export const TextBlockSchema = z.looseObject({
-  type: z.literal('text'), text: z.string(), citations: z.null().optional(),
+  type: z.literal('text'),
+  text: z.string(),
+  citations: z.null().optional(),
 }) satisfies z.ZodType<TextBlock>;
 export const ImageBlockSchema = z.looseObject({
   type: z.literal('image'),
   source: z.object({
-    type: z.literal('base64'), media_type: z.enum(['image/jpeg', 'image/png', 'image/gif', 'image/webp']), data: z.string(),
+    type: z.literal('base64'),
+    media_type: z.enum(['image/jpeg', 'image/png', 'image/gif', 'image/webp']),
+    data: z.string(),
   }),
 }) satisfies z.ZodType<ImageBlock>;
 export const ToolResultBlockSchema = z.looseObject({
@@ -24,18 +26,28 @@ export const ToolResultBlockSchema = z.looseObject({
   is_error: z.boolean().optional(),
 }) satisfies z.ZodType<ToolResultBlock>;
 export const ThinkingBlockSchema = z.looseObject({
-  type: z.literal('thinking'), thinking: z.string(), signature: z.string(),
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string(),
 }) satisfies z.ZodType<ThinkingBlock>;
 export const ToolUseBlockSchema = z.looseObject({
-  type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()),
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
 }) satisfies z.ZodType<ToolUseBlock>;
 
 /** Any block of a history message. */
 export const ContentBlockSchema = z.discriminatedUnion('type', [
-  TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ThinkingBlockSchema, ToolUseBlockSchema,
+  TextBlockSchema,
+  ImageBlockSchema,
+  ToolResultBlockSchema,
+  ThinkingBlockSchema,
+  ToolUseBlockSchema,
 ]);
 /** The content of a history message: a string or blocks. */
 export const MessageContentSchema = z.union([z.string(), z.array(ContentBlockSchema)]);
 export const MessageParamSchema = z.looseObject({
-  role: z.enum(['user', 'assistant']), content: MessageContentSchema,
+  role: z.enum(['user', 'assistant']),
+  content: MessageContentSchema,
 }) satisfies z.ZodType<MessageParam>;

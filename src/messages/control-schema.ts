@@ -18,7 +18,8 @@ export const ControlResponseSchema = z.object({
 }) satisfies z.ZodType<ControlResponse>;
 
 export const ControlCancelRequestSchema = z.object({
-  type: z.literal('control_cancel_request'), request_id: z.string(),
+  type: z.literal('control_cancel_request'),
+  request_id: z.string(),
 }) satisfies z.ZodType<ControlCancelRequest>;
 
 export const KeepAliveSchema = z.object({ type: z.literal('keep_alive') }) satisfies z.ZodType<KeepAlive>;
@@ -26,17 +27,31 @@ export const KeepAliveSchema = z.object({ type: z.literal('keep_alive') }) satis
 /** Requests the CLI sends to its client (answered by the SDK). */
 export const OutboundRequestSchema = z.discriminatedUnion('subtype', [
   z.object({
-    subtype: z.literal('can_use_tool'), tool_name: z.string(), input: Record, tool_use_id: z.string(),
-    permission_suggestions: z.array(z.unknown()).default([]), agent_id: z.string().optional(),
+    subtype: z.literal('can_use_tool'),
+    tool_name: z.string(),
+    input: Record,
+    tool_use_id: z.string(),
+    permission_suggestions: z.array(z.unknown()).default([]),
+    agent_id: z.string().optional(),
   }),
-  z.object({ subtype: z.literal('hook_callback'), callback_id: z.string(), input: Record, tool_use_id: z.string().optional() }),
+  z.object({
+    subtype: z.literal('hook_callback'),
+    callback_id: z.string(),
+    input: Record,
+    tool_use_id: z.string().optional(),
+  }),
   z.object({ subtype: z.literal('mcp_message'), server_name: z.string(), message: Record }),
 ]) satisfies z.ZodType<OutboundRequest>;
 
 /** A client's answer to `can_use_tool` (the official SDK's `PermissionResult`). */
 export const PermissionResultSchema = z.discriminatedUnion('behavior', [
   z.object({ behavior: z.literal('allow'), updatedInput: Record.optional(), toolUseID: z.string().optional() }),
-  z.object({ behavior: z.literal('deny'), message: z.string(), interrupt: z.boolean().optional(), toolUseID: z.string().optional() }),
+  z.object({
+    behavior: z.literal('deny'),
+    message: z.string(),
+    interrupt: z.boolean().optional(),
+    toolUseID: z.string().optional(),
+  }),
 ]) satisfies z.ZodType<PermissionResult>;
 
 /** The answer checked; throws an Error that says what is wrong with it. */

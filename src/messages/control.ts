@@ -12,15 +12,31 @@ export interface ControlRequest<R extends { subtype: string } = { subtype: strin
 }
 
 /** A successful answer to a control request. */
-export interface ControlSuccess { subtype: 'success'; request_id: string; response?: Record<string, unknown> }
+export interface ControlSuccess {
+  subtype: 'success';
+  request_id: string;
+  response?: Record<string, unknown>;
+}
 /** A failed answer to a control request. */
-export interface ControlError { subtype: 'error'; request_id: string; error: string }
+export interface ControlError {
+  subtype: 'error';
+  request_id: string;
+  error: string;
+}
 /** `{"type":"control_response","response":{...}}`. */
-export interface ControlResponse { type: 'control_response'; response: ControlSuccess | ControlError }
+export interface ControlResponse {
+  type: 'control_response';
+  response: ControlSuccess | ControlError;
+}
 /** Cancels a pending request of the other side. */
-export interface ControlCancelRequest { type: 'control_cancel_request'; request_id: string }
+export interface ControlCancelRequest {
+  type: 'control_cancel_request';
+  request_id: string;
+}
 /** Heartbeat, both ways; ignored by both SDKs. */
-export interface KeepAlive { type: 'keep_alive' }
+export interface KeepAlive {
+  type: 'keep_alive';
+}
 
 /** A user message as read from stream-json input. */
 export interface InputUserMessage {
@@ -36,13 +52,21 @@ export interface InputUserMessage {
 export type InputMessage = InputUserMessage | ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive;
 
 /** A transcript line for the official SDK's session store (`--session-mirror`): `filePath` names the session as Claude Code's would. */
-export interface TranscriptMirror { type: 'transcript_mirror'; filePath: string; entries: Array<Record<string, unknown>> }
+export interface TranscriptMirror {
+  type: 'transcript_mirror';
+  filePath: string;
+  entries: Array<Record<string, unknown>>;
+}
 
 /** Any non-conversation line agentpipe writes on its output. */
 export type ControlOutput = ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive | TranscriptMirror;
 
 /** One hook matcher of the `initialize` request: the client runs the callbacks (the SDK's `SDKHookCallbackMatcher`). */
-export interface SDKHookCallbackMatcher { matcher?: string; hookCallbackIds: string[]; timeout?: number }
+export interface SDKHookCallbackMatcher {
+  matcher?: string;
+  hookCallbackIds: string[];
+  timeout?: number;
+}
 
 /** The `initialize` request of the official SDK. */
 export interface InitializeRequest {
@@ -62,9 +86,19 @@ export type PermissionResult =
 
 /** Requests agentpipe sends to the client. */
 export type OutboundRequest =
-  | { subtype: 'can_use_tool'; tool_name: string; input: Record<string, unknown>; tool_use_id: string; permission_suggestions: unknown[]; agent_id?: string }
+  | {
+      subtype: 'can_use_tool';
+      tool_name: string;
+      input: Record<string, unknown>;
+      tool_use_id: string;
+      permission_suggestions: unknown[];
+      agent_id?: string;
+    }
   | { subtype: 'hook_callback'; callback_id: string; input: Record<string, unknown>; tool_use_id?: string }
   | { subtype: 'mcp_message'; server_name: string; message: Record<string, unknown> };
 
 /** Permission mode change request. */
-export interface SetPermissionModeRequest { subtype: 'set_permission_mode'; mode: PermissionMode }
+export interface SetPermissionModeRequest {
+  subtype: 'set_permission_mode';
+  mode: PermissionMode;
+}

@@ -19,4 +19,5 @@ export const isInterruptionNotice = (text: string): boolean => text === INTERRUP
 export const toolUseError = (message: string): string => `<tool_use_error>${message}</tool_use_error>`;
 
 /** The message inside `<tool_use_error>` tags, or the text as it is. */
-export const withoutToolUseErrorTags = (text: string): string => /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/.exec(text)?.[1] ?? text;
+export const withoutToolUseErrorTags = (text: string): string =>
+  /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/.exec(text)?.[1] ?? text;

@@ -4,18 +4,32 @@
  */
 import { z } from 'zod';
 import type { ControlCancelRequest, ControlRequest, ControlResponse, KeepAlive, OutboundRequest } from './control.ts';
-import { ControlCancelRequestSchema, ControlResponseSchema, KeepAliveSchema, OutboundRequestSchema } from './control-schema.ts';
+import {
+  ControlCancelRequestSchema,
+  ControlResponseSchema,
+  KeepAliveSchema,
+  OutboundRequestSchema,
+} from './control-schema.ts';
 import { issuesOf } from './issues.ts';
 import type { AgentMessage } from './types.ts';
 
 export type OutputLineRead =
-  | ControlResponse | ControlRequest<OutboundRequest> | ControlCancelRequest | KeepAlive
+  | ControlResponse
+  | ControlRequest<OutboundRequest>
+  | ControlCancelRequest
+  | KeepAlive
   | { type: 'message'; message: AgentMessage };
 
 const OutboundControlRequestSchema = z.object({
-  type: z.literal('control_request'), request_id: z.string(), request: OutboundRequestSchema,
+  type: z.literal('control_request'),
+  request_id: z.string(),
+  request: OutboundRequestSchema,
 });
-const MessageSchema = z.looseObject({ type: z.string(), session_id: z.string().optional(), uuid: z.string().optional() });
+const MessageSchema = z.looseObject({
+  type: z.string(),
+  session_id: z.string().optional(),
+  uuid: z.string().optional(),
+});
 
 export function parseOutputLine(line: string): { ok: true; line: OutputLineRead } | { ok: false; error: string } {
   let value: unknown;
@@ -25,13 +39,21 @@ export function parseOutputLine(line: string): { ok: true; line: OutputLineRead 
     return { ok: false, error: `malformed JSON (${(error as Error).message})` };
   }
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  const schema = type === 'control_response' ? ControlResponseSchema
-    : type === 'control_request' ? OutboundControlRequestSchema
-      : type === 'control_cancel_request' ? ControlCancelRequestSchema
-        : type === 'keep_alive' ? KeepAliveSchema : undefined;
+  const schema =
+    type === 'control_response'
+      ? ControlResponseSchema
+      : type === 'control_request'
+        ? OutboundControlRequestSchema
+        : type === 'control_cancel_request'
+          ? ControlCancelRequestSchema
+          : type === 'keep_alive'
+            ? KeepAliveSchema
+            : undefined;
   if (schema) {
     const parsed = schema.safeParse(value);
-    return parsed.success ? { ok: true, line: parsed.data } : { ok: false, error: issuesOf(parsed.error, String(type)) };
+    return parsed.success
+      ? { ok: true, line: parsed.data }
+      : { ok: false, error: issuesOf(parsed.error, String(type)) };
   }
   const parsed = MessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: `not a message: ${issuesOf(parsed.error)}` };

@@ -25,26 +25,36 @@ export function parseInputLine(line: string): ParsedLine {
       const message = value.message;
       if (!isObject(message)) return { ok: false, error: 'user message without a "message" object' };
       const content = message.content;
-      if (typeof content !== 'string' && !Array.isArray(content)) return { ok: false, error: 'user message content must be a string or an array of blocks' };
+      if (typeof content !== 'string' && !Array.isArray(content))
+        return { ok: false, error: 'user message content must be a string or an array of blocks' };
       if (Array.isArray(content) && !content.every((b) => isObject(b) && typeof b.type === 'string')) {
         return { ok: false, error: 'every content block needs a "type"' };
       }
       return { ok: true, message: { ...value, message: { ...message, role: 'user', content } } as InputMessage };
     }
     case 'control_request':
-      if (typeof value.request_id !== 'string' || !isObject(value.request) || typeof value.request.subtype !== 'string') {
+      if (
+        typeof value.request_id !== 'string' ||
+        !isObject(value.request) ||
+        typeof value.request.subtype !== 'string'
+      ) {
         return { ok: false, error: 'control_request needs a string request_id and a request with a subtype' };
       }
       return { ok: true, message: value as unknown as InputMessage };
     case 'control_response': {
       const response = value.response;
-      if (!isObject(response) || typeof response.request_id !== 'string' || (response.subtype !== 'success' && response.subtype !== 'error')) {
+      if (
+        !isObject(response) ||
+        typeof response.request_id !== 'string' ||
+        (response.subtype !== 'success' && response.subtype !== 'error')
+      ) {
         return { ok: false, error: 'control_response needs response.subtype (success|error) and response.request_id' };
       }
       return { ok: true, message: value as unknown as InputMessage };
     }
     case 'control_cancel_request':
-      if (typeof value.request_id !== 'string') return { ok: false, error: 'control_cancel_request needs a request_id' };
+      if (typeof value.request_id !== 'string')
+        return { ok: false, error: 'control_cancel_request needs a request_id' };
       return { ok: true, message: value as unknown as InputMessage };
     case 'keep_alive':
       return { ok: true, message: { type: 'keep_alive' } };

@@ -4,9 +4,7 @@
  * tsc). schema/messages.schema.json is generated from these types by scripts/gen-schema.ts
  * (`npm run schema`); the model-facing shapes (content blocks, stream events) are in api.ts.
  */
-import type {
-  ApiMessage, StreamEvent, UserContentBlock,
-} from './api.ts';
+import type { ApiMessage, StreamEvent, UserContentBlock } from './api.ts';
 
 export type * from './api.ts';
 
@@ -17,10 +15,18 @@ export type UUID = `${string}-${string}-${string}-${string}-${string}`;
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
 
 /** Status of one MCP server as listed in `system/init`. */
-export interface McpServerInfo { name: string; status: 'connected' | 'failed' | 'pending' | 'needs-auth' | 'disabled'; error?: string; tools?: string[] }
+export interface McpServerInfo {
+  name: string;
+  status: 'connected' | 'failed' | 'pending' | 'needs-auth' | 'disabled';
+  error?: string;
+  tools?: string[];
+}
 
 /** Fields every emitted message carries. */
-interface Envelope { uuid: UUID; session_id: string }
+interface Envelope {
+  uuid: UUID;
+  session_id: string;
+}
 
 /** First message of every prompt: what the session runs with. */
 export interface SystemInitMessage extends Envelope {
@@ -56,7 +62,16 @@ export interface AssistantMessage extends Envelope {
   type: 'assistant';
   message: ApiMessage;
   parent_tool_use_id: string | null;
-  error?: 'authentication_failed' | 'billing_error' | 'rate_limit' | 'invalid_request' | 'server_error' | 'unknown' | 'max_output_tokens' | 'overloaded' | 'model_not_found';
+  error?:
+    | 'authentication_failed'
+    | 'billing_error'
+    | 'rate_limit'
+    | 'invalid_request'
+    | 'server_error'
+    | 'unknown'
+    | 'max_output_tokens'
+    | 'overloaded'
+    | 'model_not_found';
   request_id?: string;
 }
 
@@ -138,7 +153,11 @@ export interface HookStartedMessage extends Envelope {
 }
 
 /** How much a task (a subagent) has done so far. */
-export interface TaskUsage { total_tokens: number; tool_uses: number; duration_ms: number }
+export interface TaskUsage {
+  total_tokens: number;
+  tool_uses: number;
+  duration_ms: number;
+}
 
 /** A subagent began (`Task`); `task_id` is the Task call's id, which `stop_task` takes. */
 export interface TaskStartedMessage extends Envelope {
@@ -227,7 +246,12 @@ export interface McpServerStatusMessage extends Envelope {
 }
 
 /** A tool call that was not allowed to run. */
-export interface PermissionDenial { tool_name: string; tool_use_id: string; tool_input: Record<string, unknown>; reason?: string }
+export interface PermissionDenial {
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: Record<string, unknown>;
+  reason?: string;
+}
 
 /** Token and cost totals of one model, as in `result.modelUsage`. */
 export interface ModelUsage {
@@ -259,12 +283,19 @@ export interface ResultUsage {
 
 /** Why a prompt ended. */
 export type TerminalReason =
-  | 'completed' | 'max_turns' | 'aborted_streaming' | 'aborted_tools' | 'budget_exhausted'
-  | 'model_error' | 'api_error' | 'hook_stopped' | 'prompt_too_long';
+  | 'completed'
+  | 'max_turns'
+  | 'aborted_streaming'
+  | 'aborted_tools'
+  | 'budget_exhausted'
+  | 'model_error'
+  | 'api_error'
+  | 'hook_stopped'
+  | 'prompt_too_long';
 
 /** Error subtypes of `result`. */
 export type ResultErrorSubtype =
-  | 'error_during_execution' | 'error_max_turns' | 'error_max_budget_usd' | 'error_max_structured_output_retries';
+  'error_during_execution' | 'error_max_turns' | 'error_max_budget_usd' | 'error_max_structured_output_retries';
 
 interface ResultBase extends Envelope {
   type: 'result';

@@ -2,7 +2,12 @@
 import type { ApiUsage, ResultUsage } from './types.ts';
 
 /** Usage of one API message from plain token counts. */
-export function apiUsage(u: { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number }): ApiUsage {
+export function apiUsage(u: {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+}): ApiUsage {
   return {
     input_tokens: u.input_tokens ?? 0,
     output_tokens: u.output_tokens ?? 0,

@@ -7,7 +7,13 @@ import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, Str
 import { apiUsage } from '../messages/usage.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
 import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
-import { thinkingOf, type ModelProvider, type ModelRequest, type ThinkingConfig, type WebSearchRequest } from './types.ts';
+import {
+  thinkingOf,
+  type ModelProvider,
+  type ModelRequest,
+  type ThinkingConfig,
+  type WebSearchRequest,
+} from './types.ts';
 
 type Sdk = typeof import('@anthropic-ai/sdk');
 
@@ -97,12 +103,19 @@ export class AnthropicProvider implements ModelProvider {
       const loaded = await this.#getClient();
       sdk = loaded.sdk;
       const tool: Anthropic.WebSearchTool20250305 = {
-        type: 'web_search_20250305', name: 'web_search', max_uses: MAX_SEARCHES,
+        type: 'web_search_20250305',
+        name: 'web_search',
+        max_uses: MAX_SEARCHES,
         ...(request.allowedDomains?.length ? { allowed_domains: request.allowedDomains } : {}),
         ...(request.blockedDomains?.length ? { blocked_domains: request.blockedDomains } : {}),
       };
       const answer = await loaded.client.messages.create(
-        { model: request.model, max_tokens: 4096, messages: [{ role: 'user', content: searchPrompt(request.query) }], tools: [tool] },
+        {
+          model: request.model,
+          max_tokens: 4096,
+          messages: [{ role: 'user', content: searchPrompt(request.query) }],
+          tools: [tool],
+        },
         { signal },
       );
       return answer.content;
@@ -120,7 +133,8 @@ const MAX_SEARCHES = 8;
 function apiThinking(thinking: ThinkingConfig): Anthropic.ThinkingConfigParam {
   if (thinking.type === 'disabled') return { type: 'disabled' };
   const display = thinking.display ? { display: thinking.display } : {};
-  if (thinking.type === 'enabled' && thinking.budgetTokens !== undefined) return { type: 'enabled', budget_tokens: thinking.budgetTokens, ...display };
+  if (thinking.type === 'enabled' && thinking.budgetTokens !== undefined)
+    return { type: 'enabled', budget_tokens: thinking.budgetTokens, ...display };
   return { type: 'adaptive', ...display };
 }
 
@@ -138,8 +152,24 @@ interface RawEvent {
   type: string;
   index?: number;
   message?: { id: string; model: string; stop_reason?: string | null; stop_sequence?: string | null; usage?: RawUsage };
-  content_block?: { type: string; text?: string; thinking?: string; signature?: string; id?: string; name?: string; input?: Record<string, unknown> };
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  content_block?: {
+    type: string;
+    text?: string;
+    thinking?: string;
+    signature?: string;
+    id?: string;
+    name?: string;
+    input?: Record<string, unknown>;
+  };
+  delta?: {
+    type?: string;
+    text?: string;
+    thinking?: string;
+    signature?: string;
+    partial_json?: string;
+    stop_reason?: string | null;
+    stop_sequence?: string | null;
+  };
   usage?: RawUsage;
 }
 
@@ -153,7 +183,14 @@ interface RawUsage {
   inference_geo?: string | null;
 }
 
-const STOP_REASONS: ReadonlySet<string> = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal']);
+const STOP_REASONS: ReadonlySet<string> = new Set([
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+]);
 
 function stopReason(value: string | null | undefined): StopReason | null {
   if (value === null || value === undefined) return null;
@@ -190,9 +227,18 @@ class EventNormaliser {
         return {
           type: 'message_start',
           message: {
-            id: m.id, type: 'message', role: 'assistant', model: m.model, content: [],
-            stop_reason: stopReason(m.stop_reason), stop_sequence: m.stop_sequence ?? null, usage,
-            container: null, context_management: null, diagnostics: null, stop_details: null,
+            id: m.id,
+            type: 'message',
+            role: 'assistant',
+            model: m.model,
+            content: [],
+            stop_reason: stopReason(m.stop_reason),
+            stop_sequence: m.stop_sequence ?? null,
+            usage,
+            container: null,
+            context_management: null,
+            diagnostics: null,
+            stop_details: null,
           },
         };
       }
@@ -217,13 +263,21 @@ class EventNormaliser {
         const u = raw.usage ?? {};
         return {
           type: 'message_delta',
-          delta: { stop_reason: stopReason(raw.delta?.stop_reason), stop_sequence: raw.delta?.stop_sequence ?? null, container: null, stop_details: null },
+          delta: {
+            stop_reason: stopReason(raw.delta?.stop_reason),
+            stop_sequence: raw.delta?.stop_sequence ?? null,
+            container: null,
+            stop_details: null,
+          },
           usage: {
             input_tokens: num(u.input_tokens) ?? null,
             output_tokens: num(u.output_tokens) ?? 0,
             cache_creation_input_tokens: num(u.cache_creation_input_tokens) ?? null,
             cache_read_input_tokens: num(u.cache_read_input_tokens) ?? null,
-            server_tool_use: null, iterations: null, output_tokens_details: null, fallback_credit: null,
+            server_tool_use: null,
+            iterations: null,
+            output_tokens_details: null,
+            fallback_credit: null,
           },
           context_management: null,
         };
@@ -239,20 +293,29 @@ class EventNormaliser {
 
 function contentBlock(raw: RawEvent['content_block']): AssistantContentBlock | undefined {
   switch (raw?.type) {
-    case 'text': return { type: 'text', text: raw.text ?? '', citations: null };
-    case 'thinking': return { type: 'thinking', thinking: raw.thinking ?? '', signature: raw.signature ?? '' };
-    case 'tool_use': return { type: 'tool_use', id: raw.id ?? '', name: raw.name ?? '', input: raw.input ?? {} };
-    default: return undefined;
+    case 'text':
+      return { type: 'text', text: raw.text ?? '', citations: null };
+    case 'thinking':
+      return { type: 'thinking', thinking: raw.thinking ?? '', signature: raw.signature ?? '' };
+    case 'tool_use':
+      return { type: 'tool_use', id: raw.id ?? '', name: raw.name ?? '', input: raw.input ?? {} };
+    default:
+      return undefined;
   }
 }
 
 function contentDelta(raw: RawEvent['delta']): ContentDelta | undefined {
   switch (raw?.type) {
-    case 'text_delta': return { type: 'text_delta', text: raw.text ?? '' };
-    case 'thinking_delta': return { type: 'thinking_delta', thinking: raw.thinking ?? '', estimated_tokens: null };
-    case 'signature_delta': return { type: 'signature_delta', signature: raw.signature ?? '' };
-    case 'input_json_delta': return { type: 'input_json_delta', partial_json: raw.partial_json ?? '' };
-    default: return undefined; // citations_delta and newer kinds
+    case 'text_delta':
+      return { type: 'text_delta', text: raw.text ?? '' };
+    case 'thinking_delta':
+      return { type: 'thinking_delta', thinking: raw.thinking ?? '', estimated_tokens: null };
+    case 'signature_delta':
+      return { type: 'signature_delta', signature: raw.signature ?? '' };
+    case 'input_json_delta':
+      return { type: 'input_json_delta', partial_json: raw.partial_json ?? '' };
+    default:
+      return undefined; // citations_delta and newer kinds
   }
 }
 
@@ -285,5 +348,8 @@ const fromApiError: ApiErrorMapper<InstanceType<Sdk['APIError']>> = (error, { re
     return byStatus;
   }
   // An `error` event inside a 200 stream (e.g. overloaded_error mid-response).
-  return new ModelError({ kind: typed ?? 'server_error', message: `API error${error.type ? ` (${error.type})` : ''}: ${detail}` });
+  return new ModelError({
+    kind: typed ?? 'server_error',
+    message: `API error${error.type ? ` (${error.type})` : ''}: ${detail}`,
+  });
 };

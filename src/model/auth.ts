@@ -9,10 +9,20 @@ import { runProcessGroup } from '../process/run.ts';
 import type { StreamEvent } from '../messages/types.ts';
 import { ModelError } from './errors.ts';
 import type { ModelProvider, ModelRequest, WebSearchRequest } from './types.ts';
-import { chooseProvider, DEFAULT_ANTHROPIC_MODEL, resolveModel, type ModelOptions, type ResolvedModel } from './resolve.ts';
+import {
+  chooseProvider,
+  DEFAULT_ANTHROPIC_MODEL,
+  resolveModel,
+  type ModelOptions,
+  type ResolvedModel,
+} from './resolve.ts';
 
 /** One auth state change. */
-export interface AuthStatus { isAuthenticating: boolean; output: string[]; error?: string }
+export interface AuthStatus {
+  isAuthenticating: boolean;
+  output: string[];
+  error?: string;
+}
 export type AuthStatusListener = (status: AuthStatus) => Promise<void>;
 
 const TOKEN_LIKE = /\b(?:sk-[\w-]{6,}|[A-Za-z0-9_\-+/=.]{32,})\b/g;
@@ -83,7 +93,13 @@ export class KeyHelperProvider implements ModelProvider {
   /** Anthropic's web search, with the helper's key. */
   readonly webSearch?: (request: WebSearchRequest) => Promise<unknown[]>;
 
-  constructor(options: { provider: string; command: string; cwd: string; build: (key: string) => Promise<ModelProvider>; onStatus: AuthStatusListener }) {
+  constructor(options: {
+    provider: string;
+    command: string;
+    cwd: string;
+    build: (key: string) => Promise<ModelProvider>;
+    onStatus: AuthStatusListener;
+  }) {
     this.provider = options.provider;
     this.#command = options.command;
     this.#cwd = options.cwd;
@@ -96,7 +112,11 @@ export class KeyHelperProvider implements ModelProvider {
           this.#inner = undefined;
           throw error;
         });
-        if (!inner.webSearch) throw new ModelError({ kind: 'invalid_request', message: `the ${inner.provider} provider has no web search` });
+        if (!inner.webSearch)
+          throw new ModelError({
+            kind: 'invalid_request',
+            message: `the ${inner.provider} provider has no web search`,
+          });
         return inner.webSearch(request);
       };
     }
@@ -143,11 +163,23 @@ export class KeyHelperProvider implements ModelProvider {
 }
 
 /** Runs `command` in a shell (its own process group); its trimmed stdout is the key, each stderr line is reported. */
-export async function runKeyHelper(command: string, cwd: string, signal: AbortSignal, onLine: (line: string) => Promise<void>, timeoutMs = 60_000): Promise<string> {
+export async function runKeyHelper(
+  command: string,
+  cwd: string,
+  signal: AbortSignal,
+  onLine: (line: string) => Promise<void>,
+  timeoutMs = 60_000,
+): Promise<string> {
   let partial = '';
   let lines = Promise.resolve();
   const run = await runProcessGroup({
-    command, cwd, env: childEnv(), signal, timeoutMs, cap: 64 * 1024, graceMs: 1000,
+    command,
+    cwd,
+    env: childEnv(),
+    signal,
+    timeoutMs,
+    cap: 64 * 1024,
+    graceMs: 1000,
     onOutput: (stream, chunk) => {
       if (stream !== 'stderr') return;
       partial += chunk;
@@ -171,15 +203,21 @@ export async function runKeyHelper(command: string, cwd: string, signal: AbortSi
 
 /** Resolves the model with a key helper: the helper runs on the first request, not now. */
 export async function resolveWithKeyHelper(
-  options: ModelOptions, command: string, cwd: string, onStatus: AuthStatusListener,
+  options: ModelOptions,
+  command: string,
+  cwd: string,
+  onStatus: AuthStatusListener,
 ): Promise<ResolvedModel> {
   const env = options.env ?? process.env;
   const name = chooseProvider({ ...options, apiKey: options.apiKey ?? 'from-helper' });
   if (name === 'scripted') return resolveModel(options);
-  const model = name === 'anthropic' ? options.model ?? DEFAULT_ANTHROPIC_MODEL : options.model ?? env.OPENAI_MODEL;
+  const model = name === 'anthropic' ? (options.model ?? DEFAULT_ANTHROPIC_MODEL) : (options.model ?? env.OPENAI_MODEL);
   if (!model) throw new Error('--base-url needs --model: the model id the server should run (e.g. qwen3:8b)');
   const provider = new KeyHelperProvider({
-    provider: name === 'anthropic' ? 'anthropic' : 'openai-compatible', command, cwd, onStatus,
+    provider: name === 'anthropic' ? 'anthropic' : 'openai-compatible',
+    command,
+    cwd,
+    onStatus,
     build: async (key) => (await resolveModel({ ...options, provider: name, apiKey: key })).provider,
   });
   return { provider, model };

@@ -7,7 +7,14 @@ import type { MessageParam, ToolResultBlock, ToolUseBlock } from '../messages/ty
 import type { ModelRequest } from './types.ts';
 import type { ScriptSource, ScriptTurn } from './scripted.ts';
 
-const PREFERRED = [/^readme(\.\w+)?$/i, /^package\.json$/, /^cargo\.toml$/, /^pyproject\.toml$/, /^go\.mod$/, /\.(md|txt)$/i];
+const PREFERRED = [
+  /^readme(\.\w+)?$/i,
+  /^package\.json$/,
+  /^cargo\.toml$/,
+  /^pyproject\.toml$/,
+  /^go\.mod$/,
+  /\.(md|txt)$/i,
+];
 
 export class DemoScript implements ScriptSource {
   next(request: ModelRequest): ScriptTurn {
@@ -16,7 +23,8 @@ export class DemoScript implements ScriptSource {
     const listing = done('Bash');
     if (!listing) {
       return {
-        thinking: 'The user wants to know what is in this folder. I will list it first, then read the most telling file.',
+        thinking:
+          'The user wants to know what is in this folder. I will list it first, then read the most telling file.',
         text: "I'll start by listing the folder.",
         tool_calls: [{ name: 'Bash', input: { command: 'ls -la', description: 'List the folder' } }],
       };
@@ -31,29 +39,39 @@ export class DemoScript implements ScriptSource {
       const readLabel = file ? `Read ${file}` : 'Look for a file to read';
       return {
         text: 'Here is my plan.',
-        tool_calls: [{
-          name: 'TodoWrite',
-          input: {
-            todos: [
-              { content: 'List the folder', status: 'completed', activeForm: 'Listing the folder' },
-              { content: readLabel, status: 'completed', activeForm: file ? `Reading ${file}` : 'Looking for a file' },
-              { content: 'Summarize what is here', status: 'in_progress', activeForm: 'Summarizing what is here' },
-            ],
+        tool_calls: [
+          {
+            name: 'TodoWrite',
+            input: {
+              todos: [
+                { content: 'List the folder', status: 'completed', activeForm: 'Listing the folder' },
+                {
+                  content: readLabel,
+                  status: 'completed',
+                  activeForm: file ? `Reading ${file}` : 'Looking for a file',
+                },
+                { content: 'Summarize what is here', status: 'in_progress', activeForm: 'Summarizing what is here' },
+              ],
+            },
           },
-        }],
+        ],
       };
     }
     return { text: summary(entries, file, read?.result) };
   }
 }
 
-interface Listing { files: string[]; dirs: string[] }
+interface Listing {
+  files: string[];
+  dirs: string[];
+}
 
 /** Tool calls made since the last real user prompt, each with its result. */
 function toolCallsSinceLastPrompt(messages: MessageParam[]): Array<{ use: ToolUseBlock; result?: ToolResultBlock }> {
   let start = 0;
   messages.forEach((m, i) => {
-    const isPrompt = m.role === 'user' && (typeof m.content === 'string' || !m.content.some((b) => b.type === 'tool_result'));
+    const isPrompt =
+      m.role === 'user' && (typeof m.content === 'string' || !m.content.some((b) => b.type === 'tool_result'));
     if (isPrompt) start = i;
   });
   const uses: ToolUseBlock[] = [];
@@ -69,7 +87,9 @@ function toolCallsSinceLastPrompt(messages: MessageParam[]): Array<{ use: ToolUs
 }
 
 function textOf(result: ToolResultBlock): string {
-  return typeof result.content === 'string' ? result.content : result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return typeof result.content === 'string'
+    ? result.content
+    : result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 }
 
 function parseListing(text: string): Listing {
@@ -97,12 +117,17 @@ function summary(listing: Listing, file: string | undefined, read: ToolResultBlo
   const { files, dirs } = listing;
   const total = files.length + dirs.length;
   if (total === 0) return 'This folder is empty: `ls -la` shows no files or folders besides `.` and `..`.';
-  const names = (list: string[]) => (list.length > 8 ? `${list.slice(0, 8).join(', ')} and ${list.length - 8} more` : list.join(', '));
-  const parts = [`This folder holds ${total} entr${total === 1 ? 'y' : 'ies'}: ${files.length} file${files.length === 1 ? '' : 's'} and ${dirs.length} folder${dirs.length === 1 ? '' : 's'}.`];
+  const names = (list: string[]) =>
+    list.length > 8 ? `${list.slice(0, 8).join(', ')} and ${list.length - 8} more` : list.join(', ');
+  const parts = [
+    `This folder holds ${total} entr${total === 1 ? 'y' : 'ies'}: ${files.length} file${files.length === 1 ? '' : 's'} and ${dirs.length} folder${dirs.length === 1 ? '' : 's'}.`,
+  ];
   if (dirs.length) parts.push(`Folders: ${names(dirs)}.`);
   if (files.length) parts.push(`Files: ${names(files)}.`);
   if (file && read && !read.is_error) {
-    const lines = textOf(read).split('\n').map((l) => l.replace(/^\s*\d+\t/, ''));
+    const lines = textOf(read)
+      .split('\n')
+      .map((l) => l.replace(/^\s*\d+\t/, ''));
     const first = lines.find((l) => l.trim()) ?? '';
     parts.push(`I read ${file}; it begins with: "${first.trim().slice(0, 120)}".`);
   } else if (file) {

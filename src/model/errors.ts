@@ -3,8 +3,16 @@ const marker = Symbol.for('agentpipe.error.ModelError');
 
 /** What kind of failure a model request met; drives retries and `assistant.error`. */
 export type ModelErrorKind =
-  | 'authentication_failed' | 'rate_limit' | 'overloaded' | 'server_error' | 'invalid_request'
-  | 'model_not_found' | 'billing_error' | 'connection' | 'aborted' | 'unknown';
+  | 'authentication_failed'
+  | 'rate_limit'
+  | 'overloaded'
+  | 'server_error'
+  | 'invalid_request'
+  | 'model_not_found'
+  | 'billing_error'
+  | 'connection'
+  | 'aborted'
+  | 'unknown';
 
 export class ModelError extends Error {
   readonly [marker] = true;
@@ -14,7 +22,13 @@ export class ModelError extends Error {
   /** Server-requested wait before a retry (from `retry-after`). */
   readonly retryAfterMs: number | undefined;
 
-  constructor(options: { message: string; kind: ModelErrorKind; status?: number; retryAfterMs?: number; cause?: unknown }) {
+  constructor(options: {
+    message: string;
+    kind: ModelErrorKind;
+    status?: number;
+    retryAfterMs?: number;
+    cause?: unknown;
+  }) {
     super(options.message, { cause: options.cause });
     this.name = 'ModelError';
     this.kind = options.kind;
@@ -24,7 +38,12 @@ export class ModelError extends Error {
 
   /** True for failures worth another attempt (429, 5xx, 529, a cut connection). */
   get retryable(): boolean {
-    return this.kind === 'rate_limit' || this.kind === 'overloaded' || this.kind === 'server_error' || this.kind === 'connection';
+    return (
+      this.kind === 'rate_limit' ||
+      this.kind === 'overloaded' ||
+      this.kind === 'server_error' ||
+      this.kind === 'connection'
+    );
   }
 
   static isInstance(error: unknown): error is ModelError {
@@ -34,14 +53,21 @@ export class ModelError extends Error {
   /** Classifies an HTTP status. */
   static fromStatus(status: number, message: string, retryAfterMs?: number, cause?: unknown): ModelError {
     const kind: ModelErrorKind =
-      status === 401 || status === 403 ? 'authentication_failed'
-      : status === 429 ? 'rate_limit'
-      : status === 529 ? 'overloaded'
-      : status === 402 ? 'billing_error'
-      : status === 404 ? 'model_not_found'
-      : status >= 500 ? 'server_error'
-      : status >= 400 ? 'invalid_request'
-      : 'unknown';
+      status === 401 || status === 403
+        ? 'authentication_failed'
+        : status === 429
+          ? 'rate_limit'
+          : status === 529
+            ? 'overloaded'
+            : status === 402
+              ? 'billing_error'
+              : status === 404
+                ? 'model_not_found'
+                : status >= 500
+                  ? 'server_error'
+                  : status >= 400
+                    ? 'invalid_request'
+                    : 'unknown';
     return new ModelError({ message, kind, status, retryAfterMs, cause });
   }
 }

@@ -5,7 +5,14 @@
  * chunks are translated into Anthropic-style `StreamEvent`s.
  */
 import type OpenAI from 'openai';
-import type { AssistantContentBlock, MessageParam, StopReason, StreamEvent, TextBlock, ImageBlock } from '../messages/types.ts';
+import type {
+  AssistantContentBlock,
+  MessageParam,
+  StopReason,
+  StreamEvent,
+  TextBlock,
+  ImageBlock,
+} from '../messages/types.ts';
 import { apiUsage } from '../messages/usage.ts';
 import { ModelError } from './errors.ts';
 import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
@@ -115,11 +122,16 @@ export function toChatMessages(system: string, messages: MessageParam[]): ChatMe
       out.push({ role: message.role, content: message.content });
     } else if (message.role === 'assistant') {
       const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-      const toolCalls = message.content.flatMap((b) => (b.type === 'tool_use'
-        ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input) } }]
-        : []));
+      const toolCalls = message.content.flatMap((b) =>
+        b.type === 'tool_use'
+          ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input) } }]
+          : [],
+      );
       // Thinking blocks stay out: compatible servers do not take reasoning back.
-      const assistant: OpenAI.Chat.ChatCompletionAssistantMessageParam = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+      const assistant: OpenAI.Chat.ChatCompletionAssistantMessageParam = {
+        role: 'assistant',
+        content: text === '' && toolCalls.length > 0 ? null : text,
+      };
       if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
       out.push(assistant);
     } else {
@@ -128,11 +140,22 @@ export function toChatMessages(system: string, messages: MessageParam[]): ChatMe
       const parts: ContentPart[] = [];
       for (const block of message.content) {
         if (block.type === 'tool_result') {
-          const content = typeof block.content === 'string' ? block.content : block.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-          out.push({ role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error ? `Error: ${content}` : content });
+          const content =
+            typeof block.content === 'string'
+              ? block.content
+              : block.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+          out.push({
+            role: 'tool',
+            tool_call_id: block.tool_use_id,
+            content: block.is_error ? `Error: ${content}` : content,
+          });
           if (typeof block.content !== 'string') {
             const images = block.content.filter((b): b is ImageBlock => b.type === 'image');
-            if (images.length > 0) parts.push({ type: 'text', text: `Images returned by tool call ${block.tool_use_id}:` }, ...images.map(imagePart));
+            if (images.length > 0)
+              parts.push(
+                { type: 'text', text: `Images returned by tool call ${block.tool_use_id}:` },
+                ...images.map(imagePart),
+              );
           }
         } else if (block.type === 'text') {
           parts.push({ type: 'text', text: (block as TextBlock).text });
@@ -143,7 +166,10 @@ export function toChatMessages(system: string, messages: MessageParam[]): ChatMe
       if (parts.length === 0) continue;
       // Plain strings where possible: many local servers handle content arrays poorly.
       const textOnly = parts.every((p) => p.type === 'text');
-      out.push({ role: 'user', content: textOnly ? parts.map((p) => (p as OpenAI.Chat.ChatCompletionContentPartText).text).join('\n') : parts });
+      out.push({
+        role: 'user',
+        content: textOnly ? parts.map((p) => (p as OpenAI.Chat.ChatCompletionContentPartText).text).join('\n') : parts,
+      });
     }
   }
   return out;
@@ -153,7 +179,8 @@ function imagePart(block: ImageBlock): ContentPart {
   return { type: 'image_url', image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } };
 }
 
-type Open = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; id: string; key: number | undefined };
+type Open =
+  { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; id: string; key: number | undefined };
 
 /** Chat-completion chunks → Anthropic-style events, with sequential block indices. */
 class ChunkTranslator {
@@ -176,36 +203,63 @@ class ChunkTranslator {
       yield {
         type: 'message_start',
         message: {
-          id: chunk.id || `msg_${crypto.randomUUID().replaceAll('-', '')}`, type: 'message', role: 'assistant',
-          model: chunk.model || this.#model, content: [], stop_reason: null, stop_sequence: null, usage: apiUsage({}),
-          container: null, context_management: null, diagnostics: null, stop_details: null,
+          id: chunk.id || `msg_${crypto.randomUUID().replaceAll('-', '')}`,
+          type: 'message',
+          role: 'assistant',
+          model: chunk.model || this.#model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: apiUsage({}),
+          container: null,
+          context_management: null,
+          diagnostics: null,
+          stop_details: null,
         },
       };
     }
     if (chunk.usage) this.#usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) return;
-    const delta = (choice.delta ?? {}) as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
+    const delta = (choice.delta ?? {}) as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & {
+      reasoning_content?: string | null;
+      reasoning?: string | null;
+    };
     const reasoning = delta.reasoning_content || delta.reasoning;
     if (typeof reasoning === 'string' && reasoning !== '') {
-      if (this.#open?.kind !== 'thinking') yield* this.#start({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
-      yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'thinking_delta', thinking: reasoning, estimated_tokens: null } };
+      if (this.#open?.kind !== 'thinking')
+        yield* this.#start({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+      yield {
+        type: 'content_block_delta',
+        index: this.#open!.index,
+        delta: { type: 'thinking_delta', thinking: reasoning, estimated_tokens: null },
+      };
     }
     const text = (delta.content ?? '') + (delta.refusal ?? '');
     if (text !== '') {
-      if (this.#open?.kind !== 'text') yield* this.#start({ kind: 'text' }, { type: 'text', text: '', citations: null });
+      if (this.#open?.kind !== 'text')
+        yield* this.#start({ kind: 'text' }, { type: 'text', text: '', citations: null });
       yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'text_delta', text } };
     }
     for (const call of delta.tool_calls ?? []) {
       const open = this.#open;
-      const continues = open?.kind === 'tool' && (call.id ? call.id === open.id : call.index === undefined || call.index === open.key);
+      const continues =
+        open?.kind === 'tool' && (call.id ? call.id === open.id : call.index === undefined || call.index === open.key);
       if (!continues) {
         const id = call.id || `call_${crypto.randomUUID().replaceAll('-', '')}`;
         this.#sawTool = true;
-        yield* this.#start({ kind: 'tool', id, key: call.index }, { type: 'tool_use', id, name: call.function?.name ?? '', input: {} });
+        yield* this.#start(
+          { kind: 'tool', id, key: call.index },
+          { type: 'tool_use', id, name: call.function?.name ?? '', input: {} },
+        );
       }
       const fragment = call.function?.arguments;
-      if (fragment) yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'input_json_delta', partial_json: fragment } };
+      if (fragment)
+        yield {
+          type: 'content_block_delta',
+          index: this.#open!.index,
+          delta: { type: 'input_json_delta', partial_json: fragment },
+        };
     }
     if (choice.finish_reason) {
       this.#finishReason = choice.finish_reason;
@@ -217,10 +271,14 @@ class ChunkTranslator {
   *finish(): Generator<StreamEvent> {
     yield* this.#close();
     const reason = this.#finishReason;
-    const stop: StopReason = reason === 'length' ? 'max_tokens'
-      : reason === 'tool_calls' || reason === 'function_call' || this.#sawTool ? 'tool_use'
-      : reason === 'content_filter' ? 'refusal'
-      : 'end_turn';
+    const stop: StopReason =
+      reason === 'length'
+        ? 'max_tokens'
+        : reason === 'tool_calls' || reason === 'function_call' || this.#sawTool
+          ? 'tool_use'
+          : reason === 'content_filter'
+            ? 'refusal'
+            : 'end_turn';
     const cached = this.#usage?.prompt_tokens_details?.cached_tokens ?? 0;
     yield {
       type: 'message_delta',
@@ -231,14 +289,20 @@ class ChunkTranslator {
         output_tokens: this.#usage?.completion_tokens ?? 0,
         cache_creation_input_tokens: null,
         cache_read_input_tokens: this.#usage ? cached : null,
-        server_tool_use: null, iterations: null, output_tokens_details: null, fallback_credit: null,
+        server_tool_use: null,
+        iterations: null,
+        output_tokens_details: null,
+        fallback_credit: null,
       },
       context_management: null,
     };
     yield { type: 'message_stop' };
   }
 
-  *#start(open: { kind: 'text' | 'thinking' } | { kind: 'tool'; id: string; key: number | undefined }, block: AssistantContentBlock): Generator<StreamEvent> {
+  *#start(
+    open: { kind: 'text' | 'thinking' } | { kind: 'tool'; id: string; key: number | undefined },
+    block: AssistantContentBlock,
+  ): Generator<StreamEvent> {
     yield* this.#close();
     const index = this.#next++;
     this.#open = { ...open, index };
@@ -257,7 +321,14 @@ const fromApiError: ApiErrorMapper<InstanceType<Sdk['APIError']>> = (error, { re
     const retryAfter = retryAfterMs(error.headers);
     const modelMissing = error.status === 404 || error.code === 'model_not_found';
     const base = ModelError.fromStatus(error.status, redact(`API error ${error.message}`), retryAfter);
-    return modelMissing ? new ModelError({ kind: 'model_not_found', status: error.status, message: base.message, retryAfterMs: retryAfter }) : base;
+    return modelMissing
+      ? new ModelError({
+          kind: 'model_not_found',
+          status: error.status,
+          message: base.message,
+          retryAfterMs: retryAfter,
+        })
+      : base;
   }
   // An `error` object inside a 200 stream.
   const code = `${error.code ?? ''} ${error.type ?? ''}`;

@@ -17,11 +17,31 @@ export interface ModelPrice {
 }
 
 function claude(input: number, output: number, maxOutputTokens: number, contextWindow = 200_000): ModelPrice {
-  return { inputPerMTok: input, outputPerMTok: output, cacheWritePerMTok: input * 1.25, cacheReadPerMTok: input * 0.1, contextWindow, maxOutputTokens };
+  return {
+    inputPerMTok: input,
+    outputPerMTok: output,
+    cacheWritePerMTok: input * 1.25,
+    cacheReadPerMTok: input * 0.1,
+    contextWindow,
+    maxOutputTokens,
+  };
 }
 
-function openai(input: number, cachedInput: number, output: number, contextWindow: number, maxOutputTokens: number): ModelPrice {
-  return { inputPerMTok: input, outputPerMTok: output, cacheWritePerMTok: input, cacheReadPerMTok: cachedInput, contextWindow, maxOutputTokens };
+function openai(
+  input: number,
+  cachedInput: number,
+  output: number,
+  contextWindow: number,
+  maxOutputTokens: number,
+): ModelPrice {
+  return {
+    inputPerMTok: input,
+    outputPerMTok: output,
+    cacheWritePerMTok: input,
+    cacheReadPerMTok: cachedInput,
+    contextWindow,
+    maxOutputTokens,
+  };
 }
 
 /** Prefix → price; the longest matching prefix wins. */
@@ -74,7 +94,13 @@ function normalise(model: string): string {
 function matches(id: string, prefix: string): boolean {
   if (!id.startsWith(prefix)) return false;
   const next = id.charAt(prefix.length);
-  return next === '' || next === '-' || next === '@' || next === ':' || next === '.' && !/\d/.test(id.charAt(prefix.length + 1));
+  return (
+    next === '' ||
+    next === '-' ||
+    next === '@' ||
+    next === ':' ||
+    (next === '.' && !/\d/.test(id.charAt(prefix.length + 1)))
+  );
 }
 
 /** Price and limits of a model, or undefined when it is not known. */
@@ -93,16 +119,22 @@ export function priceOf(model: string): ModelPrice | undefined {
 /** Cost in USD of one request's usage (0 for unknown models). */
 export function costOf(
   model: string,
-  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null },
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_creation_input_tokens?: number | null;
+    cache_read_input_tokens?: number | null;
+  },
 ): number {
   const price = priceOf(model);
   if (!price) return 0;
   return (
-    usage.input_tokens * price.inputPerMTok
-    + usage.output_tokens * price.outputPerMTok
-    + (usage.cache_creation_input_tokens ?? 0) * price.cacheWritePerMTok
-    + (usage.cache_read_input_tokens ?? 0) * price.cacheReadPerMTok
-  ) / 1_000_000;
+    (usage.input_tokens * price.inputPerMTok +
+      usage.output_tokens * price.outputPerMTok +
+      (usage.cache_creation_input_tokens ?? 0) * price.cacheWritePerMTok +
+      (usage.cache_read_input_tokens ?? 0) * price.cacheReadPerMTok) /
+    1_000_000
+  );
 }
 
 /** Context window in tokens (200000 for unknown Claude models, 32768 for anything else unknown). */
@@ -118,7 +150,22 @@ export function maxOutputTokensOf(model: string): number {
 /** Model ids worth offering in a model picker (all priced by this table), newest first per family. */
 export function knownModels(): string[] {
   return [
-    'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-sonnet-4-6', 'claude-haiku-4-5', 'claude-opus-4-5', 'claude-sonnet-4-5',
-    'gpt-5.2', 'gpt-5.1', 'gpt-5', 'gpt-5-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-mini', 'o3', 'o4-mini',
+    'claude-opus-4-8',
+    'claude-opus-4-7',
+    'claude-opus-4-6',
+    'claude-sonnet-4-6',
+    'claude-haiku-4-5',
+    'claude-opus-4-5',
+    'claude-sonnet-4-5',
+    'gpt-5.2',
+    'gpt-5.1',
+    'gpt-5',
+    'gpt-5-mini',
+    'gpt-4.1',
+    'gpt-4.1-mini',
+    'gpt-4o',
+    'gpt-4o-mini',
+    'o3',
+    'o4-mini',
   ];
 }

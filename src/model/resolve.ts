@@ -27,7 +27,10 @@ export interface ModelOptions {
 }
 
 /** The chosen provider and the model id to ask it for. */
-export interface ResolvedModel { provider: ModelProvider; model: string }
+export interface ResolvedModel {
+  provider: ModelProvider;
+  model: string;
+}
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 
@@ -52,14 +55,24 @@ export async function resolveModel(options: ModelOptions): Promise<ResolvedModel
   if (name === 'scripted') {
     const script = typeof options.script === 'string' ? await loadScript(options.script) : options.script;
     const source = script ? new FixedScript(validateScript(script)) : new DemoScript();
-    return { provider: new ScriptedProvider(source), model: options.model && options.model !== 'scripted' ? options.model : 'scripted' };
+    return {
+      provider: new ScriptedProvider(source),
+      model: options.model && options.model !== 'scripted' ? options.model : 'scripted',
+    };
   }
   if (name === 'anthropic') {
     const apiKey = options.apiKey ?? env.ANTHROPIC_API_KEY;
-    if (!apiKey) throw new MissingCredentialsError('No Anthropic API key: set ANTHROPIC_API_KEY, or use --model scripted or --base-url for a local server');
+    if (!apiKey)
+      throw new MissingCredentialsError(
+        'No Anthropic API key: set ANTHROPIC_API_KEY, or use --model scripted or --base-url for a local server',
+      );
     const { AnthropicProvider } = await import('./anthropic.ts');
     return {
-      provider: new AnthropicProvider({ apiKey, baseUrl: env.ANTHROPIC_BASE_URL, apiKeySource: options.apiKey ? 'user' : 'ANTHROPIC_API_KEY' }),
+      provider: new AnthropicProvider({
+        apiKey,
+        baseUrl: env.ANTHROPIC_BASE_URL,
+        apiKeySource: options.apiKey ? 'user' : 'ANTHROPIC_API_KEY',
+      }),
       model: options.model ?? DEFAULT_ANTHROPIC_MODEL,
     };
   }
@@ -68,7 +81,8 @@ export async function resolveModel(options: ModelOptions): Promise<ResolvedModel
   if (!model) throw new Error('--base-url needs --model: the model id the server should run (e.g. qwen3:8b)');
   return {
     provider: new OpenAICompatibleProvider({
-      apiKey: options.apiKey ?? env.OPENAI_API_KEY, baseUrl: options.baseUrl ?? env.OPENAI_BASE_URL,
+      apiKey: options.apiKey ?? env.OPENAI_API_KEY,
+      baseUrl: options.baseUrl ?? env.OPENAI_BASE_URL,
       apiKeySource: options.apiKey ? 'user' : env.OPENAI_API_KEY ? 'user' : 'none',
     }),
     model,

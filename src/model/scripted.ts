@@ -16,7 +16,12 @@ export interface ScriptTurn {
   text?: string;
   tool_calls?: Array<{ name: string; input?: Record<string, unknown>; id?: string }>;
   /** Reported usage; estimated from text length (4 characters a token) when absent. */
-  usage?: { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number };
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_creation_input_tokens?: number;
+    cache_read_input_tokens?: number;
+  };
   /** Pause before each delta, in milliseconds. */
   delay_ms?: number;
   /** Characters per text, thinking or JSON delta (default 16). */
@@ -30,10 +35,14 @@ export interface ScriptTurn {
 }
 
 /** A script file: `{"turns": [...]}`. */
-export interface Script { turns: ScriptTurn[] }
+export interface Script {
+  turns: ScriptTurn[];
+}
 
 /** Where turns come from: a fixed script, or a function of the request (the demo). */
-export interface ScriptSource { next(request: ModelRequest): ScriptTurn | undefined }
+export interface ScriptSource {
+  next(request: ModelRequest): ScriptTurn | undefined;
+}
 
 /** Serves the turns of a script in order, one per request, shared by the whole session. */
 export class FixedScript implements ScriptSource {
@@ -58,7 +67,8 @@ export function validateScript(value: unknown, source = 'script'): Script {
   if (!Array.isArray(turns)) throw new Error(`${source}: expected {"turns": [...]}`);
   turns.forEach((turn, i) => {
     if (typeof turn !== 'object' || turn === null) throw new Error(`${source}: turn ${i} is not an object`);
-    if (turn.tool_calls !== undefined && !Array.isArray(turn.tool_calls)) throw new Error(`${source}: turn ${i}: tool_calls must be an array`);
+    if (turn.tool_calls !== undefined && !Array.isArray(turn.tool_calls))
+      throw new Error(`${source}: turn ${i}: tool_calls must be an array`);
     for (const call of turn.tool_calls ?? []) {
       if (typeof call?.name !== 'string') throw new Error(`${source}: turn ${i}: every tool call needs a "name"`);
     }
@@ -88,40 +98,60 @@ export class ScriptedProvider implements ModelProvider {
     const turn = this.#source.next(request) ?? {};
     if (turn.error) {
       const { status, message, retry_after_s } = turn.error;
-      throw ModelError.fromStatus(status, `${status} ${message ?? 'scripted error'}`, retry_after_s === undefined ? undefined : retry_after_s * 1000);
+      throw ModelError.fromStatus(
+        status,
+        `${status} ${message ?? 'scripted error'}`,
+        retry_after_s === undefined ? undefined : retry_after_s * 1000,
+      );
     }
     const chunk = Math.max(1, turn.chunk_size ?? 16);
     const delay = turn.delay_ms ?? 0;
     const inputTokens = turn.usage?.input_tokens ?? estimateTokens(JSON.stringify(request.messages) + request.system);
     const blocks = blocksOf(turn);
-    const outputText = blocks.map((b) => (b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : JSON.stringify(b.input))).join('');
+    const outputText = blocks
+      .map((b) => (b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : JSON.stringify(b.input)))
+      .join('');
     const outputTokens = turn.usage?.output_tokens ?? (outputText ? estimateTokens(outputText) : 0);
     const usage = { ...turn.usage, input_tokens: inputTokens };
 
     yield {
       type: 'message_start',
       message: {
-        id: newApiId('msg'), type: 'message', role: 'assistant', model: turn.model ?? request.model, content: [],
-        stop_reason: null, stop_sequence: null, usage: apiUsage({ ...usage, output_tokens: 0 }),
-        container: null, context_management: null, diagnostics: null, stop_details: null,
+        id: newApiId('msg'),
+        type: 'message',
+        role: 'assistant',
+        model: turn.model ?? request.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: apiUsage({ ...usage, output_tokens: 0 }),
+        container: null,
+        context_management: null,
+        diagnostics: null,
+        stop_details: null,
       },
     };
     let index = 0;
     for (const block of blocks) {
       const start: AssistantContentBlock =
-        block.type === 'text' ? { type: 'text', text: '', citations: null }
-        : block.type === 'thinking' ? { type: 'thinking', thinking: '', signature: '' }
-        : { type: 'tool_use', id: block.id, name: block.name, input: {} };
+        block.type === 'text'
+          ? { type: 'text', text: '', citations: null }
+          : block.type === 'thinking'
+            ? { type: 'thinking', thinking: '', signature: '' }
+            : { type: 'tool_use', id: block.id, name: block.name, input: {} };
       yield { type: 'content_block_start', index, content_block: start };
-      const body = block.type === 'text' ? block.text : block.type === 'thinking' ? block.thinking : JSON.stringify(block.input);
+      const body =
+        block.type === 'text' ? block.text : block.type === 'thinking' ? block.thinking : JSON.stringify(block.input);
       for (let at = 0; at < body.length; at += chunk) {
         if (delay > 0) await sleep(delay, undefined, { signal });
         else signal.throwIfAborted();
         const piece = body.slice(at, at + chunk);
         const delta: ContentDelta =
-          block.type === 'text' ? { type: 'text_delta', text: piece }
-          : block.type === 'thinking' ? { type: 'thinking_delta', thinking: piece, estimated_tokens: null }
-          : { type: 'input_json_delta', partial_json: piece };
+          block.type === 'text'
+            ? { type: 'text_delta', text: piece }
+            : block.type === 'thinking'
+              ? { type: 'thinking_delta', thinking: piece, estimated_tokens: null }
+              : { type: 'input_json_delta', partial_json: piece };
         yield { type: 'content_block_delta', index, delta };
       }
       yield { type: 'content_block_stop', index };
@@ -132,9 +162,14 @@ export class ScriptedProvider implements ModelProvider {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null, container: null, stop_details: null },
       usage: {
-        input_tokens: inputTokens, output_tokens: outputTokens,
-        cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0, cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
-        server_tool_use: null, iterations: null, output_tokens_details: null, fallback_credit: null,
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+        cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+        server_tool_use: null,
+        iterations: null,
+        output_tokens_details: null,
+        fallback_credit: null,
       },
       context_management: null,
     };

@@ -13,26 +13,47 @@ export interface SdkErrorClasses<E extends Error> {
 }
 
 /** An API error of the SDK, with the helpers a provider needs to classify it. */
-export type ApiErrorMapper<E> = (error: E, tools: { redact: (text: string) => string; retryAfterMs: (headers: Headers | undefined) => number | undefined }) => ModelError;
+export type ApiErrorMapper<E> = (
+  error: E,
+  tools: { redact: (text: string) => string; retryAfterMs: (headers: Headers | undefined) => number | undefined },
+) => ModelError;
 
 export function toModelError<E extends Error>(
-  error: unknown, signal: AbortSignal, sdk: SdkErrorClasses<E> | undefined, apiKey: string, fromApiError: ApiErrorMapper<E>,
+  error: unknown,
+  signal: AbortSignal,
+  sdk: SdkErrorClasses<E> | undefined,
+  apiKey: string,
+  fromApiError: ApiErrorMapper<E>,
 ): unknown {
   if (signal.aborted) return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
   if (ModelError.isInstance(error)) return error;
   const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
-  if (sdk && error instanceof sdk.APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
+  if (sdk && error instanceof sdk.APIUserAbortError)
+    return new DOMException('This operation was aborted', 'AbortError');
   if (sdk && error instanceof sdk.APIConnectionError) {
-    return new ModelError({ kind: 'connection', message: redact(`Connection error: ${causeMessage(error)}`), cause: error.cause });
+    return new ModelError({
+      kind: 'connection',
+      message: redact(`Connection error: ${causeMessage(error)}`),
+      cause: error.cause,
+    });
   }
   if (sdk && error instanceof sdk.APIError) return fromApiError(error, { redact, retryAfterMs });
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
-    return new ModelError({ kind: 'connection', message: redact(`Request timed out or was cut: ${error.message}`), cause: error });
+    return new ModelError({
+      kind: 'connection',
+      message: redact(`Request timed out or was cut: ${error.message}`),
+      cause: error,
+    });
   }
   // The body stream failing mid-response (undici: TypeError 'terminated', socket errors) or broken JSON.
-  if (error instanceof SyntaxError) return new ModelError({ kind: 'server_error', message: redact(`Malformed stream data: ${error.message}`) });
+  if (error instanceof SyntaxError)
+    return new ModelError({ kind: 'server_error', message: redact(`Malformed stream data: ${error.message}`) });
   const message = error instanceof Error ? causeMessage(error) : String(error);
-  return new ModelError({ kind: 'connection', message: redact(`Connection error: ${message}`), cause: error instanceof Error ? error : undefined });
+  return new ModelError({
+    kind: 'connection',
+    message: redact(`Connection error: ${message}`),
+    cause: error instanceof Error ? error : undefined,
+  });
 }
 
 /** `retry-after-ms`, else `retry-after`, in milliseconds. */

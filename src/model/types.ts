@@ -15,7 +15,11 @@ export type ThinkingConfig =
   | { type: 'disabled' };
 
 /** A tool as offered to the model. */
-export interface ToolSpec { name: string; description: string; input_schema: Record<string, unknown> }
+export interface ToolSpec {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
 
 /** Everything one model request needs. */
 export interface ModelRequest {
@@ -42,7 +46,13 @@ export interface ModelRequest {
 }
 
 /** One server-side web search (Anthropic's `web_search_20250305` tool) for the WebSearch tool. */
-export interface WebSearchRequest { model: string; query: string; allowedDomains?: string[]; blockedDomains?: string[]; signal: AbortSignal }
+export interface WebSearchRequest {
+  model: string;
+  query: string;
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+  signal: AbortSignal;
+}
 
 /** A model provider. `stream()` yields raw events and throws `ModelError` on failure. */
 export interface ModelProvider {
@@ -59,7 +69,11 @@ export interface ModelProvider {
 }
 
 /** The thinking a request asks for: `thinking`, else the budget as enabled thinking. */
-export function thinkingOf(request: Pick<ModelRequest, 'thinking' | 'thinkingBudgetTokens'>): ThinkingConfig | undefined {
+export function thinkingOf(
+  request: Pick<ModelRequest, 'thinking' | 'thinkingBudgetTokens'>,
+): ThinkingConfig | undefined {
   if (request.thinking) return request.thinking;
-  return request.thinkingBudgetTokens !== undefined ? { type: 'enabled', budgetTokens: request.thinkingBudgetTokens } : undefined;
+  return request.thinkingBudgetTokens !== undefined
+    ? { type: 'enabled', budgetTokens: request.thinkingBudgetTokens }
+    : undefined;
 }

@@ -10,7 +10,11 @@ import type { StreamWriter } from './writer.ts';
 const BATCH_CHARS = 64 * 1024;
 
 /** Resolves once every line was formatted and handed to the writer, and the writer flushed. */
-export async function pipeOutput(lines: AsyncMessageQueue<OutputLine>, format: OutputFormat, writer: StreamWriter): Promise<void> {
+export async function pipeOutput(
+  lines: AsyncMessageQueue<OutputLine>,
+  format: OutputFormat,
+  writer: StreamWriter,
+): Promise<void> {
   let batch = '';
   for await (const line of lines) {
     const text = format.line(line);

@@ -4,7 +4,11 @@
  * The positive number in environment variable `name`, or `fallback` when it is unset, not a
  * number, not above zero, or (with `integer`) not whole.
  */
-export function envNumber(name: string, fallback: number, options: { integer?: boolean; env?: NodeJS.ProcessEnv } = {}): number {
+export function envNumber(
+  name: string,
+  fallback: number,
+  options: { integer?: boolean; env?: NodeJS.ProcessEnv } = {},
+): number {
   const raw = (options.env ?? process.env)[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);

@@ -7,13 +7,25 @@
 
 /** Variables agentpipe reads credentials from; never inherited unless passed on. */
 export const SECRET_VARIABLES = [
-  'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'AGENTPIPE_SERVE_TOKEN',
-  'AWS_BEARER_TOKEN_BEDROCK', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'CODEX_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'AGENTPIPE_SERVE_TOKEN',
+  'AWS_BEARER_TOKEN_BEDROCK',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'CODEX_API_KEY',
 ] as const;
 
 /** The names the user passes on explicitly. */
 function passedOn(env: NodeJS.ProcessEnv): Set<string> {
-  return new Set((env.AGENTPIPE_PASS_ENV ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  return new Set(
+    (env.AGENTPIPE_PASS_ENV ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }
 
 /** `base` (default: this process's environment) without the secret variables the user did not pass on. */

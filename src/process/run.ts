@@ -91,7 +91,8 @@ export function liveGroupCount(): number {
 /** Starts the command; see the module comment. */
 export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
   const cap = o.cap ?? 30_000;
-  const [file, args] = typeof o.command === 'string' ? ['bash', ['-c', o.command]] : [o.command[0]!, o.command.slice(1)];
+  const [file, args] =
+    typeof o.command === 'string' ? ['bash', ['-c', o.command]] : [o.command[0]!, o.command.slice(1)];
   const stdin = o.stdin === undefined && !o.interactive ? 'ignore' : 'pipe';
   const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
   const pid = child.pid;
@@ -135,7 +136,12 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
     child.once('error', (error) => finish(null, null, error));
     child.once('close', (code, exitSignal) => finish(code, exitSignal));
   });
-  return { pid, done, stop, ...(o.interactive ? { input: child.stdin ?? undefined, output: child.stdout ?? undefined } : {}) };
+  return {
+    pid,
+    done,
+    stop,
+    ...(o.interactive ? { input: child.stdin ?? undefined, output: child.stdout ?? undefined } : {}),
+  };
 }
 
 /** Runs the command to its end. */

@@ -4,21 +4,36 @@
  */
 
 export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string; uri?: string };
+  { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string; uri?: string };
 
-export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
+export type ToolKind =
+  'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
 export type ToolCallStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
-export interface ToolCallLocation { path: string; line?: number }
+export interface ToolCallLocation {
+  path: string;
+  line?: number;
+}
 export type ToolCallContent =
-  | { type: 'content'; content: ContentBlock }
-  | { type: 'diff'; path: string; oldText: string | null; newText: string };
+  { type: 'content'; content: ContentBlock } | { type: 'diff'; path: string; oldText: string | null; newText: string };
 
-export interface PlanEntry { content: string; status: 'pending' | 'in_progress' | 'completed'; priority: 'high' | 'medium' | 'low' }
+export interface PlanEntry {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  priority: 'high' | 'medium' | 'low';
+}
 
-export interface AgentMessageChunk { sessionUpdate: 'agent_message_chunk'; content: ContentBlock }
-export interface AgentThoughtChunk { sessionUpdate: 'agent_thought_chunk'; content: ContentBlock }
-export interface UserMessageChunk { sessionUpdate: 'user_message_chunk'; content: ContentBlock }
+export interface AgentMessageChunk {
+  sessionUpdate: 'agent_message_chunk';
+  content: ContentBlock;
+}
+export interface AgentThoughtChunk {
+  sessionUpdate: 'agent_thought_chunk';
+  content: ContentBlock;
+}
+export interface UserMessageChunk {
+  sessionUpdate: 'user_message_chunk';
+  content: ContentBlock;
+}
 export interface ToolCall {
   sessionUpdate: 'tool_call';
   toolCallId: string;
@@ -38,9 +53,15 @@ export interface ToolCallUpdate {
   locations?: ToolCallLocation[];
   rawOutput?: unknown;
 }
-export interface Plan { sessionUpdate: 'plan'; entries: PlanEntry[] }
+export interface Plan {
+  sessionUpdate: 'plan';
+  entries: PlanEntry[];
+}
 
 export type SessionUpdate = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCall | ToolCallUpdate | Plan;
 
 /** One `content` event of the Agent face. */
-export interface OutputEvent { sessionId?: string; update: SessionUpdate }
+export interface OutputEvent {
+  sessionId?: string;
+  update: SessionUpdate;
+}

@@ -7,7 +7,13 @@
  * Subagent text stays inside its Task card (its tool calls are shown).
  */
 import { isInterruptionNotice, withoutToolUseErrorTags } from '../messages/notices.ts';
-import type { AgentMessage, AssistantMessage, StreamEventMessage, ToolResultBlock, UserMessage } from '../messages/types.ts';
+import type {
+  AgentMessage,
+  AssistantMessage,
+  StreamEventMessage,
+  ToolResultBlock,
+  UserMessage,
+} from '../messages/types.ts';
 import type { ContentBlock, PlanEntry, SessionUpdate, ToolCallContent } from './acp-types.ts';
 import { fileDiff, toolDiffs, toolKind, toolLocations, toolTitle } from './tool-info.ts';
 
@@ -39,7 +45,14 @@ export class AcpUpdateProjector {
         const first = !this.#lastOutput.has(message.tool_use_id);
         if (!first && output === this.#lastOutput.get(message.tool_use_id)) return [];
         this.#lastOutput.set(message.tool_use_id, output);
-        return [{ sessionUpdate: 'tool_call_update', toolCallId: message.tool_use_id, status: 'in_progress', ...(output ? { content: [textContent(output)] } : {}) }];
+        return [
+          {
+            sessionUpdate: 'tool_call_update',
+            toolCallId: message.tool_use_id,
+            status: 'in_progress',
+            ...(output ? { content: [textContent(output)] } : {}),
+          },
+        ];
       }
       case 'result':
         return this.finish();
@@ -54,7 +67,10 @@ export class AcpUpdateProjector {
   /** Fails the tool calls still open (the prompt ended) and resets the per-prompt state. */
   finish(): SessionUpdate[] {
     const updates: SessionUpdate[] = [...this.#open.keys()].map((toolCallId) => ({
-      sessionUpdate: 'tool_call_update' as const, toolCallId, status: 'failed' as const, content: [textContent(INTERRUPTED)],
+      sessionUpdate: 'tool_call_update' as const,
+      toolCallId,
+      status: 'failed' as const,
+      content: [textContent(INTERRUPTED)],
     }));
     this.#open.clear();
     this.#todos.clear();
@@ -69,14 +85,19 @@ export class AcpUpdateProjector {
     if (message.parent_tool_use_id !== null) return [];
     if (event.type === 'message_start') this.#streamingMessage = event.message.id;
     if (!this.#streamingMessage) return [];
-    if (event.type === 'content_block_start' && (event.content_block.type === 'text' || event.content_block.type === 'thinking')) {
+    if (
+      event.type === 'content_block_start' &&
+      (event.content_block.type === 'text' || event.content_block.type === 'thinking')
+    ) {
       let set = this.#streamed.get(this.#streamingMessage);
       if (!set) this.#streamed.set(this.#streamingMessage, (set = new Set()));
       set.add(event.index);
     }
     if (event.type !== 'content_block_delta') return [];
-    if (event.delta.type === 'text_delta' && event.delta.text) return [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.delta.text } }];
-    if (event.delta.type === 'thinking_delta' && event.delta.thinking) return [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.delta.thinking } }];
+    if (event.delta.type === 'text_delta' && event.delta.text)
+      return [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.delta.text } }];
+    if (event.delta.type === 'thinking_delta' && event.delta.thinking)
+      return [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.delta.thinking } }];
     return [];
   }
 
@@ -96,12 +117,20 @@ export class AcpUpdateProjector {
         const diffs = toolDiffs(block.name, block.input, this.#cwd);
         const locations = toolLocations(block.name, block.input, this.#cwd);
         updates.push({
-          sessionUpdate: 'tool_call', toolCallId: block.id, title: toolTitle(block.name, block.input), kind: toolKind(block.name),
-          status: 'pending', rawInput: block.input, ...(diffs ? { content: diffs } : {}), ...(locations ? { locations } : {}),
+          sessionUpdate: 'tool_call',
+          toolCallId: block.id,
+          title: toolTitle(block.name, block.input),
+          kind: toolKind(block.name),
+          status: 'pending',
+          rawInput: block.input,
+          ...(diffs ? { content: diffs } : {}),
+          ...(locations ? { locations } : {}),
         });
       } else if (message.parent_tool_use_id === null && !streamed) {
-        if (block.type === 'text' && block.text) updates.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: block.text } });
-        if (block.type === 'thinking' && block.thinking) updates.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: block.thinking } });
+        if (block.type === 'text' && block.text)
+          updates.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: block.text } });
+        if (block.type === 'thinking' && block.thinking)
+          updates.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: block.thinking } });
       }
     }
     return updates;
@@ -118,7 +147,11 @@ export class AcpUpdateProjector {
         if (block.type === 'text' && block.text && !isInterruptionNotice(block.text)) {
           updates.push({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: block.text } });
         }
-        if (block.type === 'image') updates.push({ sessionUpdate: 'user_message_chunk', content: { type: 'image', data: block.source.data, mimeType: block.source.media_type } });
+        if (block.type === 'image')
+          updates.push({
+            sessionUpdate: 'user_message_chunk',
+            content: { type: 'image', data: block.source.data, mimeType: block.source.media_type },
+          });
       }
     }
     return updates;
@@ -134,12 +167,19 @@ export class AcpUpdateProjector {
     if (!call) return [];
     this.#open.delete(block.tool_use_id);
     const failed = block.is_error === true;
-    const diffs = failed ? undefined : fileDiff(call.name, call.input, structured) ?? toolDiffs(call.name, call.input, this.#cwd);
+    const diffs = failed
+      ? undefined
+      : (fileDiff(call.name, call.input, structured) ?? toolDiffs(call.name, call.input, this.#cwd));
     const content: ToolCallContent[] = [...(diffs ?? []), ...resultContent(block)];
-    return [{
-      sessionUpdate: 'tool_call_update', toolCallId: block.tool_use_id, status: failed ? 'failed' : 'completed', content,
-      rawOutput: structured ?? resultText(block),
-    }];
+    return [
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: block.tool_use_id,
+        status: failed ? 'failed' : 'completed',
+        content,
+        rawOutput: structured ?? resultText(block),
+      },
+    ];
   }
 }
 
@@ -166,13 +206,21 @@ function textContent(text: string): ToolCallContent {
 }
 
 function resultText(block: ToolResultBlock): string {
-  return withoutToolUseErrorTags(typeof block.content === 'string' ? block.content : block.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
+  return withoutToolUseErrorTags(
+    typeof block.content === 'string'
+      ? block.content
+      : block.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+  );
 }
 
 function resultContent(block: ToolResultBlock): ToolCallContent[] {
-  if (typeof block.content === 'string') return block.content ? [textContent(withoutToolUseErrorTags(block.content))] : [];
+  if (typeof block.content === 'string')
+    return block.content ? [textContent(withoutToolUseErrorTags(block.content))] : [];
   return block.content.map((b): ToolCallContent => {
-    const content: ContentBlock = b.type === 'text' ? { type: 'text', text: withoutToolUseErrorTags(b.text) } : { type: 'image', data: b.source.data, mimeType: b.source.media_type };
+    const content: ContentBlock =
+      b.type === 'text'
+        ? { type: 'text', text: withoutToolUseErrorTags(b.text) }
+        : { type: 'image', data: b.source.data, mimeType: b.source.media_type };
     return { type: 'content', content };
   });
 }

@@ -18,11 +18,21 @@ import type { PromptMessage, Query, QueryOptions } from './types.ts';
 export type { CommandResult } from './command.ts';
 /** Options of an Agent: the query options; `cwd` is used as the sandbox (and kept on kill). */
 export type AgentOptions = Omit<QueryOptions, 'abortController' | 'stderr'>;
-export interface RunResult { sessionId: string; result: ResultMessage; text: string; timedOut: boolean }
-interface RunParams { prompt: string; timeoutMs?: number }
+export interface RunResult {
+  sessionId: string;
+  result: ResultMessage;
+  text: string;
+  timedOut: boolean;
+}
+interface RunParams {
+  prompt: string;
+  timeoutMs?: number;
+}
 const noop = (): void => {};
 
-interface Background<T> { done: Promise<T> }
+interface Background<T> {
+  done: Promise<T>;
+}
 
 export class Agent extends EventEmitter {
   readonly #options: AgentOptions;
@@ -54,8 +64,13 @@ export class Agent extends EventEmitter {
 
   run(params: RunParams & { background?: false }): Promise<RunResult>;
   run(params: RunParams & { background: true }): Promise<Background<RunResult>>;
-  async run({ prompt, timeoutMs, background = false }: RunParams & { background?: boolean }): Promise<RunResult | Background<RunResult>> {
-    if (typeof prompt !== 'string' || !prompt.trim()) throw new TypeError('Agent.run(): prompt must be a non-empty string');
+  async run({
+    prompt,
+    timeoutMs,
+    background = false,
+  }: RunParams & { background?: boolean }): Promise<RunResult | Background<RunResult>> {
+    if (typeof prompt !== 'string' || !prompt.trim())
+      throw new TypeError('Agent.run(): prompt must be a non-empty string');
     if (this.#run) throw new Error('Agent.run(): a run is already in progress; wait for it or interrupt() it');
     await this.#ready();
     const q = this.#ensureQuery();
@@ -72,26 +87,38 @@ export class Agent extends EventEmitter {
     const resultArrived = new Promise<ResultMessage | undefined>((resolve) => (this.#waiting = resolve));
     await this.#input!.push(promptMessage(prompt, this.#sessionId));
     let timedOut = false;
-    const timer = timeoutMs ? setTimeout(() => ((timedOut = true), void q.interrupt().catch(() => {})), timeoutMs) : undefined;
+    const timer = timeoutMs
+      ? setTimeout(() => ((timedOut = true), void q.interrupt().catch(() => {})), timeoutMs)
+      : undefined;
     const result = await resultArrived;
     clearTimeout(timer);
     if (!result) {
       this.#emitLifecycle(background ? 'run_background_failed' : 'run_failed');
       throw new Error('Agent.run(): the session ended before the prompt produced a result');
     }
-    this.#emitLifecycle(timedOut ? (background ? 'run_background_failed' : 'run_failed') : runEndReason(result, background));
+    this.#emitLifecycle(
+      timedOut ? (background ? 'run_background_failed' : 'run_failed') : runEndReason(result, background),
+    );
     const text = result.subtype === 'success' ? result.result : result.errors.join('; ');
     return { sessionId: result.session_id, result, text, timedOut };
   }
 
   executeCommand(command: string, options?: { timeoutMs?: number; background?: false }): Promise<CommandResult>;
-  executeCommand(command: string, options: { timeoutMs?: number; background: true }): Promise<Background<CommandResult>>;
-  async executeCommand(command: string, { timeoutMs, background = false }: { timeoutMs?: number; background?: boolean } = {}): Promise<CommandResult | Background<CommandResult>> {
-    if (typeof command !== 'string' || !command.trim()) throw new TypeError('Agent.executeCommand(): command must be a non-empty string');
+  executeCommand(
+    command: string,
+    options: { timeoutMs?: number; background: true },
+  ): Promise<Background<CommandResult>>;
+  async executeCommand(
+    command: string,
+    { timeoutMs, background = false }: { timeoutMs?: number; background?: boolean } = {},
+  ): Promise<CommandResult | Background<CommandResult>> {
+    if (typeof command !== 'string' || !command.trim())
+      throw new TypeError('Agent.executeCommand(): command must be a non-empty string');
     const sandbox = await this.#ready();
     this.#emitLifecycle('command_start');
     const running = startCommand(command, sandbox.path, {
-      timeoutMs, env: { ...process.env, ...this.#options.env },
+      timeoutMs,
+      env: { ...process.env, ...this.#options.env },
       onStdout: (chunk) => this.emit('stdout', chunk),
       onStderr: (chunk) => this.emit('stderr', chunk),
     });
@@ -137,7 +164,9 @@ export class Agent extends EventEmitter {
     this.#input = undefined;
     this.#sandbox = undefined;
     this.#paused = false;
-    await closeSandbox(sandbox).catch((error: Error) => this.emit('stderr', `agentpipe: cannot remove ${sandbox.path}: ${error.message}\n`));
+    await closeSandbox(sandbox).catch((error: Error) =>
+      this.emit('stderr', `agentpipe: cannot remove ${sandbox.path}: ${error.message}\n`),
+    );
     this.#emitLifecycle('sandbox_killed', sandbox.path);
   }
 
@@ -172,7 +201,11 @@ export class Agent extends EventEmitter {
     this.#events = new SessionEventProjector();
     const q = query({
       prompt: this.#input,
-      options: { ...this.#options, cwd: this.#sandbox!.path, stderr: (line) => this.emit('stderr', line.endsWith('\n') ? line : `${line}\n`) },
+      options: {
+        ...this.#options,
+        cwd: this.#sandbox!.path,
+        stderr: (line) => this.emit('stderr', line.endsWith('\n') ? line : `${line}\n`),
+      },
     });
     this.#query = q;
     void this.#pump(q);
@@ -195,7 +228,8 @@ export class Agent extends EventEmitter {
     if (message.type === 'system' && message.subtype === 'init') this.#sessionId = message.session_id;
     this.emit('stdout', `${JSON.stringify(message)}\n`);
     this.emit('message', message);
-    for (const update of this.#acp.push(message)) this.emit('content', { sessionId: this.#sessionId || message.session_id, update });
+    for (const update of this.#acp.push(message))
+      this.emit('content', { sessionId: this.#sessionId || message.session_id, update });
     for (const event of this.#events.push(message)) this.emit('event', event);
     if (message.type === 'result') {
       this.#waiting?.(message);

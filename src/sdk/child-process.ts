@@ -17,13 +17,26 @@ const STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose', '--input-fo
 
 type Pending = { resolve: (r: Record<string, unknown> | undefined) => void; reject: (e: Error) => void };
 
-export function startChildProcess(prompt: string | AsyncIterable<PromptMessage>, options: QueryOptions & { executable: string }): Engine {
+export function startChildProcess(
+  prompt: string | AsyncIterable<PromptMessage>,
+  options: QueryOptions & { executable: string },
+): Engine {
   const log = options.stderr ?? (() => {});
   const { args, tempFiles } = flagsFromOptions(options);
   const script = /\.(c|m)?(j|t)s$/.test(options.executable);
   const command = script ? process.execPath : options.executable;
-  const argv = [...(script ? [...(options.executableArgs ?? []), options.executable] : options.executableArgs ?? []), ...STREAM_FLAGS, ...args];
-  const transport = new StdioTransport({ command, args: argv, env: childEnv(options), cwd: options.cwd, onStderr: log });
+  const argv = [
+    ...(script ? [...(options.executableArgs ?? []), options.executable] : (options.executableArgs ?? [])),
+    ...STREAM_FLAGS,
+    ...args,
+  ];
+  const transport = new StdioTransport({
+    command,
+    args: argv,
+    env: childEnv(options),
+    cwd: options.cwd,
+    onStderr: log,
+  });
   const queue = new AsyncMessageQueue<AgentMessage>({ highWaterMark: 256 });
   const pending = new Map<string, Pending>();
   const results = new Counter();
@@ -49,9 +62,15 @@ export function startChildProcess(prompt: string | AsyncIterable<PromptMessage>,
     const abort = new AbortController();
     aborts.set(request.request_id, abort);
     try {
-      if (request.request.subtype !== 'can_use_tool' || !options.canUseTool) throw new Error(`Unsupported control request subtype: ${request.request.subtype}`);
+      if (request.request.subtype !== 'can_use_tool' || !options.canUseTool)
+        throw new Error(`Unsupported control request subtype: ${request.request.subtype}`);
       const { tool_name, input, tool_use_id } = request.request;
-      const decision: PermissionResult = await options.canUseTool(tool_name, input, { signal: abort.signal, toolUseId: tool_use_id, suggestions: [], parentToolUseId: null });
+      const decision: PermissionResult = await options.canUseTool(tool_name, input, {
+        signal: abort.signal,
+        toolUseId: tool_use_id,
+        suggestions: [],
+        parentToolUseId: null,
+      });
       response = { subtype: 'success', request_id: request.request_id, response: { ...decision } };
     } catch (error) {
       response = { subtype: 'error', request_id: request.request_id, error: (error as Error).message };
@@ -98,16 +117,19 @@ export function startChildProcess(prompt: string | AsyncIterable<PromptMessage>,
     for (const entry of pending.values()) entry.reject(new Error('agentpipe exited'));
     pending.clear();
     const tail = transport.stderrTail.trim();
-    if (transport.startError) queue.error(new Error(`cannot start ${options.executable}: ${transport.startError.message}`));
+    if (transport.startError)
+      queue.error(new Error(`cannot start ${options.executable}: ${transport.startError.message}`));
     else if (readError) queue.error(readError);
-    else if (results.value === 0 && code !== 0) queue.error(new Error(`agentpipe exited with code ${code}${tail ? `: ${tail}` : ''}`));
+    else if (results.value === 0 && code !== 0)
+      queue.error(new Error(`agentpipe exited with code ${code}${tail ? `: ${tail}` : ''}`));
     else queue.done();
   });
 
   return {
     messages: queue,
     control(request) {
-      if (!transport.writable) return Promise.reject(new Error(`cannot send ${request.subtype}: the session's input is closed`));
+      if (!transport.writable)
+        return Promise.reject(new Error(`cannot send ${request.subtype}: the session's input is closed`));
       const requestId = `sdk_req_${++nextId}`;
       return new Promise((resolve, reject) => {
         pending.set(requestId, { resolve, reject });

@@ -11,7 +11,10 @@ const IN_PROCESS_ONLY = ['hooks', 'extraTools'] as const;
 /** The flags for `options`, and temp files to remove afterwards. */
 export function flagsFromOptions(options: QueryOptions): { args: string[]; tempFiles: string[] } {
   for (const name of IN_PROCESS_ONLY) {
-    if (options[name] !== undefined) throw new Error(`query(): option "${name}" holds functions and works in-process only; drop "executable" to use it`);
+    if (options[name] !== undefined)
+      throw new Error(
+        `query(): option "${name}" holds functions and works in-process only; drop "executable" to use it`,
+      );
   }
   const args: string[] = [];
   const tempFiles: string[] = [];
@@ -45,9 +48,11 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   add('--include-partial-messages', options.includePartialMessages);
   add('--include-hook-events', options.includeHookEvents);
   add('--session-id', options.sessionId);
-  if (options.mcpServers && Object.keys(options.mcpServers).length) add('--mcp-config', JSON.stringify({ mcpServers: options.mcpServers }));
+  if (options.mcpServers && Object.keys(options.mcpServers).length)
+    add('--mcp-config', JSON.stringify({ mcpServers: options.mcpServers }));
   if (options.agents && Object.keys(options.agents).length) add('--agents', JSON.stringify(options.agents));
-  if (options.settings !== undefined) add('--settings', typeof options.settings === 'string' ? options.settings : JSON.stringify(options.settings));
+  if (options.settings !== undefined)
+    add('--settings', typeof options.settings === 'string' ? options.settings : JSON.stringify(options.settings));
   if (options.canUseTool) add('--permission-prompt-tool', 'stdio');
   add('--resume', options.resume);
   add('--continue', options.continue);
@@ -77,6 +82,7 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
 /** Environment of the child: the options' env (or ours) plus the API key, if given. */
 export function childEnv(options: QueryOptions): Record<string, string | undefined> {
   const env = { ...(options.env ?? process.env) };
-  if (options.apiKey) env[options.provider === 'openai' || options.baseUrl ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY'] = options.apiKey;
+  if (options.apiKey)
+    env[options.provider === 'openai' || options.baseUrl ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY'] = options.apiKey;
   return env;
 }

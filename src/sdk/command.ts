@@ -26,18 +26,33 @@ const KILL_GRACE_MS = 2000;
 const CAP = 1024 * 1024;
 
 export function startCommand(
-  command: string, cwd: string, options: { timeoutMs?: number; onStdout(chunk: string): void; onStderr(chunk: string): void; env?: NodeJS.ProcessEnv },
+  command: string,
+  cwd: string,
+  options: {
+    timeoutMs?: number;
+    onStdout(chunk: string): void;
+    onStderr(chunk: string): void;
+    env?: NodeJS.ProcessEnv;
+  },
 ): RunningCommand {
   const run = startProcessGroup({
-    command, cwd, env: options.env ?? childEnv(), cap: CAP, timeoutMs: options.timeoutMs || undefined, graceMs: KILL_GRACE_MS,
+    command,
+    cwd,
+    env: options.env ?? childEnv(),
+    cap: CAP,
+    timeoutMs: options.timeoutMs || undefined,
+    graceMs: KILL_GRACE_MS,
     onOutput: (stream, chunk) => (stream === 'stdout' ? options.onStdout(chunk) : options.onStderr(chunk)),
   });
   const done = run.done.then((r): CommandResult => {
     if (r.error) options.onStderr(`${r.error.message}\n`);
     const note = (dropped: number) => (dropped ? `\n[output truncated: ${dropped} more characters not kept]` : '');
     return {
-      exitCode: r.code, stdout: r.stdout + note(r.dropped.stdout), stderr: r.stderr + note(r.dropped.stderr) + (r.error ? `${r.error.message}\n` : ''),
-      interrupted: r.stopped === 'aborted', timedOut: r.stopped === 'timeout',
+      exitCode: r.code,
+      stdout: r.stdout + note(r.dropped.stdout),
+      stderr: r.stderr + note(r.dropped.stderr) + (r.error ? `${r.error.message}\n` : ''),
+      interrupted: r.stopped === 'aborted',
+      timedOut: r.stopped === 'timeout',
     };
   });
   return { done, stop: () => run.stop('aborted') };

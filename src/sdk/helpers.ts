@@ -1,6 +1,11 @@
 /** Small helpers over the message union, as in the official SDK's docs. */
 import type {
-  AgentMessage, AssistantContentBlock, PermissionDenial, ResultMessage, SystemInitMessage, UserContentBlock,
+  AgentMessage,
+  AssistantContentBlock,
+  PermissionDenial,
+  ResultMessage,
+  SystemInitMessage,
+  UserContentBlock,
 } from '../messages/types.ts';
 
 export function isResultMessage(message: AgentMessage): message is ResultMessage {
@@ -12,7 +17,9 @@ export function isSystemInitMessage(message: AgentMessage): message is SystemIni
 }
 
 /** The content blocks of an assistant or user message (undefined for other messages and string content). */
-export function getMessageContentBlocks(message: AgentMessage): Array<AssistantContentBlock | UserContentBlock> | undefined {
+export function getMessageContentBlocks(
+  message: AgentMessage,
+): Array<AssistantContentBlock | UserContentBlock> | undefined {
   const content = (message as { message?: { content?: unknown } }).message?.content;
   return Array.isArray(content) ? (content as Array<AssistantContentBlock | UserContentBlock>) : undefined;
 }
@@ -25,9 +32,22 @@ export function getMessageText(message: AgentMessage): string {
 }
 
 /** The `system/init` fields (undefined ones for other messages). */
-export function getSystemInitData(message: AgentMessage): { subtype?: string; model?: string; tools?: string[]; session_id?: string; cwd?: string } {
-  if (!isSystemInitMessage(message)) return { subtype: (message as { subtype?: string }).subtype, session_id: message.session_id };
-  return { subtype: message.subtype, model: message.model, tools: message.tools, session_id: message.session_id, cwd: message.cwd };
+export function getSystemInitData(message: AgentMessage): {
+  subtype?: string;
+  model?: string;
+  tools?: string[];
+  session_id?: string;
+  cwd?: string;
+} {
+  if (!isSystemInitMessage(message))
+    return { subtype: (message as { subtype?: string }).subtype, session_id: message.session_id };
+  return {
+    subtype: message.subtype,
+    model: message.model,
+    tools: message.tools,
+    session_id: message.session_id,
+    cwd: message.cwd,
+  };
 }
 
 /** The tool calls a `result` says were not allowed to run ([] for other messages). */

@@ -14,7 +14,10 @@ import { promptMessages } from './prompt-input.ts';
 import type { Engine, PromptMessage, QueryOptions } from './types.ts';
 
 /** Starts the session (throws SessionSetupError for options that cannot start one). */
-export async function startInProcess(prompt: string | AsyncIterable<PromptMessage>, options: QueryOptions): Promise<Engine> {
+export async function startInProcess(
+  prompt: string | AsyncIterable<PromptMessage>,
+  options: QueryOptions,
+): Promise<Engine> {
   const log = options.stderr ?? (() => {});
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 256 });
   const send = (line: OutputLine) => queue.push(line);

@@ -8,10 +8,25 @@ import type { ResultMessage } from '../messages/types.ts';
 export type SandboxLifecycleState = 'booting' | 'error' | 'ready' | 'running' | 'paused' | 'stopped';
 export type AgentRuntimeState = 'idle' | 'running' | 'interrupted' | 'error';
 export type LifecycleReason =
-  | 'sandbox_boot' | 'sandbox_ready' | 'sandbox_connected' | 'sandbox_pause' | 'sandbox_resume' | 'sandbox_killed' | 'sandbox_error'
-  | 'run_start' | 'run_complete' | 'run_interrupted' | 'run_failed' | 'run_background_complete' | 'run_background_failed'
-  | 'command_start' | 'command_complete' | 'command_failed' | 'command_interrupted'
-  | 'command_background_complete' | 'command_background_failed';
+  | 'sandbox_boot'
+  | 'sandbox_ready'
+  | 'sandbox_connected'
+  | 'sandbox_pause'
+  | 'sandbox_resume'
+  | 'sandbox_killed'
+  | 'sandbox_error'
+  | 'run_start'
+  | 'run_complete'
+  | 'run_interrupted'
+  | 'run_failed'
+  | 'run_background_complete'
+  | 'run_background_failed'
+  | 'command_start'
+  | 'command_complete'
+  | 'command_failed'
+  | 'command_interrupted'
+  | 'command_background_complete'
+  | 'command_background_failed';
 
 export interface LifecycleEvent {
   sandboxId: string | null;
@@ -24,9 +39,25 @@ export interface LifecycleEvent {
 
 /** Every reason, in the reference's order. */
 export const LIFECYCLE_REASONS: readonly LifecycleReason[] = [
-  'sandbox_boot', 'sandbox_ready', 'sandbox_connected', 'sandbox_pause', 'sandbox_resume', 'sandbox_killed', 'sandbox_error',
-  'run_start', 'run_complete', 'run_interrupted', 'run_failed', 'run_background_complete', 'run_background_failed',
-  'command_start', 'command_complete', 'command_failed', 'command_interrupted', 'command_background_complete', 'command_background_failed',
+  'sandbox_boot',
+  'sandbox_ready',
+  'sandbox_connected',
+  'sandbox_pause',
+  'sandbox_resume',
+  'sandbox_killed',
+  'sandbox_error',
+  'run_start',
+  'run_complete',
+  'run_interrupted',
+  'run_failed',
+  'run_background_complete',
+  'run_background_failed',
+  'command_start',
+  'command_complete',
+  'command_failed',
+  'command_interrupted',
+  'command_background_complete',
+  'command_background_failed',
 ];
 
 /** The states after each reason (`undefined`: unchanged). */
@@ -68,7 +99,13 @@ export class LifecycleTracker {
     // A paused sandbox stays paused when something ends in it (pause interrupts runs).
     this.sandbox = this.sandbox === 'paused' && sandbox === 'ready' && reason !== 'sandbox_resume' ? 'paused' : sandbox;
     if (agent) this.agent = agent;
-    return { sandboxId: this.sandboxId, sandbox: this.sandbox, agent: this.agent, timestamp: this.#now().toISOString(), reason };
+    return {
+      sandboxId: this.sandboxId,
+      sandbox: this.sandbox,
+      agent: this.agent,
+      timestamp: this.#now().toISOString(),
+      reason,
+    };
   }
 }
 

@@ -14,13 +14,19 @@ export async function* promptMessages(prompt: string | AsyncIterable<PromptMessa
   }
   for await (const item of prompt) {
     if (item?.type !== 'user' || typeof item.message !== 'object' || item.message === null) {
-      throw new TypeError(`query(): every prompt message must be {type: "user", message: {role: "user", content}}, got ${JSON.stringify(item)?.slice(0, 120)}`);
+      throw new TypeError(
+        `query(): every prompt message must be {type: "user", message: {role: "user", content}}, got ${JSON.stringify(item)?.slice(0, 120)}`,
+      );
     }
     const content = item.message.content;
-    if (typeof content !== 'string' && !Array.isArray(content)) throw new TypeError('query(): message.content must be a string or an array of blocks');
+    if (typeof content !== 'string' && !Array.isArray(content))
+      throw new TypeError('query(): message.content must be a string or an array of blocks');
     yield {
-      type: 'user', message: { role: 'user', content }, parent_tool_use_id: item.parent_tool_use_id ?? null,
-      session_id: item.session_id ?? '', ...(item.uuid ? { uuid: item.uuid } : {}),
+      type: 'user',
+      message: { role: 'user', content },
+      parent_tool_use_id: item.parent_tool_use_id ?? null,
+      session_id: item.session_id ?? '',
+      ...(item.uuid ? { uuid: item.uuid } : {}),
     };
   }
 }

@@ -6,22 +6,33 @@
 import type { AgentMessage, McpServerInfo, PermissionMode } from '../messages/types.ts';
 import type { Engine, ModelInfo, PromptMessage, Query, QueryOptions } from './types.ts';
 
-export interface QueryParams { prompt: string | AsyncIterable<PromptMessage>; options?: QueryOptions }
+export interface QueryParams {
+  prompt: string | AsyncIterable<PromptMessage>;
+  options?: QueryOptions;
+}
 
 export function query({ prompt, options = {} }: QueryParams): Query {
-  if (typeof prompt !== 'string' && !(prompt && typeof (prompt as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function')) {
+  if (
+    typeof prompt !== 'string' &&
+    !(prompt && typeof (prompt as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function')
+  ) {
     throw new TypeError('query(): prompt must be a string or an AsyncIterable of user messages');
   }
   const engine: Promise<Engine> = options.executable
-    ? import('./child-process.ts').then((m) => m.startChildProcess(prompt, { ...options, executable: options.executable! }))
+    ? import('./child-process.ts').then((m) =>
+        m.startChildProcess(prompt, { ...options, executable: options.executable! }),
+      )
     : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
   engine.catch(() => {});
   const signal = options.abortController?.signal;
   const onAbort = () => {
-    void engine.then((e) => {
-      void e.control({ subtype: 'interrupt' }).catch(() => {});
-      e.endInput();
-    }, () => {});
+    void engine.then(
+      (e) => {
+        void e.control({ subtype: 'interrupt' }).catch(() => {});
+        e.endInput();
+      },
+      () => {},
+    );
   };
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
@@ -54,7 +65,10 @@ export function query({ prompt, options = {} }: QueryParams): Query {
       return ((await control({ subtype: 'mcp_status' }))?.mcpServers ?? []) as McpServerInfo[];
     },
     close() {
-      void engine.then((e) => e.close(), () => {});
+      void engine.then(
+        (e) => e.close(),
+        () => {},
+      );
     },
   });
 }

@@ -14,11 +14,30 @@ import { newUuid } from '../messages/ids.ts';
 import { sessionStartData, subagentInfo, toolResultText, usageEvents } from './session-event-data.ts';
 
 export type SessionEventType =
-  | 'session.start' | 'session.idle' | 'session.error' | 'session.usage_info' | 'session.truncation'
-  | 'session.compaction_start' | 'session.compaction_complete' | 'user.message'
-  | 'assistant.message_start' | 'assistant.message_delta' | 'assistant.message' | 'assistant.reasoning_delta' | 'assistant.reasoning'
-  | 'assistant.usage' | 'tool.execution_start' | 'tool.execution_progress' | 'tool.execution_partial_result' | 'tool.execution_complete'
-  | 'subagent.started' | 'subagent.completed' | 'subagent.failed' | 'hook.start' | 'hook.end' | 'abort';
+  | 'session.start'
+  | 'session.idle'
+  | 'session.error'
+  | 'session.usage_info'
+  | 'session.truncation'
+  | 'session.compaction_start'
+  | 'session.compaction_complete'
+  | 'user.message'
+  | 'assistant.message_start'
+  | 'assistant.message_delta'
+  | 'assistant.message'
+  | 'assistant.reasoning_delta'
+  | 'assistant.reasoning'
+  | 'assistant.usage'
+  | 'tool.execution_start'
+  | 'tool.execution_progress'
+  | 'tool.execution_partial_result'
+  | 'tool.execution_complete'
+  | 'subagent.started'
+  | 'subagent.completed'
+  | 'subagent.failed'
+  | 'hook.start'
+  | 'hook.end'
+  | 'abort';
 
 export interface SessionEvent {
   id: string;
@@ -31,11 +50,22 @@ export interface SessionEvent {
 }
 
 export const EPHEMERAL_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
-  'assistant.message_delta', 'assistant.reasoning_delta', 'tool.execution_start', 'tool.execution_progress',
-  'tool.execution_partial_result', 'session.idle', 'session.usage_info', 'assistant.usage',
+  'assistant.message_delta',
+  'assistant.reasoning_delta',
+  'tool.execution_start',
+  'tool.execution_progress',
+  'tool.execution_partial_result',
+  'session.idle',
+  'session.usage_info',
+  'assistant.usage',
 ]);
 
-interface Pending { messageId: string; content: string; toolRequests: Array<{ toolCallId: string; name: string; arguments: unknown; type: 'function' }>; parent: string | null }
+interface Pending {
+  messageId: string;
+  content: string;
+  toolRequests: Array<{ toolCallId: string; name: string; arguments: unknown; type: 'function' }>;
+  parent: string | null;
+}
 type Data = Record<string, unknown>;
 
 export class SessionEventProjector {
@@ -76,14 +106,26 @@ export class SessionEventProjector {
           if (!this.#started) emit('session.start', sessionStartData(message));
           this.#started = true;
           for (const text of this.#prompts.splice(0)) emit('user.message', { content: text });
-        } else if (message.subtype === 'status' && message.status === 'compacting') emit('session.compaction_start', {});
+        } else if (message.subtype === 'status' && message.status === 'compacting')
+          emit('session.compaction_start', {});
         else if (message.subtype === 'compact_boundary') {
           const meta = message.compact_metadata;
-          emit('session.compaction_complete', { success: true, trigger: meta.trigger, preCompactionTokens: meta.pre_tokens, postCompactionTokens: meta.post_tokens });
+          emit('session.compaction_complete', {
+            success: true,
+            trigger: meta.trigger,
+            preCompactionTokens: meta.pre_tokens,
+            postCompactionTokens: meta.post_tokens,
+          });
         } else if (message.subtype === 'hook_response') {
           const hook = { hookInvocationId: message.hook_id, hookType: message.hook_event, hookName: message.hook_name };
           emit('hook.start', hook);
-          emit('hook.end', { ...hook, success: message.outcome === 'success', ...(message.outcome === 'success' ? { result: message.output } : { error: { message: message.stderr || message.output || message.outcome } }) });
+          emit('hook.end', {
+            ...hook,
+            success: message.outcome === 'success',
+            ...(message.outcome === 'success'
+              ? { result: message.output }
+              : { error: { message: message.stderr || message.output || message.outcome } }),
+          });
         }
         break;
       case 'auth_status':
@@ -95,8 +137,18 @@ export class SessionEventProjector {
         if (event.type === 'message_start') this.#begin(event.message.id, message.parent_tool_use_id, emit);
         else if (event.type === 'message_stop') this.#flush(emit);
         else if (event.type === 'content_block_delta' && this.#pending) {
-          if (event.delta.type === 'text_delta') emit('assistant.message_delta', { messageId: this.#pending.messageId, deltaContent: event.delta.text, ...parent });
-          if (event.delta.type === 'thinking_delta') emit('assistant.reasoning_delta', { reasoningId: `${this.#pending.messageId}:${event.index}`, deltaContent: event.delta.thinking, ...parent });
+          if (event.delta.type === 'text_delta')
+            emit('assistant.message_delta', {
+              messageId: this.#pending.messageId,
+              deltaContent: event.delta.text,
+              ...parent,
+            });
+          if (event.delta.type === 'thinking_delta')
+            emit('assistant.reasoning_delta', {
+              reasoningId: `${this.#pending.messageId}:${event.index}`,
+              deltaContent: event.delta.thinking,
+              ...parent,
+            });
         }
         break;
       }
@@ -108,10 +160,18 @@ export class SessionEventProjector {
         break;
       case 'tool_progress': {
         const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
-        emit('tool.execution_progress', { toolCallId: message.tool_use_id, progressMessage: `${message.tool_name} running for ${message.elapsed_time_seconds}s`, ...parent });
+        emit('tool.execution_progress', {
+          toolCallId: message.tool_use_id,
+          progressMessage: `${message.tool_name} running for ${message.elapsed_time_seconds}s`,
+          ...parent,
+        });
         if (message.output && message.output !== this.#lastOutput.get(message.tool_use_id)) {
           this.#lastOutput.set(message.tool_use_id, message.output);
-          emit('tool.execution_partial_result', { toolCallId: message.tool_use_id, partialOutput: message.output, ...parent });
+          emit('tool.execution_partial_result', {
+            toolCallId: message.tool_use_id,
+            partialOutput: message.output,
+            ...parent,
+          });
         }
         break;
       }
@@ -124,7 +184,14 @@ export class SessionEventProjector {
 
   #event(type: SessionEventType, data: Data): SessionEvent {
     const ephemeral = EPHEMERAL_TYPES.has(type);
-    const event: SessionEvent = { id: this.#newId(), timestamp: this.#now().toISOString(), parentId: this.#parentId, ephemeral, type, data };
+    const event: SessionEvent = {
+      id: this.#newId(),
+      timestamp: this.#now().toISOString(),
+      parentId: this.#parentId,
+      ephemeral,
+      type,
+      data,
+    };
     if (!ephemeral) this.#parentId = event.id;
     return event;
   }
@@ -142,10 +209,17 @@ export class SessionEventProjector {
     const pending = this.#pending!;
     const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
     const usage = message.message.usage;
-    if (!message.parent_tool_use_id && !message.error) this.#lastContextTokens = usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+    if (!message.parent_tool_use_id && !message.error)
+      this.#lastContextTokens =
+        usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
     message.message.content.forEach((block, i) => {
       if (block.type === 'text') pending.content += block.text;
-      else if (block.type === 'thinking') emit('assistant.reasoning', { reasoningId: `${id}:${this.#blockIndex(pending) + i}`, content: block.thinking, ...parent });
+      else if (block.type === 'thinking')
+        emit('assistant.reasoning', {
+          reasoningId: `${id}:${this.#blockIndex(pending) + i}`,
+          content: block.thinking,
+          ...parent,
+        });
       else {
         pending.toolRequests.push({ toolCallId: block.id, name: block.name, arguments: block.input, type: 'function' });
         this.#tools.set(block.id, { name: block.name, input: block.input });
@@ -164,10 +238,20 @@ export class SessionEventProjector {
     this.#pending = undefined;
     const parent = pending.parent ? { parentToolCallId: pending.parent } : {};
     if (!pending.parent) this.#messages++;
-    emit('assistant.message', { messageId: pending.messageId, content: pending.content, ...(pending.toolRequests.length ? { toolRequests: pending.toolRequests } : {}), ...parent });
+    emit('assistant.message', {
+      messageId: pending.messageId,
+      content: pending.content,
+      ...(pending.toolRequests.length ? { toolRequests: pending.toolRequests } : {}),
+      ...parent,
+    });
     for (const request of pending.toolRequests) {
       this.#running.add(request.toolCallId);
-      emit('tool.execution_start', { toolCallId: request.toolCallId, toolName: request.name, arguments: request.arguments, ...parent });
+      emit('tool.execution_start', {
+        toolCallId: request.toolCallId,
+        toolName: request.name,
+        arguments: request.arguments,
+        ...parent,
+      });
       const subagent = subagentInfo(request.name, request.arguments as Record<string, unknown>);
       if (subagent) emit('subagent.started', { toolCallId: request.toolCallId, ...subagent });
     }
@@ -180,9 +264,13 @@ export class SessionEventProjector {
       if (!message.parent_tool_use_id) this.#userText(content, emit);
       return;
     }
-    const text = content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
+    const text = content
+      .filter((b) => b.type === 'text')
+      .map((b) => (b as { text: string }).text)
+      .join('');
     if (text && !message.parent_tool_use_id) this.#userText(text, emit);
-    for (const block of content) if (block.type === 'tool_result') this.#toolResult(block, message.tool_use_result, parent, emit);
+    for (const block of content)
+      if (block.type === 'tool_result') this.#toolResult(block, message.tool_use_result, parent, emit);
   }
 
   #userText(text: string, emit: (t: SessionEventType, d: Data) => void): void {
@@ -190,25 +278,49 @@ export class SessionEventProjector {
     if (!text.startsWith('[Request interrupted by user')) emit('user.message', { content: text });
   }
 
-  #toolResult(block: ToolResultBlock, structured: unknown, parent: Data, emit: (t: SessionEventType, d: Data) => void): void {
+  #toolResult(
+    block: ToolResultBlock,
+    structured: unknown,
+    parent: Data,
+    emit: (t: SessionEventType, d: Data) => void,
+  ): void {
     const tool = this.#tools.get(block.tool_use_id);
     const success = block.is_error !== true;
     const text = toolResultText(block);
     this.#running.delete(block.tool_use_id);
     emit('tool.execution_complete', {
-      toolCallId: block.tool_use_id, success,
+      toolCallId: block.tool_use_id,
+      success,
       ...(success ? { result: { content: text } } : { error: { message: text, code: 'failure' } }),
-      toolTelemetry: { toolName: tool?.name ?? 'unknown', ...(structured !== undefined ? { structuredResult: structured } : {}) },
+      toolTelemetry: {
+        toolName: tool?.name ?? 'unknown',
+        ...(structured !== undefined ? { structuredResult: structured } : {}),
+      },
       ...parent,
     });
     const subagent = tool && subagentInfo(tool.name, tool.input);
-    if (subagent) emit(success ? 'subagent.completed' : 'subagent.failed', { toolCallId: block.tool_use_id, agentName: subagent.agentName, ...(success ? {} : { error: text }) });
+    if (subagent)
+      emit(success ? 'subagent.completed' : 'subagent.failed', {
+        toolCallId: block.tool_use_id,
+        agentName: subagent.agentName,
+        ...(success ? {} : { error: text }),
+      });
   }
 
   #result(result: ResultMessage, emit: (t: SessionEventType, d: Data) => void): void {
     // Calls the prompt ended before they returned (an interrupt) complete as failed.
     for (const toolCallId of this.#running) {
-      this.#toolResult({ type: 'tool_result', tool_use_id: toolCallId, content: 'Tool call did not finish: the prompt ended first', is_error: true }, undefined, {}, emit);
+      this.#toolResult(
+        {
+          type: 'tool_result',
+          tool_use_id: toolCallId,
+          content: 'Tool call did not finish: the prompt ended first',
+          is_error: true,
+        },
+        undefined,
+        {},
+        emit,
+      );
     }
     const interrupted = result.terminal_reason === 'aborted_streaming' || result.terminal_reason === 'aborted_tools';
     if (interrupted) emit('abort', { reason: 'user initiated' });
@@ -226,7 +338,8 @@ export class SessionEventProjector {
 
 /** Projects a message stream into session events as they come. */
 export async function* toSessionEvents(
-  stream: AsyncIterable<AgentMessage>, options: { prompt?: string; now?: () => Date; newId?: () => string } = {},
+  stream: AsyncIterable<AgentMessage>,
+  options: { prompt?: string; now?: () => Date; newId?: () => string } = {},
 ): AsyncGenerator<SessionEvent> {
   const projector = new SessionEventProjector(options);
   if (options.prompt !== undefined) projector.userPrompt(options.prompt);

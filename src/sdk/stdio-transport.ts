@@ -32,7 +32,11 @@ export class StdioTransport {
 
   constructor(options: StdioTransportOptions) {
     this.#graceMs = options.graceMs ?? 2000;
-    this.#child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', 'pipe'], env: options.env, cwd: options.cwd });
+    this.#child = spawn(options.command, options.args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: options.env,
+      cwd: options.cwd,
+    });
     this.#child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       this.#stderrTail = (this.#stderrTail + chunk).slice(-2000);
       for (const line of chunk.split('\n')) if (line) options.onStderr?.(line);
@@ -73,7 +77,10 @@ export class StdioTransport {
     if (!this.writable) return false;
     if (this.#child.stdin.write(`${JSON.stringify(value)}\n`)) return true;
     const stop = new AbortController();
-    const waits = [once(this.#child.stdin, 'drain', { signal: stop.signal }), once(this.#child.stdin, 'close', { signal: stop.signal })];
+    const waits = [
+      once(this.#child.stdin, 'drain', { signal: stop.signal }),
+      once(this.#child.stdin, 'close', { signal: stop.signal }),
+    ];
     try {
       await Promise.race([...waits, this.exited]);
     } finally {

@@ -3,12 +3,23 @@ import path from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from './acp-types.ts';
 
 const KINDS: Record<string, ToolKind> = {
-  Read: 'read', NotebookRead: 'read',
-  Edit: 'edit', MultiEdit: 'edit', Write: 'edit', NotebookEdit: 'edit',
-  Glob: 'search', Grep: 'search', LS: 'search',
-  Bash: 'execute', BashOutput: 'execute', KillShell: 'execute', KillBash: 'execute',
-  Task: 'think', Agent: 'think',
-  WebFetch: 'fetch', WebSearch: 'fetch',
+  Read: 'read',
+  NotebookRead: 'read',
+  Edit: 'edit',
+  MultiEdit: 'edit',
+  Write: 'edit',
+  NotebookEdit: 'edit',
+  Glob: 'search',
+  Grep: 'search',
+  LS: 'search',
+  Bash: 'execute',
+  BashOutput: 'execute',
+  KillShell: 'execute',
+  KillBash: 'execute',
+  Task: 'think',
+  Agent: 'think',
+  WebFetch: 'fetch',
+  WebSearch: 'fetch',
   ExitPlanMode: 'switch_mode',
 };
 
@@ -22,7 +33,12 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 export function toolTitle(name: string, input: Record<string, unknown>): string {
   const file = str(input.file_path) ?? str(input.notebook_path);
   switch (name) {
-    case 'Read': case 'Edit': case 'MultiEdit': case 'Write': case 'NotebookEdit': case 'NotebookRead':
+    case 'Read':
+    case 'Edit':
+    case 'MultiEdit':
+    case 'Write':
+    case 'NotebookEdit':
+    case 'NotebookRead':
       return file ? `${name} ${file}` : name;
     case 'Bash':
       return str(input.description) ?? (str(input.command) ? `\`${str(input.command)}\`` : 'Bash');
@@ -30,7 +46,8 @@ export function toolTitle(name: string, input: Record<string, unknown>): string 
       return `Find ${str(input.pattern) ?? ''}${str(input.path) ? ` in ${str(input.path)}` : ''}`.trim();
     case 'Grep':
       return `grep "${str(input.pattern) ?? ''}"${str(input.path) ? ` ${str(input.path)}` : ''}`;
-    case 'Task': case 'Agent':
+    case 'Task':
+    case 'Agent':
       return str(input.description) ?? 'Task';
     case 'WebFetch':
       return `Fetch ${str(input.url) ?? ''}`.trim();
@@ -47,7 +64,10 @@ const abs = (cwd: string, file: string): string => (cwd ? path.resolve(cwd, file
 
 export function toolLocations(name: string, input: Record<string, unknown>, cwd = ''): ToolCallLocation[] | undefined {
   const file = str(input.file_path) ?? str(input.notebook_path);
-  if (file) return [{ path: abs(cwd, file), ...(name === 'Read' && typeof input.offset === 'number' ? { line: input.offset } : {}) }];
+  if (file)
+    return [
+      { path: abs(cwd, file), ...(name === 'Read' && typeof input.offset === 'number' ? { line: input.offset } : {}) },
+    ];
   const dir = str(input.path);
   return dir && (name === 'Glob' || name === 'Grep' || name === 'LS') ? [{ path: abs(cwd, dir) }] : undefined;
 }
@@ -64,17 +84,21 @@ export function fileDiff(name: string, input: Record<string, unknown>, result: u
     const edit = result as { notebook_path?: unknown; original_file?: unknown; updated_file?: unknown };
     const notebook = str(edit.notebook_path);
     const [before, after] = [str(edit.original_file), str(edit.updated_file)];
-    return notebook && before !== undefined && after !== undefined ? [{ type: 'diff', path: notebook, oldText: before, newText: after }] : undefined;
+    return notebook && before !== undefined && after !== undefined
+      ? [{ type: 'diff', path: notebook, oldText: before, newText: after }]
+      : undefined;
   }
   const data = result as { filePath?: unknown; originalFile?: unknown; content?: unknown };
   const file = str(data.filePath);
   const before = typeof data.originalFile === 'string' ? data.originalFile : null;
   if (!file) return undefined;
-  if (name === 'Write' && typeof data.content === 'string') return [{ type: 'diff', path: file, oldText: before, newText: data.content }];
+  if (name === 'Write' && typeof data.content === 'string')
+    return [{ type: 'diff', path: file, oldText: before, newText: data.content }];
   const oldString = str(input.old_string);
   if (name === 'Edit' && before !== null && oldString !== undefined && typeof input.new_string === 'string') {
     const newString = input.new_string;
-    const after = input.replace_all === true ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
+    const after =
+      input.replace_all === true ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
     return [{ type: 'diff', path: file, oldText: before, newText: after }];
   }
   return undefined;
@@ -84,10 +108,17 @@ export function toolDiffs(name: string, input: Record<string, unknown>, cwd = ''
   const given = str(input.file_path);
   if (!given) return undefined;
   const file = abs(cwd, given);
-  if (name === 'Write' && typeof input.content === 'string') return [{ type: 'diff', path: file, oldText: null, newText: input.content }];
-  if (name === 'Edit' && typeof input.new_string === 'string') return [{ type: 'diff', path: file, oldText: str(input.old_string) ?? null, newText: input.new_string }];
+  if (name === 'Write' && typeof input.content === 'string')
+    return [{ type: 'diff', path: file, oldText: null, newText: input.content }];
+  if (name === 'Edit' && typeof input.new_string === 'string')
+    return [{ type: 'diff', path: file, oldText: str(input.old_string) ?? null, newText: input.new_string }];
   if (name === 'MultiEdit' && Array.isArray(input.edits)) {
-    return input.edits.map((e: Record<string, unknown>) => ({ type: 'diff' as const, path: file, oldText: str(e.old_string) ?? null, newText: str(e.new_string) ?? '' }));
+    return input.edits.map((e: Record<string, unknown>) => ({
+      type: 'diff' as const,
+      path: file,
+      oldText: str(e.old_string) ?? null,
+      newText: str(e.new_string) ?? '',
+    }));
   }
   return undefined;
 }

@@ -27,7 +27,11 @@ export interface QueryOptions extends SessionOptions {
 }
 
 /** A model the session can switch to. */
-export interface ModelInfo { value: string; displayName: string; description: string }
+export interface ModelInfo {
+  value: string;
+  displayName: string;
+  description: string;
+}
 
 /** The stream of a query with its control methods. */
 export interface Query extends AsyncGenerator<AgentMessage, void> {

@@ -13,28 +13,46 @@ import { agentpipeHome } from './paths.ts';
 import type { SettingSource } from './setting-sources.ts';
 
 /** The agents folder of a setting source (`local` has none). */
-export function agentsFolder(source: SettingSource, cwd: string, env: Record<string, string | undefined> = process.env): string | undefined {
+export function agentsFolder(
+  source: SettingSource,
+  cwd: string,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
   if (source === 'user') return path.join(agentpipeHome(env), 'agents');
   if (source === 'project') return path.join(cwd, '.agentpipe', 'agents');
   return undefined;
 }
 
 /** The agent files of the allowed sources, user ones first (a quick synchronous look: usually there are none). */
-export function agentFiles(sources: readonly SettingSource[] | undefined, cwd: string, warn: (message: string) => void, env: Record<string, string | undefined> = process.env): string[] {
+export function agentFiles(
+  sources: readonly SettingSource[] | undefined,
+  cwd: string,
+  warn: (message: string) => void,
+  env: Record<string, string | undefined> = process.env,
+): string[] {
   const out: string[] = [];
   for (const source of (['user', 'project'] as const).filter((s) => sources?.includes(s))) {
     const folder = agentsFolder(source, cwd, env)!;
     try {
-      out.push(...readdirSync(folder).filter((n) => n.endsWith('.md')).sort().map((n) => path.join(folder, n)));
+      out.push(
+        ...readdirSync(folder)
+          .filter((n) => n.endsWith('.md'))
+          .sort()
+          .map((n) => path.join(folder, n)),
+      );
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warn(`cannot read the agents folder ${folder}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        warn(`cannot read the agents folder ${folder}: ${(error as Error).message}`);
     }
   }
   return out;
 }
 
 /** The agents of these files; a later file wins on a name clash. Never throws. */
-export async function readAgentFiles(files: string[], warn: (message: string) => void): Promise<Record<string, AgentDefinition>> {
+export async function readAgentFiles(
+  files: string[],
+  warn: (message: string) => void,
+): Promise<Record<string, AgentDefinition>> {
   const out: Record<string, AgentDefinition> = {};
   for (const file of files) {
     try {
@@ -54,19 +72,30 @@ export async function readAgentFiles(files: string[], warn: (message: string) =>
  * undefined when there are no files, so callers can answer at once.
  */
 export function agentFilesLoader(
-  sources: readonly SettingSource[] | undefined, cwd: string, defined: Record<string, AgentDefinition>, define: (agents: Record<string, AgentDefinition>) => void,
+  sources: readonly SettingSource[] | undefined,
+  cwd: string,
+  defined: Record<string, AgentDefinition>,
+  define: (agents: Record<string, AgentDefinition>) => void,
   warn: (message: string) => void,
 ): () => Promise<void> | undefined {
   const files = agentFiles(sources, cwd, warn);
   let loading: Promise<void> | undefined;
-  return () => (files.length ? (loading ??= readAgentFiles(files, warn).then((read) => {
-    const fresh = Object.fromEntries(Object.entries(read).filter(([name]) => !Object.hasOwn(defined, name) || defined[name] === GENERAL_PURPOSE));
-    if (Object.keys(fresh).length) define(fresh);
-  })) : undefined);
+  return () =>
+    files.length
+      ? (loading ??= readAgentFiles(files, warn).then((read) => {
+          const fresh = Object.fromEntries(
+            Object.entries(read).filter(([name]) => !Object.hasOwn(defined, name) || defined[name] === GENERAL_PURPOSE),
+          );
+          if (Object.keys(fresh).length) define(fresh);
+        }))
+      : undefined;
 }
 
 /** Parses one agent file; throws a clear error when it is malformed. */
-export async function parseAgentFile(text: string, fallbackName: string): Promise<{ name: string; definition: AgentDefinition }> {
+export async function parseAgentFile(
+  text: string,
+  fallbackName: string,
+): Promise<{ name: string; definition: AgentDefinition }> {
   const match = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!match) throw new Error('no YAML frontmatter (the file must start with a "---" line and close it with another)');
   const { parse } = await import('yaml');
@@ -76,13 +105,19 @@ export async function parseAgentFile(text: string, fallbackName: string): Promis
   } catch (error) {
     throw new Error(`invalid YAML frontmatter: ${(error as Error).message.split('\n')[0]}`);
   }
-  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw new Error('the frontmatter must be a mapping (name: ..., description: ...)');
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta))
+    throw new Error('the frontmatter must be a mapping (name: ..., description: ...)');
   const fields = meta as Record<string, unknown>;
   const name = fields.name ?? fallbackName;
   if (typeof name !== 'string' || !name.trim()) throw new Error('"name" must be a non-empty string');
-  if (typeof fields.description !== 'string' || !fields.description.trim()) throw new Error('"description" is required (a string)');
-  if (fields.model !== undefined && fields.model !== null && typeof fields.model !== 'string') throw new Error('"model" must be a string');
-  const definition: AgentDefinition = { description: fields.description.trim(), prompt: text.slice(match[0].length).trim() };
+  if (typeof fields.description !== 'string' || !fields.description.trim())
+    throw new Error('"description" is required (a string)');
+  if (fields.model !== undefined && fields.model !== null && typeof fields.model !== 'string')
+    throw new Error('"model" must be a string');
+  const definition: AgentDefinition = {
+    description: fields.description.trim(),
+    prompt: text.slice(match[0].length).trim(),
+  };
   const tools = toolList(fields.tools, 'tools');
   const disallowed = toolList(fields.disallowedTools, 'disallowedTools');
   if (tools) definition.tools = tools;
@@ -95,7 +130,8 @@ export async function parseAgentFile(text: string, fallbackName: string): Promis
 function toolList(value: unknown, field: string): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   const items = typeof value === 'string' ? value.split(',') : value;
-  if (!Array.isArray(items) || items.some((t) => typeof t !== 'string')) throw new Error(`"${field}" must be a comma-separated string or a list of tool names`);
+  if (!Array.isArray(items) || items.some((t) => typeof t !== 'string'))
+    throw new Error(`"${field}" must be a comma-separated string or a list of tool names`);
   const names = items.map((t: string) => t.trim()).filter(Boolean);
   return names.length && !names.includes('*') ? names : undefined;
 }

@@ -22,17 +22,36 @@ type Handler = (host: ControlHost, request: Request, signal: AbortSignal) => Pro
 
 /** Claude Code's one-line summaries of the hook events, as its /hooks menu shows them. */
 const HOOK_SUMMARIES: Record<(typeof HOOK_EVENTS)[number], string> = {
-  PreToolUse: 'Before tool execution', PostToolUse: 'After tool execution', PostToolUseFailure: 'After tool execution fails',
-  UserPromptSubmit: 'When the user submits a prompt', Stop: 'Right before Claude concludes its response',
-  SubagentStart: 'When a subagent (Task tool call) starts', SubagentStop: 'Right before a subagent (Task tool call) concludes its response',
-  SessionStart: 'When a new session is started', SessionEnd: 'When a session is ending', PreCompact: 'Before conversation compaction',
+  PreToolUse: 'Before tool execution',
+  PostToolUse: 'After tool execution',
+  PostToolUseFailure: 'After tool execution fails',
+  UserPromptSubmit: 'When the user submits a prompt',
+  Stop: 'Right before Claude concludes its response',
+  SubagentStart: 'When a subagent (Task tool call) starts',
+  SubagentStop: 'Right before a subagent (Task tool call) concludes its response',
+  SessionStart: 'When a new session is started',
+  SessionEnd: 'When a session is ending',
+  PreCompact: 'Before conversation compaction',
   Notification: 'When notifications are sent',
 };
-const MATCHER_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SessionStart', 'PreCompact', 'Notification', 'SubagentStart', 'SubagentStop']);
+const MATCHER_EVENTS = new Set([
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'SessionStart',
+  'PreCompact',
+  'Notification',
+  'SubagentStart',
+  'SubagentStop',
+]);
 
 const SOURCE_LABELS: Record<string, string> = {
-  userSettings: 'User settings', projectSettings: 'Project settings', localSettings: 'Local settings', flagSettings: 'Flag settings (--settings)',
-  sessionHook: 'Session hook (library callback)', sdkHook: 'SDK hook (initialize)',
+  userSettings: 'User settings',
+  projectSettings: 'Project settings',
+  localSettings: 'Local settings',
+  flagSettings: 'Flag settings (--settings)',
+  sessionHook: 'Session hook (library callback)',
+  sdkHook: 'SDK hook (initialize)',
 };
 
 function requireString(request: Request, key: string): string {
@@ -45,12 +64,16 @@ function requireString(request: Request, key: string): string {
 function conversationText(history: MessageParam[]): string {
   const parts: string[] = [];
   for (const message of history) {
-    const blocks = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+    const blocks =
+      typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
     for (const block of blocks) {
       if (block.type === 'text') parts.push(`${message.role === 'user' ? '> ' : ''}${block.text}`);
       else if (block.type === 'tool_use') parts.push(`⏺ ${block.name}(${JSON.stringify(block.input)})`);
       else if (block.type === 'tool_result') {
-        const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
+        const text =
+          typeof block.content === 'string'
+            ? block.content
+            : (block.content ?? []).map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
         parts.push(`  ⎿ ${text.split('\n').join('\n    ')}`);
       }
     }
@@ -75,10 +98,17 @@ export const infoHandlers: Record<string, Handler> = {
     const { usage, durationMs, linesAdded, linesRemoved } = host.session.stats;
     return {
       session: {
-        total_cost_usd: usage.totalCostUsd, total_api_duration_ms: usage.apiDurationMs, total_duration_ms: durationMs,
-        total_lines_added: linesAdded, total_lines_removed: linesRemoved, model_usage: usage.modelUsage,
+        total_cost_usd: usage.totalCostUsd,
+        total_api_duration_ms: usage.apiDurationMs,
+        total_duration_ms: durationMs,
+        total_lines_added: linesAdded,
+        total_lines_removed: linesRemoved,
+        model_usage: usage.modelUsage,
       },
-      subscription_type: null, rate_limits_available: false, rate_limits: null, behaviors: null,
+      subscription_type: null,
+      rate_limits_available: false,
+      rate_limits: null,
+      behaviors: null,
     };
   },
   async rename_session(host, request) {
@@ -94,13 +124,33 @@ export const infoHandlers: Record<string, Handler> = {
   /** A short title from the model for `description` (or the conversation); `persist` also renames the session. */
   async generate_session_title(host, request, signal) {
     const ctx = host.session.ctx;
-    const about = typeof request.description === 'string' && request.description.trim() ? request.description : conversationText(host.session.history).slice(0, 8000);
-    if (!about.trim()) throw new Error('generate_session_title: nothing to name yet (no description and an empty conversation)');
-    const system = 'Write a title of 3 to 7 words for the coding session the user describes. Answer with the title only: no quotes, no punctuation at the end.';
+    const about =
+      typeof request.description === 'string' && request.description.trim()
+        ? request.description
+        : conversationText(host.session.history).slice(0, 8000);
+    if (!about.trim())
+      throw new Error('generate_session_title: nothing to name yet (no description and an empty conversation)');
+    const system =
+      'Write a title of 3 to 7 words for the coding session the user describes. Answer with the title only: no quotes, no punctuation at the end.';
     const usage = new UsageTracker();
-    const text = await textAnswer(ctx, { model: ctx.model, system, messages: [{ role: 'user', content: about }], tools: [], maxTokens: 64, abortSignal: signal }, usage);
+    const text = await textAnswer(
+      ctx,
+      {
+        model: ctx.model,
+        system,
+        messages: [{ role: 'user', content: about }],
+        tools: [],
+        maxTokens: 64,
+        abortSignal: signal,
+      },
+      usage,
+    );
     host.session.stats.usage.merge(usage);
-    const title = text.trim().split('\n')[0]!.replace(/^["'“]+|["'”.]+$/g, '').trim();
+    const title = text
+      .trim()
+      .split('\n')[0]!
+      .replace(/^["'“]+|["'”.]+$/g, '')
+      .trim();
     if (!title) throw new Error('generate_session_title: the model answered with no title');
     if (request.persist === true) {
       host.session.title = title;
@@ -113,9 +163,19 @@ export const infoHandlers: Record<string, Handler> = {
     const question = requireString(request, 'question');
     const ctx = host.session.ctx;
     const earlier = Array.isArray(request.history) ? (request.history as MessageParam[]) : host.session.history;
-    const messages = mergeConsecutive([...earlier, { role: 'user', content: `${question}\n\n(Answer directly from the conversation so far; no tools are available for this question.)` }]);
+    const messages = mergeConsecutive([
+      ...earlier,
+      {
+        role: 'user',
+        content: `${question}\n\n(Answer directly from the conversation so far; no tools are available for this question.)`,
+      },
+    ]);
     const usage = new UsageTracker();
-    const response = await textAnswer(ctx, { model: ctx.model, system: ctx.system, messages, tools: [], maxTokens: ctx.maxTokens, abortSignal: signal }, usage);
+    const response = await textAnswer(
+      ctx,
+      { model: ctx.model, system: ctx.system, messages, tools: [], maxTokens: ctx.maxTokens, abortSignal: signal },
+      usage,
+    );
     host.session.stats.usage.merge(usage);
     return { response, synthetic: false };
   },
@@ -126,25 +186,35 @@ export const infoHandlers: Record<string, Handler> = {
     const ctx = host.session.ctx;
     return {
       effective,
-      sources: layers.map((layer) => ({ source: layer.source, ...(layer.file ? { path: layer.file } : {}), settings: layer.raw })),
+      sources: layers.map((layer) => ({
+        source: layer.source,
+        ...(layer.file ? { path: layer.file } : {}),
+        settings: layer.raw,
+      })),
       applied: { model: ctx.model, effort: ctx.effort ?? null, permissionMode: ctx.permissions.mode },
       errors: [],
     };
   },
   apply_flag_settings(host, request) {
-    if (typeof request.settings !== 'object' || request.settings === null || Array.isArray(request.settings)) throw new Error('apply_flag_settings: settings must be an object');
+    if (typeof request.settings !== 'object' || request.settings === null || Array.isArray(request.settings))
+      throw new Error('apply_flag_settings: settings must be an object');
     applyFlagSettings(host.session, request.settings as Record<string, unknown>);
     return {};
   },
   async update_settings(host, request) {
-    if (request.source !== 'localSettings' && request.source !== 'userSettings') throw new Error('update_settings: source must be "localSettings" or "userSettings"');
-    if (typeof request.settings !== 'object' || request.settings === null || Array.isArray(request.settings)) throw new Error('update_settings: settings must be an object');
+    if (request.source !== 'localSettings' && request.source !== 'userSettings')
+      throw new Error('update_settings: source must be "localSettings" or "userSettings"');
+    if (typeof request.settings !== 'object' || request.settings === null || Array.isArray(request.settings))
+      throw new Error('update_settings: settings must be an object');
     await updateSettingsFile(host.session, request.source, request.settings as Record<string, unknown>);
     return {};
   },
   list_permission_rules(host) {
     const session = host.session;
-    const rules = session.ruleEntries.map((entry) => ({ ...entry, editability: entry.source === 'cliArg' || entry.source === 'flagSettings' ? 'session' : 'persistent' }));
+    const rules = session.ruleEntries.map((entry) => ({
+      ...entry,
+      editability: entry.source === 'cliArg' || entry.source === 'flagSettings' ? 'session' : 'persistent',
+    }));
     const workspaceDirectories = [
       { path: session.ctx.cwd, source: 'session' },
       ...(session.ctx.permissions.directories ?? []).map((dir) => ({ path: dir, source: 'cliArg' })),
@@ -154,18 +224,33 @@ export const infoHandlers: Record<string, Handler> = {
   get_hooks_listing(host) {
     const rows = host.session.hooks.listing();
     const events = HOOK_EVENTS.filter((event) => rows.some((r) => r.event === event)).map((name) => ({
-      name, summary: HOOK_SUMMARIES[name], supportsMatcher: MATCHER_EVENTS.has(name), hookCount: rows.filter((r) => r.event === name).length,
+      name,
+      summary: HOOK_SUMMARIES[name],
+      supportsMatcher: MATCHER_EVENTS.has(name),
+      hookCount: rows.filter((r) => r.event === name).length,
     }));
     const hooks = rows.map((row) => ({
-      event: row.event, matcher: row.matcher, source: row.source, sourceLabel: SOURCE_LABELS[row.source] ?? row.source, type: row.type,
-      displayText: row.text, commandText: row.text, contentLabel: row.type === 'command' ? 'Command' : 'Callback', timeout: Math.round(row.timeoutMs / 1000),
+      event: row.event,
+      matcher: row.matcher,
+      source: row.source,
+      sourceLabel: SOURCE_LABELS[row.source] ?? row.source,
+      type: row.type,
+      displayText: row.text,
+      commandText: row.text,
+      contentLabel: row.type === 'command' ? 'Command' : 'Callback',
+      timeout: Math.round(row.timeoutMs / 1000),
     }));
-    const eventCatalog = HOOK_EVENTS.map((name) => ({ name, summary: HOOK_SUMMARIES[name], supportsMatcher: MATCHER_EVENTS.has(name) }));
+    const eventCatalog = HOOK_EVENTS.map((name) => ({
+      name,
+      summary: HOOK_SUMMARIES[name],
+      supportsMatcher: MATCHER_EVENTS.has(name),
+    }));
     return { events, hooks, eventCatalog };
   },
   async seed_read_state(host, request) {
     const file = requireString(request, 'path');
-    if (typeof request.mtime !== 'number' || !Number.isFinite(request.mtime)) throw new Error('seed_read_state: mtime must be a number (milliseconds)');
+    if (typeof request.mtime !== 'number' || !Number.isFinite(request.mtime))
+      throw new Error('seed_read_state: mtime must be a number (milliseconds)');
     await seedRead(host.session.ctx.toolState, path.resolve(host.session.ctx.cwd, file), request.mtime);
     return {};
   },
@@ -179,10 +264,19 @@ export const infoHandlers: Record<string, Handler> = {
   get_status(host) {
     const ctx = host.session.ctx;
     return {
-      version: VERSION, claude_code_version: COMPAT_CLAUDE_CODE_VERSION, session_id: host.session.id, title: host.session.title ?? null, cwd: ctx.cwd,
-      model: ctx.model, permission_mode: ctx.permissions.mode, api_provider: ctx.provider.provider, api_key_source: ctx.provider.apiKeySource,
+      version: VERSION,
+      claude_code_version: COMPAT_CLAUDE_CODE_VERSION,
+      session_id: host.session.id,
+      title: host.session.title ?? null,
+      cwd: ctx.cwd,
+      model: ctx.model,
+      permission_mode: ctx.permissions.mode,
+      api_provider: ctx.provider.provider,
+      api_key_source: ctx.provider.apiKeySource,
       mcp_servers: host.session.mcp.statusList().map((s) => ({ name: s.name, status: s.status })),
-      setting_sources: host.session.settingsLayers.map((l) => l.source), running: host.session.running, queued_prompts: host.queuedPrompts,
+      setting_sources: host.session.settingsLayers.map((l) => l.source),
+      running: host.session.running,
+      queued_prompts: host.queuedPrompts,
     };
   },
   get_binary_version() {
@@ -200,7 +294,9 @@ export const infoHandlers: Record<string, Handler> = {
     return { backgrounded: false };
   },
   get_task_output(_host, request) {
-    throw new Error(`get_task_output: no background task ${JSON.stringify(request.task_id)}; agentpipe runs shell commands in the foreground (their output is the tool result)`);
+    throw new Error(
+      `get_task_output: no background task ${JSON.stringify(request.task_id)}; agentpipe runs shell commands in the foreground (their output is the tool result)`,
+    );
   },
   reload_output_styles() {
     return { available_output_styles: ['default'] };
@@ -210,8 +306,15 @@ export const infoHandlers: Record<string, Handler> = {
   },
   reload_plugins(host) {
     return {
-      commands: [], plugins: [], error_count: 0, mcpServers: host.session.mcp.statusList(),
-      agents: Object.entries(host.session.agents).map(([name, agent]) => ({ name, description: agent.description, model: agent.model })),
+      commands: [],
+      plugins: [],
+      error_count: 0,
+      mcpServers: host.session.mcp.statusList(),
+      agents: Object.entries(host.session.agents).map(([name, agent]) => ({
+        name,
+        description: agent.description,
+        model: agent.model,
+      })),
     };
   },
   /** agentpipe's output is never held back for subscribers: acknowledged. */
@@ -222,13 +325,15 @@ export const infoHandlers: Record<string, Handler> = {
 
 /** Subtypes of Claude Code features agentpipe does not have, and why: each answered with an error that says so. */
 export const UNAVAILABLE: Record<string, string> = {
-  claude_authenticate: 'agentpipe takes provider keys from the environment (ANTHROPIC_API_KEY, --api-key-helper), not claude.ai sign-in',
+  claude_authenticate:
+    'agentpipe takes provider keys from the environment (ANTHROPIC_API_KEY, --api-key-helper), not claude.ai sign-in',
   claude_oauth_callback: 'agentpipe has no claude.ai sign-in',
   claude_oauth_wait_for_completion: 'agentpipe has no claude.ai sign-in',
   mcp_authenticate: 'MCP OAuth is not supported; give the server its token in headers or env',
   mcp_clear_auth: 'MCP OAuth is not supported',
   mcp_oauth_callback_url: 'MCP OAuth is not supported',
-  set_mcp_permission_mode_override: 'per-server permission modes are not supported; use permission rules such as mcp__server__*',
+  set_mcp_permission_mode_override:
+    'per-server permission modes are not supported; use permission rules such as mcp__server__*',
   get_chrome_browsers: 'agentpipe has no Chrome integration',
   get_chrome_dialog: 'agentpipe has no Chrome integration',
   select_chrome_browser: 'agentpipe has no Chrome integration',
@@ -243,7 +348,8 @@ export const UNAVAILABLE: Record<string, string> = {
   submit_survey_feedback: 'agentpipe sends nothing to Anthropic',
   message_rated: 'agentpipe sends nothing to Anthropic',
   ultrareview_launch: 'agentpipe has no cloud review',
-  set_cwd: 'the working folder is fixed for a session; start a new session with that cwd (or add it with register_repo_root)',
+  set_cwd:
+    'the working folder is fixed for a session; start a new session with that cwd (or add it with register_repo_root)',
   file_suggestions: 'agentpipe has no @-mention index; list files with the Glob tool or read_file',
   dictate: 'agentpipe has no dictation',
   read_cloud_sessions: 'agentpipe has no cloud sessions',

@@ -32,7 +32,13 @@ export const InitializeRequestSchema = z.looseObject({
   mcpServers: McpServers.optional(),
   jsonSchema: z.record(z.string(), z.unknown()).optional(),
   /** A replacement system prompt (a list is joined), or Claude Code's preset (kept, with its `append`). */
-  systemPrompt: z.union([z.string(), z.array(z.string()), z.looseObject({ type: z.literal('preset'), append: z.string().optional() })]).optional(),
+  systemPrompt: z
+    .union([
+      z.string(),
+      z.array(z.string()),
+      z.looseObject({ type: z.literal('preset'), append: z.string().optional() }),
+    ])
+    .optional(),
   appendSystemPrompt: z.string().optional(),
   /** Checked by `validateAgents` (shared with `--agents`). */
   agents: z.record(z.string(), z.unknown()).optional(),

@@ -19,11 +19,14 @@ export function applyFlagSettings(session: Session, settings: Record<string, unk
   const previous = session.settingsLayers.find((l) => l.source === 'flagSettings')?.raw ?? {};
   const raw = { ...previous, ...settings };
   const effort = raw.effortLevel;
-  if (effort !== undefined && !EFFORTS.includes(effort as EffortLevel)) throw new Error(`apply_flag_settings: effortLevel must be one of ${EFFORTS.join(', ')}`);
-  if (raw.model !== undefined && typeof raw.model !== 'string') throw new Error('apply_flag_settings: model must be a string');
+  if (effort !== undefined && !EFFORTS.includes(effort as EffortLevel))
+    throw new Error(`apply_flag_settings: effortLevel must be one of ${EFFORTS.join(', ')}`);
+  if (raw.model !== undefined && typeof raw.model !== 'string')
+    throw new Error('apply_flag_settings: model must be a string');
   const layer = { ...loadSettings(raw, session.ctx.cwd, 'apply_flag_settings'), source: 'flagSettings' as const };
   session.setFlagLayer(layer);
-  if (typeof settings.model === 'string') session.ctx.model = settings.model === 'default' ? session.defaultModel : settings.model;
+  if (typeof settings.model === 'string')
+    session.ctx.model = settings.model === 'default' ? session.defaultModel : settings.model;
   if (settings.effortLevel !== undefined) session.ctx.effort = settings.effortLevel as EffortLevel;
   const ignored = Object.keys(settings).filter((key) => !APPLIED_KEYS.has(key));
   if (ignored.length) session.ctx.warn(`apply_flag_settings: agentpipe keeps but does not apply ${ignored.join(', ')}`);
@@ -36,22 +39,35 @@ const WRITABLE: Record<'localSettings' | 'userSettings', { source: 'local' | 'us
 };
 
 /** Merges allowed string keys into the local or user settings file (written whole, then renamed into place). */
-export async function updateSettingsFile(session: Session, target: 'localSettings' | 'userSettings', settings: Record<string, unknown>): Promise<void> {
+export async function updateSettingsFile(
+  session: Session,
+  target: 'localSettings' | 'userSettings',
+  settings: Record<string, unknown>,
+): Promise<void> {
   const { source, keys } = WRITABLE[target];
-  if (!session.settingSources.includes(source)) throw new Error(`update_settings: this session does not read ${target} (--setting-sources ${session.settingSources.join(',') || '""'})`);
+  if (!session.settingSources.includes(source))
+    throw new Error(
+      `update_settings: this session does not read ${target} (--setting-sources ${session.settingSources.join(',') || '""'})`,
+    );
   for (const [key, value] of Object.entries(settings)) {
-    if (!keys.includes(key)) throw new Error(`update_settings: ${target} takes only ${keys.join(', ')}; "${key}" is not writable from a client`);
+    if (!keys.includes(key))
+      throw new Error(
+        `update_settings: ${target} takes only ${keys.join(', ')}; "${key}" is not writable from a client`,
+      );
     if (typeof value !== 'string') throw new Error(`update_settings: ${key} must be a string`);
   }
-  if (settings.effortLevel !== undefined && !EFFORTS.includes(settings.effortLevel as EffortLevel)) throw new Error(`update_settings: effortLevel must be one of ${EFFORTS.join(', ')}`);
+  if (settings.effortLevel !== undefined && !EFFORTS.includes(settings.effortLevel as EffortLevel))
+    throw new Error(`update_settings: effortLevel must be one of ${EFFORTS.join(', ')}`);
   const file = settingsFile(source, session.originalCwd);
   let current: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`update_settings: ${file} does not hold a JSON object; not changed`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error(`update_settings: ${file} does not hold a JSON object; not changed`);
     current = parsed as Record<string, unknown>;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error instanceof SyntaxError ? new Error(`update_settings: ${file} is not valid JSON; not changed`) : error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw error instanceof SyntaxError ? new Error(`update_settings: ${file} is not valid JSON; not changed`) : error;
   }
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;

@@ -31,7 +31,11 @@ export interface ControlHost {
 }
 
 type Request = { subtype: string; [key: string]: unknown };
-type Handler = (host: ControlHost, request: Request, signal: AbortSignal) => Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefined;
+type Handler = (
+  host: ControlHost,
+  request: Request,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefined;
 
 const PERMISSION_MODES: PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
 
@@ -56,21 +60,31 @@ const handlers: Record<string, Handler> = {
       ctx.system = Array.isArray(init.systemPrompt) ? init.systemPrompt.join('\n') : init.systemPrompt;
       ctx.system = host.session.withNotes(ctx.system); // the --add-dir folders stay named
     }
-    const append = [typeof init.systemPrompt === 'object' && !Array.isArray(init.systemPrompt) ? init.systemPrompt.append : undefined, init.appendSystemPrompt];
+    const append = [
+      typeof init.systemPrompt === 'object' && !Array.isArray(init.systemPrompt) ? init.systemPrompt.append : undefined,
+      init.appendSystemPrompt,
+    ];
     for (const text of append) if (text) ctx.system = ctx.system ? `${ctx.system}\n\n${text}` : text;
     // Structured output: the schema's instruction must survive a replaced system prompt.
     const schema = host.session.outputSchema ?? init.jsonSchema;
     if (schema && (replaced || host.session.outputSchema === undefined)) host.session.setOutputSchema(schema);
-    if (init.hooks) host.session.hooks.addClientHooks(init.hooks, (hookRequest, signal) => host.request(hookRequest, signal));
-    if (init.agents && Object.keys(init.agents).length) host.session.defineAgents(validateAgents(init.agents, 'initialize.agents'));
-    if (init.settings !== undefined) applyFlagSettings(host.session, loadSettings(init.settings, ctx.cwd, 'initialize.settings').raw);
+    if (init.hooks)
+      host.session.hooks.addClientHooks(init.hooks, (hookRequest, signal) => host.request(hookRequest, signal));
+    if (init.agents && Object.keys(init.agents).length)
+      host.session.defineAgents(validateAgents(init.agents, 'initialize.agents'));
+    if (init.settings !== undefined)
+      applyFlagSettings(host.session, loadSettings(init.settings, ctx.cwd, 'initialize.settings').raw);
     if (init.disallowedTools?.length) host.session.denyTools(init.disallowedTools);
     if (init.title?.trim()) host.session.title = init.title.trim();
     host.initialized = true;
     applyInitialize(host.session.mcp, init, (r, signal) => host.request(r, signal));
     const answer = () => ({
       commands: [],
-      agents: Object.entries(host.session.agents).map(([name, agent]) => ({ name, description: agent.description, model: agent.model })),
+      agents: Object.entries(host.session.agents).map(([name, agent]) => ({
+        name,
+        description: agent.description,
+        model: agent.model,
+      })),
       output_style: 'default',
       available_output_styles: ['default'],
       models: modelList(ctx.model),
@@ -83,14 +97,18 @@ const handlers: Record<string, Handler> = {
   },
   set_permission_mode(host, request) {
     const mode = request.mode as PermissionMode;
-    if (!PERMISSION_MODES.includes(mode)) throw new Error(`unknown permission mode ${JSON.stringify(request.mode)}; expected one of ${PERMISSION_MODES.join(', ')}`);
+    if (!PERMISSION_MODES.includes(mode))
+      throw new Error(
+        `unknown permission mode ${JSON.stringify(request.mode)}; expected one of ${PERMISSION_MODES.join(', ')}`,
+      );
     host.session.ctx.permissions.mode = mode;
     host.session.harness?.configure({ permissionMode: mode });
     return {};
   },
   set_model(host, request) {
     const model = request.model;
-    if (model !== undefined && model !== null && typeof model !== 'string') throw new Error('set_model: model must be a string or null');
+    if (model !== undefined && model !== null && typeof model !== 'string')
+      throw new Error('set_model: model must be a string or null');
     host.session.ctx.model = typeof model === 'string' && model !== 'default' ? model : host.session.defaultModel;
     // A wrapped agent gets an explicit model; going back to its default needs a new session.
     if (typeof model === 'string' && model !== 'default') host.session.harness?.configure({ model });
@@ -103,13 +121,19 @@ const handlers: Record<string, Handler> = {
     // It overrides `--thinking` from now on: a budget enables thinking, 0 disables it, null returns to the default.
     const shown = request.thinking_display;
     const display = shown === 'summarized' || shown === 'omitted' ? { display: shown as 'summarized' | 'omitted' } : {};
-    ctx.thinking = typeof value === 'number' ? (value > 0 ? { type: 'enabled', budgetTokens: value, ...display } : { type: 'disabled' }) : undefined;
+    ctx.thinking =
+      typeof value === 'number'
+        ? value > 0
+          ? { type: 'enabled', budgetTokens: value, ...display }
+          : { type: 'disabled' }
+        : undefined;
     return {};
   },
   mcp_status: (host) => mcpControlHandlers.mcp_status(host.session.mcp),
   mcp_reconnect: (host, request) => mcpControlHandlers.mcp_reconnect(host.session.mcp, request),
   mcp_toggle: (host, request) => mcpControlHandlers.mcp_toggle(host.session.mcp, request),
-  mcp_set_servers: (host, request) => mcpControlHandlers.mcp_set_servers(host.session.mcp, request, (r, signal) => host.request(r, signal)),
+  mcp_set_servers: (host, request) =>
+    mcpControlHandlers.mcp_set_servers(host.session.mcp, request, (r, signal) => host.request(r, signal)),
   mcp_message: (host, request) => mcpControlHandlers.mcp_message(host.session.mcp, request),
   mcp_read_resource: (host, request) => mcpControlHandlers.mcp_read_resource(host.session.mcp, request),
   mcp_call: (host, request, signal) => mcpControlHandlers.mcp_call(host.session.mcp, request, signal),
@@ -136,7 +160,8 @@ const handlers: Record<string, Handler> = {
     const id = request.task_id;
     if (typeof id !== 'string') throw new Error('stop_task: task_id must be a string');
     const task = runningTasks(host.session.ctx.toolState).get(id);
-    if (!task) throw new Error(`stop_task: no running task ${id} (task ids are the tool_use ids of running Task calls)`);
+    if (!task)
+      throw new Error(`stop_task: no running task ${id} (task ids are the tool_use ids of running Task calls)`);
     task.abort(new DOMException('Stopped by the client', 'AbortError'));
     return {};
   },
@@ -147,7 +172,8 @@ const handlers: Record<string, Handler> = {
     if (!checkpoints) throw new Error(`rewind_files: no checkpoint for user message ${uuid}`);
     // The oldest content recorded for each file since that message is what it held before.
     const restore = new Map<string, string | null>();
-    for (const files of checkpoints) for (const [file, before] of files) if (!restore.has(file)) restore.set(file, before);
+    for (const files of checkpoints)
+      for (const [file, before] of files) if (!restore.has(file)) restore.set(file, before);
     if (request.dry_run !== true) {
       for (const [file, before] of restore) {
         if (before === null) await rm(file, { force: true });
@@ -159,10 +185,19 @@ const handlers: Record<string, Handler> = {
 };
 
 /** Answers one inbound control request; `signal` aborts when the client cancels it. */
-export async function handleControlRequest(host: ControlHost, request: Request, signal: AbortSignal = new AbortController().signal): Promise<Record<string, unknown> | undefined> {
-  const handler = Object.hasOwn(handlers, request.subtype) ? handlers[request.subtype] : Object.hasOwn(infoHandlers, request.subtype) ? infoHandlers[request.subtype] : undefined;
+export async function handleControlRequest(
+  host: ControlHost,
+  request: Request,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<Record<string, unknown> | undefined> {
+  const handler = Object.hasOwn(handlers, request.subtype)
+    ? handlers[request.subtype]
+    : Object.hasOwn(infoHandlers, request.subtype)
+      ? infoHandlers[request.subtype]
+      : undefined;
   if (!handler) {
-    if (Object.hasOwn(UNAVAILABLE, request.subtype)) throw new Error(`${request.subtype} is not available in agentpipe: ${UNAVAILABLE[request.subtype]}`);
+    if (Object.hasOwn(UNAVAILABLE, request.subtype))
+      throw new Error(`${request.subtype} is not available in agentpipe: ${UNAVAILABLE[request.subtype]}`);
     throw new Error(`Unsupported control request subtype: ${request.subtype}`);
   }
   return handler(host, request, signal);

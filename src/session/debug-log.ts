@@ -10,9 +10,18 @@ import path from 'node:path';
 export type DebugLog = (category: string, line: string) => void;
 
 /** The logger the options ask for, or undefined when debugging is off. Throws when the file cannot be opened. */
-export function debugLogger(options: { debug?: boolean | string; debugFile?: string }, cwd: string): DebugLog | undefined {
+export function debugLogger(
+  options: { debug?: boolean | string; debugFile?: string },
+  cwd: string,
+): DebugLog | undefined {
   if (!options.debug && !options.debugFile) return undefined;
-  const filter = typeof options.debug === 'string' ? options.debug.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const filter =
+    typeof options.debug === 'string'
+      ? options.debug
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   const include = filter.filter((f) => !f.startsWith('!'));
   const exclude = filter.filter((f) => f.startsWith('!')).map((f) => f.slice(1));
   let write: (text: string) => void = (text) => process.stderr.write(text);

@@ -22,12 +22,19 @@ export interface SessionSummary {
   cwd?: string;
 }
 
-export async function listSessions(cwd: string, home = agentpipeHome(), log: (line: string) => void = () => {}): Promise<SessionSummary[]> {
+export async function listSessions(
+  cwd: string,
+  home = agentpipeHome(),
+  log: (line: string) => void = () => {},
+): Promise<SessionSummary[]> {
   return summarize(await sessionFiles(cwd, home), log);
 }
 
 /** Summaries of the sessions of every folder, newest first. */
-export async function listAllSessions(home = agentpipeHome(), log: (line: string) => void = () => {}): Promise<SessionSummary[]> {
+export async function listAllSessions(
+  home = agentpipeHome(),
+  log: (line: string) => void = () => {},
+): Promise<SessionSummary[]> {
   let dirs: string[];
   try {
     dirs = await readdir(path.join(home, 'projects'));
@@ -35,10 +42,16 @@ export async function listAllSessions(home = agentpipeHome(), log: (line: string
     return [];
   }
   const files = (await Promise.all(dirs.map((dir) => jsonlFiles(path.join(home, 'projects', dir))))).flat();
-  return summarize(files.sort((a, b) => b.mtimeMs - a.mtimeMs), log);
+  return summarize(
+    files.sort((a, b) => b.mtimeMs - a.mtimeMs),
+    log,
+  );
 }
 
-async function summarize(files: Array<{ file: string; mtimeMs: number }>, log: (line: string) => void): Promise<SessionSummary[]> {
+async function summarize(
+  files: Array<{ file: string; mtimeMs: number }>,
+  log: (line: string) => void,
+): Promise<SessionSummary[]> {
   const summaries: SessionSummary[] = [];
   for (const { file, mtimeMs } of files) {
     let lines;

@@ -42,7 +42,10 @@ export interface SessionIo {
   awaitInitialize?: boolean;
 }
 
-export interface OpenedSession { session: Session; runner: SessionRunner }
+export interface OpenedSession {
+  session: Session;
+  runner: SessionRunner;
+}
 
 /** Opens the session; throws SessionSetupError when the options cannot start one. */
 export async function openSession(options: SessionOptions, io: SessionIo): Promise<OpenedSession> {
@@ -55,9 +58,12 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw new SessionSetupError((error as Error).message);
   }
   const sessionId = start.sessionId;
-  const onAuthStatus = (status: AuthStatus) => io.send({ type: 'auth_status', ...status, uuid: newUuid(), session_id: sessionId });
+  const onAuthStatus = (status: AuthStatus) =>
+    io.send({ type: 'auth_status', ...status, uuid: newUuid(), session_id: sessionId });
   const wrapped = options.harness && options.harness !== 'agentpipe' ? options.harness : undefined;
-  const { provider, model, authError } = wrapped ? harnessModel(options, wrapped) : await sessionModel(options, onAuthStatus);
+  const { provider, model, authError } = wrapped
+    ? harnessModel(options, wrapped)
+    : await sessionModel(options, onAuthStatus);
 
   let session: Session;
   try {
@@ -76,12 +82,18 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     }
   }
   const runner = new SessionRunner(session, io.send, {
-    replayUserMessages: io.replayUserMessages, seenUuids: start.seenUuids, log: io.log, awaitInitialize: io.awaitInitialize,
+    replayUserMessages: io.replayUserMessages,
+    seenUuids: start.seenUuids,
+    log: io.log,
+    awaitInitialize: io.awaitInitialize,
   });
   session.ctx.announceRequests = io.announceRequests === true;
   if (io.permissionPromptTool === 'stdio') {
     session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) => {
-      const answer = await runner.request({ subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] }, signal);
+      const answer = await runner.request(
+        { subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] },
+        signal,
+      );
       return (await import('../messages/control-schema.ts')).parsePermissionResult(answer);
     };
   }
@@ -94,54 +106,104 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
  * a title, a side question) fails with an error that says so.
  */
 function harnessModel(options: SessionOptions, name: string): ResolvedModel & { authError?: string } {
-  const failure = new ModelError({ message: `not available when --harness ${name} runs the session (the wrapped agent has its own model)`, kind: 'invalid_request' });
+  const failure = new ModelError({
+    message: `not available when --harness ${name} runs the session (the wrapped agent has its own model)`,
+    kind: 'invalid_request',
+  });
   return { provider: new FailingProvider(name, failure), model: options.model ?? name };
 }
 
 /** Options a wrapped agent cannot honour: named once on the session's log. */
 const NOT_FOR_HARNESSES = [
-  'mcpServers', 'agents', 'agent', 'hooks', 'extraTools', 'tools', 'outputFormat', 'maxBudgetUsd', 'fallbackModel', 'thinking', 'maxThinkingTokens',
-  'effort', 'betas', 'additionalDirectories', 'script', 'apiKeyHelper', 'maxContextTokens',
+  'mcpServers',
+  'agents',
+  'agent',
+  'hooks',
+  'extraTools',
+  'tools',
+  'outputFormat',
+  'maxBudgetUsd',
+  'fallbackModel',
+  'thinking',
+  'maxThinkingTokens',
+  'effort',
+  'betas',
+  'additionalDirectories',
+  'script',
+  'apiKeyHelper',
+  'maxContextTokens',
 ] as const satisfies ReadonlyArray<keyof SessionOptions>;
 
 /** Starts the wrapped agent of the session (resuming its own session when the transcript names one). */
 async function startHarness(
-  options: SessionOptions, name: Exclude<NonNullable<SessionOptions['harness']>, 'agentpipe'>, sessionId: string,
-  resumed: { name: string; sessionId: string } | undefined, log: (line: string) => void,
+  options: SessionOptions,
+  name: Exclude<NonNullable<SessionOptions['harness']>, 'agentpipe'>,
+  sessionId: string,
+  resumed: { name: string; sessionId: string } | undefined,
+  log: (line: string) => void,
 ): Promise<Harness> {
   const { createHarness, harnessCommand, harnessEnv } = await import('../harness/index.ts');
   const base = options.env ?? process.env;
   const ignored = NOT_FOR_HARNESSES.filter((key) => {
     const value = options[key];
-    return value !== undefined && !(Array.isArray(value) && value.length === 0) && !(typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+    return (
+      value !== undefined &&
+      !(Array.isArray(value) && value.length === 0) &&
+      !(typeof value === 'object' && value !== null && Object.keys(value).length === 0)
+    );
   });
   if (ignored.length) log(`agentpipe: warning: --harness ${name} cannot honour ${ignored.join(', ')} (ignored)`);
-  return createHarness({
-    name, command: await harnessCommand(name, options.harnessCommand, base), cwd: options.cwd ?? process.cwd(), env: harnessEnv(name, base, options.apiKey),
-    model: options.model, baseUrl: options.baseUrl, apiKey: options.apiKey, systemPrompt: options.systemPrompt, appendSystemPrompt: options.appendSystemPrompt,
-    permissionMode: options.permissionMode ?? 'default', allowedTools: options.allowedTools ?? [], disallowedTools: options.disallowedTools ?? [],
-    maxTurns: options.maxTurns, includePartialMessages: options.includePartialMessages ?? false,
-    idleMs: envNumber('AGENTPIPE_HARNESS_IDLE_MS', 15 * 60_000, { env: base }),
-    progress: { thresholdMs: options.toolProgressThresholdMs ?? 1000, intervalMs: options.toolProgressIntervalMs ?? 1000 },
-    resumeNativeId: resumed?.name === name ? resumed.sessionId : undefined,
-    warn: (line) => log(`agentpipe: warning: ${line}`),
-  }, sessionId);
+  return createHarness(
+    {
+      name,
+      command: await harnessCommand(name, options.harnessCommand, base),
+      cwd: options.cwd ?? process.cwd(),
+      env: harnessEnv(name, base, options.apiKey),
+      model: options.model,
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      systemPrompt: options.systemPrompt,
+      appendSystemPrompt: options.appendSystemPrompt,
+      permissionMode: options.permissionMode ?? 'default',
+      allowedTools: options.allowedTools ?? [],
+      disallowedTools: options.disallowedTools ?? [],
+      maxTurns: options.maxTurns,
+      includePartialMessages: options.includePartialMessages ?? false,
+      idleMs: envNumber('AGENTPIPE_HARNESS_IDLE_MS', 15 * 60_000, { env: base }),
+      progress: {
+        thresholdMs: options.toolProgressThresholdMs ?? 1000,
+        intervalMs: options.toolProgressIntervalMs ?? 1000,
+      },
+      resumeNativeId: resumed?.name === name ? resumed.sessionId : undefined,
+      warn: (line) => log(`agentpipe: warning: ${line}`),
+    },
+    sessionId,
+  );
 }
 
 /**
  * The model with its credentials: a key helper runs on the first request; a rejected key is
  * reported; missing credentials give a provider that fails every request with that error.
  */
-async function sessionModel(options: SessionOptions, onAuthStatus: (status: AuthStatus) => Promise<void>): Promise<ResolvedModel & { authError?: string }> {
+async function sessionModel(
+  options: SessionOptions,
+  onAuthStatus: (status: AuthStatus) => Promise<void>,
+): Promise<ResolvedModel & { authError?: string }> {
   try {
-    if (options.apiKeyHelper) return await resolveWithKeyHelper(options, options.apiKeyHelper, options.cwd ?? process.cwd(), onAuthStatus);
+    if (options.apiKeyHelper)
+      return await resolveWithKeyHelper(options, options.apiKeyHelper, options.cwd ?? process.cwd(), onAuthStatus);
     const resolved = await resolveModel(options);
-    if (resolved.provider.provider !== 'scripted') resolved.provider = new AuthWatchingProvider(resolved.provider, onAuthStatus);
+    if (resolved.provider.provider !== 'scripted')
+      resolved.provider = new AuthWatchingProvider(resolved.provider, onAuthStatus);
     return resolved;
   } catch (error) {
     if (!(error instanceof MissingCredentialsError)) throw new SessionSetupError((error as Error).message);
     const failure = new ModelError({ message: error.message, kind: 'authentication_failed' });
-    return { provider: new FailingProvider(chooseProvider(options), failure), model: options.model ?? 'unknown', authError: error.message };
+    return {
+      provider: new FailingProvider(chooseProvider(options), failure),
+      model: options.model ?? 'unknown',
+      authError: error.message,
+    };
   }
 }
 
@@ -155,7 +217,10 @@ export async function checkSessionOptions(options: SessionOptions, log: (line: s
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
     const wrapped = options.harness !== undefined && options.harness !== 'agentpipe' ? options.harness : undefined;
     // `agentpipe serve --harness codex` without codex installed: said at the start, not at the first client.
-    if (wrapped) await (await import('../harness/index.ts')).harnessCommand(wrapped, options.harnessCommand, options.env ?? process.env);
+    if (wrapped)
+      await (
+        await import('../harness/index.ts')
+      ).harnessCommand(wrapped, options.harnessCommand, options.env ?? process.env);
     else if (!options.apiKeyHelper) await resolveModel(options);
   } catch (error) {
     if (!(error instanceof MissingCredentialsError)) throw new SessionSetupError((error as Error).message);
@@ -166,8 +231,20 @@ export async function checkSessionOptions(options: SessionOptions, log: (line: s
 export function setupErrorResult(message: string, sessionId?: string): ResultMessage {
   const usage = new UsageTracker();
   return {
-    type: 'result', subtype: 'error_during_execution', is_error: true, duration_ms: 0, duration_api_ms: 0, num_turns: 0,
-    stop_reason: null, session_id: (sessionId ?? newUuid()) as UUID, total_cost_usd: 0, usage: usage.usage, modelUsage: usage.modelUsage,
-    permission_denials: [], terminal_reason: 'model_error', uuid: newUuid(), errors: [message],
+    type: 'result',
+    subtype: 'error_during_execution',
+    is_error: true,
+    duration_ms: 0,
+    duration_api_ms: 0,
+    num_turns: 0,
+    stop_reason: null,
+    session_id: (sessionId ?? newUuid()) as UUID,
+    total_cost_usd: 0,
+    usage: usage.usage,
+    modelUsage: usage.modelUsage,
+    permission_denials: [],
+    terminal_reason: 'model_error',
+    uuid: newUuid(),
+    errors: [message],
   };
 }

@@ -29,7 +29,11 @@ export function encodeCwd(cwd: string): string {
  * Where the official SDK's session store expects a session's transcript (`--session-mirror`):
  * `$CLAUDE_CONFIG_DIR/projects/<encoded real cwd>/<id>.jsonl`, CLAUDE_CONFIG_DIR defaulting to ~/.claude.
  */
-export function mirrorPath(cwd: string, sessionId: string, env: Record<string, string | undefined> = process.env): string {
+export function mirrorPath(
+  cwd: string,
+  sessionId: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
   let real = cwd;
   try {
     real = realpathSync(cwd);
@@ -51,7 +55,10 @@ export function transcriptPath(cwd: string, sessionId: string, home = agentpipeH
 }
 
 /** Transcript files of a folder, newest first (by modification time). */
-export async function sessionFiles(cwd: string, home = agentpipeHome()): Promise<Array<{ file: string; mtimeMs: number }>> {
+export async function sessionFiles(
+  cwd: string,
+  home = agentpipeHome(),
+): Promise<Array<{ file: string; mtimeMs: number }>> {
   return jsonlFiles(projectDir(cwd, home));
 }
 
@@ -63,19 +70,27 @@ export async function jsonlFiles(dir: string): Promise<Array<{ file: string; mti
   } catch {
     return [];
   }
-  const files = await Promise.all(names.filter((n) => n.endsWith('.jsonl')).map(async (name) => {
-    const file = path.join(dir, name);
-    try {
-      return { file, mtimeMs: (await stat(file)).mtimeMs };
-    } catch {
-      return undefined;
-    }
-  }));
+  const files = await Promise.all(
+    names
+      .filter((n) => n.endsWith('.jsonl'))
+      .map(async (name) => {
+        const file = path.join(dir, name);
+        try {
+          return { file, mtimeMs: (await stat(file)).mtimeMs };
+        } catch {
+          return undefined;
+        }
+      }),
+  );
   return files.filter((f) => f !== undefined).sort((a, b) => b.mtimeMs - a.mtimeMs);
 }
 
 /** Finds the transcript of `sessionId`: this folder's first, then any other folder's. */
-export async function findTranscript(sessionId: string, cwd: string, home = agentpipeHome()): Promise<string | undefined> {
+export async function findTranscript(
+  sessionId: string,
+  cwd: string,
+  home = agentpipeHome(),
+): Promise<string | undefined> {
   const here = transcriptPath(cwd, sessionId, home);
   if (await exists(here)) return here;
   let dirs: string[];

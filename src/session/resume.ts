@@ -34,21 +34,30 @@ export interface SessionStart {
   harness?: { name: string; sessionId: string };
 }
 
-
 /** `mirror` receives the transcript's lines with `sessionMirror` (the runner's output). */
-export async function prepareSession(options: SessionOptions, log: (line: string) => void, mirror?: (line: TranscriptMirror) => Promise<void>): Promise<SessionStart> {
+export async function prepareSession(
+  options: SessionOptions,
+  log: (line: string) => void,
+  mirror?: (line: TranscriptMirror) => Promise<void>,
+): Promise<SessionStart> {
   const cwd = options.cwd ?? process.cwd();
   const home = agentpipeHome(options.env ?? process.env);
   const persist = options.persistSession !== false;
   if (options.resumeSessionAt && !options.resume) throw new ResumeError('--resume-session-at requires --resume');
-  if (options.forkSession && !options.resume && !options.continue) throw new ResumeError('--fork-session requires --resume or --continue');
+  if (options.forkSession && !options.resume && !options.continue)
+    throw new ResumeError('--fork-session requires --resume or --continue');
   if (options.sessionId && (options.resume || options.continue) && !options.forkSession) {
-    throw new ResumeError('--session-id can only be used with --continue or --resume if --fork-session is also specified');
+    throw new ResumeError(
+      '--session-id can only be used with --continue or --resume if --fork-session is also specified',
+    );
   }
 
   const env = options.env ?? process.env;
   // The official SDK's session store puts the stored copy where Claude Code's transcript would be.
-  const stored = options.sessionMirror && options.resume && UUID_PATTERN.test(options.resume) ? await storedCopy(cwd, options.resume, env) : undefined;
+  const stored =
+    options.sessionMirror && options.resume && UUID_PATTERN.test(options.resume)
+      ? await storedCopy(cwd, options.resume, env)
+      : undefined;
   const source = stored ?? (await sourceFile(options, cwd, home));
   if (!source) {
     const sessionId = options.sessionId ?? newUuid();
@@ -61,30 +70,47 @@ export async function prepareSession(options: SessionOptions, log: (line: string
   try {
     lines = await readTranscript(source, log);
   } catch (error) {
-    throw new ResumeError(`cannot read the transcript ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ResumeError(
+      `cannot read the transcript ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   const rebuilt = rebuild(lines, options.resumeSessionAt);
   if (!rebuilt.found) throw new ResumeError(`--resume-session-at: no message ${options.resumeSessionAt} in ${source}`);
   if (options.resumeDropsTurn) checkDroppedTurn(lines, options.resumeSessionAt, options.resumeDropsTurn);
   const oldId = rebuilt.sessionId ?? path.basename(source, '.jsonl');
   const fork = options.forkSession === true;
-  const sessionId = fork ? options.sessionId ?? newUuid() : oldId;
-  const start: SessionStart = { sessionId, history: rebuilt.history, seenUuids: rebuilt.seenUuids, resumedFrom: source, harness: rebuilt.harness };
+  const sessionId = fork ? (options.sessionId ?? newUuid()) : oldId;
+  const start: SessionStart = {
+    sessionId,
+    history: rebuilt.history,
+    seenUuids: rebuilt.seenUuids,
+    resumedFrom: source,
+    harness: rebuilt.harness,
+  };
   if (!persist) return start;
   // A stored copy lives in the SDK's temporary folder: the session goes on in agentpipe's own transcript.
   start.transcript = new Transcript(fork || stored ? transcriptPath(cwd, sessionId, home) : source, sessionId, log);
   if (options.sessionMirror && mirror) start.transcript.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
   if (fork || options.resumeSessionAt || stored) {
     // The new file (or the new branch of this one) must rebuild on its own.
-    await start.transcript.snapshot(fork ? 'fork' : stored && !options.resumeSessionAt ? 'store' : 'resume_at', rebuilt.history, {
-      seen_uuids: [...rebuilt.seenUuids], from: { session_id: oldId, ...(options.resumeSessionAt ? { uuid: options.resumeSessionAt } : {}) },
-    });
+    await start.transcript.snapshot(
+      fork ? 'fork' : stored && !options.resumeSessionAt ? 'store' : 'resume_at',
+      rebuilt.history,
+      {
+        seen_uuids: [...rebuilt.seenUuids],
+        from: { session_id: oldId, ...(options.resumeSessionAt ? { uuid: options.resumeSessionAt } : {}) },
+      },
+    );
   }
   return start;
 }
 
 /** The copy of a session the SDK took from its session store: `$CLAUDE_CONFIG_DIR/projects/<cwd>/<id>.jsonl`, when there. */
-async function storedCopy(cwd: string, sessionId: string, env: Record<string, string | undefined>): Promise<string | undefined> {
+async function storedCopy(
+  cwd: string,
+  sessionId: string,
+  env: Record<string, string | undefined>,
+): Promise<string | undefined> {
   if (!env.CLAUDE_CONFIG_DIR) return undefined;
   const file = mirrorPath(cwd, sessionId, env);
   return (await stat(file).catch(() => undefined))?.isFile() ? file : undefined;
@@ -102,8 +128,13 @@ function checkDroppedTurn(lines: TranscriptLine[], at: string | undefined, promp
     if (line.type === 'user' && line.agentpipe_prompt) owner = line.uuid;
     if (i <= from || line.type === 'custom-title') continue;
     if (owner !== prompt) {
-      const what = line.type === 'user' && line.agentpipe_prompt ? `the prompt ${line.uuid}` : `a ${line.type} line of ${owner ? `the turn of ${owner}` : 'no turn'}`;
-      throw new ResumeError(`Resume rejected by --resume-drops-turn: after ${at} the transcript holds ${what}, not only the turn of ${prompt}`);
+      const what =
+        line.type === 'user' && line.agentpipe_prompt
+          ? `the prompt ${line.uuid}`
+          : `a ${line.type} line of ${owner ? `the turn of ${owner}` : 'no turn'}`;
+      throw new ResumeError(
+        `Resume rejected by --resume-drops-turn: after ${at} the transcript holds ${what}, not only the turn of ${prompt}`,
+      );
     }
   }
 }
@@ -112,7 +143,8 @@ async function sourceFile(options: SessionOptions, cwd: string, home: string): P
   if (options.resume) {
     const resume = options.resume;
     if (resume.endsWith('.jsonl')) return path.resolve(cwd, resume);
-    if (!UUID_PATTERN.test(resume)) throw new ResumeError(`--resume expects a session id (a UUID) or a .jsonl file, got ${resume}`);
+    if (!UUID_PATTERN.test(resume))
+      throw new ResumeError(`--resume expects a session id (a UUID) or a .jsonl file, got ${resume}`);
     const file = await findTranscript(resume, cwd, home);
     if (!file) throw new ResumeError(`No conversation found with session ID: ${resume}`);
     return file;

@@ -6,7 +6,13 @@
  * closes; requests still waiting for the client are refused at EOF (nobody can answer them).
  */
 import { envNumber } from '../process/env-number.ts';
-import type { ControlRequest, ControlResponse, InputMessage, InputUserMessage, OutboundRequest } from '../messages/control.ts';
+import type {
+  ControlRequest,
+  ControlResponse,
+  InputMessage,
+  InputUserMessage,
+  OutboundRequest,
+} from '../messages/control.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import type { AgentMessage, ResultMessage, UUID } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
@@ -44,7 +50,10 @@ export class SessionRunner implements ControlHost {
   readonly #options: RunnerOptions;
   readonly #prompts: InputUserMessage[] = [];
   readonly #seen = new Set<string>();
-  readonly #pending = new Map<string, { subtype: string; resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  readonly #pending = new Map<
+    string,
+    { subtype: string; resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >();
   /** Inbound requests being answered, by id: `control_cancel_request` aborts their handler. */
   readonly #inbound = new Map<string, AbortController>();
   readonly #answering = new Set<Promise<void>>();
@@ -112,7 +121,9 @@ export class SessionRunner implements ControlHost {
       this.#options.log(`agentpipe: input failed: ${(error as Error).message}`);
     } finally {
       if (this.#options.awaitInitialize && !this.#initialized && this.#prompts.length) {
-        this.#options.log('agentpipe: warning: the input ended without an initialize request; running the held user messages anyway');
+        this.#options.log(
+          'agentpipe: warning: the input ended without an initialize request; running the held user messages anyway',
+        );
       }
       this.#inputEnded = true;
       // Nobody can answer a request any more: a permission prompt waiting now would wait forever.
@@ -145,7 +156,10 @@ export class SessionRunner implements ControlHost {
         // Claude Code forwards the client's control responses when replaying.
         if (this.#options.replayUserMessages) await this.#send(message);
         const pending = this.#pending.get(message.response.request_id);
-        if (!pending) return this.#options.log(`agentpipe: control_response for unknown request ${message.response.request_id} ignored`);
+        if (!pending)
+          return this.#options.log(
+            `agentpipe: control_response for unknown request ${message.response.request_id} ignored`,
+          );
         this.#pending.delete(message.response.request_id);
         if (message.response.subtype === 'success') pending.resolve(message.response.response ?? {});
         else pending.reject(new ControlRequestError(message.response.error));
@@ -157,7 +171,9 @@ export class SessionRunner implements ControlHost {
           this.#pending.delete(message.request_id);
           pending.reject(new ControlRequestError(`control request ${message.request_id} was cancelled by the client`));
         }
-        this.#inbound.get(message.request_id)?.abort(new ControlRequestError(`control request ${message.request_id} was cancelled by the client`));
+        this.#inbound
+          .get(message.request_id)
+          ?.abort(new ControlRequestError(`control request ${message.request_id} was cancelled by the client`));
         return;
       }
       case 'keep_alive':
@@ -171,8 +187,12 @@ export class SessionRunner implements ControlHost {
     if (uuid !== undefined) this.#seen.add(uuid);
     if (this.#options.replayUserMessages) {
       await this.emit({
-        type: 'user', message: message.message, parent_tool_use_id: message.parent_tool_use_id ?? null,
-        session_id: this.session.id, uuid: (uuid as UUID | undefined) ?? newUuid(), isReplay: true,
+        type: 'user',
+        message: message.message,
+        parent_tool_use_id: message.parent_tool_use_id ?? null,
+        session_id: this.session.id,
+        uuid: (uuid as UUID | undefined) ?? newUuid(),
+        isReplay: true,
       });
     }
     if (duplicate) return this.#options.log(`agentpipe: user message ${uuid} was already processed; not run again`);
@@ -188,13 +208,23 @@ export class SessionRunner implements ControlHost {
     this.#inbound.set(request.request_id, abort);
     try {
       const payload = await handleControlRequest(this, request.request, abort.signal);
-      response = { type: 'control_response', response: { subtype: 'success', request_id: request.request_id, ...(payload ? { response: payload } : {}) } };
+      response = {
+        type: 'control_response',
+        response: { subtype: 'success', request_id: request.request_id, ...(payload ? { response: payload } : {}) },
+      };
     } catch (error) {
-      response = { type: 'control_response', response: { subtype: 'error', request_id: request.request_id, error: (error as Error).message } };
+      response = {
+        type: 'control_response',
+        response: { subtype: 'error', request_id: request.request_id, error: (error as Error).message },
+      };
     } finally {
       this.#inbound.delete(request.request_id);
     }
-    if (response.response.subtype === 'error') this.session.ctx.debug?.('control', `request ${request.request.subtype} (${request.request_id}) failed: ${response.response.error}`);
+    if (response.response.subtype === 'error')
+      this.session.ctx.debug?.(
+        'control',
+        `request ${request.request.subtype} (${request.request_id}) failed: ${response.response.error}`,
+      );
     await this.#send(response);
   }
 
@@ -205,7 +235,8 @@ export class SessionRunner implements ControlHost {
 
   /** Sends a control request to the client and waits for its answer (or the signal). */
   request(request: OutboundRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    if (this.#inputEnded) return Promise.reject(new ControlRequestError(`cannot send ${request.subtype}: the client's input is closed`));
+    if (this.#inputEnded)
+      return Promise.reject(new ControlRequestError(`cannot send ${request.subtype}: the client's input is closed`));
     const requestId = `agentpipe_req_${++this.#nextRequest}`;
     const timeoutMs = this.#options.controlTimeoutMs ?? controlTimeoutFromEnv();
     return new Promise((resolve, reject) => {
@@ -219,7 +250,9 @@ export class SessionRunner implements ControlHost {
       };
       const onAbort = () => abandon(signal?.reason ?? new ControlRequestError('cancelled'));
       const timer = setTimeout(() => {
-        this.#options.log(`agentpipe: control request ${requestId} (${request.subtype}) was not answered within ${timeoutMs} ms; cancelled (AGENTPIPE_CONTROL_TIMEOUT_MS)`);
+        this.#options.log(
+          `agentpipe: control request ${requestId} (${request.subtype}) was not answered within ${timeoutMs} ms; cancelled (AGENTPIPE_CONTROL_TIMEOUT_MS)`,
+        );
         abandon(new ControlRequestError(`control request ${request.subtype} was not answered within ${timeoutMs} ms`));
       }, timeoutMs);
       timer.unref();

@@ -42,7 +42,14 @@ export async function runStreamSession(o: StreamSessionOptions): Promise<ResultM
   })();
   let opened;
   try {
-    opened = await openSession(o.options, { send, log: o.log, replayUserMessages: o.replayUserMessages, permissionPromptTool: o.permissionPromptTool, awaitInitialize: o.awaitInitialize, announceRequests: true });
+    opened = await openSession(o.options, {
+      send,
+      log: o.log,
+      replayUserMessages: o.replayUserMessages,
+      permissionPromptTool: o.permissionPromptTool,
+      awaitInitialize: o.awaitInitialize,
+      announceRequests: true,
+    });
   } catch (error) {
     if (!(error instanceof SessionSetupError)) {
       queue.done();

@@ -12,11 +12,13 @@ export class SessionStats {
 
   /** Counts the lines an Edit or Write changed, from its `tool_use_result` (the patch, or a new file's content). */
   observe(message: AgentMessage): void {
-    if (message.type !== 'user' || typeof message.tool_use_result !== 'object' || message.tool_use_result === null) return;
+    if (message.type !== 'user' || typeof message.tool_use_result !== 'object' || message.tool_use_result === null)
+      return;
     const result = message.tool_use_result as { structuredPatch?: unknown; type?: unknown; content?: unknown };
     // A created file's patch is empty (as in Claude Code): each of its lines is added.
     if (result.type === 'create' && typeof result.content === 'string') {
-      this.linesAdded += result.content === '' ? 0 : result.content.split('\n').length - (result.content.endsWith('\n') ? 1 : 0);
+      this.linesAdded +=
+        result.content === '' ? 0 : result.content.split('\n').length - (result.content.endsWith('\n') ? 1 : 0);
       return;
     }
     const patch = result.structuredPatch;

@@ -5,7 +5,14 @@
 import { SessionStats } from './session-stats.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
-import type { AgentMessage, MessageParam, PermissionDenial, ResultMessage, SystemInitMessage, UserContentBlock } from '../messages/types.ts';
+import type {
+  AgentMessage,
+  MessageParam,
+  PermissionDenial,
+  ResultMessage,
+  SystemInitMessage,
+  UserContentBlock,
+} from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from '../agent/context.ts';
@@ -24,7 +31,14 @@ import { UsageTracker } from '../agent/usage.ts';
 import { builtinTools } from '../tools/builtin/index.ts';
 import { McpManager } from '../tools/mcp/manager.ts';
 import { beginCheckpoint } from '../tools/checkpoints.ts';
-import { checkPermission, formatRule, isWholeToolRule, parseRules, type PermissionRule, type PermissionVerdict } from '../tools/permissions.ts';
+import {
+  checkPermission,
+  formatRule,
+  isWholeToolRule,
+  parseRules,
+  type PermissionRule,
+  type PermissionVerdict,
+} from '../tools/permissions.ts';
 import type { PermissionResult } from '../messages/control.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ModelProvider } from '../model/types.ts';
@@ -86,7 +100,13 @@ export class Session {
   harness?: Harness;
 
   /** `log` receives the session's diagnostics (warnings); the CLI's goes to stderr, the library's to the caller's `stderr` option. */
-  constructor(options: SessionOptions, provider: ModelProvider, model: string, emit: (m: AgentMessage) => Promise<void>, log: (line: string) => void = () => {}) {
+  constructor(
+    options: SessionOptions,
+    provider: ModelProvider,
+    model: string,
+    emit: (m: AgentMessage) => Promise<void>,
+    log: (line: string) => void = () => {},
+  ) {
     this.id = options.sessionId ?? newUuid();
     this.defaultModel = model;
     const cwd = options.cwd ?? process.cwd();
@@ -101,11 +121,16 @@ export class Session {
     if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
     tools = tools.filter((t) => !deny.some((rule) => isWholeToolRule(rule, t.name)));
     // `tools` limits the built-in tools, the MCP resource tools among them.
-    this.#hideTool = (name) => deny.some((rule) => isWholeToolRule(rule, name)) || (!!options.tools && !name.startsWith('mcp__') && !options.tools.includes(name));
+    this.#hideTool = (name) =>
+      deny.some((rule) => isWholeToolRule(rule, name)) ||
+      (!!options.tools && !name.startsWith('mcp__') && !options.tools.includes(name));
     this.mcp = new McpManager(options.mcpServers ?? {}, { cwd, sessionId: this.id, emit: (m) => this.ctx.emit(m) });
     this.mcp.start();
     this.ctx = {
-      provider, model, cwd, tools,
+      provider,
+      model,
+      cwd,
+      tools,
       system: systemPromptOf(options, cwd, directories),
       sessionId: this.id,
       parentToolUseId: null,
@@ -120,7 +145,10 @@ export class Session {
       debug: debugLogger(options, cwd),
       warn: (line) => log(`agentpipe: warning: ${line}`),
       permissions: {
-        mode: options.permissionMode ?? 'default', allow, deny, directories,
+        mode: options.permissionMode ?? 'default',
+        allow,
+        deny,
+        directories,
       },
       canUseTool: options.canUseTool,
       hooks: this.hooks,
@@ -130,7 +158,11 @@ export class Session {
       progressIntervalMs: options.toolProgressIntervalMs ?? 1000,
       maxRetries: options.maxRetries ?? 3,
       emit: async (message) => {
-        if (message.type === 'system' && message.subtype === 'model_fallback' && this.ctx.model === message.fallback_model) {
+        if (
+          message.type === 'system' &&
+          message.subtype === 'model_fallback' &&
+          this.ctx.model === message.fallback_model
+        ) {
           this.#fallback = { from: this.#fallback?.from ?? message.original_model, to: message.fallback_model };
         }
         this.stats.observe(message);
@@ -143,19 +175,31 @@ export class Session {
     this.#maxStructuredRetries = options.maxStructuredOutputRetries;
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
     for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
-    if (options.agent) this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
+    if (options.agent)
+      this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
     this.hooks.announce = options.includeHookEvents === true;
     // Task with the general-purpose agent is always there, as in Claude Code (unless denied or left out of `tools`).
     const hideTask = this.#hideTool('Task');
     this.defineAgents(options.agents ?? {}, hideTask);
-    this.#agentFiles = agentFilesLoader(options.settingSources, cwd, this.agents, (fresh) => this.defineAgents(fresh, hideTask), this.ctx.warn);
+    this.#agentFiles = agentFilesLoader(
+      options.settingSources,
+      cwd,
+      this.agents,
+      (fresh) => this.defineAgents(fresh, hideTask),
+      this.ctx.warn,
+    );
   }
 
   /** Adds subagents (and 'general-purpose'); the `Task` tool comes first in the tool list, as in Claude Code. */
   defineAgents(agents: Record<string, AgentDefinition>, hideTask = this.#hideTool('Task')): void {
-    Object.assign(this.agents, Object.hasOwn(this.agents, 'general-purpose') ? {} : { 'general-purpose': GENERAL_PURPOSE }, agents);
-    if (!hideTask && !this.ctx.tools.some((t) => t.name === 'Task')) this.ctx.tools.unshift(createTaskTool(() => this.agents));
+    Object.assign(
+      this.agents,
+      Object.hasOwn(this.agents, 'general-purpose') ? {} : { 'general-purpose': GENERAL_PURPOSE },
+      agents,
+    );
+    if (!hideTask && !this.ctx.tools.some((t) => t.name === 'Task'))
+      this.ctx.tools.unshift(createTaskTool(() => this.agents));
   }
 
   /** Adds the agents of the agent files (`.agentpipe/agents/*.md`, per setting source), once; never throws. Undefined when there are none. */
@@ -173,7 +217,8 @@ export class Session {
   async #record(message: AgentMessage): Promise<void> {
     if (!this.transcript) return;
     await this.transcript.record(message);
-    if (message.type === 'system' && message.subtype === 'compact_boundary') await this.transcript.snapshot('compact', this.history);
+    if (message.type === 'system' && message.subtype === 'compact_boundary')
+      await this.transcript.snapshot('compact', this.history);
   }
 
   /** True while a prompt runs. */
@@ -185,10 +230,24 @@ export class Session {
   initMessage(): SystemInitMessage {
     const ctx = this.ctx;
     return {
-      type: 'system', subtype: 'init', cwd: ctx.cwd, session_id: this.id, tools: ctx.tools.map((t) => t.name), mcp_servers: this.mcp.statusList(),
-      model: ctx.model, permissionMode: ctx.permissions.mode, slash_commands: [], apiKeySource: ctx.provider.apiKeySource,
-      claude_code_version: COMPAT_CLAUDE_CODE_VERSION, agentpipe_version: VERSION, output_style: 'default', agents: Object.keys(this.agents), skills: [], plugins: [],
-      ...(ctx.effort ? { effort: ctx.effort } : {}), ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
+      type: 'system',
+      subtype: 'init',
+      cwd: ctx.cwd,
+      session_id: this.id,
+      tools: ctx.tools.map((t) => t.name),
+      mcp_servers: this.mcp.statusList(),
+      model: ctx.model,
+      permissionMode: ctx.permissions.mode,
+      slash_commands: [],
+      apiKeySource: ctx.provider.apiKeySource,
+      claude_code_version: COMPAT_CLAUDE_CODE_VERSION,
+      agentpipe_version: VERSION,
+      output_style: 'default',
+      agents: Object.keys(this.agents),
+      skills: [],
+      plugins: [],
+      ...(ctx.effort ? { effort: ctx.effort } : {}),
+      ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
       capabilities: ['interrupt_receipt_v1', 'interrupt_cancel_queued_v1'],
       uuid: newUuid(),
     };
@@ -215,7 +274,15 @@ export class Session {
       outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
     } catch (error) {
       const terminalReason = error instanceof PromptBlocked ? 'hook_stopped' : 'model_error';
-      outcome = { subtype: 'error_during_execution', text: '', errors: [(error as Error).message], numTurns: 0, requests: 0, stopReason: null, terminalReason };
+      outcome = {
+        subtype: 'error_during_execution',
+        text: '',
+        errors: [(error as Error).message],
+        numTurns: 0,
+        requests: 0,
+        stopReason: null,
+        terminalReason,
+      };
     } finally {
       signal?.removeEventListener('abort', onOuterAbort);
       this.#abort = undefined;
@@ -253,7 +320,12 @@ export class Session {
   }
 
   /** Emits the prompt's one `result`. */
-  async #finish(outcome: StructuredOutcome, usage: UsageTracker, denials: PermissionDenial[], started: number): Promise<ResultMessage> {
+  async #finish(
+    outcome: StructuredOutcome,
+    usage: UsageTracker,
+    denials: PermissionDenial[],
+    started: number,
+  ): Promise<ResultMessage> {
     const result = this.#result(outcome, usage, denials, Date.now() - started);
     this.stats.addPrompt(usage, result.duration_ms);
     this.compactor.afterPrompt(usage);
@@ -270,15 +342,27 @@ export class Session {
     await this.transcript?.recordPrompt(input.uuid ?? newUuid(), content);
     const { runHarness } = await import('../harness/index.ts');
     return runHarness(harness, {
-      prompt: content, signal: run.signal, usage: run.usage, emit: this.ctx.emit,
+      prompt: content,
+      signal: run.signal,
+      usage: run.usage,
+      emit: this.ctx.emit,
       init: (fields) => ({
-        ...this.initMessage(), cwd: fields.cwd ?? this.ctx.cwd, tools: fields.tools ?? [], mcp_servers: [], agents: [], model: fields.model ?? this.ctx.model,
-        permissionMode: fields.permissionMode ?? this.ctx.permissions.mode, harness: harness.name,
-        ...(fields.nativeSessionId ?? harness.nativeSessionId ? { harness_session_id: fields.nativeSessionId ?? harness.nativeSessionId } : {}),
+        ...this.initMessage(),
+        cwd: fields.cwd ?? this.ctx.cwd,
+        tools: fields.tools ?? [],
+        mcp_servers: [],
+        agents: [],
+        model: fields.model ?? this.ctx.model,
+        permissionMode: fields.permissionMode ?? this.ctx.permissions.mode,
+        harness: harness.name,
+        ...((fields.nativeSessionId ?? harness.nativeSessionId)
+          ? { harness_session_id: fields.nativeSessionId ?? harness.nativeSessionId }
+          : {}),
       }),
       askPermission: async (toolName, toolInput, toolUseId, signal) => {
         const verdict = await this.#harnessPermission(toolName, toolInput, toolUseId, signal);
-        if (verdict.behavior === 'deny') run.denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: toolInput });
+        if (verdict.behavior === 'deny')
+          run.denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: toolInput });
         return verdict;
       },
     });
@@ -290,18 +374,38 @@ export class Session {
    * the parsed command and resolved paths for the tools agentpipe knows; what is left open goes to
    * the permission prompt (`canUseTool`, `can_use_tool`), and is denied without one.
    */
-  async #harnessPermission(toolName: string, input: Record<string, unknown>, toolUseId: string, signal: AbortSignal): Promise<PermissionResult> {
+  async #harnessPermission(
+    toolName: string,
+    input: Record<string, unknown>,
+    toolUseId: string,
+    signal: AbortSignal,
+  ): Promise<PermissionResult> {
     const p = this.ctx.permissions;
     const tool = this.ctx.tools.find((t) => t.name === toolName);
     let verdict: PermissionVerdict;
-    if (tool) verdict = await checkPermission({ tool, input, mode: p.mode, allow: p.allow, deny: p.deny, cwd: this.ctx.cwd, directories: p.directories });
-    else if (p.deny.some((rule) => isWholeToolRule(rule, toolName))) verdict = { behavior: 'deny', reason: `${toolName} is denied by a rule`, by: 'rule' };
-    else if (p.mode === 'bypassPermissions' || p.allow.some((rule) => isWholeToolRule(rule, toolName))) verdict = { behavior: 'allow' };
+    if (tool)
+      verdict = await checkPermission({
+        tool,
+        input,
+        mode: p.mode,
+        allow: p.allow,
+        deny: p.deny,
+        cwd: this.ctx.cwd,
+        directories: p.directories,
+      });
+    else if (p.deny.some((rule) => isWholeToolRule(rule, toolName)))
+      verdict = { behavior: 'deny', reason: `${toolName} is denied by a rule`, by: 'rule' };
+    else if (p.mode === 'bypassPermissions' || p.allow.some((rule) => isWholeToolRule(rule, toolName)))
+      verdict = { behavior: 'allow' };
     else verdict = { behavior: 'ask', reason: `${toolName} needs permission` };
     if (verdict.behavior === 'allow') return { behavior: 'allow' };
     if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
     const ask = p.mode === 'dontAsk' ? undefined : this.ctx.canUseTool;
-    if (!ask) return { behavior: 'deny', message: `${toolName} needs permission and there is no permission prompt (canUseTool, --permission-prompt-tool stdio)` };
+    if (!ask)
+      return {
+        behavior: 'deny',
+        message: `${toolName} needs permission and there is no permission prompt (canUseTool, --permission-prompt-tool stdio)`,
+      };
     return ask(toolName, input, { signal, toolUseId, suggestions: [], parentToolUseId: null });
   }
 
@@ -385,7 +489,12 @@ export class Session {
   async #sessionStart(signal: AbortSignal): Promise<void> {
     this.#started = true;
     const source = this.resumed ? 'resume' : 'startup';
-    const verdict = await fireHook(this.ctx, 'SessionStart', { source, model: this.ctx.model }, { signal, matchValue: source });
+    const verdict = await fireHook(
+      this.ctx,
+      'SessionStart',
+      { source, model: this.ctx.model },
+      { signal, matchValue: source },
+    );
     for (const text of verdict.additionalContext) {
       this.history.push({ role: 'user', content: [{ type: 'text', text }] });
       await this.transcript?.recordContext([{ type: 'text', text }]);
@@ -401,15 +510,37 @@ export class Session {
     await this.transcript?.close();
   }
 
-  #result(outcome: StructuredOutcome, usage: UsageTracker, denials: PermissionDenial[], durationMs: number): ResultMessage {
+  #result(
+    outcome: StructuredOutcome,
+    usage: UsageTracker,
+    denials: PermissionDenial[],
+    durationMs: number,
+  ): ResultMessage {
     const subtype = outcome.subtype;
     const base = {
-      type: 'result' as const, subtype, is_error: subtype !== 'success', duration_ms: durationMs, duration_api_ms: usage.apiDurationMs, num_turns: outcome.numTurns,
-      stop_reason: outcome.stopReason, session_id: this.id, total_cost_usd: usage.totalCostUsd, usage: usage.usage,
-      modelUsage: usage.modelUsage, permission_denials: denials, terminal_reason: outcome.terminalReason, uuid: newUuid(),
+      type: 'result' as const,
+      subtype,
+      is_error: subtype !== 'success',
+      duration_ms: durationMs,
+      duration_api_ms: usage.apiDurationMs,
+      num_turns: outcome.numTurns,
+      stop_reason: outcome.stopReason,
+      session_id: this.id,
+      total_cost_usd: usage.totalCostUsd,
+      usage: usage.usage,
+      modelUsage: usage.modelUsage,
+      permission_denials: denials,
+      terminal_reason: outcome.terminalReason,
+      uuid: newUuid(),
     };
     if (subtype === 'success') {
-      return { ...base, subtype, is_error: false, result: outcome.text, ...(outcome.structuredOutput !== undefined ? { structured_output: outcome.structuredOutput } : {}) };
+      return {
+        ...base,
+        subtype,
+        is_error: false,
+        result: outcome.text,
+        ...(outcome.structuredOutput !== undefined ? { structured_output: outcome.structuredOutput } : {}),
+      };
     }
     return { ...base, subtype, is_error: true, errors: outcome.errors };
   }
@@ -418,7 +549,6 @@ export class Session {
 function normalizeContent(content: string | UserContentBlock[]): string | UserContentBlock[] {
   return typeof content === 'string' ? content : content.filter((b) => b && typeof b === 'object');
 }
-
 
 /** A UserPromptSubmit hook blocked the prompt. */
 class PromptBlocked extends Error {

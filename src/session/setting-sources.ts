@@ -13,16 +13,24 @@ export type SettingSource = 'user' | 'project' | 'local';
 export const SETTING_SOURCES: readonly SettingSource[] = ['user', 'project', 'local'];
 
 /** The file of each source. */
-export function settingsFile(source: SettingSource, cwd: string, env: Record<string, string | undefined> = process.env): string {
+export function settingsFile(
+  source: SettingSource,
+  cwd: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
   if (source === 'user') return path.join(agentpipeHome(env), 'settings.json');
   return path.join(cwd, '.agentpipe', source === 'project' ? 'settings.json' : 'settings.local.json');
 }
 
 /** Parses `--setting-sources user,project` ('' for none); throws on an unknown name. */
 export function parseSettingSources(value: string): SettingSource[] {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const name of names) {
-    if (!(SETTING_SOURCES as readonly string[]).includes(name)) throw new Error(`--setting-sources: unknown source "${name}"; expected ${SETTING_SOURCES.join(', ')}`);
+    if (!(SETTING_SOURCES as readonly string[]).includes(name))
+      throw new Error(`--setting-sources: unknown source "${name}"; expected ${SETTING_SOURCES.join(', ')}`);
   }
   return names as SettingSource[];
 }
@@ -33,14 +41,22 @@ export type SettingsLayerSource = 'userSettings' | 'projectSettings' | 'localSet
 /** One layer of the session's settings: what it says, where from, and its file. */
 export type SettingsLayer = Settings & { source: SettingsLayerSource; file?: string };
 
-const LAYER_OF: Record<SettingSource, SettingsLayerSource> = { user: 'userSettings', project: 'projectSettings', local: 'localSettings' };
+const LAYER_OF: Record<SettingSource, SettingsLayerSource> = {
+  user: 'userSettings',
+  project: 'projectSettings',
+  local: 'localSettings',
+};
 
 /** Every settings of the session, in order: the sources' files that exist, then `settings` (the flag). */
-export function sessionSettings(options: { settingSources?: SettingSource[]; settings?: string | Record<string, unknown> }, cwd: string): SettingsLayer[] {
+export function sessionSettings(
+  options: { settingSources?: SettingSource[]; settings?: string | Record<string, unknown> },
+  cwd: string,
+): SettingsLayer[] {
   const out: SettingsLayer[] = [];
   for (const source of SETTING_SOURCES.filter((s) => options.settingSources?.includes(s))) {
     const file = settingsFile(source, cwd);
-    if (existsSync(file)) out.push({ ...loadSettings(file, cwd, `${source} settings ${file}`), source: LAYER_OF[source], file });
+    if (existsSync(file))
+      out.push({ ...loadSettings(file, cwd, `${source} settings ${file}`), source: LAYER_OF[source], file });
   }
   if (options.settings !== undefined) out.push({ ...loadSettings(options.settings, cwd), source: 'flagSettings' });
   return out;

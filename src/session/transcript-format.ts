@@ -60,7 +60,10 @@ export class TranscriptFormatError extends Error {
  * type with the wrong shape throws a TranscriptFormatError naming the line and the field.
  */
 export async function readTranscript(file: string, log: (line: string) => void): Promise<TranscriptLine[]> {
-  const [text, { parseTranscriptLine, KNOWN_TYPES }] = await Promise.all([readFile(file, 'utf8'), import('./transcript-schema.ts')]);
+  const [text, { parseTranscriptLine, KNOWN_TYPES }] = await Promise.all([
+    readFile(file, 'utf8'),
+    import('./transcript-schema.ts'),
+  ]);
   const raw = text.split('\n');
   const lines: TranscriptLine[] = [];
   raw.forEach((line, i) => {
@@ -70,7 +73,9 @@ export async function readTranscript(file: string, log: (line: string) => void):
       value = JSON.parse(line);
     } catch {
       const torn = i === raw.length - 1;
-      log(`agentpipe: warning: ${file}: ${torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not valid JSON`}; skipped`);
+      log(
+        `agentpipe: warning: ${file}: ${torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not valid JSON`}; skipped`,
+      );
       return;
     }
     const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
@@ -79,7 +84,10 @@ export async function readTranscript(file: string, log: (line: string) => void):
       return;
     }
     const parsed = parseTranscriptLine(value);
-    if (!parsed.ok) throw new TranscriptFormatError(`${file}: line ${i + 1} (${String(type)}) is not a valid transcript line: ${parsed.error}`);
+    if (!parsed.ok)
+      throw new TranscriptFormatError(
+        `${file}: line ${i + 1} (${String(type)}) is not a valid transcript line: ${parsed.error}`,
+      );
     lines.push(parsed.line);
   });
   return lines;

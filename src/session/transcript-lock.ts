@@ -14,7 +14,11 @@ export class SessionLockedError extends Error {
   override name = 'SessionLockedError';
 }
 
-interface Owner { pid: number; host: string; since: string }
+interface Owner {
+  pid: number;
+  host: string;
+  since: string;
+}
 
 const held = new Set<string>();
 let exitHook = false;
@@ -31,7 +35,9 @@ function alive(pid: number): boolean {
 function readOwner(lock: string): Owner | undefined {
   try {
     const value = JSON.parse(readFileSync(lock, 'utf8')) as Partial<Owner>;
-    return typeof value.pid === 'number' && typeof value.host === 'string' ? { pid: value.pid, host: value.host, since: String(value.since) } : undefined;
+    return typeof value.pid === 'number' && typeof value.host === 'string'
+      ? { pid: value.pid, host: value.host, since: String(value.since) }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -65,7 +71,7 @@ export function lockTranscript(transcript: string, sessionId: string): () => voi
       }
       throw new SessionLockedError(
         `session ${sessionId} is in use by process ${owner.pid} on ${owner.host} (since ${owner.since}): two writers would interleave its transcript. ` +
-        `Wait for it to end, or add --fork-session to continue in a copy (lock file: ${lock})`,
+          `Wait for it to end, or add --fork-session to continue in a copy (lock file: ${lock})`,
       );
     }
   }

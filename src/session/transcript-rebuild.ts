@@ -10,7 +10,6 @@ import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import type { MessageParam, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
 import type { TranscriptLine } from './transcript-format.ts';
 
-
 export interface RebuiltSession {
   sessionId?: string;
   history: MessageParam[];
@@ -36,7 +35,8 @@ export function rebuild(lines: TranscriptLine[], until?: string): RebuiltSession
     if (until !== undefined && line.uuid === until) {
       found = true;
       // Keep the rest of an assistant message whose first block was chosen.
-      const sameMessage = (next: TranscriptLine | undefined) => line.type === 'assistant' && next?.type === 'assistant' && next.message.id === line.message.id;
+      const sameMessage = (next: TranscriptLine | undefined) =>
+        line.type === 'assistant' && next?.type === 'assistant' && next.message.id === line.message.id;
       while (sameMessage(lines[i + 1])) apply(state, lines[++i]);
       // A turn that ended right there ends as it did.
       if (lines[i + 1]?.type === 'result') apply(state, lines[i + 1]);
@@ -44,7 +44,14 @@ export function rebuild(lines: TranscriptLine[], until?: string): RebuiltSession
     }
   }
   if (state.inTurn) closeTurn(state.history);
-  return { sessionId: state.sessionId, history: state.history, seenUuids: state.seenUuids, lastUuid: state.lastUuid, harness: state.harness, found };
+  return {
+    sessionId: state.sessionId,
+    history: state.history,
+    seenUuids: state.seenUuids,
+    lastUuid: state.lastUuid,
+    harness: state.harness,
+    found,
+  };
 }
 
 function apply(state: State, line: TranscriptLine): void {
@@ -85,7 +92,8 @@ function apply(state: State, line: TranscriptLine): void {
       if (!main || line.error) return;
       const last = state.history.at(-1);
       const blocks = structuredClone(line.message.content);
-      if (last?.role === 'assistant' && state.lastAssistantId === line.message.id && Array.isArray(last.content)) last.content.push(...blocks);
+      if (last?.role === 'assistant' && state.lastAssistantId === line.message.id && Array.isArray(last.content))
+        last.content.push(...blocks);
       else state.history.push({ role: 'assistant', content: blocks });
       state.lastAssistantId = line.message.id;
       return;
@@ -117,10 +125,24 @@ function fillMissingResults(history: MessageParam[]): boolean {
   const lastAssistant = history.findLastIndex((m) => m.role === 'assistant');
   if (lastAssistant < 0) return false;
   const uses = blocksOf(history[lastAssistant]).filter((b): b is ToolUseBlock => b.type === 'tool_use');
-  const answered = new Set(history.slice(lastAssistant + 1).flatMap(blocksOf).filter((b): b is ToolResultBlock => b.type === 'tool_result').map((b) => b.tool_use_id));
+  const answered = new Set(
+    history
+      .slice(lastAssistant + 1)
+      .flatMap(blocksOf)
+      .filter((b): b is ToolResultBlock => b.type === 'tool_result')
+      .map((b) => b.tool_use_id),
+  );
   const missing = uses.filter((u) => !answered.has(u.id));
   if (missing.length === 0) return false;
-  history.push({ role: 'user', content: missing.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: INTERRUPTED_TOOLS, is_error: true })) });
+  history.push({
+    role: 'user',
+    content: missing.map((u) => ({
+      type: 'tool_result',
+      tool_use_id: u.id,
+      content: INTERRUPTED_TOOLS,
+      is_error: true,
+    })),
+  });
   return true;
 }
 

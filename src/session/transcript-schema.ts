@@ -46,18 +46,41 @@ const ResultLine = z.looseObject({
 });
 /** The title the client gave the session (`rename_session`), Claude Code's `custom-title` line. */
 const TitleLine = z.looseObject({ type: z.literal('custom-title'), customTitle: z.string(), ...Envelope });
-const SystemLine = z.looseObject({ type: z.literal('system'), subtype: z.string(), cwd: z.string().optional(), ...Envelope });
+const SystemLine = z.looseObject({
+  type: z.literal('system'),
+  subtype: z.string(),
+  cwd: z.string().optional(),
+  ...Envelope,
+});
 /** The other wire messages (a new message type must be added here: tsc checks the list is complete). */
-const OTHER_TYPES = ['auth_status', 'stream_event', 'tool_progress'] as const satisfies ReadonlyArray<AgentMessage['type']>;
+const OTHER_TYPES = ['auth_status', 'stream_event', 'tool_progress'] as const satisfies ReadonlyArray<
+  AgentMessage['type']
+>;
 type Missing = Exclude<AgentMessage['type'], (typeof OTHER_TYPES)[number] | 'user' | 'assistant' | 'result' | 'system'>;
 const _everyTypeHandled: [Missing] extends [never] ? true : Missing = true;
 /** Other wire messages; their fields are not read back. */
 const OtherLine = z.looseObject({ type: z.enum(OTHER_TYPES), ...Envelope });
 
 /** Types agentpipe knows; a line of another type (written by a newer version) is skipped. */
-export const KNOWN_TYPES: ReadonlySet<unknown> = new Set(['agentpipe_snapshot', 'custom-title', 'user', 'assistant', 'result', 'system', ...OTHER_TYPES]);
+export const KNOWN_TYPES: ReadonlySet<unknown> = new Set([
+  'agentpipe_snapshot',
+  'custom-title',
+  'user',
+  'assistant',
+  'result',
+  'system',
+  ...OTHER_TYPES,
+]);
 
-export const TranscriptLineSchema = z.discriminatedUnion('type', [SnapshotLine, TitleLine, UserLine, AssistantLine, ResultLine, SystemLine, OtherLine]);
+export const TranscriptLineSchema = z.discriminatedUnion('type', [
+  SnapshotLine,
+  TitleLine,
+  UserLine,
+  AssistantLine,
+  ResultLine,
+  SystemLine,
+  OtherLine,
+]);
 
 /** One line of a transcript, as read back. */
 export type TranscriptLine = z.infer<typeof TranscriptLineSchema>;

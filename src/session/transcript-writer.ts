@@ -90,7 +90,9 @@ export class TranscriptWriter {
   #fail(error: Error): void {
     if (this.#failed) return;
     this.#failed = true;
-    this.#log(`agentpipe: warning: cannot write the transcript ${this.file}: ${error.message}; the session is not saved`);
+    this.#log(
+      `agentpipe: warning: cannot write the transcript ${this.file}: ${error.message}; the session is not saved`,
+    );
     for (const wake of this.#waiters.splice(0)) wake();
   }
 }

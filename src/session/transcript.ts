@@ -31,7 +31,12 @@ export class Transcript {
 
   async #append(line: object): Promise<void> {
     await this.writer.append(line);
-    if (this.#mirror) await this.#mirror.send({ type: 'transcript_mirror', filePath: this.#mirror.filePath, entries: [line as Record<string, unknown>] });
+    if (this.#mirror)
+      await this.#mirror.send({
+        type: 'transcript_mirror',
+        filePath: this.#mirror.filePath,
+        entries: [line as Record<string, unknown>],
+      });
   }
 
   get file(): string {
@@ -42,7 +47,8 @@ export class Transcript {
   async record(message: AgentMessage): Promise<void> {
     if (message.type === 'stream_event' || message.type === 'tool_progress') return;
     if (message.type === 'user' && message.isReplay) return;
-    const line = 'timestamp' in message && message.timestamp ? message : { ...message, timestamp: new Date().toISOString() };
+    const line =
+      'timestamp' in message && message.timestamp ? message : { ...message, timestamp: new Date().toISOString() };
     await this.#append(line);
     if (message.type === 'result') await this.writer.sync();
   }
@@ -50,8 +56,14 @@ export class Transcript {
   /** Records the prompt of a turn (or a slash command). */
   recordPrompt(uuid: string, content: MessageParam['content'], command?: 'compact'): Promise<void> {
     const line: PromptLine = {
-      type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.sessionId, uuid,
-      timestamp: new Date().toISOString(), agentpipe_prompt: true, ...(command ? { agentpipe_command: command } : {}),
+      type: 'user',
+      message: { role: 'user', content },
+      parent_tool_use_id: null,
+      session_id: this.sessionId,
+      uuid,
+      timestamp: new Date().toISOString(),
+      agentpipe_prompt: true,
+      ...(command ? { agentpipe_command: command } : {}),
     };
     return this.#append(line);
   }
@@ -59,21 +71,42 @@ export class Transcript {
   /** Records context a hook added to the history (not emitted, but the model sees it). */
   recordContext(content: MessageParam['content']): Promise<void> {
     return this.#append({
-      type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.sessionId, uuid: newUuid(),
-      timestamp: new Date().toISOString(), isSynthetic: true, agentpipe_context: true,
+      type: 'user',
+      message: { role: 'user', content },
+      parent_tool_use_id: null,
+      session_id: this.sessionId,
+      uuid: newUuid(),
+      timestamp: new Date().toISOString(),
+      isSynthetic: true,
+      agentpipe_context: true,
     });
   }
 
   /** Records the session's title (the last one wins). */
   recordTitle(title: string): Promise<void> {
-    const line: TitleLine = { type: 'custom-title', customTitle: title, session_id: this.sessionId, timestamp: new Date().toISOString() };
+    const line: TitleLine = {
+      type: 'custom-title',
+      customTitle: title,
+      session_id: this.sessionId,
+      timestamp: new Date().toISOString(),
+    };
     return this.#append(line);
   }
 
   /** Records the whole model-facing history as it is from now on. */
-  snapshot(reason: SnapshotLine['reason'], history: MessageParam[], extra: Pick<SnapshotLine, 'seen_uuids' | 'from'> = {}): Promise<void> {
+  snapshot(
+    reason: SnapshotLine['reason'],
+    history: MessageParam[],
+    extra: Pick<SnapshotLine, 'seen_uuids' | 'from'> = {},
+  ): Promise<void> {
     const line: SnapshotLine = {
-      type: 'agentpipe_snapshot', reason, history, ...extra, session_id: this.sessionId, uuid: newUuid(), timestamp: new Date().toISOString(),
+      type: 'agentpipe_snapshot',
+      reason,
+      history,
+      ...extra,
+      session_id: this.sessionId,
+      uuid: newUuid(),
+      timestamp: new Date().toISOString(),
     };
     return this.#append(line);
   }

@@ -32,7 +32,10 @@ export function recordCheckpoint(state: Map<string, unknown>, file: string, befo
 }
 
 /** Every checkpoint from `uuid` on, oldest first; undefined when `uuid` is unknown. */
-export function checkpointsSince(state: Map<string, unknown>, uuid: string): Array<Map<string, string | null>> | undefined {
+export function checkpointsSince(
+  state: Map<string, unknown>,
+  uuid: string,
+): Array<Map<string, string | null>> | undefined {
   const entries = [...checkpointsOf(state).byMessage.entries()];
   const at = entries.findIndex(([key]) => key === uuid);
   return at === -1 ? undefined : entries.slice(at).map(([, files]) => files);

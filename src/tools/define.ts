@@ -9,7 +9,12 @@ import { parameterSchema } from './schema.ts';
 import type { Tool, ToolResult } from './types.ts';
 
 /** A binary result (base64) for the model: images reach it as image blocks. */
-export interface ToolBinaryResult { data: string; mimeType: string; type?: string; description?: string }
+export interface ToolBinaryResult {
+  data: string;
+  mimeType: string;
+  type?: string;
+  description?: string;
+}
 
 /** The structured result of a custom tool. */
 export interface ToolResultObject {
@@ -50,7 +55,8 @@ export interface DefineToolOptions<Input> {
 const RESULT_FIELDS = ['textResultForLlm', 'binaryResultsForLlm', 'resultType', 'sessionLog', 'toolTelemetry'];
 
 export function defineTool<Input = Record<string, unknown>>(name: string, options: DefineToolOptions<Input>): Tool {
-  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new TypeError(`defineTool: invalid tool name ${JSON.stringify(name)} (letters, digits, _ and -, at most 64)`);
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
+    throw new TypeError(`defineTool: invalid tool name ${JSON.stringify(name)} (letters, digits, _ and -, at most 64)`);
   if (typeof options?.handler !== 'function') throw new TypeError(`defineTool ${name}: handler must be a function`);
   const schema = parameterSchema(options.parameters);
   return {
@@ -62,7 +68,12 @@ export function defineTool<Input = Record<string, unknown>>(name: string, option
       const checked = await schema.validate(input);
       if (!checked.ok) return { content: `Invalid input for ${name}: ${checked.error}`, isError: true };
       const output = await options.handler(checked.value as Input, {
-        signal: context.signal, cwd: context.cwd, sessionId: context.sessionId, toolUseId: context.toolUseId, toolName: name, onOutput: context.onOutput,
+        signal: context.signal,
+        cwd: context.cwd,
+        sessionId: context.sessionId,
+        toolUseId: context.toolUseId,
+        toolName: name,
+        onOutput: context.onOutput,
       });
       return toToolResult(name, output);
     },
@@ -76,11 +87,21 @@ export function toToolResult(name: string, output: unknown): ToolResult {
   if (typeof output !== 'object' || !RESULT_FIELDS.some((f) => f in output)) return { content: JSON.stringify(output) };
   const result = output as ToolResultObject;
   const type = result.resultType ?? 'success';
-  const text = result.textResultForLlm ?? (type === 'success' ? '' : result.error ?? `${name} ${type === 'failure' ? 'failed' : `was ${type}`}`);
+  const text =
+    result.textResultForLlm ??
+    (type === 'success' ? '' : (result.error ?? `${name} ${type === 'failure' ? 'failed' : `was ${type}`}`));
   const blocks: Array<TextBlock | ImageBlock> = text ? [{ type: 'text', text }] : [];
   for (const binary of result.binaryResultsForLlm ?? []) {
-    if (binary.mimeType?.startsWith('image/')) blocks.push({ type: 'image', source: { type: 'base64', media_type: binary.mimeType as ImageMediaType, data: binary.data } });
-    else blocks.push({ type: 'text', text: `[${binary.type ?? 'binary'} ${binary.mimeType}${binary.description ? `: ${binary.description}` : ''}, ${Math.round((binary.data.length * 3) / 4)} bytes]` });
+    if (binary.mimeType?.startsWith('image/'))
+      blocks.push({
+        type: 'image',
+        source: { type: 'base64', media_type: binary.mimeType as ImageMediaType, data: binary.data },
+      });
+    else
+      blocks.push({
+        type: 'text',
+        text: `[${binary.type ?? 'binary'} ${binary.mimeType}${binary.description ? `: ${binary.description}` : ''}, ${Math.round((binary.data.length * 3) / 4)} bytes]`,
+      });
   }
   const onlyText = blocks.every((b) => b.type === 'text');
   const denied = type === 'rejected' || type === 'denied';
@@ -93,7 +114,15 @@ export function toToolResult(name: string, output: unknown): ToolResult {
       ...(result.error !== undefined ? { error: result.error } : {}),
       ...(result.sessionLog !== undefined ? { sessionLog: result.sessionLog } : {}),
       ...(result.toolTelemetry !== undefined ? { toolTelemetry: result.toolTelemetry } : {}),
-      ...(result.binaryResultsForLlm?.length ? { binaryResults: result.binaryResultsForLlm.map(({ mimeType, type: t, description }) => ({ mimeType, type: t, description })) } : {}),
+      ...(result.binaryResultsForLlm?.length
+        ? {
+            binaryResults: result.binaryResultsForLlm.map(({ mimeType, type: t, description }) => ({
+              mimeType,
+              type: t,
+              description,
+            })),
+          }
+        : {}),
     },
   };
 }

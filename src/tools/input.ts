@@ -7,7 +7,8 @@ type Input = Record<string, unknown>;
 /** A required non-empty string field. */
 export function requireString(input: Input, key: string): string {
   const value = input[key];
-  if (typeof value !== 'string' || value === '') throw new ToolInputError(`The required parameter \`${key}\` is missing or not a string`);
+  if (typeof value !== 'string' || value === '')
+    throw new ToolInputError(`The required parameter \`${key}\` is missing or not a string`);
   return value;
 }
 

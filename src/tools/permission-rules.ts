@@ -10,7 +10,10 @@ import { domainToASCII } from 'node:url';
 import { expandPath, isInside, realPath } from './paths.ts';
 
 /** One parsed rule. */
-export interface PermissionRule { tool: string; specifier?: string }
+export interface PermissionRule {
+  tool: string;
+  specifier?: string;
+}
 
 /** Splits `--allowedTools` style lists ("Bash(git log:*),Read" or space separated) into rules. */
 export function parseRules(values: string[] | undefined): PermissionRule[] {
@@ -75,7 +78,8 @@ export function commandRuleMatches(specifier: string, argv: string[]): boolean {
     const prefix = specifier.slice(0, -2).trim().split(/\s+/);
     return prefix.every((word, i) => argv[i] === word);
   }
-  if (specifier.includes('*')) return new RegExp(`^${specifier.trim().split('*').map(escapeRegex).join('.*')}$`, 's').test(line);
+  if (specifier.includes('*'))
+    return new RegExp(`^${specifier.trim().split('*').map(escapeRegex).join('.*')}$`, 's').test(line);
   return line === specifier.trim().replace(/\s+/g, ' ');
 }
 
@@ -92,7 +96,9 @@ export function pathRuleMatches(specifier: string, target: string, cwd: string):
   const patterns = [pattern, realPattern(pattern)];
   const lexical = expandPath(cwd, target);
   const files = [lexical, realPath(lexical)];
-  return patterns.some((p) => files.some((f) => f === p || path.matchesGlob(f, p) || (!/[*?[{]/.test(p) && isInside(f, p))));
+  return patterns.some((p) =>
+    files.some((f) => f === p || path.matchesGlob(f, p) || (!/[*?[{]/.test(p) && isInside(f, p))),
+  );
 }
 
 /** The pattern with symlinks resolved in its glob-free leading folders. */

@@ -7,7 +7,13 @@
  */
 import type { PermissionMode } from '../messages/types.ts';
 import { expandPath, isInside, realPath } from './paths.ts';
-import { domainRuleMatches, formatRule, pathRuleMatches, toolNameMatches, type PermissionRule } from './permission-rules.ts';
+import {
+  domainRuleMatches,
+  formatRule,
+  pathRuleMatches,
+  toolNameMatches,
+  type PermissionRule,
+} from './permission-rules.ts';
 import { protectedReason } from './protected-paths.ts';
 import { shellFacts } from './shell/facts.ts';
 import type { Tool } from './types.ts';
@@ -16,7 +22,10 @@ export { formatRule, isWholeToolRule, parseRules, type PermissionRule } from './
 
 /** What the rules say about one call; `ask` means a prompt (or a callback) decides. */
 /** `by`: what denied it, a deny rule or the permission mode. */
-export type PermissionVerdict = { behavior: 'allow' } | { behavior: 'deny'; reason: string; by: 'rule' | 'mode' } | { behavior: 'ask'; reason: string };
+export type PermissionVerdict =
+  | { behavior: 'allow' }
+  | { behavior: 'deny'; reason: string; by: 'rule' | 'mode' }
+  | { behavior: 'ask'; reason: string };
 
 /** Everything a verdict depends on. */
 export interface PermissionQuery {
@@ -48,31 +57,48 @@ function specifierMatches(rule: PermissionRule, input: Record<string, unknown>, 
 export async function checkPermission(query: PermissionQuery): Promise<PermissionVerdict> {
   const { tool, input, mode, allow, deny, cwd } = query;
   const shell = tool.shell === true && typeof input.command === 'string';
-  const mine = (rules: PermissionRule[], family = false) => rules.filter((rule) => toolNameMatches(rule.tool, tool.name, family));
+  const mine = (rules: PermissionRule[], family = false) =>
+    rules.filter((rule) => toolNameMatches(rule.tool, tool.name, family));
   let readOnly: boolean;
   let allowed: boolean;
   let unsure: string | undefined;
   if (shell) {
-    const facts = await shellFacts(input.command as string, { allow: mine(allow), deny: mine(deny, true), readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier), cwd });
+    const facts = await shellFacts(input.command as string, {
+      allow: mine(allow),
+      deny: mine(deny, true),
+      readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier),
+      cwd,
+    });
     if (facts.denied) return { behavior: 'deny', reason: facts.denied, by: 'rule' };
     ({ readOnly, allowed, unsure } = facts);
   } else {
     const denied = mine(deny, true).find((rule) => specifierMatches(rule, input, cwd));
-    if (denied) return { behavior: 'deny', reason: `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}`, by: 'rule' };
+    if (denied)
+      return {
+        behavior: 'deny',
+        reason: `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}`,
+        by: 'rule',
+      };
     readOnly = await tool.isReadOnly(input);
     allowed = mine(allow).some((rule) => specifierMatches(rule, input, cwd));
   }
   if (mode === 'plan' && !readOnly) {
-    return { behavior: 'deny', reason: `${tool.name} was not run: in plan mode nothing that changes files or runs commands executes`, by: 'mode' };
+    return {
+      behavior: 'deny',
+      reason: `${tool.name} was not run: in plan mode nothing that changes files or runs commands executes`,
+      by: 'mode',
+    };
   }
-  if (unsure) return mode === 'dontAsk' ? { behavior: 'deny', reason: unsure, by: 'mode' } : { behavior: 'ask', reason: unsure };
+  if (unsure)
+    return mode === 'dontAsk' ? { behavior: 'deny', reason: unsure, by: 'mode' } : { behavior: 'ask', reason: unsure };
   if (allowed || mode === 'bypassPermissions' || readOnly) return { behavior: 'allow' };
   if (mode === 'acceptEdits' && tool.editsFiles) {
     const why = editNeedsApproval(input, cwd, query.directories ?? []);
     if (why === undefined) return { behavior: 'allow' };
     return { behavior: 'ask', reason: `${tool.name} needs approval: ${why}` };
   }
-  const reason = `Permission to use ${tool.name} has not been granted (permission mode "${mode}"). ` +
+  const reason =
+    `Permission to use ${tool.name} has not been granted (permission mode "${mode}"). ` +
     `Allow it with --allowedTools "${tool.name}" or run with --permission-mode ${tool.editsFiles ? 'acceptEdits' : 'bypassPermissions'}.`;
   return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
 }

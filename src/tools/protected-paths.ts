@@ -9,9 +9,26 @@ import path from 'node:path';
 const FOLDERS = new Set(['.git', '.agentpipe', '.claude', '.vscode', '.idea', '.husky', '.devcontainer', '.github']);
 /** File names protected wherever they are. */
 const FILES = new Set([
-  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin',
-  '.gitconfig', '.gitattributes', '.gitmodules', '.npmrc', '.yarnrc', '.yarnrc.yml', '.envrc', '.mcp.json',
-  '.pre-commit-config.yaml', '.ssh', 'authorized_keys',
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
+  '.gitconfig',
+  '.gitattributes',
+  '.gitmodules',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.envrc',
+  '.mcp.json',
+  '.pre-commit-config.yaml',
+  '.ssh',
+  'authorized_keys',
 ]);
 
 /** The reason `file` (resolved) is protected, or undefined. */

@@ -9,7 +9,8 @@ const KEY = 'fileReads';
 
 /** Claude Code's words, so clients and models that know them recognise them. */
 export const NOT_READ = 'File has not been read yet. Read it first before writing to it.';
-export const CHANGED_SINCE_READ = 'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.';
+export const CHANGED_SINCE_READ =
+  'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.';
 
 function reads(state: Map<string, unknown>): Map<string, number> {
   let map = state.get(KEY) as Map<string, number> | undefined;

@@ -13,7 +13,13 @@ export class NotReadableError extends Error {
 }
 
 /** What a non-regular file is, in words. */
-export function kindOf(stat: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string {
+export function kindOf(stat: {
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+  isDirectory(): boolean;
+}): string {
   if (stat.isFIFO()) return 'a FIFO (named pipe)';
   if (stat.isCharacterDevice()) return 'a character device';
   if (stat.isBlockDevice()) return 'a block device';
@@ -28,7 +34,8 @@ export async function readRegularFile(file: string, maxBytes: number, signal?: A
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new NotReadableError(`${file} is ${kindOf(info)}; only regular files can be read`);
-    if (info.size > maxBytes) throw new NotReadableError(`${file} is ${info.size} bytes, over the ${maxBytes} byte limit`);
+    if (info.size > maxBytes)
+      throw new NotReadableError(`${file} is ${info.size} bytes, over the ${maxBytes} byte limit`);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {

@@ -25,7 +25,10 @@ export interface AccessPolicy {
 }
 
 /** A refusal: the HTTP status and a one-line reason. */
-export interface Refusal { status: 401 | 403 | 421; reason: string }
+export interface Refusal {
+  status: 401 | 403 | 421;
+  reason: string;
+}
 
 /** A fresh random token for a server started without one. */
 export function generateToken(): string {
@@ -82,7 +85,9 @@ export function originAllowed(req: http.IncomingMessage, policy: AccessPolicy): 
     return false; // includes "null": sandboxed frames and file:// pages
   }
   if ((policy.allowOrigins ?? []).some((o) => sameOrigin(o, url))) return true;
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === req.headers.host && hostAllowed(req, policy);
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') && url.host === req.headers.host && hostAllowed(req, policy)
+  );
 }
 
 function sameOrigin(allowed: string, url: URL): boolean {
@@ -99,7 +104,9 @@ function givenToken(req: http.IncomingMessage): string | undefined {
   if (header.toLowerCase().startsWith('bearer ')) return header.slice(7).trim();
   const query = new URL(req.url ?? '/', 'http://localhost').searchParams.get('token');
   if (query !== null) return query;
-  const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim());
   return protocols.find((p) => p.startsWith('agentpipe.token.'))?.slice('agentpipe.token.'.length);
 }
 
@@ -113,8 +120,16 @@ export function tokenAllowed(req: http.IncomingMessage, policy: AccessPolicy): b
 
 /** Checks a request; `needsToken` for anything that opens a session or shows one. */
 export function checkAccess(req: http.IncomingMessage, policy: AccessPolicy, needsToken: boolean): Refusal | undefined {
-  if (!hostAllowed(req, policy)) return { status: 421, reason: `the Host header ${JSON.stringify(req.headers.host ?? '')} does not name this server` };
-  if (!originAllowed(req, policy)) return { status: 403, reason: `the origin ${req.headers.origin ?? ''} may not use this server (allow it with --allow-origin)` };
+  if (!hostAllowed(req, policy))
+    return {
+      status: 421,
+      reason: `the Host header ${JSON.stringify(req.headers.host ?? '')} does not name this server`,
+    };
+  if (!originAllowed(req, policy))
+    return {
+      status: 403,
+      reason: `the origin ${req.headers.origin ?? ''} may not use this server (allow it with --allow-origin)`,
+    };
   if (needsToken && !tokenAllowed(req, policy)) return { status: 401, reason: 'missing or wrong token' };
   return undefined;
 }

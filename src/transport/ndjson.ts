@@ -19,7 +19,10 @@ export function maxLineFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 export type FramedLine = { line: string; number: number } | { tooLong: number; number: number };
 
 /** Yields the non-blank lines of a byte stream, or `tooLong` for a line over `maxLine`. */
-export async function* readLines(source: AsyncIterable<Buffer | string>, maxLine = DEFAULT_MAX_LINE): AsyncGenerator<FramedLine> {
+export async function* readLines(
+  source: AsyncIterable<Buffer | string>,
+  maxLine = DEFAULT_MAX_LINE,
+): AsyncGenerator<FramedLine> {
   const decoder = new StringDecoder('utf8');
   let parts: string[] = [];
   let length = 0;
@@ -74,11 +77,17 @@ export async function* readLines(source: AsyncIterable<Buffer | string>, maxLine
 }
 
 /** Parsed input messages of a byte stream; a rejected line's error names its line number. */
-export async function* readInputMessages(source: AsyncIterable<Buffer | string>, maxLine = DEFAULT_MAX_LINE): AsyncGenerator<ParsedLine> {
+export async function* readInputMessages(
+  source: AsyncIterable<Buffer | string>,
+  maxLine = DEFAULT_MAX_LINE,
+): AsyncGenerator<ParsedLine> {
   const { parseInputLine } = await import('../messages/parse.ts'); // zod: loaded when input is read, not at startup
   for await (const item of readLines(source, maxLine)) {
     if ('tooLong' in item) {
-      yield { ok: false, error: `line ${item.number}: a line of ${item.tooLong} characters is over the limit of ${maxLine} (AGENTPIPE_MAX_INPUT_LINE)` };
+      yield {
+        ok: false,
+        error: `line ${item.number}: a line of ${item.tooLong} characters is over the limit of ${maxLine} (AGENTPIPE_MAX_INPUT_LINE)`,
+      };
       continue;
     }
     const parsed = parseInputLine(item.line);

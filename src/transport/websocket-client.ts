@@ -61,7 +61,10 @@ export class SdkUrlTransport {
     const transport = new SdkUrlTransport(WS, options);
     await transport.#dial(0);
     if (transport.failure) throw transport.failure;
-    transport.#timer = setInterval(() => transport.#heartbeat(), options.keepAliveMs ?? envInt('AGENTPIPE_WS_KEEPALIVE_MS', 15_000));
+    transport.#timer = setInterval(
+      () => transport.#heartbeat(),
+      options.keepAliveMs ?? envInt('AGENTPIPE_WS_KEEPALIVE_MS', 15_000),
+    );
     transport.#timer.unref();
     return transport;
   }
@@ -76,7 +79,10 @@ export class SdkUrlTransport {
     this.#unacked.push({ seq: ++this.#seq, text });
     if (this.#unacked.length > (this.#options.maxUnacked ?? 10_000)) {
       this.#unacked.shift();
-      if (!this.#dropWarned) this.#options.log('agentpipe: warning: the --sdk-url client does not ack its lines; old lines can no longer be resent');
+      if (!this.#dropWarned)
+        this.#options.log(
+          'agentpipe: warning: the --sdk-url client does not ack its lines; old lines can no longer be resent',
+        );
       this.#dropWarned = true;
     }
     if (this.#gone.signal.aborted) return Promise.resolve();
@@ -117,7 +123,10 @@ export class SdkUrlTransport {
   /** One connection attempt after `attempt` failures; resolves once open (or given up). */
   #dial(attempt: number): Promise<void> {
     return new Promise((resolve) => {
-      const ws = new this.#WebSocket(this.#options.url, { headers: this.#options.headers, maxPayload: this.#options.maxPayload });
+      const ws = new this.#WebSocket(this.#options.url, {
+        headers: this.#options.headers,
+        maxPayload: this.#options.maxPayload,
+      });
       let opened = false;
       ws.on('open', () => {
         opened = true;
@@ -138,7 +147,9 @@ export class SdkUrlTransport {
         const next = opened ? 0 : attempt + 1;
         const maxRetries = this.#options.maxRetries ?? envInt('AGENTPIPE_WS_MAX_RETRIES', 8);
         if (next > maxRetries) {
-          this.failure = new Error(`could not reach the --sdk-url client at ${this.#options.url} after ${maxRetries} retries`);
+          this.failure = new Error(
+            `could not reach the --sdk-url client at ${this.#options.url} after ${maxRetries} retries`,
+          );
           this.#options.log(`agentpipe: error: ${this.failure.message}`);
           this.#finish();
           return resolve();

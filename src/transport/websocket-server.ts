@@ -39,7 +39,11 @@ export interface WebSocketServerOptions {
   connectionHandler?: (ws: WebSocket, req: http.IncomingMessage, id: number) => Promise<void>;
 }
 
-export interface RunningServer { url: string; port: number; close(): Promise<void> }
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
 
 type Client = WebSocket & { alive?: boolean };
 
@@ -47,15 +51,21 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   const { WebSocketServer } = await import('ws');
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
   const policy: AccessPolicy = { host: o.host, port: o.port, token: o.token, allowOrigins: o.allowOrigins };
-  const page = o.httpHandler ?? ((_req, res) => {
-    res.writeHead(426, { 'content-type': 'text/plain' }).end('agentpipe serve speaks WebSocket: connect with a WebSocket client\n');
-  });
+  const page =
+    o.httpHandler ??
+    ((_req, res) => {
+      res
+        .writeHead(426, { 'content-type': 'text/plain' })
+        .end('agentpipe serve speaks WebSocket: connect with a WebSocket client\n');
+    });
   const server = http.createServer((req, res) => {
     // The page itself shows and starts sessions: it needs the token too; its assets do not.
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const refusal = checkAccess(req, policy, path === '/' || path === '/index.html');
     if (refusal) {
-      o.log(`agentpipe serve: refused ${req.method ?? 'a request'} from ${req.socket.remoteAddress ?? '?'}: ${refusal.reason}`);
+      o.log(
+        `agentpipe serve: refused ${req.method ?? 'a request'} from ${req.socket.remoteAddress ?? '?'}: ${refusal.reason}`,
+      );
       res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
       return;
     }
@@ -72,22 +82,27 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
       client.on('pong', () => (client.alive = true));
       client.on('message', () => (client.alive = true));
       const id = ++connections;
-      const done = o.connectionHandler ? o.connectionHandler(ws, req, id) : serveConnection(client, id, req.socket.remoteAddress ?? '?', o);
+      const done = o.connectionHandler
+        ? o.connectionHandler(ws, req, id)
+        : serveConnection(client, id, req.socket.remoteAddress ?? '?', o);
       sessions.add(done);
       void done.finally(() => sessions.delete(done));
     });
   });
-  const heartbeat = setInterval(() => {
-    for (const ws of wss.clients as Set<Client>) {
-      if (ws.alive === false) {
-        ws.terminate();
-        continue;
+  const heartbeat = setInterval(
+    () => {
+      for (const ws of wss.clients as Set<Client>) {
+        if (ws.alive === false) {
+          ws.terminate();
+          continue;
+        }
+        ws.alive = false;
+        ws.ping();
+        if (ws.bufferedAmount === 0) ws.send(KEEP_ALIVE_LINE);
       }
-      ws.alive = false;
-      ws.ping();
-      if (ws.bufferedAmount === 0) ws.send(KEEP_ALIVE_LINE);
-    }
-  }, o.keepAliveMs ?? envInt('AGENTPIPE_WS_KEEPALIVE_MS', 15_000));
+    },
+    o.keepAliveMs ?? envInt('AGENTPIPE_WS_KEEPALIVE_MS', 15_000),
+  );
   heartbeat.unref();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -105,7 +120,10 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
     async close() {
       clearInterval(heartbeat);
       for (const ws of wss.clients) ws.close(1001, 'server stopping');
-      await Promise.race([Promise.allSettled([...sessions]), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+      await Promise.race([
+        Promise.allSettled([...sessions]),
+        new Promise((resolve) => setTimeout(resolve, 3000).unref()),
+      ]);
       for (const ws of wss.clients) ws.terminate();
       await new Promise((resolve) => server.close(resolve));
     },
@@ -116,7 +134,9 @@ function refuse(socket: Duplex, req: http.IncomingMessage, refusal: Refusal, log
   log(`agentpipe serve: refused ${req.socket.remoteAddress ?? '?'}: ${refusal.reason}`);
   const body = `${refusal.reason}\n`;
   const status = { 401: 'Unauthorized', 403: 'Forbidden', 421: 'Misdirected Request' }[refusal.status];
-  socket.end(`HTTP/1.1 ${refusal.status} ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** One connection = one session; ends when the input ends (end_input) or the socket closes. */
@@ -150,9 +170,13 @@ async function serveConnection(ws: Client, id: number, remote: string, o: WebSoc
   };
   try {
     await runStreamSession({
-      options: { ...o.options, sessionId: undefined }, input, write, signal: closed.signal,
+      options: { ...o.options, sessionId: undefined },
+      input,
+      write,
+      signal: closed.signal,
       log: (line) => o.log(`${line} (connection ${id})`),
-      replayUserMessages: o.replayUserMessages, permissionPromptTool: o.permissionPromptTool,
+      replayUserMessages: o.replayUserMessages,
+      permissionPromptTool: o.permissionPromptTool,
       onSession: (session) => o.log(`agentpipe serve: connection ${id} from ${remote}: session ${session.id}`),
     });
   } catch (error) {

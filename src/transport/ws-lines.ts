@@ -18,7 +18,10 @@ export type WsInput = { kind: 'ack'; ack: number } | { kind: 'end_input' } | { k
 export function frameLines(data: WebSocket.RawData): string[] {
   const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
   const text = bytes.toString('utf8');
-  return text.split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
+  return text
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line.trim() !== '');
 }
 
 /** Classifies one line; transport messages are recognised before the session parser. */
@@ -27,7 +30,8 @@ export function classifyLine(line: string): WsInput {
     try {
       const value = JSON.parse(line) as { type?: unknown; ack?: unknown };
       if (value?.type === 'end_input') return { kind: 'end_input' };
-      if (value?.type === 'keep_alive' && typeof value.ack === 'number' && Number.isInteger(value.ack)) return { kind: 'ack', ack: value.ack };
+      if (value?.type === 'keep_alive' && typeof value.ack === 'number' && Number.isInteger(value.ack))
+        return { kind: 'ack', ack: value.ack };
     } catch {
       // Not JSON: the session parser reports it.
     }

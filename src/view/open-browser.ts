@@ -15,9 +15,13 @@ export function openBrowser(url: string): void {
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? undefined : 'xdg-open';
   const opener = command ? onPath(command) : undefined;
   if (process.platform === 'win32') {
-    spawn('cmd', ['/c', 'start', '', url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+    spawn('cmd', ['/c', 'start', '', url], { stdio: 'ignore', detached: true })
+      .on('error', () => {})
+      .unref();
     return;
   }
   if (!opener) return;
-  spawn(opener, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+  spawn(opener, [url], { stdio: 'ignore', detached: true })
+    .on('error', () => {})
+    .unref();
 }

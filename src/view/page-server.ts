@@ -9,8 +9,14 @@ import path from 'node:path';
 import { checkAccess, type AccessPolicy } from '../transport/access.ts';
 import { assetNames, pageHtml, webDir, type PageData } from './page.ts';
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png' };
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export async function pageHandler(data: PageData): Promise<http.RequestListener> {
   const html = await pageHtml(data);
@@ -23,7 +29,12 @@ export async function pageHandler(data: PageData): Promise<http.RequestListener>
       return;
     }
     if (url.pathname === '/' || url.pathname === '/index.html') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-security-policy': CSP,
+        'x-content-type-options': 'nosniff',
+      });
       res.end(req.method === 'HEAD' ? undefined : html);
       return;
     }
@@ -34,7 +45,11 @@ export async function pageHandler(data: PageData): Promise<http.RequestListener>
     }
     readFile(path.join(dir, name)).then(
       (body) => {
-        res.writeHead(200, { 'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream', 'cache-control': 'max-age=31536000, immutable', 'x-content-type-options': 'nosniff' });
+        res.writeHead(200, {
+          'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream',
+          'cache-control': 'max-age=31536000, immutable',
+          'x-content-type-options': 'nosniff',
+        });
         res.end(req.method === 'HEAD' ? undefined : body);
       },
       () => res.writeHead(500).end(),
@@ -43,7 +58,11 @@ export async function pageHandler(data: PageData): Promise<http.RequestListener>
 }
 
 /** Serves a saved stream's page; resolves with the URL once listening. */
-export async function servePage(data: PageData, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function servePage(
+  data: PageData,
+  port: number,
+  host: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const handler = await pageHandler(data);
   const policy: AccessPolicy = { host, port };
   // The page carries the session's data: a page on a rebinding host name must not read it.
@@ -63,9 +82,10 @@ export async function servePage(data: PageData, port: number, host: string): Pro
   const actual = policy.port;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -9,8 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type PageData =
-  | { mode: 'file'; title: string; messages: unknown[]; skipped?: number }
-  | { mode: 'live'; title?: string };
+  { mode: 'file'; title: string; messages: unknown[]; skipped?: number } | { mode: 'live'; title?: string };
 
 /** dist/web of this package, found from this module (src/view/, dist/view/ or the bundle in dist/bin/). */
 export function webDir(): string {
@@ -27,13 +26,19 @@ const DATA_TAG = /<script id="agentpipe-data" type="application\/json">[\s\S]*?<
 
 /** JSON that cannot end the <script> element it sits in. */
 function dataScript(data: PageData): string {
-  const json = JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const json = JSON.stringify(data)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
   return `<script id="agentpipe-data" type="application/json">${json}</script>`;
 }
 
 /** Script text that cannot close or comment out its inline <script> element. */
 function inlineSafe(js: string): string {
-  return js.replace(/<!--/g, '\\x3C!--').replace(/<\/script/gi, '\\x3C/script').replace(/<script/gi, '\\x3Cscript');
+  return js
+    .replace(/<!--/g, '\\x3C!--')
+    .replace(/<\/script/gi, '\\x3C/script')
+    .replace(/<script/gi, '\\x3Cscript');
 }
 
 /** The page with `data`, its assets linked (served next to it). */
@@ -59,7 +64,10 @@ export async function exportHtml(data: PageData): Promise<string> {
     const css = (await assets(href)).replace(/<\/style/gi, '<\\/style');
     html = html.replace(tag, () => `<style>${css}</style>`);
   }
-  html = html.replace('<meta charset="utf-8" />', () => `<meta charset="utf-8" />\n    <meta http-equiv="Content-Security-Policy" content="${CSP}" />`);
+  html = html.replace(
+    '<meta charset="utf-8" />',
+    () => `<meta charset="utf-8" />\n    <meta http-equiv="Content-Security-Policy" content="${CSP}" />`,
+  );
   return html.replace(DATA_TAG, () => dataScript(data));
 }
 

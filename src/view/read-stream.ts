@@ -5,9 +5,18 @@
  */
 import { readFile } from 'node:fs/promises';
 
-const SKIP_TYPES = new Set(['keep_alive', 'control_request', 'control_response', 'control_cancel_request', 'agentpipe_snapshot']);
+const SKIP_TYPES = new Set([
+  'keep_alive',
+  'control_request',
+  'control_response',
+  'control_cancel_request',
+  'agentpipe_snapshot',
+]);
 
-export interface SavedStream { messages: Array<Record<string, unknown>>; skipped: number }
+export interface SavedStream {
+  messages: Array<Record<string, unknown>>;
+  skipped: number;
+}
 
 export function parseStream(text: string): SavedStream {
   const messages: Array<Record<string, unknown>> = [];

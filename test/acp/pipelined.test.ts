@@ -9,7 +9,10 @@ test('initialize and session/new in one write: both answered, in order, no -3260
   for (let run = 0; run < 3; run++) {
     const dir = tempDir();
     const script = writeScript(dir, [{ text: 'hi' }]);
-    const child = spawn(process.execPath, [CLI_PATH, 'acp', '--model', 'scripted', '--script', script], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, AGENTPIPE_HOME: dir } });
+    const child = spawn(process.execPath, [CLI_PATH, 'acp', '--model', 'scripted', '--script', script], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, AGENTPIPE_HOME: dir },
+    });
     child.stderr.resume();
     const responses: Array<Record<string, any>> = [];
     let buffer = '';
@@ -22,10 +25,14 @@ test('initialize and session/new in one write: both answered, in order, no -3260
         if (responses.filter((r) => 'id' in r).length >= 2) resolve();
       });
     });
-    child.stdin.write([
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } },
-      { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: dir, mcpServers: [] } },
-    ].map((m) => JSON.stringify(m)).join('\n') + '\n');
+    child.stdin.write(
+      [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } },
+        { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: dir, mcpServers: [] } },
+      ]
+        .map((m) => JSON.stringify(m))
+        .join('\n') + '\n',
+    );
     await done;
     child.kill();
     const answers = responses.filter((r) => 'id' in r);

@@ -8,7 +8,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.ts';
 
-const LAYERS = ['process', 'messages', 'model', 'tools', 'agent', 'harness', 'pipeline', 'session', 'cluster', 'transport', 'sdk', 'acp', 'view', 'cli'];
+const LAYERS = [
+  'process',
+  'messages',
+  'model',
+  'tools',
+  'agent',
+  'harness',
+  'pipeline',
+  'session',
+  'cluster',
+  'transport',
+  'sdk',
+  'acp',
+  'view',
+  'cli',
+];
 const SRC = path.join(ROOT, 'src');
 const IMPORT = /(?:from\s+|import\(\s*)'(\.{1,2}\/[^']+)'/g;
 
@@ -23,7 +38,8 @@ test('no layer imports a higher one', () => {
     for (const [, spec] of readFileSync(file, 'utf8').matchAll(IMPORT)) {
       const target = path.relative(SRC, path.resolve(path.dirname(file), spec!)).split(path.sep);
       if (target.length < 2) continue;
-      if (LAYERS.indexOf(target[0]!) > LAYERS.indexOf(layer)) violations.push(`${path.relative(ROOT, file)} imports ${spec}`);
+      if (LAYERS.indexOf(target[0]!) > LAYERS.indexOf(layer))
+        violations.push(`${path.relative(ROOT, file)} imports ${spec}`);
     }
   }
   assert.deepEqual(violations, []);

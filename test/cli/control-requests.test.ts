@@ -10,10 +10,19 @@ import { tempDir, writeScript } from '../helpers/workspace.ts';
 test('rewind_files restores what the session changed since a user message; read_file, usage, cost, models', async () => {
   const dir = tempDir({ 'a.txt': 'original\n' });
   const script = writeScript(dir, [
-    { tool_calls: [{ name: 'Read', input: { file_path: 'a.txt' } }, { name: 'Edit', input: { file_path: 'a.txt', old_string: 'original', new_string: 'changed' } }, { name: 'Write', input: { file_path: 'sub/new.txt', content: 'x' } }] },
+    {
+      tool_calls: [
+        { name: 'Read', input: { file_path: 'a.txt' } },
+        { name: 'Edit', input: { file_path: 'a.txt', old_string: 'original', new_string: 'changed' } },
+        { name: 'Write', input: { file_path: 'sub/new.txt', content: 'x' } },
+      ],
+    },
     { text: 'edited', usage: { input_tokens: 50, output_tokens: 5 } },
   ]);
-  const cli = new StreamDriver(['--model', 'scripted', '--script', script, '--permission-mode', 'acceptEdits', '--no-session-persistence'], dir);
+  const cli = new StreamDriver(
+    ['--model', 'scripted', '--script', script, '--permission-mode', 'acceptEdits', '--no-session-persistence'],
+    dir,
+  );
   const uuid = randomUUID();
   const result = await cli.prompt('edit please', uuid);
   assert.equal(result.subtype, 'success');
@@ -31,7 +40,12 @@ test('rewind_files restores what the session changed since a user message; read_
   assert.match(unknown.error, /no checkpoint/);
 
   const file = await cli.control({ subtype: 'read_file', path: 'a.txt' });
-  assert.deepEqual(file.response, { contents: 'original\n', absPath: path.join(dir, 'a.txt'), truncated: false, encoding: 'utf8' });
+  assert.deepEqual(file.response, {
+    contents: 'original\n',
+    absPath: path.join(dir, 'a.txt'),
+    truncated: false,
+    encoding: 'utf8',
+  });
   const usage = await cli.control({ subtype: 'get_context_usage' });
   assert.ok(usage.response.totalTokens > 0);
   assert.equal(usage.response.model, 'scripted');
@@ -40,7 +54,10 @@ test('rewind_files restores what the session changed since a user message; read_
   const models = await cli.control({ subtype: 'list_models' });
   assert.equal(models.response.models[0].value, 'scripted');
   assert.ok(models.response.models.some((m: { value: string }) => m.value.startsWith('claude-')));
-  assert.equal((await cli.control({ subtype: 'set_max_thinking_tokens', max_thinking_tokens: 2048 })).subtype, 'success');
+  assert.equal(
+    (await cli.control({ subtype: 'set_max_thinking_tokens', max_thinking_tokens: 2048 })).subtype,
+    'success',
+  );
   const bad = await cli.control({ subtype: 'no_such_request' });
   assert.equal(bad.subtype, 'error');
   assert.match(bad.error, /no_such_request/);
@@ -50,11 +67,21 @@ test('rewind_files restores what the session changed since a user message; read_
 test('stop_task stops a running subagent alone; the parent goes on', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [
-    { tool_calls: [{ name: 'Task', input: { description: 'slow work', prompt: 'take your time', subagent_type: 'general-purpose' } }] },
+    {
+      tool_calls: [
+        {
+          name: 'Task',
+          input: { description: 'slow work', prompt: 'take your time', subagent_type: 'general-purpose' },
+        },
+      ],
+    },
     { text: 'a very slow subagent answer that takes seconds to stream', chunk_size: 1, delay_ms: 100 },
     { text: 'the parent went on' },
   ]);
-  const cli = new StreamDriver(['--model', 'scripted', '--script', script, '--agents', '{}', '--no-session-persistence'], dir);
+  const cli = new StreamDriver(
+    ['--model', 'scripted', '--script', script, '--agents', '{}', '--no-session-persistence'],
+    dir,
+  );
   const done = cli.prompt('delegate');
   const task = await cli.waitFor((l) => l.type === 'assistant' && l.message.content[0].type === 'tool_use');
   await cli.waitFor((l) => l.parent_tool_use_id === task.message.content[0].id);
@@ -63,7 +90,9 @@ test('stop_task stops a running subagent alone; the parent goes on', async () =>
   const result = await done;
   assert.equal(result.subtype, 'success');
   assert.equal(result.result, 'the parent went on');
-  const toolResult = cli.lines.find((l) => l.type === 'user' && l.parent_tool_use_id === null && l.message.content[0].type === 'tool_result');
+  const toolResult = cli.lines.find(
+    (l) => l.type === 'user' && l.parent_tool_use_id === null && l.message.content[0].type === 'tool_result',
+  );
   assert.equal(toolResult!.message.content[0].is_error, true);
   assert.match(toolResult!.message.content[0].content, /was stopped/);
   const again = await cli.control({ subtype: 'stop_task', task_id: task.message.content[0].id });

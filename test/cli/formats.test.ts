@@ -33,7 +33,10 @@ test('json --verbose: an array of every conversation message', async () => {
   const messages = JSON.parse(run.stdout) as Array<Record<string, any>>;
   assert.equal(messages[0].subtype, 'init');
   assert.equal(messages.at(-1)!.type, 'result');
-  const tools = messages.flatMap((m) => (m.type === 'assistant' ? m.message.content : [])).filter((b: any) => b.type === 'tool_use').map((b: any) => b.name);
+  const tools = messages
+    .flatMap((m) => (m.type === 'assistant' ? m.message.content : []))
+    .filter((b: any) => b.type === 'tool_use')
+    .map((b: any) => b.name);
   assert.deepEqual(tools, ['Bash', 'Read', 'TodoWrite']);
 });
 
@@ -41,20 +44,53 @@ test('stream-json: init, one assistant line per block, tool results, one result 
   const run = await demo('--output-format', 'stream-json', '--verbose');
   assert.equal(run.code, 0, run.stderr);
   const lines = parseLines(run.stdout);
-  assert.deepEqual(lines.map((l) => l.type), [
-    'system', 'assistant', 'assistant', 'assistant', 'user', 'assistant', 'assistant', 'user', 'assistant', 'assistant', 'user', 'assistant', 'result',
-  ]);
+  assert.deepEqual(
+    lines.map((l) => l.type),
+    [
+      'system',
+      'assistant',
+      'assistant',
+      'assistant',
+      'user',
+      'assistant',
+      'assistant',
+      'user',
+      'assistant',
+      'assistant',
+      'user',
+      'assistant',
+      'result',
+    ],
+  );
   const init = lines[0];
   assert.equal(init.cwd, dir);
-  assert.deepEqual(init.tools, ['Task', 'Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'WebFetch', 'Write']);
+  assert.deepEqual(init.tools, [
+    'Task',
+    'Bash',
+    'Edit',
+    'Glob',
+    'Grep',
+    'NotebookEdit',
+    'Read',
+    'TodoWrite',
+    'WebFetch',
+    'Write',
+  ]);
   for (const line of lines) {
     assert.equal(line.session_id, init.session_id);
     assert.match(line.uuid, /^[0-9a-f-]{36}$/);
   }
   const first = lines.slice(1, 4).map((l) => l.message);
-  assert.deepEqual(first.map((m) => m.content[0].type), ['thinking', 'text', 'tool_use']);
+  assert.deepEqual(
+    first.map((m) => m.content[0].type),
+    ['thinking', 'text', 'tool_use'],
+  );
   assert.equal(new Set(first.map((m) => m.id)).size, 1, 'blocks of one API message share its id');
-  assert.deepEqual(first.map((m) => m.stop_reason), [null, null, 'tool_use'], 'the last block of a request reports the stop reason');
+  assert.deepEqual(
+    first.map((m) => m.stop_reason),
+    [null, null, 'tool_use'],
+    'the last block of a request reports the stop reason',
+  );
   assert.equal(first[0].usage.output_tokens, 0);
   assert.ok(first[2].usage.output_tokens > 0, 'and the final usage of the request');
   assert.equal(lines[4].message.content[0].is_error, false);
@@ -70,17 +106,26 @@ test('stream-json --include-partial-messages: deltas join to exactly the final b
     if (line.type !== 'stream_event') continue;
     const event = line.event;
     if (event.type === 'message_start') current = event.message.id;
-    if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text.set(current, (text.get(current) ?? '') + event.delta.text);
+    if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
+      text.set(current, (text.get(current) ?? '') + event.delta.text);
   }
   const finals = new Map<string, string>();
   for (const line of lines) {
     if (line.type !== 'assistant') continue;
-    for (const block of line.message.content) if (block.type === 'text') finals.set(line.message.id, (finals.get(line.message.id) ?? '') + block.text);
+    for (const block of line.message.content)
+      if (block.type === 'text') finals.set(line.message.id, (finals.get(line.message.id) ?? '') + block.text);
   }
   assert.ok(finals.size >= 4);
   assert.deepEqual(text, finals);
   const kinds = new Set(lines.filter((l) => l.type === 'stream_event').map((l) => l.event.type));
-  assert.deepEqual([...kinds].sort(), ['content_block_delta', 'content_block_start', 'content_block_stop', 'message_delta', 'message_start', 'message_stop']);
+  assert.deepEqual([...kinds].sort(), [
+    'content_block_delta',
+    'content_block_start',
+    'content_block_stop',
+    'message_delta',
+    'message_start',
+    'message_stop',
+  ]);
 });
 
 test('stream-json without --verbose is refused', async () => {

@@ -6,13 +6,23 @@ import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 const dir = tempDir();
 const scripted = (turns: unknown[], ...args: string[]) =>
-  runCli(['-p', 'go', '--model', 'scripted', '--script', writeScript(dir, turns, `s${Math.random()}.json`), ...args], { cwd: dir });
+  runCli(['-p', 'go', '--model', 'scripted', '--script', writeScript(dir, turns, `s${Math.random()}.json`), ...args], {
+    cwd: dir,
+  });
 
 test('success from a script, with explicit usage summed per model', async () => {
-  const run = await scripted([
-    { text: 'Listing.', tool_calls: [{ name: 'Bash', input: { command: 'echo hi' } }], usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3 } },
-    { text: 'It printed hi.', usage: { input_tokens: 20, output_tokens: 7 } },
-  ], '--output-format', 'json');
+  const run = await scripted(
+    [
+      {
+        text: 'Listing.',
+        tool_calls: [{ name: 'Bash', input: { command: 'echo hi' } }],
+        usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3 },
+      },
+      { text: 'It printed hi.', usage: { input_tokens: 20, output_tokens: 7 } },
+    ],
+    '--output-format',
+    'json',
+  );
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(run.stdout);
   assert.equal(result.result, 'It printed hi.');
@@ -21,13 +31,23 @@ test('success from a script, with explicit usage summed per model', async () => 
   assert.equal(result.usage.output_tokens, 12);
   assert.equal(result.usage.cache_read_input_tokens, 3);
   assert.deepEqual(result.modelUsage.scripted, {
-    inputTokens: 30, outputTokens: 12, cacheReadInputTokens: 3, cacheCreationInputTokens: 0, webSearchRequests: 0,
-    costUSD: 0, contextWindow: result.modelUsage.scripted.contextWindow, maxOutputTokens: result.modelUsage.scripted.maxOutputTokens,
+    inputTokens: 30,
+    outputTokens: 12,
+    cacheReadInputTokens: 3,
+    cacheCreationInputTokens: 0,
+    webSearchRequests: 0,
+    costUSD: 0,
+    contextWindow: result.modelUsage.scripted.contextWindow,
+    maxOutputTokens: result.modelUsage.scripted.maxOutputTokens,
   });
 });
 
 test('error_max_turns: text line, exit 1', async () => {
-  const turns = [{ tool_calls: [{ name: 'Bash', input: { command: 'true' } }] }, { tool_calls: [{ name: 'Bash', input: { command: 'true' } }] }, { text: 'never' }];
+  const turns = [
+    { tool_calls: [{ name: 'Bash', input: { command: 'true' } }] },
+    { tool_calls: [{ name: 'Bash', input: { command: 'true' } }] },
+    { text: 'never' },
+  ];
   const text = await scripted(turns, '--max-turns', '2');
   assert.equal(text.code, 1);
   assert.equal(text.stdout, 'Error: Reached max turns (2)\n');
@@ -39,10 +59,18 @@ test('error_max_turns: text line, exit 1', async () => {
 });
 
 test('error_during_execution: a provider error that is not retried', async () => {
-  const run = await scripted([{ error: { status: 400, message: 'bad request from the script' } }], '--output-format', 'stream-json', '--verbose');
+  const run = await scripted(
+    [{ error: { status: 400, message: 'bad request from the script' } }],
+    '--output-format',
+    'stream-json',
+    '--verbose',
+  );
   assert.equal(run.code, 1);
   const lines = parseLines(run.stdout);
-  assert.deepEqual(lines.map((l) => l.type), ['system', 'assistant', 'result']);
+  assert.deepEqual(
+    lines.map((l) => l.type),
+    ['system', 'assistant', 'result'],
+  );
   assert.equal(lines[1].error, 'invalid_request');
   assert.match(lines[1].message.content[0].text, /API Error: 400 bad request from the script/);
   assert.equal(lines[2].subtype, 'error_during_execution');
@@ -53,10 +81,18 @@ test('error_during_execution: a provider error that is not retried', async () =>
 });
 
 test('a 500 is retried with an api_retry message, then succeeds', async () => {
-  const run = await scripted([{ error: { status: 500, message: 'overloaded', retry_after_s: 0 } }, { text: 'recovered' }], '--output-format', 'stream-json', '--verbose');
+  const run = await scripted(
+    [{ error: { status: 500, message: 'overloaded', retry_after_s: 0 } }, { text: 'recovered' }],
+    '--output-format',
+    'stream-json',
+    '--verbose',
+  );
   assert.equal(run.code, 0, run.stderr);
   const lines = parseLines(run.stdout);
-  assert.deepEqual(lines.map((l) => l.subtype ?? l.type), ['init', 'api_retry', 'assistant', 'success']);
+  assert.deepEqual(
+    lines.map((l) => l.subtype ?? l.type),
+    ['init', 'api_retry', 'assistant', 'success'],
+  );
   assert.equal(lines[1].error_status, 500);
   assert.equal(lines.at(-1)!.result, 'recovered');
 });
@@ -84,17 +120,28 @@ test('an empty script ends the turn with an empty answer', async () => {
 });
 
 test('tool failures become is_error tool results, never crashes', async () => {
-  const run = await scripted([
-    { tool_calls: [
-      { name: 'Read', input: { file_path: 'missing.txt' } },
-      { name: 'Edit', input: { file_path: 'missing.txt', old_string: 'a', new_string: 'b' } },
-      { name: 'NoSuchTool', input: {} },
-      { name: 'Bash', input: {} },
-    ] },
-    { text: 'done' },
-  ], '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions');
+  const run = await scripted(
+    [
+      {
+        tool_calls: [
+          { name: 'Read', input: { file_path: 'missing.txt' } },
+          { name: 'Edit', input: { file_path: 'missing.txt', old_string: 'a', new_string: 'b' } },
+          { name: 'NoSuchTool', input: {} },
+          { name: 'Bash', input: {} },
+        ],
+      },
+      { text: 'done' },
+    ],
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--permission-mode',
+    'bypassPermissions',
+  );
   assert.equal(run.code, 0, run.stderr);
-  const results = parseLines(run.stdout).filter((l) => l.type === 'user').map((l) => l.message.content[0]);
+  const results = parseLines(run.stdout)
+    .filter((l) => l.type === 'user')
+    .map((l) => l.message.content[0]);
   assert.equal(results.length, 4);
   assert.ok(results.every((r) => r.is_error === true));
   assert.match(results[0].content, /File does not exist/);
@@ -113,22 +160,45 @@ test('permissions: a write in default mode is denied and reported; allowed with 
 });
 
 test('--disallowedTools hides a tool from init', async () => {
-  const run = await scripted([{ text: 'hi' }], '--output-format', 'stream-json', '--verbose', '--disallowedTools', 'Bash,Write');
-  assert.deepEqual(parseLines(run.stdout)[0].tools, ['Task', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'WebFetch']);
+  const run = await scripted(
+    [{ text: 'hi' }],
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--disallowedTools',
+    'Bash,Write',
+  );
+  assert.deepEqual(parseLines(run.stdout)[0].tools, [
+    'Task',
+    'Edit',
+    'Glob',
+    'Grep',
+    'NotebookEdit',
+    'Read',
+    'TodoWrite',
+    'WebFetch',
+  ]);
 });
 
 test('a script may be YAML', async () => {
   const file = `${dir}/turns.yaml`;
-  await import('node:fs/promises').then((fs) => fs.writeFile(file, [
-    'turns:',
-    '  - text: Let me look.',
-    '    tool_calls:',
-    '      - name: Bash',
-    '        input: { command: echo from-yaml }',
-    '  - text: |',
-    '      It printed from-yaml.',
-  ].join('\n')));
-  const run = await runCli(['-p', 'go', '--script', file, '--output-format', 'json', '--allowedTools', 'Bash'], { cwd: dir });
+  await import('node:fs/promises').then((fs) =>
+    fs.writeFile(
+      file,
+      [
+        'turns:',
+        '  - text: Let me look.',
+        '    tool_calls:',
+        '      - name: Bash',
+        '        input: { command: echo from-yaml }',
+        '  - text: |',
+        '      It printed from-yaml.',
+      ].join('\n'),
+    ),
+  );
+  const run = await runCli(['-p', 'go', '--script', file, '--output-format', 'json', '--allowedTools', 'Bash'], {
+    cwd: dir,
+  });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(JSON.parse(run.stdout).result, 'It printed from-yaml.\n');
   await import('node:fs/promises').then((fs) => fs.writeFile(file, 'turns: [unclosed'));

@@ -5,22 +5,33 @@ import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 const STREAM = ['--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--model', 'scripted'];
 const user = (content: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: '', ...extra });
-const types = (lines: Array<Record<string, any>>) => lines.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
+  JSON.stringify({
+    type: 'user',
+    message: { role: 'user', content },
+    parent_tool_use_id: null,
+    session_id: '',
+    ...extra,
+  });
+const types = (lines: Array<Record<string, any>>) =>
+  lines.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
 
 test('malformed and oversized lines get a clear stderr error each and the session goes on', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [{ text: 'still fine' }]);
-  const stdin = [
-    'this is not json',
-    '[1, 2, 3]',
-    '{"type":"bogus"}',
-    '',
-    `{"type":"user","message":{"role":"user","content":"${'x'.repeat(5000)}"}}`,
-    '{"type":"user","message":{}}',
-    user('hello'),
-  ].join('\n') + '\n';
-  const run = await runCli([...STREAM, '--script', script, '--cwd', dir], { stdin, env: { AGENTPIPE_MAX_INPUT_LINE: '1000' } });
+  const stdin =
+    [
+      'this is not json',
+      '[1, 2, 3]',
+      '{"type":"bogus"}',
+      '',
+      `{"type":"user","message":{"role":"user","content":"${'x'.repeat(5000)}"}}`,
+      '{"type":"user","message":{}}',
+      user('hello'),
+    ].join('\n') + '\n';
+  const run = await runCli([...STREAM, '--script', script, '--cwd', dir], {
+    stdin,
+    env: { AGENTPIPE_MAX_INPUT_LINE: '1000' },
+  });
 
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(types(parseLines(run.stdout)), ['system/init', 'assistant', 'result']);
@@ -39,7 +50,10 @@ test('an oversized line split over many chunks is skipped and the next line stil
   const dir = tempDir();
   const script = writeScript(dir, [{ text: 'after the big one' }]);
   const big = `{"type":"user","message":{"role":"user","content":"${'y'.repeat(3_000_000)}"}}`;
-  const run = await runCli([...STREAM, '--script', script], { stdin: `${big}\n${user('small')}\n`, env: { AGENTPIPE_MAX_INPUT_LINE: '100000' } });
+  const run = await runCli([...STREAM, '--script', script], {
+    stdin: `${big}\n${user('small')}\n`,
+    env: { AGENTPIPE_MAX_INPUT_LINE: '100000' },
+  });
   assert.equal(run.code, 0, run.stderr);
   assert.ok(run.stderr.includes(`line 1: a line of ${big.length} characters is over the limit of 100000`), run.stderr);
   assert.equal(parseLines(run.stdout).at(-1)!.result, 'after the big one');
@@ -48,11 +62,16 @@ test('an oversized line split over many chunks is skipped and the next line stil
 test('stdin EOF finishes every queued prompt, emits their results, then exits 0', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [{ text: 'one', delay_ms: 5 }, { text: 'two' }, { text: 'three' }]);
-  const run = await runCli([...STREAM, '--script', script], { stdin: [user('a'), user('b'), user('c')].join('\n') + '\n' });
+  const run = await runCli([...STREAM, '--script', script], {
+    stdin: [user('a'), user('b'), user('c')].join('\n') + '\n',
+  });
   assert.equal(run.code, 0, run.stderr);
   const lines = parseLines(run.stdout);
   assert.deepEqual(types(lines), Array.from({ length: 3 }, () => ['system/init', 'assistant', 'result']).flat());
-  assert.deepEqual(lines.filter((m) => m.type === 'result').map((m) => m.result), ['one', 'two', 'three']);
+  assert.deepEqual(
+    lines.filter((m) => m.type === 'result').map((m) => m.result),
+    ['one', 'two', 'three'],
+  );
 });
 
 test('a last line without a newline before EOF is still read', async () => {

@@ -13,9 +13,25 @@ test('a 10 MB tool output through a slow consumer: no line lost or cut', async (
     { tool_calls: [{ name: 'Bash', input: { command: `seq -f 'line %06g ${'x'.repeat(90)}' 1 ${lines}` } }] },
     { text: 'done' },
   ]);
-  const child = startCli(['-p', 'go', '--model', 'scripted', '--script', script, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash'], {
-    cwd: dir, env: { BASH_MAX_OUTPUT_LENGTH: String(20 * 1024 * 1024) },
-  });
+  const child = startCli(
+    [
+      '-p',
+      'go',
+      '--model',
+      'scripted',
+      '--script',
+      script,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--allowedTools',
+      'Bash',
+    ],
+    {
+      cwd: dir,
+      env: { BASH_MAX_OUTPUT_LENGTH: String(20 * 1024 * 1024) },
+    },
+  );
   child.stdin!.end();
   const chunks: Buffer[] = [];
   // Read slowly: pause after every chunk so the CLI's writes must wait for 'drain'.
@@ -26,7 +42,11 @@ test('a 10 MB tool output through a slow consumer: no line lost or cut', async (
   });
   const code = await new Promise((resolve) => child.on('close', resolve));
   assert.equal(code, 0);
-  const out = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const out = Buffer.concat(chunks)
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const toolResult = out.find((l) => l.type === 'user').message.content[0].content as string;
   const got = toolResult.split('\n');
   assert.equal(got.length, lines);
@@ -38,9 +58,17 @@ test('a 10 MB tool output through a slow consumer: no line lost or cut', async (
 
 test('EPIPE: `| head -1` ends quietly with exit 0', async () => {
   const script = writeScript(dir, [{ text: 'x'.repeat(200_000), chunk_size: 1 }], 'epipe.json');
-  const shell = spawn('bash', ['-c', `"${process.execPath}" "${CLI_PATH}" -p go --model scripted --script ${script} --output-format stream-json --verbose --include-partial-messages | head -1; echo "status=\${PIPESTATUS[0]}" >&2`], {
-    cwd: dir, env: { ...process.env, ANTHROPIC_API_KEY: '' },
-  });
+  const shell = spawn(
+    'bash',
+    [
+      '-c',
+      `"${process.execPath}" "${CLI_PATH}" -p go --model scripted --script ${script} --output-format stream-json --verbose --include-partial-messages | head -1; echo "status=\${PIPESTATUS[0]}" >&2`,
+    ],
+    {
+      cwd: dir,
+      env: { ...process.env, ANTHROPIC_API_KEY: '' },
+    },
+  );
   let stdout = '';
   let stderr = '';
   shell.stdout.on('data', (d) => (stdout += d));
@@ -94,5 +122,9 @@ test('--verbose says when a model has no known price (its cost is 0)', async () 
   assert.match(run.stderr, /no price is known for model "mystery-model"; its cost is reported as 0/);
   assert.equal(JSON.parse(run.stdout).at(-1).total_cost_usd, 0);
   assert.equal((await runCli(mystery, { cwd: dir })).stderr, '', 'only with --verbose');
-  assert.equal((await runCli(['-p', 'hi', '--verbose', '--output-format', 'json'], { cwd: dir })).stderr, '', 'the scripted model is free, not unknown');
+  assert.equal(
+    (await runCli(['-p', 'hi', '--verbose', '--output-format', 'json'], { cwd: dir })).stderr,
+    '',
+    'the scripted model is free, not unknown',
+  );
 });

@@ -10,7 +10,10 @@ import { watchedCli } from '../transport/ws-helpers.ts';
 
 /** Worker tuning for tests: a dead worker's sessions are taken over within about 4 s. */
 export const FAST_TAKEOVER = {
-  AGENTPIPE_WORKER_LOCK_MS: '2000', AGENTPIPE_WORKER_STALLED_MS: '1000', AGENTPIPE_LEASE_MS: '2000', AGENTPIPE_SESSION_IDLE_MS: '60000',
+  AGENTPIPE_WORKER_LOCK_MS: '2000',
+  AGENTPIPE_WORKER_STALLED_MS: '1000',
+  AGENTPIPE_LEASE_MS: '2000',
+  AGENTPIPE_SESSION_IDLE_MS: '60000',
 };
 
 const started = new Set<ChildProcess>();
@@ -66,10 +69,12 @@ export class Client {
       for (const wake of this.#waiters) wake();
     });
     this.ws.on('error', () => undefined);
-    this.closed = new Promise((resolve) => this.ws.on('close', (code, reason) => {
-      for (const wake of this.#waiters) wake();
-      resolve({ code, reason: reason.toString() });
-    }));
+    this.closed = new Promise((resolve) =>
+      this.ws.on('close', (code, reason) => {
+        for (const wake of this.#waiters) wake();
+        resolve({ code, reason: reason.toString() });
+      }),
+    );
   }
 
   /** Resolves once the socket is open. */
@@ -95,7 +100,10 @@ export class Client {
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; got: ${this.messages.map((m) => m.type).join(', ')}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}; got: ${this.messages.map((m) => m.type).join(', ')}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(left, 200));
         this.#waiters.add(done);
@@ -116,4 +124,5 @@ export const sessionOf = (messages: Array<Record<string, any>>): string => {
 };
 
 /** Asserts helper: the uuids of messages that have one. */
-export const uuids = (messages: Array<Record<string, any>>): string[] => messages.flatMap((m) => (typeof m.uuid === 'string' ? [m.uuid] : []));
+export const uuids = (messages: Array<Record<string, any>>): string[] =>
+  messages.flatMap((m) => (typeof m.uuid === 'string' ? [m.uuid] : []));

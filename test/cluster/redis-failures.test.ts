@@ -28,14 +28,20 @@ async function failsClearly(run: () => Promise<unknown>, pattern: RegExp): Promi
 test('wrong password, no password, unreachable port: a clear error within 5 s', async () => {
   const server = await startRedis({ password: 's3cret' });
   const wrong = new SessionLog({ redis: `redis://:nope@127.0.0.1:${server.port}` });
-  await failsClearly(() => wrong.connect(), /cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+: authentication failed: wrong password/);
+  await failsClearly(
+    () => wrong.connect(),
+    /cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+: authentication failed: wrong password/,
+  );
   const none = new SessionLog({ redis: `redis://127.0.0.1:${server.port}` });
   await failsClearly(() => none.read(randomUUID()), /authentication required/);
   const store = redisSessionStore({ redis: `redis://:nope@127.0.0.1:${server.port}` });
   await failsClearly(() => store.load({ projectKey: 'p', sessionId: 's' }), /wrong password/);
   const port = await freePort();
   const unreachable = new SessionLog({ redis: `redis://127.0.0.1:${port}` });
-  await failsClearly(() => unreachable.acquire(randomUUID(), 'me', 1000), /connection refused: is redis-server running there\?/);
+  await failsClearly(
+    () => unreachable.acquire(randomUUID(), 'me', 1000),
+    /connection refused: is redis-server running there\?/,
+  );
   // The password never shows in a message.
   await assert.rejects(wrong.connect(), (e: Error) => !e.message.includes('nope'));
   const right = new SessionLog({ redis: server.url });
@@ -65,12 +71,20 @@ test('Redis restarted: commands meanwhile fail clearly; after the restart the lo
 
   const started = Date.now();
   const entries = await log.read(id);
-  assert.deepEqual(entries.map((e) => e.id), before, 'the log survived the restart');
+  assert.deepEqual(
+    entries.map((e) => e.id),
+    before,
+    'the log survived the restart',
+  );
   assert.equal((await log.owner(id))?.token, owner, 'so did the lease');
   await log.append(id, owner, [user(id, 'three')]);
   await until(() => tailed.length === 3);
   assert.ok(Date.now() - started < BOUND_MS, 'the clients reconnected quickly');
-  assert.deepEqual(tailed.map((e) => textOf(e.message)), ['one', 'two', 'three'], 'the tail went on: nothing lost, nothing twice');
+  assert.deepEqual(
+    tailed.map((e) => textOf(e.message)),
+    ['one', 'two', 'three'],
+    'the tail went on: nothing lost, nothing twice',
+  );
   controller.abort();
   await tail;
 });

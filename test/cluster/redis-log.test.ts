@@ -52,8 +52,12 @@ test('append then read: every message in order, with the stream ids append retur
   const second = await log.append(s.id, s.owner, [assistant(s.id, 'm3'), result(s.id, 'm4')]);
   const entries = await log.read(s.id);
   assert.deepEqual(texts(entries), ['m0', 'm1', 'm2', 'm3', 'm4']);
-  assert.deepEqual(entries.map((e) => e.id), [...first, ...second]);
-  for (let i = 1; i < entries.length; i++) assert.ok(compareIds(entries[i - 1]!.id, entries[i]!.id) < 0, 'ids increase');
+  assert.deepEqual(
+    entries.map((e) => e.id),
+    [...first, ...second],
+  );
+  for (let i = 1; i < entries.length; i++)
+    assert.ok(compareIds(entries[i - 1]!.id, entries[i]!.id) < 0, 'ids increase');
   assert.equal(await log.lastId(s.id), second.at(-1));
   assert.deepEqual(await log.read(randomUUID()), [], 'an unknown session has an empty log');
 });
@@ -102,7 +106,7 @@ test('tail yields what was there after the id, then live appends, and ends on ab
   assert.equal((await iterator.next()).done, true);
 });
 
-test('fencing: after A\'s lease expires and B takes over, A can no longer append, renew or release', async () => {
+test("fencing: after A's lease expires and B takes over, A can no longer append, renew or release", async () => {
   const id = randomUUID();
   const [a, b] = [`A-${randomUUID()}`, `B-${randomUUID()}`];
   assert.equal(await log.acquire(id, a, 200), true);
@@ -126,12 +130,16 @@ test('fencing: after A\'s lease expires and B takes over, A can no longer append
   await new Promise((r) => setTimeout(r, 50));
   stop = true;
   await writer;
-  assert.ok(rejected.length > 0 && rejected.every((e) => e.reason === 'taken' || e.reason === 'expired'), 'A was fenced');
-  const takenOver = (e: unknown): boolean => e instanceof FencedError && e.reason === 'taken' && /another worker/.test(e.message);
+  assert.ok(
+    rejected.length > 0 && rejected.every((e) => e.reason === 'taken' || e.reason === 'expired'),
+    'A was fenced',
+  );
+  const takenOver = (e: unknown): boolean =>
+    e instanceof FencedError && e.reason === 'taken' && /another worker/.test(e.message);
   await assert.rejects(log.append(id, a, [user(id, 'A-late')]), takenOver);
   await assert.rejects(log.renew(id, a, 1000), FencedError);
   assert.equal(await log.release(id, a), false);
-  assert.equal((await log.owner(id))?.token, b, 'A\'s release did not free B\'s lease');
+  assert.equal((await log.owner(id))?.token, b, "A's release did not free B's lease");
   const entries = await log.read(id);
   const after = entries.filter((e) => compareIds(e.id, marker!) > 0);
   assert.deepEqual(after, [], 'nothing of A landed after B took over');
@@ -139,42 +147,78 @@ test('fencing: after A\'s lease expires and B takes over, A can no longer append
   // B renews and releases; an expired lease nobody took gives reason `expired`.
   await log.renew(id, b, 100);
   assert.equal(await log.release(id, b), true);
-  await assert.rejects(log.append(id, b, [user(id, 'B-late')]), (e: unknown) => e instanceof FencedError && e.reason === 'expired');
+  await assert.rejects(
+    log.append(id, b, [user(id, 'B-late')]),
+    (e: unknown) => e instanceof FencedError && e.reason === 'expired',
+  );
 });
 
-test('20 concurrent appenders: every message exactly once, each appender\'s in its order', async (t) => {
+test("20 concurrent appenders: every message exactly once, each appender's in its order", async (t) => {
   const s = await session();
   const logs = Array.from({ length: 20 }, () => new SessionLog({ redis: server.url }));
   after(() => Promise.all(logs.map((l) => l.close())));
   await Promise.all(logs.map((l) => l.connect()));
   const started = performance.now();
-  await Promise.all(logs.map(async (client, c) => {
-    for (let batch = 0; batch < 10; batch++) {
-      await client.append(s.id, s.owner, Array.from({ length: 5 }, (_, i) => user(s.id, `c${c}-${batch * 5 + i}`)));
-    }
-  }));
+  await Promise.all(
+    logs.map(async (client, c) => {
+      for (let batch = 0; batch < 10; batch++) {
+        await client.append(
+          s.id,
+          s.owner,
+          Array.from({ length: 5 }, (_, i) => user(s.id, `c${c}-${batch * 5 + i}`)),
+        );
+      }
+    }),
+  );
   const ms = performance.now() - started;
   const entries = await log.read(s.id);
   assert.equal(entries.length, 1000);
   assert.equal(new Set(entries.map((e) => (e.message as { uuid: string }).uuid)).size, 1000);
   assert.equal(new Set(texts(entries)).size, 1000);
   for (let c = 0; c < 20; c++) {
-    const mine = texts(entries).filter((t) => t.startsWith(`c${c}-`)).map((t) => Number(t.split('-')[1]));
-    assert.deepEqual(mine, Array.from({ length: 50 }, (_, i) => i));
+    const mine = texts(entries)
+      .filter((t) => t.startsWith(`c${c}-`))
+      .map((t) => Number(t.split('-')[1]));
+    assert.deepEqual(
+      mine,
+      Array.from({ length: 50 }, (_, i) => i),
+    );
   }
-  t.diagnostic(`20 appenders: 1000 messages in 200 fenced batches in ${ms.toFixed(0)} ms = ${Math.round(1000 / (ms / 1000))} messages/s`);
+  t.diagnostic(
+    `20 appenders: 1000 messages in 200 fenced batches in ${ms.toFixed(0)} ms = ${Math.round(1000 / (ms / 1000))} messages/s`,
+  );
 });
 
 test('ephemeral deltas stay out of the durable log; the live stream is capped and expires', async () => {
   const s = await session();
-  const [, answerId] = await log.append(s.id, s.owner, [user(s.id, 'q'), delta(s.id, 'par'), delta(s.id, 'tial'), assistant(s.id, 'partial')]);
+  const [, answerId] = await log.append(s.id, s.owner, [
+    user(s.id, 'q'),
+    delta(s.id, 'par'),
+    delta(s.id, 'tial'),
+    assistant(s.id, 'partial'),
+  ]);
   const durable = await log.read(s.id);
-  assert.deepEqual(durable.map((e) => e.message.type), ['user', 'assistant']);
+  assert.deepEqual(
+    durable.map((e) => e.message.type),
+    ['user', 'assistant'],
+  );
   const live = await log.readLive(s.id);
-  assert.deepEqual(live.map((e) => textOf(e.message)), ['par', 'tial']);
-  assert.deepEqual(live.map((e) => e.after), [durable[0]!.id, durable[0]!.id], 'each delta names the durable message it follows');
-  assert.notEqual(answerId, durable[1]!.id, 'a delta\'s id is a live-stream id');
-  for (let i = 0; i < 10; i++) await log.append(s.id, s.owner, Array.from({ length: 100 }, (_, j) => delta(s.id, `d${i * 100 + j}`)));
+  assert.deepEqual(
+    live.map((e) => textOf(e.message)),
+    ['par', 'tial'],
+  );
+  assert.deepEqual(
+    live.map((e) => e.after),
+    [durable[0]!.id, durable[0]!.id],
+    'each delta names the durable message it follows',
+  );
+  assert.notEqual(answerId, durable[1]!.id, "a delta's id is a live-stream id");
+  for (let i = 0; i < 10; i++)
+    await log.append(
+      s.id,
+      s.owner,
+      Array.from({ length: 100 }, (_, j) => delta(s.id, `d${i * 100 + j}`)),
+    );
   await raw.connect().catch(() => undefined);
   const { live: liveKey, log: logKey } = log.keys(s.id);
   const length = await raw.xlen(liveKey);
@@ -187,7 +231,13 @@ test('ephemeral deltas stay out of the durable log; the live stream is capped an
 
 test('archive writes a transcript agentpipe reads back, then the keys are gone (and the owner fenced)', async () => {
   const s = await session();
-  const messages: LogMessage[] = [init(s.id), prompt(s.id, 'hello'), delta(s.id, 'hi'), assistant(s.id, 'hi there'), result(s.id, 'hi there')];
+  const messages: LogMessage[] = [
+    init(s.id),
+    prompt(s.id, 'hello'),
+    delta(s.id, 'hi'),
+    assistant(s.id, 'hi there'),
+    result(s.id, 'hi there'),
+  ];
   await log.append(s.id, s.owner, messages);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-archive-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -196,9 +246,18 @@ test('archive writes a transcript agentpipe reads back, then the keys are gone (
   const warnings: string[] = [];
   const lines = await readTranscript(file, (l) => warnings.push(l));
   assert.deepEqual(warnings, []);
-  assert.deepEqual(lines.map((l) => l.type), ['system', 'user', 'assistant', 'result']);
-  assert.deepEqual(lines.map((l) => l.uuid), [0, 1, 3, 4].map((i) => (messages[i] as { uuid: string }).uuid));
-  assert.ok(lines.every((l) => typeof l.timestamp === 'string'), 'every line has a timestamp');
+  assert.deepEqual(
+    lines.map((l) => l.type),
+    ['system', 'user', 'assistant', 'result'],
+  );
+  assert.deepEqual(
+    lines.map((l) => l.uuid),
+    [0, 1, 3, 4].map((i) => (messages[i] as { uuid: string }).uuid),
+  );
+  assert.ok(
+    lines.every((l) => typeof l.timestamp === 'string'),
+    'every line has a timestamp',
+  );
   await raw.connect().catch(() => undefined);
   assert.equal(await raw.exists(...Object.values(log.keys(s.id))), 0, 'every key of the session is gone');
   await assert.rejects(log.append(s.id, s.owner, [user(s.id, 'late')]), FencedError);

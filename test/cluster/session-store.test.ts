@@ -8,7 +8,14 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { foldSessionSummary, InMemorySessionStore, query, type SDKMessage, type SessionStore, type SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
+import {
+  foldSessionSummary,
+  InMemorySessionStore,
+  query,
+  type SDKMessage,
+  type SessionStore,
+  type SessionStoreEntry,
+} from '@anthropic-ai/claude-agent-sdk';
 import { redisSessionStore } from '../../src/cluster/redis.ts';
 import { startRedis } from './redis-server.ts';
 import { promptStream, sdkOptions } from '../sdk/helpers.ts';
@@ -30,7 +37,10 @@ const _typed: SessionStore = redisSessionStore({ redis: server.url });
 let clock = 0;
 /** An entry with a uuid and timestamp from a counter: replaying the counter gives the same entries. */
 const entry = (type: string, extra: Record<string, unknown> = {}): SessionStoreEntry => ({
-  type, uuid: `00000000-0000-4000-8000-${String(clock).padStart(12, '0')}`, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, clock++)).toISOString(), ...extra,
+  type,
+  uuid: `00000000-0000-4000-8000-${String(clock).padStart(12, '0')}`,
+  timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, clock++)).toISOString(),
+  ...extra,
 });
 
 /** The same operations on any store; what it answered, in a comparable form. */
@@ -45,9 +55,13 @@ async function scenario(store: SessionStore): Promise<Record<string, unknown>> {
   const sorted = <T>(items: T[], by: (t: T) => string): T[] => [...items].sort((a, b) => by(a).localeCompare(by(b)));
   const listing = async (p: string): Promise<unknown> => {
     const sessions = await store.listSessions!(p);
-    assert.ok(sessions.every((s) => Number.isInteger(s.mtime) && s.mtime > 0), 'mtimes are integer epoch ms');
+    assert.ok(
+      sessions.every((s) => Number.isInteger(s.mtime) && s.mtime > 0),
+      'mtimes are integer epoch ms',
+    );
     const summaries = await store.listSessionSummaries!(p);
-    for (const summary of summaries) assert.equal(summary.mtime, sessions.find((s) => s.sessionId === summary.sessionId)?.mtime, 'one clock');
+    for (const summary of summaries)
+      assert.equal(summary.mtime, sessions.find((s) => s.sessionId === summary.sessionId)?.mtime, 'one clock');
     return {
       sessions: sorted(sessions, (s) => s.sessionId).map((s) => s.sessionId),
       summaries: sorted(summaries, (s) => s.sessionId).map((s) => ({ sessionId: s.sessionId, data: s.data })),
@@ -66,7 +80,9 @@ async function scenario(store: SessionStore): Promise<Record<string, unknown>> {
   await store.append(sub2, [entry('assistant', { isSidechain: true })]);
   await store.append(sub1, [entry('assistant', { isSidechain: true })]);
   await store.append(s2, []);
-  await store.append({ projectKey: other, sessionId: 'session-1' }, [entry('user', { message: { role: 'user', content: 'elsewhere' } })]);
+  await store.append({ projectKey: other, sessionId: 'session-1' }, [
+    entry('user', { message: { role: 'user', content: 'elsewhere' } }),
+  ]);
   out.main = await store.load(s1);
   out.sub1 = await store.load(sub1);
   out.sub2 = await store.load(sub2);
@@ -78,17 +94,25 @@ async function scenario(store: SessionStore): Promise<Record<string, unknown>> {
   out.otherListing = await listing(other);
   await store.delete!(sub1);
   out.afterSubDelete = {
-    sub1: await store.load(sub1), sub2: await store.load(sub2), subkeys: await store.listSubkeys!(s1), main: (await store.load(s1))?.length,
+    sub1: await store.load(sub1),
+    sub2: await store.load(sub2),
+    subkeys: await store.listSubkeys!(s1),
+    main: (await store.load(s1))?.length,
   };
   await store.delete!(s1);
-  out.afterDelete = { main: await store.load(s1), sub2: await store.load(sub2), subkeys: await store.listSubkeys!(s1), listing: await listing(project) };
+  out.afterDelete = {
+    main: await store.load(s1),
+    sub2: await store.load(sub2),
+    subkeys: await store.listSubkeys!(s1),
+    listing: await listing(project),
+  };
   out.otherKept = (await store.load({ projectKey: other, sessionId: 'session-1' }))?.length;
   await store.append(s1, [entry('user', { message: { role: 'user', content: 'again' } })]);
   out.rewritten = { main: await store.load(s1), listing: await listing(project) };
   return out;
 }
 
-test('contract: the Redis store answers exactly as the SDK\'s InMemorySessionStore', async () => {
+test("contract: the Redis store answers exactly as the SDK's InMemorySessionStore", async () => {
   const saved = clock;
   const expected = await scenario(new InMemorySessionStore());
   clock = saved;
@@ -104,39 +128,59 @@ test('a retried batch lands once (uuid is the idempotency key); entries without 
   const store = redisStore();
   await store.append(key, batch);
   await store.append(key, batch);
-  assert.deepEqual((await store.load(key))?.map((e) => e.type), ['user', 'assistant', 'tag', 'tag']);
+  assert.deepEqual(
+    (await store.load(key))?.map((e) => e.type),
+    ['user', 'assistant', 'tag', 'tag'],
+  );
   const keepAll = redisStore({ dedupe: false });
   const memory = new InMemorySessionStore();
   for (const s of [keepAll, memory]) {
     await s.append(key, batch);
     await s.append(key, batch);
   }
-  assert.deepEqual(await keepAll.load(key), await memory.load(key), 'dedupe: false keeps every copy, as InMemorySessionStore does');
+  assert.deepEqual(
+    await keepAll.load(key),
+    await memory.load(key),
+    'dedupe: false keeps every copy, as InMemorySessionStore does',
+  );
 });
 
-test('concurrent appenders on one session: every entry once, each appender\'s in order, one consistent summary', async () => {
+test("concurrent appenders on one session: every entry once, each appender's in order, one consistent summary", async () => {
   const prefix = `t${randomUUID().slice(0, 8)}`;
   const appenders = Array.from({ length: 10 }, () => redisSessionStore({ redis: server.url, prefix }));
   stores.push(...appenders);
   const key = { projectKey: 'p', sessionId: randomUUID() };
-  await Promise.all(appenders.map(async (store, a) => {
-    for (let i = 0; i < 5; i++) await store.append(key, [entry('user', { message: { role: 'user', content: `a${a}-${i}` }, n: `${a}-${i}` })]);
-  }));
+  await Promise.all(
+    appenders.map(async (store, a) => {
+      for (let i = 0; i < 5; i++)
+        await store.append(key, [entry('user', { message: { role: 'user', content: `a${a}-${i}` }, n: `${a}-${i}` })]);
+    }),
+  );
   const loaded = (await appenders[0]!.load(key))!;
   assert.equal(loaded.length, 50);
   for (let a = 0; a < 10; a++) {
-    assert.deepEqual(loaded.filter((e) => String(e.n).startsWith(`${a}-`)).map((e) => e.n), [0, 1, 2, 3, 4].map((i) => `${a}-${i}`));
+    assert.deepEqual(
+      loaded.filter((e) => String(e.n).startsWith(`${a}-`)).map((e) => e.n),
+      [0, 1, 2, 3, 4].map((i) => `${a}-${i}`),
+    );
   }
   const [summary] = await appenders[0]!.listSessionSummaries('p');
   const [listed] = await appenders[0]!.listSessions('p');
   assert.equal(summary?.mtime, listed?.mtime);
   // Folding every entry at once in the stored order gives the same summary: each batch was folded once, in commit order.
   assert.deepEqual(summary?.data, foldSessionSummary(undefined, key, loaded).data);
-  assert.equal(summary?.data.firstPrompt, (loaded[0]!.message as { content: string }).content, 'the first prompt committed is the first prompt');
+  assert.equal(
+    summary?.data.firstPrompt,
+    (loaded[0]!.message as { content: string }).content,
+    'the first prompt committed is the first prompt',
+  );
 });
 
 /** Runs prompts through one query; returns the messages and the conversation as the session exports it. */
-async function run(options: ReturnType<typeof sdkOptions>, texts: string[]): Promise<{ messages: SDKMessage[]; exported: string }> {
+async function run(
+  options: ReturnType<typeof sdkOptions>,
+  texts: string[],
+): Promise<{ messages: SDKMessage[]; exported: string }> {
   const prompts = promptStream();
   prompts.push(texts[0]!);
   const q = query({ prompt: prompts, options });
@@ -148,7 +192,8 @@ async function run(options: ReturnType<typeof sdkOptions>, texts: string[]): Pro
     if (message.type !== 'result') continue;
     if (next < texts.length) prompts.push(texts[next++]!);
     else {
-      exported = (await (q as unknown as { exportConversation(): Promise<{ content: string }> }).exportConversation()).content;
+      exported = (await (q as unknown as { exportConversation(): Promise<{ content: string }> }).exportConversation())
+        .content;
       prompts.end();
     }
   }
@@ -165,20 +210,39 @@ test('end to end: the official SDK on agentpipe mirrors the transcript to Redis 
   assert.ok(result?.type === 'result' && result.subtype === 'success', first.stderrText());
   const key = { projectKey: realpathSync(first.cwd).replace(/[^a-zA-Z0-9]/g, '-'), sessionId: result.session_id };
   const entries = (await store.load(key)) ?? [];
-  assert.deepEqual(entries.map((e) => e.type), ['system', 'user', 'assistant', 'result'], first.stderrText());
+  assert.deepEqual(
+    entries.map((e) => e.type),
+    ['system', 'user', 'assistant', 'result'],
+    first.stderrText(),
+  );
   assert.equal(entries.at(-1)!.uuid, result.uuid);
-  assert.deepEqual((await store.listSessions(key.projectKey)).map((s) => s.sessionId), [result.session_id]);
+  assert.deepEqual(
+    (await store.listSessions(key.projectKey)).map((s) => s.sessionId),
+    [result.session_id],
+  );
 
   // Another machine: an empty agentpipe home, the same folder, only Redis has the session — and a new store object.
   const elsewhere = redisSessionStore({ redis: server.url, prefix });
   stores.push(elsewhere);
-  const second = sdkOptions([{ text: 'second answer' }], { sessionStore: elsewhere, cwd: first.cwd, resume: result.session_id });
+  const second = sdkOptions([{ text: 'second answer' }], {
+    sessionStore: elsewhere,
+    cwd: first.cwd,
+    resume: result.session_id,
+  });
   second.env = { ...second.env, AGENTPIPE_HOME: tempDir() };
   const two = await run(second, ['second prompt']);
   const resumed = two.messages.at(-1);
   assert.ok(resumed?.type === 'result' && resumed.subtype === 'success', second.stderrText());
   assert.equal(resumed.session_id, result.session_id);
-  assert.equal(two.exported, '> first prompt\n\nfirst answer\n\n> second prompt\n\nsecond answer', 'the history came from Redis');
+  assert.equal(
+    two.exported,
+    '> first prompt\n\nfirst answer\n\n> second prompt\n\nsecond answer',
+    'the history came from Redis',
+  );
   const after = ((await store.load(key)) ?? []).map((e) => e.type);
-  assert.deepEqual(after.slice(4), ['agentpipe_snapshot', 'system', 'user', 'assistant', 'result'], 'the resumed session appends to the same stored session');
+  assert.deepEqual(
+    after.slice(4),
+    ['agentpipe_snapshot', 'system', 'user', 'assistant', 'result'],
+    'the resumed session appends to the same stored session',
+  );
 });

@@ -17,9 +17,12 @@ import { Client, kill9, prompt, sessionOf, startFrontEnd, startWorker, uuids } f
 
 const redis = await startRedis();
 /** The messages a log keeps (attach replays them; deltas and heartbeats are live only). */
-const durable = (messages: Array<Record<string, any>>) => messages.filter((m) => m.type !== 'stream_event' && m.type !== 'tool_progress');
+const durable = (messages: Array<Record<string, any>>) =>
+  messages.filter((m) => m.type !== 'stream_event' && m.type !== 'tool_progress');
 const attach = (id: string, extra: string[] = []) =>
-  runCli(['attach', id, '--redis', redis.url, '--output-format', 'stream-json', '--verbose', ...extra], { timeoutMs: 15_000 });
+  runCli(['attach', id, '--redis', redis.url, '--output-format', 'stream-json', '--verbose', ...extra], {
+    timeoutMs: 15_000,
+  });
 
 test('one worker, one front end: two prompts, every message once and in order, one result each; attach replays them (--from: the later ones)', async () => {
   const dir = tempDir();
@@ -37,7 +40,13 @@ test('one worker, one front end: two prompts, every message once and in order, o
 
   const kinds = client.messages.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
   assert.deepEqual(kinds, ['system/init', 'assistant', 'result', 'system/init', 'assistant', 'result']);
-  assert.deepEqual(client.results().map((r) => [r.subtype, r.result]), [['success', 'first answer'], ['success', 'second answer']]);
+  assert.deepEqual(
+    client.results().map((r) => [r.subtype, r.result]),
+    [
+      ['success', 'first answer'],
+      ['success', 'second answer'],
+    ],
+  );
   const ids = uuids(client.messages);
   assert.equal(new Set(ids).size, ids.length, 'no message twice');
   const sessionId = sessionOf(client.messages);
@@ -55,7 +64,11 @@ test('one worker, one front end: two prompts, every message once and in order, o
   const streamId = await log.idOfUuid(sessionId, firstResult.uuid);
   await log.close();
   const byId = await attach(sessionId, ['--from', streamId!]);
-  assert.deepEqual(parseLines(byId.stdout), parseLines(later.stdout), '--from <stream id> is the same as --from <uuid>');
+  assert.deepEqual(
+    parseLines(byId.stdout),
+    parseLines(later.stdout),
+    '--from <stream id> is the same as --from <uuid>',
+  );
   const unknown = await attach('00000000-0000-4000-8000-000000000000');
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /^agentpipe attach: error: no session 00000000-0000-4000-8000-000000000000 in Redis/);
@@ -66,15 +79,33 @@ test('one worker, one front end: two prompts, every message once and in order, o
 test('a worker killed with SIGKILL mid-turn: another takes the session over, the prompt ends with one result, the next has the history', async () => {
   const dir = tempDir();
   const debugFile = path.join(dir, 'debug.log');
-  const script = writeScript(dir, [{ text: 'running it', tool_calls: [{ name: 'Bash', input: { command: 'sleep 2' } }] }, { text: 'never sent' }]);
+  const script = writeScript(dir, [
+    { text: 'running it', tool_calls: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
+    { text: 'never sent' },
+  ]);
   const first = await startWorker(redis.url);
   const front = await startFrontEnd(redis.url, [
-    '--model', 'scripted', '--script', script, '--cwd', dir, '--permission-mode', 'bypassPermissions', '--debug', 'api', '--debug-file', debugFile,
+    '--model',
+    'scripted',
+    '--script',
+    script,
+    '--cwd',
+    dir,
+    '--permission-mode',
+    'bypassPermissions',
+    '--debug',
+    'api',
+    '--debug-file',
+    debugFile,
   ]);
   const client = new Client(front.url);
   await client.open();
   client.send(prompt('run the slow command'));
-  await client.until(() => client.messages.some((m) => m.type === 'assistant' && m.message.content.some((b: any) => b.type === 'tool_use')), 'the Bash call');
+  await client.until(
+    () =>
+      client.messages.some((m) => m.type === 'assistant' && m.message.content.some((b: any) => b.type === 'tool_use')),
+    'the Bash call',
+  );
   await first.waitFor(/session \S+: started/);
   // The new owner's model answers the next prompt; the first worker already read its script.
   writeScript(dir, [{ text: 'second answer' }]);
@@ -82,7 +113,7 @@ test('a worker killed with SIGKILL mid-turn: another takes the session over, the
   const killedAt = Date.now();
   await kill9(first);
 
-  await client.until(() => client.results().length === 1, 'the cut-off prompt\'s result', 20_000);
+  await client.until(() => client.results().length === 1, "the cut-off prompt's result", 20_000);
   const takeoverMs = Date.now() - killedAt;
   assert.ok(takeoverMs < 12_000, `taken over after ${takeoverMs} ms`);
   await second.waitFor(/session \S+: prompt \S+ was cut off/);
@@ -91,7 +122,7 @@ test('a worker killed with SIGKILL mid-turn: another takes the session over, the
   assert.deepEqual(cut!.errors, ['the worker running this prompt stopped; the session was resumed on another worker']);
 
   client.send(prompt('and now?'));
-  await client.until(() => client.results().length === 2, 'the second prompt\'s result');
+  await client.until(() => client.results().length === 2, "the second prompt's result");
   assert.deepEqual([client.results()[1]!.subtype, client.results()[1]!.result], ['success', 'second answer']);
   client.send('{"type":"end_input"}\n');
   await client.closed;
@@ -101,11 +132,21 @@ test('a worker killed with SIGKILL mid-turn: another takes the session over, the
   assert.equal(client.results().length, 2, 'one result per prompt');
   // The new worker's request for the second prompt holds the history: prompt 1, the Bash call, then one user message
   // (consecutive user entries are merged for the API): the call's interrupted result, the notice, prompt 2.
-  const requests = readFileSync(debugFile, 'utf8').split('\n').filter((l) => /request: model/.test(l));
+  const requests = readFileSync(debugFile, 'utf8')
+    .split('\n')
+    .filter((l) => /request: model/.test(l));
   assert.equal(requests.length, 2, requests.join('\n'));
-  assert.match(requests[1]!, /, 3 messages,/, `the second prompt's request holds the whole history:\n${requests.join('\n')}`);
+  assert.match(
+    requests[1]!,
+    /, 3 messages,/,
+    `the second prompt's request holds the whole history:\n${requests.join('\n')}`,
+  );
   const replay = await attach(sessionOf(client.messages));
-  assert.deepEqual(uuids(parseLines(replay.stdout)), uuids(durable(client.messages)), 'the log holds what the client got, once');
+  assert.deepEqual(
+    uuids(parseLines(replay.stdout)),
+    uuids(durable(client.messages)),
+    'the log holds what the client got, once',
+  );
   await kill9(front);
   await kill9(second);
 });
@@ -125,7 +166,10 @@ test('a front end restarted mid-stream: the client reconnects to another with it
   const before = new Client(one.url);
   await before.open();
   before.send(prompt('two steps'));
-  await before.until(() => before.messages.some((m) => m.type === 'user' && m.tool_use_result), 'the first tool result');
+  await before.until(
+    () => before.messages.some((m) => m.type === 'user' && m.tool_use_result),
+    'the first tool result',
+  );
   await kill9(one);
   await before.closed;
   const last = before.messages.at(-1)!;
@@ -140,7 +184,11 @@ test('a front end restarted mid-stream: the client reconnects to another with it
   const ids = uuids(got);
   assert.equal(new Set(ids).size, ids.length, 'nothing twice');
   const replay = await attach(sessionId);
-  assert.deepEqual(uuids(parseLines(replay.stdout)), uuids(durable(got)), 'nothing missed: the client has the whole log, in order');
+  assert.deepEqual(
+    uuids(parseLines(replay.stdout)),
+    uuids(durable(got)),
+    'nothing missed: the client has the whole log, in order',
+  );
   assert.equal(after.results()[0]!.result, 'all done');
   await kill9(two);
   await kill9(worker);
@@ -149,12 +197,16 @@ test('a front end restarted mid-stream: the client reconnects to another with it
 test('Redis unreachable: worker and serve --redis fail with one clear line within seconds (exit 1)', async () => {
   const { freePort } = await import('./redis-server.ts');
   const url = `redis://127.0.0.1:${await freePort()}`;
-  for (const args of [['worker', '--redis', url], ['serve', '--redis', url, '--port', '0', '--no-token', '--model', 'scripted']]) {
+  for (const args of [
+    ['worker', '--redis', url],
+    ['serve', '--redis', url, '--port', '0', '--no-token', '--model', 'scripted'],
+  ]) {
     const started = Date.now();
     const run = await runCli(args, { timeoutMs: 15_000 });
     const ms = Date.now() - started;
     assert.equal(run.code, 1, `${args[0]}: ${run.stderr}`);
-    const refused = /^agentpipe (worker|serve): error: cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+: connection refused: is redis-server running/;
+    const refused =
+      /^agentpipe (worker|serve): error: cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+: connection refused: is redis-server running/;
     assert.match(run.stderr, refused);
     assert.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr}`);
     assert.ok(ms < 8000, `${args[0]} failed after ${ms} ms`);

@@ -15,10 +15,21 @@ const TEN_LINES = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n
 
 type Line = Record<string, any>;
 /** The tool result user messages of the run, by tool_use_id. */
-const resultsOf = (lines: Line[]) => new Map(lines.filter((l) => l.type === 'user' && l.message.content[0]?.type === 'tool_result')
-  .map((l) => [l.message.content[0].tool_use_id as string, { block: l.message.content[0], data: l.tool_use_result }]));
+const resultsOf = (lines: Line[]) =>
+  new Map(
+    lines
+      .filter((l) => l.type === 'user' && l.message.content[0]?.type === 'tool_result')
+      .map((l) => [
+        l.message.content[0].tool_use_id as string,
+        { block: l.message.content[0], data: l.tool_use_result },
+      ]),
+  );
 
-async function run(dir: string, calls: Array<{ id: string; name: string; input: Record<string, unknown> }>, between?: () => void) {
+async function run(
+  dir: string,
+  calls: Array<{ id: string; name: string; input: Record<string, unknown> }>,
+  between?: () => void,
+) {
   const script = writeScript(dir, [...calls.map((call) => ({ tool_calls: [call] })), { text: 'done' }]);
   const cli = new StreamDriver([...ARGS, '--script', script], dir);
   if (between) {
@@ -33,7 +44,7 @@ async function run(dir: string, calls: Array<{ id: string; name: string; input: 
   return resultsOf(cli.lines);
 }
 
-test('Edit and Write over a file the model has not read are refused with Claude Code\'s words; the file is untouched', async () => {
+test("Edit and Write over a file the model has not read are refused with Claude Code's words; the file is untouched", async () => {
   const dir = tempDir({ 'a.txt': TEN_LINES });
   const results = await run(dir, [
     { id: 'toolu_edit', name: 'Edit', input: { file_path: 'a.txt', old_string: 'line 8', new_string: 'LINE EIGHT' } },
@@ -41,28 +52,50 @@ test('Edit and Write over a file the model has not read are refused with Claude 
     { id: 'toolu_new', name: 'Write', input: { file_path: 'new.txt', content: 'fresh\n' } },
   ]);
   const refused = '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>';
-  assert.deepEqual([results.get('toolu_edit')!.block.content, results.get('toolu_edit')!.block.is_error], [refused, true]);
-  assert.deepEqual([results.get('toolu_write')!.block.content, results.get('toolu_write')!.block.is_error], [refused, true]);
+  assert.deepEqual(
+    [results.get('toolu_edit')!.block.content, results.get('toolu_edit')!.block.is_error],
+    [refused, true],
+  );
+  assert.deepEqual(
+    [results.get('toolu_write')!.block.content, results.get('toolu_write')!.block.is_error],
+    [refused, true],
+  );
   assert.equal(readFileSync(path.join(dir, 'a.txt'), 'utf8'), TEN_LINES);
   // A new file needs no read.
-  assert.deepEqual(results.get('toolu_new')!.data, { type: 'create', filePath: path.join(dir, 'new.txt'), content: 'fresh\n', structuredPatch: [], originalFile: null });
+  assert.deepEqual(results.get('toolu_new')!.data, {
+    type: 'create',
+    filePath: path.join(dir, 'new.txt'),
+    content: 'fresh\n',
+    structuredPatch: [],
+    originalFile: null,
+  });
 });
 
 test('a file changed on disk since it was read must be read again', async () => {
   const dir = tempDir({ 'a.txt': TEN_LINES });
   const file = path.join(dir, 'a.txt');
-  const results = await run(dir, [
-    { id: 'toolu_read', name: 'Read', input: { file_path: 'a.txt' } },
-    { id: 'toolu_edit', name: 'Edit', input: { file_path: 'a.txt', old_string: 'line 8', new_string: 'LINE EIGHT' } },
-    { id: 'toolu_reread', name: 'Read', input: { file_path: 'a.txt' } },
-    { id: 'toolu_edit2', name: 'Edit', input: { file_path: 'a.txt', old_string: 'line 8', new_string: 'LINE EIGHT' } },
-  ], () => {
-    writeFileSync(file, TEN_LINES.replace('line 1\n', 'line one\n'));
-    const later = new Date(Date.now() + 5_000);
-    utimesSync(file, later, later);
-  });
-  assert.equal(results.get('toolu_edit')!.block.content,
-    '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>');
+  const results = await run(
+    dir,
+    [
+      { id: 'toolu_read', name: 'Read', input: { file_path: 'a.txt' } },
+      { id: 'toolu_edit', name: 'Edit', input: { file_path: 'a.txt', old_string: 'line 8', new_string: 'LINE EIGHT' } },
+      { id: 'toolu_reread', name: 'Read', input: { file_path: 'a.txt' } },
+      {
+        id: 'toolu_edit2',
+        name: 'Edit',
+        input: { file_path: 'a.txt', old_string: 'line 8', new_string: 'LINE EIGHT' },
+      },
+    ],
+    () => {
+      writeFileSync(file, TEN_LINES.replace('line 1\n', 'line one\n'));
+      const later = new Date(Date.now() + 5_000);
+      utimesSync(file, later, later);
+    },
+  );
+  assert.equal(
+    results.get('toolu_edit')!.block.content,
+    '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>',
+  );
   assert.equal(results.get('toolu_edit2')!.block.is_error, false);
   assert.equal(readFileSync(file, 'utf8'), TEN_LINES.replace('line 1\n', 'line one\n').replace('line 8', 'LINE EIGHT'));
 });
@@ -76,12 +109,28 @@ test('tool_use_result shapes: Read file.content, Edit structuredPatch with real 
     { id: 'toolu_write', name: 'Write', input: { file_path: 'a.txt', content: 'short\n' } },
     { id: 'toolu_nope', name: 'NoSuchTool', input: {} },
   ]);
-  assert.deepEqual(results.get('toolu_read')!.data, { type: 'text', file: { filePath: file, content: 'line 2\nline 3', numLines: 2, startLine: 2, totalLines: 10 } });
+  assert.deepEqual(results.get('toolu_read')!.data, {
+    type: 'text',
+    file: { filePath: file, content: 'line 2\nline 3', numLines: 2, startLine: 2, totalLines: 10 },
+  });
   const edit = results.get('toolu_edit')!;
   assert.equal(edit.block.is_error, false, edit.block.content);
   assert.deepEqual(edit.data, {
-    filePath: file, oldString: 'line 8', newString: 'LINE EIGHT', originalFile: TEN_LINES, userModified: false, replaceAll: false,
-    structuredPatch: [{ oldStart: 5, oldLines: 6, newStart: 5, newLines: 6, lines: [' line 5', ' line 6', ' line 7', '-line 8', '+LINE EIGHT', ' line 9', ' line 10'] }],
+    filePath: file,
+    oldString: 'line 8',
+    newString: 'LINE EIGHT',
+    originalFile: TEN_LINES,
+    userModified: false,
+    replaceAll: false,
+    structuredPatch: [
+      {
+        oldStart: 5,
+        oldLines: 6,
+        newStart: 5,
+        newLines: 6,
+        lines: [' line 5', ' line 6', ' line 7', '-line 8', '+LINE EIGHT', ' line 9', ' line 10'],
+      },
+    ],
   });
   const edited = TEN_LINES.replace('line 8', 'LINE EIGHT');
   const write = results.get('toolu_write')!;
@@ -89,6 +138,8 @@ test('tool_use_result shapes: Read file.content, Edit structuredPatch with real 
   assert.equal(write.data.originalFile, edited);
   assert.equal(write.data.structuredPatch[0].oldStart, 1);
   assert.ok(write.data.structuredPatch[0].lines.includes('+short'));
-  assert.deepEqual([results.get('toolu_nope')!.block.content, results.get('toolu_nope')!.block.is_error],
-    ['<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>', true]);
+  assert.deepEqual(
+    [results.get('toolu_nope')!.block.content, results.get('toolu_nope')!.block.is_error],
+    ['<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>', true],
+  );
 });

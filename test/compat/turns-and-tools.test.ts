@@ -35,18 +35,28 @@ const resultOf = (messages: SDKMessage[]) => {
 
 test('num_turns: the prompt plus one per tool result (two calls in one turn are two), as Claude Code counts', async () => {
   const dir = tempDir();
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'Glob', input: { pattern: '*.json' } }, { name: 'Glob', input: { pattern: '*.txt' } }] },
-    { tool_calls: [{ name: 'Glob', input: { pattern: '*' } }] },
-    { text: 'done' },
-  ], { cwd: dir });
+  const options = sdkOptions(
+    [
+      {
+        tool_calls: [
+          { name: 'Glob', input: { pattern: '*.json' } },
+          { name: 'Glob', input: { pattern: '*.txt' } },
+        ],
+      },
+      { tool_calls: [{ name: 'Glob', input: { pattern: '*' } }] },
+      { text: 'done' },
+    ],
+    { cwd: dir },
+  );
   const result = resultOf(await collect('look around', options));
   assert.equal(result.subtype, 'success');
   assert.equal(result.num_turns, 4);
 });
 
 test('num_turns under --max-turns: the run stops after the limit of model requests and counts its tool results', async () => {
-  const options = sdkOptions([{ tool_calls: [{ name: 'Glob', input: { pattern: '*' } }] }, { text: 'never' }], { maxTurns: 1 });
+  const options = sdkOptions([{ tool_calls: [{ name: 'Glob', input: { pattern: '*' } }] }, { text: 'never' }], {
+    maxTurns: 1,
+  });
   const result = resultOf(await collect('go', options));
   assert.equal(result.subtype, 'error_max_turns');
   assert.equal(result.num_turns, 2);
@@ -70,22 +80,38 @@ test('read-only calls of one model turn run at the same time; each result is emi
     name: 'probe',
     version: '1.0.0',
     tools: [
-      tool('look', 'Looks (read-only)', { name: z.string() }, async ({ name }) => {
-        await meet(name, finished);
-        if (name === 'slow') await slowMayEnd;
-        else releaseSlow();
-        return { content: [{ type: 'text', text: `${name} seen` }] };
-      }, { annotations: { readOnlyHint: true } }),
+      tool(
+        'look',
+        'Looks (read-only)',
+        { name: z.string() },
+        async ({ name }) => {
+          await meet(name, finished);
+          if (name === 'slow') await slowMayEnd;
+          else releaseSlow();
+          return { content: [{ type: 'text', text: `${name} seen` }] };
+        },
+        { annotations: { readOnlyHint: true } },
+      ),
     ],
   });
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'mcp__probe__look', id: 'toolu_slow', input: { name: 'slow' } }, { name: 'mcp__probe__look', id: 'toolu_fast', input: { name: 'fast' } }] },
-    { text: 'both seen' },
-  ], { mcpServers: { probe }, allowedTools: ['mcp__probe__look'] });
+  const options = sdkOptions(
+    [
+      {
+        tool_calls: [
+          { name: 'mcp__probe__look', id: 'toolu_slow', input: { name: 'slow' } },
+          { name: 'mcp__probe__look', id: 'toolu_fast', input: { name: 'fast' } },
+        ],
+      },
+      { text: 'both seen' },
+    ],
+    { mcpServers: { probe }, allowedTools: ['mcp__probe__look'] },
+  );
   const messages = await collect('look twice', options);
   assert.equal(started.size, 2);
-  const results = messages.flatMap((m) => (m.type === 'user' && Array.isArray(m.message.content) ? m.message.content : []))
-    .filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
+  const results = messages
+    .flatMap((m) => (m.type === 'user' && Array.isArray(m.message.content) ? m.message.content : []))
+    .filter((b) => b.type === 'tool_result')
+    .map((b) => b.tool_use_id);
   assert.deepEqual(results, ['toolu_fast', 'toolu_slow'], 'the result that completed first comes first');
   const result = resultOf(messages);
   assert.equal(result.subtype, 'success');
@@ -95,14 +121,22 @@ test('read-only calls of one model turn run at the same time; each result is emi
 test('calls that change things run one at a time, in order', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [
-    { tool_calls: [{ name: 'Write', input: { file_path: 'a.txt', content: 'one' } }, { name: 'Bash', input: { command: 'cat a.txt > b.txt' } }] },
+    {
+      tool_calls: [
+        { name: 'Write', input: { file_path: 'a.txt', content: 'one' } },
+        { name: 'Bash', input: { command: 'cat a.txt > b.txt' } },
+      ],
+    },
     { text: 'copied' },
   ]);
   const cli = new StreamDriver([...ARGS, '--script', script, '--permission-mode', 'bypassPermissions'], dir);
   const result = await cli.prompt('copy');
   assert.equal(result.subtype, 'success');
   const results = cli.lines.filter((l) => l.type === 'user').map((l) => l.message.content[0]);
-  assert.deepEqual(results.map((b) => b.is_error), [false, false]);
+  assert.deepEqual(
+    results.map((b) => b.is_error),
+    [false, false],
+  );
   const { readFileSync } = await import('node:fs');
   assert.equal(readFileSync(`${dir}/b.txt`, 'utf8'), 'one', 'Bash ran after the Write it depends on');
   assert.equal(await cli.end(), 0);
@@ -111,19 +145,28 @@ test('calls that change things run one at a time, in order', async () => {
 test('Task with the general-purpose agent is offered in every session, first in the tool list; a subagent does not get Task', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [
-    { tool_calls: [{ name: 'Task', input: { description: 'look', prompt: 'list files', subagent_type: 'general-purpose' } }] },
+    {
+      tool_calls: [
+        { name: 'Task', input: { description: 'look', prompt: 'list files', subagent_type: 'general-purpose' } },
+      ],
+    },
     { text: 'sub done' },
     { text: 'main done' },
   ]);
   const cli = new StreamDriver([...ARGS, '--script', script], dir);
   const init = await cli.control({ subtype: 'initialize' });
-  assert.deepEqual(init.response.agents.map((a: { name: string }) => a.name), ['general-purpose']);
+  assert.deepEqual(
+    init.response.agents.map((a: { name: string }) => a.name),
+    ['general-purpose'],
+  );
   const result = await cli.prompt('delegate');
   const system = cli.lines.find((l) => l.type === 'system' && l.subtype === 'init')!;
   assert.equal(system.tools[0], 'Task');
   assert.equal(result.subtype, 'success');
   assert.equal(result.result, 'main done');
-  const taskResult = cli.lines.find((l) => l.type === 'user' && l.parent_tool_use_id === null && l.message.content[0]?.type === 'tool_result')!;
+  const taskResult = cli.lines.find(
+    (l) => l.type === 'user' && l.parent_tool_use_id === null && l.message.content[0]?.type === 'tool_result',
+  )!;
   assert.equal(taskResult.message.content[0].is_error, false, JSON.stringify(taskResult.message.content[0]));
   assert.equal(await cli.end(), 0);
 
@@ -139,10 +182,25 @@ test('interrupt mid-stream: the text streamed so far is emitted (stop_reason nul
   // The first answer stops after a few deltas and hangs; the second answers at once.
   const server = await anthropic([
     {
-      kind: 'sse', then: 'hang',
+      kind: 'sse',
+      then: 'hang',
       frames: [
-        anthropicFrame('message_start', { message: { id: 'msg_cut', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } }),
-        ...anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Counting: ' }, { type: 'text_delta', text: 'one, two, three' }]).slice(0, 3),
+        anthropicFrame('message_start', {
+          message: {
+            id: 'msg_cut',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 5, output_tokens: 1 },
+          },
+        }),
+        ...anthropicBlock(0, { type: 'text', text: '' }, [
+          { type: 'text_delta', text: 'Counting: ' },
+          { type: 'text_delta', text: 'one, two, three' },
+        ]).slice(0, 3),
       ],
     },
     text('ok'),
@@ -150,15 +208,25 @@ test('interrupt mid-stream: the text streamed so far is emitted (stop_reason nul
   const cli = new StreamDriver([...CLAUDE, '--include-partial-messages'], p.cwd, { ...p.env, ...server.env });
   cli.send({ type: 'user', message: { role: 'user', content: 'count' }, parent_tool_use_id: null, session_id: '' });
   await cli.waitFor((l) => l.type === 'system' && l.subtype === 'status' && l.status === 'requesting');
-  await cli.waitFor((l) => l.type === 'stream_event' && l.event.type === 'content_block_delta' && l.event.delta.text === 'one, two, three');
+  await cli.waitFor(
+    (l) =>
+      l.type === 'stream_event' && l.event.type === 'content_block_delta' && l.event.delta.text === 'one, two, three',
+  );
   assert.equal((await cli.control({ subtype: 'interrupt' })).subtype, 'success');
   const result = await cli.waitFor((l) => l.type === 'result');
-  const kinds = cli.lines.filter((l) => l.type !== 'stream_event' && l.type !== 'control_response').map((l) => (l.type === 'system' ? `system/${l.subtype}` : l.type));
+  const kinds = cli.lines
+    .filter((l) => l.type !== 'stream_event' && l.type !== 'control_response')
+    .map((l) => (l.type === 'system' ? `system/${l.subtype}` : l.type));
   assert.deepEqual(kinds, ['system/init', 'system/status', 'assistant', 'user', 'result']);
   const partial = cli.lines.find((l) => l.type === 'assistant')!;
-  assert.deepEqual(partial.message.content.map((b: { type: string; text: string }) => [b.type, b.text]), [['text', streamed]]);
+  assert.deepEqual(
+    partial.message.content.map((b: { type: string; text: string }) => [b.type, b.text]),
+    [['text', streamed]],
+  );
   assert.equal(partial.message.stop_reason, null);
-  assert.deepEqual(cli.lines.find((l) => l.type === 'user')!.message.content, [{ type: 'text', text: '[Request interrupted by user]' }]);
+  assert.deepEqual(cli.lines.find((l) => l.type === 'user')!.message.content, [
+    { type: 'text', text: '[Request interrupted by user]' },
+  ]);
   assert.equal(result.subtype, 'error_during_execution');
   assert.equal(result.num_turns, 2);
   // What was shown is what the model is told on the next prompt, live and after --resume alike.
@@ -166,7 +234,13 @@ test('interrupt mid-stream: the text streamed so far is emitted (stop_reason nul
   const expected = [
     { role: 'user', content: 'count' },
     { role: 'assistant', content: [{ type: 'text', text: streamed }] },
-    { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }, { type: 'text', text: 'go on' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: '[Request interrupted by user]' },
+        { type: 'text', text: 'go on' },
+      ],
+    },
   ];
   assert.deepEqual(server.requests[1]!.body.messages, expected);
   assert.equal(await cli.end(), 0);

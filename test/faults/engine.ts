@@ -10,7 +10,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { CLI_PATH } from '../helpers/cli.ts';
-import { anthropicBlock, anthropicStream, startFakeServer, type FakeServer, type Reply } from '../model/fake-servers.ts';
+import {
+  anthropicBlock,
+  anthropicStream,
+  startFakeServer,
+  type FakeServer,
+  type Reply,
+} from '../model/fake-servers.ts';
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same session. */
 export function random(seed: number): () => number {
@@ -27,15 +33,33 @@ export function random(seed: number): () => number {
 type Line = Record<string, any>;
 type Action = 'none' | 'interrupt' | 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'eof';
 
-interface Outcome { lines: Line[]; bad: string[]; code: number | null; signal: NodeJS.Signals | null; stderr: string; timedOut: boolean }
+interface Outcome {
+  lines: Line[];
+  bad: string[];
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  timedOut: boolean;
+}
 
 const BOUND_MS = 25_000;
 
 /** Runs the CLI with stream-json in and out; `drive` writes input and acts while it runs. */
-function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv, drive: (child: ReturnType<typeof spawn>, lines: Line[]) => void): Promise<Outcome> {
-  const child = spawn(process.execPath, [CLI_PATH, '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args], {
-    cwd, env: { ...process.env, ANTHROPIC_API_KEY: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
-  });
+function runCli(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  drive: (child: ReturnType<typeof spawn>, lines: Line[]) => void,
+): Promise<Outcome> {
+  const child = spawn(
+    process.execPath,
+    [CLI_PATH, '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args],
+    {
+      cwd,
+      env: { ...process.env, ANTHROPIC_API_KEY: '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   const lines: Line[] = [];
   const bad: string[] = [];
   let buffer = '';
@@ -61,14 +85,17 @@ function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv, drive: (chi
     timedOut = true;
     child.kill('SIGKILL');
   }, BOUND_MS);
-  return new Promise((resolve) => child.on('close', (code, signal) => {
-    clearTimeout(timer);
-    if (buffer) bad.push(`unterminated: ${buffer.slice(0, 200)}`);
-    resolve({ lines, bad, code, signal, stderr, timedOut });
-  }));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (buffer) bad.push(`unterminated: ${buffer.slice(0, 200)}`);
+      resolve({ lines, bad, code, signal, stderr, timedOut });
+    }),
+  );
 }
 
-const userLine = (text: string) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' })}\n`;
+const userLine = (text: string) =>
+  `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' })}\n`;
 
 /** One random session; returns the broken invariants. */
 export async function check(seed: number): Promise<string[]> {
@@ -89,9 +116,17 @@ export async function check(seed: number): Promise<string[]> {
     for (let i = 0; i < prompts; i++) {
       for (let t = Math.floor(rnd() * 3); t > 0; t--) {
         const tool = pick(['bash', 'slow', 'read', 'write'] as const);
-        const call = tool === 'read' ? { name: 'Read', input: { file_path: 'notes.txt' } }
-          : tool === 'write' ? { name: 'Write', input: { file_path: `w${i}${t}.txt`, content: 'x' } }
-            : { name: 'Bash', input: { command: `echo $(ps -o pgid= $$) >> ${pgids}; sleep ${tool === 'slow' ? 5 : 0.05} & wait; echo done` } };
+        const call =
+          tool === 'read'
+            ? { name: 'Read', input: { file_path: 'notes.txt' } }
+            : tool === 'write'
+              ? { name: 'Write', input: { file_path: `w${i}${t}.txt`, content: 'x' } }
+              : {
+                  name: 'Bash',
+                  input: {
+                    command: `echo $(ps -o pgid= $$) >> ${pgids}; sleep ${tool === 'slow' ? 5 : 0.05} & wait; echo done`,
+                  },
+                };
         turns.push({ text: 'Working.', tool_calls: [call] });
       }
       turns.push({ text: `Answer ${i}: ${'word '.repeat(20)}`, chunk_size: 7, delay_ms: 5 });
@@ -102,7 +137,12 @@ export async function check(seed: number): Promise<string[]> {
     // A provider that fails first, sometimes: the real Anthropic path against a local fake.
     const provider = rnd() < 0.3;
     let args = ['--model', 'scripted', '--script', script];
-    let env: NodeJS.ProcessEnv = { AGENTPIPE_HOME: home, API_TIMEOUT_MS: '500', AGENTPIPE_STREAM_IDLE_TIMEOUT_MS: '500', AGENTPIPE_CONTROL_TIMEOUT_MS: '3000' };
+    let env: NodeJS.ProcessEnv = {
+      AGENTPIPE_HOME: home,
+      API_TIMEOUT_MS: '500',
+      AGENTPIPE_STREAM_IDLE_TIMEOUT_MS: '500',
+      AGENTPIPE_CONTROL_TIMEOUT_MS: '3000',
+    };
     if (provider) {
       const fault: Reply = pick([
         { kind: 'json', status: 500, body: { type: 'error', error: { type: 'api_error', message: 'boom' } } },
@@ -110,13 +150,23 @@ export async function check(seed: number): Promise<string[]> {
         { kind: 'sse', frames: [], then: 'destroy' },
         { kind: 'sse', frames: [], then: 'hang' },
       ] satisfies Reply[]);
-      const ok: Reply = { kind: 'sse', frames: anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'fine' }])], 'end_turn') };
+      const ok: Reply = {
+        kind: 'sse',
+        frames: anthropicStream(
+          [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'fine' }])],
+          'end_turn',
+        ),
+      };
       let n = 0;
       server = await startFakeServer(() => (n++ % 2 === 0 ? fault : ok));
       args = ['--model', 'claude-sonnet-4-5'];
       env = { ...env, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-fault-0123456789' };
     }
-    args.push('--permission-mode', askPermission ? 'default' : 'bypassPermissions', ...(askPermission ? ['--permission-prompt-tool', 'stdio'] : []));
+    args.push(
+      '--permission-mode',
+      askPermission ? 'default' : 'bypassPermissions',
+      ...(askPermission ? ['--permission-prompt-tool', 'stdio'] : []),
+    );
     const action: Action = pick(['none', 'none', 'interrupt', 'SIGINT', 'SIGTERM', 'SIGHUP', 'eof'] as const);
     const actAfterMs = Math.floor(rnd() * 600);
     const answerPermission = rnd() < 0.5;
@@ -128,14 +178,19 @@ export async function check(seed: number): Promise<string[]> {
         for (const l of lines) {
           if (l.type !== 'control_request' || answered.has(l.request_id as string) || !answerPermission) continue;
           answered.add(l.request_id as string);
-          child.stdin!.write(`${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: l.request_id, response: { behavior: 'allow', updatedInput: l.request.input } } })}\n`);
+          child.stdin!.write(
+            `${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: l.request_id, response: { behavior: 'allow', updatedInput: l.request.input } } })}\n`,
+          );
         }
         // Every prompt got its result: the client ends its input.
         if (action !== 'eof' && lines.filter((l) => l.type === 'result').length >= prompts) child.stdin!.end();
       }, 20);
       child.on('close', () => clearInterval(poll));
       setTimeout(() => {
-        if (action === 'interrupt') child.stdin!.write(`${JSON.stringify({ type: 'control_request', request_id: 'fault_int', request: { subtype: 'interrupt' } })}\n`);
+        if (action === 'interrupt')
+          child.stdin!.write(
+            `${JSON.stringify({ type: 'control_request', request_id: 'fault_int', request: { subtype: 'interrupt' } })}\n`,
+          );
         else if (action === 'eof') child.stdin!.end();
         else if (action !== 'none') child.kill(action);
       }, actAfterMs);
@@ -188,13 +243,21 @@ export async function check(seed: number): Promise<string[]> {
     if (sessionId && results > 0) {
       const again = path.join(root, 'again.json');
       writeFileSync(again, JSON.stringify({ turns: [{ text: 'resumed' }, { text: 'resumed' }] }));
-      const resume = () => runCli(['--model', 'scripted', '--script', again, '--resume', sessionId], cwd, { AGENTPIPE_HOME: home }, (child) => child.stdin!.end(userLine('again')));
+      const resume = () =>
+        runCli(
+          ['--model', 'scripted', '--script', again, '--resume', sessionId],
+          cwd,
+          { AGENTPIPE_HOME: home },
+          (child) => child.stdin!.end(userLine('again')),
+        );
       const both = rnd() < 0.3;
       const runs = await Promise.all(both ? [resume(), resume()] : [resume()]);
       const ok = runs.filter((r) => r.code === 0 && r.lines.at(-1)?.subtype === 'success').length;
       const refused = runs.filter((r) => r.code === 1 && /is in use by process/.test(r.stderr)).length;
       if (ok < 1 || ok + refused !== runs.length) {
-        broken.push(`${where}: resume: ${runs.map((r) => `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1) ?? ''}`).join(' | ')}`);
+        broken.push(
+          `${where}: resume: ${runs.map((r) => `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1) ?? ''}`).join(' | ')}`,
+        );
       }
     }
   } finally {

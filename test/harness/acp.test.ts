@@ -18,11 +18,19 @@ import { INTERRUPTED } from '../../src/messages/notices.ts';
 import type { HarnessConfig } from '../../src/harness/types.ts';
 
 /** A scratch folder pair and `agentpipe acp` on a script of `turns`. */
-function scripted(prefix: string, turns: unknown[], extra: string[] = []): { home: string; cwd: string; command: string[] } {
+function scripted(
+  prefix: string,
+  turns: unknown[],
+  extra: string[] = [],
+): { home: string; cwd: string; command: string[] } {
   const { home, cwd } = harnessDirs(`acp-${prefix}`);
   const script = path.join(path.dirname(cwd), 'script.json');
   writeFileSync(script, JSON.stringify({ turns }));
-  return { home, cwd, command: [process.execPath, CLI_PATH, 'acp', '--model', 'scripted', '--script', script, ...extra] };
+  return {
+    home,
+    cwd,
+    command: [process.execPath, CLI_PATH, 'acp', '--model', 'scripted', '--script', script, ...extra],
+  };
 }
 
 async function drive(config: Partial<HarnessConfig> & { cwd: string; command: string[] }, home: string) {
@@ -34,10 +42,15 @@ const toolUses = (messages: AgentMessage[]) =>
 const toolResults = (messages: AgentMessage[]) =>
   messages.flatMap((m) => {
     if (m.type !== 'user' || !Array.isArray(m.message.content)) return [];
-    return m.message.content.filter((b) => b.type === 'tool_result').map((b) => ({ block: b, result: m.tool_use_result }));
+    return m.message.content
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => ({ block: b, result: m.tool_use_result }));
   });
 const joined = (updates: SessionUpdate[], kind: string) =>
-  updates.filter((u) => u.sessionUpdate === kind).map((u) => (u as { content: { text: string } }).content.text).join('');
+  updates
+    .filter((u) => u.sessionUpdate === kind)
+    .map((u) => (u as { content: { text: string } }).content.text)
+    .join('');
 
 /** Every tool_call of the ACP projection of our stream has exactly one terminal update. */
 function assertOneTerminalUpdate(messages: AgentMessage[]): SessionUpdate[] {
@@ -45,8 +58,12 @@ function assertOneTerminalUpdate(messages: AgentMessage[]): SessionUpdate[] {
   const calls = updates.filter((u) => u.sessionUpdate === 'tool_call').map((u) => u.toolCallId);
   assert.ok(calls.length > 0, 'there are tool calls');
   for (const id of calls) {
-    const terminal = updates.filter((u) =>
-      u.sessionUpdate === 'tool_call_update' && u.toolCallId === id && (u.status === 'completed' || u.status === 'failed'));
+    const terminal = updates.filter(
+      (u) =>
+        u.sessionUpdate === 'tool_call_update' &&
+        u.toolCallId === id &&
+        (u.status === 'completed' || u.status === 'failed'),
+    );
     assert.equal(terminal.length, 1, `tool call ${id} has ${terminal.length} terminal updates`);
   }
   assert.equal(new Set(calls).size, calls.length);
@@ -56,7 +73,10 @@ function assertOneTerminalUpdate(messages: AgentMessage[]): SessionUpdate[] {
 /** Pids of processes whose command line holds `marker`. */
 function processesWith(marker: string): string[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes(marker) && !line.includes('ps -eo')).map((line) => line.trim().split(/\s+/)[0]!);
+  return out
+    .split('\n')
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo'))
+    .map((line) => line.trim().split(/\s+/)[0]!);
 }
 
 test('acp harness: a text answer round-trips (init first, thinking and text, deltas join to the text, ACP chunks equal)', async () => {
@@ -73,18 +93,31 @@ test('acp harness: a text answer round-trips (init first, thinking and text, del
       assert.equal(outcome.numTurns, 1);
       const types = typesOf(messages).filter((t) => t !== 'stream_event');
       assert.deepEqual(types, ['system/init', 'assistant', 'assistant']);
-      assert.equal(messages[0]!.type === 'system' && messages[0]!.subtype === 'init' && messages[0]!.harness_session_id, h.harness.nativeSessionId);
+      assert.equal(
+        messages[0]!.type === 'system' && messages[0]!.subtype === 'init' && messages[0]!.harness_session_id,
+        h.harness.nativeSessionId,
+      );
       assert.ok(h.harness.nativeSessionId);
       const finals = messages.filter((m) => m.type === 'assistant');
-      assert.deepEqual(finals.map((m) => m.message.content[0]!.type), ['thinking', 'text']);
-      assert.equal(new Set(finals.map((m) => m.message.id)).size, 1, 'one API message, one block per assistant message');
+      assert.deepEqual(
+        finals.map((m) => m.message.content[0]!.type),
+        ['thinking', 'text'],
+      );
+      assert.equal(
+        new Set(finals.map((m) => m.message.id)).size,
+        1,
+        'one API message, one block per assistant message',
+      );
       const events = messages.filter((m) => m.type === 'stream_event');
       if (partial) {
         const deltas = events.map((m) => m.event).filter((e) => e.type === 'content_block_delta');
         assert.equal(deltas.map((e) => (e.delta.type === 'text_delta' ? e.delta.text : '')).join(''), TEXT);
         assert.ok(deltas.length > 2, 'text came in several chunks');
         const start = events[0]!.event;
-        assert.ok(start.type === 'message_start' && start.message.id === finals[0]!.message.id, 'the stream and the finals share the message id');
+        assert.ok(
+          start.type === 'message_start' && start.message.id === finals[0]!.message.id,
+          'the stream and the finals share the message id',
+        );
       } else {
         assert.equal(events.length, 0);
       }
@@ -135,7 +168,10 @@ test('acp harness: a Bash call round-trips as tool_use + tool_result; the inner 
       assert.equal(outcome.text, allow ? 'It ran.' : 'It was rejected.');
       assert.deepEqual(asked, [['Bash', { command: COMMAND }]]);
       assert.deepEqual(typesOf(messages), ['system/init', 'assistant', 'assistant', 'user', 'assistant']);
-      assert.deepEqual(toolUses(messages).map((b) => [b.id, b.name, b.input]), [['toolu_bash1', 'Bash', { command: COMMAND }]]);
+      assert.deepEqual(
+        toolUses(messages).map((b) => [b.id, b.name, b.input]),
+        [['toolu_bash1', 'Bash', { command: COMMAND }]],
+      );
       const [result] = toolResults(messages);
       assert.equal(result!.block.tool_use_id, 'toolu_bash1');
       if (allow) {
@@ -159,19 +195,32 @@ test('acp harness: a Bash call round-trips as tool_use + tool_result; the inner 
 
 test('acp harness: Write and Edit show their diffs (structuredPatch in tool_use_result) and change the file', async () => {
   const { home, cwd, command } = scripted('edit', [
-    { tool_calls: [{ id: 'toolu_write1', name: 'Write', input: { file_path: 'notes.txt', content: 'one\ntwo\nthree\n' } }] },
-    { tool_calls: [{ id: 'toolu_edit1', name: 'Edit', input: { file_path: 'notes.txt', old_string: 'two', new_string: 'TWO' } }] },
+    {
+      tool_calls: [
+        { id: 'toolu_write1', name: 'Write', input: { file_path: 'notes.txt', content: 'one\ntwo\nthree\n' } },
+      ],
+    },
+    {
+      tool_calls: [
+        { id: 'toolu_edit1', name: 'Edit', input: { file_path: 'notes.txt', old_string: 'two', new_string: 'TWO' } },
+      ],
+    },
     { text: 'Edited.' },
   ]);
   const h = await drive({ cwd, command }, home);
   try {
-    const { messages, outcome } = await h.prompt('Write and edit the notes.', { askPermission: async () => ({ behavior: 'allow' }) });
+    const { messages, outcome } = await h.prompt('Write and edit the notes.', {
+      askPermission: async () => ({ behavior: 'allow' }),
+    });
     assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
     assert.equal(readFileSync(path.join(cwd, 'notes.txt'), 'utf8'), 'one\nTWO\nthree\n');
-    assert.deepEqual(toolUses(messages).map((b) => [b.name, b.input]), [
-      ['Write', { file_path: 'notes.txt', content: 'one\ntwo\nthree\n' }],
-      ['Edit', { file_path: 'notes.txt', old_string: 'two', new_string: 'TWO' }],
-    ]);
+    assert.deepEqual(
+      toolUses(messages).map((b) => [b.name, b.input]),
+      [
+        ['Write', { file_path: 'notes.txt', content: 'one\ntwo\nthree\n' }],
+        ['Edit', { file_path: 'notes.txt', old_string: 'two', new_string: 'TWO' }],
+      ],
+    );
     const [write, edit] = toolResults(messages).map((r) => r.result as Record<string, any>);
     assert.equal(write!.type, 'create');
     assert.equal(write!.content, 'one\ntwo\nthree\n');
@@ -182,7 +231,10 @@ test('acp harness: Write and Edit show their diffs (structuredPatch in tool_use_
     const updates = assertOneTerminalUpdate(messages);
     const done = updates.find((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 'toolu_edit1');
     const diff = done?.sessionUpdate === 'tool_call_update' ? done.content?.find((c) => c.type === 'diff') : undefined;
-    assert.deepEqual(diff && { oldText: diff.oldText, newText: diff.newText }, { oldText: 'one\ntwo\nthree\n', newText: 'one\nTWO\nthree\n' });
+    assert.deepEqual(diff && { oldText: diff.oldText, newText: diff.newText }, {
+      oldText: 'one\ntwo\nthree\n',
+      newText: 'one\nTWO\nthree\n',
+    });
   } finally {
     await h.harness.close();
   }
@@ -191,7 +243,10 @@ test('acp harness: Write and Edit show their diffs (structuredPatch in tool_use_
 test('acp harness: an interrupt mid-tool cancels the prompt (interrupted outcome), kills the tool, and the agent goes on', async () => {
   const MARKER = 'sleep 31.7';
   const { home, cwd, command } = scripted('interrupt', [
-    { text: 'Sleeping.', tool_calls: [{ id: 'toolu_sleep', name: 'Bash', input: { command: `${MARKER}; echo woke` } }] },
+    {
+      text: 'Sleeping.',
+      tool_calls: [{ id: 'toolu_sleep', name: 'Bash', input: { command: `${MARKER}; echo woke` } }],
+    },
     { text: 'Still here.' },
   ]);
   const h = await drive({ cwd, command }, home);
@@ -200,7 +255,8 @@ test('acp harness: an interrupt mid-tool cancels the prompt (interrupted outcome
     const { messages, outcome } = await h.prompt('Sleep a while.', {
       askPermission: async () => ({ behavior: 'allow' }),
       onMessage: (m, controller) => {
-        if (m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use')) setTimeout(() => controller.abort(), 500);
+        if (m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use'))
+          setTimeout(() => controller.abort(), 500);
       },
     });
     assert.equal(outcome.terminalReason, 'aborted_streaming');
@@ -229,7 +285,12 @@ test('acp harness: a second harness resumes the session (session/load) and the a
   const nativeId = first.harness.nativeSessionId!;
   await first.harness.close();
 
-  const frames = [openaiChunk({ role: 'assistant', content: 'The word was pelican.' }), openaiChunk({}, 'stop'), openaiUsage(40, 6), OPENAI_DONE];
+  const frames = [
+    openaiChunk({ role: 'assistant', content: 'The word was pelican.' }),
+    openaiChunk({}, 'stop'),
+    openaiUsage(40, 6),
+    OPENAI_DONE,
+  ];
   const server = await startFakeServer({ kind: 'sse', frames });
   const remote = [process.execPath, CLI_PATH, 'acp', '--base-url', `${server.url}/v1`, '--model', 'local-model'];
   const second = await drive({ cwd, command: remote, resumeNativeId: nativeId }, home);
@@ -240,9 +301,12 @@ test('acp harness: a second harness resumes the session (session/load) and the a
     assert.equal(second.harness.nativeSessionId, nativeId);
     // The replay of session/load is not emitted again: only this prompt's messages.
     assert.deepEqual(typesOf(messages), ['system/init', 'assistant']);
-    assert.ok(messages[0]!.type === 'system' && messages[0]!.subtype === 'init' && messages[0]!.harness_session_id === nativeId);
+    assert.ok(
+      messages[0]!.type === 'system' && messages[0]!.subtype === 'init' && messages[0]!.harness_session_id === nativeId,
+    );
     const sent = JSON.stringify(server.requests[0]!.body.messages);
-    for (const piece of ['Remember the word pelican.', 'Noted: pelican.', 'Which word?']) assert.ok(sent.includes(piece), `the request carries ${piece}`);
+    for (const piece of ['Remember the word pelican.', 'Noted: pelican.', 'Which word?'])
+      assert.ok(sent.includes(piece), `the request carries ${piece}`);
     assert.deepEqual(warnings, []);
   } finally {
     await second.harness.close();
@@ -253,14 +317,23 @@ test('acp harness: a second harness resumes the session (session/load) and the a
 test('acp harness: a crashing agent, a non-ACP command and a hanging agent each end in one failure outcome, never a throw', async () => {
   const { home, cwd } = harnessDirs('acp-broken');
   const cases: Array<{ label: string; script: string; error: RegExp; withinMs: number }> = [
-    { label: 'crash', script: 'console.error("boom: bad config"); process.exit(3)', error: /exited with code 3.*boom: bad config/s, withinMs: 5000 },
     {
-      label: 'garbage', script: 'console.log("Usage: some-agent [options]"); setInterval(() => {}, 1000)',
-      error: /not an ACP agent.*Usage: some-agent/, withinMs: 5000,
+      label: 'crash',
+      script: 'console.error("boom: bad config"); process.exit(3)',
+      error: /exited with code 3.*boom: bad config/s,
+      withinMs: 5000,
     },
     {
-      label: 'hang', script: 'process.stdin.resume(); setInterval(() => {}, 1000)',
-      error: new RegExp(`did not answer initialize within ${INIT_TIMEOUT_MS / 1000} s`), withinMs: INIT_TIMEOUT_MS + 3000,
+      label: 'garbage',
+      script: 'console.log("Usage: some-agent [options]"); setInterval(() => {}, 1000)',
+      error: /not an ACP agent.*Usage: some-agent/,
+      withinMs: 5000,
+    },
+    {
+      label: 'hang',
+      script: 'process.stdin.resume(); setInterval(() => {}, 1000)',
+      error: new RegExp(`did not answer initialize within ${INIT_TIMEOUT_MS / 1000} s`),
+      withinMs: INIT_TIMEOUT_MS + 3000,
     },
   ];
   for (const c of cases) {
@@ -349,18 +422,29 @@ test('acp harness: fs/* is served inside the cwd only (symbolic links followed),
     symlinkSync(home, path.join(cwd, 'link'));
     const h = await drive({ cwd, command }, home);
     try {
-      const askPermission = async () => (allow ? { behavior: 'allow' as const } : { behavior: 'deny' as const, message: 'no' });
+      const askPermission = async () =>
+        allow ? { behavior: 'allow' as const } : { behavior: 'deny' as const, message: 'no' };
       const { messages, outcome } = await h.prompt('Use the tools.', { askPermission });
       assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
-      const said = messages.flatMap((m) => (m.type === 'assistant' ? m.message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])) : [])).join('');
+      const said = messages
+        .flatMap((m) =>
+          m.type === 'assistant' ? m.message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])) : [],
+        )
+        .join('');
       assert.match(said, /^line 2: second;read outside refused \(.*outside the working folder.*\);/);
       assert.match(said, /;write through link refused \(.*outside the working folder.*\);/);
       assert.equal(readFileSync(path.join(cwd, 'sub/out.txt'), 'utf8'), 'written by the agent');
       assert.ok(!existsSync(path.join(home, 'escape.txt')));
-      assert.deepEqual(toolUses(messages).map((b) => [b.name, b.input]), [
-        ['TodoWrite', { todos: [{ content: 'Run echo', status: 'in_progress', activeForm: 'Run echo', priority: 'high' }] }],
-        ['Bash', { command: 'echo from-terminal; echo err >&2' }],
-      ]);
+      assert.deepEqual(
+        toolUses(messages).map((b) => [b.name, b.input]),
+        [
+          [
+            'TodoWrite',
+            { todos: [{ content: 'Run echo', status: 'in_progress', activeForm: 'Run echo', priority: 'high' }] },
+          ],
+          ['Bash', { command: 'echo from-terminal; echo err >&2' }],
+        ],
+      );
       const [, bash] = toolResults(messages);
       if (allow) {
         assert.match(said, /exit 0, output "from-terminal\\nerr\\n"\.$/);
@@ -370,7 +454,9 @@ test('acp harness: fs/* is served inside the cwd only (symbolic links followed),
         assert.equal(bash!.block.is_error, true);
       }
       const updates = assertOneTerminalUpdate(messages);
-      const plans = updates.filter((u) => u.sessionUpdate === 'plan').map((u) => u.sessionUpdate === 'plan' && u.entries);
+      const plans = updates
+        .filter((u) => u.sessionUpdate === 'plan')
+        .map((u) => u.sessionUpdate === 'plan' && u.entries);
       assert.deepEqual(plans, [[{ content: 'Run echo', status: 'in_progress', priority: 'high' }]]);
     } finally {
       await h.harness.close();
@@ -389,7 +475,10 @@ test('acp harness: an agent that dies mid-prompt ends it with one failure (its t
     assert.deepEqual(typesOf(messages), ['system/init', 'assistant']);
     const again = await h.prompt('Again.');
     assert.match(again.outcome.errors[0]!, /exited with code 5/);
-    assert.ok(again.warnings.some((w) => /cannot load sessions/.test(w)), 'a new session starts');
+    assert.ok(
+      again.warnings.some((w) => /cannot load sessions/.test(w)),
+      'a new session starts',
+    );
   } finally {
     await h.harness.close();
   }
@@ -411,9 +500,17 @@ test('acp harness: an agent that ignores session/cancel is stopped after the gra
     });
     assert.equal(outcome.terminalReason, 'aborted_streaming');
     assert.ok(Date.now() - started < 6000);
-    assert.ok(warnings.some((w) => /did not end the prompt within 2 s/.test(w)), warnings.join('\n'));
-    assert.deepEqual(toolUses(messages).map((b) => b.name), ['Bash']);
-    const again = await h.prompt('Again.', { onMessage: (m, controller) => m.type === 'assistant' && controller.abort() });
+    assert.ok(
+      warnings.some((w) => /did not end the prompt within 2 s/.test(w)),
+      warnings.join('\n'),
+    );
+    assert.deepEqual(
+      toolUses(messages).map((b) => b.name),
+      ['Bash'],
+    );
+    const again = await h.prompt('Again.', {
+      onMessage: (m, controller) => m.type === 'assistant' && controller.abort(),
+    });
     assert.equal(again.outcome.terminalReason, 'aborted_streaming');
   } finally {
     await h.harness.close();

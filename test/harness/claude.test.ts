@@ -8,15 +8,39 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { anthropicBlock, anthropicFrame, anthropicStream, startFakeServer, type RecordedRequest, type Reply } from '../model/fake-servers.ts';
+import {
+  anthropicBlock,
+  anthropicFrame,
+  anthropicStream,
+  startFakeServer,
+  type RecordedRequest,
+  type Reply,
+} from '../model/fake-servers.ts';
 import { driveHarness, harnessDirs, typesOf } from './helpers.ts';
 import { toAcpUpdates } from '../../src/index.ts';
 import { liveGroupCount } from '../../src/process/run.ts';
 import type { AgentMessage } from '../../src/messages/types.ts';
 
-const text = (...pieces: string[]) => anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, pieces.map((t) => ({ type: 'text_delta', text: t })))], 'end_turn');
+const text = (...pieces: string[]) =>
+  anthropicStream(
+    [
+      anthropicBlock(
+        0,
+        { type: 'text', text: '' },
+        pieces.map((t) => ({ type: 'text_delta', text: t })),
+      ),
+    ],
+    'end_turn',
+  );
 const toolCall = (name: string, input: unknown) =>
-  anthropicStream([anthropicBlock(0, { type: 'tool_use', id: `toolu_${name}`, name, input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify(input) }])], 'tool_use');
+  anthropicStream(
+    [
+      anthropicBlock(0, { type: 'tool_use', id: `toolu_${name}`, name, input: {} }, [
+        { type: 'input_json_delta', partial_json: JSON.stringify(input) },
+      ]),
+    ],
+    'tool_use',
+  );
 
 /** The text of the last user message of a request (a prompt or a tool result). */
 function lastUser(request: RecordedRequest): string {
@@ -26,21 +50,35 @@ function lastUser(request: RecordedRequest): string {
 
 /** A fake Messages API: `route` picks the reply from the last user message; anything that is not a model request gets `{}`. */
 async function fakeApi(route: (last: string, request: RecordedRequest) => Reply) {
-  return startFakeServer((request) => (request.method === 'POST' && request.path.startsWith('/v1/messages') && !request.path.includes('count_tokens')
-    ? route(lastUser(request), request)
-    : { kind: 'json', status: 200, body: { input_tokens: 1 } }));
+  return startFakeServer((request) =>
+    request.method === 'POST' && request.path.startsWith('/v1/messages') && !request.path.includes('count_tokens')
+      ? route(lastUser(request), request)
+      : { kind: 'json', status: 200, body: { input_tokens: 1 } },
+  );
 }
 
 function offlineEnv(url: string, home: string): Record<string, string> {
   return {
-    HOME: home, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', DISABLE_ERROR_REPORTING: '1', CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+    HOME: home,
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
     CLAUDE_CODE_MAX_RETRIES: '0',
   };
 }
 
 function joinedDeltas(messages: AgentMessage[]): string {
-  return messages.map((m) => (m.type === 'stream_event' && m.event.type === 'content_block_delta' && m.event.delta.type === 'text_delta' ? m.event.delta.text : '')).join('');
+  return messages
+    .map((m) =>
+      m.type === 'stream_event' && m.event.type === 'content_block_delta' && m.event.delta.type === 'text_delta'
+        ? m.event.delta.text
+        : '',
+    )
+    .join('');
 }
 
 test('claude: a text answer streams in deltas that join to the final text, then one outcome', async () => {
@@ -55,8 +93,16 @@ test('claude: a text answer streams in deltas that join to the final text, then 
     assert.deepEqual(types, ['system/init', 'assistant']);
     assert.equal(joinedDeltas(run.messages), 'Hello from the fake');
     const init = run.messages[0]!;
-    assert.ok(init.type === 'system' && init.subtype === 'init' && init.harness === 'claude' && init.harness_session_id === h.harness.nativeSessionId);
-    assert.ok(run.messages.every((m) => m.session_id === run.messages[0]!.session_id), 'every message carries agentpipe\'s session id');
+    assert.ok(
+      init.type === 'system' &&
+        init.subtype === 'init' &&
+        init.harness === 'claude' &&
+        init.harness_session_id === h.harness.nativeSessionId,
+    );
+    assert.ok(
+      run.messages.every((m) => m.session_id === run.messages[0]!.session_id),
+      "every message carries agentpipe's session id",
+    );
     assert.ok(run.usage.usage.input_tokens > 0 && run.usage.usage.output_tokens > 0);
   } finally {
     await h.harness.close();
@@ -65,21 +111,35 @@ test('claude: a text answer streams in deltas that join to the final text, then 
 });
 
 test('claude: a Bash call is asked through the permission prompt; allowed it runs, its output comes back as the tool result', async () => {
-  const api = await fakeApi((last) => (last.includes('tool_result') ? { kind: 'sse', frames: text('made it') } : { kind: 'sse', frames: toolCall('Bash', { command: 'touch made.txt && echo made' }) }));
+  const api = await fakeApi((last) =>
+    last.includes('tool_result')
+      ? { kind: 'sse', frames: text('made it') }
+      : { kind: 'sse', frames: toolCall('Bash', { command: 'touch made.txt && echo made' }) },
+  );
   const { home, cwd } = harnessDirs('claude-bash');
   const h = await driveHarness({ name: 'claude', cwd }, offlineEnv(api.url, home));
   const asked: string[] = [];
   try {
-    const run = await h.prompt('make a file', { askPermission: async (tool, input) => { asked.push(`${tool}:${String(input.command)}`); return { behavior: 'allow' }; } });
+    const run = await h.prompt('make a file', {
+      askPermission: async (tool, input) => {
+        asked.push(`${tool}:${String(input.command)}`);
+        return { behavior: 'allow' };
+      },
+    });
     assert.equal(run.outcome.subtype, 'success', run.outcome.errors.join('\n'));
     assert.deepEqual(asked, ['Bash:touch made.txt && echo made']);
     assert.ok(existsSync(path.join(cwd, 'made.txt')));
-    assert.deepEqual(typesOf(run.messages).filter((t) => t !== 'system/status'), ['system/init', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      typesOf(run.messages).filter((t) => t !== 'system/status'),
+      ['system/init', 'assistant', 'user', 'assistant'],
+    );
     const result = run.messages.find((m) => m.type === 'user')!;
     assert.match(JSON.stringify(result.message), /made/);
     assert.equal(run.outcome.numTurns, 2);
     const updates = toAcpUpdates(run.messages);
-    const terminal = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed'));
+    const terminal = updates.filter(
+      (u) => u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed'),
+    );
     assert.equal(terminal.length, 1);
   } finally {
     await h.harness.close();
@@ -92,13 +152,19 @@ test('claude: a denied call does not run; a Write in acceptEdits shows as a diff
   const api = await fakeApi((last) => {
     // Claude Code joins the next prompt to the user message of the refused call: route by what came last.
     if (last.includes('toolu_Write')) return { kind: 'sse', frames: text('ok') };
-    if (last.includes('write it')) return { kind: 'sse', frames: toolCall('Write', { file_path: path.join(cwd, 'notes.md'), content: 'one\ntwo\n' }) };
+    if (last.includes('write it'))
+      return {
+        kind: 'sse',
+        frames: toolCall('Write', { file_path: path.join(cwd, 'notes.md'), content: 'one\ntwo\n' }),
+      };
     if (last.includes('toolu_Bash')) return { kind: 'sse', frames: text('refused') };
-    return { kind: 'sse', frames: toolCall('Bash', { command: 'python3 -c "open(\'denied.txt\', \'w\')"' }) };
+    return { kind: 'sse', frames: toolCall('Bash', { command: "python3 -c \"open('denied.txt', 'w')\"" }) };
   });
   const h = await driveHarness({ name: 'claude', cwd, permissionMode: 'acceptEdits' }, offlineEnv(api.url, home));
   try {
-    const denied = await h.prompt('touch it', { askPermission: async () => ({ behavior: 'deny', message: 'not today' }) });
+    const denied = await h.prompt('touch it', {
+      askPermission: async () => ({ behavior: 'deny', message: 'not today' }),
+    });
     assert.equal(existsSync(path.join(cwd, 'denied.txt')), false);
     assert.match(JSON.stringify(denied.messages.find((m) => m.type === 'user')), /not today/);
     const wrote = await h.prompt('write it');
@@ -106,7 +172,9 @@ test('claude: a denied call does not run; a Write in acceptEdits shows as a diff
     assert.equal(readFileSync(path.join(cwd, 'notes.md'), 'utf8'), 'one\ntwo\n');
     const result = wrote.messages.find((m) => m.type === 'user');
     assert.ok(result?.type === 'user' && result.tool_use_result && typeof result.tool_use_result === 'object');
-    const diff = toAcpUpdates(wrote.messages).flatMap((u) => ('content' in u && Array.isArray(u.content) ? u.content : [])).find((c) => c.type === 'diff');
+    const diff = toAcpUpdates(wrote.messages)
+      .flatMap((u) => ('content' in u && Array.isArray(u.content) ? u.content : []))
+      .find((c) => c.type === 'diff');
     assert.ok(diff, 'the ACP updates carry the file as a diff');
   } finally {
     await h.harness.close();
@@ -115,7 +183,11 @@ test('claude: a denied call does not run; a Write in acceptEdits shows as a diff
 });
 
 test('claude: a rejected key ends the prompt with one error outcome that says so', async () => {
-  const api = await fakeApi(() => ({ kind: 'json', status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }));
+  const api = await fakeApi(() => ({
+    kind: 'json',
+    status: 401,
+    body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+  }));
   const { home, cwd } = harnessDirs('claude-401');
   const h = await driveHarness({ name: 'claude', cwd }, offlineEnv(api.url, home));
   try {
@@ -134,13 +206,18 @@ test('claude: an interrupt mid-stream ends the prompt as interrupted and the ses
   let calls = 0;
   const api = await fakeApi(() => {
     calls++;
-    if (calls === 1) return { kind: 'sse', frames: [...text('partial ').slice(0, 4), anthropicFrame('ping')], then: 'hang' };
+    if (calls === 1)
+      return { kind: 'sse', frames: [...text('partial ').slice(0, 4), anthropicFrame('ping')], then: 'hang' };
     return { kind: 'sse', frames: text('second answer') };
   });
   const { home, cwd } = harnessDirs('claude-interrupt');
   const h = await driveHarness({ name: 'claude', cwd, includePartialMessages: true }, offlineEnv(api.url, home));
   try {
-    const run = await h.prompt('talk', { onMessage: (m, controller) => { if (m.type === 'stream_event' && m.event.type === 'content_block_delta') controller.abort(); } });
+    const run = await h.prompt('talk', {
+      onMessage: (m, controller) => {
+        if (m.type === 'stream_event' && m.event.type === 'content_block_delta') controller.abort();
+      },
+    });
     assert.equal(run.outcome.subtype, 'error_during_execution');
     assert.match(run.outcome.terminalReason, /aborted/);
     const next = await h.prompt('again');
@@ -184,15 +261,18 @@ test('claude: a new harness given the native session id resumes the conversation
 test('claude: a CLI that prints garbage and dies gives one failure outcome, each unknown reported once', async () => {
   const { cwd } = harnessDirs('claude-crash');
   const script = path.join(cwd, 'fake-claude.mjs');
-  writeFileSync(script, [
-    'process.stdin.once("data", () => {',
-    '  console.log("not json at all");',
-    '  console.log(JSON.stringify({ type: "mystery", x: 1 }));',
-    '  console.log(JSON.stringify({ type: "mystery", x: 2 }));',
-    '  console.error("fatal: the fake fell over");',
-    '  process.exit(3);',
-    '});',
-  ].join('\n'));
+  writeFileSync(
+    script,
+    [
+      'process.stdin.once("data", () => {',
+      '  console.log("not json at all");',
+      '  console.log(JSON.stringify({ type: "mystery", x: 1 }));',
+      '  console.log(JSON.stringify({ type: "mystery", x: 2 }));',
+      '  console.error("fatal: the fake fell over");',
+      '  process.exit(3);',
+      '});',
+    ].join('\n'),
+  );
   const h = await driveHarness({ name: 'claude', cwd, command: [process.execPath, script] });
   try {
     const run = await h.prompt('hi');

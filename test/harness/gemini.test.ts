@@ -17,8 +17,16 @@ import { FAKE_USAGE, startFakeGemini, type FakeGemini, type GeminiReply } from '
 const MODEL = 'gemini-2.5-flash';
 
 /** A harness on the fake in a fresh HOME: API-key auth, one attempt per request (no retries), its temp files in the scratch folder. */
-async function geminiOn(script: GeminiReply[], config: Partial<HarnessConfig> = {}, dirs = harnessDirs('gemini')): Promise<{
-  fake: FakeGemini; driven: DrivenHarness; cwd: string; home: string; done: () => Promise<void>;
+async function geminiOn(
+  script: GeminiReply[],
+  config: Partial<HarnessConfig> = {},
+  dirs = harnessDirs('gemini'),
+): Promise<{
+  fake: FakeGemini;
+  driven: DrivenHarness;
+  cwd: string;
+  home: string;
+  done: () => Promise<void>;
 }> {
   const fake = await startFakeGemini(script);
   const { home, cwd } = dirs;
@@ -30,47 +38,77 @@ async function geminiOn(script: GeminiReply[], config: Partial<HarnessConfig> = 
     { name: 'gemini', cwd, baseUrl: fake.url, model: MODEL, ...config },
     { HOME: home, TMPDIR: path.join(home, 'tmp'), GEMINI_API_KEY: 'fake-key', GEMINI_CLI_TRUST_WORKSPACE: 'true' },
   );
-  return { fake, driven, cwd, home, done: async () => {
-    await driven.harness.close();
-    await fake.close();
-  } };
+  return {
+    fake,
+    driven,
+    cwd,
+    home,
+    done: async () => {
+      await driven.harness.close();
+      await fake.close();
+    },
+  };
 }
 
 /** Warnings other than Gemini's own startup notices. */
-const ownWarnings = (warnings: string[]): string[] => warnings.filter((w) => w.startsWith('harness gemini: ignored') || w.includes('unknown'));
+const ownWarnings = (warnings: string[]): string[] =>
+  warnings.filter((w) => w.startsWith('harness gemini: ignored') || w.includes('unknown'));
 
 function assertOneTerminalUpdate(updates: SessionUpdate[]): void {
   const calls = updates.filter((u) => u.sessionUpdate === 'tool_call').map((u) => u.toolCallId);
   assert.ok(calls.length > 0);
   for (const id of calls) {
-    const terminal = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id
-      && (u.status === 'completed' || u.status === 'failed'));
+    const terminal = updates.filter(
+      (u) =>
+        u.sessionUpdate === 'tool_call_update' &&
+        u.toolCallId === id &&
+        (u.status === 'completed' || u.status === 'failed'),
+    );
     assert.equal(terminal.length, 1, `tool call ${id} has ${terminal.length} terminal updates`);
   }
   assert.equal(new Set(calls).size, calls.length, 'every tool call is announced once');
 }
 
-const toolUses = (messages: AgentMessage[]) => messages.flatMap((m) => (m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : []));
-const toolResults = (messages: AgentMessage[]) => messages.flatMap((m) => (m.type === 'user' && Array.isArray(m.message.content)
-  ? m.message.content.filter((b) => b.type === 'tool_result').map((block) => ({ block, result: m.tool_use_result }))
-  : []));
-const texts = (messages: AgentMessage[]) => messages.flatMap((m) => (m.type === 'assistant'
-  ? m.message.content.flatMap((b) => (b.type === 'text' ? [b.text] : []))
-  : []));
+const toolUses = (messages: AgentMessage[]) =>
+  messages.flatMap((m) => (m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : []));
+const toolResults = (messages: AgentMessage[]) =>
+  messages.flatMap((m) =>
+    m.type === 'user' && Array.isArray(m.message.content)
+      ? m.message.content.filter((b) => b.type === 'tool_result').map((block) => ({ block, result: m.tool_use_result }))
+      : [],
+  );
+const texts = (messages: AgentMessage[]) =>
+  messages.flatMap((m) =>
+    m.type === 'assistant' ? m.message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])) : [],
+  );
 
 test('gemini: mappings of permission modes and allowed-tools rules', () => {
   const modes = (['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const).map(geminiApprovalMode);
   assert.deepEqual(modes, ['default', 'auto_edit', 'yolo', 'plan', 'default']);
   const rules = ['Bash(git diff:*)', 'Edit', 'Read', 'mcp__x__y', 'Write(*)'].map(geminiToolRule);
   assert.deepEqual(rules, ['run_shell_command(git diff)', 'replace', 'read_file', 'mcp__x__y', 'write_file']);
-  assert.deepEqual(mapGeminiTool('read_file', { file_path: 'a.ts', offset: 3 }, '/w'), { name: 'Read', input: { file_path: '/w/a.ts', offset: 3 } });
-  assert.deepEqual(mapGeminiTool('grep_search', { pattern: 'x', dir_path: 'src', include: '*.ts' }, '/w'), {
-    name: 'Grep', input: { pattern: 'x', path: 'src', glob: '*.ts' },
+  assert.deepEqual(mapGeminiTool('read_file', { file_path: 'a.ts', offset: 3 }, '/w'), {
+    name: 'Read',
+    input: { file_path: '/w/a.ts', offset: 3 },
   });
-  assert.deepEqual(mapGeminiTool('glob', { pattern: '**/*.md' }, '/w'), { name: 'Glob', input: { pattern: '**/*.md' } });
+  assert.deepEqual(mapGeminiTool('grep_search', { pattern: 'x', dir_path: 'src', include: '*.ts' }, '/w'), {
+    name: 'Grep',
+    input: { pattern: 'x', path: 'src', glob: '*.ts' },
+  });
+  assert.deepEqual(mapGeminiTool('glob', { pattern: '**/*.md' }, '/w'), {
+    name: 'Glob',
+    input: { pattern: '**/*.md' },
+  });
   const prompt = 'summarize https://example.com/a please';
-  assert.deepEqual(mapGeminiTool('web_fetch', { prompt }, '/w'), { name: 'WebFetch', input: { url: 'https://example.com/a', prompt } });
-  const edit = mapGeminiTool('replace', { file_path: '/abs/f', old_string: 'a', new_string: 'b', allow_multiple: true }, '/w');
+  assert.deepEqual(mapGeminiTool('web_fetch', { prompt }, '/w'), {
+    name: 'WebFetch',
+    input: { url: 'https://example.com/a', prompt },
+  });
+  const edit = mapGeminiTool(
+    'replace',
+    { file_path: '/abs/f', old_string: 'a', new_string: 'b', allow_multiple: true },
+    '/w',
+  );
   assert.deepEqual(edit.input, { file_path: '/abs/f', old_string: 'a', new_string: 'b', replace_all: true });
   assert.deepEqual(mapGeminiTool('save_memory', { fact: 'x' }, '/w'), { name: 'save_memory', input: { fact: 'x' } });
   assert.equal(reverseEdit('one TWO three', 'two', 'TWO'), 'one two three');
@@ -78,14 +116,28 @@ test('gemini: mappings of permission modes and allowed-tools rules', () => {
 });
 
 test('gemini: a text answer streamed in deltas, joined to one final message; usage; system prompt file', async () => {
-  const { fake, driven, done } = await geminiOn([{ kind: 'text', chunks: ['Hello ', 'from ', 'the fake ', 'Gemini'], delayMs: 5 }], {
-    includePartialMessages: true, systemPrompt: 'You are the agentpipe test agent.', appendSystemPrompt: 'Answer briefly.', maxTurns: 3,
-  });
+  const { fake, driven, done } = await geminiOn(
+    [{ kind: 'text', chunks: ['Hello ', 'from ', 'the fake ', 'Gemini'], delayMs: 5 }],
+    {
+      includePartialMessages: true,
+      systemPrompt: 'You are the agentpipe test agent.',
+      appendSystemPrompt: 'Answer briefly.',
+      maxTurns: 3,
+    },
+  );
   try {
     const { messages, outcome, usage, warnings } = await driven.prompt('say hi');
     assert.deepEqual(typesOf(messages), [
-      'system/init', 'stream_event', 'stream_event', 'stream_event', 'stream_event',
-      'stream_event', 'stream_event', 'stream_event', 'stream_event', 'assistant',
+      'system/init',
+      'stream_event',
+      'stream_event',
+      'stream_event',
+      'stream_event',
+      'stream_event',
+      'stream_event',
+      'stream_event',
+      'stream_event',
+      'assistant',
     ]);
     assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
     assert.equal(outcome.text, 'Hello from the fake Gemini');
@@ -96,11 +148,22 @@ test('gemini: a text answer streamed in deltas, joined to one final message; usa
     assert.equal(init.harness_session_id, driven.harness.nativeSessionId);
     assert.equal(init.model, MODEL);
     const events = messages.flatMap((m) => (m.type === 'stream_event' ? [m.event] : []));
-    assert.deepEqual(events.map((e) => e.type), [
-      'message_start', 'content_block_start', 'content_block_delta', 'content_block_delta',
-      'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_stop',
-    ]);
-    const deltas = events.flatMap((e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? [e.delta.text] : []));
+    assert.deepEqual(
+      events.map((e) => e.type),
+      [
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_stop',
+      ],
+    );
+    const deltas = events.flatMap((e) =>
+      e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? [e.delta.text] : [],
+    );
     assert.deepEqual(deltas, ['Hello ', 'from ', 'the fake ', 'Gemini']);
     const last = messages.at(-1)!;
     assert.ok(last.type === 'assistant');
@@ -127,10 +190,13 @@ test('gemini: a text answer streamed in deltas, joined to one final message; usa
 });
 
 test('gemini: a shell command (bypassPermissions → yolo) as Bash with its output', async () => {
-  const { driven, done } = await geminiOn([
-    { kind: 'call', name: 'run_shell_command', args: { command: 'echo hello-from-shell' }, text: 'Running it.' },
-    { kind: 'text', chunks: ['The command printed hello.'] },
-  ], { permissionMode: 'bypassPermissions' });
+  const { driven, done } = await geminiOn(
+    [
+      { kind: 'call', name: 'run_shell_command', args: { command: 'echo hello-from-shell' }, text: 'Running it.' },
+      { kind: 'text', chunks: ['The command printed hello.'] },
+    ],
+    { permissionMode: 'bypassPermissions' },
+  );
   try {
     const { messages, outcome } = await driven.prompt('run echo');
     assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
@@ -152,7 +218,10 @@ test('gemini: a shell command (bypassPermissions → yolo) as Bash with its outp
 });
 
 test('gemini: a refused tool (default mode withholds the shell) is an error result; allowedTools lets it run, disallowedTools deny it', async () => {
-  const script: GeminiReply[] = [{ kind: 'call', name: 'run_shell_command', args: { command: 'echo allowed' } }, { kind: 'text', chunks: ['ok'] }];
+  const script: GeminiReply[] = [
+    { kind: 'call', name: 'run_shell_command', args: { command: 'echo allowed' } },
+    { kind: 'text', chunks: ['ok'] },
+  ];
   const refused = await geminiOn(script);
   try {
     const { messages, outcome } = await refused.driven.prompt('run echo');
@@ -186,11 +255,19 @@ test('gemini: a refused tool (default mode withholds the shell) is an error resu
 test('gemini: file edits (acceptEdits → auto_edit) as Edit and Write with diff-able results; the files changed', async () => {
   const dirs = harnessDirs('gemini-edit');
   writeFileSync(path.join(dirs.cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-  const { driven, cwd, done } = await geminiOn([
-    { kind: 'call', name: 'replace', args: { file_path: 'notes.txt', old_string: 'beta', new_string: 'BETA', instruction: 'uppercase beta' } },
-    { kind: 'call', name: 'write_file', args: { file_path: 'new.txt', content: 'fresh file\n' } },
-    { kind: 'text', chunks: ['Both files are done.'] },
-  ], { permissionMode: 'acceptEdits' }, dirs);
+  const { driven, cwd, done } = await geminiOn(
+    [
+      {
+        kind: 'call',
+        name: 'replace',
+        args: { file_path: 'notes.txt', old_string: 'beta', new_string: 'BETA', instruction: 'uppercase beta' },
+      },
+      { kind: 'call', name: 'write_file', args: { file_path: 'new.txt', content: 'fresh file\n' } },
+      { kind: 'text', chunks: ['Both files are done.'] },
+    ],
+    { permissionMode: 'acceptEdits' },
+    dirs,
+  );
   try {
     const { messages, outcome } = await driven.prompt('edit the notes');
     assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
@@ -204,23 +281,38 @@ test('gemini: file edits (acceptEdits → auto_edit) as Edit and Write with diff
     assert.deepEqual(write?.input, { file_path: path.join(cwd, 'new.txt'), content: 'fresh file\n' });
     const [edited, written] = toolResults(messages);
     assert.deepEqual(edited?.result, {
-      filePath: path.join(cwd, 'notes.txt'), oldString: 'beta', newString: 'BETA', originalFile: 'alpha\nbeta\ngamma\n',
-      userModified: false, replaceAll: false,
-      structuredPatch: [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' alpha', '-beta', '+BETA', ' gamma'] }],
+      filePath: path.join(cwd, 'notes.txt'),
+      oldString: 'beta',
+      newString: 'BETA',
+      originalFile: 'alpha\nbeta\ngamma\n',
+      userModified: false,
+      replaceAll: false,
+      structuredPatch: [
+        { oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' alpha', '-beta', '+BETA', ' gamma'] },
+      ],
     });
     assert.deepEqual(written?.result, {
-      type: 'create', filePath: path.join(cwd, 'new.txt'), content: 'fresh file\n', originalFile: null, structuredPatch: [],
+      type: 'create',
+      filePath: path.join(cwd, 'new.txt'),
+      content: 'fresh file\n',
+      originalFile: null,
+      structuredPatch: [],
     });
     // ACP: each call ends once, with the whole-file diff.
     const updates = toAcpUpdates(messages);
     assertOneTerminalUpdate(updates);
-    const diffs = updates.flatMap((u) => (u.sessionUpdate === 'tool_call_update' && u.status === 'completed'
-      ? (u.content ?? []).filter((c) => c.type === 'diff')
-      : []));
-    assert.deepEqual(diffs.map((d) => [d.path, d.oldText, d.newText]), [
-      [path.join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n', 'alpha\nBETA\ngamma\n'],
-      [path.join(cwd, 'new.txt'), null, 'fresh file\n'],
-    ]);
+    const diffs = updates.flatMap((u) =>
+      u.sessionUpdate === 'tool_call_update' && u.status === 'completed'
+        ? (u.content ?? []).filter((c) => c.type === 'diff')
+        : [],
+    );
+    assert.deepEqual(
+      diffs.map((d) => [d.path, d.oldText, d.newText]),
+      [
+        [path.join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n', 'alpha\nBETA\ngamma\n'],
+        [path.join(cwd, 'new.txt'), null, 'fresh file\n'],
+      ],
+    );
   } finally {
     await done();
   }
@@ -253,20 +345,26 @@ test('gemini: a provider error (HTTP 500, no retries) is one failure with the AP
 
 /** Processes whose command line contains `marker`. */
 function processesWith(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(marker) && !line.includes('ps -eo'));
+  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
 }
 
 test('gemini: an interrupt during a running shell command ends the turn interrupted, no process left', async () => {
   const marker = `sleep 47.${process.pid}`;
-  const { driven, done } = await geminiOn([
-    { kind: 'call', name: 'run_shell_command', args: { command: marker } },
-    { kind: 'text', chunks: ['not reached'] },
-  ], { permissionMode: 'bypassPermissions' });
+  const { driven, done } = await geminiOn(
+    [
+      { kind: 'call', name: 'run_shell_command', args: { command: marker } },
+      { kind: 'text', chunks: ['not reached'] },
+    ],
+    { permissionMode: 'bypassPermissions' },
+  );
   try {
     const started = Date.now();
     const { messages, outcome } = await driven.prompt('sleep', {
       onMessage: (m, controller) => {
-        if (m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use')) setTimeout(() => controller.abort(), 500);
+        if (m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use'))
+          setTimeout(() => controller.abort(), 500);
       },
     });
     assert.ok(Date.now() - started < 15_000);
@@ -279,7 +377,8 @@ test('gemini: an interrupt during a running shell command ends the turn interrup
     assertOneTerminalUpdate(toAcpUpdates(messages));
     assert.equal(liveGroupCount(), 0);
     // Gemini runs commands in their own process group: the command must not outlive it.
-    for (let i = 0; i < 20 && processesWith(marker).length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 20 && processesWith(marker).length; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(processesWith(marker), []);
   } finally {
     await done();
@@ -288,11 +387,15 @@ test('gemini: an interrupt during a running shell command ends the turn interrup
 
 test('gemini: the next prompt resumes the native session (also from resumeNativeId)', async () => {
   const dirs = harnessDirs('gemini-resume');
-  const { fake, driven, done } = await geminiOn([
-    { kind: 'text', chunks: ['The secret word is ', 'PAPAYA.'] },
-    { kind: 'text', chunks: ['You asked about the secret word.'] },
-    { kind: 'text', chunks: ['Still PAPAYA.'] },
-  ], {}, dirs);
+  const { fake, driven, done } = await geminiOn(
+    [
+      { kind: 'text', chunks: ['The secret word is ', 'PAPAYA.'] },
+      { kind: 'text', chunks: ['You asked about the secret word.'] },
+      { kind: 'text', chunks: ['Still PAPAYA.'] },
+    ],
+    {},
+    dirs,
+  );
   try {
     const first = await driven.prompt('what is the secret word?');
     assert.equal(first.outcome.text, 'The secret word is PAPAYA.');
@@ -311,7 +414,12 @@ test('gemini: the next prompt resumes the native session (also from resumeNative
     // A new harness (a resumed agentpipe session) continues it through resumeNativeId.
     const resumed = await driveHarness(
       { name: 'gemini', cwd: dirs.cwd, baseUrl: fake.url, model: MODEL, resumeNativeId: native },
-      { HOME: dirs.home, TMPDIR: path.join(dirs.home, 'tmp'), GEMINI_API_KEY: 'fake-key', GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+      {
+        HOME: dirs.home,
+        TMPDIR: path.join(dirs.home, 'tmp'),
+        GEMINI_API_KEY: 'fake-key',
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      },
     );
     try {
       assert.equal(resumed.harness.nativeSessionId, native);
@@ -329,15 +437,18 @@ test('gemini: the next prompt resumes the native session (also from resumeNative
 test('gemini: bad output (non-JSON, unknown events, exit 3 without result) is one failure, one warning per kind', async () => {
   const dir = scratchDir('gemini-bad');
   const script = path.join(dir, 'fake-gemini.mjs');
-  writeFileSync(script, [
-    'console.log(JSON.stringify({ type: "init", session_id: "bad-session", model: "fake" }));',
-    'console.log("this is not JSON");',
-    'console.log("neither is this");',
-    'console.log(JSON.stringify({ type: "mystery", n: 1 }));',
-    'console.log(JSON.stringify({ type: "mystery", n: 2 }));',
-    'console.error("fatal: the fake gave up");',
-    'process.exitCode = 3;',
-  ].join('\n'));
+  writeFileSync(
+    script,
+    [
+      'console.log(JSON.stringify({ type: "init", session_id: "bad-session", model: "fake" }));',
+      'console.log("this is not JSON");',
+      'console.log("neither is this");',
+      'console.log(JSON.stringify({ type: "mystery", n: 1 }));',
+      'console.log(JSON.stringify({ type: "mystery", n: 2 }));',
+      'console.error("fatal: the fake gave up");',
+      'process.exitCode = 3;',
+    ].join('\n'),
+  );
   const { cwd } = harnessDirs('gemini-bad');
   const driven = await driveHarness({ name: 'gemini', cwd, command: [process.execPath, script] });
   try {
@@ -360,13 +471,22 @@ test('gemini: an untrusted folder is one failure saying how to trust it', async 
   const fake = await startFakeGemini([{ kind: 'text', chunks: ['unused'] }]);
   const { home, cwd } = harnessDirs('gemini-trust');
   mkdirSync(path.join(home, '.gemini'), { recursive: true });
-  writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
-  const driven = await driveHarness({ name: 'gemini', cwd, baseUrl: fake.url, model: MODEL }, { HOME: home, TMPDIR: home, GEMINI_API_KEY: 'fake-key' });
+  writeFileSync(
+    path.join(home, '.gemini', 'settings.json'),
+    JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }),
+  );
+  const driven = await driveHarness(
+    { name: 'gemini', cwd, baseUrl: fake.url, model: MODEL },
+    { HOME: home, TMPDIR: home, GEMINI_API_KEY: 'fake-key' },
+  );
   try {
     const { messages, outcome } = await driven.prompt('hi');
     assert.deepEqual(typesOf(messages), ['system/init']);
     assert.equal(outcome.subtype, 'error_during_execution');
-    assert.match(outcome.errors[0]!, /^gemini exited with code 55 before its result: .*not running in a trusted directory.*GEMINI_CLI_TRUST_WORKSPACE=true/s);
+    assert.match(
+      outcome.errors[0]!,
+      /^gemini exited with code 55 before its result: .*not running in a trusted directory.*GEMINI_CLI_TRUST_WORKSPACE=true/s,
+    );
     assert.doesNotMatch(outcome.errors[0]!, /\u001b/);
     assert.equal(fake.requests.length, 0);
   } finally {

@@ -34,24 +34,41 @@ export function harnessDirs(prefix: string): { home: string; cwd: string } {
 }
 
 /** One prompt's messages and outcome. */
-export interface HarnessRun { messages: AgentMessage[]; outcome: HarnessOutcome; usage: UsageTracker; warnings: string[] }
+export interface HarnessRun {
+  messages: AgentMessage[];
+  outcome: HarnessOutcome;
+  usage: UsageTracker;
+  warnings: string[];
+}
 
 /** A harness with a collecting turn. */
 export interface DrivenHarness {
   harness: Harness;
   warnings: string[];
   /** Runs one prompt; `onMessage` may abort through `controller`. */
-  prompt(text: string, o?: { onMessage?: (m: AgentMessage, controller: AbortController) => void; askPermission?: (tool: string, input: Record<string, unknown>) => Promise<PermissionResult> }): Promise<HarnessRun>;
+  prompt(
+    text: string,
+    o?: {
+      onMessage?: (m: AgentMessage, controller: AbortController) => void;
+      askPermission?: (tool: string, input: Record<string, unknown>) => Promise<PermissionResult>;
+    },
+  ): Promise<HarnessRun>;
 }
 
 /** Starts a harness with `config` over defaults; `env` is added to the CLI's environment (as the user's environment would be). */
-export async function driveHarness(config: Partial<HarnessConfig> & Pick<HarnessConfig, 'name' | 'cwd'>, env: Record<string, string> = {}): Promise<DrivenHarness> {
+export async function driveHarness(
+  config: Partial<HarnessConfig> & Pick<HarnessConfig, 'name' | 'cwd'>,
+  env: Record<string, string> = {},
+): Promise<DrivenHarness> {
   const warnings: string[] = [];
   const base = { ...process.env, PATH: testPath(), ...env };
   const full: HarnessConfig = {
     command: [config.name === 'acp' ? 'false' : cliBin(config.name)],
     env: harnessEnv(config.name, base, config.apiKey),
-    permissionMode: 'default', allowedTools: [], disallowedTools: [], includePartialMessages: false,
+    permissionMode: 'default',
+    allowedTools: [],
+    disallowedTools: [],
+    includePartialMessages: false,
     warn: (line) => warnings.push(line),
     ...config,
   };
@@ -73,19 +90,40 @@ export async function driveHarness(config: Partial<HarnessConfig> & Pick<Harness
           o.onMessage?.(m, controller);
         },
         init: (fields) => initMessage(sessionId, full, fields),
-        askPermission: (tool, input) => o.askPermission?.(tool, input) ?? Promise.resolve({ behavior: 'deny', message: 'no permission prompt in this test' }),
+        askPermission: (tool, input) =>
+          o.askPermission?.(tool, input) ??
+          Promise.resolve({ behavior: 'deny', message: 'no permission prompt in this test' }),
       });
       return { messages, outcome, usage, warnings };
     },
   };
 }
 
-function initMessage(sessionId: string, config: HarnessConfig, fields: Parameters<Parameters<Harness['run']>[0]['init']>[0]): SystemInitMessage {
+function initMessage(
+  sessionId: string,
+  config: HarnessConfig,
+  fields: Parameters<Parameters<Harness['run']>[0]['init']>[0],
+): SystemInitMessage {
   return {
-    type: 'system', subtype: 'init', cwd: fields.cwd ?? config.cwd, session_id: sessionId, tools: fields.tools ?? [], mcp_servers: [],
-    model: fields.model ?? config.model ?? 'unknown', permissionMode: fields.permissionMode ?? config.permissionMode, slash_commands: [],
-    apiKeySource: 'none', claude_code_version: '0', agentpipe_version: '0', output_style: 'default', agents: [], skills: [], plugins: [],
-    harness: config.name, ...(fields.nativeSessionId ? { harness_session_id: fields.nativeSessionId } : {}), uuid: crypto.randomUUID(),
+    type: 'system',
+    subtype: 'init',
+    cwd: fields.cwd ?? config.cwd,
+    session_id: sessionId,
+    tools: fields.tools ?? [],
+    mcp_servers: [],
+    model: fields.model ?? config.model ?? 'unknown',
+    permissionMode: fields.permissionMode ?? config.permissionMode,
+    slash_commands: [],
+    apiKeySource: 'none',
+    claude_code_version: '0',
+    agentpipe_version: '0',
+    output_style: 'default',
+    agents: [],
+    skills: [],
+    plugins: [],
+    harness: config.name,
+    ...(fields.nativeSessionId ? { harness_session_id: fields.nativeSessionId } : {}),
+    uuid: crypto.randomUUID(),
   };
 }
 

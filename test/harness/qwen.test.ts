@@ -8,27 +8,56 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { OPENAI_DONE, openaiChunk, openaiUsage, startFakeServer, type RecordedRequest, type Reply } from '../model/fake-servers.ts';
+import {
+  OPENAI_DONE,
+  openaiChunk,
+  openaiUsage,
+  startFakeServer,
+  type RecordedRequest,
+  type Reply,
+} from '../model/fake-servers.ts';
 import { driveHarness, harnessDirs, typesOf } from './helpers.ts';
 import { toAcpUpdates } from '../../src/index.ts';
 import { liveGroupCount } from '../../src/process/run.ts';
 import type { AgentMessage } from '../../src/messages/types.ts';
 
 const text = (...pieces: string[]): Reply => ({
-  kind: 'sse', frames: [openaiChunk({ role: 'assistant', content: pieces[0] }), ...pieces.slice(1).map((p) => openaiChunk({ content: p })), openaiChunk({}, 'stop'), openaiUsage(20, 5), OPENAI_DONE],
+  kind: 'sse',
+  frames: [
+    openaiChunk({ role: 'assistant', content: pieces[0] }),
+    ...pieces.slice(1).map((p) => openaiChunk({ content: p })),
+    openaiChunk({}, 'stop'),
+    openaiUsage(20, 5),
+    OPENAI_DONE,
+  ],
 });
 const shell = (command: string): Reply => ({
   kind: 'sse',
   frames: [
-    openaiChunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_sh', type: 'function', function: { name: 'run_shell_command', arguments: JSON.stringify({ command }) } }] }),
-    openaiChunk({}, 'tool_calls'), openaiUsage(20, 5), OPENAI_DONE,
+    openaiChunk({
+      role: 'assistant',
+      tool_calls: [
+        {
+          index: 0,
+          id: 'call_sh',
+          type: 'function',
+          function: { name: 'run_shell_command', arguments: JSON.stringify({ command }) },
+        },
+      ],
+    }),
+    openaiChunk({}, 'tool_calls'),
+    openaiUsage(20, 5),
+    OPENAI_DONE,
   ],
 });
 
 /** A fake chat completions server; Qwen Code's side requests (its memory subagent) get a plain answer. */
-async function fakeApi(route: (messages: Array<{ role: string; content: unknown }>, request: RecordedRequest) => Reply) {
+async function fakeApi(
+  route: (messages: Array<{ role: string; content: unknown }>, request: RecordedRequest) => Reply,
+) {
   return startFakeServer((request) => {
-    if (request.method !== 'POST' || !request.path.includes('/chat/completions')) return { kind: 'json', status: 200, body: {} };
+    if (request.method !== 'POST' || !request.path.includes('/chat/completions'))
+      return { kind: 'json', status: 200, body: {} };
     const messages = (request.body?.messages ?? []) as Array<{ role: string; content: unknown }>;
     if (JSON.stringify(messages[0]?.content ?? '').includes('memory extraction')) return text('nothing to remember');
     return route(messages, request);
@@ -39,7 +68,8 @@ function offlineEnv(url: string, home: string): Record<string, string> {
   return { HOME: home, OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'qwen-test' };
 }
 
-const lastUser = (messages: Array<{ role: string; content: unknown }>) => JSON.stringify(messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
+const lastUser = (messages: Array<{ role: string; content: unknown }>) =>
+  JSON.stringify(messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
 
 test('qwen: text in deltas, then a shell call asked as Bash through the permission prompt, its output as the tool result', async () => {
   const api = await fakeApi((messages) => {
@@ -52,20 +82,56 @@ test('qwen: text in deltas, then a shell call asked as Bash through the permissi
     const hello = await h.prompt('say hi');
     assert.equal(hello.outcome.subtype, 'success', hello.outcome.errors.join('\n'));
     assert.equal(hello.outcome.text, 'Hello from qwen');
-    assert.deepEqual(typesOf(hello.messages).filter((t) => t !== 'stream_event'), ['system/init', 'assistant']);
-    const deltas = hello.messages.map((m) => (m.type === 'stream_event' && m.event.type === 'content_block_delta' && m.event.delta.type === 'text_delta' ? m.event.delta.text : '')).join('');
+    assert.deepEqual(
+      typesOf(hello.messages).filter((t) => t !== 'stream_event'),
+      ['system/init', 'assistant'],
+    );
+    const deltas = hello.messages
+      .map((m) =>
+        m.type === 'stream_event' && m.event.type === 'content_block_delta' && m.event.delta.type === 'text_delta'
+          ? m.event.delta.text
+          : '',
+      )
+      .join('');
     assert.equal(deltas, 'Hello from qwen');
-    assert.ok(!hello.messages.some((m) => m.type === 'stream_event' && !['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'].includes(m.event.type)), 'Qwen\'s own stream events are dropped');
+    assert.ok(
+      !hello.messages.some(
+        (m) =>
+          m.type === 'stream_event' &&
+          ![
+            'message_start',
+            'content_block_start',
+            'content_block_delta',
+            'content_block_stop',
+            'message_delta',
+            'message_stop',
+          ].includes(m.event.type),
+      ),
+      "Qwen's own stream events are dropped",
+    );
 
     const asked: string[] = [];
-    const made = await h.prompt('make a file', { askPermission: async (tool, input) => { asked.push(`${tool}:${String(input.command)}`); return { behavior: 'allow' }; } });
+    const made = await h.prompt('make a file', {
+      askPermission: async (tool, input) => {
+        asked.push(`${tool}:${String(input.command)}`);
+        return { behavior: 'allow' };
+      },
+    });
     assert.equal(made.outcome.subtype, 'success', made.outcome.errors.join('\n'));
     assert.deepEqual(asked, ['Bash:touch made.txt']);
     assert.ok(existsSync(path.join(cwd, 'made.txt')));
-    assert.deepEqual(typesOf(made.messages).filter((t) => t !== 'stream_event'), ['system/init', 'assistant', 'user', 'assistant']);
-    const use = made.messages.find((m): m is Extract<AgentMessage, { type: 'assistant' }> => m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use'));
+    assert.deepEqual(
+      typesOf(made.messages).filter((t) => t !== 'stream_event'),
+      ['system/init', 'assistant', 'user', 'assistant'],
+    );
+    const use = made.messages.find(
+      (m): m is Extract<AgentMessage, { type: 'assistant' }> =>
+        m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use'),
+    );
     assert.equal(use?.message.content.find((b) => b.type === 'tool_use')?.name, 'Bash');
-    const terminal = toAcpUpdates(made.messages).filter((u) => u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed'));
+    const terminal = toAcpUpdates(made.messages).filter(
+      (u) => u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed'),
+    );
     assert.equal(terminal.length, 1);
   } finally {
     await h.harness.close();
@@ -76,7 +142,14 @@ test('qwen: text in deltas, then a shell call asked as Bash through the permissi
 test('qwen: a denied command does not run; a rejected key ends the prompt with an error', async () => {
   let reject = false;
   const api = await fakeApi((messages) => {
-    if (reject) return { kind: 'json', status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } };
+    if (reject)
+      return {
+        kind: 'json',
+        status: 401,
+        body: {
+          error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+        },
+      };
     return messages.at(-1)?.role === 'tool' ? text('ok') : shell('touch denied.txt');
   });
   const { home, cwd } = harnessDirs('qwen-deny');
@@ -95,12 +168,13 @@ test('qwen: a denied command does not run; a rejected key ends the prompt with a
   }
 });
 
-test('qwen: an interrupt mid-stream ends the prompt; a new harness resumes Qwen\'s own session', async () => {
+test("qwen: an interrupt mid-stream ends the prompt; a new harness resumes Qwen's own session", async () => {
   let hang = true;
   const seen: string[] = [];
   const api = await fakeApi((messages) => {
     seen.push(JSON.stringify(messages));
-    if (hang && lastUser(messages).includes('LONGPROMPT')) return { kind: 'sse', frames: [openaiChunk({ role: 'assistant', content: 'partial' })], then: 'hang' };
+    if (hang && lastUser(messages).includes('LONGPROMPT'))
+      return { kind: 'sse', frames: [openaiChunk({ role: 'assistant', content: 'partial' })], then: 'hang' };
     return text('ok');
   });
   const { home, cwd } = harnessDirs('qwen-resume');
@@ -108,7 +182,11 @@ test('qwen: an interrupt mid-stream ends the prompt; a new harness resumes Qwen\
   const first = await driveHarness({ name: 'qwen', cwd, includePartialMessages: true }, env);
   try {
     assert.equal((await first.prompt('remember: my colour is blue')).outcome.subtype, 'success');
-    const cut = await first.prompt('a LONGPROMPT one', { onMessage: (m, c) => { if (m.type === 'stream_event' && m.event.type === 'content_block_delta') c.abort(); } });
+    const cut = await first.prompt('a LONGPROMPT one', {
+      onMessage: (m, c) => {
+        if (m.type === 'stream_event' && m.event.type === 'content_block_delta') c.abort();
+      },
+    });
     assert.equal(cut.outcome.subtype, 'error_during_execution');
     hang = false;
   } finally {
@@ -133,14 +211,23 @@ test('qwen: a write and an edit (acceptEdits → auto-edit) show as Write and Ed
   writeFileSync(path.join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
   const call = (id: string, name: string, args: unknown): Reply => ({
     kind: 'sse',
-    frames: [openaiChunk({ role: 'assistant', tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }), openaiChunk({}, 'tool_calls'), openaiUsage(20, 5), OPENAI_DONE],
+    frames: [
+      openaiChunk({
+        role: 'assistant',
+        tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+      }),
+      openaiChunk({}, 'tool_calls'),
+      openaiUsage(20, 5),
+      OPENAI_DONE,
+    ],
   });
   const api = await fakeApi((messages) => {
     const done = messages.filter((m) => m.role === 'tool').length;
     if (done === 0) return call('call_w', 'write_file', { file_path: path.join(cwd, 'new.txt'), content: 'fresh\n' });
     // Qwen Code, as Claude Code, edits only a file it has read.
     if (done === 1) return call('call_r', 'read_file', { file_path: path.join(cwd, 'notes.txt') });
-    if (done === 2) return call('call_e', 'edit', { file_path: path.join(cwd, 'notes.txt'), old_string: 'beta', new_string: 'BETA' });
+    if (done === 2)
+      return call('call_e', 'edit', { file_path: path.join(cwd, 'notes.txt'), old_string: 'beta', new_string: 'BETA' });
     return text('both done');
   });
   const h = await driveHarness({ name: 'qwen', cwd, permissionMode: 'acceptEdits' }, offlineEnv(api.url, home));
@@ -148,13 +235,27 @@ test('qwen: a write and an edit (acceptEdits → auto-edit) show as Write and Ed
     const run = await h.prompt('change the files');
     assert.equal(run.outcome.subtype, 'success', run.outcome.errors.join('\n'));
     assert.equal(readFileSync(path.join(cwd, 'notes.txt'), 'utf8'), 'alpha\nBETA\ngamma\n');
-    const results = run.messages.filter((m): m is Extract<AgentMessage, { type: 'user' }> => m.type === 'user').map((m) => m.tool_use_result as Record<string, unknown> | undefined);
+    const results = run.messages
+      .filter((m): m is Extract<AgentMessage, { type: 'user' }> => m.type === 'user')
+      .map((m) => m.tool_use_result as Record<string, unknown> | undefined);
     assert.equal(results[0]?.type, 'create');
     assert.equal(results[0]?.content, 'fresh\n');
     assert.equal(results[2]?.originalFile, 'alpha\nbeta\ngamma\n');
-    assert.deepEqual(results[2]?.structuredPatch, [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' alpha', '-beta', '+BETA', ' gamma'] }]);
-    const diffs = toAcpUpdates(run.messages).flatMap((u) => (u.sessionUpdate === 'tool_call_update' && u.status === 'completed' ? (u.content ?? []).filter((c) => c.type === 'diff') : []));
-    assert.deepEqual(diffs.map((d) => [path.basename(d.path), d.oldText, d.newText]), [['new.txt', null, 'fresh\n'], ['notes.txt', 'alpha\nbeta\ngamma\n', 'alpha\nBETA\ngamma\n']]);
+    assert.deepEqual(results[2]?.structuredPatch, [
+      { oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' alpha', '-beta', '+BETA', ' gamma'] },
+    ]);
+    const diffs = toAcpUpdates(run.messages).flatMap((u) =>
+      u.sessionUpdate === 'tool_call_update' && u.status === 'completed'
+        ? (u.content ?? []).filter((c) => c.type === 'diff')
+        : [],
+    );
+    assert.deepEqual(
+      diffs.map((d) => [path.basename(d.path), d.oldText, d.newText]),
+      [
+        ['new.txt', null, 'fresh\n'],
+        ['notes.txt', 'alpha\nbeta\ngamma\n', 'alpha\nBETA\ngamma\n'],
+      ],
+    );
   } finally {
     await h.harness.close();
     await api.close();

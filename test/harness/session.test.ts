@@ -15,12 +15,22 @@ import { anthropicBlock, anthropicStream, startFakeServer, type RecordedRequest 
 import { harnessDirs, testPath } from './helpers.ts';
 import { SessionEventProjector, query, toAcpUpdates, type AgentMessage } from '../../src/index.ts';
 
-const text = (t: string) => anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: t.slice(0, 3) }, { type: 'text_delta', text: t.slice(3) }])], 'end_turn');
+const text = (t: string) =>
+  anthropicStream(
+    [
+      anthropicBlock(0, { type: 'text', text: '' }, [
+        { type: 'text_delta', text: t.slice(0, 3) },
+        { type: 'text_delta', text: t.slice(3) },
+      ]),
+    ],
+    'end_turn',
+  );
 
 async function fakeClaudeApi() {
   const seen: string[] = [];
   const api = await startFakeServer((request: RecordedRequest) => {
-    if (request.method !== 'POST' || !request.path.startsWith('/v1/messages')) return { kind: 'json', status: 200, body: { input_tokens: 1 } };
+    if (request.method !== 'POST' || !request.path.startsWith('/v1/messages'))
+      return { kind: 'json', status: 200, body: { input_tokens: 1 } };
     const messages = JSON.stringify(request.body?.messages ?? []);
     seen.push(messages);
     return { kind: 'sse', frames: text(messages.includes('second') ? 'You said blue.' : 'Noted: blue.') };
@@ -30,17 +40,40 @@ async function fakeClaudeApi() {
 
 function claudeEnv(url: string, home: string): NodeJS.ProcessEnv {
   return {
-    ...process.env, PATH: testPath(), HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe'), ANTHROPIC_API_KEY: 'sk-ant-test', AGENTPIPE_PASS_ENV: '',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_MAX_RETRIES: '0', CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+    ...process.env,
+    PATH: testPath(),
+    HOME: home,
+    AGENTPIPE_HOME: path.join(home, '.agentpipe'),
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    AGENTPIPE_PASS_ENV: '',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
   };
 }
 
-test('CLI --harness claude: stream-json with one result under agentpipe\'s session id; --resume <that id> resumes Claude Code\'s own session', async () => {
+test("CLI --harness claude: stream-json with one result under agentpipe's session id; --resume <that id> resumes Claude Code's own session", async () => {
   const { api, seen } = await fakeClaudeApi();
   const { home, cwd } = harnessDirs('session-claude');
   const env = claudeEnv(api.url, home);
   try {
-    const first = await runCli(['-p', 'first: my colour is blue', '--harness', 'claude', '--base-url', api.url, '--output-format', 'stream-json', '--verbose', '--include-partial-messages'], { cwd, env, timeoutMs: 60_000 });
+    const first = await runCli(
+      [
+        '-p',
+        'first: my colour is blue',
+        '--harness',
+        'claude',
+        '--base-url',
+        api.url,
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--include-partial-messages',
+      ],
+      { cwd, env, timeoutMs: 60_000 },
+    );
     assert.equal(first.code, 0, first.stderr);
     const lines = parseLines(first.stdout);
     const init = lines[0]!;
@@ -48,16 +81,25 @@ test('CLI --harness claude: stream-json with one result under agentpipe\'s sessi
     assert.equal(init.subtype, 'init');
     assert.equal(init.harness, 'claude');
     assert.match(init.harness_session_id, /^[0-9a-f-]{36}$/);
-    assert.notEqual(init.harness_session_id, init.session_id, 'agentpipe\'s session id is its own');
+    assert.notEqual(init.harness_session_id, init.session_id, "agentpipe's session id is its own");
     const results = lines.filter((l) => l.type === 'result');
     assert.equal(results.length, 1);
     assert.equal(results[0]!.subtype, 'success');
     assert.equal(results[0]!.result, 'Noted: blue.');
-    assert.ok(lines.every((l) => l.session_id === init.session_id), 'every line carries agentpipe\'s session id');
-    const deltas = lines.filter((l) => l.type === 'stream_event' && l.event.type === 'content_block_delta').map((l) => l.event.delta.text).join('');
+    assert.ok(
+      lines.every((l) => l.session_id === init.session_id),
+      "every line carries agentpipe's session id",
+    );
+    const deltas = lines
+      .filter((l) => l.type === 'stream_event' && l.event.type === 'content_block_delta')
+      .map((l) => l.event.delta.text)
+      .join('');
     assert.equal(deltas, 'Noted: blue.');
 
-    const second = await runCli(['-p', 'second: what was it?', '--resume', init.session_id, '--harness', 'claude', '--base-url', api.url], { cwd, env, timeoutMs: 60_000 });
+    const second = await runCli(
+      ['-p', 'second: what was it?', '--resume', init.session_id, '--harness', 'claude', '--base-url', api.url],
+      { cwd, env, timeoutMs: 60_000 },
+    );
     assert.equal(second.code, 0, second.stderr);
     assert.equal(second.stdout.trim(), 'You said blue.');
     assert.match(seen.at(-1)!, /my colour is blue/, 'Claude Code was resumed with its own history');
@@ -71,14 +113,20 @@ test('stream-json input with --harness claude: two prompts on one Claude Code pr
   const models: string[] = [];
   const { home, cwd } = harnessDirs('session-claude-control');
   const env = claudeEnv(api.url, home);
-  const driver = new StreamDriver(['--harness', 'claude', '--base-url', api.url, '--model', 'claude-sonnet-4-5'], cwd, env as Record<string, string>);
+  const driver = new StreamDriver(
+    ['--harness', 'claude', '--base-url', api.url, '--model', 'claude-sonnet-4-5'],
+    cwd,
+    env as Record<string, string>,
+  );
   try {
     const first = await driver.prompt('first: my colour is blue');
     assert.equal(first.subtype, 'success', JSON.stringify(first));
     assert.equal((await driver.control({ subtype: 'set_model', model: 'claude-haiku-4-5' })).subtype, 'success');
     const second = await driver.prompt('second: what was it?');
     assert.equal(second.result, 'You said blue.');
-    for (const request of api.requests) if (request.method === 'POST' && request.path.startsWith('/v1/messages')) models.push(String(request.body?.model));
+    for (const request of api.requests)
+      if (request.method === 'POST' && request.path.startsWith('/v1/messages'))
+        models.push(String(request.body?.model));
     assert.equal(models[0], 'claude-sonnet-4-5');
     assert.equal(models.at(-1), 'claude-haiku-4-5');
     assert.equal(seen.length, 2, 'one process answered both prompts (no restart: one request each)');
@@ -90,7 +138,7 @@ test('stream-json input with --harness claude: two prompts on one Claude Code pr
   }
 });
 
-test('library query() with the ACP harness round-trips agentpipe acp; its ACP updates and session events keep the faces\' properties', async () => {
+test("library query() with the ACP harness round-trips agentpipe acp; its ACP updates and session events keep the faces' properties", async () => {
   const { cwd } = harnessDirs('session-acp');
   const script = writeScript(cwd, [
     { text: 'Listing.', tool_calls: [{ id: 'toolu_ls', name: 'Bash', input: { command: 'echo listed' } }] },
@@ -100,12 +148,19 @@ test('library query() with the ACP harness round-trips agentpipe acp; its ACP up
   const q = query({
     prompt: 'list it',
     options: {
-      cwd, harness: 'acp', harnessCommand: `${process.execPath} ${CLI_PATH} acp --model scripted --script ${script}`,
-      permissionMode: 'bypassPermissions', includePartialMessages: true, persistSession: false, env: { ...process.env, PATH: testPath() },
+      cwd,
+      harness: 'acp',
+      harnessCommand: `${process.execPath} ${CLI_PATH} acp --model scripted --script ${script}`,
+      permissionMode: 'bypassPermissions',
+      includePartialMessages: true,
+      persistSession: false,
+      env: { ...process.env, PATH: testPath() },
     },
   });
   for await (const message of q) messages.push(message);
-  const types = messages.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type)).filter((t) => t !== 'stream_event' && t !== 'system/status');
+  const types = messages
+    .map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type))
+    .filter((t) => t !== 'stream_event' && t !== 'system/status');
   assert.deepEqual(types, ['system/init', 'assistant', 'assistant', 'user', 'assistant', 'result']);
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result' && result.subtype === 'success' && result.result === 'The folder is listed.');
@@ -115,7 +170,9 @@ test('library query() with the ACP harness round-trips agentpipe acp; its ACP up
   const updates = toAcpUpdates(messages);
   const calls = updates.filter((u) => u.sessionUpdate === 'tool_call');
   assert.equal(calls.length, 1);
-  const terminal = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed'));
+  const terminal = updates.filter(
+    (u) => u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed'),
+  );
   assert.equal(terminal.length, 1, 'one terminal update per tool call');
 
   const projector = new SessionEventProjector();
@@ -137,14 +194,17 @@ test('setup errors: a missing CLI names its package; --harness-command needs --h
   const stray = await runCli(['-p', 'hi', '--harness-command', 'goose acp'], { cwd, env });
   assert.notEqual(stray.code, 0);
   assert.match(stray.stderr, /--harness-command needs --harness/);
-  const acp = await runCli(['-p', 'hi', '--harness', 'acp', '--output-format', 'stream-json', '--verbose'], { cwd, env });
+  const acp = await runCli(['-p', 'hi', '--harness', 'acp', '--output-format', 'stream-json', '--verbose'], {
+    cwd,
+    env,
+  });
   assert.notEqual(acp.code, 0);
   assert.match(acp.stderr, /--harness acp needs --harness-command/);
   const piped = await runCli(['-p', 'hi', '--harness', 'acp', '--harness-command', 'agent | tee log'], { cwd, env });
   assert.match(piped.stderr, /one plain command/);
 });
 
-test('a wrapped agent\'s permission questions meet the session\'s rules first: a deny rule wins over canUseTool, read-only commands pass', async () => {
+test("a wrapped agent's permission questions meet the session's rules first: a deny rule wins over canUseTool, read-only commands pass", async () => {
   const { cwd } = harnessDirs('session-acp-rules');
   writeFileSync(path.join(cwd, 'keep.txt'), 'keep me\n');
   const script = writeScript(cwd, [
@@ -157,8 +217,12 @@ test('a wrapped agent\'s permission questions meet the session\'s rules first: a
   const q = query({
     prompt: 'go',
     options: {
-      cwd, harness: 'acp', harnessCommand: `${process.execPath} ${CLI_PATH} acp --model scripted --script ${script}`, persistSession: false,
-      disallowedTools: ['Bash(rm:*)'], env: { ...process.env, PATH: testPath() },
+      cwd,
+      harness: 'acp',
+      harnessCommand: `${process.execPath} ${CLI_PATH} acp --model scripted --script ${script}`,
+      persistSession: false,
+      disallowedTools: ['Bash(rm:*)'],
+      env: { ...process.env, PATH: testPath() },
       canUseTool: async (tool, input) => {
         asked.push(`${tool}:${String(input.command)}`);
         return { behavior: 'allow', updatedInput: input };
@@ -171,5 +235,8 @@ test('a wrapped agent\'s permission questions meet the session\'s rules first: a
   assert.deepEqual(asked, ['Bash:touch made.txt'], 'only the open question reached canUseTool');
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result');
-  assert.deepEqual(result.permission_denials.map((d) => d.tool_name), ['Bash']);
+  assert.deepEqual(
+    result.permission_denials.map((d) => d.tool_name),
+    ['Bash'],
+  );
 });

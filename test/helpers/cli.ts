@@ -9,20 +9,34 @@ import { scratchDir } from './temp.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The executable path to hand to the official SDK's `pathToClaudeCodeExecutable`. */
-export const CLI_PATH = process.env.AGENTPIPE_CLI_SOURCE ? path.join(ROOT, 'src/cli/entry.ts') : path.join(ROOT, 'bin/agentpipe.js');
+export const CLI_PATH = process.env.AGENTPIPE_CLI_SOURCE
+  ? path.join(ROOT, 'src/cli/entry.ts')
+  : path.join(ROOT, 'bin/agentpipe.js');
 /** Transcripts of test runs go to a throwaway folder, never the user's ~/.agentpipe. */
 process.env.AGENTPIPE_HOME ??= scratchDir('agentpipe-home-');
 
 /** Output of a finished run. */
-export interface RunResult { stdout: string; stderr: string; code: number | null; signal: NodeJS.Signals | null }
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
 
 /** Starts the CLI with `args`; the caller drives stdin/stdout. */
 export function startCli(args: string[], options: SpawnOptions = {}): ChildProcess {
-  return spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['pipe', 'pipe', 'pipe'], ...options, env: { ...process.env, ANTHROPIC_API_KEY: '', ...options.env } });
+  return spawn(process.execPath, [CLI_PATH, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...options,
+    env: { ...process.env, ANTHROPIC_API_KEY: '', ...options.env },
+  });
 }
 
 /** Runs the CLI to the end, writing `stdin` (then closing it). */
-export function runCli(args: string[], options: SpawnOptions & { stdin?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+export function runCli(
+  args: string[],
+  options: SpawnOptions & { stdin?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   const child = startCli(args, options);
   let stdout = '';
   let stderr = '';
@@ -40,5 +54,8 @@ export function runCli(args: string[], options: SpawnOptions & { stdin?: string;
 
 /** Parses stream-json stdout into objects (every line must be JSON). */
 export function parseLines(stdout: string): Array<Record<string, any>> {
-  return stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }

@@ -12,7 +12,10 @@ export class StreamDriver {
   #next = 0;
 
   constructor(args: string[], cwd: string, env: Record<string, string> = {}) {
-    this.child = startCli(['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args], { cwd, env });
+    this.child = startCli(['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args], {
+      cwd,
+      env,
+    });
     // A test that fails before end() must not leave the CLI running (its open stdin would keep
     // the test file, and CI, waiting forever).
     after(() => {
@@ -45,7 +48,13 @@ export class StreamDriver {
   /** Sends a user prompt and resolves with its result. */
   async prompt(content: string, uuid?: string): Promise<Line> {
     const from = this.lines.length;
-    this.send({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: '', ...(uuid ? { uuid } : {}) });
+    this.send({
+      type: 'user',
+      message: { role: 'user', content },
+      parent_tool_use_id: null,
+      session_id: '',
+      ...(uuid ? { uuid } : {}),
+    });
     return this.waitFor((l) => l.type === 'result', from);
   }
 

@@ -6,11 +6,16 @@ import path from 'node:path';
 import { tempDir } from '../helpers/workspace.ts';
 import { ofType, runScripted, toolResults } from '../helpers/agent-run.ts';
 
-const bashTurns = [{ tool_calls: [{ name: 'Bash', id: 'toolu_b1', input: { command: 'touch ran.txt' } }] }, { text: 'done' }];
+const bashTurns = [
+  { tool_calls: [{ name: 'Bash', id: 'toolu_b1', input: { command: 'touch ran.txt' } }] },
+  { text: 'done' },
+];
 
 test('exit code 2 blocks the call: denial in the result, hook_response, is_error tool_result with the reason', async () => {
   const dir = tempDir({ 'hook.sh': 'cat > input.json\necho "no touching" >&2\nexit 2\n' });
-  const settings = JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'bash hook.sh' }] }] } });
+  const settings = JSON.stringify({
+    hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'bash hook.sh' }] }] },
+  });
   const run = await runScripted(dir, bashTurns, ['--settings', settings, '--permission-mode', 'bypassPermissions']);
   assert.equal(run.code, 0, run.stderr);
   assert.equal(existsSync(path.join(dir, 'ran.txt')), false, 'the command must not run');
@@ -35,7 +40,9 @@ test('exit code 2 blocks the call: denial in the result, hook_response, is_error
   assert.match(final.permission_denials[0].reason, /no touching/);
 
   // The hook got Claude Code's input on stdin.
-  const input = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(dir, 'input.json'), 'utf8')));
+  const input = JSON.parse(
+    await import('node:fs/promises').then((fs) => fs.readFile(path.join(dir, 'input.json'), 'utf8')),
+  );
   assert.equal(input.hook_event_name, 'PreToolUse');
   assert.equal(input.tool_name, 'Bash');
   assert.deepEqual(input.tool_input, { command: 'touch ran.txt' });
@@ -46,12 +53,28 @@ test('exit code 2 blocks the call: denial in the result, hook_response, is_error
 
 test('JSON permissionDecision "deny" from a settings file; the matcher skips other tools', async () => {
   const dir = tempDir();
-  const out = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'policy says no' } };
-  writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({
-    hooks: { PreToolUse: [{ matcher: 'Bash|Write', hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] },
-  }));
+  const out = {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'deny',
+      permissionDecisionReason: 'policy says no',
+    },
+  };
+  writeFileSync(
+    path.join(dir, 'settings.json'),
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash|Write', hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }],
+      },
+    }),
+  );
   const turns = [
-    { tool_calls: [{ name: 'Glob', id: 'toolu_g', input: { pattern: '*.json' } }, { name: 'Bash', id: 'toolu_b', input: { command: 'touch ran.txt' } }] },
+    {
+      tool_calls: [
+        { name: 'Glob', id: 'toolu_g', input: { pattern: '*.json' } },
+        { name: 'Bash', id: 'toolu_b', input: { command: 'touch ran.txt' } },
+      ],
+    },
     { text: 'done' },
   ];
   const run = await runScripted(dir, turns, ['--settings', 'settings.json', '--permission-mode', 'bypassPermissions']);
@@ -61,7 +84,10 @@ test('JSON permissionDecision "deny" from a settings file; the matcher skips oth
   assert.equal(results.get('toolu_g')!.is_error, false);
   assert.match(results.get('toolu_b')!.content, /policy says no/);
   assert.equal(existsSync(path.join(dir, 'ran.txt')), false);
-  assert.deepEqual(run.lines.at(-1)!.permission_denials.map((d: any) => d.tool_use_id), ['toolu_b']);
+  assert.deepEqual(
+    run.lines.at(-1)!.permission_denials.map((d: any) => d.tool_use_id),
+    ['toolu_b'],
+  );
 });
 
 test('bad settings: a clear usage error, exit 1, no stack trace', async () => {

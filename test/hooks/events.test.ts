@@ -8,24 +8,56 @@ import { ofType, runScripted, toolResults } from '../helpers/agent-run.ts';
 
 /** A settings object whose hooks append their stdin to events.log. */
 function logging(events: string[]): string {
-  const hooks = Object.fromEntries(events.map((e) => [e, [{ hooks: [{ type: 'command', command: 'cat >> events.log; echo >> events.log' }] }]]));
+  const hooks = Object.fromEntries(
+    events.map((e) => [e, [{ hooks: [{ type: 'command', command: 'cat >> events.log; echo >> events.log' }] }]]),
+  );
   return JSON.stringify({ hooks });
 }
-const logged = (dir: string) => readFileSync(path.join(dir, 'events.log'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const logged = (dir: string) =>
+  readFileSync(path.join(dir, 'events.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 test('SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SessionEnd in order', async () => {
   const dir = tempDir();
-  const events = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'];
+  const events = [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PreToolUse',
+    'PostToolUse',
+    'PostToolUseFailure',
+    'Stop',
+    'SessionEnd',
+  ];
   const turns = [
-    { tool_calls: [{ name: 'Bash', id: 'toolu_ok', input: { command: 'echo fine' } }, { name: 'Bash', id: 'toolu_bad', input: { command: 'exit 3' } }] },
+    {
+      tool_calls: [
+        { name: 'Bash', id: 'toolu_ok', input: { command: 'echo fine' } },
+        { name: 'Bash', id: 'toolu_bad', input: { command: 'exit 3' } },
+      ],
+    },
     { text: 'all done' },
   ];
-  const run = await runScripted(dir, turns, ['--settings', logging(events), '--allowedTools', 'Bash'], { prompt: 'hello hooks' });
+  const run = await runScripted(dir, turns, ['--settings', logging(events), '--allowedTools', 'Bash'], {
+    prompt: 'hello hooks',
+  });
   assert.equal(run.code, 0, run.stderr);
   const log = logged(dir);
-  assert.deepEqual(log.map((e) => e.hook_event_name), [
-    'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd',
-  ]);
+  assert.deepEqual(
+    log.map((e) => e.hook_event_name),
+    [
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse',
+      'PostToolUse',
+      'PreToolUse',
+      'PostToolUseFailure',
+      'Stop',
+      'SessionEnd',
+    ],
+  );
   assert.equal(log[0].source, 'startup');
   assert.equal(log[1].prompt, 'hello hooks');
   assert.equal(log[3].tool_use_id, 'toolu_ok');
@@ -36,7 +68,10 @@ test('SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailur
   assert.equal(log[6].stop_hook_active, false);
 
   const responses = ofType(run.lines, 'system', 'hook_response');
-  assert.deepEqual(responses.map((r) => r.hook_event), log.map((e) => e.hook_event_name));
+  assert.deepEqual(
+    responses.map((r) => r.hook_event),
+    log.map((e) => e.hook_event_name),
+  );
   // SessionStart reports before system/init; SessionEnd after the result.
   assert.equal(run.lines[0].subtype, 'hook_response');
   assert.equal(run.lines[1].subtype, 'init');
@@ -46,7 +81,11 @@ test('SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailur
 
 test('UserPromptSubmit exit 2 blocks the prompt: no model request, an error result with the reason', async () => {
   const dir = tempDir();
-  const settings = JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo "no secrets in prompts" >&2; exit 2' }] }] } });
+  const settings = JSON.stringify({
+    hooks: {
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo "no secrets in prompts" >&2; exit 2' }] }],
+    },
+  });
   const run = await runScripted(dir, [{ text: 'should not be said' }], ['--settings', settings]);
   assert.equal(run.code, 1);
   assert.equal(ofType(run.lines, 'assistant').length, 0);
@@ -61,7 +100,11 @@ test('a Stop hook with decision "block" sends the model back with the reason, bo
   // Blocks the first stop only: the second time stop_hook_active is true.
   const hook = `input=$(cat); if echo "$input" | grep -q '"stop_hook_active":false'; then echo '{"decision":"block","reason":"run the tests first"}'; fi`;
   const settings = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: hook }] }] } });
-  const run = await runScripted(dir, [{ text: 'finished' }, { text: 'tests pass, finished' }], ['--settings', settings]);
+  const run = await runScripted(
+    dir,
+    [{ text: 'finished' }, { text: 'tests pass, finished' }],
+    ['--settings', settings],
+  );
   assert.equal(run.code, 0, run.stderr);
   const feedback = ofType(run.lines, 'user').find((l) => l.isSynthetic);
   assert.match(feedback!.message.content[0].text, /Stop hook feedback: run the tests first/);
@@ -73,21 +116,48 @@ test('a Stop hook with decision "block" sends the model back with the reason, bo
 
 test('continue:false from PostToolUse stops the prompt with hook_stopped; later calls are not run', async () => {
   const dir = tempDir();
-  const settings = JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo '{"continue":false,"stopReason":"enough"}'` }] }] } });
-  const turns = [{ tool_calls: [{ name: 'Bash', id: 'toolu_1', input: { command: 'echo one' } }, { name: 'Bash', id: 'toolu_2', input: { command: 'touch two' } }] }, { text: 'never' }];
+  const settings = JSON.stringify({
+    hooks: {
+      PostToolUse: [
+        { matcher: 'Bash', hooks: [{ type: 'command', command: `echo '{"continue":false,"stopReason":"enough"}'` }] },
+      ],
+    },
+  });
+  const turns = [
+    {
+      tool_calls: [
+        { name: 'Bash', id: 'toolu_1', input: { command: 'echo one' } },
+        { name: 'Bash', id: 'toolu_2', input: { command: 'touch two' } },
+      ],
+    },
+    { text: 'never' },
+  ];
   const run = await runScripted(dir, turns, ['--settings', settings, '--allowedTools', 'Bash']);
   const result = run.lines.at(-1)!;
   assert.equal(result.terminal_reason, 'hook_stopped');
   assert.match(result.errors[0], /enough/);
   assert.match(toolResults(run.lines).get('toolu_2')!.content, /Not run/);
-  assert.equal(ofType(run.lines, 'assistant').some((l) => l.message.content[0].text === 'never'), false, 'no further model request');
+  assert.equal(
+    ofType(run.lines, 'assistant').some((l) => l.message.content[0].text === 'never'),
+    false,
+    'no further model request',
+  );
 });
 
 test('PostToolUse additionalContext reaches the model with the tool result', async () => {
   const dir = tempDir();
   const out = { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'remember: output is cached' } };
-  const settings = JSON.stringify({ hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] } });
-  const run = await runScripted(dir, [{ tool_calls: [{ name: 'Bash', id: 'toolu_c', input: { command: 'echo x' } }] }, { text: 'ok' }], ['--settings', settings, '--allowedTools', 'Bash']);
+  const settings = JSON.stringify({
+    hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] },
+  });
+  const run = await runScripted(
+    dir,
+    [{ tool_calls: [{ name: 'Bash', id: 'toolu_c', input: { command: 'echo x' } }] }, { text: 'ok' }],
+    ['--settings', settings, '--allowedTools', 'Bash'],
+  );
   const content = toolResults(run.lines).get('toolu_c')!.content;
-  assert.deepEqual(content.map((b: any) => b.text), ['x', 'remember: output is cached']);
+  assert.deepEqual(
+    content.map((b: any) => b.text),
+    ['x', 'remember: output is cached'],
+  );
 });

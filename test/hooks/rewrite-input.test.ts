@@ -6,9 +6,20 @@ import { ofType, runScripted, toolResults } from '../helpers/agent-run.ts';
 
 test('updatedInput from a command hook replaces the Bash command', async () => {
   const dir = tempDir();
-  const out = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'echo rewritten' } } };
-  const settings = JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] } });
-  const turns = [{ tool_calls: [{ name: 'Bash', id: 'toolu_r', input: { command: 'echo original' } }] }, { text: 'ok' }];
+  const out = {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      updatedInput: { command: 'echo rewritten' },
+    },
+  };
+  const settings = JSON.stringify({
+    hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] },
+  });
+  const turns = [
+    { tool_calls: [{ name: 'Bash', id: 'toolu_r', input: { command: 'echo original' } }] },
+    { text: 'ok' },
+  ];
   // Default mode: the hook's "allow" lets Bash run without --allowedTools.
   const run = await runScripted(dir, turns, ['--settings', settings]);
   assert.equal(run.code, 0, run.stderr);
@@ -26,7 +37,9 @@ test('updatedInput from a command hook replaces the Bash command', async () => {
 test('a hook allow does not override plan mode or a deny rule', async () => {
   const dir = tempDir();
   const out = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } };
-  const settings = JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] } });
+  const settings = JSON.stringify({
+    hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] },
+  });
   const turns = [{ tool_calls: [{ name: 'Bash', id: 'toolu_p', input: { command: 'touch x' } }] }, { text: 'ok' }];
   const plan = await runScripted(dir, turns, ['--settings', settings, '--permission-mode', 'plan']);
   assert.match(toolResults(plan.lines).get('toolu_p')!.content, /plan mode/);

@@ -6,8 +6,13 @@ import { ofType, runScripted, runInProcess, toolResults } from '../helpers/agent
 
 test('a command hook past its timeout is killed, reported as an error, and does not block the call', async () => {
   const dir = tempDir();
-  const settings = JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'sleep 30', timeout: 1 }] }] } });
-  const turns = [{ tool_calls: [{ name: 'Bash', id: 'toolu_t', input: { command: 'echo still ran' } }] }, { text: 'ok' }];
+  const settings = JSON.stringify({
+    hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'sleep 30', timeout: 1 }] }] },
+  });
+  const turns = [
+    { tool_calls: [{ name: 'Bash', id: 'toolu_t', input: { command: 'echo still ran' } }] },
+    { text: 'ok' },
+  ];
   const started = Date.now();
   const run = await runScripted(dir, turns, ['--settings', settings, '--allowedTools', 'Bash']);
   const elapsed = Date.now() - started;
@@ -27,10 +32,14 @@ test('a library callback that never settles is abandoned at its timeout', async 
     {
       cwd: tempDir({ 'a.txt': 'a' }),
       hooks: {
-        PreToolUse: [{
-          timeout: 0.3,
-          hooks: [(_input, _id, { signal }) => new Promise(() => signal.addEventListener('abort', () => (aborted = true)))],
-        }],
+        PreToolUse: [
+          {
+            timeout: 0.3,
+            hooks: [
+              (_input, _id, { signal }) => new Promise(() => signal.addEventListener('abort', () => (aborted = true))),
+            ],
+          },
+        ],
       },
     },
   );

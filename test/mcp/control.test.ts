@@ -9,7 +9,14 @@ const ok = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `ok ${i +
 
 function start(servers: Record<string, unknown>, turns: unknown[]): CliDriver {
   const script = writeScript(tempDir(), turns);
-  return new CliDriver(['--model', 'scripted', '--script', script, '--mcp-config', JSON.stringify({ mcpServers: servers })]);
+  return new CliDriver([
+    '--model',
+    'scripted',
+    '--script',
+    script,
+    '--mcp-config',
+    JSON.stringify({ mcpServers: servers }),
+  ]);
 }
 
 test('mcp_status answers with each server, its status, server info and tools', async () => {
@@ -50,8 +57,10 @@ test('mcp_toggle disables a server (its tools leave the next init) and enables i
 
 test('mcp_reconnect brings a crashed server back', async () => {
   const cli = start({ t: fixtureServer() }, [
-    { tool_calls: [{ name: 'mcp__t__crash', input: {} }] }, { text: 'crashed' },
-    { tool_calls: [{ name: 'mcp__t__add', input: { a: 20, b: 22 } }] }, { text: 'back' },
+    { tool_calls: [{ name: 'mcp__t__crash', input: {} }] },
+    { text: 'crashed' },
+    { tool_calls: [{ name: 'mcp__t__add', input: { a: 20, b: 22 } }] },
+    { text: 'back' },
   ]);
   cli.prompt('crash it');
   await cli.waitFor((m) => m.type === 'result');
@@ -68,12 +77,18 @@ test('mcp_reconnect brings a crashed server back', async () => {
 
 test('mcp_set_servers adds and removes runtime servers and reports connection errors', async () => {
   const cli = start({ t: fixtureServer() }, ok(2));
-  const added = await cli.control({ subtype: 'mcp_set_servers', servers: { extra: everythingStdio(), bad: { command: '/nonexistent' } } });
+  const added = await cli.control({
+    subtype: 'mcp_set_servers',
+    servers: { extra: everythingStdio(), bad: { command: '/nonexistent' } },
+  });
   assert.deepEqual(added.added.sort(), ['bad', 'extra']);
   assert.match(added.errors.bad, /ENOENT/);
   cli.prompt('one');
   const init = await cli.waitFor((m) => m.subtype === 'init');
-  assert.deepEqual(init.mcp_servers.map((s: any) => s.name), ['t', 'extra', 'bad']);
+  assert.deepEqual(
+    init.mcp_servers.map((s: any) => s.name),
+    ['t', 'extra', 'bad'],
+  );
   assert.ok(init.tools.includes('mcp__extra__echo') && init.tools.includes('mcp__t__add'));
   await cli.waitFor((m) => m.type === 'result');
   const removed = await cli.control({ subtype: 'mcp_set_servers', servers: {} });
@@ -81,7 +96,10 @@ test('mcp_set_servers adds and removes runtime servers and reports connection er
   const mark = cli.lines.length;
   cli.prompt('two');
   const init2 = await cli.waitFor((m) => m.subtype === 'init', mark);
-  assert.deepEqual(init2.mcp_servers.map((s: any) => s.name), ['t']);
+  assert.deepEqual(
+    init2.mcp_servers.map((s: any) => s.name),
+    ['t'],
+  );
   assert.ok(!init2.tools.some((t: string) => t.startsWith('mcp__extra__')));
   await cli.end();
 });

@@ -13,7 +13,10 @@ export class CliDriver {
   #next = 0;
 
   constructor(args: string[], env: Record<string, string> = {}) {
-    this.child = startCli(['-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', ...args], { env });
+    this.child = startCli(
+      ['-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', ...args],
+      { env },
+    );
     this.closed = new Promise((resolve) => this.child.on('close', resolve));
     this.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       this.#buffer += d;
@@ -49,12 +52,17 @@ export class CliDriver {
   }
 
   /** Waits for the nth (from `from`) line matching `match`. */
-  async waitFor(match: (m: Record<string, any>) => boolean, from = 0, timeoutMs = 20_000): Promise<Record<string, any>> {
+  async waitFor(
+    match: (m: Record<string, any>) => boolean,
+    from = 0,
+    timeoutMs = 20_000,
+  ): Promise<Record<string, any>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.lines.slice(from).find(match);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`timed out waiting; got ${this.lines.map((l) => l.subtype ?? l.type).join(',')}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting; got ${this.lines.map((l) => l.subtype ?? l.type).join(',')}`);
       await sleep(20);
     }
   }

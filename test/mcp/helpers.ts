@@ -10,25 +10,51 @@ export const FIXTURE = path.join(ROOT, 'test/fixtures/mcp-test-server.ts');
 /** `@modelcontextprotocol/server-everything` over stdio. */
 export const everythingStdio = () => ({ command: process.execPath, args: [EVERYTHING, 'stdio'] });
 /** The local fixture server (add, crash, sleep, fail). */
-export const fixtureServer = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [FIXTURE], env });
+export const fixtureServer = (env: Record<string, string> = {}) => ({
+  command: process.execPath,
+  args: [FIXTURE],
+  env,
+});
 
-export const userLine = (text: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
+export const userLine = (text: string) =>
+  JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
 
 /** Runs one prompt through the real CLI with these MCP servers and scripted turns. */
-export async function runWithMcp(servers: Record<string, unknown>, turns: unknown[], options: { env?: Record<string, string>; extraArgs?: string[] } = {}) {
+export async function runWithMcp(
+  servers: Record<string, unknown>,
+  turns: unknown[],
+  options: { env?: Record<string, string>; extraArgs?: string[] } = {},
+) {
   const dir = tempDir();
   const script = writeScript(dir, turns);
-  const run = await runCli([
-    '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--model', 'scripted', '--script', script,
-    ...(options.extraArgs ?? []), '--mcp-config', JSON.stringify({ mcpServers: servers }),
-  ], { stdin: `${userLine('go')}\n`, env: options.env, timeoutMs: 40_000 });
+  const run = await runCli(
+    [
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--input-format',
+      'stream-json',
+      '--model',
+      'scripted',
+      '--script',
+      script,
+      ...(options.extraArgs ?? []),
+      '--mcp-config',
+      JSON.stringify({ mcpServers: servers }),
+    ],
+    { stdin: `${userLine('go')}\n`, env: options.env, timeoutMs: 40_000 },
+  );
   const messages = parseLines(run.stdout);
   return { ...run, messages, dir };
 }
 
 /** Tool results of a run, by tool_use_id order. */
 export function toolResults(messages: Array<Record<string, any>>): Array<Record<string, any>> {
-  return messages.filter((m) => m.type === 'user' && Array.isArray(m.message.content) && m.message.content[0]?.type === 'tool_result')
+  return messages
+    .filter(
+      (m) => m.type === 'user' && Array.isArray(m.message.content) && m.message.content[0]?.type === 'tool_result',
+    )
     .map((m) => ({ ...m.message.content[0], tool_use_result: m.tool_use_result }));
 }
 

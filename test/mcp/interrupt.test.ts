@@ -11,10 +11,23 @@ import { fixtureServer, userLine } from './helpers.ts';
 test('interrupting a running MCP call cancels it on the server and ends the prompt', async () => {
   const dir = tempDir();
   const marker = path.join(dir, 'marker.txt');
-  const script = writeScript(dir, [{ tool_calls: [{ name: 'mcp__t__sleep', input: { ms: 30_000 } }] }, { text: 'after' }]);
+  const script = writeScript(dir, [
+    { tool_calls: [{ name: 'mcp__t__sleep', input: { ms: 30_000 } }] },
+    { text: 'after' },
+  ]);
   const child = startCli([
-    '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--model', 'scripted', '--script', script,
-    '--mcp-config', JSON.stringify({ mcpServers: { t: fixtureServer({ MARKER_FILE: marker }) } }),
+    '-p',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--input-format',
+    'stream-json',
+    '--model',
+    'scripted',
+    '--script',
+    script,
+    '--mcp-config',
+    JSON.stringify({ mcpServers: { t: fixtureServer({ MARKER_FILE: marker }) } }),
   ]);
   const lines: Array<Record<string, any>> = [];
   let buffer = '';
@@ -28,16 +41,20 @@ test('interrupting a running MCP call cancels it on the server and ends the prom
   const closed = new Promise((resolve) => child.on('close', resolve));
   child.stdin!.write(`${userLine('go')}\n`);
   const deadline = Date.now() + 15_000;
-  while (!(existsSync(marker) && readFileSync(marker, 'utf8').includes('started')) && Date.now() < deadline) await sleep(50);
+  while (!(existsSync(marker) && readFileSync(marker, 'utf8').includes('started')) && Date.now() < deadline)
+    await sleep(50);
   assert.ok(existsSync(marker), 'the MCP call started on the server');
   const interruptedAt = Date.now();
-  child.stdin!.write(`${JSON.stringify({ type: 'control_request', request_id: 'int-1', request: { subtype: 'interrupt' } })}\n`);
+  child.stdin!.write(
+    `${JSON.stringify({ type: 'control_request', request_id: 'int-1', request: { subtype: 'interrupt' } })}\n`,
+  );
   while (!lines.some((m) => m.type === 'result') && Date.now() < deadline) await sleep(20);
   const result = lines.find((m) => m.type === 'result')!;
   assert.ok(result, 'a result arrived');
   assert.ok(Date.now() - interruptedAt < 3000, 'the prompt ended soon after the interrupt');
   assert.equal(result.subtype, 'error_during_execution');
-  const toolResult = lines.find((m) => m.type === 'user' && m.message.content[0]?.type === 'tool_result')!.message.content[0];
+  const toolResult = lines.find((m) => m.type === 'user' && m.message.content[0]?.type === 'tool_result')!.message
+    .content[0];
   assert.equal(toolResult.is_error, true);
   assert.match(toolResult.content, /mcp__t__sleep was interrupted/);
   while (!readFileSync(marker, 'utf8').includes('cancelled') && Date.now() < deadline) await sleep(50);

@@ -6,17 +6,36 @@ import { runLibrarySession } from '../tools/library-session.ts';
 import { fixtureServer } from './helpers.ts';
 
 test('SessionOptions.mcpServers connects the servers; their tools sit beside custom tools', async () => {
-  const double = defineTool('double', { description: 'Doubles', readOnly: true, parameters: { type: 'object', properties: { n: { type: 'number' } } }, handler: ({ n }: { n: number }) => String(n * 2) });
-  const { messages, toolResults, requests, result } = await runLibrarySession({ mcpServers: { calc: fixtureServer() }, extraTools: [double] }, [
-    { tool_calls: [{ name: 'mcp__calc__add', input: { a: 2, b: 3 } }, { name: 'double', input: { n: 21 } }] },
-    { text: 'done' },
-  ]);
+  const double = defineTool('double', {
+    description: 'Doubles',
+    readOnly: true,
+    parameters: { type: 'object', properties: { n: { type: 'number' } } },
+    handler: ({ n }: { n: number }) => String(n * 2),
+  });
+  const { messages, toolResults, requests, result } = await runLibrarySession(
+    { mcpServers: { calc: fixtureServer() }, extraTools: [double] },
+    [
+      {
+        tool_calls: [
+          { name: 'mcp__calc__add', input: { a: 2, b: 3 } },
+          { name: 'double', input: { n: 21 } },
+        ],
+      },
+      { text: 'done' },
+    ],
+  );
   const init = messages.find((m) => m.subtype === 'init')!;
-  assert.deepEqual(init.mcp_servers, [{ name: 'calc', status: 'connected', tools: ['add', 'crash', 'sleep', 'fail', 'env'] }]);
+  assert.deepEqual(init.mcp_servers, [
+    { name: 'calc', status: 'connected', tools: ['add', 'crash', 'sleep', 'fail', 'env'] },
+  ]);
   const offered = requests[0].tools.map((t) => t.name);
   assert.ok(offered.includes('mcp__calc__add') && offered.includes('double'));
   assert.equal(requests[0].tools.find((t) => t.name === 'mcp__calc__add')!.description, 'Adds two numbers');
-  assert.deepEqual(toolResults.map((r) => r.content).sort(), ['42', '5'], 'both ran (read-only calls run together, in any order)');
+  assert.deepEqual(
+    toolResults.map((r) => r.content).sort(),
+    ['42', '5'],
+    'both ran (read-only calls run together, in any order)',
+  );
   assert.equal(result.subtype, 'success');
 });
 
@@ -24,7 +43,10 @@ test('a non-read-only MCP tool is denied in the default mode unless allowed by a
   const turns = [{ tool_calls: [{ name: 'mcp__calc__fail', input: {} }] }, { text: 'ok' }];
   const denied = await runLibrarySession({ mcpServers: { calc: fixtureServer() } }, turns);
   assert.equal(denied.result.permission_denials[0].tool_name, 'mcp__calc__fail');
-  const allowed = await runLibrarySession({ mcpServers: { calc: fixtureServer() }, allowedTools: ['mcp__calc'] }, turns);
+  const allowed = await runLibrarySession(
+    { mcpServers: { calc: fixtureServer() }, allowedTools: ['mcp__calc'] },
+    turns,
+  );
   assert.deepEqual(allowed.result.permission_denials, []);
   assert.equal(allowed.toolResults[0].content, 'it broke');
   assert.equal(allowed.toolResults[0].is_error, true);

@@ -10,7 +10,10 @@ after(() => children.forEach((c) => c.kill()));
 /** Starts server-everything in `mode` on a free port; resolves once it listens. */
 async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<number> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, mode], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     let text = '';
@@ -25,10 +28,18 @@ async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<number> 
 
 test('a Streamable HTTP server is listed and its tools are called', async () => {
   const port = await startEverything('streamableHttp');
-  const { messages } = await runWithMcp({ web: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Test': 'yes' } } }, [
-    { tool_calls: [{ name: 'mcp__web__get-sum', input: { a: 1, b: 2 } }, { name: 'mcp__web__get-tiny-image', input: {} }] },
-    { text: 'done' },
-  ]);
+  const { messages } = await runWithMcp(
+    { web: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Test': 'yes' } } },
+    [
+      {
+        tool_calls: [
+          { name: 'mcp__web__get-sum', input: { a: 1, b: 2 } },
+          { name: 'mcp__web__get-tiny-image', input: {} },
+        ],
+      },
+      { text: 'done' },
+    ],
+  );
   const init = messages.find((m) => m.subtype === 'init')!;
   assert.equal(init.mcp_servers[0].status, 'connected');
   assert.ok(init.tools.includes('mcp__web__echo'));
@@ -50,7 +61,9 @@ test('an SSE server is listed and its tools are called', async () => {
 
 test('an HTTP server that is not there is failed in init and the session goes on', async () => {
   const port = await freePort();
-  const { messages, code } = await runWithMcp({ gone: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } }, [{ text: 'still here' }]);
+  const { messages, code } = await runWithMcp({ gone: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } }, [
+    { text: 'still here' },
+  ]);
   const init = messages.find((m) => m.subtype === 'init')!;
   assert.equal(init.mcp_servers[0].status, 'failed');
   assert.match(init.mcp_servers[0].error, /fetch failed|ECONNREFUSED/);
@@ -68,7 +81,10 @@ test('configured headers are sent to a remote server', async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   after(() => server.close());
   const { port } = server.address() as import('node:net').AddressInfo;
-  const { messages } = await runWithMcp({ auth: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Api-Key': 'secret-1' } } }, [{ text: 'ok' }]);
+  const { messages } = await runWithMcp(
+    { auth: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Api-Key': 'secret-1' } } },
+    [{ text: 'ok' }],
+  );
   assert.ok(seen.includes('secret-1'), JSON.stringify(seen));
   assert.equal(messages.find((m) => m.subtype === 'init')!.mcp_servers[0].status, 'failed');
 });

@@ -15,8 +15,11 @@ import { CliDriver } from './driver.ts';
 /** A real MCP server the test hosts; `answer` relays one mcp_message to it. */
 async function inProcessServer() {
   const server = new McpServer({ name: 'in-process', version: '1.0.0' });
-  server.registerTool('greet', { description: 'Greets someone', inputSchema: { name: z.string() }, annotations: { readOnlyHint: true } },
-    async ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }));
+  server.registerTool(
+    'greet',
+    { description: 'Greets someone', inputSchema: { name: z.string() }, annotations: { readOnlyHint: true } },
+    async ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }),
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const waiting = new Map<unknown, (m: JSONRPCMessage) => void>();
@@ -41,7 +44,10 @@ async function inProcessServer() {
 
 test('sdkMcpServers are connected over mcp_message: listed in init and called', async () => {
   const { answer, methods } = await inProcessServer();
-  const script = writeScript(tempDir(), [{ tool_calls: [{ name: 'mcp__tools__greet', input: { name: 'Ada' } }] }, { text: 'greeted' }]);
+  const script = writeScript(tempDir(), [
+    { tool_calls: [{ name: 'mcp__tools__greet', input: { name: 'Ada' } }] },
+    { text: 'greeted' },
+  ]);
   const cli = new CliDriver(['--model', 'scripted', '--script', script]);
   cli.onRequest = answer;
   await cli.control({ subtype: 'initialize', sdkMcpServers: ['tools'] });
@@ -64,7 +70,10 @@ test('an sdk server whose client answers with an error is failed, and the sessio
     for (const line of cli.lines) {
       if (line.type === 'control_request' && !line.answered) {
         line.answered = true;
-        cli.send({ type: 'control_response', response: { subtype: 'error', request_id: line.request_id, error: 'Unknown SDK MCP server: gone' } });
+        cli.send({
+          type: 'control_response',
+          response: { subtype: 'error', request_id: line.request_id, error: 'Unknown SDK MCP server: gone' },
+        });
       }
     }
   }, 10);

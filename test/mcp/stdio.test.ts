@@ -17,7 +17,12 @@ test('init lists the stdio server as connected with its tools, named mcp__<serve
 
 test('MCP tools are called with their arguments and answer as text', async () => {
   const { messages } = await runWithMcp({ everything: everythingStdio() }, [
-    { tool_calls: [{ name: 'mcp__everything__echo', input: { message: 'hello pipes' } }, { name: 'mcp__everything__get-sum', input: { a: 19, b: 23 } }] },
+    {
+      tool_calls: [
+        { name: 'mcp__everything__echo', input: { message: 'hello pipes' } },
+        { name: 'mcp__everything__get-sum', input: { a: 19, b: 23 } },
+      ],
+    },
     { text: 'done' },
   ]);
   const [echo, sum] = toolResults(messages);
@@ -59,7 +64,10 @@ test('MCP progress notifications show up in tool_progress while the call runs', 
   ]);
   const progress = messages.filter((m) => m.type === 'tool_progress');
   assert.ok(progress.length >= 1, 'at least one heartbeat');
-  assert.ok(progress.some((p) => /progress [1-4]\/4/.test(p.output ?? '')), JSON.stringify(progress.map((p) => p.output)));
+  assert.ok(
+    progress.some((p) => /progress [1-4]\/4/.test(p.output ?? '')),
+    JSON.stringify(progress.map((p) => p.output)),
+  );
   const resultAt = messages.findIndex((m) => m.type === 'user' && m.message.content[0]?.type === 'tool_result');
   assert.ok(messages.indexOf(progress.at(-1)!) < resultAt, 'no progress after the result');
   assert.match(String(toolResults(messages)[0].content), /Long running operation completed/);

@@ -5,31 +5,68 @@ import { ModelError } from '../../src/model/errors.ts';
 import type { ModelRequest } from '../../src/model/types.ts';
 import type { StreamEvent } from '../../src/messages/types.ts';
 import {
-  anthropicBlock, anthropicFrame, anthropicStream, collect, joinDeltas, modelErrorOf, startFakeServer, withServer, within, type FakeServer, type Reply,
+  anthropicBlock,
+  anthropicFrame,
+  anthropicStream,
+  collect,
+  joinDeltas,
+  modelErrorOf,
+  startFakeServer,
+  withServer,
+  within,
+  type FakeServer,
+  type Reply,
 } from './fake-servers.ts';
 
 const KEY = 'sk-ant-test-0123456789abcdef';
 
 function provider(server: FakeServer): AnthropicProvider {
-  return new AnthropicProvider({ apiKey: KEY, baseUrl: server.url, apiKeySource: 'ANTHROPIC_API_KEY', defaultHeaders: { 'x-test': 'yes' } });
+  return new AnthropicProvider({
+    apiKey: KEY,
+    baseUrl: server.url,
+    apiKeySource: 'ANTHROPIC_API_KEY',
+    defaultHeaders: { 'x-test': 'yes' },
+  });
 }
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
-    model: 'claude-sonnet-4-6', system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }], tools: [],
-    maxTokens: 1024, abortSignal: new AbortController().signal, ...overrides,
+    model: 'claude-sonnet-4-6',
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: 'Hi' }],
+    tools: [],
+    maxTokens: 1024,
+    abortSignal: new AbortController().signal,
+    ...overrides,
   };
 }
 
 const modelError = modelErrorOf(KEY);
 
 test('text answer: events normalised, ping dropped, usage and stop_reason', async () => {
-  const frames = anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Hel' }, { type: 'text_delta', text: 'lo!' }])], 'end_turn');
+  const frames = anthropicStream(
+    [
+      anthropicBlock(0, { type: 'text', text: '' }, [
+        { type: 'text_delta', text: 'Hel' },
+        { type: 'text_delta', text: 'lo!' },
+      ]),
+    ],
+    'end_turn',
+  );
   await withServer({ kind: 'sse', frames }, async (server) => {
     const events = await collect(provider(server).stream(request()));
-    assert.deepEqual(events.map((e) => e.type), [
-      'message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
-    ]);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      [
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
+    );
     const start = events[0] as Extract<StreamEvent, { type: 'message_start' }>;
     assert.equal(start.message.id, 'msg_01Test');
     assert.equal(start.message.model, 'claude-sonnet-4-5-20250929');
@@ -43,7 +80,12 @@ test('text answer: events normalised, ping dropped, usage and stop_reason', asyn
     const delta = events[5] as Extract<StreamEvent, { type: 'message_delta' }>;
     assert.equal(delta.delta.stop_reason, 'end_turn');
     assert.equal(delta.usage.output_tokens, 7);
-    assert.deepEqual(delta.delta, { stop_reason: 'end_turn', stop_sequence: null, container: null, stop_details: null });
+    assert.deepEqual(delta.delta, {
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      container: null,
+      stop_details: null,
+    });
 
     const [received] = server.requests;
     assert.equal(received.path, '/v1/messages');
@@ -61,24 +103,40 @@ test('text answer: events normalised, ping dropped, usage and stop_reason', asyn
 });
 
 test('tool call: input_json_delta joins to the input; history and tools sent as given', async () => {
-  const frames = anthropicStream([
-    anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Reading.' }]),
-    anthropicBlock(1, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: {} }, [
-      { type: 'input_json_delta', partial_json: '' },
-      { type: 'input_json_delta', partial_json: '{"file_path": "/tmp/' },
-      { type: 'input_json_delta', partial_json: 'b.txt"}' },
-    ]),
-  ], 'tool_use');
-  const tools = [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }];
+  const frames = anthropicStream(
+    [
+      anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Reading.' }]),
+      anthropicBlock(1, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: {} }, [
+        { type: 'input_json_delta', partial_json: '' },
+        { type: 'input_json_delta', partial_json: '{"file_path": "/tmp/' },
+        { type: 'input_json_delta', partial_json: 'b.txt"}' },
+      ]),
+    ],
+    'tool_use',
+  );
+  const tools = [
+    {
+      name: 'Read',
+      description: 'Reads a file',
+      input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+    },
+  ];
   const messages: ModelRequest['messages'] = [
     { role: 'user', content: 'Read a.txt' },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/tmp/a.txt' } }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/tmp/a.txt' } }],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'contents of a' }] },
   ];
   await withServer({ kind: 'sse', frames }, async (server) => {
     const events = await collect(provider(server).stream(request({ system: '', tools, messages })));
     const start = events.find((e) => e.type === 'content_block_start' && e.index === 1);
-    assert.deepEqual(start, { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_2', name: 'Read', input: {} } });
+    assert.deepEqual(start, {
+      type: 'content_block_start',
+      index: 1,
+      content_block: { type: 'tool_use', id: 'toolu_2', name: 'Read', input: {} },
+    });
     assert.deepEqual(JSON.parse(joinDeltas(events, 1)), { file_path: '/tmp/b.txt' });
     const delta = events.find((e) => e.type === 'message_delta');
     assert.equal(delta?.type === 'message_delta' && delta.delta.stop_reason, 'tool_use');
@@ -91,34 +149,62 @@ test('tool call: input_json_delta joins to the input; history and tools sent as 
 });
 
 test('thinking: thinking and signature deltas; unknown blocks dropped and indices kept sequential', async () => {
-  const frames = anthropicStream([
-    anthropicBlock(0, { type: 'thinking', thinking: '', signature: '' }, [
-      { type: 'thinking_delta', thinking: 'Let me ' }, { type: 'thinking_delta', thinking: 'think.' }, { type: 'signature_delta', signature: 'sig==' },
-    ]),
-    anthropicBlock(1, { type: 'redacted_thinking', data: 'opaque' }, []),
-    anthropicBlock(2, { type: 'text', text: '' }, [{ type: 'text_delta', text: '42' }, { type: 'citations_delta', citation: {} }]),
-  ], 'end_turn');
+  const frames = anthropicStream(
+    [
+      anthropicBlock(0, { type: 'thinking', thinking: '', signature: '' }, [
+        { type: 'thinking_delta', thinking: 'Let me ' },
+        { type: 'thinking_delta', thinking: 'think.' },
+        { type: 'signature_delta', signature: 'sig==' },
+      ]),
+      anthropicBlock(1, { type: 'redacted_thinking', data: 'opaque' }, []),
+      anthropicBlock(2, { type: 'text', text: '' }, [
+        { type: 'text_delta', text: '42' },
+        { type: 'citations_delta', citation: {} },
+      ]),
+    ],
+    'end_turn',
+  );
   await withServer({ kind: 'sse', frames }, async (server) => {
     const events = await collect(provider(server).stream(request({ thinkingBudgetTokens: 2048, maxTokens: 4096 })));
     assert.equal(joinDeltas(events, 0), 'Let me think.');
-    assert.ok(events.some((e) => e.type === 'content_block_delta' && e.index === 0 && e.delta.type === 'signature_delta' && e.delta.signature === 'sig=='));
+    assert.ok(
+      events.some(
+        (e) =>
+          e.type === 'content_block_delta' &&
+          e.index === 0 &&
+          e.delta.type === 'signature_delta' &&
+          e.delta.signature === 'sig==',
+      ),
+    );
     const starts = events.flatMap((e) => (e.type === 'content_block_start' ? [[e.index, e.content_block.type]] : []));
-    assert.deepEqual(starts, [[0, 'thinking'], [1, 'text']]);
+    assert.deepEqual(starts, [
+      [0, 'thinking'],
+      [1, 'text'],
+    ]);
     assert.equal(joinDeltas(events, 1), '42');
-    assert.deepEqual(events.flatMap((e) => (e.type === 'content_block_stop' ? [e.index] : [])), [0, 1]);
+    assert.deepEqual(
+      events.flatMap((e) => (e.type === 'content_block_stop' ? [e.index] : [])),
+      [0, 1],
+    );
     assert.deepEqual(server.requests[0].body.thinking, { type: 'enabled', budget_tokens: 2048 });
   });
 });
 
 test('429 with retry-after → rate_limit, retryable, retryAfterMs', async () => {
-  const body = { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your rate limit.' } };
+  const body = {
+    type: 'error',
+    error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your rate limit.' },
+  };
   await withServer({ kind: 'json', status: 429, body, headers: { 'retry-after': '2' } }, async (server) => {
-    await assert.rejects(collect(provider(server).stream(request())), modelError('rate_limit', (error) => {
-      assert.equal(error.status, 429);
-      assert.equal(error.retryable, true);
-      assert.equal(error.retryAfterMs, 2000);
-      assert.match(error.message, /rate limit/);
-    }));
+    await assert.rejects(
+      collect(provider(server).stream(request())),
+      modelError('rate_limit', (error) => {
+        assert.equal(error.status, 429);
+        assert.equal(error.retryable, true);
+        assert.equal(error.retryAfterMs, 2000);
+        assert.match(error.message, /rate limit/);
+      }),
+    );
     assert.equal(server.requests.length, 1, 'the SDK must not retry on its own');
   });
 });
@@ -126,10 +212,13 @@ test('429 with retry-after → rate_limit, retryable, retryAfterMs', async () =>
 test('500 → server_error', async () => {
   const body = { type: 'error', error: { type: 'api_error', message: 'Internal server error' } };
   await withServer({ kind: 'json', status: 500, body }, async (server) => {
-    await assert.rejects(collect(provider(server).stream(request())), modelError('server_error', (error) => {
-      assert.equal(error.status, 500);
-      assert.equal(error.retryable, true);
-    }));
+    await assert.rejects(
+      collect(provider(server).stream(request())),
+      modelError('server_error', (error) => {
+        assert.equal(error.status, 500);
+        assert.equal(error.retryable, true);
+      }),
+    );
     assert.equal(server.requests.length, 1);
   });
 });
@@ -137,10 +226,13 @@ test('500 → server_error', async () => {
 test('401 → authentication_failed, and the key never appears in the message', async () => {
   const body = { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key: ${KEY}` } };
   await withServer({ kind: 'json', status: 401, body }, async (server) => {
-    await assert.rejects(collect(provider(server).stream(request())), modelError('authentication_failed', (error) => {
-      assert.equal(error.retryable, false);
-      assert.match(error.message, /invalid x-api-key/);
-    }));
+    await assert.rejects(
+      collect(provider(server).stream(request())),
+      modelError('authentication_failed', (error) => {
+        assert.equal(error.retryable, false);
+        assert.match(error.message, /invalid x-api-key/);
+      }),
+    );
   });
 });
 
@@ -155,37 +247,66 @@ test('an error event inside the stream → overloaded', async () => {
 });
 
 test('connection cut mid-stream → connection error, no hang', async () => {
-  const frames = anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'partial' }])], 'end_turn').slice(0, 4);
+  const frames = anthropicStream(
+    [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'partial' }])],
+    'end_turn',
+  ).slice(0, 4);
   await withServer({ kind: 'sse', frames, then: 'destroy' }, async (server) => {
     const seen: StreamEvent[] = [];
-    const run = (async () => { for await (const event of provider(server).stream(request())) seen.push(event); })();
-    await within(assert.rejects(run, modelError('connection', (error) => assert.equal(error.retryable, true))), 5000, 'the cut stream');
+    const run = (async () => {
+      for await (const event of provider(server).stream(request())) seen.push(event);
+    })();
+    await within(
+      assert.rejects(
+        run,
+        modelError('connection', (error) => assert.equal(error.retryable, true)),
+      ),
+      5000,
+      'the cut stream',
+    );
     assert.equal(seen[0]?.type, 'message_start');
   });
 });
 
 test('a stream that ends cleanly before message_stop → connection error', async () => {
-  const frames = anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'partial' }])], 'end_turn').slice(0, 4);
+  const frames = anthropicStream(
+    [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'partial' }])],
+    'end_turn',
+  ).slice(0, 4);
   await withServer({ kind: 'sse', frames, then: 'end' }, async (server) => {
-    await within(assert.rejects(collect(provider(server).stream(request())), modelError('connection')), 5000, 'the truncated stream');
+    await within(
+      assert.rejects(collect(provider(server).stream(request())), modelError('connection')),
+      5000,
+      'the truncated stream',
+    );
   });
 });
 
 test('abort mid-stream → AbortError promptly, and the server sees the request closed', async () => {
-  const frames = anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'never ending' }])], 'end_turn').slice(0, 4);
+  const frames = anthropicStream(
+    [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'never ending' }])],
+    'end_turn',
+  ).slice(0, 4);
   await withServer({ kind: 'sse', frames, then: 'hang' }, async (server) => {
     const controller = new AbortController();
     let abortedAt = 0;
     const run = (async () => {
       for await (const event of provider(server).stream(request({ abortSignal: controller.signal }))) {
-        if (event.type === 'message_start') { abortedAt = Date.now(); controller.abort(); }
+        if (event.type === 'message_start') {
+          abortedAt = Date.now();
+          controller.abort();
+        }
       }
     })();
-    await within(assert.rejects(run, (error: unknown) => {
-      assert.equal((error as Error).name, 'AbortError');
-      assert.equal(ModelError.isInstance(error), false);
-      return true;
-    }), 1000, 'the aborted stream');
+    await within(
+      assert.rejects(run, (error: unknown) => {
+        assert.equal((error as Error).name, 'AbortError');
+        assert.equal(ModelError.isInstance(error), false);
+        return true;
+      }),
+      1000,
+      'the aborted stream',
+    );
     assert.ok(abortedAt > 0 && Date.now() - abortedAt < 1000);
     await within(server.requests[0].closed, 2000, 'the server-side close');
   });
@@ -195,7 +316,9 @@ test('an already-aborted signal rejects before any request', async () => {
   await withServer({ kind: 'sse', frames: [] }, async (server) => {
     const controller = new AbortController();
     controller.abort();
-    await assert.rejects(collect(provider(server).stream(request({ abortSignal: controller.signal }))), { name: 'AbortError' });
+    await assert.rejects(collect(provider(server).stream(request({ abortSignal: controller.signal }))), {
+      name: 'AbortError',
+    });
     assert.equal(server.requests.length, 0);
   });
 });
@@ -203,5 +326,9 @@ test('an already-aborted signal rejects before any request', async () => {
 test('unreachable server → connection error', async () => {
   const server = await startFakeServer({ kind: 'sse', frames: [] });
   await server.close();
-  await within(assert.rejects(collect(provider(server).stream(request())), modelError('connection')), 5000, 'the refused connection');
+  await within(
+    assert.rejects(collect(provider(server).stream(request())), modelError('connection')),
+    5000,
+    'the refused connection',
+  );
 });

@@ -39,7 +39,13 @@ export async function startFakeServer(reply: Reply | ((request: RecordedRequest)
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
-      const request: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined, closed };
+      const request: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: text ? JSON.parse(text) : undefined,
+        closed,
+      };
       requests.push(request);
       void answer(res, typeof reply === 'function' ? reply(request) : reply);
     });
@@ -49,10 +55,11 @@ export async function startFakeServer(reply: Reply | ((request: RecordedRequest)
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -85,7 +92,11 @@ export function anthropicFrame(type: string, data: Record<string, unknown> = {})
 }
 
 /** A content block as frames: start, one delta per piece, stop. */
-export function anthropicBlock(index: number, block: Record<string, unknown>, deltas: Array<Record<string, unknown>>): string[] {
+export function anthropicBlock(
+  index: number,
+  block: Record<string, unknown>,
+  deltas: Array<Record<string, unknown>>,
+): string[] {
   return [
     anthropicFrame('content_block_start', { index, content_block: block }),
     ...deltas.map((delta) => anthropicFrame('content_block_delta', { index, delta })),
@@ -94,18 +105,36 @@ export function anthropicBlock(index: number, block: Record<string, unknown>, de
 }
 
 /** A whole Anthropic message stream around `blocks`, with a ping after message_start. */
-export function anthropicStream(blocks: string[][], stopReason: string, usage = { input_tokens: 12, output_tokens: 7 }): string[] {
+export function anthropicStream(
+  blocks: string[][],
+  stopReason: string,
+  usage = { input_tokens: 12, output_tokens: 7 },
+): string[] {
   return [
     anthropicFrame('message_start', {
       message: {
-        id: 'msg_01Test', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [],
-        stop_reason: null, stop_sequence: null,
-        usage: { input_tokens: usage.input_tokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
+        id: 'msg_01Test',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: usage.input_tokens,
+          output_tokens: 1,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          service_tier: 'standard',
+        },
       },
     }),
     anthropicFrame('ping'),
     ...blocks.flat(),
-    anthropicFrame('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
+    anthropicFrame('message_delta', {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    }),
     anthropicFrame('message_stop'),
   ];
 }
@@ -118,7 +147,10 @@ export function openaiFrame(data: unknown): string {
 /** A chat.completion.chunk frame with one choice carrying `delta`. */
 export function openaiChunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
   return openaiFrame({
-    id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-2024-08-06',
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'gpt-4o-2024-08-06',
     choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
   });
 }
@@ -126,8 +158,17 @@ export function openaiChunk(delta: Record<string, unknown>, finishReason: string
 /** The final usage chunk (empty choices), as sent with `stream_options.include_usage`. */
 export function openaiUsage(prompt: number, completion: number, cached = 0): string {
   return openaiFrame({
-    id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-2024-08-06', choices: [],
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } },
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'gpt-4o-2024-08-06',
+    choices: [],
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      prompt_tokens_details: { cached_tokens: cached },
+    },
   });
 }
 
@@ -146,7 +187,14 @@ export function joinDeltas(events: StreamEvent[], index: number): string {
   for (const event of events) {
     if (event.type !== 'content_block_delta' || event.index !== index) continue;
     const d = event.delta;
-    out += d.type === 'text_delta' ? d.text : d.type === 'thinking_delta' ? d.thinking : d.type === 'input_json_delta' ? d.partial_json : '';
+    out +=
+      d.type === 'text_delta'
+        ? d.text
+        : d.type === 'thinking_delta'
+          ? d.thinking
+          : d.type === 'input_json_delta'
+            ? d.partial_json
+            : '';
   }
   return out;
 }
@@ -154,23 +202,30 @@ export function joinDeltas(events: StreamEvent[], index: number): string {
 /** Resolves with what `promise` settled to, or rejects after `ms` (so a hang fails the test instead of stalling it). */
 export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Runs `body` against a fresh fake server and closes it afterwards. */
 export async function withServer(reply: Reply, body: (server: FakeServer) => Promise<void>): Promise<void> {
   const server = await startFakeServer(reply);
-  try { await body(server); } finally { await server.close(); }
+  try {
+    await body(server);
+  } finally {
+    await server.close();
+  }
 }
 
 /** An `assert.rejects` checker: a ModelError of `kind` whose message does not contain `key`. */
 export function modelErrorOf(key: string) {
-  return (kind: string, check?: (error: ModelError) => void) => (error: unknown): boolean => {
-    assert.ok(ModelError.isInstance(error), `expected a ModelError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    assert.ok(!error.message.includes(key), 'the message must not contain the key');
-    check?.(error);
-    return true;
-  };
+  return (kind: string, check?: (error: ModelError) => void) =>
+    (error: unknown): boolean => {
+      assert.ok(ModelError.isInstance(error), `expected a ModelError, got ${String(error)}`);
+      assert.equal(error.kind, kind, error.message);
+      assert.ok(!error.message.includes(key), 'the message must not contain the key');
+      check?.(error);
+      return true;
+    };
 }

@@ -10,17 +10,33 @@ import { anthropic, CLAUDE, place, run, STREAM, text } from '../session/helpers.
 import { anthropicFrame } from './fake-servers.ts';
 
 const START = anthropicFrame('message_start', {
-  message: { id: 'msg_stall', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 0 } },
+  message: {
+    id: 'msg_stall',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 5, output_tokens: 0 },
+  },
 });
 const FAST = { API_TIMEOUT_MS: '400', AGENTPIPE_STREAM_IDLE_TIMEOUT_MS: '400' };
 
 test('nothing arrives, then headers and message_start but no content: both retried with api_retry; the third try answers', async () => {
   const p = place();
-  const server = await anthropic([{ kind: 'sse', frames: [], then: 'hang' }, { kind: 'sse', frames: [START], then: 'hang' }, text('at last')]);
+  const server = await anthropic([
+    { kind: 'sse', frames: [], then: 'hang' },
+    { kind: 'sse', frames: [START], then: 'hang' },
+    text('at last'),
+  ]);
   const started = Date.now();
   const result = await run(p, [...STREAM, ...CLAUDE, 'hello'], { env: { ...server.env, ...FAST } });
   const lines = parseLines(result.stdout);
-  assert.deepEqual(lines.filter((l) => l.type === 'system' && l.subtype === 'api_retry').map((l) => l.attempt), [1, 2]);
+  assert.deepEqual(
+    lines.filter((l) => l.type === 'system' && l.subtype === 'api_retry').map((l) => l.attempt),
+    [1, 2],
+  );
   const final = lines.at(-1)!;
   assert.equal(final.type, 'result');
   assert.equal(final.subtype, 'success');
@@ -30,7 +46,11 @@ test('nothing arrives, then headers and message_start but no content: both retri
 
 test('a stream that stops after one delta: one error result naming the stall, no hang', async () => {
   const p = place();
-  const partial = [START, anthropicFrame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), anthropicFrame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hel' } })];
+  const partial = [
+    START,
+    anthropicFrame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    anthropicFrame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hel' } }),
+  ];
   const server = await anthropic([{ kind: 'sse', frames: partial, then: 'hang' }]);
   const result = await run(p, [...STREAM, ...CLAUDE, 'hello'], { env: { ...server.env, ...FAST } });
   const lines = parseLines(result.stdout);

@@ -13,7 +13,10 @@ test('allow with updatedInput: the tool runs with the new input; the callback sa
     calls.push({ name, input, id: toolUseId, signal: signal instanceof AbortSignal });
     return { behavior: 'allow', updatedInput: { command: 'echo safe' } };
   };
-  const out = await runInProcess([{ tool_calls: [{ name: 'Bash', id: 'toolu_1', input: { command: 'rm -rf /tmp/nothing' } }] }, { text: 'ok' }], { cwd: tempDir(), canUseTool });
+  const out = await runInProcess(
+    [{ tool_calls: [{ name: 'Bash', id: 'toolu_1', input: { command: 'rm -rf /tmp/nothing' } }] }, { text: 'ok' }],
+    { cwd: tempDir(), canUseTool },
+  );
   assert.deepEqual(calls, [{ name: 'Bash', input: { command: 'rm -rf /tmp/nothing' }, id: 'toolu_1', signal: true }]);
   assert.equal(toolResults(out).get('toolu_1')!.content, 'safe');
   assert.deepEqual(ofType(out, 'result')[0]!.permission_denials, []);
@@ -22,7 +25,10 @@ test('allow with updatedInput: the tool runs with the new input; the callback sa
 test('deny: an is_error result with the message, a denial, and the prompt goes on', async () => {
   const dir = tempDir();
   const out = await runInProcess(
-    [{ tool_calls: [{ name: 'Write', id: 'toolu_w', input: { file_path: 'x.txt', content: 'x' } }] }, { text: 'understood' }],
+    [
+      { tool_calls: [{ name: 'Write', id: 'toolu_w', input: { file_path: 'x.txt', content: 'x' } }] },
+      { text: 'understood' },
+    ],
     { cwd: dir, canUseTool: async () => ({ behavior: 'deny', message: 'not in this folder' }) },
   );
   assert.equal(existsSync(path.join(dir, 'x.txt')), false);
@@ -31,7 +37,14 @@ test('deny: an is_error result with the message, a denial, and the prompt goes o
   assert.equal(result.content, 'not in this folder');
   const final = ofType(out, 'result')[0]!;
   assert.equal(final.subtype, 'success');
-  assert.deepEqual(final.permission_denials, [{ tool_name: 'Write', tool_use_id: 'toolu_w', tool_input: { file_path: 'x.txt', content: 'x' }, reason: 'not in this folder' }]);
+  assert.deepEqual(final.permission_denials, [
+    {
+      tool_name: 'Write',
+      tool_use_id: 'toolu_w',
+      tool_input: { file_path: 'x.txt', content: 'x' },
+      reason: 'not in this folder',
+    },
+  ]);
 });
 
 test('deny with interrupt: the prompt stops (aborted_tools), later calls do not run', async () => {
@@ -39,10 +52,21 @@ test('deny with interrupt: the prompt stops (aborted_tools), later calls do not 
   const asked: string[] = [];
   const out = await runInProcess(
     [
-      { tool_calls: [{ name: 'Bash', id: 'toolu_a', input: { command: 'touch a' } }, { name: 'Bash', id: 'toolu_b', input: { command: 'touch b' } }] },
+      {
+        tool_calls: [
+          { name: 'Bash', id: 'toolu_a', input: { command: 'touch a' } },
+          { name: 'Bash', id: 'toolu_b', input: { command: 'touch b' } },
+        ],
+      },
       { text: 'never reached' },
     ],
-    { cwd: dir, canUseTool: async (_n, _i, { toolUseId }) => (asked.push(toolUseId), { behavior: 'deny', message: 'stop everything', interrupt: true }) },
+    {
+      cwd: dir,
+      canUseTool: async (_n, _i, { toolUseId }) => (
+        asked.push(toolUseId),
+        { behavior: 'deny', message: 'stop everything', interrupt: true }
+      ),
+    },
     ['go', 'second prompt'],
   );
   assert.deepEqual(asked, ['toolu_a']);
@@ -59,7 +83,12 @@ test('deny with interrupt: the prompt stops (aborted_tools), later calls do not 
 test('a callback that throws denies the call with the error', async () => {
   const out = await runInProcess(
     [{ tool_calls: [{ name: 'Bash', id: 'toolu_t', input: { command: 'touch z' } }] }, { text: 'ok' }],
-    { cwd: tempDir(), canUseTool: async () => { throw new Error('policy server down'); } },
+    {
+      cwd: tempDir(),
+      canUseTool: async () => {
+        throw new Error('policy server down');
+      },
+    },
   );
   assert.match(toolResults(out).get('toolu_t')!.content, /Permission check for Bash failed: policy server down/);
   assert.equal(ofType(out, 'result')[0]!.permission_denials.length, 1);
@@ -67,13 +96,14 @@ test('a callback that throws denies the call with the error', async () => {
 
 test('a PreToolUse hook answering "ask" sends an otherwise allowed call to canUseTool', async () => {
   const asked: string[] = [];
-  await runInProcess(
-    [{ tool_calls: [{ name: 'Glob', id: 'toolu_g', input: { pattern: '*' } }] }, { text: 'ok' }],
-    {
-      cwd: tempDir(),
-      hooks: { PreToolUse: [{ hooks: [async () => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask' } })] }] },
-      canUseTool: async (name) => (asked.push(name), { behavior: 'allow' }),
+  await runInProcess([{ tool_calls: [{ name: 'Glob', id: 'toolu_g', input: { pattern: '*' } }] }, { text: 'ok' }], {
+    cwd: tempDir(),
+    hooks: {
+      PreToolUse: [
+        { hooks: [async () => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask' } })] },
+      ],
     },
-  );
+    canUseTool: async (name) => (asked.push(name), { behavior: 'allow' }),
+  });
   assert.deepEqual(asked, ['Glob']);
 });

@@ -33,6 +33,9 @@ test('plan mode denies Write, Edit and a mutating Bash with a reason; Read and r
   assert.equal(existsSync(path.join(dir, 'new.txt')), false);
   assert.equal(readFileSync(path.join(dir, 'notes.txt'), 'utf8'), 'keep me\n');
   const final = run.lines.at(-1)!;
-  assert.deepEqual(final.permission_denials.map((d: any) => d.tool_use_id), ['toolu_write', 'toolu_edit', 'toolu_rm']);
+  assert.deepEqual(
+    final.permission_denials.map((d: any) => d.tool_use_id),
+    ['toolu_write', 'toolu_edit', 'toolu_rm'],
+  );
   for (const d of final.permission_denials) assert.match(d.reason, /plan mode/);
 });

@@ -4,7 +4,16 @@
  * not allowed left every file (workspace, outside folder, home) as it was.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  lstatSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -16,11 +25,20 @@ import type { PermissionMode } from '../../src/messages/types.ts';
 import { runScripted, toolResults } from '../helpers/agent-run.ts';
 
 interface Row {
-  cmd?: string; tool?: string; input?: Record<string, unknown>; mode?: PermissionMode;
-  allow?: string[]; deny?: string[]; expect: 'allow' | 'ask' | 'deny'; cli?: boolean; why?: string;
+  cmd?: string;
+  tool?: string;
+  input?: Record<string, unknown>;
+  mode?: PermissionMode;
+  allow?: string[];
+  deny?: string[];
+  expect: 'allow' | 'ask' | 'deny';
+  cli?: boolean;
+  why?: string;
 }
 
-const rows = parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'table.yaml'), 'utf8')) as Row[];
+const rows = parse(
+  readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'table.yaml'), 'utf8'),
+) as Row[];
 const root = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-perm-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -30,7 +48,8 @@ function workspace(name: string): { cwd: string; outside: string; home: string }
   const cwd = path.join(base, 'work');
   const outside = path.join(base, 'outside');
   const home = path.join(base, 'home');
-  for (const dir of [path.join(cwd, 'secret'), path.join(cwd, 'sub'), outside, home]) mkdirSync(dir, { recursive: true });
+  for (const dir of [path.join(cwd, 'secret'), path.join(cwd, 'sub'), outside, home])
+    mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(cwd, 'a.txt'), 'b\na\na\n');
   writeFileSync(path.join(cwd, '.env'), 'SECRET=hunter2\n');
   writeFileSync(path.join(cwd, 'secret/a'), 'top secret\n');
@@ -42,10 +61,12 @@ function workspace(name: string): { cwd: string; outside: string; home: string }
   return { cwd, outside, home };
 }
 
-const label = (row: Row) => `${row.mode ?? 'default'} ${row.allow ? `allow ${row.allow.join(' ')} ` : ''}${row.deny ? `deny ${row.deny.join(' ')} ` : ''}` +
+const label = (row: Row) =>
+  `${row.mode ?? 'default'} ${row.allow ? `allow ${row.allow.join(' ')} ` : ''}${row.deny ? `deny ${row.deny.join(' ')} ` : ''}` +
   `${row.cmd !== undefined ? `Bash ${JSON.stringify(row.cmd)}` : `${row.tool} ${JSON.stringify(row.input)}`} → ${row.expect}`;
 
-const call = (row: Row) => (row.cmd !== undefined ? { tool: 'Bash', input: { command: row.cmd } } : { tool: row.tool!, input: row.input! });
+const call = (row: Row) =>
+  row.cmd !== undefined ? { tool: 'Bash', input: { command: row.cmd } } : { tool: row.tool!, input: row.input! };
 
 test('every row of the permission table gets its decision (in process, real tools)', async () => {
   assert.ok(rows.length >= 200, `the table has ${rows.length} rows`);
@@ -58,9 +79,15 @@ test('every row of the permission table gets its decision (in process, real tool
     for (const row of rows) {
       const { tool, input } = call(row);
       const verdict = await checkPermission({
-        tool: tools.get(tool)!, input, mode: row.mode ?? 'default', allow: parseRules(row.allow), deny: parseRules(row.deny), cwd: ws.cwd,
+        tool: tools.get(tool)!,
+        input,
+        mode: row.mode ?? 'default',
+        allow: parseRules(row.allow),
+        deny: parseRules(row.deny),
+        cwd: ws.cwd,
       });
-      if (verdict.behavior !== row.expect) wrong.push(`${label(row)}: got ${verdict.behavior}${'reason' in verdict ? ` (${verdict.reason})` : ''}`);
+      if (verdict.behavior !== row.expect)
+        wrong.push(`${label(row)}: got ${verdict.behavior}${'reason' in verdict ? ` (${verdict.reason})` : ''}`);
     }
   } finally {
     process.env.HOME = previousHome;
@@ -95,18 +122,27 @@ test(`the CLI decides the ${cliRows.length} cli rows the same way, and a call it
       const args = ['--permission-mode', row.mode ?? 'default'];
       if (row.allow) args.push('--allowedTools', ...row.allow);
       if (row.deny) args.push('--disallowedTools', ...row.deny);
-      const run = await runScripted(ws.cwd, [{ tool_calls: [{ name: tool, id: 'toolu_row', input }] }, { text: 'done' }], args, { env: { HOME: ws.home } });
+      const run = await runScripted(
+        ws.cwd,
+        [{ tool_calls: [{ name: tool, id: 'toolu_row', input }] }, { text: 'done' }],
+        args,
+        { env: { HOME: ws.home } },
+      );
       // The script file is the run's own; leave it out of the comparison.
       rmSync(path.join(ws.cwd, 'script.json'), { force: true });
       const result = run.lines.at(-1);
-      const denied = (result?.permission_denials ?? []).some((d: { tool_use_id: string }) => d.tool_use_id === 'toolu_row');
+      const denied = (result?.permission_denials ?? []).some(
+        (d: { tool_use_id: string }) => d.tool_use_id === 'toolu_row',
+      );
       const ran = toolResults(run.lines).has('toolu_row') && !denied;
       if (result?.type !== 'result') failures.push(`${label(row)}: no result (${run.stderr.slice(0, 300)})`);
-      else if (ran !== (row.expect === 'allow')) failures.push(`${label(row)}: the call ${ran ? 'ran' : 'did not run'}`);
+      else if (ran !== (row.expect === 'allow'))
+        failures.push(`${label(row)}: the call ${ran ? 'ran' : 'did not run'}`);
       else if (!ran) {
         const now = snapshot(path.dirname(ws.cwd));
         const changed = [...new Set([...before.keys(), ...now.keys()])].filter((f) => before.get(f) !== now.get(f));
-        if (changed.length) failures.push(`${label(row)}: files changed although the call did not run: ${changed.join(', ')}`);
+        if (changed.length)
+          failures.push(`${label(row)}: files changed although the call did not run: ${changed.join(', ')}`);
       }
     }
   };

@@ -13,9 +13,25 @@ test('interrupt during a long Bash: killed, no progress after its tool_result, r
     { tool_calls: [{ name: 'Bash', id: 'toolu_long', input: { command: 'sleep 30; touch finished' } }] },
     { text: 'never' },
   ]);
-  const child = startCli(['--model', 'scripted', '--script', script, '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--allowedTools', 'Bash'], {
-    cwd: dir, env: { AGENTPIPE_TOOL_PROGRESS_MS: '150' },
-  });
+  const child = startCli(
+    [
+      '--model',
+      'scripted',
+      '--script',
+      script,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--input-format',
+      'stream-json',
+      '--allowedTools',
+      'Bash',
+    ],
+    {
+      cwd: dir,
+      env: { AGENTPIPE_TOOL_PROGRESS_MS: '150' },
+    },
+  );
   const send = (line: unknown) => child.stdin!.write(`${JSON.stringify(line)}\n`);
   send({ type: 'user', session_id: '', message: { role: 'user', content: 'go' }, parent_tool_use_id: null });
   const lines: Array<Record<string, any>> = [];
@@ -40,6 +56,10 @@ test('interrupt during a long Bash: killed, no progress after its tool_result, r
   assert.ok(toolResultAt > 0);
   assert.equal(lines[toolResultAt]!.message.content[0].is_error, true);
   assert.match(lines[toolResultAt]!.message.content[0].content, /interrupted/);
-  assert.equal(lines.slice(toolResultAt).some((l) => l.type === 'tool_progress'), false, 'no progress after the tool_result');
+  assert.equal(
+    lines.slice(toolResultAt).some((l) => l.type === 'tool_progress'),
+    false,
+    'no progress after the tool_result',
+  );
   assert.equal(existsSync(path.join(dir, 'finished')), false);
 });

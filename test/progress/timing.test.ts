@@ -34,7 +34,11 @@ test('a sleeping Bash gets heartbeats after the threshold, at the interval, with
 
 test('a quick tool gets no progress; a bad AGENTPIPE_TOOL_PROGRESS_MS is a usage error', async () => {
   const dir = tempDir();
-  const run = await runScripted(dir, [{ tool_calls: [{ name: 'Bash', input: { command: 'echo quick' } }] }, { text: 'ok' }], ['--allowedTools', 'Bash']);
+  const run = await runScripted(
+    dir,
+    [{ tool_calls: [{ name: 'Bash', input: { command: 'echo quick' } }] }, { text: 'ok' }],
+    ['--allowedTools', 'Bash'],
+  );
   assert.equal(ofType(run.lines, 'tool_progress').length, 0);
   const bad = await runScripted(dir, [{ text: 'x' }], [], { env: { AGENTPIPE_TOOL_PROGRESS_MS: 'soon' } });
   assert.equal(bad.code, 1);
@@ -44,12 +48,18 @@ test('a quick tool gets no progress; a bad AGENTPIPE_TOOL_PROGRESS_MS is a usage
 test('progress of a tool inside a subagent carries the Task id as parent', async () => {
   const dir = tempDir();
   const turns = [
-    { tool_calls: [{ name: 'Task', id: 'toolu_task', input: { description: 'd', prompt: 'p', subagent_type: 'general-purpose' } }] },
+    {
+      tool_calls: [
+        { name: 'Task', id: 'toolu_task', input: { description: 'd', prompt: 'p', subagent_type: 'general-purpose' } },
+      ],
+    },
     { tool_calls: [{ name: 'Bash', id: 'toolu_inner', input: { command: 'sleep 0.6' } }] },
     { text: 'slept' },
     { text: 'done' },
   ];
-  const run = await runScripted(dir, turns, ['--agents', '{}', '--allowedTools', 'Bash'], { env: { AGENTPIPE_TOOL_PROGRESS_MS: '200' } });
+  const run = await runScripted(dir, turns, ['--agents', '{}', '--allowedTools', 'Bash'], {
+    env: { AGENTPIPE_TOOL_PROGRESS_MS: '200' },
+  });
   assert.equal(run.code, 0, run.stderr);
   const inner = ofType(run.lines, 'tool_progress').filter((p) => p.tool_use_id === 'toolu_inner');
   assert.ok(inner.length >= 1);

@@ -12,7 +12,9 @@ test('a run whose engine dies is caught by the caller, and the process goes on',
   const dying = path.join(dir, 'dying.js');
   writeFileSync(dying, 'process.stderr.write("gone\\n"); process.exit(3);\n');
   const program = path.join(dir, 'program.ts');
-  writeFileSync(program, `
+  writeFileSync(
+    program,
+    `
     import { Agent } from ${JSON.stringify(path.join(ROOT, 'src/index.ts'))};
     const agent = new Agent({ executable: ${JSON.stringify(dying)}, cwd: ${JSON.stringify(dir)} });
     try {
@@ -23,8 +25,13 @@ test('a run whose engine dies is caught by the caller, and the process goes on',
     }
     await new Promise((r) => setTimeout(r, 200));
     console.log('still alive');
-  `);
-  const run = spawnSync(process.execPath, [program], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, AGENTPIPE_HOME: dir } });
+  `,
+  );
+  const run = spawnSync(process.execPath, [program], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { ...process.env, AGENTPIPE_HOME: dir },
+  });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /caught: /);
   assert.match(run.stdout, /still alive/);

@@ -17,7 +17,15 @@ function oldNode(): string | undefined {
 test('import from agentpipe on an old Node: one clear line, the CLI says the same', (t) => {
   const node = oldNode();
   if (!node) return t.skip('no Node.js older than 22 on PATH here');
-  const lib = spawnSync(node, ['--input-type=module', '-e', `import(${JSON.stringify(path.join(ROOT, 'dist/index.js'))}).catch((e) => { console.error(e.message); process.exit(3); })`], { encoding: 'utf8' });
+  const lib = spawnSync(
+    node,
+    [
+      '--input-type=module',
+      '-e',
+      `import(${JSON.stringify(path.join(ROOT, 'dist/index.js'))}).catch((e) => { console.error(e.message); process.exit(3); })`,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(lib.status, 3);
   assert.match(lib.stderr, /^agentpipe: Node\.js 22\.18 or newer is needed \(this is v\d+/);
   const cli = spawnSync(node, [path.join(ROOT, 'bin/agentpipe.js'), '--version'], { encoding: 'utf8' });

@@ -6,7 +6,12 @@ import { liveGroupCount, runProcessGroup, startProcessGroup } from '../../src/pr
 const base = { cwd: process.cwd(), env: process.env };
 
 test('output is capped per stream and the drop is counted; stdin reaches the command', async () => {
-  const run = await runProcessGroup({ ...base, command: 'cat; head -c 5000 /dev/zero | tr "\\0" e >&2', stdin: 'hello', cap: 1000 });
+  const run = await runProcessGroup({
+    ...base,
+    command: 'cat; head -c 5000 /dev/zero | tr "\\0" e >&2',
+    stdin: 'hello',
+    cap: 1000,
+  });
   assert.equal(run.code, 0);
   assert.equal(run.stdout, 'hello');
   assert.equal(run.stderr.length, 1000);
@@ -21,7 +26,12 @@ test('a timeout stops the group in stages: a command that ignores SIGTERM is kil
 
 test('an abort stops the group; children it started in the background go too', async () => {
   const abort = new AbortController();
-  const running = startProcessGroup({ ...base, command: 'sleep 30 & echo $!; wait', signal: abort.signal, onOutput: () => abort.abort() });
+  const running = startProcessGroup({
+    ...base,
+    command: 'sleep 30 & echo $!; wait',
+    signal: abort.signal,
+    onOutput: () => abort.abort(),
+  });
   const run = await running.done;
   assert.equal(run.stopped, 'aborted');
   const child = Number(run.stdout.trim());

@@ -23,28 +23,50 @@ function memory(pid: number): { rss: number; peak: number } {
 
 const linux = process.platform === 'linux' ? false : 'reads /proc';
 
-for (const [cap, limitMb] of [[undefined, 300], [1 << 20, 150]] as const) {
-    test(`a 1 GB line with no newline (line cap ${cap ?? 'default'}): peak memory under ${limitMb} MB, the line is refused, the next prompt runs`, { skip: linux }, async () => {
-    const dir = tempDir();
-    const script = writeScript(dir, [{ text: 'still here' }]);
-    const env = cap ? { AGENTPIPE_MAX_INPUT_LINE: String(cap) } : {};
-    const child = startCli(['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--model', 'scripted', '--script', script], { cwd: dir, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const chunk = Buffer.alloc(1 << 20, 'a');
-    for (let i = 0; i < 1024; i++) {
-      if (!child.stdin!.write(chunk)) await new Promise((resolve) => child.stdin!.once('drain', resolve));
-    }
-    const peak = memory(child.pid!).peak;
-    child.stdin!.end(`\n${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' }, parent_tool_use_id: null, session_id: '' })}\n`);
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    assert.equal(code, 0, stderr);
-    assert.ok(peak < limitMb, `peak RSS ${peak.toFixed(1)} MB while reading the line`);
-    assert.match(stderr, /a line of 1073741824 characters is over the limit/);
-    assert.match(stdout, /"result":"still here"/);
-  });
+for (const [cap, limitMb] of [
+  [undefined, 300],
+  [1 << 20, 150],
+] as const) {
+  test(
+    `a 1 GB line with no newline (line cap ${cap ?? 'default'}): peak memory under ${limitMb} MB, the line is refused, the next prompt runs`,
+    { skip: linux },
+    async () => {
+      const dir = tempDir();
+      const script = writeScript(dir, [{ text: 'still here' }]);
+      const env = cap ? { AGENTPIPE_MAX_INPUT_LINE: String(cap) } : {};
+      const child = startCli(
+        [
+          '--input-format',
+          'stream-json',
+          '--output-format',
+          'stream-json',
+          '--verbose',
+          '--model',
+          'scripted',
+          '--script',
+          script,
+        ],
+        { cwd: dir, env },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const chunk = Buffer.alloc(1 << 20, 'a');
+      for (let i = 0; i < 1024; i++) {
+        if (!child.stdin!.write(chunk)) await new Promise((resolve) => child.stdin!.once('drain', resolve));
+      }
+      const peak = memory(child.pid!).peak;
+      child.stdin!.end(
+        `\n${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' }, parent_tool_use_id: null, session_id: '' })}\n`,
+      );
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      assert.equal(code, 0, stderr);
+      assert.ok(peak < limitMb, `peak RSS ${peak.toFixed(1)} MB while reading the line`);
+      assert.match(stderr, /a line of 1073741824 characters is over the limit/);
+      assert.match(stdout, /"result":"still here"/);
+    },
+  );
 }
 
 test('2,000 idle serve connections cost under 100 KB each', { skip: linux }, async () => {
@@ -53,12 +75,18 @@ test('2,000 idle serve connections cost under 100 KB each', { skip: linux }, asy
   const open = async (n: number) => {
     const sockets: WebSocket[] = [];
     for (let i = 0; i < n; i += 100) {
-      await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => new Promise<void>((resolve, reject) => {
-        const ws = new WebSocket(url);
-        sockets.push(ws);
-        ws.once('open', () => resolve());
-        ws.once('error', reject);
-      })));
+      await Promise.all(
+        Array.from(
+          { length: Math.min(100, n - i) },
+          () =>
+            new Promise<void>((resolve, reject) => {
+              const ws = new WebSocket(url);
+              sockets.push(ws);
+              ws.once('open', () => resolve());
+              ws.once('error', reject);
+            }),
+        ),
+      );
     }
     return sockets;
   };

@@ -27,10 +27,33 @@ for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
     const pidFile = path.join(dir, 'pid');
     // The command records its process group, then waits in a child of its own: both must go.
     const script = writeScript(dir, [
-      { tool_calls: [{ name: 'Bash', id: 'toolu_sleep', input: { command: `echo $(ps -o pgid= $$) > ${pidFile}; sleep 60 & wait` } }] },
+      {
+        tool_calls: [
+          {
+            name: 'Bash',
+            id: 'toolu_sleep',
+            input: { command: `echo $(ps -o pgid= $$) > ${pidFile}; sleep 60 & wait` },
+          },
+        ],
+      },
       { text: 'never' },
     ]);
-    const child = startCli(['-p', 'go', '--model', 'scripted', '--script', script, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions'], { cwd: dir });
+    const child = startCli(
+      [
+        '-p',
+        'go',
+        '--model',
+        'scripted',
+        '--script',
+        script,
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--permission-mode',
+        'bypassPermissions',
+      ],
+      { cwd: dir },
+    );
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.resume();
@@ -62,11 +85,21 @@ test('agentpipe sessions --json into a slow pipe: the whole listing arrives (no 
     const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
     const lines = [
       { type: 'system', subtype: 'init', cwd: '/tmp', session_id: id, uuid: `i${i}`, model: 'scripted', tools: [] },
-      { type: 'user', agentpipe_prompt: true, message: { role: 'user', content: `prompt ${i} ${'x'.repeat(300)}` }, session_id: id, uuid: `u${i}`, timestamp: new Date(0).toISOString() },
+      {
+        type: 'user',
+        agentpipe_prompt: true,
+        message: { role: 'user', content: `prompt ${i} ${'x'.repeat(300)}` },
+        session_id: id,
+        uuid: `u${i}`,
+        timestamp: new Date(0).toISOString(),
+      },
     ];
     writeFileSync(path.join(project, `${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   }
-  const child = spawn(process.execPath, [CLI_PATH, 'sessions', '--json', '--cwd', cwd], { env: { ...process.env, AGENTPIPE_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI_PATH, 'sessions', '--json', '--cwd', cwd], {
+    env: { ...process.env, AGENTPIPE_HOME: home },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   // A reader that starts late and takes small bites, yielding between them.
   await new Promise((r) => setTimeout(r, 300));

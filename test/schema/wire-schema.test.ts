@@ -21,21 +21,35 @@ test('schema/messages.schema.json is generated from the current types (npm run s
 
 const scenarios: Array<[string, string[], unknown[] | undefined]> = [
   ['the demo with partial messages', ['--include-partial-messages'], undefined],
-  ['a retried 500, thinking and a tool error', ['--permission-mode', 'bypassPermissions'], [
-    { error: { status: 500, message: 'flaky', retry_after_s: 0 } },
-    { thinking: 'hm', text: 'reading', tool_calls: [{ name: 'Read', input: { file_path: 'nope' } }] },
-    { text: 'done' },
-  ]],
-  ['a denied tool and max turns', ['--max-turns', '1'], [{ tool_calls: [{ name: 'Write', input: { file_path: 'x', content: 'y' } }] }]],
+  [
+    'a retried 500, thinking and a tool error',
+    ['--permission-mode', 'bypassPermissions'],
+    [
+      { error: { status: 500, message: 'flaky', retry_after_s: 0 } },
+      { thinking: 'hm', text: 'reading', tool_calls: [{ name: 'Read', input: { file_path: 'nope' } }] },
+      { text: 'done' },
+    ],
+  ],
+  [
+    'a denied tool and max turns',
+    ['--max-turns', '1'],
+    [{ tool_calls: [{ name: 'Write', input: { file_path: 'x', content: 'y' } }] }],
+  ],
   ['a provider error', [], [{ error: { status: 401, message: 'no key' } }]],
 ];
 
 for (const [name, args, turns] of scenarios) {
   test(`every emitted line validates: ${name}`, async () => {
     const script = turns ? ['--model', 'scripted', '--script', writeScript(dir, turns, `${name.length}.json`)] : [];
-    const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--verbose', ...script, ...args], { cwd: dir });
+    const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--verbose', ...script, ...args], {
+      cwd: dir,
+    });
     const lines = parseLines(run.stdout);
     assert.ok(lines.length >= 2);
-    for (const line of lines) assert.ok(validate(line), `${JSON.stringify(line).slice(0, 200)}\n${JSON.stringify(validate.errors?.slice(0, 3))}`);
+    for (const line of lines)
+      assert.ok(
+        validate(line),
+        `${JSON.stringify(line).slice(0, 200)}\n${JSON.stringify(validate.errors?.slice(0, 3))}`,
+      );
   });
 }

@@ -8,7 +8,16 @@ import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { CLAUDE, STREAM, anthropic, place, run, text } from '../session/helpers.ts';
 
 function writes(files: string[]) {
-  return [{ tool_calls: files.map((file, i) => ({ name: 'Write', id: `toolu_w${i}`, input: { file_path: file, content: 'written' } })) }, { text: 'done' }];
+  return [
+    {
+      tool_calls: files.map((file, i) => ({
+        name: 'Write',
+        id: `toolu_w${i}`,
+        input: { file_path: file, content: 'written' },
+      })),
+    },
+    { text: 'done' },
+  ];
 }
 
 test('acceptEdits writes in the --add-dir folders like in the cwd; elsewhere it still needs approval', async () => {
@@ -17,14 +26,28 @@ test('acceptEdits writes in the --add-dir folders like in the cwd; elsewhere it 
   const outside = tempDir();
   const files = [path.join(cwd, 'a.txt'), path.join(extra, 'sub', 'b.txt'), path.join(outside, 'c.txt')];
   const script = writeScript(cwd, writes(files));
-  const args = ['-p', 'write', ...STREAM, '--script', script, '--permission-mode', 'acceptEdits', '--add-dir', extra, '--no-session-persistence'];
+  const args = [
+    '-p',
+    'write',
+    ...STREAM,
+    '--script',
+    script,
+    '--permission-mode',
+    'acceptEdits',
+    '--add-dir',
+    extra,
+    '--no-session-persistence',
+  ];
   const { stdout, code } = await runCli(args, { cwd });
   assert.equal(code, 0);
   assert.equal(readFileSync(files[0]!, 'utf8'), 'written');
   assert.equal(readFileSync(files[1]!, 'utf8'), 'written');
   assert.equal(existsSync(files[2]!), false);
   const result = parseLines(stdout).at(-1)!;
-  assert.deepEqual(result.permission_denials.map((d: { tool_use_id: string }) => d.tool_use_id), ['toolu_w2']);
+  assert.deepEqual(
+    result.permission_denials.map((d: { tool_use_id: string }) => d.tool_use_id),
+    ['toolu_w2'],
+  );
   assert.match(result.permission_denials[0].reason, /outside the working folders.*--add-dir/);
 });
 
@@ -33,7 +56,10 @@ test('without --add-dir, acceptEdits does not cover other folders', async () => 
   const extra = tempDir();
   const file = path.join(extra, 'b.txt');
   const script = writeScript(cwd, writes([file]));
-  const { stdout } = await runCli(['-p', 'write', ...STREAM, '--script', script, '--permission-mode', 'acceptEdits', '--no-session-persistence'], { cwd });
+  const { stdout } = await runCli(
+    ['-p', 'write', ...STREAM, '--script', script, '--permission-mode', 'acceptEdits', '--no-session-persistence'],
+    { cwd },
+  );
   assert.equal(existsSync(file), false);
   assert.equal(parseLines(stdout).at(-1)!.permission_denials.length, 1);
 });
@@ -43,9 +69,14 @@ test('the system prompt names the extra folders (relative ones resolved against 
   const server = await anthropic([text('ok')]);
   const extra = tempDir();
   const relative = path.relative(p.cwd, extra);
-  const { code } = await run(p, ['-p', 'hi', ...STREAM, ...CLAUDE, '--add-dir', relative, '--add-dir', extra], { env: server.env });
+  const { code } = await run(p, ['-p', 'hi', ...STREAM, ...CLAUDE, '--add-dir', relative, '--add-dir', extra], {
+    env: server.env,
+  });
   assert.equal(code, 0);
-  assert.match(server.requests[0]!.body.system, new RegExp(`Additional working folders.*${extra.replaceAll('/', '\\/')}`));
+  assert.match(
+    server.requests[0]!.body.system,
+    new RegExp(`Additional working folders.*${extra.replaceAll('/', '\\/')}`),
+  );
 });
 
 test('a folder that does not exist is a usage error', async () => {

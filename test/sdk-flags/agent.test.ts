@@ -4,12 +4,28 @@ import assert from 'node:assert/strict';
 import { parseLines } from '../helpers/cli.ts';
 import { CLAUDE, STREAM, STREAM_IN, anthropic, place, run, text } from '../session/helpers.ts';
 
-const REVIEWER = { description: 'Reviews code', prompt: 'You are a strict code reviewer.', tools: ['Read', 'Grep'], model: 'claude-reviewer-model' };
+const REVIEWER = {
+  description: 'Reviews code',
+  prompt: 'You are a strict code reviewer.',
+  tools: ['Read', 'Grep'],
+  model: 'claude-reviewer-model',
+};
 
-test('--agents + --agent: the request carries the agent\'s prompt, tools and model', async () => {
+test("--agents + --agent: the request carries the agent's prompt, tools and model", async () => {
   const p = place();
   const server = await anthropic([text('Looks fine.')]);
-  const args = ['-p', 'review', ...STREAM, ...CLAUDE, '--agents', JSON.stringify({ reviewer: REVIEWER }), '--agent', 'reviewer', '--append-system-prompt', 'Be brief.'];
+  const args = [
+    '-p',
+    'review',
+    ...STREAM,
+    ...CLAUDE,
+    '--agents',
+    JSON.stringify({ reviewer: REVIEWER }),
+    '--agent',
+    'reviewer',
+    '--append-system-prompt',
+    'Be brief.',
+  ];
   const { stdout, code } = await run(p, args, { env: server.env });
   assert.equal(code, 0);
   const body = server.requests[0]!.body;
@@ -24,11 +40,21 @@ test('--agents + --agent: the request carries the agent\'s prompt, tools and mod
 test('an agent defined by the SDK client in initialize applies too', async () => {
   const p = place();
   const server = await anthropic([text('ok')]);
-  const stdin = [
-    { type: 'control_request', request_id: 'init_1', request: { subtype: 'initialize', systemPrompt: [''], agents: { reviewer: { ...REVIEWER, model: 'inherit' } } } },
-    { type: 'user', message: { role: 'user', content: 'review' }, parent_tool_use_id: null, session_id: '' },
-  ].map((l) => JSON.stringify(l)).join('\n') + '\n';
-  const { stdout, code } = await run(p, [...STREAM_IN, ...CLAUDE, '--agent=reviewer', '--await-initialize'], { stdin, env: server.env });
+  const stdin =
+    [
+      {
+        type: 'control_request',
+        request_id: 'init_1',
+        request: { subtype: 'initialize', systemPrompt: [''], agents: { reviewer: { ...REVIEWER, model: 'inherit' } } },
+      },
+      { type: 'user', message: { role: 'user', content: 'review' }, parent_tool_use_id: null, session_id: '' },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n') + '\n';
+  const { stdout, code } = await run(p, [...STREAM_IN, ...CLAUDE, '--agent=reviewer', '--await-initialize'], {
+    stdin,
+    env: server.env,
+  });
   assert.equal(code, 0);
   const body = server.requests[0]!.body;
   assert.equal(body.system, 'You are a strict code reviewer.');

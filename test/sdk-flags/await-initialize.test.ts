@@ -11,7 +11,10 @@ const USER = { type: 'user', message: { role: 'user', content: 'hi' }, parent_to
 test('a user message sent before initialize waits for it, then runs', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [{ text: 'answer' }]);
-  const cli = new StreamDriver(['--model', 'scripted', '--script', script, '--await-initialize', '--no-session-persistence'], dir);
+  const cli = new StreamDriver(
+    ['--model', 'scripted', '--script', script, '--await-initialize', '--no-session-persistence'],
+    dir,
+  );
   cli.send(USER);
   await sleep(400);
   assert.equal(cli.lines.length, 0, 'nothing runs before initialize');
@@ -19,7 +22,9 @@ test('a user message sent before initialize waits for it, then runs', async () =
   assert.equal(response.subtype, 'success');
   const result = await cli.waitFor((l) => l.type === 'result');
   assert.equal(result.result, 'answer');
-  const order = cli.lines.map((l) => (l.type === 'control_response' ? 'initialized' : l.subtype === 'init' ? 'init' : l.type));
+  const order = cli.lines.map((l) =>
+    l.type === 'control_response' ? 'initialized' : l.subtype === 'init' ? 'init' : l.type,
+  );
   assert.ok(order.indexOf('initialized') < order.indexOf('init'), order.join(' '));
   assert.equal(await cli.end(), 0);
 });
@@ -37,7 +42,19 @@ test('without the flag the message runs at once (the SDK sends initialize and th
 test('input that ends without initialize still runs the held messages, with a warning', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [{ text: 'answer' }]);
-  const args = ['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--model', 'scripted', '--script', script, '--await-initialize', '--no-session-persistence'];
+  const args = [
+    '--input-format',
+    'stream-json',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--model',
+    'scripted',
+    '--script',
+    script,
+    '--await-initialize',
+    '--no-session-persistence',
+  ];
   const { stdout, stderr, code } = await runCli(args, { cwd: dir, stdin: `${JSON.stringify(USER)}\n` });
   assert.equal(code, 0);
   assert.equal(parseLines(stdout).at(-1)!.result, 'answer');
@@ -45,7 +62,16 @@ test('input that ends without initialize still runs the held messages, with a wa
 });
 
 test('--allow-dangerously-skip-permissions is accepted without a warning', async () => {
-  const { stderr, code } = await runCli(['-p', 'hi', '--model', 'scripted', '--permission-mode', 'bypassPermissions', '--allow-dangerously-skip-permissions', '--no-session-persistence']);
+  const { stderr, code } = await runCli([
+    '-p',
+    'hi',
+    '--model',
+    'scripted',
+    '--permission-mode',
+    'bypassPermissions',
+    '--allow-dangerously-skip-permissions',
+    '--no-session-persistence',
+  ]);
   assert.equal(code, 0);
   assert.doesNotMatch(stderr, /warning/);
 });

@@ -6,20 +6,31 @@ import path from 'node:path';
 import { parseLines } from '../helpers/cli.ts';
 import { CLAUDE, KEY, STREAM_IN, anthropic, place, run, text, toolCall } from '../session/helpers.ts';
 
-const INPUT = [
-  { type: 'control_request', request_id: 'init_1', request: { subtype: 'initialize' } },
-  { type: 'user', message: { role: 'user', content: 'look' }, parent_tool_use_id: null, session_id: '' },
-].map((l) => JSON.stringify(l)).join('\n') + '\n';
+const INPUT =
+  [
+    { type: 'control_request', request_id: 'init_1', request: { subtype: 'initialize' } },
+    { type: 'user', message: { role: 'user', content: 'look' }, parent_tool_use_id: null, session_id: '' },
+  ]
+    .map((l) => JSON.stringify(l))
+    .join('\n') + '\n';
 
 test('--debug-file gets one line per request, retry, tool call and control request, and no key', async () => {
   const p = place();
   const server = await anthropic([
-    { kind: 'json', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: { 'retry-after': '0' } },
+    {
+      kind: 'json',
+      status: 529,
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      headers: { 'retry-after': '0' },
+    },
     toolCall('toolu_1', 'Glob', { pattern: '*.md' }),
     text('done'),
   ]);
   const file = path.join(p.home, 'logs', 'debug.log');
-  const { stdout, stderr, code } = await run(p, [...STREAM_IN, ...CLAUDE, '--debug-file', file], { stdin: INPUT, env: server.env });
+  const { stdout, stderr, code } = await run(p, [...STREAM_IN, ...CLAUDE, '--debug-file', file], {
+    stdin: INPUT,
+    env: server.env,
+  });
   assert.equal(code, 0);
   assert.equal(parseLines(stdout).at(-1)!.subtype, 'success');
   assert.doesNotMatch(stderr, /\[DEBUG\]/, 'the lines go to the file, not stderr');
@@ -36,7 +47,10 @@ test('--debug-file gets one line per request, retry, tool call and control reque
 test('--debug with a filter writes the chosen categories to stderr', async () => {
   const p = place();
   const server = await anthropic([toolCall('toolu_1', 'Glob', { pattern: '*.md' }), text('done')]);
-  const { stderr, code } = await run(p, [...STREAM_IN, ...CLAUDE, '--debug', 'api,control'], { stdin: INPUT, env: server.env });
+  const { stderr, code } = await run(p, [...STREAM_IN, ...CLAUDE, '--debug', 'api,control'], {
+    stdin: INPUT,
+    env: server.env,
+  });
   assert.equal(code, 0);
   assert.match(stderr, /\[DEBUG\] \[api\] request: model claude-sonnet-4-5/);
   assert.match(stderr, /\[DEBUG\] \[control\] request initialize/);

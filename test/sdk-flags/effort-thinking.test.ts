@@ -8,7 +8,11 @@ import { CLAUDE, STREAM, anthropic, place, run, text } from '../session/helpers.
 test('Anthropic: --thinking adaptive and --effort go out as thinking and output_config, as the real CLI sends them; init reports the effort', async () => {
   const p = place();
   const server = await anthropic([text('ok')]);
-  const { stdout, code } = await run(p, ['-p', 'hi', ...STREAM, ...CLAUDE, '--thinking', 'adaptive', '--effort', 'high'], { env: server.env });
+  const { stdout, code } = await run(
+    p,
+    ['-p', 'hi', ...STREAM, ...CLAUDE, '--thinking', 'adaptive', '--effort', 'high'],
+    { env: server.env },
+  );
   assert.equal(code, 0);
   const body = server.requests[0]!.body;
   assert.deepEqual(body.thinking, { type: 'adaptive' });
@@ -21,7 +25,20 @@ test('Anthropic: --thinking adaptive and --effort go out as thinking and output_
 test('Anthropic: --thinking enabled with --max-thinking-tokens and a display; --betas becomes the anthropic-beta header', async () => {
   const p = place();
   const server = await anthropic([text('ok')]);
-  const args = ['-p', 'hi', ...STREAM, ...CLAUDE, '--thinking', 'enabled', '--max-thinking-tokens', '2048', '--thinking-display', 'omitted', '--betas', 'context-1m-2025-08-07,interleaved-thinking-2025-05-14'];
+  const args = [
+    '-p',
+    'hi',
+    ...STREAM,
+    ...CLAUDE,
+    '--thinking',
+    'enabled',
+    '--max-thinking-tokens',
+    '2048',
+    '--thinking-display',
+    'omitted',
+    '--betas',
+    'context-1m-2025-08-07,interleaved-thinking-2025-05-14',
+  ];
   const { stdout, code } = await run(p, args, { env: server.env });
   assert.equal(code, 0);
   const request = server.requests[0]!;
@@ -36,7 +53,10 @@ test('Anthropic: --thinking enabled with --max-thinking-tokens and a display; --
 test('Anthropic: --thinking disabled; without any thinking flag no thinking field is sent', async () => {
   const p = place();
   const server = await anthropic([text('ok')]);
-  assert.equal((await run(p, ['-p', 'hi', ...STREAM, ...CLAUDE, '--thinking', 'disabled'], { env: server.env })).code, 0);
+  assert.equal(
+    (await run(p, ['-p', 'hi', ...STREAM, ...CLAUDE, '--thinking', 'disabled'], { env: server.env })).code,
+    0,
+  );
   assert.equal((await run(p, ['-p', 'hi', ...STREAM, ...CLAUDE], { env: server.env })).code, 0);
   assert.deepEqual(server.requests[0]!.body.thinking, { type: 'disabled' });
   assert.equal('thinking' in server.requests[1]!.body, false);
@@ -44,9 +64,27 @@ test('Anthropic: --thinking disabled; without any thinking flag no thinking fiel
 
 test('OpenAI-compatible: --effort becomes reasoning_effort', async () => {
   const p = place();
-  const server = await startFakeServer({ kind: 'sse', frames: [openaiChunk({ role: 'assistant', content: 'ok' }), openaiChunk({}, 'stop'), openaiUsage(5, 1), OPENAI_DONE] });
+  const server = await startFakeServer({
+    kind: 'sse',
+    frames: [
+      openaiChunk({ role: 'assistant', content: 'ok' }),
+      openaiChunk({}, 'stop'),
+      openaiUsage(5, 1),
+      OPENAI_DONE,
+    ],
+  });
   after(() => server.close());
-  const { code } = await run(p, ['-p', 'hi', ...STREAM, '--base-url', `${server.url}/v1`, '--model', 'local-model', '--effort', 'low']);
+  const { code } = await run(p, [
+    '-p',
+    'hi',
+    ...STREAM,
+    '--base-url',
+    `${server.url}/v1`,
+    '--model',
+    'local-model',
+    '--effort',
+    'low',
+  ]);
   assert.equal(code, 0);
   assert.equal(server.requests[0]!.body.reasoning_effort, 'low');
 });

@@ -9,8 +9,28 @@ import { KEY, STREAM, STREAM_IN, place, prompts, run, text, toolCall } from '../
 test('overloaded after the retries: the request goes to the fallback model, which answers', async () => {
   const dir = tempDir();
   const overloaded = { error: { status: 529, message: 'Overloaded', retry_after_s: 0 } };
-  const script = writeScript(dir, [overloaded, overloaded, overloaded, overloaded, { text: 'Answered by the fallback.' }]);
-  const { stdout, code } = await runCli(['-p', 'hi', ...STREAM, '--model', 'primary-model', '--script', script, '--fallback-model', 'backup-model', '--no-session-persistence'], { cwd: dir });
+  const script = writeScript(dir, [
+    overloaded,
+    overloaded,
+    overloaded,
+    overloaded,
+    { text: 'Answered by the fallback.' },
+  ]);
+  const { stdout, code } = await runCli(
+    [
+      '-p',
+      'hi',
+      ...STREAM,
+      '--model',
+      'primary-model',
+      '--script',
+      script,
+      '--fallback-model',
+      'backup-model',
+      '--no-session-persistence',
+    ],
+    { cwd: dir },
+  );
   assert.equal(code, 0);
   const lines = parseLines(stdout);
   assert.equal(lines.filter((l) => l.subtype === 'api_retry').length, 3);
@@ -34,30 +54,59 @@ test('model not found on the API: the fallback serves that request and the rest 
   let backupReplies = 0;
   const server = await startFakeServer((request) => {
     if (request.body.model === 'claude-missing') {
-      return { kind: 'json', status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'model: claude-missing' } } };
+      return {
+        kind: 'json',
+        status: 404,
+        body: { type: 'error', error: { type: 'not_found_error', message: 'model: claude-missing' } },
+      };
     }
     backupReplies++;
-    return backupReplies === 1 ? toolCall('toolu_1', 'Glob', { pattern: '*.none' }) : text(`reply ${backupReplies} from ${request.body.model}`);
+    return backupReplies === 1
+      ? toolCall('toolu_1', 'Glob', { pattern: '*.none' })
+      : text(`reply ${backupReplies} from ${request.body.model}`);
   });
   after(() => server.close());
   const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY };
-  const { stdout, code } = await run(p, [...STREAM_IN, '--model', 'claude-missing', '--fallback-model', 'claude-backup'], { stdin: prompts('one', 'two'), env });
+  const { stdout, code } = await run(
+    p,
+    [...STREAM_IN, '--model', 'claude-missing', '--fallback-model', 'claude-backup'],
+    { stdin: prompts('one', 'two'), env },
+  );
   assert.equal(code, 0);
   const lines = parseLines(stdout);
-  assert.deepEqual(lines.filter((l) => l.type === 'result').map((r) => r.result), ['reply 2 from claude-backup', 'reply 3 from claude-backup']);
-  assert.equal(lines.filter((l) => l.subtype === 'model_fallback').length, 2, 'each prompt first tries the session model');
+  assert.deepEqual(
+    lines.filter((l) => l.type === 'result').map((r) => r.result),
+    ['reply 2 from claude-backup', 'reply 3 from claude-backup'],
+  );
+  assert.equal(
+    lines.filter((l) => l.subtype === 'model_fallback').length,
+    2,
+    'each prompt first tries the session model',
+  );
   assert.equal(lines.find((l) => l.subtype === 'model_fallback')!.trigger, 'model_not_found');
-  assert.deepEqual(server.requests.map((r) => r.body.model), ['claude-missing', 'claude-backup', 'claude-backup', 'claude-missing', 'claude-backup']);
-  assert.deepEqual(lines.filter((l) => l.subtype === 'init').map((l) => l.model), ['claude-missing', 'claude-missing']);
+  assert.deepEqual(
+    server.requests.map((r) => r.body.model),
+    ['claude-missing', 'claude-backup', 'claude-backup', 'claude-missing', 'claude-backup'],
+  );
+  assert.deepEqual(
+    lines.filter((l) => l.subtype === 'init').map((l) => l.model),
+    ['claude-missing', 'claude-missing'],
+  );
 });
 
 test('a request that fails for another reason does not fall back', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [{ error: { status: 400, message: 'bad request' } }, { text: 'never' }]);
-  const { stdout, code } = await runCli(['-p', 'hi', ...STREAM, '--script', script, '--fallback-model', 'backup-model', '--no-session-persistence'], { cwd: dir });
+  const { stdout, code } = await runCli(
+    ['-p', 'hi', ...STREAM, '--script', script, '--fallback-model', 'backup-model', '--no-session-persistence'],
+    { cwd: dir },
+  );
   assert.equal(code, 1);
   const lines = parseLines(stdout);
-  assert.equal(lines.some((l) => l.subtype === 'model_fallback'), false);
+  assert.equal(
+    lines.some((l) => l.subtype === 'model_fallback'),
+    false,
+  );
   assert.equal(lines.at(-1)!.subtype, 'error_during_execution');
 });
 
@@ -67,4 +116,3 @@ test('--fallback-model equal to --model is refused, like the official SDK does',
   assert.equal(stdout, '');
   assert.match(stderr, /Fallback model cannot be the same as the main model/);
 });
-

@@ -12,40 +12,77 @@ test('effort, thinking, agent (from initialize), settingSources, additionalDirec
   const extra = tempDir();
   const options = sdkOptions([{ text: 'done' }]);
   mkdirSync(path.join(options.cwd, '.agentpipe'));
-  writeFileSync(path.join(options.cwd, '.agentpipe', 'settings.json'), JSON.stringify({ permissions: { deny: ['Grep'] } }));
+  writeFileSync(
+    path.join(options.cwd, '.agentpipe', 'settings.json'),
+    JSON.stringify({ permissions: { deny: ['Grep'] } }),
+  );
   const debugFile = path.join(options.cwd, 'debug.log');
   const messages: SDKMessage[] = [];
   for await (const message of query({
     prompt: 'hi',
     options: {
-      ...options, effort: 'high', thinking: { type: 'adaptive' }, fallbackModel: 'backup-model', additionalDirectories: [extra],
-      settingSources: ['project'], agents: { helper: { description: 'Helps', prompt: 'You help.', tools: ['Read', 'Grep', 'Glob'] } }, agent: 'helper',
-      debugFile, allowDangerouslySkipPermissions: true, permissionMode: 'bypassPermissions',
+      ...options,
+      effort: 'high',
+      thinking: { type: 'adaptive' },
+      fallbackModel: 'backup-model',
+      additionalDirectories: [extra],
+      settingSources: ['project'],
+      agents: { helper: { description: 'Helps', prompt: 'You help.', tools: ['Read', 'Grep', 'Glob'] } },
+      agent: 'helper',
+      debugFile,
+      allowDangerouslySkipPermissions: true,
+      permissionMode: 'bypassPermissions',
     },
-  })) messages.push(message);
+  }))
+    messages.push(message);
   const init = messages.find((m) => m.type === 'system' && m.subtype === 'init');
   assert.ok(init && init.type === 'system' && init.subtype === 'init');
   assert.equal(init.effort, 'high');
-  assert.deepEqual([...init.tools].sort(), ['Glob', 'Read'], 'the agent\'s tools, minus the project settings\' deny');
+  assert.deepEqual([...init.tools].sort(), ['Glob', 'Read'], "the agent's tools, minus the project settings' deny");
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result' && result.subtype === 'success');
   assert.doesNotMatch(options.stderrText(), /not supported yet/);
-  assert.match(readFileSync(debugFile, 'utf8'), /\[api\] request: model scripted, 1 messages, tools \[Glob, Read\], effort high, thinking adaptive/);
+  assert.match(
+    readFileSync(debugFile, 'utf8'),
+    /\[api\] request: model scripted, 1 messages, tools \[Glob, Read\], effort high, thinking adaptive/,
+  );
 });
 
-test('every flag the SDK\'s argv builder can pass is accepted: the inert ones warn once, the session runs', async () => {
-  const sdk = readFileSync(path.join(import.meta.dirname, '../../node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs'), 'utf8');
+test("every flag the SDK's argv builder can pass is accepted: the inert ones warn once, the session runs", async () => {
+  const sdk = readFileSync(
+    path.join(import.meta.dirname, '../../node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs'),
+    'utf8',
+  );
   // The flags the SDK pushes onto the CLI's argv (not those of git or of its own child processes).
   const pushed = new Set([...sdk.matchAll(/(?:push|et|sb)\("(--[a-z][a-z-]*)"/g)].map((m) => m[1]!));
-  for (const flag of ['--session-mirror', '--resume-drops-turn', '--initialize-fields', '--channels', '--plugin-dir-no-mcp', '--managed-settings-in-initialize']) {
+  for (const flag of [
+    '--session-mirror',
+    '--resume-drops-turn',
+    '--initialize-fields',
+    '--channels',
+    '--plugin-dir-no-mcp',
+    '--managed-settings-in-initialize',
+  ]) {
     assert.ok(pushed.has(flag), `${flag} is among the SDK's flags (${[...pushed].join(' ')})`);
   }
   const help = (await runCli(['--help'])).stdout;
   const missing = [...pushed].filter((flag) => !help.includes(flag));
   assert.deepEqual(missing, [], 'each is a flag of agentpipe');
   const run = await runCli([
-    '-p', 'hi', '--model', 'scripted', '--output-format', 'stream-json', '--verbose', '--channels', 'plugin:x', '--plugin-dir-no-mcp', '/nonexistent',
-    '--managed-settings-in-initialize', '--initialize-fields', 'settings,disallowedTools',
+    '-p',
+    'hi',
+    '--model',
+    'scripted',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--channels',
+    'plugin:x',
+    '--plugin-dir-no-mcp',
+    '/nonexistent',
+    '--managed-settings-in-initialize',
+    '--initialize-fields',
+    'settings,disallowedTools',
   ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /--channels.*not supported yet|channels/);

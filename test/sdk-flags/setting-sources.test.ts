@@ -14,11 +14,19 @@ function configured(): Place & { marker: string; target: string; script: string 
   mkdirSync(path.join(p.cwd, '.agentpipe'));
   writeFileSync(path.join(p.home, 'settings.json'), JSON.stringify({ permissions: { allow: ['Write'] } }));
   writeFileSync(path.join(p.cwd, '.agentpipe', 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash'] } }));
-  writeFileSync(path.join(p.cwd, '.agentpipe', 'settings.local.json'), JSON.stringify({
-    hooks: { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: `touch ${JSON.stringify(marker)}` }] }] },
-  }));
+  writeFileSync(
+    path.join(p.cwd, '.agentpipe', 'settings.local.json'),
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: `touch ${JSON.stringify(marker)}` }] }],
+      },
+    }),
+  );
   const target = path.join(p.cwd, 'out.txt');
-  const script = writeScript(p.home, [{ tool_calls: [{ name: 'Write', input: { file_path: target, content: 'x' } }] }, { text: 'done' }]);
+  const script = writeScript(p.home, [
+    { tool_calls: [{ name: 'Write', input: { file_path: target, content: 'x' } }] },
+    { text: 'done' },
+  ]);
   return { ...p, marker, target, script };
 }
 
@@ -35,21 +43,46 @@ test('without the flag the CLI reads all three files: user allow, project deny a
 
 test('--setting-sources project reads only the project file; "" reads none', async () => {
   const p = configured();
-  const only = parseLines((await run(p, ['-p', 'write', ...STREAM, '--script', p.script, '--setting-sources', 'project', '--no-session-persistence'])).stdout);
+  const only = parseLines(
+    (
+      await run(p, [
+        '-p',
+        'write',
+        ...STREAM,
+        '--script',
+        p.script,
+        '--setting-sources',
+        'project',
+        '--no-session-persistence',
+      ])
+    ).stdout,
+  );
   assert.equal(only[0]!.tools.includes('Bash'), false);
   assert.equal(existsSync(p.target), false, 'no user allow: Write is not granted');
   assert.equal(existsSync(p.marker), false, 'no local hook');
   assert.equal(only.at(-1)!.permission_denials.length, 1);
 
   const script = writeScript(p.home, [{ text: 'ok' }], 'none.json');
-  const none = parseLines((await run(p, ['-p', 'hi', ...STREAM, '--script', script, '--setting-sources=', '--no-session-persistence'])).stdout);
+  const none = parseLines(
+    (await run(p, ['-p', 'hi', ...STREAM, '--script', script, '--setting-sources=', '--no-session-persistence']))
+      .stdout,
+  );
   assert.ok(none[0]!.tools.includes('Bash'));
 });
 
 test('--settings adds to the files', async () => {
   const p = configured();
   const script = writeScript(p.home, [{ text: 'ok' }], 'plain.json');
-  const { stdout } = await run(p, ['-p', 'hi', ...STREAM, '--script', script, '--settings', '{"permissions": {"deny": ["Grep"]}}', '--no-session-persistence']);
+  const { stdout } = await run(p, [
+    '-p',
+    'hi',
+    ...STREAM,
+    '--script',
+    script,
+    '--settings',
+    '{"permissions": {"deny": ["Grep"]}}',
+    '--no-session-persistence',
+  ]);
   const tools = parseLines(stdout)[0]!.tools as string[];
   assert.equal(tools.includes('Grep'), false);
   assert.equal(tools.includes('Bash'), false);
@@ -63,7 +96,10 @@ test('a malformed settings file is a clear error naming it', async () => {
   const { stdout, stderr, code } = await run(p, ['-p', 'hi', '--model', 'scripted']);
   assert.equal(code, 1);
   assert.equal(stdout, '');
-  assert.match(stderr, /project settings .*\.agentpipe\/settings\.json: permissions\.allow must be an array of rule strings/);
+  assert.match(
+    stderr,
+    /project settings .*\.agentpipe\/settings\.json: permissions\.allow must be an array of rule strings/,
+  );
 });
 
 test('an unknown source is refused', async () => {

@@ -12,15 +12,18 @@ test('canUseTool denies one call and rewrites another; permission_denials and to
     if (input.command === 'touch denied.txt') return { behavior: 'deny', message: 'not that file' };
     return { behavior: 'allow', updatedInput: { command: 'touch rewritten.txt' } };
   };
-  const options = sdkOptions([
-    {
-      tool_calls: [
-        { name: 'Bash', id: 'toolu_deny', input: { command: 'touch denied.txt' } },
-        { name: 'Bash', id: 'toolu_rewrite', input: { command: 'touch original.txt' } },
-      ],
-    },
-    { text: 'done' },
-  ], { canUseTool });
+  const options = sdkOptions(
+    [
+      {
+        tool_calls: [
+          { name: 'Bash', id: 'toolu_deny', input: { command: 'touch denied.txt' } },
+          { name: 'Bash', id: 'toolu_rewrite', input: { command: 'touch original.txt' } },
+        ],
+      },
+      { text: 'done' },
+    ],
+    { canUseTool },
+  );
   const messages: SDKMessage[] = [];
   for await (const message of query({ prompt: 'touch two files', options })) messages.push(message);
 
@@ -29,8 +32,9 @@ test('canUseTool denies one call and rewrites another; permission_denials and to
     { tool: 'Bash', input: { command: 'touch denied.txt' }, toolUseID: 'toolu_deny' },
     { tool: 'Bash', input: { command: 'touch original.txt' }, toolUseID: 'toolu_rewrite' },
   ]);
-  const results = messages.filter((m) => m.type === 'user').map((m) =>
-    (m as { message: { content: Array<{ tool_use_id: string; is_error: boolean }> } }).message.content[0]!);
+  const results = messages
+    .filter((m) => m.type === 'user')
+    .map((m) => (m as { message: { content: Array<{ tool_use_id: string; is_error: boolean }> } }).message.content[0]!);
   assert.equal(results[0]!.tool_use_id, 'toolu_deny');
   assert.equal(results[0]!.is_error, true);
   assert.equal(textOf(messages[3]), 'not that file');
@@ -42,16 +46,20 @@ test('canUseTool denies one call and rewrites another; permission_denials and to
 
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result' && result.subtype === 'success' && result.result === 'done');
-  assert.deepEqual(result.permission_denials.map(({ tool_name, tool_use_id, tool_input }) => ({ tool_name, tool_use_id, tool_input })), [
-    { tool_name: 'Bash', tool_use_id: 'toolu_deny', tool_input: { command: 'touch denied.txt' } },
-  ]);
+  assert.deepEqual(
+    result.permission_denials.map(({ tool_name, tool_use_id, tool_input }) => ({ tool_name, tool_use_id, tool_input })),
+    [{ tool_name: 'Bash', tool_use_id: 'toolu_deny', tool_input: { command: 'touch denied.txt' } }],
+  );
 });
 
 test('a deny with interrupt stops the whole turn', async () => {
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'Bash', id: 'toolu_stop', input: { command: 'touch x.txt' } }] },
-    { text: 'never reached' },
-  ], { canUseTool: async () => ({ behavior: 'deny', message: 'stop everything', interrupt: true }) });
+  const options = sdkOptions(
+    [
+      { tool_calls: [{ name: 'Bash', id: 'toolu_stop', input: { command: 'touch x.txt' } }] },
+      { text: 'never reached' },
+    ],
+    { canUseTool: async () => ({ behavior: 'deny', message: 'stop everything', interrupt: true }) },
+  );
   const messages: SDKMessage[] = [];
   // Like Claude Code, the CLI exits 1 after an error result; the SDK then throws with its text.
   await assert.rejects(async () => {

@@ -22,7 +22,10 @@ test('a session started in-process is resumed by the CLI engine (executable) wit
   const second = await collect('what number?', { ...options, executable: CLI_PATH, resume: sessionId });
   assert.equal(second[0]!.session_id, sessionId);
   assert.equal((second.at(-1) as { result?: string }).result, 'It was 42.');
-  assert.deepEqual(server.requests[1]!.body.messages.map((m: { role: string }) => m.role), ['user', 'assistant', 'user']);
+  assert.deepEqual(
+    server.requests[1]!.body.messages.map((m: { role: string }) => m.role),
+    ['user', 'assistant', 'user'],
+  );
   assert.equal(transcripts(p.home).length, 1);
 });
 
@@ -31,8 +34,13 @@ test('outputFormat and persistSession: false reach the CLI engine', async () => 
   const script = writeScript(p.cwd, [{ text: '{"answer": 42}' }]);
   const schema = { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'] };
   const messages = await collect('answer?', {
-    model: 'scripted', script, cwd: p.cwd, env: { ...process.env, ...p.env }, executable: CLI_PATH,
-    outputFormat: { type: 'json_schema', schema }, persistSession: false,
+    model: 'scripted',
+    script,
+    cwd: p.cwd,
+    env: { ...process.env, ...p.env },
+    executable: CLI_PATH,
+    outputFormat: { type: 'json_schema', schema },
+    persistSession: false,
   });
   assert.deepEqual((messages.at(-1) as { structured_output?: unknown }).structured_output, { answer: 42 });
   assert.deepEqual(transcripts(p.home), []);

@@ -36,12 +36,16 @@ test('interrupt answers with its receipt: the queued prompts that will still run
   const prompts = promptStream();
   prompts.push('first', A);
   prompts.push('second', B);
-  const q = query({ prompt: prompts, options: sdkOptions([SLOW, { text: 'second answer' }], { includePartialMessages: true }) });
+  const q = query({
+    prompt: prompts,
+    options: sdkOptions([SLOW, { text: 'second answer' }], { includePartialMessages: true }),
+  });
   const messages: SDKMessage[] = [];
   let receipt: unknown;
   for await (const message of q) {
     messages.push(message);
-    if (message.type === 'system' && message.subtype === 'init') assert.deepEqual(message.capabilities, ['interrupt_receipt_v1', 'interrupt_cancel_queued_v1']);
+    if (message.type === 'system' && message.subtype === 'init')
+      assert.deepEqual(message.capabilities, ['interrupt_receipt_v1', 'interrupt_cancel_queued_v1']);
     if (message.type === 'stream_event' && messages.filter((m) => m.type === 'stream_event').length === 8) {
       receipt = await q.interrupt();
       prompts.end();
@@ -49,7 +53,10 @@ test('interrupt answers with its receipt: the queued prompts that will still run
   }
   assert.deepEqual(receipt, { still_queued: [B] });
   const results = messages.filter((m) => m.type === 'result');
-  assert.deepEqual(results.map((r) => r.type === 'result' && r.subtype), ['error_during_execution', 'success']);
+  assert.deepEqual(
+    results.map((r) => r.type === 'result' && r.subtype),
+    ['error_during_execution', 'success'],
+  );
   assert.equal(textOf(messages.filter((m) => m.type === 'assistant').at(-1)), 'second answer');
 });
 
@@ -58,7 +65,10 @@ test('interrupt with cancel_queued drops the queued prompts too; cancel_async_me
   prompts.push('first', A);
   prompts.push('second', B);
   prompts.push('third', C);
-  const q = query({ prompt: prompts, options: sdkOptions([SLOW, { text: 'never' }], { includePartialMessages: true }) });
+  const q = query({
+    prompt: prompts,
+    options: sdkOptions([SLOW, { text: 'never' }], { includePartialMessages: true }),
+  });
   const messages: SDKMessage[] = [];
   let cancelled: boolean[] = [];
   let receipt: unknown;
@@ -74,14 +84,24 @@ test('interrupt with cancel_queued drops the queued prompts too; cancel_async_me
   }, /\[Request interrupted by user\]/);
   assert.deepEqual(cancelled, [true, false], 'a queued prompt is cancelled once; then it is gone');
   assert.deepEqual(receipt, { still_queued: [], cancelled: [C] });
-  assert.deepEqual(kinds(messages.filter((m) => m.type !== 'stream_event')).filter((k) => k === 'result'), ['result'], 'only the interrupted prompt ran');
+  assert.deepEqual(
+    kinds(messages.filter((m) => m.type !== 'stream_event')).filter((k) => k === 'result'),
+    ['result'],
+    'only the interrupted prompt ran',
+  );
 });
 
 test('get_usage reports the session: cost, durations, lines changed, usage per model', async () => {
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'Write', input: { file_path: 'notes.txt', content: 'one\ntwo\nthree\n' } }], usage: { input_tokens: 100, output_tokens: 10 } },
-    { text: 'written', usage: { input_tokens: 120, output_tokens: 5 } },
-  ], { permissionMode: 'acceptEdits' });
+  const options = sdkOptions(
+    [
+      {
+        tool_calls: [{ name: 'Write', input: { file_path: 'notes.txt', content: 'one\ntwo\nthree\n' } }],
+        usage: { input_tokens: 100, output_tokens: 10 },
+      },
+      { text: 'written', usage: { input_tokens: 120, output_tokens: 5 } },
+    ],
+    { permissionMode: 'acceptEdits' },
+  );
   const prompts = promptStream();
   prompts.push('write notes', A);
   const q = query({ prompt: prompts, options });
@@ -125,7 +145,12 @@ test('rename_session and generate_session_title name the session in its transcri
     if (message.type === 'result' && !title) {
       sessionId = message.session_id;
       await undeclared(q).renameSession('My session', sessionId);
-      const wrong = await undeclared(q).renameSession('x', '11111111-1111-4111-8111-111111111111').then(() => 'renamed', (e: Error) => e.message);
+      const wrong = await undeclared(q)
+        .renameSession('x', '11111111-1111-4111-8111-111111111111')
+        .then(
+          () => 'renamed',
+          (e: Error) => e.message,
+        );
       assert.match(wrong, /this process runs session/);
       title = await undeclared(q).generateSessionTitle('the login test fails one run in five', { persist: true });
       side = await undeclared(q).askSideQuestion('what did I say?');
@@ -141,8 +166,15 @@ test('rename_session and generate_session_title name the session in its transcri
   assert.equal(textOf(messages.filter((m) => m.type === 'assistant').at(-1)), 'still hello');
   const transcript = path.join(process.env.AGENTPIPE_HOME!, 'projects');
   const file = findTranscript(transcript, sessionId);
-  const titles = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.type === 'custom-title');
-  assert.deepEqual(titles.map((t) => t.customTitle), ['My session', 'Fixing the flaky login test']);
+  const titles = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.type === 'custom-title');
+  assert.deepEqual(
+    titles.map((t) => t.customTitle),
+    ['My session', 'Fixing the flaky login test'],
+  );
 });
 
 function findTranscript(root: string, sessionId: string): string {
@@ -156,25 +188,54 @@ function findTranscript(root: string, sessionId: string): string {
 test('apply_flag_settings applies rules, hooks and model at once; get_settings and list_permission_rules show every layer', async () => {
   const dir = tempDir();
   mkdirSync(path.join(dir, '.agentpipe'));
-  writeFileSync(path.join(dir, '.agentpipe', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(ls:*)'] }, hooks: { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'true' }] }] } }));
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'Write', input: { file_path: 'a.txt', content: 'x' } }] },
-    { text: 'done' },
-  ], { cwd: dir, settingSources: ['project'], permissionMode: 'acceptEdits', allowedTools: ['Read'] });
+  writeFileSync(
+    path.join(dir, '.agentpipe', 'settings.json'),
+    JSON.stringify({
+      permissions: { allow: ['Bash(ls:*)'] },
+      hooks: { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'true' }] }] },
+    }),
+  );
+  const options = sdkOptions(
+    [{ tool_calls: [{ name: 'Write', input: { file_path: 'a.txt', content: 'x' } }] }, { text: 'done' }],
+    { cwd: dir, settingSources: ['project'], permissionMode: 'acceptEdits', allowedTools: ['Read'] },
+  );
   const prompts = promptStream();
   const q = query({ prompt: prompts, options });
-  await undeclared(q).request({ subtype: 'apply_flag_settings', settings: { permissions: { deny: ['Write'] }, model: 'scripted-2' } });
+  await undeclared(q).request({
+    subtype: 'apply_flag_settings',
+    settings: { permissions: { deny: ['Write'] }, model: 'scripted-2' },
+  });
   const settings = await undeclared(q).getSettings();
-  assert.deepEqual(settings.sources.map((s: { source: string }) => s.source), ['projectSettings', 'flagSettings']);
-  assert.deepEqual(settings.effective.permissions, { deny: ['Write'] }, 'a later layer replaces a key (flag settings win)');
+  assert.deepEqual(
+    settings.sources.map((s: { source: string }) => s.source),
+    ['projectSettings', 'flagSettings'],
+  );
+  assert.deepEqual(
+    settings.effective.permissions,
+    { deny: ['Write'] },
+    'a later layer replaces a key (flag settings win)',
+  );
   assert.equal(settings.applied.model, 'scripted-2');
   const rules = await undeclared(q).listPermissionRules();
-  assert.deepEqual(rules.state.rules.map((r: Record<string, string>) => `${r.behavior} ${r.rule} ${r.source}`), ['allow Read cliArg', 'allow Bash(ls:*) projectSettings', 'deny Write flagSettings']);
+  assert.deepEqual(
+    rules.state.rules.map((r: Record<string, string>) => `${r.behavior} ${r.rule} ${r.source}`),
+    ['allow Read cliArg', 'allow Bash(ls:*) projectSettings', 'deny Write flagSettings'],
+  );
   assert.equal(rules.state.originalCwd, dir);
   const hooks = await undeclared(q).getHooksListing();
-  assert.deepEqual(hooks.hooks.map((h: Record<string, string>) => `${h.event} ${h.matcher} ${h.source} ${h.commandText}`), ['PreToolUse Write projectSettings true']);
-  assert.deepEqual(hooks.events, [{ name: 'PreToolUse', summary: 'Before tool execution', supportsMatcher: true, hookCount: 1 }]);
-  const bad = await undeclared(q).request({ subtype: 'apply_flag_settings', settings: { permissions: { deny: 'Write' } } }).then(() => 'applied', (e: Error) => e.message);
+  assert.deepEqual(
+    hooks.hooks.map((h: Record<string, string>) => `${h.event} ${h.matcher} ${h.source} ${h.commandText}`),
+    ['PreToolUse Write projectSettings true'],
+  );
+  assert.deepEqual(hooks.events, [
+    { name: 'PreToolUse', summary: 'Before tool execution', supportsMatcher: true, hookCount: 1 },
+  ]);
+  const bad = await undeclared(q)
+    .request({ subtype: 'apply_flag_settings', settings: { permissions: { deny: 'Write' } } })
+    .then(
+      () => 'applied',
+      (e: Error) => e.message,
+    );
   assert.match(bad, /apply_flag_settings: permissions.deny must be an array/);
   prompts.push('write a.txt', A);
   prompts.end();
@@ -184,7 +245,11 @@ test('apply_flag_settings applies rules, hooks and model at once; get_settings a
   assert.ok(init?.type === 'system' && init.subtype === 'init' && init.model === 'scripted-2');
   const result = messages.at(-1);
   assert.ok(result?.type === 'result');
-  assert.deepEqual(result.permission_denials.map((d) => d.tool_name), ['Write'], 'the deny rule applied live');
+  assert.deepEqual(
+    result.permission_denials.map((d) => d.tool_name),
+    ['Write'],
+    'the deny rule applied live',
+  );
   assert.equal(existsSync(path.join(dir, 'a.txt')), false);
 });
 
@@ -192,10 +257,18 @@ test('update_settings writes only the keys Claude Code allows, into a settings f
   const dir = tempDir();
   const q = query({ prompt: promptStream(), options: sdkOptions([], { cwd: dir, settingSources: ['local'] }) });
   await q.updateSettings('localSettings', { outputStyle: 'Explanatory' });
-  assert.deepEqual(JSON.parse(readFileSync(path.join(dir, '.agentpipe', 'settings.local.json'), 'utf8')), { outputStyle: 'Explanatory' });
-  const hooks = await q.updateSettings('localSettings', { hooks: 'x' }).then(() => 'written', (e: Error) => e.message);
+  assert.deepEqual(JSON.parse(readFileSync(path.join(dir, '.agentpipe', 'settings.local.json'), 'utf8')), {
+    outputStyle: 'Explanatory',
+  });
+  const hooks = await q.updateSettings('localSettings', { hooks: 'x' }).then(
+    () => 'written',
+    (e: Error) => e.message,
+  );
   assert.match(hooks, /localSettings takes only outputStyle; "hooks" is not writable from a client/);
-  const user = await q.updateSettings('userSettings', { effortLevel: 'high' }).then(() => 'written', (e: Error) => e.message);
+  const user = await q.updateSettings('userSettings', { effortLevel: 'high' }).then(
+    () => 'written',
+    (e: Error) => e.message,
+  );
   assert.match(user, /this session does not read userSettings/);
   q.close();
 });
@@ -204,10 +277,18 @@ test('seed_read_state lets the model edit a file the client showed it; register_
   const dir = tempDir({ 'seen.txt': 'old text\n' });
   const other = tempDir();
   const { mtimeMs } = statSync(path.join(dir, 'seen.txt'));
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'Edit', input: { file_path: 'seen.txt', old_string: 'old', new_string: 'new' } }, { name: 'Write', input: { file_path: path.join(other, 'made.txt'), content: 'made' } }] },
-    { text: 'done' },
-  ], { cwd: dir, permissionMode: 'acceptEdits' });
+  const options = sdkOptions(
+    [
+      {
+        tool_calls: [
+          { name: 'Edit', input: { file_path: 'seen.txt', old_string: 'old', new_string: 'new' } },
+          { name: 'Write', input: { file_path: path.join(other, 'made.txt'), content: 'made' } },
+        ],
+      },
+      { text: 'done' },
+    ],
+    { cwd: dir, permissionMode: 'acceptEdits' },
+  );
   const prompts = promptStream();
   const q = query({ prompt: prompts, options });
   await q.seedReadState('seen.txt', mtimeMs);
@@ -222,21 +303,39 @@ test('seed_read_state lets the model edit a file the client showed it; register_
   assert.ok(result?.type === 'result' && result.subtype === 'success' && result.permission_denials.length === 0);
 });
 
-test('subtypes of features agentpipe lacks get an error that says so; the rest answer in the SDK\'s shapes', async () => {
+test("subtypes of features agentpipe lacks get an error that says so; the rest answer in the SDK's shapes", async () => {
   const prompts = promptStream();
   const q = query({ prompt: prompts, options: sdkOptions([{ text: 'still here' }]) });
-  const refused = await undeclared(q).request({ subtype: 'claude_authenticate' }).then(() => 'answered', (e: Error) => e.message);
+  const refused = await undeclared(q)
+    .request({ subtype: 'claude_authenticate' })
+    .then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
   assert.match(refused, /claude_authenticate is not available in agentpipe: .*ANTHROPIC_API_KEY/);
-  const unknown = await undeclared(q).request({ subtype: 'no_such_subtype' }).then(() => 'answered', (e: Error) => e.message);
+  const unknown = await undeclared(q)
+    .request({ subtype: 'no_such_subtype' })
+    .then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
   assert.match(unknown, /Unsupported control request subtype: no_such_subtype/);
-  const task = await undeclared(q).getTaskOutput('t1').then(() => 'answered', (e: Error) => e.message);
+  const task = await undeclared(q)
+    .getTaskOutput('t1')
+    .then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
   assert.match(task, /no background task "t1"/);
   assert.equal(await q.backgroundTasks(), false);
   assert.deepEqual(await q.reloadSkills(), { skills: [] });
   assert.deepEqual(await q.reloadOutputStyles(), { available_output_styles: ['default'] });
   const status = await undeclared(q).getStatus();
   assert.equal(status.model, 'scripted');
-  assert.deepEqual((await undeclared(q).request({ subtype: 'set_has_subscribers', has_subscribers: false })).response, {});
+  assert.deepEqual(
+    (await undeclared(q).request({ subtype: 'set_has_subscribers', has_subscribers: false })).response,
+    {},
+  );
   prompts.push('are you alive?', A);
   prompts.end();
   const messages: SDKMessage[] = [];

@@ -35,39 +35,39 @@ function handleEvent(event: OutputEvent): void {
   const { update } = event;
 
   switch (update.sessionUpdate) {
-    case "agent_message_chunk":
-      if (update.content.type === "text") {
+    case 'agent_message_chunk':
+      if (update.content.type === 'text') {
         ui.appendMessage(update.content.text);
       } else {
         ui.appendImage(update.content.data, update.content.mimeType);
       }
       break;
 
-    case "agent_thought_chunk":
+    case 'agent_thought_chunk':
       ui.appendThought(update.content);
       break;
 
-    case "user_message_chunk":
+    case 'user_message_chunk':
       // Gemini echo - typically ignored
       break;
 
-    case "tool_call":
+    case 'tool_call':
       // Store title for browser-use detection on updates
       toolTitles.set(update.toolCallId, update.title);
 
       // Determine effective kind for UI (browser-use has kind: "other")
-      const effectiveKind = isBrowserUseTool(update.title) ? "browser" : update.kind;
+      const effectiveKind = isBrowserUseTool(update.title) ? 'browser' : update.kind;
 
       ui.addTool({
         id: update.toolCallId,
         title: update.title,
-        kind: effectiveKind,  // Use "browser" for browser-use tools
+        kind: effectiveKind, // Use "browser" for browser-use tools
         status: update.status,
         locations: update.locations,
       });
       break;
 
-    case "tool_call_update":
+    case 'tool_call_update':
       // 1. Always update tool card with result
       ui.updateTool(update.toolCallId, {
         status: update.status,
@@ -78,7 +78,7 @@ function handleEvent(event: OutputEvent): void {
       const title = toolTitles.get(update.toolCallId);
       if (isBrowserUseTool(title)) {
         for (const c of update.content ?? []) {
-          if (c.type === "content" && c.content?.type === "text") {
+          if (c.type === 'content' && c.content?.type === 'text') {
             const urls = extractBrowserUseUrls(c.content.text);
             if (urls.liveUrl) ui.showLiveViewButton(urls.liveUrl);
             if (urls.screenshotUrl) ui.showScreenshot(urls.screenshotUrl);
@@ -87,7 +87,7 @@ function handleEvent(event: OutputEvent): void {
       }
       break;
 
-    case "plan":
+    case 'plan':
       ui.renderPlan(update.entries);
       break;
   }
@@ -96,23 +96,46 @@ function handleEvent(event: OutputEvent): void {
 
 test('the UI Integration Example works unchanged against Agent content events', async () => {
   const evolve = new Agent(scriptedOptions());
-  evolve.on("content", handleEvent);
+  evolve.on('content', handleEvent);
   const sessionIds = new Set<string>();
   evolve.on('content', (e: OutputEvent) => sessionIds.add(e.sessionId!));
   const { result } = await evolve.run({ prompt: PROMPTS[0] });
   assert.equal(result.subtype, 'success');
   const kinds = calls.map(([name]) => name);
   assert.ok(kinds.includes('appendThought') && kinds.includes('renderPlan'));
-  assert.equal(calls.filter(([n]) => n === 'appendMessage').map(([, t]) => t).join(''), 'I will make a plan.Now editing the notes.All done: notes updated.');
+  assert.equal(
+    calls
+      .filter(([n]) => n === 'appendMessage')
+      .map(([, t]) => t)
+      .join(''),
+    'I will make a plan.Now editing the notes.All done: notes updated.',
+  );
   const tools = calls.filter(([n]) => n === 'addTool').map(([, t]) => t as { id: string; kind: string });
-  assert.deepEqual(tools.map((t) => [t.id, t.kind]), [
-    ['toolu_read1', 'read'], ['toolu_glob1', 'search'], ['toolu_edit1', 'edit'], ['toolu_write1', 'edit'], ['toolu_read2', 'read'],
-    ['toolu_bash1', 'execute'], ['toolu_task1', 'think'], ['toolu_sub_read', 'read'],
-  ]);
-  const updates = calls.filter(([n]) => n === 'updateTool').map(([, u]) => u as { id: string; patch: { status: string } });
+  assert.deepEqual(
+    tools.map((t) => [t.id, t.kind]),
+    [
+      ['toolu_read1', 'read'],
+      ['toolu_glob1', 'search'],
+      ['toolu_edit1', 'edit'],
+      ['toolu_write1', 'edit'],
+      ['toolu_read2', 'read'],
+      ['toolu_bash1', 'execute'],
+      ['toolu_task1', 'think'],
+      ['toolu_sub_read', 'read'],
+    ],
+  );
+  const updates = calls
+    .filter(([n]) => n === 'updateTool')
+    .map(([, u]) => u as { id: string; patch: { status: string } });
   assert.deepEqual(Object.fromEntries(updates.map((u) => [u.id, u.patch.status])), {
-    toolu_read1: 'completed', toolu_glob1: 'completed', toolu_edit1: 'completed', toolu_write1: 'failed', toolu_read2: 'failed',
-    toolu_bash1: 'completed', toolu_task1: 'completed', toolu_sub_read: 'completed',
+    toolu_read1: 'completed',
+    toolu_glob1: 'completed',
+    toolu_edit1: 'completed',
+    toolu_write1: 'failed',
+    toolu_read2: 'failed',
+    toolu_bash1: 'completed',
+    toolu_task1: 'completed',
+    toolu_sub_read: 'completed',
   });
   assert.equal(sessionIds.size, 1);
   await evolve.kill();

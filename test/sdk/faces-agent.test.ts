@@ -10,7 +10,16 @@ import { scratchDir } from '../helpers/temp.ts';
 /** Transcripts of in-process sessions go to a throwaway folder, never the user's ~/.agentpipe. */
 process.env.AGENTPIPE_HOME ??= scratchDir('agentpipe-home-');
 
-const slow = { model: 'scripted', script: { turns: [{ text: 'x'.repeat(400), delay_ms: 20, chunk_size: 1 }, { text: 'second' }, { text: 'third', delay_ms: 30, chunk_size: 1 }] } };
+const slow = {
+  model: 'scripted',
+  script: {
+    turns: [
+      { text: 'x'.repeat(400), delay_ms: 20, chunk_size: 1 },
+      { text: 'second' },
+      { text: 'third', delay_ms: 30, chunk_size: 1 },
+    ],
+  },
+};
 
 function record(agent: Agent) {
   const lifecycle: LifecycleEvent[] = [];
@@ -54,10 +63,19 @@ test('Agent: stdout carries raw stream-json lines, event the session events; int
   const { result } = await running;
   assert.equal(result.terminal_reason, 'aborted_streaming');
   assert.deepEqual(seen.reasons(), ['sandbox_connected', 'run_start', 'run_interrupted']);
-  const lines = seen.stdout.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = seen.stdout
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   assert.equal(lines[0].type, 'system');
   assert.equal(lines.at(-1).type, 'result');
-  assert.deepEqual(seen.events.filter((e) => e.type === 'abort' || e.type === 'session.idle' || e.type === 'user.message').map((e) => e.type), ['user.message', 'abort', 'session.idle']);
+  assert.deepEqual(
+    seen.events
+      .filter((e) => e.type === 'abort' || e.type === 'session.idle' || e.type === 'user.message')
+      .map((e) => e.type),
+    ['user.message', 'abort', 'session.idle'],
+  );
   const second = await agent.run({ prompt: 'again' });
   assert.equal(second.text, 'second', 'the conversation goes on in the same session');
   assert.equal(second.sessionId, result.session_id);
@@ -93,7 +111,18 @@ test('Agent: pause interrupts and keeps the folder, run resumes; timeouts, backg
   const badSeen = record(bad);
   await assert.rejects(bad.run({ prompt: 'x' }), /does not exist/);
   const reasons = new Set([...seen.reasons(), ...badSeen.reasons()]);
-  for (const reason of ['sandbox_pause', 'sandbox_resume', 'run_interrupted', 'run_background_complete', 'run_failed', 'command_background_failed', 'command_background_complete', 'command_interrupted', 'sandbox_killed', 'sandbox_error']) {
+  for (const reason of [
+    'sandbox_pause',
+    'sandbox_resume',
+    'run_interrupted',
+    'run_background_complete',
+    'run_failed',
+    'command_background_failed',
+    'command_background_complete',
+    'command_interrupted',
+    'sandbox_killed',
+    'sandbox_error',
+  ]) {
     assert.ok(reasons.has(reason as never), `missing ${reason}`);
   }
   assert.equal(LIFECYCLE_REASONS.length, 19);

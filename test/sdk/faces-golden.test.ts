@@ -22,7 +22,9 @@ for (const partial of [false, true]) {
     const { messages, cwd } = await runScripted({ includePartialMessages: partial });
     const projector = new SessionEventProjector();
     for (const prompt of PROMPTS) projector.userPrompt(prompt);
-    const events = messages.flatMap((m) => projector.push(m)).map(({ id, parentId, timestamp: _, ...rest }) => ({ id, parentId, ...rest }));
+    const events = messages
+      .flatMap((m) => projector.push(m))
+      .map(({ id, parentId, timestamp: _, ...rest }) => ({ id, parentId, ...rest }));
     assertGolden(`session-events${partial ? '-partial' : ''}`, normalize(events, cwd));
   });
 }
@@ -38,6 +40,12 @@ test('golden: Agent lifecycle of two runs, a command, pause, resume and kill', a
   await agent.run({ prompt: PROMPTS[1] });
   const sandbox = agent.sandbox!;
   await agent.kill();
-  assertGolden('lifecycle', normalize(events.map(({ timestamp: _, ...rest }) => rest), sandbox));
+  assertGolden(
+    'lifecycle',
+    normalize(
+      events.map(({ timestamp: _, ...rest }) => rest),
+      sandbox,
+    ),
+  );
   void cwd;
 });

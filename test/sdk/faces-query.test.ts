@@ -1,7 +1,14 @@
 /** query(): in-process and child-process engines yield the same messages; control methods work in both. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getMessageContentBlocks, getPermissionDenials, getSystemInitData, isResultMessage, query, type AgentMessage } from '../../src/index.ts';
+import {
+  getMessageContentBlocks,
+  getPermissionDenials,
+  getSystemInitData,
+  isResultMessage,
+  query,
+  type AgentMessage,
+} from '../../src/index.ts';
 import { CLI_PATH } from '../helpers/cli.ts';
 import { keyFields, normalize, runScripted } from './collect.ts';
 import { scriptedOptions } from './scripted-session.ts';
@@ -24,15 +31,25 @@ test('query(): helpers read init data, content blocks and permission denials', a
   assert.equal(init.subtype, 'init');
   assert.equal(init.model, 'scripted');
   assert.ok(init.tools?.includes('Task'));
-  const toolNames = messages.flatMap((m) => (m.type === 'assistant' ? getMessageContentBlocks(m) ?? [] : [])).filter((b) => b.type === 'tool_use').map((b) => (b as { name: string }).name);
+  const toolNames = messages
+    .flatMap((m) => (m.type === 'assistant' ? (getMessageContentBlocks(m) ?? []) : []))
+    .filter((b) => b.type === 'tool_use')
+    .map((b) => (b as { name: string }).name);
   assert.deepEqual(toolNames, ['TodoWrite', 'Read', 'Glob', 'Edit', 'Write', 'Read', 'Bash', 'Task', 'Read']);
   const first = messages.find(isResultMessage)!;
-  assert.deepEqual(getPermissionDenials(first).map((d) => d.tool_name), ['Write']);
+  assert.deepEqual(
+    getPermissionDenials(first).map((d) => d.tool_name),
+    ['Write'],
+  );
   assert.deepEqual(getPermissionDenials(messages[1]), []);
 });
 
 async function controlRoundTrip(executable?: string) {
-  const options = scriptedOptions({ script: { turns: [{ text: 'slow answer', delay_ms: 40, chunk_size: 1 }] }, executable, includePartialMessages: true });
+  const options = scriptedOptions({
+    script: { turns: [{ text: 'slow answer', delay_ms: 40, chunk_size: 1 }] },
+    executable,
+    includePartialMessages: true,
+  });
   const q = query({ prompt: 'go', options });
   const seen: AgentMessage[] = [];
   let controlled = false;
@@ -65,7 +82,10 @@ for (const mode of ['in-process', 'executable']) {
 
 test('query(): abortController ends the stream with its result; bad prompts fail clearly', async () => {
   const abortController = new AbortController();
-  const options = scriptedOptions({ script: { turns: [{ text: 'x'.repeat(200), delay_ms: 20, chunk_size: 1 }] }, abortController });
+  const options = scriptedOptions({
+    script: { turns: [{ text: 'x'.repeat(200), delay_ms: 20, chunk_size: 1 }] },
+    abortController,
+  });
   const messages: AgentMessage[] = [];
   setTimeout(() => abortController.abort(), 150);
   for await (const message of query({ prompt: 'go', options })) messages.push(message);

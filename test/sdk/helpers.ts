@@ -4,7 +4,13 @@
  * test pushes into, and small helpers to read the yielded sequence.
  */
 import path from 'node:path';
-import { query, type AgentInfo, type Options, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import {
+  query,
+  type AgentInfo,
+  type Options,
+  type SDKMessage,
+  type SDKUserMessage,
+} from '@anthropic-ai/claude-agent-sdk';
 import { CLI_PATH } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
@@ -33,13 +39,22 @@ export function sdkOptions(turns: unknown[], extra: Options = {}): Options & { c
 }
 
 /** A prompt stream for streaming input: `push` user messages (optionally with a uuid), `end` closes it (stdin EOF). */
-export function promptStream(): AsyncIterable<SDKUserMessage> & { push(text: string, uuid?: string): void; end(): void } {
+export function promptStream(): AsyncIterable<SDKUserMessage> & {
+  push(text: string, uuid?: string): void;
+  end(): void;
+} {
   const items: Array<SDKUserMessage | null> = [];
   let wake: (() => void) | undefined;
   return {
     /** `uuid`: the message's handle in the prompt queue (`interrupt` receipts, `cancel_async_message`). */
     push(text, uuid) {
-      items.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '', ...(uuid ? { uuid: uuid as SDKUserMessage['uuid'] } : {}) });
+      items.push({
+        type: 'user',
+        message: { role: 'user', content: text },
+        parent_tool_use_id: null,
+        session_id: '',
+        ...(uuid ? { uuid: uuid as SDKUserMessage['uuid'] } : {}),
+      });
       wake?.();
     },
     end() {
@@ -67,7 +82,11 @@ export function textOf(message: SDKMessage | undefined): string {
   const content = (message as { message?: { content?: unknown } } | undefined)?.message?.content;
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b: { type: string; text?: string; content?: unknown }) => (b.type === 'text' ? b.text : typeof b.content === 'string' ? b.content : '')).join('');
+  return content
+    .map((b: { type: string; text?: string; content?: unknown }) =>
+      b.type === 'text' ? b.text : typeof b.content === 'string' ? b.content : '',
+    )
+    .join('');
 }
 
 /** The agents a streaming query reports through `supportedAgents()`; the query is then drained. */
@@ -76,6 +95,8 @@ export async function supportedAgentsOf(options: Options): Promise<AgentInfo[]> 
   const q = query({ prompt: prompts, options });
   const agents = await q.supportedAgents();
   prompts.end();
-  for await (const _ of q) { /* drain */ }
+  for await (const _ of q) {
+    /* drain */
+  }
   return agents;
 }

@@ -20,7 +20,10 @@ test('query() saves the transcript; query({resume}) continues the session with i
   const first = await collect('remember 42', { ...claude, cwd: p.cwd, env });
   const sessionId = first[0]!.session_id;
   assert.equal(first.at(-1)!.type, 'result');
-  assert.deepEqual(transcripts(p.home).map((f) => path.basename(f)), [`${sessionId}.jsonl`]);
+  assert.deepEqual(
+    transcripts(p.home).map((f) => path.basename(f)),
+    [`${sessionId}.jsonl`],
+  );
 
   const second = await collect('what number?', { ...claude, cwd: p.cwd, env, resume: sessionId });
   assert.equal(second[0]!.session_id, sessionId);
@@ -41,14 +44,20 @@ test('query() without an API key: auth_status first, then an error result', asyn
   assert.ok(result.type === 'result' && result.is_error);
 });
 
-test('query() with apiKeyHelper: the helper\'s key reaches the provider, auth_status reports it', async () => {
+test("query() with apiKeyHelper: the helper's key reaches the provider, auth_status reports it", async () => {
   const p = place();
   const server = await anthropic([text('Hello with a helper key.')]);
   const key = 'sk-ant-helper-in-process-0123456789';
   const messages = await collect('hi', {
-    ...claude, cwd: p.cwd, env: { ...p.env, ANTHROPIC_BASE_URL: server.url }, apiKeyHelper: `echo ${key}`,
+    ...claude,
+    cwd: p.cwd,
+    env: { ...p.env, ANTHROPIC_BASE_URL: server.url },
+    apiKeyHelper: `echo ${key}`,
   });
-  assert.deepEqual(messages.filter((m) => m.type === 'auth_status').map((m) => (m as { isAuthenticating: boolean }).isAuthenticating), [true, false]);
+  assert.deepEqual(
+    messages.filter((m) => m.type === 'auth_status').map((m) => (m as { isAuthenticating: boolean }).isAuthenticating),
+    [true, false],
+  );
   const headers = server.requests[0]!.headers;
   assert.ok(headers['x-api-key'] === key || headers.authorization === `Bearer ${key}`);
   assert.equal((messages.at(-1) as { result?: string }).result, 'Hello with a helper key.');
@@ -56,8 +65,20 @@ test('query() with apiKeyHelper: the helper\'s key reaches the provider, auth_st
 
 test('query() with options that cannot start a session: the stream throws a clear error', async () => {
   const p = place();
-  await assert.rejects(collect('hi', { model: 'scripted', cwd: p.cwd, env: p.env, resume: '00000000-0000-4000-8000-000000000000' }),
-    { name: 'SessionSetupError', message: 'No conversation found with session ID: 00000000-0000-4000-8000-000000000000' });
-  await assert.rejects(collect('hi', { model: 'scripted', cwd: p.cwd, env: p.env, outputFormat: { type: 'json_schema', schema: { type: 'nonsense' } } }),
-    /invalid JSON schema/);
+  await assert.rejects(
+    collect('hi', { model: 'scripted', cwd: p.cwd, env: p.env, resume: '00000000-0000-4000-8000-000000000000' }),
+    {
+      name: 'SessionSetupError',
+      message: 'No conversation found with session ID: 00000000-0000-4000-8000-000000000000',
+    },
+  );
+  await assert.rejects(
+    collect('hi', {
+      model: 'scripted',
+      cwd: p.cwd,
+      env: p.env,
+      outputFormat: { type: 'json_schema', schema: { type: 'nonsense' } },
+    }),
+    /invalid JSON schema/,
+  );
 });

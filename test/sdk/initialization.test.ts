@@ -11,9 +11,19 @@ test('initializationResult() and supportedModels() carry the initialize answer',
   const models = await q.supportedModels();
   const account = await q.accountInfo();
   prompts.end();
-  for await (const _ of q) { /* drain */ }
+  for await (const _ of q) {
+    /* drain */
+  }
 
-  assert.deepEqual(Object.keys(init).sort(), ['account', 'agents', 'available_output_styles', 'commands', 'models', 'output_style', 'pid']);
+  assert.deepEqual(Object.keys(init).sort(), [
+    'account',
+    'agents',
+    'available_output_styles',
+    'commands',
+    'models',
+    'output_style',
+    'pid',
+  ]);
   assert.equal(init.output_style, 'default');
   assert.deepEqual(init.available_output_styles, ['default']);
   assert.deepEqual(init.commands, []);

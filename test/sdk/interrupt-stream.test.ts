@@ -5,10 +5,13 @@ import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { kinds, promptStream, sdkOptions, textOf } from './helpers.ts';
 
 test('interrupt() while the model streams ends the turn with aborted_streaming; the next prompt runs', async () => {
-  const options = sdkOptions([
-    { text: 'a very slow answer that will never be finished', delay_ms: 50, chunk_size: 1 },
-    { text: 'second answer' },
-  ], { includePartialMessages: true });
+  const options = sdkOptions(
+    [
+      { text: 'a very slow answer that will never be finished', delay_ms: 50, chunk_size: 1 },
+      { text: 'second answer' },
+    ],
+    { includePartialMessages: true },
+  );
   const prompts = promptStream();
   prompts.push('first');
   const q = query({ prompt: prompts, options });
@@ -27,13 +30,34 @@ test('interrupt() while the model streams ends the turn with aborted_streaming; 
     }
   }
 
-  assert.deepEqual(interruptReply, { still_queued: [] }, 'like Claude Code (interrupt_receipt_v1): the receipt lists the prompts still queued');
+  assert.deepEqual(
+    interruptReply,
+    { still_queued: [] },
+    'like Claude Code (interrupt_receipt_v1): the receipt lists the prompts still queued',
+  );
   const conversation = messages.filter((m) => m.type !== 'stream_event');
   // As Claude Code: the text streamed before the interrupt is emitted (stop_reason null), then the notice.
-  assert.deepEqual(kinds(conversation), ['system/init', 'system/status', 'assistant', 'user', 'result', 'system/init', 'system/status', 'assistant', 'result']);
+  assert.deepEqual(kinds(conversation), [
+    'system/init',
+    'system/status',
+    'assistant',
+    'user',
+    'result',
+    'system/init',
+    'system/status',
+    'assistant',
+    'result',
+  ]);
   const [, , partial, interrupted, aborted, , , answer, done] = conversation;
-  const streamed = messages.slice(0, messages.indexOf(aborted!)).filter((m) => m.type === 'stream_event' && m.event.type === 'content_block_delta')
-    .map((m) => (m.type === 'stream_event' && m.event.type === 'content_block_delta' && m.event.delta.type === 'text_delta' ? m.event.delta.text : '')).join('');
+  const streamed = messages
+    .slice(0, messages.indexOf(aborted!))
+    .filter((m) => m.type === 'stream_event' && m.event.type === 'content_block_delta')
+    .map((m) =>
+      m.type === 'stream_event' && m.event.type === 'content_block_delta' && m.event.delta.type === 'text_delta'
+        ? m.event.delta.text
+        : '',
+    )
+    .join('');
   assert.ok(partial!.type === 'assistant' && partial.message.stop_reason === null);
   assert.equal(textOf(partial), streamed);
   assert.ok('a very slow answer that will never be finished'.startsWith(streamed) && streamed.length > 0);

@@ -4,10 +4,13 @@ import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { kinds, promptStream, sdkOptions, textOf } from './helpers.ts';
 
 test('interrupt() while a tool runs kills it and ends the turn with aborted_tools; the next prompt runs', async () => {
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'Bash', id: 'toolu_sleep', input: { command: 'sleep 5' } }] },
-    { text: 'after the interrupt' },
-  ], { permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true });
+  const options = sdkOptions(
+    [
+      { tool_calls: [{ name: 'Bash', id: 'toolu_sleep', input: { command: 'sleep 5' } }] },
+      { text: 'after the interrupt' },
+    ],
+    { permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true },
+  );
   const prompts = promptStream();
   prompts.push('run the slow command');
   const q = query({ prompt: prompts, options });
@@ -27,12 +30,23 @@ test('interrupt() while a tool runs kills it and ends the turn with aborted_tool
     }
   }
 
-  assert.deepEqual(kinds(messages), ['system/init', 'assistant', 'user', 'user', 'result', 'system/init', 'assistant', 'result']);
+  assert.deepEqual(kinds(messages), [
+    'system/init',
+    'assistant',
+    'user',
+    'user',
+    'result',
+    'system/init',
+    'assistant',
+    'result',
+  ]);
   const [init, toolUse, toolResult, interrupted, aborted, , answer, done] = messages;
   assert.equal(init!.type === 'system' && init.subtype === 'init' && init.permissionMode, 'bypassPermissions');
   const use = (toolUse as { message: { content: Array<{ type: string; id?: string }> } }).message.content[0]!;
   assert.equal(use.type, 'tool_use');
-  const block = (toolResult as { message: { content: Array<{ type: string; tool_use_id: string; is_error: boolean }> } }).message.content[0]!;
+  const block = (
+    toolResult as { message: { content: Array<{ type: string; tool_use_id: string; is_error: boolean }> } }
+  ).message.content[0]!;
   assert.equal(block.type, 'tool_result');
   assert.equal(block.tool_use_id, 'toolu_sleep');
   assert.equal(block.is_error, true);

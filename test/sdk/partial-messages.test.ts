@@ -10,15 +10,23 @@ test('includePartialMessages yields stream_event deltas that join to the assista
   for await (const message of query({ prompt: 'stream please', options })) messages.push(message);
 
   const events = messages.flatMap((m) => (m.type === 'stream_event' ? [m.event] : []));
-  assert.deepEqual(events.map((e) => e.type), [
-    'message_start', 'content_block_start',
-    ...Array.from({ length: Math.ceil(text.length / 4) }, () => 'content_block_delta'),
-    'content_block_stop', 'message_delta', 'message_stop',
-  ]);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    [
+      'message_start',
+      'content_block_start',
+      ...Array.from({ length: Math.ceil(text.length / 4) }, () => 'content_block_delta'),
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ],
+  );
   // The assistant message comes right after its block's content_block_stop, before message_delta.
   const compact = kinds(messages).filter((k, i, all) => k !== 'stream_event' || all[i - 1] !== 'stream_event');
   assert.deepEqual(compact, ['system/init', 'system/status', 'stream_event', 'assistant', 'stream_event', 'result']);
-  const joined = events.map((e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '')).join('');
+  const joined = events
+    .map((e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : ''))
+    .join('');
   const assistant = messages.find((m) => m.type === 'assistant');
   assert.equal(joined, text);
   assert.equal(textOf(assistant), text);

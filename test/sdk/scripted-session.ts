@@ -18,26 +18,47 @@ export const PROMPTS = ['Tidy up the notes, please.', 'And once more?'];
 export const SCRIPT = {
   turns: [
     {
-      thinking: 'Let me plan the work first.', text: 'I will make a plan.', chunk_size: 8,
+      thinking: 'Let me plan the work first.',
+      text: 'I will make a plan.',
+      chunk_size: 8,
       tool_calls: [
-        { id: 'toolu_todo1', name: 'TodoWrite', input: { todos: [
-          { content: 'Read notes', status: 'in_progress', activeForm: 'Reading notes' },
-          { content: 'Update notes', status: 'pending', activeForm: 'Updating notes' },
-        ] } },
+        {
+          id: 'toolu_todo1',
+          name: 'TodoWrite',
+          input: {
+            todos: [
+              { content: 'Read notes', status: 'in_progress', activeForm: 'Reading notes' },
+              { content: 'Update notes', status: 'pending', activeForm: 'Updating notes' },
+            ],
+          },
+        },
         { id: 'toolu_read1', name: 'Read', input: { file_path: 'notes.txt' } },
         { id: 'toolu_glob1', name: 'Glob', input: { pattern: '*.txt' } },
       ],
     },
     {
-      text: 'Now editing the notes.', chunk_size: 8,
+      text: 'Now editing the notes.',
+      chunk_size: 8,
       tool_calls: [
-        { id: 'toolu_edit1', name: 'Edit', input: { file_path: 'notes.txt', old_string: 'hello', new_string: 'goodbye' } },
+        {
+          id: 'toolu_edit1',
+          name: 'Edit',
+          input: { file_path: 'notes.txt', old_string: 'hello', new_string: 'goodbye' },
+        },
         { id: 'toolu_write1', name: 'Write', input: { file_path: 'secret.txt', content: 'top secret' } },
         { id: 'toolu_read2', name: 'Read', input: { file_path: 'missing.txt' } },
         { id: 'toolu_bash1', name: 'Bash', input: { command: 'echo hi' } },
       ],
     },
-    { tool_calls: [{ id: 'toolu_task1', name: 'Task', input: { description: 'Research notes', prompt: 'Summarize notes.txt', subagent_type: 'researcher' } }] },
+    {
+      tool_calls: [
+        {
+          id: 'toolu_task1',
+          name: 'Task',
+          input: { description: 'Research notes', prompt: 'Summarize notes.txt', subagent_type: 'researcher' },
+        },
+      ],
+    },
     { tool_calls: [{ id: 'toolu_sub_read', name: 'Read', input: { file_path: 'notes.txt' } }] },
     { text: 'The notes say goodbye world.', chunk_size: 8 },
     { text: 'All done: notes updated.', chunk_size: 8 },
@@ -51,7 +72,10 @@ export function scriptedOptions(extra: Partial<QueryOptions> = {}): QueryOptions
   const cwd = scratchDir('agentpipe-faces-', true);
   writeFileSync(path.join(cwd, 'notes.txt'), 'hello world\n');
   return {
-    model: 'scripted', script: SCRIPT, cwd, allowedTools: ['Read', 'Glob', 'Edit', 'Bash(echo:*)'],
+    model: 'scripted',
+    script: SCRIPT,
+    cwd,
+    allowedTools: ['Read', 'Glob', 'Edit', 'Bash(echo:*)'],
     agents: { researcher: { description: 'Looks things up', prompt: 'You research and report.', tools: ['Read'] } },
     ...extra,
   };
@@ -62,7 +86,12 @@ export function promptStream(results: { count: number; wait(n: number): Promise<
   return (async function* () {
     for (const [i, text] of PROMPTS.entries()) {
       if (i > 0) await results.wait(i);
-      yield { type: 'user' as const, message: { role: 'user' as const, content: text }, parent_tool_use_id: null, session_id: '' };
+      yield {
+        type: 'user' as const,
+        message: { role: 'user' as const, content: text },
+        parent_tool_use_id: null,
+        session_id: '',
+      };
     }
   })();
 }
@@ -78,7 +107,9 @@ export function resultCounter() {
     seen(message: AgentMessage) {
       if (message.type !== 'result') return;
       count++;
-      for (const [n, resolve] of waiters.splice(0)) if (count >= n) resolve(); else waiters.push([n, resolve]);
+      for (const [n, resolve] of waiters.splice(0))
+        if (count >= n) resolve();
+        else waiters.push([n, resolve]);
     },
     wait(n: number) {
       return count >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push([n, resolve]));

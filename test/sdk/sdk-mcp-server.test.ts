@@ -16,10 +16,10 @@ test('a tool of an SDK MCP server (createSdkMcpServer + tool) is listed and call
       }),
     ],
   });
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'mcp__calc__add', id: 'toolu_add', input: { a: 2, b: 3 } }] },
-    { text: 'the sum is 5' },
-  ], { mcpServers: { calc }, allowedTools: ['mcp__calc__add'] });
+  const options = sdkOptions(
+    [{ tool_calls: [{ name: 'mcp__calc__add', id: 'toolu_add', input: { a: 2, b: 3 } }] }, { text: 'the sum is 5' }],
+    { mcpServers: { calc }, allowedTools: ['mcp__calc__add'] },
+  );
   const messages: SDKMessage[] = [];
   for await (const message of query({ prompt: 'add 2 and 3', options })) messages.push(message);
 
@@ -28,7 +28,10 @@ test('a tool of an SDK MCP server (createSdkMcpServer + tool) is listed and call
   const init = messages[0]!;
   assert.ok(init.type === 'system' && init.subtype === 'init');
   assert.ok(init.tools.includes('mcp__calc__add'), init.tools.join(','));
-  assert.deepEqual(init.mcp_servers.map((s) => [s.name, s.status]), [['calc', 'connected']]);
+  assert.deepEqual(
+    init.mcp_servers.map((s) => [s.name, s.status]),
+    [['calc', 'connected']],
+  );
   const toolResult = messages[2]!;
   assert.equal(textOf(toolResult), '5');
   const result = messages.at(-1)!;
@@ -37,8 +40,13 @@ test('a tool of an SDK MCP server (createSdkMcpServer + tool) is listed and call
 
 test('a tool the SDK MCP server adds later reaches the model: its tools/list_changed comes in as an inbound mcp_message', async () => {
   const calc = createSdkMcpServer({
-    name: 'calc', version: '1.0.0',
-    tools: [tool('add', 'Adds two numbers', { a: z.number(), b: z.number() }, async (args) => ({ content: [{ type: 'text', text: String(args.a + args.b) }] }))],
+    name: 'calc',
+    version: '1.0.0',
+    tools: [
+      tool('add', 'Adds two numbers', { a: z.number(), b: z.number() }, async (args) => ({
+        content: [{ type: 'text', text: String(args.a + args.b) }],
+      })),
+    ],
   });
   const options = sdkOptions([{ text: 'one' }, { text: 'two' }], { mcpServers: { calc } });
   const prompts = promptStream();
@@ -46,15 +54,22 @@ test('a tool the SDK MCP server adds later reaches the model: its tools/list_cha
   const q = query({ prompt: prompts, options });
   const inits: string[][] = [];
   for await (const message of q) {
-    if (message.type === 'system' && message.subtype === 'init') inits.push(message.tools.filter((t) => t.startsWith('mcp__')));
+    if (message.type === 'system' && message.subtype === 'init')
+      inits.push(message.tools.filter((t) => t.startsWith('mcp__')));
     if (message.type !== 'result') continue;
     if (inits.length === 2) {
       prompts.end();
       continue;
     }
     // The server announces the new tool itself (notifications/tools/list_changed); agentpipe then lists the tools again.
-    calc.instance.registerTool('mul', { description: 'Multiplies', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a * b) }] }));
-    const status = await until(async () => (await q.mcpServerStatus()).find((s) => s.name === 'calc')?.tools?.some((t) => t.name === 'mul'));
+    calc.instance.registerTool(
+      'mul',
+      { description: 'Multiplies', inputSchema: { a: z.number(), b: z.number() } },
+      async ({ a, b }) => ({ content: [{ type: 'text', text: String(a * b) }] }),
+    );
+    const status = await until(async () =>
+      (await q.mcpServerStatus()).find((s) => s.name === 'calc')?.tools?.some((t) => t.name === 'mul'),
+    );
     assert.ok(status, `the new tool is listed; stderr: ${options.stderrText()}`);
     prompts.push('second');
   }

@@ -11,7 +11,10 @@ import { sdkOptions, promptStream } from './helpers.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 /** Runs prompts through one query; returns the messages and the conversation as the session exports it. */
-async function run(options: ReturnType<typeof sdkOptions>, texts: string[]): Promise<{ messages: SDKMessage[]; exported: string }> {
+async function run(
+  options: ReturnType<typeof sdkOptions>,
+  texts: string[],
+): Promise<{ messages: SDKMessage[]; exported: string }> {
   const prompts = promptStream();
   prompts.push(texts[0]!);
   const q = query({ prompt: prompts, options });
@@ -23,7 +26,9 @@ async function run(options: ReturnType<typeof sdkOptions>, texts: string[]): Pro
     if (message.type !== 'result') continue;
     if (next < texts.length) prompts.push(texts[next++]!);
     else {
-      const answer = (await (q as unknown as { exportConversation(): Promise<{ content: string }> }).exportConversation());
+      const answer = await (
+        q as unknown as { exportConversation(): Promise<{ content: string }> }
+      ).exportConversation();
       exported = answer.content;
       prompts.end();
     }
@@ -39,20 +44,39 @@ test('sessionStore: the transcript is mirrored as it is written, and a session r
   assert.ok(result?.type === 'result' && result.subtype === 'success', first.stderrText());
   const key = { projectKey: realpathSync(first.cwd).replace(/[^a-zA-Z0-9]/g, '-'), sessionId: result.session_id };
   const entries = store.getEntries(key);
-  assert.ok(entries.length > 0, `the store got the session under ${JSON.stringify(key)}: ${JSON.stringify(await store.listSessions(key.projectKey))}`);
-  assert.deepEqual(entries.map((e) => e.type), ['system', 'user', 'assistant', 'result'], 'init, prompt, answer, result: each line as written');
+  assert.ok(
+    entries.length > 0,
+    `the store got the session under ${JSON.stringify(key)}: ${JSON.stringify(await store.listSessions(key.projectKey))}`,
+  );
+  assert.deepEqual(
+    entries.map((e) => e.type),
+    ['system', 'user', 'assistant', 'result'],
+    'init, prompt, answer, result: each line as written',
+  );
   assert.equal(entries.at(-1)!.uuid, result.uuid);
 
   // Another machine: an empty agentpipe home, the same folder, the store.
-  const second = sdkOptions([{ text: 'second answer' }], { sessionStore: store, cwd: first.cwd, resume: result.session_id });
+  const second = sdkOptions([{ text: 'second answer' }], {
+    sessionStore: store,
+    cwd: first.cwd,
+    resume: result.session_id,
+  });
   second.env = { ...second.env, AGENTPIPE_HOME: tempDir() };
   const two = await run(second, ['second prompt']);
   const resumed = two.messages.at(-1);
   assert.ok(resumed?.type === 'result' && resumed.subtype === 'success', second.stderrText());
   assert.equal(resumed.session_id, result.session_id);
-  assert.equal(two.exported, '> first prompt\n\nfirst answer\n\n> second prompt\n\nsecond answer', 'the history came from the store');
+  assert.equal(
+    two.exported,
+    '> first prompt\n\nfirst answer\n\n> second prompt\n\nsecond answer',
+    'the history came from the store',
+  );
   const after = store.getEntries(key).map((e) => e.type);
-  assert.deepEqual(after.slice(4), ['agentpipe_snapshot', 'system', 'user', 'assistant', 'result'], 'the resumed session appends to the same stored session');
+  assert.deepEqual(
+    after.slice(4),
+    ['agentpipe_snapshot', 'system', 'user', 'assistant', 'result'],
+    'the resumed session appends to the same stored session',
+  );
 });
 
 test('--resume-drops-turn refuses a truncating resume that would drop more than that turn', async () => {
@@ -62,7 +86,15 @@ test('--resume-drops-turn refuses a truncating resume that would drop more than 
   const firstAnswer = messages.find((m) => m.type === 'assistant');
   assert.ok(firstAnswer?.type === 'assistant' && results[0]?.type === 'result');
   // Dropping "the turn of p2" from the first answer on would also drop the first result: refused, whatever uuid is named.
-  const refused = sdkOptions([{ text: 'x' }], { cwd: options.cwd, resume: results[0].session_id, resumeSessionAt: firstAnswer.uuid, resumeDropsTurn: '00000000-0000-4000-8000-000000000001' });
-  const error = await run(refused, ['again']).then(() => 'resumed', (e: Error) => e.message);
+  const refused = sdkOptions([{ text: 'x' }], {
+    cwd: options.cwd,
+    resume: results[0].session_id,
+    resumeSessionAt: firstAnswer.uuid,
+    resumeDropsTurn: '00000000-0000-4000-8000-000000000001',
+  });
+  const error = await run(refused, ['again']).then(
+    () => 'resumed',
+    (e: Error) => e.message,
+  );
   assert.match(error, /Resume rejected by --resume-drops-turn: after /);
 });

@@ -4,10 +4,7 @@ import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { kinds, promptStream, sdkOptions } from './helpers.ts';
 
 test('setModel and setPermissionMode mid-session show in the next system/init and the next request', async () => {
-  const options = sdkOptions([
-    { text: 'slow first answer', delay_ms: 10, chunk_size: 2 },
-    { text: 'second answer' },
-  ]);
+  const options = sdkOptions([{ text: 'slow first answer', delay_ms: 10, chunk_size: 2 }, { text: 'second answer' }]);
   const prompts = promptStream();
   prompts.push('first');
   const q = query({ prompt: prompts, options });
@@ -27,10 +24,13 @@ test('setModel and setPermissionMode mid-session show in the next system/init an
 
   assert.deepEqual(kinds(messages), ['system/init', 'assistant', 'result', 'system/init', 'assistant', 'result']);
   const inits = messages.filter((m) => m.type === 'system' && m.subtype === 'init');
-  assert.deepEqual(inits.map((m) => m.type === 'system' && m.subtype === 'init' && [m.model, m.permissionMode]), [
-    ['scripted', 'default'],
-    ['other-model', 'acceptEdits'],
-  ]);
+  assert.deepEqual(
+    inits.map((m) => m.type === 'system' && m.subtype === 'init' && [m.model, m.permissionMode]),
+    [
+      ['scripted', 'default'],
+      ['other-model', 'acceptEdits'],
+    ],
+  );
   const models = messages.filter((m) => m.type === 'assistant').map((m) => m.type === 'assistant' && m.message.model);
   assert.deepEqual(models, ['scripted', 'other-model']);
 });
@@ -43,7 +43,10 @@ test('setPermissionMode with an unknown mode is refused with an error naming it'
   let refusal: Error | undefined;
   for await (const message of q) {
     if (message.type === 'system' && message.subtype === 'init') {
-      refusal = await q.setPermissionMode('nonsense' as 'default').then(() => undefined, (error: Error) => error);
+      refusal = await q.setPermissionMode('nonsense' as 'default').then(
+        () => undefined,
+        (error: Error) => error,
+      );
       prompts.end();
     }
   }

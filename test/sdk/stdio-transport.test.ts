@@ -5,7 +5,11 @@ import { StdioTransport } from '../../src/sdk/stdio-transport.ts';
 const node = process.execPath;
 
 test('lines() yields every stdout line, blank ones skipped', async () => {
-  const t = new StdioTransport({ command: node, args: ['-e', 'console.log("{\\"a\\":1}"); console.log(""); console.log("noise")'], env: process.env });
+  const t = new StdioTransport({
+    command: node,
+    args: ['-e', 'console.log("{\\"a\\":1}"); console.log(""); console.log("noise")'],
+    env: process.env,
+  });
   const seen: string[] = [];
   for await (const line of t.lines()) seen.push(line);
   assert.deepEqual(seen, ['{"a":1}', 'noise']);
@@ -15,7 +19,10 @@ test('lines() yields every stdout line, blank ones skipped', async () => {
 test('send() waits for the pipe to drain: a child that reads slowly still gets every line in order', async () => {
   const t = new StdioTransport({
     command: node,
-    args: ['-e', `let n=0;process.stdin.on('data',()=>{});const rl=require('readline').createInterface({input:process.stdin});rl.on('line',l=>{n++;if(JSON.parse(l).i!==n-1)process.exit(3)});rl.on('close',()=>{console.log(JSON.stringify({n}))})`],
+    args: [
+      '-e',
+      `let n=0;process.stdin.on('data',()=>{});const rl=require('readline').createInterface({input:process.stdin});rl.on('line',l=>{n++;if(JSON.parse(l).i!==n-1)process.exit(3)});rl.on('close',()=>{console.log(JSON.stringify({n}))})`,
+    ],
     env: process.env,
   });
   const big = 'x'.repeat(64 * 1024);
@@ -29,8 +36,10 @@ test('send() waits for the pipe to drain: a child that reads slowly still gets e
 
 test('close() escalates to SIGKILL when the child ignores SIGTERM', async () => {
   const t = new StdioTransport({
-    command: node, args: ['-e', 'process.on("SIGTERM",()=>{}); console.log("{}"); setInterval(()=>{}, 1000)'],
-    env: process.env, graceMs: 100,
+    command: node,
+    args: ['-e', 'process.on("SIGTERM",()=>{}); console.log("{}"); setInterval(()=>{}, 1000)'],
+    env: process.env,
+    graceMs: 100,
   });
   const first = await t.lines().next();
   assert.equal(first.value, '{}');

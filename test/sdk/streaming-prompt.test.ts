@@ -4,11 +4,7 @@ import { query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claud
 import { kinds, sdkOptions, textOf } from './helpers.ts';
 
 test('three streamed prompts all run although the iterable (stdin) ends before the first finishes', async () => {
-  const options = sdkOptions([
-    { text: 'one', delay_ms: 20, chunk_size: 1 },
-    { text: 'two' },
-    { text: 'three' },
-  ]);
+  const options = sdkOptions([{ text: 'one', delay_ms: 20, chunk_size: 1 }, { text: 'two' }, { text: 'three' }]);
   let ended = false;
   async function* prompts(): AsyncGenerator<SDKUserMessage> {
     for (const text of ['first', 'second', 'third']) {
@@ -25,11 +21,20 @@ test('three streamed prompts all run although the iterable (stdin) ends before t
 
   assert.equal(endedBeforeFirstResult, true);
   assert.deepEqual(kinds(messages), [
-    'system/init', 'assistant', 'result',
-    'system/init', 'assistant', 'result',
-    'system/init', 'assistant', 'result',
+    'system/init',
+    'assistant',
+    'result',
+    'system/init',
+    'assistant',
+    'result',
+    'system/init',
+    'assistant',
+    'result',
   ]);
   const results = messages.filter((m) => m.type === 'result');
-  assert.deepEqual(results.map((r) => r.type === 'result' && r.subtype === 'success' && r.result), ['one', 'two', 'three']);
+  assert.deepEqual(
+    results.map((r) => r.type === 'result' && r.subtype === 'success' && r.result),
+    ['one', 'two', 'three'],
+  );
   assert.deepEqual(messages.filter((m) => m.type === 'assistant').map(textOf), ['one', 'two', 'three']);
 });

@@ -18,30 +18,56 @@ async function collect(prompt: string, options: ReturnType<typeof sdkOptions>): 
   return messages;
 }
 
-const system = (messages: SDKMessage[], subtype: string) => messages.filter((m): m is Extract<SDKMessage, { type: 'system' }> & Record<string, any> => m.type === 'system' && m.subtype === subtype);
+const system = (messages: SDKMessage[], subtype: string) =>
+  messages.filter(
+    (m): m is Extract<SDKMessage, { type: 'system' }> & Record<string, any> =>
+      m.type === 'system' && m.subtype === subtype,
+  );
 
 test('a subagent reports task_started, a task_progress per tool call, then task_notification, all under the Task call id', async () => {
   const options = sdkOptions([
-    { tool_calls: [{ name: 'Task', id: 'toolu_task', input: { description: 'Look around', prompt: 'list files', subagent_type: 'general-purpose' } }] },
+    {
+      tool_calls: [
+        {
+          name: 'Task',
+          id: 'toolu_task',
+          input: { description: 'Look around', prompt: 'list files', subagent_type: 'general-purpose' },
+        },
+      ],
+    },
     { tool_calls: [{ name: 'Glob', input: { pattern: '*' } }] },
     { tool_calls: [{ name: 'Glob', input: { pattern: '*.json' } }] },
     { text: 'found script.json' },
     { text: 'the helper found script.json' },
   ]);
   const messages = await collect('look around', options);
-  const tasks = messages.filter((m) => m.type === 'system' && m.subtype.startsWith('task_')) as Array<Record<string, any>>;
-  assert.deepEqual(tasks.map((t) => t.subtype), ['task_started', 'task_progress', 'task_progress', 'task_notification']);
+  const tasks = messages.filter((m) => m.type === 'system' && m.subtype.startsWith('task_')) as Array<
+    Record<string, any>
+  >;
+  assert.deepEqual(
+    tasks.map((t) => t.subtype),
+    ['task_started', 'task_progress', 'task_progress', 'task_notification'],
+  );
   for (const t of tasks) assert.equal(t.task_id, 'toolu_task');
   assert.equal(tasks[0]!.description, 'Look around');
   assert.equal(tasks[0]!.subagent_type, 'general-purpose');
   assert.equal(tasks[0]!.prompt, 'list files');
-  assert.deepEqual(tasks.slice(1, 3).map((t) => [t.usage.tool_uses, t.last_tool_name]), [[1, 'Glob'], [2, 'Glob']]);
+  assert.deepEqual(
+    tasks.slice(1, 3).map((t) => [t.usage.tool_uses, t.last_tool_name]),
+    [
+      [1, 'Glob'],
+      [2, 'Glob'],
+    ],
+  );
   assert.equal(tasks[3]!.status, 'completed');
   assert.equal(tasks[3]!.summary, 'found script.json');
   assert.equal(tasks[3]!.usage.tool_uses, 2);
   // task_notification comes before the Task call's result.
   const notified = messages.indexOf(tasks[3] as SDKMessage);
-  const taskResult = messages.findIndex((m) => m.type === 'user' && m.parent_tool_use_id === null && JSON.stringify(m.message.content).includes('toolu_task'));
+  const taskResult = messages.findIndex(
+    (m) =>
+      m.type === 'user' && m.parent_tool_use_id === null && JSON.stringify(m.message.content).includes('toolu_task'),
+  );
   assert.ok(notified < taskResult);
 });
 
@@ -57,27 +83,51 @@ test('includeHookEvents: hook_started before each hook, hook_response after, wit
   assert.equal(started[0]!.hook_name, 'PreToolUse:Glob');
   assert.equal(started[0]!.hook_id, responses[0]!.hook_id);
   assert.ok(messages.indexOf(started[0]!) < messages.indexOf(responses[0]!));
-  const without = await collect('go', sdkOptions([{ text: 'done' }], { settings: { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'true' }] }] } } }));
+  const without = await collect(
+    'go',
+    sdkOptions([{ text: 'done' }], {
+      settings: { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'true' }] }] } },
+    }),
+  );
   assert.equal(system(without, 'hook_started').length, 0, 'only with includeHookEvents');
   assert.equal(system(without, 'hook_response').length, 1);
 });
 
-test('permission_denied for calls denied without asking (dontAsk, a deny rule), before their tool results; none for the client\'s own answer', async () => {
-  const options = sdkOptions([
-    { tool_calls: [{ name: 'Bash', id: 'toolu_bash', input: { command: 'touch x' } }, { name: 'Write', id: 'toolu_write', input: { file_path: 'y.txt', content: 'y' } }] },
-    { text: 'both denied' },
-  ], { permissionMode: 'dontAsk', disallowedTools: ['Bash(touch:*)'] });
+test("permission_denied for calls denied without asking (dontAsk, a deny rule), before their tool results; none for the client's own answer", async () => {
+  const options = sdkOptions(
+    [
+      {
+        tool_calls: [
+          { name: 'Bash', id: 'toolu_bash', input: { command: 'touch x' } },
+          { name: 'Write', id: 'toolu_write', input: { file_path: 'y.txt', content: 'y' } },
+        ],
+      },
+      { text: 'both denied' },
+    ],
+    { permissionMode: 'dontAsk', disallowedTools: ['Bash(touch:*)'] },
+  );
   const messages = await collect('go', options);
   const denied = system(messages, 'permission_denied');
-  assert.deepEqual(denied.map((d) => [d.tool_name, d.tool_use_id, d.decision_reason_type]), [['Bash', 'toolu_bash', 'rule'], ['Write', 'toolu_write', 'mode']]);
+  assert.deepEqual(
+    denied.map((d) => [d.tool_name, d.tool_use_id, d.decision_reason_type]),
+    [
+      ['Bash', 'toolu_bash', 'rule'],
+      ['Write', 'toolu_write', 'mode'],
+    ],
+  );
   assert.match(denied[0]!.message, /denied by the rule Bash\(touch:\*\)/);
   for (const d of denied) {
-    const result = messages.findIndex((m) => m.type === 'user' && JSON.stringify(m.message.content).includes(d.tool_use_id));
+    const result = messages.findIndex(
+      (m) => m.type === 'user' && JSON.stringify(m.message.content).includes(d.tool_use_id),
+    );
     assert.ok(messages.indexOf(d) < result, 'announced before its tool result');
   }
   const result = messages.at(-1);
   assert.ok(result?.type === 'result');
-  assert.deepEqual(result.permission_denials.map((d) => d.tool_use_id), ['toolu_bash', 'toolu_write']);
+  assert.deepEqual(
+    result.permission_denials.map((d) => d.tool_use_id),
+    ['toolu_bash', 'toolu_write'],
+  );
 
   const asked = sdkOptions([{ tool_calls: [{ name: 'Bash', input: { command: 'touch x' } }] }, { text: 'ok' }], {
     canUseTool: async () => ({ behavior: 'deny', message: 'no' }),

@@ -11,11 +11,17 @@ import { StreamDriver } from '../helpers/stream-driver.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 type Line = Record<string, any>;
-const resultOf = (lines: Line[], id: string) => lines.flatMap((l) => (l.type === 'user' && Array.isArray(l.message.content) ? l.message.content : [])).find((b: Line) => b.tool_use_id === id);
+const resultOf = (lines: Line[], id: string) =>
+  lines
+    .flatMap((l) => (l.type === 'user' && Array.isArray(l.message.content) ? l.message.content : []))
+    .find((b: Line) => b.tool_use_id === id);
 
 test('Grep with a catastrophic-backtracking pattern answers at once (linear-time engine)', async () => {
   const dir = tempDir({ 'long.txt': `${'a'.repeat(5000)}!\n` });
-  const script = writeScript(dir, [{ tool_calls: [{ name: 'Grep', id: 'toolu_redos', input: { pattern: '^(a+)+$', output_mode: 'content' } }] }, { text: 'done' }]);
+  const script = writeScript(dir, [
+    { tool_calls: [{ name: 'Grep', id: 'toolu_redos', input: { pattern: '^(a+)+$', output_mode: 'content' } }] },
+    { text: 'done' },
+  ]);
   const driver = new StreamDriver(['--model', 'scripted', '--script', script], dir);
   const started = Date.now();
   const result = await driver.prompt('search');
@@ -37,7 +43,10 @@ test('a Grep blocked on a FIFO and a Read of a FIFO: interrupt ends the prompt a
   const from = driver.lines.length;
   driver.send({ type: 'user', message: { role: 'user', content: 'go' }, parent_tool_use_id: null, session_id: '' });
   // Grep is now reading the FIFO, which never gets a writer.
-  await driver.waitFor((l) => l.type === 'assistant' && l.message.content.some((b: Line) => b.id === 'toolu_grep'), from);
+  await driver.waitFor(
+    (l) => l.type === 'assistant' && l.message.content.some((b: Line) => b.id === 'toolu_grep'),
+    from,
+  );
   const asked = Date.now();
   assert.equal((await driver.control({ subtype: 'interrupt' })).subtype, 'success');
   const result = await driver.waitFor((l) => l.type === 'result', from);
@@ -51,7 +60,12 @@ test('Read refuses /dev/zero and /dev/stdin; the next protocol line still reache
   const dir = tempDir();
   writeFileSync(path.join(dir, 'ok.txt'), 'fine\n');
   const script = writeScript(dir, [
-    { tool_calls: [{ name: 'Read', id: 'toolu_zero', input: { file_path: '/dev/zero' } }, { name: 'Read', id: 'toolu_stdin', input: { file_path: '/dev/stdin' } }] },
+    {
+      tool_calls: [
+        { name: 'Read', id: 'toolu_zero', input: { file_path: '/dev/zero' } },
+        { name: 'Read', id: 'toolu_stdin', input: { file_path: '/dev/stdin' } },
+      ],
+    },
     { text: 'first done' },
     { text: 'second done' },
   ]);

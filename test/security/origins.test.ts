@@ -13,32 +13,39 @@ import { watchedCli } from '../transport/ws-helpers.ts';
 
 /** An attacker's page server on another port: its pages try what the test asks. */
 async function attackerSite(): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title>'));
+  const server = http.createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title>'),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as { port: number };
   return {
     origin: `http://127.0.0.1:${port}`,
     // The browser keeps its connection alive: end it, or close() waits for its idle timeout.
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** What a WebSocket opened by the page sees first. */
-const TRY_SOCKET = (url: string) => new Promise<string>((resolve) => {
-  const ws = new WebSocket(url);
-  ws.onopen = () => resolve('open');
-  ws.onerror = () => resolve('error');
-  ws.onclose = () => resolve('closed');
-  setTimeout(() => resolve('timeout'), 5000);
-});
+const TRY_SOCKET = (url: string) =>
+  new Promise<string>((resolve) => {
+    const ws = new WebSocket(url);
+    ws.onopen = () => resolve('open');
+    ws.onerror = () => resolve('error');
+    ws.onclose = () => resolve('closed');
+    setTimeout(() => resolve('timeout'), 5000);
+  });
 
 const dir = tempDir();
 const script = writeScript(dir, [{ text: 'should never run' }]);
 
-interface Server { label: string; args: string[] }
+interface Server {
+  label: string;
+  args: string[];
+}
 const SERVERS: Server[] = [
   { label: 'serve', args: ['serve', '--port', '0'] },
   { label: 'serve --ui', args: ['serve', '--ui', '--port', '0'] },
@@ -46,15 +53,22 @@ const SERVERS: Server[] = [
 ];
 
 /** Starts a server; resolves with its port and the token in its printed URL. */
-async function start(args: string[]): Promise<{ port: number; token: string | null; stderr: () => string; stop(): Promise<unknown> }> {
+async function start(
+  args: string[],
+): Promise<{ port: number; token: string | null; stderr: () => string; stop(): Promise<unknown> }> {
   const cli = watchedCli([...args, '--model', 'scripted', '--script', script, '--cwd', dir]);
   after(() => cli.child.kill('SIGKILL'));
   const [, url] = await cli.waitFor(/listening on (ws:\/\/\S+)/);
   const parsed = new URL(url!);
-  return { port: Number(parsed.port), token: parsed.searchParams.get('token'), stderr: cli.stderr, stop: async () => {
-    cli.child.kill('SIGTERM');
-    await cli.exited;
-  } };
+  return {
+    port: Number(parsed.port),
+    token: parsed.searchParams.get('token'),
+    stderr: cli.stderr,
+    stop: async () => {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    },
+  };
 }
 
 test('a page of another origin, and a page on a rebinding host name, cannot open a session', async (t) => {
@@ -72,13 +86,21 @@ test('a page of another origin, and a page on a rebinding host name, cannot open
         const page = await browser.newPage();
         await page.goto(`${evil.origin}/`);
         // Another origin: refused by Origin even when it somehow knows the token.
-        for (const url of [`ws://127.0.0.1:${s.port}/`, `ws://127.0.0.1:${s.port}/${withToken}`, `ws://localhost:${s.port}/${withToken}`]) {
+        for (const url of [
+          `ws://127.0.0.1:${s.port}/`,
+          `ws://127.0.0.1:${s.port}/${withToken}`,
+          `ws://localhost:${s.port}/${withToken}`,
+        ]) {
           assert.notEqual(await page.evaluate(TRY_SOCKET, url), 'open', `${what}: ${evil.origin} opened ${url}`);
         }
         // DNS rebinding: evil.test resolves to the server, so the page is "same origin" with it; Host gives it away.
         const response = await page.goto(`http://evil.test:${s.port}/${withToken}`);
         assert.equal(response?.status(), 421, `${what}: the page on evil.test was served`);
-        assert.notEqual(await page.evaluate(TRY_SOCKET, `ws://evil.test:${s.port}/${withToken}`), 'open', `${what}: a socket from evil.test opened`);
+        assert.notEqual(
+          await page.evaluate(TRY_SOCKET, `ws://evil.test:${s.port}/${withToken}`),
+          'open',
+          `${what}: a socket from evil.test opened`,
+        );
         await page.close();
         assert.doesNotMatch(s.stderr(), /: session [0-9a-f-]{36}/, `${what}: a session started`);
         assert.match(s.stderr(), /refused/, `${what}: the refusals are logged`);
@@ -94,7 +116,12 @@ test('a page of another origin, and a page on a rebinding host name, cannot open
 test('the view page server answers only requests that name it', async (t) => {
   if (!haveBrowser(t)) return;
   const transcript = `${dir}/t.jsonl`;
-  await import('node:fs/promises').then((fs) => fs.writeFile(transcript, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'secret prompt' }, session_id: 's', uuid: 'u' })}\n`));
+  await import('node:fs/promises').then((fs) =>
+    fs.writeFile(
+      transcript,
+      `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'secret prompt' }, session_id: 's', uuid: 'u' })}\n`,
+    ),
+  );
   const viewer = await startViewer(['view', transcript, '--port', '0']);
   const { browser, close } = await launch(['--host-resolver-rules=MAP evil.test 127.0.0.1']);
   try {

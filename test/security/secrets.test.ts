@@ -12,24 +12,44 @@ import { tempDir } from '../helpers/workspace.ts';
 import { FIXTURE } from '../mcp/helpers.ts';
 
 const SECRETS = {
-  ANTHROPIC_API_KEY: 'sk-ant-secret-anthropic-0001', ANTHROPIC_AUTH_TOKEN: 'secret-auth-token-0002', OPENAI_API_KEY: 'sk-secret-openai-0003',
-  CLAUDE_CODE_OAUTH_TOKEN: 'secret-oauth-0004', AGENTPIPE_SERVE_TOKEN: 'secret-serve-token-0005',
+  ANTHROPIC_API_KEY: 'sk-ant-secret-anthropic-0001',
+  ANTHROPIC_AUTH_TOKEN: 'secret-auth-token-0002',
+  OPENAI_API_KEY: 'sk-secret-openai-0003',
+  CLAUDE_CODE_OAUTH_TOKEN: 'secret-oauth-0004',
+  AGENTPIPE_SERVE_TOKEN: 'secret-serve-token-0005',
 };
 
 async function leaks(passEnv?: string) {
   const dir = tempDir();
   const mcp = JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [FIXTURE] } } });
-  const settings = JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'env > hook.env' }] }] } });
+  const settings = JSON.stringify({
+    hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'env > hook.env' }] }] },
+  });
   const turns = [
-    { tool_calls: [{ name: 'Bash', id: 'toolu_env', input: { command: 'env' } }, { name: 'mcp__t__env', id: 'toolu_mcp', input: {} }] },
+    {
+      tool_calls: [
+        { name: 'Bash', id: 'toolu_env', input: { command: 'env' } },
+        { name: 'mcp__t__env', id: 'toolu_mcp', input: {} },
+      ],
+    },
     { text: 'done' },
   ];
-  const run = await runScripted(dir, turns, ['--permission-mode', 'bypassPermissions', '--mcp-config', mcp, '--settings', settings, '--model', 'scripted'], {
-    env: { ...SECRETS, ...(passEnv ? { AGENTPIPE_PASS_ENV: passEnv } : {}) },
-  });
+  const run = await runScripted(
+    dir,
+    turns,
+    ['--permission-mode', 'bypassPermissions', '--mcp-config', mcp, '--settings', settings, '--model', 'scripted'],
+    {
+      env: { ...SECRETS, ...(passEnv ? { AGENTPIPE_PASS_ENV: passEnv } : {}) },
+    },
+  );
   assert.equal(run.lines.at(-1)?.subtype, 'success', run.stderr);
   const results = toolResults(run.lines);
-  return { bash: String(results.get('toolu_env')!.content), mcp: JSON.stringify(results.get('toolu_mcp')!.content), hook: readFileSync(path.join(dir, 'hook.env'), 'utf8'), stdout: run.stdout };
+  return {
+    bash: String(results.get('toolu_env')!.content),
+    mcp: JSON.stringify(results.get('toolu_mcp')!.content),
+    hook: readFileSync(path.join(dir, 'hook.env'), 'utf8'),
+    stdout: run.stdout,
+  };
 }
 
 test('Bash, a command hook and an MCP server see none of the keys agentpipe holds', async () => {

@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { parseLines } from '../helpers/cli.ts';
 import { anthropic, CLAUDE, KEY, place, run, STREAM, text } from './helpers.ts';
 
-const UNAUTHORIZED = { kind: 'json' as const, status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } };
+const UNAUTHORIZED = {
+  kind: 'json' as const,
+  status: 401,
+  body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+};
 const HELPER_KEY = 'sk-ant-helper-secret-abcdef0123456789';
 
 function assertNoSecret(output: { stdout: string; stderr: string }, secret: string): void {
@@ -43,24 +47,35 @@ test('--api-key-helper: runs when the key is needed, reports progress, the key r
   const p = place();
   const server = await anthropic([text('Hello with a helper key.')]);
   const helper = `echo "fetching a key..." >&2; echo ${HELPER_KEY}`;
-  const r = await run(p, [...STREAM, ...CLAUDE, '--api-key-helper', helper, 'hi'], { env: { ...server.env, ANTHROPIC_API_KEY: '' } });
+  const r = await run(p, [...STREAM, ...CLAUDE, '--api-key-helper', helper, 'hi'], {
+    env: { ...server.env, ANTHROPIC_API_KEY: '' },
+  });
   assert.equal(r.code, 0, r.stderr);
   const lines = parseLines(r.stdout);
   assert.equal(lines[0].apiKeySource, 'apiKeyHelper');
   const auth = lines.filter((l) => l.type === 'auth_status');
-  assert.deepEqual(auth.map((a) => [a.isAuthenticating, a.output, a.error]), [
-    [true, [], undefined], [true, ['fetching a key...'], undefined], [false, ['fetching a key...'], undefined],
-  ]);
+  assert.deepEqual(
+    auth.map((a) => [a.isAuthenticating, a.output, a.error]),
+    [
+      [true, [], undefined],
+      [true, ['fetching a key...'], undefined],
+      [false, ['fetching a key...'], undefined],
+    ],
+  );
   const headers = server.requests[0].headers;
   assert.ok(headers['x-api-key'] === HELPER_KEY || headers.authorization === `Bearer ${HELPER_KEY}`);
   assert.equal(lines.at(-1)!.result, 'Hello with a helper key.');
   assertNoSecret(r, HELPER_KEY);
 });
 
-test('--api-key-helper failing: auth_status error, a clean result, exit 1, the helper\'s secret output redacted', async () => {
+test("--api-key-helper failing: auth_status error, a clean result, exit 1, the helper's secret output redacted", async () => {
   const p = place();
   const server = await anthropic([text('never')]);
-  const r = await run(p, [...STREAM, ...CLAUDE, '--api-key-helper', `echo "token ${HELPER_KEY} expired" >&2; exit 3`, 'hi'], { env: { ...server.env, ANTHROPIC_API_KEY: '' } });
+  const r = await run(
+    p,
+    [...STREAM, ...CLAUDE, '--api-key-helper', `echo "token ${HELPER_KEY} expired" >&2; exit 3`, 'hi'],
+    { env: { ...server.env, ANTHROPIC_API_KEY: '' } },
+  );
   assert.equal(r.code, 1);
   const lines = parseLines(r.stdout);
   const last = lines.filter((l) => l.type === 'auth_status').at(-1)!;

@@ -5,9 +5,18 @@ import { writeScript } from '../helpers/workspace.ts';
 import { place, prompts, run, STREAM, STREAM_IN } from './helpers.ts';
 
 // claude-sonnet-4-5: $3 / MTok input, $15 output, cache write 3.75, cache read 0.30.
-const usage = { input_tokens: 100_000, output_tokens: 1_000, cache_creation_input_tokens: 10_000, cache_read_input_tokens: 20_000 };
+const usage = {
+  input_tokens: 100_000,
+  output_tokens: 1_000,
+  cache_creation_input_tokens: 10_000,
+  cache_read_input_tokens: 20_000,
+};
 const COST = (100_000 * 3 + 1_000 * 15 + 10_000 * 3.75 + 20_000 * 0.3) / 1e6; // 0.3585 per request
-const call = (n: number) => ({ model: 'claude-sonnet-4-5', usage, tool_calls: [{ name: 'Glob', input: { pattern: `*${n}` } }] });
+const call = (n: number) => ({
+  model: 'claude-sonnet-4-5',
+  usage,
+  tool_calls: [{ name: 'Glob', input: { pattern: `*${n}` } }],
+});
 
 test('--max-budget-usd stops before the request that would start past the budget', async () => {
   const p = place();
@@ -18,7 +27,11 @@ test('--max-budget-usd stops before the request that would start past the budget
   const result = lines.at(-1)!;
   assert.equal(result.subtype, 'error_max_budget_usd');
   assert.equal(result.is_error, true);
-  assert.equal(result.num_turns, 3, 'the prompt and two tool results: request 1 spent 0.36 < 0.5, request 2 brought it to 0.72, request 3 never started');
+  assert.equal(
+    result.num_turns,
+    3,
+    'the prompt and two tool results: request 1 spent 0.36 < 0.5, request 2 brought it to 0.72, request 3 never started',
+  );
   assert.equal(lines.filter((l) => l.type === 'assistant').length, 2);
   assert.ok(Math.abs(result.total_cost_usd - 2 * COST) < 1e-9, String(result.total_cost_usd));
   const m = result.modelUsage['claude-sonnet-4-5'];
@@ -42,5 +55,11 @@ test('--max-turns counts per prompt', async () => {
   const r = await run(p, [...STREAM_IN, '--script', script, '--max-turns', '2'], { stdin: prompts('one', 'two') });
   assert.equal(r.code, 0, r.stderr);
   const results = parseLines(r.stdout).filter((l) => l.type === 'result');
-  assert.deepEqual(results.map((x) => [x.subtype, x.num_turns]), [['success', 2], ['success', 2]]);
+  assert.deepEqual(
+    results.map((x) => [x.subtype, x.num_turns]),
+    [
+      ['success', 2],
+      ['success', 2],
+    ],
+  );
 });

@@ -13,7 +13,9 @@ test('--fork-session goes on under a new id; the old transcript stays byte for b
   const [oldFile] = transcripts(p.home);
   const before = readFileSync(oldFile, 'utf8');
 
-  const fork = await run(p, [...STREAM, ...CLAUDE, '--resume', oldId, '--fork-session', 'two (fork)'], { env: server.env });
+  const fork = await run(p, [...STREAM, ...CLAUDE, '--resume', oldId, '--fork-session', 'two (fork)'], {
+    env: server.env,
+  });
   assert.equal(fork.code, 0, fork.stderr);
   const forkId = parseLines(fork.stdout)[0].session_id;
   assert.notEqual(forkId, oldId);
@@ -25,15 +27,19 @@ test('--fork-session goes on under a new id; the old transcript stays byte for b
   const again = await run(p, [...STREAM, ...CLAUDE, '--resume', forkId, 'three'], { env: server.env });
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(server.requests[2].body.messages, [
-    { role: 'user', content: 'one' }, { role: 'assistant', content: [{ type: 'text', text: 'A1' }] },
-    { role: 'user', content: 'two (fork)' }, { role: 'assistant', content: [{ type: 'text', text: 'B1' }] },
+    { role: 'user', content: 'one' },
+    { role: 'assistant', content: [{ type: 'text', text: 'A1' }] },
+    { role: 'user', content: 'two (fork)' },
+    { role: 'assistant', content: [{ type: 'text', text: 'B1' }] },
     { role: 'user', content: 'three' },
   ]);
   // The original goes on without the fork's turns.
   const original = await run(p, [...STREAM, ...CLAUDE, '--resume', oldId, 'back'], { env: server.env });
   assert.equal(original.code, 0, original.stderr);
   assert.deepEqual(server.requests[3].body.messages, [
-    { role: 'user', content: 'one' }, { role: 'assistant', content: [{ type: 'text', text: 'A1' }] }, { role: 'user', content: 'back' },
+    { role: 'user', content: 'one' },
+    { role: 'assistant', content: [{ type: 'text', text: 'A1' }] },
+    { role: 'user', content: 'back' },
   ]);
 
   const list = await run(p, ['sessions', '--json']);
@@ -52,16 +58,24 @@ test('--resume-session-at keeps the history up to a message; bad combinations ar
   const server = await anthropic([text('A1'), text('A2'), text('B')]);
   const first = await run(p, [...STREAM, ...CLAUDE, '--input-format', 'stream-json'], {
     env: server.env,
-    stdin: ['one', 'two'].map((t) => JSON.stringify({ type: 'user', message: { role: 'user', content: t } })).join('\n') + '\n',
+    stdin:
+      ['one', 'two'].map((t) => JSON.stringify({ type: 'user', message: { role: 'user', content: t } })).join('\n') +
+      '\n',
   });
   assert.equal(first.code, 0, first.stderr);
   const lines = parseLines(first.stdout);
   const id = lines[0].session_id;
   const a1 = lines.find((l) => l.type === 'assistant' && l.message.content[0].text === 'A1')!;
-  const at = await run(p, [...STREAM, ...CLAUDE, '--resume', id, '--resume-session-at', a1.uuid, '--fork-session', 'instead'], { env: server.env });
+  const at = await run(
+    p,
+    [...STREAM, ...CLAUDE, '--resume', id, '--resume-session-at', a1.uuid, '--fork-session', 'instead'],
+    { env: server.env },
+  );
   assert.equal(at.code, 0, at.stderr);
   assert.deepEqual(server.requests[2].body.messages, [
-    { role: 'user', content: 'one' }, { role: 'assistant', content: [{ type: 'text', text: 'A1' }] }, { role: 'user', content: 'instead' },
+    { role: 'user', content: 'one' },
+    { role: 'assistant', content: [{ type: 'text', text: 'A1' }] },
+    { role: 'user', content: 'instead' },
   ]);
 
   const unknown = await run(p, [...CLAUDE, '--resume', id, '--resume-session-at', 'nope', 'x'], { env: server.env });

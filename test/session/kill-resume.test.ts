@@ -36,12 +36,26 @@ test('kill -9 while a tool runs: the resumed model sees the call closed as inter
   assert.equal(parseLines(resumed.stdout).at(-1)!.result, 'Resumed fine.');
   assert.deepEqual(server.requests[1].body.messages, [
     { role: 'user', content: 'first' },
-    { role: 'assistant', content: [{ type: 'text', text: 'Running.' }, { type: 'tool_use', id: 'toolu_sleep', name: 'Bash', input: { command: 'sleep 30' } }] },
-    { role: 'user', content: [
-      { type: 'tool_result', tool_use_id: 'toolu_sleep', content: '[Request interrupted by user for tool use]', is_error: true },
-      { type: 'text', text: '[Request interrupted by user for tool use]' },
-      { type: 'text', text: 'go on' },
-    ] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Running.' },
+        { type: 'tool_use', id: 'toolu_sleep', name: 'Bash', input: { command: 'sleep 30' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_sleep',
+          content: '[Request interrupted by user for tool use]',
+          is_error: true,
+        },
+        { type: 'text', text: '[Request interrupted by user for tool use]' },
+        { type: 'text', text: 'go on' },
+      ],
+    },
   ]);
   // The file stays readable: resuming again skips the torn line and sees the whole second turn.
   const again = await run(p, [...STREAM, ...CLAUDE, '--resume', file, 'and again'], { env: server.env });
@@ -57,10 +71,25 @@ test('kill -9 while a tool runs: the resumed model sees the call closed as inter
 test('kill -9 while the model streams: the blocks received so far are kept, then the interruption notice', async () => {
   const p = place();
   const hanging: Reply = {
-    kind: 'sse', then: 'hang',
+    kind: 'sse',
+    then: 'hang',
     frames: [
-      anthropicFrame('message_start', { message: { id: 'msg_hang', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
-      ...anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Half an ans' }, { type: 'text_delta', text: 'wer.' }]),
+      anthropicFrame('message_start', {
+        message: {
+          id: 'msg_hang',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      }),
+      ...anthropicBlock(0, { type: 'text', text: '' }, [
+        { type: 'text_delta', text: 'Half an ans' },
+        { type: 'text_delta', text: 'wer.' },
+      ]),
       anthropicBlock(1, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'never finished' }])[0],
     ],
   };
@@ -71,6 +100,12 @@ test('kill -9 while the model streams: the blocks received so far are kept, then
   assert.deepEqual(server.requests[1].body.messages, [
     { role: 'user', content: 'first' },
     { role: 'assistant', content: [{ type: 'text', text: 'Half an answer.' }] },
-    { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }, { type: 'text', text: 'go on' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: '[Request interrupted by user]' },
+        { type: 'text', text: 'go on' },
+      ],
+    },
   ]);
 });

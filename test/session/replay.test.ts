@@ -33,6 +33,12 @@ test('duplicate user uuids run once, also across a resume; --replay-user-message
   assert.equal(results.length, 1, 'the uuid processed before the resume is not run again');
   assert.equal(results[0].result, 'ran 1', 'the script restarts from its first turn in a new process');
   const echoed = out.filter((l) => l.type === 'user' && l.isReplay);
-  assert.deepEqual(echoed.map((l) => [l.uuid, l.session_id, l.message.content]), [[U1, id, 'one, third time'], [U2, id, 'two']]);
+  assert.deepEqual(
+    echoed.map((l) => [l.uuid, l.session_id, l.message.content]),
+    [
+      [U1, id, 'one, third time'],
+      [U2, id, 'two'],
+    ],
+  );
   assert.match(resumed.stderr, new RegExp(`${U1} was already processed`));
 });

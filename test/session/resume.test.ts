@@ -44,7 +44,9 @@ test('--continue resumes the latest session of the folder; a missing session is 
     { role: 'user', content: 'what number?' },
   ]);
 
-  const missing = await run(p, [...CLAUDE, '--resume', '00000000-0000-4000-8000-000000000000', 'hi'], { env: server.env });
+  const missing = await run(p, [...CLAUDE, '--resume', '00000000-0000-4000-8000-000000000000', 'hi'], {
+    env: server.env,
+  });
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /No conversation found with session ID: 00000000-0000-4000-8000-000000000000/);
   const empty = place();

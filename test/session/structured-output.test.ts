@@ -6,12 +6,27 @@ import { parseLines } from '../helpers/cli.ts';
 import { writeScript } from '../helpers/workspace.ts';
 import { place, run, STREAM } from './helpers.ts';
 
-const SCHEMA = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'], additionalProperties: false };
+const SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+  required: ['city', 'population'],
+  additionalProperties: false,
+};
 
 test('--json-schema: an invalid answer is sent back with the errors, the retry validates → structured_output', async () => {
   const p = place();
-  const script = writeScript(p.cwd, [{ text: '{"city": "Paris"}' }, { text: '```json\n{"city": "Paris", "population": 2102650}\n```' }]);
-  const r = await run(p, [...STREAM, '--script', script, '--json-schema', JSON.stringify(SCHEMA), 'Biggest French city?']);
+  const script = writeScript(p.cwd, [
+    { text: '{"city": "Paris"}' },
+    { text: '```json\n{"city": "Paris", "population": 2102650}\n```' },
+  ]);
+  const r = await run(p, [
+    ...STREAM,
+    '--script',
+    script,
+    '--json-schema',
+    JSON.stringify(SCHEMA),
+    'Biggest French city?',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const lines = parseLines(r.stdout);
   const feedback = lines.find((l) => l.type === 'user' && l.isSynthetic)!;
@@ -27,7 +42,12 @@ test('--json-schema from a file: retries exhausted → error_max_structured_outp
   const p = place();
   const schemaFile = path.join(p.cwd, 'schema.json');
   writeFileSync(schemaFile, JSON.stringify(SCHEMA));
-  const script = writeScript(p.cwd, [{ text: 'Paris' }, { text: '{"city": 1}' }, { text: '[]' }, { text: '{"city": "Paris", "population": "many"}' }]);
+  const script = writeScript(p.cwd, [
+    { text: 'Paris' },
+    { text: '{"city": 1}' },
+    { text: '[]' },
+    { text: '{"city": "Paris", "population": "many"}' },
+  ]);
   const r = await run(p, [...STREAM, '--script', script, '--json-schema', schemaFile, 'Biggest French city?']);
   assert.equal(r.code, 1);
   const lines = parseLines(r.stdout);

@@ -38,14 +38,21 @@ test('project and user agent files are listed in system/init and run by the Task
   const p = place();
   agentFile(projectAgents(p), 'reviewer.md', REVIEWER);
   agentFile(userAgents(p), 'planner.md', PLANNER);
-  const server = await anthropic([toolCall('toolu_task', 'Task', { description: 'review', prompt: 'review a.ts', subagent_type: 'reviewer' }), text('no bugs'), text('done')]);
+  const server = await anthropic([
+    toolCall('toolu_task', 'Task', { description: 'review', prompt: 'review a.ts', subagent_type: 'reviewer' }),
+    text('no bugs'),
+    text('done'),
+  ]);
   const { stdout, code, stderr } = await run(p, ['-p', 'go', ...STREAM, ...CLAUDE], { env: server.env });
   assert.equal(code, 0, stderr);
   const lines = parseLines(stdout);
   const init = lines.find((l) => l.subtype === 'init')!;
   assert.deepEqual([...init.agents].sort(), ['general-purpose', 'planner', 'reviewer']);
   assert.ok(init.tools.includes('Task'));
-  assert.match(server.requests[0]!.body.tools.find((t: { name: string }) => t.name === 'Task').description, /- planner: Plans work/);
+  assert.match(
+    server.requests[0]!.body.tools.find((t: { name: string }) => t.name === 'Task').description,
+    /- planner: Plans work/,
+  );
   const sub = server.requests[1]!.body;
   assert.equal(sub.system, 'You are a strict code reviewer.\nReport only real bugs.');
   assert.deepEqual(sub.tools.map((t: { name: string }) => t.name).sort(), ['Grep', 'Read']);
@@ -58,11 +65,16 @@ test('--agent runs the main thread as an agent from a file (the name defaults to
   const p = place();
   agentFile(userAgents(p), 'planner.md', PLANNER);
   const server = await anthropic([text('planned')]);
-  const { stdout, code, stderr } = await run(p, ['-p', 'plan it', ...STREAM, ...CLAUDE, '--agent', 'planner'], { env: server.env });
+  const { stdout, code, stderr } = await run(p, ['-p', 'plan it', ...STREAM, ...CLAUDE, '--agent', 'planner'], {
+    env: server.env,
+  });
   assert.equal(code, 0, stderr);
   const body = server.requests[0]!.body;
   assert.equal(body.system, 'You plan.');
-  assert.deepEqual(body.tools.map((t: { name: string }) => t.name), ['Glob']);
+  assert.deepEqual(
+    body.tools.map((t: { name: string }) => t.name),
+    ['Glob'],
+  );
   assert.equal(body.model, 'claude-sonnet-4-5', 'no model in the file: the session model');
   assert.equal(parseLines(stdout).at(-1)!.result, 'planned');
 });
@@ -74,10 +86,16 @@ test('on a name clash --agents wins over the files, and project files over user 
   agentFile(projectAgents(p), 'planner.md', PLANNER.replace('Plans work', 'project planner'));
   const agents = { reviewer: { description: 'flag reviewer', prompt: 'From the flag.' } };
   const stdin = `${JSON.stringify({ type: 'control_request', request_id: 'init', request: { subtype: 'initialize' } })}\n`;
-  const { stdout, code, stderr } = await run(p, [...STREAM_IN, ...scripted(p, []), '--agents', JSON.stringify(agents)], { stdin });
+  const { stdout, code, stderr } = await run(
+    p,
+    [...STREAM_IN, ...scripted(p, []), '--agents', JSON.stringify(agents)],
+    { stdin },
+  );
   assert.equal(code, 0, stderr);
   const answer = parseLines(stdout).find((l) => l.type === 'control_response')!.response.response;
-  const described = Object.fromEntries(answer.agents.map((a: { name: string; description: string }) => [a.name, a.description]));
+  const described = Object.fromEntries(
+    answer.agents.map((a: { name: string; description: string }) => [a.name, a.description]),
+  );
   assert.equal(described.reviewer, 'flag reviewer');
   assert.equal(described.planner, 'project planner');
 });
@@ -87,7 +105,14 @@ test('setting sources decide which folders are read; none reads no agent files',
   agentFile(projectAgents(p), 'reviewer.md', REVIEWER);
   agentFile(userAgents(p), 'planner.md', PLANNER);
   const initOf = async (sources: string) => {
-    const { stdout, code, stderr } = await run(p, ['-p', 'hi', ...STREAM, ...scripted(p, [{ text: 'ok' }]), '--setting-sources', sources]);
+    const { stdout, code, stderr } = await run(p, [
+      '-p',
+      'hi',
+      ...STREAM,
+      ...scripted(p, [{ text: 'ok' }]),
+      '--setting-sources',
+      sources,
+    ]);
     assert.equal(code, 0, stderr);
     return parseLines(stdout).find((l) => l.subtype === 'init')!;
   };
@@ -108,8 +133,14 @@ test('a malformed agent file is skipped with a warning naming it; the other agen
   const { stdout, code, stderr } = await run(p, ['-p', 'hi', ...STREAM, ...scripted(p, [{ text: 'fine' }])]);
   assert.equal(code, 0, stderr);
   const folder = projectAgents(p);
-  assert.match(stderr, new RegExp(`warning: skipped the agent file ${path.join(folder, 'broken.md')}: invalid YAML frontmatter`));
-  assert.match(stderr, new RegExp(`skipped the agent file ${path.join(folder, 'nodesc.md')}: "description" is required`));
+  assert.match(
+    stderr,
+    new RegExp(`warning: skipped the agent file ${path.join(folder, 'broken.md')}: invalid YAML frontmatter`),
+  );
+  assert.match(
+    stderr,
+    new RegExp(`skipped the agent file ${path.join(folder, 'nodesc.md')}: "description" is required`),
+  );
   assert.match(stderr, new RegExp(`skipped the agent file ${path.join(folder, 'plain.md')}: no YAML frontmatter`));
   const lines = parseLines(stdout);
   assert.deepEqual(lines.find((l) => l.subtype === 'init')!.agents, ['general-purpose', 'reviewer']);
@@ -120,7 +151,9 @@ test('the library default (no setting sources) reads no agent files; settingSour
   const p = place();
   agentFile(projectAgents(p), 'reviewer.md', REVIEWER);
   const initOf = async (options: Record<string, unknown>) =>
-    (await runInProcess([{ text: 'ok' }], { cwd: p.cwd, persistSession: false, ...options })).find((l: any) => l.subtype === 'init') as any;
+    (await runInProcess([{ text: 'ok' }], { cwd: p.cwd, persistSession: false, ...options })).find(
+      (l: any) => l.subtype === 'init',
+    ) as any;
   assert.deepEqual((await initOf({})).agents, ['general-purpose'], 'only the built-in agent');
   assert.deepEqual((await initOf({ settingSources: ['project'] })).agents, ['general-purpose', 'reviewer']);
 });

@@ -8,19 +8,53 @@ import { toolResults } from '../helpers/agent-run.ts';
 test('initialize.agents defines subagents for the Task tool', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [
-    { tool_calls: [{ name: 'Task', id: 'toolu_rev', input: { description: 'review', prompt: 'review it', subagent_type: 'reviewer' } }] },
+    {
+      tool_calls: [
+        {
+          name: 'Task',
+          id: 'toolu_rev',
+          input: { description: 'review', prompt: 'review it', subagent_type: 'reviewer' },
+        },
+      ],
+    },
     { text: 'looks good' },
     { text: 'reviewed' },
   ]);
-  const stdin = [
-    { type: 'control_request', request_id: 'init', request: { subtype: 'initialize', agents: { reviewer: { description: 'Reviews code', prompt: 'You review.' } } } },
-    { type: 'user', session_id: '', message: { role: 'user', content: 'go' }, parent_tool_use_id: null },
-  ].map((l) => JSON.stringify(l)).join('\n') + '\n';
-  const run = await runCli(['--model', 'scripted', '--script', script, '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json'], { cwd: dir, stdin });
+  const stdin =
+    [
+      {
+        type: 'control_request',
+        request_id: 'init',
+        request: {
+          subtype: 'initialize',
+          agents: { reviewer: { description: 'Reviews code', prompt: 'You review.' } },
+        },
+      },
+      { type: 'user', session_id: '', message: { role: 'user', content: 'go' }, parent_tool_use_id: null },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n') + '\n';
+  const run = await runCli(
+    [
+      '--model',
+      'scripted',
+      '--script',
+      script,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--input-format',
+      'stream-json',
+    ],
+    { cwd: dir, stdin },
+  );
   assert.equal(run.code, 0, run.stderr);
   const lines = parseLines(run.stdout);
   const answer = lines.find((l) => l.type === 'control_response')!;
-  assert.deepEqual(answer.response.response.agents.map((a: any) => a.name), ['general-purpose', 'reviewer']);
+  assert.deepEqual(
+    answer.response.response.agents.map((a: any) => a.name),
+    ['general-purpose', 'reviewer'],
+  );
   const init = lines.find((l) => l.subtype === 'init')!;
   assert.deepEqual(init.agents, ['general-purpose', 'reviewer']);
   assert.ok(init.tools.includes('Task'));

@@ -13,7 +13,13 @@ import type { ToolContext } from '../../src/tools/types.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 const dir = tempDir({ 'a.txt': 'one\ntwo\nthree\nfour\n', 'b.ts': 'const x = 1;\nconst y = x;\n' });
-const ctx = (signal = new AbortController().signal): ToolContext => ({ cwd: dir, signal, sessionId: 's', toolUseId: 't', state: new Map() });
+const ctx = (signal = new AbortController().signal): ToolContext => ({
+  cwd: dir,
+  signal,
+  sessionId: 's',
+  toolUseId: 't',
+  state: new Map(),
+});
 
 test('Read numbers lines and honours offset and limit', async () => {
   const result = await readTool.call({ file_path: 'a.txt', offset: 2, limit: 2 }, ctx());
@@ -24,7 +30,9 @@ test('Read returns images as image blocks', async () => {
   const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
   writeFileSync(path.join(dir, 'p.png'), png);
   const result = await readTool.call({ file_path: 'p.png' }, ctx());
-  assert.deepEqual(result.content, [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }]);
+  assert.deepEqual(result.content, [
+    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } },
+  ]);
 });
 
 test('Edit fails clearly when the text is missing or not unique, then replaces exactly', async () => {
@@ -35,8 +43,14 @@ test('Edit fails clearly when the text is missing or not unique, then replaces e
   assert.equal(missing.isError, true);
   assert.equal(missing.content, '<tool_use_error>String to replace not found in file.\nString: y</tool_use_error>');
   const twice = await editTool.call({ file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = 2' }, session);
-  assert.match(String(twice.content), /^<tool_use_error>Found 2 matches of the string to replace, but replace_all is false/);
-  const all = await editTool.call({ file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = $&2', replace_all: true }, session);
+  assert.match(
+    String(twice.content),
+    /^<tool_use_error>Found 2 matches of the string to replace, but replace_all is false/,
+  );
+  const all = await editTool.call(
+    { file_path: 'e.txt', old_string: 'x = 1', new_string: 'x = $&2', replace_all: true },
+    session,
+  );
   assert.equal(all.isError, undefined);
   assert.equal(readFileSync(path.join(dir, 'e.txt'), 'utf8'), 'x = $&2\nx = $&2\n');
 });
@@ -72,6 +86,8 @@ test('Glob and Grep find files and lines', async () => {
 });
 
 test('read-only Bash commands are recognised conservatively', async () => {
-  for (const ok of ['ls -la', 'git status', 'cat a | wc -l', 'find . -name x']) assert.ok(await isReadOnlyShell(ok), ok);
-  for (const no of ['rm -rf x', 'ls > f', 'echo $(rm x)', 'find . -delete', 'git push', 'npm test']) assert.ok(!(await isReadOnlyShell(no)), no);
+  for (const ok of ['ls -la', 'git status', 'cat a | wc -l', 'find . -name x'])
+    assert.ok(await isReadOnlyShell(ok), ok);
+  for (const no of ['rm -rf x', 'ls > f', 'echo $(rm x)', 'find . -delete', 'git push', 'npm test'])
+    assert.ok(!(await isReadOnlyShell(no)), no);
 });

@@ -16,7 +16,8 @@ const weather = defineTool('get_weather', {
 
 test('a zod-defined tool is offered with its JSON Schema and returns a string', async () => {
   const { requests, toolResults, result } = await runLibrarySession({ extraTools: [weather] }, [
-    { tool_calls: [{ name: 'get_weather', input: { city: 'Oslo', days: 3 } }] }, { text: 'done' },
+    { tool_calls: [{ name: 'get_weather', input: { city: 'Oslo', days: 3 } }] },
+    { text: 'done' },
   ]);
   const spec = requests[0].tools.find((t) => t.name === 'get_weather')!;
   assert.equal(spec.description, 'Weather of a city');
@@ -30,11 +31,14 @@ test('a zod-defined tool is offered with its JSON Schema and returns a string', 
 test('input that does not fit the zod schema is a clear is_error result; the handler does not run', async () => {
   let ran = false;
   const tool = defineTool('strict', {
-    description: 'x', readOnly: true, parameters: z.object({ count: z.number() }),
-    handler: () => (ran = true, 'ran'),
+    description: 'x',
+    readOnly: true,
+    parameters: z.object({ count: z.number() }),
+    handler: () => ((ran = true), 'ran'),
   });
   const { toolResults } = await runLibrarySession({ extraTools: [tool] }, [
-    { tool_calls: [{ name: 'strict', input: { count: 'three' } }] }, { text: 'ok' },
+    { tool_calls: [{ name: 'strict', input: { count: 'three' } }] },
+    { text: 'ok' },
   ]);
   assert.equal(toolResults[0].is_error, true);
   assert.match(toolResults[0].content, /^Invalid input for strict: count: .*number/);
@@ -43,12 +47,24 @@ test('input that does not fit the zod schema is a clear is_error result; the han
 
 test('a JSON Schema tool validates its input too', async () => {
   const tool = defineTool('echo_json', {
-    description: 'Echoes', readOnly: true,
-    parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+    description: 'Echoes',
+    readOnly: true,
+    parameters: {
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+      additionalProperties: false,
+    },
     handler: (input: { text: string }) => input.text.toUpperCase(),
   });
   const { toolResults, requests } = await runLibrarySession({ extraTools: [tool] }, [
-    { tool_calls: [{ name: 'echo_json', id: 'toolu_good', input: { text: 'hi' } }, { name: 'echo_json', id: 'toolu_bad', input: { other: 1 } }] }, { text: 'ok' },
+    {
+      tool_calls: [
+        { name: 'echo_json', id: 'toolu_good', input: { text: 'hi' } },
+        { name: 'echo_json', id: 'toolu_bad', input: { other: 1 } },
+      ],
+    },
+    { text: 'ok' },
   ]);
   assert.deepEqual(requests[0].tools.find((t) => t.name === 'echo_json')!.input_schema.required, ['text']);
   const good = toolResults.find((r) => r.tool_use_id === 'toolu_good')!;
@@ -60,7 +76,8 @@ test('a JSON Schema tool validates its input too', async () => {
 
 test('binary results reach the model as image blocks; sessionLog stays out of its context; telemetry is in the completion', async () => {
   const chart = defineTool('chart', {
-    description: 'Draws a chart', readOnly: true,
+    description: 'Draws a chart',
+    readOnly: true,
     handler: () => ({
       textResultForLlm: 'Here is the chart',
       binaryResultsForLlm: [{ data: PNG, mimeType: 'image/png', type: 'image', description: 'a 1x1 chart' }],
@@ -70,7 +87,8 @@ test('binary results reach the model as image blocks; sessionLog stays out of it
     }),
   });
   const { toolResults, requests } = await runLibrarySession({ extraTools: [chart] }, [
-    { tool_calls: [{ name: 'chart', input: {} }] }, { text: 'nice' },
+    { tool_calls: [{ name: 'chart', input: {} }] },
+    { text: 'nice' },
   ]);
   const [r] = toolResults;
   assert.deepEqual(r.content, [
@@ -87,35 +105,56 @@ test('binary results reach the model as image blocks; sessionLog stays out of it
 
 test('rejected and denied results count as permission denials; failure is only an error', async () => {
   const guard = defineTool('guarded', {
-    description: 'Refuses some inputs', readOnly: true,
+    description: 'Refuses some inputs',
+    readOnly: true,
     parameters: z.object({ mode: z.enum(['rejected', 'denied', 'failure']) }),
-    handler: ({ mode }: { mode: 'rejected' | 'denied' | 'failure' }) => ({ resultType: mode, error: `${mode} by policy` }),
+    handler: ({ mode }: { mode: 'rejected' | 'denied' | 'failure' }) => ({
+      resultType: mode,
+      error: `${mode} by policy`,
+    }),
   });
   const { toolResults, result } = await runLibrarySession({ extraTools: [guard] }, [
-    { tool_calls: [
-      { name: 'guarded', input: { mode: 'rejected' }, id: 'toolu_rej' },
-      { name: 'guarded', input: { mode: 'denied' }, id: 'toolu_den' },
-      { name: 'guarded', input: { mode: 'failure' }, id: 'toolu_fail' },
-    ] },
+    {
+      tool_calls: [
+        { name: 'guarded', input: { mode: 'rejected' }, id: 'toolu_rej' },
+        { name: 'guarded', input: { mode: 'denied' }, id: 'toolu_den' },
+        { name: 'guarded', input: { mode: 'failure' }, id: 'toolu_fail' },
+      ],
+    },
     { text: 'ok' },
   ]);
-  assert.deepEqual(toolResults.map((r) => [r.is_error, r.content]), [[true, 'rejected by policy'], [true, 'denied by policy'], [true, 'failure by policy']]);
-  assert.deepEqual(result.permission_denials.map((d: any) => [d.tool_name, d.tool_use_id, d.reason]), [
-    ['guarded', 'toolu_rej', 'rejected by policy'], ['guarded', 'toolu_den', 'denied by policy'],
-  ]);
+  assert.deepEqual(
+    toolResults.map((r) => [r.is_error, r.content]),
+    [
+      [true, 'rejected by policy'],
+      [true, 'denied by policy'],
+      [true, 'failure by policy'],
+    ],
+  );
+  assert.deepEqual(
+    result.permission_denials.map((d: any) => [d.tool_name, d.tool_use_id, d.reason]),
+    [
+      ['guarded', 'toolu_rej', 'rejected by policy'],
+      ['guarded', 'toolu_den', 'denied by policy'],
+    ],
+  );
   assert.equal(result.subtype, 'success');
 });
 
 test('a handler that throws becomes an is_error result; the signal reaches the handler', async () => {
   let sawSignal = false;
   const boom = defineTool('boom', {
-    description: 'Fails', readOnly: true,
+    description: 'Fails',
+    readOnly: true,
     handler: (_input, { signal, toolUseId }) => {
       sawSignal = signal instanceof AbortSignal && toolUseId.length > 0;
       throw new Error('disk on fire');
     },
   });
-  const { toolResults, result } = await runLibrarySession({ extraTools: [boom] }, [{ tool_calls: [{ name: 'boom', input: {} }] }, { text: 'ok' }]);
+  const { toolResults, result } = await runLibrarySession({ extraTools: [boom] }, [
+    { tool_calls: [{ name: 'boom', input: {} }] },
+    { text: 'ok' },
+  ]);
   assert.equal(toolResults[0].is_error, true);
   assert.match(toolResults[0].content, /boom failed: disk on fire/);
   assert.ok(sawSignal);
@@ -125,5 +164,8 @@ test('a handler that throws becomes an is_error result; the signal reaches the h
 test('defineTool refuses bad names and handlers at definition time', () => {
   assert.throws(() => defineTool('bad name', { description: 'x', handler: () => '' }), /invalid tool name/);
   assert.throws(() => defineTool('ok', { description: 'x' } as never), /handler must be a function/);
-  assert.throws(() => defineTool('ok', { description: 'x', parameters: 'nope', handler: () => '' }), /zod schema or a JSON Schema/);
+  assert.throws(
+    () => defineTool('ok', { description: 'x', parameters: 'nope', handler: () => '' }),
+    /zod schema or a JSON Schema/,
+  );
 });

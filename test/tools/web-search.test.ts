@@ -87,45 +87,113 @@ test('search errors and malformed blocks are reported, never invented', () => {
   assert.match(webSearchText(output), /No links found\./);
 });
 
-test('Anthropic: WebSearch runs the web_search_20250305 server tool in a request of its own; the result is the SDK\'s WebSearchOutput', async () => {
+test("Anthropic: WebSearch runs the web_search_20250305 server tool in a request of its own; the result is the SDK's WebSearchOutput", async () => {
   const api = await startFakeServer((request) => {
-    const body = request.body as { stream?: boolean; tools?: Array<{ type?: string; name?: string; allowed_domains?: string[] }>; messages: Array<{ content: unknown }> };
+    const body = request.body as {
+      stream?: boolean;
+      tools?: Array<{ type?: string; name?: string; allowed_domains?: string[] }>;
+      messages: Array<{ content: unknown }>;
+    };
     if (body.tools?.[0]?.type === 'web_search_20250305') {
       return {
-        kind: 'json', status: 200, body: {
-          id: 'msg_search', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'end_turn', stop_sequence: null,
+        kind: 'json',
+        status: 200,
+        body: {
+          id: 'msg_search',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          stop_reason: 'end_turn',
+          stop_sequence: null,
           usage: { input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 1 } },
           content: [
             { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'agentpipe harness' } },
-            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', title: 'agentpipe', url: 'https://example.com/agentpipe', encrypted_content: 'x', page_age: null }] },
+            {
+              type: 'web_search_tool_result',
+              tool_use_id: 'srvtoolu_1',
+              content: [
+                {
+                  type: 'web_search_result',
+                  title: 'agentpipe',
+                  url: 'https://example.com/agentpipe',
+                  encrypted_content: 'x',
+                  page_age: null,
+                },
+              ],
+            },
             { type: 'text', text: 'agentpipe wraps agent CLIs.' },
           ],
         },
       };
     }
     const last = JSON.stringify(body.messages.at(-1)?.content ?? '');
-    if (last.includes('tool_result')) return { kind: 'sse', frames: anthropicStream([anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Found it.' }])], 'end_turn') };
+    if (last.includes('tool_result'))
+      return {
+        kind: 'sse',
+        frames: anthropicStream(
+          [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Found it.' }])],
+          'end_turn',
+        ),
+      };
     return {
       kind: 'sse',
-      frames: anthropicStream([anthropicBlock(0, { type: 'tool_use', id: 'toolu_ws', name: 'WebSearch', input: {} }, [
-        { type: 'input_json_delta', partial_json: JSON.stringify({ query: 'agentpipe harness', allowed_domains: ['example.com'] }) },
-      ])], 'tool_use'),
+      frames: anthropicStream(
+        [
+          anthropicBlock(0, { type: 'tool_use', id: 'toolu_ws', name: 'WebSearch', input: {} }, [
+            {
+              type: 'input_json_delta',
+              partial_json: JSON.stringify({ query: 'agentpipe harness', allowed_domains: ['example.com'] }),
+            },
+          ]),
+        ],
+        'tool_use',
+      ),
     };
   });
   try {
-    const run = await runCli(['-p', 'search it', '--model', 'claude-sonnet-4-5', '--allowedTools', 'WebSearch', '--output-format', 'stream-json', '--verbose', '--no-session-persistence'], {
-      cwd: tempDir(), env: { ...process.env, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-test' },
-    });
+    const run = await runCli(
+      [
+        '-p',
+        'search it',
+        '--model',
+        'claude-sonnet-4-5',
+        '--allowedTools',
+        'WebSearch',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--no-session-persistence',
+      ],
+      {
+        cwd: tempDir(),
+        env: { ...process.env, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-test' },
+      },
+    );
     assert.equal(run.code, 0, run.stderr);
     const lines = parseLines(run.stdout);
     assert.ok(lines[0]!.tools.includes('WebSearch'));
     const user = lines.find((l) => l.type === 'user')!;
-    assert.deepEqual({ ...user.tool_use_result, durationSeconds: 0 }, {
-      query: 'agentpipe harness', durationSeconds: 0, searchCount: 1,
-      results: [{ tool_use_id: 'srvtoolu_1', content: [{ title: 'agentpipe', url: 'https://example.com/agentpipe' }] }, 'agentpipe wraps agent CLIs.'],
+    assert.deepEqual(
+      { ...user.tool_use_result, durationSeconds: 0 },
+      {
+        query: 'agentpipe harness',
+        durationSeconds: 0,
+        searchCount: 1,
+        results: [
+          { tool_use_id: 'srvtoolu_1', content: [{ title: 'agentpipe', url: 'https://example.com/agentpipe' }] },
+          'agentpipe wraps agent CLIs.',
+        ],
+      },
+    );
+    const search = api.requests.find(
+      (r) => (r.body as { tools?: Array<{ type?: string }> }).tools?.[0]?.type === 'web_search_20250305',
+    )!;
+    assert.deepEqual((search.body as { tools: unknown[] }).tools[0], {
+      type: 'web_search_20250305',
+      name: 'web_search',
+      max_uses: 8,
+      allowed_domains: ['example.com'],
     });
-    const search = api.requests.find((r) => (r.body as { tools?: Array<{ type?: string }> }).tools?.[0]?.type === 'web_search_20250305')!;
-    assert.deepEqual((search.body as { tools: unknown[] }).tools[0], { type: 'web_search_20250305', name: 'web_search', max_uses: 8, allowed_domains: ['example.com'] });
     assert.equal(lines.at(-1)!.result, 'Found it.');
   } finally {
     await api.close();

@@ -12,7 +12,15 @@ async function sdkUrlRun(p: Place, args: string[], prompt: string, env: Record<s
   const lines: Array<Record<string, any>> = [];
   wss.on('connection', (ws: WebSocket) => {
     ws.send(userLine(prompt) + '{"type":"end_input"}\n');
-    ws.on('message', (data) => lines.push(...data.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l))));
+    ws.on('message', (data) =>
+      lines.push(
+        ...data
+          .toString()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      ),
+    );
   });
   const port = (wss.address() as { port: number }).port;
   const cli = watchedCli(['--sdk-url', `ws://127.0.0.1:${port}/`, '--cwd', p.cwd, ...args], { ...p.env, ...env });

@@ -37,7 +37,15 @@ test('--sdk-url: a scripted session over a WebSocket survives a forced disconnec
     });
   });
 
-  const cli = watchedCli(['--sdk-url', `ws://127.0.0.1:${port}/session/abc`, '--model', 'scripted', '--script', script, '--include-partial-messages']);
+  const cli = watchedCli([
+    '--sdk-url',
+    `ws://127.0.0.1:${port}/session/abc`,
+    '--model',
+    'scripted',
+    '--script',
+    script,
+    '--include-partial-messages',
+  ]);
   const code = await cli.exited;
 
   assert.equal(code, 0, cli.stderr());
@@ -59,7 +67,9 @@ test('--sdk-url: a scripted session over a WebSocket survives a forced disconnec
 });
 
 test('--sdk-url: no server to reach is a clear error and exit 1', async () => {
-  const cli = watchedCli(['--sdk-url', 'ws://127.0.0.1:9/nothing', '--model', 'scripted'], { AGENTPIPE_WS_MAX_RETRIES: '1' });
+  const cli = watchedCli(['--sdk-url', 'ws://127.0.0.1:9/nothing', '--model', 'scripted'], {
+    AGENTPIPE_WS_MAX_RETRIES: '1',
+  });
   assert.equal(await cli.exited, 1);
   assert.match(cli.stderr(), /could not reach the --sdk-url client at ws:\/\/127\.0\.0\.1:9\/nothing after 1 retries/);
   assert.doesNotMatch(cli.stderr(), /\n\s+at /);

@@ -6,11 +6,19 @@ import { writeScript } from '../helpers/workspace.ts';
 import { converse, serveOn } from './serve-client.ts';
 import { kinds, watchedCli } from './ws-helpers.ts';
 
-const SCHEMA = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'], additionalProperties: false };
+const SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+  required: ['city', 'population'],
+  additionalProperties: false,
+};
 
 test('serve without an API key: auth_status with the error, then a clean error result over the socket', async () => {
   const p = place();
-  const { cli, url } = await serveOn(['--model', 'claude-sonnet-4-5', '--cwd', p.cwd], { ...p.env, ANTHROPIC_API_KEY: '' });
+  const { cli, url } = await serveOn(['--model', 'claude-sonnet-4-5', '--cwd', p.cwd], {
+    ...p.env,
+    ANTHROPIC_API_KEY: '',
+  });
   const r = await converse(url, 'hi');
   assert.equal(r.code, 1000);
   assert.deepEqual(kinds(r.lines), ['auth_status', 'system/init', 'assistant', 'result'], 'the same lines as on stdio');
@@ -27,8 +35,14 @@ test('serve without an API key: auth_status with the error, then a clean error r
 
 test('serve --json-schema: the invalid answer is sent back, the retry validates → structured_output', async () => {
   const p = place();
-  const script = writeScript(p.cwd, [{ text: '{"city": "Paris"}' }, { text: '{"city": "Paris", "population": 2102650}' }]);
-  const { url } = await serveOn(['--model', 'scripted', '--script', script, '--cwd', p.cwd, '--json-schema', JSON.stringify(SCHEMA)], p.env);
+  const script = writeScript(p.cwd, [
+    { text: '{"city": "Paris"}' },
+    { text: '{"city": "Paris", "population": 2102650}' },
+  ]);
+  const { url } = await serveOn(
+    ['--model', 'scripted', '--script', script, '--cwd', p.cwd, '--json-schema', JSON.stringify(SCHEMA)],
+    p.env,
+  );
   const r = await converse(url, 'Biggest French city?');
   const feedback = r.lines.find((l) => l.type === 'user' && l.isSynthetic)!;
   assert.match(feedback.message.content[0].text, /must have required property 'population'/);

@@ -12,7 +12,10 @@ export async function serveOn(args: string[], env: Record<string, string> = {}) 
 }
 
 /** Connects, sends the prompts then end_input, and resolves with every line once the server closed. */
-export async function converse(url: string, ...prompts: string[]): Promise<{ lines: Array<Record<string, any>>; code: number }> {
+export async function converse(
+  url: string,
+  ...prompts: string[]
+): Promise<{ lines: Array<Record<string, any>>; code: number }> {
   const ws = new WebSocket(url);
   const lines: Array<Record<string, any>> = [];
   let pending = '';

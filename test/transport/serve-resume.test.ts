@@ -6,7 +6,7 @@ import { anthropic, CLAUDE, place, readLines, text, transcripts } from '../sessi
 import { converse, serveOn } from './serve-client.ts';
 import { kinds, watchedCli } from './ws-helpers.ts';
 
-test('serve writes each connection\'s transcript; serve --resume <id> continues it with the whole history', async () => {
+test("serve writes each connection's transcript; serve --resume <id> continues it with the whole history", async () => {
   const p = place();
   const server = await anthropic([text('Noted: 42.'), text('It was 42.')]);
   const env = { ...p.env, ...server.env };
@@ -17,7 +17,10 @@ test('serve writes each connection\'s transcript; serve --resume <id> continues 
   assert.deepEqual(kinds(one.lines), ['system/init', 'assistant', 'result']);
   const sessionId = one.lines[0]!.session_id;
   const files = transcripts(p.home);
-  assert.deepEqual(files.map((f) => path.basename(f)), [`${sessionId}.jsonl`]);
+  assert.deepEqual(
+    files.map((f) => path.basename(f)),
+    [`${sessionId}.jsonl`],
+  );
   assert.ok(readLines(files[0]!).some((l) => l.type === 'result' && l.result === 'Noted: 42.'));
   first.cli.child.kill('SIGTERM');
   assert.equal(await first.cli.exited, 0);
@@ -38,9 +41,15 @@ test('serve writes each connection\'s transcript; serve --resume <id> continues 
 
 test('serve --resume of an unknown session: a usage error at startup, nothing served', async () => {
   const p = place();
-  const cli = watchedCli(['serve', '--port', '0', '--model', 'scripted', '--cwd', p.cwd, '--resume', '00000000-0000-4000-8000-000000000000'], p.env);
+  const cli = watchedCli(
+    ['serve', '--port', '0', '--model', 'scripted', '--cwd', p.cwd, '--resume', '00000000-0000-4000-8000-000000000000'],
+    p.env,
+  );
   assert.equal(await cli.exited, 1);
-  assert.match(cli.stderr(), /agentpipe: error: No conversation found with session ID: 00000000-0000-4000-8000-000000000000/);
+  assert.match(
+    cli.stderr(),
+    /agentpipe: error: No conversation found with session ID: 00000000-0000-4000-8000-000000000000/,
+  );
   assert.doesNotMatch(cli.stderr(), /listening/);
 });
 

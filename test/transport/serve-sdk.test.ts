@@ -46,7 +46,10 @@ test('SDK query() over serve: a scripted prompt yields system/init, assistant, r
   assert.equal(new Set(messages.map((m) => m.session_id)).size, 1);
   assert.equal(spawned.length, 1, 'one "process" (one connection) per query');
   await cli.waitFor(/connection 1 ended/);
-  assert.deepEqual(transcripts(p.home).map((f) => path.basename(f)), [`${result.session_id}.jsonl`]);
+  assert.deepEqual(
+    transcripts(p.home).map((f) => path.basename(f)),
+    [`${result.session_id}.jsonl`],
+  );
 });
 
 test('SDK query() over serve --permission-prompt-tool stdio: canUseTool decides the tool calls', async () => {
@@ -56,8 +59,12 @@ test('SDK query() over serve --permission-prompt-tool stdio: canUseTool decides 
     return { behavior: 'deny', message: 'not over the network' };
   };
   const { p, options } = await served(
-    [{ tool_calls: [{ name: 'Bash', id: 'toolu_touch', input: { command: 'touch served.txt' } }] }, { text: 'gave up' }],
-    ['--permission-prompt-tool', 'stdio'], { canUseTool },
+    [
+      { tool_calls: [{ name: 'Bash', id: 'toolu_touch', input: { command: 'touch served.txt' } }] },
+      { text: 'gave up' },
+    ],
+    ['--permission-prompt-tool', 'stdio'],
+    { canUseTool },
   );
   const messages = await collect('touch a file', options);
   assert.deepEqual(asked, ['Bash: touch served.txt']);
@@ -65,5 +72,8 @@ test('SDK query() over serve --permission-prompt-tool stdio: canUseTool decides 
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result' && result.subtype === 'success');
   assert.equal(result.result, 'gave up');
-  assert.deepEqual(result.permission_denials.map((d) => d.tool_use_id), ['toolu_touch']);
+  assert.deepEqual(
+    result.permission_denials.map((d) => d.tool_use_id),
+    ['toolu_touch'],
+  );
 });

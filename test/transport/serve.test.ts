@@ -45,7 +45,9 @@ test('serve with a token: the right token gets a session, a wrong one 401 before
   assert.equal(status, 401);
   const none = new WebSocket(url);
   none.on('error', () => {});
-  const noneStatus = await new Promise<number | undefined>((resolve) => none.on('unexpected-response', (_req, res) => resolve(res.statusCode)));
+  const noneStatus = await new Promise<number | undefined>((resolve) =>
+    none.on('unexpected-response', (_req, res) => resolve(res.statusCode)),
+  );
   assert.equal(noneStatus, 401);
   await cli.waitFor(/refused .*wrong token[\s\S]*refused .*wrong token/);
   assert.doesNotMatch(cli.stderr(), /session/, 'no session was started for a refused client');
@@ -81,7 +83,12 @@ test('serve: a client that never reads does not stall another; it gets everythin
   const reader = converse(url, 'flood me too');
   assert.equal(await reader.closed, 1000);
   const elapsed = Date.now() - started;
-  assert.deepEqual(kinds(reader.lines.filter((m) => m.type !== 'stream_event')), ['system/init', 'system/status', 'assistant', 'result']);
+  assert.deepEqual(kinds(reader.lines.filter((m) => m.type !== 'stream_event')), [
+    'system/init',
+    'system/status',
+    'assistant',
+    'result',
+  ]);
   assert.equal(reader.lines.at(-1)!.result.length, text.length);
   assert.ok(elapsed < 10_000, `the reading client finished in ${elapsed} ms`);
   assert.ok(stalled.lines.length < 5, 'the paused client has read (almost) nothing yet');
@@ -90,7 +97,12 @@ test('serve: a client that never reads does not stall another; it gets everythin
   assert.equal(await stalled.closed, 1000);
   const deltas = stalled.lines.filter((m) => m.type === 'stream_event' && m.event.type === 'content_block_delta');
   assert.equal(deltas.map((m) => m.event.delta.text).join(''), text);
-  assert.deepEqual(kinds(stalled.lines.filter((m) => m.type !== 'stream_event')), ['system/init', 'system/status', 'assistant', 'result']);
+  assert.deepEqual(kinds(stalled.lines.filter((m) => m.type !== 'stream_event')), [
+    'system/init',
+    'system/status',
+    'assistant',
+    'result',
+  ]);
 });
 
 test('serve: control requests work over the socket (initialize, unknown subtype)', async (t) => {
@@ -98,14 +110,30 @@ test('serve: control requests work over the socket (initialize, unknown subtype)
   t.after(() => cli.child.kill('SIGTERM'));
   const ws = new WebSocket(url);
   const lines: Array<Record<string, any>> = [];
-  ws.on('message', (data) => lines.push(...data.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l))));
+  ws.on('message', (data) =>
+    lines.push(
+      ...data
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    ),
+  );
   await new Promise((resolve) => ws.once('open', resolve));
-  ws.send(JSON.stringify({ type: 'control_request', request_id: 'r1', request: { subtype: 'initialize' } }) + '\n' +
-    JSON.stringify({ type: 'control_request', request_id: 'r2', request: { subtype: 'no_such_thing' } }) + '\n{"type":"end_input"}\n');
+  ws.send(
+    JSON.stringify({ type: 'control_request', request_id: 'r1', request: { subtype: 'initialize' } }) +
+      '\n' +
+      JSON.stringify({ type: 'control_request', request_id: 'r2', request: { subtype: 'no_such_thing' } }) +
+      '\n{"type":"end_input"}\n',
+  );
   await new Promise((resolve) => ws.once('close', resolve));
   const responses = lines.filter((m) => m.type === 'control_response').map((m) => m.response);
   assert.equal(responses[0].subtype, 'success', JSON.stringify(responses[0]));
   assert.equal(responses[0].request_id, 'r1');
   assert.deepEqual(responses[0].response.available_output_styles, ['default']);
-  assert.deepEqual(responses[1], { subtype: 'error', request_id: 'r2', error: 'Unsupported control request subtype: no_such_thing' });
+  assert.deepEqual(responses[1], {
+    subtype: 'error',
+    request_id: 'r2',
+    error: 'Unsupported control request subtype: no_such_thing',
+  });
 });

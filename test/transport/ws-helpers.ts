@@ -34,4 +34,5 @@ export function watchedCli(args: string[], env: Record<string, string> = {}) {
 export const userLine = (content: string) =>
   JSON.stringify({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: '' }) + '\n';
 
-export const kinds = (lines: Array<Record<string, any>>) => lines.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
+export const kinds = (lines: Array<Record<string, any>>) =>
+  lines.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));

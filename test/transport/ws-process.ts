@@ -28,7 +28,10 @@ export class WebSocketProcess extends EventEmitter implements SpawnedProcess {
     });
     opened.catch(() => {});
     const send = (data: string | Buffer, done: (error?: Error | null) => void) =>
-      opened.then(() => ws.send(data, (error) => done(error ?? null)), (error: Error) => done(error));
+      opened.then(
+        () => ws.send(data, (error) => done(error ?? null)),
+        (error: Error) => done(error),
+      );
     this.stdin = new Writable({
       write: (chunk: Buffer, _encoding, done) => void send(chunk, done),
       final: (done) => void send('{"type":"end_input"}\n', done),

@@ -5,15 +5,49 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type {
-  SDKAssistantMessage, SDKAuthStatusMessage, SDKCompactBoundaryMessage, SDKHookResponseMessage, SDKMessage,
-  SDKPartialAssistantMessage, SDKResultMessage, SDKStatusMessage, SDKSystemMessage, SDKToolProgressMessage,
-  SDKUserMessage, SDKPermissionDenial, SDKAPIRetryMessage, SDKHookStartedMessage, SDKTaskStartedMessage, SDKTaskProgressMessage,
-  SDKTaskNotificationMessage, SDKPermissionDeniedMessage, SDKControlGetUsageResponse, SDKControlInterruptResponse, SDKControlListPermissionRulesResponse,
+  SDKAssistantMessage,
+  SDKAuthStatusMessage,
+  SDKCompactBoundaryMessage,
+  SDKHookResponseMessage,
+  SDKMessage,
+  SDKPartialAssistantMessage,
+  SDKResultMessage,
+  SDKStatusMessage,
+  SDKSystemMessage,
+  SDKToolProgressMessage,
+  SDKUserMessage,
+  SDKPermissionDenial,
+  SDKAPIRetryMessage,
+  SDKHookStartedMessage,
+  SDKTaskStartedMessage,
+  SDKTaskProgressMessage,
+  SDKTaskNotificationMessage,
+  SDKPermissionDeniedMessage,
+  SDKControlGetUsageResponse,
+  SDKControlInterruptResponse,
+  SDKControlListPermissionRulesResponse,
 } from '@anthropic-ai/claude-agent-sdk';
 import type {
-  AgentMessage, ApiRetryMessage, AssistantMessage, AuthStatusMessage, CompactBoundaryMessage, HookResponseMessage,
-  HookStartedMessage, TaskStartedMessage, TaskProgressMessage, TaskNotificationMessage, PermissionDeniedMessage,
-  McpServerStatusMessage, ModelFallbackMessage, PermissionDenial, ResultMessage, StatusMessage, StreamEventMessage, SystemInitMessage, ToolProgressMessage, UserMessage,
+  AgentMessage,
+  ApiRetryMessage,
+  AssistantMessage,
+  AuthStatusMessage,
+  CompactBoundaryMessage,
+  HookResponseMessage,
+  HookStartedMessage,
+  TaskStartedMessage,
+  TaskProgressMessage,
+  TaskNotificationMessage,
+  PermissionDeniedMessage,
+  McpServerStatusMessage,
+  ModelFallbackMessage,
+  PermissionDenial,
+  ResultMessage,
+  StatusMessage,
+  StreamEventMessage,
+  SystemInitMessage,
+  ToolProgressMessage,
+  UserMessage,
 } from '../../src/messages/types.ts';
 
 /** Compiles only when `Ours` is assignable to `Theirs`. */
@@ -39,13 +73,37 @@ export type Checks = [
   Assignable<SDKPermissionDeniedMessage, PermissionDeniedMessage>,
   // The control answers typed in the SDK (control-info.ts builds them).
   Assignable<SDKControlInterruptResponse, { still_queued: string[]; cancelled?: string[] }>,
-  Assignable<SDKControlGetUsageResponse['session'], { total_cost_usd: number; total_api_duration_ms: number; total_duration_ms: number; total_lines_added: number; total_lines_removed: number; model_usage: Record<string, import('@anthropic-ai/claude-agent-sdk').ModelUsage> }>,
-  Assignable<SDKControlListPermissionRulesResponse['state']['rules'][number], { behavior: 'allow' | 'deny'; source: 'cliArg' | 'userSettings' | 'projectSettings' | 'localSettings' | 'flagSettings'; rule: string; editability: 'session' | 'persistent' }>,
+  Assignable<
+    SDKControlGetUsageResponse['session'],
+    {
+      total_cost_usd: number;
+      total_api_duration_ms: number;
+      total_duration_ms: number;
+      total_lines_added: number;
+      total_lines_removed: number;
+      model_usage: Record<string, import('@anthropic-ai/claude-agent-sdk').ModelUsage>;
+    }
+  >,
+  Assignable<
+    SDKControlListPermissionRulesResponse['state']['rules'][number],
+    {
+      behavior: 'allow' | 'deny';
+      source: 'cliArg' | 'userSettings' | 'projectSettings' | 'localSettings' | 'flagSettings';
+      rule: string;
+      editability: 'session' | 'persistent';
+    }
+  >,
   // agentpipe's additive extensions (unknown to the SDK, which passes unknown types through) aside:
   Assignable<SDKMessage, Exclude<AgentMessage, McpServerStatusMessage | ModelFallbackMessage>>,
 ];
 
 test('the wire types are assignable to the official SDK types (checked by tsc)', () => {
-  const message: SDKMessage = { type: 'auth_status', isAuthenticating: false, output: [], uuid: '0-0-0-0-0', session_id: 's' } satisfies AgentMessage;
+  const message: SDKMessage = {
+    type: 'auth_status',
+    isAuthenticating: false,
+    output: [],
+    uuid: '0-0-0-0-0',
+    session_id: 's',
+  } satisfies AgentMessage;
   assert.equal(message.type, 'auth_status');
 });

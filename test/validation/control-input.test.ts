@@ -12,7 +12,10 @@ const ARGS = ['--model', 'scripted', '--no-session-persistence'];
 test('initialize with a bad hook matcher regex or a bad MCP server config is an error response; the session goes on', async () => {
   const dir = tempDir();
   const cli = new StreamDriver([...ARGS, '--script', writeScript(dir, [{ text: 'still here' }])], dir);
-  const badRegex = await cli.control({ subtype: 'initialize', hooks: { PreToolUse: [{ matcher: 'Bash(', hookCallbackIds: ['h1'] }] } });
+  const badRegex = await cli.control({
+    subtype: 'initialize',
+    hooks: { PreToolUse: [{ matcher: 'Bash(', hookCallbackIds: ['h1'] }] },
+  });
   assert.equal(badRegex.subtype, 'error');
   assert.match(badRegex.error, /PreToolUse hook matcher "Bash\(" is not a valid regular expression/);
   const badServer = await cli.control({ subtype: 'initialize', mcpServers: { web: { type: 'http', url: 'ftp://x' } } });
@@ -31,28 +34,53 @@ test('initialize with a bad hook matcher regex or a bad MCP server config is an 
 
 test('a malformed can_use_tool answer denies the tool with a clear message; the turn goes on', async () => {
   const dir = tempDir();
-  const script = writeScript(dir, [{ tool_calls: [{ name: 'Bash', input: { command: 'touch made-it' } }] }, { text: 'done' }]);
+  const script = writeScript(dir, [
+    { tool_calls: [{ name: 'Bash', input: { command: 'touch made-it' } }] },
+    { text: 'done' },
+  ]);
   const cli = new StreamDriver([...ARGS, '--script', script, '--permission-prompt-tool', 'stdio'], dir);
   const from = cli.lines.length;
   cli.send({ type: 'user', message: { role: 'user', content: 'go' }, parent_tool_use_id: null, session_id: '' });
   const ask = await cli.waitFor((l) => l.type === 'control_request' && l.request.subtype === 'can_use_tool', from);
-  cli.send({ type: 'control_response', response: { subtype: 'success', request_id: ask.request_id, response: { behavior: 'maybe' } } });
+  cli.send({
+    type: 'control_response',
+    response: { subtype: 'success', request_id: ask.request_id, response: { behavior: 'maybe' } },
+  });
   const result = await cli.waitFor((l) => l.type === 'result', from);
   assert.equal(result.subtype, 'success');
-  const toolResult = cli.lines.find((l) => l.type === 'user' && Array.isArray(l.message.content) && l.message.content[0]?.type === 'tool_result');
-  assert.match(String(toolResult?.message.content[0].content), /Permission check for Bash failed: invalid can_use_tool answer: .*\(at behavior\)/);
+  const toolResult = cli.lines.find(
+    (l) => l.type === 'user' && Array.isArray(l.message.content) && l.message.content[0]?.type === 'tool_result',
+  );
+  assert.match(
+    String(toolResult?.message.content[0].content),
+    /Permission check for Bash failed: invalid can_use_tool answer: .*\(at behavior\)/,
+  );
   assert.equal(await cli.end(), 0);
 });
 
 test('a malformed hook_callback answer makes the hook fail (hook_response outcome error); the tool still runs', async () => {
   const dir = tempDir();
-  const script = writeScript(dir, [{ tool_calls: [{ name: 'Read', input: { file_path: 'a.txt' } }] }, { text: 'read it' }]);
+  const script = writeScript(dir, [
+    { tool_calls: [{ name: 'Read', input: { file_path: 'a.txt' } }] },
+    { text: 'read it' },
+  ]);
   const cli = new StreamDriver([...ARGS, '--script', script], dir);
-  assert.equal((await cli.control({ subtype: 'initialize', hooks: { PreToolUse: [{ matcher: 'Read', hookCallbackIds: ['h1'] }] } })).subtype, 'success');
+  assert.equal(
+    (
+      await cli.control({
+        subtype: 'initialize',
+        hooks: { PreToolUse: [{ matcher: 'Read', hookCallbackIds: ['h1'] }] },
+      })
+    ).subtype,
+    'success',
+  );
   const from = cli.lines.length;
   cli.send({ type: 'user', message: { role: 'user', content: 'go' }, parent_tool_use_id: null, session_id: '' });
   const call = await cli.waitFor((l) => l.type === 'control_request' && l.request.subtype === 'hook_callback', from);
-  cli.send({ type: 'control_response', response: { subtype: 'success', request_id: call.request_id, response: { decision: 'perhaps', continue: 'no' } } });
+  cli.send({
+    type: 'control_response',
+    response: { subtype: 'success', request_id: call.request_id, response: { decision: 'perhaps', continue: 'no' } },
+  });
   const hook = await cli.waitFor((l) => l.type === 'system' && l.subtype === 'hook_response', from);
   assert.equal(hook.outcome, 'error');
   assert.match(hook.stderr, /invalid hook output: .*\(at decision\)/);

@@ -18,7 +18,8 @@ const required = Boolean(process.env.CI || process.env.AGENTPIPE_REQUIRE_BROWSER
 /** False (and the test skipped) when there is no Chromium here and it is not required. */
 export function haveBrowser(t: TestContext): boolean {
   if (existsSync(CHROMIUM)) return true;
-  if (required) throw new Error(`${CHROMIUM} is missing: the viewer's browser tests must run in CI (apt-get install chromium)`);
+  if (required)
+    throw new Error(`${CHROMIUM} is missing: the viewer's browser tests must run in CI (apt-get install chromium)`);
   t.skip(`${CHROMIUM} is not installed (apt-get install -y chromium): browser tests skipped`);
   return false;
 }
@@ -32,7 +33,16 @@ export async function launch(extraArgs: string[] = []): Promise<{ browser: Brows
     headless: true,
     viewport: { width: 1400, height: 1000 },
     colorScheme: 'dark',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      ...extraArgs,
+    ],
   });
   return {
     browser,
@@ -51,7 +61,10 @@ export function screenshotPath(name: string): string {
 }
 
 /** Starts `agentpipe <args>` and resolves with the URL it prints on stdout. */
-export function startViewer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+export function startViewer(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   const child = startCli(args, { env });
   let out = '';
   let err = '';

@@ -26,12 +26,31 @@ test('agentpipe -p loads no module of the viewer (src/view/, web/)', async () =>
   const dir = tempDir();
   // Sync module hooks (Node 24) record every module the source CLI resolves.
   const hook = `import module from 'node:module'; const seen = []; module.registerHooks({ resolve(s, c, next) { const r = next(s, c); seen.push(r.url); return r; } }); process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(seen) + '\\n'));`;
-  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, path.join(ROOT, 'src/cli/entry.ts'), '-p', 'hi', '--model', 'scripted', '--no-session-persistence'], { cwd: dir, env: { ...process.env, ANTHROPIC_API_KEY: '' } });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(hook)}`,
+      path.join(ROOT, 'src/cli/entry.ts'),
+      '-p',
+      'hi',
+      '--model',
+      'scripted',
+      '--no-session-persistence',
+    ],
+    { cwd: dir, env: { ...process.env, ANTHROPIC_API_KEY: '' } },
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const code = await new Promise((resolve) => child.on('close', resolve));
   assert.equal(code, 0, stderr);
   const loaded: string[] = JSON.parse(/LOADED (.*)/.exec(stderr)![1]);
-  assert.ok(loaded.some((url) => url.includes('/src/cli/main.ts')), 'the hook saw the CLI load');
-  assert.deepEqual(loaded.filter((url) => url.includes('/src/view/') || url.includes('/web/') || url.includes('playwright')), []);
+  assert.ok(
+    loaded.some((url) => url.includes('/src/cli/main.ts')),
+    'the hook saw the CLI load',
+  );
+  assert.deepEqual(
+    loaded.filter((url) => url.includes('/src/view/') || url.includes('/web/') || url.includes('playwright')),
+    [],
+  );
 });

@@ -32,8 +32,8 @@ test('the exported HTML is self-contained and shows the conversation offline', a
   await page.goto(pathToFileURL(out).href);
   await page.getByTestId('user-message').first().waitFor();
   assert.deepEqual(requests, [pathToFileURL(out).href], 'nothing but the file itself was requested');
-  assert.match(await page.getByTestId('user-message').first().textContent() ?? '', /Please fix the TODO/);
-  assert.ok(await page.getByTestId('tool-card').count() > 2);
+  assert.match((await page.getByTestId('user-message').first().textContent()) ?? '', /Please fix the TODO/);
+  assert.ok((await page.getByTestId('tool-card').count()) > 2);
   assert.equal(await page.getByTestId('tokens-input').textContent(), '11,400');
   await page.screenshot({ path: screenshotPath('export-offline.png') });
 });
@@ -56,10 +56,68 @@ test('saved stdout (with a non-JSON line) and Claude Code stream-json load too',
   const dir = tempDir();
   const copy = path.join(dir, 'claude.jsonl');
   const fallback = [
-    { type: 'system', subtype: 'init', cwd: '/w', session_id: 'cc-1', tools: ['Bash'], mcp_servers: [], model: 'claude-opus-4-8', permissionMode: 'default', uuid: 'u0', apiKeySource: 'none' },
-    { type: 'assistant', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-opus-4-8', content: [{ type: 'tool_use', id: 'toolu_fake_2', name: 'Bash', input: { command: 'echo hi', description: 'Print hi' } }], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } }, parent_tool_use_id: null, session_id: 'cc-1', uuid: 'u1' },
-    { type: 'user', message: { role: 'user', content: [{ tool_use_id: 'toolu_fake_2', type: 'tool_result', content: 'hi', is_error: false }] }, parent_tool_use_id: null, session_id: 'cc-1', uuid: 'u2', tool_use_result: { stdout: 'hi', stderr: '', interrupted: false, isImage: false } },
-    { type: 'assistant', message: { id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-opus-4-8', content: [{ type: 'text', text: 'The command printed: hi' }], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } }, parent_tool_use_id: null, session_id: 'cc-1', uuid: 'u3' },
+    {
+      type: 'system',
+      subtype: 'init',
+      cwd: '/w',
+      session_id: 'cc-1',
+      tools: ['Bash'],
+      mcp_servers: [],
+      model: 'claude-opus-4-8',
+      permissionMode: 'default',
+      uuid: 'u0',
+      apiKeySource: 'none',
+    },
+    {
+      type: 'assistant',
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-opus-4-8',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_fake_2',
+            name: 'Bash',
+            input: { command: 'echo hi', description: 'Print hi' },
+          },
+        ],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 12, output_tokens: 1 },
+      },
+      parent_tool_use_id: null,
+      session_id: 'cc-1',
+      uuid: 'u1',
+    },
+    {
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [{ tool_use_id: 'toolu_fake_2', type: 'tool_result', content: 'hi', is_error: false }],
+      },
+      parent_tool_use_id: null,
+      session_id: 'cc-1',
+      uuid: 'u2',
+      tool_use_result: { stdout: 'hi', stderr: '', interrupted: false, isImage: false },
+    },
+    {
+      type: 'assistant',
+      message: {
+        id: 'msg_2',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-opus-4-8',
+        content: [{ type: 'text', text: 'The command printed: hi' }],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 12, output_tokens: 1 },
+      },
+      parent_tool_use_id: null,
+      session_id: 'cc-1',
+      uuid: 'u3',
+    },
   ];
   let text: string;
   try {
@@ -74,9 +132,9 @@ test('saved stdout (with a non-JSON line) and Claude Code stream-json load too',
     const bash = page.locator('[data-tool-id="toolu_fake_2"]');
     await bash.waitFor();
     assert.equal(await bash.getAttribute('data-status'), 'completed');
-    assert.match(await bash.getByTestId('terminal').textContent() ?? '', /\$ echo hi[\s\S]*hi/);
-    assert.match(await page.getByTestId('assistant-text').last().textContent() ?? '', /The command printed: hi/);
-    assert.match(await page.getByTestId('model').textContent() ?? '', /claude-opus-4-8/);
+    assert.match((await bash.getByTestId('terminal').textContent()) ?? '', /\$ echo hi[\s\S]*hi/);
+    assert.match((await page.getByTestId('assistant-text').last().textContent()) ?? '', /The command printed: hi/);
+    assert.match((await page.getByTestId('model').textContent()) ?? '', /claude-opus-4-8/);
   } finally {
     await stopViewer(claude.child);
   }

@@ -15,7 +15,11 @@ export const PNG_BASE64 =
 
 const NOTES = '# Notes\n\nThe viewer shows a session.\nTODO: make it pretty\n';
 const plan = (statuses: string[]) => ({
-  todos: ['Look around the project', 'Fix the notes', 'Review the change'].map((content, i) => ({ content, activeForm: content, status: statuses[i] })),
+  todos: ['Look around the project', 'Fix the notes', 'Review the change'].map((content, i) => ({
+    content,
+    activeForm: content,
+    status: statuses[i],
+  })),
 });
 const FINAL = [
   '## Done',
@@ -54,14 +58,39 @@ export const TURNS = [
   {
     text: 'Fixing the notes.',
     tool_calls: [
-      { name: 'Edit', id: 'toolu_edit', input: { file_path: 'notes.md', old_string: 'TODO: make it pretty', new_string: 'It is pretty now.\nIt has dark and light themes.' } },
-      { name: 'Write', id: 'toolu_write', input: { file_path: 'hello.py', content: 'def greet(name):\n    return f"Hello, {name}!"\n' } },
+      {
+        name: 'Edit',
+        id: 'toolu_edit',
+        input: {
+          file_path: 'notes.md',
+          old_string: 'TODO: make it pretty',
+          new_string: 'It is pretty now.\nIt has dark and light themes.',
+        },
+      },
+      {
+        name: 'Write',
+        id: 'toolu_write',
+        input: { file_path: 'hello.py', content: 'def greet(name):\n    return f"Hello, {name}!"\n' },
+      },
       { name: 'Bash', id: 'toolu_rm', input: { command: 'rm -f notes.md.bak' } },
     ],
     usage: { input_tokens: 1700, output_tokens: 120 },
   },
-  { tool_calls: [{ name: 'Task', id: 'toolu_task', input: { description: 'Review the edit', prompt: 'Review notes.md', subagent_type: 'reviewer' } }], usage: { input_tokens: 1900, output_tokens: 30 } },
-  { text: 'Reading the file under review.', tool_calls: [{ name: 'Read', id: 'toolu_subread', input: { file_path: 'notes.md' } }], usage: { input_tokens: 300, output_tokens: 20 } },
+  {
+    tool_calls: [
+      {
+        name: 'Task',
+        id: 'toolu_task',
+        input: { description: 'Review the edit', prompt: 'Review notes.md', subagent_type: 'reviewer' },
+      },
+    ],
+    usage: { input_tokens: 1900, output_tokens: 30 },
+  },
+  {
+    text: 'Reading the file under review.',
+    tool_calls: [{ name: 'Read', id: 'toolu_subread', input: { file_path: 'notes.md' } }],
+    usage: { input_tokens: 300, output_tokens: 20 },
+  },
   { text: 'The edit looks right: the TODO is resolved.', usage: { input_tokens: 400, output_tokens: 15 } },
   {
     tool_calls: [
@@ -75,7 +104,13 @@ export const TURNS = [
   { error: { status: 400, message: 'invalid_request_error: the scripted model refuses this one' } },
 ];
 
-export interface RecordedSession { dir: string; file: string; transcript: string; sessionId: string; stdout: string }
+export interface RecordedSession {
+  dir: string;
+  file: string;
+  transcript: string;
+  sessionId: string;
+  stdout: string;
+}
 
 /** The transcript of a session under $AGENTPIPE_HOME/projects/<folder>/<id>.jsonl. */
 function findTranscript(sessionId: string): string {
@@ -93,14 +128,42 @@ export async function recordSession(): Promise<RecordedSession> {
   const dir = tempDir({ 'notes.md': NOTES });
   writeFileSync(path.join(dir, 'logo.png'), Buffer.from(PNG_BASE64, 'base64'));
   const script = writeScript(dir, TURNS);
-  const prompt = (text: string) => JSON.stringify({ type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content: text } });
-  const settings = { hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'echo formatted notes.md' }] }] } };
-  const run = await runCli([
-    '--model', 'scripted', '--script', script, '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json',
-    '--permission-mode', 'acceptEdits', '--disallowedTools', 'Bash(rm:*)',
-    '--agents', JSON.stringify({ reviewer: { description: 'Reviews code', prompt: 'You review changes.' } }),
-    '--settings', JSON.stringify(settings),
-  ], { cwd: dir, stdin: `${prompt('Please fix the TODO in notes.md')}\n${prompt('One more thing')}\n`, timeoutMs: 30_000 });
+  const prompt = (text: string) =>
+    JSON.stringify({
+      type: 'user',
+      session_id: '',
+      parent_tool_use_id: null,
+      message: { role: 'user', content: text },
+    });
+  const settings = {
+    hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'echo formatted notes.md' }] }] },
+  };
+  const run = await runCli(
+    [
+      '--model',
+      'scripted',
+      '--script',
+      script,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--input-format',
+      'stream-json',
+      '--permission-mode',
+      'acceptEdits',
+      '--disallowedTools',
+      'Bash(rm:*)',
+      '--agents',
+      JSON.stringify({ reviewer: { description: 'Reviews code', prompt: 'You review changes.' } }),
+      '--settings',
+      JSON.stringify(settings),
+    ],
+    {
+      cwd: dir,
+      stdin: `${prompt('Please fix the TODO in notes.md')}\n${prompt('One more thing')}\n`,
+      timeoutMs: 30_000,
+    },
+  );
   if (!run.stdout.includes('"type":"result"')) throw new Error(`the recorded session did not run: ${run.stderr}`);
   const file = path.join(dir, 'session.jsonl');
   writeFileSync(file, `agentpipe: a log line that is not JSON\n${run.stdout}`);

@@ -12,14 +12,86 @@ const usage = { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, 
 
 /** A long stream-json session: 3,400 steps of text + tool call + tool result, a result every 100 steps. */
 function longStream(steps: number): string {
-  const lines: unknown[] = [{ type: 'system', subtype: 'init', cwd: '/work', tools: ['Bash'], model: 'scripted', permissionMode: 'default', mcp_servers: [], apiKeySource: 'none', uuid: 'init', ...env }];
+  const lines: unknown[] = [
+    {
+      type: 'system',
+      subtype: 'init',
+      cwd: '/work',
+      tools: ['Bash'],
+      model: 'scripted',
+      permissionMode: 'default',
+      mcp_servers: [],
+      apiKeySource: 'none',
+      uuid: 'init',
+      ...env,
+    },
+  ];
   for (let i = 0; i < steps; i++) {
-    if (i % 100 === 0) lines.push({ type: 'user', message: { role: 'user', content: `Prompt ${i / 100 + 1}` }, uuid: `p${i}`, ...env });
+    if (i % 100 === 0)
+      lines.push({ type: 'user', message: { role: 'user', content: `Prompt ${i / 100 + 1}` }, uuid: `p${i}`, ...env });
     const msg = `msg_${i}`;
-    lines.push({ type: 'assistant', message: { id: msg, type: 'message', role: 'assistant', model: 'scripted', content: [{ type: 'text', text: `Step **${i}**: running command ${i}.` }], stop_reason: null, stop_sequence: null, usage }, uuid: `a${i}`, ...env });
-    lines.push({ type: 'assistant', message: { id: msg, type: 'message', role: 'assistant', model: 'scripted', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `echo ${i}` } }], stop_reason: null, stop_sequence: null, usage }, uuid: `b${i}`, ...env });
-    lines.push({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: String(i), is_error: i % 97 === 0 }] }, tool_use_result: { stdout: String(i), stderr: '', interrupted: false, isImage: false, exitCode: i % 97 === 0 ? 1 : 0 }, uuid: `r${i}`, ...env });
-    if (i % 100 === 99) lines.push({ type: 'result', subtype: 'success', is_error: false, duration_ms: 1000, duration_api_ms: 900, num_turns: 100, result: 'ok', total_cost_usd: 0.01, usage, modelUsage: {}, permission_denials: [], uuid: `res${i}`, ...env });
+    lines.push({
+      type: 'assistant',
+      message: {
+        id: msg,
+        type: 'message',
+        role: 'assistant',
+        model: 'scripted',
+        content: [{ type: 'text', text: `Step **${i}**: running command ${i}.` }],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+      uuid: `a${i}`,
+      ...env,
+    });
+    lines.push({
+      type: 'assistant',
+      message: {
+        id: msg,
+        type: 'message',
+        role: 'assistant',
+        model: 'scripted',
+        content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `echo ${i}` } }],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+      uuid: `b${i}`,
+      ...env,
+    });
+    lines.push({
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: String(i), is_error: i % 97 === 0 }],
+      },
+      tool_use_result: {
+        stdout: String(i),
+        stderr: '',
+        interrupted: false,
+        isImage: false,
+        exitCode: i % 97 === 0 ? 1 : 0,
+      },
+      uuid: `r${i}`,
+      ...env,
+    });
+    if (i % 100 === 99)
+      lines.push({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        duration_ms: 1000,
+        duration_api_ms: 900,
+        num_turns: 100,
+        result: 'ok',
+        total_cost_usd: 0.01,
+        usage,
+        modelUsage: {},
+        permission_denials: [],
+        uuid: `res${i}`,
+        ...env,
+      });
   }
   return lines.map((l) => JSON.stringify(l)).join('\n');
 }

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { haveBrowser, launch, screenshotPath, startViewer, stopViewer } from './browser.ts';
 
-const STORY = 'Streaming works: this answer arrives in small pieces, one after another, so the page shows it growing. '.repeat(3).trim();
+const STORY = 'Streaming works: this answer arrives in small pieces, one after another, so the page shows it growing. '
+  .repeat(3)
+  .trim();
 const SLOW = 'This turn takes a long time to say anything useful, word by word by word. '.repeat(20);
 
 let browser: Awaited<ReturnType<typeof launch>> | undefined;
@@ -18,7 +20,12 @@ test('a prompt from the page starts a scripted session that streams; Stop interr
   if (!haveBrowser(t)) return;
   const dir = tempDir({ 'a.txt': 'alpha\n' });
   const script = writeScript(dir, [
-    { thinking: 'Looking first.', text: 'Let me check.', tool_calls: [{ name: 'Bash', id: 'toolu_ls', input: { command: 'ls' } }], usage: { input_tokens: 100, output_tokens: 10 } },
+    {
+      thinking: 'Looking first.',
+      text: 'Let me check.',
+      tool_calls: [{ name: 'Bash', id: 'toolu_ls', input: { command: 'ls' } }],
+      usage: { input_tokens: 100, output_tokens: 10 },
+    },
     { text: STORY, delay_ms: 25, chunk_size: 6, usage: { input_tokens: 200, output_tokens: 40 } },
     { text: SLOW, delay_ms: 150, chunk_size: 4 },
   ]);
@@ -41,9 +48,9 @@ test('a prompt from the page starts a scripted session that streams; Stop interr
   await page.getByTestId('turns').filter({ hasText: /^2$/ }).waitFor();
   assert.equal((await answer.textContent())!.trim(), STORY);
   assert.equal(await page.locator('[data-tool-id="toolu_ls"]').getAttribute('data-status'), 'completed');
-  assert.match(await page.locator('[data-tool-id="toolu_ls"]').getByTestId('terminal').textContent() ?? '', /a\.txt/);
+  assert.match((await page.locator('[data-tool-id="toolu_ls"]').getByTestId('terminal').textContent()) ?? '', /a\.txt/);
   assert.equal(await page.getByTestId('tokens-input').textContent(), '300');
-  assert.match(await page.getByTestId('session-id').getAttribute('title') ?? '', /^[0-9a-f-]{36}$/);
+  assert.match((await page.getByTestId('session-id').getAttribute('title')) ?? '', /^[0-9a-f-]{36}$/);
   assert.equal(await page.getByTestId('running').count(), 0);
 
   await page.getByTestId('prompt-input').fill('Now something slow');

@@ -85,7 +85,7 @@ test('conversation: prompts, Markdown with highlighted code, thinking folded', a
   await page.getByTestId('thinking').first().waitFor();
   const thinking = page.getByTestId('thinking').first();
   assert.equal(await thinking.evaluate((d) => (d as unknown as { open: boolean }).open), false);
-  assert.match(await thinking.textContent() ?? '', /Thinking/);
+  assert.match((await thinking.textContent()) ?? '', /Thinking/);
   await page.keyboard.press('End');
   const done = page.locator('.markdown h2', { hasText: 'Done' });
   await done.waitFor();
@@ -96,19 +96,28 @@ test('conversation: prompts, Markdown with highlighted code, thinking folded', a
 
 test('tool cards: one per call, an icon per kind, statuses, terminal output with exit codes', async (t) => {
   if (!(await open(t))) return;
-  const kinds = await sweep(() => page.locator('[data-testid="tool-card"]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-kind'))));
-  for (const kind of ['read', 'search', 'execute', 'edit', 'think', 'fetch']) assert.ok(kinds.has(kind), `a ${kind} card (${[...kinds]})`);
+  const kinds = await sweep(() =>
+    page.locator('[data-testid="tool-card"]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-kind'))),
+  );
+  for (const kind of ['read', 'search', 'execute', 'edit', 'think', 'fetch'])
+    assert.ok(kinds.has(kind), `a ${kind} card (${[...kinds]})`);
   assert.equal(await (await reveal('toolu_fail')).getAttribute('data-status'), 'failed');
-  assert.match(await card('toolu_fail').getByTestId('exit-code').textContent() ?? '', /exit 2/);
+  assert.match((await card('toolu_fail').getByTestId('exit-code').textContent()) ?? '', /exit 2/);
   // WebFetch asks in acceptEdits; the recorded run has no permission prompt, so it is denied.
   assert.equal(await (await reveal('toolu_fetch')).getAttribute('data-status'), 'denied');
   assert.ok(await card('toolu_fetch').locator('.kind-icon svg').count(), 'the card has its kind icon');
   await reveal('toolu_echo');
   assert.equal(await card('toolu_echo').getAttribute('data-status'), 'completed');
-  assert.match(await card('toolu_echo').getByTestId('terminal').textContent() ?? '', /\$ echo hello from bash[\s\S]*hello from bash[\s\S]*exit 0/);
+  assert.match(
+    (await card('toolu_echo').getByTestId('terminal').textContent()) ?? '',
+    /\$ echo hello from bash[\s\S]*hello from bash[\s\S]*exit 0/,
+  );
   await reveal('toolu_read');
-  assert.match(await card('toolu_read').getByTestId('location').textContent() ?? '', /notes\.md$/);
-  assert.match(await card('toolu_read').getByTestId('location').getAttribute('href') ?? '', /^file:\/\/\/.*notes\.md$/);
+  assert.match((await card('toolu_read').getByTestId('location').textContent()) ?? '', /notes\.md$/);
+  assert.match(
+    (await card('toolu_read').getByTestId('location').getAttribute('href')) ?? '',
+    /^file:\/\/\/.*notes\.md$/,
+  );
 });
 
 test('Edit diff: unified and side by side; Write as a new file', async (t) => {
@@ -116,18 +125,28 @@ test('Edit diff: unified and side by side; Write as a new file', async (t) => {
   const edit = await reveal('toolu_edit');
   const diff = edit.getByTestId('diff');
   assert.deepEqual(await diff.locator('.diff-del code').allTextContents(), ['TODO: make it pretty']);
-  assert.deepEqual(await diff.locator('.diff-add code').allTextContents(), ['It is pretty now.', 'It has dark and light themes.']);
+  assert.deepEqual(await diff.locator('.diff-add code').allTextContents(), [
+    'It is pretty now.',
+    'It has dark and light themes.',
+  ]);
   // The diff is of the whole file: the TODO is numbered as line 4 of notes.md, with its context above.
   assert.equal(await diff.locator('.diff-del .ln').first().textContent(), '4');
-  assert.deepEqual((await diff.locator('.diff-ctx code').allTextContents()).map((s) => s.trim()), ['# Notes', '', 'The viewer shows a session.']);
+  assert.deepEqual(
+    (await diff.locator('.diff-ctx code').allTextContents()).map((s) => s.trim()),
+    ['# Notes', '', 'The viewer shows a session.'],
+  );
   await page.screenshot({ path: screenshotPath('diff-unified.png') });
   await page.getByTestId('diff-mode').click();
   await edit.locator('.diff-split').waitFor();
-  assert.equal(await edit.locator('.diff-row').count(), 5, 'three context rows, one deleted line paired with the first added one, then the second');
+  assert.equal(
+    await edit.locator('.diff-row').count(),
+    5,
+    'three context rows, one deleted line paired with the first added one, then the second',
+  );
   await page.screenshot({ path: screenshotPath('diff-side-by-side.png') });
   await page.getByTestId('diff-mode').click();
   await reveal('toolu_write');
-  assert.match(await card('toolu_write').getByTestId('diff').textContent() ?? '', /new file/);
+  assert.match((await card('toolu_write').getByTestId('diff').textContent()) ?? '', /new file/);
 });
 
 test('image from Read, nested subagent under its Task, plan checklist, notices', async (t) => {
@@ -136,19 +155,30 @@ test('image from Read, nested subagent under its Task, plan checklist, notices',
   assert.equal(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth), 24);
   const task = await reveal('toolu_task');
   const subagent = task.getByTestId('subagent');
-  assert.match(await subagent.locator('summary').first().textContent() ?? '', /Subagent reviewer/);
+  assert.match((await subagent.locator('summary').first().textContent()) ?? '', /Subagent reviewer/);
   assert.equal(await subagent.locator('[data-tool-id="toolu_subread"]').getAttribute('data-status'), 'completed');
-  assert.deepEqual((await subagent.getByTestId('assistant-text').allTextContents()).map((s) => s.trim()), ['Reading the file under review.', 'The edit looks right: the TODO is resolved.']);
+  assert.deepEqual(
+    (await subagent.getByTestId('assistant-text').allTextContents()).map((s) => s.trim()),
+    ['Reading the file under review.', 'The edit looks right: the TODO is resolved.'],
+  );
   await subagent.locator('summary').first().click();
   assert.equal(await subagent.locator('[data-tool-id="toolu_subread"]').isVisible(), false, 'the subtree folds');
   await subagent.locator('summary').first().click();
 
   const entries = page.getByTestId('plan-entry');
-  assert.deepEqual(await entries.evaluateAll((li) => li.map((l) => l.getAttribute('data-status'))), ['completed', 'completed', 'in_progress']);
-  assert.match(await page.getByTestId('plan').textContent() ?? '', /Review the change/);
+  assert.deepEqual(await entries.evaluateAll((li) => li.map((l) => l.getAttribute('data-status'))), [
+    'completed',
+    'completed',
+    'in_progress',
+  ]);
+  assert.match((await page.getByTestId('plan').textContent()) ?? '', /Review the change/);
 
   assert.equal(await (await reveal('toolu_rm')).getAttribute('data-status'), 'denied');
-  const all = [...await sweep(() => page.getByTestId('notice').evaluateAll((n) => n.map((x) => `${x.getAttribute('data-level')}: ${x.textContent}`)))].join('\n');
+  const all = [
+    ...(await sweep(() =>
+      page.getByTestId('notice').evaluateAll((n) => n.map((x) => `${x.getAttribute('data-level')}: ${x.textContent}`)),
+    )),
+  ].join('\n');
   assert.match(all, /denial: Permission denied: `rm -f notes\.md\.bak`.*Bash\(rm:\*\)/);
   assert.match(all, /hook: PostToolUse:Edit hook ran.*formatted notes\.md/);
   assert.match(all, /error: Error: error_during_execution.*refuses this one/);
@@ -159,17 +189,32 @@ test('header and footer: model, session id, mode; tokens, cost, turns, duration 
   const results = parseLines(session.stdout).filter((l) => l.type === 'result');
   const sum = (f: (r: Record<string, any>) => number) => results.reduce((a, r) => a + f(r), 0).toLocaleString('en-US');
   assert.equal(await page.getByTestId('model').textContent(), 'model scripted');
-  assert.match(await page.getByTestId('session-id').getAttribute('title') ?? '', new RegExp(session.sessionId));
+  assert.match((await page.getByTestId('session-id').getAttribute('title')) ?? '', new RegExp(session.sessionId));
   assert.equal(await page.getByTestId('permission-mode').textContent(), 'mode acceptEdits');
-  assert.equal(await page.getByTestId('tokens-input').textContent(), sum((r) => r.usage.input_tokens));
+  assert.equal(
+    await page.getByTestId('tokens-input').textContent(),
+    sum((r) => r.usage.input_tokens),
+  );
   assert.equal(await page.getByTestId('tokens-input').textContent(), '11,400');
-  assert.equal(await page.getByTestId('tokens-output').textContent(), sum((r) => r.usage.output_tokens));
+  assert.equal(
+    await page.getByTestId('tokens-output').textContent(),
+    sum((r) => r.usage.output_tokens),
+  );
   assert.equal(await page.getByTestId('tokens-cache-read').textContent(), '300');
   assert.equal(await page.getByTestId('tokens-cache-write').textContent(), '50');
-  assert.equal(await page.getByTestId('turns').textContent(), sum((r) => r.num_turns));
-  assert.equal(await page.getByTestId('cost').textContent(), `$${results.reduce((a, r) => a + r.total_cost_usd, 0).toFixed(4)}`);
-  assert.match(await page.getByTestId('duration').textContent() ?? '', /\d+ ms|\d\.\d s/);
-  assert.ok(await page.locator('[data-testid="timeline"] [data-mark="failed"]').count(), 'failures are marked on the timeline');
+  assert.equal(
+    await page.getByTestId('turns').textContent(),
+    sum((r) => r.num_turns),
+  );
+  assert.equal(
+    await page.getByTestId('cost').textContent(),
+    `$${results.reduce((a, r) => a + r.total_cost_usd, 0).toFixed(4)}`,
+  );
+  assert.match((await page.getByTestId('duration').textContent()) ?? '', /\d+ ms|\d\.\d s/);
+  assert.ok(
+    await page.locator('[data-testid="timeline"] [data-mark="failed"]').count(),
+    'failures are marked on the timeline',
+  );
   await page.screenshot({ path: screenshotPath('recorded-dark.png') });
 });
 
@@ -196,7 +241,17 @@ test('keyboard navigation, search, themes', async (t) => {
   assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
   await page.getByTestId('theme-toggle').click();
   await page.locator('html[data-theme="light"]').waitFor({ state: 'attached' });
-  assert.equal(await page.locator('body').evaluate((body) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(body).backgroundColor), 'rgb(246, 247, 249)');
+  assert.equal(
+    await page
+      .locator('body')
+      .evaluate(
+        (body) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
+            body,
+          ).backgroundColor,
+      ),
+    'rgb(246, 247, 249)',
+  );
   await page.screenshot({ path: screenshotPath('recorded-light.png') });
   await page.getByTestId('theme-toggle').click();
 });

@@ -39,7 +39,13 @@ export class LiveClient {
         } catch {
           continue;
         }
-        if (message.type === 'keep_alive' || message.type === 'control_response' || message.type === 'control_request' || message.type === 'control_cancel_request') continue;
+        if (
+          message.type === 'keep_alive' ||
+          message.type === 'control_response' ||
+          message.type === 'control_request' ||
+          message.type === 'control_cancel_request'
+        )
+          continue;
         this.#store.push(message as AgentMessage);
       }
     };
@@ -57,7 +63,12 @@ export class LiveClient {
 
   async prompt(text: string): Promise<void> {
     const ws = this.#ws && this.#ws.readyState === WebSocket.OPEN ? this.#ws : await this.#connect();
-    const message = { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' };
+    const message = {
+      type: 'user',
+      message: { role: 'user', content: text },
+      parent_tool_use_id: null,
+      session_id: '',
+    };
     this.#store.push({ ...message, uuid: crypto.randomUUID?.() ?? String(Date.now()) } as unknown as AgentMessage);
     this.#store.running = true;
     this.#store.changed();
@@ -66,7 +77,9 @@ export class LiveClient {
 
   interrupt(): void {
     if (this.#ws?.readyState !== WebSocket.OPEN) return;
-    this.#ws.send(`${JSON.stringify({ type: 'control_request', request_id: `view-${++this.#requests}`, request: { subtype: 'interrupt' } })}\n`);
+    this.#ws.send(
+      `${JSON.stringify({ type: 'control_request', request_id: `view-${++this.#requests}`, request: { subtype: 'interrupt' } })}\n`,
+    );
   }
 
   /** Ends the session (its connection); the next prompt starts a new one. */

@@ -11,7 +11,9 @@ function pageData(): PageData {
   try {
     const data = JSON.parse(node?.textContent || 'null') as PageData | null;
     if (data && (data.mode === 'file' || data.mode === 'live')) return data;
-  } catch { /* fall through */ }
+  } catch {
+    /* fall through */
+  }
   return { mode: 'file', title: '', messages: [] };
 }
 

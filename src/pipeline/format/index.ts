@@ -7,7 +7,11 @@ import type { FormatContext, OutputFormat } from './types.ts';
 /** The names accepted by `--output-format`. */
 export type OutputFormatName = 'text' | 'json' | 'stream-json';
 
-export function createOutputFormat(name: OutputFormatName, verbose: boolean, context: FormatContext = {}): OutputFormat {
+export function createOutputFormat(
+  name: OutputFormatName,
+  verbose: boolean,
+  context: FormatContext = {},
+): OutputFormat {
   switch (name) {
     case 'stream-json':
       return new StreamJsonFormat();

@@ -20,7 +20,8 @@ export class TextFormat implements OutputFormat {
   end(): string | undefined {
     if (!this.#last) return undefined;
     // A failed prompt after failed credentials: say so, not just "Execution error".
-    if (this.#authError && this.#last.subtype === 'error_during_execution') return `Authentication error: ${this.#authError}\n`;
+    if (this.#authError && this.#last.subtype === 'error_during_execution')
+      return `Authentication error: ${this.#authError}\n`;
     return textOfResult(this.#last, this.#context);
   }
 }

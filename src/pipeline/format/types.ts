@@ -12,10 +12,17 @@ export interface OutputFormat {
 }
 
 /** Options every format may need for its messages. */
-export interface FormatContext { maxTurns?: number; maxBudgetUsd?: number }
+export interface FormatContext {
+  maxTurns?: number;
+  maxBudgetUsd?: number;
+}
 
 /** Lines that belong to the protocol, not to the conversation. */
 export function isProtocolLine(line: OutputLine): boolean {
-  return line.type === 'control_request' || line.type === 'control_response' ||
-    line.type === 'control_cancel_request' || line.type === 'keep_alive';
+  return (
+    line.type === 'control_request' ||
+    line.type === 'control_response' ||
+    line.type === 'control_cancel_request' ||
+    line.type === 'keep_alive'
+  );
 }

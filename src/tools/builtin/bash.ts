@@ -27,7 +27,8 @@ function capped(text: string, dropped: number): string {
 
 export const bashTool: Tool = {
   name: 'Bash',
-  description: 'Runs a bash command in the working folder and returns its output. Use `timeout` (ms, max 600000) for long commands.',
+  description:
+    'Runs a bash command in the working folder and returns its output. Use `timeout` (ms, max 600000) for long commands.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -47,17 +48,31 @@ export const bashTool: Tool = {
     // A line that runs without asking must not run programs named by repository config either.
     const env = (await isReadOnlyShell(command)) ? gitSafeEnv(childEnv()) : childEnv();
     const run = await runProcessGroup({
-      command, cwd: context.cwd, env, cap: outputCap(), timeoutMs: timeout, signal: context.signal, graceMs: KILL_GRACE_MS,
+      command,
+      cwd: context.cwd,
+      env,
+      cap: outputCap(),
+      timeoutMs: timeout,
+      signal: context.signal,
+      graceMs: KILL_GRACE_MS,
       onOutput: (_stream, chunk) => context.onOutput?.(chunk),
     });
     const exit = { code: run.code, error: run.error };
     const reason = run.stopped === 'aborted' ? 'interrupted' : run.stopped;
     const out = capped(run.stdout, run.dropped.stdout);
     const err = capped(run.stderr, run.dropped.stderr);
-    const data = { stdout: out, stderr: err, interrupted: reason !== undefined, isImage: false, noOutputExpected: false, exitCode: exit.code };
+    const data = {
+      stdout: out,
+      stderr: err,
+      interrupted: reason !== undefined,
+      isImage: false,
+      noOutputExpected: false,
+      exitCode: exit.code,
+    };
     if (exit.error) return { content: `Failed to run bash: ${exit.error.message}`, isError: true, data };
     const body = [out, err].filter(Boolean).join('\n');
-    if (reason === 'timeout') return { content: `${body}\nCommand timed out after ${timeout} ms and was killed`.trim(), isError: true, data };
+    if (reason === 'timeout')
+      return { content: `${body}\nCommand timed out after ${timeout} ms and was killed`.trim(), isError: true, data };
     if (reason === 'interrupted') return { content: `${body}\nCommand was interrupted`.trim(), isError: true, data };
     if (exit.code !== 0) return { content: `${body}\nExit code ${exit.code ?? 'unknown'}`.trim(), isError: true, data };
     return { content: body || '(no output)', data };

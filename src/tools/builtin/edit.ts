@@ -8,7 +8,8 @@ import { recordCheckpoint } from '../checkpoints.ts';
 
 export const editTool: Tool = {
   name: 'Edit',
-  description: 'Replaces old_string with new_string in a file. old_string must match exactly and be unique unless replace_all is true.',
+  description:
+    'Replaces old_string with new_string in a file. old_string must match exactly and be unique unless replace_all is true.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -26,9 +27,11 @@ export const editTool: Tool = {
     const file = resolvePath(context.cwd, requireString(input, 'file_path'));
     const oldString = requireString(input, 'old_string');
     const newString = input.new_string;
-    if (typeof newString !== 'string') throw new ToolInputError('The required parameter `new_string` is missing or not a string');
+    if (typeof newString !== 'string')
+      throw new ToolInputError('The required parameter `new_string` is missing or not a string');
     const replaceAll = optionalBoolean(input, 'replace_all') ?? false;
-    if (oldString === newString) return toolUseError('No changes to make: old_string and new_string are exactly the same.');
+    if (oldString === newString)
+      return toolUseError('No changes to make: old_string and new_string are exactly the same.');
     const before = await readFile(file, 'utf8').catch(() => null);
     if (before === null) return toolUseError(`File does not exist: ${file}`);
     const refusal = await writeRefusal(context.state, file);
@@ -36,7 +39,9 @@ export const editTool: Tool = {
     const count = before.split(oldString).length - 1;
     if (count === 0) return toolUseError(`String to replace not found in file.\nString: ${oldString}`);
     if (count > 1 && !replaceAll) {
-      return toolUseError(`Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${oldString}`);
+      return toolUseError(
+        `Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${oldString}`,
+      );
     }
     const after = replaceAll ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
     recordCheckpoint(context.state, file, before);

@@ -7,7 +7,8 @@ const MAX_RESULTS = 100;
 
 export const globTool: Tool = {
   name: 'Glob',
-  description: 'Finds files by glob pattern (e.g. "**/*.ts"), newest first. Skips .git and node_modules unless the pattern names them.',
+  description:
+    'Finds files by glob pattern (e.g. "**/*.ts"), newest first. Skips .git and node_modules unless the pattern names them.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -25,7 +26,9 @@ export const globTool: Tool = {
     const { files, truncated } = await findFiles(root, pattern, context.signal, MAX_RESULTS);
     const body = files.length ? files.join('\n') : 'No files found';
     return {
-      content: truncated ? `${body}\n(Results are truncated to ${MAX_RESULTS}. Use a more specific path or pattern.)` : body,
+      content: truncated
+        ? `${body}\n(Results are truncated to ${MAX_RESULTS}. Use a more specific path or pattern.)`
+        : body,
       data: { filenames: files, numFiles: files.length, truncated, durationMs: Date.now() - started },
     };
   },

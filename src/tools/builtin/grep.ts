@@ -13,11 +13,16 @@ const MAX_FILE_SIZE = '2M';
 const OUTPUT_CAP = 4 * 1024 * 1024;
 const MODES = ['files_with_matches', 'content', 'count'] as const;
 type Mode = (typeof MODES)[number];
-const MODE_FLAGS: Record<Mode, string[]> = { files_with_matches: ['--files-with-matches'], count: ['--count'], content: ['--line-number', '--no-heading', '--with-filename'] };
+const MODE_FLAGS: Record<Mode, string[]> = {
+  files_with_matches: ['--files-with-matches'],
+  count: ['--count'],
+  content: ['--line-number', '--no-heading', '--with-filename'],
+};
 
 export const grepTool: Tool = {
   name: 'Grep',
-  description: 'Searches file contents with a regular expression (ripgrep syntax: Rust regex, no look-around or backreferences). ' +
+  description:
+    'Searches file contents with a regular expression (ripgrep syntax: Rust regex, no look-around or backreferences). ' +
     'output_mode: files_with_matches (default), content (matching lines with numbers) or count.',
   inputSchema: {
     type: 'object',
@@ -41,28 +46,64 @@ export const grepTool: Tool = {
     const target = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
     const glob = optionalString(input, 'glob');
     const argv = [
-      'rg', ...MODE_FLAGS[mode], '--sort', 'path', '--no-config', '--no-messages', '--color', 'never', '--max-filesize', MAX_FILE_SIZE,
-      '--glob', '!.git', '--glob', '!node_modules', ...(optionalBoolean(input, '-i') ? ['--ignore-case'] : []),
-      ...(glob ? ['--glob', glob] : []), '--regexp', pattern, '--', target,
+      'rg',
+      ...MODE_FLAGS[mode],
+      '--sort',
+      'path',
+      '--no-config',
+      '--no-messages',
+      '--color',
+      'never',
+      '--max-filesize',
+      MAX_FILE_SIZE,
+      '--glob',
+      '!.git',
+      '--glob',
+      '!node_modules',
+      ...(optionalBoolean(input, '-i') ? ['--ignore-case'] : []),
+      ...(glob ? ['--glob', glob] : []),
+      '--regexp',
+      pattern,
+      '--',
+      target,
     ];
-    const run = await runProcessGroup({ command: argv, cwd: context.cwd, env: childEnv(), signal: context.signal, cap: OUTPUT_CAP, graceMs: 500 });
+    const run = await runProcessGroup({
+      command: argv,
+      cwd: context.cwd,
+      env: childEnv(),
+      signal: context.signal,
+      cap: OUTPUT_CAP,
+      graceMs: 500,
+    });
     if (run.error) {
       const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new ToolInputError(missing ? 'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)' : `Grep could not run ripgrep: ${run.error.message}`);
+      throw new ToolInputError(
+        missing
+          ? 'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)'
+          : `Grep could not run ripgrep: ${run.error.message}`,
+      );
     }
     context.signal.throwIfAborted();
     // ripgrep: 0 matches found, 1 none, 2 an error (a bad pattern says why on stderr).
-    if (run.code === 2 && !run.stdout) throw new ToolInputError(`Invalid search: ${run.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
+    if (run.code === 2 && !run.stdout)
+      throw new ToolInputError(`Invalid search: ${run.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
     const out = run.stdout.split('\n').filter(Boolean);
-    const numMatches = mode === 'content' ? out.length : mode === 'count' ? out.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(':') + 1)), 0) : out.length;
+    const numMatches =
+      mode === 'content'
+        ? out.length
+        : mode === 'count'
+          ? out.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(':') + 1)), 0)
+          : out.length;
     const shown = out.slice(0, limit);
     const body = shown.length ? shown.join('\n') : 'No matches found';
     const more = out.length > limit || run.dropped.stdout > 0;
     return {
       content: more ? `${body}\n(Showing the first ${shown.length} results)` : body,
       data: {
-        mode, numFiles: mode === 'content' ? new Set(out.map((l) => l.slice(0, l.indexOf(':')))).size : out.length,
-        numMatches, filenames: mode === 'files_with_matches' ? shown : [],
+        mode,
+        numFiles: mode === 'content' ? new Set(out.map((l) => l.slice(0, l.indexOf(':')))).size : out.length,
+        numMatches,
+        filenames: mode === 'files_with_matches' ? shown : [],
       },
     };
   },

@@ -15,5 +15,16 @@ import type { ModelProvider } from '../../model/types.ts';
 /** Every built-in tool; WebSearch only when `provider` runs Anthropic's server-side search (see web-search.ts). */
 export function builtinTools(provider?: ModelProvider): Tool[] {
   const search = provider && isWebSearchAvailable(provider) ? [webSearchTool] : [];
-  return [bashTool, editTool, globTool, grepTool, notebookEditTool, readTool, todoWriteTool, webFetchTool, ...search, writeTool];
+  return [
+    bashTool,
+    editTool,
+    globTool,
+    grepTool,
+    notebookEditTool,
+    readTool,
+    todoWriteTool,
+    webFetchTool,
+    ...search,
+    writeTool,
+  ];
 }

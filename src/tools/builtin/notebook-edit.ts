@@ -15,24 +15,41 @@ import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../typ
 
 /** One cell as nbformat 4 writes it (other fields are kept as they are). */
 interface Cell {
-  cell_type: string; source: string | string[]; id?: string; metadata?: Record<string, unknown>; outputs?: unknown[]; execution_count?: number | null;
+  cell_type: string;
+  source: string | string[];
+  id?: string;
+  metadata?: Record<string, unknown>;
+  outputs?: unknown[];
+  execution_count?: number | null;
   [key: string]: unknown;
 }
 /** A notebook: its cells, and everything else kept as it is. */
 interface Notebook {
-  cells: Cell[]; nbformat?: number; nbformat_minor?: number; metadata?: { language_info?: { name?: unknown } } & Record<string, unknown>;
+  cells: Cell[];
+  nbformat?: number;
+  nbformat_minor?: number;
+  metadata?: { language_info?: { name?: unknown } } & Record<string, unknown>;
   [key: string]: unknown;
 }
 
 /** The SDK's `NotebookEditOutput`. */
 export interface NotebookEditOutput {
-  new_source: string; old_source?: string; cell_id?: string; cell_type: 'code' | 'markdown'; language: string; edit_mode: string;
-  error?: string; notebook_path: string; original_file: string; updated_file: string;
+  new_source: string;
+  old_source?: string;
+  cell_id?: string;
+  cell_type: 'code' | 'markdown';
+  language: string;
+  edit_mode: string;
+  error?: string;
+  notebook_path: string;
+  original_file: string;
+  updated_file: string;
 }
 
 const MODES = ['replace', 'insert', 'delete'] as const;
 type Mode = (typeof MODES)[number];
-const NOT_A_NOTEBOOK = 'Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell objects).';
+const NOT_A_NOTEBOOK =
+  'Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell objects).';
 
 export const notebookEditTool: Tool = {
   name: 'NotebookEdit',
@@ -46,20 +63,28 @@ Usage:
   inputSchema: {
     type: 'object',
     properties: {
-      notebook_path: { type: 'string', description: 'The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)' },
+      notebook_path: {
+        type: 'string',
+        description: 'The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)',
+      },
       cell_id: {
         type: 'string',
-        description: 'The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, ' +
+        description:
+          'The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, ' +
           'or at the beginning if not specified.',
       },
       new_source: { type: 'string', description: 'The new source for the cell' },
       cell_type: {
-        type: 'string', enum: ['code', 'markdown'],
-        description: 'The type of the cell (code or markdown). If not specified, it defaults to the current cell type. ' +
+        type: 'string',
+        enum: ['code', 'markdown'],
+        description:
+          'The type of the cell (code or markdown). If not specified, it defaults to the current cell type. ' +
           'If using edit_mode=insert, this is required.',
       },
       edit_mode: {
-        type: 'string', enum: ['replace', 'insert', 'delete'], description: 'The type of edit to make (replace, insert, delete). Defaults to replace.',
+        type: 'string',
+        enum: ['replace', 'insert', 'delete'],
+        description: 'The type of edit to make (replace, insert, delete). Defaults to replace.',
       },
     },
     required: ['notebook_path', 'new_source'],
@@ -70,7 +95,8 @@ Usage:
   async call(input, context): Promise<ToolResult> {
     const file = resolvePath(context.cwd, requireString(input, 'notebook_path'));
     const newSource = input.new_source;
-    if (typeof newSource !== 'string') throw new ToolInputError('The required parameter `new_source` is missing or not a string');
+    if (typeof newSource !== 'string')
+      throw new ToolInputError('The required parameter `new_source` is missing or not a string');
     const cellId = optionalString(input, 'cell_id') || undefined;
     const cellType = optionalString(input, 'cell_type');
     if (cellType !== undefined && cellType !== 'code' && cellType !== 'markdown') {
@@ -78,7 +104,9 @@ Usage:
     }
     const mode = (optionalString(input, 'edit_mode') ?? 'replace') as Mode;
     if (path.extname(file).toLowerCase() !== '.ipynb') {
-      return toolUseError('File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.');
+      return toolUseError(
+        'File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.',
+      );
     }
     if (!MODES.includes(mode)) return toolUseError('Edit mode must be replace, insert, or delete.');
     if (mode === 'insert' && !cellType) return toolUseError('Cell type is required when using edit_mode=insert.');
@@ -92,7 +120,8 @@ Usage:
     } catch (error) {
       return toolUseError((error as Error).message);
     }
-    if (cellId === undefined && mode !== 'insert') return toolUseError('Cell ID must be specified when not inserting a new cell.');
+    if (cellId === undefined && mode !== 'insert')
+      return toolUseError('Cell ID must be specified when not inserting a new cell.');
     let index = 0;
     if (cellId !== undefined) {
       const found = findCell(notebook.cells, cellId);
@@ -104,13 +133,24 @@ Usage:
     recordCheckpoint(context.state, file, before);
     await writeFile(file, after, { signal: context.signal });
     await recordRead(context.state, file);
-    const language = typeof notebook.metadata?.language_info?.name === 'string' ? notebook.metadata.language_info.name : 'python';
+    const language =
+      typeof notebook.metadata?.language_info?.name === 'string' ? notebook.metadata.language_info.name : 'python';
     const data: NotebookEditOutput = {
-      new_source: newSource, ...(edit.oldSource !== undefined ? { old_source: edit.oldSource } : {}), ...(edit.id !== undefined ? { cell_id: edit.id } : {}),
-      cell_type: edit.type, language, edit_mode: edit.mode, notebook_path: file, original_file: before, updated_file: after,
+      new_source: newSource,
+      ...(edit.oldSource !== undefined ? { old_source: edit.oldSource } : {}),
+      ...(edit.id !== undefined ? { cell_id: edit.id } : {}),
+      cell_type: edit.type,
+      language,
+      edit_mode: edit.mode,
+      notebook_path: file,
+      original_file: before,
+      updated_file: after,
     };
     const label = edit.id ?? `cell-${edit.index}`;
-    const content = edit.mode === 'delete' ? `Deleted cell ${label}` : `${edit.mode === 'insert' ? 'Inserted' : 'Updated'} cell ${label} with ${newSource}`;
+    const content =
+      edit.mode === 'delete'
+        ? `Deleted cell ${label}`
+        : `${edit.mode === 'insert' ? 'Inserted' : 'Updated'} cell ${label} with ${newSource}`;
     return { content, data };
   },
 };
@@ -129,11 +169,15 @@ function parseNotebook(text: string): Notebook {
   cells.forEach((cell: unknown, i) => {
     if (typeof cell !== 'object' || cell === null || Array.isArray(cell)) throw new Error(NOT_A_NOTEBOOK);
     const { cell_type: type, source, id } = cell as Record<string, unknown>;
-    const sourceOk = typeof source === 'string' || (Array.isArray(source) && source.every((line) => typeof line === 'string'));
+    const sourceOk =
+      typeof source === 'string' || (Array.isArray(source) && source.every((line) => typeof line === 'string'));
     if (typeof type !== 'string' || !sourceOk) {
-      throw new Error(`${NOT_A_NOTEBOOK} Cell ${i} needs a "cell_type" and a "source" (a string or a list of strings).`);
+      throw new Error(
+        `${NOT_A_NOTEBOOK} Cell ${i} needs a "cell_type" and a "source" (a string or a list of strings).`,
+      );
     }
-    if (id !== undefined && typeof id !== 'string') throw new Error(`${NOT_A_NOTEBOOK} Cell ${i} has an "id" that is not a string.`);
+    if (id !== undefined && typeof id !== 'string')
+      throw new Error(`${NOT_A_NOTEBOOK} Cell ${i} has an "id" that is not a string.`);
   });
   if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) {
     throw new Error(`${NOT_A_NOTEBOOK} "metadata" must be an object.`);
@@ -152,7 +196,14 @@ function findCell(cells: Cell[], cellId: string): number | string {
 }
 
 /** Changes the notebook in place; returns what the result reports. */
-function applyEdit(notebook: Notebook, mode: Mode, index: number, cellId: string | undefined, source: string, cellType: 'code' | 'markdown' | undefined) {
+function applyEdit(
+  notebook: Notebook,
+  mode: Mode,
+  index: number,
+  cellId: string | undefined,
+  source: string,
+  cellType: 'code' | 'markdown' | undefined,
+) {
   const { cells } = notebook;
   const sourceOf = (cell: Cell) => (Array.isArray(cell.source) ? cell.source.join('') : cell.source);
   const typeOf = (cell: Cell): 'code' | 'markdown' => (cell.cell_type === 'code' ? 'code' : 'markdown');
@@ -164,11 +215,13 @@ function applyEdit(notebook: Notebook, mode: Mode, index: number, cellId: string
     const at = cellId === undefined ? 0 : index + 1;
     const type = cellType ?? 'code';
     // Cell ids exist from nbformat 4.5 on.
-    const wantsId = (notebook.nbformat ?? 4) > 4 || ((notebook.nbformat ?? 4) === 4 && (notebook.nbformat_minor ?? 0) >= 5);
+    const wantsId =
+      (notebook.nbformat ?? 4) > 4 || ((notebook.nbformat ?? 4) === 4 && (notebook.nbformat_minor ?? 0) >= 5);
     const id = wantsId ? newCellId(cells) : undefined;
-    const cell: Cell = type === 'code'
-      ? { cell_type: 'code', ...(id ? { id } : {}), metadata: {}, source, execution_count: null, outputs: [] }
-      : { cell_type: 'markdown', ...(id ? { id } : {}), metadata: {}, source };
+    const cell: Cell =
+      type === 'code'
+        ? { cell_type: 'code', ...(id ? { id } : {}), metadata: {}, source, execution_count: null, outputs: [] }
+        : { cell_type: 'markdown', ...(id ? { id } : {}), metadata: {}, source };
     cells.splice(at, 0, cell);
     return { mode, index: at, id, type, oldSource: undefined };
   }

@@ -11,11 +11,18 @@ const DEFAULT_LIMIT = 2000;
 const MAX_LINE = 2000;
 const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-const IMAGE_TYPES: Record<string, ImageMediaType> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
+const IMAGE_TYPES: Record<string, ImageMediaType> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+};
 
 export const readTool: Tool = {
   name: 'Read',
-  description: 'Reads a file. Text comes with line numbers (cat -n style); use offset (1-based line) and limit for large files. Images come back as images.',
+  description:
+    'Reads a file. Text comes with line numbers (cat -n style); use offset (1-based line) and limit for large files. Images come back as images.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -47,7 +54,13 @@ export const readTool: Tool = {
 };
 
 /** Reads the file as an image or as numbered text lines. */
-async function readAs(file: string, size: number, offset: number, limit: number, signal: AbortSignal): Promise<ToolResult> {
+async function readAs(
+  file: string,
+  size: number,
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   const mediaType = IMAGE_TYPES[path.extname(file).toLowerCase()];
   if (mediaType) {
     const data = (await readRegularFile(file, MAX_IMAGE_BYTES, signal)).toString('base64');
@@ -56,14 +69,24 @@ async function readAs(file: string, size: number, offset: number, limit: number,
       data: { type: 'image', file: { filePath: file, base64: data, type: mediaType, originalSize: size } },
     };
   }
-  if (size > MAX_TEXT_BYTES) return toolUseError(`File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed -n, head)`);
+  if (size > MAX_TEXT_BYTES)
+    return toolUseError(
+      `File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed -n, head)`,
+    );
   const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal)).toString('utf8');
   if (text.includes('\u0000')) return toolUseError(`${file} looks binary; it was not read`);
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   const slice = lines.slice(offset - 1, offset - 1 + limit);
   if (slice.length === 0) {
-    return { content: lines.length === 0 ? `${file} is empty` : `${file} has ${lines.length} lines; offset ${offset} is past the end`, data: { type: 'text', file: { filePath: file, content: '', numLines: 0, startLine: offset, totalLines: lines.length } } };
+    return {
+      content:
+        lines.length === 0 ? `${file} is empty` : `${file} has ${lines.length} lines; offset ${offset} is past the end`,
+      data: {
+        type: 'text',
+        file: { filePath: file, content: '', numLines: 0, startLine: offset, totalLines: lines.length },
+      },
+    };
   }
   const numbered = slice.map((line, i) => {
     const cut = line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}… [line truncated]` : line;
@@ -73,6 +96,15 @@ async function readAs(file: string, size: number, offset: number, limit: number,
   if (rest > 0) numbered.push(`\n[${rest} more lines; read on with offset ${offset + slice.length}]`);
   return {
     content: numbered.join('\n'),
-    data: { type: 'text', file: { filePath: file, content: slice.join('\n'), numLines: slice.length, startLine: offset, totalLines: lines.length } },
+    data: {
+      type: 'text',
+      file: {
+        filePath: file,
+        content: slice.join('\n'),
+        numLines: slice.length,
+        startLine: offset,
+        totalLines: lines.length,
+      },
+    },
   };
 }

@@ -3,7 +3,11 @@ import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
 
 /** One item of the plan. */
-export interface Todo { content: string; status: 'pending' | 'in_progress' | 'completed'; activeForm: string }
+export interface Todo {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  activeForm: string;
+}
 
 const STATUSES: ReadonlySet<unknown> = new Set(['pending', 'in_progress', 'completed']);
 
@@ -15,7 +19,8 @@ function isTodo(value: unknown): value is Todo {
 
 export const todoWriteTool: Tool = {
   name: 'TodoWrite',
-  description: 'Replaces the task list for this session. Each todo has content, status (pending, in_progress, completed) and activeForm.',
+  description:
+    'Replaces the task list for this session. Each todo has content, status (pending, in_progress, completed) and activeForm.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -41,7 +46,9 @@ export const todoWriteTool: Tool = {
     if (!Array.isArray(todos)) throw new ToolInputError('The required parameter `todos` must be an array');
     todos.forEach((todo: unknown, i) => {
       if (!isTodo(todo)) {
-        throw new ToolInputError(`todos[${i}] needs content, activeForm (strings) and status (pending, in_progress or completed)`);
+        throw new ToolInputError(
+          `todos[${i}] needs content, activeForm (strings) and status (pending, in_progress or completed)`,
+        );
       }
     });
     const oldTodos = (context.state.get('todos') as Todo[] | undefined) ?? [];

@@ -6,10 +6,18 @@ import path from 'node:path';
 const SKIP = ['**/.git/**', '**/node_modules/**'];
 
 /** Files under `root` matching `pattern` (relative), newest first, at most `max`. */
-export async function findFiles(root: string, pattern: string, signal: AbortSignal, max: number): Promise<{ files: string[]; truncated: boolean }> {
+export async function findFiles(
+  root: string,
+  pattern: string,
+  signal: AbortSignal,
+  max: number,
+): Promise<{ files: string[]; truncated: boolean }> {
   const exclude = SKIP.filter((skip) => !pattern.includes(skip.split('/')[1]!));
   const found: Array<{ file: string; mtime: number }> = [];
-  for await (const entry of fsp.glob(pattern, { cwd: root, exclude: (p: string) => exclude.some((e) => path.matchesGlob(p, e)) })) {
+  for await (const entry of fsp.glob(pattern, {
+    cwd: root,
+    exclude: (p: string) => exclude.some((e) => path.matchesGlob(p, e)),
+  })) {
     signal.throwIfAborted();
     const file = path.resolve(root, entry);
     const info = await fsp.stat(file).catch(() => undefined);

@@ -25,13 +25,31 @@ const TRUNCATED = '[Content truncated due to length...]';
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** The SDK's `WebFetchOutput`. */
-export interface WebFetchOutput { bytes: number; code: number; codeText: string; result: string; durationMs: number; url: string }
+export interface WebFetchOutput {
+  bytes: number;
+  code: number;
+  codeText: string;
+  result: string;
+  durationMs: number;
+  url: string;
+}
 
 /** Limits of one WebFetch tool (tests shorten them). */
-export interface WebFetchOptions { timeoutMs?: number; maxBytes?: number; cacheTtlMs?: number }
+export interface WebFetchOptions {
+  timeoutMs?: number;
+  maxBytes?: number;
+  cacheTtlMs?: number;
+}
 
 /** A fetched page as the cache keeps it: Markdown (or the text as it came) and the response facts. */
-interface Page { bytes: number; code: number; codeText: string; content: string; contentType: string; expires: number }
+interface Page {
+  bytes: number;
+  code: number;
+  codeText: string;
+  content: string;
+  contentType: string;
+  expires: number;
+}
 
 type Fetched =
   | { type: 'page'; page: Page }
@@ -50,10 +68,17 @@ interface AgentParent {
 }
 
 /** Token counts of one request, as the prompt's usage tracker adds them. */
-interface TokenCounts { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }
+interface TokenCounts {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
 
 /** WebFetch as the agent loop calls it: with the calling agent's provider (`callInAgent`). */
-export type WebFetchTool = Tool & { callInAgent(input: Record<string, unknown>, context: ToolContext, parent: AgentParent): Promise<ToolResult> };
+export type WebFetchTool = Tool & {
+  callInAgent(input: Record<string, unknown>, context: ToolContext, parent: AgentParent): Promise<ToolResult>;
+};
 
 const DESCRIPTION = `Fetches a URL, converts the page to Markdown, and answers \`prompt\` about it with a model.
 
@@ -69,12 +94,18 @@ Usage notes:
 export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool {
   const cache = new PageCache(options.cacheTtlMs ?? CACHE_TTL_MS);
   const limits = { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBytes: options.maxBytes ?? MAX_BYTES };
-  const run = async (input: Record<string, unknown>, context: ToolContext, parent?: AgentParent): Promise<ToolResult> => {
+  const run = async (
+    input: Record<string, unknown>,
+    context: ToolContext,
+    parent?: AgentParent,
+  ): Promise<ToolResult> => {
     const started = Date.now();
     const given = input.url;
-    if (typeof given !== 'string' || given === '') throw new ToolInputError('The required parameter `url` is missing or not a string');
+    if (typeof given !== 'string' || given === '')
+      throw new ToolInputError('The required parameter `url` is missing or not a string');
     const prompt = input.prompt;
-    if (typeof prompt !== 'string') throw new ToolInputError('The required parameter `prompt` is missing or not a string');
+    if (typeof prompt !== 'string')
+      throw new ToolInputError('The required parameter `prompt` is missing or not a string');
     const offset = Math.floor(optionalNumber(input, 'offset', 0) ?? 0);
     let fetched: Fetched;
     try {
@@ -87,13 +118,19 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
       if (error instanceof FetchError) return toolUseError(error.message);
       throw error;
     }
-    const output = (code: number, result: string, bytes: number, codeText = STATUS_CODES[code] ?? 'Unknown Status'): ToolResult => {
+    const output = (
+      code: number,
+      result: string,
+      bytes: number,
+      codeText = STATUS_CODES[code] ?? 'Unknown Status',
+    ): ToolResult => {
       const data: WebFetchOutput = { bytes, code, codeText, result, durationMs: Date.now() - started, url: given };
       return { content: result, data };
     };
     if (fetched.type === 'redirect') {
       const status = `${fetched.code} ${STATUS_CODES[fetched.code] ?? 'Unknown Status'}`;
-      const result = `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${fetched.from}\nRedirect URL: ${fetched.to}\n` +
+      const result =
+        `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${fetched.from}\nRedirect URL: ${fetched.to}\n` +
         `Status: ${status}\n\nTo complete your request, fetch the redirect URL with WebFetch again:\n- url: "${fetched.to}"\n- prompt: "${prompt}"`;
       return output(fetched.code, result, Buffer.byteLength(result));
     }
@@ -101,7 +138,8 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
       // As in Claude Code, an HTTP error status is an answer (with its code), not a failed call.
       const retry = fetched.retryAfter ? `\nRetry-After: ${fetched.retryAfter}` : '';
       const status = `${fetched.code} ${STATUS_CODES[fetched.code] ?? 'Unknown Status'}`;
-      const result = `The server returned HTTP ${status}.${retry}\n\nThe response body was not retrieved. ` +
+      const result =
+        `The server returned HTTP ${status}.${retry}\n\nThe response body was not retrieved. ` +
         'If this URL requires authentication, use an authenticated tool (e.g. `gh` for GitHub, or an MCP-provided fetch tool) instead of WebFetch.';
       return output(fetched.code, result, 0);
     }
@@ -121,7 +159,10 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
       properties: {
         url: { type: 'string', format: 'uri', description: 'The URL to fetch content from' },
         prompt: { type: 'string', description: 'The prompt to run on the fetched content' },
-        offset: { type: 'number', description: 'Character position in the page text to start reading from (the value a previous result gave)' },
+        offset: {
+          type: 'number',
+          description: 'Character position in the page text to start reading from (the value a previous result gave)',
+        },
       },
       required: ['url', 'prompt'],
       additionalProperties: false,
@@ -135,15 +176,18 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
 
 /** The URL to fetch: valid, http(s), no credentials, a real host name; http upgraded to https except for loopback hosts. */
 function checkedUrl(given: string): URL {
-  if (given.length > MAX_URL_LENGTH) throw new FetchError(`Invalid URL: it is longer than ${MAX_URL_LENGTH} characters`);
+  if (given.length > MAX_URL_LENGTH)
+    throw new FetchError(`Invalid URL: it is longer than ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(given);
   } catch {
     throw new FetchError(`Invalid URL "${given}". The URL provided could not be parsed.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError(`Invalid URL "${given}": only http and https URLs can be fetched`);
-  if (url.username || url.password) throw new FetchError(`Invalid URL "${given}": URLs with a user name or password are not fetched`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchError(`Invalid URL "${given}": only http and https URLs can be fetched`);
+  if (url.username || url.password)
+    throw new FetchError(`Invalid URL "${given}": URLs with a user name or password are not fetched`);
   if (!isLoopback(url.hostname) && url.hostname.replace(/\.$/, '').split('.').length < 2) {
     throw new FetchError(`Invalid URL "${given}": the host name is not a domain`);
   }
@@ -159,18 +203,29 @@ function isLoopback(hostname: string): boolean {
 
 /** A redirect WebFetch follows itself: same scheme, host and port, no credentials. */
 function sameHost(from: URL, to: URL): boolean {
-  return to.protocol === from.protocol && to.hostname === from.hostname && to.port === from.port && !to.username && !to.password;
+  return (
+    to.protocol === from.protocol &&
+    to.hostname === from.hostname &&
+    to.port === from.port &&
+    !to.username &&
+    !to.password
+  );
 }
 
 /** Fetches `url`, following same-host redirects; a redirect elsewhere or an HTTP error status is returned, not thrown. */
-async function fetchFollowing(url: URL, signal: AbortSignal, limits: { timeoutMs: number; maxBytes: number }): Promise<Fetched> {
+async function fetchFollowing(
+  url: URL,
+  signal: AbortSignal,
+  limits: { timeoutMs: number; maxBytes: number },
+): Promise<Fetched> {
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const both = AbortSignal.any([signal, timeout]);
   let current = url;
   try {
     for (let hops = 0; ; hops++) {
       const response = await fetch(current, {
-        redirect: 'manual', signal: both,
+        redirect: 'manual',
+        signal: both,
         headers: { Accept: 'text/markdown, text/html, */*', 'User-Agent': `agentpipe/${VERSION} (WebFetch)` },
       });
       if (REDIRECT_STATUSES.has(response.status)) {
@@ -183,21 +238,28 @@ async function fetchFollowing(url: URL, signal: AbortSignal, limits: { timeoutMs
         } catch {
           throw new FetchError(`${current.href} redirects to an invalid URL: ${location.slice(0, 200)}`);
         }
-        if (!sameHost(current, next)) return { type: 'redirect', from: current.href, to: next.href, code: response.status };
-        if (hops >= MAX_REDIRECTS) throw new FetchError(`Too many redirects (exceeded ${MAX_REDIRECTS}) fetching ${url.href}`);
+        if (!sameHost(current, next))
+          return { type: 'redirect', from: current.href, to: next.href, code: response.status };
+        if (hops >= MAX_REDIRECTS)
+          throw new FetchError(`Too many redirects (exceeded ${MAX_REDIRECTS}) fetching ${url.href}`);
         current = next;
         continue;
       }
       if (response.status < 200 || response.status > 299) {
         await response.body?.cancel();
         const retryAfter = response.headers.get('retry-after') ?? undefined;
-        return { type: 'status', code: response.status, ...(retryAfter && /^\d{1,6}$/.test(retryAfter) ? { retryAfter } : {}) };
+        return {
+          type: 'status',
+          code: response.status,
+          ...(retryAfter && /^\d{1,6}$/.test(retryAfter) ? { retryAfter } : {}),
+        };
       }
       return { type: 'page', page: await pageOf(response, current, limits.maxBytes) };
     }
   } catch (error) {
     if (signal.aborted || error instanceof FetchError) throw error;
-    if (timeout.aborted) throw new FetchError(`Fetching ${current.href} timed out after ${Math.round(limits.timeoutMs / 100) / 10} s`);
+    if (timeout.aborted)
+      throw new FetchError(`Fetching ${current.href} timed out after ${Math.round(limits.timeoutMs / 100) / 10} s`);
     throw new FetchError(`Fetching ${current.href} failed: ${networkReason(error)}`);
   }
 }
@@ -207,19 +269,27 @@ function networkReason(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   const words: Record<string, string> = {
-    ENOTFOUND: 'the host name could not be resolved (DNS)', EAI_AGAIN: 'the host name could not be resolved (DNS, temporary failure)',
-    ECONNREFUSED: 'the connection was refused', ECONNRESET: 'the connection was reset', EHOSTUNREACH: 'the host is unreachable',
-    ENETUNREACH: 'the network is unreachable', UND_ERR_SOCKET: 'the connection closed unexpectedly',
+    ENOTFOUND: 'the host name could not be resolved (DNS)',
+    EAI_AGAIN: 'the host name could not be resolved (DNS, temporary failure)',
+    ECONNREFUSED: 'the connection was refused',
+    ECONNRESET: 'the connection was reset',
+    EHOSTUNREACH: 'the host is unreachable',
+    ENETUNREACH: 'the network is unreachable',
+    UND_ERR_SOCKET: 'the connection closed unexpectedly',
   };
   if (code && words[code]) return `${words[code]} (${code})`;
-  const message = typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error);
+  const message =
+    typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error);
   return code ? `${message} (${code})` : message;
 }
 
 /** Content types read as text; anything else (images, PDFs, archives) is refused. */
 function isTextType(type: string): boolean {
   if (type === '' || type.startsWith('text/')) return true;
-  if (/^application\/(json|xml|javascript|x-javascript|ecmascript|yaml|x-yaml|toml|x-ndjson|x-sh|sql|graphql)$/.test(type)) return true;
+  if (
+    /^application\/(json|xml|javascript|x-javascript|ecmascript|yaml|x-yaml|toml|x-ndjson|x-sh|sql|graphql)$/.test(type)
+  )
+    return true;
   return /\+(json|xml)$/.test(type);
 }
 
@@ -231,19 +301,34 @@ async function pageOf(response: Response, url: URL, maxBytes: number): Promise<P
     await response.body?.cancel();
     const length = Number(response.headers.get('content-length'));
     const size = Number.isFinite(length) && length > 0 ? `, ${length} bytes` : '';
-    throw new FetchError(`${url.href} is ${type}${size}, not a text page; WebFetch reads HTML and other text. ` +
-      'Download it with Bash (curl -o) if you need the file.');
+    throw new FetchError(
+      `${url.href} is ${type}${size}, not a text page; WebFetch reads HTML and other text. ` +
+        'Download it with Bash (curl -o) if you need the file.',
+    );
   }
   const { bytes, cut } = await readCapped(response, maxBytes);
   if (bytes.includes(0)) {
-    throw new FetchError(`${url.href} looks binary (${type || 'no content type'}, ${bytes.length} bytes); WebFetch reads HTML and other text`);
+    throw new FetchError(
+      `${url.href} looks binary (${type || 'no content type'}, ${bytes.length} bytes); WebFetch reads HTML and other text`,
+    );
   }
   const text = decode(bytes, header);
-  const html = type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /^\s*<(!doctype html|html)/i.test(text));
+  const html =
+    type === 'text/html' ||
+    type === 'application/xhtml+xml' ||
+    (type === '' && /^\s*<(!doctype html|html)/i.test(text));
   let content = html ? await htmlToMarkdown(text) : text;
-  if (cut) content += `\n\n[Content truncated: the page is larger than ${maxBytes} bytes; only the first ${maxBytes} bytes were read]`;
+  if (cut)
+    content += `\n\n[Content truncated: the page is larger than ${maxBytes} bytes; only the first ${maxBytes} bytes were read]`;
   const code = response.status;
-  return { bytes: bytes.length, code, codeText: response.statusText || (STATUS_CODES[code] ?? ''), content, contentType: type, expires: 0 };
+  return {
+    bytes: bytes.length,
+    code,
+    codeText: response.statusText || (STATUS_CODES[code] ?? ''),
+    content,
+    contentType: type,
+    expires: 0,
+  };
 }
 
 /** The body's first `maxBytes` bytes; the rest is not downloaded. */
@@ -302,11 +387,13 @@ function windowOf(page: Page, offset: number): string {
 
 /** The request Claude Code sends its small model: the page, the prompt, and how to answer. */
 function promptFor(text: string, prompt: string): string {
-  return `\nWeb page content:\n---\n${text}\n---\n\n${prompt}\n\nProvide a concise response based only on the content above. In your response:\n` +
+  return (
+    `\nWeb page content:\n---\n${text}\n---\n\n${prompt}\n\nProvide a concise response based only on the content above. In your response:\n` +
     ' - Enforce a strict 125-character maximum for quotes from any source document. Open Source Software is ok as long as we respect the license.\n' +
     ' - Use quotation marks for exact language from articles; any language outside of the quotation should never be word-for-word the same.\n' +
     ' - You are not a lawyer and never comment on the legality of your own prompts and responses.\n' +
-    ' - Never produce or reproduce exact song lyrics.\n';
+    ' - Never produce or reproduce exact song lyrics.\n'
+  );
 }
 
 /**
@@ -326,7 +413,14 @@ async function applyPrompt(parent: AgentParent, text: string, prompt: string, si
   let reported = model;
   const maxTokens = Math.min(parent.ctx.maxTokens ?? 8192, 8192);
   try {
-    for await (const event of provider.stream({ model, system: '', messages, tools: [], maxTokens, abortSignal: signal })) {
+    for await (const event of provider.stream({
+      model,
+      system: '',
+      messages,
+      tools: [],
+      maxTokens,
+      abortSignal: signal,
+    })) {
       answer += textOf(event);
       if (event.type === 'message_start') {
         reported = event.message.model || model;
@@ -346,7 +440,8 @@ async function applyPrompt(parent: AgentParent, text: string, prompt: string, si
   return answer || 'No response from model';
 }
 
-const textOf = (event: StreamEvent): string => (event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : '');
+const textOf = (event: StreamEvent): string =>
+  event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : '';
 
 /** Fetched pages by the URL the model gave, for 15 minutes, at most ~50 M characters in all (oldest dropped first). */
 class PageCache {

@@ -19,34 +19,50 @@ export interface WebSearchOutput {
 }
 
 /** True when `provider` is Anthropic's and can run the server-side web search. */
-export function isWebSearchAvailable(provider: ModelProvider): provider is ModelProvider & Required<Pick<ModelProvider, 'webSearch'>> {
+export function isWebSearchAvailable(
+  provider: ModelProvider,
+): provider is ModelProvider & Required<Pick<ModelProvider, 'webSearch'>> {
   return provider.provider === 'anthropic' && typeof provider.webSearch === 'function';
 }
 
 /** What WebSearch uses of the calling agent. */
-interface AgentParent { ctx: { provider: ModelProvider; model: string } }
+interface AgentParent {
+  ctx: { provider: ModelProvider; model: string };
+}
 
 const domains = (input: Record<string, unknown>, key: string): string[] | undefined => {
   const value = input[key];
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.some((d) => typeof d !== 'string')) throw new ToolInputError(`The parameter \`${key}\` must be a list of domain names`);
+  if (!Array.isArray(value) || value.some((d) => typeof d !== 'string'))
+    throw new ToolInputError(`The parameter \`${key}\` must be a list of domain names`);
   return value as string[];
 };
 
 /** WebSearch as the agent loop calls it (`callInAgent`, with the calling agent's provider). */
-export type WebSearchTool = Tool & { callInAgent(input: Record<string, unknown>, context: ToolContext, parent: AgentParent): Promise<ToolResult> };
+export type WebSearchTool = Tool & {
+  callInAgent(input: Record<string, unknown>, context: ToolContext, parent: AgentParent): Promise<ToolResult>;
+};
 
 /** WebSearch; offered only where `isWebSearchAvailable` (see the file comment). */
 export const webSearchTool: WebSearchTool = {
   name: 'WebSearch',
-  description: 'Searches the web and returns result titles and URLs for up-to-date information. Cite the sources you use as markdown links. ' +
+  description:
+    'Searches the web and returns result titles and URLs for up-to-date information. Cite the sources you use as markdown links. ' +
     'allowed_domains / blocked_domains limit the results to, or keep them away from, some sites.',
   inputSchema: {
     type: 'object',
     properties: {
       query: { type: 'string', minLength: 2, description: 'The search query to use' },
-      allowed_domains: { type: 'array', items: { type: 'string' }, description: 'Only include search results from these domains' },
-      blocked_domains: { type: 'array', items: { type: 'string' }, description: 'Never include search results from these domains' },
+      allowed_domains: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Only include search results from these domains',
+      },
+      blocked_domains: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Never include search results from these domains',
+      },
     },
     required: ['query'],
     additionalProperties: false,
@@ -60,10 +76,13 @@ export const webSearchTool: WebSearchTool = {
     const query = requireString(input, 'query');
     const allowedDomains = domains(input, 'allowed_domains');
     const blockedDomains = domains(input, 'blocked_domains');
-    if (allowedDomains?.length && blockedDomains?.length) return toolUseError('Cannot specify both allowed_domains and blocked_domains in the same request');
+    if (allowedDomains?.length && blockedDomains?.length)
+      return toolUseError('Cannot specify both allowed_domains and blocked_domains in the same request');
     const { provider, model } = parent.ctx;
     if (!isWebSearchAvailable(provider)) {
-      return toolUseError(`WebSearch is not available with the ${provider.provider} provider: it needs Anthropic's server-side web search`);
+      return toolUseError(
+        `WebSearch is not available with the ${provider.provider} provider: it needs Anthropic's server-side web search`,
+      );
     }
     const started = Date.now();
     const blocks = await provider.webSearch({ model, query, allowedDomains, blockedDomains, signal: context.signal });
@@ -94,7 +113,9 @@ export function webSearchOutputOf(query: string, blocks: unknown[], durationSeco
       if (Array.isArray(b.content)) {
         const hits = b.content.flatMap((hit: unknown) => {
           const h = hit as { title?: unknown; url?: unknown } | null;
-          return h && typeof h.url === 'string' ? [{ title: typeof h.title === 'string' ? h.title : h.url, url: h.url }] : [];
+          return h && typeof h.url === 'string'
+            ? [{ title: typeof h.title === 'string' ? h.title : h.url, url: h.url }]
+            : [];
         });
         results.push({ tool_use_id: id, content: hits });
       } else {
@@ -109,7 +130,11 @@ export function webSearchOutputOf(query: string, blocks: unknown[], durationSeco
 
 /** What the model reads: the hits as links, the commentary, and Claude Code's reminder to cite. */
 export function webSearchText(output: WebSearchOutput): string {
-  const parts = output.results.map((r) => (typeof r === 'string' ? r : r.content.length ? `Links: ${JSON.stringify(r.content)}` : 'No links found.'));
-  return `Web search results for query: "${output.query}"\n\n${parts.join('\n\n')}\n\n` +
-    'REMINDER: You MUST include the sources above in your response to the user using markdown hyperlinks.';
+  const parts = output.results.map((r) =>
+    typeof r === 'string' ? r : r.content.length ? `Links: ${JSON.stringify(r.content)}` : 'No links found.',
+  );
+  return (
+    `Web search results for query: "${output.query}"\n\n${parts.join('\n\n')}\n\n` +
+    'REMINDER: You MUST include the sources above in your response to the user using markdown hyperlinks.'
+  );
 }

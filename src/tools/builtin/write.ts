@@ -24,7 +24,8 @@ export const writeTool: Tool = {
   async call(input, context): Promise<ToolResult> {
     const file = resolvePath(context.cwd, requireString(input, 'file_path'));
     const content = input.content;
-    if (typeof content !== 'string') throw new ToolInputError('The required parameter `content` is missing or not a string');
+    if (typeof content !== 'string')
+      throw new ToolInputError('The required parameter `content` is missing or not a string');
     const before = await readFile(file, 'utf8').catch(() => null);
     const refusal = before === null ? undefined : await writeRefusal(context.state, file);
     if (refusal) return toolUseError(refusal);
@@ -33,6 +34,9 @@ export const writeTool: Tool = {
     await writeFile(file, content, { signal: context.signal });
     await recordRead(context.state, file);
     const data = await writeResultOf(file, before, content);
-    return { content: before === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`, data };
+    return {
+      content: before === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`,
+      data,
+    };
   },
 };

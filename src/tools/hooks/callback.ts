@@ -8,11 +8,16 @@ import type { HookCallback, HookHandler, HookRun } from './types.ts';
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 
 /** Wraps a library callback. */
-export function callbackHook(callback: HookCallback, timeoutMs: number, label = callback.name || 'callback'): HookHandler {
+export function callbackHook(
+  callback: HookCallback,
+  timeoutMs: number,
+  label = callback.name || 'callback',
+): HookHandler {
   return {
     label,
     timeoutMs,
-    run: (input, toolUseId, signal) => runWithTimeout(timeoutMs, signal, (s) => callback(input, toolUseId, { signal: s })),
+    run: (input, toolUseId, signal) =>
+      runWithTimeout(timeoutMs, signal, (s) => callback(input, toolUseId, { signal: s })),
   };
 }
 
@@ -26,12 +31,26 @@ export function clientHook(callbackId: string, timeoutMs: number, request: HookR
   return {
     label: callbackId,
     timeoutMs,
-    run: (input, toolUseId, signal) => runWithTimeout(timeoutMs, signal, (s) =>
-      request({ subtype: 'hook_callback', callback_id: callbackId, input, ...(toolUseId ? { tool_use_id: toolUseId } : {}) }, s)),
+    run: (input, toolUseId, signal) =>
+      runWithTimeout(timeoutMs, signal, (s) =>
+        request(
+          {
+            subtype: 'hook_callback',
+            callback_id: callbackId,
+            input,
+            ...(toolUseId ? { tool_use_id: toolUseId } : {}),
+          },
+          s,
+        ),
+      ),
   };
 }
 
-async function runWithTimeout(timeoutMs: number, outer: AbortSignal, body: (signal: AbortSignal) => Promise<unknown>): Promise<HookRun> {
+async function runWithTimeout(
+  timeoutMs: number,
+  outer: AbortSignal,
+  body: (signal: AbortSignal) => Promise<unknown>,
+): Promise<HookRun> {
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer.reason);
   outer.addEventListener('abort', onOuter, { once: true });
@@ -46,13 +65,19 @@ async function runWithTimeout(timeoutMs: number, outer: AbortSignal, body: (sign
   });
   try {
     const result = await Promise.race([body(controller.signal).then((value) => ({ value })), stopped]);
-    if (result === 'timeout') return { stdout: '', stderr: `Hook timed out after ${timeoutMs / 1000}s`, outcome: 'error', exitCode: 1 };
+    if (result === 'timeout')
+      return { stdout: '', stderr: `Hook timed out after ${timeoutMs / 1000}s`, outcome: 'error', exitCode: 1 };
     if (result === 'cancelled') return { stdout: '', stderr: '', outcome: 'cancelled' };
     const output = result.value && typeof result.value === 'object' ? result.value : undefined;
     return { output, stdout: output ? JSON.stringify(output) : '', stderr: '', exitCode: 0, outcome: 'success' };
   } catch (error) {
     if (outer.aborted) return { stdout: '', stderr: '', outcome: 'cancelled' };
-    return { stdout: '', stderr: error instanceof Error ? error.message : String(error), outcome: 'error', exitCode: 1 };
+    return {
+      stdout: '',
+      stderr: error instanceof Error ? error.message : String(error),
+      outcome: 'error',
+      exitCode: 1,
+    };
   } finally {
     clearTimeout(timer);
     outer.removeEventListener('abort', onOuter);

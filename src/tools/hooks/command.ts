@@ -19,20 +19,33 @@ export function commandHook(command: string, timeoutMs: number): HookHandler {
 
 async function runCommand(command: string, input: HookInput, timeoutMs: number, signal: AbortSignal): Promise<HookRun> {
   const run = await runProcessGroup({
-    command, cwd: input.cwd, stdin: JSON.stringify(input), cap: MAX_CAPTURE, timeoutMs, signal, graceMs: 1000,
+    command,
+    cwd: input.cwd,
+    stdin: JSON.stringify(input),
+    cap: MAX_CAPTURE,
+    timeoutMs,
+    signal,
+    graceMs: 1000,
     env: { ...childEnv(), CLAUDE_PROJECT_DIR: input.cwd, AGENTPIPE_HOOK_EVENT: input.hook_event_name },
   });
   const { stdout, stderr } = run;
   const exitCode = run.code ?? undefined;
   if (run.error) return { stdout, stderr: `${stderr}failed to run hook: ${run.error.message}`, outcome: 'error' };
-  if (run.stopped === 'timeout') return { stdout, stderr: `${stderr}Hook timed out after ${timeoutMs / 1000}s and was killed`, exitCode, outcome: 'error' };
+  if (run.stopped === 'timeout')
+    return {
+      stdout,
+      stderr: `${stderr}Hook timed out after ${timeoutMs / 1000}s and was killed`,
+      exitCode,
+      outcome: 'error',
+    };
   if (run.stopped === 'aborted') return { stdout, stderr, exitCode, outcome: 'cancelled' };
   return interpret(stdout, stderr, run.code ?? 1);
 }
 
 /** Exit code and stdout → a decision. */
 export function interpret(stdout: string, stderr: string, exitCode: number): HookRun {
-  if (exitCode === 2) return { stdout, stderr, exitCode, outcome: 'error', blocked: stderr.trim() || 'blocked by hook (exit code 2)' };
+  if (exitCode === 2)
+    return { stdout, stderr, exitCode, outcome: 'error', blocked: stderr.trim() || 'blocked by hook (exit code 2)' };
   if (exitCode !== 0) return { stdout, stderr, exitCode, outcome: 'error' };
   const text = stdout.trim();
   let output: unknown;

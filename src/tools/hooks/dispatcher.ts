@@ -8,15 +8,40 @@ import type { HookResponseMessage } from '../../messages/types.ts';
 import { DEFAULT_HOOK_TIMEOUT_MS, callbackHook, clientHook, type HookRequester } from './callback.ts';
 import { commandHook } from './command.ts';
 import type { HookSettings } from './settings.ts';
-import { HOOK_EVENTS, type HookCall, type HookCallbacks, type HookEvent, type HookHandler, type HookInput, type HookOutput, type HookRun, type HookRunner, type HookVerdict } from './types.ts';
+import {
+  HOOK_EVENTS,
+  type HookCall,
+  type HookCallbacks,
+  type HookEvent,
+  type HookHandler,
+  type HookInput,
+  type HookOutput,
+  type HookRun,
+  type HookRunner,
+  type HookVerdict,
+} from './types.ts';
 
 /** Where a registered hook came from, as `get_hooks_listing` names it. */
-export type HookSource = 'userSettings' | 'projectSettings' | 'localSettings' | 'flagSettings' | 'sessionHook' | 'sdkHook';
+export type HookSource =
+  'userSettings' | 'projectSettings' | 'localSettings' | 'flagSettings' | 'sessionHook' | 'sdkHook';
 
 /** One registered hook as `get_hooks_listing` shows it. */
-export interface HookListing { event: HookEvent; matcher: string; source: HookSource; type: 'command' | 'callback'; text: string; timeoutMs: number }
+export interface HookListing {
+  event: HookEvent;
+  matcher: string;
+  source: HookSource;
+  type: 'command' | 'callback';
+  text: string;
+  timeoutMs: number;
+}
 
-interface Registered { matches: (value: string | undefined) => boolean; handler: HookHandler; matcher: string; source: HookSource; type: HookListing['type'] }
+interface Registered {
+  matches: (value: string | undefined) => boolean;
+  handler: HookHandler;
+  matcher: string;
+  source: HookSource;
+  type: HookListing['type'];
+}
 
 /** Events whose plain stdout (exit 0, not JSON) becomes context for the model, as in Claude Code. */
 const CONTEXT_FROM_STDOUT = new Set<HookEvent>(['UserPromptSubmit', 'SessionStart']);
@@ -26,8 +51,15 @@ export class HookDispatcher implements HookRunner {
   /** Emit `hook_started` before each hook (`includeHookEvents`); `hook_response` is always emitted. */
   announce = false;
 
-  add(event: HookEvent, matcher: string | undefined, handler: HookHandler, source: HookSource = 'sessionHook', type: HookListing['type'] = 'callback'): void {
-    if (!(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
+  add(
+    event: HookEvent,
+    matcher: string | undefined,
+    handler: HookHandler,
+    source: HookSource = 'sessionHook',
+    type: HookListing['type'] = 'callback',
+  ): void {
+    if (!(HOOK_EVENTS as readonly string[]).includes(event))
+      throw new Error(`unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
     const list = this.#hooks.get(event) ?? [];
     list.push({ matches: matcherOf(event, matcher), handler, matcher: matcher ?? '', source, type });
     this.#hooks.set(event, list);
@@ -35,38 +67,66 @@ export class HookDispatcher implements HookRunner {
 
   /** Command hooks of a settings file (`source`: which layer, for the listing). */
   addSettings(settings: HookSettings, source: HookSource = 'flagSettings'): void {
-    for (const [event, matchers] of Object.entries(settings) as Array<[HookEvent, NonNullable<HookSettings[HookEvent]>]>) {
+    for (const [event, matchers] of Object.entries(settings) as Array<
+      [HookEvent, NonNullable<HookSettings[HookEvent]>]
+    >) {
       for (const { matcher, hooks } of matchers) {
-        for (const hook of hooks) this.add(event, matcher, commandHook(hook.command, (hook.timeout ?? 60) * 1000), source, 'command');
+        for (const hook of hooks)
+          this.add(event, matcher, commandHook(hook.command, (hook.timeout ?? 60) * 1000), source, 'command');
       }
     }
   }
 
   /** Drops every hook from `source` (a settings layer being replaced). */
   removeSource(source: HookSource): void {
-    for (const [event, list] of this.#hooks) this.#hooks.set(event, list.filter((h) => h.source !== source));
+    for (const [event, list] of this.#hooks)
+      this.#hooks.set(
+        event,
+        list.filter((h) => h.source !== source),
+      );
   }
 
   /** Every registered hook, events in `HOOK_EVENTS` order (`get_hooks_listing`). */
   listing(): HookListing[] {
-    return HOOK_EVENTS.flatMap((event) => (this.#hooks.get(event) ?? []).map((h) => ({ event, matcher: h.matcher, source: h.source, type: h.type, text: h.handler.label, timeoutMs: h.handler.timeoutMs })));
+    return HOOK_EVENTS.flatMap((event) =>
+      (this.#hooks.get(event) ?? []).map((h) => ({
+        event,
+        matcher: h.matcher,
+        source: h.source,
+        type: h.type,
+        text: h.handler.label,
+        timeoutMs: h.handler.timeoutMs,
+      })),
+    );
   }
 
   /** Library callbacks (`SessionOptions.hooks`). */
   addCallbacks(callbacks: HookCallbacks): void {
-    for (const [event, matchers] of Object.entries(callbacks) as Array<[HookEvent, NonNullable<HookCallbacks[HookEvent]>]>) {
+    for (const [event, matchers] of Object.entries(callbacks) as Array<
+      [HookEvent, NonNullable<HookCallbacks[HookEvent]>]
+    >) {
       for (const { matcher, hooks, timeout } of matchers ?? []) {
-        for (const hook of hooks) this.add(event, matcher, callbackHook(hook, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS));
+        for (const hook of hooks)
+          this.add(event, matcher, callbackHook(hook, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS));
       }
     }
   }
 
   /** The SDK client's hooks from `initialize.hooks`; each runs through a `hook_callback` request. */
-  addClientHooks(hooks: Record<string, Array<{ matcher?: string; hookCallbackIds: string[]; timeout?: number }>>, request: HookRequester): void {
+  addClientHooks(
+    hooks: Record<string, Array<{ matcher?: string; hookCallbackIds: string[]; timeout?: number }>>,
+    request: HookRequester,
+  ): void {
     for (const [event, matchers] of Object.entries(hooks)) {
       if (!(HOOK_EVENTS as readonly string[]).includes(event)) continue; // events agentpipe never fires
       for (const { matcher, hookCallbackIds, timeout } of matchers ?? []) {
-        for (const id of hookCallbackIds ?? []) this.add(event as HookEvent, matcher, clientHook(id, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS, request), 'sdkHook');
+        for (const id of hookCallbackIds ?? [])
+          this.add(
+            event as HookEvent,
+            matcher,
+            clientHook(id, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS, request),
+            'sdkHook',
+          );
       }
     }
   }
@@ -80,17 +140,32 @@ export class HookDispatcher implements HookRunner {
     const selected = (this.#hooks.get(event) ?? []).filter((h) => h.matches(call.matchValue));
     if (selected.length === 0) return verdict;
     const input: HookInput = {
-      session_id: call.sessionId, transcript_path: '', cwd: call.cwd, permission_mode: call.permissionMode,
+      session_id: call.sessionId,
+      transcript_path: '',
+      cwd: call.cwd,
+      permission_mode: call.permissionMode,
       ...(call.agent ? { agent_id: call.agent.id, agent_type: call.agent.type } : {}),
-      hook_event_name: event, ...fields,
+      hook_event_name: event,
+      ...fields,
     };
     const name = call.matchValue !== undefined ? `${event}:${call.matchValue}` : event;
     const ids = selected.map(() => newUuid());
     if (this.announce) {
-      for (const id of ids) await call.emit({ type: 'system', subtype: 'hook_started', hook_id: id, hook_name: name, hook_event: event, uuid: newUuid(), session_id: call.sessionId });
+      for (const id of ids)
+        await call.emit({
+          type: 'system',
+          subtype: 'hook_started',
+          hook_id: id,
+          hook_name: name,
+          hook_event: event,
+          uuid: newUuid(),
+          session_id: call.sessionId,
+        });
     }
     const runs = await Promise.all(selected.map(({ handler }) => handler.run(input, call.toolUseId, call.signal)));
-    const parse = runs.some((run) => run.output !== undefined) ? (await import('./output-schema.ts')).parseHookOutput : undefined;
+    const parse = runs.some((run) => run.output !== undefined)
+      ? (await import('./output-schema.ts')).parseHookOutput
+      : undefined;
     const outputs = runs.map((run) => (parse ? checkOutput(run, parse) : undefined));
     verdict.ran = true;
     for (const [i, run] of runs.entries()) {
@@ -115,13 +190,18 @@ function matcherOf(event: HookEvent, matcher: string | undefined): (value: strin
   try {
     regex = new RegExp(matcher);
   } catch (error) {
-    throw new Error(`${event} hook matcher ${JSON.stringify(matcher)} is not a valid regular expression (${(error as Error).message})`);
+    throw new Error(
+      `${event} hook matcher ${JSON.stringify(matcher)} is not a valid regular expression (${(error as Error).message})`,
+    );
   }
   return (value) => value === undefined || regex.test(value);
 }
 
 /** A hook answer that is not a valid HookOutput makes the run an error that says why (its decision is not used). */
-function checkOutput(run: HookRun, parse: (value: unknown) => { ok: true; output: HookOutput } | { ok: false; error: string }): HookOutput | undefined {
+function checkOutput(
+  run: HookRun,
+  parse: (value: unknown) => { ok: true; output: HookOutput } | { ok: false; error: string },
+): HookOutput | undefined {
   if (run.output === undefined) return undefined;
   const parsed = parse(run.output);
   if (parsed.ok) return parsed.output;
@@ -130,12 +210,26 @@ function checkOutput(run: HookRun, parse: (value: unknown) => { ok: true; output
   return undefined;
 }
 
-function responseMessage(hookId: string, name: string, event: HookEvent, run: HookRun, sessionId: string): HookResponseMessage {
+function responseMessage(
+  hookId: string,
+  name: string,
+  event: HookEvent,
+  run: HookRun,
+  sessionId: string,
+): HookResponseMessage {
   return {
-    type: 'system', subtype: 'hook_response', hook_id: hookId, hook_name: name, hook_event: event,
-    output: run.stdout + run.stderr, stdout: run.stdout, stderr: run.stderr,
+    type: 'system',
+    subtype: 'hook_response',
+    hook_id: hookId,
+    hook_name: name,
+    hook_event: event,
+    output: run.stdout + run.stderr,
+    stdout: run.stdout,
+    stderr: run.stderr,
     ...(run.exitCode !== undefined ? { exit_code: run.exitCode } : {}),
-    outcome: run.outcome, uuid: newUuid(), session_id: sessionId,
+    outcome: run.outcome,
+    uuid: newUuid(),
+    session_id: sessionId,
   };
 }
 
@@ -148,7 +242,8 @@ function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOu
     return;
   }
   if (!out) {
-    if (run.outcome === 'success' && CONTEXT_FROM_STDOUT.has(event) && run.stdout.trim()) verdict.additionalContext.push(run.stdout.trim());
+    if (run.outcome === 'success' && CONTEXT_FROM_STDOUT.has(event) && run.stdout.trim())
+      verdict.additionalContext.push(run.stdout.trim());
     return;
   }
   if (out.continue === false) verdict.stop ??= out.stopReason || `Stopped by the ${event} hook ${label}`;
@@ -162,11 +257,18 @@ function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOu
   if (specific) {
     const decision = specific.permissionDecision;
     if (decision === 'allow' || decision === 'deny' || decision === 'ask') {
-      setPermission(verdict, decision, specific.permissionDecisionReason ?? (decision === 'deny' ? `Denied by the PreToolUse hook ${label}` : undefined));
+      setPermission(
+        verdict,
+        decision,
+        specific.permissionDecisionReason ??
+          (decision === 'deny' ? `Denied by the PreToolUse hook ${label}` : undefined),
+      );
       if (decision === 'deny') verdict.block ??= verdict.permissionReason;
     }
-    if (specific.updatedInput && typeof specific.updatedInput === 'object') verdict.updatedInput = specific.updatedInput;
-    if (typeof specific.additionalContext === 'string' && specific.additionalContext) verdict.additionalContext.push(specific.additionalContext);
+    if (specific.updatedInput && typeof specific.updatedInput === 'object')
+      verdict.updatedInput = specific.updatedInput;
+    if (typeof specific.additionalContext === 'string' && specific.additionalContext)
+      verdict.additionalContext.push(specific.additionalContext);
     if (specific.updatedToolOutput !== undefined) verdict.updatedToolOutput = specific.updatedToolOutput;
   }
 }

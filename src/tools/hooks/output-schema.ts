@@ -14,14 +14,16 @@ export const HookOutputSchema = z.looseObject({
   decision: z.enum(['approve', 'block']).optional(),
   reason: z.string().optional(),
   systemMessage: z.string().optional(),
-  hookSpecificOutput: z.looseObject({
-    hookEventName: z.string().optional(),
-    permissionDecision: z.enum(['allow', 'deny', 'ask', 'defer']).optional(),
-    permissionDecisionReason: z.string().optional(),
-    updatedInput: z.record(z.string(), z.unknown()).optional(),
-    additionalContext: z.string().optional(),
-    updatedToolOutput: z.unknown().optional(),
-  }).optional(),
+  hookSpecificOutput: z
+    .looseObject({
+      hookEventName: z.string().optional(),
+      permissionDecision: z.enum(['allow', 'deny', 'ask', 'defer']).optional(),
+      permissionDecisionReason: z.string().optional(),
+      updatedInput: z.record(z.string(), z.unknown()).optional(),
+      additionalContext: z.string().optional(),
+      updatedToolOutput: z.unknown().optional(),
+    })
+    .optional(),
 }) satisfies z.ZodType<HookOutput>;
 
 /** A hook's answer as HookOutput, or the reason it is not one. */

@@ -9,7 +9,11 @@ import path from 'node:path';
 import { HOOK_EVENTS, type HookEvent } from './types.ts';
 
 /** One configured command hook. */
-export interface CommandHookConfig { type: 'command'; command: string; /** Seconds. */ timeout?: number }
+export interface CommandHookConfig {
+  type: 'command';
+  command: string;
+  /** Seconds. */ timeout?: number;
+}
 /** The hooks part of a settings file. */
 export type HookSettings = Partial<Record<HookEvent, Array<{ matcher?: string; hooks: CommandHookConfig[] }>>>;
 
@@ -41,24 +45,32 @@ export function loadSettings(value: string | Record<string, unknown>, cwd: strin
     }
   }
   if (!isObject(settings)) throw new Error(`${label}: expected a JSON object`);
-  return { hooks: validateHooks(settings.hooks, label), permissions: validatePermissions(settings.permissions, label), raw: settings };
+  return {
+    hooks: validateHooks(settings.hooks, label),
+    permissions: validatePermissions(settings.permissions, label),
+    raw: settings,
+  };
 }
 
 function readSettingsFile(file: string, label: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`${label} ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new Error(
+      `${label} ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
 }
 
 function validatePermissions(permissions: unknown, label: string): Settings['permissions'] {
   if (permissions === undefined) return { allow: [], deny: [] };
-  if (!isObject(permissions)) throw new Error(`${label}: "permissions" must be an object {"allow": [...], "deny": [...]}`);
+  if (!isObject(permissions))
+    throw new Error(`${label}: "permissions" must be an object {"allow": [...], "deny": [...]}`);
   const list = (key: 'allow' | 'deny'): string[] => {
     const value = permissions[key];
     if (value === undefined) return [];
-    if (!Array.isArray(value) || !value.every((rule) => typeof rule === 'string')) throw new Error(`${label}: permissions.${key} must be an array of rule strings`);
+    if (!Array.isArray(value) || !value.every((rule) => typeof rule === 'string'))
+      throw new Error(`${label}: permissions.${key} must be an array of rule strings`);
     return value;
   };
   return { allow: list('allow'), deny: list('deny') };
@@ -76,7 +88,8 @@ function validateHooks(hooks: unknown, label: string): HookSettings {
     out[event as HookEvent] = matchers.map((entry: unknown, i) => {
       const where = `hooks.${event}[${i}]`;
       if (!isObject(entry) || !Array.isArray(entry.hooks)) throw new Error(`${label}: ${where} needs a "hooks" array`);
-      if (entry.matcher !== undefined && typeof entry.matcher !== 'string') throw new Error(`${label}: ${where}.matcher must be a string`);
+      if (entry.matcher !== undefined && typeof entry.matcher !== 'string')
+        throw new Error(`${label}: ${where}.matcher must be a string`);
       if (entry.matcher) checkRegex(entry.matcher, where, label);
       const list = entry.hooks.map((hook: unknown, j): CommandHookConfig => {
         if (!isObject(hook) || hook.type !== 'command' || typeof hook.command !== 'string' || !hook.command.trim()) {

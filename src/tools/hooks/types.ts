@@ -6,8 +6,17 @@ import type { AgentMessage, PermissionMode } from '../../messages/types.ts';
 
 /** The hook events agentpipe fires. */
 export const HOOK_EVENTS = [
-  'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop',
-  'SessionStart', 'SessionEnd', 'PreCompact', 'Notification',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStart',
+  'SubagentStop',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompact',
+  'Notification',
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
@@ -43,10 +52,18 @@ export interface HookOutput {
 }
 
 /** A library hook callback (the official SDK's `HookCallback`). */
-export type HookCallback = (input: HookInput, toolUseId: string | undefined, options: { signal: AbortSignal }) => Promise<HookOutput | undefined | void>;
+export type HookCallback = (
+  input: HookInput,
+  toolUseId: string | undefined,
+  options: { signal: AbortSignal },
+) => Promise<HookOutput | undefined | void>;
 
 /** Library hooks for one event: `matcher` is a regex on the tool name ('' or '*' for all). */
-export interface HookCallbackMatcher { matcher?: string; hooks: HookCallback[]; /** Seconds. */ timeout?: number }
+export interface HookCallbackMatcher {
+  matcher?: string;
+  hooks: HookCallback[];
+  /** Seconds. */ timeout?: number;
+}
 
 /** Library hooks option: `{PreToolUse: [{matcher: 'Bash', hooks: [async (input) => ({...})]}]}`. */
 export type HookCallbacks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;

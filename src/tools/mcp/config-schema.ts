@@ -28,12 +28,16 @@ const BY_TYPE = { stdio: Stdio, http: Remote, sse: Remote, sdk: Sdk } as const;
 /** Checks one server entry; throws one clear error naming the server and the field. */
 export function parseMcpServer(name: string, raw: unknown): McpServerConfig {
   if (!name) throw new Error('MCP server names must not be empty');
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`MCP server "${name}": expected an object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new Error(`MCP server "${name}": expected an object`);
   const config = raw as { type?: unknown; command?: unknown; url?: unknown };
   const type = config.type ?? (config.command !== undefined ? 'stdio' : config.url !== undefined ? 'http' : undefined);
-  const schema = typeof type === 'string' && Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type as keyof typeof BY_TYPE] : undefined;
+  const schema =
+    typeof type === 'string' && Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type as keyof typeof BY_TYPE] : undefined;
   if (!schema) {
-    throw new Error(`MCP server "${name}": unsupported type ${JSON.stringify(type)}; expected "stdio" (with "command"), "http" or "sse" (with "url")`);
+    throw new Error(
+      `MCP server "${name}": unsupported type ${JSON.stringify(type)}; expected "stdio" (with "command"), "http" or "sse" (with "url")`,
+    );
   }
   const parsed = schema.safeParse({ ...raw, type });
   if (!parsed.success) throw new Error(`MCP server "${name}": ${issuesOf(parsed.error)}`);
@@ -42,7 +46,8 @@ export function parseMcpServer(name: string, raw: unknown): McpServerConfig {
 
 /** Checks every entry of a `{name: config}` object. */
 export function parseMcpServers(raw: unknown, where: string): Record<string, McpServerConfig> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where}: expected an object of MCP server configs by name`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new Error(`${where}: expected an object of MCP server configs by name`);
   const out: Record<string, McpServerConfig> = {};
   for (const [name, config] of Object.entries(raw)) out[name] = parseMcpServer(name, config);
   return out;
@@ -50,7 +55,9 @@ export function parseMcpServers(raw: unknown, where: string): Record<string, Mcp
 
 /** An MCP config document: `{"mcpServers": {"name": {...}}}`. */
 export function parseMcpConfigDocument(value: unknown, where: string): Record<string, McpServerConfig> {
-  const servers = typeof value === 'object' && value !== null ? (value as { mcpServers?: unknown }).mcpServers : undefined;
-  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) throw new Error(`${where}: expected {"mcpServers": {"name": {...}}}`);
+  const servers =
+    typeof value === 'object' && value !== null ? (value as { mcpServers?: unknown }).mcpServers : undefined;
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
+    throw new Error(`${where}: expected {"mcpServers": {"name": {...}}}`);
   return parseMcpServers(servers, where);
 }

@@ -7,11 +7,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** A local server started as a child process and spoken to over stdin/stdout. */
-export interface McpStdioServerConfig { type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+export interface McpStdioServerConfig {
+  type?: 'stdio';
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
 /** A remote server over Streamable HTTP or (legacy) SSE. */
-export interface McpRemoteServerConfig { type: 'http' | 'sse'; url: string; headers?: Record<string, string> }
+export interface McpRemoteServerConfig {
+  type: 'http' | 'sse';
+  url: string;
+  headers?: Record<string, string>;
+}
 /** An in-process server of the official SDK, reached through `mcp_message` control requests. */
-export interface McpSdkServerConfig { type: 'sdk'; name?: string }
+export interface McpSdkServerConfig {
+  type: 'sdk';
+  name?: string;
+}
 
 export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig | McpSdkServerConfig;
 

@@ -3,7 +3,12 @@
  * fails to start is `failed`); a server that closes on its own is announced by `onCrash`.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, ReadResourceResult, Resource, Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ReadResourceResult,
+  Resource,
+  Tool as McpToolDef,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerInfo } from '../../messages/types.ts';
 import { VERSION } from '../../version.ts';
 import type { McpServerConfig } from './config.ts';
@@ -76,7 +81,8 @@ export class McpConnection {
   /** Delivers a message an in-process (sdk) server sent on its own, over the control channel. */
   receive(message: JSONRPCMessage): void {
     const transport = this.#opened?.transport;
-    if (!(transport instanceof ControlChannelTransport)) throw new Error(`MCP server "${this.name}" is not an in-process (sdk) server, or is not connected`);
+    if (!(transport instanceof ControlChannelTransport))
+      throw new Error(`MCP server "${this.name}" is not an in-process (sdk) server, or is not connected`);
     transport.receive(message);
   }
 
@@ -87,23 +93,35 @@ export class McpConnection {
       await opened.transport.close();
       throw new Error('superseded');
     }
-    const client = new Client({ name: 'agentpipe', version: VERSION }, {
-      capabilities: {},
-      listChanged: {
-        tools: { debounceMs: 0, onChanged: (error, tools) => {
-          if (!error && tools && this.#client === client) this.tools = tools;
-        } },
-        resources: { autoRefresh: false, debounceMs: 0, onChanged: () => {
-          if (this.#resources?.client === client) this.#resources = undefined;
-        } },
+    const client = new Client(
+      { name: 'agentpipe', version: VERSION },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: {
+            debounceMs: 0,
+            onChanged: (error, tools) => {
+              if (!error && tools && this.#client === client) this.tools = tools;
+            },
+          },
+          resources: {
+            autoRefresh: false,
+            debounceMs: 0,
+            onChanged: () => {
+              if (this.#resources?.client === client) this.#resources = undefined;
+            },
+          },
+        },
       },
-    });
+    );
     this.#client = client;
     this.#opened = opened;
     client.onclose = () => this.#closed(client, generation);
     await client.connect(opened.transport, { timeout: timeoutMs });
     this.serverInfo = client.getServerVersion();
-    this.tools = client.getServerCapabilities()?.tools ? (await client.listTools(undefined, { timeout: timeoutMs })).tools : [];
+    this.tools = client.getServerCapabilities()?.tools
+      ? (await client.listTools(undefined, { timeout: timeoutMs })).tools
+      : [];
   }
 
   #closed(client: Client, generation: number): void {
@@ -119,7 +137,9 @@ export class McpConnection {
   #connected(): Client {
     const client = this.#client;
     if (this.status !== 'connected' || !client) {
-      throw new McpUnavailableError(`MCP server "${this.name}" is ${this.status === 'disabled' ? 'disabled' : 'not connected'}${this.error ? ` (${this.error})` : ''}`);
+      throw new McpUnavailableError(
+        `MCP server "${this.name}" is ${this.status === 'disabled' ? 'disabled' : 'not connected'}${this.error ? ` (${this.error})` : ''}`,
+      );
     }
     return client;
   }
@@ -160,11 +180,23 @@ export class McpConnection {
   }
 
   /** Calls one tool of this server. */
-  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, onProgress?: (text: string) => void): Promise<CallToolResult> {
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs: number,
+    onProgress?: (text: string) => void,
+  ): Promise<CallToolResult> {
     const client = this.#connected();
     const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-      signal, timeout: timeoutMs,
-      ...(onProgress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => onProgress(`${p.message ?? `progress ${p.progress}${p.total ? `/${p.total}` : ''}`}\n`) } : {}),
+      signal,
+      timeout: timeoutMs,
+      ...(onProgress
+        ? {
+            onprogress: (p: { progress: number; total?: number; message?: string }) =>
+              onProgress(`${p.message ?? `progress ${p.progress}${p.total ? `/${p.total}` : ''}`}\n`),
+          }
+        : {}),
     });
     return result as CallToolResult;
   }
@@ -199,7 +231,9 @@ export class McpConnection {
   /** The `system/init` entry. */
   info(): McpServerInfo {
     return {
-      name: this.name, status: this.status, ...(this.error ? { error: this.error } : {}),
+      name: this.name,
+      status: this.status,
+      ...(this.error ? { error: this.error } : {}),
       ...(this.status === 'connected' ? { tools: this.tools.map((t) => t.name) } : {}),
     };
   }

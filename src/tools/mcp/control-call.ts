@@ -11,9 +11,14 @@ import type { McpManager } from './manager.ts';
 type Request = { subtype: string; [key: string]: unknown };
 
 /** Calls the tool; `signal` (the client's control_cancel_request) cancels the call. */
-export async function callByControl(manager: McpManager, request: Request, signal: AbortSignal = new AbortController().signal): Promise<Record<string, unknown>> {
+export async function callByControl(
+  manager: McpManager,
+  request: Request,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<Record<string, unknown>> {
   const args = request.arguments ?? {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('mcp_call: arguments must be an object');
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    throw new Error('mcp_call: arguments must be an object');
   await manager.ready(); // a server still connecting is waited for
   const { connection, tool } = target(manager, request);
   const result = await connection.callTool(tool, args as Record<string, unknown>, signal, mcpTimeouts.toolCallMs());
@@ -33,5 +38,7 @@ function target(manager: McpManager, request: Request): { connection: McpConnect
     return { connection, tool: def?.name ?? tool.slice(prefix.length) };
   }
   const known = manager.statusList().map((s) => s.name);
-  throw new Error(`mcp_call: no MCP server for tool ${JSON.stringify(tool)} (expected mcp__<server>__<tool>; servers: ${known.join(', ') || 'none'})`);
+  throw new Error(
+    `mcp_call: no MCP server for tool ${JSON.stringify(tool)} (expected mcp__<server>__<tool>; servers: ${known.join(', ') || 'none'})`,
+  );
 }

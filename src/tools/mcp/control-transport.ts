@@ -7,7 +7,11 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** Sends one `mcp_message` to the client and resolves with its response payload. */
-export type McpMessageSender = (serverName: string, message: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+export type McpMessageSender = (
+  serverName: string,
+  message: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 type Id = string | number;
 
@@ -44,16 +48,18 @@ export class ControlChannelTransport implements Transport {
     const id = m.id as Id;
     const abort = new AbortController();
     this.#inFlight.set(id, abort);
-    this.#send(this.#server, m, abort.signal).then(
-      (payload) => {
-        const response = payload.mcp_response as JSONRPCMessage | undefined;
-        if (response && typeof response === 'object') this.#deliver(response);
-        else this.#deliver(errorResponse(id, `the client answered mcp_message without an mcp_response`));
-      },
-      (error: Error) => {
-        if (!abort.signal.aborted) this.#deliver(errorResponse(id, error.message));
-      },
-    ).finally(() => this.#inFlight.delete(id));
+    this.#send(this.#server, m, abort.signal)
+      .then(
+        (payload) => {
+          const response = payload.mcp_response as JSONRPCMessage | undefined;
+          if (response && typeof response === 'object') this.#deliver(response);
+          else this.#deliver(errorResponse(id, `the client answered mcp_message without an mcp_response`));
+        },
+        (error: Error) => {
+          if (!abort.signal.aborted) this.#deliver(errorResponse(id, error.message));
+        },
+      )
+      .finally(() => this.#inFlight.delete(id));
   }
 
   /** A message the in-process server sent on its own (a client's inbound `mcp_message`): a notification, or a request to agentpipe. */

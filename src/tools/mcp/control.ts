@@ -11,7 +11,10 @@ import { readResource, resourceTimeoutMs } from './resources.ts';
 
 type Request = { subtype: string; [key: string]: unknown };
 /** Sends one control request to the client (the runner's `request`). */
-type Requester = (request: { subtype: 'mcp_message'; server_name: string; message: Record<string, unknown> }, signal?: AbortSignal) => Promise<Record<string, unknown>>;
+type Requester = (
+  request: { subtype: 'mcp_message'; server_name: string; message: Record<string, unknown> },
+  signal?: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 /** `mcp_message` control requests as the sender of in-process (sdk) servers. */
 export function controlSender(request: Requester): McpMessageSender {
@@ -20,7 +23,9 @@ export function controlSender(request: Requester): McpMessageSender {
 
 /** `initialize` (checked): `sdkMcpServers` (names) and `mcpServers` (configs); connections start in the background. */
 export function applyInitialize(
-  manager: McpManager, init: { sdkMcpServers?: string[]; mcpServers?: Record<string, McpServerConfig> }, send: Requester,
+  manager: McpManager,
+  init: { sdkMcpServers?: string[]; mcpServers?: Record<string, McpServerConfig> },
+  send: Requester,
 ): void {
   manager.useControlChannel(controlSender(send));
   if (init.sdkMcpServers) manager.addSdkServers(init.sdkMcpServers);
@@ -31,12 +36,30 @@ export const mcpControlHandlers = {
   async mcp_status(manager: McpManager): Promise<Record<string, unknown>> {
     await manager.ready();
     // How many resources each server offers (the list is cached, so this is cheap after the first time).
-    const counts = new Map(await Promise.all(manager.resourceServers().map(async (c) => [c.name, await c.listResources(resourceTimeoutMs()).then((l) => l.length, () => undefined)] as const)));
-    return { mcpServers: manager.detailedStatus().map((s) => (counts.get(s.name) === undefined ? s : { ...s, resources: counts.get(s.name) })) };
+    const counts = new Map(
+      await Promise.all(
+        manager.resourceServers().map(
+          async (c) =>
+            [
+              c.name,
+              await c.listResources(resourceTimeoutMs()).then(
+                (l) => l.length,
+                () => undefined,
+              ),
+            ] as const,
+        ),
+      ),
+    );
+    return {
+      mcpServers: manager
+        .detailedStatus()
+        .map((s) => (counts.get(s.name) === undefined ? s : { ...s, resources: counts.get(s.name) })),
+    };
   },
   /** `{serverName, uri}` → the server's `resources/read` result, `{contents: [...]}`. */
   async mcp_read_resource(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
-    if (typeof request.uri !== 'string' || !request.uri) throw new Error('mcp_read_resource: uri must be a non-empty string');
+    if (typeof request.uri !== 'string' || !request.uri)
+      throw new Error('mcp_read_resource: uri must be a non-empty string');
     await manager.ready();
     const result = await readResource(manager, nameOf(request), request.uri);
     return { contents: result.contents };

@@ -19,7 +19,6 @@ export interface McpManagerOptions {
   emit(message: McpServerStatusMessage): Promise<void> | void;
 }
 
-
 export class McpManager {
   readonly #options: McpManagerOptions;
   readonly #servers = new Map<string, McpConnection>();
@@ -32,7 +31,8 @@ export class McpManager {
 
   constructor(servers: Record<string, McpServerConfig>, options: McpManagerOptions) {
     this.#options = options;
-    for (const [name, config] of Object.entries(servers)) this.#add(name, config, config.type === 'sdk' ? 'sdk' : 'config');
+    for (const [name, config] of Object.entries(servers))
+      this.#add(name, config, config.type === 'sdk' ? 'sdk' : 'config');
   }
 
   /** True when any server is configured. */
@@ -49,13 +49,15 @@ export class McpManager {
   /** Starts connecting every pending server (sdk ones once there is a control channel); not awaited. */
   start(): void {
     for (const connection of this.#servers.values()) {
-      if (connection.status === 'pending' && !connection.connecting && (connection.source !== 'sdk' || this.#sender)) this.#connect(connection);
+      if (connection.status === 'pending' && !connection.connecting && (connection.source !== 'sdk' || this.#sender))
+        this.#connect(connection);
     }
   }
 
   /** Waits for the connections under way (sdk servers with no control channel fail now). */
   async ready(): Promise<void> {
-    for (const connection of this.#servers.values()) if (connection.status === 'pending' && !connection.connecting) this.#connect(connection);
+    for (const connection of this.#servers.values())
+      if (connection.status === 'pending' && !connection.connecting) this.#connect(connection);
     while (this.#connecting.size > 0) await Promise.all([...this.#connecting]);
   }
 
@@ -94,7 +96,9 @@ export class McpManager {
 
   /** True for tools this manager made. */
   owns(tool: Tool): boolean {
-    return ('mcpServer' in tool && typeof (tool as McpTool).mcpServer === 'string') || this.#resourceTools.includes(tool);
+    return (
+      ('mcpServer' in tool && typeof (tool as McpTool).mcpServer === 'string') || this.#resourceTools.includes(tool)
+    );
   }
 
   /** One server by name; throws a clear error naming the known ones. */
@@ -119,10 +123,18 @@ export class McpManager {
       ...(c.serverInfo ? { serverInfo: c.serverInfo } : {}),
       config: c.config,
       scope: c.source === 'dynamic' ? 'dynamic' : c.source === 'sdk' ? 'sdk' : 'flag',
-      tools: c.status === 'connected' ? c.tools.map((t) => ({
-        name: t.name, description: t.description,
-        annotations: { readOnly: t.annotations?.readOnlyHint, destructive: t.annotations?.destructiveHint, openWorld: t.annotations?.openWorldHint },
-      })) : undefined,
+      tools:
+        c.status === 'connected'
+          ? c.tools.map((t) => ({
+              name: t.name,
+              description: t.description,
+              annotations: {
+                readOnly: t.annotations?.readOnlyHint,
+                destructive: t.annotations?.destructiveHint,
+                openWorld: t.annotations?.openWorldHint,
+              },
+            }))
+          : undefined,
     }));
   }
 
@@ -131,7 +143,8 @@ export class McpManager {
     const connection = this.#get(name);
     await this.#connectNow(connection);
     this.#announce(connection);
-    if (connection.status === 'failed') throw new Error(`MCP server "${name}" failed to reconnect: ${connection.error}`);
+    if (connection.status === 'failed')
+      throw new Error(`MCP server "${name}" failed to reconnect: ${connection.error}`);
   }
 
   /** Enables (connects) or disables (stops, hides its tools) one server. */
@@ -145,7 +158,9 @@ export class McpManager {
   }
 
   /** Replaces the servers added at runtime; the configured ones stay. */
-  async setServers(servers: Record<string, McpServerConfig>): Promise<{ added: string[]; removed: string[]; errors: Record<string, string> }> {
+  async setServers(
+    servers: Record<string, McpServerConfig>,
+  ): Promise<{ added: string[]; removed: string[]; errors: Record<string, string> }> {
     const removed: string[] = [];
     for (const [name, connection] of this.#servers) {
       if (connection.source === 'dynamic' && !(name in servers)) {
@@ -184,7 +199,10 @@ export class McpManager {
 
   #get(name: unknown): McpConnection {
     const connection = typeof name === 'string' ? this.#servers.get(name) : undefined;
-    if (!connection) throw new Error(`no MCP server named ${JSON.stringify(name)}; known: ${[...this.#servers.keys()].join(', ') || '(none)'}`);
+    if (!connection)
+      throw new Error(
+        `no MCP server named ${JSON.stringify(name)}; known: ${[...this.#servers.keys()].join(', ') || '(none)'}`,
+      );
     return connection;
   }
 
@@ -205,9 +223,14 @@ export class McpManager {
     if (this.#closed) return;
     const info = connection.info();
     void this.#options.emit({
-      type: 'system', subtype: 'mcp_server_status', server_name: connection.name, status: info.status,
-      ...(info.error ? { error: info.error } : {}), ...(info.tools ? { tools: info.tools } : {}),
-      uuid: newUuid(), session_id: this.#options.sessionId,
+      type: 'system',
+      subtype: 'mcp_server_status',
+      server_name: connection.name,
+      status: info.status,
+      ...(info.error ? { error: info.error } : {}),
+      ...(info.tools ? { tools: info.tools } : {}),
+      uuid: newUuid(),
+      session_id: this.#options.sessionId,
     });
   }
 }

@@ -51,14 +51,26 @@ export function convertResult(result: CallToolResult): ToolResult {
         blocks.push({ type: 'text', text: item.text });
         break;
       case 'image':
-        blocks.push({ type: 'image', source: { type: 'base64', media_type: item.mimeType as ImageBlock['source']['media_type'], data: item.data } });
+        blocks.push({
+          type: 'image',
+          source: { type: 'base64', media_type: item.mimeType as ImageBlock['source']['media_type'], data: item.data },
+        });
         break;
       case 'audio':
-        blocks.push({ type: 'text', text: `[audio ${item.mimeType}, ${Math.round((item.data.length * 3) / 4)} bytes]` });
+        blocks.push({
+          type: 'text',
+          text: `[audio ${item.mimeType}, ${Math.round((item.data.length * 3) / 4)} bytes]`,
+        });
         break;
       case 'resource': {
         const r = item.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-        blocks.push({ type: 'text', text: r.text !== undefined ? r.text : `[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}, ${Math.round(((r.blob ?? '').length * 3) / 4)} bytes]` });
+        blocks.push({
+          type: 'text',
+          text:
+            r.text !== undefined
+              ? r.text
+              : `[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}, ${Math.round(((r.blob ?? '').length * 3) / 4)} bytes]`,
+        });
         break;
       }
       case 'resource_link':
@@ -68,13 +80,17 @@ export function convertResult(result: CallToolResult): ToolResult {
         blocks.push({ type: 'text', text: JSON.stringify(item) });
     }
   }
-  if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
+  if (blocks.length === 0 && result.structuredContent !== undefined)
+    blocks.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
   const isError = result.isError === true;
   const onlyText = blocks.every((b) => b.type === 'text');
   const content = onlyText ? blocks.map((b) => (b as TextBlock).text).join('\n') : blocks;
   return {
     content: isError && content === '' ? 'The MCP tool reported an error without details' : content,
     ...(isError ? { isError } : {}),
-    data: { content: blocks, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) },
+    data: {
+      content: blocks,
+      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    },
   };
 }

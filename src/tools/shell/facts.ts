@@ -35,16 +35,31 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
   const analysis = await analyzeShell(line);
   const runs = await inventory(analysis);
   const specific = rules.deny.filter((r) => r.specifier !== undefined && r.specifier !== '*');
-  if (rules.deny.length > specific.length) return { denied: `Permission to use Bash was denied by the rule ${formatRule(rules.deny[0]!)}`, readOnly: false, allowed: false };
+  if (rules.deny.length > specific.length)
+    return {
+      denied: `Permission to use Bash was denied by the rule ${formatRule(rules.deny[0]!)}`,
+      readOnly: false,
+      allowed: false,
+    };
   for (const argv of runs.commands) {
     const rule = specific.find((r) => commandRuleMatches(r.specifier!, argv));
-    if (rule) return { denied: `Permission to use Bash was denied by the rule ${formatRule(rule)} (the line runs \`${argv.join(' ').slice(0, 200)}\`)`, readOnly: false, allowed: false };
+    if (rule)
+      return {
+        denied: `Permission to use Bash was denied by the rule ${formatRule(rule)} (the line runs \`${argv.join(' ').slice(0, 200)}\`)`,
+        readOnly: false,
+        allowed: false,
+      };
   }
   // Files the line names may not be ones a Read deny rule protects.
   const named = [...analysis.reads, ...analysis.writes, ...runs.commands.flatMap((argv) => pathOperands(argv))];
   for (const file of named) {
     const rule = rules.readDeny.find((r) => pathRuleMatches(r.specifier!, file, rules.cwd));
-    if (rule) return { denied: `Permission to read ${file} was denied by the rule ${formatRule(rule)}`, readOnly: false, allowed: false };
+    if (rule)
+      return {
+        denied: `Permission to read ${file} was denied by the rule ${formatRule(rule)}`,
+        readOnly: false,
+        allowed: false,
+      };
   }
   const plain = analysis.complex.length === 0 && !analysis.opaqueName;
   const globbed = analysis.commands.some((c) => c.globbed);
@@ -52,13 +67,22 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
   if (specific.length > 0 && (runs.unknown || !plain)) {
     unsure = `Bash needs approval: deny rules are set and what this line runs cannot be fully known (${[...new Set(analysis.complex)].join(', ') || 'a command that runs other code'})`;
   } else if (rules.readDeny.length > 0 && globbed) {
-    unsure = 'Bash needs approval: Read deny rules are set and a word of this line expands to file names that cannot be checked beforehand';
+    unsure =
+      'Bash needs approval: Read deny rules are set and a word of this line expands to file names that cannot be checked beforehand';
   }
-  const readOnly = plain && !unsure && analysis.writes.length === 0 && analysis.commands.length > 0 &&
+  const readOnly =
+    plain &&
+    !unsure &&
+    analysis.writes.length === 0 &&
+    analysis.commands.length > 0 &&
     analysis.commands.every((c) => !c.assignments && isReadOnlyArgv(c.argv));
   const whole = rules.allow.some((r) => r.specifier === undefined || r.specifier === '*');
-  const allowed = whole || (plain && analysis.writes.length === 0 && analysis.commands.length > 0 &&
-    analysis.commands.every((c) => rules.allow.some((r) => commandRuleMatches(r.specifier!, c.argv))));
+  const allowed =
+    whole ||
+    (plain &&
+      analysis.writes.length === 0 &&
+      analysis.commands.length > 0 &&
+      analysis.commands.every((c) => rules.allow.some((r) => commandRuleMatches(r.specifier!, c.argv))));
   return { readOnly, allowed: allowed && !unsure, ...(unsure ? { unsure } : {}) };
 }
 

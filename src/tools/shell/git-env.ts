@@ -19,7 +19,13 @@ const OVERRIDES: Array<[string, string]> = [
 
 /** `env` plus git overrides that keep repository config from running programs. */
 export function gitSafeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, GIT_OPTIONAL_LOCKS: '0', GIT_PAGER: 'cat', PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+  const out: NodeJS.ProcessEnv = {
+    ...env,
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_TERMINAL_PROMPT: '0',
+  };
   delete out.GIT_EXTERNAL_DIFF;
   delete out.GIT_SSH_COMMAND;
   delete out.GIT_SSH;

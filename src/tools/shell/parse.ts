@@ -115,7 +115,9 @@ function command(node: Node, out: ShellAnalysis): void {
     const literal = word ? literalOf(word) : undefined;
     if (literal === undefined) {
       if (child.type === 'command_name') opaque = true;
-      out.complex.push(word?.type === 'string' ? 'an expansion inside a string' : `a ${describe(word?.type ?? child.type)}`);
+      out.complex.push(
+        word?.type === 'string' ? 'an expansion inside a string' : `a ${describe(word?.type ?? child.type)}`,
+      );
       if (word) nested(word, out);
       continue;
     }
@@ -138,7 +140,13 @@ function nested(node: Node, out: ShellAnalysis): void {
 
 function redirect(node: Node, out: ShellAnalysis): void {
   if (node.type !== 'file_redirect') {
-    out.complex.push(node.type === 'heredoc_redirect' ? 'a here-document' : node.type === 'herestring_redirect' ? 'a here-string' : describe(node.type));
+    out.complex.push(
+      node.type === 'heredoc_redirect'
+        ? 'a here-document'
+        : node.type === 'herestring_redirect'
+          ? 'a here-string'
+          : describe(node.type),
+    );
     for (const child of node.namedChildren) if (child) nested(child, out);
     return;
   }
@@ -156,7 +164,10 @@ function redirect(node: Node, out: ShellAnalysis): void {
   else if (literal.value !== '/dev/null') out.writes.push(literal.value);
 }
 
-interface Literal { value: string; globbed: boolean }
+interface Literal {
+  value: string;
+  globbed: boolean;
+}
 
 /** The value of a word after quote removal, or undefined when the shell would compute it. */
 export function literalOf(node: Node): Literal | undefined {

@@ -16,11 +16,24 @@ export interface RunInventory {
 
 /** Options (of each wrapper) that take a value as the next word. */
 const WRAPPERS: Record<string, Set<string>> = {
-  command: new Set(), builtin: new Set(), exec: new Set(['-a']), nohup: new Set(), time: new Set(['-f', '-o']),
-  nice: new Set(['-n']), ionice: new Set(['-c', '-n', '-p']), setsid: new Set(), stdbuf: new Set(['-i', '-o', '-e']),
-  timeout: new Set(['-s', '-k', '--signal', '--kill-after']), sudo: new Set(['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-U', '-T']),
-  doas: new Set(['-u', '-C']), env: new Set(['-u', '-C', '--unset', '--chdir']), xargs: new Set(['-I', '-L', '-n', '-P', '-s', '-d', '-E', '-a']),
-  watch: new Set(['-n', '-d']), chroot: new Set(), unbuffer: new Set(), flock: new Set(['-w', '-E']),
+  command: new Set(),
+  builtin: new Set(),
+  exec: new Set(['-a']),
+  nohup: new Set(),
+  time: new Set(['-f', '-o']),
+  nice: new Set(['-n']),
+  ionice: new Set(['-c', '-n', '-p']),
+  setsid: new Set(),
+  stdbuf: new Set(['-i', '-o', '-e']),
+  timeout: new Set(['-s', '-k', '--signal', '--kill-after']),
+  sudo: new Set(['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-U', '-T']),
+  doas: new Set(['-u', '-C']),
+  env: new Set(['-u', '-C', '--unset', '--chdir']),
+  xargs: new Set(['-I', '-L', '-n', '-P', '-s', '-d', '-E', '-a']),
+  watch: new Set(['-n', '-d']),
+  chroot: new Set(),
+  unbuffer: new Set(),
+  flock: new Set(['-w', '-E']),
 };
 /** Wrappers whose first operand is not the program (a duration, a directory, a lock file). */
 const FIRST_OPERAND_SKIPPED = new Set(['timeout', 'chroot', 'flock']);

@@ -18,7 +18,8 @@ function without(shortLetters: string, long: string[]): ArgsCheck {
       if (arg.startsWith('--')) {
         const name = arg.slice(2).split('=')[0]!;
         if (long.some((l) => l === name || (l.endsWith('*') && name.startsWith(l.slice(0, -1))))) return false;
-      } else if (arg.startsWith('-') && arg.length > 1 && [...arg.slice(1)].some((c) => shortLetters.includes(c))) return false;
+      } else if (arg.startsWith('-') && arg.length > 1 && [...arg.slice(1)].some((c) => shortLetters.includes(c)))
+        return false;
     }
     return true;
   };
@@ -31,15 +32,47 @@ function onlyFlags(allowed: string[]): ArgsCheck {
 
 const operands = (args: string[]) => args.filter((a) => !a.startsWith('-') || a === '-');
 
-const FIND_ACTIONS = new Set(['-delete', '-exec', '-execdir', '-ok', '-okdir', '-fprint', '-fprint0', '-fprintf', '-fls']);
+const FIND_ACTIONS = new Set([
+  '-delete',
+  '-exec',
+  '-execdir',
+  '-ok',
+  '-okdir',
+  '-fprint',
+  '-fprint0',
+  '-fprintf',
+  '-fls',
+]);
 
 const GIT_DIFF_WRITES = ['output', 'ext-diff', 'textconv', 'open-files-in-pager'];
-const GIT_LIST_FLAGS = ['-a', '-r', '-v', '-vv', '-l', '--list', '--all', '--remotes', '--verbose', '--show-current', '--merged', '--no-merged', '--no-color', '--color', '--no-column'];
+const GIT_LIST_FLAGS = [
+  '-a',
+  '-r',
+  '-v',
+  '-vv',
+  '-l',
+  '--list',
+  '--all',
+  '--remotes',
+  '--verbose',
+  '--show-current',
+  '--merged',
+  '--no-merged',
+  '--no-color',
+  '--color',
+  '--no-column',
+];
 
 function gitListing(args: string[]): boolean {
   // `git branch` / `git tag` list only without operands, or with --list/-l (patterns).
   const listing = args.includes('-l') || args.includes('--list');
-  return args.every((a) => GIT_LIST_FLAGS.includes(a) || /^--(sort|format|contains|points-at|merged|no-merged)=/.test(a) || /^-n\d*$/.test(a) || (listing && !a.startsWith('-')));
+  return args.every(
+    (a) =>
+      GIT_LIST_FLAGS.includes(a) ||
+      /^--(sort|format|contains|points-at|merged|no-merged)=/.test(a) ||
+      /^-n\d*$/.test(a) ||
+      (listing && !a.startsWith('-')),
+  );
 }
 
 const GIT: Record<string, ArgsCheck> = {
@@ -54,7 +87,8 @@ const GIT: Record<string, ArgsCheck> = {
   describe: any,
   branch: gitListing,
   tag: gitListing,
-  remote: (args) => args.length === 0 || onlyFlags(['-v', '--verbose'])(args) || (args[0] === 'get-url' && args.length <= 3),
+  remote: (args) =>
+    args.length === 0 || onlyFlags(['-v', '--verbose'])(args) || (args[0] === 'get-url' && args.length <= 3),
 };
 
 function git(args: string[]): boolean {
@@ -64,14 +98,52 @@ function git(args: string[]): boolean {
   return check !== undefined && check(rest);
 }
 
-const DATE_DISPLAY = /^(\+.*|-u|--utc|--universal|-R|--rfc-email|-I\w*|--iso-8601(=.*)?|--rfc-3339=.*|-d|--date=.*|-r|--reference=.*|--debug)$/;
+const DATE_DISPLAY =
+  /^(\+.*|-u|--utc|--universal|-R|--rfc-email|-I\w*|--iso-8601(=.*)?|--rfc-3339=.*|-d|--date=.*|-r|--reference=.*|--debug)$/;
 
 const PROGRAMS: Record<string, ArgsCheck> = {
-  ls: any, pwd: any, cat: any, head: any, tail: any, wc: any, echo: any, printf: without('v', []),
-  grep: any, egrep: any, fgrep: any, stat: any, du: any, df: any, whoami: any, uname: any, which: any,
-  cut: any, diff: any, true: any, false: any, basename: any, dirname: any, realpath: any, readlink: any,
-  nl: any, tr: any, column: any, id: any, cd: any, od: any, hexdump: any, cmp: any, comm: any, md5sum: any,
-  sha1sum: any, sha256sum: any, jq: any, test: any, seq: any, env: (args) => args.length === 0, printenv: any,
+  ls: any,
+  pwd: any,
+  cat: any,
+  head: any,
+  tail: any,
+  wc: any,
+  echo: any,
+  printf: without('v', []),
+  grep: any,
+  egrep: any,
+  fgrep: any,
+  stat: any,
+  du: any,
+  df: any,
+  whoami: any,
+  uname: any,
+  which: any,
+  cut: any,
+  diff: any,
+  true: any,
+  false: any,
+  basename: any,
+  dirname: any,
+  realpath: any,
+  readlink: any,
+  nl: any,
+  tr: any,
+  column: any,
+  id: any,
+  cd: any,
+  od: any,
+  hexdump: any,
+  cmp: any,
+  comm: any,
+  md5sum: any,
+  sha1sum: any,
+  sha256sum: any,
+  jq: any,
+  test: any,
+  seq: any,
+  env: (args) => args.length === 0,
+  printenv: any,
   file: without('C', ['compile']),
   tree: without('o', []),
   rg: without('z', ['pre', 'pre-glob', 'search-zip']),
@@ -79,7 +151,24 @@ const PROGRAMS: Record<string, ArgsCheck> = {
   uniq: (args) => operands(args).length <= 1 && !args.some((a) => /^-[fsw]$|^--(skip|check)-/.test(a)),
   find: (args) => !args.some((a) => FIND_ACTIONS.has(a)),
   date: (args) => args.every((a, i) => DATE_DISPLAY.test(a) || /^(-d|-r)$/.test(args[i - 1] ?? '')),
-  hostname: onlyFlags(['-f', '-s', '-i', '-I', '-d', '-a', '-A', '-y', '--fqdn', '--long', '--short', '--domain', '--ip-address', '--all-ip-addresses', '--all-fqdns', '--alias']),
+  hostname: onlyFlags([
+    '-f',
+    '-s',
+    '-i',
+    '-I',
+    '-d',
+    '-a',
+    '-A',
+    '-y',
+    '--fqdn',
+    '--long',
+    '--short',
+    '--domain',
+    '--ip-address',
+    '--all-ip-addresses',
+    '--all-fqdns',
+    '--alias',
+  ]),
   git,
 };
 

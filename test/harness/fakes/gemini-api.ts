@@ -35,12 +35,19 @@ export interface FakeGemini {
 }
 
 /** Token counts reported by every streamed answer (its last chunk). */
-export const FAKE_USAGE = { promptTokenCount: 100, candidatesTokenCount: 20, totalTokenCount: 120, cachedContentTokenCount: 10 };
+export const FAKE_USAGE = {
+  promptTokenCount: 100,
+  candidatesTokenCount: 20,
+  totalTokenCount: 120,
+  cachedContentTokenCount: 10,
+};
 
 const DONE: GeminiReply = { kind: 'text', chunks: ['Done.'] };
 
 /** Starts the fake; `script[i]` answers the i-th stream request (the last answers the rest), or `script(request, i)`. */
-export async function startFakeGemini(script: GeminiReply[] | ((request: GeminiRequest, index: number) => GeminiReply)): Promise<FakeGemini> {
+export async function startFakeGemini(
+  script: GeminiReply[] | ((request: GeminiRequest, index: number) => GeminiReply),
+): Promise<FakeGemini> {
   const requests: GeminiRequest[] = [];
   let streams = 0;
   const server = createServer((req, res) => {
@@ -49,15 +56,24 @@ export async function startFakeGemini(script: GeminiReply[] | ((request: GeminiR
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const match = /\/models\/([^:/?]+):(\w+)/.exec(req.url ?? '');
-      const request: GeminiRequest = { method: req.method ?? '', action: match?.[2] ?? req.url ?? '', model: match?.[1] ?? '', body: parse(text) };
+      const request: GeminiRequest = {
+        method: req.method ?? '',
+        action: match?.[2] ?? req.url ?? '',
+        model: match?.[1] ?? '',
+        body: parse(text),
+      };
       requests.push(request);
       if (request.action === 'streamGenerateContent') {
         const index = streams++;
-        const reply = typeof script === 'function' ? script(request, index) : (script[Math.min(index, script.length - 1)] ?? DONE);
+        const reply =
+          typeof script === 'function' ? script(request, index) : (script[Math.min(index, script.length - 1)] ?? DONE);
         void stream(res, reply);
       } else if (request.action === 'generateContent') json(res, 200, sideAnswer(text));
       else if (request.action === 'countTokens') json(res, 200, { totalTokens: 100 });
-      else json(res, 404, { error: { code: 404, message: `fake gemini: no route for ${req.method} ${req.url}`, status: 'NOT_FOUND' } });
+      else
+        json(res, 404, {
+          error: { code: 404, message: `fake gemini: no route for ${req.method} ${req.url}`, status: 'NOT_FOUND' },
+        });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -66,10 +82,11 @@ export async function startFakeGemini(script: GeminiReply[] | ((request: GeminiR
     url: `http://127.0.0.1:${port}`,
     requests,
     chats: () => requests.filter((r) => r.action === 'streamGenerateContent').map((r) => contentsOf(r.body)),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -101,7 +118,10 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 async function stream(res: ServerResponse<IncomingMessage>, reply: GeminiReply): Promise<void> {
   if (reply.kind === 'error') {
-    const status = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED' }[reply.status] ?? 'INTERNAL';
+    const status =
+      { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED' }[
+        reply.status
+      ] ?? 'INTERNAL';
     json(res, reply.status, { error: { code: reply.status, message: reply.message, status } });
     return;
   }
@@ -124,7 +144,13 @@ async function stream(res: ServerResponse<IncomingMessage>, reply: GeminiReply):
 /** The CLI's non-streamed side questions: JSON ones (its model routers, next-speaker check) get every field they ask for, else a text. */
 function sideAnswer(body: string): unknown {
   const text = body.includes('application/json')
-    ? JSON.stringify({ reasoning: 'Simple.', model_choice: 'flash', complexity_reasoning: 'Simple.', complexity_score: 10, next_speaker: 'user' })
+    ? JSON.stringify({
+        reasoning: 'Simple.',
+        model_choice: 'flash',
+        complexity_reasoning: 'Simple.',
+        complexity_score: 10,
+        next_speaker: 'user',
+      })
     : 'ok';
   return {
     candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],

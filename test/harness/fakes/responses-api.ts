@@ -64,7 +64,9 @@ export async function startResponsesServer(
       const request: ResponsesRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
       requests.push(request);
       if (request.method !== 'POST' || !/\/responses(\?|$)/.test(request.path)) {
-        json(res, 404, { error: { message: `not faked: ${request.method} ${request.path}`, type: 'invalid_request_error' } });
+        json(res, 404, {
+          error: { message: `not faked: ${request.method} ${request.path}`, type: 'invalid_request_error' },
+        });
         return;
       }
       const index = modelRequests.length;
@@ -79,10 +81,11 @@ export async function startResponsesServer(
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     modelRequests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -106,34 +109,59 @@ function split(text: string, n: number): string[] {
 
 function answer(res: ServerResponse, reply: ResponsesReply, index: number): void {
   if (reply.kind === 'status') {
-    const type = reply.status === 401 ? 'invalid_authentication' : reply.status === 429 ? 'rate_limit_exceeded' : 'server_error';
+    const type =
+      reply.status === 401 ? 'invalid_authentication' : reply.status === 429 ? 'rate_limit_exceeded' : 'server_error';
     json(res, reply.status, { error: { message: reply.message ?? `fake error ${reply.status}`, type, code: type } });
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const id = `resp_${index + 1}`;
   const response = (status: string, output: unknown[], usage: unknown = null) => ({
-    id, object: 'response', created_at: 0, status, model: 'fake-model', output, usage,
+    id,
+    object: 'response',
+    created_at: 0,
+    status,
+    model: 'fake-model',
+    output,
+    usage,
   });
   res.write(frame({ type: 'response.created', response: response('in_progress', []) }));
   const output: Record<string, unknown>[] = [];
   const message = (text: string, deltas: string[]) => {
-    const item = { id: `msg_${index + 1}_${output.length}`, type: 'message', role: 'assistant', status: 'in_progress', content: [] as unknown[] };
+    const item = {
+      id: `msg_${index + 1}_${output.length}`,
+      type: 'message',
+      role: 'assistant',
+      status: 'in_progress',
+      content: [] as unknown[],
+    };
     const at = { output_index: output.length, item_id: item.id, content_index: 0 };
     res.write(frame({ type: 'response.output_item.added', output_index: at.output_index, item }));
-    res.write(frame({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } }));
+    res.write(
+      frame({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } }),
+    );
     for (const delta of deltas) res.write(frame({ type: 'response.output_text.delta', ...at, delta }));
-    return { item, at, done: () => {
-      const part = { type: 'output_text', text, annotations: [] };
-      res.write(frame({ type: 'response.output_text.done', ...at, text }));
-      res.write(frame({ type: 'response.content_part.done', ...at, part }));
-      const finished = { ...item, status: 'completed', content: [part] };
-      res.write(frame({ type: 'response.output_item.done', output_index: at.output_index, item: finished }));
-      output.push(finished);
-    } };
+    return {
+      item,
+      at,
+      done: () => {
+        const part = { type: 'output_text', text, annotations: [] };
+        res.write(frame({ type: 'response.output_text.done', ...at, text }));
+        res.write(frame({ type: 'response.content_part.done', ...at, part }));
+        const finished = { ...item, status: 'completed', content: [part] };
+        res.write(frame({ type: 'response.output_item.done', output_index: at.output_index, item: finished }));
+        output.push(finished);
+      },
+    };
   };
   const whole = (item: Record<string, unknown>) => {
-    res.write(frame({ type: 'response.output_item.added', output_index: output.length, item: { ...item, status: 'in_progress' } }));
+    res.write(
+      frame({
+        type: 'response.output_item.added',
+        output_index: output.length,
+        item: { ...item, status: 'in_progress' },
+      }),
+    );
     res.write(frame({ type: 'response.output_item.done', output_index: output.length, item }));
     output.push(item);
   };
@@ -142,20 +170,43 @@ function answer(res: ServerResponse, reply: ResponsesReply, index: number): void
     return; // open until the client goes away
   }
   if (reply.kind === 'text') {
-    if (reply.reasoning) whole({ id: `rs_${index + 1}`, type: 'reasoning', summary: [{ type: 'summary_text', text: reply.reasoning }], content: [] });
+    if (reply.reasoning)
+      whole({
+        id: `rs_${index + 1}`,
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: reply.reasoning }],
+        content: [],
+      });
     message(reply.text, split(reply.text, reply.chunks ?? 3)).done();
   } else if (reply.kind === 'call') {
     if (reply.text) message(reply.text, [reply.text]).done();
     const callId = reply.callId ?? `call_${index + 1}`;
     const args = JSON.stringify(reply.arguments);
-    whole({ id: `fc_${index + 1}`, type: 'function_call', status: 'completed', call_id: callId, name: reply.name, arguments: args });
+    whole({
+      id: `fc_${index + 1}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: callId,
+      name: reply.name,
+      arguments: args,
+    });
   } else {
     const callId = reply.callId ?? `call_${index + 1}`;
-    whole({ id: `ctc_${index + 1}`, type: 'custom_tool_call', status: 'completed', call_id: callId, name: reply.name, input: reply.input });
+    whole({
+      id: `ctc_${index + 1}`,
+      type: 'custom_tool_call',
+      status: 'completed',
+      call_id: callId,
+      name: reply.name,
+      input: reply.input,
+    });
   }
   const usage = {
-    input_tokens: FAKE_USAGE.input_tokens, input_tokens_details: { cached_tokens: FAKE_USAGE.cached_input_tokens },
-    output_tokens: FAKE_USAGE.output_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: FAKE_USAGE.input_tokens + FAKE_USAGE.output_tokens,
+    input_tokens: FAKE_USAGE.input_tokens,
+    input_tokens_details: { cached_tokens: FAKE_USAGE.cached_input_tokens },
+    output_tokens: FAKE_USAGE.output_tokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: FAKE_USAGE.input_tokens + FAKE_USAGE.output_tokens,
   };
   res.write(frame({ type: 'response.completed', response: response('completed', output, usage) }));
   res.end();

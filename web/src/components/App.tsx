@@ -35,10 +35,15 @@ export function App({ data, initial }: { data: PageData; initial: ViewStore }): 
     document.documentElement.dataset.theme = theme;
     try {
       localStorage.setItem('agentpipe-theme', theme);
-    } catch { /* file:// pages may not store */ }
+    } catch {
+      /* file:// pages may not store */
+    }
   }, [theme]);
 
-  const items = useMemo(() => (query.trim() ? store.items.filter((item) => matches(item, query.trim())) : store.items), [store, store.version, store.items.length, query]);
+  const items = useMemo(
+    () => (query.trim() ? store.items.filter((item) => matches(item, query.trim())) : store.items),
+    [store, store.version, store.items.length, query],
+  );
   useEffect(() => setSelected(-1), [query]);
   useKeys({ count: items.length, setSelected, search, clearSearch: () => setQuery('') });
 
@@ -61,8 +66,19 @@ export function App({ data, initial }: { data: PageData; initial: ViewStore }): 
             data-testid="search"
             onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
           />
-          {query.trim() ? <span class="muted small" data-testid="search-count">{items.length} match{items.length === 1 ? '' : 'es'}</span> : <></>}
-          <button type="button" class="btn small" data-testid="diff-mode" onClick={() => setDiffMode(diffMode === 'unified' ? 'split' : 'unified')}>
+          {query.trim() ? (
+            <span class="muted small" data-testid="search-count">
+              {items.length} match{items.length === 1 ? '' : 'es'}
+            </span>
+          ) : (
+            <></>
+          )}
+          <button
+            type="button"
+            class="btn small"
+            data-testid="diff-mode"
+            onClick={() => setDiffMode(diffMode === 'unified' ? 'split' : 'unified')}
+          >
             {diffMode === 'unified' ? 'Side by side' : 'Unified'}
           </button>
           <ThemeToggle theme={theme} onToggle={() => setTheme(theme === 'dark' ? 'light' : 'dark')} />
@@ -70,9 +86,23 @@ export function App({ data, initial }: { data: PageData; initial: ViewStore }): 
         <Timeline items={items} selected={selected} onPick={(i) => setSelected(i)} />
         <div class="middle">
           <main class="conversation" data-testid="conversation">
-            {items.length === 0
-              ? <div class="empty">{query ? 'Nothing matches.' : live ? 'Type a prompt below to start a session.' : 'This stream has no messages.'}</div>
-              : <VirtualList items={items} selected={selected} onSelect={setSelected} handle={list} follow={live && selected < 0} />}
+            {items.length === 0 ? (
+              <div class="empty">
+                {query
+                  ? 'Nothing matches.'
+                  : live
+                    ? 'Type a prompt below to start a session.'
+                    : 'This stream has no messages.'}
+              </div>
+            ) : (
+              <VirtualList
+                items={items}
+                selected={selected}
+                onSelect={setSelected}
+                handle={list}
+                follow={live && selected < 0}
+              />
+            )}
           </main>
           <PlanPanel plan={store.plan} />
         </div>

@@ -12,16 +12,42 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }
 
-export function Header({ header, title, running, children }: { header: HeaderData; title: string; running: boolean; children?: JSX.Element | JSX.Element[] }): JSX.Element {
+export function Header({
+  header,
+  title,
+  running,
+  children,
+}: {
+  header: HeaderData;
+  title: string;
+  running: boolean;
+  children?: JSX.Element | JSX.Element[];
+}): JSX.Element {
   return (
     <header class="top">
-      <div class="brand"><span class="logo">▍</span>agentpipe <span class="muted">view</span></div>
+      <div class="brand">
+        <span class="logo">▍</span>agentpipe <span class="muted">view</span>
+      </div>
       <div class="meta" data-testid="header">
-        {title && <span class="meta-item title" title={title}>{title}</span>}
-        <span class="meta-item" data-testid="model"><span class="label">model</span> {header.model || '—'}</span>
-        <span class="meta-item mono" data-testid="session-id" title={header.sessionId}><span class="label">session</span> {header.sessionId ? header.sessionId.slice(0, 8) : '—'}</span>
-        <span class="meta-item" data-testid="permission-mode"><span class="label">mode</span> {header.permissionMode || '—'}</span>
-        {running && <span class="live-dot" data-testid="running">running</span>}
+        {title && (
+          <span class="meta-item title" title={title}>
+            {title}
+          </span>
+        )}
+        <span class="meta-item" data-testid="model">
+          <span class="label">model</span> {header.model || '—'}
+        </span>
+        <span class="meta-item mono" data-testid="session-id" title={header.sessionId}>
+          <span class="label">session</span> {header.sessionId ? header.sessionId.slice(0, 8) : '—'}
+        </span>
+        <span class="meta-item" data-testid="permission-mode">
+          <span class="label">mode</span> {header.permissionMode || '—'}
+        </span>
+        {running && (
+          <span class="live-dot" data-testid="running">
+            running
+          </span>
+        )}
       </div>
       <div class="controls">{children}</div>
     </header>
@@ -30,7 +56,9 @@ export function Header({ header, title, running, children }: { header: HeaderDat
 
 export function Footer({ totals }: { totals: Totals }): JSX.Element {
   const cell = (label: string, value: string, id: string) => (
-    <span class="stat"><span class="label">{label}</span> <span data-testid={id}>{value}</span></span>
+    <span class="stat">
+      <span class="label">{label}</span> <span data-testid={id}>{value}</span>
+    </span>
   );
   return (
     <footer class="bottom" data-testid="footer">
@@ -51,8 +79,12 @@ export function PlanPanel({ plan }: { plan: PlanEntry[] }): JSX.Element {
   const done = plan.filter((e) => e.status === 'completed').length;
   return (
     <aside class="plan" data-testid="plan">
-      <h2>Plan <span class="muted">{plan.length ? `${done}/${plan.length}` : ''}</span></h2>
-      {plan.length === 0 ? <p class="muted small">No plan yet (TodoWrite).</p> : (
+      <h2>
+        Plan <span class="muted">{plan.length ? `${done}/${plan.length}` : ''}</span>
+      </h2>
+      {plan.length === 0 ? (
+        <p class="muted small">No plan yet (TodoWrite).</p>
+      ) : (
         <ul>
           {plan.map((entry, i) => (
             <li key={i} class={`plan-${entry.status}`} data-testid="plan-entry" data-status={entry.status}>
@@ -78,7 +110,15 @@ function markOf(item: Item): Mark {
 }
 
 /** Turns and tool calls along the session; failures in red. Long sessions are bucketed. */
-export function Timeline({ items, selected, onPick }: { items: Item[]; selected: number; onPick(index: number): void }): JSX.Element {
+export function Timeline({
+  items,
+  selected,
+  onPick,
+}: {
+  items: Item[];
+  selected: number;
+  onPick(index: number): void;
+}): JSX.Element {
   const buckets = Math.min(items.length, 240);
   const marks: Array<{ mark: Mark; index: number; label: string }> = [];
   for (let b = 0; b < buckets; b++) {
@@ -87,13 +127,29 @@ export function Timeline({ items, selected, onPick }: { items: Item[]; selected:
     let best = from;
     for (let i = from; i < to; i++) if (RANK[markOf(items[i])] > RANK[markOf(items[best])]) best = i;
     const item = items[best];
-    marks.push({ mark: markOf(item), index: best, label: item.kind === 'tool' ? `${item.title} (${item.denied ? 'denied' : item.status})` : item.kind === 'user' ? `Turn ${item.turn}` : item.kind });
+    marks.push({
+      mark: markOf(item),
+      index: best,
+      label:
+        item.kind === 'tool'
+          ? `${item.title} (${item.denied ? 'denied' : item.status})`
+          : item.kind === 'user'
+            ? `Turn ${item.turn}`
+            : item.kind,
+    });
   }
   const at = items.length ? (selected / items.length) * 100 : 0;
   return (
     <nav class="timeline" data-testid="timeline" aria-label="timeline">
       {marks.map((m) => (
-        <button type="button" key={m.index} class={`tick tick-${m.mark}`} title={m.label} data-mark={m.mark} onClick={() => onPick(m.index)} />
+        <button
+          type="button"
+          key={m.index}
+          class={`tick tick-${m.mark}`}
+          title={m.label}
+          data-mark={m.mark}
+          onClick={() => onPick(m.index)}
+        />
       ))}
       {selected >= 0 && <span class="cursor" style={{ left: `${at}%` }} />}
     </nav>
@@ -101,5 +157,9 @@ export function Timeline({ items, selected, onPick }: { items: Item[]; selected:
 }
 
 export function ThemeToggle({ theme, onToggle }: { theme: string; onToggle(): void }): JSX.Element {
-  return <button type="button" class="icon-btn" onClick={onToggle} title="Toggle theme" data-testid="theme-toggle"><Icon name={theme === 'dark' ? 'sun' : 'moon'} /></button>;
+  return (
+    <button type="button" class="icon-btn" onClick={onToggle} title="Toggle theme" data-testid="theme-toggle">
+      <Icon name={theme === 'dark' ? 'sun' : 'moon'} />
+    </button>
+  );
 }

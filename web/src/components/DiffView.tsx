@@ -6,8 +6,16 @@ import { highlight, languageOf } from './markdown.ts';
 
 export type DiffMode = 'unified' | 'split';
 
-interface Line { type: 'add' | 'del' | 'ctx'; text: string; oldNo?: number; newNo?: number }
-interface Row { left?: Line; right?: Line }
+interface Line {
+  type: 'add' | 'del' | 'ctx';
+  text: string;
+  oldNo?: number;
+  newNo?: number;
+}
+interface Row {
+  left?: Line;
+  right?: Line;
+}
 
 function hunksOf(oldText: string, newText: string): Line[][] {
   const patch = structuredPatch('a', 'b', oldText, newText, '', '', { context: 3 });
@@ -49,7 +57,17 @@ function Code({ line, language }: { line?: Line; language?: string }): JSX.Eleme
   return <code dangerouslySetInnerHTML={{ __html: line ? highlight(line.text, language) || ' ' : '' }} />;
 }
 
-export function DiffView({ path, oldText, newText, mode }: { path: string; oldText: string | null; newText: string; mode: DiffMode }): JSX.Element {
+export function DiffView({
+  path,
+  oldText,
+  newText,
+  mode,
+}: {
+  path: string;
+  oldText: string | null;
+  newText: string;
+  mode: DiffMode;
+}): JSX.Element {
   const hunks = useMemo(() => hunksOf(oldText ?? '', newText), [oldText, newText]);
   const language = languageOf(path);
   const added = hunks.flat().filter((l) => l.type === 'add').length;
@@ -58,26 +76,40 @@ export function DiffView({ path, oldText, newText, mode }: { path: string; oldTe
     <div class={`diff diff-${mode}`} data-testid="diff">
       <div class="diff-head">
         <span class="mono">{path}</span>
-        <span class="diff-stat"><span class="add">+{added}</span> <span class="del">−{removed}</span>{oldText === null ? ' · new file' : ''}</span>
+        <span class="diff-stat">
+          <span class="add">+{added}</span> <span class="del">−{removed}</span>
+          {oldText === null ? ' · new file' : ''}
+        </span>
       </div>
       <table class="diff-table">
         {hunks.map((lines, h) => (
           <tbody key={h}>
-            {h > 0 && <tr class="diff-gap"><td colSpan={mode === 'split' ? 4 : 3}>⋯</td></tr>}
+            {h > 0 && (
+              <tr class="diff-gap">
+                <td colSpan={mode === 'split' ? 4 : 3}>⋯</td>
+              </tr>
+            )}
             {mode === 'unified'
               ? lines.map((line, i) => (
                   <tr key={i} class={`diff-line diff-${line.type}`}>
                     <td class="ln">{line.oldNo ?? ''}</td>
                     <td class="ln">{line.newNo ?? ''}</td>
-                    <td class="src"><span class="mark">{line.type === 'add' ? '+' : line.type === 'del' ? '-' : ' '}</span><Code line={line} language={language} /></td>
+                    <td class="src">
+                      <span class="mark">{line.type === 'add' ? '+' : line.type === 'del' ? '-' : ' '}</span>
+                      <Code line={line} language={language} />
+                    </td>
                   </tr>
                 ))
               : rowsOf(lines).map((row, i) => (
                   <tr key={i} class="diff-row">
                     <td class="ln">{row.left?.oldNo ?? ''}</td>
-                    <td class={`src half diff-${row.left ? row.left.type : 'empty'}`}><Code line={row.left} language={language} /></td>
+                    <td class={`src half diff-${row.left ? row.left.type : 'empty'}`}>
+                      <Code line={row.left} language={language} />
+                    </td>
                     <td class="ln">{row.right?.newNo ?? ''}</td>
-                    <td class={`src half diff-${row.right ? row.right.type : 'empty'}`}><Code line={row.right} language={language} /></td>
+                    <td class={`src half diff-${row.right ? row.right.type : 'empty'}`}>
+                      <Code line={row.right} language={language} />
+                    </td>
                   </tr>
                 ))}
           </tbody>

@@ -5,16 +5,30 @@ import { Icon } from './icons.tsx';
 import { renderMarkdown } from './markdown.ts';
 import { ToolCard } from './ToolCard.tsx';
 
-const NOTICE_ICON: Record<NoticeItem['level'], string> = { denial: 'shield', hook: 'hook', compaction: 'compress', error: 'alert', abort: 'stop', retry: 'alert' };
+const NOTICE_ICON: Record<NoticeItem['level'], string> = {
+  denial: 'shield',
+  hook: 'hook',
+  compaction: 'compress',
+  error: 'alert',
+  abort: 'stop',
+  retry: 'alert',
+};
 
 function Body({ item }: { item: Item }): JSX.Element {
   switch (item.kind) {
     case 'user':
       return (
         <div class="msg user" data-testid="user-message">
-          <div class="who"><Icon name="user" size={14} /> You</div>
+          <div class="who">
+            <Icon name="user" size={14} /> You
+          </div>
           <div class="user-text">{item.text}</div>
-          {item.images.map((img, i) => img.type === 'image' && <img key={i} class="tool-image" alt="prompt image" src={`data:${img.mimeType};base64,${img.data}`} />)}
+          {item.images.map(
+            (img, i) =>
+              img.type === 'image' && (
+                <img key={i} class="tool-image" alt="prompt image" src={`data:${img.mimeType};base64,${img.data}`} />
+              ),
+          )}
         </div>
       );
     case 'text':
@@ -26,7 +40,10 @@ function Body({ item }: { item: Item }): JSX.Element {
     case 'thought':
       return (
         <details class="thought" data-testid="thinking">
-          <summary><Icon name="think" size={14} /> Thinking <span class="muted">· {item.text.length.toLocaleString('en-US')} characters</span></summary>
+          <summary>
+            <Icon name="think" size={14} /> Thinking{' '}
+            <span class="muted">· {item.text.length.toLocaleString('en-US')} characters</span>
+          </summary>
           <div class="markdown muted" dangerouslySetInnerHTML={{ __html: renderMarkdown(item.text) }} />
         </details>
       );
@@ -45,7 +62,11 @@ function Body({ item }: { item: Item }): JSX.Element {
   }
 }
 
-interface Props { item: Item; rev: number; selected?: boolean }
+interface Props {
+  item: Item;
+  rev: number;
+  selected?: boolean;
+}
 
 /** Renders again only when the item changed (its `rev`) or the selection moved. */
 export class ItemView extends Component<Props> {
@@ -54,11 +75,21 @@ export class ItemView extends Component<Props> {
   }
 
   override render({ item, selected }: Props): JSX.Element {
-    return <div class={`item item-${item.kind} ${selected ? 'selected' : ''}`}><Body item={item} /></div>;
+    return (
+      <div class={`item item-${item.kind} ${selected ? 'selected' : ''}`}>
+        <Body item={item} />
+      </div>
+    );
   }
 }
 
 /** A short list (a subagent's steps): rendered whole. */
 export function ItemList({ items }: { items: Item[] }): JSX.Element {
-  return <div class="item-list">{items.map((item) => <ItemView key={item.key} item={item} rev={item.rev} />)}</div>;
+  return (
+    <div class="item-list">
+      {items.map((item) => (
+        <ItemView key={item.key} item={item} rev={item.rev} />
+      ))}
+    </div>
+  );
 }

@@ -4,7 +4,15 @@ import { useState } from 'preact/hooks';
 import type { LiveClient } from '../live.ts';
 import { Icon } from './icons.tsx';
 
-export function PromptBox({ client, running, onNew }: { client: LiveClient; running: boolean; onNew(): void }): JSX.Element {
+export function PromptBox({
+  client,
+  running,
+  onNew,
+}: {
+  client: LiveClient;
+  running: boolean;
+  onNew(): void;
+}): JSX.Element {
   const [text, setText] = useState('');
   const [error, setError] = useState('');
   const submit = async (event?: Event) => {
@@ -22,7 +30,11 @@ export function PromptBox({ client, running, onNew }: { client: LiveClient; runn
     <form class="prompt-box" onSubmit={submit} data-testid="prompt-form">
       <textarea
         data-testid="prompt-input"
-        placeholder={client.state === 'open' ? 'Send a follow-up… (Enter to send, Shift+Enter for a new line)' : 'Start a session: type a prompt (Enter to send)'}
+        placeholder={
+          client.state === 'open'
+            ? 'Send a follow-up… (Enter to send, Shift+Enter for a new line)'
+            : 'Start a session: type a prompt (Enter to send)'
+        }
         value={text}
         rows={2}
         onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
@@ -31,11 +43,21 @@ export function PromptBox({ client, running, onNew }: { client: LiveClient; runn
         }}
       />
       <div class="prompt-actions">
-        {running
-          ? <button type="button" class="btn danger" data-testid="stop" onClick={() => client.interrupt()}><Icon name="stop" size={14} /> Stop</button>
-          : <button type="submit" class="btn primary" data-testid="send" disabled={!text.trim()}><Icon name="send" size={14} /> Send</button>}
-        <button type="button" class="btn" data-testid="new-session" onClick={onNew} disabled={client.state === 'idle'}>New session</button>
-        <span class="muted small" data-testid="connection">{client.state === 'idle' ? 'no session' : client.state}</span>
+        {running ? (
+          <button type="button" class="btn danger" data-testid="stop" onClick={() => client.interrupt()}>
+            <Icon name="stop" size={14} /> Stop
+          </button>
+        ) : (
+          <button type="submit" class="btn primary" data-testid="send" disabled={!text.trim()}>
+            <Icon name="send" size={14} /> Send
+          </button>
+        )}
+        <button type="button" class="btn" data-testid="new-session" onClick={onNew} disabled={client.state === 'idle'}>
+          New session
+        </button>
+        <span class="muted small" data-testid="connection">
+          {client.state === 'idle' ? 'no session' : client.state}
+        </span>
         {error && <span class="error small">{error}</span>}
       </div>
     </form>

@@ -10,7 +10,9 @@ import { Settings } from './settings.ts';
 const MAX_OUTPUT = 20_000;
 
 function clip(text: string): string {
-  return text.length > MAX_OUTPUT ? `${text.slice(0, MAX_OUTPUT)}\n… (${(text.length - MAX_OUTPUT).toLocaleString('en-US')} more characters)` : text;
+  return text.length > MAX_OUTPUT
+    ? `${text.slice(0, MAX_OUTPUT)}\n… (${(text.length - MAX_OUTPUT).toLocaleString('en-US')} more characters)`
+    : text;
 }
 
 function Elapsed({ card }: { card: ToolItem }): JSX.Element | null {
@@ -38,15 +40,23 @@ function Terminal({ card, text }: { card: ToolItem; text: string }): JSX.Element
   const exit = typeof out.exitCode === 'number' ? out.exitCode : undefined;
   return (
     <div class="terminal" data-testid="terminal">
-      {input.command && <div class="term-cmd"><span class="prompt">$</span> {input.command}</div>}
+      {input.command && (
+        <div class="term-cmd">
+          <span class="prompt">$</span> {input.command}
+        </div>
+      )}
       {structured ? (
         <>
           {out.stdout && <pre class="term-out">{clip(out.stdout)}</pre>}
           {out.stderr && <pre class="term-err">{clip(out.stderr)}</pre>}
         </>
-      ) : text && <pre class="term-out">{clip(text)}</pre>}
+      ) : (
+        text && <pre class="term-out">{clip(text)}</pre>
+      )}
       {(exit !== undefined || (card.status === 'failed' && !card.denied)) && (
-        <div class={`exit ${exit === 0 ? 'ok' : 'bad'}`} data-testid="exit-code">exit {exit ?? '≠ 0'}</div>
+        <div class={`exit ${exit === 0 ? 'ok' : 'bad'}`} data-testid="exit-code">
+          exit {exit ?? '≠ 0'}
+        </div>
       )}
     </div>
   );
@@ -57,41 +67,87 @@ export function ToolCard({ card }: { card: ToolItem }): JSX.Element {
   const [open, setOpen] = useState(true);
   const diffs = card.content.filter((c) => c.type === 'diff');
   const images = card.content.flatMap((c) => (c.type === 'content' && c.content.type === 'image' ? [c.content] : []));
-  const text = card.content.map((c) => (c.type === 'content' && c.content.type === 'text' ? c.content.text : '')).join('');
+  const text = card.content
+    .map((c) => (c.type === 'content' && c.content.type === 'text' ? c.content.text : ''))
+    .join('');
   const execute = card.toolKind === 'execute';
   const status = statusLabel(card);
   const isTask = card.toolKind === 'think';
   return (
-    <div class={`card tool status-${status} kind-${card.toolKind}`} data-testid="tool-card" data-tool-id={card.id} data-status={status} data-kind={card.toolKind}>
+    <div
+      class={`card tool status-${status} kind-${card.toolKind}`}
+      data-testid="tool-card"
+      data-tool-id={card.id}
+      data-status={status}
+      data-kind={card.toolKind}
+    >
       <button type="button" class="card-head" onClick={() => setOpen(!open)} aria-expanded={open}>
         <Icon name="chevron" class={`chev ${open ? 'open' : ''}`} size={14} />
-        <span class="kind-icon" title={card.toolKind}><Icon name={card.toolKind} /></span>
+        <span class="kind-icon" title={card.toolKind}>
+          <Icon name={card.toolKind} />
+        </span>
         <span class="tool-title">{card.title}</span>
         <span class="kind-label">{card.name || KIND_LABEL[card.toolKind]}</span>
         <span class="spacer" />
         <Elapsed card={card} />
-        <span class={`badge badge-${status}`} data-testid="tool-status">{status}</span>
+        <span class={`badge badge-${status}`} data-testid="tool-status">
+          {status}
+        </span>
       </button>
       {open && (
         <div class="card-body">
           {card.locations.length > 0 && (
             <div class="locations">
               {card.locations.map((loc) => (
-                <a class="loc mono" href={`file://${loc.path}`} key={`${loc.path}:${loc.line ?? ''}`} data-testid="location">{loc.path}{loc.line ? `:${loc.line}` : ''}</a>
+                <a
+                  class="loc mono"
+                  href={`file://${loc.path}`}
+                  key={`${loc.path}:${loc.line ?? ''}`}
+                  data-testid="location"
+                >
+                  {loc.path}
+                  {loc.line ? `:${loc.line}` : ''}
+                </a>
               ))}
             </div>
           )}
-          {diffs.map((d, i) => d.type === 'diff' && <DiffView key={i} path={d.path} oldText={d.oldText} newText={d.newText} mode={diffMode} />)}
+          {diffs.map(
+            (d, i) =>
+              d.type === 'diff' && (
+                <DiffView key={i} path={d.path} oldText={d.oldText} newText={d.newText} mode={diffMode} />
+              ),
+          )}
           {execute && <Terminal card={card} text={text} />}
-          {images.map((img, i) => img.type === 'image' && <img key={i} class="tool-image" data-testid="tool-image" alt="tool output" src={`data:${img.mimeType};base64,${img.data}`} />)}
-          {!execute && text && !isTask && <pre class={`output ${card.status === 'failed' ? 'failed' : ''}`}>{clip(text)}</pre>}
+          {images.map(
+            (img, i) =>
+              img.type === 'image' && (
+                <img
+                  key={i}
+                  class="tool-image"
+                  data-testid="tool-image"
+                  alt="tool output"
+                  src={`data:${img.mimeType};base64,${img.data}`}
+                />
+              ),
+          )}
+          {!execute && text && !isTask && (
+            <pre class={`output ${card.status === 'failed' ? 'failed' : ''}`}>{clip(text)}</pre>
+          )}
           {card.children.length > 0 && (
             <details class="subagent" open data-testid="subagent">
-              <summary><Icon name="bot" size={14} /> Subagent {card.agentName ?? ''} · {card.children.length} step{card.children.length === 1 ? '' : 's'}</summary>
+              <summary>
+                <Icon name="bot" size={14} /> Subagent {card.agentName ?? ''} · {card.children.length} step
+                {card.children.length === 1 ? '' : 's'}
+              </summary>
               <ItemList items={card.children} />
             </details>
           )}
-          {isTask && text && <div class="subagent-result"><div class="label">Result</div><pre class="output">{clip(text)}</pre></div>}
+          {isTask && text && (
+            <div class="subagent-result">
+              <div class="label">Result</div>
+              <pre class="output">{clip(text)}</pre>
+            </div>
+          )}
           <details class="input">
             <summary>Input</summary>
             <pre class="mono">{JSON.stringify(card.rawInput, null, 2)}</pre>

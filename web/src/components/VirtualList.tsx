@@ -7,10 +7,22 @@ import { useVirtualizer } from './useVirtualizer.ts';
 
 const ESTIMATE: Record<Item['kind'], number> = { user: 70, text: 90, thought: 44, tool: 160, notice: 56 };
 
-export interface ListHandle { scrollTo(index: number): void }
+export interface ListHandle {
+  scrollTo(index: number): void;
+}
 
-export function VirtualList({ items, selected, onSelect, handle, follow }: {
-  items: Item[]; selected: number; onSelect(index: number): void; handle: { current: ListHandle | null }; follow: boolean;
+export function VirtualList({
+  items,
+  selected,
+  onSelect,
+  handle,
+  follow,
+}: {
+  items: Item[];
+  selected: number;
+  onSelect(index: number): void;
+  handle: { current: ListHandle | null };
+  follow: boolean;
 }): JSX.Element {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({

@@ -29,12 +29,32 @@ const PATHS: Record<string, string> = {
 };
 
 export const KIND_LABEL: Record<ToolKind, string> = {
-  read: 'read', edit: 'edit', delete: 'delete', move: 'move', search: 'search', execute: 'execute', think: 'agent', fetch: 'fetch', switch_mode: 'mode', other: 'tool',
+  read: 'read',
+  edit: 'edit',
+  delete: 'delete',
+  move: 'move',
+  search: 'search',
+  execute: 'execute',
+  think: 'agent',
+  fetch: 'fetch',
+  switch_mode: 'mode',
+  other: 'tool',
 };
 
 export function Icon({ name, size = 16, class: cls }: { name: string; size?: number; class?: string }): JSX.Element {
   return (
-    <svg class={`icon ${cls ?? ''}`} width={size} height={size} viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">
+    <svg
+      class={`icon ${cls ?? ''}`}
+      width={size}
+      height={size}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="1.8"
+      stroke-linecap="round"
+      stroke-linejoin="round"
+      aria-hidden="true"
+    >
       <path d={PATHS[name] ?? PATHS.other} />
     </svg>
   );

@@ -13,7 +13,19 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 
-for (const [name, language] of Object.entries({ bash, css, diff, javascript, json, python, rust, typescript, xml, yaml })) hljs.registerLanguage(name, language);
+for (const [name, language] of Object.entries({
+  bash,
+  css,
+  diff,
+  javascript,
+  json,
+  python,
+  rust,
+  typescript,
+  xml,
+  yaml,
+}))
+  hljs.registerLanguage(name, language);
 hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
 hljs.registerAliases(['js', 'jsx', 'mjs'], { languageName: 'javascript' });
 hljs.registerAliases(['ts', 'tsx'], { languageName: 'typescript' });
@@ -29,7 +41,20 @@ export function highlight(code: string, language?: string): string {
   return escape(code);
 }
 
-const EXT: Record<string, string> = { ts: 'typescript', tsx: 'typescript', js: 'javascript', mjs: 'javascript', py: 'python', rs: 'rust', json: 'json', css: 'css', html: 'xml', sh: 'bash', yml: 'yaml', yaml: 'yaml' };
+const EXT: Record<string, string> = {
+  ts: 'typescript',
+  tsx: 'typescript',
+  js: 'javascript',
+  mjs: 'javascript',
+  py: 'python',
+  rs: 'rust',
+  json: 'json',
+  css: 'css',
+  html: 'xml',
+  sh: 'bash',
+  yml: 'yaml',
+  yaml: 'yaml',
+};
 
 /** The highlight.js language of a file name, if one is registered. */
 export function languageOf(file: string): string | undefined {

@@ -3,12 +3,16 @@ import type { Item } from '../model/types.ts';
 
 export function itemText(item: Item): string {
   switch (item.kind) {
-    case 'user': case 'text': case 'thought':
+    case 'user':
+    case 'text':
+    case 'thought':
       return item.text;
     case 'notice':
       return `${item.title}\n${item.detail ?? ''}`;
     case 'tool': {
-      const out = item.content.map((c) => (c.type === 'diff' ? `${c.path}\n${c.newText}` : c.content.type === 'text' ? c.content.text : '')).join('\n');
+      const out = item.content
+        .map((c) => (c.type === 'diff' ? `${c.path}\n${c.newText}` : c.content.type === 'text' ? c.content.text : ''))
+        .join('\n');
       return `${item.title}\n${item.name}\n${JSON.stringify(item.rawInput ?? '')}\n${out}\n${item.children.map(itemText).join('\n')}`;
     }
   }

@@ -2,5 +2,7 @@
 import { createContext } from 'preact';
 import type { DiffMode } from './DiffView.tsx';
 
-export interface ViewSettings { diffMode: DiffMode }
+export interface ViewSettings {
+  diffMode: DiffMode;
+}
 export const Settings = createContext<ViewSettings>({ diffMode: 'unified' });

@@ -3,12 +3,22 @@ import { useEffect, useRef } from 'preact/hooks';
 
 type Move = (selected: number, last: number) => number;
 const MOVES: Record<string, Move> = {
-  j: (s, last) => Math.min(last, s + 1), ArrowDown: (s, last) => Math.min(last, s + 1),
-  k: (s) => Math.max(0, s - 1), ArrowUp: (s) => Math.max(0, s - 1),
-  g: () => 0, Home: () => 0, G: (_s, last) => last, End: (_s, last) => last,
+  j: (s, last) => Math.min(last, s + 1),
+  ArrowDown: (s, last) => Math.min(last, s + 1),
+  k: (s) => Math.max(0, s - 1),
+  ArrowUp: (s) => Math.max(0, s - 1),
+  g: () => 0,
+  Home: () => 0,
+  G: (_s, last) => last,
+  End: (_s, last) => last,
 };
 
-export function useKeys(o: { count: number; setSelected(update: (selected: number) => number): void; search: { current: HTMLInputElement | null }; clearSearch(): void }): void {
+export function useKeys(o: {
+  count: number;
+  setSelected(update: (selected: number) => number): void;
+  search: { current: HTMLInputElement | null };
+  clearSearch(): void;
+}): void {
   const latest = useRef(o);
   latest.current = o;
   useEffect(() => {

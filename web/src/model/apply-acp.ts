@@ -29,7 +29,14 @@ export function applyUpdate(store: ViewStore, update: SessionUpdate, parent: str
         last.text += update.content.text;
         store.touch(last);
       } else {
-        store.add({ kind, key: store.nextKey('t'), rev: 0, turn: Math.max(store.turn, 1), text: update.content.text, open: true });
+        store.add({
+          kind,
+          key: store.nextKey('t'),
+          rev: 0,
+          turn: Math.max(store.turn, 1),
+          text: update.content.text,
+          open: true,
+        });
       }
       return;
     }
@@ -37,9 +44,19 @@ export function applyUpdate(store: ViewStore, update: SessionUpdate, parent: str
       if (!parent) store.closeOpen();
       const input = (update.rawInput ?? {}) as Record<string, unknown>;
       const card: ToolItem = {
-        kind: 'tool', key: `tool-${update.toolCallId}`, rev: 0, turn: Math.max(store.turn, 1), id: update.toolCallId,
-        name: '', title: update.title, toolKind: update.kind, status: 'pending', rawInput: update.rawInput,
-        content: update.content ?? [], locations: update.locations ?? [], children: [],
+        kind: 'tool',
+        key: `tool-${update.toolCallId}`,
+        rev: 0,
+        turn: Math.max(store.turn, 1),
+        id: update.toolCallId,
+        name: '',
+        title: update.title,
+        toolKind: update.kind,
+        status: 'pending',
+        rawInput: update.rawInput,
+        content: update.content ?? [],
+        locations: update.locations ?? [],
+        children: [],
         ...(typeof input.subagent_type === 'string' ? { agentName: input.subagent_type } : {}),
       };
       store.tools.set(card.id, card);

@@ -22,13 +22,21 @@ export function applyRaw(store: ViewStore, message: AgentMessage): void {
       const u = message.message.usage;
       if (!u || message.error) return;
       store.pendingUsage.set(message.message.id, {
-        input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0,
+        input: u.input_tokens ?? 0,
+        output: u.output_tokens ?? 0,
+        cacheRead: u.cache_read_input_tokens ?? 0,
+        cacheWrite: u.cache_creation_input_tokens ?? 0,
       });
       return;
     }
     case 'system':
       if (message.subtype === 'api_retry') {
-        notice(store, 'retry', `Model request failed (${message.error_status ?? message.error}); retry ${message.attempt} of ${message.max_retries}`, `in ${message.retry_delay_ms} ms`);
+        notice(
+          store,
+          'retry',
+          `Model request failed (${message.error_status ?? message.error}); retry ${message.attempt} of ${message.max_retries}`,
+          `in ${message.retry_delay_ms} ms`,
+        );
       }
       return;
     case 'result': {
@@ -36,7 +44,8 @@ export function applyRaw(store: ViewStore, message: AgentMessage): void {
       store.totals.durationMs += message.duration_ms ?? 0;
       store.pendingUsage.clear();
       store.running = false;
-      for (const denial of message.permission_denials ?? []) markDenied(store, denial.tool_use_id, denial.tool_name, denial.reason);
+      for (const denial of message.permission_denials ?? [])
+        markDenied(store, denial.tool_use_id, denial.tool_name, denial.reason);
       return;
     }
     default:
@@ -56,12 +65,22 @@ function markDenied(store: ViewStore, id: string, toolName: string, reason?: str
   store.touchTool(card.id);
   const parent = store.parentOf.get(card.id) ?? null;
   const container = store.containerOf(parent);
-  const item: Item = { kind: 'notice', key: store.nextKey('n'), rev: 0, turn: card.turn, level: 'denial', title: `Permission denied: ${card.title}`, ...(why ? { detail: why } : {}) };
+  const item: Item = {
+    kind: 'notice',
+    key: store.nextKey('n'),
+    rev: 0,
+    turn: card.turn,
+    level: 'denial',
+    title: `Permission denied: ${card.title}`,
+    ...(why ? { detail: why } : {}),
+  };
   const at = container.indexOf(card);
   container.splice(at < 0 ? container.length : at + 1, 0, item);
   if (parent) store.touchTool(parent);
 }
 
 function outputText(content: Array<{ type: string; content?: { type: string; text?: string } }>): string {
-  return content.map((c) => (c.type === 'content' && c.content?.type === 'text' ? c.content.text ?? '' : '')).join('');
+  return content
+    .map((c) => (c.type === 'content' && c.content?.type === 'text' ? (c.content.text ?? '') : ''))
+    .join('');
 }

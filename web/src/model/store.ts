@@ -13,7 +13,15 @@ import { applyUpdate } from './apply-acp.ts';
 import { applyEvent } from './apply-events.ts';
 import { applyRaw } from './apply-raw.ts';
 
-export const emptyTotals = (): Totals => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, turns: 0, durationMs: 0 });
+export const emptyTotals = (): Totals => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  cost: 0,
+  turns: 0,
+  durationMs: 0,
+});
 
 export class ViewStore {
   items: Item[] = [];

@@ -1,5 +1,11 @@
 /** What the page shows: items of the conversation, built from the library's projections. */
-import type { ContentBlock, PlanEntry, ToolCallContent, ToolCallLocation, ToolKind } from '../../../src/sdk/acp-types.ts';
+import type {
+  ContentBlock,
+  PlanEntry,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolKind,
+} from '../../../src/sdk/acp-types.ts';
 
 export type { ContentBlock, PlanEntry, ToolCallContent, ToolCallLocation, ToolKind };
 
@@ -12,9 +18,22 @@ interface Base {
   turn: number;
 }
 
-export interface UserItem extends Base { kind: 'user'; text: string; images: ContentBlock[]; source: string }
-export interface TextItem extends Base { kind: 'text'; text: string; open: boolean }
-export interface ThoughtItem extends Base { kind: 'thought'; text: string; open: boolean }
+export interface UserItem extends Base {
+  kind: 'user';
+  text: string;
+  images: ContentBlock[];
+  source: string;
+}
+export interface TextItem extends Base {
+  kind: 'text';
+  text: string;
+  open: boolean;
+}
+export interface ThoughtItem extends Base {
+  kind: 'thought';
+  text: string;
+  open: boolean;
+}
 export type ToolStatus = 'pending' | 'running' | 'completed' | 'failed';
 export interface ToolItem extends Base {
   kind: 'tool';
@@ -37,14 +56,32 @@ export interface ToolItem extends Base {
   agentName?: string;
 }
 export type NoticeLevel = 'denial' | 'hook' | 'compaction' | 'error' | 'abort' | 'retry';
-export interface NoticeItem extends Base { kind: 'notice'; level: NoticeLevel; title: string; detail?: string }
+export interface NoticeItem extends Base {
+  kind: 'notice';
+  level: NoticeLevel;
+  title: string;
+  detail?: string;
+}
 
 export type Item = UserItem | TextItem | ThoughtItem | ToolItem | NoticeItem;
 
-export interface Header { model: string; sessionId: string; permissionMode: string; cwd: string; version: string }
-export interface Totals { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number; turns: number; durationMs: number }
+export interface Header {
+  model: string;
+  sessionId: string;
+  permissionMode: string;
+  cwd: string;
+  version: string;
+}
+export interface Totals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+  turns: number;
+  durationMs: number;
+}
 
 /** What the server puts into the page (`<script id="agentpipe-data">`). */
 export type PageData =
-  | { mode: 'file'; title: string; messages: unknown[]; skipped?: number }
-  | { mode: 'live'; title?: string };
+  { mode: 'file'; title: string; messages: unknown[]; skipped?: number } | { mode: 'live'; title?: string };

@@ -13,5 +13,11 @@ export function randomUUID(): Uuid {
 
 export function randomBytes(size: number): { toString(encoding: 'base64url'): string } {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(size));
-  return { toString: () => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') };
+  return {
+    toString: () =>
+      btoa(String.fromCharCode(...bytes))
+        .replace(/\+/g, '-')
+        .replace(/\//g, '_')
+        .replace(/=+$/, ''),
+  };
 }
