@@ -427,15 +427,25 @@ class FileChanges {
       // Changed before it was read (no permission prompt): undo the replacement instead.
       if (call.name === 'Edit' && (before === null || before === after))
         before = reverseEdit(after, oldString, newString) ?? before;
-      value.tool_use_result =
-        call.name === 'Write' || before === null
-          ? await writeResultOf(
-              call.file,
-              before === after ? null : before,
-              after,
-              before === null ? 'create' : 'update',
-            )
-          : await editResultOf(call.file, oldString, newString, before, after, call.input.replace_all === true);
+      if (call.name === 'Write' || before === null) {
+        // Written before it was read: the CLI's own words say whether the file was new.
+        const raced = before === after;
+        const created = before === null || (raced && /\b(created|new file)\b/i.test(JSON.stringify(block.content)));
+        value.tool_use_result = await writeResultOf(
+          call.file,
+          created || raced ? null : before,
+          after,
+          created ? 'create' : 'update',
+        );
+      } else
+        value.tool_use_result = await editResultOf(
+          call.file,
+          oldString,
+          newString,
+          before,
+          after,
+          call.input.replace_all === true,
+        );
     }
   }
 }

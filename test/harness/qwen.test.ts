@@ -261,3 +261,46 @@ test('qwen: a write and an edit (acceptEdits → auto-edit) show as Write and Ed
     await api.close();
   }
 });
+
+test("qwen: a file written before agentpipe could read it still shows as created (the CLI's own words decide)", async () => {
+  const { cwd } = harnessDirs('qwen-race');
+  const file = path.join(cwd, 'raced.txt');
+  const script = path.join(cwd, 'fake-qwen.mjs');
+  const line = (value: unknown) => `console.log(${JSON.stringify(JSON.stringify(value))});`;
+  const use = { type: 'tool_use', id: 'call_w', name: 'write_file', input: { file_path: file, content: 'raced\n' } };
+  const result = {
+    type: 'tool_result',
+    tool_use_id: 'call_w',
+    is_error: false,
+    content: `Successfully created and wrote to new file: ${file}.`,
+  };
+  writeFileSync(
+    script,
+    [
+      'import { writeFileSync } from "node:fs";',
+      'process.stdin.on("data", (chunk) => {',
+      '  if (!String(chunk).includes(\'"type":"user"\')) return;',
+      `  writeFileSync(${JSON.stringify(file)}, "raced\\n");`,
+      `  ${line({ type: 'system', subtype: 'init', session_id: 'q1', model: 'q', tools: [] })}`,
+      `  ${line({ type: 'assistant', session_id: 'q1', parent_tool_use_id: null, message: { id: 'm1', type: 'message', role: 'assistant', model: 'q', content: [use] } })}`,
+      `  ${line({ type: 'user', session_id: 'q1', parent_tool_use_id: null, message: { role: 'user', content: [result] } })}`,
+      `  ${line({ type: 'result', subtype: 'success', session_id: 'q1', is_error: false, num_turns: 2, result: 'ok', usage: { input_tokens: 1, output_tokens: 1 } })}`,
+      '});',
+    ].join('\n'),
+  );
+  const h = await driveHarness({ name: 'qwen', cwd, command: [process.execPath, script] });
+  try {
+    const run = await h.prompt('write it');
+    assert.equal(run.outcome.subtype, 'success', run.outcome.errors.join('\n'));
+    const written = run.messages.find((m): m is Extract<AgentMessage, { type: 'user' }> => m.type === 'user');
+    assert.deepEqual(written?.tool_use_result, {
+      type: 'create',
+      filePath: file,
+      content: 'raced\n',
+      structuredPatch: [],
+      originalFile: null,
+    });
+  } finally {
+    await h.harness.close();
+  }
+});
