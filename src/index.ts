@@ -43,6 +43,6 @@ export { AcpUpdateProjector, toAcpUpdates } from './sdk/acp-updates.ts';
 export type * from './sdk/acp-types.ts';
 export { LifecycleTracker, LIFECYCLE_REASONS } from './sdk/lifecycle.ts';
 export type { LifecycleEvent, LifecycleReason, SandboxLifecycleState, AgentRuntimeState } from './sdk/lifecycle.ts';
-export { SessionEventProjector, toSessionEvents } from './sdk/session-events.ts';
-export type { SessionEvent, SessionEventType } from './sdk/session-events.ts';
+export { SessionEventProjector, isEventOf, toSessionEvents } from './sdk/session-events.ts';
+export type { SessionEvent, SessionEventDataMap, SessionEventType, ToolRequest } from './sdk/session-events.ts';
 export { SessionSetupError } from './session/open.ts';

@@ -1,9 +1,9 @@
 /** Payload builders of the Copilot-style session events (kept apart to keep the projector short). */
 import { withoutToolUseErrorTags } from '../messages/notices.ts';
 import type { ResultMessage, SystemInitMessage, ToolResultBlock } from '../messages/types.ts';
-import type { SessionEventType } from './session-events.ts';
+import type { SessionEventDataMap } from './session-events.ts';
 
-export function sessionStartData(init: SystemInitMessage): Record<string, unknown> {
+export function sessionStartData(init: SystemInitMessage): SessionEventDataMap['session.start'] {
   return {
     sessionId: init.session_id,
     version: 1,
@@ -39,29 +39,24 @@ export function toolResultText(block: ToolResultBlock): string {
   );
 }
 
-/** `assistant.usage` per model, then `session.usage_info`. */
+/** The data of `assistant.usage` (one per model) and of `session.usage_info` after a result. */
 export function usageEvents(
   result: ResultMessage,
   contextTokens: number,
   messages: number,
-): Array<[SessionEventType, Record<string, unknown>]> {
-  const events: Array<[SessionEventType, Record<string, unknown>]> = [];
+): { usage: Array<SessionEventDataMap['assistant.usage']>; info: SessionEventDataMap['session.usage_info'] } {
   let tokenLimit = 0;
-  for (const [model, usage] of Object.entries(result.modelUsage)) {
-    tokenLimit = Math.max(tokenLimit, usage.contextWindow);
-    events.push([
-      'assistant.usage',
-      {
-        model,
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        cacheReadTokens: usage.cacheReadInputTokens,
-        cacheWriteTokens: usage.cacheCreationInputTokens,
-        cost: usage.costUSD,
-        duration: result.duration_api_ms,
-      },
-    ]);
-  }
-  events.push(['session.usage_info', { tokenLimit, currentTokens: contextTokens, messagesLength: messages }]);
-  return events;
+  const usage = Object.entries(result.modelUsage).map(([model, u]) => {
+    tokenLimit = Math.max(tokenLimit, u.contextWindow);
+    return {
+      model,
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      cacheReadTokens: u.cacheReadInputTokens,
+      cacheWriteTokens: u.cacheCreationInputTokens,
+      cost: u.costUSD,
+      duration: result.duration_api_ms,
+    };
+  });
+  return { usage, info: { tokenLimit, currentTokens: contextTokens, messagesLength: messages } };
 }

@@ -13,41 +13,110 @@ import type { AgentMessage, AssistantMessage, ResultMessage, ToolResultBlock, Us
 import { newUuid } from '../messages/ids.ts';
 import { sessionStartData, subagentInfo, toolResultText, usageEvents } from './session-event-data.ts';
 
-export type SessionEventType =
-  | 'session.start'
-  | 'session.idle'
-  | 'session.error'
-  | 'session.usage_info'
-  | 'session.truncation'
-  | 'session.compaction_start'
-  | 'session.compaction_complete'
-  | 'user.message'
-  | 'assistant.message_start'
-  | 'assistant.message_delta'
-  | 'assistant.message'
-  | 'assistant.reasoning_delta'
-  | 'assistant.reasoning'
-  | 'assistant.usage'
-  | 'tool.execution_start'
-  | 'tool.execution_progress'
-  | 'tool.execution_partial_result'
-  | 'tool.execution_complete'
-  | 'subagent.started'
-  | 'subagent.completed'
-  | 'subagent.failed'
-  | 'hook.start'
-  | 'hook.end'
-  | 'abort';
-
-export interface SessionEvent {
-  id: string;
-  /** ISO 8601. */
-  timestamp: string;
-  parentId: string | null;
-  ephemeral: boolean;
-  type: SessionEventType;
-  data: Record<string, unknown>;
+/** Set on the events of a subagent: the Task call it runs under. */
+interface Nested {
+  parentToolCallId?: string;
 }
+
+/** One tool call an assistant message requested. */
+export interface ToolRequest {
+  toolCallId: string;
+  name: string;
+  arguments: unknown;
+  type: 'function';
+}
+
+/** The `data` of each session event type. */
+export interface SessionEventDataMap {
+  'session.start': {
+    sessionId: string;
+    version: number;
+    producer: 'agentpipe';
+    agentpipeVersion: string;
+    selectedModel: string;
+    context: { cwd: string };
+    tools: string[];
+    permissionMode: string;
+  };
+  'session.idle': Record<string, never>;
+  /** `errorType`: `authentication` or the result's error subtype. */
+  'session.error': { errorType: string; message: string };
+  'session.usage_info': { tokenLimit: number; currentTokens: number; messagesLength: number };
+  /** Not emitted by agentpipe (listed for the Copilot SDK's union). */
+  'session.truncation': Record<string, unknown>;
+  'session.compaction_start': Record<string, never>;
+  'session.compaction_complete': {
+    success: boolean;
+    trigger: string;
+    preCompactionTokens: number;
+    postCompactionTokens?: number;
+  };
+  'user.message': { content: string };
+  'assistant.message_start': Nested & { messageId: string };
+  'assistant.message_delta': Nested & { messageId: string; deltaContent: string };
+  'assistant.message': Nested & { messageId: string; content: string; toolRequests?: ToolRequest[] };
+  'assistant.reasoning_delta': Nested & { reasoningId: string; deltaContent: string };
+  'assistant.reasoning': Nested & { reasoningId: string; content: string };
+  'assistant.usage': {
+    model: string;
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    cost: number;
+    duration: number;
+  };
+  'tool.execution_start': Nested & { toolCallId: string; toolName: string; arguments: unknown };
+  'tool.execution_progress': Nested & { toolCallId: string; progressMessage: string };
+  'tool.execution_partial_result': Nested & { toolCallId: string; partialOutput: string };
+  'tool.execution_complete': Nested & {
+    toolCallId: string;
+    success: boolean;
+    result?: { content: string };
+    error?: { message: string; code: string };
+    toolTelemetry: { toolName: string; structuredResult?: unknown };
+  };
+  'subagent.started': { toolCallId: string; agentName: string; agentDisplayName: string; agentDescription: string };
+  'subagent.completed': { toolCallId: string; agentName: string };
+  'subagent.failed': { toolCallId: string; agentName: string; error: string };
+  'hook.start': { hookInvocationId: string; hookType: string; hookName: string };
+  'hook.end': {
+    hookInvocationId: string;
+    hookType: string;
+    hookName: string;
+    success: boolean;
+    result?: string;
+    error?: { message: string };
+  };
+  abort: { reason: string };
+}
+
+/** Every session event type. */
+export type SessionEventType = keyof SessionEventDataMap;
+
+/** One session event: the envelope and its type's `data` (a discriminated union on `type`). */
+export type SessionEvent = {
+  [K in SessionEventType]: {
+    id: string;
+    /** ISO 8601. */
+    timestamp: string;
+    parentId: string | null;
+    ephemeral: boolean;
+    type: K;
+    data: SessionEventDataMap[K];
+  };
+}[SessionEventType];
+
+/** Narrows an event to one type (`events.filter((e) => isEventOf(e, 'tool.execution_complete'))` keeps its data's type). */
+export function isEventOf<K extends SessionEventType>(
+  event: SessionEvent,
+  type: K,
+): event is Extract<SessionEvent, { type: K }> {
+  return event.type === type;
+}
+
+/** Emits one event of a type with its data. */
+type Emit = <K extends SessionEventType>(type: K, data: SessionEventDataMap[K]) => void;
 
 export const EPHEMERAL_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   'assistant.message_delta',
@@ -63,10 +132,9 @@ export const EPHEMERAL_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEve
 interface Pending {
   messageId: string;
   content: string;
-  toolRequests: Array<{ toolCallId: string; name: string; arguments: unknown; type: 'function' }>;
+  toolRequests: ToolRequest[];
   parent: string | null;
 }
-type Data = Record<string, unknown>;
 
 export class SessionEventProjector {
   readonly #now: () => Date;
@@ -97,7 +165,7 @@ export class SessionEventProjector {
 
   push(message: AgentMessage): SessionEvent[] {
     const out: SessionEvent[] = [];
-    const emit = (type: SessionEventType, data: Data) => out.push(this.#event(type, data));
+    const emit: Emit = (type, data) => out.push(this.#event(type, data));
     // An API message ends at its message_stop, or (without stream events) at the next non-assistant message.
     if (message.type !== 'assistant' && message.type !== 'stream_event') this.#flush(emit);
     switch (message.type) {
@@ -182,28 +250,29 @@ export class SessionEventProjector {
     return out;
   }
 
-  #event(type: SessionEventType, data: Data): SessionEvent {
+  #event<K extends SessionEventType>(type: K, data: SessionEventDataMap[K]): SessionEvent {
     const ephemeral = EPHEMERAL_TYPES.has(type);
-    const event: SessionEvent = {
+    // `type` and `data` agree by the signature; TypeScript cannot tie a generic K to one member of the union.
+    const event = {
       id: this.#newId(),
       timestamp: this.#now().toISOString(),
       parentId: this.#parentId,
       ephemeral,
       type,
       data,
-    };
+    } as SessionEvent;
     if (!ephemeral) this.#parentId = event.id;
     return event;
   }
 
-  #begin(messageId: string, parent: string | null, emit: (t: SessionEventType, d: Data) => void): void {
+  #begin(messageId: string, parent: string | null, emit: Emit): void {
     if (this.#pending?.messageId === messageId) return;
     this.#flush(emit);
     this.#pending = { messageId, content: '', toolRequests: [], parent };
     emit('assistant.message_start', { messageId, ...(parent ? { parentToolCallId: parent } : {}) });
   }
 
-  #assistant(message: AssistantMessage, emit: (t: SessionEventType, d: Data) => void): void {
+  #assistant(message: AssistantMessage, emit: Emit): void {
     const id = message.message.id;
     this.#begin(id, message.parent_tool_use_id, emit);
     const pending = this.#pending!;
@@ -232,7 +301,7 @@ export class SessionEventProjector {
     return this.#blocks.get(pending.messageId) ?? 0;
   }
 
-  #flush(emit: (t: SessionEventType, d: Data) => void): void {
+  #flush(emit: Emit): void {
     const pending = this.#pending;
     if (!pending) return;
     this.#pending = undefined;
@@ -257,7 +326,7 @@ export class SessionEventProjector {
     }
   }
 
-  #user(message: UserMessage, emit: (t: SessionEventType, d: Data) => void): void {
+  #user(message: UserMessage, emit: Emit): void {
     const content = message.message.content;
     const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
     if (typeof content === 'string') {
@@ -273,17 +342,12 @@ export class SessionEventProjector {
       if (block.type === 'tool_result') this.#toolResult(block, message.tool_use_result, parent, emit);
   }
 
-  #userText(text: string, emit: (t: SessionEventType, d: Data) => void): void {
+  #userText(text: string, emit: Emit): void {
     this.#messages++;
     if (!text.startsWith('[Request interrupted by user')) emit('user.message', { content: text });
   }
 
-  #toolResult(
-    block: ToolResultBlock,
-    structured: unknown,
-    parent: Data,
-    emit: (t: SessionEventType, d: Data) => void,
-  ): void {
+  #toolResult(block: ToolResultBlock, structured: unknown, parent: Nested, emit: Emit): void {
     const tool = this.#tools.get(block.tool_use_id);
     const success = block.is_error !== true;
     const text = toolResultText(block);
@@ -307,7 +371,7 @@ export class SessionEventProjector {
       });
   }
 
-  #result(result: ResultMessage, emit: (t: SessionEventType, d: Data) => void): void {
+  #result(result: ResultMessage, emit: Emit): void {
     // Calls the prompt ended before they returned (an interrupt) complete as failed.
     for (const toolCallId of this.#running) {
       this.#toolResult(
@@ -325,10 +389,10 @@ export class SessionEventProjector {
     const interrupted = result.terminal_reason === 'aborted_streaming' || result.terminal_reason === 'aborted_tools';
     if (interrupted) emit('abort', { reason: 'user initiated' });
     else if (result.is_error) emit('session.error', { errorType: result.subtype, message: result.errors.join('; ') });
-    for (const [type, data] of usageEvents(result, this.#lastContextTokens, this.#messages)) {
-      if (type === 'session.usage_info') this.#tokenLimit = (data.tokenLimit as number) || this.#tokenLimit;
-      emit(type, type === 'session.usage_info' ? { ...data, tokenLimit: this.#tokenLimit } : data);
-    }
+    const { usage, info } = usageEvents(result, this.#lastContextTokens, this.#messages);
+    for (const data of usage) emit('assistant.usage', data);
+    this.#tokenLimit = info.tokenLimit || this.#tokenLimit;
+    emit('session.usage_info', { ...info, tokenLimit: this.#tokenLimit });
     emit('session.idle', {});
     this.#tools.clear();
     this.#lastOutput.clear();

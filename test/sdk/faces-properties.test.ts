@@ -1,7 +1,14 @@
 /** Properties every face keeps: one terminal update per tool call, deltas join to finals, one end per prompt. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SessionEventProjector, toAcpUpdates, query, type AgentMessage, type SessionUpdate } from '../../src/index.ts';
+import {
+  SessionEventProjector,
+  isEventOf,
+  toAcpUpdates,
+  query,
+  type AgentMessage,
+  type SessionUpdate,
+} from '../../src/index.ts';
 import { runScripted } from './collect.ts';
 import { scriptedOptions } from './scripted-session.ts';
 
@@ -109,16 +116,18 @@ test('property: every delta sequence joins to its final message (stream, ACP, se
   // Session events: message_delta per messageId joins to assistant.message content.
   const events = new SessionEventProjector();
   const all = messages.flatMap((m) => events.push(m));
-  for (const message of all.filter((e) => e.type === 'assistant.message')) {
+  for (const message of all.filter((e) => isEventOf(e, 'assistant.message'))) {
     const text = all
-      .filter((e) => e.type === 'assistant.message_delta' && e.data.messageId === message.data.messageId)
+      .filter((e) => isEventOf(e, 'assistant.message_delta'))
+      .filter((e) => e.data.messageId === message.data.messageId)
       .map((e) => e.data.deltaContent)
       .join('');
     if (text) assert.equal(text, message.data.content);
   }
-  for (const reasoning of all.filter((e) => e.type === 'assistant.reasoning')) {
+  for (const reasoning of all.filter((e) => isEventOf(e, 'assistant.reasoning'))) {
     const text = all
-      .filter((e) => e.type === 'assistant.reasoning_delta' && e.data.reasoningId === reasoning.data.reasoningId)
+      .filter((e) => isEventOf(e, 'assistant.reasoning_delta'))
+      .filter((e) => e.data.reasoningId === reasoning.data.reasoningId)
       .map((e) => e.data.deltaContent)
       .join('');
     assert.equal(text, reasoning.data.content);
@@ -151,10 +160,12 @@ test('property: every face ends exactly once per prompt (result, session.idle); 
     );
     if (!event.ephemeral) last = event.id;
   }
-  const sub = all.filter((e) => e.data.parentToolCallId === 'toolu_task1');
+  const sub = all.filter((e) => 'parentToolCallId' in e.data && e.data.parentToolCallId === 'toolu_task1');
   assert.ok(sub.some((e) => e.type === 'assistant.message') && sub.some((e) => e.type === 'tool.execution_complete'));
   assert.deepEqual(
-    all.filter((e) => e.type.startsWith('subagent.')).map((e) => [e.type, e.data.toolCallId]),
+    all
+      .filter((e) => e.type.startsWith('subagent.'))
+      .map((e) => [e.type, 'toolCallId' in e.data ? e.data.toolCallId : undefined]),
     [
       ['subagent.started', 'toolu_task1'],
       ['subagent.completed', 'toolu_task1'],

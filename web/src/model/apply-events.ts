@@ -30,10 +30,11 @@ export function notice(
   return item;
 }
 
+/** Applies one event; its fields are still read defensively (a live page gets them over the wire). */
 export function applyEvent(store: ViewStore, event: SessionEvent): void {
-  const d = event.data;
-  const parent = str(d.parentToolCallId) || null;
-  switch (event.type) {
+  const { type, data: d } = event;
+  const parent = ('parentToolCallId' in d ? str(d.parentToolCallId) : '') || null;
+  switch (type) {
     case 'session.start': {
       const context = (d.context ?? {}) as { cwd?: string };
       store.header = {
