@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { StreamDriver } from '../helpers/stream-driver.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
@@ -28,17 +28,11 @@ const resultsOf = (lines: Line[]) =>
 async function run(
   dir: string,
   calls: Array<{ id: string; name: string; input: Record<string, unknown> }>,
-  between?: () => void,
+  extraArgs: string[] = [],
 ) {
   const script = writeScript(dir, [...calls.map((call) => ({ tool_calls: [call] })), { text: 'done' }]);
-  const cli = new StreamDriver([...ARGS, '--script', script], dir);
-  if (between) {
-    // Run the first call, let the test change the file, then the rest.
-    cli.send({ type: 'user', message: { role: 'user', content: 'go' }, parent_tool_use_id: null, session_id: '' });
-    await cli.waitFor((l) => l.type === 'user' && l.message.content[0]?.tool_use_id === calls[0]!.id);
-    between();
-  }
-  const result = between ? await cli.waitFor((l) => l.type === 'result') : await cli.prompt('go');
+  const cli = new StreamDriver([...ARGS, '--script', script, ...extraArgs], dir);
+  const result = await cli.prompt('go');
   assert.equal(result.subtype, 'success');
   assert.equal(await cli.end(), 0);
   return resultsOf(cli.lines);
@@ -74,6 +68,23 @@ test("Edit and Write over a file the model has not read are refused with Claude 
 test('a file changed on disk since it was read must be read again', async () => {
   const dir = tempDir({ 'a.txt': TEN_LINES });
   const file = path.join(dir, 'a.txt');
+  // The file changes between the Read and the first Edit, in the CLI itself (a PreToolUse hook that
+  // runs once), so the order does not depend on how fast this test reads the stream.
+  writeFileSync(
+    path.join(dir, 'change-once.cjs'),
+    [
+      "const fs = require('node:fs');",
+      "if (!fs.existsSync('changed')) {",
+      "  fs.writeFileSync('changed', '');",
+      "  fs.writeFileSync('a.txt', fs.readFileSync('a.txt', 'utf8').replace('line 1\\n', 'line one\\n'));",
+      '  const later = new Date(Date.now() + 5000);',
+      "  fs.utimesSync('a.txt', later, later);",
+      '}',
+    ].join('\n'),
+  );
+  const hook = {
+    hooks: { PreToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'node change-once.cjs' }] }] },
+  };
   const results = await run(
     dir,
     [
@@ -86,11 +97,7 @@ test('a file changed on disk since it was read must be read again', async () => 
         input: { file_path: 'a.txt', old_string: 'line 8', new_string: 'LINE EIGHT' },
       },
     ],
-    () => {
-      writeFileSync(file, TEN_LINES.replace('line 1\n', 'line one\n'));
-      const later = new Date(Date.now() + 5_000);
-      utimesSync(file, later, later);
-    },
+    ['--settings', JSON.stringify(hook)],
   );
   assert.equal(
     results.get('toolu_edit')!.block.content,
