@@ -463,63 +463,33 @@ export class SessionLog {
   ): AsyncGenerator<FollowedEntry> {
     const keys = this.keys(sessionId);
     if (signal.aborted) return;
-    const base = await this.#conn();
     let last = checkId(fromId);
     let lastLive = live ? (live.fromId === '$' ? await this.#lastIdOf(keys.live) : checkId(live.fromId)) : undefined;
-    const blocking = await openBlocking(base.client, this.#options);
-    this.#tails.add(blocking);
-    const stop = (): void => blocking.client.disconnect();
-    signal.addEventListener('abort', stop, { once: true });
-    const blockMs = this.#options.blockMs ?? 5000;
-    const giveUpMs = this.#options.tailGiveUpMs ?? 30_000;
-    let failingSince: number | undefined;
-    let failures = 0;
-    try {
-      while (!signal.aborted && this.#tails.has(blocking)) {
-        let reply: unknown;
-        try {
-          const streams = lastLive === undefined ? [keys.log, last] : [keys.log, keys.live, last, lastLive];
-          reply = await blocking.client.xread('COUNT', PAGE, 'BLOCK', blockMs, 'STREAMS', ...streams);
-          failingSince = undefined;
-          failures = 0;
-        } catch (error) {
-          if (signal.aborted || !this.#tails.has(blocking)) return;
-          const wrapped = blocking.wrap(error);
-          if (!(wrapped instanceof RedisConnectionError)) throw wrapped;
-          failingSince ??= Date.now();
-          if (Date.now() - failingSince > giveUpMs) throw wrapped;
-          await pause(reconnectDelay(failures++), signal);
-          continue;
-        }
-        if (reply === null || reply === undefined) continue;
-        const durable: LogEntry[] = [];
-        const deltas: LiveEntry[] = [];
-        for (const [key, entries] of xreadStreams(reply, sessionId)) {
-          if (key === keys.log) for (const raw of entries) durable.push(this.#entry(raw, sessionId));
-          else for (const raw of entries) deltas.push(this.#liveEntry(raw, sessionId));
-        }
-        // A delta follows the durable message `after`: it goes out before every later durable message.
-        let d = 0;
-        for (const delta of deltas) {
-          while (d < durable.length && compareStreamIds(durable[d]!.id, delta.after) <= 0) {
-            last = durable[d]!.id;
-            yield { kind: 'durable', entry: durable[d++]! };
-            if (signal.aborted) return;
-          }
-          lastLive = delta.id;
-          yield { kind: 'live', entry: delta };
-          if (signal.aborted) return;
-        }
-        for (; d < durable.length; d++) {
-          last = durable[d]!.id;
-          yield { kind: 'durable', entry: durable[d]! };
-          if (signal.aborted) return;
-        }
+    const streams = () => (lastLive === undefined ? [keys.log, last] : [keys.log, keys.live, last, lastLive]);
+    for await (const reply of this.#blockingReads(streams, signal)) {
+      const durable: LogEntry[] = [];
+      const deltas: LiveEntry[] = [];
+      for (const [key, entries] of xreadStreams(reply, sessionId)) {
+        if (key === keys.log) for (const raw of entries) durable.push(this.#entry(raw, sessionId));
+        else for (const raw of entries) deltas.push(this.#liveEntry(raw, sessionId));
       }
-    } finally {
-      signal.removeEventListener('abort', stop);
-      this.#tails.delete(blocking);
-      blocking.client.disconnect();
+      // A delta follows the durable message `after`: it goes out before every later durable message.
+      let d = 0;
+      for (const delta of deltas) {
+        while (d < durable.length && compareStreamIds(durable[d]!.id, delta.after) <= 0) {
+          last = durable[d]!.id;
+          yield { kind: 'durable', entry: durable[d++]! };
+          if (signal.aborted) return;
+        }
+        lastLive = delta.id;
+        yield { kind: 'live', entry: delta };
+        if (signal.aborted) return;
+      }
+      for (; d < durable.length; d++) {
+        last = durable[d]!.id;
+        yield { kind: 'durable', entry: durable[d]! };
+        if (signal.aborted) return;
+      }
     }
   }
 
@@ -716,11 +686,27 @@ export class SessionLog {
     parse: (raw: unknown) => E,
   ): AsyncGenerator<E> {
     if (signal.aborted) return;
-    const base = await this.#conn();
     let last = fromId === '$' ? await this.#lastIdOf(key) : checkId(fromId);
+    for await (const reply of this.#blockingReads(() => [key, last], signal)) {
+      for (const raw of xreadEntries(reply, sessionId)) {
+        const entry = parse(raw);
+        last = entry.id;
+        yield entry;
+        if (signal.aborted) return;
+      }
+    }
+  }
+
+  /**
+   * The replies of blocking XREADs of `streams()` (keys then ids, asked again before each read so
+   * the caller moves its ids on) on a dedicated connection, until `signal` aborts (which closes the
+   * connection: the pending read fails at once). A lost connection is retried with backoff for
+   * `tailGiveUpMs`, then a RedisConnectionError is thrown.
+   */
+  async *#blockingReads(streams: () => string[], signal: AbortSignal): AsyncGenerator<unknown> {
+    const base = await this.#conn();
     const blocking = await openBlocking(base.client, this.#options);
     this.#tails.add(blocking);
-    // Aborting closes the connection: the pending XREAD fails at once and the loop ends.
     const stop = (): void => blocking.client.disconnect();
     signal.addEventListener('abort', stop, { once: true });
     const blockMs = this.#options.blockMs ?? 5000;
@@ -731,7 +717,7 @@ export class SessionLog {
       while (!signal.aborted && this.#tails.has(blocking)) {
         let reply: unknown;
         try {
-          reply = await blocking.client.xread('COUNT', PAGE, 'BLOCK', blockMs, 'STREAMS', key, last);
+          reply = await blocking.client.xread('COUNT', PAGE, 'BLOCK', blockMs, 'STREAMS', ...streams());
           failingSince = undefined;
           failures = 0;
         } catch (error) {
@@ -743,13 +729,7 @@ export class SessionLog {
           await pause(reconnectDelay(failures++), signal);
           continue;
         }
-        if (reply === null || reply === undefined) continue;
-        for (const raw of xreadEntries(reply, sessionId)) {
-          const entry = parse(raw);
-          last = entry.id;
-          yield entry;
-          if (signal.aborted) return;
-        }
+        if (reply !== null && reply !== undefined) yield reply;
       }
     } finally {
       signal.removeEventListener('abort', stop);
