@@ -35,6 +35,7 @@ import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { isWholeToolRule, parseRules, type PermissionRule } from '../tools/permission-rules.ts';
 import { VERSION } from '../version.ts';
 import { TurnState } from './turn-state.ts';
+import { MAX_LINE_CHARS } from './cli-process.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
 /** How long the agent has to answer `initialize` (a hung or wrong command fails within this). */
@@ -91,18 +92,28 @@ function jsonLines(onGarbage: (line: string) => void): TransformStream<Uint8Arra
     }
     controller.enqueue(encoder.encode(`${text}\n`));
   };
+  // A line longer than MAX_LINE_CHARS is reported and skipped to its end, never held.
+  let skipping = false;
   return new TransformStream({
     transform(chunk, controller) {
-      pending += decoder.decode(chunk, { stream: true });
+      const text = decoder.decode(chunk, { stream: true });
       let start = 0;
-      for (let nl = pending.indexOf('\n'); nl !== -1; nl = pending.indexOf('\n', start)) {
-        pass(pending.slice(start, nl), controller);
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        if (skipping) skipping = false;
+        else pass(pending + text.slice(start, nl), controller);
+        pending = '';
         start = nl + 1;
       }
-      pending = pending.slice(start);
+      if (skipping) return;
+      pending += text.slice(start);
+      if (pending.length > MAX_LINE_CHARS) {
+        onGarbage(`a line longer than ${MAX_LINE_CHARS} characters: ${pending.slice(0, 100)}`);
+        pending = '';
+        skipping = true;
+      }
     },
     flush(controller) {
-      pass(pending + decoder.decode(), controller);
+      if (!skipping) pass(pending + decoder.decode(), controller);
     },
   });
 }
