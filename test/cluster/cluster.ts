@@ -27,8 +27,12 @@ after(killAll);
 export type ClusterProcess = ReturnType<typeof watchedCli>;
 
 /** Starts `agentpipe worker` and waits until it takes jobs. */
-export async function startWorker(redis: string, env: Record<string, string> = {}): Promise<ClusterProcess> {
-  const cli = watchedCli(['worker', '--redis', redis], { ...FAST_TAKEOVER, ...env });
+export async function startWorker(
+  redis: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<ClusterProcess> {
+  const cli = watchedCli(['worker', '--redis', redis, ...args], { ...FAST_TAKEOVER, ...env });
   started.add(cli.child);
   await cli.waitFor(/taking sessions from/);
   return cli;
