@@ -35,6 +35,7 @@ import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { isWholeToolRule, parseRules, type PermissionRule } from '../tools/permission-rules.ts';
 import { VERSION } from '../version.ts';
 import { TurnState } from './turn-state.ts';
+import { TODOS_UPDATED } from '../tools/builtin/todo-write.ts';
 import { MAX_LINE_CHARS } from './cli-process.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -50,8 +51,6 @@ const STOP_GRACE_MS = 2_000;
 const STDERR_TAIL_CHARS = 4_000;
 /** Output kept per terminal when the agent sets no `outputByteLimit`. */
 const TERMINAL_OUTPUT_BYTES = 1024 * 1024;
-/** What TodoWrite answers (tools/builtin/todo-write.ts). */
-const TODO_RESULT = 'Todos have been modified successfully. Keep using the todo list to track your progress.';
 
 const PERMISSION_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
 
@@ -724,7 +723,7 @@ class PromptTranslator {
       this.state.assistant([{ type: 'tool_use', id, name: 'TodoWrite', input: { todos } }], this.#model),
     );
     await this.state.emit(
-      this.state.toolResult(id, TODO_RESULT, false, { oldTodos: this.#lastTodos, newTodos: todos }),
+      this.state.toolResult(id, TODOS_UPDATED, false, { oldTodos: this.#lastTodos, newTodos: todos }),
     );
     this.#lastTodos = todos;
   }

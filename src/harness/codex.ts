@@ -14,6 +14,7 @@ import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { newApiId } from '../messages/ids.ts';
 import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { CliProcess, drainOneShot, howItEnded, stderrTail } from './cli-process.ts';
+import { TODOS_UPDATED } from '../tools/builtin/todo-write.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -40,8 +41,6 @@ export function tomlString(value: string): string {
 }
 
 type Json = Record<string, unknown>;
-const TODOS_UPDATED =
-  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.';
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

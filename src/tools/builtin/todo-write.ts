@@ -17,6 +17,10 @@ function isTodo(value: unknown): value is Todo {
   return typeof todo.content === 'string' && STATUSES.has(todo.status) && typeof todo.activeForm === 'string';
 }
 
+/** What TodoWrite answers, in Claude Code's words (the harnesses answer a wrapped agent's plan the same way). */
+export const TODOS_UPDATED =
+  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable';
+
 export const todoWriteTool: Tool = {
   name: 'TodoWrite',
   description:
@@ -54,7 +58,7 @@ export const todoWriteTool: Tool = {
     const oldTodos = (context.state.get('todos') as Todo[] | undefined) ?? [];
     context.state.set('todos', todos);
     return {
-      content: 'Todos have been modified successfully. Keep using the todo list to track your progress.',
+      content: TODOS_UPDATED,
       data: { oldTodos, newTodos: todos },
     };
   },
