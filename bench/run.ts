@@ -9,6 +9,8 @@
  *    completions SSE) against local servers started here: one turn and delta throughput, as
  *    ratios to the scripted model.
  * 5. A 200-turn tool loop (each turn one Read): the cost of a turn near turn 200 against near turn 10.
+ * 7. The cluster (bench/cluster.ts): sessions/s and prompt → first delta (p50, p99) through Redis
+ *    with 1, 2 and 4 workers, against the single-process `serve` (skipped without redis-server).
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
@@ -19,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { providerServer } from './providers.ts';
+import { benchCluster } from './cluster.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/agentpipe.js');
@@ -258,6 +261,30 @@ async function main() {
     harnessRows.push(['harness claude', 'skipped: `npm run harness-clis` installs the wrapped CLIs', '']);
   }
 
+  // The cluster: the hop through Redis against one process.
+  const clusterRows: Array<[string, string, string]> = [];
+  const CLUSTER_SESSIONS = Number(process.env.BENCH_CLUSTER_SESSIONS ?? 100);
+  const figures = await benchCluster(
+    CLI,
+    script('cluster.json', [{ text: 'x'.repeat(200), chunk_size: 10 }]),
+    CLUSTER_SESSIONS,
+  );
+  if (figures) {
+    const { single } = figures;
+    clusterRows.push([
+      `single process serve: ${CLUSTER_SESSIONS} concurrent sessions`,
+      `${fmt(single.sessionsPerSecond, 1)} sessions/s, first delta p50 ${fmt(single.firstDeltaP50, 1)} ms, p99 ${fmt(single.firstDeltaP99, 1)} ms`,
+      'baseline',
+    ]);
+    for (const [workers, f] of figures.cluster) {
+      clusterRows.push([
+        `cluster, ${workers} worker${workers > 1 ? 's' : ''}: ${CLUSTER_SESSIONS} concurrent sessions`,
+        `${fmt(f.sessionsPerSecond, 1)} sessions/s, first delta p50 ${fmt(f.firstDeltaP50, 1)} ms (+${fmt(f.firstDeltaP50 - single.firstDeltaP50, 1)}), p99 ${fmt(f.firstDeltaP99, 1)} ms`,
+        `${(f.sessionsPerSecond / single.sessionsPerSecond).toFixed(2)} × the single process's sessions/s`,
+      ]);
+    }
+  } else clusterRows.push(['cluster', 'skipped: redis-server is not installed', '']);
+
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
   const loopTurns = [
@@ -310,6 +337,7 @@ async function main() {
     ],
     ...providerRows,
     ...harnessRows,
+    ...clusterRows,
     [
       `200-turn tool loop (${loop.times.length} tool results), cost per turn`,
       `${fmt(early, 2)} ms at turns 5-15, ${fmt(late, 2)} ms at the last 10`,
