@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLI_PATH } from '../helpers/cli.ts';
+import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
 import { driveHarness, harnessDirs, typesOf } from './helpers.ts';
 import { OPENAI_DONE, openaiChunk, openaiUsage, startFakeServer } from '../model/fake-servers.ts';
 import { toAcpUpdates, type AgentMessage, type SessionUpdate } from '../../src/index.ts';
@@ -53,20 +54,9 @@ const joined = (updates: SessionUpdate[], kind: string) =>
     .join('');
 
 /** Every tool_call of the ACP projection of our stream has exactly one terminal update. */
-function assertOneTerminalUpdate(messages: AgentMessage[]): SessionUpdate[] {
+function assertTerminalUpdates(messages: AgentMessage[]): SessionUpdate[] {
   const updates = toAcpUpdates(messages);
-  const calls = updates.filter((u) => u.sessionUpdate === 'tool_call').map((u) => u.toolCallId);
-  assert.ok(calls.length > 0, 'there are tool calls');
-  for (const id of calls) {
-    const terminal = updates.filter(
-      (u) =>
-        u.sessionUpdate === 'tool_call_update' &&
-        u.toolCallId === id &&
-        (u.status === 'completed' || u.status === 'failed'),
-    );
-    assert.equal(terminal.length, 1, `tool call ${id} has ${terminal.length} terminal updates`);
-  }
-  assert.equal(new Set(calls).size, calls.length);
+  assertOneTerminalUpdate(updates);
   return updates;
 }
 
@@ -184,7 +174,7 @@ test('acp harness: a Bash call round-trips as tool_use + tool_result; the inner 
         assert.match(String(result!.block.content), /^<tool_use_error>.*<\/tool_use_error>$/s);
         assert.ok(!existsSync(path.join(cwd, 'made.txt')));
       }
-      const updates = assertOneTerminalUpdate(messages);
+      const updates = assertTerminalUpdates(messages);
       const terminal = updates.find((u) => u.sessionUpdate === 'tool_call_update');
       assert.equal(terminal?.sessionUpdate === 'tool_call_update' && terminal.status, allow ? 'completed' : 'failed');
     } finally {
@@ -228,7 +218,7 @@ test('acp harness: Write and Edit show their diffs (structuredPatch in tool_use_
     assert.equal(edit!.originalFile, 'one\ntwo\nthree\n');
     assert.deepEqual(edit!.structuredPatch[0].lines, [' one', '-two', '+TWO', ' three']);
     // Back through ACP: the edit's card shows the whole-file diff.
-    const updates = assertOneTerminalUpdate(messages);
+    const updates = assertTerminalUpdates(messages);
     const done = updates.find((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 'toolu_edit1');
     const diff = done?.sessionUpdate === 'tool_call_update' ? done.content?.find((c) => c.type === 'diff') : undefined;
     assert.deepEqual(diff && { oldText: diff.oldText, newText: diff.newText }, {
@@ -264,7 +254,7 @@ test('acp harness: an interrupt mid-tool cancels the prompt (interrupted outcome
     assert.ok(Date.now() - started < 10_000, 'ended well before the sleep');
     const last = messages.at(-1)!;
     assert.ok(last.type === 'user' && JSON.stringify(last.message.content).includes(INTERRUPTED));
-    assertOneTerminalUpdate(messages);
+    assertTerminalUpdates(messages);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.deepEqual(processesWith(MARKER), [], 'the sleep was stopped');
     // The same agent answers the next prompt.
@@ -453,7 +443,7 @@ test('acp harness: fs/* is served inside the cwd only (symbolic links followed),
         assert.match(said, /not run\.$/);
         assert.equal(bash!.block.is_error, true);
       }
-      const updates = assertOneTerminalUpdate(messages);
+      const updates = assertTerminalUpdates(messages);
       const plans = updates
         .filter((u) => u.sessionUpdate === 'plan')
         .map((u) => u.sessionUpdate === 'plan' && u.entries);

@@ -9,6 +9,7 @@ import { liveGroupCount } from '../../src/process/run.ts';
 import type { HarnessConfig } from '../../src/harness/types.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../../src/messages/notices.ts';
 import { scratchDir } from '../helpers/temp.ts';
+import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
 import { driveHarness, harnessDirs, typesOf, type DrivenHarness } from './helpers.ts';
 import { FAKE_USAGE, startResponsesServer, type ResponsesReply, type ResponsesServer } from './fakes/responses-api.ts';
 
@@ -33,19 +34,6 @@ async function codexOn(
 /** Warnings other than codex's notice about the fake's unknown model. */
 const ownWarnings = (warnings: string[]): string[] =>
   warnings.filter((w) => !w.includes('Model metadata for `fake-model` not found'));
-
-function assertOneTerminalUpdate(updates: SessionUpdate[]): void {
-  const calls = updates.filter((u) => u.sessionUpdate === 'tool_call').map((u) => u.toolCallId);
-  assert.ok(calls.length > 0);
-  type Update = Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }>;
-  const isTerminal = (u: SessionUpdate): u is Update =>
-    u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed');
-  for (const id of calls) {
-    const terminal = updates.filter((u) => isTerminal(u) && u.toolCallId === id);
-    assert.equal(terminal.length, 1, `tool call ${id} has ${terminal.length} terminal updates`);
-  }
-  assert.equal(new Set(calls).size, calls.length, 'every tool call is announced once');
-}
 
 const toolUses = (messages: AgentMessage[]) =>
   messages.flatMap((m) => (m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : []));

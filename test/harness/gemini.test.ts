@@ -11,6 +11,7 @@ import { INTERRUPTED, INTERRUPTED_TOOLS } from '../../src/messages/notices.ts';
 import { geminiApprovalMode, geminiToolRule, mapGeminiTool } from '../../src/harness/gemini.ts';
 import { reverseEdit } from '../../src/tools/file-patch.ts';
 import { scratchDir } from '../helpers/temp.ts';
+import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
 import { driveHarness, harnessDirs, typesOf, type DrivenHarness } from './helpers.ts';
 import { FAKE_USAGE, startFakeGemini, type FakeGemini, type GeminiReply } from './fakes/gemini-api.ts';
 
@@ -53,21 +54,6 @@ async function geminiOn(
 /** Warnings other than Gemini's own startup notices. */
 const ownWarnings = (warnings: string[]): string[] =>
   warnings.filter((w) => w.startsWith('harness gemini: ignored') || w.includes('unknown'));
-
-function assertOneTerminalUpdate(updates: SessionUpdate[]): void {
-  const calls = updates.filter((u) => u.sessionUpdate === 'tool_call').map((u) => u.toolCallId);
-  assert.ok(calls.length > 0);
-  for (const id of calls) {
-    const terminal = updates.filter(
-      (u) =>
-        u.sessionUpdate === 'tool_call_update' &&
-        u.toolCallId === id &&
-        (u.status === 'completed' || u.status === 'failed'),
-    );
-    assert.equal(terminal.length, 1, `tool call ${id} has ${terminal.length} terminal updates`);
-  }
-  assert.equal(new Set(calls).size, calls.length, 'every tool call is announced once');
-}
 
 const toolUses = (messages: AgentMessage[]) =>
   messages.flatMap((m) => (m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : []));

@@ -10,22 +10,8 @@ import {
   type SessionUpdate,
 } from '../../src/index.ts';
 import { runScripted } from './collect.ts';
+import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
 import { scriptedOptions } from './scripted-session.ts';
-
-function assertOneTerminalUpdate(updates: SessionUpdate[]): void {
-  const calls = updates.filter((u) => u.sessionUpdate === 'tool_call').map((u) => u.toolCallId);
-  assert.ok(calls.length > 0);
-  for (const id of calls) {
-    const terminal = updates.filter(
-      (u) =>
-        u.sessionUpdate === 'tool_call_update' &&
-        u.toolCallId === id &&
-        (u.status === 'completed' || u.status === 'failed'),
-    );
-    assert.equal(terminal.length, 1, `tool call ${id} has ${terminal.length} terminal updates`);
-  }
-  assert.equal(new Set(calls).size, calls.length, 'every tool call is announced once');
-}
 
 /** A session whose second tool is still running when it is interrupted. */
 async function interruptedMessages(): Promise<AgentMessage[]> {
