@@ -74,7 +74,8 @@ export class ClaudeStreamHarness implements Harness {
   }
 
   async run(turn: HarnessTurn): Promise<HarnessOutcome> {
-    const state = new TurnState(turn, this.config, this.sessionId);
+    // Claude Code sends its own tool_progress; Qwen Code's calls get agentpipe's heartbeats.
+    const state = new TurnState(turn, this.config, this.sessionId, { heartbeats: this.name !== 'claude' });
     const cli = this.#start();
     const lines: Array<CliLine | { exit: string }> = [];
     let wake: (() => void) | undefined;
@@ -281,6 +282,7 @@ export class ClaudeStreamHarness implements Harness {
 
   /** The outcome from the CLI's own result (its turns, usage and cost). */
   #outcome(result: Record<string, unknown>, state: TurnState, turn: HarnessTurn, interrupted: boolean): HarnessOutcome {
+    state.stopHeartbeats();
     const models = isObject(result.modelUsage)
       ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isObject(e[1]))
       : [];

@@ -36,10 +36,12 @@ export class TurnState {
   readonly config: HarnessConfig;
   readonly sessionId: string;
 
-  constructor(turn: HarnessTurn, config: HarnessConfig, sessionId: string) {
+  /** `heartbeats: false` for a CLI known to send its own `tool_progress` (Claude Code). */
+  constructor(turn: HarnessTurn, config: HarnessConfig, sessionId: string, options: { heartbeats?: boolean } = {}) {
     this.turn = turn;
     this.config = config;
     this.sessionId = sessionId;
+    this.#ownProgress = options.heartbeats === false;
   }
 
   /** Emits `system/init` with what the CLI reported (once; later calls do nothing). */
@@ -67,7 +69,7 @@ export class TurnState {
   #track(message: AgentMessage): void {
     if (message.type === 'tool_progress') {
       this.#ownProgress = true;
-      this.#stopHeartbeats();
+      this.stopHeartbeats();
       return;
     }
     if (message.type === 'assistant' && message.parent_tool_use_id === null && !this.#ownProgress) {
@@ -98,7 +100,7 @@ export class TurnState {
         session_id: this.sessionId,
         uuid: newUuid(),
       };
-      this.turn.emit(message).catch(() => this.#stopHeartbeats());
+      this.turn.emit(message).catch(() => this.stopHeartbeats());
     };
     const first = setTimeout(() => {
       beat();
@@ -107,7 +109,8 @@ export class TurnState {
     this.#running.set(id, first);
   }
 
-  #stopHeartbeats(): void {
+  /** Stops every heartbeat (the outcome methods do it; a translator that builds its own outcome calls it). */
+  stopHeartbeats(): void {
     for (const timer of this.#running.values()) clearInterval(timer);
     this.#running.clear();
   }
@@ -198,7 +201,7 @@ export class TurnState {
 
   /** The outcome of a prompt that went to its end. */
   success(stopReason: string | null = 'end_turn'): HarnessOutcome {
-    this.#stopHeartbeats();
+    this.stopHeartbeats();
     return {
       subtype: 'success',
       text: this.text,
@@ -216,7 +219,7 @@ export class TurnState {
     terminalReason: HarnessOutcome['terminalReason'] = 'model_error',
     subtype: HarnessOutcome['subtype'] = 'error_during_execution',
   ): HarnessOutcome {
-    this.#stopHeartbeats();
+    this.stopHeartbeats();
     return {
       subtype,
       text: '',
@@ -230,7 +233,7 @@ export class TurnState {
 
   /** Emits the interruption notice, as agentpipe's own loop does, and returns the outcome of an interrupted prompt. */
   async interrupted(): Promise<HarnessOutcome> {
-    this.#stopHeartbeats();
+    this.stopHeartbeats();
     await this.emit(userMessage([{ type: 'text', text: INTERRUPTED }], this.sessionId, null));
     return this.failure([INTERRUPTED], 'aborted_streaming');
   }
