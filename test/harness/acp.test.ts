@@ -5,11 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLI_PATH } from '../helpers/cli.ts';
 import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
+import { processesWith } from '../helpers/processes.ts';
 import { driveHarness, harnessDirs, typesOf } from './helpers.ts';
 import { OPENAI_DONE, openaiChunk, openaiUsage, startFakeServer } from '../model/fake-servers.ts';
 import { toAcpUpdates, type AgentMessage, type SessionUpdate } from '../../src/index.ts';
@@ -58,15 +58,6 @@ function assertTerminalUpdates(messages: AgentMessage[]): SessionUpdate[] {
   const updates = toAcpUpdates(messages);
   assertOneTerminalUpdate(updates);
   return updates;
-}
-
-/** Pids of processes whose command line holds `marker`. */
-function processesWith(marker: string): string[] {
-  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .filter((line) => line.includes(marker) && !line.includes('ps -eo'))
-    .map((line) => line.trim().split(/\s+/)[0]!);
 }
 
 test('acp harness: a text answer round-trips (init first, thinking and text, deltas join to the text, ACP chunks equal)', async () => {

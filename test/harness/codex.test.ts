@@ -1,7 +1,6 @@
 /** The Codex harness with the real `codex` CLI against a local Responses API fake (offline, throwaway CODEX_HOME). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { toAcpUpdates, type AgentMessage, type SessionUpdate } from '../../src/index.ts';
@@ -10,6 +9,7 @@ import type { HarnessConfig } from '../../src/harness/types.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../../src/messages/notices.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
+import { processesWith } from '../helpers/processes.ts';
 import { driveHarness, harnessDirs, typesOf, type DrivenHarness } from './helpers.ts';
 import { FAKE_USAGE, startResponsesServer, type ResponsesReply, type ResponsesServer } from './fakes/responses-api.ts';
 
@@ -272,13 +272,6 @@ test('codex: a provider error (HTTP 500, then 401) ends each prompt with one fai
     await server.close();
   }
 });
-
-/** The command lines of running processes that contain `marker`. */
-function processesWith(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
-}
 
 test('codex: an interrupt mid-turn stops codex and its command; interrupted outcome', async () => {
   const marker = `sleep 29.${process.pid}`;

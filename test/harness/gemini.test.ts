@@ -1,7 +1,6 @@
 /** The Gemini CLI harness with the real `gemini` CLI against a local Gemini API fake (offline, throwaway HOME). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { toAcpUpdates, type AgentMessage, type SessionUpdate } from '../../src/index.ts';
@@ -12,6 +11,7 @@ import { geminiApprovalMode, geminiToolRule, mapGeminiTool } from '../../src/har
 import { reverseEdit } from '../../src/tools/file-patch.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
+import { processesWith } from '../helpers/processes.ts';
 import { driveHarness, harnessDirs, typesOf, type DrivenHarness } from './helpers.ts';
 import { FAKE_USAGE, startFakeGemini, type FakeGemini, type GeminiReply } from './fakes/gemini-api.ts';
 
@@ -328,13 +328,6 @@ test('gemini: a provider error (HTTP 500, no retries) is one failure with the AP
     await unauthorized.done();
   }
 });
-
-/** Processes whose command line contains `marker`. */
-function processesWith(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
-}
 
 test('gemini: an interrupt during a running shell command ends the turn interrupted, no process left', async () => {
   const marker = `sleep 47.${process.pid}`;
