@@ -18,7 +18,7 @@ import {
 } from '@anthropic-ai/claude-agent-sdk';
 import { redisSessionStore } from '../../src/cluster/redis.ts';
 import { startRedis } from './redis-server.ts';
-import { promptStream, sdkOptions } from '../sdk/helpers.ts';
+import { runPrompts, sdkOptions } from '../sdk/helpers.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 const server = await startRedis();
@@ -176,36 +176,12 @@ test("concurrent appenders on one session: every entry once, each appender's in 
   );
 });
 
-/** Runs prompts through one query; returns the messages and the conversation as the session exports it. */
-async function run(
-  options: ReturnType<typeof sdkOptions>,
-  texts: string[],
-): Promise<{ messages: SDKMessage[]; exported: string }> {
-  const prompts = promptStream();
-  prompts.push(texts[0]!);
-  const q = query({ prompt: prompts, options });
-  const messages: SDKMessage[] = [];
-  let exported = '';
-  let next = 1;
-  for await (const message of q) {
-    messages.push(message);
-    if (message.type !== 'result') continue;
-    if (next < texts.length) prompts.push(texts[next++]!);
-    else {
-      exported = (await (q as unknown as { exportConversation(): Promise<{ content: string }> }).exportConversation())
-        .content;
-      prompts.end();
-    }
-  }
-  return { messages, exported };
-}
-
 test('end to end: the official SDK on agentpipe mirrors the transcript to Redis and resumes from it on another machine', async () => {
   const prefix = `e2e${randomUUID().slice(0, 8)}`;
   const store = redisSessionStore({ redis: server.url, prefix });
   stores.push(store);
   const first = sdkOptions([{ text: 'first answer' }], { sessionStore: store });
-  const one = await run(first, ['first prompt']);
+  const one = await runPrompts(first, ['first prompt']);
   const result = one.messages.at(-1);
   assert.ok(result?.type === 'result' && result.subtype === 'success', first.stderrText());
   const key = { projectKey: realpathSync(first.cwd).replace(/[^a-zA-Z0-9]/g, '-'), sessionId: result.session_id };
@@ -230,7 +206,7 @@ test('end to end: the official SDK on agentpipe mirrors the transcript to Redis 
     resume: result.session_id,
   });
   second.env = { ...second.env, AGENTPIPE_HOME: tempDir() };
-  const two = await run(second, ['second prompt']);
+  const two = await runPrompts(second, ['second prompt']);
   const resumed = two.messages.at(-1);
   assert.ok(resumed?.type === 'result' && resumed.subtype === 'success', second.stderrText());
   assert.equal(resumed.session_id, result.session_id);

@@ -100,3 +100,29 @@ export async function supportedAgentsOf(options: Options): Promise<AgentInfo[]> 
   }
   return agents;
 }
+
+/** Runs prompts through one query, each after the previous result; returns the messages and the conversation as the session exports it. */
+export async function runPrompts(
+  options: Options,
+  texts: string[],
+): Promise<{ messages: SDKMessage[]; exported: string }> {
+  const prompts = promptStream();
+  prompts.push(texts[0]!);
+  const q = query({ prompt: prompts, options });
+  const messages: SDKMessage[] = [];
+  let exported = '';
+  let next = 1;
+  for await (const message of q) {
+    messages.push(message);
+    if (message.type !== 'result') continue;
+    if (next < texts.length) prompts.push(texts[next++]!);
+    else {
+      const answer = await (
+        q as unknown as { exportConversation(): Promise<{ content: string }> }
+      ).exportConversation();
+      exported = answer.content;
+      prompts.end();
+    }
+  }
+  return { messages, exported };
+}

@@ -7,39 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { realpathSync } from 'node:fs';
 import { InMemorySessionStore, query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { sdkOptions, promptStream } from './helpers.ts';
+import { sdkOptions, runPrompts } from './helpers.ts';
 import { tempDir } from '../helpers/workspace.ts';
-
-/** Runs prompts through one query; returns the messages and the conversation as the session exports it. */
-async function run(
-  options: ReturnType<typeof sdkOptions>,
-  texts: string[],
-): Promise<{ messages: SDKMessage[]; exported: string }> {
-  const prompts = promptStream();
-  prompts.push(texts[0]!);
-  const q = query({ prompt: prompts, options });
-  const messages: SDKMessage[] = [];
-  let exported = '';
-  let next = 1;
-  for await (const message of q) {
-    messages.push(message);
-    if (message.type !== 'result') continue;
-    if (next < texts.length) prompts.push(texts[next++]!);
-    else {
-      const answer = await (
-        q as unknown as { exportConversation(): Promise<{ content: string }> }
-      ).exportConversation();
-      exported = answer.content;
-      prompts.end();
-    }
-  }
-  return { messages, exported };
-}
 
 test('sessionStore: the transcript is mirrored as it is written, and a session resumes from the store on another machine', async () => {
   const store = new InMemorySessionStore();
   const first = sdkOptions([{ text: 'first answer' }], { sessionStore: store });
-  const one = await run(first, ['first prompt']);
+  const one = await runPrompts(first, ['first prompt']);
   const result = one.messages.at(-1);
   assert.ok(result?.type === 'result' && result.subtype === 'success', first.stderrText());
   const key = { projectKey: realpathSync(first.cwd).replace(/[^a-zA-Z0-9]/g, '-'), sessionId: result.session_id };
@@ -62,7 +36,7 @@ test('sessionStore: the transcript is mirrored as it is written, and a session r
     resume: result.session_id,
   });
   second.env = { ...second.env, AGENTPIPE_HOME: tempDir() };
-  const two = await run(second, ['second prompt']);
+  const two = await runPrompts(second, ['second prompt']);
   const resumed = two.messages.at(-1);
   assert.ok(resumed?.type === 'result' && resumed.subtype === 'success', second.stderrText());
   assert.equal(resumed.session_id, result.session_id);
@@ -81,7 +55,7 @@ test('sessionStore: the transcript is mirrored as it is written, and a session r
 
 test('--resume-drops-turn refuses a truncating resume that would drop more than that turn', async () => {
   const options = sdkOptions([{ text: 'one' }, { text: 'two' }]);
-  const { messages } = await run(options, ['p1', 'p2']);
+  const { messages } = await runPrompts(options, ['p1', 'p2']);
   const results = messages.filter((m) => m.type === 'result');
   const firstAnswer = messages.find((m) => m.type === 'assistant');
   assert.ok(firstAnswer?.type === 'assistant' && results[0]?.type === 'result');
@@ -92,7 +66,7 @@ test('--resume-drops-turn refuses a truncating resume that would drop more than 
     resumeSessionAt: firstAnswer.uuid,
     resumeDropsTurn: '00000000-0000-4000-8000-000000000001',
   });
-  const error = await run(refused, ['again']).then(
+  const error = await runPrompts(refused, ['again']).then(
     () => 'resumed',
     (e: Error) => e.message,
   );
