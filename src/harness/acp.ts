@@ -35,7 +35,7 @@ import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { isWholeToolRule, parseRules, type PermissionRule } from '../tools/permission-rules.ts';
 import { VERSION } from '../version.ts';
 import { TurnState } from './turn-state.ts';
-import { TODOS_UPDATED } from '../tools/builtin/todo-write.ts';
+import { todoWriteAnswer } from '../tools/builtin/todo-write.ts';
 import { MAX_LINE_CHARS } from './cli-process.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -723,7 +723,7 @@ class PromptTranslator {
       this.state.assistant([{ type: 'tool_use', id, name: 'TodoWrite', input: { todos } }], this.#model),
     );
     await this.state.emit(
-      this.state.toolResult(id, TODOS_UPDATED, false, { oldTodos: this.#lastTodos, newTodos: todos }),
+      this.state.toolResult(id, todoWriteAnswer, false, { oldTodos: this.#lastTodos, newTodos: todos }),
     );
     this.#lastTodos = todos;
   }

@@ -14,7 +14,7 @@ import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { newApiId } from '../messages/ids.ts';
 import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { CliProcess, drainOneShot, howItEnded, stderrTail } from './cli-process.ts';
-import { TODOS_UPDATED } from '../tools/builtin/todo-write.ts';
+import { todoWriteAnswer } from '../tools/builtin/todo-write.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -578,7 +578,7 @@ class CodexTurn {
         this.#todos.set(id, key);
         const useKey = `${id}@todo${++this.#todoCalls}`;
         await this.#toolUse(useKey, 'TodoWrite', { todos });
-        await this.#toolResult(useKey, TODOS_UPDATED, false, { newTodos: todos });
+        await this.#toolResult(useKey, todoWriteAnswer, false, { newTodos: todos });
         return;
       }
       case 'mcp_tool_call': {

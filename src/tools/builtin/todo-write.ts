@@ -18,7 +18,7 @@ function isTodo(value: unknown): value is Todo {
 }
 
 /** What TodoWrite answers, in Claude Code's words (the harnesses answer a wrapped agent's plan the same way). */
-export const TODOS_UPDATED =
+export const todoWriteAnswer =
   'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable';
 
 export const todoWriteTool: Tool = {
@@ -58,7 +58,7 @@ export const todoWriteTool: Tool = {
     const oldTodos = (context.state.get('todos') as Todo[] | undefined) ?? [];
     context.state.set('todos', todos);
     return {
-      content: TODOS_UPDATED,
+      content: todoWriteAnswer,
       data: { oldTodos, newTodos: todos },
     };
   },
