@@ -13,6 +13,8 @@ import { runCli, parseLines } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { SessionLog } from '../../src/cluster/redis.ts';
 import { startRedis } from './redis-server.ts';
+import WebSocket from 'ws';
+import { watchedCli } from '../transport/ws-helpers.ts';
 import { Client, kill9, prompt, sessionOf, startFrontEnd, startWorker, uuids } from './cluster.ts';
 
 const redis = await startRedis();
@@ -210,5 +212,46 @@ test('Redis unreachable: worker and serve --redis fail with one clear line withi
     assert.match(run.stderr, refused);
     assert.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr}`);
     assert.ok(ms < 8000, `${args[0]} failed after ${ms} ms`);
+  }
+});
+
+test("serve --redis keeps serve's doors: no token, a wrong token or another origin is refused before any session exists", async () => {
+  const dir = tempDir();
+  const front = watchedCli([
+    'serve',
+    '--redis',
+    redis.url,
+    '--port',
+    '0',
+    '--token',
+    'the-token',
+    '--model',
+    'scripted',
+    '--cwd',
+    dir,
+  ]);
+  try {
+    const [, url] = await front.waitFor(/listening on (ws:\/\/\S+)/);
+    const base = url!.replace(/\?.*$/, '');
+    const status = (target: string, headers: Record<string, string> = {}) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(target, { headers });
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.on('error', () => resolve(-1));
+      });
+    assert.equal(await status(base), 401, 'no token');
+    assert.equal(await status(`${base}?token=wrong`), 401, 'a wrong token');
+    assert.equal(
+      await status(`${base}?token=the-token`, { Origin: 'https://evil.example' }),
+      403,
+      'another origin, even with the token',
+    );
+    assert.equal(await status(`${base}?token=the-token`), 101, 'the token opens it');
+  } finally {
+    await kill9(front);
   }
 });
