@@ -38,6 +38,11 @@ export function parseOutputLine(line: string): { ok: true; line: OutputLineRead 
   } catch (error) {
     return { ok: false, error: `malformed JSON (${(error as Error).message})` };
   }
+  return parseOutputValue(value);
+}
+
+/** The same check for a value already parsed (a message read back from a cluster session's log). */
+export function parseOutputValue(value: unknown): { ok: true; line: OutputLineRead } | { ok: false; error: string } {
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
   const schema =
     type === 'control_response'

@@ -1,7 +1,8 @@
 /**
  * `query({prompt, options})`: the typed message stream as an async generator, with the control
  * methods of the official SDK. In-process by default; with `options.executable` it runs
- * agentpipe's CLI over the stream-json protocol. Both yield the same messages.
+ * agentpipe's CLI over the stream-json protocol; with `options.cluster` it runs on the worker
+ * pool of a Redis (`agentpipe worker`). All yield the same messages.
  */
 import type { AgentMessage, McpServerInfo, PermissionMode } from '../messages/types.ts';
 import type { Engine, ModelInfo, PromptMessage, Query, QueryOptions } from './types.ts';
@@ -18,11 +19,13 @@ export function query({ prompt, options = {} }: QueryParams): Query {
   ) {
     throw new TypeError('query(): prompt must be a string or an AsyncIterable of user messages');
   }
-  const engine: Promise<Engine> = options.executable
-    ? import('./child-process.ts').then((m) =>
-        m.startChildProcess(prompt, { ...options, executable: options.executable! }),
-      )
-    : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
+  const engine: Promise<Engine> = options.cluster
+    ? import('./cluster.ts').then((m) => m.startCluster(prompt, { ...options, cluster: options.cluster! }))
+    : options.executable
+      ? import('./child-process.ts').then((m) =>
+          m.startChildProcess(prompt, { ...options, executable: options.executable! }),
+        )
+      : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
   engine.catch(() => {});
   const signal = options.abortController?.signal;
   const onAbort = () => {

@@ -24,6 +24,19 @@ export interface QueryOptions extends SessionOptions {
   executableArgs?: string[];
   /** Diagnostics (what the CLI writes on stderr). */
   stderr?: (line: string) => void;
+  /**
+   * Run the session on a worker pool (`agentpipe worker --redis <url>`) instead of in this process,
+   * as a client of `serve --redis` would; `resume` then names a session of the cluster.
+   */
+  cluster?: ClusterOptions;
+}
+
+/** Where `query()` runs a session of the cluster. */
+export interface ClusterOptions {
+  /** The cluster's Redis: `redis://[:password@]host:port[/db]` (or `rediss://`). */
+  redis: string;
+  /** The stream ends with an error result when no worker took the session within this long. Default 30000 ms. */
+  startTimeoutMs?: number;
 }
 
 /** A model the session can switch to. */

@@ -1,0 +1,245 @@
+/**
+ * A client of the cluster that talks to Redis itself, as a front end does (front-end.ts) but
+ * without a WebSocket in between: the library's `query({options: {cluster}})` and the viewer of
+ * `view --redis` use it. It hands a session to the workers (a job on the sessions queue), adds
+ * input lines to the session's inbox and reads the session's log (`sessions`, a SessionLog).
+ *
+ * Starting a session again right after its previous run ended is handled here: while the old
+ * run's job is still finishing (its end marker is in the log, BullMQ has not removed the job
+ * yet), adding a job with the same id would be a no-op, so `start` waits for that job to go and
+ * adds it again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
+import { compareStreamIds, SessionLog, type FollowedEntry, type LogEntry, type LogMessage } from './redis-log.ts';
+import { QUEUE, type SessionJob } from './jobs.ts';
+
+/** Options of a cluster client. */
+export interface ClusterClientOptions {
+  /** `redis://` URL of the cluster's Redis. */
+  redis: string;
+  /** Diagnostics. */
+  log?: (line: string) => void;
+}
+
+/** Job states in which a worker will (still) run the session's next input. */
+const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/** A log entry read with this client's own connection, with the owner token that appended it. */
+type OwnedEntry = LogEntry & { owner?: string };
+
+/** Stream entries read with this client's own connection: the JSON objects with a string `type` (anything else is left out). */
+function entriesOf(raw: Array<[string, string[]]>): OwnedEntry[] {
+  const entries: OwnedEntry[] = [];
+  for (const [id, flat] of raw) {
+    const fields = new Map<string, string>();
+    for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
+    let value: unknown;
+    try {
+      value = JSON.parse(fields.get('m') ?? '');
+    } catch {
+      continue;
+    }
+    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string')
+      entries.push({ id, message: value as LogMessage, owner: fields.get('o') });
+  }
+  return entries;
+}
+
+/** A connection to the cluster's Redis: the session logs and the sessions queue. */
+export class ClusterClient {
+  /** The session logs (read, follow, inbox). */
+  readonly sessions: SessionLog;
+  /** Where it points, without credentials. */
+  readonly where: string;
+  readonly #queue: Queue;
+  readonly #redis: Redis;
+  readonly #log: (line: string) => void;
+
+  private constructor(o: ClusterClientOptions, sessions: SessionLog, queue: Queue, redis: Redis) {
+    this.sessions = sessions;
+    this.where = redactUrl(o.redis);
+    this.#queue = queue;
+    this.#redis = redis;
+    this.#log = o.log ?? (() => undefined);
+  }
+
+  /** Connects (bounded: a RedisConnectionError that says why within seconds). */
+  static async open(o: ClusterClientOptions): Promise<ClusterClient> {
+    const sessions = new SessionLog({ redis: o.redis });
+    try {
+      await sessions.connect();
+    } catch (error) {
+      await sessions.close();
+      throw error;
+    }
+    const [{ Queue: BullQueue }, { Redis: IoRedis }] = await Promise.all([import('bullmq'), import('ioredis')]);
+    const redis = new IoRedis(o.redis, {
+      maxRetriesPerRequest: 3,
+      retryStrategy: reconnectDelay,
+      connectTimeout: 3000,
+      connectionName: 'agentpipe-client',
+    });
+    const queue = new BullQueue(QUEUE.name, { connection: redis, prefix: QUEUE.prefix });
+    queue.on('error', (error: Error) => o.log?.(`agentpipe cluster: queue: ${error.message}`));
+    try {
+      await queue.waitUntilReady();
+    } catch (error) {
+      await Promise.allSettled([queue.close(), sessions.close()]);
+      redis.disconnect();
+      throw new RedisConnectionError(
+        `cannot open the sessions queue on ${redactUrl(o.redis)}: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    return new ClusterClient(o, sessions, queue, redis);
+  }
+
+  /** The last durable entry of a session's log, if any, with the owner token that appended it. */
+  async lastEntry(sessionId: string): Promise<OwnedEntry | undefined> {
+    const { log } = this.sessions.keys(sessionId);
+    return entriesOf(await this.#redis.xrevrange(log, '+', '-', 'COUNT', 1))[0];
+  }
+
+  /**
+   * True while a run of the session goes on: an owner holds its lease and did not end it (the log
+   * does not end with an end marker of that owner's). False while an ended run is letting go.
+   */
+  async running(sessionId: string): Promise<boolean> {
+    const [owner, last] = await Promise.all([this.sessions.owner(sessionId), this.lastEntry(sessionId)]);
+    if (!owner) return false;
+    return !(last?.message.type === 'agentpipe_session_end' && last.owner === owner.token);
+  }
+
+  /**
+   * Makes sure a worker runs the session with `job`: adds its job (id = session id). When a job
+   * with that id is there already, it runs the session's input if it waits or runs; a job of a
+   * run that ended (finishing, or kept after a failure) is waited for or removed, and the job is
+   * added again. Gives up with an Error after `timeoutMs`.
+   */
+  async start(job: SessionJob, timeoutMs = 30_000, signal?: AbortSignal): Promise<void> {
+    const id = job.sessionId;
+    const nonce = randomUUID();
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 0; !signal?.aborted; attempt++) {
+      if (attempt > 0 && Date.now() > deadline)
+        throw new Error(`session ${id}: its previous run did not finish within ${timeoutMs} ms`);
+      await this.#queue.add(
+        'session',
+        { ...job, nonce },
+        {
+          jobId: id,
+          removeOnComplete: true,
+          removeOnFail: { age: 24 * 3600 },
+        },
+      );
+      const found = await this.#queue.getJob(id);
+      if ((found?.data as { nonce?: unknown } | undefined)?.nonce === nonce) return; // ours: a new run
+      const state = found ? await found.getState() : 'unknown';
+      if (PENDING.has(state)) return;
+      if (state === 'active' && (await this.running(id))) return;
+      if (state === 'completed' || state === 'failed') {
+        await found?.remove().catch(() => undefined); // kept from an earlier run: the next add is a new run
+        continue;
+      }
+      if (state === 'unknown') continue; // gone between the add and the look: add again
+      if (attempt === 0) this.#log(`agentpipe cluster: session ${id}: waiting for its previous run to finish`);
+      await pause(Math.min(reconnectDelay(attempt), 200), signal);
+    }
+  }
+
+  /**
+   * `SessionLog.follow` with every delta before the durable message that comes after it: a
+   * blocking XREAD of two streams may be answered with the log's new entries alone (Redis serves
+   * the first stream that got data), and the deltas appended before them in the same script come
+   * in the next read. So before each durable message the live stream is read (XRANGE) for deltas
+   * that precede it and were not given yet; the follow's own copies of them are then skipped.
+   */
+  async *follow(
+    sessionId: string,
+    fromId: string,
+    signal: AbortSignal,
+    live?: { fromId: string },
+  ): AsyncGenerator<FollowedEntry> {
+    let lastLive = live?.fromId ?? '0-0';
+    for await (const item of this.sessions.follow(sessionId, fromId, signal, live)) {
+      if (item.kind === 'live') {
+        if (compareStreamIds(item.entry.id, lastLive) <= 0) continue;
+        lastLive = item.entry.id;
+        yield item;
+        continue;
+      }
+      if (live) {
+        for (const delta of await this.sessions.readLive(sessionId, lastLive)) {
+          if (compareStreamIds(delta.after, item.entry.id) >= 0) break;
+          lastLive = delta.id;
+          yield { kind: 'live', entry: delta };
+        }
+      }
+      yield item;
+    }
+  }
+
+  /** Adds input lines to the session's inbox, retrying a lost connection a few times. */
+  async push(sessionId: string, lines: readonly string[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.sessions.pushInput(sessionId, lines);
+        return;
+      } catch (error) {
+        if (!(error instanceof RedisConnectionError) || attempt >= 5) throw error;
+        await pause(reconnectDelay(attempt));
+      }
+    }
+  }
+
+  /** Workers connected to the sessions queue now. */
+  async workers(): Promise<number> {
+    return this.#queue.getWorkersCount();
+  }
+
+  /** Session ids that have a log in Redis (a SCAN: fine for a page, not for a hot path). */
+  async sessionIds(limit = 1000): Promise<string[]> {
+    const pattern = `${this.sessions.prefix}:{*}:log`;
+    const ids: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.#redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) {
+        const match = /:\{([^{}]+)\}:log$/.exec(key);
+        if (match) ids.push(match[1]!);
+      }
+    } while (cursor !== '0' && ids.length < limit);
+    return ids.slice(0, limit);
+  }
+
+  /** The first entries of a session's log (for a summary: its first prompt, model, start time). */
+  async firstEntries(sessionId: string, count: number): Promise<LogEntry[]> {
+    const { log } = this.sessions.keys(sessionId);
+    return entriesOf(await this.#redis.xrange(log, '-', '+', 'COUNT', count));
+  }
+
+  /** Closes the queue and the connections. */
+  async close(): Promise<void> {
+    await Promise.allSettled([this.#queue.close(), this.sessions.close()]);
+    this.#redis.disconnect();
+  }
+}
