@@ -1,23 +1,35 @@
 /**
- * `agentpipe worker --redis <url> [--concurrency N]`: runs sessions of the cluster's queue until
- * SIGINT/SIGTERM (then its running sessions go back to the queue for another worker; a second
- * signal exits at once). Redis unreachable at start: one clear line and exit code 1.
+ * `agentpipe worker --redis <url> [--concurrency N] [--archive-dir D] [--archive-after MS]`: runs
+ * sessions of the cluster's queue. SIGTERM (or SIGINT, SIGHUP) drains it: no new job, running
+ * prompts finish within `--grace` ms (then they are interrupted), every session goes back to the
+ * queue with its lease released (another worker takes it at once), exit code 0; a second signal
+ * exits at once. Sessions idle for `--archive-after` ms after their run ended are archived to
+ * `<archive dir>/<session id>.jsonl` and their Redis keys deleted. Redis unreachable at start:
+ * one clear line and exit code 1.
  */
+import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { agentpipeHome } from '../session/paths.ts';
 
 /** Flags of `worker`. */
 interface WorkerFlags {
   redis: string;
   concurrency: number;
+  archive: boolean;
+  archiveDir?: string;
+  archiveAfter: number;
+  grace: number;
 }
 
-/** Parses a positive whole number. */
-const count = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError('--concurrency must be a whole number of at least 1');
-  return n;
-};
+/** Parses a whole number of at least `min` for `flag`. */
+const whole =
+  (flag: string, min: number) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min)
+      throw new InvalidArgumentError(`${flag} must be a whole number of at least ${min}`);
+    return n;
+  };
 
 /** Registers `agentpipe worker`; the cluster code (bullmq, ioredis) loads only when it runs. */
 export function addWorkerCommand(program: Command, log: (line: string) => void): void {
@@ -27,13 +39,38 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
       "run sessions of a Redis cluster: take session jobs from the queue, keep each session's log in Redis (see serve --redis, attach)",
     )
     .requiredOption('--redis <url>', 'the Redis server: redis://[:password@]host:port[/db]')
-    .option('--concurrency <n>', 'sessions run at once', count, 1)
+    .option('--concurrency <n>', 'sessions run at once', whole('--concurrency', 1), 1)
+    .option(
+      '--archive-dir <dir>',
+      'where idle sessions are archived as JSONL transcripts (the same folder for every worker; default $AGENTPIPE_HOME/archive)',
+    )
+    .option(
+      '--archive-after <ms>',
+      'archive a session (and delete its Redis keys) once its run ended and it had no input or output for this long',
+      whole('--archive-after', 0),
+      3_600_000,
+    )
+    .option('--no-archive', 'never archive: sessions stay in Redis until deleted')
+    .option(
+      '--grace <ms>',
+      'on SIGTERM, how long running prompts may take to finish before they are interrupted',
+      whole('--grace', 0),
+      30_000,
+    )
     .action(async (flags: WorkerFlags) => {
       const { startWorker } = await import('../cluster/worker.ts');
       const { RedisConnectionError } = await import('../cluster/connection.ts');
       let worker;
       try {
-        worker = await startWorker({ redis: flags.redis, concurrency: flags.concurrency, log });
+        worker = await startWorker({
+          redis: flags.redis,
+          concurrency: flags.concurrency,
+          log,
+          archiveDir: flags.archive
+            ? path.resolve(flags.archiveDir ?? path.join(agentpipeHome(), 'archive'))
+            : undefined,
+          archiveAfterMs: flags.archiveAfter,
+        });
       } catch (error) {
         if (!(error instanceof RedisConnectionError)) throw error;
         log(`agentpipe worker: error: ${error.message}`);
@@ -45,9 +82,15 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
       });
       const outcome = await Promise.race([signalled, worker.done]);
       if (typeof outcome === 'string') {
-        log(`agentpipe worker: ${outcome}: handing its sessions back to the queue (again to exit at once)`);
+        log(
+          `agentpipe worker: ${outcome}: draining: no new session, running prompts finish (up to ${flags.grace} ms), then each session goes back to the queue (again to exit at once)`,
+        );
         for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(1));
-      } else if (outcome) {
+        await worker.drain(flags.grace);
+        log('agentpipe worker: drained: every session handed back');
+        return;
+      }
+      if (outcome) {
         log(`agentpipe worker: error: ${outcome.message}`);
         process.exitCode = 1;
       }

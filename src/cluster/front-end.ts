@@ -36,6 +36,9 @@ export interface FrontEndOptions {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STREAM_ID = /^\d+-\d+$/;
+const END_INPUT = '{"type":"end_input"}';
+/** How long a reconnect to an archived session waits for a worker to restore it. */
+const RESTORE_WAIT_MS = 30_000;
 
 /** The text of a frame, split into its non-blank lines. */
 function frameLines(data: WebSocket.RawData): string[] {
@@ -58,7 +61,7 @@ export function inboxLine(line: string): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return line;
   const message = value as Record<string, unknown>;
   if (message.type === 'keep_alive') return undefined;
-  if (message.type === 'end_input') return '{"type":"end_input"}';
+  if (message.type === 'end_input') return END_INPUT;
   if (message.type === 'user' && typeof message.uuid !== 'string')
     return JSON.stringify({ ...message, uuid: randomUUID() });
   return line;
@@ -111,6 +114,25 @@ export class ClusterFrontEnd {
     const fromParam = url.searchParams.get('from') ?? req.headers['x-agentpipe-from']?.toString();
     const closed = new AbortController();
     ws.on('close', () => closed.abort());
+    // Input, in order, one inbox append after the other; what comes before the session is known waits for it.
+    let known: (sessionId: string) => void = () => undefined;
+    const session = new Promise<string>((resolve) => (known = resolve));
+    let pushing: Promise<void> = session.then(() => undefined);
+    ws.on('message', (data) => {
+      const lines = frameLines(data)
+        .map(inboxLine)
+        .filter((l) => l !== undefined);
+      if (lines.length === 0) return;
+      pushing = pushing.then(async () => {
+        const sessionId = await session;
+        await this.#push(sessionId, lines, id);
+        // A session whose run ended (idle, archived) runs again for new input (a no-op while it runs).
+        if (lines.some((l) => l !== END_INPUT))
+          await this.ensureRunning(sessionId).catch((error: unknown) =>
+            o.log(`agentpipe serve: connection ${id}: cannot start session ${sessionId}: ${(error as Error).message}`),
+          );
+      });
+    });
     ws.on('error', (error) => o.log(`agentpipe serve: connection ${id}: ${error.message}`));
     const refuse = (why: string): void => {
       o.log(`agentpipe serve: connection ${id}: ${why}`);
@@ -118,11 +140,27 @@ export class ClusterFrontEnd {
     };
     let sessionId: string;
     let from = '0-0';
+    let liveFrom: string | undefined;
     if (asked !== null) {
       if (!UUID.test(asked)) return refuse(`session=${asked.slice(0, 60)} is not a session id`);
       sessionId = asked;
       if (fromParam) {
-        const found = STREAM_ID.test(fromParam) ? fromParam : await this.#sessions.idOfUuid(sessionId, fromParam);
+        let found = STREAM_ID.test(fromParam) ? fromParam : await this.#sessions.idOfUuid(sessionId, fromParam);
+        if (!found && !(await this.#sessions.exists(sessionId))) {
+          // Archived: the worker that runs it restores its log from the archive.
+          try {
+            await this.ensureRunning(sessionId);
+          } catch (error) {
+            return refuse(`cannot start session ${sessionId}: ${(error as Error).message}`);
+          }
+          if (await this.#sessions.waitForLog(sessionId, RESTORE_WAIT_MS, closed.signal))
+            found = await this.#sessions.idOfUuid(sessionId, fromParam);
+        }
+        if (!found) {
+          // A delta (ephemeral): the client goes on after it, from the durable message it follows.
+          const delta = await this.#sessions.liveEntryOfUuid(sessionId, fromParam);
+          if (delta) [found, liveFrom] = [delta.after, delta.id];
+        }
         if (!found) return refuse(`from=${fromParam.slice(0, 60)}: no such message in session ${sessionId}`);
         from = found;
       }
@@ -132,15 +170,7 @@ export class ClusterFrontEnd {
     o.log(
       `agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`,
     );
-    // Input: in order, one inbox append after the other.
-    let pushing = Promise.resolve();
-    ws.on('message', (data) => {
-      const lines = frameLines(data)
-        .map(inboxLine)
-        .filter((l) => l !== undefined);
-      if (lines.length === 0) return;
-      pushing = pushing.then(() => this.#push(sessionId, lines, id));
-    });
+    known(sessionId);
     try {
       await this.ensureRunning(sessionId);
     } catch (error) {
@@ -161,7 +191,7 @@ export class ClusterFrontEnd {
     };
     let ended = false;
     try {
-      const liveFrom = await this.#sessions.lastLiveId(sessionId);
+      liveFrom ??= await this.#sessions.lastLiveId(sessionId);
       for await (const { entry } of this.#sessions.follow(sessionId, from, closed.signal, { fromId: liveFrom })) {
         if (entry.message.type === 'agentpipe_session_end') {
           // An end before this connection's time (an earlier run) is history; one after it ends the connection.

@@ -107,6 +107,21 @@ export function jobOptions(options: SessionOptions): SessionOptions {
   return JSON.parse(JSON.stringify(out)) as SessionOptions;
 }
 
+/** The data of an archive job: archive this session once it has been idle long enough. */
+export interface ArchiveJob {
+  sessionId: string;
+}
+
+/** The id of a session's archive job (one waits per session at most). */
+export const archiveJobId = (sessionId: string): string => `archive-${sessionId}`;
+
+/** Checks archive job data read from Redis. */
+export function parseArchiveJob(data: unknown): ArchiveJob {
+  if (!isObject(data) || typeof data.sessionId !== 'string' || !UUID.test(data.sessionId))
+    throw new Error('archive job data: sessionId is not a UUID');
+  return { sessionId: data.sessionId };
+}
+
 /** Checks job data read from Redis; throws an Error naming the bad field. */
 export function parseSessionJob(data: unknown): SessionJob {
   if (!isObject(data)) throw new Error('job data is not an object');

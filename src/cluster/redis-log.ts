@@ -14,7 +14,11 @@
  * - `<prefix>:{<sessionId>}:inbox` Stream: the client's input lines (field `l`), added by any front
  *                                  end, read by the owning worker in order.
  * - `<prefix>:{<sessionId>}:cursor` String: the id of the last inbox entry the owner handled (set
- *                                  fenced, like appends), so a new owner goes on after it.
+ *                                  fenced, like appends), so a new owner goes on after it. Inbox
+ *                                  entries before the oldest one still needed are trimmed then.
+ * - `<prefix>:{<sessionId>}:state` Hash: the last state-setting control request of each kind the
+ *                                  owner handled (`initialize`, `set_model`...), which a new owner
+ *                                  handles again (the inbox no longer holds them once trimmed).
  *
  * Fencing: every append runs ONE Lua script that compares the owner key with the caller's token
  * and appends only if they are equal; Redis runs scripts atomically, so an owner whose lease
@@ -49,6 +53,7 @@ export interface SessionKeys {
   uuids: string;
   inbox: string;
   cursor: string;
+  state: string;
 }
 
 /** An input line of the session's inbox with its stream id. */
@@ -101,6 +106,16 @@ export interface SessionLogOptions extends RedisConnectionOptions {
   blockMs?: number;
   /** `tail` throws after Redis has been unreachable this long. Default 30000 ms. */
   tailGiveUpMs?: number;
+}
+
+/** An archive that would lose something: the session runs on a worker, or input waits in its inbox. Nothing was deleted. */
+export class ArchiveRefusedError extends Error {
+  override name = 'ArchiveRefusedError';
+  readonly sessionId: string;
+  constructor(sessionId: string, why: string) {
+    super(`session ${sessionId}: not archived: ${why}`);
+    this.sessionId = sessionId;
+  }
 }
 
 /** The default split: deltas and heartbeats are ephemeral, as in transcripts. */
@@ -168,16 +183,29 @@ end
 if live then redis.call('PEXPIRE', KEYS[3], ARGV[3]) end
 return ids`;
 
-// KEYS: log, owner, live, uuids, inbox, cursor. ARGV: the last id the caller archived. Deletes only if nothing was appended since.
+// KEYS: log, owner, live, uuids, inbox, cursor, state. ARGV: the last id the caller archived, the
+// caller's owner token ('' for none). Deletes only if nothing was appended since (else 0), the
+// lease is free or the caller's (else -1) and every inbox entry was handled (else -2).
 const DELETE_IF_UNCHANGED = `
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local id = '0-0'
 if top[1] then id = top[1][1] end
 if id ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+local cur = redis.call('GET', KEYS[2])
+if cur and cur ~= ARGV[2] then return -1 end
+local input = redis.call('XREVRANGE', KEYS[5], '+', '-', 'COUNT', 1)
+if input[1] then
+  local cursor = redis.call('GET', KEYS[6])
+  if not cursor then return -2 end
+  local a, b = string.match(input[1][1], '(%d+)-(%d+)')
+  local c, d = string.match(cursor, '(%d+)-(%d+)')
+  if tonumber(a) > tonumber(c) or (tonumber(a) == tonumber(c) and tonumber(b) > tonumber(d)) then return -2 end
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
 return 1`;
 
-// KEYS: owner, cursor. ARGV: token, inbox id. Sets the cursor only while the token holds the lease.
+// KEYS: owner, cursor, inbox, state. ARGV: token, inbox id, the oldest inbox id still needed ('':
+// no trim), then a state field and its line ('' '': none). Only while the token holds the lease.
 const SET_CURSOR = `
 local cur = redis.call('GET', KEYS[1])
 if cur ~= ARGV[1] then
@@ -185,6 +213,8 @@ if cur ~= ARGV[1] then
   return redis.error_reply('FENCED taken')
 end
 redis.call('SET', KEYS[2], ARGV[2])
+if ARGV[3] ~= '' then redis.call('XTRIM', KEYS[3], 'MINID', ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], ARGV[4], ARGV[5]) end
 return 1`;
 
 const SCRIPTS = {
@@ -192,8 +222,8 @@ const SCRIPTS = {
   agentpipeLogRenew: { numberOfKeys: 1, lua: RENEW },
   agentpipeLogRelease: { numberOfKeys: 1, lua: RELEASE },
   agentpipeLogAppend: { numberOfKeys: 4, lua: APPEND },
-  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 6, lua: DELETE_IF_UNCHANGED },
-  agentpipeLogSetCursor: { numberOfKeys: 2, lua: SET_CURSOR },
+  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 7, lua: DELETE_IF_UNCHANGED },
+  agentpipeLogSetCursor: { numberOfKeys: 4, lua: SET_CURSOR },
 } as const;
 
 type ScriptCommands = { [K in keyof typeof SCRIPTS]: (...args: Array<string | number>) => Promise<unknown> };
@@ -341,6 +371,7 @@ export class SessionLog {
       uuids: `${base}:uuids`,
       inbox: `${base}:inbox`,
       cursor: `${base}:cursor`,
+      state: `${base}:state`,
     };
   }
 
@@ -519,11 +550,13 @@ export class SessionLog {
   /**
    * Writes the durable messages to `file` as a JSONL transcript (one message per line, the lines
    * `Transcript` would have written: no deltas, no replays, a timestamp on each) and then deletes
-   * the session's keys, which also fences its owner. Written to a temp file and renamed; if
-   * messages were appended meanwhile it starts over, so nothing appended before the delete is lost.
-   * Returns the number of lines written.
+   * the session's keys, which also fences its owner. Written to a temp file and renamed before the
+   * delete (a worker that finds no log then finds the file); if messages were appended meanwhile
+   * it starts over, so nothing appended before the delete is lost. Refused (an ArchiveRefusedError,
+   * nothing deleted) while another owner holds the lease (`ownerToken`: the caller's own lease) or
+   * an input line waits in the inbox. Returns the number of lines written.
    */
-  async archive(sessionId: string, file: string): Promise<number> {
+  async archive(sessionId: string, file: string, ownerToken = ''): Promise<number> {
     const keys = this.keys(sessionId);
     await mkdir(path.dirname(file), { recursive: true });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
@@ -533,6 +566,7 @@ export class SessionLog {
         const lines = entries.map((e) => transcriptLine(e.message)).filter((l) => l !== undefined);
         await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { flush: true });
         const last = entries.at(-1)?.id ?? '0-0';
+        if (lines.length) await rename(temp, file);
         const deleted = await this.#script(
           'agentpipeLogDeleteIfUnchanged',
           keys.log,
@@ -541,12 +575,13 @@ export class SessionLog {
           keys.uuids,
           keys.inbox,
           keys.cursor,
+          keys.state,
           last,
+          ownerToken,
         );
-        if (deleted === 1) {
-          await rename(temp, file);
-          return lines.length;
-        }
+        if (deleted === 1) return lines.length;
+        if (deleted === -1) throw new ArchiveRefusedError(sessionId, 'a worker is running it');
+        if (deleted === -2) throw new ArchiveRefusedError(sessionId, 'input is waiting in its inbox');
       }
       throw new Error(`session ${sessionId}: cannot archive: messages kept being appended (release the session first)`);
     } finally {
@@ -554,10 +589,50 @@ export class SessionLog {
     }
   }
 
-  /** Deletes the session's log, lease, live stream, uuid index, inbox and cursor (an owner still running is fenced). */
+  /** Deletes the session's log, lease, live stream, uuid index, inbox, cursor and state (an owner still running is fenced). */
   async delete(sessionId: string): Promise<void> {
-    const { log, owner, live, uuids, inbox, cursor } = this.keys(sessionId);
-    await this.#call((c) => c.del(log, owner, live, uuids, inbox, cursor));
+    const { log, owner, live, uuids, inbox, cursor, state } = this.keys(sessionId);
+    await this.#call((c) => c.del(log, owner, live, uuids, inbox, cursor, state));
+  }
+
+  /** Resolves true once the session has a log (at once if it has), false after `timeoutMs` or when `signal` aborts. */
+  async waitForLog(sessionId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    const { log } = this.keys(sessionId);
+    if (await this.exists(sessionId)) return true;
+    const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
+    for await (const _ of this.#blockingReads(() => [log, '0-0'], stop, Math.min(timeoutMs, 5000))) return true;
+    return false;
+  }
+
+  /** The ephemeral message with this uuid, while the capped live stream still holds it. */
+  async liveEntryOfUuid(sessionId: string, uuid: string): Promise<LiveEntry | undefined> {
+    for (const entry of await this.readLive(sessionId))
+      if ((entry.message as { uuid?: unknown }).uuid === uuid) return entry;
+    return undefined;
+  }
+
+  /** The state-setting control requests the owners handled, the last of each kind (input lines). */
+  async stateRequests(sessionId: string): Promise<Map<string, string>> {
+    const { state } = this.keys(sessionId);
+    const all = await this.#call((c) => c.hgetall(state));
+    return new Map(Object.entries(all));
+  }
+
+  /** The id of the last input line of the inbox ('0-0' when empty). */
+  async lastInputId(sessionId: string): Promise<string> {
+    return this.#lastIdOf(this.keys(sessionId).inbox);
+  }
+
+  /** True when the inbox holds input no owner handled yet (after the cursor). */
+  async hasPendingInput(sessionId: string): Promise<boolean> {
+    const [last, cursor] = await Promise.all([this.lastInputId(sessionId), this.cursor(sessionId)]);
+    return compareStreamIds(last, cursor) > 0;
+  }
+
+  /** The number of entries the inbox holds now (the handled ones are trimmed as the owner goes on). */
+  async inputLength(sessionId: string): Promise<number> {
+    const { inbox } = this.keys(sessionId);
+    return this.#call((c) => c.xlen(inbox));
   }
 
   /** Adds client input lines to the session's inbox (any front end may); returns their ids. */
@@ -594,11 +669,32 @@ export class SessionLog {
     return this.#tail(sessionId, this.keys(sessionId).inbox, fromId, signal, (raw) => this.#inputEntry(raw, sessionId));
   }
 
-  /** Records that the owner handled the inbox up to `inputId`; fenced like `append` (a FencedError when it no longer owns the session). */
-  async setCursor(sessionId: string, ownerToken: string, inputId: string): Promise<void> {
-    const { owner, cursor } = this.keys(sessionId);
+  /**
+   * Records that the owner handled the inbox up to `inputId`; fenced like `append` (a FencedError
+   * when it no longer owns the session). With `keepFrom`, the inbox entries before that id are
+   * trimmed (the owner no longer needs them, nor would a new owner); with `state`, the input line
+   * of a state-setting request is kept under its field for a new owner.
+   */
+  async setCursor(
+    sessionId: string,
+    ownerToken: string,
+    inputId: string,
+    more: { keepFrom?: string; state?: { field: string; line: string } } = {},
+  ): Promise<void> {
+    const { owner, cursor, inbox, state } = this.keys(sessionId);
     try {
-      await this.#script('agentpipeLogSetCursor', owner, cursor, ownerToken, checkId(inputId));
+      await this.#script(
+        'agentpipeLogSetCursor',
+        owner,
+        cursor,
+        inbox,
+        state,
+        ownerToken,
+        checkId(inputId),
+        more.keepFrom === undefined ? '' : checkId(more.keepFrom),
+        more.state?.field ?? '',
+        more.state?.line ?? '',
+      );
     } catch (error) {
       const fenced = /^FENCED (expired|taken)/.exec((error as Error).message ?? '');
       if (fenced) throw new FencedError(sessionId, fenced[1] as 'expired' | 'taken');
@@ -703,13 +799,13 @@ export class SessionLog {
    * connection: the pending read fails at once). A lost connection is retried with backoff for
    * `tailGiveUpMs`, then a RedisConnectionError is thrown.
    */
-  async *#blockingReads(streams: () => string[], signal: AbortSignal): AsyncGenerator<unknown> {
+  async *#blockingReads(streams: () => string[], signal: AbortSignal, block?: number): AsyncGenerator<unknown> {
     const base = await this.#conn();
     const blocking = await openBlocking(base.client, this.#options);
     this.#tails.add(blocking);
     const stop = (): void => blocking.client.disconnect();
     signal.addEventListener('abort', stop, { once: true });
-    const blockMs = this.#options.blockMs ?? 5000;
+    const blockMs = block ?? this.#options.blockMs ?? 5000;
     const giveUpMs = this.#options.tailGiveUpMs ?? 30_000;
     let failingSince: number | undefined;
     let failures = 0;

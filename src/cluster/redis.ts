@@ -12,7 +12,7 @@ export type {
   StoreKey,
   StoreSummary,
 } from './session-store.ts';
-export { FencedError, isEphemeral, SessionLog } from './redis-log.ts';
+export { ArchiveRefusedError, FencedError, isEphemeral, SessionLog } from './redis-log.ts';
 export type {
   FollowedEntry,
   InputEntry,

@@ -12,7 +12,7 @@
  * the inbox is read after the cursor, the last id the old owner handled.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ParsedLine } from '../messages/parse.ts';
@@ -23,6 +23,7 @@ import { newUuid } from '../messages/ids.ts';
 import { userMessage } from '../messages/user.ts';
 import { runStreamSession } from '../session/serve-session.ts';
 import { setupErrorResult } from '../session/open.ts';
+import { readTranscript } from '../session/transcript-format.ts';
 import {
   compareStreamIds,
   FencedError,
@@ -59,11 +60,47 @@ export interface SessionRunOptions {
   idleMs: number;
   /** Aborting stops the run (the worker is closing): the running prompt is interrupted, the lease released. */
   signal: AbortSignal;
+  /**
+   * Aborting ends the run gently (the worker is draining): no new prompt is taken from the inbox,
+   * the running and queued ones finish, then the run ends as `stopped` and the lease is released.
+   */
+  drain?: AbortSignal;
+  /** Where archived sessions are (`<dir>/<session id>.jsonl`): a session with no log is restored from there. */
+  archiveDir?: string;
   print: (line: string) => void;
 }
 
 /** How a run ended: `ended` (input ended or idle), `fenced` (another worker owns it now), `stopped` (the worker is closing). */
 export type RunOutcome = 'ended' | 'fenced' | 'stopped';
+
+/** The field a state-setting control request is kept under for a new owner (one per kind; per server for `mcp_toggle`). */
+export function stateField(request: { subtype: string; serverName?: unknown }): string {
+  return request.subtype === 'mcp_toggle' ? `mcp_toggle:${String(request.serverName)}` : request.subtype;
+}
+
+/** Where a session's archive is. */
+export const archiveFile = (dir: string, sessionId: string): string => path.join(dir, `${sessionId}.jsonl`);
+
+/**
+ * Puts an archived session's transcript back into its (empty) log, fenced like any append, so
+ * clients reconnect from a message uuid and the run resumes from it. Returns the entries, or none
+ * when there is no archive.
+ */
+async function restoreArchive(o: SessionRunOptions): Promise<LogEntry[]> {
+  const { log, job, token } = o;
+  if (!o.archiveDir) return [];
+  const file = archiveFile(o.archiveDir, job.sessionId);
+  try {
+    await access(file);
+  } catch {
+    return [];
+  }
+  const lines = (await readTranscript(file, o.print)) as unknown as LogMessage[];
+  if (lines.length === 0) return [];
+  const ids = await log.append(job.sessionId, token, lines);
+  o.print(`agentpipe worker: session ${job.sessionId}: restored ${lines.length} lines from ${file}`);
+  return lines.map((message, i) => ({ id: ids[i]!, message }));
+}
 
 /** A stable uuid for a user message that came without one (so a new owner recognises it). */
 export function inputUuid(sessionId: string, inputId: string): string {
@@ -230,8 +267,10 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
   let temp: string | undefined;
   let localTranscript: string | undefined;
   const appender = new Appender(o, lose);
+  let detachDrain = (): void => undefined;
   try {
-    const entries = await log.read(id);
+    let entries = await log.read(id);
+    if (entries.length === 0) entries = await restoreArchive(o);
     const cut = openTurn(entries);
     if (cut) {
       o.print(
@@ -256,7 +295,16 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
       ),
     );
     const silent = new Set<string>();
+    // Prompts taken from the inbox and not yet ended by a result (a draining run ends when none is left).
+    let running = 0;
     const input = inboxInput(o, seen, silent, stop.signal);
+    input.onPrompt = () => running++;
+    const endIfDrained = (): void => {
+      if (o.drain?.aborted && running === 0) input.end();
+    };
+    o.drain?.addEventListener('abort', endIfDrained, { once: true });
+    detachDrain = () => o.drain?.removeEventListener('abort', endIfDrained);
+    endIfDrained();
 
     let idle: NodeJS.Timeout | undefined;
     const touch = (): void => {
@@ -284,7 +332,10 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
         if (value.type === 'transcript_mirror') {
           const entries: unknown[] = Array.isArray(value.entries) ? value.entries : [];
           for (const entry of entries)
-            if (isObject(entry) && isTranscriptOnly(entry)) out.push(entry as unknown as LogMessage);
+            if (isObject(entry) && isTranscriptOnly(entry)) {
+              out.push(entry as unknown as LogMessage);
+              if (entry.agentpipe_prompt === true && typeof entry.uuid === 'string') input.started(entry.uuid);
+            }
           if (clientMirror) out.push(value as unknown as LogMessage);
           continue;
         }
@@ -296,6 +347,10 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
         )
           continue;
         out.push(value as unknown as LogMessage);
+        if (value.type === 'result') {
+          running = Math.max(0, running - 1);
+          queueMicrotask(endIfDrained);
+        }
       }
       return appender.push(out);
     };
@@ -313,7 +368,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     clearTimeout(idle);
     await appender.drain();
     if (fenced || appender.failed instanceof FencedError) return 'fenced';
-    if (o.signal.aborted) return 'stopped';
+    if (o.signal.aborted || o.drain?.aborted) return 'stopped';
     const end: SessionEndMarker = {
       type: 'agentpipe_session_end',
       session_id: id,
@@ -328,6 +383,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     throw error;
   } finally {
     clearInterval(renew);
+    detachDrain();
     o.signal.removeEventListener('abort', onAbort);
     await appender.drain();
     if (!fenced) await log.release(id, token).catch(() => undefined);
@@ -347,16 +403,23 @@ function inboxInput(
 ): {
   lines: AsyncGenerator<ParsedLine>;
   end(): void;
+  /** The prompt with this uuid started (its prompt line is in the log): its inbox entry is no longer needed. */
+  started(uuid: string): void;
   onLine?: () => void;
+  onPrompt?: () => void;
 } {
   const { log, job, token } = o;
   const id = job.sessionId;
   const ended = new AbortController();
   const both = AbortSignal.any([signal, ended.signal]);
+  // Inbox entries of prompts taken but not started: a new owner would run them, so they stay in the inbox.
+  const unstarted = new Map<string, string>();
   const self = {
     lines: read(),
     end: () => ended.abort(),
+    started: (uuid: string) => void unstarted.delete(uuid),
     onLine: undefined as (() => void) | undefined,
+    onPrompt: undefined as (() => void) | undefined,
   };
   /** Gives user messages a stable uuid; undefined for the end of input. */
   const parse = (entryId: string, line: string): ParsedLine | undefined => {
@@ -369,12 +432,23 @@ function inboxInput(
       parsed.message = { ...parsed.message, uuid: inputUuid(id, entryId) };
     return parsed;
   };
-  /** Moves the cursor; a connection failure is retried for a while (a FencedError ends the input: another worker owns the session). */
-  async function setCursor(entryId: string): Promise<void> {
+  /** The oldest inbox entry still needed: an unstarted prompt's, else this one (entries before it are trimmed). */
+  const keepFrom = (entryId: string): string => {
+    let oldest = entryId;
+    for (const kept of unstarted.values()) if (compareStreamIds(kept, oldest) < 0) oldest = kept;
+    return oldest;
+  };
+  /** Moves the cursor (trimming what no owner needs, keeping a state request for a new owner); a connection failure is retried for a while (a FencedError ends the input: another worker owns the session). */
+  async function setCursor(entryId: string, parsed?: ParsedLine): Promise<void> {
+    const m = parsed?.ok ? parsed.message : undefined;
+    const state =
+      m?.type === 'control_request' && STATE_REQUESTS.has(m.request.subtype)
+        ? { field: stateField(m.request as { subtype: string }), line: JSON.stringify(m) }
+        : undefined;
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       try {
-        return await log.setCursor(id, token, entryId);
+        return await log.setCursor(id, token, entryId, { keepFrom: keepFrom(entryId), state });
       } catch (error) {
         if (!(error instanceof RedisConnectionError) || Date.now() - started > Math.max(o.leaseMs, 5000)) throw error;
         await pause(reconnectDelay(attempt), signal);
@@ -384,14 +458,24 @@ function inboxInput(
   async function* read(): AsyncGenerator<ParsedLine> {
     const cursor = await log.cursor(id);
     if (cursor !== '0-0') {
+      // The state the old owner had set, then its prompts it had taken but not started.
+      const state = [...(await log.stateRequests(id)).entries()].sort(([a], [b]) =>
+        a === 'initialize' ? -1 : b === 'initialize' ? 1 : 0,
+      );
+      for (const [, line] of state) {
+        const parsed = parseInputLine(line);
+        if (!parsed.ok || parsed.message.type !== 'control_request') continue;
+        silent.add(parsed.message.request_id);
+        yield parsed;
+      }
       for (const entry of await log.readInput(id)) {
         if (compareStreamIds(entry.id, cursor) > 0) break;
         const parsed = parse(entry.id, entry.line);
         if (!parsed?.ok) continue;
         const m = parsed.message;
-        if (m.type === 'user' && m.uuid && !seen.has(m.uuid)) yield parsed;
-        else if (m.type === 'control_request' && STATE_REQUESTS.has(m.request.subtype)) {
-          silent.add(m.request_id);
+        if (m.type === 'user' && m.uuid && !seen.has(m.uuid)) {
+          unstarted.set(m.uuid, entry.id);
+          self.onPrompt?.();
           yield parsed;
         }
       }
@@ -403,9 +487,15 @@ function inboxInput(
         await setCursor(entry.id);
         return;
       }
+      if (parsed.ok && parsed.message.type === 'user') {
+        // A draining run takes no new prompt: it stays in the inbox for the next owner.
+        if (o.drain?.aborted) return;
+        if (parsed.message.uuid) unstarted.set(parsed.message.uuid, entry.id);
+        self.onPrompt?.();
+      }
       yield parsed;
       // The runner took the line (queued a prompt, handled or started handling a request): a new owner goes on after it.
-      await setCursor(entry.id);
+      await setCursor(entry.id, parsed);
     }
   }
   return self;

@@ -8,15 +8,25 @@
  * 30000), AGENTPIPE_WORKER_STALLED_MS (stalledInterval, default 15000), AGENTPIPE_LEASE_MS (the
  * session lease, default 30000), AGENTPIPE_SESSION_IDLE_MS (a session's run ends after this long
  * without input or output, default 30 minutes). A takeover takes about lock + 2 × stalled.
+ *
+ * Bounded Redis: a session whose run ended is archived once it has been idle for `archiveAfterMs`
+ * (an `archive` job delayed on the same queue): its log is written to `<archiveDir>/<id>.jsonl`
+ * (a transcript, as single-process sessions write) and its keys are deleted. A session asked for
+ * again is restored from that file by the worker that runs it. `archiveDir` must be the same
+ * folder (shared storage) for every worker.
+ *
+ * Draining (`drain(graceMs)`, SIGTERM): the worker takes no new job, each session finishes its
+ * running prompts (no new prompt is taken), releases its lease and goes back to the queue, where
+ * another worker takes it at once; after `graceMs` the prompts still running are interrupted.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { Job, Worker } from 'bullmq';
+import type { Job, Queue, Worker } from 'bullmq';
 import { envNumber } from '../process/env-number.ts';
 import { redactUrl, reconnectDelay } from './connection.ts';
-import { SessionLog } from './redis-log.ts';
-import { parseSessionJob, QUEUE } from './jobs.ts';
-import { runClusterSession } from './session-run.ts';
+import { ArchiveRefusedError, SessionLog } from './redis-log.ts';
+import { archiveJobId, parseArchiveJob, parseSessionJob, QUEUE } from './jobs.ts';
+import { archiveFile, runClusterSession } from './session-run.ts';
 
 /** Options of a worker process. */
 export interface WorkerOptions {
@@ -32,6 +42,10 @@ export interface WorkerOptions {
   stalledMs?: number;
   leaseMs?: number;
   idleMs?: number;
+  /** Where sessions are archived (shared by every worker); undefined: never archived. */
+  archiveDir?: string;
+  /** A session whose run ended is archived after this long without input or output. Default 1 hour. */
+  archiveAfterMs?: number;
 }
 
 /** A running worker. */
@@ -39,6 +53,8 @@ export interface RunningWorker {
   id: string;
   /** Stops taking jobs; running sessions are interrupted (their prompts get a result), their leases released and their jobs handed back to the queue. */
   close(): Promise<void>;
+  /** Stops taking jobs; running sessions finish their prompts (interrupted after `graceMs`), then go back to the queue with their leases released. */
+  drain(graceMs: number): Promise<void>;
   /** Resolves when the worker failed for good (its error) or was closed (undefined). */
   done: Promise<Error | undefined>;
 }
@@ -60,12 +76,57 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const stalledMs = o.stalledMs ?? envNumber('AGENTPIPE_WORKER_STALLED_MS', 15_000);
   const leaseMs = o.leaseMs ?? envNumber('AGENTPIPE_LEASE_MS', 30_000);
   const idleMs = o.idleMs ?? envNumber('AGENTPIPE_SESSION_IDLE_MS', 30 * 60_000);
+  const archiveAfterMs = o.archiveAfterMs ?? 3_600_000;
   const closing = new AbortController();
-  const { Worker: BullWorker, WaitingError } = await import('bullmq');
+  const draining = new AbortController();
+  const { Worker: BullWorker, Queue: BullQueue, WaitingError, DelayedError } = await import('bullmq');
+  const queue: Queue = new BullQueue(QUEUE.name, { connection, prefix: QUEUE.prefix });
+  queue.on('error', () => undefined); // the worker's own error handler says it
+
+  /** Queues the session's archive job, due when it will have been idle for archiveAfterMs (a no-op if one waits). */
+  const scheduleArchive = async (sessionId: string): Promise<void> => {
+    if (!o.archiveDir) return;
+    const idle = Date.now() - (await lastActivity(log, sessionId));
+    await queue.add(
+      'archive',
+      { sessionId },
+      {
+        jobId: archiveJobId(sessionId),
+        delay: Math.max(0, archiveAfterMs - idle),
+        removeOnComplete: true,
+        removeOnFail: { age: 24 * 3600 },
+      },
+    );
+  };
+
+  /** Archives an idle session whose run ended (a session running or with waiting input is left alone). */
+  const archive = async (job: Job, token?: string): Promise<string> => {
+    const { sessionId } = parseArchiveJob(job.data);
+    if (!o.archiveDir || !(await log.exists(sessionId))) return 'nothing to archive';
+    const due = (await lastActivity(log, sessionId)) + archiveAfterMs;
+    if (due > Date.now() && token) {
+      await job.moveToDelayed(due, token);
+      throw new DelayedError();
+    }
+    const owner = `${id}:archive:${randomUUID()}`;
+    if (!(await log.acquire(sessionId, owner, leaseMs))) return 'running on a worker: archived after its run';
+    try {
+      const file = archiveFile(o.archiveDir, sessionId);
+      const lines = await log.archive(sessionId, file, owner);
+      o.log(`agentpipe worker: session ${sessionId}: archived to ${file} (${lines} lines); its Redis keys are deleted`);
+      return 'archived';
+    } catch (error) {
+      await log.release(sessionId, owner).catch(() => undefined);
+      // Input came in for it (the front end that took it starts its run, which schedules the next archive).
+      if (!(error instanceof ArchiveRefusedError)) throw error;
+      return error.message;
+    }
+  };
   let settle: (error: Error | undefined) => void = () => undefined;
   const done = new Promise<Error | undefined>((resolve) => (settle = resolve));
 
   const processor = async (job: Job, token?: string): Promise<string> => {
+    if (job.name === 'archive') return archive(job, token);
     let data;
     try {
       data = parseSessionJob(job.data);
@@ -75,16 +136,24 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     }
     const owner = `${id}:${job.id ?? '?'}:${randomUUID()}`;
     o.log(`agentpipe worker: session ${data.sessionId}: started (attempt ${job.attemptsStarted}, owner ${owner})`);
-    const outcome = await runClusterSession({
-      log,
-      job: data,
-      token: owner,
-      leaseMs,
-      idleMs,
-      signal: closing.signal,
-      print: o.log,
-    });
+    let outcome;
+    for (;;) {
+      outcome = await runClusterSession({
+        log,
+        job: data,
+        token: owner,
+        leaseMs,
+        idleMs,
+        signal: closing.signal,
+        drain: draining.signal,
+        archiveDir: o.archiveDir,
+        print: o.log,
+      });
+      // Input that came in while the run was ending (after its last read): it runs again.
+      if (outcome !== 'ended' || !(await log.hasPendingInput(data.sessionId))) break;
+    }
     o.log(`agentpipe worker: session ${data.sessionId}: ${outcome}`);
+    if (outcome === 'ended') await scheduleArchive(data.sessionId);
     if (outcome === 'stopped' && token) {
       // This worker is closing: the session goes back to the queue for another worker.
       await job.moveToWait(token);
@@ -117,18 +186,39 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   );
 
   let closed: Promise<void> | undefined;
+  const shutDown = (): Promise<void> =>
+    (closed ??= (async () => {
+      await worker.close();
+      await queue.close();
+      await log.close();
+      connection.disconnect();
+      settle(undefined);
+    })());
   return {
     id,
     done,
     close() {
-      closed ??= (async () => {
+      closing.abort();
+      return shutDown();
+    },
+    async drain(graceMs) {
+      draining.abort();
+      const grace = setTimeout(() => {
+        o.log(`agentpipe worker: grace period of ${graceMs} ms over: interrupting the prompts still running`);
         closing.abort();
-        await worker.close();
-        await log.close();
-        connection.disconnect();
-        settle(undefined);
-      })();
-      return closed;
+      }, graceMs);
+      grace.unref();
+      try {
+        await shutDown();
+      } finally {
+        clearTimeout(grace);
+      }
     },
   };
+}
+
+/** When the session last had input or output (ms since the epoch, from the stream ids). */
+async function lastActivity(log: SessionLog, sessionId: string): Promise<number> {
+  const [out, input] = await Promise.all([log.lastId(sessionId), log.lastInputId(sessionId)]);
+  return Math.max(Number(out.split('-')[0]), Number(input.split('-')[0]));
 }

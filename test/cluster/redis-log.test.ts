@@ -10,7 +10,13 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { FencedError, SessionLog, type LogEntry, type LogMessage } from '../../src/cluster/redis.ts';
+import {
+  ArchiveRefusedError,
+  FencedError,
+  SessionLog,
+  type LogEntry,
+  type LogMessage,
+} from '../../src/cluster/redis.ts';
 import { readTranscript } from '../../src/session/transcript-format.ts';
 import { startRedis } from './redis-server.ts';
 import { assistant, delta, init, prompt, result, textOf, user } from './messages.ts';
@@ -242,7 +248,11 @@ test('archive writes a transcript agentpipe reads back, then the keys are gone (
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-archive-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'nested', `${s.id}.jsonl`);
-  assert.equal(await log.archive(s.id, file), 4);
+  await assert.rejects(log.archive(s.id, file), ArchiveRefusedError, 'refused while another owner holds the lease');
+  const [waiting] = await log.pushInput(s.id, ['{"type":"user"}']);
+  await assert.rejects(log.archive(s.id, file, s.owner), /input is waiting in its inbox/);
+  await log.setCursor(s.id, s.owner, waiting!);
+  assert.equal(await log.archive(s.id, file, s.owner), 4);
   const warnings: string[] = [];
   const lines = await readTranscript(file, (l) => warnings.push(l));
   assert.deepEqual(warnings, []);
@@ -262,6 +272,26 @@ test('archive writes a transcript agentpipe reads back, then the keys are gone (
   assert.equal(await raw.exists(...Object.values(log.keys(s.id))), 0, 'every key of the session is gone');
   await assert.rejects(log.append(s.id, s.owner, [user(s.id, 'late')]), FencedError);
   assert.deepEqual(readdirSync(path.dirname(file)), [path.basename(file)], 'no temp file left');
+});
+
+test('setCursor trims the inbox before the entry still needed and keeps the state requests, fenced', async () => {
+  const s = await session();
+  const ids = await log.pushInput(s.id, ['a', 'b', 'c', 'd']);
+  await log.setCursor(s.id, s.owner, ids[2]!, {
+    keepFrom: ids[1]!,
+    state: { field: 'set_model', line: '{"type":"control_request"}' },
+  });
+  assert.deepEqual(
+    (await log.readInput(s.id)).map((e) => e.line),
+    ['b', 'c', 'd'],
+  );
+  assert.equal(await log.cursor(s.id), ids[2]);
+  assert.deepEqual([...(await log.stateRequests(s.id))], [['set_model', '{"type":"control_request"}']]);
+  assert.equal(await log.hasPendingInput(s.id), true);
+  await log.setCursor(s.id, s.owner, ids[3]!, { keepFrom: ids[3]! });
+  assert.equal(await log.inputLength(s.id), 1);
+  assert.equal(await log.hasPendingInput(s.id), false);
+  await assert.rejects(log.setCursor(s.id, 'someone else', ids[3]!, { keepFrom: ids[3]! }), FencedError);
 });
 
 test('delete removes the session; bad session ids are refused', async () => {
