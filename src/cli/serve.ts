@@ -122,7 +122,8 @@ async function serveCluster(
     options,
     log,
     maxPayload: maxLineFromEnv(),
-    connectionHandler: (ws, req, id) => front.serveConnection(ws, req, id),
+    connectionHandler: (ws, req, id, sessionId) => front.serveConnection(ws, req, id, sessionId),
+    sessionIdFor: (req) => front.sessionIdFor(req),
   });
   const url = access.generated && access.token ? `${server.url}?token=${access.token}` : server.url;
   log(`agentpipe serve: listening on ${url} (front end of the cluster on Redis; sessions run on agentpipe workers)`);

@@ -106,8 +106,15 @@ export class ClusterFrontEnd {
     });
   }
 
+  /** The session a connection is for (told in the upgrade response): the one it names, else a new one; undefined for a bad name. */
+  sessionIdFor(req: IncomingMessage): string | undefined {
+    const asked = new URL(req.url ?? '/', 'http://localhost').searchParams.get('session');
+    if (asked === null) return randomUUID();
+    return UUID.test(asked) ? asked : undefined;
+  }
+
   /** Serves one WebSocket connection (see the module comment for its URL); resolves when it closed. */
-  async serveConnection(ws: WebSocket, req: IncomingMessage, id: number): Promise<void> {
+  async serveConnection(ws: WebSocket, req: IncomingMessage, id: number, assigned?: string): Promise<void> {
     const o = this.#o;
     const url = new URL(req.url ?? '/', 'http://localhost');
     const asked = url.searchParams.get('session');
@@ -165,7 +172,7 @@ export class ClusterFrontEnd {
         from = found;
       }
     } else {
-      sessionId = randomUUID();
+      sessionId = assigned ?? randomUUID();
     }
     o.log(
       `agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`,

@@ -5,7 +5,11 @@
  * session exists. Every
  * connection has its own bounded queue and waits on its own socket's send callbacks, so a
  * client that stops reading pauses only its own session.
+ *
+ * The upgrade response names the connection's session in `X-Agentpipe-Session-Id` (not for a
+ * resumed session: its id is the transcript's), so a client knows it before the first message.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
@@ -36,8 +40,13 @@ export interface WebSocketServerOptions {
   /** Answers plain HTTP requests (the viewer page of `serve --ui`); default: 426 Upgrade Required. */
   httpHandler?: http.RequestListener;
   /** Serves a connection instead of running a session here (`serve --redis`: the cluster's front end); resolves when it closed. */
-  connectionHandler?: (ws: WebSocket, req: http.IncomingMessage, id: number) => Promise<void>;
+  connectionHandler?: (ws: WebSocket, req: http.IncomingMessage, id: number, sessionId?: string) => Promise<void>;
+  /** The session id a connection gets, told in the upgrade response (default: a fresh one, none when resuming). */
+  sessionIdFor?: (req: http.IncomingMessage) => string | undefined;
 }
+
+/** The response header that names the connection's session. */
+export const SESSION_ID_HEADER = 'X-Agentpipe-Session-Id';
 
 export interface RunningServer {
   url: string;
@@ -73,9 +82,17 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   });
   const sessions = new Set<Promise<void>>();
   let connections = 0;
+  const sessionIdFor = o.sessionIdFor ?? (() => (o.options.resume || o.options.continue ? undefined : randomUUID()));
+  const assigned = new WeakMap<http.IncomingMessage, string>();
+  wss.on('headers', (headers, req) => {
+    const sessionId = assigned.get(req);
+    if (sessionId) headers.push(`${SESSION_ID_HEADER}: ${sessionId}`);
+  });
   server.on('upgrade', (req, socket, head) => {
     const refusal = checkAccess(req, policy, true);
     if (refusal) return refuse(socket, req, refusal, o.log);
+    const sessionId = sessionIdFor(req);
+    if (sessionId) assigned.set(req, sessionId);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const client = ws as Client;
       client.alive = true;
@@ -83,8 +100,8 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
       client.on('message', () => (client.alive = true));
       const id = ++connections;
       const done = o.connectionHandler
-        ? o.connectionHandler(ws, req, id)
-        : serveConnection(client, id, req.socket.remoteAddress ?? '?', o);
+        ? o.connectionHandler(ws, req, id, sessionId)
+        : serveConnection(client, id, req.socket.remoteAddress ?? '?', o, sessionId);
       sessions.add(done);
       void done.finally(() => sessions.delete(done));
     });
@@ -140,7 +157,13 @@ function refuse(socket: Duplex, req: http.IncomingMessage, refusal: Refusal, log
 }
 
 /** One connection = one session; ends when the input ends (end_input) or the socket closes. */
-async function serveConnection(ws: Client, id: number, remote: string, o: WebSocketServerOptions): Promise<void> {
+async function serveConnection(
+  ws: Client,
+  id: number,
+  remote: string,
+  o: WebSocketServerOptions,
+  sessionId: string | undefined,
+): Promise<void> {
   const input = new AsyncMessageQueue<ParsedLine>({ highWaterMark: 1 << 30 });
   const closed = new AbortController();
   ws.on('message', (data) => {
@@ -170,7 +193,7 @@ async function serveConnection(ws: Client, id: number, remote: string, o: WebSoc
   };
   try {
     await runStreamSession({
-      options: { ...o.options, sessionId: undefined },
+      options: { ...o.options, sessionId },
       input,
       write,
       signal: closed.signal,
