@@ -11,7 +11,7 @@
  * (`initialize`, `set_model`...) are handled again with their answers kept out of the log; then
  * the inbox is read after the cursor, the last id the old owner handled.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -150,6 +150,38 @@ export function openTurn(entries: readonly LogEntry[]): { promptUuid: string; un
   return { promptUuid: open.promptUuid, unanswered: [...open.uses].some((id) => !answered.has(id)) };
 }
 
+/**
+ * The requests a run sends the client get its run's tag (`<id>@<tag>`), so an answer that comes
+ * late for a request of an earlier owner (cancelled at the takeover) never answers a request of
+ * the new owner that happens to have the same id.
+ */
+const TAGGED_REQUEST = /^(.+)@([0-9a-f]{8})$/;
+
+/** Requests the dead owner asked the client in the cut turn (`can_use_tool`, `hook_callback`): no answer can reach it now. */
+const CLIENT_REQUESTS = new Set(['can_use_tool', 'hook_callback']);
+
+/**
+ * The ids of the client requests of the cut turn (the entries after its prompt) still open: those
+ * whose tool call has no result in the log. A new owner cancels them (`control_cancel_request`, as
+ * Claude Code does when it gives a request up); a re-attempted tool call asks again.
+ */
+export function openRequests(entries: readonly LogEntry[], promptUuid: string): string[] {
+  const start = entries.findIndex((e) => (e.message as { uuid?: unknown }).uuid === promptUuid);
+  const turn = entries.slice(start + 1).map((e) => e.message as unknown as Record<string, unknown>);
+  const answered = new Set(
+    turn.flatMap((m) =>
+      (m.type === 'user' ? blocks(m) : []).flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])),
+    ),
+  );
+  return turn.flatMap((m) => {
+    const request = isObject(m.request) ? m.request : undefined;
+    if (m.type !== 'control_request' || !request || typeof m.request_id !== 'string') return [];
+    if (!CLIENT_REQUESTS.has(String(request.subtype))) return [];
+    const toolUse = request.tool_use_id ?? (isObject(request.input) ? request.input.tool_use_id : undefined);
+    return typeof toolUse === 'string' && answered.has(toolUse) ? [] : [m.request_id];
+  });
+}
+
 /** The notice and error result that close a turn cut off by a dead worker. */
 export function closingMessages(sessionId: string, unanswered: boolean): [AgentMessage, ResultMessage] {
   const notice = userMessage([{ type: 'text', text: unanswered ? INTERRUPTED_TOOLS : INTERRUPTED }], sessionId, null);
@@ -276,7 +308,10 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
       o.print(
         `agentpipe worker: session ${id}: prompt ${cut.promptUuid} was cut off by its worker's end; closing it with an error result`,
       );
-      const closing = closingMessages(id, cut.unanswered);
+      const cancels = openRequests(entries, cut.promptUuid).map(
+        (requestId) => ({ type: 'control_cancel_request', request_id: requestId }) as unknown as LogMessage,
+      );
+      const closing = [...cancels, ...closingMessages(id, cut.unanswered)];
       const ids = await log.append(id, token, closing);
       closing.forEach((message, i) => entries.push({ id: ids[i]!, message }));
     }
@@ -295,9 +330,10 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
       ),
     );
     const silent = new Set<string>();
+    const tag = randomBytes(4).toString('hex');
     // Prompts taken from the inbox and not yet ended by a result (a draining run ends when none is left).
     let running = 0;
-    const input = inboxInput(o, seen, silent, stop.signal);
+    const input = inboxInput(o, seen, silent, tag, stop.signal);
     input.onPrompt = () => running++;
     const endIfDrained = (): void => {
       if (o.drain?.aborted && running === 0) input.end();
@@ -346,6 +382,11 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
           silent.delete(String(value.response.request_id))
         )
           continue;
+        if (
+          (value.type === 'control_request' || value.type === 'control_cancel_request') &&
+          typeof value.request_id === 'string'
+        )
+          value.request_id = `${value.request_id}@${tag}`;
         out.push(value as unknown as LogMessage);
         if (value.type === 'result') {
           running = Math.max(0, running - 1);
@@ -399,6 +440,7 @@ function inboxInput(
   o: SessionRunOptions,
   seen: Set<string>,
   silent: Set<string>,
+  tag: string,
   signal: AbortSignal,
 ): {
   lines: AsyncGenerator<ParsedLine>;
@@ -430,6 +472,15 @@ function inboxInput(
     }
     if (parsed.message.type === 'user' && !parsed.message.uuid)
       parsed.message = { ...parsed.message, uuid: inputUuid(id, entryId) };
+    if (parsed.message.type === 'control_response') {
+      const tagged = TAGGED_REQUEST.exec(parsed.message.response.request_id);
+      if (tagged)
+        parsed.message = {
+          ...parsed.message,
+          // An answer to an earlier owner's request (cancelled): an id no request of this run has.
+          response: { ...parsed.message.response, request_id: tagged[2] === tag ? tagged[1]! : tagged[0] },
+        };
+    }
     return parsed;
   };
   /** The oldest inbox entry still needed: an unstarted prompt's, else this one (entries before it are trimmed). */

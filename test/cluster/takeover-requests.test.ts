@@ -1,0 +1,76 @@
+/**
+ * A worker killed with SIGKILL while its permission request (`can_use_tool`) waits for the
+ * client: the new owner cancels the request for the client (`control_cancel_request`, as Claude
+ * Code does) before the cut prompt's result, and asks again when the tool call is re-attempted.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { startRedis } from './redis-server.ts';
+import { Client, kill9, prompt, startFrontEnd, startWorker } from './cluster.ts';
+
+const redis = await startRedis();
+const requests = (client: Client) =>
+  client.messages.filter((m) => m.type === 'control_request' && m.request.subtype === 'can_use_tool');
+
+test('takeover: the dead owner’s open can_use_tool is cancelled for the client, and asked anew when the tool is called again', async () => {
+  const dir = tempDir();
+  const script = writeScript(dir, [
+    { tool_calls: [{ id: 'toolu_first', name: 'Bash', input: { command: 'touch one.txt' } }] },
+    { text: 'never sent' },
+  ]);
+  const first = await startWorker(redis.url);
+  const front = await startFrontEnd(redis.url, [
+    ...['--model', 'scripted', '--script', script, '--cwd', dir, '--permission-prompt-tool', 'stdio'],
+  ]);
+  let second: Awaited<ReturnType<typeof startWorker>> | undefined;
+  try {
+    const client = new Client(front.url);
+    await client.open();
+    client.send(prompt('run it'));
+    await client.until(() => requests(client).length === 1, 'the permission request');
+    const [asked] = requests(client);
+    assert.equal(asked!.request.tool_use_id, 'toolu_first');
+    writeScript(dir, [
+      { tool_calls: [{ id: 'toolu_again', name: 'Bash', input: { command: 'touch two.txt && echo two' } }] },
+      { text: 'ran it' },
+    ]);
+    second = await startWorker(redis.url);
+    await kill9(first);
+
+    await client.until(() => client.results().length === 1, "the cut prompt's result", 20_000);
+    const cancel = client.messages.findIndex((m) => m.type === 'control_cancel_request');
+    assert.ok(cancel >= 0, `a control_cancel_request: ${client.messages.map((m) => m.type).join(', ')}`);
+    assert.deepEqual(client.messages[cancel], { type: 'control_cancel_request', request_id: asked!.request_id });
+    assert.ok(cancel < client.messages.indexOf(client.results()[0]!), 'before the result');
+    assert.equal(client.results()[0]!.is_error, true);
+
+    client.send(prompt('try again'));
+    await client.until(() => requests(client).length === 2, 'the permission request, asked by the new owner');
+    const again = requests(client)[1]!;
+    assert.notEqual(again.request_id, asked!.request_id);
+    assert.equal(again.request.tool_use_id, 'toolu_again');
+    client.send(
+      `${JSON.stringify({
+        type: 'control_response',
+        response: {
+          subtype: 'success',
+          request_id: again.request_id,
+          response: { behavior: 'allow', updatedInput: again.request.input },
+        },
+      })}\n`,
+    );
+    await client.until(() => client.results().length === 2, 'the second result');
+    assert.deepEqual([client.results()[1]!.subtype, client.results()[1]!.result], ['success', 'ran it']);
+    const toolResult = client.messages.find(
+      (m) => m.type === 'user' && m.message.content.some?.((b: any) => b.tool_use_id === 'toolu_again'),
+    );
+    assert.match(JSON.stringify(toolResult), /two/, 'the tool ran once allowed');
+    client.send('{"type":"end_input"}\n');
+    await client.closed;
+  } finally {
+    await kill9(front);
+    await kill9(first);
+    if (second) await kill9(second);
+  }
+});
