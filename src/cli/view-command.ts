@@ -15,6 +15,7 @@ export interface ViewFlags extends CliFlags {
   export?: string;
   token?: string | boolean;
   allowOrigin?: string[];
+  redis?: string;
 }
 
 export function addViewCommand(program: Command, log: (line: string) => void): void {
@@ -40,13 +41,17 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
     )
     .option(
       '--token <token>',
-      'with --live: required from clients (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, in the printed URL',
+      'with --live or --redis: required from clients (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, in the printed URL',
     )
-    .option('--no-token', 'with --live: no token (loopback only)')
+    .option('--no-token', 'with --live or --redis: no token (loopback only)')
     .option(
       '--allow-origin <origin>',
-      'with --live: a browser origin that may connect besides the page itself; repeatable',
+      'with --live or --redis: a browser origin that may connect besides the page itself; repeatable',
       collect,
+    )
+    .option(
+      '--redis <url>',
+      "a live page of a cluster's sessions (the Redis of `agentpipe worker`): the list, and each one's messages as they come",
     )
     .action(async (file: string | undefined, _flags: unknown, command: Command) => {
       try {

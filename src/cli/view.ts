@@ -19,6 +19,12 @@ export async function runView(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (flags.redis !== undefined) {
+    if (file || flags.live || flags.export)
+      throw new UsageError('--redis shows the live cluster: no file, --live or --export with it');
+    const { runClusterView } = await import('./view-cluster.ts');
+    return runClusterView({ ...flags, redis: flags.redis }, log);
+  }
   if (flags.live) {
     if (file) throw new UsageError('give either a file or --live, not both');
     if (flags.export) throw new UsageError('--export needs a file, not --live');

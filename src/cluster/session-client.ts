@@ -13,7 +13,14 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
-import { compareStreamIds, SessionLog, type FollowedEntry, type LogEntry, type LogMessage } from './redis-log.ts';
+import {
+  compareStreamIds,
+  SessionLog,
+  type FollowedEntry,
+  type LiveEntry,
+  type LogEntry,
+  type LogMessage,
+} from './redis-log.ts';
 import { QUEUE, type SessionJob } from './jobs.ts';
 
 /** Options of a cluster client. */
@@ -40,8 +47,8 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** A log entry read with this client's own connection, with the owner token that appended it. */
-type OwnedEntry = LogEntry & { owner?: string };
+/** A log entry read with this client's own connection, with the owner token that appended it (`after`: a live entry's durable predecessor). */
+type OwnedEntry = LogEntry & { owner?: string; after?: string };
 
 /** Stream entries read with this client's own connection: the JSON objects with a string `type` (anything else is left out). */
 function entriesOf(raw: Array<[string, string[]]>): OwnedEntry[] {
@@ -56,7 +63,7 @@ function entriesOf(raw: Array<[string, string[]]>): OwnedEntry[] {
       continue;
     }
     if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string')
-      entries.push({ id, message: value as LogMessage, owner: fields.get('o') });
+      entries.push({ id, message: value as LogMessage, owner: fields.get('o'), after: fields.get('a') });
   }
   return entries;
 }
@@ -187,14 +194,34 @@ export class ClusterClient {
         continue;
       }
       if (live) {
-        for (const delta of await this.sessions.readLive(sessionId, lastLive)) {
-          if (compareStreamIds(delta.after, item.entry.id) >= 0) break;
+        for (const delta of await this.#liveBefore(sessionId, lastLive, item.entry.id)) {
           lastLive = delta.id;
           yield { kind: 'live', entry: delta };
         }
       }
       yield item;
     }
+  }
+
+  /** The live entries after `fromId` that precede the durable message `beforeId` (read a page at a time). */
+  async #liveBefore(sessionId: string, fromId: string, beforeId: string): Promise<LiveEntry[]> {
+    const { live } = this.sessions.keys(sessionId);
+    const found: LiveEntry[] = [];
+    for (let start = `(${fromId}`; ;) {
+      const page = entriesOf(await this.#redis.xrange(live, start, '+', 'COUNT', 100));
+      for (const e of page) {
+        const after = e.after ?? '0-0';
+        if (compareStreamIds(after, beforeId) >= 0) return found;
+        found.push({ id: e.id, message: e.message, after });
+      }
+      if (page.length < 100) return found;
+      start = `(${page.at(-1)!.id}`;
+    }
+  }
+
+  /** Durable messages in a session's log. */
+  async length(sessionId: string): Promise<number> {
+    return this.#redis.xlen(this.sessions.keys(sessionId).log);
   }
 
   /** Adds input lines to the session's inbox, retrying a lost connection a few times. */

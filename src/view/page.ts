@@ -9,7 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type PageData =
-  { mode: 'file'; title: string; messages: unknown[]; skipped?: number } | { mode: 'live'; title?: string };
+  | { mode: 'file'; title: string; messages: unknown[]; skipped?: number }
+  | { mode: 'live'; title?: string }
+  /** A cluster's sessions (`view --redis`, `serve --redis --ui`); `canStart`: the page may start sessions too. */
+  | { mode: 'cluster'; title?: string; canStart?: boolean };
 
 /** dist/web of this package, found from this module (src/view/, dist/view/ or the bundle in dist/bin/). */
 export function webDir(): string {

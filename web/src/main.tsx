@@ -2,6 +2,7 @@
 import { render } from 'preact';
 import type { AgentMessage } from '../../src/messages/types.ts';
 import { App } from './components/App.tsx';
+import { ClusterApp } from './components/ClusterApp.tsx';
 import { ViewStore } from './model/store.ts';
 import type { PageData } from './model/types.ts';
 import './styles.css';
@@ -10,7 +11,7 @@ function pageData(): PageData {
   const node = document.getElementById('agentpipe-data');
   try {
     const data = JSON.parse(node?.textContent || 'null') as PageData | null;
-    if (data && (data.mode === 'file' || data.mode === 'live')) return data;
+    if (data && (data.mode === 'file' || data.mode === 'live' || data.mode === 'cluster')) return data;
   } catch {
     /* fall through */
   }
@@ -26,5 +27,12 @@ if (data.mode === 'file') {
   store.running = false;
 }
 document.title = data.title ? `${data.title} · agentpipe view` : 'agentpipe view';
-render(<App data={data} initial={store} />, document.getElementById('app')!);
+render(
+  data.mode === 'cluster' ? (
+    <ClusterApp title={data.title ?? ''} canStart={data.canStart === true} />
+  ) : (
+    <App data={data} initial={store} />
+  ),
+  document.getElementById('app')!,
+);
 (globalThis as { agentpipeView?: unknown }).agentpipeView = { store, projectedMs: performance.now() - started };

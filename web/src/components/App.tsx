@@ -18,7 +18,21 @@ function initialTheme(): string {
   return matchMedia('(prefers-color-scheme: light)').matches ? 'light' : 'dark';
 }
 
-export function App({ data, initial }: { data: PageData; initial: ViewStore }): JSX.Element {
+/**
+ * `watching`: a stream that grows while it is shown (a cluster session followed live): the list
+ * follows its end as in live mode; `status` is the state of its feed.
+ */
+export function App({
+  data,
+  initial,
+  watching = false,
+  status,
+}: {
+  data: PageData;
+  initial: ViewStore;
+  watching?: boolean;
+  status?: string;
+}): JSX.Element {
   const [store, setStore] = useState(initial);
   const [, setVersion] = useState(0);
   const [theme, setTheme] = useState(initialTheme);
@@ -82,6 +96,13 @@ export function App({ data, initial }: { data: PageData; initial: ViewStore }): 
             {diffMode === 'unified' ? 'Side by side' : 'Unified'}
           </button>
           <ThemeToggle theme={theme} onToggle={() => setTheme(theme === 'dark' ? 'light' : 'dark')} />
+          {status ? (
+            <span class="muted small" data-testid="watch-state">
+              {status === 'open' ? 'live' : status}
+            </span>
+          ) : (
+            <></>
+          )}
         </Header>
         <Timeline items={items} selected={selected} onPick={(i) => setSelected(i)} />
         <div class="middle">
@@ -100,7 +121,7 @@ export function App({ data, initial }: { data: PageData; initial: ViewStore }): 
                 selected={selected}
                 onSelect={setSelected}
                 handle={list}
-                follow={live && selected < 0}
+                follow={(live || watching) && selected < 0}
               />
             )}
           </main>

@@ -84,4 +84,7 @@ export interface Totals {
 
 /** What the server puts into the page (`<script id="agentpipe-data">`). */
 export type PageData =
-  { mode: 'file'; title: string; messages: unknown[]; skipped?: number } | { mode: 'live'; title?: string };
+  | { mode: 'file'; title: string; messages: unknown[]; skipped?: number }
+  | { mode: 'live'; title?: string }
+  /** A cluster's sessions (`view --redis`, `serve --redis --ui`); `canStart`: the page may start sessions too. */
+  | { mode: 'cluster'; title?: string; canStart?: boolean };

@@ -1,0 +1,191 @@
+/**
+ * What the viewer page of a cluster (`view --redis`, `serve --redis --ui`) reads, over WebSocket
+ * connections of the server that served it (their Host, Origin and token are checked there):
+ *
+ * - `/sessions`: the cluster's sessions, sent as `{"type":"agentpipe_cluster_sessions", sessions,
+ *   workers}` at once and again whenever the list changes (asked every `intervalMs`).
+ * - `/watch?session=<id>`: one session, read-only: its log from the start, then its new messages
+ *   and live deltas as they are appended, as stream-json lines (what a transcript holds, so the
+ *   page shows it as it shows a saved stream: prompts included; no control lines).
+ *
+ * Nothing is ever written to Redis here.
+ */
+import type { IncomingMessage } from 'node:http';
+import type WebSocket from 'ws';
+import type { ClusterClient } from '../cluster/session-client.ts';
+import type { LogMessage } from '../cluster/redis-log.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One session of the list. */
+export interface ClusterSessionSummary {
+  id: string;
+  /** A worker runs it now. */
+  running: boolean;
+  /** The text of its first prompt (cut at 200 characters), if any. */
+  title: string;
+  model?: string;
+  cwd?: string;
+  /** Durable messages in its log. */
+  messages: number;
+  /** Epoch ms of its first and last durable message. */
+  startedAt: number;
+  lastAt: number;
+}
+
+/** The message the `/sessions` connection sends. */
+export interface ClusterSessionsMessage {
+  type: 'agentpipe_cluster_sessions';
+  sessions: ClusterSessionSummary[];
+  workers: number;
+}
+
+/** Types of log lines the page is not sent. */
+const NOT_SHOWN = new Set([
+  'control_request',
+  'control_response',
+  'control_cancel_request',
+  'keep_alive',
+  'transcript_mirror',
+  'agentpipe_session_end',
+  'agentpipe_snapshot',
+]);
+
+/** True for a log line the watching page shows (a prompt's echo is left out: its prompt line shows it). */
+export function shown(message: LogMessage): boolean {
+  if (NOT_SHOWN.has(message.type)) return false;
+  return !(message.type === 'user' && 'isReplay' in message && message.isReplay === true);
+}
+
+const msOf = (id: string): number => Number(id.split('-')[0]);
+
+/** The text of a prompt line's content. */
+function promptText(message: LogMessage): string {
+  const content = (message as { message?: { content?: unknown } }).message?.content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((b: { type?: string; text?: string }) => (b?.type === 'text' ? (b.text ?? '') : '')).join(' ')
+        : '';
+  return text.replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+/** The summary of one session, from the first entries of its log and its last one. */
+async function summarize(client: ClusterClient, id: string): Promise<ClusterSessionSummary | undefined> {
+  const [first, last, messages, running] = await Promise.all([
+    client.firstEntries(id, 20),
+    client.lastEntry(id),
+    client.length(id),
+    client.running(id),
+  ]);
+  if (!last || first.length === 0) return undefined;
+  const init = first.find((e) => e.message.type === 'system' && 'subtype' in e.message && e.message.subtype === 'init')
+    ?.message as { model?: string; cwd?: string } | undefined;
+  const prompt = first.find((e) => e.message.type === 'user' && 'agentpipe_prompt' in e.message);
+  return {
+    id,
+    running,
+    title: prompt ? promptText(prompt.message) : '',
+    ...(init?.model ? { model: init.model } : {}),
+    ...(init?.cwd ? { cwd: init.cwd } : {}),
+    messages,
+    startedAt: msOf(first[0]!.id),
+    lastAt: msOf(last.id),
+  };
+}
+
+/** The cluster's sessions, the most recently active first (at most `limit`). */
+export async function listSessions(client: ClusterClient, limit = 200): Promise<ClusterSessionsMessage> {
+  const ids = await client.sessionIds(5000);
+  const summaries = (await Promise.all(ids.map((id) => summarize(client, id)))).filter((s) => s !== undefined);
+  summaries.sort((a, b) => b.lastAt - a.lastAt || a.id.localeCompare(b.id));
+  return { type: 'agentpipe_cluster_sessions', sessions: summaries.slice(0, limit), workers: await client.workers() };
+}
+
+/** Options of the feed. */
+export interface ClusterFeedOptions {
+  client: ClusterClient;
+  log: (line: string) => void;
+  /** How often the session list is asked again (ms). Default 2000. */
+  intervalMs?: number;
+}
+
+/** True for the connections the feed serves (the others are the front end's sessions, with `serve --redis --ui`). */
+export function isFeedPath(req: IncomingMessage): boolean {
+  const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+  return pathname === '/sessions' || pathname === '/watch';
+}
+
+/** Sends a line; resolves when the socket took it (a slow page pauses only its own feed). */
+function sender(ws: WebSocket, closed: AbortSignal): (message: object) => Promise<void> {
+  return (message) => {
+    if (ws.readyState !== ws.OPEN) return Promise.resolve();
+    const text = `${JSON.stringify(message)}\n`;
+    if (ws.bufferedAmount < 1024 * 1024) {
+      ws.send(text);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      ws.send(text, () => resolve());
+      closed.addEventListener('abort', () => resolve(), { once: true });
+    });
+  };
+}
+
+/** Serves one connection of the page (`/sessions` or `/watch`); resolves when it closed. */
+export async function serveFeed(
+  o: ClusterFeedOptions,
+  ws: WebSocket,
+  req: IncomingMessage,
+  connection: number,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const closed = new AbortController();
+  ws.on('close', () => closed.abort());
+  ws.on('error', (error) => o.log(`agentpipe view: connection ${connection}: ${error.message}`));
+  const send = sender(ws, closed.signal);
+  try {
+    if (url.pathname === '/sessions') await feedList(o, send, closed.signal);
+    else await feedSession(o, url.searchParams.get('session') ?? '', ws, send, closed.signal);
+  } catch (error) {
+    if (!closed.signal.aborted) {
+      o.log(`agentpipe view: connection ${connection}: ${(error as Error).message}`);
+      if (ws.readyState === ws.OPEN) ws.close(1011, (error as Error).message.slice(0, 120));
+    }
+  }
+}
+
+async function feedList(o: ClusterFeedOptions, send: (m: object) => Promise<void>, signal: AbortSignal): Promise<void> {
+  let previous = '';
+  while (!signal.aborted) {
+    const list = await listSessions(o.client);
+    const text = JSON.stringify(list);
+    if (text !== previous) await send(list);
+    previous = text;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, o.intervalMs ?? 2000);
+      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  }
+}
+
+async function feedSession(
+  o: ClusterFeedOptions,
+  id: string,
+  ws: WebSocket,
+  send: (m: object) => Promise<void>,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!UUID.test(id) || !(await o.client.sessions.exists(id))) {
+    ws.close(1008, `no session ${id.slice(0, 60)} in Redis`);
+    return;
+  }
+  // The deltas of the message being written now: those after the last durable message.
+  const last = await o.client.sessions.lastId(id);
+  const live = await o.client.sessions.readLive(id);
+  const at = live.findIndex((e) => e.after === last);
+  const liveFrom = at > 0 ? live[at - 1]!.id : at === 0 ? '0-0' : await o.client.sessions.lastLiveId(id);
+  for await (const { entry } of o.client.follow(id, '0-0', signal, { fromId: liveFrom }))
+    if (shown(entry.message)) await send(entry.message);
+}
