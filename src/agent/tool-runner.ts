@@ -6,7 +6,7 @@
 import type { PermissionResult } from '../messages/control.ts';
 import type { ToolProgressMessage, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
-import { toolUseError as wrapToolUseError } from '../messages/notices.ts';
+import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../messages/notices.ts';
 import { checkPermission } from '../tools/permissions.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
@@ -77,7 +77,7 @@ export async function runToolCall(
   const result = await callWithProgress(ctx, tool, { ...use, input }, signal, run);
   const outcome: ToolOutcome = {
     block: { type: 'tool_result', tool_use_id: use.id, content: result.content, is_error: result.isError ?? false },
-    data: result.data,
+    data: result.data ?? (result.isError ? errorData(result.content) : undefined),
     ...(result.denied !== undefined ? { denied: { reason: result.denied } } : {}),
   };
   ctx.debug?.('tools', `${tool.name} (${use.id}) ${result.isError ? 'failed' : 'done'} in ${Date.now() - started} ms`);
@@ -142,7 +142,16 @@ async function afterToolUse(
 }
 
 function errorOutcome(use: ToolUseBlock, message: string): ToolOutcome {
-  return { block: { type: 'tool_result', tool_use_id: use.id, content: message, is_error: true } };
+  return {
+    block: { type: 'tool_result', tool_use_id: use.id, content: message, is_error: true },
+    data: errorData(message),
+  };
+}
+
+/** A failed call's `tool_use_result`, as Claude Code gives it: `Error: ` and the message without its tags. */
+function errorData(content: ToolResult['content']): string {
+  const text = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return `Error: ${withoutToolUseErrorTags(text)}`;
 }
 
 /**

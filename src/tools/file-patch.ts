@@ -25,7 +25,7 @@ export async function writeResultOf(
   type: 'create' | 'update' = before === null ? 'create' : 'update',
 ) {
   const structuredPatch = before === null ? [] : await structuredPatchOf(file, before, content);
-  return { type, filePath: file, content, structuredPatch, originalFile: before };
+  return { type, filePath: file, content, structuredPatch, originalFile: before, userModified: false };
 }
 
 /** Edit's `tool_use_result`: the replacement and the hunks from `before` to `after`. */

@@ -62,6 +62,7 @@ test("Edit and Write over a file the model has not read are refused with Claude 
     content: 'fresh\n',
     structuredPatch: [],
     originalFile: null,
+    userModified: false,
   });
 });
 
@@ -118,7 +119,7 @@ test('tool_use_result shapes: Read file.content, Edit structuredPatch with real 
   ]);
   assert.deepEqual(results.get('toolu_read')!.data, {
     type: 'text',
-    file: { filePath: file, content: 'line 2\nline 3', numLines: 2, startLine: 2, totalLines: 10 },
+    file: { filePath: file, content: 'line 2\nline 3', numLines: 2, startLine: 2, totalLines: 11 },
   });
   const edit = results.get('toolu_edit')!;
   assert.equal(edit.block.is_error, false, edit.block.content);

@@ -210,6 +210,7 @@ test('codex: file changes show as Write and Edit with diff-able results', async 
       content: 'one\ntwo\nthree\n',
       structuredPatch: [],
       originalFile: null,
+      userModified: false,
     });
     const edit = results[1]!.result as { originalFile: string; structuredPatch: { lines: string[] }[] };
     assert.equal(edit.originalFile, 'one\ntwo\nthree\n');

@@ -283,6 +283,7 @@ test('gemini: file edits (acceptEdits → auto_edit) as Edit and Write with diff
       content: 'fresh file\n',
       originalFile: null,
       structuredPatch: [],
+      userModified: false,
     });
     // ACP: each call ends once, with the whole-file diff.
     const updates = toAcpUpdates(messages);

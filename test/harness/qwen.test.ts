@@ -299,6 +299,7 @@ test("qwen: a file written before agentpipe could read it still shows as created
       content: 'raced\n',
       structuredPatch: [],
       originalFile: null,
+      userModified: false,
     });
   } finally {
     await h.harness.close();

@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { notebookEditTool } from '../../src/tools/builtin/notebook-edit.ts';
 import { readTool } from '../../src/tools/builtin/read.ts';
+import { recordRead } from '../../src/tools/read-state.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { ofType, runInProcess, runScripted, toolResults } from '../helpers/agent-run.ts';
 import { tempDir } from '../helpers/workspace.ts';
@@ -221,7 +222,8 @@ test('refusals: not read, changed since read, not a notebook, bad JSON, bad shap
     ['array.ipynb', '[]', 'Notebook file is not a valid Jupyter notebook'],
   ] as const) {
     fresh(file, body);
-    await readTool.call({ file_path: file }, session);
+    // Read refuses a broken notebook (and so records no read): mark it read to reach NotebookEdit's own checks.
+    await recordRead(session.state, path.join(dir, file));
     const result = await notebookEditTool.call({ notebook_path: file, cell_id: 'cell-0', new_source: 'x' }, session);
     assert.equal(result.isError, true, file);
     assert.ok(String(result.content).includes(message), `${file}: ${String(result.content)}`);

@@ -325,7 +325,7 @@ test('end to end: the page and the prompt go to the session model; its answer is
   assert.ok(init.tools.includes('WebFetch'));
 });
 
-test('end to end: a redirect elsewhere and a 404 need no model; a binary page is an is_error result without tool_use_result', async () => {
+test('end to end: a redirect elsewhere and a 404 need no model; a binary page is an is_error result, its tool_use_result "Error: …" as Claude Code gives a failed call', async () => {
   const { out, requests } = await runRecorded(
     [
       {
@@ -346,7 +346,10 @@ test('end to end: a redirect elsewhere and a 404 need no model; a binary page is
   assert.equal(results.get('toolu_404')!.line.tool_use_result.code, 404);
   assert.equal(results.get('toolu_404')!.is_error, false);
   assert.equal(results.get('toolu_bin')!.is_error, true);
-  assert.equal(results.get('toolu_bin')!.line.tool_use_result, undefined);
+  assert.match(
+    String(results.get('toolu_bin')!.line.tool_use_result),
+    /^Error: http:\/\/127\.0\.0\.1:\d+\/image is image\/png/,
+  );
 });
 
 test('end to end: a failed page request still answers, with the page', async () => {

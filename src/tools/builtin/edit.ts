@@ -5,6 +5,7 @@ import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../typ
 import { recordRead, writeRefusal } from '../read-state.ts';
 import { editResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
+import { fileDoesNotExist, fileEdited } from './file-answers.ts';
 
 export const editTool: Tool = {
   name: 'Edit',
@@ -33,7 +34,7 @@ export const editTool: Tool = {
     if (oldString === newString)
       return toolUseError('No changes to make: old_string and new_string are exactly the same.');
     const before = await readFile(file, 'utf8').catch(() => null);
-    if (before === null) return toolUseError(`File does not exist: ${file}`);
+    if (before === null) return toolUseError(fileDoesNotExist(context.cwd));
     const refusal = await writeRefusal(context.state, file);
     if (refusal) return toolUseError(refusal);
     const count = before.split(oldString).length - 1;
@@ -48,7 +49,7 @@ export const editTool: Tool = {
     await writeFile(file, after, { signal: context.signal });
     await recordRead(context.state, file);
     return {
-      content: `The file ${file} has been updated${replaceAll && count > 1 ? ` (${count} replacements)` : ''}.`,
+      content: fileEdited(file, replaceAll),
       data: await editResultOf(file, oldString, newString, before, after, replaceAll),
     };
   },

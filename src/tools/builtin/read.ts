@@ -1,10 +1,16 @@
-/** Read: a text file with line numbers (offset/limit), or an image as an image block. */
+/**
+ * Read: a text file with line numbers (offset/limit), a Jupyter notebook as its cells, or an image
+ * as an image block. Lines are numbered as Claude Code 2.1 numbers them (`1\tline`, no padding, a
+ * final newline is one more, empty, line) and its notices are its words.
+ */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { optionalNumber, requireString, resolvePath } from '../input.ts';
 import { toolUseError, type Tool, type ToolResult } from '../types.ts';
 import { recordRead } from '../read-state.ts';
 import { kindOf, NotReadableError, readRegularFile } from '../regular-file.ts';
+import { fileDoesNotExist } from './file-answers.ts';
+import { NotebookReadError, notebookCells, notebookContent } from './notebook-read.ts';
 import type { ImageMediaType } from '../../messages/types.ts';
 
 const DEFAULT_LIMIT = 2000;
@@ -37,17 +43,19 @@ export const readTool: Tool = {
   async call(input, context): Promise<ToolResult> {
     const file = resolvePath(context.cwd, requireString(input, 'file_path'));
     const offset = optionalNumber(input, 'offset', 1) ?? 1;
-    const limit = optionalNumber(input, 'limit', 1) ?? DEFAULT_LIMIT;
+    const chosen = optionalNumber(input, 'limit', 1);
     const info = await stat(file).catch(() => undefined);
-    if (!info) return toolUseError(`File does not exist: ${file}`);
+    // Claude Code says it as the call's error, not as a refused call (no <tool_use_error> tags).
+    if (!info) return { content: fileDoesNotExist(context.cwd), isError: true };
     if (info.isDirectory()) return toolUseError(`${file} is a directory; list it with Bash (ls) or Glob`);
     if (!info.isFile()) return toolUseError(`${file} is ${kindOf(info)}; only regular files can be read`);
     try {
-      const result = await readAs(file, info.size, offset, limit, context.signal);
+      const result = await readAs(file, info.size, offset, chosen, context.signal);
       if (!result.isError) await recordRead(context.state, file);
       return result;
     } catch (error) {
       if (error instanceof NotReadableError) return toolUseError(error.message);
+      if (error instanceof NotebookReadError) return { content: error.message, isError: true };
       throw error;
     }
   },
@@ -58,7 +66,8 @@ async function readAs(
   file: string,
   size: number,
   offset: number,
-  limit: number,
+  /** The model's limit; without one, DEFAULT_LIMIT lines and a note when there are more. */
+  chosen: number | undefined,
   signal: AbortSignal,
 ): Promise<ToolResult> {
   const mediaType = IMAGE_TYPES[path.extname(file).toLowerCase()];
@@ -75,13 +84,20 @@ async function readAs(
     );
   const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal)).toString('utf8');
   if (text.includes('\u0000')) return toolUseError(`${file} looks binary; it was not read`);
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const slice = lines.slice(offset - 1, offset - 1 + limit);
+  if (path.extname(file).toLowerCase() === '.ipynb') {
+    const cells = notebookCells(text);
+    return { content: notebookContent(cells), data: { type: 'notebook', file: { filePath: file, cells } } };
+  }
+  // Claude Code reads CRLF files as LF (the numbered text and the file result alike).
+  const lines = text === '' ? [] : text.replaceAll('\r\n', '\n').split('\n');
+  const limited = chosen !== undefined;
+  const slice = lines.slice(offset - 1, offset - 1 + (chosen ?? DEFAULT_LIMIT));
   if (slice.length === 0) {
     return {
       content:
-        lines.length === 0 ? `${file} is empty` : `${file} has ${lines.length} lines; offset ${offset} is past the end`,
+        lines.length === 0
+          ? '<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>'
+          : `<system-reminder>Warning: the file exists but is shorter than the provided offset (${offset}). The file has ${lines.length} lines.</system-reminder>`,
       data: {
         type: 'text',
         file: { filePath: file, content: '', numLines: 0, startLine: offset, totalLines: lines.length },
@@ -90,10 +106,11 @@ async function readAs(
   }
   const numbered = slice.map((line, i) => {
     const cut = line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}… [line truncated]` : line;
-    return `${String(offset + i).padStart(6)}\t${cut}`;
+    return `${offset + i}\t${cut}`;
   });
   const rest = lines.length - (offset - 1 + slice.length);
-  if (rest > 0) numbered.push(`\n[${rest} more lines; read on with offset ${offset + slice.length}]`);
+  // A limit the model chose needs no note (Claude Code gives none); the default one is said.
+  if (rest > 0 && !limited) numbered.push(`\n[${rest} more lines; read on with offset ${offset + slice.length}]`);
   return {
     content: numbered.join('\n'),
     data: {

@@ -6,6 +6,7 @@ import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../typ
 import { recordRead, writeRefusal } from '../read-state.ts';
 import { writeResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
+import { fileWritten } from './file-answers.ts';
 
 export const writeTool: Tool = {
   name: 'Write',
@@ -35,7 +36,7 @@ export const writeTool: Tool = {
     await recordRead(context.state, file);
     const data = await writeResultOf(file, before, content);
     return {
-      content: before === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`,
+      content: fileWritten(file, before === null),
       data,
     };
   },

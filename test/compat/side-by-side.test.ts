@@ -1,0 +1,97 @@
+/**
+ * agentpipe and Claude Code side by side (issue 14): the real pinned Claude Code CLI and agentpipe
+ * answer the same prompt from the same fake Messages API, each in its own copy of the folder, and
+ * what a client reads of the two streams must be the same. Each row is a difference that was found
+ * this way and fixed; the projection says what is compared (ids, times, costs and the folder are
+ * normalized away by side-by-side.ts).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../helpers/cli.ts';
+import { answer, calls, normalize, sideBySide, type Line, type Scenario, type SideRun } from './side-by-side.ts';
+
+const STREAM = ['-p', '--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-6'];
+const NOTEBOOK = readFileSync(path.join(ROOT, 'test/fixtures/notebooks/outputs.ipynb'), 'utf8');
+
+/** Each tool result of a run by tool_use_id: what the model sees, whether it failed, and `tool_use_result`. */
+function toolResults(run: SideRun): Record<string, unknown> {
+  const lines = normalize(run.lines, run.cwd);
+  return Object.fromEntries(
+    lines
+      .filter((l: Line) => l.type === 'user' && l.message.content[0]?.type === 'tool_result')
+      .map((l: Line) => {
+        const block = l.message.content[0];
+        return [
+          block.tool_use_id,
+          { content: block.content, failed: block.is_error === true, data: l.tool_use_result },
+        ];
+      }),
+  );
+}
+
+/** Runs the scenario on both and compares `project` of each. */
+async function same(scenario: Scenario, project: (run: SideRun) => unknown): Promise<void> {
+  const { claude, agentpipe } = await sideBySide(scenario);
+  assert.equal(claude.code, 0, `Claude Code failed: ${claude.stderr}`);
+  assert.equal(agentpipe.code, 0, `agentpipe failed: ${agentpipe.stderr}`);
+  assert.deepEqual(project(agentpipe), project(claude));
+}
+
+test('Read of a text file: lines numbered `1\\ttext`, a final newline counted as a line, the same file result', () =>
+  same(
+    {
+      files: { 'a.txt': 'alpha\nbeta\n', 'crlf.txt': 'one\r\ntwo' },
+      replies: (cwd) => [
+        calls(
+          ['toolu_a', 'Read', { file_path: `${cwd}/a.txt` }],
+          ['toolu_b', 'Read', { file_path: `${cwd}/crlf.txt` }],
+        ),
+        calls(['toolu_c', 'Read', { file_path: `${cwd}/a.txt`, offset: 2, limit: 1 }]),
+        answer('read'),
+      ],
+      args: [...STREAM, 'read'],
+    },
+    toolResults,
+  ));
+
+test('Read of a notebook: its cells rendered, not its JSON; tool_use_result is the notebook shape', () =>
+  same(
+    {
+      files: { 'n.ipynb': NOTEBOOK },
+      replies: (cwd) => [calls(['toolu_nb', 'Read', { file_path: `${cwd}/n.ipynb` }]), answer('seen')],
+      args: [...STREAM, 'read'],
+    },
+    toolResults,
+  ));
+
+test('Read of a missing file: the error in Claude Code\'s words (no tags), tool_use_result "Error: …"', () =>
+  same(
+    {
+      replies: (cwd) => [calls(['toolu_m', 'Read', { file_path: `${cwd}/missing.txt` }]), answer('none')],
+      args: [...STREAM, 'read'],
+    },
+    toolResults,
+  ));
+
+test("Edit of an unread file is refused and Edit/Write after a Read answer in Claude Code's words", () =>
+  same(
+    {
+      files: { 'a.txt': 'one\ntwo\n', 'b.txt': 'x\n' },
+      replies: (cwd) => [
+        calls(['toolu_blind', 'Edit', { file_path: `${cwd}/b.txt`, old_string: 'x', new_string: 'y' }]),
+        calls(['toolu_r', 'Read', { file_path: `${cwd}/a.txt` }]),
+        calls(['toolu_e', 'Edit', { file_path: `${cwd}/a.txt`, old_string: 'two', new_string: 'TWO' }]),
+        calls(['toolu_w', 'Write', { file_path: `${cwd}/new.txt`, content: 'n\n' }]),
+        calls([
+          'toolu_all',
+          'Edit',
+          { file_path: `${cwd}/a.txt`, old_string: 'o', new_string: '0', replace_all: true },
+        ]),
+        answer('ok'),
+      ],
+      args: [...STREAM, '--permission-mode', 'acceptEdits', 'go'],
+    },
+    toolResults,
+  ));
