@@ -93,7 +93,6 @@ async function serveCluster(
     throw new UsageError(
       `serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ?session=<id>)`,
     );
-  if (flags.ui) throw new UsageError('serve --redis: --ui is not available in front-end mode yet');
   const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
   const { RedisConnectionError } = await import('../cluster/connection.ts');
   let front;
@@ -103,7 +102,8 @@ async function serveCluster(
       options,
       log,
       stream: {
-        replayUserMessages: flags.replayUserMessages,
+        // The page shows each prompt from its echo on the stream.
+        replayUserMessages: flags.replayUserMessages || flags.ui === true,
         permissionPromptTool: flags.permissionPromptTool,
         awaitInitialize: flags.awaitInitialize === true,
       },
@@ -111,6 +111,12 @@ async function serveCluster(
   } catch (error) {
     if (!(error instanceof RedisConnectionError)) throw error;
     log(`agentpipe serve: error: ${error.message}`);
+    return 1;
+  }
+  // --ui: the cluster's page (its sessions, each watched live; new ones started through this front end).
+  const page = flags.ui ? await (await import('./view-cluster.ts')).clusterPage(flags.redis!, true, log) : undefined;
+  if (flags.ui && !page) {
+    await front.close();
     return 1;
   }
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
@@ -122,14 +128,17 @@ async function serveCluster(
     options,
     log,
     maxPayload: maxLineFromEnv(),
-    connectionHandler: (ws, req, id, sessionId) => front.serveConnection(ws, req, id, sessionId),
-    sessionIdFor: (req) => front.sessionIdFor(req),
+    ...(page ? { httpHandler: page.httpHandler } : {}),
+    connectionHandler: (ws, req, id, sessionId) =>
+      page?.isFeed(req) ? page.serve(ws, req, id) : front.serveConnection(ws, req, id, sessionId),
+    sessionIdFor: (req) => (page?.isFeed(req) ? undefined : front.sessionIdFor(req)),
   });
   const url = access.generated && access.token ? `${server.url}?token=${access.token}` : server.url;
   log(`agentpipe serve: listening on ${url} (front end of the cluster on Redis; sessions run on agentpipe workers)`);
+  if (page) (await import('./view-cluster.ts')).announceClusterPage(server.url, access.token, flags.open === true, log);
   await untilSignal();
   log('agentpipe serve: stopping');
   await server.close();
-  await front.close();
+  await Promise.all([front.close(), page?.close()]);
   return 0;
 }

@@ -5,6 +5,8 @@
  * AGENTPIPE_SERVE_TOKEN, or generated and printed in the URL), the Host and Origin checks. The
  * page only reads: nothing is written to Redis.
  */
+import type http from 'node:http';
+import type WebSocket from 'ws';
 import { UsageError } from './options.ts';
 import { serverToken } from './serve.ts';
 import { untilSignal } from './signals.ts';
@@ -37,33 +39,57 @@ export function announceClusterPage(
   return href;
 }
 
+/** The page of a cluster and its feeds, for a WebSocket server's handlers; undefined (said on `log`) when Redis cannot be reached. */
+export async function clusterPage(
+  redis: string,
+  canStart: boolean,
+  log: (line: string) => void,
+): Promise<
+  | {
+      httpHandler: http.RequestListener;
+      isFeed(req: http.IncomingMessage): boolean;
+      serve(ws: WebSocket, req: http.IncomingMessage, id: number): Promise<void>;
+      close(): Promise<void>;
+    }
+  | undefined
+> {
+  const { ClusterClient } = await import('../cluster/session-client.ts');
+  const { RedisConnectionError } = await import('../cluster/connection.ts');
+  let client;
+  try {
+    client = await ClusterClient.open({ redis, log });
+  } catch (error) {
+    if (!(error instanceof RedisConnectionError)) throw error;
+    log(`agentpipe view: error: ${error.message}`);
+    return undefined;
+  }
+  const { isFeedPath, serveFeed } = await import('../view/cluster-feed.ts');
+  let httpHandler;
+  try {
+    httpHandler = await pageHandler({ mode: 'cluster', title: client.where, canStart });
+  } catch (error) {
+    await client.close();
+    throw new UsageError((error as Error).message);
+  }
+  const feed = { client, log };
+  return {
+    httpHandler,
+    isFeed: isFeedPath,
+    serve: (ws, req, id) => serveFeed(feed, ws, req, id),
+    close: () => client.close(),
+  };
+}
+
 export async function runClusterView(
   flags: ViewFlags & { redis: string },
   log: (line: string) => void,
 ): Promise<number> {
   const { token } = serverToken(flags);
   const allowOrigins = checkOrigins(flags.allowOrigin ?? []);
-  const { ClusterClient } = await import('../cluster/session-client.ts');
-  const { RedisConnectionError } = await import('../cluster/connection.ts');
-  let client;
-  try {
-    client = await ClusterClient.open({ redis: flags.redis, log });
-  } catch (error) {
-    if (!(error instanceof RedisConnectionError)) throw error;
-    log(`agentpipe view: error: ${error.message}`);
-    return 1;
-  }
-  const { isFeedPath, serveFeed } = await import('../view/cluster-feed.ts');
+  const page = await clusterPage(flags.redis, false, log);
+  if (!page) return 1;
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
   const { maxLineFromEnv } = await import('../transport/ndjson.ts');
-  let handler;
-  try {
-    handler = await pageHandler({ mode: 'cluster', title: client.where });
-  } catch (error) {
-    await client.close();
-    throw new UsageError((error as Error).message);
-  }
-  const feed = { client, log };
   const server = await startWebSocketServer({
     port: flags.port,
     host: flags.host,
@@ -72,16 +98,17 @@ export async function runClusterView(
     options: {},
     log,
     maxPayload: maxLineFromEnv(),
-    httpHandler: handler,
+    httpHandler: page.httpHandler,
     connectionHandler: async (ws, req, id) => {
-      if (isFeedPath(req)) return serveFeed(feed, ws, req, id);
+      if (page.isFeed(req)) return page.serve(ws, req, id);
       ws.close(1008, 'this page only reads the cluster: connect to /sessions or /watch?session=<id>');
     },
+    sessionIdFor: () => undefined,
   });
   announceClusterPage(server.url, token, flags.open === true, log);
   await untilSignal();
   log('agentpipe view: stopping');
   await server.close();
-  await client.close();
+  await page.close();
   return 0;
 }

@@ -219,3 +219,58 @@ test('the page in Chromium: the list, a session opened and followed while a new 
   assert.equal((await answer.textContent())!.trim(), STORY, 'the whole answer once it is written');
   assert.equal(page.url().endsWith(`#session=${sessionId}`), true, 'the chosen session is in the URL');
 });
+
+test('serve --redis --ui: the same page through the front end, which also starts sessions on the workers', async (t) => {
+  const dir = tempDir();
+  const script = writeScript(dir, [{ text: 'Started from the page, answered by a worker.' }]);
+  const front = await startViewer([
+    'serve',
+    '--redis',
+    redis.url,
+    '--port',
+    '0',
+    '--ui',
+    '--model',
+    'scripted',
+    '--script',
+    script,
+    '--cwd',
+    dir,
+  ]);
+  t.after(() => stopViewer(front.child));
+  const url = new URL(front.url);
+  assert.equal((await fetch(`http://${url.host}/`)).status, 401, 'the page needs the token');
+  const html = await (await fetch(front.url)).text();
+  assert.match(html, /"mode":"cluster"/);
+  assert.match(html, /"canStart":true/);
+  assert.equal(
+    await upgradeStatus(`ws://${url.host}/sessions?${url.searchParams}`, { Origin: 'https://evil.example' }),
+    403,
+  );
+  if (!haveBrowser(t)) return;
+  browser ??= await launch();
+  const page = await browser.browser.newPage();
+  await page.goto(front.url);
+  await page
+    .getByTestId('cluster-status')
+    .filter({ hasText: /sessions? · 1 worker/ })
+    .waitFor();
+  await page.getByTestId('cluster-new').click();
+  await page.getByTestId('prompt-input').fill('hello cluster');
+  await page.getByTestId('send').click();
+  await page
+    .getByTestId('assistant-text')
+    .filter({ hasText: 'Started from the page, answered by a worker.' })
+    .waitFor();
+  const row = page.getByTestId('cluster-session').filter({ hasText: 'hello cluster' });
+  await row.waitFor();
+  await page.screenshot({ path: screenshotPath('cluster-serve-ui.png') });
+  // Opened from the list, the same session is watched from its log.
+  await row.click();
+  await page.getByTestId('watch-state').filter({ hasText: 'live' }).waitFor();
+  await page
+    .getByTestId('assistant-text')
+    .filter({ hasText: 'Started from the page, answered by a worker.' })
+    .waitFor();
+  await page.getByTestId('user-message').filter({ hasText: 'hello cluster' }).waitFor();
+});

@@ -4,7 +4,7 @@
  * `canStart` (`serve --redis --ui`) a new session can be started from the page, on the workers.
  */
 import type { JSX } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { watchSession, watchSessions, type ClusterSession } from '../cluster.ts';
 import { ViewStore } from '../model/store.ts';
 import { App } from './App.tsx';
@@ -29,7 +29,8 @@ export function ClusterApp({ title, canStart }: { title: string; canStart: boole
   const [workers, setWorkers] = useState(0);
   const [listState, setListState] = useState<'connecting' | 'open' | 'closed'>('connecting');
   const [chosen, setChosen] = useState<string | undefined>(fromHash);
-  const [store, setStore] = useState<ViewStore | undefined>();
+  // One store per choice, made as the choice is rendered (the App below keeps the store it mounted with).
+  const store = useMemo(() => (chosen ? new ViewStore() : undefined), [chosen]);
   const [feedState, setFeedState] = useState<'connecting' | 'open' | 'closed'>('connecting');
 
   useEffect(
@@ -42,15 +43,10 @@ export function ClusterApp({ title, canStart }: { title: string; canStart: boole
   );
   useEffect(() => {
     history.replaceState(null, '', chosen ? `#session=${chosen}` : location.pathname + location.search);
-    if (!chosen || chosen === NEW) {
-      setStore(chosen === NEW ? new ViewStore() : undefined);
-      return;
-    }
-    const next = new ViewStore();
-    setStore(next);
+    if (!chosen || chosen === NEW || !store) return;
     setFeedState('connecting');
-    return watchSession(chosen, next, setFeedState);
-  }, [chosen]);
+    return watchSession(chosen, store, setFeedState);
+  }, [chosen, store]);
 
   return (
     <div class="cluster">
