@@ -190,7 +190,8 @@ async function authorize(
     cwd: ctx.cwd,
     directories: ctx.permissions.directories,
   });
-  if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason, auto: verdict.by };
+  if (verdict.behavior === 'deny')
+    return { behavior: 'deny', message: verdict.reason, ...(verdict.by === 'path_rule' ? {} : { auto: verdict.by }) };
   if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask'))
     return { behavior: 'allow', updatedInput: input };
   const why =

@@ -21,10 +21,14 @@ import type { Tool } from './types.ts';
 export { formatRule, isWholeToolRule, parseRules, type PermissionRule } from './permission-rules.ts';
 
 /** What the rules say about one call; `ask` means a prompt (or a callback) decides. */
-/** `by`: what denied it, a deny rule or the permission mode. */
+/**
+ * `by`: what denied it, a deny rule or the permission mode; `path_rule` is a deny rule scoped to
+ * paths (`Read(./secrets/**)`) refusing a file tool's call, which Claude Code refuses before any
+ * permission surface, so it sends no `system/permission_denied` for it (sdk.d.ts).
+ */
 export type PermissionVerdict =
   | { behavior: 'allow' }
-  | { behavior: 'deny'; reason: string; by: 'rule' | 'mode' }
+  | { behavior: 'deny'; reason: string; by: 'rule' | 'path_rule' | 'mode' }
   | { behavior: 'ask'; reason: string };
 
 /** Everything a verdict depends on. */
@@ -53,6 +57,19 @@ function specifierMatches(rule: PermissionRule, input: Record<string, unknown>, 
   return false;
 }
 
+/** The file tools whose path-scoped deny rules Claude Code applies before any permission surface. */
+const FILE_TOOLS = new Set(['Read', 'Edit', 'Write', 'NotebookEdit']);
+
+/** True when `rule` denies a file tool's call by its path (not the whole tool). */
+function isPathScoped(rule: PermissionRule, toolName: string, input: Record<string, unknown>): boolean {
+  return (
+    FILE_TOOLS.has(toolName) &&
+    rule.specifier !== undefined &&
+    rule.specifier !== '*' &&
+    targetPath(input) !== undefined
+  );
+}
+
 /** The rule-and-mode verdict for one call, before hooks and callbacks. */
 export async function checkPermission(query: PermissionQuery): Promise<PermissionVerdict> {
   const { tool, input, mode, allow, deny, cwd } = query;
@@ -77,7 +94,7 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
       return {
         behavior: 'deny',
         reason: `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}`,
-        by: 'rule',
+        by: isPathScoped(denied, tool.name, input) ? 'path_rule' : 'rule',
       };
     readOnly = await tool.isReadOnly(input);
     allowed = mine(allow).some((rule) => specifierMatches(rule, input, cwd));
