@@ -46,6 +46,7 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   if (options.tools) add('--tools', options.tools.join(','));
   add('--permission-mode', options.permissionMode);
   add('--include-partial-messages', options.includePartialMessages);
+  add('--replay-user-messages', options.replayUserMessages);
   add('--include-hook-events', options.includeHookEvents);
   add('--session-id', options.sessionId);
   if (options.mcpServers && Object.keys(options.mcpServers).length)

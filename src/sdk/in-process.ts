@@ -21,7 +21,12 @@ export async function startInProcess(
   const log = options.stderr ?? (() => {});
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 256 });
   const send = (line: OutputLine) => queue.push(line);
-  const { session, runner } = await openSession(options, { send, log, announceRequests: true });
+  const { session, runner } = await openSession(options, {
+    send,
+    log,
+    announceRequests: true,
+    replayUserMessages: options.replayUserMessages,
+  });
 
   let stopInput!: () => void;
   const inputStopped = new Promise<void>((resolve) => (stopInput = resolve));

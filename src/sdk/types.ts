@@ -25,6 +25,12 @@ export interface QueryOptions extends SessionOptions {
   /** Diagnostics (what the CLI writes on stderr). */
   stderr?: (line: string) => void;
   /**
+   * Yield the echo of each prompt (a `user` message with `isReplay`, after the prompt's
+   * `system/init`), as the CLI's `--replay-user-messages` prints it. Off by default, as in the
+   * official SDK, which yields it only when its CLI is given that flag.
+   */
+  replayUserMessages?: boolean;
+  /**
    * Run the session on a worker pool (`agentpipe worker --redis <url>`) instead of in this process,
    * as a client of `serve --redis` would; `resume` then names a session of the cluster.
    */

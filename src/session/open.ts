@@ -5,8 +5,9 @@
  * helper, `auth_status` on a rejected or missing key), and `can_use_tool` over the control
  * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
  */
-import type { ResultMessage, UUID } from '../messages/types.ts';
+import type { AgentMessage, ResultMessage, UUID } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
+import { isPromptEcho } from '../messages/user.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import { chooseProvider, MissingCredentialsError, resolveModel, type ResolvedModel } from '../model/resolve.ts';
 import { AuthWatchingProvider, resolveWithKeyHelper, type AuthStatus } from '../model/auth.ts';
@@ -32,7 +33,7 @@ export interface SessionIo {
   send: (line: OutputLine) => Promise<void>;
   /** Diagnostics (stderr). */
   log: (line: string) => void;
-  /** Echo user messages back with `isReplay` (`--replay-user-messages`). */
+  /** Send the prompt echoes (`user` with `isReplay`) on, as `--replay-user-messages` asks; dropped otherwise. */
   replayUserMessages?: boolean;
   /** `stdio`: ask the client through `can_use_tool` control requests. */
   permissionPromptTool?: string;
@@ -58,16 +59,22 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw new SessionSetupError((error as Error).message);
   }
   const sessionId = start.sessionId;
-  const onAuthStatus = (status: AuthStatus) =>
-    io.send({ type: 'auth_status', ...status, uuid: newUuid(), session_id: sessionId });
+  let session: Session | undefined;
+  // Credentials are checked at model requests, once the session exists: its one emit carries the status.
+  const onAuthStatus = (status: AuthStatus) => {
+    const message: AgentMessage = { type: 'auth_status', ...status, uuid: newUuid(), session_id: sessionId };
+    return session ? session.emit(message) : io.send(message);
+  };
   const wrapped = options.harness && options.harness !== 'agentpipe' ? options.harness : undefined;
   const { provider, model, authError } = wrapped
     ? harnessModel(options, wrapped)
     : await sessionModel(options, onAuthStatus);
 
-  let session: Session;
+  // The prompt echoes are on the session's stream for every face; stream-json prints them only when asked.
+  const forward = (message: AgentMessage) =>
+    isPromptEcho(message) && !io.replayUserMessages ? Promise.resolve() : io.send(message);
   try {
-    session = new Session({ ...options, sessionId }, provider, model, io.send, io.log);
+    session = new Session({ ...options, sessionId }, provider, model, forward, io.log);
   } catch (error) {
     await start.transcript?.close();
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file

@@ -14,15 +14,15 @@ import type {
   OutboundRequest,
 } from '../messages/control.ts';
 import type { ParsedLine } from '../messages/parse.ts';
-import type { AgentMessage, ResultMessage, UUID } from '../messages/types.ts';
-import { newUuid } from '../messages/ids.ts';
+import type { AgentMessage, ResultMessage } from '../messages/types.ts';
+import { promptEcho } from '../messages/user.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import type { Session } from './session.ts';
 import { handleControlRequest, prepareControlHandlers, type ControlHost } from './control.ts';
 
 /** Options of a runner. */
 export interface RunnerOptions {
-  /** Echo user messages back as `user` with `isReplay` (`--replay-user-messages`). */
+  /** Forward the client's control responses back, as Claude Code does with `--replay-user-messages` (the echoes of user messages are filtered where the session's stream is sent: openSession). */
   replayUserMessages?: boolean;
   /** User message uuids already processed (from a resumed transcript): not run again. */
   seenUuids?: Iterable<string>;
@@ -185,17 +185,11 @@ export class SessionRunner implements ControlHost {
     const uuid = message.uuid;
     const duplicate = uuid !== undefined && this.#seen.has(uuid);
     if (uuid !== undefined) this.#seen.add(uuid);
-    if (this.#options.replayUserMessages) {
-      await this.emit({
-        type: 'user',
-        message: message.message,
-        parent_tool_use_id: message.parent_tool_use_id ?? null,
-        session_id: this.session.id,
-        uuid: (uuid as UUID | undefined) ?? newUuid(),
-        isReplay: true,
-      });
+    if (duplicate) {
+      // Not run again, so the session never echoes it: echoed here, when it is read (as Claude Code does).
+      await this.emit(promptEcho(message, this.session.id, uuid));
+      return this.#options.log(`agentpipe: user message ${uuid} was already processed; not run again`);
     }
-    if (duplicate) return this.#options.log(`agentpipe: user message ${uuid} was already processed; not run again`);
     if (this.#stopped) return this.#options.log('agentpipe: user message ignored: the session is stopping');
     this.#prompts.push(message);
     this.#wake?.();
@@ -228,9 +222,9 @@ export class SessionRunner implements ControlHost {
     await this.#send(response);
   }
 
-  /** Sends a message of the conversation. */
+  /** Sends a message of the conversation (through the session's one emit). */
   emit(message: AgentMessage): Promise<void> {
-    return this.#send(message);
+    return this.session.emit(message);
   }
 
   /** Sends a control request to the client and waits for its answer (or the signal). */

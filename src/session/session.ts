@@ -15,6 +15,7 @@ import type {
 } from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
+import { promptEcho } from '../messages/user.ts';
 import type { AgentContext } from '../agent/context.ts';
 import { runAgentLoop, type RunState } from '../agent/loop.ts';
 import { fireHook, userPromptSubmit } from '../agent/hooks.ts';
@@ -98,6 +99,8 @@ export class Session {
   #running = false;
   /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`); set by `openSession`. */
   harness?: Harness;
+  /** Where the stream goes after the transcript (the constructor's `emit`). */
+  readonly #forward: (m: AgentMessage) => Promise<void>;
 
   /** `log` receives the session's diagnostics (warnings); the CLI's goes to stderr, the library's to the caller's `stderr` option. */
   constructor(
@@ -157,19 +160,9 @@ export class Session {
       progressThresholdMs: options.toolProgressThresholdMs ?? 1000,
       progressIntervalMs: options.toolProgressIntervalMs ?? 1000,
       maxRetries: options.maxRetries ?? 3,
-      emit: async (message) => {
-        if (
-          message.type === 'system' &&
-          message.subtype === 'model_fallback' &&
-          this.ctx.model === message.fallback_model
-        ) {
-          this.#fallback = { from: this.#fallback?.from ?? message.original_model, to: message.fallback_model };
-        }
-        this.stats.observe(message);
-        await this.#record(message);
-        await emit(message);
-      },
+      emit: (message) => this.emit(message),
     };
+    this.#forward = emit;
     this.compactor = new AutoCompactor(this.history, options.maxContextTokens);
     this.ctx.compaction = this.compactor;
     this.#maxStructuredRetries = options.maxStructuredOutputRetries;
@@ -211,6 +204,24 @@ export class Session {
   setOutputSchema(schema: Record<string, unknown>): void {
     this.outputSchema = schema;
     this.ctx.system = `${this.ctx.system}${this.ctx.system ? '\n\n' : ''}${schemaInstruction(schema)}`;
+  }
+
+  /**
+   * The session's one emit: every message of its stream (the agent loop's, the prompt echoes,
+   * `auth_status`) goes through here, is counted, written to the transcript (what a transcript
+   * keeps: see Transcript.record) and then sent on.
+   */
+  async emit(message: AgentMessage): Promise<void> {
+    if (
+      message.type === 'system' &&
+      message.subtype === 'model_fallback' &&
+      this.ctx.model === message.fallback_model
+    ) {
+      this.#fallback = { from: this.#fallback?.from ?? message.original_model, to: message.fallback_model };
+    }
+    this.stats.observe(message);
+    await this.#record(message);
+    await this.#forward(message);
   }
 
   /** Writes a message to the transcript; a compaction also records the new history. */
@@ -302,6 +313,7 @@ export class Session {
     if (!this.#started) await this.#sessionStart(run.signal);
     await this.ctx.emit(this.initMessage());
     const uuid = input.uuid ?? newUuid();
+    await this.ctx.emit(promptEcho(input, this.id, uuid, new Date().toISOString()));
     const compact = compactCommandOf(input.message.content);
     if (compact !== undefined) {
       await this.transcript?.recordPrompt(uuid, normalizeContent(input.message.content), 'compact');
@@ -339,13 +351,22 @@ export class Session {
    */
   async #runHarness(harness: Harness, input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
     const content = normalizeContent(input.message.content);
-    await this.transcript?.recordPrompt(input.uuid ?? newUuid(), content);
+    const uuid = input.uuid ?? newUuid();
+    await this.transcript?.recordPrompt(uuid, content);
     const { runHarness } = await import('../harness/index.ts');
+    // The wrapped agent sends the prompt's system/init: its echo follows it, as on agentpipe's own loop.
+    let echoed = false;
+    const emit = async (message: AgentMessage) => {
+      await this.ctx.emit(message);
+      if (echoed || message.type !== 'system' || message.subtype !== 'init') return;
+      echoed = true;
+      await this.ctx.emit(promptEcho(input, this.id, uuid, new Date().toISOString()));
+    };
     return runHarness(harness, {
       prompt: content,
       signal: run.signal,
       usage: run.usage,
-      emit: this.ctx.emit,
+      emit,
       init: (fields) => ({
         ...this.initMessage(),
         cwd: fields.cwd ?? this.ctx.cwd,

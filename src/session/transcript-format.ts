@@ -1,6 +1,6 @@
 /**
  * What a transcript line holds. Most lines are the session's messages as they were emitted
- * (never `stream_event`, `tool_progress` or replays), each with a `timestamp`. Two kinds are
+ * (never `stream_event`, `tool_progress`, `auth_status` or prompt echoes), each with a `timestamp`. Two kinds are
  * transcript-only:
  * - the prompt of each turn: a `user` line with `agentpipe_prompt: true` (the wire never
  *   carries the prompt back; `agentpipe_command` marks a slash command such as /compact);

@@ -1,6 +1,6 @@
 /**
- * The session's transcript recorder: what the session emitted (minus stream deltas, heartbeats
- * and replays), each turn's prompt, and history snapshots, appended to one JSONL file and
+ * The session's transcript recorder: what the session emitted (minus stream deltas, heartbeats,
+ * prompt echoes and auth_status), each turn's prompt, and history snapshots, appended to one JSONL file and
  * fsync'd after each `result`.
  */
 import type { AgentMessage, MessageParam } from '../messages/types.ts';
@@ -9,6 +9,17 @@ import { newUuid } from '../messages/ids.ts';
 import type { PromptLine, SnapshotLine, TitleLine } from './transcript-format.ts';
 import { lockTranscript } from './transcript-lock.ts';
 import { TranscriptWriter } from './transcript-writer.ts';
+
+/**
+ * What of the stream a transcript keeps: not the deltas and heartbeats (`stream_event`,
+ * `tool_progress`), not the prompt echoes (the turn's prompt line holds the prompt), and not
+ * `auth_status` (credentials of this run, not the conversation; Claude Code leaves it out too).
+ */
+export function keepsInTranscript(message: AgentMessage): boolean {
+  if (message.type === 'stream_event' || message.type === 'tool_progress' || message.type === 'auth_status')
+    return false;
+  return !(message.type === 'user' && message.isReplay);
+}
 
 export class Transcript {
   readonly writer: TranscriptWriter;
@@ -43,10 +54,9 @@ export class Transcript {
     return this.writer.file;
   }
 
-  /** Records an emitted message; fsyncs after a result (a turn boundary). */
+  /** Records an emitted message a transcript keeps (`keepsInTranscript`); fsyncs after a result (a turn boundary). */
   async record(message: AgentMessage): Promise<void> {
-    if (message.type === 'stream_event' || message.type === 'tool_progress') return;
-    if (message.type === 'user' && message.isReplay) return;
+    if (!keepsInTranscript(message)) return;
     const line =
       'timestamp' in message && message.timestamp ? message : { ...message, timestamp: new Date().toISOString() };
     await this.#append(line);

@@ -154,17 +154,19 @@ test("library query() with the ACP harness round-trips agentpipe acp; its ACP up
       permissionMode: 'bypassPermissions',
       includePartialMessages: true,
       persistSession: false,
+      replayUserMessages: true,
       env: { ...process.env, PATH: testPath() },
     },
   });
   for await (const message of q) messages.push(message);
   const types = messages
-    .map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type))
+    .map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type === 'user' && m.isReplay ? 'echo' : m.type))
     .filter((t) => t !== 'stream_event' && t !== 'system/status');
-  assert.deepEqual(types, ['system/init', 'assistant', 'assistant', 'user', 'assistant', 'result']);
+  // The prompt's echo follows the system/init the wrapped agent's turn sent, as on agentpipe's own loop.
+  assert.deepEqual(types, ['system/init', 'echo', 'assistant', 'assistant', 'user', 'assistant', 'result']);
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result' && result.subtype === 'success' && result.result === 'The folder is listed.');
-  const toolResult = messages.find((m) => m.type === 'user');
+  const toolResult = messages.find((m) => m.type === 'user' && !m.isReplay);
   assert.match(JSON.stringify(toolResult), /listed/);
 
   const updates = toAcpUpdates(messages);
@@ -182,6 +184,10 @@ test("library query() with the ACP harness round-trips agentpipe acp; its ACP up
   assert.equal(starts, 1);
   assert.equal(completes, 1);
   assert.equal(events.filter((e) => e.type === 'session.idle').length, 1, 'the prompt ends once');
+  assert.deepEqual(
+    events.filter((e) => e.type === 'user.message').map((e) => e.data),
+    [{ content: 'list it' }],
+  );
 });
 
 test('setup errors: a missing CLI names its package; --harness-command needs --harness; --harness acp needs a command', async () => {
