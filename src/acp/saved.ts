@@ -8,12 +8,15 @@ import { stat } from 'node:fs/promises';
 import { listAllSessions, listSessions } from '../session/list.ts';
 import { agentpipeHome, transcriptPath } from '../session/paths.ts';
 import { readTranscript } from '../session/transcript-format.ts';
-import { transcriptLog, type LogEntry } from './replay.ts';
+import { isPromptEcho } from '../messages/user.ts';
+import type { AgentMessage } from '../messages/types.ts';
+import { acpContentOf } from './convert.ts';
+import { transcriptLog } from './replay.ts';
 
-/** A saved session: its transcript, and its prompts and messages to replay. */
+/** A saved session: its transcript, and its stream (prompt echoes and messages) to replay. */
 export interface SavedSession {
   file: string;
-  log: LogEntry[];
+  log: AgentMessage[];
   title?: string;
   updatedAt: string;
 }
@@ -42,8 +45,8 @@ export async function readSavedSession(
     return undefined;
   }
   const entries = transcriptLog(await readTranscript(file, log));
-  const first = entries.find((e) => 'prompt' in e);
-  return { file, log: entries, title: first ? titleOf(first.prompt) : undefined, updatedAt };
+  const first = entries.find(isPromptEcho);
+  return { file, log: entries, title: first ? titleOf(acpContentOf(first.message.content)) : undefined, updatedAt };
 }
 
 /** Saved sessions of `cwd` (of every folder without one), newest first. */

@@ -8,11 +8,11 @@ import type { AgentMessage, PermissionMode, ResultMessage } from '../messages/ty
 import type { PermissionResult } from '../messages/control.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { AcpUpdateProjector } from '../sdk/acp-updates.ts';
+import { contextTokensOf } from '../sdk/session-event-data.ts';
 import { query } from '../sdk/query.ts';
 import type { PromptMessage, Query, QueryOptions } from '../sdk/types.ts';
 import { toolKind, toolTitle } from '../sdk/tool-info.ts';
 import { promptContent, usageUpdateOf } from './convert.ts';
-import type { LogEntry } from './replay.ts';
 import { titleOf, type SavedSession } from './saved.ts';
 
 /** What the session needs of the connection. */
@@ -29,12 +29,13 @@ export class AcpSession {
   mode: PermissionMode;
   title?: string;
   updatedAt = new Date().toISOString();
-  /** Prompts and messages so far (a loaded session's saved ones first), for session/load. */
-  readonly log: LogEntry[] = [];
+  /** The stream so far, prompt echoes included (a loaded session's saved one first), for session/load. */
+  readonly log: AgentMessage[] = [];
   readonly #input = new AsyncMessageQueue<PromptMessage>({ highWaterMark: 1024 });
   readonly #query: Query;
   readonly #iterator: AsyncIterator<AgentMessage>;
-  readonly #projector = new AcpUpdateProjector();
+  /** The client sent the prompt and shows it: its echo is not sent back during the prompt. */
+  readonly #projector = new AcpUpdateProjector({ showPrompts: false });
   readonly #peer: AcpPeer;
   readonly #alwaysAllowed = new Set<string>();
   #contextTokens = 0;
@@ -54,7 +55,12 @@ export class AcpSession {
     const start = saved ? { resume: saved.file } : { sessionId: id };
     this.#query = query({
       prompt: this.#input,
-      options: { ...options, ...start, canUseTool: (name, input, o) => this.#ask(name, input, o) },
+      options: {
+        ...options,
+        ...start,
+        replayUserMessages: true,
+        canUseTool: (name, input, o) => this.#ask(name, input, o),
+      },
     });
     this.#iterator = this.#query[Symbol.asyncIterator]();
   }
@@ -66,19 +72,14 @@ export class AcpSession {
     try {
       const content = promptContent(blocks);
       if (!content.length) throw new Error('the prompt has no text, image or resource content');
-      this.log.push({ prompt: blocks });
       this.title ??= titleOf(content);
       await this.#input.push(promptMessage(content, this.id));
       for (;;) {
         const next = await this.#iterator.next();
         if (next.done) throw new Error('the session ended before the prompt finished');
         const message = next.value;
-        this.log.push({ message });
-        if (message.type === 'assistant' && !message.parent_tool_use_id && !message.error) {
-          const u = message.message.usage;
-          this.#contextTokens =
-            u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
-        }
+        this.log.push(message);
+        this.#contextTokens = contextTokensOf(message) ?? this.#contextTokens;
         for (const update of this.#projector.push(message))
           await this.#peer.update(this.id, update as unknown as Record<string, unknown>);
         if (message.type === 'result') {

@@ -4,7 +4,8 @@
  * when the stream has them, else as the final blocks. Every `tool_call` gets exactly one
  * terminal `tool_call_update` (completed or failed; calls left open when a prompt ends are
  * failed). TodoWrite calls become `plan` updates (full replace) instead of tool cards.
- * Subagent text stays inside its Task card (its tool calls are shown).
+ * Subagent text stays inside its Task card (its tool calls are shown). The prompt (its echo on
+ * the stream) becomes `user_message_chunk`s unless the projector is told not to show it.
  */
 import { isInterruptionNotice, withoutToolUseErrorTags } from '../messages/notices.ts';
 import type {
@@ -30,6 +31,16 @@ export class AcpUpdateProjector {
   readonly #lastOutput = new Map<string, string>();
   /** The session's folder (from system/init): tool paths are reported absolute. */
   #cwd = '';
+  readonly #showPrompts: boolean;
+
+  /**
+   * `showPrompts: false` drops the prompt echoes (`user` with `isReplay`): during a live ACP
+   * prompt the client sent the prompt itself, and `user_message_chunk` is for session/load's
+   * replay of the history. Default: shown.
+   */
+  constructor(options: { showPrompts?: boolean } = {}) {
+    this.#showPrompts = options.showPrompts ?? true;
+  }
 
   push(message: AgentMessage): SessionUpdate[] {
     switch (message.type) {
@@ -137,6 +148,7 @@ export class AcpUpdateProjector {
   }
 
   #user(message: UserMessage): SessionUpdate[] {
+    if (message.isReplay && !this.#showPrompts) return [];
     const content = message.message.content;
     const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
     const updates: SessionUpdate[] = [];

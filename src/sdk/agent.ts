@@ -3,7 +3,7 @@
  * folder, with `content` (ACP SessionUpdates), `event` (Copilot-style session events),
  * `lifecycle`, `stdout` and `stderr` events, all projected from one query() stream.
  */
-import { promptMessage } from '../messages/user.ts';
+import { isPromptEcho, promptMessage } from '../messages/user.ts';
 import { EventEmitter } from 'node:events';
 import type { AgentMessage, ResultMessage } from '../messages/types.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
@@ -41,7 +41,7 @@ export class Agent extends EventEmitter {
   #booting?: Promise<Sandbox>;
   #query?: Query;
   #input?: AsyncMessageQueue<PromptMessage>;
-  #acp = new AcpUpdateProjector();
+  #acp = new AcpUpdateProjector({ showPrompts: false });
   #events = new SessionEventProjector();
   #sessionId = '';
   #waiting?: (result: ResultMessage | undefined) => void;
@@ -83,7 +83,6 @@ export class Agent extends EventEmitter {
 
   async #runPrompt(q: Query, prompt: string, timeoutMs: number | undefined, background: boolean): Promise<RunResult> {
     this.#emitLifecycle('run_start');
-    this.#events.userPrompt(prompt);
     const resultArrived = new Promise<ResultMessage | undefined>((resolve) => (this.#waiting = resolve));
     await this.#input!.push(promptMessage(prompt, this.#sessionId));
     let timedOut = false;
@@ -197,12 +196,14 @@ export class Agent extends EventEmitter {
   #ensureQuery(): Query {
     if (this.#query) return this.#query;
     this.#input = new AsyncMessageQueue<PromptMessage>({ highWaterMark: 1024 });
-    this.#acp = new AcpUpdateProjector();
+    // The caller has the prompt: `content` does not repeat it; `event` has it as user.message.
+    this.#acp = new AcpUpdateProjector({ showPrompts: false });
     this.#events = new SessionEventProjector();
     const q = query({
       prompt: this.#input,
       options: {
         ...this.#options,
+        replayUserMessages: true,
         cwd: this.#sandbox!.path,
         stderr: (line) => this.emit('stderr', line.endsWith('\n') ? line : `${line}\n`),
       },
@@ -226,8 +227,11 @@ export class Agent extends EventEmitter {
 
   #dispatch(message: AgentMessage): void {
     if (message.type === 'system' && message.subtype === 'init') this.#sessionId = message.session_id;
-    this.emit('stdout', `${JSON.stringify(message)}\n`);
-    this.emit('message', message);
+    // The prompt echoes feed the projections; the raw stream has them only when asked, as query()'s.
+    if (!isPromptEcho(message) || this.#options.replayUserMessages) {
+      this.emit('stdout', `${JSON.stringify(message)}\n`);
+      this.emit('message', message);
+    }
     for (const update of this.#acp.push(message))
       this.emit('content', { sessionId: this.#sessionId || message.session_id, update });
     for (const event of this.#events.push(message)) this.emit('event', event);

@@ -1,6 +1,6 @@
 /** Payload builders of the Copilot-style session events (kept apart to keep the projector short). */
 import { withoutToolUseErrorTags } from '../messages/notices.ts';
-import type { ResultMessage, SystemInitMessage, ToolResultBlock } from '../messages/types.ts';
+import type { AgentMessage, ResultMessage, SystemInitMessage, ToolResultBlock } from '../messages/types.ts';
 import type { SessionEventDataMap } from './session-events.ts';
 
 export function sessionStartData(init: SystemInitMessage): SessionEventDataMap['session.start'] {
@@ -59,4 +59,15 @@ export function usageEvents(
     };
   });
   return { usage, info: { tokenLimit, currentTokens: contextTokens, messagesLength: messages } };
+}
+
+/**
+ * The tokens of the context after this message: the prompt side of a main-thread assistant
+ * message's usage (input, cache reads and writes); undefined for every other message (a
+ * subagent's, a failed request's). session.usage_info and ACP's usage_update report the last one.
+ */
+export function contextTokensOf(message: AgentMessage): number | undefined {
+  if (message.type !== 'assistant' || message.parent_tool_use_id || message.error) return undefined;
+  const usage = message.message.usage;
+  return usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
 }

@@ -8,10 +8,12 @@
  * - `parentId` chains each event to the last persisted event before it (null for the first).
  * - Events of a subagent carry `data.parentToolCallId` (the Task call it runs under).
  * - Each prompt ends with exactly one `session.idle`, after `abort` or `session.error` if it failed.
+ * - `user.message` is the prompt's echo on the stream (`user` with `isReplay`, after its
+ *   `system/init`), or another user text of the conversation.
  */
 import type { AgentMessage, AssistantMessage, ResultMessage, ToolResultBlock, UserMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
-import { sessionStartData, subagentInfo, toolResultText, usageEvents } from './session-event-data.ts';
+import { contextTokensOf, sessionStartData, subagentInfo, toolResultText, usageEvents } from './session-event-data.ts';
 
 /** Set on the events of a subagent: the Task call it runs under. */
 interface Nested {
@@ -141,6 +143,7 @@ export class SessionEventProjector {
   readonly #newId: () => string;
   #parentId: string | null = null;
   #started = false;
+  /** Prompt echoes seen before the first `system/init` (they follow its session.start). */
   #prompts: string[] = [];
   #pending?: Pending;
   #tools = new Map<string, { name: string; input: Record<string, unknown> }>();
@@ -158,11 +161,6 @@ export class SessionEventProjector {
     this.#newId = options.newId ?? newUuid;
   }
 
-  /** The prompt the next run starts with (the stream itself does not carry it). */
-  userPrompt(text: string): void {
-    this.#prompts.push(text);
-  }
-
   push(message: AgentMessage): SessionEvent[] {
     const out: SessionEvent[] = [];
     const emit: Emit = (type, data) => out.push(this.#event(type, data));
@@ -173,7 +171,7 @@ export class SessionEventProjector {
         if (message.subtype === 'init') {
           if (!this.#started) emit('session.start', sessionStartData(message));
           this.#started = true;
-          for (const text of this.#prompts.splice(0)) emit('user.message', { content: text });
+          for (const text of this.#prompts.splice(0)) this.#userText(text, emit);
         } else if (message.subtype === 'status' && message.status === 'compacting')
           emit('session.compaction_start', {});
         else if (message.subtype === 'compact_boundary') {
@@ -277,10 +275,7 @@ export class SessionEventProjector {
     this.#begin(id, message.parent_tool_use_id, emit);
     const pending = this.#pending!;
     const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
-    const usage = message.message.usage;
-    if (!message.parent_tool_use_id && !message.error)
-      this.#lastContextTokens =
-        usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+    this.#lastContextTokens = contextTokensOf(message) ?? this.#lastContextTokens;
     message.message.content.forEach((block, i) => {
       if (block.type === 'text') pending.content += block.text;
       else if (block.type === 'thinking')
@@ -330,19 +325,24 @@ export class SessionEventProjector {
     const content = message.message.content;
     const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
     if (typeof content === 'string') {
-      if (!message.parent_tool_use_id) this.#userText(content, emit);
+      if (!message.parent_tool_use_id) this.#userText(content, emit, message.isReplay);
       return;
     }
     const text = content
       .filter((b) => b.type === 'text')
       .map((b) => (b as { text: string }).text)
       .join('');
-    if (text && !message.parent_tool_use_id) this.#userText(text, emit);
+    if (text && !message.parent_tool_use_id) this.#userText(text, emit, message.isReplay);
     for (const block of content)
       if (block.type === 'tool_result') this.#toolResult(block, message.tool_use_result, parent, emit);
   }
 
-  #userText(text: string, emit: Emit): void {
+  /** A user message of the conversation; a prompt echo that comes before the first `system/init` waits for its session.start. */
+  #userText(text: string, emit: Emit, echo?: boolean): void {
+    if (echo && !this.#started) {
+      this.#prompts.push(text);
+      return;
+    }
     this.#messages++;
     if (!text.startsWith('[Request interrupted by user')) emit('user.message', { content: text });
   }
@@ -400,12 +400,15 @@ export class SessionEventProjector {
   }
 }
 
-/** Projects a message stream into session events as they come. */
+/**
+ * Projects a message stream into session events as they come. `user.message` comes from the
+ * prompt echoes on the stream: `query()` yields them with `replayUserMessages: true`, the CLI
+ * prints them with `--replay-user-messages`.
+ */
 export async function* toSessionEvents(
   stream: AsyncIterable<AgentMessage>,
-  options: { prompt?: string; now?: () => Date; newId?: () => string } = {},
+  options: { now?: () => Date; newId?: () => string } = {},
 ): AsyncGenerator<SessionEvent> {
   const projector = new SessionEventProjector(options);
-  if (options.prompt !== undefined) projector.userPrompt(options.prompt);
   for await (const message of stream) yield* projector.push(message);
 }

@@ -19,9 +19,9 @@ for (const partial of [false, true]) {
   });
 
   test(`golden: Copilot-style session events (partial messages: ${partial})`, async () => {
-    const { messages, cwd } = await runScripted({ includePartialMessages: partial });
+    // user.message comes from the prompt echoes on the stream.
+    const { messages, cwd } = await runScripted({ includePartialMessages: partial, replayUserMessages: true });
     const projector = new SessionEventProjector();
-    for (const prompt of PROMPTS) projector.userPrompt(prompt);
     const events = messages
       .flatMap((m) => projector.push(m))
       .map(({ id, parentId, timestamp: _, ...rest }) => ({ id, parentId, ...rest }));
