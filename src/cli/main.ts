@@ -4,6 +4,7 @@
  * (also when the reader of stdout went away).
  */
 import { promptMessage } from '../messages/user.ts';
+import { UUID_PATTERN } from '../messages/ids.ts';
 import { killAllGroups } from '../process/run.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
@@ -11,7 +12,9 @@ import { StreamWriter } from '../pipeline/writer.ts';
 import { pipeOutput } from '../pipeline/output.ts';
 import { createOutputFormat, type OutputLine } from '../pipeline/format/index.ts';
 import { priceOf } from '../model/pricing.ts';
-import { openSession, SessionSetupError } from '../session/open.ts';
+import { openSession, SessionSetupError, setupErrorResult } from '../session/open.ts';
+import { DROPS_TURN_REFUSAL } from '../session/resume.ts';
+import type { SessionOptions } from '../session/options.ts';
 import { maxLineFromEnv, readInputMessages } from '../transport/ndjson.ts';
 import { buildProgram, type CliFlags } from './flags.ts';
 import { addServeCommand } from './serve-command.ts';
@@ -45,6 +48,23 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   addWorkerCommand(program, log);
   addAttachCommand(program, log);
   await program.parseAsync(argv);
+}
+
+/**
+ * A `--resume-drops-turn` refusal is the prompt's one result, as Claude Code sends it (an
+ * `error_during_execution` result whose error starts with DROPS_TURN_REFUSAL, sdk.d.ts): the SDK
+ * then maps it to its rewind recovery. Said on stderr too; exit 1.
+ */
+async function refuseResume(message: string, flags: CliFlags, options: SessionOptions): Promise<number> {
+  log(`agentpipe: error: ${message}`);
+  const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 4 });
+  const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, {});
+  const output = pipeOutput(queue, format, new StreamWriter(process.stdout, () => undefined));
+  const resumed = options.resume !== undefined && UUID_PATTERN.test(options.resume) ? options.resume : undefined;
+  await queue.push(setupErrorResult(message, resumed));
+  queue.done();
+  await output;
+  return 1;
 }
 
 /** Exit codes after a signal, as a shell reports them (128 + the signal's number). */
@@ -82,6 +102,9 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
       announceRequests: flags.inputFormat === 'stream-json',
     });
   } catch (error) {
+    if (error instanceof SessionSetupError && error.message.startsWith(DROPS_TURN_REFUSAL)) {
+      return refuseResume(error.message, flags, options);
+    }
     if (error instanceof SessionSetupError) throw new UsageError(error.message);
     throw error;
   }

@@ -116,6 +116,9 @@ async function storedCopy(
   return (await stat(file).catch(() => undefined))?.isFile() ? file : undefined;
 }
 
+/** How a `--resume-drops-turn` refusal's message starts; the SDK tells clients to match on it (sdk.d.ts). */
+export const DROPS_TURN_REFUSAL = 'Resume rejected by --resume-drops-turn:';
+
 /**
  * `--resume-drops-turn`: everything after the `--resume-session-at` message must belong to the
  * turn of prompt `prompt`; otherwise the resume would drop more than the client saw, and is refused.
@@ -133,7 +136,7 @@ function checkDroppedTurn(lines: TranscriptLine[], at: string | undefined, promp
           ? `the prompt ${line.uuid}`
           : `a ${line.type} line of ${owner ? `the turn of ${owner}` : 'no turn'}`;
       throw new ResumeError(
-        `Resume rejected by --resume-drops-turn: after ${at} the transcript holds ${what}, not only the turn of ${prompt}`,
+        `${DROPS_TURN_REFUSAL} after ${at} the transcript holds ${what}, not only the turn of ${prompt}`,
       );
     }
   }

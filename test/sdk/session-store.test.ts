@@ -66,9 +66,19 @@ test('--resume-drops-turn refuses a truncating resume that would drop more than 
     resumeSessionAt: firstAnswer.uuid,
     resumeDropsTurn: '00000000-0000-4000-8000-000000000001',
   });
-  const error = await runPrompts(refused, ['again']).then(
-    () => 'resumed',
-    (e: Error) => e.message,
+  // As Claude Code: the refusal is the prompt's one result (error_during_execution), its error saying so.
+  const seen: SDKMessage[] = [];
+  try {
+    for await (const m of query({ prompt: 'again', options: refused })) seen.push(m);
+  } catch (error) {
+    if (seen.at(-1)?.type !== 'result') throw error;
+  }
+  assert.deepEqual(
+    seen.map((m) => m.type),
+    ['result'],
   );
-  assert.match(error, /Resume rejected by --resume-drops-turn: after /);
+  const refusal = seen[0]!;
+  assert.ok(refusal.type === 'result' && refusal.subtype === 'error_during_execution');
+  assert.match(refusal.errors[0]!, /^Resume rejected by --resume-drops-turn: after /);
+  assert.equal(refusal.session_id, results[0].session_id);
 });
