@@ -260,7 +260,10 @@ export async function startCluster(
       ...options,
       ...(typeof options.script === 'string' ? { script: path.resolve(options.script) } : {}),
     }),
-    stream: options.canUseTool ? { permissionPromptTool: 'stdio' } : {},
+    stream: {
+      ...(options.canUseTool ? { permissionPromptTool: 'stdio' } : {}),
+      ...(options.replayUserMessages ? { replayUserMessages: true } : {}),
+    },
   };
   const startTimeout = options.cluster.startTimeoutMs ?? 30_000;
   try {

@@ -62,7 +62,7 @@ const textOf = (m: Message | undefined): string => {
     .join('');
 };
 
-test('a string prompt on the worker pool: the same typed stream as in-process (deltas included), one result', async () => {
+test('a string prompt on the worker pool: the same typed stream as in-process (deltas and the prompt echo included), one result', async () => {
   const dir = tempDir();
   const turns = [
     { text: 'listing', tool_calls: [{ name: 'Bash', id: 'toolu_ls', input: { command: 'echo listed' } }] },
@@ -73,6 +73,7 @@ test('a string prompt on the worker pool: the same typed stream as in-process (d
     cwd: dir,
     permissionMode: 'bypassPermissions',
     includePartialMessages: true,
+    replayUserMessages: true,
     persistSession: false,
   };
   const local = await collect('list it', { ...base, script: writeScript(dir, turns, 'local.json') });
@@ -94,7 +95,8 @@ test('a string prompt on the worker pool: the same typed stream as in-process (d
   );
   const ids = remote.flatMap((m) => (m.uuid ? [m.uuid] : []));
   assert.equal(new Set(ids).size, ids.length, 'no message twice');
-  const toolResult = remote.find((m) => m.type === 'user');
+  const [echo, toolResult] = remote.filter((m) => m.type === 'user');
+  assert.deepEqual([echo!.isReplay, echo!.message.content], [true, 'list it'], 'the prompt echo');
   assert.match(textOf(toolResult), /listed/);
   // The deltas join to the final text, as in-process.
   const deltas = remote
