@@ -247,7 +247,7 @@ test('resume: a second query on the session goes on with its history, on whichev
   assert.match(unknown[0]!.errors[0], /no session 00000000-0000-4000-8000-000000000000 in Redis/);
 });
 
-test('Redis unreachable, or no worker: one clean error result that says why, within seconds', async () => {
+test('Redis unreachable, a wrong password, or no worker: one clean error result that says why, within seconds', async () => {
   const port = await freePort();
   const said: string[] = [];
   let started = Date.now();
@@ -267,6 +267,15 @@ test('Redis unreachable, or no worker: one clean error result that says why, wit
   );
   assert.ok(!JSON.stringify(unreachable).includes('secret'), 'the password is never shown');
   assert.match(said.join('\n'), /agentpipe: error: cannot connect to Redis/);
+
+  const locked = await startRedis({ password: 'right' });
+  const wrong = await collect('hello', {
+    model: 'scripted',
+    cluster: { redis: `redis://:wrong@127.0.0.1:${locked.port}` },
+  });
+  assert.equal(wrong.length, 1);
+  assert.match(wrong[0]!.errors[0], /authentication failed: wrong password/);
+  assert.ok(!JSON.stringify(wrong).includes(':wrong@'), 'the password is never shown');
 
   const lonely = await startRedis();
   started = Date.now();

@@ -274,3 +274,16 @@ test('serve --redis --ui: the same page through the front end, which also starts
     .waitFor();
   await page.getByTestId('user-message').filter({ hasText: 'hello cluster' }).waitFor();
 });
+
+test('view --redis with Redis unreachable: one clear line, exit 1', async () => {
+  const { freePort } = await import('../cluster/redis-server.ts');
+  const { runCli } = await import('../helpers/cli.ts');
+  const run = await runCli(['view', '--redis', `redis://127.0.0.1:${await freePort()}`], { timeoutMs: 15_000 });
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(
+    run.stderr,
+    /^agentpipe view: error: cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+: connection refused/,
+  );
+  assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+  assert.equal(run.stdout, '', 'no URL');
+});
