@@ -62,7 +62,8 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
     options,
     log,
     maxPayload: maxLineFromEnv(),
-    replayUserMessages: flags.replayUserMessages,
+    // The page shows each prompt from its echo on the stream.
+    replayUserMessages: flags.replayUserMessages || flags.ui === true,
     permissionPromptTool: flags.permissionPromptTool,
   });
   // A generated token is shown once, in the URL (as notebook servers do); a given one never.

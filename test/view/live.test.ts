@@ -41,6 +41,7 @@ test('a prompt from the page starts a scripted session that streams; Stop interr
   await page.getByTestId('user-message').filter({ hasText: 'What is here?' }).waitFor();
   const answer = page.getByTestId('assistant-text').filter({ hasText: 'Streaming works' });
   await answer.waitFor();
+  assert.equal(await page.getByTestId('user-message').count(), 1, 'the prompt shows once, from its echo on the stream');
   const partial = (await answer.textContent())!.trim();
   assert.ok(partial.length < STORY.length, `seen while streaming (${partial.length} of ${STORY.length} characters)`);
   assert.ok(await page.getByTestId('running').isVisible(), 'the header shows the session running');

@@ -1,9 +1,10 @@
 /**
  * Live sessions: the page speaks the plain stream-json protocol of `agentpipe serve` over a
  * WebSocket to the server that served it. A prompt starts a session (the connection) or goes
- * on in it; Stop sends an `interrupt` control request.
+ * on in it, and shows when the server echoes it back; Stop sends an `interrupt` control request.
  */
 import type { AgentMessage } from '../../src/messages/types.ts';
+import { promptMessage } from '../../src/messages/user.ts';
 import type { ViewStore } from './model/store.ts';
 
 export type LiveState = 'idle' | 'connecting' | 'open' | 'closed';
@@ -63,16 +64,10 @@ export class LiveClient {
 
   async prompt(text: string): Promise<void> {
     const ws = this.#ws && this.#ws.readyState === WebSocket.OPEN ? this.#ws : await this.#connect();
-    const message = {
-      type: 'user',
-      message: { role: 'user', content: text },
-      parent_tool_use_id: null,
-      session_id: '',
-    };
-    this.#store.push({ ...message, uuid: crypto.randomUUID?.() ?? String(Date.now()) } as unknown as AgentMessage);
+    // The server echoes the prompt on the stream (serve --ui replays user messages): it is shown from there.
     this.#store.running = true;
     this.#store.changed();
-    ws.send(`${JSON.stringify(message)}\n`);
+    ws.send(`${JSON.stringify(promptMessage(text))}\n`);
   }
 
   interrupt(): void {
