@@ -186,6 +186,20 @@ async function feedSession(
   const live = await o.client.sessions.readLive(id);
   const at = live.findIndex((e) => e.after === last);
   const liveFrom = at > 0 ? live[at - 1]!.id : at === 0 ? '0-0' : await o.client.sessions.lastLiveId(id);
-  for await (const { entry } of o.client.follow(id, '0-0', signal, { fromId: liveFrom }))
-    if (shown(entry.message)) await send(entry.message);
+  // Archived or deleted meanwhile: nothing more will come; the page is told so.
+  const gone = new AbortController();
+  const both = AbortSignal.any([signal, gone.signal]);
+  const watch = setInterval(() => {
+    o.client.sessions.exists(id).then(
+      (there) => !there && gone.abort(),
+      () => undefined,
+    );
+  }, o.intervalMs ?? 2000);
+  try {
+    for await (const { entry } of o.client.follow(id, '0-0', both, { fromId: liveFrom }))
+      if (shown(entry.message)) await send(entry.message);
+  } finally {
+    clearInterval(watch);
+  }
+  if (gone.signal.aborted && ws.readyState === ws.OPEN) ws.close(1000, 'the session was archived or deleted');
 }

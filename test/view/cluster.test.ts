@@ -8,6 +8,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { query, type QueryOptions } from '../../src/index.ts';
+import { SessionLog } from '../../src/cluster/redis.ts';
 import type { PromptMessage } from '../../src/sdk/types.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { startRedis } from '../cluster/redis-server.ts';
@@ -168,8 +169,12 @@ test('view --redis serves the list and each session (its log replayed, then live
   assert.equal(await unknown.closed, 1008);
   const other = feed('/');
   assert.equal(await other.closed, 1008, 'the viewer starts no sessions');
+  // Deleted (or archived) meanwhile: the watch ends, and the page is told why.
+  const log = new SessionLog({ redis: redis.url });
+  await log.delete(sessionId);
+  await log.close();
+  assert.equal(await watch.closed, 1000);
   list.ws.close();
-  watch.ws.close();
 });
 
 test('the page in Chromium: the list, a session opened and followed while a new prompt streams', async (t) => {
