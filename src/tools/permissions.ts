@@ -17,6 +17,7 @@ import {
 import { protectedReason } from './protected-paths.ts';
 import { shellFacts } from './shell/facts.ts';
 import type { Tool } from './types.ts';
+import { isPreapprovedUrl } from './preapproved-hosts.ts';
 
 export { formatRule, isWholeToolRule, parseRules, type PermissionRule } from './permission-rules.ts';
 
@@ -97,7 +98,9 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
         by: isPathScoped(denied, tool.name, input) ? 'path_rule' : 'rule',
       };
     readOnly = await tool.isReadOnly(input);
-    allowed = mine(allow).some((rule) => specifierMatches(rule, input, cwd));
+    allowed =
+      mine(allow).some((rule) => specifierMatches(rule, input, cwd)) ||
+      (tool.name === 'WebFetch' && typeof input.url === 'string' && isPreapprovedUrl(input.url));
   }
   if (mode === 'plan' && !readOnly) {
     return {
