@@ -43,6 +43,8 @@ export interface LoopOutcome {
   requests: number;
   stopReason: string | null;
   terminalReason: TerminalReason;
+  /** A StructuredOutput call gave the prompt's structured output (the run ended after it, as Claude Code ends it). */
+  structuredOutput?: unknown;
 }
 
 /** Per-prompt state shared with subagents. */
@@ -131,6 +133,7 @@ export async function runAgentLoop(
       const results = new Map<string, UserContentBlock>();
       let interruptedByAnswer = false;
       let hookStop: string | undefined;
+      let structuredOutput: unknown;
       /** Runs one call (or says why it did not run) and emits its result as soon as it is there. */
       const runOne = async (use: ToolUseBlock): Promise<void> => {
         if (run.signal.aborted) {
@@ -150,6 +153,7 @@ export async function runAgentLoop(
         }
         const outcome = await runToolCall(ctx, use, run.signal, run);
         if (outcome.stop !== undefined) hookStop ??= outcome.stop;
+        if (outcome.structuredOutput !== undefined) structuredOutput ??= outcome.structuredOutput;
         if (outcome.denied)
           run.denials.push({
             tool_name: use.name,
@@ -173,6 +177,9 @@ export async function runAgentLoop(
       if (hookStop !== undefined)
         return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${hookStop}`]);
       if (run.signal.aborted || interruptedByAnswer) return await stopInterrupted(INTERRUPTED_TOOLS, 'aborted_tools');
+      // As Claude Code: the structured output ends the prompt; its JSON is the result text.
+      if (structuredOutput !== undefined)
+        return { ...end('success', 'completed', [], JSON.stringify(structuredOutput)), structuredOutput };
     }
   } catch (error) {
     if (run.signal.aborted) return await stopInterrupted(INTERRUPTED, 'aborted_streaming');

@@ -1,13 +1,19 @@
 /**
- * Structured output (`--json-schema`, `outputFormat: {type: 'json_schema', schema}`): the final
- * answer must be a JSON value valid against the schema. The JSON is taken from the final text
- * (a bare value, or the first ```json fence). When it does not validate, the model is told what
- * is wrong (a synthetic user message with ajv's errors) and goes again, up to a limit; then the
- * prompt ends with `error_max_structured_output_retries`. ajv is loaded only when a schema is set.
+ * Structured output (`--json-schema`, `outputFormat: {type: 'json_schema', schema}`), two ways:
+ * - As Claude Code: the model calls the `StructuredOutput` tool (its input schema is the schema)
+ *   with the answer. A valid call answers "Structured output provided successfully" and ends the
+ *   prompt right after that turn's calls, the input being `structured_output` and its JSON the
+ *   result text; an invalid one is an error result in Claude Code's words, and the model goes on.
+ * - A model that answers in text instead: the JSON is taken from the final text (a bare value, or
+ *   the first ```json fence). When it does not validate, the model is told what is wrong (a
+ *   synthetic user message with ajv's errors) and goes again, up to a limit; then the prompt ends
+ *   with `error_max_structured_output_retries`.
+ * ajv is loaded only when a schema is set.
  */
 import { userMessage } from '../messages/user.ts';
 import type { MessageParam } from '../messages/types.ts';
 import { compileJsonSchema, type AjvValidate } from '../tools/schema.ts';
+import type { Tool } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
 import { runAgentLoop, type LoopOutcome, type RunState } from './loop.ts';
 
@@ -41,6 +47,30 @@ export async function compileSchema(schema: Record<string, unknown>): Promise<Sc
   return check;
 }
 
+/** The name of Claude Code's structured output tool. */
+export const STRUCTURED_OUTPUT_TOOL = 'StructuredOutput';
+/** Its answer to a valid call (the tool result and `tool_use_result`). */
+const PROVIDED = 'Structured output provided successfully';
+
+/** The `StructuredOutput` tool for `schema`, as Claude Code 2.1.197 defines it (read from its binary). */
+export async function structuredOutputTool(schema: Record<string, unknown>): Promise<Tool> {
+  const validate = await compileJsonSchema(schema);
+  return {
+    name: STRUCTURED_OUTPUT_TOOL,
+    description:
+      'Use this tool to return your final response in the requested structured format. You MUST call this tool exactly once at the end of your response to provide the structured output.',
+    inputSchema: schema,
+    isReadOnly: () => true,
+    async call(input) {
+      if (!validate(input)) {
+        const errors = (validate.errors ?? []).map((e) => `${e.instancePath || 'root'}: ${e.message ?? 'is invalid'}`);
+        return { content: `Output does not match required schema: ${errors.join(', ')}`, isError: true };
+      }
+      return { content: PROVIDED, data: PROVIDED, structuredOutput: input };
+    },
+  };
+}
+
 /** The instruction added to the system prompt. */
 export function schemaInstruction(schema: Record<string, unknown>): string {
   return `When you give your final answer, reply with only a JSON value (no prose, no code fence) that is valid against this JSON Schema:\n${JSON.stringify(schema)}`;
@@ -68,6 +98,27 @@ export async function runWithSchema(
   maxRetries = DEFAULT_STRUCTURED_OUTPUT_RETRIES,
 ): Promise<StructuredOutcome> {
   const check = await compileSchema(schema);
+  // Offered for this run (a schema set by initialize comes after the tools were listed).
+  const offered = !ctx.tools.some((t) => t.name === STRUCTURED_OUTPUT_TOOL);
+  if (offered) ctx.tools.push(await structuredOutputTool(schema));
+  try {
+    return await untilValid(ctx, history, run, check, maxRetries);
+  } finally {
+    if (offered)
+      ctx.tools.splice(
+        ctx.tools.findIndex((t) => t.name === STRUCTURED_OUTPUT_TOOL),
+        1,
+      );
+  }
+}
+
+async function untilValid(
+  ctx: AgentContext,
+  history: MessageParam[],
+  run: RunState,
+  check: SchemaCheck,
+  maxRetries: number,
+): Promise<StructuredOutcome> {
   const maxTurns = ctx.maxTurns;
   let turns = 0;
   let requests = 0;
@@ -76,7 +127,7 @@ export async function runWithSchema(
     turns += outcome.numTurns;
     requests += outcome.requests;
     const totals = { numTurns: turns, requests };
-    if (outcome.subtype !== 'success') return { ...outcome, ...totals };
+    if (outcome.subtype !== 'success' || outcome.structuredOutput !== undefined) return { ...outcome, ...totals };
     const parsed = parseFinalJson(outcome.text);
     const problem = parsed.ok ? check(parsed.value) : parsed.error;
     if (problem === undefined && parsed.ok) return { ...outcome, ...totals, structuredOutput: parsed.value };

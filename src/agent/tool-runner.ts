@@ -31,6 +31,8 @@ export interface ToolOutcome {
   interrupt?: boolean;
   /** A hook answered `continue: false`: end the prompt with this reason. */
   stop?: string;
+  /** The prompt's structured output (a successful StructuredOutput call): the run ends with it. */
+  structuredOutput?: unknown;
 }
 
 export async function runToolCall(
@@ -79,6 +81,7 @@ export async function runToolCall(
     block: { type: 'tool_result', tool_use_id: use.id, content: result.content, is_error: result.isError ?? false },
     data: result.data ?? (result.isError ? errorData(result.content) : undefined),
     ...(result.denied !== undefined ? { denied: { reason: result.denied } } : {}),
+    ...(result.structuredOutput !== undefined && !result.isError ? { structuredOutput: result.structuredOutput } : {}),
   };
   ctx.debug?.('tools', `${tool.name} (${use.id}) ${result.isError ? 'failed' : 'done'} in ${Date.now() - started} ms`);
   await afterToolUse(ctx, tool, use.id, input, result, Date.now() - started, signal, outcome);

@@ -26,6 +26,8 @@ export interface ToolResult {
   data?: unknown;
   /** The tool itself refused the call (a custom tool's `rejected`/`denied`): counted in `result.permission_denials` with this reason. */
   denied?: string;
+  /** The call gave the prompt's structured output (StructuredOutput): the run ends after this turn's calls, with it. */
+  structuredOutput?: unknown;
 }
 
 /** A tool the model can call. */

@@ -95,3 +95,29 @@ test("Edit of an unread file is refused and Edit/Write after a Read answer in Cl
     },
     toolResults,
   ));
+
+test('--json-schema: the model answers through the StructuredOutput tool; an invalid call is an error it can fix, a valid one ends the prompt', () =>
+  same(
+    {
+      replies: [
+        calls(['toolu_bad', 'StructuredOutput', { answer: 'forty-two' }]),
+        calls(['toolu_good', 'StructuredOutput', { answer: 42 }]),
+        answer('never asked'),
+      ],
+      args: [
+        ...STREAM,
+        '--json-schema',
+        JSON.stringify({ type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] }),
+        'answer',
+      ],
+    },
+    (run) => {
+      const result = run.lines.at(-1)!;
+      return {
+        results: toolResults(run),
+        kinds: run.lines.map((l) => (l.type === 'system' ? `system/${l.subtype}` : l.type)),
+        requests: run.requests.length,
+        result: [result.subtype, result.result, result.structured_output, result.num_turns, result.stop_reason],
+      };
+    },
+  ));
