@@ -173,11 +173,13 @@ export class ClusterClient {
   }
 
   /**
-   * `SessionLog.follow` with every delta before the durable message that comes after it: a
-   * blocking XREAD of two streams may be answered with the log's new entries alone (Redis serves
-   * the first stream that got data), and the deltas appended before them in the same script come
-   * in the next read. So before each durable message the live stream is read (XRANGE) for deltas
-   * that precede it and were not given yet; the follow's own copies of them are then skipped.
+   * `SessionLog.follow` in the order the messages were appended, deltas included: a blocking
+   * XREAD of the two streams may be answered with one stream's new entries alone (Redis serves
+   * the stream that got data first), so a durable message can arrive before the deltas appended
+   * ahead of it, or deltas before the durable message they follow. So before a durable message
+   * the deltas that precede it are read (XRANGE of the live stream), and before a delta the
+   * durable messages up to the one it follows (XRANGE of the log); the follow's own copies of
+   * what was given that way are skipped.
    */
   async *follow(
     sessionId: string,
@@ -185,22 +187,41 @@ export class ClusterClient {
     signal: AbortSignal,
     live?: { fromId: string },
   ): AsyncGenerator<FollowedEntry> {
-    let lastLive = live?.fromId ?? '0-0';
+    // The last delta and the last durable message given.
+    const at = { live: live?.fromId ?? '0-0', durable: fromId };
     for await (const item of this.sessions.follow(sessionId, fromId, signal, live)) {
-      if (item.kind === 'live') {
-        if (compareStreamIds(item.entry.id, lastLive) <= 0) continue;
-        lastLive = item.entry.id;
-        yield item;
+      if (item.kind === 'durable') {
+        if (compareStreamIds(item.entry.id, at.durable) > 0) yield* this.#withDeltas(sessionId, item.entry, at, !!live);
         continue;
       }
-      if (live) {
-        for (const delta of await this.#liveBefore(sessionId, lastLive, item.entry.id)) {
-          lastLive = delta.id;
-          yield { kind: 'live', entry: delta };
+      if (compareStreamIds(item.entry.id, at.live) <= 0) continue;
+      if (compareStreamIds(item.entry.after, at.durable) > 0) {
+        for (const entry of await this.sessions.read(sessionId, at.durable)) {
+          if (compareStreamIds(entry.id, item.entry.after) > 0) break;
+          yield* this.#withDeltas(sessionId, entry, at, !!live);
         }
       }
+      if (compareStreamIds(item.entry.id, at.live) <= 0) continue;
+      at.live = item.entry.id;
       yield item;
     }
+  }
+
+  /** A durable entry, after the deltas before it that were not given yet. */
+  async *#withDeltas(
+    sessionId: string,
+    entry: LogEntry,
+    at: { live: string; durable: string },
+    live: boolean,
+  ): AsyncGenerator<FollowedEntry> {
+    if (live) {
+      for (const delta of await this.#liveBefore(sessionId, at.live, entry.id)) {
+        at.live = delta.id;
+        yield { kind: 'live', entry: delta };
+      }
+    }
+    at.durable = entry.id;
+    yield { kind: 'durable', entry };
   }
 
   /** The live entries after `fromId` that precede the durable message `beforeId` (read a page at a time). */

@@ -240,6 +240,24 @@ test('resume: a second query on the session goes on with its history, on whichev
   assert.equal(requests.length, 2, requests.join('\n'));
   assert.match(requests[1]!, /, 3 messages,/, `the resumed request holds the history:\n${requests.join('\n')}`);
 
+  // Resumed again and again at once: each run starts while the last one's job may still be finishing.
+  for (let i = 0; i < 5; i++) {
+    const again = await collect(`and again ${i}?`, {
+      ...options,
+      resume: sessionId,
+      cluster: { ...options.cluster!, startTimeoutMs: 10_000 },
+    });
+    assert.deepEqual(
+      again.map((m) => [m.type, m.result]),
+      [
+        ['system', undefined],
+        ['assistant', undefined],
+        ['result', 'It was 42.'],
+      ],
+      `resume ${i}`,
+    );
+  }
+
   const unknown = await collect('hello', { ...options, resume: '00000000-0000-4000-8000-000000000000' });
   assert.equal(unknown.length, 1);
   assert.equal(unknown[0]!.type, 'result');
