@@ -1,8 +1,47 @@
-/** Ids used on the wire. */
-import { randomBytes, randomUUID } from 'node:crypto';
+/**
+ * Ids used on the wire. The random bytes come from the kernel's CSPRNG (/dev/urandom) through a
+ * pool, as `crypto.randomUUID()` draws from a cached pool of OpenSSL's: loading node:crypto
+ * costs every start-up ~5 ms (about twenty internal modules) for the few ids a short run needs.
+ * A refill (16 KiB: a thousand UUIDs) is three system calls.
+ * Where there is no /dev/urandom (Windows), node:crypto fills the pool.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+
+const pool = Buffer.alloc(16 * 1024);
+let next = pool.length;
+
+function refill(): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync('/dev/urandom', 'r');
+    for (let filled = 0; filled < pool.length;) filled += readSync(fd, pool, filled, pool.length - filled, null);
+  } catch {
+    process.getBuiltinModule('node:crypto').randomFillSync(pool);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  next = 0;
+}
+
+/** `count` (at most the pool's size) fresh random bytes; valid until the next call. */
+function randomBytes(count: number): Buffer {
+  if (next + count > pool.length) refill();
+  const bytes = pool.subarray(next, next + count);
+  next += count;
+  return bytes;
+}
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 /** A fresh RFC 4122 v4 UUID. */
-export const newUuid = (): `${string}-${string}-${string}-${string}-${string}` => randomUUID();
+export function newUuid(): `${string}-${string}-${string}-${string}-${string}` {
+  const b = randomBytes(16);
+  const x = (i: number): string => HEX[b[i]!]!;
+  // Version 4 in the high nibble of byte 6, variant 10xx in the top bits of byte 8.
+  const version = HEX[(b[6]! & 0x0f) | 0x40]!;
+  const variant = HEX[(b[8]! & 0x3f) | 0x80]!;
+  return `${x(0) + x(1) + x(2) + x(3)}-${x(4) + x(5)}-${version + x(7)}-${variant + x(9)}-${x(10) + x(11) + x(12) + x(13) + x(14) + x(15)}`;
+}
 
 /** An id in the style of the Anthropic API (`msg_…`, `toolu_…`). */
 export function newApiId(prefix: 'msg' | 'toolu' | 'req'): string {

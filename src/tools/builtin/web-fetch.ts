@@ -5,7 +5,6 @@
  * on first use), and answers `prompt` about the page with the session's model. Pages are cached
  * for 15 minutes per URL. `tool_use_result` is the SDK's `WebFetchOutput`.
  */
-import { STATUS_CODES } from 'node:http';
 import type { MessageParam, StreamEvent } from '../../messages/types.ts';
 import type { ModelProvider } from '../../model/types.ts';
 import { VERSION } from '../../version.ts';
@@ -23,6 +22,14 @@ const CACHE_TTL_MS = 15 * 60_000;
 const CACHE_MAX_CHARS = 50 * 1024 * 1024;
 const TRUNCATED = '[Content truncated due to length...]';
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The standard reason phrase of an HTTP status. node:http is fetched on first use: importing it
+ * statically costs every run ~20 ms (its ESM facade reads the getters that load undici).
+ */
+function statusText(code: number, unknown = 'Unknown Status'): string {
+  return process.getBuiltinModule('node:http').STATUS_CODES[code] ?? unknown;
+}
 
 /** The SDK's `WebFetchOutput`. */
 export interface WebFetchOutput {
@@ -118,17 +125,12 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
       if (error instanceof FetchError) return toolUseError(error.message);
       throw error;
     }
-    const output = (
-      code: number,
-      result: string,
-      bytes: number,
-      codeText = STATUS_CODES[code] ?? 'Unknown Status',
-    ): ToolResult => {
+    const output = (code: number, result: string, bytes: number, codeText = statusText(code)): ToolResult => {
       const data: WebFetchOutput = { bytes, code, codeText, result, durationMs: Date.now() - started, url: given };
       return { content: result, data };
     };
     if (fetched.type === 'redirect') {
-      const status = `${fetched.code} ${STATUS_CODES[fetched.code] ?? 'Unknown Status'}`;
+      const status = `${fetched.code} ${statusText(fetched.code)}`;
       const result =
         `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${fetched.from}\nRedirect URL: ${fetched.to}\n` +
         `Status: ${status}\n\nTo complete your request, fetch the redirect URL with WebFetch again:\n- url: "${fetched.to}"\n- prompt: "${prompt}"`;
@@ -137,7 +139,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
     if (fetched.type === 'status') {
       // As in Claude Code, an HTTP error status is an answer (with its code), not a failed call.
       const retry = fetched.retryAfter ? `\nRetry-After: ${fetched.retryAfter}` : '';
-      const status = `${fetched.code} ${STATUS_CODES[fetched.code] ?? 'Unknown Status'}`;
+      const status = `${fetched.code} ${statusText(fetched.code)}`;
       const result =
         `The server returned HTTP ${status}.${retry}\n\nThe response body was not retrieved. ` +
         'If this URL requires authentication, use an authenticated tool (e.g. `gh` for GitHub, or an MCP-provided fetch tool) instead of WebFetch.';
@@ -324,7 +326,7 @@ async function pageOf(response: Response, url: URL, maxBytes: number): Promise<P
   return {
     bytes: bytes.length,
     code,
-    codeText: response.statusText || (STATUS_CODES[code] ?? ''),
+    codeText: response.statusText || statusText(code, ''),
     content,
     contentType: type,
     expires: 0,
