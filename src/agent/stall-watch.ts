@@ -15,35 +15,60 @@ export function stallLimits(): { firstMs: number; idleMs: number } {
   return { firstMs: envMs('API_TIMEOUT_MS', 600_000), idleMs: envMs('AGENTPIPE_STREAM_IDLE_TIMEOUT_MS', 90_000) };
 }
 
-/** Yields `source`'s events; a deadline missed aborts `request` and throws a retryable ModelError. */
+/**
+ * Yields `source`'s events; a deadline missed aborts `request` and throws a retryable ModelError.
+ * Only time spent waiting for the source counts, not the time the consumer holds an event.
+ * One timer watches the whole stream: a wait only notes when it began, and the timer, when it
+ * fires, re-arms itself for what is left of the deadline (a timer per event cost a third of
+ * the delta rate).
+ */
 export async function* watchStalls<T>(
   source: AsyncIterable<T>,
   request: AbortController,
-  limits = stallLimits(),
+  limits: { firstMs: number; idleMs: number; now?: () => number } = stallLimits(),
 ): AsyncGenerator<T> {
+  const now = limits.now ?? (() => performance.now());
   const iterator = source[Symbol.asyncIterator]();
   let first = true;
   let stalled = false;
+  /** When the current wait for the source began; undefined while the consumer holds an event. */
+  let waitingSince: number | undefined;
+  /** Ends the current wait as stalled (a fresh promise per wait: a shared one would collect a reaction per race). */
+  let wake: ((value: 'stalled') => void) | undefined;
+  const check = (): void => {
+    const limit = first ? limits.firstMs : limits.idleMs;
+    const quiet = waitingSince === undefined ? 0 : now() - waitingSince;
+    if (quiet >= limit) wake?.('stalled');
+    else timer = setTimeout(check, limit - quiet);
+  };
+  let timer = setTimeout(check, limits.firstMs);
   try {
     for (;;) {
-      const ms = first ? limits.firstMs : limits.idleMs;
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), ms)));
-      const next = await Promise.race([iterator.next(), deadline]).finally(() => clearTimeout(timer));
+      waitingSince = now();
+      const stall = new Promise<'stalled'>((resolve) => (wake = resolve));
+      const next = await Promise.race([iterator.next(), stall]);
+      waitingSince = undefined;
+      wake = undefined;
       if (next === 'stalled') {
         stalled = true;
         const what = first
-          ? `no response within ${ms} ms (API_TIMEOUT_MS)`
-          : `no data for ${ms} ms (AGENTPIPE_STREAM_IDLE_TIMEOUT_MS)`;
+          ? `no response within ${limits.firstMs} ms (API_TIMEOUT_MS)`
+          : `no data for ${limits.idleMs} ms (AGENTPIPE_STREAM_IDLE_TIMEOUT_MS)`;
         const error = new ModelError({ message: `the model stream stalled: ${what}`, kind: 'connection' });
         request.abort(error);
         throw error;
       }
       if (next.done) return;
-      first = false;
+      if (first) {
+        // From the first event on, the (shorter) idle deadline applies.
+        first = false;
+        clearTimeout(timer);
+        timer = setTimeout(check, limits.idleMs);
+      }
       yield next.value;
     }
   } finally {
+    clearTimeout(timer);
     // A stalled provider may not notice the abort at once: do not wait for it to wind down.
     if (stalled) void iterator.return?.()?.catch(() => {});
     else await iterator.return?.();
