@@ -1,12 +1,15 @@
 /**
- * The Anthropic Messages API provider, on the official `@anthropic-ai/sdk` (loaded on the
- * first request, not at startup). Raw SSE events pass through, normalised to `StreamEvent`.
+ * The Anthropic Messages API provider: the request the official `@anthropic-ai/sdk` sends (its
+ * headers and body; `test/model/anthropic.test.ts` holds the two side by side), streamed over
+ * node's HTTP client (`http-stream.ts`). Raw SSE events pass through, normalised to `StreamEvent`.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
 import { apiUsage } from '../messages/usage.ts';
+import { VERSION } from '../version.ts';
+import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
-import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
+import { postForEvents, postJson } from './http-stream.ts';
 import {
   thinkingOf,
   type ModelProvider,
@@ -14,8 +17,6 @@ import {
   type ThinkingConfig,
   type WebSearchRequest,
 } from './types.ts';
-
-type Sdk = typeof import('@anthropic-ai/sdk');
 
 /** Options of `AnthropicProvider`. */
 export interface AnthropicProviderOptions {
@@ -26,41 +27,35 @@ export interface AnthropicProviderOptions {
   defaultHeaders?: Record<string, string>;
 }
 
+/** The API version the official SDK this release was checked against sends. */
+const API_VERSION = '2026-10-21';
+
 /** Streams Claude models through the Anthropic Messages API. */
 export class AnthropicProvider implements ModelProvider {
   readonly specificationVersion = 'v1' as const;
   readonly provider = 'anthropic';
   readonly apiKeySource: ModelProvider['apiKeySource'];
-  readonly #options: AnthropicProviderOptions;
-  #client: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
+  readonly #url: string;
+  readonly #apiKey: string;
+  readonly #headers: Record<string, string>;
 
   constructor(options: AnthropicProviderOptions) {
-    this.#options = { ...options };
     this.apiKeySource = options.apiKeySource;
-  }
-
-  #getClient(): Promise<{ sdk: Sdk; client: Anthropic }> {
-    this.#client ??= import('@anthropic-ai/sdk').then((sdk) => ({
-      sdk,
-      client: new sdk.default({
-        apiKey: this.#options.apiKey,
-        baseURL: this.#options.baseUrl,
-        defaultHeaders: this.#options.defaultHeaders,
-        maxRetries: 0,
-        logLevel: 'off',
-      }),
-    }));
-    return this.#client;
+    const base = options.baseUrl || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com';
+    this.#url = `${base.replace(/\/+$/, '')}/v1/messages`;
+    this.#apiKey = options.apiKey;
+    this.#headers = {
+      'user-agent': `agentpipe/${VERSION}`,
+      'anthropic-version': API_VERSION,
+      authorization: `Bearer ${options.apiKey}`,
+      ...lowerCased(options.defaultHeaders),
+    };
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
     const signal = request.abortSignal;
     signal.throwIfAborted();
-    let sdk: Sdk | undefined;
     try {
-      const loaded = await this.#getClient();
-      sdk = loaded.sdk;
-      signal.throwIfAborted();
       const body: Anthropic.MessageCreateParamsStreaming = {
         model: request.model,
         max_tokens: request.maxTokens,
@@ -78,30 +73,29 @@ export class AnthropicProvider implements ModelProvider {
       const thinking = thinkingOf(request);
       if (thinking) body.thinking = apiThinking(thinking);
       if (request.effort) body.output_config = { effort: request.effort };
-      const headers = request.betas?.length ? { 'anthropic-beta': request.betas.join(',') } : undefined;
-      const stream = await loaded.client.messages.create(body, { signal, headers });
+      const headers = request.betas?.length
+        ? { ...this.#headers, 'anthropic-beta': request.betas.join(',') }
+        : this.#headers;
       const normaliser = new EventNormaliser();
-      for await (const raw of stream) {
-        const event = normaliser.normalise(raw as unknown as RawEvent);
-        if (event) yield event;
+      for await (const { event, data } of postForEvents({ url: this.#url, headers, body, signal })) {
+        if (event === 'ping') continue;
+        const raw = rawEvent(data);
+        if (raw.type === 'error') throw streamError(raw);
+        const normalised = normaliser.normalise(raw);
+        if (normalised) yield normalised;
+        // Whatever follows message_stop is not read: the answer is complete.
+        if (normaliser.stopped) return;
       }
-      // The SDK ends the iteration quietly when the request is aborted.
-      signal.throwIfAborted();
-      if (!normaliser.stopped) {
-        throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
-      }
+      throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
     } catch (error) {
-      throw toModelError(error, signal, sdk, this.#options.apiKey, fromApiError);
+      throw toModelError(error, signal, this.#apiKey, fromApiError);
     }
   }
 
   /** One request with the `web_search_20250305` server tool (WebSearch); its content blocks, as Claude Code reads them. */
   async webSearch(request: WebSearchRequest): Promise<unknown[]> {
     const { signal } = request;
-    let sdk: Sdk | undefined;
     try {
-      const loaded = await this.#getClient();
-      sdk = loaded.sdk;
       const tool: Anthropic.WebSearchTool20250305 = {
         type: 'web_search_20250305',
         name: 'web_search',
@@ -109,20 +103,46 @@ export class AnthropicProvider implements ModelProvider {
         ...(request.allowedDomains?.length ? { allowed_domains: request.allowedDomains } : {}),
         ...(request.blockedDomains?.length ? { blocked_domains: request.blockedDomains } : {}),
       };
-      const answer = await loaded.client.messages.create(
-        {
-          model: request.model,
-          max_tokens: 4096,
-          messages: [{ role: 'user', content: searchPrompt(request.query) }],
-          tools: [tool],
-        },
-        { signal },
-      );
-      return answer.content;
+      const body: Anthropic.MessageCreateParamsNonStreaming = {
+        model: request.model,
+        max_tokens: 4096,
+        messages: [{ role: 'user', content: searchPrompt(request.query) }],
+        tools: [tool],
+      };
+      const answer = await postJson({ url: this.#url, headers: this.#headers, body, signal });
+      const content = typeof answer === 'object' && answer !== null && 'content' in answer ? answer.content : undefined;
+      if (!Array.isArray(content)) {
+        throw new ModelError({ kind: 'server_error', message: 'The web search answer has no content blocks' });
+      }
+      return content as unknown[];
     } catch (error) {
-      throw toModelError(error, signal, sdk, this.#options.apiKey, fromApiError);
+      throw toModelError(error, signal, this.#apiKey, fromApiError);
     }
   }
+}
+
+/** Header names in lower case, so a caller's `Authorization` replaces ours instead of doubling it. */
+function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/** One event's data: an object with a `type`, or the stream is broken. */
+function rawEvent(data: string): RawEvent {
+  const value = JSON.parse(data) as unknown;
+  if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+    throw new ModelError({ kind: 'server_error', message: `Malformed stream event: ${data.slice(0, 200)}` });
+  }
+  return value as RawEvent;
+}
+
+/** An `error` event inside a 200 stream (e.g. overloaded_error mid-response). */
+function streamError(raw: RawEvent): ModelError {
+  const type = typeof raw.error?.type === 'string' ? raw.error.type : undefined;
+  const message = typeof raw.error?.message === 'string' ? raw.error.message : 'the stream reported an error';
+  return new ModelError({
+    kind: (type ? ERROR_TYPES[type] : undefined) ?? 'server_error',
+    message: `API error${type ? ` (${type})` : ''}: ${message}`,
+  });
 }
 
 /** Claude Code's instruction for the search request, and its cap on searches per call. */
@@ -171,6 +191,7 @@ interface RawEvent {
     stop_sequence?: string | null;
   };
   usage?: RawUsage;
+  error?: { type?: unknown; message?: unknown };
 }
 
 interface RawUsage {
@@ -334,22 +355,14 @@ const ERROR_TYPES: Record<string, ModelErrorKind> = {
 };
 
 /** Classifies an Anthropic API error by status, then by the body's error type. */
-const fromApiError: ApiErrorMapper<InstanceType<Sdk['APIError']>> = (error, { redact, retryAfterMs }) => {
-  const typed = error.type ? ERROR_TYPES[error.type] : undefined;
-  const detail = redact(error.apiMessage ?? error.message.replace(/^\d{3} /, ''));
-  if (typeof error.status === 'number') {
-    const retryAfter = retryAfterMs(error.headers);
-    const message = `API error ${error.status}${error.type ? ` (${error.type})` : ''}: ${detail}`;
-    const byStatus = ModelError.fromStatus(error.status, message, retryAfter);
-    // A 4xx/5xx the status alone does not classify well (e.g. 400 billing_error) defers to the body's type.
-    if (typed && (byStatus.kind === 'invalid_request' || byStatus.kind === 'unknown')) {
-      return new ModelError({ kind: typed, status: error.status, message, retryAfterMs: retryAfter });
-    }
-    return byStatus;
+const fromApiError: ApiErrorMapper = (error, { redact, retryAfterMs }) => {
+  const { type, message: detail } = errorBody(error);
+  const typed = type ? ERROR_TYPES[type] : undefined;
+  const message = redact(`API error ${error.status}${type ? ` (${type})` : ''}: ${detail}`);
+  const byStatus = ModelError.fromStatus(error.status, message, retryAfterMs);
+  // A 4xx/5xx the status alone does not classify well (e.g. 400 billing_error) defers to the body's type.
+  if (typed && (byStatus.kind === 'invalid_request' || byStatus.kind === 'unknown')) {
+    return new ModelError({ kind: typed, status: error.status, message, retryAfterMs });
   }
-  // An `error` event inside a 200 stream (e.g. overloaded_error mid-response).
-  return new ModelError({
-    kind: typed ?? 'server_error',
-    message: `API error${error.type ? ` (${error.type})` : ''}: ${detail}`,
-  });
+  return byStatus;
 };

@@ -1,54 +1,39 @@
 /**
- * What both official SDKs (Anthropic's and OpenAI's, generated alike) throw, turned into a
- * `ModelError`, or into the abort reason. Each provider classifies only its own API errors.
+ * What a provider request can fail with (see `http-stream.ts`), turned into a `ModelError`, or
+ * into the abort reason. Each provider classifies only its own API's error bodies.
  * Never leaks the API key: every message goes through `redact`.
  */
 import { ModelError, parseRetryAfter } from './errors.ts';
+import { HttpStatusError } from './http-stream.ts';
 
-/** The error classes both SDKs export. */
-export interface SdkErrorClasses<E extends Error> {
-  APIUserAbortError: new (...args: never[]) => Error;
-  APIConnectionError: new (...args: never[]) => Error & { cause?: unknown };
-  APIError: new (...args: never[]) => E;
-}
-
-/** An API error of the SDK, with the helpers a provider needs to classify it. */
-export type ApiErrorMapper<E> = (
-  error: E,
-  tools: { redact: (text: string) => string; retryAfterMs: (headers: Headers | undefined) => number | undefined },
+/** Classifies one API's error answer (a 4xx/5xx with its body). */
+export type ApiErrorMapper = (
+  error: HttpStatusError,
+  tools: { redact: (text: string) => string; retryAfterMs: number | undefined },
 ) => ModelError;
 
-export function toModelError<E extends Error>(
+export function toModelError(
   error: unknown,
   signal: AbortSignal,
-  sdk: SdkErrorClasses<E> | undefined,
   apiKey: string,
-  fromApiError: ApiErrorMapper<E>,
+  fromApiError: ApiErrorMapper,
 ): unknown {
   if (signal.aborted) return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-  if (ModelError.isInstance(error)) return error;
   const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
-  if (sdk && error instanceof sdk.APIUserAbortError)
-    return new DOMException('This operation was aborted', 'AbortError');
-  if (sdk && error instanceof sdk.APIConnectionError) {
-    return new ModelError({
-      kind: 'connection',
-      message: redact(`Connection error: ${causeMessage(error)}`),
-      cause: error.cause,
-    });
+  if (error instanceof HttpStatusError) {
+    const ms = Number(error.header('retry-after-ms') ?? NaN);
+    const retryAfterMs = Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(error.header('retry-after'));
+    return fromApiError(error, { redact, retryAfterMs });
   }
-  if (sdk && error instanceof sdk.APIError) return fromApiError(error, { redact, retryAfterMs });
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
-    return new ModelError({
-      kind: 'connection',
-      message: redact(`Request timed out or was cut: ${error.message}`),
-      cause: error,
-    });
+  if (ModelError.isInstance(error)) {
+    return error.message.includes(apiKey) && apiKey.length >= 4
+      ? new ModelError({ ...error, message: redact(error.message), cause: error.cause })
+      : error;
   }
-  // The body stream failing mid-response (undici: TypeError 'terminated', socket errors) or broken JSON.
+  // Broken JSON in an event's data.
   if (error instanceof SyntaxError)
     return new ModelError({ kind: 'server_error', message: redact(`Malformed stream data: ${error.message}`) });
-  const message = error instanceof Error ? causeMessage(error) : String(error);
+  const message = error instanceof Error ? error.message || error.name : String(error);
   return new ModelError({
     kind: 'connection',
     message: redact(`Connection error: ${message}`),
@@ -56,19 +41,17 @@ export function toModelError<E extends Error>(
   });
 }
 
-/** `retry-after-ms`, else `retry-after`, in milliseconds. */
-function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
-  return Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(headers?.get('retry-after'));
-}
-
-/** The messages of an error and its causes: "fetch failed: connect ECONNREFUSED 127.0.0.1:1". */
-function causeMessage(error: Error): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current instanceof Error && depth < 5; depth++, current = current.cause) {
-    const message = current.message.replace(/\.$/, '');
-    if (message !== '' && message !== 'Connection error' && !parts.includes(message)) parts.push(message);
-  }
-  return parts.join(': ') || error.name;
+/** `{ "error": { "type": ..., "message": ... } }` (both APIs), or the bare body text. */
+export function errorBody(error: HttpStatusError): { type?: string; code?: string; message: string } {
+  const body = error.body;
+  const inner =
+    typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'object' && body.error
+      ? (body.error as Record<string, unknown>)
+      : undefined;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  return {
+    type: text(inner?.type),
+    code: text(inner?.code),
+    message: text(inner?.message) ?? (error.message.replace(/^\d{3} ?/, '') || `status ${error.status}`),
+  };
 }

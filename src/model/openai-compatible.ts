@@ -1,8 +1,8 @@
 /**
  * A provider for any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM,
- * llama.cpp, LM Studio, OpenRouter…), on the official `openai` package (loaded on the first
- * request). Our Anthropic-shaped history is converted to chat messages, and the streamed
- * chunks are translated into Anthropic-style `StreamEvent`s.
+ * llama.cpp, LM Studio, OpenRouter…): the request the official `openai` package sends, streamed
+ * over node's HTTP client (`http-stream.ts`). Our Anthropic-shaped history is converted to chat
+ * messages, and the streamed chunks are translated into Anthropic-style `StreamEvent`s.
  */
 import type OpenAI from 'openai';
 import type {
@@ -13,12 +13,14 @@ import type {
   TextBlock,
   ImageBlock,
 } from '../messages/types.ts';
+import { newUuid } from '../messages/ids.ts';
 import { apiUsage } from '../messages/usage.ts';
+import { VERSION } from '../version.ts';
+import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError } from './errors.ts';
-import { toModelError, type ApiErrorMapper } from './sdk-errors.ts';
+import { postForEvents } from './http-stream.ts';
 import { thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
 
-type Sdk = typeof import('openai');
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type ContentPart = OpenAI.Chat.ChatCompletionContentPart;
 
@@ -37,44 +39,27 @@ export class OpenAICompatibleProvider implements ModelProvider {
   readonly specificationVersion = 'v1' as const;
   readonly provider = 'openai-compatible';
   readonly apiKeySource: ModelProvider['apiKeySource'];
-  readonly #options: OpenAICompatibleProviderOptions;
-  #client: Promise<{ sdk: Sdk; client: OpenAI }> | undefined;
+  readonly #url: string;
+  readonly #apiKey: string;
+  readonly #headers: Record<string, string>;
 
   constructor(options: OpenAICompatibleProviderOptions) {
-    this.#options = { ...options };
     this.apiKeySource = options.apiKeySource;
-  }
-
-  #getClient(): Promise<{ sdk: Sdk; client: OpenAI }> {
-    this.#client ??= import('openai').then((sdk) => ({
-      sdk,
-      client: new sdk.default({
-        apiKey: this.#options.apiKey || 'not-needed',
-        baseURL: this.#options.baseUrl,
-        defaultHeaders: this.#options.defaultHeaders,
-        // Keep the environment's OpenAI account headers away from arbitrary compatible servers.
-        organization: null,
-        project: null,
-        maxRetries: 0,
-        logLevel: 'off',
-      }),
-    }));
-    return this.#client;
+    const base = options.baseUrl || process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
+    this.#url = `${base.replace(/\/+$/, '')}/chat/completions`;
+    this.#apiKey = options.apiKey ?? '';
+    // The environment's OpenAI account headers (organization, project) are not sent to arbitrary compatible servers.
+    this.#headers = {
+      'user-agent': `agentpipe/${VERSION}`,
+      authorization: `Bearer ${options.apiKey || 'not-needed'}`,
+      ...Object.fromEntries(Object.entries(options.defaultHeaders ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    };
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
     const signal = request.abortSignal;
     signal.throwIfAborted();
-    let sdk: Sdk | undefined;
-    // The openai SDK leaves one 'abort' listener per request on the signal it is given; give it
-    // a per-request signal so an agent loop reusing one signal over many turns does not leak.
-    const local = new AbortController();
-    const forward = (): void => local.abort(signal.reason);
-    signal.addEventListener('abort', forward, { once: true });
     try {
-      const loaded = await this.#getClient();
-      sdk = loaded.sdk;
-      signal.throwIfAborted();
       const body: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
         model: request.model,
         messages: toChatMessages(request.system, request.messages),
@@ -96,21 +81,35 @@ export class OpenAICompatibleProvider implements ModelProvider {
         const budget = thinking.budgetTokens;
         body.reasoning_effort = budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';
       }
-      const stream = await loaded.client.chat.completions.create(body, { signal: local.signal });
       const translator = new ChunkTranslator(request.model);
-      for await (const chunk of stream) yield* translator.translate(chunk);
-      // The SDK ends the iteration quietly when the request is aborted.
-      signal.throwIfAborted();
+      for await (const { data } of postForEvents({ url: this.#url, headers: this.#headers, body, signal })) {
+        if (data === '[DONE]') break;
+        yield* translator.translate(chunkOf(data));
+      }
       if (!translator.finished) {
         throw new ModelError({ kind: 'connection', message: 'The response stream ended before a finish_reason' });
       }
       yield* translator.finish();
     } catch (error) {
-      throw toModelError(error, signal, sdk, this.#options.apiKey ?? '', fromApiError);
-    } finally {
-      signal.removeEventListener('abort', forward);
+      throw toModelError(error, signal, this.#apiKey, fromApiError);
     }
   }
+}
+
+/** One chunk's data: a chat-completion chunk, or an `error` object the server sent inside the stream. */
+function chunkOf(data: string): OpenAI.Chat.ChatCompletionChunk {
+  const value = JSON.parse(data) as unknown;
+  if (typeof value !== 'object' || value === null) {
+    throw new ModelError({ kind: 'server_error', message: `Malformed stream chunk: ${data.slice(0, 200)}` });
+  }
+  if ('error' in value && typeof value.error === 'object' && value.error !== null) {
+    const error = value.error as { message?: unknown; code?: unknown; type?: unknown };
+    const code = [error.code, error.type].filter((part) => typeof part === 'string').join(' ');
+    const kind = /rate_limit/.test(code) ? 'rate_limit' : /overload/.test(code) ? 'overloaded' : 'server_error';
+    const message = typeof error.message === 'string' ? error.message : 'the stream reported an error';
+    throw new ModelError({ kind, message: `API error in stream: ${message}` });
+  }
+  return value as OpenAI.Chat.ChatCompletionChunk;
 }
 
 /** Our Anthropic-shaped history → chat messages. */
@@ -203,7 +202,7 @@ class ChunkTranslator {
       yield {
         type: 'message_start',
         message: {
-          id: chunk.id || `msg_${crypto.randomUUID().replaceAll('-', '')}`,
+          id: chunk.id || `msg_${newUuid().replaceAll('-', '')}`,
           type: 'message',
           role: 'assistant',
           model: chunk.model || this.#model,
@@ -246,7 +245,7 @@ class ChunkTranslator {
       const continues =
         open?.kind === 'tool' && (call.id ? call.id === open.id : call.index === undefined || call.index === open.key);
       if (!continues) {
-        const id = call.id || `call_${crypto.randomUUID().replaceAll('-', '')}`;
+        const id = call.id || `call_${newUuid().replaceAll('-', '')}`;
         this.#sawTool = true;
         yield* this.#start(
           { kind: 'tool', id, key: call.index },
@@ -315,23 +314,11 @@ class ChunkTranslator {
   }
 }
 
-/** Classifies an OpenAI-compatible API error: by status, or by the code of an error inside a stream. */
-const fromApiError: ApiErrorMapper<InstanceType<Sdk['APIError']>> = (error, { redact, retryAfterMs }) => {
-  if (typeof error.status === 'number') {
-    const retryAfter = retryAfterMs(error.headers);
-    const modelMissing = error.status === 404 || error.code === 'model_not_found';
-    const base = ModelError.fromStatus(error.status, redact(`API error ${error.message}`), retryAfter);
-    return modelMissing
-      ? new ModelError({
-          kind: 'model_not_found',
-          status: error.status,
-          message: base.message,
-          retryAfterMs: retryAfter,
-        })
-      : base;
-  }
-  // An `error` object inside a 200 stream.
-  const code = `${error.code ?? ''} ${error.type ?? ''}`;
-  const kind = /rate_limit/.test(code) ? 'rate_limit' : /overload/.test(code) ? 'overloaded' : 'server_error';
-  return new ModelError({ kind, message: redact(`API error in stream: ${error.message}`) });
+/** Classifies an OpenAI-compatible API error by status (a missing model also by its code). */
+const fromApiError: ApiErrorMapper = (error, { redact, retryAfterMs }) => {
+  const { code, message } = errorBody(error);
+  const base = ModelError.fromStatus(error.status, redact(`API error ${error.status} ${message}`), retryAfterMs);
+  return error.status === 404 || code === 'model_not_found'
+    ? new ModelError({ kind: 'model_not_found', status: error.status, message: base.message, retryAfterMs })
+    : base;
 };

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import type Anthropic from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
 import { AnthropicProvider } from '../../src/model/anthropic.ts';
 import { ModelError } from '../../src/model/errors.ts';
@@ -331,4 +332,54 @@ test('unreachable server → connection error', async () => {
     5000,
     'the refused connection',
   );
+});
+
+test('the request is the one the official @anthropic-ai/sdk sends: path, body and the headers the API reads', async () => {
+  const { default: Anthropic } = await import('@anthropic-ai/sdk');
+  const frames = anthropicStream(
+    [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'ok' }])],
+    'end_turn',
+  );
+  await withServer({ kind: 'sse', frames }, async (server) => {
+    const tools = [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: {} } }];
+    const betas = ['context-1m-2025-08-07', 'interleaved-thinking-2025-05-14'];
+    const messages: ModelRequest['messages'] = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Hello', citations: null }] },
+      { role: 'user', content: [{ type: 'text', text: 'Read a file' }] },
+    ];
+    await collect(
+      provider(server).stream(
+        request({ messages, tools, betas, thinking: { type: 'enabled', budgetTokens: 2048 }, effort: 'high' }),
+      ),
+    );
+    const sdk = new Anthropic({ apiKey: KEY, baseURL: server.url, defaultHeaders: { 'x-test': 'yes' }, maxRetries: 0 });
+    const stream = await sdk.messages.create(
+      {
+        model: 'claude-sonnet-4-6',
+        max_tokens: 1024,
+        messages: messages as Anthropic.MessageParam[],
+        stream: true,
+        system: 'Be brief.',
+        tools: tools as Anthropic.Tool[],
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        output_config: { effort: 'high' },
+      },
+      { headers: { 'anthropic-beta': betas.join(',') } },
+    );
+    for await (const event of stream) void event;
+    const [ours, theirs] = server.requests;
+    assert.equal(ours.method, theirs.method);
+    assert.equal(ours.path, theirs.path);
+    assert.deepEqual(ours.body, theirs.body);
+    for (const header of [
+      'authorization',
+      'x-api-key',
+      'anthropic-version',
+      'anthropic-beta',
+      'content-type',
+      'x-test',
+    ])
+      assert.equal(ours.headers[header], theirs.headers[header], header);
+  });
 });

@@ -368,3 +368,43 @@ test('one signal reused over many requests collects no abort listeners', async (
     assert.equal(getEventListeners(signal, 'abort').length, 0);
   });
 });
+
+test('the request is the one the official openai package sends: path, body and the headers the API reads', async () => {
+  const { default: OpenAI } = await import('openai');
+  const frames = [openaiChunk({ role: 'assistant', content: 'ok' }, 'stop'), OPENAI_DONE];
+  await withServer({ kind: 'sse', frames }, async (server) => {
+    const tools = [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: {} } }];
+    await collect(provider(server).stream(request({ tools, effort: 'low' })));
+    const sdk = new OpenAI({
+      apiKey: KEY,
+      baseURL: `${server.url}/v1`,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+    });
+    const stream = await sdk.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 1024,
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'Read', description: 'Reads a file', parameters: tools[0]!.input_schema },
+        },
+      ],
+      reasoning_effort: 'low',
+    });
+    for await (const chunk of stream) void chunk;
+    const [ours, theirs] = server.requests;
+    assert.equal(ours.method, theirs.method);
+    assert.equal(ours.path, theirs.path);
+    assert.deepEqual(ours.body, theirs.body);
+    for (const header of ['authorization', 'content-type', 'openai-organization', 'openai-project'])
+      assert.equal(ours.headers[header], theirs.headers[header], header);
+  });
+});

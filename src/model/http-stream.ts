@@ -1,0 +1,177 @@
+/**
+ * The HTTP transport of the real providers: one JSON POST over node:http(s), its streamed answer
+ * read as server-sent events (`eventsource-parser`). Not fetch: undici, behind fetch, costs a
+ * provider run ~20 ms to load and the official SDKs' web streams cost a third of the delta rate;
+ * node's own client streams the same bytes with neither. Keep-alive sockets are reused between
+ * turns (node's default agents), and an aborted signal destroys the request at once.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { ModelError } from './errors.ts';
+
+/** One POST of a JSON body. */
+export interface JsonPost {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  signal: AbortSignal;
+}
+
+/** A response with a status of 400 or more, with its body (parsed when it is JSON). */
+export class HttpStatusError extends Error {
+  override name = 'HttpStatusError';
+  readonly status: number;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: unknown;
+  constructor(status: number, headers: IncomingMessage['headers'], body: unknown, text: string) {
+    super(`${status} ${text}`.trim());
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+  }
+
+  /** A header's value (the first, when repeated). */
+  header(name: string): string | undefined {
+    const value = this.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  }
+}
+
+/** Error bodies are read up to this size (a misconfigured server may answer with a page). */
+const MAX_ERROR_BODY = 64 * 1024;
+/** A non-streaming answer (e.g. a web search) is read up to this size. */
+const MAX_JSON_BODY = 32 * 1024 * 1024;
+
+/** POSTs `request` and yields the answer's server-sent events until the server ends it. */
+export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSourceMessage> {
+  const { response, detach } = await post(request, 'text/event-stream');
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  response.setEncoding('utf8');
+  try {
+    for await (const chunk of response as AsyncIterable<string>) {
+      parser.feed(chunk);
+      // Drained one by one: the next chunk is read only when the consumer has taken these.
+      for (let i = 0; i < events.length; i++) yield events[i]!;
+      events.length = 0;
+    }
+  } catch (error) {
+    throw cutError(error, request.signal);
+  } finally {
+    detach();
+    response.destroy();
+  }
+  request.signal.throwIfAborted();
+}
+
+/** POSTs `request` and returns the parsed JSON answer. */
+export async function postJson(request: JsonPost): Promise<unknown> {
+  const { response, detach } = await post(request, 'application/json');
+  try {
+    const text = await readText(response, MAX_JSON_BODY);
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw error instanceof SyntaxError ? error : cutError(error, request.signal);
+  } finally {
+    detach();
+    response.destroy();
+  }
+}
+
+/** A 2xx response, and the call that stops it following the request's signal. */
+interface Answer {
+  response: IncomingMessage;
+  detach: () => void;
+}
+
+/** Sends the request; resolves with a 2xx response, rejects with HttpStatusError, ModelError or the abort reason. */
+function post(request: JsonPost, accept: string): Promise<Answer> {
+  const { signal } = request;
+  signal.throwIfAborted();
+  const url = new URL(request.url);
+  const secure = url.protocol === 'https:';
+  if (!secure && url.protocol !== 'http:') {
+    throw new ModelError({ kind: 'invalid_request', message: `Unsupported URL protocol: ${url.protocol}` });
+  }
+  const payload = Buffer.from(JSON.stringify(request.body));
+  const headers: OutgoingHttpHeaders = {
+    accept,
+    'content-type': 'application/json',
+    'content-length': payload.length,
+    ...request.headers,
+  };
+  const { request: send } = process.getBuiltinModule(secure ? 'node:https' : 'node:http');
+  return new Promise<Answer>((resolve, reject) => {
+    const onAbort = (): void => {
+      req.destroy();
+      reject(abortReason(signal));
+    };
+    const settle = (): void => signal.removeEventListener('abort', onAbort);
+    const req = send(url, { method: 'POST', headers }, (response) => {
+      const status = response.statusCode ?? 0;
+      if (status >= 200 && status < 300) {
+        // From here the reader owns the abort: destroying the response ends its iteration.
+        settle();
+        const stop = (): void => void response.destroy();
+        signal.addEventListener('abort', stop, { once: true });
+        resolve({ response, detach: () => signal.removeEventListener('abort', stop) });
+        return;
+      }
+      readText(response, MAX_ERROR_BODY).then(
+        (text) => {
+          settle();
+          reject(new HttpStatusError(status, response.headers, parseJson(text), text));
+        },
+        (error: unknown) => {
+          settle();
+          reject(cutError(error, signal));
+        },
+      );
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (error) => {
+      settle();
+      reject(signal.aborted ? abortReason(signal) : connectionError(error));
+    });
+    req.end(payload);
+  });
+}
+
+/** The body as text, cut at `max` characters. */
+async function readText(response: IncomingMessage, max: number): Promise<string> {
+  response.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of response as AsyncIterable<string>) {
+    text += chunk;
+    if (text.length > max) return text.slice(0, max);
+  }
+  return text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** A failure while the answer was being read: the abort reason, or a cut connection. */
+function cutError(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return abortReason(signal);
+  return ModelError.isInstance(error) ? error : connectionError(error);
+}
+
+/** "Connection error: connect ECONNREFUSED 127.0.0.1:1", "Connection error: aborted". */
+function connectionError(error: unknown): ModelError {
+  const detail = error instanceof Error ? error.message || (error as NodeJS.ErrnoException).code || error.name : '';
+  return new ModelError({
+    kind: 'connection',
+    message: `Connection error: ${detail || String(error)}`,
+    cause: error instanceof Error ? error : undefined,
+  });
+}
