@@ -121,3 +121,20 @@ test('--json-schema: the model answers through the StructuredOutput tool; an inv
       };
     },
   ));
+
+test('Bash: stderr in stdout, no exit code field; a failure is "Exit code N" then the output, its tool_use_result "Error: …"', () =>
+  same(
+    {
+      replies: [
+        calls(
+          ['toolu_ok', 'Bash', { command: 'echo out; echo err >&2' }],
+          ['toolu_quiet', 'Bash', { command: 'true' }],
+          ['toolu_fail', 'Bash', { command: 'echo partial; exit 3' }],
+          ['toolu_silent_fail', 'Bash', { command: 'exit 4' }],
+        ),
+        answer('ran'),
+      ],
+      args: [...STREAM, '--permission-mode', 'bypassPermissions', 'run'],
+    },
+    toolResults,
+  ));

@@ -61,7 +61,7 @@ test('Bash caps output with a notice and reports exit codes', async () => {
   assert.match(String(big.content), /\[output truncated: 10000 more characters not shown\]$/);
   const failed = await bashTool.call({ command: 'echo oops >&2; exit 3' }, ctx());
   assert.equal(failed.isError, true);
-  assert.equal(failed.content, 'oops\nExit code 3');
+  assert.equal(failed.content, 'Exit code 3\noops');
 });
 
 test('Bash timeout and abort kill the whole process group', async () => {

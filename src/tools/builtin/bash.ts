@@ -61,20 +61,21 @@ export const bashTool: Tool = {
     const reason = run.stopped === 'aborted' ? 'interrupted' : run.stopped;
     const out = capped(run.stdout, run.dropped.stdout);
     const err = capped(run.stderr, run.dropped.stderr);
+    const body = [out, err].filter(Boolean).join('\n');
+    // As Claude Code 2.1: stderr comes in stdout (it runs commands with the two merged), and the
+    // SDK's BashOutput has no exit code; a failed command's result is "Exit code N" then its output.
     const data = {
-      stdout: out,
-      stderr: err,
+      stdout: body,
+      stderr: '',
       interrupted: reason !== undefined,
       isImage: false,
       noOutputExpected: false,
-      exitCode: exit.code,
     };
-    if (exit.error) return { content: `Failed to run bash: ${exit.error.message}`, isError: true, data };
-    const body = [out, err].filter(Boolean).join('\n');
+    if (exit.error) return { content: `Failed to run bash: ${exit.error.message}`, isError: true };
     if (reason === 'timeout')
       return { content: `${body}\nCommand timed out after ${timeout} ms and was killed`.trim(), isError: true, data };
     if (reason === 'interrupted') return { content: `${body}\nCommand was interrupted`.trim(), isError: true, data };
-    if (exit.code !== 0) return { content: `${body}\nExit code ${exit.code ?? 'unknown'}`.trim(), isError: true, data };
-    return { content: body || '(no output)', data };
+    if (exit.code !== 0) return { content: `Exit code ${exit.code ?? 'unknown'}\n${body}`.trim(), isError: true };
+    return { content: body || '(Bash completed with no output)', data };
   },
 };
