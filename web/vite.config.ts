@@ -17,7 +17,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'node:path': here('src/shims/path.ts'),
-      'node:crypto': here('src/shims/crypto.ts'),
+      'node:fs': here('src/shims/fs.ts'),
     },
   },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
