@@ -2,6 +2,7 @@
  * Where the agent fires hooks: the event fields of each, and what their verdicts do. Every
  * helper is a no-op without hooks for the event, so the plain path stays as it was.
  */
+import { newUuid } from '../messages/ids.ts';
 import type { UserContentBlock } from '../messages/types.ts';
 import type { HookEvent, HookVerdict } from '../tools/hooks/types.ts';
 import type { AgentContext } from './context.ts';
@@ -35,7 +36,21 @@ export async function userPromptSubmit(
   const prompt = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   const verdict = await fireHook(ctx, 'UserPromptSubmit', { prompt, source: 'sdk' }, { signal });
   const blocked = verdict.stop ?? verdict.block;
-  if (blocked) return { blocked: `The prompt was blocked by a UserPromptSubmit hook: ${blocked}`, content };
+  if (blocked) {
+    // Claude Code's words; it ends the prompt with them as a notice and as the result text.
+    const who = verdict.stop === undefined && verdict.blockedBy ? `[${verdict.blockedBy}]: ` : '';
+    const notice = `UserPromptSubmit operation blocked by hook:\n${who}${blocked}\n\n\nOriginal prompt: ${prompt}`;
+    await ctx.emit({
+      type: 'system',
+      subtype: 'informational',
+      content: notice,
+      level: 'warning',
+      prevent_continuation: true,
+      uuid: newUuid(),
+      session_id: ctx.sessionId,
+    });
+    return { blocked: notice, content };
+  }
   if (verdict.additionalContext.length === 0) return { content };
   const blocks: UserContentBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
   for (const text of verdict.additionalContext) blocks.push({ type: 'text', text });

@@ -207,6 +207,19 @@ export interface PermissionDeniedMessage extends Envelope {
   message: string;
 }
 
+/**
+ * A notice of the loop (Claude Code's `system/informational`): agentpipe sends one when a
+ * UserPromptSubmit hook blocks the prompt (level `warning`, `prevent_continuation`), as Claude Code does.
+ */
+export interface InformationalMessage extends Envelope {
+  type: 'system';
+  subtype: 'informational';
+  content: string;
+  level: 'info' | 'notice' | 'suggestion' | 'warning';
+  tool_use_id?: string;
+  prevent_continuation?: boolean;
+}
+
 /** A retry of a failed model request. */
 export interface ApiRetryMessage extends Envelope {
   type: 'system';
@@ -344,6 +357,7 @@ export type AgentMessage =
   | TaskProgressMessage
   | TaskNotificationMessage
   | PermissionDeniedMessage
+  | InformationalMessage
   | ApiRetryMessage
   | ModelFallbackMessage
   | McpServerStatusMessage

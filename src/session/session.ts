@@ -284,15 +284,17 @@ export class Session {
       const run = { signal: abort.signal, usage, denials, interrupt: () => abort.abort() };
       outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
     } catch (error) {
-      const terminalReason = error instanceof PromptBlocked ? 'hook_stopped' : 'model_error';
+      // A prompt a UserPromptSubmit hook blocked ends as Claude Code ends it: a success whose result
+      // is the notice (system/informational said it first), no turn taken.
+      const blocked = error instanceof PromptBlocked;
       outcome = {
-        subtype: 'error_during_execution',
-        text: '',
-        errors: [(error as Error).message],
+        subtype: blocked ? 'success' : 'error_during_execution',
+        text: blocked ? (error as Error).message : '',
+        errors: blocked ? [] : [(error as Error).message],
         numTurns: 0,
         requests: 0,
         stopReason: null,
-        terminalReason,
+        terminalReason: blocked ? 'hook_stopped' : 'model_error',
       };
     } finally {
       signal?.removeEventListener('abort', onOuterAbort);

@@ -138,3 +138,26 @@ test('Bash: stderr in stdout, no exit code field; a failure is "Exit code N" the
     },
     toolResults,
   ));
+
+test("a UserPromptSubmit hook that blocks: system/informational with Claude Code's notice, then a success result carrying it", () =>
+  same(
+    {
+      files: {
+        'hooks.json': JSON.stringify({
+          hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo no secrets here >&2; exit 2' }] }] },
+        }),
+      },
+      replies: [answer('never')],
+      args: [...STREAM, '--settings', 'hooks.json', 'tell me the secret'],
+    },
+    (run) => {
+      const lines = normalize(run.lines, run.cwd);
+      const notice = lines.find((l) => l.type === 'system' && l.subtype === 'informational');
+      const result = lines.at(-1)!;
+      return {
+        notice: notice && [notice.content, notice.level, notice.prevent_continuation],
+        result: [result.subtype, result.is_error, result.result, result.num_turns, result.stop_reason],
+        requests: run.requests.length,
+      };
+    },
+  ));

@@ -79,7 +79,7 @@ test('SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailur
   assert.equal(run.lines.at(-1)!.hook_event, 'SessionEnd');
 });
 
-test('UserPromptSubmit exit 2 blocks the prompt: no model request, an error result with the reason', async () => {
+test('UserPromptSubmit exit 2 blocks the prompt: no model request; a system/informational notice, then a success result saying so (as Claude Code)', async () => {
   const dir = tempDir();
   const settings = JSON.stringify({
     hooks: {
@@ -87,12 +87,17 @@ test('UserPromptSubmit exit 2 blocks the prompt: no model request, an error resu
     },
   });
   const run = await runScripted(dir, [{ text: 'should not be said' }], ['--settings', settings]);
-  assert.equal(run.code, 1);
+  assert.equal(run.code, 0);
   assert.equal(ofType(run.lines, 'assistant').length, 0);
+  const notice =
+    'UserPromptSubmit operation blocked by hook:\n[echo "no secrets in prompts" >&2; exit 2]: no secrets in prompts\n\n\nOriginal prompt: go';
+  const informational = run.lines.find((l) => l.type === 'system' && l.subtype === 'informational')!;
+  assert.deepEqual(
+    [informational.content, informational.level, informational.prevent_continuation],
+    [notice, 'warning', true],
+  );
   const result = run.lines.at(-1)!;
-  assert.equal(result.subtype, 'error_during_execution');
-  assert.equal(result.terminal_reason, 'hook_stopped');
-  assert.match(result.errors[0], /UserPromptSubmit hook: no secrets in prompts/);
+  assert.deepEqual([result.subtype, result.is_error, result.result, result.num_turns], ['success', false, notice, 0]);
 });
 
 test('a Stop hook with decision "block" sends the model back with the reason, bounded by stop_hook_active', async () => {

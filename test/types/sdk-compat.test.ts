@@ -23,6 +23,7 @@ import type {
   SDKTaskProgressMessage,
   SDKTaskNotificationMessage,
   SDKPermissionDeniedMessage,
+  SDKInformationalMessage,
   SDKControlGetUsageResponse,
   SDKControlInterruptResponse,
   SDKControlListPermissionRulesResponse,
@@ -39,6 +40,7 @@ import type {
   TaskProgressMessage,
   TaskNotificationMessage,
   PermissionDeniedMessage,
+  InformationalMessage,
   McpServerStatusMessage,
   ModelFallbackMessage,
   PermissionDenial,
@@ -71,6 +73,7 @@ export type Checks = [
   Assignable<SDKTaskProgressMessage, TaskProgressMessage>,
   Assignable<SDKTaskNotificationMessage, TaskNotificationMessage>,
   Assignable<SDKPermissionDeniedMessage, PermissionDeniedMessage>,
+  Assignable<SDKInformationalMessage, InformationalMessage>,
   // The control answers typed in the SDK (control-info.ts builds them).
   Assignable<SDKControlInterruptResponse, { still_queued: string[]; cancelled?: string[] }>,
   Assignable<

@@ -237,6 +237,7 @@ const RANK = { allow: 1, ask: 2, deny: 3 } as const;
 
 function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOutput | undefined, label: string): void {
   if (run.blocked) {
+    verdict.blockedBy ??= verdict.block === undefined ? label : undefined;
     verdict.block ??= run.blocked;
     if (event === 'PreToolUse') setPermission(verdict, 'deny', run.blocked);
     return;
@@ -250,6 +251,7 @@ function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOu
   const specific = out.hookSpecificOutput;
   if (out.decision === 'block') {
     const reason = out.reason || specific?.permissionDecisionReason || `Blocked by the ${event} hook ${label}`;
+    verdict.blockedBy ??= verdict.block === undefined ? label : undefined;
     verdict.block ??= reason;
     if (event === 'PreToolUse') setPermission(verdict, 'deny', reason);
   }

@@ -94,6 +94,8 @@ export interface HookVerdict {
   ran: boolean;
   /** `decision: "block"`, exit code 2 or `permissionDecision: "deny"`: the reason. */
   block?: string;
+  /** The label of the hook that blocked (a command hook's command). */
+  blockedBy?: string;
   permission?: 'allow' | 'deny' | 'ask';
   permissionReason?: string;
   updatedInput?: Record<string, unknown>;
