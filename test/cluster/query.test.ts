@@ -6,11 +6,12 @@
  * `hook_callback` requests are answered by this process's callbacks; `resume` goes on with the
  * session's history; Redis unreachable or no worker gives one clean error result, never a hang.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { query, type AgentMessage, type QueryOptions } from '../../src/index.ts';
+import { query, type QueryOptions } from '../../src/index.ts';
+import { SessionLog } from '../../src/cluster/redis.ts';
 import type { PromptMessage } from '../../src/sdk/types.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { freePort, startRedis } from './redis-server.ts';
@@ -18,6 +19,7 @@ import { kill9, startWorker } from './cluster.ts';
 
 const redis = await startRedis();
 const worker = await startWorker(redis.url);
+after(() => kill9(worker));
 
 type Message = Record<string, any>;
 
@@ -310,5 +312,44 @@ test('Redis unreachable, a wrong password, or no worker: one clean error result 
     collect('hello', { cluster: { redis: redis.url }, script: { turns: [] } as never }),
     /option "script" cannot be used with options.cluster/,
   );
-  await kill9(worker);
+});
+
+test('abortController interrupts the prompt on its worker (one error result, then the stream ends); breaking out of the loop ends the run there', async () => {
+  const dir = tempDir();
+  const slow = { text: 'starting', tool_calls: [{ name: 'Bash', id: 'toolu_slow', input: { command: 'sleep 30' } }] };
+  const options: QueryOptions = {
+    model: 'scripted',
+    script: writeScript(dir, [slow, { text: 'never reached' }]),
+    cwd: dir,
+    permissionMode: 'bypassPermissions',
+    cluster: { redis: redis.url },
+  };
+  const abortController = new AbortController();
+  const aborted: Message[] = [];
+  for await (const message of query({ prompt: 'go slow', options: { ...options, abortController } })) {
+    aborted.push(message as Message);
+    if (message.type === 'assistant') abortController.abort();
+  }
+  assert.equal(aborted.filter((m) => m.type === 'result').length, 1);
+  assert.deepEqual([aborted.at(-1)!.type, aborted.at(-1)!.subtype], ['result', 'error_during_execution']);
+
+  // Leaving the loop mid-turn: close() interrupts the prompt and ends the session's run on the worker.
+  let sessionId = '';
+  for await (const message of query({ prompt: 'go slow again', options })) {
+    sessionId = message.session_id;
+    if (message.type === 'assistant') break;
+  }
+  const log = new SessionLog({ redis: redis.url });
+  const seen: string[] = [];
+  // Bounded: a run that never ends fails the assertion below instead of hanging the file.
+  for await (const entry of log.tail(sessionId, '0-0', AbortSignal.timeout(15_000))) {
+    seen.push(entry.message.type === 'result' ? `result/${(entry.message as Message).subtype}` : entry.message.type);
+    if (entry.message.type === 'agentpipe_session_end') break;
+  }
+  await log.close();
+  assert.deepEqual(
+    seen.filter((t) => t.startsWith('result') || t === 'agentpipe_session_end'),
+    ['result/error_during_execution', 'agentpipe_session_end'],
+    'the prompt ended with its result, then the run',
+  );
 });
