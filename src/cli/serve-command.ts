@@ -44,7 +44,7 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
     )
     .option(
       '--ui',
-      'also serve the viewer page on the same port (plain HTTP): live sessions with a prompt box and a Stop button (its URL is printed on stdout)',
+      "also serve the viewer page on the same port (plain HTTP): live sessions with a prompt box and a Stop button; with --redis, the cluster's sessions too, each watched live (its URL is printed on stdout)",
     )
     .option('--open', 'with --ui: open the page in a browser (when one can be started here)')
     .option(
