@@ -15,3 +15,11 @@ export function envNumber(
   const valid = options.integer ? Number.isInteger(value) : Number.isFinite(value);
   return valid && value > 0 ? value : fallback;
 }
+
+/** The whole number (zero allowed) in environment variable `name`, or `fallback` when it is unset or not one. */
+export function envCount(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  return Number.isInteger(value) && value >= 0 ? value : fallback;
+}

@@ -50,6 +50,7 @@ import type { Transcript } from './transcript.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
 import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
 import { runWithSchema, schemaInstruction, type StructuredOutcome } from '../agent/structured-output.ts';
+import { envCount } from '../process/env-number.ts';
 
 /** Claude Code version we are wire-compatible with (reported in `system/init`). */
 
@@ -159,7 +160,8 @@ export class Session {
       toolState: new Map(),
       progressThresholdMs: options.toolProgressThresholdMs ?? 1000,
       progressIntervalMs: options.toolProgressIntervalMs ?? 1000,
-      maxRetries: options.maxRetries ?? 3,
+      // CLAUDE_CODE_MAX_RETRIES as Claude Code reads it (the SDK passes it in `env`).
+      maxRetries: options.maxRetries ?? envCount('CLAUDE_CODE_MAX_RETRIES', 3, options.env ?? process.env),
       emit: (message) => this.emit(message),
     };
     this.#forward = emit;

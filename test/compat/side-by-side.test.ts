@@ -161,3 +161,17 @@ test("a UserPromptSubmit hook that blocks: system/informational with Claude Code
       };
     },
   ));
+
+test('CLAUDE_CODE_MAX_RETRIES=0 (as the harness sets it): a failing request is not retried, no api_retry', async () => {
+  const { claude, agentpipe } = await sideBySide({
+    replies: [{ kind: 'json', status: 500, body: { type: 'error', error: { type: 'api_error', message: 'boom' } } }],
+    args: [...STREAM, 'hi'],
+  });
+  const shape = (run: SideRun) => ({
+    requests: run.requests.length,
+    retries: run.lines.filter((l) => l.type === 'system' && l.subtype === 'api_retry').length,
+    code: run.code,
+    last: run.lines.at(-1)?.type,
+  });
+  assert.deepEqual(shape(agentpipe), shape(claude));
+});
