@@ -4,10 +4,37 @@
  */
 import type { ApiMessage, AssistantContentBlock, StreamEvent } from '../messages/types.ts';
 
+/**
+ * Text streamed into one field of a block. The pieces are joined every 1,024: `text += delta`
+ * builds a rope that keeps every delta alive until the end (a million small deltas held ~50 MB).
+ */
+class Pieces {
+  #joined: string;
+  readonly #parts: string[] = [];
+  constructor(start: string) {
+    this.#joined = start;
+  }
+  add(piece: string): void {
+    if (this.#parts.push(piece) >= 1024) this.#flush();
+  }
+  toString(): string {
+    this.#flush();
+    return this.#joined;
+  }
+  #flush(): void {
+    if (this.#parts.length === 0) return;
+    this.#joined += this.#parts.join('');
+    this.#parts.length = 0;
+  }
+}
+
+type Streamed = 'text' | 'thinking' | 'signature' | 'json';
+
 export class MessageAssembler {
   message?: ApiMessage;
   readonly #blocks = new Map<number, AssistantContentBlock>();
-  readonly #json = new Map<number, string>();
+  /** The fields of open blocks being streamed (a tool call's input as JSON text under `json`). */
+  readonly #pieces = new Map<number, Partial<Record<Streamed, Pieces>>>();
   /** Finished blocks in order. */
   readonly finished: AssistantContentBlock[] = [];
   /** True once any content block started (a retry would then repeat deltas). */
@@ -19,11 +46,12 @@ export class MessageAssembler {
    * are dropped: the API would refuse them.
    */
   cutShort(): AssistantContentBlock | undefined {
+    for (const [index, block] of this.#blocks) this.#settle(index, block);
     const open = [...this.#blocks.entries()]
       .sort(([a], [b]) => a - b)
       .find(([, block]) => block.type === 'text' && block.text !== '');
     this.#blocks.clear();
-    this.#json.clear();
+    this.#pieces.clear();
     if (!open) return undefined;
     this.finished.push(open[1]);
     return open[1];
@@ -38,27 +66,27 @@ export class MessageAssembler {
       case 'content_block_start':
         this.started = true;
         this.#blocks.set(event.index, structuredClone(event.content_block));
-        if (event.content_block.type === 'tool_use') this.#json.set(event.index, '');
+        this.#pieces.set(event.index, {});
         return undefined;
       case 'content_block_delta': {
         const block = this.#blocks.get(event.index);
         if (!block) throw new Error(`stream: delta for unknown block ${event.index}`);
         const delta = event.delta;
-        if (delta.type === 'text_delta' && block.type === 'text') block.text += delta.text;
-        else if (delta.type === 'thinking_delta' && block.type === 'thinking') block.thinking += delta.thinking;
-        else if (delta.type === 'signature_delta' && block.type === 'thinking') block.signature += delta.signature;
+        if (delta.type === 'text_delta' && block.type === 'text')
+          this.#field(event.index, 'text', block.text).add(delta.text);
+        else if (delta.type === 'thinking_delta' && block.type === 'thinking')
+          this.#field(event.index, 'thinking', block.thinking).add(delta.thinking);
+        else if (delta.type === 'signature_delta' && block.type === 'thinking')
+          this.#field(event.index, 'signature', block.signature).add(delta.signature);
         else if (delta.type === 'input_json_delta' && block.type === 'tool_use')
-          this.#json.set(event.index, this.#json.get(event.index)! + delta.partial_json);
+          this.#field(event.index, 'json', '').add(delta.partial_json);
         return undefined;
       }
       case 'content_block_stop': {
         const block = this.#blocks.get(event.index);
         if (!block) return undefined;
         this.#blocks.delete(event.index);
-        if (block.type === 'tool_use') {
-          const json = this.#json.get(event.index) ?? '';
-          block.input = json.trim() === '' ? block.input : parseToolInput(json);
-        }
+        this.#settle(event.index, block);
         this.finished.push(block);
         return block;
       }
@@ -77,6 +105,27 @@ export class MessageAssembler {
         return undefined;
       case 'message_stop':
         return undefined;
+    }
+  }
+
+  #field(index: number, name: Streamed, start: string): Pieces {
+    const fields = this.#pieces.get(index)!;
+    return (fields[name] ??= new Pieces(start));
+  }
+
+  /** Writes what was streamed into the block's fields. */
+  #settle(index: number, block: AssistantContentBlock): void {
+    const fields = this.#pieces.get(index);
+    this.#pieces.delete(index);
+    if (!fields) return;
+    if (block.type === 'text' && fields.text) block.text = fields.text.toString();
+    if (block.type === 'thinking') {
+      if (fields.thinking) block.thinking = fields.thinking.toString();
+      if (fields.signature) block.signature = fields.signature.toString();
+    }
+    if (block.type === 'tool_use') {
+      const json = fields.json?.toString() ?? '';
+      if (json.trim() !== '') block.input = parseToolInput(json);
     }
   }
 }
