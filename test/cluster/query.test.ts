@@ -159,12 +159,14 @@ test('control requests reach the owning worker (set_model, set_permission_mode, 
   });
   input.push('first');
   const messages: Message[] = [];
+  let models: string[] = [];
   let results = 0;
   for await (const raw of q) {
     const message = raw as Message;
     messages.push(message);
     if (message.type === 'result') results++;
     if (message.type === 'result' && results === 1) {
+      models = (await q.supportedModels()).map((m) => m.value);
       await q.setModel('other-model');
       await q.setPermissionMode('acceptEdits');
       input.push('second');
@@ -187,6 +189,7 @@ test('control requests reach the owning worker (set_model, set_permission_mode, 
     ],
     'set_model and set_permission_mode reached the worker',
   );
+  assert.ok(models.includes('scripted'), `supportedModels() answered by the worker: ${models.join(', ')}`);
   assert.deepEqual(asked.sort(), ['toolu_allowed', 'toolu_denied'], 'canUseTool was asked for both calls');
   assert.deepEqual(
     hooked.sort(),
