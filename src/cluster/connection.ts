@@ -18,6 +18,12 @@ export interface RedisConnectionOptions {
   maxRetriesPerRequest?: number;
   /** A non-blocking command without a reply for this long fails. Default 10000 ms. */
   commandTimeoutMs?: number;
+  /**
+   * Batch the commands issued in one tick into one write (ioredis auto-pipelining). Default true.
+   * False writes each command at once: a worker's appends must not wait for the session's burst
+   * of work in the same tick (the client's first delta would).
+   */
+  autoPipelining?: boolean;
 }
 
 /** Redis could not be reached, refused the credentials, or went away for too long. */
@@ -135,7 +141,7 @@ function clientOptions(options: RedisConnectionOptions, blocking: boolean): Redi
     ...(blocking
       ? { blockingTimeout: 1, blockingTimeoutGrace: 2000 }
       : { commandTimeout: options.commandTimeoutMs ?? 10_000 }),
-    enableAutoPipelining: !blocking,
+    enableAutoPipelining: !blocking && options.autoPipelining !== false,
     connectionName: blocking ? 'agentpipe-tail' : 'agentpipe',
   };
 }

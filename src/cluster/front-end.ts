@@ -72,6 +72,8 @@ export class ClusterFrontEnd {
   readonly #o: FrontEndOptions;
   readonly #sessions: SessionLog;
   readonly #queue: Queue;
+  /** Jobs queued at the upgrade of a new session's connection, until the connection takes them. */
+  readonly #starting = new Map<string, Promise<void>>();
 
   private constructor(o: FrontEndOptions, sessions: SessionLog, queue: Queue) {
     this.#o = o;
@@ -83,6 +85,7 @@ export class ClusterFrontEnd {
   static async open(o: FrontEndOptions): Promise<ClusterFrontEnd> {
     const sessions = new SessionLog({ redis: o.redis });
     await sessions.connect();
+    await sessions.warm();
     const [{ Queue: BullQueue }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
     const connection = new Redis(o.redis, {
       maxRetriesPerRequest: 3,
@@ -109,8 +112,14 @@ export class ClusterFrontEnd {
   /** The session a connection is for (told in the upgrade response): the one it names, else a new one; undefined for a bad name. */
   sessionIdFor(req: IncomingMessage): string | undefined {
     const asked = new URL(req.url ?? '/', 'http://localhost').searchParams.get('session');
-    if (asked === null) return randomUUID();
-    return UUID.test(asked) ? asked : undefined;
+    if (asked !== null) return UUID.test(asked) ? asked : undefined;
+    // A new session: its job is queued now, so a worker starts it while the handshake completes.
+    const sessionId = randomUUID();
+    const starting = this.ensureRunning(sessionId);
+    starting.catch(() => undefined); // said by serveConnection, which awaits it
+    this.#starting.set(sessionId, starting);
+    setTimeout(() => this.#starting.delete(sessionId), 60_000).unref();
+    return sessionId;
   }
 
   /** Serves one WebSocket connection (see the module comment for its URL); resolves when it closed. */
@@ -179,7 +188,9 @@ export class ClusterFrontEnd {
     );
     known(sessionId);
     try {
-      await this.ensureRunning(sessionId);
+      const starting = this.#starting.get(sessionId);
+      this.#starting.delete(sessionId);
+      await (starting ?? this.ensureRunning(sessionId));
     } catch (error) {
       return refuse(`cannot start session ${sessionId}: ${(error as Error).message}`);
     }

@@ -291,6 +291,9 @@ function xreadStreams(reply: unknown, sessionId: string): Array<[string, unknown
   return pairs;
 }
 
+/** The first key of XREAD arguments, for messages. */
+const key0 = (args: readonly string[]): string => args[0] ?? '?';
+
 /** Orders two stream ids (`<ms>-<seq>`). */
 export function compareStreamIds(a: string, b: string): number {
   const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
@@ -352,6 +355,8 @@ export class SessionLog {
   readonly #ephemeral: (message: LogMessage) => boolean;
   #connection?: Promise<Connection>;
   readonly #tails = new Set<Connection>();
+  /** A blocking connection opened ahead of the next tail (a tail starts without a connect on its way). */
+  #spare?: Promise<Connection>;
 
   constructor(options: SessionLogOptions) {
     this.#options = options;
@@ -716,6 +721,9 @@ export class SessionLog {
 
   /** Closes the connections this log opened (a client passed in is left open); running tails end. */
   async close(): Promise<void> {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    await (await spare?.catch(() => undefined))?.close();
     const tails = [...this.#tails];
     this.#tails.clear();
     await Promise.all(tails.map((t) => t.close()));
@@ -800,8 +808,7 @@ export class SessionLog {
    * `tailGiveUpMs`, then a RedisConnectionError is thrown.
    */
   async *#blockingReads(streams: () => string[], signal: AbortSignal, block?: number): AsyncGenerator<unknown> {
-    const base = await this.#conn();
-    const blocking = await openBlocking(base.client, this.#options);
+    const blocking = await this.#takeBlocking();
     this.#tails.add(blocking);
     const stop = (): void => blocking.client.disconnect();
     signal.addEventListener('abort', stop, { once: true });
@@ -809,14 +816,34 @@ export class SessionLog {
     const giveUpMs = this.#options.tailGiveUpMs ?? 30_000;
     let failingSince: number | undefined;
     let failures = 0;
+    const read = (args: string[]): Promise<unknown> => {
+      const reading = blocking.client.xread('COUNT', PAGE, 'BLOCK', blockMs, 'STREAMS', ...args);
+      reading.catch(() => undefined); // awaited below
+      return reading;
+    };
+    // The next read, asked as soon as a reply came (from the ids it ends at) while the caller handles it.
+    let next: Promise<unknown> | undefined;
     try {
       while (!signal.aborted && this.#tails.has(blocking)) {
         let reply: unknown;
         try {
-          reply = await blocking.client.xread('COUNT', PAGE, 'BLOCK', blockMs, 'STREAMS', ...streams());
+          reply = await (next ?? read(streams()));
+          next = undefined;
           failingSince = undefined;
           failures = 0;
+          if (reply !== null && reply !== undefined) {
+            const args = streams();
+            const half = args.length / 2;
+            for (const [key, entries] of xreadStreams(reply, key0(args))) {
+              const at = args.indexOf(key);
+              const lastEntry = entries.at(-1);
+              if (at >= 0 && at < half && Array.isArray(lastEntry) && typeof lastEntry[0] === 'string')
+                args[half + at] = lastEntry[0];
+            }
+            next = read(args);
+          }
         } catch (error) {
+          next = undefined;
           if (signal.aborted || !this.#tails.has(blocking)) return;
           const wrapped = blocking.wrap(error);
           if (!(wrapped instanceof RedisConnectionError)) throw wrapped;
@@ -832,6 +859,36 @@ export class SessionLog {
       this.#tails.delete(blocking);
       blocking.client.disconnect();
     }
+  }
+
+  /**
+   * Opens a blocking connection now, for the next tail to take (`tail`, `follow`, `tailInput`
+   * then skip a connect); with `keepSpare`, each tail that takes it opens the next one.
+   */
+  async warm(keepSpare = true): Promise<void> {
+    this.#keepSpare = keepSpare;
+    this.#spare ??= this.#openBlocking();
+    await this.#spare;
+  }
+
+  #keepSpare = false;
+
+  #openBlocking(): Promise<Connection> {
+    const opening = this.#conn().then((base) => openBlocking(base.client, this.#options));
+    opening.catch(() => {
+      if (this.#spare === opening) this.#spare = undefined;
+    });
+    return opening;
+  }
+
+  /** The spare blocking connection if it is ready (a new one opened behind it), else a new one. */
+  async #takeBlocking(): Promise<Connection> {
+    const spare = this.#spare;
+    this.#spare = this.#keepSpare ? this.#openBlocking() : undefined;
+    const taken = spare ? await spare.catch(() => undefined) : undefined;
+    if (taken && taken.client.status === 'ready') return taken;
+    taken?.client.disconnect();
+    return this.#openBlocking();
   }
 
   async #lastIdOf(key: string): Promise<string> {

@@ -35,6 +35,7 @@ import {
 } from './redis-log.ts';
 import { RedisConnectionError, reconnectDelay } from './connection.ts';
 import type { SessionJob } from './jobs.ts';
+import { Appender } from './appender.ts';
 
 /** The message of the error result a prompt cut off by a dead worker gets. */
 export const WORKER_STOPPED = 'the worker running this prompt stopped; the session was resumed on another worker';
@@ -86,15 +87,10 @@ export const archiveFile = (dir: string, sessionId: string): string => path.join
  * clients reconnect from a message uuid and the run resumes from it. Returns the entries, or none
  * when there is no archive.
  */
-async function restoreArchive(o: SessionRunOptions): Promise<LogEntry[]> {
+async function restoreArchive(o: SessionRunOptions, archived: Promise<boolean>): Promise<LogEntry[]> {
   const { log, job, token } = o;
-  if (!o.archiveDir) return [];
+  if (!o.archiveDir || !(await archived)) return [];
   const file = archiveFile(o.archiveDir, job.sessionId);
-  try {
-    await access(file);
-  } catch {
-    return [];
-  }
   const lines = (await readTranscript(file, o.print)) as unknown as LogMessage[];
   if (lines.length === 0) return [];
   const ids = await log.append(job.sessionId, token, lines);
@@ -205,61 +201,6 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Appends output in order, batching what piles up while an append is on its way; retries connection failures (appends are idempotent by uuid). */
-class Appender {
-  #pending: LogMessage[] = [];
-  #flushing?: Promise<void>;
-  #failed?: Error;
-  readonly #o: SessionRunOptions;
-  readonly #onFailure: (error: Error) => void;
-
-  constructor(o: SessionRunOptions, onFailure: (error: Error) => void) {
-    this.#o = o;
-    this.#onFailure = onFailure;
-  }
-
-  get failed(): Error | undefined {
-    return this.#failed;
-  }
-
-  /** Queues messages; resolves at once unless many are waiting (then when they landed). */
-  push(messages: LogMessage[]): Promise<void> {
-    if (this.#failed) return Promise.resolve();
-    this.#pending.push(...messages);
-    this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
-    return this.#pending.length > 256 ? this.#flushing : Promise.resolve();
-  }
-
-  /** Resolves when everything queued landed (or failed). */
-  async drain(): Promise<void> {
-    while (this.#flushing) await this.#flushing;
-  }
-
-  async #flush(): Promise<void> {
-    const { log, job, token } = this.#o;
-    while (this.#pending.length && !this.#failed) {
-      const batch = this.#pending.splice(0, 500);
-      let failingSince: number | undefined;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await log.append(job.sessionId, token, batch);
-          break;
-        } catch (error) {
-          const tooLong = failingSince !== undefined && Date.now() - failingSince > Math.max(this.#o.leaseMs, 5000);
-          if (!(error instanceof RedisConnectionError) || tooLong) {
-            this.#failed = error as Error;
-            this.#pending.length = 0;
-            this.#onFailure(error as Error);
-            return;
-          }
-          failingSince ??= Date.now();
-          await new Promise((r) => setTimeout(r, reconnectDelay(attempt)));
-        }
-      }
-    }
-  }
-}
-
 /** Takes the lease (waiting for a dead owner's to expire); false when the signal aborted first. */
 async function takeLease(o: SessionRunOptions): Promise<boolean> {
   const { log, job, token, leaseMs, signal } = o;
@@ -277,7 +218,18 @@ async function takeLease(o: SessionRunOptions): Promise<boolean> {
 export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcome> {
   const { log, job, token, leaseMs } = o;
   const id = job.sessionId;
-  if (!(await takeLease(o))) return 'stopped';
+  const archived = o.archiveDir
+    ? access(archiveFile(o.archiveDir, id)).then(
+        () => true,
+        () => false,
+      )
+    : Promise.resolve(false);
+  // The lease and the log in one round trip (Redis runs them in order: nothing lands between them).
+  const [leased, read] = await Promise.all([
+    log.acquire(id, token, leaseMs),
+    log.read(id).catch((error: unknown) => error as Error),
+  ]);
+  if (!leased && !(await takeLease(o))) return 'stopped';
   const stop = new AbortController();
   let fenced = false;
   const lose = (error: Error): void => {
@@ -298,11 +250,12 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
   o.signal.addEventListener('abort', onAbort, { once: true });
   let temp: string | undefined;
   let localTranscript: string | undefined;
-  const appender = new Appender(o, lose);
+  const appender = new Appender({ log, sessionId: id, token, leaseMs }, lose);
   let detachDrain = (): void => undefined;
+  let endInput = (): void => undefined;
   try {
-    let entries = await log.read(id);
-    if (entries.length === 0) entries = await restoreArchive(o);
+    let entries = leased && !(read instanceof Error) ? read : await log.read(id);
+    if (entries.length === 0) entries = await restoreArchive(o, archived);
     const cut = openTurn(entries);
     if (cut) {
       o.print(
@@ -334,6 +287,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     // Prompts taken from the inbox and not yet ended by a result (a draining run ends when none is left).
     let running = 0;
     const input = inboxInput(o, seen, silent, tag, stop.signal);
+    endInput = () => input.end();
     input.onPrompt = () => running++;
     const endIfDrained = (): void => {
       if (o.drain?.aborted && running === 0) input.end();
@@ -425,6 +379,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
   } finally {
     clearInterval(renew);
     detachDrain();
+    endInput();
     o.signal.removeEventListener('abort', onAbort);
     await appender.drain();
     if (!fenced) await log.release(id, token).catch(() => undefined);
@@ -433,6 +388,25 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     if (localTranscript && !localTranscript.startsWith(temp ?? '\0'))
       await rm(localTranscript, { force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * Starts reading `lines` now (the inbox's cursor and first blocking read go on while the session
+ * opens); `return()` of the result ends `lines` too.
+ */
+function prefetched<T>(lines: AsyncGenerator<T>): AsyncGenerator<T> {
+  const first = lines.next();
+  first.catch(() => undefined); // thrown when pulled
+  return (async function* () {
+    try {
+      const head = await first;
+      if (head.done) return;
+      yield head.value;
+      yield* lines;
+    } finally {
+      await lines.return(undefined);
+    }
+  })();
 }
 
 /** The session's input: catch-up after a takeover, then the inbox after the cursor; `end()` ends it. */
@@ -457,7 +431,7 @@ function inboxInput(
   // Inbox entries of prompts taken but not started: a new owner would run them, so they stay in the inbox.
   const unstarted = new Map<string, string>();
   const self = {
-    lines: read(),
+    lines: prefetched(read()),
     end: () => ended.abort(),
     started: (uuid: string) => void unstarted.delete(uuid),
     onLine: undefined as (() => void) | undefined,

@@ -62,8 +62,9 @@ export interface RunningWorker {
 /** Starts a worker; throws a RedisConnectionError (one clear line) when Redis cannot be reached. */
 export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const id = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const log = new SessionLog({ redis: o.redis, prefix: o.prefix });
+  const log = new SessionLog({ redis: o.redis, prefix: o.prefix, autoPipelining: false });
   await log.connect();
+  await log.warm();
   // BullMQ's own connection: reconnects forever (a worker outlives Redis restarts), never fails a blocking command.
   const { Redis } = await import('ioredis');
   const connection = new Redis(o.redis, {
