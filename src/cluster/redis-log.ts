@@ -184,13 +184,17 @@ if live then redis.call('PEXPIRE', KEYS[3], ARGV[3]) end
 return ids`;
 
 // KEYS: log, owner, live, uuids, inbox, cursor, state. ARGV: the last id the caller archived, the
-// caller's owner token ('' for none). Deletes only if nothing was appended since (else 0), the
-// lease is free or the caller's (else -1) and every inbox entry was handled (else -2).
+// caller's owner token ('*': no checks but the first). Deletes only if nothing was appended since
+// (else 0), the lease is free or the caller's (else -1) and every inbox entry was handled (else -2).
 const DELETE_IF_UNCHANGED = `
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local id = '0-0'
 if top[1] then id = top[1][1] end
 if id ~= ARGV[1] then return 0 end
+if ARGV[2] == '*' then
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+  return 1
+end
 local cur = redis.call('GET', KEYS[2])
 if cur and cur ~= ARGV[2] then return -1 end
 local input = redis.call('XREVRANGE', KEYS[5], '+', '-', 'COUNT', 1)
@@ -557,11 +561,12 @@ export class SessionLog {
    * `Transcript` would have written: no deltas, no replays, a timestamp on each) and then deletes
    * the session's keys, which also fences its owner. Written to a temp file and renamed before the
    * delete (a worker that finds no log then finds the file); if messages were appended meanwhile
-   * it starts over, so nothing appended before the delete is lost. Refused (an ArchiveRefusedError,
-   * nothing deleted) while another owner holds the lease (`ownerToken`: the caller's own lease) or
-   * an input line waits in the inbox. Returns the number of lines written.
+   * it starts over, so nothing appended before the delete is lost. With `ownerToken` (the caller's
+   * lease, '' for none) it is refused (an ArchiveRefusedError, nothing deleted) while another owner
+   * holds the lease or an input line waits unhandled in the inbox; without it, the owner is fenced.
+   * Returns the number of lines written.
    */
-  async archive(sessionId: string, file: string, ownerToken = ''): Promise<number> {
+  async archive(sessionId: string, file: string, ownerToken?: string): Promise<number> {
     const keys = this.keys(sessionId);
     await mkdir(path.dirname(file), { recursive: true });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
@@ -582,7 +587,7 @@ export class SessionLog {
           keys.cursor,
           keys.state,
           last,
-          ownerToken,
+          ownerToken ?? '*',
         );
         if (deleted === 1) return lines.length;
         if (deleted === -1) throw new ArchiveRefusedError(sessionId, 'a worker is running it');

@@ -248,7 +248,11 @@ test('archive writes a transcript agentpipe reads back, then the keys are gone (
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-archive-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'nested', `${s.id}.jsonl`);
-  await assert.rejects(log.archive(s.id, file), ArchiveRefusedError, 'refused while another owner holds the lease');
+  await assert.rejects(
+    log.archive(s.id, file, 'not the owner'),
+    ArchiveRefusedError,
+    'refused while another owner holds the lease',
+  );
   const [waiting] = await log.pushInput(s.id, ['{"type":"user"}']);
   await assert.rejects(log.archive(s.id, file, s.owner), /input is waiting in its inbox/);
   await log.setCursor(s.id, s.owner, waiting!);
