@@ -49,7 +49,12 @@ import type { SessionOptions } from './options.ts';
 import type { Transcript } from './transcript.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
 import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
-import { runWithSchema, schemaInstruction, type StructuredOutcome } from '../agent/structured-output.ts';
+import {
+  runWithSchema,
+  schemaInstruction,
+  STRUCTURED_OUTPUT_TOOL,
+  type StructuredOutcome,
+} from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
 
 /** Claude Code version we are wire-compatible with (reported in `system/init`). */
@@ -247,7 +252,10 @@ export class Session {
       subtype: 'init',
       cwd: ctx.cwd,
       session_id: this.id,
-      tools: ctx.tools.map((t) => t.name),
+      tools: withStructuredOutput(
+        ctx.tools.map((t) => t.name),
+        this.outputSchema !== undefined,
+      ),
       mcp_servers: this.mcp.statusList(),
       model: ctx.model,
       permissionMode: ctx.permissions.mode,
@@ -573,6 +581,15 @@ export class Session {
 
 function normalizeContent(content: string | UserContentBlock[]): string | UserContentBlock[] {
   return typeof content === 'string' ? content : content.filter((b) => b && typeof b === 'object');
+}
+
+/** The tool names of system/init: with a schema, StructuredOutput among them (in name order after Task), as Claude Code lists it. */
+function withStructuredOutput(names: string[], schema: boolean): string[] {
+  if (!schema || names.includes(STRUCTURED_OUTPUT_TOOL)) return names;
+  const at = names.findIndex((name, i) => i > 0 && name.localeCompare(STRUCTURED_OUTPUT_TOOL) > 0);
+  return at === -1
+    ? [...names, STRUCTURED_OUTPUT_TOOL]
+    : [...names.slice(0, at), STRUCTURED_OUTPUT_TOOL, ...names.slice(at)];
 }
 
 /** A UserPromptSubmit hook blocked the prompt. */

@@ -175,3 +175,21 @@ test('CLAUDE_CODE_MAX_RETRIES=0 (as the harness sets it): a failing request is n
   });
   assert.deepEqual(shape(agentpipe), shape(claude));
 });
+
+test('--json-schema: system/init lists StructuredOutput where Claude Code lists it', () =>
+  same(
+    {
+      replies: [calls(['toolu_s', 'StructuredOutput', { answer: 1 }])],
+      args: [...STREAM, '--json-schema', JSON.stringify({ type: 'object' }), 'answer'],
+    },
+    (run) => {
+      const tools: string[] = run.lines[0]!.tools;
+      const i = tools.indexOf('StructuredOutput');
+      // The neighbours agentpipe also has (Claude Code has more tools): the one before it and Task first.
+      return {
+        first: tools[0],
+        listed: i > 0,
+        before: tools.slice(0, i).filter((t) => ['Read', 'NotebookEdit'].includes(t)),
+      };
+    },
+  ));
