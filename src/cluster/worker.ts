@@ -138,7 +138,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     const owner = `${id}:${job.id ?? '?'}:${randomUUID()}`;
     o.log(`agentpipe worker: session ${data.sessionId}: started (attempt ${job.attemptsStarted}, owner ${owner})`);
     let outcome;
-    for (;;) {
+    for (let cursor = await log.cursor(data.sessionId); ;) {
       outcome = await runClusterSession({
         log,
         job: data,
@@ -150,8 +150,12 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         archiveDir: o.archiveDir,
         print: o.log,
       });
-      // Input that came in while the run was ending (after its last read): it runs again.
+      // Input that came in while the run was ending (after its last read): it runs again (not a
+      // run that took no input at all, such as one whose options cannot open a session).
       if (outcome !== 'ended' || !(await log.hasPendingInput(data.sessionId))) break;
+      const moved = await log.cursor(data.sessionId);
+      if (moved === cursor) break;
+      cursor = moved;
     }
     o.log(`agentpipe worker: session ${data.sessionId}: ${outcome}`);
     if (outcome === 'ended') await scheduleArchive(data.sessionId);
