@@ -2,12 +2,16 @@
  * A worker killed with SIGKILL while its permission request (`can_use_tool`) waits for the
  * client: the new owner cancels the request for the client (`control_cancel_request`, as Claude
  * Code does) before the cut prompt's result, and asks again when the tool call is re-attempted.
+ * The state the client set (`set_permission_mode`) holds on the new owner.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { SessionLog } from '../../src/cluster/redis.ts';
 import { startRedis } from './redis-server.ts';
-import { Client, kill9, prompt, startFrontEnd, startWorker } from './cluster.ts';
+import { Client, kill9, prompt, sessionOf, startFrontEnd, startWorker } from './cluster.ts';
 
 const redis = await startRedis();
 const requests = (client: Client) =>
@@ -69,6 +73,56 @@ test('takeover: the dead owner’s open can_use_tool is cancelled for the client
     client.send('{"type":"end_input"}\n');
     await client.closed;
   } finally {
+    await kill9(front);
+    await kill9(first);
+    if (second) await kill9(second);
+  }
+});
+
+test('takeover: the state the client set (set_permission_mode) is set again on the new owner, silently, though the inbox was trimmed', async () => {
+  const dir = tempDir();
+  const script = writeScript(dir, [{ text: 'one' }]);
+  const first = await startWorker(redis.url);
+  const front = await startFrontEnd(redis.url, [
+    ...['--model', 'scripted', '--script', script, '--cwd', dir, '--permission-prompt-tool', 'stdio'],
+  ]);
+  let second: Awaited<ReturnType<typeof startWorker>> | undefined;
+  const log = new SessionLog({ redis: redis.url });
+  try {
+    const client = new Client(front.url);
+    await client.open();
+    client.send(
+      `${JSON.stringify({ type: 'control_request', request_id: 'mode1', request: { subtype: 'set_permission_mode', mode: 'bypassPermissions' } })}\n`,
+    );
+    await client.until(() => client.messages.some((m) => m.type === 'control_response'), 'the mode answer');
+    client.send(prompt('first'));
+    await client.until(() => client.results().length === 1, 'the first result');
+    const sessionId = sessionOf(client.messages);
+    assert.equal(await log.inputLength(sessionId), 1, 'the handled input is trimmed');
+    writeScript(dir, [
+      { tool_calls: [{ id: 'toolu_touch', name: 'Bash', input: { command: 'touch two.txt' } }] },
+      { text: 'done' },
+    ]);
+    second = await startWorker(redis.url);
+    await kill9(first);
+
+    client.send(prompt('second'));
+    await client.until(() => client.results().length === 2, 'the second result, on the new owner', 20_000);
+    await second.waitFor(new RegExp(`session ${sessionId}: started`));
+    assert.equal(client.results()[1]!.result, 'done');
+    assert.equal(requests(client).length, 0, 'bypassPermissions held on the new owner: nothing asked');
+    assert.ok(existsSync(path.join(dir, 'two.txt')), 'the tool ran');
+    const inits = client.messages.filter((m) => m.type === 'system' && m.subtype === 'init');
+    assert.equal(inits.at(-1)!.permissionMode, 'bypassPermissions');
+    assert.equal(
+      client.messages.filter((m) => m.type === 'control_response').length,
+      1,
+      'the replayed request was answered silently',
+    );
+    client.send('{"type":"end_input"}\n');
+    await client.closed;
+  } finally {
+    await log.close();
     await kill9(front);
     await kill9(first);
     if (second) await kill9(second);
