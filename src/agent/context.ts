@@ -68,5 +68,5 @@ export interface AgentContext {
     ): Promise<void>;
   };
   /** Sends a message down the pipeline; resolves when the queue has room. */
-  emit: (message: AgentMessage) => Promise<void>;
+  emit: (message: AgentMessage) => Promise<void> | undefined;
 }

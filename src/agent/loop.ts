@@ -352,13 +352,15 @@ async function streamOnce(
   try {
     for await (const event of stream) {
       if (ctx.includePartialMessages) {
-        await ctx.emit({
+        const sent = ctx.emit({
           type: 'stream_event',
           event,
           parent_tool_use_id: ctx.parentToolUseId,
           session_id: ctx.sessionId,
           uuid: newUuid(),
         });
+        // Awaited only when the queue is full: an await per delta cost the delta rate a microtask each.
+        if (sent) await sent;
       }
       if (event.type === 'content_block_start') await flush();
       const block = assembler.add(event);

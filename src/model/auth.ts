@@ -23,7 +23,7 @@ export interface AuthStatus {
   output: string[];
   error?: string;
 }
-export type AuthStatusListener = (status: AuthStatus) => Promise<void>;
+export type AuthStatusListener = (status: AuthStatus) => Promise<void> | undefined;
 
 const TOKEN_LIKE = /\b(?:sk-[\w-]{6,}|[A-Za-z0-9_\-+/=.]{32,})\b/g;
 

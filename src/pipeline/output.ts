@@ -16,10 +16,17 @@ export async function pipeOutput(
   writer: StreamWriter,
 ): Promise<void> {
   let batch = '';
-  for await (const line of lines) {
-    const text = format.line(line);
-    if (text !== undefined) batch += text;
-    if (batch.length >= BATCH_CHARS || (lines.size === 0 && batch)) {
+  for await (const first of lines) {
+    // One wake-up takes every line already waiting.
+    for (let line: OutputLine | undefined = first; line !== undefined; line = lines.take()) {
+      const text = format.line(line);
+      if (text !== undefined) batch += text;
+      if (batch.length >= BATCH_CHARS) {
+        await writer.write(batch);
+        batch = '';
+      }
+    }
+    if (batch) {
       await writer.write(batch);
       batch = '';
     }

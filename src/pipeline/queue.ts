@@ -50,18 +50,30 @@ export class AsyncMessageQueue<T> implements AsyncIterableIterator<T> {
     });
   }
 
-  /** Adds an item; resolves when the producer may go on. Items pushed after close are dropped. */
-  push(item: T): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  /**
+   * Adds an item. Returns nothing when the producer may go on at once, else a promise that
+   * resolves when it may (a promise per item cost the delta path a microtask each).
+   * Items pushed after close are dropped.
+   */
+  push(item: T): Promise<void> | undefined {
+    if (this.closed) return undefined;
     const reader = this.#reader;
     if (reader) {
       this.#reader = undefined;
       reader.resolve({ done: false, value: item });
-      return Promise.resolve();
+      return undefined;
     }
     this.#buffer.push(item);
-    if (this.#buffer.length < this.#highWaterMark) return Promise.resolve();
+    if (this.#buffer.length < this.#highWaterMark) return undefined;
     return new Promise((resolve) => this.#writers.push(resolve));
+  }
+
+  /** The next buffered item without waiting, if there is one (a consumer draining a burst). */
+  take(): T | undefined {
+    if (this.#buffer.length === 0) return undefined;
+    const value = this.#buffer.shift() as T;
+    this.#releaseWriters();
+    return value;
   }
 
   /** No more items: the consumer ends after draining the buffer. */

@@ -26,7 +26,7 @@ export interface ControlHost {
   readonly queuedUuids: string[];
   /** Drops a waiting prompt; false when none has that uuid. */
   cancelQueued(uuid: string): boolean;
-  emit(message: AgentMessage): Promise<void>;
+  emit(message: AgentMessage): Promise<void> | undefined;
   request(request: OutboundRequest, signal?: AbortSignal): Promise<Record<string, unknown>>;
 }
 

@@ -30,7 +30,8 @@ export class SessionSetupError extends Error {
 /** Where the session's lines go, and how it talks to its client. */
 export interface SessionIo {
   /** Every line the session and its runner emit (messages, control requests and responses). */
-  send: (line: OutputLine) => Promise<void>;
+  /** Hands a line on; a promise when the producer must wait (backpressure). */
+  send: (line: OutputLine) => Promise<void> | undefined;
   /** Diagnostics (stderr). */
   log: (line: string) => void;
   /** Send the prompt echoes (`user` with `isReplay`) on, as `--replay-user-messages` asks; dropped otherwise. */
@@ -72,7 +73,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
 
   // The prompt echoes are on the session's stream for every face; stream-json prints them only when asked.
   const forward = (message: AgentMessage) =>
-    isPromptEcho(message) && !io.replayUserMessages ? Promise.resolve() : io.send(message);
+    isPromptEcho(message) && !io.replayUserMessages ? undefined : io.send(message);
   try {
     session = new Session({ ...options, sessionId }, provider, model, forward, io.log);
   } catch (error) {
@@ -194,7 +195,7 @@ async function startHarness(
  */
 async function sessionModel(
   options: SessionOptions,
-  onAuthStatus: (status: AuthStatus) => Promise<void>,
+  onAuthStatus: (status: AuthStatus) => Promise<void> | undefined,
 ): Promise<ResolvedModel & { authError?: string }> {
   try {
     if (options.apiKeyHelper)

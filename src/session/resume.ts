@@ -38,7 +38,7 @@ export interface SessionStart {
 export async function prepareSession(
   options: SessionOptions,
   log: (line: string) => void,
-  mirror?: (line: TranscriptMirror) => Promise<void>,
+  mirror?: (line: TranscriptMirror) => Promise<void> | undefined,
 ): Promise<SessionStart> {
   const cwd = options.cwd ?? process.cwd();
   const home = agentpipeHome(options.env ?? process.env);

@@ -46,7 +46,7 @@ export class ControlRequestError extends Error {
 
 export class SessionRunner implements ControlHost {
   readonly session: Session;
-  readonly #send: (line: OutputLine) => Promise<void>;
+  readonly #send: (line: OutputLine) => Promise<void> | undefined;
   readonly #options: RunnerOptions;
   readonly #prompts: InputUserMessage[] = [];
   readonly #seen = new Set<string>();
@@ -64,7 +64,7 @@ export class SessionRunner implements ControlHost {
   #lastResult?: ResultMessage;
   #initialized = false;
 
-  constructor(session: Session, send: (line: OutputLine) => Promise<void>, options: RunnerOptions) {
+  constructor(session: Session, send: (line: OutputLine) => Promise<void> | undefined, options: RunnerOptions) {
     this.session = session;
     this.#send = send;
     this.#options = options;
@@ -223,7 +223,7 @@ export class SessionRunner implements ControlHost {
   }
 
   /** Sends a message of the conversation (through the session's one emit). */
-  emit(message: AgentMessage): Promise<void> {
+  emit(message: AgentMessage): Promise<void> | undefined {
     return this.session.emit(message);
   }
 

@@ -46,7 +46,7 @@ import type { ModelProvider } from '../model/types.ts';
 import type { Harness } from '../harness/types.ts';
 import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
-import type { Transcript } from './transcript.ts';
+import { keepsInTranscript, type Transcript } from './transcript.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
 import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
 import {
@@ -106,14 +106,14 @@ export class Session {
   /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`); set by `openSession`. */
   harness?: Harness;
   /** Where the stream goes after the transcript (the constructor's `emit`). */
-  readonly #forward: (m: AgentMessage) => Promise<void>;
+  readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
   /** `log` receives the session's diagnostics (warnings); the CLI's goes to stderr, the library's to the caller's `stderr` option. */
   constructor(
     options: SessionOptions,
     provider: ModelProvider,
     model: string,
-    emit: (m: AgentMessage) => Promise<void>,
+    emit: (m: AgentMessage) => Promise<void> | undefined,
     log: (line: string) => void = () => {},
   ) {
     this.id = options.sessionId ?? newUuid();
@@ -218,7 +218,7 @@ export class Session {
    * `auth_status`) goes through here, is counted, written to the transcript (what a transcript
    * keeps: see Transcript.record) and then sent on.
    */
-  async emit(message: AgentMessage): Promise<void> {
+  emit(message: AgentMessage): Promise<void> | undefined {
     if (
       message.type === 'system' &&
       message.subtype === 'model_fallback' &&
@@ -227,8 +227,9 @@ export class Session {
       this.#fallback = { from: this.#fallback?.from ?? message.original_model, to: message.fallback_model };
     }
     this.stats.observe(message);
-    await this.#record(message);
-    await this.#forward(message);
+    // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
+    if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
+    return this.#record(message).then(() => this.#forward(message));
   }
 
   /** Writes a message to the transcript; a compaction also records the new history. */

@@ -26,7 +26,7 @@ export class Transcript {
   readonly sessionId: string;
 
   readonly #release: () => void;
-  #mirror?: { filePath: string; send: (line: TranscriptMirror) => Promise<void> };
+  #mirror?: { filePath: string; send: (line: TranscriptMirror) => Promise<void> | undefined };
 
   /** Takes the session's lock (SessionLockedError when another process writes it). */
   constructor(file: string, sessionId: string, log: (line: string) => void) {
@@ -36,7 +36,7 @@ export class Transcript {
   }
 
   /** Also sends every line to the client (`--session-mirror`), as the official SDK's session store expects. */
-  mirrorTo(filePath: string, send: (line: TranscriptMirror) => Promise<void>): void {
+  mirrorTo(filePath: string, send: (line: TranscriptMirror) => Promise<void> | undefined): void {
     this.#mirror = { filePath, send };
   }
 

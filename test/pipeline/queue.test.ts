@@ -6,8 +6,10 @@ import { AsyncMessageQueue } from '../../src/pipeline/queue.ts';
 test('push waits while the buffer is at its high-water mark', async () => {
   const queue = new AsyncMessageQueue<number>({ highWaterMark: 2 });
   let released = false;
-  await queue.push(1);
-  const second = queue.push(2).then(() => (released = true));
+  assert.equal(queue.push(1), undefined, 'room: the producer goes on without waiting');
+  const wait = queue.push(2);
+  assert.ok(wait, 'at the high-water mark the producer gets a promise');
+  const second = wait.then(() => (released = true));
   await new Promise((r) => setImmediate(r));
   assert.equal(released, false);
   assert.deepEqual(await queue.next(), { done: false, value: 1 });

@@ -111,7 +111,7 @@ export interface HookCall {
   cwd: string;
   permissionMode: PermissionMode;
   signal: AbortSignal;
-  emit(message: AgentMessage): Promise<void>;
+  emit(message: AgentMessage): Promise<void> | undefined;
   /** Matched against the matchers (tool name, SessionStart source, agent type ...). */
   matchValue?: string;
   toolUseId?: string;
