@@ -10,7 +10,6 @@ import { toolUseError, type Tool, type ToolResult } from '../types.ts';
 import { recordRead } from '../read-state.ts';
 import { kindOf, NotReadableError, readRegularFile } from '../regular-file.ts';
 import { fileDoesNotExist } from './file-answers.ts';
-import { NotebookReadError, notebookCells, notebookContent } from './notebook-read.ts';
 import type { ImageMediaType } from '../../messages/types.ts';
 
 const DEFAULT_LIMIT = 2000;
@@ -55,7 +54,6 @@ export const readTool: Tool = {
       return result;
     } catch (error) {
       if (error instanceof NotReadableError) return toolUseError(error.message);
-      if (error instanceof NotebookReadError) return { content: error.message, isError: true };
       throw error;
     }
   },
@@ -85,8 +83,15 @@ async function readAs(
   const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal)).toString('utf8');
   if (text.includes('\u0000')) return toolUseError(`${file} looks binary; it was not read`);
   if (path.extname(file).toLowerCase() === '.ipynb') {
-    const cells = notebookCells(text);
-    return { content: notebookContent(cells), data: { type: 'notebook', file: { filePath: file, cells } } };
+    // Loaded for a notebook only: its schema (zod) would otherwise cost every start-up ~10 ms.
+    const notebook = await import('./notebook-read.ts');
+    try {
+      const cells = notebook.notebookCells(text);
+      return { content: notebook.notebookContent(cells), data: { type: 'notebook', file: { filePath: file, cells } } };
+    } catch (error) {
+      if (error instanceof notebook.NotebookReadError) return { content: error.message, isError: true };
+      throw error;
+    }
   }
   // Claude Code reads CRLF files as LF (the numbered text and the file result alike).
   const lines = text === '' ? [] : text.replaceAll('\r\n', '\n').split('\n');
