@@ -103,6 +103,11 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   /** Archives an idle session whose run ended (a session running or with waiting input is left alone). */
   const archive = async (job: Job, token?: string): Promise<string> => {
     const { sessionId } = parseArchiveJob(job.data);
+    if (!o.archiveDir && token) {
+      // Queued by a worker that archives (this one runs with --no-archive): it waits for one of those.
+      await job.moveToDelayed(Date.now() + archiveAfterMs, token);
+      throw new DelayedError();
+    }
     if (!o.archiveDir || !(await log.exists(sessionId))) return 'nothing to archive';
     const due = (await lastActivity(log, sessionId)) + archiveAfterMs;
     if (due > Date.now() && token) {
