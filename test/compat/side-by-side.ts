@@ -49,7 +49,8 @@ async function runOne(which: 'claude' | 'agentpipe', scenario: Scenario): Promis
   const modelRequests: RecordedRequest[] = [];
   const server = await startFakeServer((request) => {
     if (!isModelRequest(request)) return { kind: 'json', status: 200, body: { input_tokens: 1 } };
-    // Claude Code asks a small model for side answers (titles, summaries): those are not the scenario's.
+    // Model requests take the replies in order (headless Claude Code 2.1.197 makes no side requests here);
+    // anything else (token counting) gets a small JSON answer.
     modelRequests.push(request);
     return replies[Math.min(n++, replies.length - 1)]!;
   });
