@@ -77,14 +77,16 @@ export class AnthropicProvider implements ModelProvider {
         ? { ...this.#headers, 'anthropic-beta': request.betas.join(',') }
         : this.#headers;
       const normaliser = new EventNormaliser();
-      for await (const { event, data } of postForEvents({ url: this.#url, headers, body, signal })) {
-        if (event === 'ping') continue;
-        const raw = rawEvent(data);
-        if (raw.type === 'error') throw streamError(raw);
-        const normalised = normaliser.normalise(raw);
-        if (normalised) yield normalised;
-        // Whatever follows message_stop is not read: the answer is complete.
-        if (normaliser.stopped) return;
+      for await (const batch of postForEvents({ url: this.#url, headers, body, signal })) {
+        for (const { event, data } of batch) {
+          if (event === 'ping') continue;
+          const raw = rawEvent(data);
+          if (raw.type === 'error') throw streamError(raw);
+          const normalised = normaliser.normalise(raw);
+          if (normalised) yield normalised;
+          // Whatever follows message_stop is not read: the answer is complete.
+          if (normaliser.stopped) return;
+        }
       }
       throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
     } catch (error) {

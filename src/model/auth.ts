@@ -67,15 +67,25 @@ export class AuthWatchingProvider implements ModelProvider {
     return this.#inner.apiKeySource;
   }
 
-  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
-    try {
-      yield* this.#inner.stream(request);
-    } catch (error) {
+  /** The inner stream as it is; only its failure passes through here (a generator around it cost a hop per delta). */
+  stream(request: ModelRequest): AsyncIterable<StreamEvent> {
+    const source = this.#inner.stream(request);
+    const fail = async (error: unknown): Promise<never> => {
       if (ModelError.isInstance(error) && error.kind === 'authentication_failed') {
         await this.#onStatus({ isAuthenticating: false, output: [], error: redactTokens(error.message) });
       }
       throw error;
-    }
+    };
+    return {
+      [Symbol.asyncIterator]: () => {
+        const events = source[Symbol.asyncIterator]();
+        return {
+          next: () => events.next().catch(fail),
+          return: (value?: unknown) =>
+            events.return?.(value) ?? Promise.resolve({ done: true as const, value: undefined }),
+        };
+      },
+    };
   }
 }
 

@@ -42,18 +42,23 @@ const MAX_ERROR_BODY = 64 * 1024;
 /** A non-streaming answer (e.g. a web search) is read up to this size. */
 const MAX_JSON_BODY = 32 * 1024 * 1024;
 
-/** POSTs `request` and yields the answer's server-sent events until the server ends it. */
-export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSourceMessage> {
+/**
+ * POSTs `request` and yields the answer's server-sent events, in batches: the events of one
+ * network read come together (one async hop per read instead of per event). The next read
+ * waits until the consumer takes the batch.
+ */
+export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSourceMessage[]> {
   const { response, detach } = await post(request, 'text/event-stream');
-  const events: EventSourceMessage[] = [];
+  let events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event) });
   response.setEncoding('utf8');
   try {
     for await (const chunk of response as AsyncIterable<string>) {
       parser.feed(chunk);
-      // Drained one by one: the next chunk is read only when the consumer has taken these.
-      for (let i = 0; i < events.length; i++) yield events[i]!;
-      events.length = 0;
+      if (events.length === 0) continue;
+      const batch = events;
+      events = [];
+      yield batch;
     }
   } catch (error) {
     throw cutError(error, request.signal);

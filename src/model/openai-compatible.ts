@@ -82,9 +82,11 @@ export class OpenAICompatibleProvider implements ModelProvider {
         body.reasoning_effort = budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';
       }
       const translator = new ChunkTranslator(request.model);
-      for await (const { data } of postForEvents({ url: this.#url, headers: this.#headers, body, signal })) {
-        if (data === '[DONE]') break;
-        yield* translator.translate(chunkOf(data));
+      read: for await (const batch of postForEvents({ url: this.#url, headers: this.#headers, body, signal })) {
+        for (const { data } of batch) {
+          if (data === '[DONE]') break read;
+          yield* translator.translate(chunkOf(data));
+        }
       }
       if (!translator.finished) {
         throw new ModelError({ kind: 'connection', message: 'The response stream ended before a finish_reason' });
