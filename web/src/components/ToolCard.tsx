@@ -37,7 +37,16 @@ function Terminal({ card, text }: { card: ToolItem; text: string }): JSX.Element
   const input = (card.rawInput ?? {}) as { command?: string };
   const out = (card.rawOutput ?? {}) as { stdout?: string; stderr?: string; exitCode?: number | null };
   const structured = typeof out === 'object' && (typeof out.stdout === 'string' || typeof out.stderr === 'string');
-  const exit = typeof out.exitCode === 'number' ? out.exitCode : undefined;
+  // Claude Code's Bash result has no exit code field: a failure starts "Exit code N", a success is 0.
+  const failedWith = /^Exit code (\d+)/.exec(text)?.[1];
+  const exit =
+    typeof out.exitCode === 'number'
+      ? out.exitCode
+      : failedWith !== undefined
+        ? Number(failedWith)
+        : card.status === 'completed'
+          ? 0
+          : undefined;
   return (
     <div class="terminal" data-testid="terminal">
       {input.command && (
