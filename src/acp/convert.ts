@@ -8,7 +8,9 @@ import type {
   PermissionMode,
 } from '../messages/types.ts';
 
-/** An ACP prompt (checked by the ACP SDK) as the content of a user message; throws on an image type models do not take. */
+/**
+ * An ACP prompt (checked by the ACP SDK) as the content of a user message; throws on an image type models do not take.
+ */
 export function promptContent(blocks: ContentBlock[]): UserContentBlock[] {
   const content: UserContentBlock[] = [];
   for (const block of blocks) {

@@ -56,7 +56,10 @@ export interface RunState {
   interrupt(): void;
 }
 
-/** Most tool calls of one model turn that run at the same time: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY, default 10 (as Claude Code). */
+/**
+ * Most tool calls of one model turn that run at the same time: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY, default 10 (as
+ * Claude Code).
+ */
 const maxToolConcurrency = () => envNumber('CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 10, { integer: true });
 
 /**

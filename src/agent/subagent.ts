@@ -76,7 +76,8 @@ export async function runSubagent(
     cost: run.usage.totalCostUsd,
   };
   const started = Date.now();
-  // Live, attributed progress: task_started, a task_progress after each of its tool calls, task_notification at the end.
+  // Live, attributed progress: task_started, a task_progress after each of its tool calls, task_notification at the
+  // end.
   const task = { task_id: toolUseId, tool_use_id: toolUseId, description, subagent_type: type };
   const emitTask = (message: TaskEvent) =>
     parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId } as AgentMessage);

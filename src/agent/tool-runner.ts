@@ -161,7 +161,10 @@ function errorData(content: ToolResult['content']): string {
  * PreToolUse hooks first (deny, rewrite, allow or ask); then the rules and the mode, which a
  * hook's allow cannot override (deny rules, plan mode); `ask` goes to the callback or is denied.
  */
-/** How a call was denied without asking anyone (`system/permission_denied`); absent for hooks and for the client's or user's answers. */
+/**
+ * How a call was denied without asking anyone (`system/permission_denied`); absent for hooks and for the client's or
+ * user's answers.
+ */
 type AutoDenial = 'rule' | 'mode' | 'no_permission_prompt';
 
 async function authorize(

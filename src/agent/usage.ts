@@ -20,7 +20,10 @@ export class UsageTracker {
   requests = 0;
   last?: TokenCounts & { model: string };
 
-  /** Adds one finished request; returns its cost in USD (`reportedCostUsd` when the cost was reported, e.g. by a wrapped agent CLI). */
+  /**
+   * Adds one finished request; returns its cost in USD (`reportedCostUsd` when the cost was reported, e.g. by a wrapped
+   * agent CLI).
+   */
   add(model: string, counts: TokenCounts, reportedCostUsd?: number): number {
     this.requests++;
     this.last = { ...counts, model };

@@ -51,7 +51,10 @@ export interface InputUserMessage {
 /** Any line agentpipe accepts on stream-json input. */
 export type InputMessage = InputUserMessage | ControlRequest | ControlResponse | ControlCancelRequest | KeepAlive;
 
-/** A transcript line for the official SDK's session store (`--session-mirror`): `filePath` names the session as Claude Code's would. */
+/**
+ * A transcript line for the official SDK's session store (`--session-mirror`): `filePath` names the session as Claude
+ * Code's would.
+ */
 export interface TranscriptMirror {
   type: 'transcript_mirror';
   filePath: string;

@@ -51,7 +51,10 @@ export interface SystemInitMessage extends Envelope {
   betas?: string[];
   /** Protocol features a client may detect (Claude Code's: `interrupt_receipt_v1`, `interrupt_cancel_queued_v1`). */
   capabilities?: string[];
-  /** The wrapped agent when a harness runs the session (`--harness`: claude, codex, gemini, qwen, acp); absent for agentpipe's own loop. */
+  /**
+   * The wrapped agent when a harness runs the session (`--harness`: claude, codex, gemini, qwen, acp); absent for
+   * agentpipe's own loop.
+   */
   harness?: string;
   /** The wrapped agent's own session (thread) id: `--resume` of the agentpipe session resumes it. */
   harness_session_id?: string;
@@ -183,7 +186,10 @@ export interface TaskProgressMessage extends Envelope {
   last_tool_name?: string;
 }
 
-/** A subagent ended; `summary` is the start of its answer (or why it failed). agentpipe writes no output file: `output_file` is ''. */
+/**
+ * A subagent ended; `summary` is the start of its answer (or why it failed). agentpipe writes no output file:
+ * `output_file` is ''.
+ */
 export interface TaskNotificationMessage extends Envelope {
   type: 'system';
   subtype: 'task_notification';

@@ -94,7 +94,9 @@ export class AnthropicProvider implements ModelProvider {
     }
   }
 
-  /** One request with the `web_search_20250305` server tool (WebSearch); its content blocks, as Claude Code reads them. */
+  /**
+   * One request with the `web_search_20250305` server tool (WebSearch); its content blocks, as Claude Code reads them.
+   */
   async webSearch(request: WebSearchRequest): Promise<unknown[]> {
     const { signal } = request;
     try {

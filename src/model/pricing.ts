@@ -90,7 +90,10 @@ function normalise(model: string): string {
   return id;
 }
 
-/** True when `id` continues `prefix` at a word boundary (claude-opus-4 matches claude-opus-4-20250514, not claude-opus-45). */
+/**
+ * True when `id` continues `prefix` at a word boundary (claude-opus-4 matches claude-opus-4-20250514, not
+ * claude-opus-45).
+ */
 function matches(id: string, prefix: string): boolean {
   if (!id.startsWith(prefix)) return false;
   const next = id.charAt(prefix.length);

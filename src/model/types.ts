@@ -61,10 +61,16 @@ export interface ModelProvider {
   readonly provider: string;
   /** Where the credentials came from (reported in `system/init`). */
   readonly apiKeySource: 'ANTHROPIC_API_KEY' | 'apiKeyHelper' | 'none' | 'user';
-  /** The context window of `model` in tokens, when the provider knows it better than the price table (Infinity: no limit). */
+  /**
+   * The context window of `model` in tokens, when the provider knows it better than the price table (Infinity: no
+   * limit).
+   */
   contextWindow?(model: string): number;
   stream(request: ModelRequest): AsyncIterable<StreamEvent>;
-  /** Runs a web search on the provider's servers and returns the answer's content blocks (unchecked); only providers that can. */
+  /**
+   * Runs a web search on the provider's servers and returns the answer's content blocks (unchecked); only providers
+   * that can.
+   */
   webSearch?(request: WebSearchRequest): Promise<unknown[]>;
 }
 

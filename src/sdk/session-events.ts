@@ -109,7 +109,9 @@ export type SessionEvent = {
   };
 }[SessionEventType];
 
-/** Narrows an event to one type (`events.filter((e) => isEventOf(e, 'tool.execution_complete'))` keeps its data's type). */
+/**
+ * Narrows an event to one type (`events.filter((e) => isEventOf(e, 'tool.execution_complete'))` keeps its data's type).
+ */
 export function isEventOf<K extends SessionEventType>(
   event: SessionEvent,
   type: K,
@@ -337,7 +339,10 @@ export class SessionEventProjector {
       if (block.type === 'tool_result') this.#toolResult(block, message.tool_use_result, parent, emit);
   }
 
-  /** A user message of the conversation; a prompt echo that comes before the first `system/init` waits for its session.start. */
+  /**
+   * A user message of the conversation; a prompt echo that comes before the first `system/init` waits for its
+   * session.start.
+   */
   #userText(text: string, emit: Emit, echo?: boolean): void {
     if (echo && !this.#started) {
       this.#prompts.push(text);
