@@ -1,4 +1,7 @@
-/** Flags of durable sessions → session options: resume/continue/fork, persistence, compaction, structured output, key helper. */
+/**
+ * Flags of durable sessions → session options: resume/continue/fork, persistence, compaction, structured output, key
+ * helper.
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionOptions } from '../session/options.ts';

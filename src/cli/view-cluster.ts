@@ -39,7 +39,10 @@ export function announceClusterPage(
   return href;
 }
 
-/** The page of a cluster and its feeds, for a WebSocket server's handlers; undefined (said on `log`) when Redis cannot be reached. */
+/**
+ * The page of a cluster and its feeds, for a WebSocket server's handlers; undefined (said on `log`) when Redis cannot
+ * be reached.
+ */
 export async function clusterPage(
   redis: string,
   canStart: boolean,

@@ -109,7 +109,10 @@ export class ClusterFrontEnd {
     });
   }
 
-  /** The session a connection is for (told in the upgrade response): the one it names, else a new one; undefined for a bad name. */
+  /**
+   * The session a connection is for (told in the upgrade response): the one it names, else a new one; undefined for a
+   * bad name.
+   */
   sessionIdFor(req: IncomingMessage): string | undefined {
     const asked = new URL(req.url ?? '/', 'http://localhost').searchParams.get('session');
     if (asked !== null) return UUID.test(asked) ? asked : undefined;

@@ -71,10 +71,15 @@ export interface SessionRunOptions {
   print: (line: string) => void;
 }
 
-/** How a run ended: `ended` (input ended or idle), `fenced` (another worker owns it now), `stopped` (the worker is closing). */
+/**
+ * How a run ended: `ended` (input ended or idle), `fenced` (another worker owns it now), `stopped` (the worker is
+ * closing).
+ */
 export type RunOutcome = 'ended' | 'fenced' | 'stopped';
 
-/** The field a state-setting control request is kept under for a new owner (one per kind; per server for `mcp_toggle`). */
+/**
+ * The field a state-setting control request is kept under for a new owner (one per kind; per server for `mcp_toggle`).
+ */
 export function stateField(request: { subtype: string; serverName?: unknown }): string {
   return request.subtype === 'mcp_toggle' ? `mcp_toggle:${String(request.serverName)}` : request.subtype;
 }
@@ -153,7 +158,10 @@ export function openTurn(entries: readonly LogEntry[]): { promptUuid: string; un
  */
 const TAGGED_REQUEST = /^(.+)@([0-9a-f]{8})$/;
 
-/** Requests the dead owner asked the client in the cut turn (`can_use_tool`, `hook_callback`): no answer can reach it now. */
+/**
+ * Requests the dead owner asked the client in the cut turn (`can_use_tool`, `hook_callback`): no answer can reach it
+ * now.
+ */
 const CLIENT_REQUESTS = new Set(['can_use_tool', 'hook_callback']);
 
 /**
@@ -463,7 +471,10 @@ function inboxInput(
     for (const kept of unstarted.values()) if (compareStreamIds(kept, oldest) < 0) oldest = kept;
     return oldest;
   };
-  /** Moves the cursor (trimming what no owner needs, keeping a state request for a new owner); a connection failure is retried for a while (a FencedError ends the input: another worker owns the session). */
+  /**
+   * Moves the cursor (trimming what no owner needs, keeping a state request for a new owner); a connection failure is
+   * retried for a while (a FencedError ends the input: another worker owns the session).
+   */
   async function setCursor(entryId: string, parsed?: ParsedLine): Promise<void> {
     const m = parsed?.ok ? parsed.message : undefined;
     const state =
@@ -519,7 +530,8 @@ function inboxInput(
         self.onPrompt?.();
       }
       yield parsed;
-      // The runner took the line (queued a prompt, handled or started handling a request): a new owner goes on after it.
+      // The runner took the line (queued a prompt, handled or started handling a request): a new owner goes on after
+      // it.
       await setCursor(entry.id, parsed);
     }
   }

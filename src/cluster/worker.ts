@@ -51,9 +51,15 @@ export interface WorkerOptions {
 /** A running worker. */
 export interface RunningWorker {
   id: string;
-  /** Stops taking jobs; running sessions are interrupted (their prompts get a result), their leases released and their jobs handed back to the queue. */
+  /**
+   * Stops taking jobs; running sessions are interrupted (their prompts get a result), their leases released and their
+   * jobs handed back to the queue.
+   */
   close(): Promise<void>;
-  /** Stops taking jobs; running sessions finish their prompts (interrupted after `graceMs`), then go back to the queue with their leases released. */
+  /**
+   * Stops taking jobs; running sessions finish their prompts (interrupted after `graceMs`), then go back to the queue
+   * with their leases released.
+   */
   drain(graceMs: number): Promise<void>;
   /** Resolves when the worker failed for good (its error) or was closed (undefined). */
   done: Promise<Error | undefined>;

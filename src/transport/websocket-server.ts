@@ -39,7 +39,10 @@ export interface WebSocketServerOptions {
   keepAliveMs?: number;
   /** Answers plain HTTP requests (the viewer page of `serve --ui`); default: 426 Upgrade Required. */
   httpHandler?: http.RequestListener;
-  /** Serves a connection instead of running a session here (`serve --redis`: the cluster's front end); resolves when it closed. */
+  /**
+   * Serves a connection instead of running a session here (`serve --redis`: the cluster's front end); resolves when it
+   * closed.
+   */
   connectionHandler?: (ws: WebSocket, req: http.IncomingMessage, id: number, sessionId?: string) => Promise<void>;
   /** The session id a connection gets, told in the upgrade response (default: a fresh one, none when resuming). */
   sessionIdFor?: (req: http.IncomingMessage) => string | undefined;
