@@ -748,7 +748,10 @@ function outputText(raw: unknown): string {
   return JSON.stringify(raw).slice(0, 100_000);
 }
 
-/** The tool_use_result of a finished call: the agent's own when it is structured, else an Edit/Write result built from its diff. */
+/**
+ * The tool_use_result of a finished call: the agent's own when it is structured, else an Edit/Write result built from
+ * its diff.
+ */
 async function structuredResult(tool: ToolState): Promise<unknown> {
   const raw = tool.rawOutput;
   if (isRecord(raw) && Array.isArray(raw.structuredPatch)) return raw;

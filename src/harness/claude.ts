@@ -369,7 +369,10 @@ const QWEN_TOOLS: Record<string, string> = {
   list_directory: 'LS',
 };
 
-/** Gives the tool calls of a Qwen Code assistant message agentpipe's names, so every face shows them as it shows its own; returns them. */
+/**
+ * Gives the tool calls of a Qwen Code assistant message agentpipe's names, so every face shows them as it shows its
+ * own; returns them.
+ */
 function renameTools(value: Record<string, unknown>): Array<Record<string, unknown>> {
   const message = value.message;
   if (!isObject(message) || !Array.isArray(message.content)) return [];

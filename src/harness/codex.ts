@@ -46,7 +46,10 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** `/bin/bash -lc '<script>'` (or `"<script>"`) → `<script>`: codex shows the shell wrapper it ran the model's command with. */
+/**
+ * `/bin/bash -lc '<script>'` (or `"<script>"`) → `<script>`: codex shows the shell wrapper it ran the model's command
+ * with.
+ */
 export function unwrapShell(command: string): string {
   const single = /^(?:\/usr)?(?:\/bin\/)?(?:ba|z)?sh -l?c '((?:[^']|'\\''|'"'"')*)'$/.exec(command);
   if (single) return single[1]!.replace(/'\\''|'"'"'/g, "'");
@@ -302,7 +305,9 @@ export class CodexHarness implements Harness {
     this.#threadId = id;
   }
 
-  /** The Edit or Write call (input, result, content) of one completed change, with what is known of the file before it. */
+  /**
+   * The Edit or Write call (input, result, content) of one completed change, with what is known of the file before it.
+   */
   async fileCall(
     change: Change,
     before: string | undefined,

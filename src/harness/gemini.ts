@@ -46,7 +46,10 @@ const GEMINI_TOOLS: Record<string, string> = {
   WebSearch: 'google_web_search',
 };
 
-/** An allowed-tools rule in Gemini's spelling: `Bash(git diff:*)` → `run_shell_command(git diff)`; unknown names as they are. */
+/**
+ * An allowed-tools rule in Gemini's spelling: `Bash(git diff:*)` → `run_shell_command(git diff)`; unknown names as they
+ * are.
+ */
 export function geminiToolRule(rule: string): string {
   const match = /^(\w+)(?:\((.*)\))?$/.exec(rule.trim());
   if (!match) return rule;
@@ -517,7 +520,10 @@ class GeminiTurn {
     };
   }
 
-  /** The file change of tool call `id` in Gemini's session recording (written right after the result line; waits up to 5 s on a loaded machine). */
+  /**
+   * The file change of tool call `id` in Gemini's session recording (written right after the result line; waits up to 5
+   * s on a loaded machine).
+   */
   async #recorded(id: string): Promise<{ originalContent: string; isNewFile: boolean } | undefined> {
     const session = this.harness.nativeSessionId;
     if (!session) return undefined;
@@ -602,7 +608,10 @@ function recordings(tmp: string, session: string): string[] {
   return files;
 }
 
-/** `originalContent` of tool call `id` in one recording line (`{toolCalls: [{id, resultDisplay: {originalContent, isNewFile}}]}`). */
+/**
+ * `originalContent` of tool call `id` in one recording line (`{toolCalls: [{id, resultDisplay: {originalContent,
+ * isNewFile}}]}`).
+ */
 function recordedChange(line: string, id: string): { originalContent: string; isNewFile: boolean } | undefined {
   let value: unknown;
   try {

@@ -51,7 +51,10 @@ export class TurnState {
     await this.turn.emit(this.turn.init(fields));
   }
 
-  /** Emits a message, `system/init` before the first one; a tool call unanswered past the threshold gets `tool_progress` heartbeats. */
+  /**
+   * Emits a message, `system/init` before the first one; a tool call unanswered past the threshold gets `tool_progress`
+   * heartbeats.
+   */
   async emit(message: AgentMessage): Promise<void> {
     if (!this.#initSent) await this.init();
     this.#track(message);
@@ -85,7 +88,10 @@ export class TurnState {
     }
   }
 
-  /** `tool_progress` every interval once a call ran past the threshold (the session's settings, as for agentpipe's own tools). */
+  /**
+   * `tool_progress` every interval once a call ran past the threshold (the session's settings, as for agentpipe's own
+   * tools).
+   */
   #heartbeat(id: string, name: string): void {
     const started = Date.now();
     const { thresholdMs, intervalMs } = this.config.progress ?? { thresholdMs: 1000, intervalMs: 1000 };
@@ -167,7 +173,10 @@ export class TurnState {
     );
   }
 
-  /** Emits a whole text as the stream events of one message (id `messageId`: the final message's), when partial messages were asked for. */
+  /**
+   * Emits a whole text as the stream events of one message (id `messageId`: the final message's), when partial messages
+   * were asked for.
+   */
   async streamText(text: string, model: string, kind: 'text' | 'thinking' = 'text', messageId?: string): Promise<void> {
     if (!this.config.includePartialMessages || !text) return;
     const start = this.assistant([], model).message;

@@ -42,9 +42,15 @@ export interface HarnessConfig {
   disallowedTools: string[];
   maxTurns?: number;
   includePartialMessages: boolean;
-  /** `tool_progress` heartbeats of a wrapped agent's tool calls that send none of their own (the session's threshold and interval, ms). */
+  /**
+   * `tool_progress` heartbeats of a wrapped agent's tool calls that send none of their own (the session's threshold and
+   * interval, ms).
+   */
   progress?: { thresholdMs: number; intervalMs: number };
-  /** A wrapped CLI silent on stdout this long (ms) is stopped and the prompt fails (AGENTPIPE_HARNESS_IDLE_MS, default 15 min). */
+  /**
+   * A wrapped CLI silent on stdout this long (ms) is stopped and the prompt fails (AGENTPIPE_HARNESS_IDLE_MS, default
+   * 15 min).
+   */
   idleMs?: number;
   /** The wrapped agent's own session id to resume (from the transcript of the agentpipe session). */
   resumeNativeId?: string;
@@ -91,7 +97,10 @@ export interface Harness {
   readonly name: Exclude<HarnessName, 'agentpipe'>;
   /** The wrapped agent's own session id, once known. */
   readonly nativeSessionId: string | undefined;
-  /** The client changed the model or the permission mode (`set_model`, `set_permission_mode`): applied from the next request or prompt. */
+  /**
+   * The client changed the model or the permission mode (`set_model`, `set_permission_mode`): applied from the next
+   * request or prompt.
+   */
   configure(change: { model?: string; permissionMode?: PermissionMode }): void;
   /** Runs one prompt to its end; never throws for anything the wrapped agent does. */
   run(turn: HarnessTurn): Promise<HarnessOutcome>;

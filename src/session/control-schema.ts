@@ -42,7 +42,10 @@ export const InitializeRequestSchema = z.looseObject({
   appendSystemPrompt: z.string().optional(),
   /** Checked by `validateAgents` (shared with `--agents`). */
   agents: z.record(z.string(), z.unknown()).optional(),
-  /** `settingsViaInitialize`: the SDK's `settings` option (a file path, JSON text or an object), applied as the flag layer. */
+  /**
+   * `settingsViaInitialize`: the SDK's `settings` option (a file path, JSON text or an object), applied as the flag
+   * layer.
+   */
   settings: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
   /** `disallowedToolsViaInitialize`: deny rules, as `--disallowedTools`. */
   disallowedTools: z.array(z.string()).optional(),

@@ -11,7 +11,9 @@ import type { Session } from './session.ts';
 import { settingsFile } from './setting-sources.ts';
 
 const EFFORTS: readonly EffortLevel[] = ['low', 'medium', 'high', 'xhigh', 'max'];
-/** Keys of the flag layer that agentpipe applies; the others are kept (and shown by `get_settings`) but have no effect. */
+/**
+ * Keys of the flag layer that agentpipe applies; the others are kept (and shown by `get_settings`) but have no effect.
+ */
 const APPLIED_KEYS = new Set(['permissions', 'hooks', 'model', 'effortLevel']);
 
 /** Merges `settings` into the session's flag layer and applies it; throws (nothing changed) when it is invalid. */
@@ -32,7 +34,10 @@ export function applyFlagSettings(session: Session, settings: Record<string, unk
   if (ignored.length) session.ctx.warn(`apply_flag_settings: agentpipe keeps but does not apply ${ignored.join(', ')}`);
 }
 
-/** What Claude Code lets a client write into each file (each key is a security decision: hooks and rules are not among them). */
+/**
+ * What Claude Code lets a client write into each file (each key is a security decision: hooks and rules are not among
+ * them).
+ */
 const WRITABLE: Record<'localSettings' | 'userSettings', { source: 'local' | 'user'; keys: string[] }> = {
   localSettings: { source: 'local', keys: ['outputStyle'] },
   userSettings: { source: 'user', keys: ['effortLevel'] },

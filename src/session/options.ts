@@ -51,7 +51,10 @@ export interface SessionOptions extends ModelOptions {
   /** Decides calls that the rules leave open. */
   canUseTool?: CanUseTool;
   /** Hook points of the agent loop. */
-  /** In-process hook callbacks: `{PreToolUse: [{matcher: 'Bash', hooks: [async (input, toolUseId, {signal}) => ({...})]}]}`. */
+  /**
+   * In-process hook callbacks: `{PreToolUse: [{matcher: 'Bash', hooks: [async (input, toolUseId, {signal}) =>
+   * ({...})]}]}`.
+   */
   hooks?: HookCallbacks;
   /** Settings with command hooks (`--settings`): a file path, a JSON string or the parsed object. */
   settings?: string | Record<string, unknown>;
@@ -59,7 +62,10 @@ export interface SessionOptions extends ModelOptions {
   agents?: Record<string, AgentDefinition>;
   /** Extra tools (custom tools from `defineTool`, or any Tool). */
   extraTools?: Tool[];
-  /** MCP servers by name (Claude Code's `mcpServers`): stdio `{command, args, env, cwd}`, or `{type: 'http' | 'sse', url, headers}`. */
+  /**
+   * MCP servers by name (Claude Code's `mcpServers`): stdio `{command, args, env, cwd}`, or `{type: 'http' | 'sse',
+   * url, headers}`.
+   */
   mcpServers?: Record<string, McpServerConfig>;
   /** Heartbeat threshold and interval of `tool_progress` (ms). */
   toolProgressThresholdMs?: number;
@@ -76,7 +82,10 @@ export interface SessionOptions extends ModelOptions {
   forkSession?: boolean;
   /** With resume: keep the history up to and including this message uuid. */
   resumeSessionAt?: string;
-  /** With resumeSessionAt: the prompt uuid of the turn being dropped; the resume is refused when more than that turn would go. */
+  /**
+   * With resumeSessionAt: the prompt uuid of the turn being dropped; the resume is refused when more than that turn
+   * would go.
+   */
   resumeDropsTurn?: string;
   /**
    * Send every transcript line to the client as `transcript_mirror` (the official SDK's `sessionStore`),
@@ -112,7 +121,9 @@ export interface SessionOptions extends ModelOptions {
    * library; the CLI loads all three unless told otherwise.
    */
   settingSources?: SettingSource[];
-  /** Run the main thread as this agent (`--agent`): its prompt, tools and model (from `agents` or `initialize.agents`). */
+  /**
+   * Run the main thread as this agent (`--agent`): its prompt, tools and model (from `agents` or `initialize.agents`).
+   */
   agent?: string;
   /** Debug lines (`--debug [filter]`): true, or a category filter like "api,tools" or "!control". */
   debug?: boolean | string;

@@ -105,7 +105,10 @@ export async function prepareSession(
   return start;
 }
 
-/** The copy of a session the SDK took from its session store: `$CLAUDE_CONFIG_DIR/projects/<cwd>/<id>.jsonl`, when there. */
+/**
+ * The copy of a session the SDK took from its session store: `$CLAUDE_CONFIG_DIR/projects/<cwd>/<id>.jsonl`, when
+ * there.
+ */
 async function storedCopy(
   cwd: string,
   sessionId: string,

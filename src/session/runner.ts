@@ -22,15 +22,24 @@ import { handleControlRequest, prepareControlHandlers, type ControlHost } from '
 
 /** Options of a runner. */
 export interface RunnerOptions {
-  /** Forward the client's control responses back, as Claude Code does with `--replay-user-messages` (the echoes of user messages are filtered where the session's stream is sent: openSession). */
+  /**
+   * Forward the client's control responses back, as Claude Code does with `--replay-user-messages` (the echoes of user
+   * messages are filtered where the session's stream is sent: openSession).
+   */
   replayUserMessages?: boolean;
   /** User message uuids already processed (from a resumed transcript): not run again. */
   seenUuids?: Iterable<string>;
   /** Diagnostics (stderr). */
   log: (line: string) => void;
-  /** Hold user messages until `initialize` was handled (`--await-initialize`); run them anyway when the input ends without it. */
+  /**
+   * Hold user messages until `initialize` was handled (`--await-initialize`); run them anyway when the input ends
+   * without it.
+   */
   awaitInitialize?: boolean;
-  /** How long a request to the client (can_use_tool, hook_callback, mcp_message) waits for its answer (default: AGENTPIPE_CONTROL_TIMEOUT_MS or 10 minutes). */
+  /**
+   * How long a request to the client (can_use_tool, hook_callback, mcp_message) waits for its answer (default:
+   * AGENTPIPE_CONTROL_TIMEOUT_MS or 10 minutes).
+   */
   controlTimeoutMs?: number;
 }
 

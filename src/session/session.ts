@@ -108,7 +108,10 @@ export class Session {
   /** Where the stream goes after the transcript (the constructor's `emit`). */
   readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
-  /** `log` receives the session's diagnostics (warnings); the CLI's goes to stderr, the library's to the caller's `stderr` option. */
+  /**
+   * `log` receives the session's diagnostics (warnings); the CLI's goes to stderr, the library's to the caller's
+   * `stderr` option.
+   */
   constructor(
     options: SessionOptions,
     provider: ModelProvider,
@@ -202,7 +205,10 @@ export class Session {
       this.ctx.tools.unshift(createTaskTool(() => this.agents));
   }
 
-  /** Adds the agents of the agent files (`.agentpipe/agents/*.md`, per setting source), once; never throws. Undefined when there are none. */
+  /**
+   * Adds the agents of the agent files (`.agentpipe/agents/*.md`, per setting source), once; never throws. Undefined
+   * when there are none.
+   */
   loadAgentFiles(): Promise<void> | undefined {
     return this.#agentFiles();
   }
@@ -584,7 +590,10 @@ function normalizeContent(content: string | UserContentBlock[]): string | UserCo
   return typeof content === 'string' ? content : content.filter((b) => b && typeof b === 'object');
 }
 
-/** The tool names of system/init: with a schema, StructuredOutput among them (in name order after Task), as Claude Code lists it. */
+/**
+ * The tool names of system/init: with a schema, StructuredOutput among them (in name order after Task), as Claude Code
+ * lists it.
+ */
 function withStructuredOutput(names: string[], schema: boolean): string[] {
   if (!schema || names.includes(STRUCTURED_OUTPUT_TOOL)) return names;
   const at = names.findIndex((name, i) => i > 0 && name.localeCompare(STRUCTURED_OUTPUT_TOOL) > 0);

@@ -16,7 +16,10 @@ export interface RebuiltSession {
   seenUuids: Set<string>;
   /** Uuid of the last line kept. */
   lastUuid?: string;
-  /** The wrapped agent that ran the session (`--harness`) and its own session id, from the last `system/init` that named them. */
+  /**
+   * The wrapped agent that ran the session (`--harness`) and its own session id, from the last `system/init` that named
+   * them.
+   */
   harness?: { name: string; sessionId: string };
 }
 
@@ -83,7 +86,8 @@ function apply(state: State, line: TranscriptLine): void {
         if (line.agentpipe_command) return;
       }
       const notice = noticeOf(line.message.content);
-      // Live, an interrupt keeps what was streamed (text cut short included); tool calls without a result get one that was not emitted.
+      // Live, an interrupt keeps what was streamed (text cut short included); tool calls without a result get one that
+      // was not emitted.
       if (notice === INTERRUPTED || notice === INTERRUPTED_TOOLS) fillMissingResults(state.history);
       state.history.push({ role: 'user', content: structuredClone(line.message.content) });
       return;
