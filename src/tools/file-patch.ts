@@ -1,4 +1,7 @@
-/** The `structuredPatch` of Edit and Write results (as in Claude Code's `tool_use_result`): unified hunks, 3 lines of context. */
+/**
+ * The `structuredPatch` of Edit and Write results (as in Claude Code's `tool_use_result`): unified hunks, 3 lines of
+ * context.
+ */
 
 /** One hunk, in the SDK's `FileEditOutput.structuredPatch` shape. */
 export interface PatchHunk {
@@ -17,7 +20,10 @@ export async function structuredPatchOf(file: string, before: string, after: str
   );
 }
 
-/** Write's `tool_use_result`: a new file has no patch; an overwritten one (or `type: 'update'` with the before-text unknown) its hunks. */
+/**
+ * Write's `tool_use_result`: a new file has no patch; an overwritten one (or `type: 'update'` with the before-text
+ * unknown) its hunks.
+ */
 export async function writeResultOf(
   file: string,
   before: string | null,
@@ -48,7 +54,10 @@ export async function editResultOf(
   };
 }
 
-/** The text before an edit that replaced `oldString` with `newString` once, from the text after it; undefined when that is ambiguous. */
+/**
+ * The text before an edit that replaced `oldString` with `newString` once, from the text after it; undefined when that
+ * is ambiguous.
+ */
 export function reverseEdit(after: string, oldString: string, newString: string): string | undefined {
   if (!newString) return undefined;
   const at = after.indexOf(newString);

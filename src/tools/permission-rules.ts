@@ -132,7 +132,9 @@ export function domainRuleMatches(specifier: string, url: string): boolean {
   return wildcard ? host.endsWith(`.${domain}`) : host === domain;
 }
 
-/** A rule's domain as URL parsing spells hosts (lowercase, punycode, no trailing dot); '' when it is not a host name. */
+/**
+ * A rule's domain as URL parsing spells hosts (lowercase, punycode, no trailing dot); '' when it is not a host name.
+ */
 function asciiDomain(domain: string): string {
   if (!domain || /[/\\?#@:*\s]/.test(domain)) return '';
   return domainToASCII(domain).replace(/\.+$/, '');

@@ -73,7 +73,9 @@ export type AjvValidate = ((data: unknown) => boolean) & {
   errors?: Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }> | null;
 };
 
-/** Compiles a JSON Schema with ajv (loaded on first use; the one place ajv is imported). Throws for an invalid schema. */
+/**
+ * Compiles a JSON Schema with ajv (loaded on first use; the one place ajv is imported). Throws for an invalid schema.
+ */
 export async function compileJsonSchema(schema: object): Promise<AjvValidate> {
   const { Ajv } = await import('ajv');
   return new Ajv({ allErrors: true, strict: false }).compile(schema);

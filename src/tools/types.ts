@@ -24,7 +24,10 @@ export interface ToolResult {
   isError?: boolean;
   /** Structured result for `tool_use_result` on the wire (kept out of the model's context). */
   data?: unknown;
-  /** The tool itself refused the call (a custom tool's `rejected`/`denied`): counted in `result.permission_denials` with this reason. */
+  /**
+   * The tool itself refused the call (a custom tool's `rejected`/`denied`): counted in `result.permission_denials` with
+   * this reason.
+   */
   denied?: string;
   /** The call gave the prompt's structured output (StructuredOutput): the run ends after this turn's calls, with it. */
   structuredOutput?: unknown;
@@ -38,7 +41,9 @@ export interface Tool {
   inputSchema: Record<string, unknown>;
   /** True when this call changes nothing (no file writes, no side effects). */
   isReadOnly(input: Record<string, unknown>): boolean | Promise<boolean>;
-  /** The input's `command` is a shell line: permissions judge its parse (deny rules per command, read-only per program). */
+  /**
+   * The input's `command` is a shell line: permissions judge its parse (deny rules per command, read-only per program).
+   */
   readonly shell?: boolean;
   /** True for tools that edit files (auto-allowed in `acceptEdits`). */
   readonly editsFiles?: boolean;

@@ -176,7 +176,9 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
   };
 }
 
-/** The URL to fetch: valid, http(s), no credentials, a real host name; http upgraded to https except for loopback hosts. */
+/**
+ * The URL to fetch: valid, http(s), no credentials, a real host name; http upgraded to https except for loopback hosts.
+ */
 function checkedUrl(given: string): URL {
   if (given.length > MAX_URL_LENGTH)
     throw new FetchError(`Invalid URL: it is longer than ${MAX_URL_LENGTH} characters`);
@@ -214,7 +216,9 @@ function sameHost(from: URL, to: URL): boolean {
   );
 }
 
-/** Fetches `url`, following same-host redirects; a redirect elsewhere or an HTTP error status is returned, not thrown. */
+/**
+ * Fetches `url`, following same-host redirects; a redirect elsewhere or an HTTP error status is returned, not thrown.
+ */
 async function fetchFollowing(
   url: URL,
   signal: AbortSignal,

@@ -91,7 +91,10 @@ export const webSearchTool: WebSearchTool = {
   },
 };
 
-/** The answer's content blocks (outside data, checked) → `WebSearchOutput`: text as strings, each search's hits as {title, url}. */
+/**
+ * The answer's content blocks (outside data, checked) → `WebSearchOutput`: text as strings, each search's hits as
+ * {title, url}.
+ */
 export function webSearchOutputOf(query: string, blocks: unknown[], durationSeconds: number): WebSearchOutput {
   const results: WebSearchOutput['results'] = [];
   let searchCount = 0;

@@ -62,7 +62,10 @@ export class ControlChannelTransport implements Transport {
       .finally(() => this.#inFlight.delete(id));
   }
 
-  /** A message the in-process server sent on its own (a client's inbound `mcp_message`): a notification, or a request to agentpipe. */
+  /**
+   * A message the in-process server sent on its own (a client's inbound `mcp_message`): a notification, or a request to
+   * agentpipe.
+   */
   receive(message: JSONRPCMessage): void {
     if (this.#closed) throw new Error(`MCP server "${this.#server}": the control channel is closed`);
     this.#deliver(message);

@@ -64,9 +64,13 @@ export const mcpControlHandlers = {
     const result = await readResource(manager, nameOf(request), request.uri);
     return { contents: result.contents };
   },
-  /** `{tool: "mcp__server__tool", arguments?}` (or `serverName` + the server's own tool name) → the MCP CallToolResult. */
+  /**
+   * `{tool: "mcp__server__tool", arguments?}` (or `serverName` + the server's own tool name) → the MCP CallToolResult.
+   */
   mcp_call: (manager: McpManager, request: Request, signal?: AbortSignal) => callByControl(manager, request, signal),
-  /** A message an in-process server sends on its own (e.g. `notifications/tools/list_changed`); acknowledged with `{}`. */
+  /**
+   * A message an in-process server sends on its own (e.g. `notifications/tools/list_changed`); acknowledged with `{}`.
+   */
   async mcp_message(manager: McpManager, request: Request): Promise<Record<string, unknown>> {
     const { JSONRPCMessageSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const parsed = JSONRPCMessageSchema.safeParse(request.message);
