@@ -9,7 +9,10 @@ export interface Recorded {
   permissions: Array<Record<string, any>>;
 }
 
-/** Runs `op` against a fresh `agentpipe acp`; `answer` picks the permission option; `env` adds variables (AGENTPIPE_HOME). */
+/**
+ * Runs `op` against a fresh `agentpipe acp`; `answer` picks the permission option; `env` adds variables
+ * (AGENTPIPE_HOME).
+ */
 export async function withAcpAgent<T>(
   args: string[],
   op: (ctx: acp.ClientContext, recorded: Recorded) => Promise<T>,

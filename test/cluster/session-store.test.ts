@@ -167,7 +167,8 @@ test("concurrent appenders on one session: every entry once, each appender's in 
   const [summary] = await appenders[0]!.listSessionSummaries('p');
   const [listed] = await appenders[0]!.listSessions('p');
   assert.equal(summary?.mtime, listed?.mtime);
-  // Folding every entry at once in the stored order gives the same summary: each batch was folded once, in commit order.
+  // Folding every entry at once in the stored order gives the same summary: each batch was folded once, in commit
+  // order.
   assert.deepEqual(summary?.data, foldSessionSummary(undefined, key, loaded).data);
   assert.equal(
     summary?.data.firstPrompt,

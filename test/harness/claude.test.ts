@@ -48,7 +48,10 @@ function lastUser(request: RecordedRequest): string {
   return JSON.stringify(messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
 }
 
-/** A fake Messages API: `route` picks the reply from the last user message; anything that is not a model request gets `{}`. */
+/**
+ * A fake Messages API: `route` picks the reply from the last user message; anything that is not a model request gets
+ * `{}`.
+ */
 async function fakeApi(route: (last: string, request: RecordedRequest) => Reply) {
   return startFakeServer((request) =>
     request.method === 'POST' && request.path.startsWith('/v1/messages') && !request.path.includes('count_tokens')

@@ -17,7 +17,10 @@ import { FAKE_USAGE, startFakeGemini, type FakeGemini, type GeminiReply } from '
 
 const MODEL = 'gemini-2.5-flash';
 
-/** A harness on the fake in a fresh HOME: API-key auth, one attempt per request (no retries), its temp files in the scratch folder. */
+/**
+ * A harness on the fake in a fresh HOME: API-key auth, one attempt per request (no retries), its temp files in the
+ * scratch folder.
+ */
 async function geminiOn(
   script: GeminiReply[],
   config: Partial<HarnessConfig> = {},

@@ -55,7 +55,10 @@ export interface DrivenHarness {
   ): Promise<HarnessRun>;
 }
 
-/** Starts a harness with `config` over defaults; `env` is added to the CLI's environment (as the user's environment would be). */
+/**
+ * Starts a harness with `config` over defaults; `env` is added to the CLI's environment (as the user's environment
+ * would be).
+ */
 export async function driveHarness(
   config: Partial<HarnessConfig> & Pick<HarnessConfig, 'name' | 'cwd'>,
   env: Record<string, string> = {},

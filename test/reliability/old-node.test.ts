@@ -1,4 +1,7 @@
-/** On a Node.js older than 22.18, the library says what it needs, as the CLI does (the machine's own Node is used when it is older). */
+/**
+ * On a Node.js older than 22.18, the library says what it needs, as the CLI does (the machine's own Node is used when
+ * it is older).
+ */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';

@@ -1,4 +1,7 @@
-/** `--await-initialize`: user messages wait for the client's initialize; `--allow-dangerously-skip-permissions` is accepted silently. */
+/**
+ * `--await-initialize`: user messages wait for the client's initialize; `--allow-dangerously-skip-permissions` is
+ * accepted silently.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';

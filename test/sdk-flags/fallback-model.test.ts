@@ -1,4 +1,7 @@
-/** `--fallback-model`: a request that fails on its model goes on with the fallback, with a `system/model_fallback` notice. */
+/**
+ * `--fallback-model`: a request that fails on its model goes on with the fallback, with a `system/model_fallback`
+ * notice.
+ */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseLines, runCli } from '../helpers/cli.ts';

@@ -1,4 +1,7 @@
-/** The library options of the same names (fallbackModel, effort, thinking, betas, additionalDirectories, settingSources, agent, debugFile), in-process and through the CLI engine. */
+/**
+ * The library options of the same names (fallbackModel, effort, thinking, betas, additionalDirectories, settingSources,
+ * agent, debugFile), in-process and through the CLI engine.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

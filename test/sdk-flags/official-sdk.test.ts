@@ -1,4 +1,7 @@
-/** The official Claude Agent SDK passes its options as flags (`--effort=high`, `--agent=x`, ...): agentpipe honours them without warnings. */
+/**
+ * The official Claude Agent SDK passes its options as flags (`--effort=high`, `--agent=x`, ...): agentpipe honours them
+ * without warnings.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,7 @@
-/** `--setting-sources` and the settings files: user ($AGENTPIPE_HOME), project and local (.agentpipe/), merged with --settings. */
+/**
+ * `--setting-sources` and the settings files: user ($AGENTPIPE_HOME), project and local (.agentpipe/), merged with
+ * --settings.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -7,7 +10,10 @@ import { parseLines } from '../helpers/cli.ts';
 import { writeScript } from '../helpers/workspace.ts';
 import { STREAM, place, run, type Place } from '../session/helpers.ts';
 
-/** A place with a user file (Write allowed), a project file (Bash denied) and a local file (a PreToolUse hook leaving a marker). */
+/**
+ * A place with a user file (Write allowed), a project file (Bash denied) and a local file (a PreToolUse hook leaving a
+ * marker).
+ */
 function configured(): Place & { marker: string; target: string; script: string } {
   const p = place();
   const marker = path.join(p.home, 'hook-ran');

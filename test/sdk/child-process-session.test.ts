@@ -1,4 +1,7 @@
-/** query({executable}) passes the session options (resume, outputFormat, ...) to the CLI: both engines open sessions alike. */
+/**
+ * query({executable}) passes the session options (resume, outputFormat, ...) to the CLI: both engines open sessions
+ * alike.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { query, type AgentMessage, type QueryOptions } from '../../src/index.ts';

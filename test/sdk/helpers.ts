@@ -101,7 +101,10 @@ export async function supportedAgentsOf(options: Options): Promise<AgentInfo[]> 
   return agents;
 }
 
-/** Runs prompts through one query, each after the previous result; returns the messages and the conversation as the session exports it. */
+/**
+ * Runs prompts through one query, each after the previous result; returns the messages and the conversation as the
+ * session exports it.
+ */
 export async function runPrompts(
   options: Options,
   texts: string[],

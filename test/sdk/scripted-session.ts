@@ -10,7 +10,9 @@ import { scratchDir } from '../helpers/temp.ts';
 
 /** Transcripts of in-process sessions go to a throwaway folder, never the user's ~/.agentpipe. */
 process.env.AGENTPIPE_HOME ??= scratchDir('agentpipe-home-');
-/** The goldens fix one order of events: read-only calls of a turn run one at a time here (Claude Code's own setting). */
+/**
+ * The goldens fix one order of events: read-only calls of a turn run one at a time here (Claude Code's own setting).
+ */
 process.env.CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY = '1';
 
 export const PROMPTS = ['Tidy up the notes, please.', 'And once more?'];

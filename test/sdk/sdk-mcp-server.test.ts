@@ -61,7 +61,8 @@ test('a tool the SDK MCP server adds later reaches the model: its tools/list_cha
       prompts.end();
       continue;
     }
-    // The server announces the new tool itself (notifications/tools/list_changed); agentpipe then lists the tools again.
+    // The server announces the new tool itself (notifications/tools/list_changed); agentpipe then lists the tools
+    // again.
     calc.instance.registerTool(
       'mul',
       { description: 'Multiplies', inputSchema: { a: z.number(), b: z.number() } },

@@ -59,7 +59,8 @@ test('--resume-drops-turn refuses a truncating resume that would drop more than 
   const results = messages.filter((m) => m.type === 'result');
   const firstAnswer = messages.find((m) => m.type === 'assistant');
   assert.ok(firstAnswer?.type === 'assistant' && results[0]?.type === 'result');
-  // Dropping "the turn of p2" from the first answer on would also drop the first result: refused, whatever uuid is named.
+  // Dropping "the turn of p2" from the first answer on would also drop the first result: refused, whatever uuid is
+  // named.
   const refused = sdkOptions([{ text: 'x' }], {
     cwd: options.cwd,
     resume: results[0].session_id,

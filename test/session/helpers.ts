@@ -1,4 +1,7 @@
-/** Shared pieces of the session tests: a temp AGENTPIPE_HOME, CLI runs in it, a fake Anthropic server fed replies in order. */
+/**
+ * Shared pieces of the session tests: a temp AGENTPIPE_HOME, CLI runs in it, a fake Anthropic server fed replies in
+ * order.
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after } from 'node:test';

@@ -1,4 +1,6 @@
-/** `--export report.html`: one file that opens with every request blocked; other saved streams (stdout, Claude Code's). */
+/**
+ * `--export report.html`: one file that opens with every request blocked; other saved streams (stdout, Claude Code's).
+ */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

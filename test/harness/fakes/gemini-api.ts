@@ -44,7 +44,9 @@ export const FAKE_USAGE = {
 
 const DONE: GeminiReply = { kind: 'text', chunks: ['Done.'] };
 
-/** Starts the fake; `script[i]` answers the i-th stream request (the last answers the rest), or `script(request, i)`. */
+/**
+ * Starts the fake; `script[i]` answers the i-th stream request (the last answers the rest), or `script(request, i)`.
+ */
 export async function startFakeGemini(
   script: GeminiReply[] | ((request: GeminiRequest, index: number) => GeminiReply),
 ): Promise<FakeGemini> {
@@ -141,7 +143,10 @@ async function stream(res: ServerResponse<IncomingMessage>, reply: GeminiReply):
   // 'hang': open until the client goes away.
 }
 
-/** The CLI's non-streamed side questions: JSON ones (its model routers, next-speaker check) get every field they ask for, else a text. */
+/**
+ * The CLI's non-streamed side questions: JSON ones (its model routers, next-speaker check) get every field they ask
+ * for, else a text.
+ */
 function sideAnswer(body: string): unknown {
   const text = body.includes('application/json')
     ? JSON.stringify({
