@@ -58,7 +58,9 @@ async function startCli(
   return { child, match };
 }
 
-/** Runs `count` sessions at once, each one prompt; resolves with their first-delta latencies and the seconds it took. */
+/**
+ * Runs `count` sessions at once, each one prompt; resolves with their first-delta latencies and the seconds it took.
+ */
 async function burst(url: string, count: number): Promise<{ latencies: number[]; seconds: number }> {
   const latencies: number[] = [];
   const started = performance.now();

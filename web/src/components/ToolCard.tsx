@@ -1,4 +1,7 @@
-/** A tool call: kind icon, title, status (running time), locations, diff / terminal / images / output, input, subagent tree. */
+/**
+ * A tool call: kind icon, title, status (running time), locations, diff / terminal / images / output, input, subagent
+ * tree.
+ */
 import type { JSX } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
 import type { ToolItem } from '../model/types.ts';
