@@ -100,7 +100,9 @@ export function toToolResult(name: string, output: unknown): ToolResult {
     else
       blocks.push({
         type: 'text',
-        text: `[${binary.type ?? 'binary'} ${binary.mimeType}${binary.description ? `: ${binary.description}` : ''}, ${Math.round((binary.data.length * 3) / 4)} bytes]`,
+        text:
+          `[${binary.type ?? 'binary'} ${binary.mimeType}${binary.description ? `: ${binary.description}` : ''}, ` +
+          `${Math.round((binary.data.length * 3) / 4)} bytes]`,
       });
   }
   const onlyText = blocks.every((b) => b.type === 'text');

@@ -119,7 +119,8 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   }
   const reason =
     `Permission to use ${tool.name} has not been granted (permission mode "${mode}"). ` +
-    `Allow it with --allowedTools "${tool.name}" or run with --permission-mode ${tool.editsFiles ? 'acceptEdits' : 'bypassPermissions'}.`;
+    `Allow it with --allowedTools "${tool.name}" or run with --permission-mode ` +
+    `${tool.editsFiles ? 'acceptEdits' : 'bypassPermissions'}.`;
   return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
 }
 

@@ -28,7 +28,8 @@ function capped(text: string, dropped: number): string {
 export const bashTool: Tool = {
   name: 'Bash',
   description:
-    'Runs a bash command in the working folder and returns its output. Use `timeout` (ms, max 600000) for long commands.',
+    'Runs a bash command in the working folder and returns its output. Use `timeout` (ms, max 600000) for long ' +
+    'commands.',
   inputSchema: {
     type: 'object',
     properties: {

@@ -10,7 +10,8 @@ import { fileDoesNotExist, fileEdited } from './file-answers.ts';
 export const editTool: Tool = {
   name: 'Edit',
   description:
-    'Replaces old_string with new_string in a file. old_string must match exactly and be unique unless replace_all is true.',
+    'Replaces old_string with new_string in a file. old_string must match exactly and be unique unless ' +
+    'replace_all is true.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -41,7 +42,9 @@ export const editTool: Tool = {
     if (count === 0) return toolUseError(`String to replace not found in file.\nString: ${oldString}`);
     if (count > 1 && !replaceAll) {
       return toolUseError(
-        `Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${oldString}`,
+        `Found ${count} matches of the string to replace, but replace_all is false. To replace all ` +
+          `occurrences, set replace_all to true. To replace only one occurrence, please provide more context to ` +
+          `uniquely identify the instance.\nString: ${oldString}`,
       );
     }
     const after = replaceAll ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);

@@ -8,7 +8,8 @@ const MAX_RESULTS = 100;
 export const globTool: Tool = {
   name: 'Glob',
   description:
-    'Finds files by glob pattern (e.g. "**/*.ts"), newest first. Skips .git and node_modules unless the pattern names them.',
+    'Finds files by glob pattern (e.g. "**/*.ts"), newest first. Skips .git and node_modules unless the ' +
+    'pattern names them.',
   inputSchema: {
     type: 'object',
     properties: {

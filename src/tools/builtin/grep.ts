@@ -22,7 +22,8 @@ const MODE_FLAGS: Record<Mode, string[]> = {
 export const grepTool: Tool = {
   name: 'Grep',
   description:
-    'Searches file contents with a regular expression (ripgrep syntax: Rust regex, no look-around or backreferences). ' +
+    'Searches file contents with a regular expression (ripgrep syntax: Rust regex, no look-around or ' +
+    'backreferences). ' +
     'output_mode: files_with_matches (default), content (matching lines with numbers) or count.',
   inputSchema: {
     type: 'object',
@@ -79,7 +80,8 @@ export const grepTool: Tool = {
       const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
       throw new ToolInputError(
         missing
-          ? 'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)'
+          ? 'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew ' +
+              'install ripgrep)'
           : `Grep could not run ripgrep: ${run.error.message}`,
       );
     }

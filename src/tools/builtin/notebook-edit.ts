@@ -53,13 +53,17 @@ const NOT_A_NOTEBOOK =
 
 export const notebookEditTool: Tool = {
   name: 'NotebookEdit',
-  description: `Replaces, inserts, or deletes a single cell in a Jupyter notebook (.ipynb file).
-
-Usage:
-- Read the notebook in this conversation before editing it; this tool fails otherwise.
-- cell_id is the cell's "id" in the notebook (or cell-N for the cell at index N). It is required for replace and delete.
-- edit_mode defaults to replace. insert adds a new cell after the cell with cell_id (at the beginning when cell_id is omitted);
-  cell_type is required when inserting. delete removes the cell.`,
+  description: [
+    'Replaces, inserts, or deletes a single cell in a Jupyter notebook (.ipynb file).',
+    '',
+    'Usage:',
+    '- Read the notebook in this conversation before editing it; this tool fails otherwise.',
+    '- cell_id is the cell\'s "id" in the notebook (or cell-N for the cell at index N). ' +
+      'It is required for replace and delete.',
+    '- edit_mode defaults to replace. insert adds a new cell after the cell with cell_id (at the beginning when ' +
+      'cell_id is omitted);',
+    '  cell_type is required when inserting. delete removes the cell.',
+  ].join('\n'),
   inputSchema: {
     type: 'object',
     properties: {
@@ -70,7 +74,8 @@ Usage:
       cell_id: {
         type: 'string',
         description:
-          'The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, ' +
+          'The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell ' +
+          'with this ID, ' +
           'or at the beginning if not specified.',
       },
       new_source: { type: 'string', description: 'The new source for the cell' },

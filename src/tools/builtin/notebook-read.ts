@@ -119,7 +119,9 @@ function cellOf(cell: z.infer<typeof Cell>, index: number, language: string): No
         ? [
             {
               output_type: 'stream',
-              text: `Outputs are too large to include. Use Bash with: cat <notebook_path> | jq '.cells[${index}].outputs'`,
+              text:
+                `Outputs are too large to include. Use Bash with: cat <notebook_path> | jq ` +
+                `'.cells[${index}].outputs'`,
             },
           ]
         : outputs;
@@ -134,7 +136,8 @@ export function notebookCells(text: string): NotebookCell[] {
     raw = JSON.parse(text);
   } catch (error) {
     throw new NotebookReadError(
-      `Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): ${(error as Error).message}`,
+      `Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): ` +
+        `${(error as Error).message}`,
     );
   }
   const parsed = Notebook.safeParse(raw);

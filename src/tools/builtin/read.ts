@@ -27,7 +27,8 @@ const IMAGE_TYPES: Record<string, ImageMediaType> = {
 export const readTool: Tool = {
   name: 'Read',
   description:
-    'Reads a file. Text comes with line numbers (cat -n style); use offset (1-based line) and limit for large files. Images come back as images.',
+    'Reads a file. Text comes with line numbers (cat -n style); use offset (1-based line) and limit for large ' +
+    'files. Images come back as images.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -78,7 +79,8 @@ async function readAs(
   }
   if (size > MAX_TEXT_BYTES)
     return toolUseError(
-      `File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed -n, head)`,
+      `File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed ` +
+        `-n, head)`,
     );
   const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal)).toString('utf8');
   if (text.includes('\u0000')) return toolUseError(`${file} looks binary; it was not read`);
@@ -102,7 +104,8 @@ async function readAs(
       content:
         lines.length === 0
           ? '<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>'
-          : `<system-reminder>Warning: the file exists but is shorter than the provided offset (${offset}). The file has ${lines.length} lines.</system-reminder>`,
+          : `<system-reminder>Warning: the file exists but is shorter than the provided offset (${offset}). The ` +
+            `file has ${lines.length} lines.</system-reminder>`,
       data: {
         type: 'text',
         file: { filePath: file, content: '', numLines: 0, startLine: offset, totalLines: lines.length },

@@ -19,12 +19,14 @@ function isTodo(value: unknown): value is Todo {
 
 /** What TodoWrite answers, in Claude Code's words (the harnesses answer a wrapped agent's plan the same way). */
 export const todoWriteAnswer =
-  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable';
+  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your ' +
+  'progress. Please proceed with the current tasks if applicable';
 
 export const todoWriteTool: Tool = {
   name: 'TodoWrite',
   description:
-    'Replaces the task list for this session. Each todo has content, status (pending, in_progress, completed) and activeForm.',
+    'Replaces the task list for this session. Each todo has content, status (pending, in_progress, completed) ' +
+    'and activeForm.',
   inputSchema: {
     type: 'object',
     properties: {

@@ -87,15 +87,20 @@ export type WebFetchTool = Tool & {
   callInAgent(input: Record<string, unknown>, context: ToolContext, parent: AgentParent): Promise<ToolResult>;
 };
 
-const DESCRIPTION = `Fetches a URL, converts the page to Markdown, and answers \`prompt\` about it with a model.
-
-Usage notes:
-  - IMPORTANT: WebFetch fails for pages behind a login (Google Docs, Confluence, Jira, private GitHub); prefer an MCP tool with access, or gh for GitHub.
-  - The URL must be a fully-formed valid URL; http URLs are upgraded to https.
-  - The prompt says what you want to know from the page.
-  - This tool changes no files. Long pages are truncated; \`offset\` reads on from the character position a previous result gave.
-  - Pages are cached for 15 minutes per URL.
-  - When a URL redirects to a different host, the tool tells you the redirect URL; fetch that URL with a new WebFetch call.`;
+const DESCRIPTION = [
+  'Fetches a URL, converts the page to Markdown, and answers `prompt` about it with a model.',
+  '',
+  'Usage notes:',
+  '  - IMPORTANT: WebFetch fails for pages behind a login (Google Docs, Confluence, Jira, private GitHub); prefer an ' +
+    'MCP tool with access, or gh for GitHub.',
+  '  - The URL must be a fully-formed valid URL; http URLs are upgraded to https.',
+  '  - The prompt says what you want to know from the page.',
+  '  - This tool changes no files. Long pages are truncated; `offset` reads on from the character position a ' +
+    'previous result gave.',
+  '  - Pages are cached for 15 minutes per URL.',
+  '  - When a URL redirects to a different host, the tool tells you the redirect URL; fetch that URL with a new ' +
+    'WebFetch call.',
+].join('\n');
 
 /** A WebFetch tool with its own cache and limits. */
 export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool {
@@ -132,8 +137,10 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
     if (fetched.type === 'redirect') {
       const status = `${fetched.code} ${statusText(fetched.code)}`;
       const result =
-        `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${fetched.from}\nRedirect URL: ${fetched.to}\n` +
-        `Status: ${status}\n\nTo complete your request, fetch the redirect URL with WebFetch again:\n- url: "${fetched.to}"\n- prompt: "${prompt}"`;
+        `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${fetched.from}\nRedirect ` +
+        `URL: ${fetched.to}\n` +
+        `Status: ${status}\n\nTo complete your request, fetch the redirect URL with WebFetch again:\n- url: ` +
+        `"${fetched.to}"\n- prompt: "${prompt}"`;
       return output(fetched.code, result, Buffer.byteLength(result));
     }
     if (fetched.type === 'status') {
@@ -142,7 +149,8 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
       const status = `${fetched.code} ${statusText(fetched.code)}`;
       const result =
         `The server returned HTTP ${status}.${retry}\n\nThe response body was not retrieved. ` +
-        'If this URL requires authentication, use an authenticated tool (e.g. `gh` for GitHub, or an MCP-provided fetch tool) instead of WebFetch.';
+        'If this URL requires authentication, use an authenticated tool (e.g. `gh` for GitHub, or an ' +
+        'MCP-provided fetch tool) instead of WebFetch.';
       return output(fetched.code, result, 0);
     }
     const { page } = fetched;
@@ -315,7 +323,8 @@ async function pageOf(response: Response, url: URL, maxBytes: number): Promise<P
   const { bytes, cut } = await readCapped(response, maxBytes);
   if (bytes.includes(0)) {
     throw new FetchError(
-      `${url.href} looks binary (${type || 'no content type'}, ${bytes.length} bytes); WebFetch reads HTML and other text`,
+      `${url.href} looks binary (${type || 'no content type'}, ${bytes.length} bytes); WebFetch reads HTML and ` +
+        `other text`,
     );
   }
   const text = decode(bytes, header);
@@ -325,7 +334,9 @@ async function pageOf(response: Response, url: URL, maxBytes: number): Promise<P
     (type === '' && /^\s*<(!doctype html|html)/i.test(text));
   let content = html ? await htmlToMarkdown(text) : text;
   if (cut)
-    content += `\n\n[Content truncated: the page is larger than ${maxBytes} bytes; only the first ${maxBytes} bytes were read]`;
+    content +=
+      `\n\n[Content truncated: the page is larger than ${maxBytes} bytes; only the first ${maxBytes} bytes were ` +
+      `read]`;
   const code = response.status;
   return {
     bytes: bytes.length,
@@ -388,15 +399,21 @@ function windowOf(page: Page, offset: number): string {
   const end = offset + MAX_MARKDOWN_CHARS;
   const slice = page.content.slice(offset, end);
   if (end >= page.content.length) return slice;
-  return `${slice}\n\n${TRUNCATED} (characters ${offset} to ${end} of ${page.content.length}; call WebFetch again with offset: ${end} to read on)`;
+  return (
+    `${slice}\n\n${TRUNCATED} (characters ${offset} to ${end} of ${page.content.length}; call WebFetch again ` +
+    `with offset: ${end} to read on)`
+  );
 }
 
 /** The request Claude Code sends its small model: the page, the prompt, and how to answer. */
 function promptFor(text: string, prompt: string): string {
   return (
-    `\nWeb page content:\n---\n${text}\n---\n\n${prompt}\n\nProvide a concise response based only on the content above. In your response:\n` +
-    ' - Enforce a strict 125-character maximum for quotes from any source document. Open Source Software is ok as long as we respect the license.\n' +
-    ' - Use quotation marks for exact language from articles; any language outside of the quotation should never be word-for-word the same.\n' +
+    `\nWeb page content:\n---\n${text}\n---\n\n${prompt}\n\nProvide a concise response based only on the ` +
+    `content above. In your response:\n` +
+    ' - Enforce a strict 125-character maximum for quotes from any source document. Open Source Software is ok ' +
+    'as long as we respect the license.\n' +
+    ' - Use quotation marks for exact language from articles; any language outside of the quotation should ' +
+    'never be word-for-word the same.\n' +
     ' - You are not a lawyer and never comment on the legality of your own prompts and responses.\n' +
     ' - Never produce or reproduce exact song lyrics.\n'
   );
@@ -407,7 +424,10 @@ function promptFor(text: string, prompt: string): string {
  * the page itself comes back, with the prompt, for the caller's model to read.
  */
 function withoutModel(text: string, prompt: string): string {
-  return `Prompt: ${prompt}\n\nWeb page content (the prompt was not applied: no model is available to this call):\n---\n${text}\n---`;
+  return (
+    `Prompt: ${prompt}\n\nWeb page content (the prompt was not applied: no model is available to this ` +
+    `call):\n---\n${text}\n---`
+  );
 }
 
 /** Answers `prompt` about the page with the calling agent's provider and model (the usage counts in the prompt's). */

@@ -47,7 +47,8 @@ export type WebSearchTool = Tool & {
 export const webSearchTool: WebSearchTool = {
   name: 'WebSearch',
   description:
-    'Searches the web and returns result titles and URLs for up-to-date information. Cite the sources you use as markdown links. ' +
+    'Searches the web and returns result titles and URLs for up-to-date information. Cite the sources you use ' +
+    'as markdown links. ' +
     'allowed_domains / blocked_domains limit the results to, or keep them away from, some sites.',
   inputSchema: {
     type: 'object',
@@ -81,7 +82,8 @@ export const webSearchTool: WebSearchTool = {
     const { provider, model } = parent.ctx;
     if (!isWebSearchAvailable(provider)) {
       return toolUseError(
-        `WebSearch is not available with the ${provider.provider} provider: it needs Anthropic's server-side web search`,
+        `WebSearch is not available with the ${provider.provider} provider: it needs Anthropic's server-side ` +
+          `web search`,
       );
     }
     const started = Date.now();

@@ -191,7 +191,8 @@ function matcherOf(event: HookEvent, matcher: string | undefined): (value: strin
     regex = new RegExp(matcher);
   } catch (error) {
     throw new Error(
-      `${event} hook matcher ${JSON.stringify(matcher)} is not a valid regular expression (${(error as Error).message})`,
+      `${event} hook matcher ${JSON.stringify(matcher)} is not a valid regular expression ` +
+        `(${(error as Error).message})`,
     );
   }
   return (value) => value === undefined || regex.test(value);

@@ -57,7 +57,8 @@ function readSettingsFile(file: string, label: string): string {
     return readFileSync(file, 'utf8');
   } catch (error) {
     throw new Error(
-      `${label} ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      `${label} ${file}: ` +
+        `${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
     );
   }
 }

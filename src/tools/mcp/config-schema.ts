@@ -36,7 +36,8 @@ export function parseMcpServer(name: string, raw: unknown): McpServerConfig {
     typeof type === 'string' && Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type as keyof typeof BY_TYPE] : undefined;
   if (!schema) {
     throw new Error(
-      `MCP server "${name}": unsupported type ${JSON.stringify(type)}; expected "stdio" (with "command"), "http" or "sse" (with "url")`,
+      `MCP server "${name}": unsupported type ${JSON.stringify(type)}; expected "stdio" (with "command"), ` +
+        `"http" or "sse" (with "url")`,
     );
   }
   const parsed = schema.safeParse({ ...raw, type });

@@ -138,7 +138,8 @@ export class McpConnection {
     const client = this.#client;
     if (this.status !== 'connected' || !client) {
       throw new McpUnavailableError(
-        `MCP server "${this.name}" is ${this.status === 'disabled' ? 'disabled' : 'not connected'}${this.error ? ` (${this.error})` : ''}`,
+        `MCP server "${this.name}" is ` +
+          `${this.status === 'disabled' ? 'disabled' : 'not connected'}${this.error ? ` (${this.error})` : ''}`,
       );
     }
     return client;

@@ -39,6 +39,7 @@ function target(manager: McpManager, request: Request): { connection: McpConnect
   }
   const known = manager.statusList().map((s) => s.name);
   throw new Error(
-    `mcp_call: no MCP server for tool ${JSON.stringify(tool)} (expected mcp__<server>__<tool>; servers: ${known.join(', ') || 'none'})`,
+    `mcp_call: no MCP server for tool ${JSON.stringify(tool)} (expected mcp__<server>__<tool>; servers: ` +
+      `${known.join(', ') || 'none'})`,
   );
 }

@@ -42,7 +42,8 @@ export function resourceTools(manager: McpManager): Tool[] {
   const list: Tool = {
     name: LIST_RESOURCES_TOOL,
     description:
-      'Lists the resources (files, documents, data) that the connected MCP servers offer: uri, name, mimeType, description and server. ' +
+      'Lists the resources (files, documents, data) that the connected MCP servers offer: uri, name, mimeType, ' +
+      'description and server. ' +
       'Give "server" to list one server only. Read one with ReadMcpResourceTool.',
     inputSchema: {
       type: 'object',
@@ -67,7 +68,8 @@ export function resourceTools(manager: McpManager): Tool[] {
   const read: Tool = {
     name: READ_RESOURCE_TOOL,
     description:
-      'Reads one resource of an MCP server by its URI (see ListMcpResourcesTool). Text comes back as text, images as images.',
+      'Reads one resource of an MCP server by its URI (see ListMcpResourcesTool). Text comes back as text, ' +
+      'images as images.',
     inputSchema: {
       type: 'object',
       properties: {

@@ -69,7 +69,8 @@ export function convertResult(result: CallToolResult): ToolResult {
           text:
             r.text !== undefined
               ? r.text
-              : `[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}, ${Math.round(((r.blob ?? '').length * 3) / 4)} bytes]`,
+              : `[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}, ` +
+                `${Math.round(((r.blob ?? '').length * 3) / 4)} bytes]`,
         });
         break;
       }

@@ -45,7 +45,9 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
     const rule = specific.find((r) => commandRuleMatches(r.specifier!, argv));
     if (rule)
       return {
-        denied: `Permission to use Bash was denied by the rule ${formatRule(rule)} (the line runs \`${argv.join(' ').slice(0, 200)}\`)`,
+        denied:
+          `Permission to use Bash was denied by the rule ${formatRule(rule)} (the line runs ` +
+          `\`${argv.join(' ').slice(0, 200)}\`)`,
         readOnly: false,
         allowed: false,
       };
@@ -65,10 +67,13 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
   const globbed = analysis.commands.some((c) => c.globbed);
   let unsure: string | undefined;
   if (specific.length > 0 && (runs.unknown || !plain)) {
-    unsure = `Bash needs approval: deny rules are set and what this line runs cannot be fully known (${[...new Set(analysis.complex)].join(', ') || 'a command that runs other code'})`;
+    unsure =
+      `Bash needs approval: deny rules are set and what this line runs cannot be fully known ` +
+      `(${[...new Set(analysis.complex)].join(', ') || 'a command that runs other code'})`;
   } else if (rules.readDeny.length > 0 && globbed) {
     unsure =
-      'Bash needs approval: Read deny rules are set and a word of this line expands to file names that cannot be checked beforehand';
+      'Bash needs approval: Read deny rules are set and a word of this line expands to file names that cannot ' +
+      'be checked beforehand';
   }
   const readOnly =
     plain &&

@@ -98,8 +98,11 @@ function git(args: string[]): boolean {
   return check !== undefined && check(rest);
 }
 
-const DATE_DISPLAY =
-  /^(\+.*|-u|--utc|--universal|-R|--rfc-email|-I\w*|--iso-8601(=.*)?|--rfc-3339=.*|-d|--date=.*|-r|--reference=.*|--debug)$/;
+// The options of `date` that only choose what it prints (-s and --set, which set the clock, are not among them).
+const DATE_DISPLAY = new RegExp(
+  String.raw`^(\+.*|-u|--utc|--universal|-R|--rfc-email|-I\w*|--iso-8601(=.*)?|--rfc-3339=.*|` +
+    String.raw`-d|--date=.*|-r|--reference=.*|--debug)$`,
+);
 
 const PROGRAMS: Record<string, ArgsCheck> = {
   ls: any,
