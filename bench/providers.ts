@@ -14,7 +14,7 @@ function anthropicFrames(deltas: number): Iterable<string> {
         id: 'msg_bench',
         type: 'message',
         role: 'assistant',
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         content: [],
         stop_reason: null,
         stop_sequence: null,

@@ -4,7 +4,8 @@
  *    partial messages → a pipe, against JSON.stringify + backpressured write of N equal lines.
  * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 10),
  *    against spawn → exit of `node -e ''`.
- * 3. Peak RSS of the delta run with a consumer that reads slowly, against the RSS of `node -e ''`.
+ * 3. Peak RSS of a one-turn run, and of BENCH_SLOW_DELTAS (1,000,000) deltas into a consumer that
+ *    reads slowly (memory must stay flat), against the RSS of `node -e ''`.
  * 4. The same through the real providers (Anthropic Messages SSE, OpenAI-compatible chat
  *    completions SSE) against local servers started here: one turn and delta throughput, as
  *    ratios to the scripted model.
@@ -144,16 +145,24 @@ async function main() {
   ];
   const inits: number[] = [];
   const results: number[] = [];
+  const turnRss: number[] = [];
   const floors: number[] = [];
   for (let i = 0; i < 10; i++) {
     const r = await measure(turnArgs, { marks: [/"subtype":"init"/, /"type":"result"/] });
     inits.push(r.marks[0]!);
     results.push(r.marks[1]!);
+    turnRss.push(r.peakRssKb);
     floors.push((await measure(['-e', ''])).ms);
   }
   const floor = median(floors);
+  const SLOW_DELTAS = Number(process.env.BENCH_SLOW_DELTAS ?? 1_000_000);
   const slow = await measure(
-    deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(200_000), chunk_size: 1 }]) : a)),
+    deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(SLOW_DELTAS), chunk_size: 1 }]) : a)),
+    { pauseMs: 5 },
+  );
+  // The same through ./agentpipe, the launcher the README starts with: it caps V8's young generation.
+  const slowCapped = await measure(
+    ['--max-semi-space-size=8', ...deltaArgs.map((a) => (a === stream ? path.join(dir, 'slow.json') : a))],
     { pauseMs: 5 },
   );
   const floorRss = (await measure(['-e', 'setTimeout(() => {}, 200)'])).peakRssKb;
@@ -165,7 +174,7 @@ async function main() {
     {
       name: 'Anthropic',
       server: await providerServer('anthropic', () => serverDeltas),
-      args: ['--model', 'claude-sonnet-4-5'],
+      args: ['--model', 'claude-sonnet-4-6'],
       env: (url: string) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' }),
     },
     {
@@ -331,9 +340,14 @@ async function main() {
       `${(median(results) / floor).toFixed(2)} × node -e ''`,
     ],
     [
-      'peak RSS, slow consumer (200k deltas)',
-      `${fmt(slow.peakRssKb / 1024, 1)} MB`,
-      `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`,
+      'peak RSS, one turn (median of 10)',
+      `${fmt(median(turnRss) / 1024, 1)} MB`,
+      `${(median(turnRss) / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`,
+    ],
+    [
+      `peak RSS, ${fmt(SLOW_DELTAS)} deltas into a slow consumer`,
+      `${fmt(slow.peakRssKb / 1024, 1)} MB; ${fmt(slowCapped.peakRssKb / 1024, 1)} MB through ./agentpipe (--max-semi-space-size=8)`,
+      `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e ''; ${(slowCapped.peakRssKb / floorRss).toFixed(2)} ×`,
     ],
     ...providerRows,
     ...harnessRows,
