@@ -38,10 +38,10 @@ export async function compileSchema(schema: Record<string, unknown>): Promise<Sc
     validate(value)
       ? undefined
       : (validate.errors ?? [])
-          .map(
-            (e) =>
-              `- ${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
-          )
+          .map((e) => {
+            const params = e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : '';
+            return `- ${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${params}`;
+          })
           .join('\n');
   compiled.set(schema, check);
   return check;
@@ -58,7 +58,8 @@ export async function structuredOutputTool(schema: Record<string, unknown>): Pro
   return {
     name: STRUCTURED_OUTPUT_TOOL,
     description:
-      'Use this tool to return your final response in the requested structured format. You MUST call this tool exactly once at the end of your response to provide the structured output.',
+      'Use this tool to return your final response in the requested structured format. You MUST call this tool ' +
+      'exactly once at the end of your response to provide the structured output.',
     inputSchema: schema,
     isReadOnly: () => true,
     async call(input) {
@@ -73,7 +74,10 @@ export async function structuredOutputTool(schema: Record<string, unknown>): Pro
 
 /** The instruction added to the system prompt. */
 export function schemaInstruction(schema: Record<string, unknown>): string {
-  return `When you give your final answer, reply with only a JSON value (no prose, no code fence) that is valid against this JSON Schema:\n${JSON.stringify(schema)}`;
+  return (
+    `When you give your final answer, reply with only a JSON value (no prose, no code fence) that is valid ` +
+    `against this JSON Schema:\n${JSON.stringify(schema)}`
+  );
 }
 
 /** The JSON value of a final answer. */
@@ -148,7 +152,9 @@ async function untilValid(
         errors: [`Reached maximum number of turns (${maxTurns})`],
       };
     }
-    const text = `Your final answer does not match the required JSON schema:\n${problem}\nReply again with only a JSON value that is valid against the schema.`;
+    const text =
+      `Your final answer does not match the required JSON schema:\n${problem}\nReply again with only a JSON ` +
+      `value that is valid against the schema.`;
     history.push({ role: 'user', content: [{ type: 'text', text }] });
     await ctx.emit(userMessage([{ type: 'text', text }], ctx.sessionId, ctx.parentToolUseId, { isSynthetic: true }));
   }

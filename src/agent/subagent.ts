@@ -89,7 +89,8 @@ export async function runSubagent(
   });
   child.emit = async (message) => {
     await parent.emit(message);
-    if (!('parent_tool_use_id' in message) || message.parent_tool_use_id !== toolUseId) return; // a nested subagent reports its own
+    // A nested subagent reports its own.
+    if (!('parent_tool_use_id' in message) || message.parent_tool_use_id !== toolUseId) return;
     if (message.type === 'assistant')
       for (const block of message.message.content) if (block.type === 'tool_use') progress.lastTool = block.name;
     if (message.type !== 'user' || !Array.isArray(message.message.content)) return;

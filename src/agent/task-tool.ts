@@ -15,7 +15,10 @@ export function createTaskTool(agents: () => Record<string, AgentDefinition>): A
       const list = Object.entries(agents())
         .map(([name, a]) => `- ${name}: ${a.description}`)
         .join('\n');
-      return `Launch a subagent to carry out a task on its own and report back. Available agents (subagent_type):\n${list}`;
+      return (
+        `Launch a subagent to carry out a task on its own and report back. Available agents (subagent_type):\n` +
+        `${list}`
+      );
     },
     inputSchema: {
       type: 'object',

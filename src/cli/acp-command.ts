@@ -9,7 +9,8 @@ import { UsageError, sessionOptionsFromFlags } from './options.ts';
 
 export function buildAcpProgram(): Command {
   const program = new Command('agentpipe acp').description(
-    'Serve the Agent Client Protocol on stdio (for editors such as Zed). Sessions are saved as transcripts: session/list and session/load find them again.',
+    'Serve the Agent Client Protocol on stdio (for editors such as Zed). Sessions are saved as transcripts: ' +
+      'session/list and session/load find them again.',
   );
   return addSessionOptions(program)
     .option('--no-partial-messages', 'send whole blocks instead of streamed chunks')

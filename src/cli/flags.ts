@@ -82,7 +82,8 @@ export function addSessionOptions(command: Command): Command {
     .addOption(
       new Option(
         '--harness <agent>',
-        "the agent that runs the session: agentpipe's own loop (default), or a wrapped CLI: claude, codex, gemini, qwen, acp",
+        "the agent that runs the session: agentpipe's own loop (default), or a wrapped CLI: claude, codex, " +
+          'gemini, qwen, acp',
       ).choices(['agentpipe', 'claude', 'codex', 'gemini', 'qwen', 'acp']),
     )
     .option(
@@ -132,7 +133,8 @@ export function addSessionOptions(command: Command): Command {
     )
     .option(
       '--settings <file-or-json>',
-      'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}',
+      'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": ' +
+        '"command", "command": "..."}]}]}}',
     )
     .option('--agents <json>', 'subagents for the Task tool: {"name": {"description", "prompt", "tools"?, "model"?}}')
     .option(
@@ -145,7 +147,8 @@ export function addSessionOptions(command: Command): Command {
     )
     .option(
       '--fallback-model <models>',
-      'model(s) to switch to, for the rest of the prompt, when a request fails with overloaded, model not found or server errors after the retries (comma-separated: tried in order)',
+      'model(s) to switch to, for the rest of the prompt, when a request fails with overloaded, model not ' +
+        'found or server errors after the retries (comma-separated: tried in order)',
     )
     .addOption(
       new Option(
@@ -166,7 +169,8 @@ export function addSessionOptions(command: Command): Command {
     .option('--add-dir <dir>', 'extra folder the agent works in, like the cwd (repeatable)', collect)
     .option(
       '--setting-sources <sources>',
-      'settings files to load: user ($AGENTPIPE_HOME/settings.json), project (.agentpipe/settings.json), local (.agentpipe/settings.local.json), with the agents/*.md of user and project; default all, "" for none',
+      'settings files to load: user ($AGENTPIPE_HOME/settings.json), project (.agentpipe/settings.json), local ' +
+        '(.agentpipe/settings.local.json), with the agents/*.md of user and project; default all, "" for none',
     )
     .option(
       '--agent <name>',
@@ -213,7 +217,8 @@ export function buildProgram(): Command {
     )
     .option(
       '--session-mirror',
-      "stream-json: send each transcript line as transcript_mirror (the SDK's sessionStore) and resume from $CLAUDE_CONFIG_DIR/projects",
+      "stream-json: send each transcript line as transcript_mirror (the SDK's sessionStore) and resume from " +
+        '$CLAUDE_CONFIG_DIR/projects',
     )
     .option('--await-initialize', 'stream-json: hold user messages until the initialize control request was handled')
     .option(
@@ -235,7 +240,8 @@ export function buildProgram(): Command {
     )
     .addHelpText(
       'after',
-      '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the model and session flags above (agentpipe acp --help)',
+      '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the ' +
+        'model and session flags above (agentpipe acp --help)',
     )
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
   return program;

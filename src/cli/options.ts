@@ -22,7 +22,8 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
   }
   if (flags.permissionPromptTool && flags.permissionPromptTool !== 'stdio') {
     throw new UsageError(
-      `--permission-prompt-tool ${flags.permissionPromptTool}: only "stdio" is supported (MCP permission tools are not yet)`,
+      `--permission-prompt-tool ${flags.permissionPromptTool}: only "stdio" is supported (MCP permission tools ` +
+        `are not yet)`,
     );
   }
   if (flags.harnessCommand !== undefined && (!flags.harness || flags.harness === 'agentpipe'))

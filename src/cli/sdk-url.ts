@@ -19,7 +19,8 @@ export async function runSdkUrl(
     throw new UsageError('a prompt argument cannot be combined with --sdk-url; the client sends the prompts');
   for (const name of unsupportedFlagsGiven(flags)) {
     log(
-      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`,
+      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not ` +
+        `supported yet; it has no effect`,
     );
   }
   const options = await sessionOptionsFromFlags(flags);

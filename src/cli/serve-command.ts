@@ -31,11 +31,13 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option(
       '--token <token>',
-      'required from clients as "Authorization: Bearer <token>" or ?token= (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, printed in the URL',
+      'required from clients as "Authorization: Bearer <token>" or ?token= (or AGENTPIPE_SERVE_TOKEN); ' +
+        'default: a fresh token, printed in the URL',
     )
     .option(
       '--no-token',
-      'serve without a token (loopback only): any local process, and any page allowed by --allow-origin, can run tools here',
+      'serve without a token (loopback only): any local process, and any page allowed by --allow-origin, can ' +
+        'run tools here',
     )
     .option(
       '--allow-origin <origin>',
@@ -44,12 +46,14 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
     )
     .option(
       '--ui',
-      "also serve the viewer page on the same port (plain HTTP): live sessions with a prompt box and a Stop button; with --redis, the cluster's sessions too, each watched live (its URL is printed on stdout)",
+      'also serve the viewer page on the same port (plain HTTP): live sessions with a prompt box and a Stop ' +
+        "button; with --redis, the cluster's sessions too, each watched live (its URL is printed on stdout)",
     )
     .option('--open', 'with --ui: open the page in a browser (when one can be started here)')
     .option(
       '--redis <url>',
-      'cluster front end: sessions run on the `agentpipe worker`s of this Redis; reconnect with ?session=<id>&from=<last uuid>',
+      'cluster front end: sessions run on the `agentpipe worker`s of this Redis; reconnect with ' +
+        '?session=<id>&from=<last uuid>',
     )
     .action(async (_flags: unknown, command: Command) => {
       try {

@@ -14,7 +14,8 @@ export function serverToken(flags: { token?: string | boolean; host: string }): 
   if (flags.token === false) {
     if (!isLoopback(flags.host)) {
       throw new UsageError(
-        `refusing to serve on ${flags.host} without a token: anyone who can reach it could run tools here. Drop --no-token, or bind to 127.0.0.1`,
+        `refusing to serve on ${flags.host} without a token: anyone who can reach it could run tools here. ` +
+          `Drop --no-token, or bind to 127.0.0.1`,
       );
     }
     return { generated: false };
@@ -30,7 +31,8 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
     throw new UsageError('--session-id cannot be used with serve: every connection is its own session');
   for (const name of unsupportedFlagsGiven(flags)) {
     log(
-      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`,
+      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not ` +
+        `supported yet; it has no effect`,
     );
   }
   const allowOrigins = flags.allowOrigin ?? [];
@@ -48,7 +50,9 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
   }
   if ((options.resume || options.continue) && !options.forkSession) {
     log(
-      'agentpipe serve: every connection continues the resumed session, one at a time (a second connection while one is open is refused: one writer per session); add --fork-session to give each connection its own copy',
+      'agentpipe serve: every connection continues the resumed session, one at a time (a second connection ' +
+        'while one is open is refused: one writer per session); add --fork-session to give each connection its ' +
+        'own copy',
     );
   }
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
@@ -92,7 +96,8 @@ async function serveCluster(
   const owned = CLUSTER_OWNED_OPTIONS.filter((key) => options[key] !== undefined && options[key] !== false);
   if (owned.length)
     throw new UsageError(
-      `serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ?session=<id>)`,
+      `serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ` +
+        `?session=<id>)`,
     );
   const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
   const { RedisConnectionError } = await import('../cluster/connection.ts');

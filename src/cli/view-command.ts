@@ -22,11 +22,13 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
   program
     .command('view')
     .description(
-      'web page of a session: a saved stream (.jsonl transcript or stream-json output), or --live sessions started from the page',
+      'web page of a session: a saved stream (.jsonl transcript or stream-json output), or --live sessions ' +
+        'started from the page',
     )
     .argument(
       '[file]',
-      'saved stream: a transcript ($AGENTPIPE_HOME/projects/…/<id>.jsonl) or stream-json output of agentpipe or Claude Code',
+      'saved stream: a transcript ($AGENTPIPE_HOME/projects/…/<id>.jsonl) or stream-json output of agentpipe ' +
+        'or Claude Code',
     )
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(port).default(0))
     .option('--host <host>', 'address to bind', '127.0.0.1')
@@ -41,7 +43,8 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
     )
     .option(
       '--token <token>',
-      'with --live or --redis: required from clients (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, in the printed URL',
+      'with --live or --redis: required from clients (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, in ' +
+        'the printed URL',
     )
     .option('--no-token', 'with --live or --redis: no token (loopback only)')
     .option(
@@ -51,7 +54,8 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
     )
     .option(
       '--redis <url>',
-      "a live page of a cluster's sessions (the Redis of `agentpipe worker`): the list, and each one's messages as they come",
+      "a live page of a cluster's sessions (the Redis of `agentpipe worker`): the list, and each one's " +
+        'messages as they come',
     )
     .action(async (file: string | undefined, _flags: unknown, command: Command) => {
       try {

@@ -36,13 +36,15 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
   program
     .command('worker')
     .description(
-      "run sessions of a Redis cluster: take session jobs from the queue, keep each session's log in Redis (see serve --redis, attach)",
+      "run sessions of a Redis cluster: take session jobs from the queue, keep each session's log in Redis " +
+        '(see serve --redis, attach)',
     )
     .requiredOption('--redis <url>', 'the Redis server: redis://[:password@]host:port[/db]')
     .option('--concurrency <n>', 'sessions run at once', whole('--concurrency', 1), 1)
     .option(
       '--archive-dir <dir>',
-      'where idle sessions are archived as JSONL transcripts (the same folder for every worker; default $AGENTPIPE_HOME/archive)',
+      'where idle sessions are archived as JSONL transcripts (the same folder for every worker; default ' +
+        '$AGENTPIPE_HOME/archive)',
     )
     .option(
       '--archive-after <ms>',
@@ -83,7 +85,8 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
       const outcome = await Promise.race([signalled, worker.done]);
       if (typeof outcome === 'string') {
         log(
-          `agentpipe worker: ${outcome}: draining: no new session, running prompts finish (up to ${flags.grace} ms), then each session goes back to the queue (again to exit at once)`,
+          `agentpipe worker: ${outcome}: draining: no new session, running prompts finish (up to ` +
+            `${flags.grace} ms), then each session goes back to the queue (again to exit at once)`,
         );
         for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(1));
         await worker.drain(flags.grace);

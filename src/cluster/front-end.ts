@@ -187,7 +187,8 @@ export class ClusterFrontEnd {
       sessionId = assigned ?? randomUUID();
     }
     o.log(
-      `agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`,
+      `agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ` +
+        `${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`,
     );
     known(sessionId);
     try {

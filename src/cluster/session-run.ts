@@ -267,7 +267,8 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     const cut = openTurn(entries);
     if (cut) {
       o.print(
-        `agentpipe worker: session ${id}: prompt ${cut.promptUuid} was cut off by its worker's end; closing it with an error result`,
+        `agentpipe worker: session ${id}: prompt ${cut.promptUuid} was cut off by its worker's end; closing it ` +
+          `with an error result`,
       );
       const cancels = openRequests(entries, cut.promptUuid).map(
         (requestId) => ({ type: 'control_cancel_request', request_id: requestId }) as unknown as LogMessage,

@@ -228,7 +228,8 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
       (error: Error) => {
         fold = undefined;
         throw new Error(
-          `agentpipe/redis: session summaries need @anthropic-ai/claude-agent-sdk (or the foldSessionSummary option): ${error.message}`,
+          `agentpipe/redis: session summaries need @anthropic-ai/claude-agent-sdk (or the foldSessionSummary ` +
+            `option): ${error.message}`,
         );
       },
     );

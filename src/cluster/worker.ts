@@ -198,7 +198,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   worker.on('failed', (job, error) => o.log(`agentpipe worker: job ${job?.id ?? '?'} failed: ${error.message}`));
   await worker.waitUntilReady();
   o.log(
-    `agentpipe worker ${id}: taking sessions from ${redactUrl(o.redis)} (queue ${QUEUE.prefix}:${QUEUE.name}, concurrency ${o.concurrency ?? 1})`,
+    `agentpipe worker ${id}: taking sessions from ${redactUrl(o.redis)} (queue ${QUEUE.prefix}:${QUEUE.name}, ` +
+      `concurrency ${o.concurrency ?? 1})`,
   );
 
   let closed: Promise<void> | undefined;

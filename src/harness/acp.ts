@@ -562,7 +562,8 @@ class PromptTranslator {
       }
       case 'notice':
         this.state.config.warn(
-          `harness acp: agent notice (${update.severity}): ${update.title}${update.description ? `: ${update.description}` : ''}`,
+          `harness acp: agent notice (${update.severity}): ` +
+            `${update.title}${update.description ? `: ${update.description}` : ''}`,
         );
         return;
       // The prompt is ours already; the rest has no message.
@@ -974,7 +975,8 @@ export class AcpHarness implements Harness {
     if (ended === 'gone') this.#drop(link);
     if (ended === 'late') {
       this.#config.warn(
-        `harness acp: the agent did not end the prompt within ${CANCEL_GRACE_MS / 1000} s of session/cancel: stopping it`,
+        `harness acp: the agent did not end the prompt within ${CANCEL_GRACE_MS / 1000} s of session/cancel: ` +
+          `stopping it`,
       );
       this.#drop(link);
     }
@@ -1056,7 +1058,8 @@ export class AcpHarness implements Harness {
         }
       } else if (resume) {
         this.#config.warn(
-          `harness acp: the agent cannot load sessions (no loadSession capability): session ${resume} is not resumed, a new one starts`,
+          `harness acp: the agent cannot load sessions (no loadSession capability): session ${resume} is not ` +
+            `resumed, a new one starts`,
         );
       }
       if (!session) {
@@ -1094,7 +1097,8 @@ export class AcpHarness implements Harness {
       this.#mode = wanted;
     } else if (wanted !== 'default') {
       this.#warnOnce(
-        `harness acp: the agent has no "${wanted}" mode: the permission mode is applied to its permission requests only`,
+        `harness acp: the agent has no "${wanted}" mode: the permission mode is applied to its permission ` +
+          `requests only`,
       );
     }
     const option = session.configOptions?.find((o) => o.category === 'model' && o.type === 'select');
@@ -1124,7 +1128,8 @@ export class AcpHarness implements Harness {
       this.#model = model;
     } else {
       this.#warnOnce(
-        `harness acp: the agent offers no model "${model}" (no such value of a "model" session config option): --model is not applied`,
+        `harness acp: the agent offers no model "${model}" (no such value of a "model" session config option): ` +
+          `--model is not applied`,
       );
     }
   }
@@ -1174,7 +1179,8 @@ export class AcpHarness implements Harness {
     if (answer.behavior === 'allow') {
       if (answer.updatedInput && JSON.stringify(answer.updatedInput) !== JSON.stringify(tool.input)) {
         this.#warnOnce(
-          'harness acp: a permission answer changed the tool input; ACP cannot pass that on, the agent runs its own input',
+          'harness acp: a permission answer changed the tool input; ACP cannot pass that on, the agent runs ' +
+            'its own input',
         );
       }
       return choose(['allow_once', 'allow_always']);

@@ -154,7 +154,9 @@ export class ClaudeStreamHarness implements Harness {
     this.#pump = (async () => {
       for await (const line of cli.lines()) this.#sink?.(line);
       const result = await cli.done;
-      const why = `${this.name} ${howItEnded(result)} before the prompt ended${result.stderr.trim() ? `: ${stderrTail(result.stderr)}` : ''}`;
+      const why =
+        `${this.name} ${howItEnded(result)} before the prompt ended` +
+        `${result.stderr.trim() ? `: ${stderrTail(result.stderr)}` : ''}`;
       this.#sink?.({ exit: why });
     })();
     return cli;
@@ -198,7 +200,8 @@ export class ClaudeStreamHarness implements Harness {
     if (this.#warned || this.config.permissionMode !== 'dontAsk') return;
     this.#warned = true;
     this.config.warn(
-      'harness qwen: permission mode dontAsk runs as Qwen Code\'s "default" (it asks; agentpipe then denies what no one can answer)',
+      'harness qwen: permission mode dontAsk runs as Qwen Code\'s "default" (it asks; agentpipe then denies ' +
+        'what no one can answer)',
     );
   }
 

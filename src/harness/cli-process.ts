@@ -49,7 +49,9 @@ export class CliProcess {
       clearTimeout(this.#idleTimer);
       // Every translator reports the stderr tail of a CLI that ended early: say why it was stopped.
       if (this.#idled)
-        result.stderr += `\n[agentpipe] stopped after ${Math.round(this.#idleMs! / 1000)} s without output (AGENTPIPE_HARNESS_IDLE_MS)`;
+        result.stderr +=
+          `\n[agentpipe] stopped after ${Math.round(this.#idleMs! / 1000)} s without output ` +
+          `(AGENTPIPE_HARNESS_IDLE_MS)`;
       return result;
     });
   }

@@ -41,7 +41,8 @@ export function newUuid(): `${string}-${string}-${string}-${string}-${string}` {
   // Version 4 in the high nibble of byte 6, variant 10xx in the top bits of byte 8.
   const version = HEX[(b[6]! & 0x0f) | 0x40]!;
   const variant = HEX[(b[8]! & 0x3f) | 0x80]!;
-  return `${x(0) + x(1) + x(2) + x(3)}-${x(4) + x(5)}-${version + x(7)}-${variant + x(9)}-${x(10) + x(11) + x(12) + x(13) + x(14) + x(15)}`;
+  const node = x(10) + x(11) + x(12) + x(13) + x(14) + x(15);
+  return `${x(0) + x(1) + x(2) + x(3)}-${x(4) + x(5)}-${version + x(7)}-${variant + x(9)}-${node}`;
 }
 
 /** An id in the style of the Anthropic API (`msg_…`, `toolu_…`): 12 random bytes in base64url. */

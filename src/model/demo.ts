@@ -120,7 +120,8 @@ function summary(listing: Listing, file: string | undefined, read: ToolResultBlo
   const names = (list: string[]) =>
     list.length > 8 ? `${list.slice(0, 8).join(', ')} and ${list.length - 8} more` : list.join(', ');
   const parts = [
-    `This folder holds ${total} entr${total === 1 ? 'y' : 'ies'}: ${files.length} file${files.length === 1 ? '' : 's'} and ${dirs.length} folder${dirs.length === 1 ? '' : 's'}.`,
+    `This folder holds ${total} entr${total === 1 ? 'y' : 'ies'}: ${files.length} ` +
+      `file${files.length === 1 ? '' : 's'} and ${dirs.length} folder${dirs.length === 1 ? '' : 's'}.`,
   ];
   if (dirs.length) parts.push(`Folders: ${names(dirs)}.`);
   if (files.length) parts.push(`Files: ${names(files)}.`);

@@ -251,7 +251,11 @@ export async function startCluster(
     });
     if (stop.signal.aborted || seen || (await client.sessions.owner(sessionId).catch(() => null))) return undefined;
     const workers = await client.workers().catch(() => undefined);
-    return `no agentpipe worker took session ${sessionId} within ${ms} ms (${workers ?? 'unknown'} worker${workers === 1 ? '' : 's'} connected to ${client.where}): start one with \`agentpipe worker --redis <url>\``;
+    return (
+      `no agentpipe worker took session ${sessionId} within ${ms} ms (${workers ?? 'unknown'} ` +
+      `worker${workers === 1 ? '' : 's'} connected to ${client.where}): ` +
+      `start one with \`agentpipe worker --redis <url>\``
+    );
   }
 
   const job: SessionJob = {

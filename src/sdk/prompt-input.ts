@@ -15,7 +15,8 @@ export async function* promptMessages(prompt: string | AsyncIterable<PromptMessa
   for await (const item of prompt) {
     if (item?.type !== 'user' || typeof item.message !== 'object' || item.message === null) {
       throw new TypeError(
-        `query(): every prompt message must be {type: "user", message: {role: "user", content}}, got ${JSON.stringify(item)?.slice(0, 120)}`,
+        `query(): every prompt message must be {type: "user", message: {role: "user", content}}, got ` +
+          `${JSON.stringify(item)?.slice(0, 120)}`,
       );
     }
     const content = item.message.content;

@@ -131,7 +131,8 @@ export const infoHandlers: Record<string, Handler> = {
     if (!about.trim())
       throw new Error('generate_session_title: nothing to name yet (no description and an empty conversation)');
     const system =
-      'Write a title of 3 to 7 words for the coding session the user describes. Answer with the title only: no quotes, no punctuation at the end.';
+      'Write a title of 3 to 7 words for the coding session the user describes. Answer with the title only: no ' +
+      'quotes, no punctuation at the end.';
     const usage = new UsageTracker();
     const text = await textAnswer(
       ctx,
@@ -167,7 +168,9 @@ export const infoHandlers: Record<string, Handler> = {
       ...earlier,
       {
         role: 'user',
-        content: `${question}\n\n(Answer directly from the conversation so far; no tools are available for this question.)`,
+        content:
+          `${question}\n\n(Answer directly from the conversation so far; no tools are available for this ` +
+          `question.)`,
       },
     ]);
     const usage = new UsageTracker();
@@ -295,7 +298,8 @@ export const infoHandlers: Record<string, Handler> = {
   },
   get_task_output(_host, request) {
     throw new Error(
-      `get_task_output: no background task ${JSON.stringify(request.task_id)}; agentpipe runs shell commands in the foreground (their output is the tool result)`,
+      `get_task_output: no background task ${JSON.stringify(request.task_id)}; agentpipe runs shell commands ` +
+        `in the foreground (their output is the tool result)`,
     );
   },
   reload_output_styles() {

@@ -52,7 +52,8 @@ export async function updateSettingsFile(
   const { source, keys } = WRITABLE[target];
   if (!session.settingSources.includes(source))
     throw new Error(
-      `update_settings: this session does not read ${target} (--setting-sources ${session.settingSources.join(',') || '""'})`,
+      `update_settings: this session does not read ${target} (--setting-sources ` +
+        `${session.settingSources.join(',') || '""'})`,
     );
   for (const [key, value] of Object.entries(settings)) {
     if (!keys.includes(key))

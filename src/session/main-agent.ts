@@ -26,7 +26,8 @@ export function mainAgentOf(pending: MainAgent, agents: Record<string, AgentDefi
   if (!definition) {
     const known = Object.keys(agents);
     throw new Error(
-      `--agent ${pending.name}: no such agent (${known.length ? `defined: ${known.join(', ')}` : 'define agents with --agents or the agents option'})`,
+      `--agent ${pending.name}: no such agent ` +
+        `(${known.length ? `defined: ${known.join(', ')}` : 'define agents with --agents or the agents option'})`,
     );
   }
   return {

@@ -254,7 +254,8 @@ export class SessionRunner implements ControlHost {
       const onAbort = () => abandon(signal?.reason ?? new ControlRequestError('cancelled'));
       const timer = setTimeout(() => {
         this.#options.log(
-          `agentpipe: control request ${requestId} (${request.subtype}) was not answered within ${timeoutMs} ms; cancelled (AGENTPIPE_CONTROL_TIMEOUT_MS)`,
+          `agentpipe: control request ${requestId} (${request.subtype}) was not answered within ${timeoutMs} ` +
+            `ms; cancelled (AGENTPIPE_CONTROL_TIMEOUT_MS)`,
         );
         abandon(new ControlRequestError(`control request ${request.subtype} was not answered within ${timeoutMs} ms`));
       }, timeoutMs);

@@ -444,7 +444,9 @@ export class Session {
     if (!ask)
       return {
         behavior: 'deny',
-        message: `${toolName} needs permission and there is no permission prompt (canUseTool, --permission-prompt-tool stdio)`,
+        message:
+          `${toolName} needs permission and there is no permission prompt ` +
+          `(canUseTool, --permission-prompt-tool stdio)`,
       };
     return ask(toolName, input, { signal, toolUseId, suggestions: [], parentToolUseId: null });
   }

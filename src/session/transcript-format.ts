@@ -74,7 +74,9 @@ export async function readTranscript(file: string, log: (line: string) => void):
     } catch {
       const torn = i === raw.length - 1;
       log(
-        `agentpipe: warning: ${file}: ${torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not valid JSON`}; skipped`,
+        `agentpipe: warning: ${file}: ` +
+          `${torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not valid JSON`}; ` +
+          `skipped`,
       );
       return;
     }

@@ -70,7 +70,8 @@ export function lockTranscript(transcript: string, sessionId: string): () => voi
         continue;
       }
       throw new SessionLockedError(
-        `session ${sessionId} is in use by process ${owner.pid} on ${owner.host} (since ${owner.since}): two writers would interleave its transcript. ` +
+        `session ${sessionId} is in use by process ${owner.pid} on ${owner.host} (since ${owner.since}): two ` +
+          `writers would interleave its transcript. ` +
           `Wait for it to end, or add --fork-session to continue in a copy (lock file: ${lock})`,
       );
     }

@@ -86,7 +86,9 @@ export async function* readInputMessages(
     if ('tooLong' in item) {
       yield {
         ok: false,
-        error: `line ${item.number}: a line of ${item.tooLong} characters is over the limit of ${maxLine} (AGENTPIPE_MAX_INPUT_LINE)`,
+        error:
+          `line ${item.number}: a line of ${item.tooLong} characters is over the limit of ${maxLine} ` +
+          `(AGENTPIPE_MAX_INPUT_LINE)`,
       };
       continue;
     }

@@ -76,7 +76,8 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
     const refusal = checkAccess(req, policy, path === '/' || path === '/index.html');
     if (refusal) {
       o.log(
-        `agentpipe serve: refused ${req.method ?? 'a request'} from ${req.socket.remoteAddress ?? '?'}: ${refusal.reason}`,
+        `agentpipe serve: refused ${req.method ?? 'a request'} from ${req.socket.remoteAddress ?? '?'}: ` +
+          `${refusal.reason}`,
       );
       res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
       return;
@@ -155,7 +156,8 @@ function refuse(socket: Duplex, req: http.IncomingMessage, refusal: Refusal, log
   const body = `${refusal.reason}\n`;
   const status = { 401: 'Unauthorized', 403: 'Forbidden', 421: 'Misdirected Request' }[refusal.status];
   socket.end(
-    `HTTP/1.1 ${refusal.status} ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${refusal.status} ${status}\r\nContent-Type: text/plain\r\nContent-Length: ` +
+      `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

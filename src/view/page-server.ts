@@ -16,7 +16,8 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 const CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
+  "base-uri 'none'; frame-ancestors 'none'";
 
 export async function pageHandler(data: PageData): Promise<http.RequestListener> {
   const html = await pageHtml(data);
