@@ -490,10 +490,17 @@ export class SessionLog {
   }
 
   /**
-   * Durable messages after `fromId` and, with `live`, the ephemeral ones appended from `liveFromId`
-   * on, merged in the order they were appended (a delta comes after the durable message it
-   * follows and before the next), through blocking XREADs of both streams at once. Ends when
+   * Durable messages after `fromId` and, with `live`, the ephemeral ones appended from `live.fromId`
+   * on (`$`: from now on), in the order they were appended: a delta after the durable message it
+   * follows and before the next one. Through blocking XREADs of both streams at once; ends when
    * `signal` aborts; retries a lost connection for `tailGiveUpMs`, like `tail`.
+   *
+   * One XREAD reply does not settle the order: Redis may answer a read blocked on two streams with
+   * the one that got data first (one append script can add a message, deltas, then a message: the
+   * reply holds both messages and no delta), and COUNT caps each stream on its own. So before a
+   * durable message the deltas that precede it and were not given yet are read (XRANGE of the live
+   * stream), and before a delta the durable messages up to the one it follows (XRANGE of the log);
+   * the read's own copies of what was given that way are skipped.
    */
   async *follow(
     sessionId: string,
@@ -503,9 +510,12 @@ export class SessionLog {
   ): AsyncGenerator<FollowedEntry> {
     const keys = this.keys(sessionId);
     if (signal.aborted) return;
-    let last = checkId(fromId);
-    let lastLive = live ? (live.fromId === '$' ? await this.#lastIdOf(keys.live) : checkId(live.fromId)) : undefined;
-    const streams = () => (lastLive === undefined ? [keys.log, last] : [keys.log, keys.live, last, lastLive]);
+    // The last durable message and the last delta given (the reads go on from there).
+    const at = {
+      durable: checkId(fromId),
+      live: live ? (live.fromId === '$' ? await this.#lastIdOf(keys.live) : checkId(live.fromId)) : undefined,
+    };
+    const streams = () => (at.live === undefined ? [keys.log, at.durable] : [keys.log, keys.live, at.durable, at.live]);
     for await (const reply of this.#blockingReads(streams, signal)) {
       const durable: LogEntry[] = [];
       const deltas: LiveEntry[] = [];
@@ -513,23 +523,90 @@ export class SessionLog {
         if (key === keys.log) for (const raw of entries) durable.push(this.#entry(raw, sessionId));
         else for (const raw of entries) deltas.push(this.#liveEntry(raw, sessionId));
       }
-      // A delta follows the durable message `after`: it goes out before every later durable message.
+      // The reply merged (a delta before every durable message after the one it follows), then each checked.
       let d = 0;
       for (const delta of deltas) {
         while (d < durable.length && compareStreamIds(durable[d]!.id, delta.after) <= 0) {
-          last = durable[d]!.id;
-          yield { kind: 'durable', entry: durable[d++]! };
-          if (signal.aborted) return;
+          for (const item of await this.#withDeltas(sessionId, durable[d++]!, at)) {
+            yield item;
+            if (signal.aborted) return;
+          }
         }
-        lastLive = delta.id;
+        if (compareStreamIds(delta.id, at.live!) <= 0) continue;
+        if (compareStreamIds(delta.after, at.durable) > 0) {
+          for (const entry of await this.#range(keys.log, at.durable, delta.after, (raw) =>
+            this.#entry(raw, sessionId),
+          ))
+            for (const item of await this.#withDeltas(sessionId, entry, at)) {
+              yield item;
+              if (signal.aborted) return;
+            }
+        }
+        if (compareStreamIds(delta.id, at.live!) <= 0) continue;
+        at.live = delta.id;
         yield { kind: 'live', entry: delta };
         if (signal.aborted) return;
       }
       for (; d < durable.length; d++) {
-        last = durable[d]!.id;
-        yield { kind: 'durable', entry: durable[d]! };
-        if (signal.aborted) return;
+        for (const item of await this.#withDeltas(sessionId, durable[d]!, at)) {
+          yield item;
+          if (signal.aborted) return;
+        }
       }
+    }
+  }
+
+  /**
+   * A durable entry of `follow` (none if given already), after the deltas that precede it and were
+   * not given yet (when deltas are followed). Moves `at` on.
+   */
+  async #withDeltas(
+    sessionId: string,
+    entry: LogEntry,
+    at: { durable: string; live: string | undefined },
+  ): Promise<FollowedEntry[]> {
+    if (compareStreamIds(entry.id, at.durable) <= 0) return [];
+    const items: FollowedEntry[] = [];
+    if (at.live !== undefined) {
+      // Deltas are appended in order, and a delta's `after` never decreases: those before `entry` come first.
+      const { live } = this.keys(sessionId);
+      const before = entry.id;
+      for (const delta of await this.#range(
+        live,
+        at.live,
+        '+',
+        (raw) => this.#liveEntry(raw, sessionId),
+        (e) => compareStreamIds(e.after, before) < 0,
+        64,
+      )) {
+        at.live = delta.id;
+        items.push({ kind: 'live', entry: delta });
+      }
+    }
+    at.durable = entry.id;
+    items.push({ kind: 'durable', entry });
+    return items;
+  }
+
+  /** The entries of `key` after `fromId` (exclusive) up to `toId` (inclusive; '+': the end), a page at a time, while `keep` holds. */
+  async #range<E extends { id: string }>(
+    key: string,
+    fromId: string,
+    toId: string,
+    parse: (raw: unknown) => E,
+    keep: (entry: E) => boolean = () => true,
+    count = PAGE,
+  ): Promise<E[]> {
+    const found: E[] = [];
+    for (let start = `(${fromId}`; ;) {
+      const page = (await this.#call((c) => c.xrange(key, start, toId, 'COUNT', count))) as unknown[];
+      for (const raw of page) {
+        const entry = parse(raw);
+        if (!keep(entry)) return found;
+        found.push(entry);
+      }
+      if (page.length < count) return found;
+      start = `(${found.at(-1)!.id}`;
     }
   }
 

@@ -13,14 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
-import {
-  compareStreamIds,
-  SessionLog,
-  type FollowedEntry,
-  type LiveEntry,
-  type LogEntry,
-  type LogMessage,
-} from './redis-log.ts';
+import { SessionLog, type FollowedEntry, type LogEntry, type LogMessage } from './redis-log.ts';
 import { QUEUE, type SessionJob } from './jobs.ts';
 
 /** Options of a cluster client. */
@@ -172,72 +165,14 @@ export class ClusterClient {
     }
   }
 
-  /**
-   * `SessionLog.follow` in the order the messages were appended, deltas included: a blocking
-   * XREAD of the two streams may be answered with one stream's new entries alone (Redis serves
-   * the stream that got data first), so a durable message can arrive before the deltas appended
-   * ahead of it, or deltas before the durable message they follow. So before a durable message
-   * the deltas that precede it are read (XRANGE of the live stream), and before a delta the
-   * durable messages up to the one it follows (XRANGE of the log); the follow's own copies of
-   * what was given that way are skipped.
-   */
-  async *follow(
+  /** `SessionLog.follow`: durable messages and deltas in the order they were appended. */
+  follow(
     sessionId: string,
     fromId: string,
     signal: AbortSignal,
     live?: { fromId: string },
   ): AsyncGenerator<FollowedEntry> {
-    // The last delta and the last durable message given.
-    const at = { live: live?.fromId ?? '0-0', durable: fromId };
-    for await (const item of this.sessions.follow(sessionId, fromId, signal, live)) {
-      if (item.kind === 'durable') {
-        if (compareStreamIds(item.entry.id, at.durable) > 0) yield* this.#withDeltas(sessionId, item.entry, at, !!live);
-        continue;
-      }
-      if (compareStreamIds(item.entry.id, at.live) <= 0) continue;
-      if (compareStreamIds(item.entry.after, at.durable) > 0) {
-        for (const entry of await this.sessions.read(sessionId, at.durable)) {
-          if (compareStreamIds(entry.id, item.entry.after) > 0) break;
-          yield* this.#withDeltas(sessionId, entry, at, !!live);
-        }
-      }
-      if (compareStreamIds(item.entry.id, at.live) <= 0) continue;
-      at.live = item.entry.id;
-      yield item;
-    }
-  }
-
-  /** A durable entry, after the deltas before it that were not given yet. */
-  async *#withDeltas(
-    sessionId: string,
-    entry: LogEntry,
-    at: { live: string; durable: string },
-    live: boolean,
-  ): AsyncGenerator<FollowedEntry> {
-    if (live) {
-      for (const delta of await this.#liveBefore(sessionId, at.live, entry.id)) {
-        at.live = delta.id;
-        yield { kind: 'live', entry: delta };
-      }
-    }
-    at.durable = entry.id;
-    yield { kind: 'durable', entry };
-  }
-
-  /** The live entries after `fromId` that precede the durable message `beforeId` (read a page at a time). */
-  async #liveBefore(sessionId: string, fromId: string, beforeId: string): Promise<LiveEntry[]> {
-    const { live } = this.sessions.keys(sessionId);
-    const found: LiveEntry[] = [];
-    for (let start = `(${fromId}`; ;) {
-      const page = entriesOf(await this.#redis.xrange(live, start, '+', 'COUNT', 100));
-      for (const e of page) {
-        const after = e.after ?? '0-0';
-        if (compareStreamIds(after, beforeId) >= 0) return found;
-        found.push({ id: e.id, message: e.message, after });
-      }
-      if (page.length < 100) return found;
-      start = `(${page.at(-1)!.id}`;
-    }
+    return this.sessions.follow(sessionId, fromId, signal, live);
   }
 
   /** Durable messages in a session's log. */
