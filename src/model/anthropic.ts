@@ -6,6 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
 import { apiUsage } from '../messages/usage.ts';
+import { envNumber } from '../process/env-number.ts';
 import { VERSION } from '../version.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
@@ -113,7 +114,14 @@ export class AnthropicProvider implements ModelProvider {
         messages: [{ role: 'user', content: searchPrompt(request.query) }],
         tools: [tool],
       };
-      const answer = await postJson({ url: this.#url, headers: this.#headers, body, signal });
+      // Not streamed, so no stall watch: the request as a whole gets API_TIMEOUT_MS (as Claude Code's requests).
+      const deadline = AbortSignal.timeout(envNumber('API_TIMEOUT_MS', 600_000));
+      const answer = await postJson({
+        url: this.#url,
+        headers: this.#headers,
+        body,
+        signal: AbortSignal.any([signal, deadline]),
+      });
       const content = typeof answer === 'object' && answer !== null && 'content' in answer ? answer.content : undefined;
       if (!Array.isArray(content)) {
         throw new ModelError({ kind: 'server_error', message: 'The web search answer has no content blocks' });

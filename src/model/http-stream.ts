@@ -52,8 +52,9 @@ export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSou
   let events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event) });
   response.setEncoding('utf8');
+  let failed = false;
   try {
-    for await (const chunk of response as AsyncIterable<string>) {
+    for await (const chunk of response.iterator({ destroyOnReturn: false }) as AsyncIterable<string>) {
       parser.feed(chunk);
       if (events.length === 0) continue;
       const batch = events;
@@ -61,25 +62,52 @@ export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSou
       yield batch;
     }
   } catch (error) {
+    failed = true;
     throw cutError(error, request.signal);
   } finally {
     detach();
-    response.destroy();
+    await release(response, failed || request.signal.aborted);
   }
   request.signal.throwIfAborted();
+}
+
+/**
+ * Gives the connection back to the agent's keep-alive pool, so the next turn skips the TCP and
+ * TLS handshakes; a failed request's connection is closed. A consumer that stopped at the
+ * answer's end (`message_stop`) leaves at most the body's last bytes: they are read, for at most
+ * a second, before the stream counts as done (a server still sending after that is cut).
+ */
+async function release(response: IncomingMessage, failed: boolean): Promise<void> {
+  if (failed) {
+    response.destroy();
+    return;
+  }
+  if (response.readableEnded || response.destroyed) return;
+  await new Promise<void>((resolve) => {
+    const cut = setTimeout(() => response.destroy(), 1000);
+    const done = (): void => {
+      clearTimeout(cut);
+      resolve();
+    };
+    response.once('end', done);
+    response.once('close', done);
+    response.resume();
+  });
 }
 
 /** POSTs `request` and returns the parsed JSON answer. */
 export async function postJson(request: JsonPost): Promise<unknown> {
   const { response, detach } = await post(request, 'application/json');
+  let failed = false;
   try {
     const text = await readText(response, MAX_JSON_BODY);
     return JSON.parse(text) as unknown;
   } catch (error) {
+    failed = true;
     throw error instanceof SyntaxError ? error : cutError(error, request.signal);
   } finally {
     detach();
-    response.destroy();
+    await release(response, failed || request.signal.aborted);
   }
 }
 

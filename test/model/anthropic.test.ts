@@ -383,3 +383,17 @@ test('the request is the one the official @anthropic-ai/sdk sends: path, body an
       assert.equal(ours.headers[header], theirs.headers[header], header);
   });
 });
+
+test('the next request reuses the connection (keep-alive), also after the answer was read only to message_stop', async () => {
+  const frames = anthropicStream(
+    [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'ok' }])],
+    'end_turn',
+  );
+  await withServer({ kind: 'sse', frames }, async (server) => {
+    const p = provider(server);
+    for (let i = 0; i < 3; i++) await collect(p.stream(request()));
+    const ports = new Set(server.requests.map((r) => r.clientPort));
+    assert.equal(server.requests.length, 3);
+    assert.equal(ports.size, 1, `one connection for three requests (client ports ${[...ports].join(', ')})`);
+  });
+});

@@ -14,6 +14,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** The client's port: equal for two requests when the second reused the first's connection. */
+  clientPort: number | undefined;
   /** Resolves when the response's connection closed (finished, aborted or destroyed). */
   closed: Promise<void>;
 }
@@ -44,6 +46,7 @@ export async function startFakeServer(reply: Reply | ((request: RecordedRequest)
         path: req.url ?? '',
         headers: req.headers,
         body: text ? JSON.parse(text) : undefined,
+        clientPort: req.socket.remotePort,
         closed,
       };
       requests.push(request);
