@@ -33,7 +33,9 @@ import type { PromptLine, SnapshotLine, TitleLine } from '../session/transcript-
 import { openBlocking, openRedis, reconnectDelay, RedisConnectionError } from './connection.ts';
 import type { Connection, RedisConnectionOptions, RedisTarget } from './connection.ts';
 
-/** The marker a worker appends when a session's run ends (front ends and `attach` stop there; never sent to clients). */
+/**
+ * The marker a worker appends when a session's run ends (front ends and `attach` stop there; never sent to clients).
+ */
 export interface SessionEndMarker {
   type: 'agentpipe_session_end';
   session_id: string;
@@ -42,7 +44,10 @@ export interface SessionEndMarker {
   timestamp: string;
 }
 
-/** What a session log holds: the wire lines (messages, control round trips), the transcript-only lines (prompts, snapshots, titles), end markers. */
+/**
+ * What a session log holds: the wire lines (messages, control round trips), the transcript-only lines (prompts,
+ * snapshots, titles), end markers.
+ */
 export type LogMessage = OutputLine | PromptLine | SnapshotLine | TitleLine | SessionEndMarker;
 
 /** The Redis keys of one session. */
@@ -71,7 +76,10 @@ export interface LogEntry {
   message: LogMessage;
 }
 
-/** An ephemeral message read back from the live stream: `after` is the id of the durable message it follows ('0-0': none yet). */
+/**
+ * An ephemeral message read back from the live stream: `after` is the id of the durable message it follows ('0-0':
+ * none yet).
+ */
 export interface LiveEntry extends LogEntry {
   after: string;
 }
@@ -108,7 +116,10 @@ export interface SessionLogOptions extends RedisConnectionOptions {
   tailGiveUpMs?: number;
 }
 
-/** An archive that would lose something: the session runs on a worker, or input waits in its inbox. Nothing was deleted. */
+/**
+ * An archive that would lose something: the session runs on a worker, or input waits in its inbox. Nothing was
+ * deleted.
+ */
 export class ArchiveRefusedError extends Error {
   override name = 'ArchiveRefusedError';
   readonly sessionId: string;
@@ -221,6 +232,16 @@ if ARGV[3] ~= '' then redis.call('XTRIM', KEYS[3], 'MINID', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], ARGV[4], ARGV[5]) end
 return 1`;
 
+// KEYS: owner, state. ARGV: token, then the fields to drop. Only while the token holds the lease.
+const FORGET_STATE = `
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then
+  if not cur then return redis.error_reply('FENCED expired') end
+  return redis.error_reply('FENCED taken')
+end
+for i = 2, #ARGV do redis.call('HDEL', KEYS[2], ARGV[i]) end
+return 1`;
+
 const SCRIPTS = {
   agentpipeLogAcquire: { numberOfKeys: 1, lua: ACQUIRE },
   agentpipeLogRenew: { numberOfKeys: 1, lua: RENEW },
@@ -228,6 +249,7 @@ const SCRIPTS = {
   agentpipeLogAppend: { numberOfKeys: 4, lua: APPEND },
   agentpipeLogDeleteIfUnchanged: { numberOfKeys: 7, lua: DELETE_IF_UNCHANGED },
   agentpipeLogSetCursor: { numberOfKeys: 4, lua: SET_CURSOR },
+  agentpipeLogForgetState: { numberOfKeys: 2, lua: FORGET_STATE },
 } as const;
 
 type ScriptCommands = { [K in keyof typeof SCRIPTS]: (...args: Array<string | number>) => Promise<unknown> };
@@ -237,7 +259,9 @@ const PAGE = 1000;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Parses one stored message: a JSON object with a string `type` (and a string `uuid` if any); throws on anything else. */
+/**
+ * Parses one stored message: a JSON object with a string `type` (and a string `uuid` if any); throws on anything else.
+ */
 function parseMessage(json: unknown, where: string): LogMessage {
   if (typeof json !== 'string') throw new Error(`${where}: the entry has no message field`);
   let value: unknown;
@@ -267,7 +291,9 @@ function entryFields(raw: unknown, where: string): { id: string; fields: Map<str
   return { id, fields };
 }
 
-/** The entries of an XREAD reply for one stream: `[[key, entries]]` (RESP2) or `[key, entries]` (RESP3 map, flattened). */
+/**
+ * The entries of an XREAD reply for one stream: `[[key, entries]]` (RESP2) or `[key, entries]` (RESP3 map, flattened).
+ */
 function xreadEntries(reply: unknown, sessionId: string): unknown[] {
   const bad = (): Error => new Error(`session ${sessionId}: unexpected XREAD reply from Redis`);
   if (!Array.isArray(reply)) throw bad();
@@ -277,7 +303,10 @@ function xreadEntries(reply: unknown, sessionId: string): unknown[] {
   return stream[1] as unknown[];
 }
 
-/** The `[key, entries]` pairs of an XREAD reply (RESP2 nested arrays, or a RESP3 map flattened to key, entries, key, entries). */
+/**
+ * The `[key, entries]` pairs of an XREAD reply (RESP2 nested arrays, or a RESP3 map flattened to key, entries, key,
+ * entries).
+ */
 function xreadStreams(reply: unknown, sessionId: string): Array<[string, unknown[]]> {
   if (!Array.isArray(reply)) throw new Error(`session ${sessionId}: unexpected XREAD reply from Redis`);
   const items = reply as unknown[];
@@ -342,7 +371,10 @@ const NOT_TRANSCRIPT = new Set([
   'agentpipe_session_end',
 ]);
 
-/** A line of an archived transcript, as Transcript.record writes it (a timestamp on every line); undefined for what transcripts leave out. */
+/**
+ * A line of an archived transcript, as Transcript.record writes it (a timestamp on every line); undefined for what
+ * transcripts leave out.
+ */
 export function transcriptLine(message: LogMessage): object | undefined {
   if (isEphemeral(message) || NOT_TRANSCRIPT.has(message.type)) return undefined;
   if (message.type === 'user' && 'isReplay' in message && message.isReplay) return undefined;
@@ -389,7 +421,10 @@ export class SessionLog {
     await this.#conn();
   }
 
-  /** Takes the session's lease for `leaseMs` if nobody holds it (or the holder's expired); true if `ownerToken` holds it now. */
+  /**
+   * Takes the session's lease for `leaseMs` if nobody holds it (or the holder's expired); true if `ownerToken` holds
+   * it now.
+   */
   async acquire(sessionId: string, ownerToken: string, leaseMs: number): Promise<boolean> {
     const { owner } = this.keys(sessionId);
     checkLease(ownerToken, leaseMs);
@@ -433,7 +468,8 @@ export class SessionLog {
       String(this.#options.liveTtlMs ?? 3_600_000),
     ];
     for (const message of messages) {
-      // A replay echoes the uuid of the user message (and so of its prompt line): not indexed, or the prompt line would not land.
+      // A replay echoes the uuid of the user message (and so of its prompt line): not indexed, or the prompt line
+      // would not land.
       const replay = message.type === 'user' && 'isReplay' in message && message.isReplay === true;
       const uuid = !replay && 'uuid' in message && typeof message.uuid === 'string' ? message.uuid : '';
       args.push(this.#ephemeral(message) ? 'e' : 'd', uuid, JSON.stringify(message));
@@ -588,7 +624,10 @@ export class SessionLog {
     return items;
   }
 
-  /** The entries of `key` after `fromId` (exclusive) up to `toId` (inclusive; '+': the end), a page at a time, while `keep` holds. */
+  /**
+   * The entries of `key` after `fromId` (exclusive) up to `toId` (inclusive; '+': the end), a page at a time, while
+   * `keep` holds.
+   */
   async #range<E extends { id: string }>(
     key: string,
     fromId: string,
@@ -676,7 +715,10 @@ export class SessionLog {
     }
   }
 
-  /** Deletes the session's log, lease, live stream, uuid index, inbox, cursor and state (an owner still running is fenced). */
+  /**
+   * Deletes the session's log, lease, live stream, uuid index, inbox, cursor and state (an owner still running is
+   * fenced).
+   */
   async delete(sessionId: string): Promise<void> {
     const { log, owner, live, uuids, inbox, cursor, state } = this.keys(sessionId);
     await this.#call((c) => c.del(log, owner, live, uuids, inbox, cursor, state));
@@ -703,6 +745,23 @@ export class SessionLog {
     const { state } = this.keys(sessionId);
     const all = await this.#call((c) => c.hgetall(state));
     return new Map(Object.entries(all));
+  }
+
+  /**
+   * Drops state requests a new owner would handle again (`fields`, as `stateRequests` names them);
+   * fenced like `append`. A run that ends drops its client's `initialize` (its hooks and callbacks
+   * are that client's: the next run's client registers its own).
+   */
+  async forgetState(sessionId: string, ownerToken: string, fields: readonly string[]): Promise<void> {
+    const { owner, state } = this.keys(sessionId);
+    if (fields.length === 0) return;
+    try {
+      await this.#script('agentpipeLogForgetState', owner, state, ownerToken, ...fields);
+    } catch (error) {
+      const fenced = /^FENCED (expired|taken)/.exec((error as Error).message ?? '');
+      if (fenced) throw new FencedError(sessionId, fenced[1] as 'expired' | 'taken');
+      throw error;
+    }
   }
 
   /** The id of the last input line of the inbox ('0-0' when empty). */

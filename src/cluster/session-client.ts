@@ -40,10 +40,16 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** A log entry read with this client's own connection, with the owner token that appended it (`after`: a live entry's durable predecessor). */
+/**
+ * A log entry read with this client's own connection, with the owner token that appended it (`after`: a live entry's
+ * durable predecessor).
+ */
 type OwnedEntry = LogEntry & { owner?: string; after?: string };
 
-/** Stream entries read with this client's own connection: the JSON objects with a string `type` (anything else is left out). */
+/**
+ * Stream entries read with this client's own connection: the JSON objects with a string `type` (anything else is left
+ * out).
+ */
 function entriesOf(raw: Array<[string, string[]]>): OwnedEntry[] {
   const entries: OwnedEntry[] = [];
   for (const [id, flat] of raw) {

@@ -9,7 +9,9 @@
  * (tool calls answered in the log are not run again); user messages the old owner had taken from
  * the inbox but never started are run, the state-setting control requests it had handled
  * (`initialize`, `set_model`...) are handled again with their answers kept out of the log; then
- * the inbox is read after the cursor, the last id the old owner handled.
+ * the inbox is read after the cursor, the last id the old owner handled. A run that ends (input
+ * ended, idle) forgets its client's `initialize`: a later run registers only its own client's
+ * hooks, while a takeover (the client is still there) handles the dead owner's again.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -373,6 +375,8 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     await appender.drain();
     if (fenced || appender.failed instanceof FencedError) return 'fenced';
     if (o.signal.aborted || o.drain?.aborted) return 'stopped';
+    // The client's registration (hooks, callbacks) ends with the run: a later run handles only its own client's.
+    await log.forgetState(id, token, ['initialize']);
     const end: SessionEndMarker = {
       type: 'agentpipe_session_end',
       session_id: id,
