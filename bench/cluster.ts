@@ -75,7 +75,12 @@ async function burst(url: string, count: number): Promise<{ latencies: number[];
           ws.on('open', () => {
             sent = performance.now();
             ws.send(
-              `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' }, parent_tool_use_id: null, session_id: '' })}\n{"type":"end_input"}\n`,
+              JSON.stringify({
+                type: 'user',
+                message: { role: 'user', content: 'hi' },
+                parent_tool_use_id: null,
+                session_id: '',
+              }) + '\n{"type":"end_input"}\n',
             );
           });
           ws.on('message', (data) => {

@@ -35,12 +35,31 @@ function anthropicFrames(deltas: number): Iterable<string> {
 
 function openaiFrames(deltas: number): Iterable<string> {
   const chunk = (delta: object, finish: string | null = null) =>
-    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    'data: ' +
+    JSON.stringify({
+      id: 'chatcmpl-bench',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'bench',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    }) +
+    '\n\n';
   return (function* () {
     yield chunk({ role: 'assistant', content: '' });
     for (let i = 0; i < deltas; i++) yield chunk({ content: 'x' });
     yield chunk({}, 'stop');
-    yield `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [], usage: { prompt_tokens: 10, completion_tokens: deltas, total_tokens: deltas + 10 } })}\n\n`;
+    yield (
+      'data: ' +
+      JSON.stringify({
+        id: 'chatcmpl-bench',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'bench',
+        choices: [],
+        usage: { prompt_tokens: 10, completion_tokens: deltas, total_tokens: deltas + 10 },
+      }) +
+      '\n\n'
+    );
     yield 'data: [DONE]\n\n';
   })();
 }

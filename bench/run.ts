@@ -262,7 +262,8 @@ async function main() {
       ],
       [
         "harness claude: agentpipe's own peak RSS (the wrapped CLI's not counted)",
-        `${fmt(median(wrappedRss) / 1024, 1)} MB, ${fmt((median(wrappedRss) - floorRss) / 1024, 1)} MB above node -e ''`,
+        `${fmt(median(wrappedRss) / 1024, 1)} MB, ${fmt((median(wrappedRss) - floorRss) / 1024, 1)} MB above ` +
+          `node -e ''`,
         `${(median(wrappedRss) / floorRss).toFixed(2)} × node -e ''`,
       ],
     );
@@ -282,13 +283,15 @@ async function main() {
     const { single } = figures;
     clusterRows.push([
       `single process serve: ${CLUSTER_SESSIONS} concurrent sessions`,
-      `${fmt(single.sessionsPerSecond, 1)} sessions/s, first delta p50 ${fmt(single.firstDeltaP50, 1)} ms, p99 ${fmt(single.firstDeltaP99, 1)} ms`,
+      `${fmt(single.sessionsPerSecond, 1)} sessions/s, first delta p50 ${fmt(single.firstDeltaP50, 1)} ms, p99 ` +
+        `${fmt(single.firstDeltaP99, 1)} ms`,
       'baseline',
     ]);
     for (const [workers, f] of figures.cluster) {
       clusterRows.push([
         `cluster, ${workers} worker${workers > 1 ? 's' : ''}: ${CLUSTER_SESSIONS} concurrent sessions`,
-        `${fmt(f.sessionsPerSecond, 1)} sessions/s, first delta p50 ${fmt(f.firstDeltaP50, 1)} ms (+${fmt(f.firstDeltaP50 - single.firstDeltaP50, 1)}), p99 ${fmt(f.firstDeltaP99, 1)} ms`,
+        `${fmt(f.sessionsPerSecond, 1)} sessions/s, first delta p50 ${fmt(f.firstDeltaP50, 1)} ms ` +
+          `(+${fmt(f.firstDeltaP50 - single.firstDeltaP50, 1)}), p99 ${fmt(f.firstDeltaP99, 1)} ms`,
         `${(f.sessionsPerSecond / single.sessionsPerSecond).toFixed(2)} × the single process's sessions/s`,
       ]);
     }
@@ -346,7 +349,8 @@ async function main() {
     ],
     [
       `peak RSS, ${fmt(SLOW_DELTAS)} deltas into a slow consumer`,
-      `${fmt(slow.peakRssKb / 1024, 1)} MB; ${fmt(slowCapped.peakRssKb / 1024, 1)} MB through ./agentpipe (--max-semi-space-size=8)`,
+      `${fmt(slow.peakRssKb / 1024, 1)} MB; ${fmt(slowCapped.peakRssKb / 1024, 1)} MB through ./agentpipe ` +
+        `(--max-semi-space-size=8)`,
       `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e ''; ${(slowCapped.peakRssKb / floorRss).toFixed(2)} ×`,
     ],
     ...providerRows,

@@ -71,6 +71,8 @@ await build({
   plugins: [lazyBuiltins, externalPackages],
   // Bundled CommonJS (commander) calls require() for builtins; an ES module has none of its own.
   banner: {
-    js: "import { createRequire as __agentpipeRequire } from 'node:module';\nconst require = __agentpipeRequire(import.meta.url);",
+    js:
+      "import { createRequire as __agentpipeRequire } from 'node:module';\nconst require = " +
+      '__agentpipeRequire(import.meta.url);',
   },
 });

@@ -62,7 +62,8 @@ test('EPIPE: `| head -1` ends quietly with exit 0', async () => {
     'bash',
     [
       '-c',
-      `"${process.execPath}" "${CLI_PATH}" -p go --model scripted --script ${script} --output-format stream-json --verbose --include-partial-messages | head -1; echo "status=\${PIPESTATUS[0]}" >&2`,
+      `"${process.execPath}" "${CLI_PATH}" -p go --model scripted --script ${script} --output-format ` +
+        `stream-json --verbose --include-partial-messages | head -1; echo "status=\${PIPESTATUS[0]}" >&2`,
     ],
     {
       cwd: dir,

@@ -54,7 +54,8 @@ export async function kill9(cli: ClusterProcess): Promise<void> {
 
 /** The lines of a user prompt. */
 export const prompt = (text: string): string =>
-  `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' })}\n`;
+  JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' }) +
+  '\n';
 
 /** A WebSocket client that records every message it is sent (keep_alive lines left out). */
 export class Client {

@@ -53,7 +53,8 @@ class Session {
 }
 
 test(
-  `${SESSIONS} sessions on 3 workers and 2 front ends: a worker killed mid-turn, a front end killed; one result per prompt, nothing twice`,
+  `${SESSIONS} sessions on 3 workers and 2 front ends: a worker killed mid-turn, a front end killed; one ` +
+    `result per prompt, nothing twice`,
   { timeout: 170_000 },
   async () => {
     const redis = await startRedis();

@@ -191,7 +191,8 @@ test("20 concurrent appenders: every message exactly once, each appender's in it
     );
   }
   t.diagnostic(
-    `20 appenders: 1000 messages in 200 fenced batches in ${ms.toFixed(0)} ms = ${Math.round(1000 / (ms / 1000))} messages/s`,
+    `20 appenders: 1000 messages in 200 fenced batches in ${ms.toFixed(0)} ms = ` +
+      `${Math.round(1000 / (ms / 1000))} messages/s`,
   );
 });
 

@@ -92,7 +92,11 @@ test('takeover: the state the client set (set_permission_mode) is set again on t
     const client = new Client(front.url);
     await client.open();
     client.send(
-      `${JSON.stringify({ type: 'control_request', request_id: 'mode1', request: { subtype: 'set_permission_mode', mode: 'bypassPermissions' } })}\n`,
+      JSON.stringify({
+        type: 'control_request',
+        request_id: 'mode1',
+        request: { subtype: 'set_permission_mode', mode: 'bypassPermissions' },
+      }) + '\n',
     );
     await client.until(() => client.messages.some((m) => m.type === 'control_response'), 'the mode answer');
     client.send(prompt('first'));

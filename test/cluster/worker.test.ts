@@ -208,6 +208,7 @@ test('Redis unreachable: worker and serve --redis fail with one clear line withi
     const ms = Date.now() - started;
     assert.equal(run.code, 1, `${args[0]}: ${run.stderr}`);
     const refused =
+      // eslint-disable-next-line max-len -- an expected message as one regex literal reads best whole
       /^agentpipe (worker|serve): error: cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+: connection refused: is redis-server running/;
     assert.match(run.stderr, refused);
     assert.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr}`);

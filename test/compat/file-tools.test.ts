@@ -102,7 +102,8 @@ test('a file changed on disk since it was read must be read again', async () => 
   );
   assert.equal(
     results.get('toolu_edit')!.block.content,
-    '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>',
+    '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again ' +
+      'before attempting to write it.</tool_use_error>',
   );
   assert.equal(results.get('toolu_edit2')!.block.is_error, false);
   assert.equal(readFileSync(file, 'utf8'), TEN_LINES.replace('line 1\n', 'line one\n').replace('line 8', 'LINE EIGHT'));

@@ -95,7 +95,8 @@ function runCli(
 }
 
 const userLine = (text: string) =>
-  `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' })}\n`;
+  JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' }) +
+  '\n';
 
 /** One random session; returns the broken invariants. */
 export async function check(seed: number): Promise<string[]> {
@@ -124,7 +125,8 @@ export async function check(seed: number): Promise<string[]> {
               : {
                   name: 'Bash',
                   input: {
-                    command: `echo $(ps -o pgid= $$) >> ${pgids}; sleep ${tool === 'slow' ? 5 : 0.05} & wait; echo done`,
+                    command:
+                      `echo $(ps -o pgid= $$) >> ${pgids}; ` + `sleep ${tool === 'slow' ? 5 : 0.05} & wait; echo done`,
                   },
                 };
         turns.push({ text: 'Working.', tool_calls: [call] });
@@ -179,7 +181,14 @@ export async function check(seed: number): Promise<string[]> {
           if (l.type !== 'control_request' || answered.has(l.request_id as string) || !answerPermission) continue;
           answered.add(l.request_id as string);
           child.stdin!.write(
-            `${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: l.request_id, response: { behavior: 'allow', updatedInput: l.request.input } } })}\n`,
+            JSON.stringify({
+              type: 'control_response',
+              response: {
+                subtype: 'success',
+                request_id: l.request_id,
+                response: { behavior: 'allow', updatedInput: l.request.input },
+              },
+            }) + '\n',
           );
         }
         // Every prompt got its result: the client ends its input.
@@ -189,13 +198,17 @@ export async function check(seed: number): Promise<string[]> {
       setTimeout(() => {
         if (action === 'interrupt')
           child.stdin!.write(
-            `${JSON.stringify({ type: 'control_request', request_id: 'fault_int', request: { subtype: 'interrupt' } })}\n`,
+            JSON.stringify({ type: 'control_request', request_id: 'fault_int', request: { subtype: 'interrupt' } }) +
+              '\n',
           );
         else if (action === 'eof') child.stdin!.end();
         else if (action !== 'none') child.kill(action);
       }, actAfterMs);
     });
-    const where = `seed ${seed} (${action} at ${actAfterMs} ms, ${prompts} prompts, ${provider ? 'provider faults' : 'scripted'}${askPermission ? `, permission ${answerPermission ? 'answered' : 'unanswered'}` : ''})`;
+    const permission = askPermission ? `, permission ${answerPermission ? 'answered' : 'unanswered'}` : '';
+    const where =
+      `seed ${seed} (${action} at ${actAfterMs} ms, ${prompts} prompts, ` +
+      `${provider ? 'provider faults' : 'scripted'}${permission})`;
     if (outcome.timedOut) broken.push(`${where}: did not end within ${BOUND_MS} ms`);
     for (const line of outcome.bad) broken.push(`${where}: stdout line is not JSON: ${line}`);
     // Each prompt that started (system/init) ended with exactly one result, its last message.
@@ -256,7 +269,8 @@ export async function check(seed: number): Promise<string[]> {
       const refused = runs.filter((r) => r.code === 1 && /is in use by process/.test(r.stderr)).length;
       if (ok < 1 || ok + refused !== runs.length) {
         broken.push(
-          `${where}: resume: ${runs.map((r) => `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1) ?? ''}`).join(' | ')}`,
+          `${where}: resume: ` +
+            `${runs.map((r) => `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1) ?? ''}`).join(' | ')}`,
         );
       }
     }

@@ -348,7 +348,8 @@ const app = acp.agent({ name: 'fake' })
     const update = (u) => client.notify('session/update', { sessionId, update: u });
     const say = (text) => update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
     const attempt = async (label, work) => {
-      try { await work(); await say(label + ' allowed;'); } catch (e) { await say(label + ' refused (' + e.message + ');'); }
+      try { await work(); await say(label + ' allowed;'); }
+      catch (e) { await say(label + ' refused (' + e.message + ');'); }
     };
     if (mode === 'crash') {
       await say('Half an answer');
@@ -357,24 +358,45 @@ const app = acp.agent({ name: 'fake' })
     }
     if (mode === 'ignore-cancel') {
       await update({
-        sessionUpdate: 'tool_call', toolCallId: 'call_stuck', title: 'Stuck', kind: 'execute', status: 'in_progress', rawInput: { command: 'sleep 1000' },
+        sessionUpdate: 'tool_call', toolCallId: 'call_stuck', title: 'Stuck', kind: 'execute', status: 'in_progress',
+        rawInput: { command: 'sleep 1000' },
       });
       return new Promise(() => {});
     }
     const notes = await client.request('fs/read_text_file', { sessionId, path: cwd + '/notes.txt', line: 2, limit: 1 });
     await say('line 2: ' + notes.content + ';');
-    await attempt('read outside', () => client.request('fs/read_text_file', { sessionId, path: cwd + '/../secret.txt' }));
-    await attempt('write through link', () => client.request('fs/write_text_file', { sessionId, path: cwd + '/link/escape.txt', content: 'x' }));
-    await client.request('fs/write_text_file', { sessionId, path: cwd + '/sub/out.txt', content: 'written by the agent' });
-    await update({ sessionUpdate: 'plan', entries: [{ content: 'Run echo', status: 'in_progress', priority: 'high' }] });
-    await update({ sessionUpdate: 'tool_call', toolCallId: 'call_term', title: 'Run echo', kind: 'execute', status: 'pending', rawInput: {} });
-    await update({ sessionUpdate: 'tool_call_update', toolCallId: 'call_term', rawInput: { command: 'echo from-terminal; echo err >&2' } });
-    const answer = await client.request('session/request_permission', { sessionId, toolCall: { toolCallId: 'call_term' }, options: [
-      { optionId: 'yes', name: 'Allow', kind: 'allow_once' }, { optionId: 'no', name: 'Reject', kind: 'reject_once' } ] });
+    await attempt('read outside', () =>
+      client.request('fs/read_text_file', { sessionId, path: cwd + '/../secret.txt' }));
+    await attempt('write through link', () =>
+      client.request('fs/write_text_file', { sessionId, path: cwd + '/link/escape.txt', content: 'x' }));
+    await client.request('fs/write_text_file', {
+      sessionId, path: cwd + '/sub/out.txt', content: 'written by the agent',
+    });
+    await update({
+      sessionUpdate: 'plan', entries: [{ content: 'Run echo', status: 'in_progress', priority: 'high' }],
+    });
+    await update({
+      sessionUpdate: 'tool_call', toolCallId: 'call_term', title: 'Run echo', kind: 'execute', status: 'pending',
+      rawInput: {},
+    });
+    await update({
+      sessionUpdate: 'tool_call_update', toolCallId: 'call_term',
+      rawInput: { command: 'echo from-terminal; echo err >&2' },
+    });
+    const answer = await client.request('session/request_permission', {
+      sessionId, toolCall: { toolCallId: 'call_term' }, options: [
+        { optionId: 'yes', name: 'Allow', kind: 'allow_once' }, { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+      ],
+    });
     if (answer.outcome.outcome === 'selected' && answer.outcome.optionId === 'yes') {
-      const { terminalId } = await client.request('terminal/create', { sessionId, command: 'echo from-terminal; echo err >&2' });
+      const { terminalId } = await client.request('terminal/create', {
+        sessionId, command: 'echo from-terminal; echo err >&2',
+      });
       const exit = await client.request('terminal/wait_for_exit', { sessionId, terminalId });
-      await update({ sessionUpdate: 'tool_call_update', toolCallId: 'call_term', status: 'completed', content: [{ type: 'terminal', terminalId }] });
+      await update({
+        sessionUpdate: 'tool_call_update', toolCallId: 'call_term', status: 'completed',
+        content: [{ type: 'terminal', terminalId }],
+      });
       const out = await client.request('terminal/output', { sessionId, terminalId });
       await client.request('terminal/release', { sessionId, terminalId });
       await say('exit ' + exit.exitCode + ', output ' + JSON.stringify(out.output) + '.');

@@ -362,7 +362,8 @@ test('codex: bad output (non-JSON, unknown events and items, exit without turn.c
       'out(JSON.stringify({ type: "mystery.event", x: 2 }));',
       'out(JSON.stringify({ type: "item.completed", item: { id: "i1", type: "alien_item" } }));',
       'out(JSON.stringify({ type: "item.completed", item: { id: "i2", type: "alien_item" } }));',
-      'out(JSON.stringify({ type: "item.completed", item: { id: "i3", type: "agent_message", text: "partial answer" } }));',
+      'out(JSON.stringify({ type: "item.completed", item: { id: "i3", type: "agent_message", text: "partial ' +
+        'answer" } }));',
       'out("[1,2]");',
       'process.stderr.write("fatal: the fake codex broke\\n");',
       'process.exit(3);',

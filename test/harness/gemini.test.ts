@@ -168,7 +168,8 @@ test('gemini: a text answer streamed in deltas, joined to one final message; usa
     const body = JSON.stringify(fake.requests.find((r) => r.action === 'streamGenerateContent')?.body);
     assert.match(body, /You are the agentpipe test agent\.\\n\\nAnswer briefly\./);
     assert.deepEqual(ownWarnings(warnings), [
-      'harness gemini: ignored options gemini cannot honour: maxTurns (only model.maxSessionTurns in its settings.json)',
+      'harness gemini: ignored options gemini cannot honour: maxTurns (only model.maxSessionTurns in its ' +
+        'settings.json)',
     ]);
     const again = await driven.prompt('again');
     assert.equal(again.outcome.subtype, 'success');
@@ -468,6 +469,7 @@ test('gemini: an untrusted folder is one failure saying how to trust it', async 
     assert.equal(outcome.subtype, 'error_during_execution');
     assert.match(
       outcome.errors[0]!,
+      // eslint-disable-next-line max-len -- an expected message as one regex literal reads best whole
       /^gemini exited with code 55 before its result: .*not running in a trusted directory.*GEMINI_CLI_TRUST_WORKSPACE=true/s,
     );
     assert.doesNotMatch(outcome.errors[0]!, /\u001b/);

@@ -282,9 +282,30 @@ test("qwen: a file written before agentpipe could read it still shows as created
       '  if (!String(chunk).includes(\'"type":"user"\')) return;',
       `  writeFileSync(${JSON.stringify(file)}, "raced\\n");`,
       `  ${line({ type: 'system', subtype: 'init', session_id: 'q1', model: 'q', tools: [] })}`,
-      `  ${line({ type: 'assistant', session_id: 'q1', parent_tool_use_id: null, message: { id: 'm1', type: 'message', role: 'assistant', model: 'q', content: [use] } })}`,
-      `  ${line({ type: 'user', session_id: 'q1', parent_tool_use_id: null, message: { role: 'user', content: [result] } })}`,
-      `  ${line({ type: 'result', subtype: 'success', session_id: 'q1', is_error: false, num_turns: 2, result: 'ok', usage: { input_tokens: 1, output_tokens: 1 } })}`,
+      '  ' +
+        line({
+          type: 'assistant',
+          session_id: 'q1',
+          parent_tool_use_id: null,
+          message: { id: 'm1', type: 'message', role: 'assistant', model: 'q', content: [use] },
+        }),
+      '  ' +
+        line({
+          type: 'user',
+          session_id: 'q1',
+          parent_tool_use_id: null,
+          message: { role: 'user', content: [result] },
+        }),
+      '  ' +
+        line({
+          type: 'result',
+          subtype: 'success',
+          session_id: 'q1',
+          is_error: false,
+          num_turns: 2,
+          result: 'ok',
+          usage: { input_tokens: 1, output_tokens: 1 },
+        }),
       '});',
     ].join('\n'),
   );

@@ -90,7 +90,8 @@ test('UserPromptSubmit exit 2 blocks the prompt: no model request; a system/info
   assert.equal(run.code, 0);
   assert.equal(ofType(run.lines, 'assistant').length, 0);
   const notice =
-    'UserPromptSubmit operation blocked by hook:\n[echo "no secrets in prompts" >&2; exit 2]: no secrets in prompts\n\n\nOriginal prompt: go';
+    'UserPromptSubmit operation blocked by hook:\n[echo "no secrets in prompts" >&2; exit 2]: no secrets in ' +
+    'prompts\n\n\nOriginal prompt: go';
   const informational = run.lines.find((l) => l.type === 'system' && l.subtype === 'informational')!;
   assert.deepEqual(
     [informational.content, informational.level, informational.prevent_continuation],
@@ -103,7 +104,9 @@ test('UserPromptSubmit exit 2 blocks the prompt: no model request; a system/info
 test('a Stop hook with decision "block" sends the model back with the reason, bounded by stop_hook_active', async () => {
   const dir = tempDir();
   // Blocks the first stop only: the second time stop_hook_active is true.
-  const hook = `input=$(cat); if echo "$input" | grep -q '"stop_hook_active":false'; then echo '{"decision":"block","reason":"run the tests first"}'; fi`;
+  const hook =
+    `input=$(cat); if echo "$input" | grep -q '"stop_hook_active":false'; then echo ` +
+    `'{"decision":"block","reason":"run the tests first"}'; fi`;
   const settings = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: hook }] }] } });
   const run = await runScripted(
     dir,

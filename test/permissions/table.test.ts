@@ -62,8 +62,10 @@ function workspace(name: string): { cwd: string; outside: string; home: string }
 }
 
 const label = (row: Row) =>
-  `${row.mode ?? 'default'} ${row.allow ? `allow ${row.allow.join(' ')} ` : ''}${row.deny ? `deny ${row.deny.join(' ')} ` : ''}` +
-  `${row.cmd !== undefined ? `Bash ${JSON.stringify(row.cmd)}` : `${row.tool} ${JSON.stringify(row.input)}`} → ${row.expect}`;
+  `${row.mode ?? 'default'} ` +
+  `${row.allow ? `allow ${row.allow.join(' ')} ` : ''}${row.deny ? `deny ${row.deny.join(' ')} ` : ''}` +
+  `${row.cmd !== undefined ? `Bash ${JSON.stringify(row.cmd)}` : `${row.tool} ${JSON.stringify(row.input)}`} → ` +
+  `${row.expect}`;
 
 const call = (row: Row) =>
   row.cmd !== undefined ? { tool: 'Bash', input: { command: row.cmd } } : { tool: row.tool!, input: row.input! };

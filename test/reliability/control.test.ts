@@ -26,7 +26,8 @@ const writeTurn = [
   { text: 'done' },
 ];
 const user = (text: string) =>
-  `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' })}\n`;
+  JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' }) +
+  '\n';
 
 test('stdin ends while can_use_tool waits: the tool is denied, one result, a line on stderr, exit', async () => {
   const dir = tempDir();

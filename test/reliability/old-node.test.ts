@@ -25,7 +25,8 @@ test('import from agentpipe on an old Node: one clear line, the CLI says the sam
     [
       '--input-type=module',
       '-e',
-      `import(${JSON.stringify(path.join(ROOT, 'dist/index.js'))}).catch((e) => { console.error(e.message); process.exit(3); })`,
+      `import(${JSON.stringify(path.join(ROOT, 'dist/index.js'))}).catch((e) => { console.error(e.message); ` +
+        `process.exit(3); })`,
     ],
     { encoding: 'utf8' },
   );

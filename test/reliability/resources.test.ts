@@ -35,7 +35,8 @@ for (const [cap, limitMb] of [
   [1 << 20, 250],
 ] as const) {
   test(
-    `a 1 GB line with no newline (line cap ${cap ?? 'default'}): peak memory under ${limitMb} MB, the line is refused, the next prompt runs`,
+    `a 1 GB line with no newline (line cap ${cap ?? 'default'}): peak memory under ${limitMb} MB, the line is ` +
+      `refused, the next prompt runs`,
     { skip: linux },
     async (t) => {
       const dir = tempDir();
@@ -65,7 +66,14 @@ for (const [cap, limitMb] of [
       }
       const peak = memory(child.pid!).peak;
       child.stdin!.end(
-        `\n${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' }, parent_tool_use_id: null, session_id: '' })}\n`,
+        '\n' +
+          JSON.stringify({
+            type: 'user',
+            message: { role: 'user', content: 'hi' },
+            parent_tool_use_id: null,
+            session_id: '',
+          }) +
+          '\n',
       );
       const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
       // About 1 run in 15, after the result is written, Node's own teardown deadlocks (main thread

@@ -97,7 +97,8 @@ test('property: every delta sequence joins to its final message (stream, ACP, se
     assert.equal(joined(streamed, kind), joined(plain, kind));
   assert.equal(
     joined(plain, 'agent_message_chunk'),
-    'I will make a plan.Now editing the notes.All done: notes updated.API Error: 400 bad request from the scripted model',
+    'I will make a plan.Now editing the notes.All done: notes updated.API Error: 400 bad request from the ' +
+      'scripted model',
   );
   // Session events: message_delta per messageId joins to assistant.message content.
   const events = new SessionEventProjector();

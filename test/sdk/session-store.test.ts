@@ -20,7 +20,8 @@ test('sessionStore: the transcript is mirrored as it is written, and a session r
   const entries = store.getEntries(key);
   assert.ok(
     entries.length > 0,
-    `the store got the session under ${JSON.stringify(key)}: ${JSON.stringify(await store.listSessions(key.projectKey))}`,
+    `the store got the session under ${JSON.stringify(key)}: ` +
+      `${JSON.stringify(await store.listSessions(key.projectKey))}`,
   );
   assert.deepEqual(
     entries.map((e) => e.type),

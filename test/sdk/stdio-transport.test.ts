@@ -21,7 +21,10 @@ test('send() waits for the pipe to drain: a child that reads slowly still gets e
     command: node,
     args: [
       '-e',
-      `let n=0;process.stdin.on('data',()=>{});const rl=require('readline').createInterface({input:process.stdin});rl.on('line',l=>{n++;if(JSON.parse(l).i!==n-1)process.exit(3)});rl.on('close',()=>{console.log(JSON.stringify({n}))})`,
+      "let n=0;process.stdin.on('data',()=>{});" +
+        "const rl=require('readline').createInterface({input:process.stdin});" +
+        "rl.on('line',l=>{n++;if(JSON.parse(l).i!==n-1)process.exit(3)});" +
+        "rl.on('close',()=>{console.log(JSON.stringify({n}))})",
     ],
     env: process.env,
   });

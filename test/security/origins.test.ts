@@ -119,7 +119,12 @@ test('the view page server answers only requests that name it', async (t) => {
   await import('node:fs/promises').then((fs) =>
     fs.writeFile(
       transcript,
-      `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'secret prompt' }, session_id: 's', uuid: 'u' })}\n`,
+      JSON.stringify({
+        type: 'user',
+        message: { role: 'user', content: 'secret prompt' },
+        session_id: 's',
+        uuid: 'u',
+      }) + '\n',
     ),
   );
   const viewer = await startViewer(['view', transcript, '--port', '0']);

@@ -30,7 +30,8 @@ test('--max-budget-usd stops before the request that would start past the budget
   assert.equal(
     result.num_turns,
     3,
-    'the prompt and two tool results: request 1 spent 0.36 < 0.5, request 2 brought it to 0.72, request 3 never started',
+    'the prompt and two tool results: request 1 spent 0.36 < 0.5, request 2 brought it to 0.72, request 3 ' +
+      'never started',
   );
   assert.equal(lines.filter((l) => l.type === 'assistant').length, 2);
   assert.ok(Math.abs(result.total_cost_usd - 2 * COST) < 1e-9, String(result.total_cost_usd));

@@ -85,7 +85,8 @@ test('on a name clash --agents wins over the files, and project files over user 
   agentFile(userAgents(p), 'planner.md', PLANNER.replace('Plans work', 'user planner'));
   agentFile(projectAgents(p), 'planner.md', PLANNER.replace('Plans work', 'project planner'));
   const agents = { reviewer: { description: 'flag reviewer', prompt: 'From the flag.' } };
-  const stdin = `${JSON.stringify({ type: 'control_request', request_id: 'init', request: { subtype: 'initialize' } })}\n`;
+  const stdin =
+    JSON.stringify({ type: 'control_request', request_id: 'init', request: { subtype: 'initialize' } }) + '\n';
   const { stdout, code, stderr } = await run(
     p,
     [...STREAM_IN, ...scripted(p, []), '--agents', JSON.stringify(agents)],

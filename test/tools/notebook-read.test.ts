@@ -32,7 +32,8 @@ test('a notebook reads as its cells and outputs, in one text block, as Claude Co
         '<cell id="md1"><cell_type>markdown</cell_type># Title\nSome text</cell id="md1">\n' +
         '<cell id="c1">print(\'hello\')</cell id="c1">\n\nhello\n\n' +
         '<cell id="c2">6*7</cell id="c2">\n\n42\n' +
-        '<cell id="c3">1/0</cell id="c3">\n\nZeroDivisionError: division by zero\n\u001b[0;31m---\u001b[0m\nZeroDivisionError: division by zero\n' +
+        '<cell id="c3">1/0</cell id="c3">\n\nZeroDivisionError: division by zero\n\u001b[0;31m---\u001b[0m\n' +
+        'ZeroDivisionError: division by zero\n' +
         '<cell id="c4"></cell id="c4">\n' +
         '<cell id="cell-5"><cell_type>raw</cell_type>raw stuff</cell id="cell-5">',
     },
@@ -69,7 +70,9 @@ test('a notebook reads as its cells and outputs, in one text block, as Claude Co
           outputs: [
             {
               output_type: 'error',
-              text: 'ZeroDivisionError: division by zero\n\u001b[0;31m---\u001b[0m\nZeroDivisionError: division by zero',
+              text:
+                'ZeroDivisionError: division by zero\n\u001b[0;31m---\u001b[0m\n' +
+                'ZeroDivisionError: division by zero',
             },
           ],
         },
@@ -120,7 +123,9 @@ test('outputs over 10,000 characters are replaced by a note; a broken notebook i
   assert.deepEqual(result.content, [
     {
       type: 'text',
-      text: '<cell id="cell-0">x</cell id="cell-0">\n\nOutputs are too large to include. Use Bash with: cat <notebook_path> | jq \'.cells[0].outputs\'',
+      text:
+        '<cell id="cell-0">x</cell id="cell-0">\n\nOutputs are too large to include. Use Bash with: cat ' +
+        "<notebook_path> | jq '.cells[0].outputs'",
     },
   ]);
   const broken = await readTool.call({ file_path: 'broken.ipynb' }, ctx(dir));

@@ -19,9 +19,13 @@ import { SessionRunner } from '../../src/session/runner.ts';
 import { ofType, runScripted, toolResults } from '../helpers/agent-run.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
-const PAGE = `<!doctype html><html><head><title>T</title><style>body { color: red }</style><script>alert("no")</script></head>
-<body><h1>Hello page</h1><p>Some <strong>bold</strong> text and a <a href="/next">link</a>.</p><pre><code>let x = 1;</code></pre>
-<noscript>enable js</noscript></body></html>`;
+const PAGE = [
+  '<!doctype html><html><head><title>T</title>',
+  '<style>body { color: red }</style><script>alert("no")</script></head>\n',
+  '<body><h1>Hello page</h1><p>Some <strong>bold</strong> text and a <a href="/next">link</a>.</p>',
+  '<pre><code>let x = 1;</code></pre>\n',
+  '<noscript>enable js</noscript></body></html>',
+].join('');
 
 let hits = 0;
 const hanging = new Set<ServerResponse>();
@@ -135,8 +139,10 @@ test('a redirect on the same host is followed; one to another host is reported w
   const target = `http://localhost:${port()}/page`;
   assert.equal(
     text(other.content),
-    `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${base}/other\nRedirect URL: ${target}\n` +
-      `Status: 301 Moved Permanently\n\nTo complete your request, fetch the redirect URL with WebFetch again:\n- url: "${target}"\n- prompt: "the heading"`,
+    `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${base}/other\nRedirect URL: ` +
+      `${target}\n` +
+      `Status: 301 Moved Permanently\n\nTo complete your request, fetch the redirect URL with WebFetch again:\n` +
+      `- url: "${target}"\n- prompt: "the heading"`,
   );
   assert.deepEqual(
     { ...(other.data as object), durationMs: 0 },
@@ -215,6 +221,7 @@ test('at most 10 MB is read; the rest is cut with a notice, and the model sees a
   assert.ok(out.length < 101_000, `${out.length} characters`);
   assert.match(
     out,
+    // eslint-disable-next-line max-len -- an expected message as one regex literal reads best whole
     /\[Content truncated due to length\.\.\.\] \(characters 0 to 100000 of \d+; call WebFetch again with offset: 100000 to read on\)/,
   );
   const last = await createWebFetchTool({ maxBytes: 1000 }).call(
@@ -223,6 +230,7 @@ test('at most 10 MB is read; the rest is cut with a notice, and the model sees a
   );
   assert.match(
     text(last.content),
+    // eslint-disable-next-line max-len -- an expected message as one regex literal reads best whole
     /\n---\na{100}\n\n\[Content truncated: the page is larger than 1000 bytes; only the first 1000 bytes were read\]\n---$/,
   );
   const past = await createWebFetchTool({ maxBytes: 1000 }).call(
@@ -365,6 +373,7 @@ test('end to end: a failed page request still answers, with the page', async () 
   assert.equal(result.is_error, false);
   assert.match(
     result.content,
+    // eslint-disable-next-line max-len -- an expected message as one regex literal reads best whole
     /^\[The prompt could not be applied: the model request failed \(400 bad request\)\. The page content follows\.\]\n\nT\n\n# Hello page/,
   );
 });

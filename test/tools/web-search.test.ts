@@ -64,6 +64,7 @@ test('only an Anthropic provider with the server-side search could run it; other
   );
   assert.match(
     String(found.content),
+    // eslint-disable-next-line max-len -- an expected message as one regex literal reads best whole
     /^Web search results for query: "x"\n\nLinks: \[\{"title":"X","url":"https:\/\/x.example\/"\}\]\n\nX is a letter\.\n\nREMINDER/,
   );
 });

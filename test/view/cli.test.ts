@@ -25,7 +25,10 @@ test('view without a file or --live, with a missing file, or with both: one clea
 test('agentpipe -p loads no module of the viewer (src/view/, web/)', async () => {
   const dir = tempDir();
   // Sync module hooks (Node 24) record every module the source CLI resolves.
-  const hook = `import module from 'node:module'; const seen = []; module.registerHooks({ resolve(s, c, next) { const r = next(s, c); seen.push(r.url); return r; } }); process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(seen) + '\\n'));`;
+  const hook =
+    `import module from 'node:module'; const seen = []; module.registerHooks({ resolve(s, c, next) { const r = ` +
+    `next(s, c); seen.push(r.url); return r; } }); process.on('exit', () => process.stderr.write('LOADED ' + ` +
+    `JSON.stringify(seen) + '\\n'));`;
   const child = spawn(
     process.execPath,
     [

@@ -73,7 +73,11 @@ export class LiveClient {
   interrupt(): void {
     if (this.#ws?.readyState !== WebSocket.OPEN) return;
     this.#ws.send(
-      `${JSON.stringify({ type: 'control_request', request_id: `view-${++this.#requests}`, request: { subtype: 'interrupt' } })}\n`,
+      JSON.stringify({
+        type: 'control_request',
+        request_id: `view-${++this.#requests}`,
+        request: { subtype: 'interrupt' },
+      }) + '\n',
     );
   }
 

@@ -113,7 +113,15 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 /** One streamed candidate. */
 function frame(parts: unknown[], finishReason?: string): string {
   const candidate = { content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) };
-  return `data: ${JSON.stringify({ candidates: [candidate], ...(finishReason ? { usageMetadata: FAKE_USAGE } : {}), modelVersion: 'fake' })}\r\n\r\n`;
+  return (
+    'data: ' +
+    JSON.stringify({
+      candidates: [candidate],
+      ...(finishReason ? { usageMetadata: FAKE_USAGE } : {}),
+      modelVersion: 'fake',
+    }) +
+    '\r\n\r\n'
+  );
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

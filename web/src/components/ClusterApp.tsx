@@ -57,7 +57,8 @@ export function ClusterApp({ title, canStart }: { title: string; canStart: boole
           </div>
           <div class="muted small" data-testid="cluster-status">
             {listState === 'open'
-              ? `${sessions.length} session${sessions.length === 1 ? '' : 's'} · ${workers} worker${workers === 1 ? '' : 's'}`
+              ? `${sessions.length} session${sessions.length === 1 ? '' : 's'} · ${workers} ` +
+                `worker${workers === 1 ? '' : 's'}`
               : listState}
           </div>
           <div class="muted small mono" title={title}>

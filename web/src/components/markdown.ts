@@ -67,7 +67,10 @@ const marked = new Marked({
   renderer: {
     code({ text, lang }) {
       const language = (lang ?? '').split(/\s/)[0];
-      return `<pre class="code"><code class="hljs${language ? ` language-${escape(language)}` : ''}">${highlight(text, language)}</code></pre>`;
+      return (
+        `<pre class="code"><code ` +
+        `class="hljs${language ? ` language-${escape(language)}` : ''}">${highlight(text, language)}</code></pre>`
+      );
     },
   },
 });

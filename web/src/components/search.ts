@@ -13,7 +13,10 @@ export function itemText(item: Item): string {
       const out = item.content
         .map((c) => (c.type === 'diff' ? `${c.path}\n${c.newText}` : c.content.type === 'text' ? c.content.text : ''))
         .join('\n');
-      return `${item.title}\n${item.name}\n${JSON.stringify(item.rawInput ?? '')}\n${out}\n${item.children.map(itemText).join('\n')}`;
+      return (
+        `${item.title}\n${item.name}\n${JSON.stringify(item.rawInput ?? '')}\n${out}\n` +
+        `${item.children.map(itemText).join('\n')}`
+      );
     }
   }
 }

@@ -107,7 +107,8 @@ export function applyEvent(store: ViewStore, event: SessionEvent): void {
         store,
         'compaction',
         `Conversation compacted (${str(d.trigger) || 'auto'})`,
-        `${num(d.preCompactionTokens).toLocaleString('en-US')} → ${num(d.postCompactionTokens).toLocaleString('en-US')} tokens`,
+        `${num(d.preCompactionTokens).toLocaleString('en-US')} → ` +
+          `${num(d.postCompactionTokens).toLocaleString('en-US')} tokens`,
       );
       return;
     case 'session.error':

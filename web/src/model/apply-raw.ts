@@ -34,7 +34,8 @@ export function applyRaw(store: ViewStore, message: AgentMessage): void {
         notice(
           store,
           'retry',
-          `Model request failed (${message.error_status ?? message.error}); retry ${message.attempt} of ${message.max_retries}`,
+          `Model request failed (${message.error_status ?? message.error}); retry ${message.attempt} of ` +
+            `${message.max_retries}`,
           `in ${message.retry_delay_ms} ms`,
         );
       }
