@@ -17,8 +17,6 @@ export default tseslint.config(
       'src/agent/loop.ts',
       'src/agent/api-error.ts',
       'src/cli/main.ts',
-      'src/cluster/redis-log.ts',
-      'src/cluster/session-client.ts',
     ],
     languageOptions: { parser: tseslint.parser },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
