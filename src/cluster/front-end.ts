@@ -17,11 +17,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
-import type { Queue } from 'bullmq';
 import type { SessionOptions } from '../session/options.ts';
 import { reconnectDelay } from './connection.ts';
-import { SessionLog } from './redis-log.ts';
-import { jobOptions, QUEUE, type SessionJob, type StreamFlags } from './jobs.ts';
+import { compareStreamIds, type SessionLog } from './redis-log.ts';
+import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
+import { ClusterClient } from './session-client.ts';
 import { isInternal } from './session-run.ts';
 
 /** Options of a front end. */
@@ -70,43 +70,32 @@ export function inboxLine(line: string): string | undefined {
 /** A front end on one Redis: connects at `open` (a clear RedisConnectionError when it cannot). */
 export class ClusterFrontEnd {
   readonly #o: FrontEndOptions;
+  readonly #client: ClusterClient;
   readonly #sessions: SessionLog;
-  readonly #queue: Queue;
   /** Jobs queued at the upgrade of a new session's connection, until the connection takes them. */
   readonly #starting = new Map<string, Promise<void>>();
 
-  private constructor(o: FrontEndOptions, sessions: SessionLog, queue: Queue) {
+  private constructor(o: FrontEndOptions, client: ClusterClient) {
     this.#o = o;
-    this.#sessions = sessions;
-    this.#queue = queue;
+    this.#client = client;
+    this.#sessions = client.sessions;
   }
 
   /** Connects to Redis (bounded: fails within seconds) and opens the queue. */
   static async open(o: FrontEndOptions): Promise<ClusterFrontEnd> {
-    const sessions = new SessionLog({ redis: o.redis });
-    await sessions.connect();
-    await sessions.warm();
-    const [{ Queue: BullQueue }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
-    const connection = new Redis(o.redis, {
-      maxRetriesPerRequest: 3,
-      retryStrategy: reconnectDelay,
-      connectTimeout: 3000,
-      connectionName: 'agentpipe-front',
-    });
-    const queue = new BullQueue(QUEUE.name, { connection, prefix: QUEUE.prefix });
-    queue.on('error', (error: Error) => o.log(`agentpipe serve: queue: ${error.message}`));
-    await queue.waitUntilReady();
-    return new ClusterFrontEnd(o, sessions, queue);
+    const client = await ClusterClient.open({ redis: o.redis, log: o.log });
+    await client.sessions.warm();
+    return new ClusterFrontEnd(o, client);
   }
 
-  /** Makes sure a worker runs the session (a no-op while its job waits or runs). */
-  async ensureRunning(sessionId: string): Promise<void> {
+  /**
+   * Makes sure a worker runs the session: a no-op while its job waits or runs; while a run that
+   * ended is still letting go (its job not yet removed: adding would be a no-op), it waits for
+   * that job and queues a new run (ClusterClient.start).
+   */
+  async ensureRunning(sessionId: string, signal?: AbortSignal): Promise<void> {
     const data: SessionJob = { sessionId, options: jobOptions(this.#o.options), stream: this.#o.stream };
-    await this.#queue.add('session', data, {
-      jobId: sessionId,
-      removeOnComplete: true,
-      removeOnFail: { age: 24 * 3600 },
-    });
+    await this.#client.start(data, 30_000, signal);
   }
 
   /**
@@ -194,10 +183,12 @@ export class ClusterFrontEnd {
     try {
       const starting = this.#starting.get(sessionId);
       this.#starting.delete(sessionId);
-      await (starting ?? this.ensureRunning(sessionId));
+      await (starting ?? this.ensureRunning(sessionId, closed.signal));
     } catch (error) {
       return refuse(`cannot start session ${sessionId}: ${(error as Error).message}`);
     }
+    // End markers up to here are earlier runs' (the one just ended has let go: ensureRunning waited for it).
+    const startAt = await this.#sessions.lastId(sessionId);
     const highWater = o.highWaterBytes ?? 1024 * 1024;
     const send = (message: object): Promise<void> => {
       if (ws.readyState !== ws.OPEN) return Promise.resolve();
@@ -217,7 +208,7 @@ export class ClusterFrontEnd {
       for await (const { entry } of this.#sessions.follow(sessionId, from, closed.signal, { fromId: liveFrom })) {
         if (entry.message.type === 'agentpipe_session_end') {
           // An end before this connection's time (an earlier run) is history; one after it ends the connection.
-          if (await this.#endsNow(sessionId, entry.id)) {
+          if (compareStreamIds(entry.id, startAt) > 0 && (await this.#endsNow(sessionId, entry.id, pushing))) {
             ended = true;
             break;
           }
@@ -234,9 +225,15 @@ export class ClusterFrontEnd {
     o.log(`agentpipe serve: connection ${id} ended`);
   }
 
-  /** True when the end marker `markerId` is the log's last entry (the run ended; no later run started). */
-  async #endsNow(sessionId: string, markerId: string): Promise<boolean> {
-    return (await this.#sessions.lastId(sessionId)) === markerId;
+  /**
+   * True when the end marker `markerId` ends the connection: it is the log's last entry (no later
+   * run started) and no input waits in the inbox (once this connection's own input is in: input
+   * sent as the run ended, e.g. a prompt right after a reconnect, gets a new run).
+   */
+  async #endsNow(sessionId: string, markerId: string, pushing: Promise<void>): Promise<boolean> {
+    await pushing;
+    if ((await this.#sessions.lastId(sessionId)) !== markerId) return false;
+    return !(await this.#sessions.hasPendingInput(sessionId));
   }
 
   async #push(sessionId: string, lines: string[], id: number): Promise<void> {
@@ -256,6 +253,6 @@ export class ClusterFrontEnd {
 
   /** Closes the queue and the Redis connections. */
   async close(): Promise<void> {
-    await Promise.allSettled([this.#queue.close(), this.#sessions.close()]);
+    await this.#client.close();
   }
 }
