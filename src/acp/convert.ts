@@ -63,7 +63,7 @@ export function stopReasonOf(
     return 'max_turn_requests';
   if (result.stop_reason === 'max_tokens') return 'max_tokens';
   if (result.stop_reason === 'refusal') return 'refusal';
-  return result.subtype === 'success' ? 'end_turn' : undefined;
+  return result.subtype === 'success' && !result.is_error ? 'end_turn' : undefined;
 }
 
 /** The `usage_update` of a result: context used of its window, and the cost. */

@@ -17,6 +17,7 @@ import { mcpServersOf } from './mcp-servers.ts';
 import { holdUntilInitialized } from './pipelined.ts';
 import { replayUpdates } from './replay.ts';
 import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
+import { errorsOf } from '../messages/result-errors.ts';
 
 export async function serveAcp(base: QueryOptions, log: (line: string) => void): Promise<void> {
   const acp = await import('@agentclientprotocol/sdk');
@@ -145,7 +146,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
       if (!stopReason)
         throw RequestError.internalError(
           { subtype: result.subtype },
-          result.is_error ? result.errors.join('; ') : 'the prompt failed',
+          result.is_error ? errorsOf(result).join('; ') : 'the prompt failed',
         );
       return { stopReason };
     })

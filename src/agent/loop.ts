@@ -26,6 +26,7 @@ import { MessageAssembler } from './assembler.ts';
 import { runToolCall } from './tool-runner.ts';
 import { stopHook } from './hooks.ts';
 import { fallBack } from './fallback.ts';
+import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultApiError } from './api-error.ts';
 import type { UsageTracker } from './usage.ts';
 
 /** How a run of the loop ended. */
@@ -45,6 +46,10 @@ export interface LoopOutcome {
   terminalReason: TerminalReason;
   /** A StructuredOutput call gave the prompt's structured output (the run ended after it, as Claude Code ends it). */
   structuredOutput?: unknown;
+  /** A model request failed for good: the result takes Claude Code's form for it (`success`, `is_error`, its text). */
+  apiError?: ResultApiError;
+  /** The result's ttft timings as a wrapped agent reported them (agentpipe's own loop measures them in `RunState.marks`). */
+  timings?: { ttft_ms?: number; ttft_stream_ms?: number; time_to_request_ms?: number };
 }
 
 /** Per-prompt state shared with subagents. */
@@ -54,6 +59,11 @@ export interface RunState {
   denials: PermissionDenial[];
   /** Aborts the prompt from inside (a permission answer with `interrupt`). */
   interrupt(): void;
+  /**
+   * The main agent's first request sent, first stream event and first assistant message of the
+   * prompt (`performance.now()`), for the result's ttft timings.
+   */
+  marks?: { requestSent?: number; firstEvent?: number; firstAssistant?: number };
 }
 
 /**
@@ -112,7 +122,10 @@ export async function runAgentLoop(
       const response = await requestWithRetry(ctx, history, run);
       if (response.kind === 'aborted')
         return await stopInterrupted(INTERRUPTED, 'aborted_streaming', response.streamed);
-      if (response.kind === 'failed') return end('error_during_execution', 'api_error', [response.error]);
+      if (response.kind === 'failed') {
+        stopReason = 'stop_sequence'; // the synthetic message's, as Claude Code reports it
+        return { ...end('error_during_execution', 'api_error', [response.report.text]), apiError: response.report };
+      }
       const { blocks } = response;
       stopReason = response.stopReason;
       history.push({ role: 'assistant', content: blocks.length ? blocks : [{ type: 'text', text: '' }] });
@@ -255,7 +268,7 @@ async function runConcurrently<T>(items: T[], limit: number, task: (item: T) => 
 type Response =
   | { kind: 'ok'; blocks: AssistantContentBlock[]; stopReason: string | null }
   | { kind: 'aborted'; streamed: AssistantContentBlock[] }
-  | { kind: 'failed'; error: string };
+  | { kind: 'failed'; report: ApiErrorReport };
 
 /** One model request, retried on 429/5xx/cut connections while nothing was streamed yet. */
 async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run: RunState): Promise<Response> {
@@ -270,14 +283,19 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       run.usage.apiDurationMs += Date.now() - started;
       if (run.signal.aborted) return { kind: 'aborted', streamed: assembler.finished };
       const modelError = ModelError.isInstance(error) ? error : undefined;
-      const message = error instanceof Error ? error.message : String(error);
       if (!modelError?.retryable || assembler.started || attempt >= ctx.maxRetries) {
         if (!assembler.started && (await fallBack(ctx, modelError))) {
           attempt = -1; // the fallback model gets its own retries
           continue;
         }
-        await ctx.emit(apiErrorMessage(ctx, modelError, message, assembler));
-        return { kind: 'failed', error: `API Error: ${message}` };
+        const report = describeApiError(error, {
+          model: ctx.model,
+          provider: ctx.provider.provider,
+          apiKeySource: ctx.provider.apiKeySource,
+          history,
+        });
+        await ctx.emit(apiErrorAssistant(report, { sessionId: ctx.sessionId, parentToolUseId: ctx.parentToolUseId }));
+        return { kind: 'failed', report };
       }
       const delay = Math.min(modelError.retryAfterMs ?? 500 * 2 ** attempt, 30_000);
       ctx.debug?.(
@@ -334,6 +352,8 @@ async function streamOnce(
   const stopRequest = () => request.abort(run.signal.reason);
   run.signal.addEventListener('abort', stopRequest, { once: true });
   if (run.signal.aborted) stopRequest();
+  const marks = ctx.parentToolUseId === null ? run.marks : undefined;
+  if (marks) marks.requestSent ??= performance.now();
   const stream = watchStalls(ctx.provider.stream(modelRequest(ctx, messages, request.signal, model)), request);
   // One `assistant` message per finished block. The latest one waits for what comes next: a new
   // block sends it as it is; `message_delta` first completes it with the request's final usage
@@ -350,10 +370,12 @@ async function streamOnce(
       uuid: newUuid(),
     };
     held = undefined;
+    if (marks) marks.firstAssistant ??= performance.now();
     await ctx.emit(message);
   };
   try {
     for await (const event of stream) {
+      if (marks && event.type === 'message_start') marks.firstEvent ??= performance.now();
       if (ctx.includePartialMessages) {
         const sent = ctx.emit({
           type: 'stream_event',
@@ -384,60 +406,6 @@ async function streamOnce(
   const message = assembler.message;
   if (!message) throw new ModelError({ message: 'the model stream ended before message_start', kind: 'connection' });
   run.usage.add(message.model || model, message.usage);
-}
-
-/** The synthetic assistant message Claude Code emits for a failed request. */
-function apiErrorMessage(
-  ctx: AgentContext,
-  error: ModelError | undefined,
-  text: string,
-  assembler: MessageAssembler,
-): AssistantMessage {
-  const kind = error?.kind;
-  const wireError: AssistantMessage['error'] =
-    kind === 'authentication_failed' ||
-    kind === 'rate_limit' ||
-    kind === 'server_error' ||
-    kind === 'invalid_request' ||
-    kind === 'billing_error' ||
-    kind === 'overloaded' ||
-    kind === 'model_not_found'
-      ? kind
-      : 'unknown';
-  return {
-    type: 'assistant',
-    message: {
-      id: assembler.message?.id ?? `msg_error_${newUuid()}`,
-      type: 'message',
-      role: 'assistant',
-      model: ctx.model,
-      content: [{ type: 'text', text: `API Error: ${text}`, citations: null }],
-      stop_reason: 'stop_sequence',
-      stop_sequence: '',
-      usage: {
-        input_tokens: 0,
-        output_tokens: 0,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-        cache_creation: null,
-        inference_geo: null,
-        iterations: null,
-        output_tokens_details: null,
-        server_tool_use: null,
-        service_tier: null,
-        speed: null,
-        fallback_credit: null,
-      },
-      container: null,
-      context_management: null,
-      diagnostics: null,
-      stop_details: null,
-    },
-    parent_tool_use_id: ctx.parentToolUseId,
-    session_id: ctx.sessionId,
-    uuid: newUuid(),
-    error: wireError,
-  };
 }
 
 /**

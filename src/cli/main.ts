@@ -160,7 +160,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     if (flags.outputFormat !== 'stream-json') log('agentpipe: error: No messages returned');
     return flags.outputFormat === 'stream-json' ? 0 : 1;
   }
-  if (result.is_error && flags.outputFormat === 'text')
+  // A failed model request ends as Claude Code ends it: its text on stdout (the result), nothing on stderr.
+  if (result.is_error && result.subtype !== 'success' && flags.outputFormat === 'text')
     log(`agentpipe: ${result.subtype}: ${result.errors.join('; ')}`);
   return result.is_error ? 1 : 0;
 }

@@ -324,16 +324,26 @@ export class ClaudeStreamHarness implements Harness {
           : 'completed'
     ) as TerminalReason;
     const common = { numTurns, requests: numTurns, stopReason: str(result.stop_reason) ?? null, terminalReason };
-    if (result.subtype === 'success' && result.is_error !== true)
-      return { ...common, subtype: 'success', text: str(result.result) ?? state.text, errors: [] };
-    // Claude Code ends a prompt whose request failed (a rejected key, an API error) with `success` and is_error.
-    if (result.subtype === 'success')
+    if (result.subtype === 'success' && result.is_error !== true) {
+      const timings = {
+        ttft_ms: optionalNum(result.ttft_ms),
+        ttft_stream_ms: optionalNum(result.ttft_stream_ms),
+        time_to_request_ms: optionalNum(result.time_to_request_ms),
+      };
+      return { ...common, subtype: 'success', text: str(result.result) ?? state.text, errors: [], timings };
+    }
+    // Claude Code ends a prompt whose request failed (a rejected key, an API error) with `success` and is_error:
+    // passed on in that form (its text, api_error_status, terminal_reason); inside agentpipe it counts as an error.
+    if (result.subtype === 'success') {
+      const text = str(result.result) ?? 'the request failed';
       return {
         ...common,
         subtype: 'error_during_execution',
         text: '',
-        errors: [str(result.result) ?? 'the request failed'],
+        errors: [text],
+        apiError: { text, status: optionalNum(result.api_error_status) ?? null, terminalReason },
       };
+    }
     const errors = Array.isArray(result.errors) ? result.errors.filter((e) => typeof e === 'string') : [];
     // Qwen Code: `error: {message}`.
     if (isObject(result.error) && typeof result.error.message === 'string') errors.push(result.error.message);
@@ -473,6 +483,10 @@ const ERROR_SUBTYPES: ReadonlySet<string> = new Set([
   'error_max_budget_usd',
   'error_max_structured_output_retries',
 ]);
+
+function optionalNum(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
 
 function num(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;

@@ -51,6 +51,15 @@ export interface SystemInitMessage extends Envelope {
   betas?: string[];
   /** Protocol features a client may detect (Claude Code's: `interrupt_receipt_v1`, `interrupt_cancel_queued_v1`). */
   capabilities?: string[];
+  /** Claude Code's fast mode: agentpipe has none, so `'off'`, as Claude Code sends it while the feature is off. */
+  fast_mode_state?: 'off' | 'cooldown' | 'on';
+  /**
+   * Claude Code's (internal) flag that no analytics are sent, so clients hide per-message rating UI. agentpipe sends
+   * no analytics at all: always true.
+   */
+  analytics_disabled?: boolean;
+  /** Claude Code's (internal) flag that product feedback goes nowhere: agentpipe has none, always true. */
+  product_feedback_disabled?: boolean;
   /**
    * The wrapped agent when a harness runs the session (`--harness`: claude, codex, gemini, qwen, acp); absent for
    * agentpipe's own loop.
@@ -310,7 +319,8 @@ export type TerminalReason =
   | 'model_error'
   | 'api_error'
   | 'hook_stopped'
-  | 'prompt_too_long';
+  | 'prompt_too_long'
+  | 'image_error';
 
 /** Error subtypes of `result`. */
 export type ResultErrorSubtype =
@@ -327,14 +337,30 @@ interface ResultBase extends Envelope {
   modelUsage: Record<string, ModelUsage>;
   permission_denials: PermissionDenial[];
   terminal_reason?: TerminalReason;
+  /**
+   * Claude Code's fast mode (a faster output speed of some models on its own plans). agentpipe has
+   * no fast mode, so it is always `'off'`, the value Claude Code sends while the feature is off.
+   */
+  fast_mode_state?: 'off' | 'cooldown' | 'on';
 }
 
-/** The last message of a prompt that ended normally. */
+/**
+ * The last message of a prompt that ended normally, or (as Claude Code ends it) on a model
+ * request that failed for good: then `is_error` is true, `result` is the error's text and
+ * `api_error_status` its HTTP status (null without a response).
+ */
 export interface ResultSuccessMessage extends ResultBase {
   subtype: 'success';
-  is_error: false;
+  is_error: boolean;
+  api_error_status?: number | null;
   result: string;
   structured_output?: unknown;
+  /** From the prompt's start to its first assistant message (absent on an API error). */
+  ttft_ms?: number;
+  /** From the prompt's start to the first response's `message_start` (absent on an API error). */
+  ttft_stream_ms?: number;
+  /** From the prompt's start to the first model request sent (absent on an API error). */
+  time_to_request_ms?: number;
 }
 
 /** The last message of a prompt that ended in an error; `errors` says what happened. */

@@ -111,7 +111,7 @@ export class LifecycleTracker {
 
 /** How a prompt's result ends its run. */
 export function runEndReason(result: ResultMessage, background = false): LifecycleReason {
-  if (result.subtype === 'success') return background ? 'run_background_complete' : 'run_complete';
+  if (result.subtype === 'success' && !result.is_error) return background ? 'run_background_complete' : 'run_complete';
   const interrupted = result.terminal_reason === 'aborted_streaming' || result.terminal_reason === 'aborted_tools';
   if (interrupted && !background) return 'run_interrupted';
   return background ? 'run_background_failed' : 'run_failed';

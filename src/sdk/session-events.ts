@@ -13,6 +13,7 @@
  */
 import type { AgentMessage, AssistantMessage, ResultMessage, ToolResultBlock, UserMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
+import { errorsOf } from '../messages/result-errors.ts';
 import { contextTokensOf, sessionStartData, subagentInfo, toolResultText, usageEvents } from './session-event-data.ts';
 
 /** Set on the events of a subagent: the Task call it runs under. */
@@ -393,7 +394,11 @@ export class SessionEventProjector {
     }
     const interrupted = result.terminal_reason === 'aborted_streaming' || result.terminal_reason === 'aborted_tools';
     if (interrupted) emit('abort', { reason: 'user initiated' });
-    else if (result.is_error) emit('session.error', { errorType: result.subtype, message: result.errors.join('; ') });
+    else if (result.is_error)
+      emit('session.error', {
+        errorType: result.subtype === 'success' ? 'api_error' : result.subtype,
+        message: errorsOf(result).join('; '),
+      });
     const { usage, info } = usageEvents(result, this.#lastContextTokens, this.#messages);
     for (const data of usage) emit('assistant.usage', data);
     this.#tokenLimit = info.tokenLimit || this.#tokenLimit;

@@ -277,6 +277,11 @@ export class Session {
       ...(ctx.effort ? { effort: ctx.effort } : {}),
       ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
       capabilities: ['interrupt_receipt_v1', 'interrupt_cancel_queued_v1'],
+      // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
+      // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
+      fast_mode_state: 'off',
+      analytics_disabled: true,
+      product_feedback_disabled: true,
       uuid: newUuid(),
     };
   }
@@ -289,6 +294,8 @@ export class Session {
   /** Runs one prompt to its single `result`, which is emitted and returned. */
   async runPrompt(input: InputUserMessage, signal?: AbortSignal): Promise<ResultMessage> {
     const started = Date.now();
+    const startedAt = performance.now();
+    const marks: NonNullable<RunState['marks']> = {};
     const abort = new AbortController();
     const onOuterAbort = () => abort.abort(signal?.reason);
     signal?.addEventListener('abort', onOuterAbort, { once: true });
@@ -298,7 +305,7 @@ export class Session {
     const denials: PermissionDenial[] = [];
     let outcome: StructuredOutcome;
     try {
-      const run = { signal: abort.signal, usage, denials, interrupt: () => abort.abort() };
+      const run = { signal: abort.signal, usage, denials, interrupt: () => abort.abort(), marks };
       outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
     } catch (error) {
       // A prompt a UserPromptSubmit hook blocked ends as Claude Code ends it: a success whose result
@@ -321,6 +328,12 @@ export class Session {
       if (this.#fallback && this.ctx.model === this.#fallback.to) this.ctx.model = this.#fallback.from;
       this.#fallback = undefined;
     }
+    const since = (mark: number | undefined) => (mark ? Math.max(0, Math.round(mark - startedAt)) : undefined);
+    outcome.timings ??= {
+      ttft_ms: since(marks.firstAssistant),
+      ttft_stream_ms: since(marks.firstEvent),
+      time_to_request_ms: since(marks.requestSent),
+    };
     return this.#finish(outcome, usage, denials, started);
   }
 
@@ -559,6 +572,7 @@ export class Session {
     durationMs: number,
   ): ResultMessage {
     const subtype = outcome.subtype;
+    const apiError = outcome.apiError;
     const base = {
       type: 'result' as const,
       subtype,
@@ -572,14 +586,22 @@ export class Session {
       usage: usage.usage,
       modelUsage: usage.modelUsage,
       permission_denials: denials,
-      terminal_reason: outcome.terminalReason,
+      terminal_reason: apiError?.terminalReason ?? outcome.terminalReason,
+      // No fast mode here: 'off', as Claude Code reports it while its fast mode is off.
+      fast_mode_state: 'off' as const,
       uuid: newUuid(),
     };
+    // A model request that failed for good ends as in Claude Code: a success carrying the error's text.
+    if (apiError)
+      return { ...base, subtype: 'success', is_error: true, api_error_status: apiError.status, result: apiError.text };
     if (subtype === 'success') {
+      const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
       return {
         ...base,
         subtype,
         is_error: false,
+        api_error_status: null,
+        ...Object.fromEntries(timings),
         result: outcome.text,
         ...(outcome.structuredOutput !== undefined ? { structured_output: outcome.structuredOutput } : {}),
       };

@@ -105,8 +105,14 @@ function apply(state: State, line: TranscriptLine): void {
     case 'result':
       // Tools a hook kept from running got results that were not emitted.
       fillMissingResults(state.history);
-      // A model answer without any block is not emitted, but the loop recorded an empty text.
-      if (line.subtype === 'success' && state.inTurn && state.history.at(-1)?.role === 'user') {
+      // A model answer without any block is not emitted, but the loop recorded an empty text (not
+      // after a failed request, which ends in a success with is_error and records no answer).
+      if (
+        line.subtype === 'success' &&
+        line.is_error !== true &&
+        state.inTurn &&
+        state.history.at(-1)?.role === 'user'
+      ) {
         state.history.push({ role: 'assistant', content: [{ type: 'text', text: '' }] });
       }
       state.inTurn = false;

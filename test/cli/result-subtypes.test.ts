@@ -58,7 +58,7 @@ test('error_max_turns: text line, exit 1', async () => {
   assert.equal(json.terminal_reason, 'max_turns');
 });
 
-test('error_during_execution: a provider error that is not retried', async () => {
+test('a provider error that is not retried ends as in Claude Code: success with is_error, its text', async () => {
   const run = await scripted(
     [{ error: { status: 400, message: 'bad request from the script' } }],
     '--output-format',
@@ -71,13 +71,19 @@ test('error_during_execution: a provider error that is not retried', async () =>
     lines.map((l) => l.type),
     ['system', 'assistant', 'result'],
   );
-  assert.equal(lines[1].error, 'invalid_request');
-  assert.match(lines[1].message.content[0].text, /API Error: 400 bad request from the script/);
-  assert.equal(lines[2].subtype, 'error_during_execution');
-  assert.deepEqual(lines[2].errors, ['API Error: 400 bad request from the script']);
+  // A 400 Claude Code has no special words for: its `unknown` error, "API Error: <status> <message>".
+  assert.equal(lines[1].error, 'unknown');
+  assert.equal(lines[1].message.model, '<synthetic>');
+  assert.equal(lines[1].message.content[0].text, 'API Error: 400 bad request from the script');
+  assert.equal(lines[2].subtype, 'success');
+  assert.equal(lines[2].is_error, true);
+  assert.equal(lines[2].api_error_status, 400);
+  assert.equal(lines[2].result, 'API Error: 400 bad request from the script');
+  assert.equal(lines[2].errors, undefined);
   const text = await scripted([{ error: { status: 400, message: 'nope' } }]);
-  assert.equal(text.stdout, 'Execution error\n');
-  assert.match(text.stderr, /API Error: 400 nope/);
+  assert.equal(text.code, 1);
+  assert.equal(text.stdout, 'API Error: 400 nope\n');
+  assert.equal(text.stderr, '');
 });
 
 test('a 500 is retried with an api_retry message, then succeeds', async () => {

@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.ts';
 import { answer, calls, normalize, sideBySide, type Line, type Scenario, type SideRun } from './side-by-side.ts';
@@ -193,3 +194,110 @@ test('--json-schema: system/init lists StructuredOutput where Claude Code lists 
       };
     },
   ));
+
+/** A JSON error answer of the fake API. */
+const apiError = (status: number, type: string, message: string): Scenario['replies'] => [
+  { kind: 'json', status, body: { type: 'error', error: { type, message } } },
+];
+
+/** What a client reads of a prompt that ended on a failed request: the synthetic message, the result, the exit code. */
+function failure(run: SideRun) {
+  // The gateway the texts name is each run's own fake server.
+  const lines = normalize(run.lines, run.cwd).map((l) =>
+    JSON.parse(JSON.stringify(l).replace(/127\.0\.0\.1:\d+/g, '<HOST>')),
+  ) as Line[];
+  const result = lines.at(-1)!;
+  return {
+    code: run.code,
+    assistant: lines
+      .filter((l) => l.type === 'assistant')
+      .map((l) => [l.message.model, l.message.content[0].text, l.message.stop_reason, l.error]),
+    result: [
+      result.type,
+      result.subtype,
+      result.is_error,
+      result.api_error_status,
+      result.result,
+      result.errors,
+      result.stop_reason,
+      result.terminal_reason,
+      result.num_turns,
+      result.fast_mode_state,
+    ],
+  };
+}
+
+/** Runs the scenario on both (a failed prompt exits 1 in both) and compares `failure` of each. */
+async function sameFailure(scenario: Scenario): Promise<void> {
+  const { claude, agentpipe } = await sideBySide(scenario);
+  assert.deepEqual(failure(agentpipe), failure(claude));
+}
+
+for (const [name, replies] of [
+  ['400 invalid_request', apiError(400, 'invalid_request_error', 'messages.0: bad')],
+  ['401 invalid x-api-key', apiError(401, 'authentication_error', 'invalid x-api-key')],
+  ['403', apiError(403, 'permission_error', 'not for you')],
+  ['404 unknown model', apiError(404, 'not_found_error', 'model: claude-sonnet-4-6')],
+  ['413 request too large', apiError(413, 'request_too_large', 'Request exceeds the maximum size')],
+  ['429 (no retries)', apiError(429, 'rate_limit_error', 'Number of request tokens has exceeded your rate limit')],
+  ['500', apiError(500, 'api_error', 'Internal server error')],
+  ['529 overloaded', apiError(529, 'overloaded_error', 'Overloaded')],
+] as const)
+  test(`API error ${name}: Claude Code's synthetic message and its success result with is_error and api_error_status`, () =>
+    sameFailure({ replies, args: [...STREAM, 'hi'] }));
+
+test('a refused connection: "Unable to connect to API (ConnectionRefused)", api_error_status null', async () => {
+  const port = await closedPort();
+  await sameFailure({ replies: [], args: [...STREAM, 'hi'], env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } });
+});
+
+test("a prompt too long: Claude Code's \"cannot be compacted\" text (the conversation's own size is each one's estimate)", async () => {
+  const { claude, agentpipe } = await sideBySide({
+    replies: apiError(400, 'invalid_request_error', 'prompt is too long: 300000 tokens > 200000 maximum'),
+    args: [...STREAM, 'hi'],
+  });
+  const estimateless = (run: SideRun) =>
+    JSON.parse(
+      JSON.stringify(failure(run)).replace(/conversation is only ~\d+ tokens/g, 'conversation is only ~N tokens'),
+    );
+  assert.deepEqual(estimateless(agentpipe), estimateless(claude));
+});
+
+test('text and json output of a failed request: the error text on stdout, nothing on stderr, exit 1', async () => {
+  for (const format of ['text', 'json']) {
+    const { claude, agentpipe } = await sideBySide({
+      replies: apiError(500, 'api_error', 'Internal server error'),
+      args: ['-p', '--output-format', format, '--model', 'claude-sonnet-4-6', 'hi'],
+    });
+    const shown = (run: SideRun) => ({
+      code: run.code,
+      stderr: run.stderr,
+      stdout:
+        format === 'text'
+          ? run.stdout.replace(/127\.0\.0\.1:\d+/g, '<HOST>')
+          : failure({ ...run, lines: run.lines }).result,
+    });
+    assert.deepEqual(shown(agentpipe), shown(claude));
+  }
+});
+
+/** A loopback port nothing listens on (a server bound it, then closed). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+test("result and system/init carry Claude Code's fields: api_error_status null, fast_mode_state 'off', the ttft timings", () =>
+  same({ replies: [answer('hello')], args: [...STREAM, 'hi'] }, (run) => {
+    const init = run.lines[0]!;
+    const result = run.lines.at(-1)!;
+    return {
+      init: [init.fast_mode_state, init.analytics_disabled, init.product_feedback_disabled],
+      result: [result.is_error, result.api_error_status, result.fast_mode_state],
+      // Measured times: present and whole milliseconds.
+      timings: ['ttft_ms', 'ttft_stream_ms', 'time_to_request_ms'].map((k) => Number.isInteger(result[k])),
+    };
+  }));

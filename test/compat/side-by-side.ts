@@ -38,6 +38,8 @@ export interface Scenario {
   files?: Record<string, string>;
   args: string[];
   stdin?: string;
+  /** Environment over the runner's (e.g. ANTHROPIC_BASE_URL of a port nothing listens on). */
+  env?: Record<string, string>;
 }
 
 const isModelRequest = (r: RecordedRequest) =>
@@ -79,6 +81,7 @@ async function runOne(which: 'claude' | 'agentpipe', scenario: Scenario): Promis
     CLAUDE_CODE_MAX_RETRIES: '0',
     // Claude Code refuses bypassPermissions as root outside a sandbox it is told of.
     IS_SANDBOX: '1',
+    ...scenario.env,
   };
   const [command, ...args] =
     which === 'claude'

@@ -195,9 +195,15 @@ test('claude: a rejected key ends the prompt with one error outcome that says so
   const h = await driveHarness({ name: 'claude', cwd }, offlineEnv(api.url, home));
   try {
     const run = await h.prompt('say hi');
-    // Claude Code reports it as a `success` result with is_error: the harness makes it an error outcome.
+    // Claude Code reports it as a `success` result with is_error: an error outcome inside agentpipe, whose result
+    // the session writes in Claude Code's form again (its text, api_error_status, terminal_reason).
     assert.equal(run.outcome.subtype, 'error_during_execution');
     assert.match(run.outcome.errors.join(' '), /Invalid API key/);
+    assert.deepEqual(run.outcome.apiError, {
+      text: 'Invalid API key · Fix external API key',
+      status: 401,
+      terminalReason: 'completed',
+    });
     assert.deepEqual(typesOf(run.messages), ['system/init', 'assistant']);
   } finally {
     await h.harness.close();

@@ -57,6 +57,6 @@ test('a stream that stops after one delta: one error result naming the stall, no
   const results = lines.filter((l) => l.type === 'result');
   assert.equal(results.length, 1);
   assert.equal(results[0]!.is_error, true);
-  assert.match(results[0]!.errors.join(' ') + JSON.stringify(lines), /stalled: no data for 400 ms/);
+  assert.match(results[0]!.result + JSON.stringify(lines), /stalled: no data for 400 ms/);
   assert.equal(result.code, 1);
 });

@@ -27,20 +27,24 @@ test('a 401 from the provider: auth_status with the error, a clean result, exit 
   assert.equal(typeof auth.uuid, 'string');
   assert.equal(auth.session_id, lines[0].session_id);
   assert.equal(lines.at(-1)!.type, 'result');
-  assert.equal(lines.at(-1)!.subtype, 'error_during_execution');
+  // As Claude Code ends it: a success with is_error, its words for a rejected key, the status.
+  assert.deepEqual(
+    [lines.at(-1)!.subtype, lines.at(-1)!.is_error, lines.at(-1)!.api_error_status, lines.at(-1)!.result],
+    ['success', true, 401, 'Invalid API key · Fix external API key'],
+  );
   assert.equal(server.requests.length, 1, 'a rejected key is not retried');
   assertNoSecret(r, KEY);
 
   const textMode = await run(p, [...CLAUDE, 'hi'], { env: server.env });
   assert.equal(textMode.code, 1);
-  assert.match(textMode.stdout, /^Authentication error: API error 401 \(authentication_error\): invalid x-api-key\n$/);
+  assert.equal(textMode.stdout, 'Invalid API key · Fix external API key\n');
   assertNoSecret(textMode, KEY);
 });
 
 test('no API key at all: auth_status error, clear text-mode message, exit 1', async () => {
   const r = await run(place(), ['--model', 'claude-sonnet-4-5', 'hi'], { env: { ANTHROPIC_API_KEY: '' } });
   assert.equal(r.code, 1);
-  assert.match(r.stdout, /^Authentication error: No Anthropic API key/);
+  assert.match(r.stdout, /^No Anthropic API key: set ANTHROPIC_API_KEY/);
 });
 
 test('--api-key-helper: runs when the key is needed, reports progress, the key reaches the provider and nowhere else', async () => {
@@ -82,7 +86,7 @@ test("--api-key-helper failing: auth_status error, a clean result, exit 1, the h
   assert.equal(last.isAuthenticating, false);
   assert.equal(last.error, 'API key helper failed: exited with code 3');
   assert.deepEqual(last.output, ['token [redacted] expired']);
-  assert.equal(lines.at(-1)!.subtype, 'error_during_execution');
+  assert.deepEqual([lines.at(-1)!.subtype, lines.at(-1)!.is_error], ['success', true]);
   assert.equal(server.requests.length, 0);
   assertNoSecret(r, HELPER_KEY);
 });

@@ -85,8 +85,8 @@ test('auth_status goes out on the stream, after the prompt’s system/init, and 
   const saved = readLines(transcripts(p.home)[0]);
   assert.equal(saved.filter((l) => l.type === 'auth_status').length, 0);
   assert.deepEqual(
-    saved.filter((l) => l.type === 'result').map((l) => l.subtype),
-    ['error_during_execution'],
+    saved.filter((l) => l.type === 'result').map((l) => [l.subtype, l.is_error]),
+    [['success', true]],
     'the rest of the prompt is in the transcript',
   );
 });

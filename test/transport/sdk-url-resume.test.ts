@@ -67,5 +67,6 @@ test('--sdk-url without an API key: auth_status then a clean error result over t
   assert.equal(r.code, 1);
   assert.deepEqual(kinds(r.lines), ['auth_status', 'system/init', 'assistant', 'result']);
   assert.match(r.lines[0]!.error, /No Anthropic API key/);
-  assert.equal(r.lines.at(-1)!.subtype, 'error_during_execution');
+  // Ended on the failed request as Claude Code ends one: success, is_error, the error's text.
+  assert.deepEqual([r.lines.at(-1)!.subtype, r.lines.at(-1)!.is_error], ['success', true]);
 });

@@ -23,13 +23,15 @@ test('serve without an API key: auth_status with the error, then a clean error r
   assert.equal(r.code, 1000);
   assert.deepEqual(kinds(r.lines), ['auth_status', 'system/init', 'assistant', 'result'], 'the same lines as on stdio');
   const [auth, init, assistant, result] = r.lines;
-  assert.match(assistant!.message.content[0].text, /^API Error: No Anthropic API key/);
+  assert.match(assistant!.message.content[0].text, /^No Anthropic API key/);
   assert.equal(auth!.isAuthenticating, false);
   assert.match(auth!.error, /No Anthropic API key/);
   assert.equal(auth!.session_id, init!.session_id);
-  assert.equal(result!.subtype, 'error_during_execution');
+  // Ended on the failed request as Claude Code ends one: a success with is_error and the error's text.
+  assert.equal(result!.subtype, 'success');
   assert.equal(result!.is_error, true);
-  assert.match(result!.errors[0], /No Anthropic API key/);
+  assert.equal(result!.api_error_status, null);
+  assert.match(result!.result, /No Anthropic API key/);
   assert.doesNotMatch(cli.stderr(), /\n\s+at /, 'no stack trace');
 });
 

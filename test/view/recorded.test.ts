@@ -181,7 +181,7 @@ test('image from Read, nested subagent under its Task, plan checklist, notices',
   ].join('\n');
   assert.match(all, /denial: Permission denied: `rm -f notes\.md\.bak`.*Bash\(rm:\*\)/);
   assert.match(all, /hook: PostToolUse:Edit hook ran.*formatted notes\.md/);
-  assert.match(all, /error: Error: error_during_execution.*refuses this one/);
+  assert.match(all, /error: Error: api_error.*refuses this one/);
 });
 
 test('header and footer: model, session id, mode; tokens, cost, turns, duration of the results', async (t) => {
