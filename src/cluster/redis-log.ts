@@ -28,7 +28,9 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
+import type { AgentMessage } from '../messages/types.ts';
 import type { OutputLine } from '../messages/wire.ts';
+import { keepsInTranscript } from '../session/transcript.ts';
 import type { PromptLine, SnapshotLine, TitleLine } from '../session/transcript-format.ts';
 import { openBlocking, openRedis, reconnectDelay, RedisConnectionError } from './connection.ts';
 import type { Connection, RedisConnectionOptions, RedisTarget } from './connection.ts';
@@ -376,8 +378,9 @@ const NOT_TRANSCRIPT = new Set([
  * transcripts leave out.
  */
 export function transcriptLine(message: LogMessage): object | undefined {
-  if (isEphemeral(message) || NOT_TRANSCRIPT.has(message.type)) return undefined;
-  if (message.type === 'user' && 'isReplay' in message && message.isReplay) return undefined;
+  if (NOT_TRANSCRIPT.has(message.type)) return undefined;
+  // The one rule of what a transcript keeps (no deltas, heartbeats, prompt echoes or auth_status).
+  if (!keepsInTranscript(message as AgentMessage)) return undefined;
   return 'timestamp' in message && message.timestamp ? message : { ...message, timestamp: new Date().toISOString() };
 }
 
