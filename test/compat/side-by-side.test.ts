@@ -301,3 +301,16 @@ test("result and system/init carry Claude Code's fields: api_error_status null, 
       timings: ['ttft_ms', 'ttft_stream_ms', 'time_to_request_ms'].map((k) => Number.isInteger(result[k])),
     };
   }));
+
+test('modelUsage is keyed by the model asked for, not the snapshot the API answered with', () =>
+  same({ replies: [answer('hello')], args: [...STREAM, 'hi'] }, (run) => {
+    const result = run.lines.at(-1)!;
+    // The fake answers as claude-sonnet-4-5-20250929; both asked for claude-sonnet-4-6.
+    assert.equal(run.lines.find((l) => l.type === 'assistant')!.message.model, 'claude-sonnet-4-5-20250929');
+    return Object.entries(result.modelUsage as Record<string, Line>).map(([model, u]) => [
+      model,
+      u.inputTokens,
+      u.outputTokens,
+      u.contextWindow,
+    ]);
+  }));
