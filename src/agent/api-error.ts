@@ -61,7 +61,8 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
   });
   // The request never got an answer.
   if (status === undefined && modelError?.kind === 'connection') {
-    // No answer in time (API_TIMEOUT_MS, as Claude Code's request timeout); a stream that went quiet midway in agentpipe's words.
+    // No answer in time (API_TIMEOUT_MS, as Claude Code's request timeout); a stream that went quiet midway in
+    // agentpipe's words.
     if (raw.includes('no response within') || /timed? ?out\b/i.test(raw))
       return report('Request timed out', 'server_error');
     if (raw.includes('stream stalled')) return report(`API Error: ${raw}`, 'unknown');
@@ -74,7 +75,8 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
         'server_error',
       );
     return report(
-      `API Error: ${shown ? `Unable to connect to API (${shown})` : 'Unable to connect to API. Check your internet connection'}`,
+      `API Error: ` +
+        `${shown ? `Unable to connect to API (${shown})` : 'Unable to connect to API. Check your internet connection'}`,
       'server_error',
     );
   }
@@ -84,7 +86,8 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
   const withStatus = status !== undefined ? `${status} ${detail}` : detail;
   if (status === 429)
     return report(
-      `API Error: Request rejected (429) · ${detail || `this may be a temporary capacity issue.${statusHint(scene, env)}`}`,
+      `API Error: Request rejected (429) · ` +
+        `${detail || `this may be a temporary capacity issue.${statusHint(scene, env)}`}`,
       'rate_limit',
     );
   if (lower.includes('prompt is too long') || lower.includes('input length and `max_tokens` exceed context limit'))
@@ -110,13 +113,15 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
     // `claude -p` (entry point sdk-cli) adds how to pick another model; through the SDK (sdk-ts) it does not.
     const cli = (env.CLAUDE_CODE_ENTRYPOINT ?? 'sdk-cli') === 'sdk-cli';
     return report(
-      `There's an issue with the selected model (${scene.model}). It may not exist or you may not have access to it.${cli ? ' Run --model to pick a different model.' : ''}`,
+      `There's an issue with the selected model (${scene.model}). It may not exist or you may not have access ` +
+        `to it.${cli ? ' Run --model to pick a different model.' : ''}`,
       'model_not_found',
     );
   }
   if (status !== undefined && status >= 500)
     return report(
-      `API Error: ${withStatus.replace(/[.!?…]+$/, '')}. This is a server-side issue, usually temporary — try again in a moment.${statusHint(scene, env)}`,
+      `API Error: ${withStatus.replace(/[.!?…]+$/, '')}. This is a server-side issue, usually temporary — try ` +
+        `again in a moment.${statusHint(scene, env)}`,
       'server_error',
     );
   return report(`API Error: ${withStatus}`, 'unknown');
@@ -188,11 +193,22 @@ function promptTooLong(detail: string, scene: ApiErrorScene): string {
   const conversationTokens = Math.ceil(JSON.stringify(scene.history).length / 4);
   const match = /prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/i.exec(detail);
   if (!match)
-    return 'Prompt is too long · this conversation is a single exchange and cannot be compacted — the request size comes mostly from system prompt, tool definitions, or attachments.';
+    return (
+      'Prompt is too long · this conversation is a single exchange and cannot be compacted — the request size ' +
+      'comes mostly from system prompt, tool definitions, or attachments.'
+    );
   const [actual, limit] = [Number(match[1]), Number(match[2])];
   if (conversationTokens >= actual * 0.8)
-    return `Prompt is too long · the request is ~${actual} tokens (limit ${limit}) and this conversation's own content is most of it. A single-exchange conversation cannot be compacted; start with less content (smaller files or pasted text).`;
-  return `Prompt is too long · the request is ~${actual} tokens (limit ${limit}) but this conversation is only ~${conversationTokens} tokens — the rest is system prompt, tool definitions, and attachment content. A single-exchange conversation cannot be compacted; reduce attached files/tools or start with less context.`;
+    return (
+      `Prompt is too long · the request is ~${actual} tokens (limit ${limit}) and this conversation's own ` +
+      `content is most of it. A single-exchange conversation cannot be compacted; start with less content ` +
+      `(smaller files or pasted text).`
+    );
+  return (
+    `Prompt is too long · the request is ~${actual} tokens (limit ${limit}) but this conversation is only ` +
+    `~${conversationTokens} tokens — the rest is system prompt, tool definitions, and attachment content. A ` +
+    `single-exchange conversation cannot be compacted; reduce attached files/tools or start with less context.`
+  );
 }
 
 /** The system error code (ECONNREFUSED, ...) in an error's cause chain. */

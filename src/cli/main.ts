@@ -75,7 +75,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   validateFormats(flags, promptArg !== undefined);
   for (const name of unsupportedFlagsGiven(flags)) {
     log(
-      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not supported yet; it has no effect`,
+      `agentpipe: warning: --${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is accepted but not ` +
+        `supported yet; it has no effect`,
     );
   }
   const options = await sessionOptionsFromFlags(flags);
@@ -85,7 +86,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     : (promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin)));
   if (!streamInput && !prompt?.trim()) {
     throw new UsageError(
-      'Input must be provided either through stdin or as a prompt argument when using --print (e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)',
+      'Input must be provided either through stdin or as a prompt argument when using --print (e.g. agentpipe ' +
+        '-p "What is in this folder?"; agentpipe --help lists the commands)',
     );
   }
 
