@@ -7,13 +7,16 @@
  * Tuning (environment, milliseconds): AGENTPIPE_WORKER_LOCK_MS (BullMQ lockDuration, default
  * 30000), AGENTPIPE_WORKER_STALLED_MS (stalledInterval, default 15000), AGENTPIPE_LEASE_MS (the
  * session lease, default 30000), AGENTPIPE_SESSION_IDLE_MS (a session's run ends after this long
- * without input or output, default 30 minutes). A takeover takes about lock + 2 × stalled.
+ * without input or output, default 30 minutes), AGENTPIPE_SWEEP_MS (how often the archive sweep
+ * steps, default 60000). A takeover takes about lock + 2 × stalled.
  *
  * Bounded Redis: a session whose run ended is archived once it has been idle for `archiveAfterMs`
  * (an `archive` job delayed on the same queue): its log is written to `<archiveDir>/<id>.jsonl`
  * (a transcript, as single-process sessions write) and its keys are deleted. A session asked for
  * again is restored from that file by the worker that runs it. `archiveDir` must be the same
- * folder (shared storage) for every worker.
+ * folder (shared storage) for every worker. A session whose worker died before it queued that job
+ * is found by the archive sweep (sweeper.ts): every `sweepMs` one worker looks at a page of
+ * session logs and queues the archive job of each one with no owner that has been idle that long.
  *
  * Draining (`drain(graceMs)`, SIGTERM): the worker takes no new job, each session finishes its
  * running prompts (no new prompt is taken), releases its lease and goes back to the queue, where
@@ -27,6 +30,7 @@ import { redactUrl, reconnectDelay } from './connection.ts';
 import { ArchiveRefusedError, SessionLog } from './redis-log.ts';
 import { archiveJobId, parseArchiveJob, parseSessionJob, QUEUE } from './jobs.ts';
 import { archiveFile, runClusterSession } from './session-run.ts';
+import { sweepStep } from './sweeper.ts';
 
 /** Options of a worker process. */
 export interface WorkerOptions {
@@ -46,6 +50,8 @@ export interface WorkerOptions {
   archiveDir?: string;
   /** A session whose run ended is archived after this long without input or output. Default 1 hour. */
   archiveAfterMs?: number;
+  /** How often the archive sweep steps (sweeper.ts). Default AGENTPIPE_SWEEP_MS, else 60 s. */
+  sweepMs?: number;
 }
 
 /** A running worker. */
@@ -134,6 +140,32 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       return error.message;
     }
   };
+  // The archive sweep: one step now and every sweepMs (one worker at a time steps, a page of sessions each).
+  const sweepMs = o.sweepMs ?? envNumber('AGENTPIPE_SWEEP_MS', 60_000);
+  let sweeping: Promise<void> | undefined;
+  const sweep = (): void => {
+    if (!o.archiveDir || sweeping || closing.signal.aborted || draining.signal.aborted) return;
+    sweeping = sweepStep({
+      redis: connection,
+      log,
+      id,
+      archiveAfterMs,
+      everyMs: sweepMs,
+      lastActivity: (sessionId) => lastActivity(log, sessionId),
+      archive: scheduleArchive,
+    })
+      .then(
+        ({ queued }) => {
+          for (const sessionId of queued)
+            o.log(`agentpipe worker: sweep: session ${sessionId} is idle with no owner; its archive job is queued`);
+        },
+        (error: unknown) => o.log(`agentpipe worker: sweep: ${(error as Error).message}`),
+      )
+      .finally(() => (sweeping = undefined));
+  };
+  const sweeper = setInterval(sweep, sweepMs);
+  sweeper.unref();
+
   let settle: (error: Error | undefined) => void = () => undefined;
   const done = new Promise<Error | undefined>((resolve) => (settle = resolve));
 
@@ -202,9 +234,13 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       `concurrency ${o.concurrency ?? 1})`,
   );
 
+  sweep();
+
   let closed: Promise<void> | undefined;
   const shutDown = (): Promise<void> =>
     (closed ??= (async () => {
+      clearInterval(sweeper);
+      await sweeping;
       await worker.close();
       await queue.close();
       await log.close();
