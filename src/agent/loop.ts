@@ -48,7 +48,10 @@ export interface LoopOutcome {
   structuredOutput?: unknown;
   /** A model request failed for good: the result takes Claude Code's form for it (`success`, `is_error`, its text). */
   apiError?: ResultApiError;
-  /** The result's ttft timings as a wrapped agent reported them (agentpipe's own loop measures them in `RunState.marks`). */
+  /**
+   * The result's ttft timings as a wrapped agent reported them (agentpipe's own loop measures them in
+   * `RunState.marks`).
+   */
   timings?: { ttft_ms?: number; ttft_stream_ms?: number; time_to_request_ms?: number };
 }
 
@@ -300,7 +303,8 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       const delay = Math.min(modelError.retryAfterMs ?? 500 * 2 ** attempt, 30_000);
       ctx.debug?.(
         'api',
-        `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}${modelError.status ? ` (status ${modelError.status})` : ''}`,
+        `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}` +
+          `${modelError.status ? ` (status ${modelError.status})` : ''}`,
       );
       await ctx.emit({
         type: 'system',
@@ -345,7 +349,8 @@ async function streamOnce(
   ctx.debug?.(
     'api',
     `request: model ${model}, ${messages.length} messages, tools [${ctx.tools.map((t) => t.name).join(', ')}]` +
-      `${ctx.effort ? `, effort ${ctx.effort}` : ''}${ctx.thinking ? `, thinking ${ctx.thinking.type}` : ''}${ctx.agent ? `, agent ${ctx.agent.type}` : ''}`,
+      `${ctx.effort ? `, effort ${ctx.effort}` : ''}${ctx.thinking ? `, thinking ${ctx.thinking.type}` : ''}` +
+      `${ctx.agent ? `, agent ${ctx.agent.type}` : ''}`,
   );
   // This request's own signal: the run's interrupt, or a stall of this stream.
   const request = new AbortController();
