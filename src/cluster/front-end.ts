@@ -179,16 +179,31 @@ export class ClusterFrontEnd {
       `agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ` +
         `${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`,
     );
-    known(sessionId);
+    // Markers up to `startAt` end earlier runs (history); deltas are followed from `liveFrom`.
+    let startAt = '0-0';
+    if (asked === null) {
+      // A new session (a fresh id: nothing of it is in Redis yet): input goes to the inbox at once, the follow
+      // starts from the beginning while its job (queued at the upgrade) is confirmed.
+      liveFrom = '0-0';
+      known(sessionId);
+    }
     try {
       const starting = this.#starting.get(sessionId);
       this.#starting.delete(sessionId);
       await (starting ?? this.ensureRunning(sessionId, closed.signal));
+      if (asked !== null) {
+        // A run that ended has let go (ensureRunning waited for it): its end marker is history. Both ids are read
+        // before this connection's input goes in, so nothing its input causes is missed.
+        [startAt, liveFrom] = await Promise.all([
+          this.#sessions.lastId(sessionId),
+          liveFrom ?? this.#sessions.lastLiveId(sessionId),
+        ]);
+        known(sessionId);
+      }
     } catch (error) {
+      known(sessionId);
       return refuse(`cannot start session ${sessionId}: ${(error as Error).message}`);
     }
-    // End markers up to here are earlier runs' (the one just ended has let go: ensureRunning waited for it).
-    const startAt = await this.#sessions.lastId(sessionId);
     const highWater = o.highWaterBytes ?? 1024 * 1024;
     const send = (message: object): Promise<void> => {
       if (ws.readyState !== ws.OPEN) return Promise.resolve();
@@ -204,8 +219,9 @@ export class ClusterFrontEnd {
     };
     let ended = false;
     try {
-      liveFrom ??= await this.#sessions.lastLiveId(sessionId);
-      for await (const { entry } of this.#sessions.follow(sessionId, from, closed.signal, { fromId: liveFrom })) {
+      for await (const { entry } of this.#sessions.follow(sessionId, from, closed.signal, {
+        fromId: liveFrom ?? '0-0',
+      })) {
         if (entry.message.type === 'agentpipe_session_end') {
           // An end before this connection's time (an earlier run) is history; one after it ends the connection.
           if (compareStreamIds(entry.id, startAt) > 0 && (await this.#endsNow(sessionId, entry.id, pushing))) {
