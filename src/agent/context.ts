@@ -11,7 +11,17 @@ import type { HookRunner } from '../tools/hooks/types.ts';
 export type CanUseTool = (
   toolName: string,
   input: Record<string, unknown>,
-  options: { signal: AbortSignal; toolUseId: string; suggestions: unknown[]; parentToolUseId: string | null },
+  options: {
+    signal: AbortSignal;
+    toolUseId: string;
+    suggestions: unknown[];
+    parentToolUseId: string | null;
+    /** What the prompt shows, as Claude Code sends it in `can_use_tool` (see tools/permission-prompt.ts). */
+    displayName?: string;
+    description?: string;
+    decisionReason?: string;
+    decisionReasonType?: string;
+  },
 ) => Promise<PermissionResult>;
 
 export interface AgentContext {

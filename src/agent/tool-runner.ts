@@ -8,6 +8,7 @@ import type { ToolProgressMessage, ToolResultBlock, ToolUseBlock } from '../mess
 import { newUuid } from '../messages/ids.ts';
 import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../messages/notices.ts';
 import { checkPermission } from '../tools/permissions.ts';
+import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
 import { fireHook } from './hooks.ts';
@@ -212,11 +213,13 @@ async function authorize(
   );
   if (!ctx.canUseTool) return { behavior: 'deny', message: why, auto: 'no_permission_prompt' };
   try {
+    const { suggestions, ...shown } = permissionPromptInfo(tool.name, input, ctx.cwd);
     const answer = await ctx.canUseTool(tool.name, input, {
       signal,
       toolUseId: use.id,
-      suggestions: [],
+      suggestions,
       parentToolUseId: ctx.parentToolUseId,
+      ...shown,
     });
     if (answer.behavior === 'allow') return { behavior: 'allow', updatedInput: answer.updatedInput ?? input };
     return {

@@ -87,6 +87,17 @@ export type PermissionResult =
   | { behavior: 'allow'; updatedInput?: Record<string, unknown>; toolUseID?: string }
   | { behavior: 'deny'; message: string; interrupt?: boolean; toolUseID?: string };
 
+/** A change of permissions a prompt offers instead of a one-off answer (the SDK's `PermissionUpdate`). */
+export type PermissionUpdate =
+  | {
+      type: 'addRules';
+      rules: Array<{ toolName: string; ruleContent?: string }>;
+      behavior: 'allow' | 'deny' | 'ask';
+      destination: 'userSettings' | 'projectSettings' | 'localSettings' | 'session' | 'cliArg';
+    }
+  | { type: 'setMode'; mode: PermissionMode; destination: 'session' }
+  | { type: 'addDirectories'; directories: string[]; destination: 'session' };
+
 /** Requests agentpipe sends to the client. */
 export type OutboundRequest =
   | {
@@ -95,6 +106,11 @@ export type OutboundRequest =
       input: Record<string, unknown>;
       tool_use_id: string;
       permission_suggestions: unknown[];
+      /** What the prompt shows (Claude Code's fields): the tool's name, the call in one line, why it asks. */
+      display_name?: string;
+      description?: string;
+      decision_reason?: string;
+      decision_reason_type?: string;
       agent_id?: string;
     }
   | { subtype: 'hook_callback'; callback_id: string; input: Record<string, unknown>; tool_use_id?: string }

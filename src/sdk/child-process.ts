@@ -64,12 +64,16 @@ export function startChildProcess(
     try {
       if (request.request.subtype !== 'can_use_tool' || !options.canUseTool)
         throw new Error(`Unsupported control request subtype: ${request.request.subtype}`);
-      const { tool_name, input, tool_use_id } = request.request;
-      const decision: PermissionResult = await options.canUseTool(tool_name, input, {
+      const r = request.request;
+      const decision: PermissionResult = await options.canUseTool(r.tool_name, r.input, {
         signal: abort.signal,
-        toolUseId: tool_use_id,
-        suggestions: [],
+        toolUseId: r.tool_use_id,
+        suggestions: r.permission_suggestions,
         parentToolUseId: null,
+        ...(r.display_name !== undefined ? { displayName: r.display_name } : {}),
+        ...(r.description !== undefined ? { description: r.description } : {}),
+        ...(r.decision_reason !== undefined ? { decisionReason: r.decision_reason } : {}),
+        ...(r.decision_reason_type !== undefined ? { decisionReasonType: r.decision_reason_type } : {}),
       });
       response = { subtype: 'success', request_id: request.request_id, response: { ...decision } };
     } catch (error) {

@@ -97,9 +97,19 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   });
   session.ctx.announceRequests = io.announceRequests === true;
   if (io.permissionPromptTool === 'stdio') {
-    session.ctx.canUseTool = async (toolName, input, { signal, toolUseId }) => {
+    session.ctx.canUseTool = async (toolName, input, { signal, toolUseId, suggestions, ...shown }) => {
       const answer = await runner.request(
-        { subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, permission_suggestions: [] },
+        {
+          subtype: 'can_use_tool',
+          tool_name: toolName,
+          input,
+          tool_use_id: toolUseId,
+          permission_suggestions: suggestions,
+          ...(shown.displayName !== undefined ? { display_name: shown.displayName } : {}),
+          ...(shown.description !== undefined ? { description: shown.description } : {}),
+          ...(shown.decisionReason !== undefined ? { decision_reason: shown.decisionReason } : {}),
+          ...(shown.decisionReasonType !== undefined ? { decision_reason_type: shown.decisionReasonType } : {}),
+        },
         signal,
       );
       return (await import('../messages/control-schema.ts')).parsePermissionResult(answer);
