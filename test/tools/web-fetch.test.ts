@@ -139,9 +139,9 @@ test('a redirect on the same host is followed; one to another host is reported w
   const target = `http://localhost:${port()}/page`;
   assert.equal(
     text(other.content),
-    `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${base}/other\nRedirect URL: ` +
-      `${target}\n` +
-      `Status: 301 Moved Permanently\n\nTo complete your request, fetch the redirect URL with WebFetch again:\n` +
+    `REDIRECT DETECTED: The URL redirects to a different host.\n\n` +
+      `Original URL: ${base}/other\nRedirect URL: ${target}\nStatus: 301 Moved Permanently\n\n` +
+      `To complete your request, fetch the redirect URL with WebFetch again:\n` +
       `- url: "${target}"\n- prompt: "the heading"`,
   );
   assert.deepEqual(

@@ -79,8 +79,8 @@ async function readAs(
   }
   if (size > MAX_TEXT_BYTES)
     return toolUseError(
-      `File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; read a part of it with Bash (sed ` +
-        `-n, head)`,
+      `File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; ` +
+        `read a part of it with Bash (sed -n, head)`,
     );
   const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal)).toString('utf8');
   if (text.includes('\u0000')) return toolUseError(`${file} looks binary; it was not read`);

@@ -137,10 +137,10 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
     if (fetched.type === 'redirect') {
       const status = `${fetched.code} ${statusText(fetched.code)}`;
       const result =
-        `REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: ${fetched.from}\nRedirect ` +
-        `URL: ${fetched.to}\n` +
-        `Status: ${status}\n\nTo complete your request, fetch the redirect URL with WebFetch again:\n- url: ` +
-        `"${fetched.to}"\n- prompt: "${prompt}"`;
+        `REDIRECT DETECTED: The URL redirects to a different host.\n\n` +
+        `Original URL: ${fetched.from}\nRedirect URL: ${fetched.to}\nStatus: ${status}\n\n` +
+        `To complete your request, fetch the redirect URL with WebFetch again:\n` +
+        `- url: "${fetched.to}"\n- prompt: "${prompt}"`;
       return output(fetched.code, result, Buffer.byteLength(result));
     }
     if (fetched.type === 'status') {
