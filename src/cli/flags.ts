@@ -133,8 +133,8 @@ export function addSessionOptions(command: Command): Command {
     )
     .option(
       '--settings <file-or-json>',
-      'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": ' +
-        '"command", "command": "..."}]}]}}',
+      'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", ' +
+        '"hooks": [{"type": "command", "command": "..."}]}]}}',
     )
     .option('--agents <json>', 'subagents for the Task tool: {"name": {"description", "prompt", "tools"?, "model"?}}')
     .option(

@@ -86,8 +86,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     : (promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin)));
   if (!streamInput && !prompt?.trim()) {
     throw new UsageError(
-      'Input must be provided either through stdin or as a prompt argument when using --print (e.g. agentpipe ' +
-        '-p "What is in this folder?"; agentpipe --help lists the commands)',
+      'Input must be provided either through stdin or as a prompt argument when using --print ' +
+        '(e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)',
     );
   }
 
