@@ -260,8 +260,16 @@ export class ClaudeStreamHarness implements Harness {
       const input = isObject(request.input) ? request.input : {};
       const toolUseId = str(request.tool_use_id) ?? newUuid();
       const toolName = this.name === 'qwen' ? (QWEN_TOOLS[request.tool_name] ?? request.tool_name) : request.tool_name;
+      const text = (key: string) => str(request[key]);
+      const shown = {
+        ...(Array.isArray(request.permission_suggestions) ? { suggestions: request.permission_suggestions } : {}),
+        ...(text('display_name') !== undefined ? { displayName: text('display_name') } : {}),
+        ...(text('description') !== undefined ? { description: text('description') } : {}),
+        ...(text('decision_reason') !== undefined ? { decisionReason: text('decision_reason') } : {}),
+        ...(text('decision_reason_type') !== undefined ? { decisionReasonType: text('decision_reason_type') } : {}),
+      };
       const verdict = await turn
-        .askPermission(toolName, input, toolUseId, turn.signal)
+        .askPermission(toolName, input, toolUseId, turn.signal, Object.keys(shown).length ? shown : undefined)
         .catch((error: unknown): { behavior: 'deny'; message: string } => ({
           behavior: 'deny',
           message: error instanceof Error ? error.message : String(error),

@@ -74,7 +74,18 @@ export interface HarnessTurn {
     input: Record<string, unknown>,
     toolUseId: string,
     signal: AbortSignal,
+    /** What the wrapped agent's own prompt shows (Claude Code's can_use_tool fields), passed on to the client. */
+    shown?: PermissionPromptDetails,
   ) => Promise<PermissionResult>;
+}
+
+/** The details of a permission prompt (Claude Code's can_use_tool fields, camelCased as canUseTool gets them). */
+export interface PermissionPromptDetails {
+  suggestions?: unknown[];
+  displayName?: string;
+  description?: string;
+  decisionReason?: string;
+  decisionReasonType?: string;
 }
 
 /** What the wrapped agent said about itself at its start. */

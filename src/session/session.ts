@@ -43,7 +43,8 @@ import {
 import type { PermissionResult } from '../messages/control.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ModelProvider } from '../model/types.ts';
-import type { Harness } from '../harness/types.ts';
+import type { Harness, PermissionPromptDetails } from '../harness/types.ts';
+import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import { keepsInTranscript, type Transcript } from './transcript.ts';
@@ -412,8 +413,8 @@ export class Session {
           ? { harness_session_id: fields.nativeSessionId ?? harness.nativeSessionId }
           : {}),
       }),
-      askPermission: async (toolName, toolInput, toolUseId, signal) => {
-        const verdict = await this.#harnessPermission(toolName, toolInput, toolUseId, signal);
+      askPermission: async (toolName, toolInput, toolUseId, signal, shown) => {
+        const verdict = await this.#harnessPermission(toolName, toolInput, toolUseId, signal, shown);
         if (verdict.behavior === 'deny')
           run.denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: toolInput });
         return verdict;
@@ -432,6 +433,7 @@ export class Session {
     input: Record<string, unknown>,
     toolUseId: string,
     signal: AbortSignal,
+    shown?: PermissionPromptDetails,
   ): Promise<PermissionResult> {
     const p = this.ctx.permissions;
     const tool = this.ctx.tools.find((t) => t.name === toolName);
@@ -461,7 +463,15 @@ export class Session {
           `${toolName} needs permission and there is no permission prompt ` +
           `(canUseTool, --permission-prompt-tool stdio)`,
       };
-    return ask(toolName, input, { signal, toolUseId, suggestions: [], parentToolUseId: null });
+    // The wrapped agent's own prompt details (Claude Code sends them), else agentpipe's for the call.
+    const { suggestions, ...details } = shown ?? permissionPromptInfo(toolName, input, this.ctx.cwd);
+    return ask(toolName, input, {
+      signal,
+      toolUseId,
+      suggestions: suggestions ?? [],
+      parentToolUseId: null,
+      ...details,
+    });
   }
 
   /** Runs the main thread as the `agent` option's agent: its prompt, tools and model. Throws when it is not defined. */

@@ -309,3 +309,41 @@ test('claude: a CLI that goes silent is stopped after the idle limit and the pro
   }
   assert.equal(liveGroupCount(), 0);
 });
+
+test("claude: its permission question's details (suggestions, display name, description, why) reach the session", async () => {
+  const { home, cwd } = harnessDirs('claude-suggestions');
+  const api = await fakeApi((last) =>
+    last.includes('toolu_Bash')
+      ? { kind: 'sse', frames: text('refused') }
+      : { kind: 'sse', frames: toolCall('Bash', { command: 'npm test -- --grep foo' }) },
+  );
+  const h = await driveHarness({ name: 'claude', cwd }, offlineEnv(api.url, home));
+  try {
+    const shown: unknown[] = [];
+    await h.prompt('test it', {
+      askPermission: async (_tool, _input, details) => {
+        shown.push(details);
+        return { behavior: 'deny', message: 'not today' };
+      },
+    });
+    assert.deepEqual(shown, [
+      {
+        suggestions: [
+          {
+            type: 'addRules',
+            rules: [{ toolName: 'Bash', ruleContent: 'npm test *' }],
+            behavior: 'allow',
+            destination: 'localSettings',
+          },
+        ],
+        displayName: 'Bash',
+        description: 'npm test -- --grep foo',
+        decisionReason: 'This command requires approval',
+        decisionReasonType: 'other',
+      },
+    ]);
+  } finally {
+    await h.harness.close();
+    await api.close();
+  }
+});

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { ROOT } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { createHarness, harnessEnv, runHarness } from '../../src/harness/index.ts';
-import type { Harness, HarnessConfig, HarnessOutcome } from '../../src/harness/types.ts';
+import type { Harness, HarnessConfig, HarnessOutcome, PermissionPromptDetails } from '../../src/harness/types.ts';
 import { UsageTracker } from '../../src/agent/usage.ts';
 import type { AgentMessage, SystemInitMessage } from '../../src/messages/types.ts';
 import type { PermissionResult } from '../../src/messages/control.ts';
@@ -50,7 +50,11 @@ export interface DrivenHarness {
     text: string,
     o?: {
       onMessage?: (m: AgentMessage, controller: AbortController) => void;
-      askPermission?: (tool: string, input: Record<string, unknown>) => Promise<PermissionResult>;
+      askPermission?: (
+        tool: string,
+        input: Record<string, unknown>,
+        shown?: PermissionPromptDetails,
+      ) => Promise<PermissionResult>;
     },
   ): Promise<HarnessRun>;
 }
@@ -93,8 +97,8 @@ export async function driveHarness(
           o.onMessage?.(m, controller);
         },
         init: (fields) => initMessage(sessionId, full, fields),
-        askPermission: (tool, input) =>
-          o.askPermission?.(tool, input) ??
+        askPermission: (tool, input, _toolUseId, _signal, shown) =>
+          o.askPermission?.(tool, input, shown) ??
           Promise.resolve({ behavior: 'deny', message: 'no permission prompt in this test' }),
       });
       return { messages, outcome, usage, warnings };

@@ -219,6 +219,7 @@ test("a wrapped agent's permission questions meet the session's rules first: a d
     { text: 'done' },
   ]);
   const asked: string[] = [];
+  const shown: unknown[] = [];
   const messages: AgentMessage[] = [];
   const q = query({
     prompt: 'go',
@@ -229,8 +230,9 @@ test("a wrapped agent's permission questions meet the session's rules first: a d
       persistSession: false,
       disallowedTools: ['Bash(rm:*)'],
       env: { ...process.env, PATH: testPath() },
-      canUseTool: async (tool, input) => {
+      canUseTool: async (tool, input, options) => {
         asked.push(`${tool}:${String(input.command)}`);
+        shown.push({ suggestions: options.suggestions, description: options.description });
         return { behavior: 'allow', updatedInput: input };
       },
     },
@@ -239,6 +241,20 @@ test("a wrapped agent's permission questions meet the session's rules first: a d
   assert.ok(existsSync(path.join(cwd, 'keep.txt')), 'the deny rule held although canUseTool allows everything');
   assert.ok(existsSync(path.join(cwd, 'made.txt')));
   assert.deepEqual(asked, ['Bash:touch made.txt'], 'only the open question reached canUseTool');
+  // An ACP agent sends no suggestions: agentpipe's own for the call (Claude Code's rule: the exact command here).
+  assert.deepEqual(shown, [
+    {
+      suggestions: [
+        {
+          type: 'addRules',
+          rules: [{ toolName: 'Bash', ruleContent: 'touch made.txt' }],
+          behavior: 'allow',
+          destination: 'localSettings',
+        },
+      ],
+      description: 'touch made.txt',
+    },
+  ]);
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result');
   assert.deepEqual(
