@@ -410,9 +410,8 @@ async function streamOnce(
   run.signal.throwIfAborted();
   const message = assembler.message;
   if (!message) throw new ModelError({ message: 'the model stream ended before message_start', kind: 'connection' });
-  // Keyed by the model asked for, as Claude Code keys modelUsage (not the snapshot the API answers with);
-  // a script turn that names a model plays that model, so the scripted provider counts it as asked.
-  run.usage.add(ctx.provider.provider === 'scripted' ? message.model || model : model, message.usage);
+  // Keyed by the model asked for, as Claude Code keys modelUsage, unless the provider says otherwise.
+  run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
 }
 
 /**

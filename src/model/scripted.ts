@@ -85,6 +85,10 @@ export class ScriptedProvider implements ModelProvider {
   contextWindow(): number {
     return Infinity;
   }
+  /** A script turn that names a model plays that model (its cost is priced as that model's). */
+  usageModel(asked: string, answered: string): string {
+    return answered || asked;
+  }
   readonly apiKeySource = 'none';
   readonly #source: ScriptSource;
 

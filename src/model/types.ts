@@ -66,6 +66,11 @@ export interface ModelProvider {
    * limit).
    */
   contextWindow?(model: string): number;
+  /**
+   * The model a request's usage is counted under (`modelUsage`), given the model asked for and the one the answer
+   * names. Without it: the one asked for, as Claude Code keys `modelUsage` (not the snapshot the API answers with).
+   */
+  usageModel?(asked: string, answered: string): string;
   stream(request: ModelRequest): AsyncIterable<StreamEvent>;
   /**
    * Runs a web search on the provider's servers and returns the answer's content blocks (unchecked); only providers
