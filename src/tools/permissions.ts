@@ -1,8 +1,9 @@
 /**
  * The rule-and-mode verdict for one tool call, as in Claude Code's permission modes. Deny rules
  * win over everything; plan mode runs only what is read-only; allow rules, bypassPermissions and
- * read-only calls run without asking; acceptEdits covers file edits inside the working folders
- * except configuration that can make programs run. Bash lines are judged on their parse (see
+ * read-only calls inside the working folders run without asking (as in Claude Code, reading
+ * outside them asks); acceptEdits covers file edits inside the working folders except
+ * configuration that can make programs run. Bash lines are judged on their parse (see
  * `shell/`), paths after `~` expansion and realpath. Anything not known to be safe is "ask".
  */
 import type { PermissionMode } from '../messages/types.ts';
@@ -80,15 +81,19 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   let readOnly: boolean;
   let allowed: boolean;
   let unsure: string | undefined;
+  /** A read-only call that reads outside the working folders: asked, not run on its own. */
+  let outside: string | undefined;
   if (shell) {
     const facts = await shellFacts(input.command as string, {
       allow: mine(allow),
       deny: mine(deny, true),
       readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier),
       cwd,
+      folders: workingFolders(cwd, query.directories),
     });
     if (facts.denied) return { behavior: 'deny', reason: facts.denied, by: 'rule' };
     ({ readOnly, allowed, unsure } = facts);
+    outside = facts.outside;
   } else {
     const denied = mine(deny, true).find((rule) => specifierMatches(rule, input, cwd));
     if (denied)
@@ -98,6 +103,7 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
         by: isPathScoped(denied, tool.name, input) ? 'path_rule' : 'rule',
       };
     readOnly = await tool.isReadOnly(input);
+    if (readOnly) outside = outsideFolders(input, cwd, query.directories);
     allowed =
       mine(allow).some((rule) => specifierMatches(rule, input, cwd)) ||
       (tool.name === 'WebFetch' && typeof input.url === 'string' && isPreapprovedUrl(input.url));
@@ -111,7 +117,13 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   }
   if (unsure)
     return mode === 'dontAsk' ? { behavior: 'deny', reason: unsure, by: 'mode' } : { behavior: 'ask', reason: unsure };
-  if (allowed || mode === 'bypassPermissions' || readOnly) return { behavior: 'allow' };
+  if (allowed || mode === 'bypassPermissions' || (readOnly && outside === undefined)) return { behavior: 'allow' };
+  if (readOnly && outside !== undefined) {
+    const reason =
+      `${tool.name} needs approval: ${outside} is outside the working folders ` +
+      `(${workingFolders(cwd, query.directories).join(', ')}); add its folder with --add-dir or allow it with a rule`;
+    return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
+  }
   if (mode === 'acceptEdits' && tool.editsFiles) {
     const why = editNeedsApproval(input, cwd, query.directories ?? []);
     if (why === undefined) return { behavior: 'allow' };
@@ -122,6 +134,19 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
     `Allow it with --allowedTools "${tool.name}" or run with --permission-mode ` +
     `${tool.editsFiles ? 'acceptEdits' : 'bypassPermissions'}.`;
   return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
+}
+
+/** The working folders (cwd and `--add-dir`), real paths. */
+function workingFolders(cwd: string, directories: string[] = []): string[] {
+  return [cwd, ...directories].map((dir) => realPath(expandPath(cwd, dir)));
+}
+
+/** The path a read-only file tool names when it is outside the working folders (after `~` and symlinks). */
+function outsideFolders(input: Record<string, unknown>, cwd: string, directories?: string[]): string | undefined {
+  const target = targetPath(input);
+  if (target === undefined) return undefined;
+  const file = realPath(expandPath(cwd, target));
+  return workingFolders(cwd, directories).some((dir) => isInside(file, dir)) ? undefined : file;
 }
 
 /** Why acceptEdits does not cover this edit (outside the working folders, or protected), if it does not. */

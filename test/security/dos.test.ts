@@ -69,7 +69,8 @@ test('Read refuses /dev/zero and /dev/stdin; the next protocol line still reache
     { text: 'first done' },
     { text: 'second done' },
   ]);
-  const driver = new StreamDriver(['--model', 'scripted', '--script', script], dir);
+  // Allowed by a rule: /dev is outside the working folder, where a read otherwise asks first.
+  const driver = new StreamDriver(['--model', 'scripted', '--script', script, '--allowedTools', 'Read'], dir);
   const first = await driver.prompt('read devices');
   assert.equal(first.result, 'first done');
   assert.match(resultOf(driver.lines, 'toolu_zero').content, /character device/);

@@ -108,7 +108,7 @@ export const TURNS = [
   { text: 'The edit looks right: the TODO is resolved.', usage: { input_tokens: 400, output_tokens: 15 } },
   {
     tool_calls: [
-      { name: 'Bash', id: 'toolu_fail', input: { command: 'ls /no-such-dir-for-the-viewer' } },
+      { name: 'Bash', id: 'toolu_fail', input: { command: 'ls no-such-dir-for-the-viewer' } },
       { name: 'WebFetch', id: 'toolu_fetch', input: { url: 'https://example.com/docs', prompt: 'summarize' } },
       { name: 'TodoWrite', id: 'toolu_plan2', input: plan(['completed', 'completed', 'in_progress']) },
     ],

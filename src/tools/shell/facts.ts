@@ -4,6 +4,7 @@
  * command is covered by an allow rule, and whether the whole line is read-only.
  */
 import { formatRule, commandRuleMatches, pathRuleMatches, type PermissionRule } from '../permission-rules.ts';
+import { expandPath, isInside, realPath } from '../paths.ts';
 import { analyzeShell } from './parse.ts';
 import { inventory } from './programs.ts';
 import { isReadOnlyArgv, pathOperands } from './read-only.ts';
@@ -16,6 +17,8 @@ export interface ShellRules {
   /** `Read(...)` deny rules: a command may not read those files either. */
   readDeny: PermissionRule[];
   cwd: string;
+  /** The working folders (real paths): a read-only line that names a path outside them is not run without asking. */
+  folders?: string[];
 }
 
 /** The parse-based facts of one line. */
@@ -28,6 +31,8 @@ export interface ShellFacts {
   allowed: boolean;
   /** Set when deny rules exist but what the line runs cannot be fully known: ask, whatever the mode. */
   unsure?: string;
+  /** A path the line names outside the working folders (`cd` with no folder counts: it goes home). */
+  outside?: string;
 }
 
 /** Parses `line` and judges it against the rules. */
@@ -88,7 +93,29 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
       analysis.writes.length === 0 &&
       analysis.commands.length > 0 &&
       analysis.commands.every((c) => rules.allow.some((r) => commandRuleMatches(r.specifier!, c.argv))));
-  return { readOnly, allowed: allowed && !unsure, ...(unsure ? { unsure } : {}) };
+  const outside = rules.folders ? outsidePath(analysis.commands, named, rules.cwd, rules.folders) : undefined;
+  return { readOnly, allowed: allowed && !unsure, ...(unsure ? { unsure } : {}), ...(outside ? { outside } : {}) };
+}
+
+/** The first path outside `folders` among `named`, or `~` for a `cd` that goes home or back. */
+function outsidePath(
+  commands: Array<{ argv: string[] }>,
+  named: string[],
+  cwd: string,
+  folders: string[],
+): string | undefined {
+  for (const { argv } of commands) {
+    const [name, ...args] = argv;
+    if ((name === 'cd' || name === 'pushd' || name === 'popd') && pathOperands(argv).length === 0 && !args.length)
+      return '~';
+    if ((name === 'cd' || name === 'pushd') && args.includes('-')) return '-';
+    if (name === 'popd') return 'the directory stack';
+  }
+  for (const word of named) {
+    const file = realPath(expandPath(cwd, word));
+    if (!folders.some((dir) => isInside(file, dir))) return file;
+  }
+  return undefined;
 }
 
 /** True when `line` only reads (used where no rules apply, e.g. to run read-only calls in parallel). */
