@@ -6,6 +6,7 @@ export type { SessionOptions } from './session/options.ts';
 export type { EffortLevel, ModelProvider, ModelRequest, ThinkingConfig, ToolSpec } from './model/types.ts';
 export type { SettingSource } from './session/setting-sources.ts';
 export type { Tool, ToolContext, ToolResult } from './tools/types.ts';
+export { ToolState, type Todo, type Checkpoints } from './tools/state.ts';
 export { defineTool } from './tools/define.ts';
 export type { DefineToolOptions, ToolBinaryResult, ToolInvocation, ToolResultObject } from './tools/define.ts';
 export type {

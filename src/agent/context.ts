@@ -4,6 +4,7 @@ import type { UsageTracker } from './usage.ts';
 import type { PermissionResult } from '../messages/control.ts';
 import type { EffortLevel, ModelProvider, ThinkingConfig } from '../model/types.ts';
 import type { PermissionRule } from '../tools/permissions.ts';
+import type { ToolState } from '../tools/state.ts';
 import type { Tool } from '../tools/types.ts';
 import type { HookRunner } from '../tools/hooks/types.ts';
 
@@ -62,8 +63,8 @@ export interface AgentContext {
    * show no such status: see ../shared/reference/traces.)
    */
   announceRequests?: boolean;
-  /** Per-session scratch state of tools. */
-  toolState: Map<string, unknown>;
+  /** What the session's tools remember between calls. */
+  toolState: ToolState;
   /** A tool running longer than this gets `tool_progress` heartbeats. */
   progressThresholdMs: number;
   progressIntervalMs: number;

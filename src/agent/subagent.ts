@@ -13,6 +13,7 @@ import type {
   TaskStartedMessage,
 } from '../messages/types.ts';
 import { randomUUID } from 'node:crypto';
+import type { ToolState } from '../tools/state.ts';
 import type { ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
 import { fireHook } from './hooks.ts';
@@ -191,8 +192,6 @@ export async function runSubagent(
 }
 
 /** Subagents running now, by the id of their Task call (what `stop_task` names). */
-export function runningTasks(toolState: Map<string, unknown>): Map<string, AbortController> {
-  let tasks = toolState.get('runningTasks') as Map<string, AbortController> | undefined;
-  if (!tasks) toolState.set('runningTasks', (tasks = new Map()));
-  return tasks;
+export function runningTasks(toolState: ToolState): Map<string, AbortController> {
+  return toolState.runningTasks;
 }

@@ -2,29 +2,21 @@
  * File checkpoints: the content a file had before the session first changed it after each
  * user message, so `rewind_files` can restore it. Kept in the session's tool state.
  */
-const KEY = 'checkpoints';
+import type { Checkpoints, ToolState } from './state.ts';
 
-/** Checkpoints per user message uuid: file → content before (null: the file did not exist). */
-export type Checkpoints = { current?: string; byMessage: Map<string, Map<string, string | null>> };
+export type { Checkpoints } from './state.ts';
 
-function checkpointsOf(state: Map<string, unknown>): Checkpoints {
-  let value = state.get(KEY) as Checkpoints | undefined;
-  if (!value) {
-    value = { byMessage: new Map() };
-    state.set(KEY, value);
-  }
-  return value;
-}
+const checkpointsOf = (state: ToolState): Checkpoints => state.checkpoints;
 
 /** Starts a new checkpoint for the user message `uuid`. */
-export function beginCheckpoint(state: Map<string, unknown>, uuid: string): void {
+export function beginCheckpoint(state: ToolState, uuid: string): void {
   const value = checkpointsOf(state);
   value.current = uuid;
   if (!value.byMessage.has(uuid)) value.byMessage.set(uuid, new Map());
 }
 
 /** Remembers what `file` held before its first change since the current user message. */
-export function recordCheckpoint(state: Map<string, unknown>, file: string, before: string | null): void {
+export function recordCheckpoint(state: ToolState, file: string, before: string | null): void {
   const value = checkpointsOf(state);
   if (!value.current) return;
   const files = value.byMessage.get(value.current)!;
@@ -32,10 +24,7 @@ export function recordCheckpoint(state: Map<string, unknown>, file: string, befo
 }
 
 /** Every checkpoint from `uuid` on, oldest first; undefined when `uuid` is unknown. */
-export function checkpointsSince(
-  state: Map<string, unknown>,
-  uuid: string,
-): Array<Map<string, string | null>> | undefined {
+export function checkpointsSince(state: ToolState, uuid: string): Array<Map<string, string | null>> | undefined {
   const entries = [...checkpointsOf(state).byMessage.entries()];
   const at = entries.findIndex(([key]) => key === uuid);
   return at === -1 ? undefined : entries.slice(at).map(([, files]) => files);

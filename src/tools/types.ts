@@ -1,6 +1,7 @@
 /** The tool contract: what a tool declares and what one call gets and returns. */
 import type { ImageBlock, TextBlock } from '../messages/types.ts';
 import { toolUseError as wrapToolUseError } from '../messages/notices.ts';
+import type { ToolState } from './state.ts';
 
 /** What a running tool can see and use. */
 export interface ToolContext {
@@ -12,8 +13,8 @@ export interface ToolContext {
   toolUseId: string;
   /** Reports partial output while the tool runs (shown as `tool_progress`). */
   onOutput?: (text: string) => void;
-  /** Per-session scratch state shared by tools (TodoWrite's list, file checkpoints). */
-  state: Map<string, unknown>;
+  /** What the session's tools remember between calls (TodoWrite's list, reads, checkpoints; `custom` for yours). */
+  state: ToolState;
 }
 
 /** The outcome of a call. */

@@ -1,4 +1,5 @@
 /** The built-in tools called directly, as the agent loop calls them. */
+import { ToolState } from '../../src/tools/state.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ const ctx = (signal = new AbortController().signal): ToolContext => ({
   signal,
   sessionId: 's',
   toolUseId: 't',
-  state: new Map(),
+  state: new ToolState(),
 });
 
 test('Read numbers lines and honours offset and limit', async () => {

@@ -3,6 +3,7 @@
  * checked notebook JSON, and end to end through the scripted model (the SDK's NotebookEditOutput
  * in `tool_use_result`, acceptEdits, a protected folder).
  */
+import { ToolState } from '../../src/tools/state.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,7 +40,7 @@ const ctx = (): ToolContext => ({
   signal: new AbortController().signal,
   sessionId: 's',
   toolUseId: 't',
-  state: new Map(),
+  state: new ToolState(),
 });
 const fresh = (name: string, text = notebookText) => {
   writeFileSync(path.join(dir, name), text);

@@ -3,6 +3,7 @@
  * is what Claude Code 2.1.197 answered for test/fixtures/notebooks/outputs.ipynb), and its
  * `tool_use_result` is the SDK's `{ type: 'notebook', file: { filePath, cells } }`.
  */
+import { ToolState } from '../../src/tools/state.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ const ctx = (cwd: string): ToolContext => ({
   signal: new AbortController().signal,
   sessionId: 's',
   toolUseId: 't',
-  state: new Map(),
+  state: new ToolState(),
 });
 
 test('a notebook reads as its cells and outputs, in one text block, as Claude Code renders it', async () => {

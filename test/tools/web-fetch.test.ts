@@ -4,6 +4,7 @@
  * end to end through the scripted model, where the page goes to the model with the prompt and
  * `tool_use_result` has the SDK's WebFetchOutput shape.
  */
+import { ToolState } from '../../src/tools/state.ts';
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -102,7 +103,7 @@ const ctx = (signal = new AbortController().signal): ToolContext => ({
   signal,
   sessionId: 's',
   toolUseId: 't',
-  state: new Map(),
+  state: new ToolState(),
 });
 const text = (content: unknown) => String(content);
 

@@ -4,6 +4,7 @@
  * available"; the search answer's blocks become the SDK's WebSearchOutput. End to end through the
  * CLI against a fake Messages API that answers the search request with server tool blocks.
  */
+import { ToolState } from '../../src/tools/state.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AnthropicProvider } from '../../src/model/anthropic.ts';
@@ -35,7 +36,13 @@ test('WebSearch is not offered without Anthropic, and a model that calls it gets
 test('only an Anthropic provider with the server-side search could run it; others get an honest error', async () => {
   assert.equal(isWebSearchAvailable(new AnthropicProvider({ apiKey: 'x', apiKeySource: 'ANTHROPIC_API_KEY' })), true);
   const scripted = { provider: 'scripted' } as ModelProvider;
-  const context = { cwd: '/', signal: new AbortController().signal, sessionId: 's', toolUseId: 't', state: new Map() };
+  const context = {
+    cwd: '/',
+    signal: new AbortController().signal,
+    sessionId: 's',
+    toolUseId: 't',
+    state: new ToolState(),
+  };
   const refused = await webSearchTool.callInAgent({ query: 'x' }, context, { ctx: { provider: scripted, model: 'm' } });
   assert.equal(refused.isError, true);
   assert.match(String(refused.content), /not available with the scripted provider/);

@@ -1,13 +1,9 @@
 /** TodoWrite: replaces the session's task list (the plan shown to users). */
+import type { Todo } from '../state.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
 
-/** One item of the plan. */
-export interface Todo {
-  content: string;
-  status: 'pending' | 'in_progress' | 'completed';
-  activeForm: string;
-}
+export type { Todo } from '../state.ts';
 
 const STATUSES: ReadonlySet<unknown> = new Set(['pending', 'in_progress', 'completed']);
 
@@ -48,17 +44,18 @@ export const todoWriteTool: Tool = {
   },
   isReadOnly: () => true,
   async call(input, context): Promise<ToolResult> {
-    const todos = input.todos;
-    if (!Array.isArray(todos)) throw new ToolInputError('The required parameter `todos` must be an array');
-    todos.forEach((todo: unknown, i) => {
+    const given: unknown = input.todos;
+    if (!Array.isArray(given)) throw new ToolInputError('The required parameter `todos` must be an array');
+    const todos = given.map((todo: unknown, i): Todo => {
       if (!isTodo(todo)) {
         throw new ToolInputError(
           `todos[${i}] needs content, activeForm (strings) and status (pending, in_progress or completed)`,
         );
       }
+      return todo;
     });
-    const oldTodos = (context.state.get('todos') as Todo[] | undefined) ?? [];
-    context.state.set('todos', todos);
+    const oldTodos = context.state.todos;
+    context.state.todos = todos;
     return {
       content: todoWriteAnswer,
       data: { oldTodos, newTodos: todos },

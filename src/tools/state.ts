@@ -1,0 +1,32 @@
+/**
+ * What the built-in tools of one session remember between calls, one typed field per concern
+ * (once a `Map<string, unknown>` under magic keys). The session owns one; every call's
+ * `ToolContext.state` is that one.
+ */
+
+/** One item of TodoWrite's list. */
+export interface Todo {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  activeForm: string;
+}
+
+/** Checkpoints per user message uuid: file → content before (null: the file did not exist). */
+export interface Checkpoints {
+  /** The user message whose changes are being recorded now. */
+  current?: string;
+  byMessage: Map<string, Map<string, string | null>>;
+}
+
+export class ToolState {
+  /** TodoWrite's current list. */
+  todos: Todo[] = [];
+  /** Files the model has seen, by real path: their mtime then (Edit and Write refuse the rest: read-state.ts). */
+  readonly fileReads = new Map<string, number>();
+  /** What files held before the session changed them, per user message (`rewind_files`: checkpoints.ts). */
+  readonly checkpoints: Checkpoints = { byMessage: new Map() };
+  /** Subagents running now, by the id of their Task call (what `stop_task` names). */
+  readonly runningTasks = new Map<string, AbortController>();
+  /** Scratch space for custom tools, by a key of their choosing. */
+  readonly custom = new Map<string, unknown>();
+}
