@@ -7,6 +7,7 @@
 import { newUuid } from '../messages/ids.ts';
 import type { ModelError } from '../model/errors.ts';
 import type { AgentContext } from './context.ts';
+import type { RunState } from './loop.ts';
 
 const TRIGGERS = {
   overloaded: 'is overloaded',
@@ -23,8 +24,15 @@ export function parseFallbackModels(value: string | undefined): string[] | undef
   return models?.length ? models : undefined;
 }
 
-/** Switches `ctx.model` to the next fallback model if this failure calls for one; true when it did. */
-export async function fallBack(ctx: AgentContext, error: ModelError | undefined): Promise<boolean> {
+/**
+ * Switches `ctx.model` to the next fallback model if this failure calls for one, and notes it in
+ * the run's state (the session restores its model after the prompt); true when it did.
+ */
+export async function fallBack(
+  ctx: AgentContext,
+  error: ModelError | undefined,
+  run: Pick<RunState, 'fallback'>,
+): Promise<boolean> {
   const models = ctx.fallbackModels;
   if (!error || !models?.length || !Object.hasOwn(TRIGGERS, error.kind)) return false;
   const trigger = error.kind as keyof typeof TRIGGERS;
@@ -32,6 +40,7 @@ export async function fallBack(ctx: AgentContext, error: ModelError | undefined)
   if (next === undefined) return false;
   const original = ctx.model;
   ctx.model = next;
+  run.fallback = { from: run.fallback?.from ?? original, to: next };
   ctx.debug?.(
     'api',
     `falling back from ${original} to ${next} (${trigger}${error.status ? `, status ${error.status}` : ''})`,

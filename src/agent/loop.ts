@@ -67,6 +67,8 @@ export interface RunState {
    * prompt (`performance.now()`), for the result's ttft timings.
    */
   marks?: { requestSent?: number; firstEvent?: number; firstAssistant?: number };
+  /** Set when `--fallback-model` switched models during the prompt: the session's own model, and the one now used. */
+  fallback?: { from: string; to: string };
 }
 
 /**
@@ -287,7 +289,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       if (run.signal.aborted) return { kind: 'aborted', streamed: assembler.finished };
       const modelError = ModelError.isInstance(error) ? error : undefined;
       if (!modelError?.retryable || assembler.started || attempt >= ctx.maxRetries) {
-        if (!assembler.started && (await fallBack(ctx, modelError))) {
+        if (!assembler.started && (await fallBack(ctx, modelError, run))) {
           attempt = -1; // the fallback model gets its own retries
           continue;
         }

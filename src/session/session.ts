@@ -31,6 +31,7 @@ import { systemPromptOf } from './system-prompt.ts';
 import { UsageTracker } from '../agent/usage.ts';
 import { builtinTools } from '../tools/builtin/index.ts';
 import { McpManager } from '../tools/mcp/manager.ts';
+import { ToolState } from '../tools/state.ts';
 import { beginCheckpoint } from '../tools/checkpoints.ts';
 import {
   checkPermission,
@@ -85,8 +86,6 @@ export class Session {
   #hideTool: (name: string) => boolean;
   /** `agent` to run the main thread as, until it was applied at the first prompt. */
   #mainAgent?: MainAgent;
-  /** The model a fallback switched away from during this prompt (restored at its end). */
-  #fallback?: { from: string; to: string };
   /** Every hook of the session: settings commands, library callbacks, the SDK client's. */
   readonly hooks = new HookDispatcher();
   /** Subagents of the `Task` tool (empty until agents are defined). */
@@ -166,7 +165,7 @@ export class Session {
       canUseTool: options.canUseTool,
       hooks: this.hooks,
       includePartialMessages: options.includePartialMessages ?? false,
-      toolState: new Map(),
+      toolState: new ToolState(),
       progressThresholdMs: options.toolProgressThresholdMs ?? 1000,
       progressIntervalMs: options.toolProgressIntervalMs ?? 1000,
       // CLAUDE_CODE_MAX_RETRIES as Claude Code reads it (the SDK passes it in `env`).
@@ -226,13 +225,6 @@ export class Session {
    * keeps: see Transcript.record) and then sent on.
    */
   emit(message: AgentMessage): Promise<void> | undefined {
-    if (
-      message.type === 'system' &&
-      message.subtype === 'model_fallback' &&
-      this.ctx.model === message.fallback_model
-    ) {
-      this.#fallback = { from: this.#fallback?.from ?? message.original_model, to: message.fallback_model };
-    }
     this.stats.observe(message);
     // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
     if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
@@ -305,8 +297,8 @@ export class Session {
     const usage = new UsageTracker();
     const denials: PermissionDenial[] = [];
     let outcome: StructuredOutcome;
+    const run: RunState = { signal: abort.signal, usage, denials, interrupt: () => abort.abort(), marks };
     try {
-      const run = { signal: abort.signal, usage, denials, interrupt: () => abort.abort(), marks };
       outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
     } catch (error) {
       // A prompt a UserPromptSubmit hook blocked ends as Claude Code ends it: a success whose result
@@ -326,8 +318,7 @@ export class Session {
       this.#abort = undefined;
       this.#running = false;
       // The next prompt tries the session's model again (a fallback holds for one prompt).
-      if (this.#fallback && this.ctx.model === this.#fallback.to) this.ctx.model = this.#fallback.from;
-      this.#fallback = undefined;
+      if (run.fallback && this.ctx.model === run.fallback.to) this.ctx.model = run.fallback.from;
     }
     const since = (mark: number | undefined) => (mark ? Math.max(0, Math.round(mark - startedAt)) : undefined);
     outcome.timings ??= {
