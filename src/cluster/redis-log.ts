@@ -76,6 +76,11 @@ export type FollowedEntry = { kind: 'durable'; entry: LogEntry } | { kind: 'live
 export interface LogEntry {
   id: string;
   message: LogMessage;
+  /**
+   * A durable message's: the id of the last ephemeral message appended before it ('0-0': none), so a follower
+   * knows whether deltas it has not given precede it. Absent on entries appended before it was recorded.
+   */
+  lastLive?: string;
 }
 
 /**
@@ -172,6 +177,7 @@ end
 local ids = {}
 local last = nil
 local live = false
+local lastLive = nil
 for i = 4, #ARGV, 3 do
   local kind, uuid, json = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   if kind == 'd' then
@@ -180,7 +186,11 @@ for i = 4, #ARGV, 3 do
     if known then
       ids[#ids + 1] = known
     else
-      last = redis.call('XADD', KEYS[2], '*', 'm', json, 'o', ARGV[1])
+      if not lastLive then
+        local top = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
+        if top[1] then lastLive = top[1][1] else lastLive = '0-0' end
+      end
+      last = redis.call('XADD', KEYS[2], '*', 'm', json, 'o', ARGV[1], 'l', lastLive)
       if uuid ~= '' then redis.call('HSET', KEYS[4], uuid, last) end
       ids[#ids + 1] = last
     end
@@ -189,7 +199,8 @@ for i = 4, #ARGV, 3 do
       local top = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
       if top[1] then last = top[1][1] else last = '0-0' end
     end
-    ids[#ids + 1] = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], '*', 'm', json, 'a', last)
+    lastLive = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], '*', 'm', json, 'a', last)
+    ids[#ids + 1] = lastLive
     live = true
   end
 end
@@ -606,14 +617,16 @@ export class SessionLog {
   ): Promise<FollowedEntry[]> {
     if (compareStreamIds(entry.id, at.durable) <= 0) return [];
     const items: FollowedEntry[] = [];
-    if (at.live !== undefined) {
-      // Deltas are appended in order, and a delta's `after` never decreases: those before `entry` come first.
+    // The deltas appended before `entry` that were not given yet: none when the append recorded that the last one
+    // before it was given already (no read); else read (a delta's `after` never decreases: those before it come first).
+    const upTo = entry.lastLive ?? '+';
+    if (at.live !== undefined && (upTo === '+' || compareStreamIds(upTo, at.live) > 0)) {
       const { live } = this.keys(sessionId);
       const before = entry.id;
       for (const delta of await this.#range(
         live,
         at.live,
-        '+',
+        upTo,
         (raw) => this.#liveEntry(raw, sessionId),
         (e) => compareStreamIds(e.after, before) < 0,
         64,
@@ -907,7 +920,9 @@ export class SessionLog {
 
   #entry(raw: unknown, sessionId: string): LogEntry {
     const { id, fields } = entryFields(raw, `session ${sessionId}`);
-    return { id, message: parseMessage(fields.get('m'), `session ${sessionId} entry ${id}`) };
+    const message = parseMessage(fields.get('m'), `session ${sessionId} entry ${id}`);
+    const lastLive = fields.get('l');
+    return lastLive !== undefined && STREAM_ID.test(lastLive) ? { id, message, lastLive } : { id, message };
   }
 
   #liveEntry(raw: unknown, sessionId: string): LiveEntry {
