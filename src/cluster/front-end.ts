@@ -126,6 +126,8 @@ export class ClusterFrontEnd {
     let known: (sessionId: string) => void = () => undefined;
     const session = new Promise<string>((resolve) => (known = resolve));
     let pushing: Promise<void> = session.then(() => undefined);
+    // Set once the follow sees an end marker of a run after this connection's start: input then starts a new run.
+    let runEnded = false;
     ws.on('message', (data) => {
       const lines = frameLines(data)
         .map(inboxLine)
@@ -134,8 +136,8 @@ export class ClusterFrontEnd {
       pushing = pushing.then(async () => {
         const sessionId = await session;
         await this.#push(sessionId, lines, id);
-        // A session whose run ended (idle, archived) runs again for new input (a no-op while it runs).
-        if (lines.some((l) => l !== END_INPUT))
+        // A run that ended since this connection started it (its end marker seen) runs again for new input.
+        if (runEnded && lines.some((l) => l !== END_INPUT))
           await this.ensureRunning(sessionId).catch((error: unknown) =>
             o.log(`agentpipe serve: connection ${id}: cannot start session ${sessionId}: ${(error as Error).message}`),
           );
@@ -224,7 +226,8 @@ export class ClusterFrontEnd {
       })) {
         if (entry.message.type === 'agentpipe_session_end') {
           // An end before this connection's time (an earlier run) is history; one after it ends the connection.
-          if (compareStreamIds(entry.id, startAt) > 0 && (await this.#endsNow(sessionId, entry.id, pushing))) {
+          if (compareStreamIds(entry.id, startAt) > 0) runEnded = true;
+          if (runEnded && (await this.#endsNow(sessionId, entry.id, pushing))) {
             ended = true;
             break;
           }
@@ -244,12 +247,17 @@ export class ClusterFrontEnd {
   /**
    * True when the end marker `markerId` ends the connection: it is the log's last entry (no later
    * run started) and no input waits in the inbox (once this connection's own input is in: input
-   * sent as the run ended, e.g. a prompt right after a reconnect, gets a new run).
+   * sent as the run ended, e.g. a prompt right after a reconnect, gets a new run, started here).
    */
   async #endsNow(sessionId: string, markerId: string, pushing: Promise<void>): Promise<boolean> {
     await pushing;
     if ((await this.#sessions.lastId(sessionId)) !== markerId) return false;
-    return !(await this.#sessions.hasPendingInput(sessionId));
+    if (!(await this.#sessions.hasPendingInput(sessionId))) return true;
+    // Input came in as the run ended: it gets a run (the worker may run the session again itself; a no-op then).
+    await this.ensureRunning(sessionId).catch((error: unknown) =>
+      this.#o.log(`agentpipe serve: session ${sessionId}: cannot start it: ${(error as Error).message}`),
+    );
+    return false;
   }
 
   async #push(sessionId: string, lines: string[], id: number): Promise<void> {
