@@ -22,8 +22,9 @@ function anthropicFrames(deltas: number): Iterable<string> {
       },
     });
     yield anthropicFrame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-    for (let i = 0; i < deltas; i++)
-      yield anthropicFrame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'x' } });
+    // Rendered once: the bench measures agentpipe, not this server's JSON.stringify.
+    const delta = anthropicFrame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'x' } });
+    for (let i = 0; i < deltas; i++) yield delta;
     yield anthropicFrame('content_block_stop', { index: 0 });
     yield anthropicFrame('message_delta', {
       delta: { stop_reason: 'end_turn', stop_sequence: null },
@@ -46,7 +47,8 @@ function openaiFrames(deltas: number): Iterable<string> {
     '\n\n';
   return (function* () {
     yield chunk({ role: 'assistant', content: '' });
-    for (let i = 0; i < deltas; i++) yield chunk({ content: 'x' });
+    const delta = chunk({ content: 'x' });
+    for (let i = 0; i < deltas; i++) yield delta;
     yield chunk({}, 'stop');
     yield (
       'data: ' +
