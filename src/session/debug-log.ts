@@ -1,6 +1,7 @@
 /**
  * `--debug [filter]` / `--debug-file <file>`: one line per model request (model, message count,
- * tools), retry, fallback, tool call and control request, on stderr or appended to the file.
+ * tools), retry, fallback, tool call and control request, to the session's log (the CLI's stderr,
+ * the library's `stderr` option) or appended to the file.
  * Lines never carry keys, headers or tool inputs. The filter names categories to keep
  * (`api,tools`) or to drop (`!control`); the categories are api, tools, control.
  */
@@ -9,10 +10,14 @@ import path from 'node:path';
 
 export type DebugLog = (category: string, line: string) => void;
 
-/** The logger the options ask for, or undefined when debugging is off. Throws when the file cannot be opened. */
+/**
+ * The logger the options ask for, or undefined when debugging is off. Without a file, lines go to
+ * `log`, the session's diagnostics. Throws when the file cannot be opened.
+ */
 export function debugLogger(
   options: { debug?: boolean | string; debugFile?: string },
   cwd: string,
+  log: (line: string) => void,
 ): DebugLog | undefined {
   if (!options.debug && !options.debugFile) return undefined;
   const filter =
@@ -24,7 +29,7 @@ export function debugLogger(
       : [];
   const include = filter.filter((f) => !f.startsWith('!'));
   const exclude = filter.filter((f) => f.startsWith('!')).map((f) => f.slice(1));
-  let write: (text: string) => void = (text) => process.stderr.write(text);
+  let write: (text: string) => void = log;
   if (options.debugFile) {
     const file = path.resolve(cwd, options.debugFile);
     try {

@@ -154,7 +154,7 @@ export class Session {
       effort: options.effort,
       betas: options.betas,
       fallbackModels: parseFallbackModels(options.fallbackModel),
-      debug: debugLogger(options, cwd),
+      debug: debugLogger(options, cwd, log),
       warn: (line) => log(`agentpipe: warning: ${line}`),
       permissions: {
         mode: options.permissionMode ?? 'default',

@@ -65,3 +65,32 @@ test('--debug !tools drops that category', async () => {
   assert.match(stderr, /\[api\] request/);
   assert.doesNotMatch(stderr, /\[tools\]/);
 });
+
+test('library: the debug lines go to the stderr option, never to process.stderr', async () => {
+  const { query } = await import('../../src/index.ts');
+  const p = place();
+  const lines: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  let leaked = '';
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    leaked += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    const options = {
+      model: 'scripted',
+      cwd: p.cwd,
+      env: { ...process.env, ...p.env },
+      debug: 'api',
+      stderr: (line: string) => lines.push(line),
+    };
+    for await (const message of query({ prompt: 'hi', options })) void message;
+  } finally {
+    process.stderr.write = write;
+  }
+  assert.ok(
+    lines.some((line) => /\[DEBUG\] \[api\] request: model scripted/.test(line)),
+    lines.join(''),
+  );
+  assert.doesNotMatch(leaked, /\[DEBUG\]/);
+});
