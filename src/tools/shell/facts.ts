@@ -75,7 +75,7 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
     unsure =
       `Bash needs approval: deny rules are set and what this line runs cannot be fully known ` +
       `(${[...new Set(analysis.complex)].join(', ') || 'a command that runs other code'})`;
-  } else if (rules.readDeny.length > 0 && globbed) {
+  } else if (rules.readDeny.length > 0 && (globbed || named.some((word) => unresolvable(word, globbed)))) {
     unsure =
       'Bash needs approval: Read deny rules are set and a word of this line expands to file names that cannot ' +
       'be checked beforehand';
@@ -93,14 +93,25 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
       analysis.writes.length === 0 &&
       analysis.commands.length > 0 &&
       analysis.commands.every((c) => rules.allow.some((r) => commandRuleMatches(r.specifier!, c.argv))));
-  const outside = rules.folders ? outsidePath(analysis.commands, named, rules.cwd, rules.folders) : undefined;
+  const outside = rules.folders ? outsidePath(analysis.commands, named, globbed, rules.cwd, rules.folders) : undefined;
   return { readOnly, allowed: allowed && !unsure, ...(unsure ? { unsure } : {}), ...(outside ? { outside } : {}) };
+}
+
+/**
+ * A word whose files cannot be known before bash expands it: `~user`, `~+`, `~-` (another user's
+ * home, $PWD, $OLDPWD), and on a line that expands words (`globbed`), a brace expansion
+ * (`{a,/etc/x}`) or a glob starting with a dot, which older bash (and `sh`) let match `..`.
+ */
+function unresolvable(word: string, globbed: boolean): boolean {
+  if (/^~[^/]/.test(word)) return true;
+  return globbed && ((word.includes('{') && word.includes('}')) || /(^|\/)\.[*?[]/.test(word));
 }
 
 /** The first path outside `folders` among `named`, or `~` for a `cd` that goes home or back. */
 function outsidePath(
   commands: Array<{ argv: string[] }>,
   named: string[],
+  globbed: boolean,
   cwd: string,
   folders: string[],
 ): string | undefined {
@@ -112,6 +123,7 @@ function outsidePath(
     if (name === 'popd') return 'the directory stack';
   }
   for (const word of named) {
+    if (unresolvable(word, globbed)) return word;
     const file = realPath(expandPath(cwd, word));
     if (!folders.some((dir) => isInside(file, dir))) return file;
   }
