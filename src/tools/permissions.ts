@@ -6,6 +6,7 @@
  * configuration that can make programs run. Bash lines are judged on their parse (see
  * `shell/`), paths after `~` expansion and realpath. Anything not known to be safe is "ask".
  */
+import path from 'node:path';
 import type { PermissionMode } from '../messages/types.ts';
 import { expandPath, isInside, realPath } from './paths.ts';
 import {
@@ -103,7 +104,7 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
         by: isPathScoped(denied, tool.name, input) ? 'path_rule' : 'rule',
       };
     readOnly = await tool.isReadOnly(input);
-    if (readOnly) outside = outsideFolders(input, cwd, query.directories);
+    if (readOnly) outside = outsideFolders(tool.name, input, cwd, query.directories);
     allowed =
       mine(allow).some((rule) => specifierMatches(rule, input, cwd)) ||
       (tool.name === 'WebFetch' && typeof input.url === 'string' && isPreapprovedUrl(input.url));
@@ -141,12 +142,30 @@ function workingFolders(cwd: string, directories: string[] = []): string[] {
   return [cwd, ...directories].map((dir) => realPath(expandPath(cwd, dir)));
 }
 
-/** The path a read-only file tool names when it is outside the working folders (after `~` and symlinks). */
-function outsideFolders(input: Record<string, unknown>, cwd: string, directories?: string[]): string | undefined {
+/**
+ * The path a read-only file tool names when it is outside the working folders (after `~` and
+ * symlinks). Glob's pattern counts too: an absolute one, or one with `..`, reaches where its fixed
+ * part leads (a `..` after a wildcard could lead anywhere: the pattern itself is returned).
+ */
+function outsideFolders(
+  toolName: string,
+  input: Record<string, unknown>,
+  cwd: string,
+  directories?: string[],
+): string | undefined {
+  const folders = workingFolders(cwd, directories);
+  const outside = (target: string): string | undefined => {
+    const file = realPath(expandPath(cwd, target));
+    return folders.some((dir) => isInside(file, dir)) ? undefined : file;
+  };
   const target = targetPath(input);
-  if (target === undefined) return undefined;
-  const file = realPath(expandPath(cwd, target));
-  return workingFolders(cwd, directories).some((dir) => isInside(file, dir)) ? undefined : file;
+  const found = target === undefined ? undefined : outside(target);
+  if (found !== undefined || toolName !== 'Glob' || typeof input.pattern !== 'string') return found;
+  const parts = input.pattern.split('/');
+  const wild = parts.findIndex((part) => /[*?[{]/.test(part));
+  if (wild !== -1 && parts.slice(wild).includes('..')) return input.pattern;
+  const fixed = (wild === -1 ? parts : parts.slice(0, wild)).join('/') || '.';
+  return outside(path.isAbsolute(fixed) || fixed.startsWith('~') ? fixed : path.join(target ?? '.', fixed));
 }
 
 /** Why acceptEdits does not cover this edit (outside the working folders, or protected), if it does not. */
