@@ -151,6 +151,11 @@ export class ClusterFrontEnd {
     let sessionId: string;
     let from = '0-0';
     let liveFrom: string | undefined;
+    // A client whose connection was lost before it saw its run's result (the log ends with that
+    // result and the run's end marker, both after `from`) gets the rest of the run, then the normal
+    // close, as it would have on its first connection; input it sends gets a new run. A client that
+    // saw the result reconnects to go on: its connection starts a new run.
+    let catchUp = false;
     if (asked !== null) {
       if (!UUID.test(asked)) return refuse(`session=${asked.slice(0, 60)} is not a session id`);
       sessionId = asked;
@@ -173,6 +178,10 @@ export class ClusterFrontEnd {
         }
         if (!found) return refuse(`from=${fromParam.slice(0, 60)}: no such message in session ${sessionId}`);
         from = found;
+        const [last, ...before] = await this.#client.lastEntries(sessionId, 8);
+        catchUp =
+          last?.message.type === 'agentpipe_session_end' &&
+          before.some((entry) => entry.message.type === 'result' && compareStreamIds(entry.id, from) > 0);
       }
     } else {
       sessionId = assigned ?? randomUUID();
@@ -192,8 +201,13 @@ export class ClusterFrontEnd {
     try {
       const starting = this.#starting.get(sessionId);
       this.#starting.delete(sessionId);
-      await (starting ?? this.ensureRunning(sessionId, closed.signal));
-      if (asked !== null) {
+      if (catchUp) {
+        // The end marker after `from` is this connection's: it closes it unless input came in.
+        startAt = from;
+        liveFrom ??= await this.#sessions.lastLiveId(sessionId);
+        known(sessionId);
+      } else await (starting ?? this.ensureRunning(sessionId, closed.signal));
+      if (asked !== null && !catchUp) {
         // A run that ended has let go (ensureRunning waited for it): its end marker is history. Both ids are read
         // before this connection's input goes in, so nothing its input causes is missed.
         [startAt, liveFrom] = await Promise.all([

@@ -120,8 +120,13 @@ export class ClusterClient {
 
   /** The last durable entry of a session's log, if any, with the owner token that appended it. */
   async lastEntry(sessionId: string): Promise<OwnedEntry | undefined> {
+    return (await this.lastEntries(sessionId, 1))[0];
+  }
+
+  /** The last `count` durable entries of a session's log, newest first. */
+  async lastEntries(sessionId: string, count: number): Promise<OwnedEntry[]> {
     const { log } = this.sessions.keys(sessionId);
-    return entriesOf(await this.#redis.xrevrange(log, '+', '-', 'COUNT', 1))[0];
+    return entriesOf(await this.#redis.xrevrange(log, '+', '-', 'COUNT', count));
   }
 
   /**

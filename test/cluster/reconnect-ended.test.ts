@@ -66,3 +66,42 @@ test('serve --redis: a reconnect right after end_input runs its prompt (three ti
     await kill9(worker);
   }
 });
+
+test('serve --redis: a client cut off before its run ended reconnects after the end and gets the rest, then the close', async () => {
+  const { SessionLog } = await import('../../src/cluster/redis.ts');
+  const log = new SessionLog({ redis: redis.url });
+  const dir = tempDir();
+  // The answer waits 500 ms, so the client is cut off before it.
+  const script = writeScript(dir, [{ text: 'the answer', chunk_size: 3, delay_ms: 500 }]);
+  const worker = await startWorker(redis.url);
+  const front = await startFrontEnd(redis.url, ['--model', 'scripted', '--script', script, '--cwd', dir]);
+  try {
+    const first = new Client(front.url);
+    await first.open();
+    first.send(prompt('hi') + '{"type":"end_input"}\n');
+    await first.until(() => first.messages.length > 0, 'the first message');
+    const session = first.messages[0]!.session_id as string;
+    const seen = first.messages.filter((m) => m.type !== 'stream_event');
+    const last = seen.at(-1)!.uuid as string;
+    assert.equal(first.results().length, 0, 'cut off before the result');
+    first.ws.terminate(); // the connection is lost before the run ends
+    // The run ends while the client is away: its log ends with the result and the end marker.
+    for (let i = 0; ; i++) {
+      const entries = await log.read(session);
+      if (entries.at(-1)?.message.type === 'agentpipe_session_end') break;
+      assert.ok(i < 500, 'the run ended');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const next = new Client(`${front.url}?session=${session}&from=${last}`);
+    await next.open();
+    assert.deepEqual(await next.closed, { code: 1000, reason: 'session ended' });
+    const results = next.results();
+    assert.equal(results.length, 1, 'the missed result comes, once');
+    assert.equal(results[0]!.result, 'the answer');
+    assert.ok(!next.messages.some((m) => m.uuid === last), 'only what came after `from`');
+  } finally {
+    await log.close();
+    await kill9(front);
+    await kill9(worker);
+  }
+});
