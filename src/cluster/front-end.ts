@@ -178,10 +178,12 @@ export class ClusterFrontEnd {
         }
         if (!found) return refuse(`from=${fromParam.slice(0, 60)}: no such message in session ${sessionId}`);
         from = found;
-        const [last, ...before] = await this.#client.lastEntries(sessionId, 8);
+        const last = await this.#client.lastEntry(sessionId);
+        // What the client missed is replayed anyway: reading it here costs one more pass over it.
         catchUp =
           last?.message.type === 'agentpipe_session_end' &&
-          before.some((entry) => entry.message.type === 'result' && compareStreamIds(entry.id, from) > 0);
+          compareStreamIds(last.id, from) > 0 &&
+          (await this.#sessions.read(sessionId, from)).some((entry) => entry.message.type === 'result');
       }
     } else {
       sessionId = assigned ?? randomUUID();

@@ -42,13 +42,26 @@ class Session {
     return this.#ended;
   }
 
-  /** Reconnects to another front end after the last message received. */
-  reconnect(url: string): void {
+  /**
+   * Reconnects to another front end after the last message received. A client cut off before its
+   * result gets the rest of its run and the close; one that saw its result (but not the close) says
+   * again that it is done, as a reconnect that goes on would otherwise start a new run.
+   */
+  async reconnect(url: string): Promise<void> {
     // The last message the log keeps (deltas and heartbeats are live only, not a place to resume from).
     const last = this.messages
       .filter((m) => typeof m.uuid === 'string' && m.type !== 'stream_event' && m.type !== 'tool_progress')
       .at(-1);
     this.#client = new Client(`${url}?session=${sessionOf(this.messages)}${last ? `&from=${last.uuid}` : ''}`);
+    if (!this.messages.some((m) => m.type === 'result')) return;
+    const client = this.#client;
+    if (
+      await client.open().then(
+        () => true,
+        () => false,
+      )
+    )
+      client.send('{"type":"end_input"}\n');
   }
 }
 
@@ -84,7 +97,7 @@ test(
         sessions.map(async (session) => {
           for (let attempt = 0; !(await session.settle()); attempt++) {
             assert.ok(attempt < 5, 'a session was lost');
-            session.reconnect(survivors);
+            await session.reconnect(survivors);
           }
         }),
       );
