@@ -43,9 +43,9 @@ class Session {
   }
 
   /**
-   * Reconnects to another front end after the last message received. A client cut off before its
-   * result gets the rest of its run and the close; one that saw its result (but not the close) says
-   * again that it is done, as a reconnect that goes on would otherwise start a new run.
+   * Reconnects to another front end after the last message received, and says again that it is
+   * done (`end_input`): a client cut off before its result gets the rest of its run, and a reconnect
+   * that finds the run over starts a new run, which this ends at once; either way the close follows.
    */
   async reconnect(url: string): Promise<void> {
     // The last message the log keeps (deltas and heartbeats are live only, not a place to resume from).
@@ -53,7 +53,6 @@ class Session {
       .filter((m) => typeof m.uuid === 'string' && m.type !== 'stream_event' && m.type !== 'tool_progress')
       .at(-1);
     this.#client = new Client(`${url}?session=${sessionOf(this.messages)}${last ? `&from=${last.uuid}` : ''}`);
-    if (!this.messages.some((m) => m.type === 'result')) return;
     const client = this.#client;
     if (
       await client.open().then(
