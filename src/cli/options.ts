@@ -7,6 +7,7 @@ import { NOT_YET_SUPPORTED, type CliFlags } from './flags.ts';
 import { agentOptionsFromFlags } from './agent-options.ts';
 import { sessionFlagOptions } from './session-flags.ts';
 import { modelFlagOptions } from './model-flags.ts';
+import { UUID_PATTERN } from '../messages/ids.ts';
 
 /** A usage error: one line on stderr, exit 1. */
 export class UsageError extends Error {
@@ -17,7 +18,7 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
   const cwd = flags.cwd ? path.resolve(flags.cwd) : process.cwd();
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   if (flags.script && !existsSync(flags.script)) throw new UsageError(`--script ${flags.script}: no such file`);
-  if (flags.sessionId && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(flags.sessionId)) {
+  if (flags.sessionId && !UUID_PATTERN.test(flags.sessionId)) {
     throw new UsageError(`--session-id must be a UUID, got ${flags.sessionId}`);
   }
   if (flags.permissionPromptTool && flags.permissionPromptTool !== 'stdio') {

@@ -23,6 +23,7 @@ import { compareStreamIds, type SessionLog } from './redis-log.ts';
 import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
 import { ClusterClient } from './session-client.ts';
 import { isInternal } from './session-run.ts';
+import { UUID_PATTERN } from '../messages/ids.ts';
 
 /** Options of a front end. */
 export interface FrontEndOptions {
@@ -34,7 +35,6 @@ export interface FrontEndOptions {
   highWaterBytes?: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STREAM_ID = /^\d+-\d+$/;
 const END_INPUT = '{"type":"end_input"}';
 /** How long a reconnect to an archived session waits for a worker to restore it. */
@@ -104,7 +104,7 @@ export class ClusterFrontEnd {
    */
   sessionIdFor(req: IncomingMessage): string | undefined {
     const asked = new URL(req.url ?? '/', 'http://localhost').searchParams.get('session');
-    if (asked !== null) return UUID.test(asked) ? asked : undefined;
+    if (asked !== null) return UUID_PATTERN.test(asked) ? asked : undefined;
     // A new session: its job is queued now, so a worker starts it while the handshake completes.
     const sessionId = randomUUID();
     const starting = this.ensureRunning(sessionId);
@@ -157,7 +157,7 @@ export class ClusterFrontEnd {
     // saw the result reconnects to go on: its connection starts a new run.
     let catchUp = false;
     if (asked !== null) {
-      if (!UUID.test(asked)) return refuse(`session=${asked.slice(0, 60)} is not a session id`);
+      if (!UUID_PATTERN.test(asked)) return refuse(`session=${asked.slice(0, 60)} is not a session id`);
       sessionId = asked;
       if (fromParam) {
         let found = STREAM_ID.test(fromParam) ? fromParam : await this.#sessions.idOfUuid(sessionId, fromParam);

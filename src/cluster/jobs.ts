@@ -5,6 +5,7 @@
  * own environment (ANTHROPIC_API_KEY, ...).
  */
 import type { SessionOptions } from '../session/options.ts';
+import { UUID_PATTERN } from '../messages/ids.ts';
 
 /** The BullMQ key prefix and queue name: keys `agentpipe:sessions:*` (BullMQ forbids `:` in queue names). */
 export const QUEUE = { prefix: 'agentpipe', name: 'sessions' } as const;
@@ -23,8 +24,6 @@ export interface SessionJob {
   options: SessionOptions;
   stream: StreamFlags;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'strings' | 'string|object' | 'boolean|string';
 
@@ -117,7 +116,7 @@ export const archiveJobId = (sessionId: string): string => `archive-${sessionId}
 
 /** Checks archive job data read from Redis. */
 export function parseArchiveJob(data: unknown): ArchiveJob {
-  if (!isObject(data) || typeof data.sessionId !== 'string' || !UUID.test(data.sessionId))
+  if (!isObject(data) || typeof data.sessionId !== 'string' || !UUID_PATTERN.test(data.sessionId))
     throw new Error('archive job data: sessionId is not a UUID');
   return { sessionId: data.sessionId };
 }
@@ -126,7 +125,7 @@ export function parseArchiveJob(data: unknown): ArchiveJob {
 export function parseSessionJob(data: unknown): SessionJob {
   if (!isObject(data)) throw new Error('job data is not an object');
   const { sessionId, options, stream } = data;
-  if (typeof sessionId !== 'string' || !UUID.test(sessionId))
+  if (typeof sessionId !== 'string' || !UUID_PATTERN.test(sessionId))
     throw new Error(`job data: sessionId is not a UUID: ${JSON.stringify(sessionId)}`);
   if (!isObject(options)) throw new Error('job data: options is not an object');
   const checked: Record<string, unknown> = {};

@@ -25,8 +25,7 @@ import type { LogMessage } from '../cluster/redis-log.ts';
 import { isInternal } from '../cluster/session-run.ts';
 import { Counter, promptMessages } from './prompt-input.ts';
 import type { ClusterOptions, Engine, PromptMessage, QueryOptions } from './types.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_PATTERN } from '../messages/ids.ts';
 
 /** Lines of a log a library client is never given: the worker's markers, transcript-only lines, the protocol's own. */
 const isHidden = (m: LogMessage): boolean => isInternal(m) || m.type === 'keep_alive' || m.type === 'transcript_mirror';
@@ -48,9 +47,10 @@ function checkOptions(options: QueryOptions & { cluster: ClusterOptions }): void
   if (options.continue) refuse('continue', 'name the session with resume: <session id>');
   if (options.forkSession) refuse('forkSession', 'a cluster session has one history');
   if (options.resumeSessionAt) refuse('resumeSessionAt', 'a cluster session has one history');
-  if (options.resume !== undefined && !UUID.test(options.resume))
+  if (options.resume !== undefined && !UUID_PATTERN.test(options.resume))
     refuse('resume', 'give the id of a session of the cluster (a UUID)');
-  if (options.sessionId !== undefined && !UUID.test(options.sessionId)) refuse('sessionId', 'it must be a UUID');
+  if (options.sessionId !== undefined && !UUID_PATTERN.test(options.sessionId))
+    refuse('sessionId', 'it must be a UUID');
   if (options.resume && options.sessionId) refuse('sessionId', 'resume names the session already');
   if (options.env || options.apiKey)
     refuse(options.env ? 'env' : 'apiKey', 'workers use their own environment and keys');

@@ -14,8 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { ClusterClient } from '../cluster/session-client.ts';
 import type { LogMessage } from '../cluster/redis-log.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_PATTERN } from '../messages/ids.ts';
 
 /** One session of the list. */
 export interface ClusterSessionSummary {
@@ -177,7 +176,7 @@ async function feedSession(
   send: (m: object) => Promise<void>,
   signal: AbortSignal,
 ): Promise<void> {
-  if (!UUID.test(id) || !(await o.client.sessions.exists(id))) {
+  if (!UUID_PATTERN.test(id) || !(await o.client.sessions.exists(id))) {
     ws.close(1008, `no session ${id.slice(0, 60)} in Redis`);
     return;
   }
