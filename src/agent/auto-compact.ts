@@ -10,6 +10,7 @@ import type { MessageParam } from '../messages/types.ts';
 import { contextWindowOf } from '../model/pricing.ts';
 import type { ModelProvider } from '../model/types.ts';
 import type { AgentContext } from './context.ts';
+import { currentModel } from './fallback.ts';
 import { compactHistory, estimateTokens, lastSafeCut, type CompactRun } from './compact.ts';
 import type { TokenCounts, UsageTracker } from './usage.ts';
 
@@ -34,7 +35,7 @@ export class AutoCompactor {
   }
 
   /** Estimated tokens of the next request, and the model whose window applies (the one that answered last). */
-  estimate(ctx: AgentContext, usage?: UsageTracker): { tokens: number; model: string } {
+  estimate(ctx: AgentContext, usage?: UsageTracker, model = ctx.model): { tokens: number; model: string } {
     const history = this.#history;
     const last =
       usage && usage.requests === this.#countBefore + 1 && this.#countBefore >= 0
@@ -43,7 +44,7 @@ export class AutoCompactor {
           ? this.#carried
           : undefined;
     if (!last || this.#sentLength < 0 || this.#sentLength > history.length) {
-      return { tokens: estimateTokens(ctx.system) + estimateTokens(history), model: ctx.model };
+      return { tokens: estimateTokens(ctx.system) + estimateTokens(history), model };
     }
     const used =
       last.input_tokens +
@@ -51,14 +52,15 @@ export class AutoCompactor {
       (last.cache_creation_input_tokens ?? 0) +
       last.output_tokens;
     // The entry right after the sent history is the answer, already counted as output.
-    return { tokens: used + estimateTokens(history.slice(this.#sentLength + 1)), model: last.model || ctx.model };
+    return { tokens: used + estimateTokens(history.slice(this.#sentLength + 1)), model: last.model || model };
   }
 
   /** Called by the loop before each request. */
   async beforeRequest(ctx: AgentContext, history: MessageParam[], run: CompactRun): Promise<void> {
     if (history !== this.#history || ctx.parentToolUseId !== null) return;
-    if (!Number.isFinite(this.windowOf(ctx.model, ctx.provider))) return; // no window, nothing to estimate
-    const estimate = this.estimate(ctx, run.usage);
+    const model = currentModel(ctx, run);
+    if (!Number.isFinite(this.windowOf(model, ctx.provider))) return; // no window, nothing to estimate
+    const estimate = this.estimate(ctx, run.usage, model);
     const tokens = estimate.tokens;
     const threshold = Math.floor(this.windowOf(estimate.model, ctx.provider) * AUTO_COMPACT_RATIO);
     if (Number.isFinite(threshold) && tokens >= threshold) {

@@ -5,6 +5,7 @@
  * run first (they may add instructions, or block). The kept tail starts at a user message that
  * carries no tool results, so tool_use/tool_result pairs are never split.
  */
+import { currentModel } from './fallback.ts';
 import { modelRequest } from './request.ts';
 import type { MessageParam } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
@@ -27,6 +28,8 @@ export const SUMMARY_PREFIX =
 export interface CompactRun {
   signal: AbortSignal;
   usage: UsageTracker;
+  /** The prompt's fallback model, if it switched (see `currentModel`): the summary uses it too. */
+  fallback?: { from: string; to: string };
 }
 
 export type CompactResult = { ok: true; preTokens: number; postTokens: number } | { ok: false; error: string };
@@ -104,7 +107,7 @@ export async function compactHistory(
 
 /** One model request for the summary; its text is the summary (no assistant messages are emitted). */
 function summarize(ctx: AgentContext, messages: MessageParam[], run: CompactRun): Promise<string> {
-  return textAnswer(ctx, modelRequest(ctx, mergeConsecutive(messages), run.signal), run.usage);
+  return textAnswer(ctx, modelRequest(ctx, mergeConsecutive(messages), run.signal, currentModel(ctx, run)), run.usage);
 }
 
 /** The instructions of a `/compact [instructions]` prompt, or undefined for any other prompt. */

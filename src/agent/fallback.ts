@@ -25,22 +25,30 @@ export function parseFallbackModels(value: string | undefined): string[] | undef
 }
 
 /**
- * Switches `ctx.model` to the next fallback model if this failure calls for one, and notes it in
- * the run's state (the session restores its model after the prompt); true when it did.
+ * The model the prompt's requests use: the session's (`ctx.model`), or the fallback model that
+ * replaced it for this prompt. A `set_model` during the prompt wins over an earlier fallback.
+ */
+export function currentModel(ctx: Pick<AgentContext, 'model'>, run: Pick<RunState, 'fallback'>): string {
+  return run.fallback && run.fallback.from === ctx.model ? run.fallback.to : ctx.model;
+}
+
+/**
+ * Moves the prompt on to the next fallback model if this failure calls for one, noted in the
+ * run's state (the session's own model is untouched, so the next prompt uses it again); true
+ * when it did.
  */
 export async function fallBack(
-  ctx: AgentContext,
+  ctx: Pick<AgentContext, 'model' | 'fallbackModels' | 'debug' | 'emit' | 'sessionId'>,
   error: ModelError | undefined,
   run: Pick<RunState, 'fallback'>,
 ): Promise<boolean> {
   const models = ctx.fallbackModels;
   if (!error || !models?.length || !Object.hasOwn(TRIGGERS, error.kind)) return false;
   const trigger = error.kind as keyof typeof TRIGGERS;
-  const next = models.slice(models.indexOf(ctx.model) + 1).find((m) => m !== ctx.model);
+  const original = currentModel(ctx, run);
+  const next = models.slice(models.indexOf(original) + 1).find((m) => m !== original);
   if (next === undefined) return false;
-  const original = ctx.model;
-  ctx.model = next;
-  run.fallback = { from: run.fallback?.from ?? original, to: next };
+  run.fallback = { from: ctx.model, to: next };
   ctx.debug?.(
     'api',
     `falling back from ${original} to ${next} (${trigger}${error.status ? `, status ${error.status}` : ''})`,

@@ -25,7 +25,7 @@ import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
 import { runToolCall } from './tool-runner.ts';
 import { stopHook } from './hooks.ts';
-import { fallBack } from './fallback.ts';
+import { currentModel, fallBack } from './fallback.ts';
 import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultApiError } from './api-error.ts';
 import type { UsageTracker } from './usage.ts';
 
@@ -67,7 +67,10 @@ export interface RunState {
    * prompt (`performance.now()`), for the result's ttft timings.
    */
   marks?: { requestSent?: number; firstEvent?: number; firstAssistant?: number };
-  /** Set when `--fallback-model` switched models during the prompt: the session's own model, and the one now used. */
+  /**
+   * Set when `--fallback-model` switched models during the prompt: the session's model it replaced,
+   * and the one used for the rest of the prompt (`currentModel`).
+   */
   fallback?: { from: string; to: string };
 }
 
@@ -294,7 +297,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
           continue;
         }
         const report = describeApiError(error, {
-          model: ctx.model,
+          model: currentModel(ctx, run),
           provider: ctx.provider.provider,
           apiKeySource: ctx.provider.apiKeySource,
           history,
@@ -337,7 +340,7 @@ async function streamOnce(
   run: RunState,
   assembler: MessageAssembler,
 ): Promise<void> {
-  const model = ctx.model;
+  const model = currentModel(ctx, run);
   const messages = mergeConsecutive(history);
   if (ctx.announceRequests && ctx.includePartialMessages && ctx.parentToolUseId === null) {
     await ctx.emit({

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { ToolState } from '../tools/state.ts';
 import type { ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
+import { currentModel } from './fallback.ts';
 import { fireHook } from './hooks.ts';
 import { runAgentLoop, type RunState } from './loop.ts';
 
@@ -66,7 +67,7 @@ export async function runSubagent(
     tools: parent.tools.filter(
       (t) => (!definition.tools || definition.tools.includes(t.name)) && !definition.disallowedTools?.includes(t.name),
     ),
-    model: definition.model && definition.model !== 'inherit' ? definition.model : parent.model,
+    model: definition.model && definition.model !== 'inherit' ? definition.model : currentModel(parent, run),
     parentToolUseId: toolUseId,
     agent: { id: agentId, type },
   };

@@ -317,8 +317,6 @@ export class Session {
       signal?.removeEventListener('abort', onOuterAbort);
       this.#abort = undefined;
       this.#running = false;
-      // The next prompt tries the session's model again (a fallback holds for one prompt).
-      if (run.fallback && this.ctx.model === run.fallback.to) this.ctx.model = run.fallback.from;
     }
     const since = (mark: number | undefined) => (mark ? Math.max(0, Math.round(mark - startedAt)) : undefined);
     outcome.timings ??= {
