@@ -5,7 +5,7 @@
  * lists TodoWrite, MCP calls `mcp__<server>__<tool>`. Codex cannot ask for permission in exec mode
  * (its approval policy is always "never"), so permission modes choose its sandbox instead.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,10 +13,11 @@ import type { AssistantContentBlock, AssistantMessage, PermissionMode, UserConte
 import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { newApiId } from '../messages/ids.ts';
 import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
-import { CliProcess, drainOneShot, howItEnded, stderrTail } from './cli-process.ts';
+import { howItEnded, stderrTail } from './cli-process.ts';
+import { OneShotCliHarness } from './one-shot.ts';
 import { todoWriteAnswer } from '../tools/builtin/todo-write.ts';
 import { TurnState } from './turn-state.ts';
-import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
+import type { HarnessOutcome, HarnessTurn } from './types.ts';
 
 /** The provider id agentpipe defines for `--base-url` (Responses API over HTTPS SSE, no WebSocket attempt). */
 export const CODEX_PROVIDER_ID = 'agentpipe';
@@ -44,7 +45,6 @@ type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * `/bin/bash -lc '<script>'` (or `"<script>"`) → `<script>`: codex shows the shell wrapper it ran the model's command
@@ -130,29 +130,13 @@ function findRollout(codexHome: string, threadId: string): string | undefined {
 }
 
 /** A wrapped `codex exec`: see the module comment. */
-export class CodexHarness implements Harness {
+export class CodexHarness extends OneShotCliHarness {
   readonly name = 'codex' as const;
-  #threadId: string | undefined;
   #warned = false;
-  #tempDir: string | undefined;
-  #process: CliProcess | undefined;
   /** File contents after codex's last change to them (the before-text of its next change). */
   readonly #known = new Map<string, string>();
   /** Rollout file changes already matched to an exec event. */
   readonly #usedRolloutLines = new Set<string>();
-
-  readonly config: HarnessConfig;
-  readonly sessionId: string;
-
-  constructor(config: HarnessConfig, sessionId: string) {
-    this.config = config;
-    this.sessionId = sessionId;
-    this.#threadId = config.resumeNativeId;
-  }
-
-  get nativeSessionId(): string | undefined {
-    return this.#threadId;
-  }
 
   get #model(): string {
     return this.config.model ?? 'codex';
@@ -160,36 +144,6 @@ export class CodexHarness implements Harness {
 
   get #codexHome(): string {
     return this.config.env.CODEX_HOME ?? path.join(this.config.env.HOME ?? os.homedir(), '.codex');
-  }
-
-  /** A new model or mode takes effect with the next prompt's process. */
-  configure(change: { model?: string; permissionMode?: HarnessConfig['permissionMode'] }): void {
-    Object.assign(this.config, change);
-  }
-
-  async run(turn: HarnessTurn): Promise<HarnessOutcome> {
-    const state = new TurnState(turn, this.config, this.sessionId);
-    try {
-      return await this.#run(state, turn);
-    } catch (error) {
-      this.#process?.stop();
-      await this.#process?.done;
-      return state.failure([`codex harness: ${message(error)}`]);
-    } finally {
-      this.#process = undefined;
-    }
-  }
-
-  async close(): Promise<void> {
-    const running = this.#process;
-    running?.stop();
-    if (running) await running.done;
-    if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
-    this.#tempDir = undefined;
-  }
-
-  #temp(): string {
-    return (this.#tempDir ??= mkdtempSync(path.join(os.tmpdir(), 'agentpipe-codex-')));
   }
 
   /** Warns once per harness about the options codex cannot honour. */
@@ -223,12 +177,12 @@ export class CodexHarness implements Harness {
       else set(`${p}.requires_openai_auth`, 'true');
     }
     if (c.systemPrompt !== undefined) {
-      const file = path.join(this.#temp(), 'instructions.md');
+      const file = path.join(this.temp(), 'instructions.md');
       writeFileSync(file, c.systemPrompt);
       set('model_instructions_file', tomlString(file));
     }
     if (c.appendSystemPrompt) set('developer_instructions', tomlString(c.appendSystemPrompt));
-    const resume = this.#threadId ? ['resume', this.#threadId] : [];
+    const resume = this.nativeId ? ['resume', this.nativeId] : [];
     return [
       ...c.command,
       'exec',
@@ -255,7 +209,7 @@ export class CodexHarness implements Harness {
       if (block.type === 'text') texts.push(block.text);
       else if (block.type === 'image' && block.source.type === 'base64') {
         const ext = block.source.media_type.split('/')[1] ?? 'png';
-        const file = path.join(this.#temp(), `image-${images.length}-${Date.now()}.${ext}`);
+        const file = path.join(this.temp(), `image-${images.length}-${Date.now()}.${ext}`);
         writeFileSync(file, Buffer.from(block.source.data, 'base64'));
         images.push(file);
       } else this.config.warn(`harness codex: a ${block.type} block of the prompt was left out`);
@@ -263,30 +217,17 @@ export class CodexHarness implements Harness {
     return { text: texts.join('\n\n'), images };
   }
 
-  async #run(state: TurnState, turn: HarnessTurn): Promise<HarnessOutcome> {
+  protected async runPrompt(state: TurnState, turn: HarnessTurn): Promise<HarnessOutcome> {
     this.#warnUnsupported();
     if (turn.signal.aborted) return await state.interrupted();
     const { text, images } = this.#prompt(turn.prompt);
-    const proc = new CliProcess({
-      argv: this.argv(text, images),
-      cwd: this.config.cwd,
-      env: this.config.env,
-      idleMs: this.config.idleMs,
-    });
-    this.#process = proc;
-    proc.endInput(); // the prompt is an argument: codex must not wait for more on stdin
     const t = new CodexTurn(this, state);
-    const stop = async () => {
-      proc.stop();
-      await proc.done;
-    };
-    const exit = await drainOneShot(
-      proc,
-      turn.signal,
-      (value) => t.event(value),
-      (text) => state.unknown('non-JSON line', text),
-      stop,
-    );
+    const exit = await this.runProcess(turn, {
+      argv: this.argv(text, images),
+      env: this.config.env,
+      onEvent: (value) => t.event(value),
+      onGarbage: (line) => state.unknown('non-JSON line', line),
+    });
     if (!exit) {
       await t.closeOpen();
       return await state.interrupted();
@@ -302,7 +243,7 @@ export class CodexHarness implements Harness {
 
   /** Called with each thread id codex reports. */
   thread(id: string): void {
-    this.#threadId = id;
+    this.nativeId = id;
   }
 
   /**
@@ -348,9 +289,9 @@ export class CodexHarness implements Harness {
 
   /** The before-text of a change from codex's rollout (its `unified_diff`), polled briefly while codex writes it. */
   async #fromRollout(file: string, after: string): Promise<string | undefined> {
-    if (!this.#threadId) return undefined;
+    if (!this.nativeId) return undefined;
     for (let attempt = 0; attempt < 6; attempt++) {
-      const rollout = findRollout(this.#codexHome, this.#threadId);
+      const rollout = findRollout(this.#codexHome, this.nativeId);
       const text = rollout ? await readFile(rollout, 'utf8').catch(() => '') : '';
       const lines = text
         .split('\n')

@@ -7,16 +7,17 @@
  * are not offered to the model), so permission modes choose its approval mode.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AssistantMessage, PermissionMode, StopReason, UserContentBlock } from '../messages/types.ts';
 import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
-import { CliProcess, drainOneShot, howItEnded, stderrTail } from './cli-process.ts';
+import { howItEnded, stderrTail, type CliProcess } from './cli-process.ts';
+import { OneShotCliHarness } from './one-shot.ts';
 import { TurnState } from './turn-state.ts';
-import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
+import type { HarnessOutcome, HarnessTurn } from './types.ts';
 
 /** Gemini's `--approval-mode` per permission mode (headless: tools needing approval are withheld, as with dontAsk). */
 export function geminiApprovalMode(mode: PermissionMode): 'default' | 'auto_edit' | 'yolo' | 'plan' {
@@ -64,7 +65,6 @@ const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 const readOrNull = (file: string): string | null => {
   try {
     return readFileSync(file, 'utf8');
@@ -134,55 +134,15 @@ interface OpenTool {
 }
 
 /** The Gemini CLI behind agentpipe's stream: one `gemini -p` process per prompt, resumed by its session id. */
-export class GeminiHarness implements Harness {
+export class GeminiHarness extends OneShotCliHarness {
   readonly name = 'gemini' as const;
-  #sessionId: string | undefined;
   #warned = false;
-  #tempDir: string | undefined;
-  #process: CliProcess | undefined;
-
-  readonly config: HarnessConfig;
-  readonly sessionId: string;
-
-  constructor(config: HarnessConfig, sessionId: string) {
-    this.config = config;
-    this.sessionId = sessionId;
-    this.#sessionId = config.resumeNativeId;
-  }
-
-  get nativeSessionId(): string | undefined {
-    return this.#sessionId;
-  }
-
-  /** A new model or mode takes effect with the next prompt's process. */
-  configure(change: { model?: string; permissionMode?: HarnessConfig['permissionMode'] }): void {
-    Object.assign(this.config, change);
-  }
-
-  async run(turn: HarnessTurn): Promise<HarnessOutcome> {
-    const state = new TurnState(turn, this.config, this.sessionId);
-    try {
-      return await this.#run(state, turn);
-    } catch (error) {
-      if (this.#process) await this.#stop(this.#process);
-      return state.failure([`gemini harness: ${message(error)}`]);
-    } finally {
-      this.#process = undefined;
-    }
-  }
-
-  async close(): Promise<void> {
-    const running = this.#process;
-    if (running) await this.#stop(running);
-    if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
-    this.#tempDir = undefined;
-  }
 
   /**
    * Stops the CLI and the commands it runs: Gemini starts each shell command in a process group of
    * its own, which outlives it when it is killed; those groups get SIGTERM, then SIGKILL.
    */
-  async #stop(proc: CliProcess): Promise<void> {
+  protected override async stop(proc: CliProcess): Promise<void> {
     const own = proc.pid;
     const groups =
       own === undefined || proc.exited
@@ -201,10 +161,6 @@ export class GeminiHarness implements Harness {
     proc.stop();
     await proc.done;
     signal('SIGKILL');
-  }
-
-  #temp(): string {
-    return (this.#tempDir ??= mkdtempSync(path.join(os.tmpdir(), 'agentpipe-gemini-')));
   }
 
   /** Warns once per harness about the options Gemini cannot honour. */
@@ -233,7 +189,7 @@ export class GeminiHarness implements Harness {
       '--approval-mode',
       geminiApprovalMode(c.permissionMode),
       ...(c.model ? ['-m', c.model] : []),
-      ...(this.#sessionId ? ['--resume', this.#sessionId] : []),
+      ...(this.nativeId ? ['--resume', this.nativeId] : []),
       ...(allowed.length ? ['--allowed-tools', allowed.join(',')] : []),
       ...policy,
       `--prompt=${prompt}`,
@@ -249,7 +205,7 @@ export class GeminiHarness implements Harness {
       const prefixLine = prefix && name === 'run_shell_command' ? `commandPrefix = ${JSON.stringify(prefix)}\n` : '';
       return `[[rule]]\ntoolName = ${JSON.stringify(name)}\n${prefixLine}decision = "deny"\npriority = 999\n`;
     });
-    const file = path.join(this.#temp(), 'disallowed-tools.toml');
+    const file = path.join(this.temp(), 'disallowed-tools.toml');
     writeFileSync(file, rules.join('\n'));
     return file;
   }
@@ -260,7 +216,7 @@ export class GeminiHarness implements Harness {
     const env: Record<string, string> = { GEMINI_CLI_NO_RELAUNCH: 'true', ...c.env };
     if (c.baseUrl) env.GOOGLE_GEMINI_BASE_URL = c.baseUrl;
     if (c.systemPrompt !== undefined) {
-      const file = path.join(this.#temp(), 'system.md');
+      const file = path.join(this.temp(), 'system.md');
       writeFileSync(file, c.appendSystemPrompt ? `${c.systemPrompt}\n\n${c.appendSystemPrompt}` : c.systemPrompt);
       env.GEMINI_SYSTEM_MD = file;
     }
@@ -281,25 +237,16 @@ export class GeminiHarness implements Harness {
     return texts.join('\n\n');
   }
 
-  async #run(state: TurnState, turn: HarnessTurn): Promise<HarnessOutcome> {
+  protected async runPrompt(state: TurnState, turn: HarnessTurn): Promise<HarnessOutcome> {
     this.#warnUnsupported();
     if (turn.signal.aborted) return await state.interrupted();
-    const proc = new CliProcess({
-      argv: this.argv(this.#prompt(turn.prompt)),
-      cwd: this.config.cwd,
-      env: this.#env(),
-      idleMs: this.config.idleMs,
-    });
-    this.#process = proc;
-    proc.endInput(); // the prompt is an argument: it must not wait for stdin
     const t = new GeminiTurn(this, state);
-    const exit = await drainOneShot(
-      proc,
-      turn.signal,
-      (value) => t.event(value),
-      (text) => state.unknown('non-JSON line', text),
-      () => this.#stop(proc),
-    );
+    const exit = await this.runProcess(turn, {
+      argv: this.argv(this.#prompt(turn.prompt)),
+      env: this.#env(),
+      onEvent: (value) => t.event(value),
+      onGarbage: (text) => state.unknown('non-JSON line', text),
+    });
     if (!exit) {
       await t.endText('end_turn');
       await t.closeOpen();
@@ -321,7 +268,7 @@ export class GeminiHarness implements Harness {
 
   /** Called with the session id Gemini reports. */
   session(id: string): void {
-    this.#sessionId = id;
+    this.nativeId = id;
   }
 
   /** Gemini's home folder (its session recordings are under `.gemini/tmp/<project>/chats`). */
