@@ -1,13 +1,32 @@
-/** Small readers for tool inputs that fail with messages a model can act on. */
+/** A tool's input schema, and small readers for tool inputs that fail with messages a model can act on. */
 import path from 'node:path';
 import { ToolInputError } from './types.ts';
 
 type Input = Record<string, unknown>;
 
+/**
+ * A tool's `inputSchema`: an object of these properties (JSON Schema each), `required` listing the
+ * ones it must have, and no others.
+ */
+export function objectSchema(
+  properties: Record<string, Record<string, unknown>>,
+  required?: string[],
+): Record<string, unknown> {
+  return { type: 'object', properties, ...(required ? { required } : {}), additionalProperties: false };
+}
+
 /** A required non-empty string field. */
 export function requireString(input: Input, key: string): string {
   const value = input[key];
   if (typeof value !== 'string' || value === '')
+    throw new ToolInputError(`The required parameter \`${key}\` is missing or not a string`);
+  return value;
+}
+
+/** A required string field that may be empty (a file's new content, a replacement). */
+export function requireText(input: Input, key: string): string {
+  const value = input[key];
+  if (typeof value !== 'string')
     throw new ToolInputError(`The required parameter \`${key}\` is missing or not a string`);
   return value;
 }

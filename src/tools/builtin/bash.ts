@@ -4,7 +4,7 @@
  */
 import { envNumber } from '../../process/env-number.ts';
 import { runProcessGroup } from '../../process/run.ts';
-import { optionalNumber, optionalString, requireString } from '../input.ts';
+import { objectSchema, optionalNumber, optionalString, requireString } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { childEnv } from '../../process/env.ts';
 import { gitSafeEnv } from '../shell/git-env.ts';
@@ -30,16 +30,14 @@ export const bashTool: Tool = {
   description:
     'Runs a bash command in the working folder and returns its output. Use `timeout` (ms, max 600000) for long ' +
     'commands.',
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       command: { type: 'string', description: 'The command to run' },
       timeout: { type: 'number', description: 'Timeout in milliseconds (default 120000, max 600000)' },
       description: { type: 'string', description: 'What the command does, in 5-10 words' },
     },
-    required: ['command'],
-    additionalProperties: false,
-  },
+    ['command'],
+  ),
   shell: true,
   isReadOnly: async (input) => typeof input.command === 'string' && (await isReadOnlyShell(input.command)),
   async call(input, context): Promise<ToolResult> {

@@ -1,7 +1,7 @@
 /** Edit: exact string replacement in a file; fails clearly when the text is missing or not unique. */
 import { readFile, writeFile } from 'node:fs/promises';
-import { optionalBoolean, requireString, resolvePath } from '../input.ts';
-import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
+import { objectSchema, optionalBoolean, requireString, requireText, resolvePath } from '../input.ts';
+import { toolUseError, type Tool, type ToolResult } from '../types.ts';
 import { recordRead, writeRefusal } from '../read-state.ts';
 import { editResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
@@ -12,25 +12,21 @@ export const editTool: Tool = {
   description:
     'Replaces old_string with new_string in a file. old_string must match exactly and be unique unless ' +
     'replace_all is true.',
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       file_path: { type: 'string', description: 'Path of the file' },
       old_string: { type: 'string', description: 'The exact text to replace' },
       new_string: { type: 'string', description: 'The replacement text' },
       replace_all: { type: 'boolean', description: 'Replace every occurrence (default false)' },
     },
-    required: ['file_path', 'old_string', 'new_string'],
-    additionalProperties: false,
-  },
+    ['file_path', 'old_string', 'new_string'],
+  ),
   editsFiles: true,
   isReadOnly: () => false,
   async call(input, context): Promise<ToolResult> {
     const file = resolvePath(context.cwd, requireString(input, 'file_path'));
     const oldString = requireString(input, 'old_string');
-    const newString = input.new_string;
-    if (typeof newString !== 'string')
-      throw new ToolInputError('The required parameter `new_string` is missing or not a string');
+    const newString = requireText(input, 'new_string');
     const replaceAll = optionalBoolean(input, 'replace_all') ?? false;
     if (oldString === newString)
       return toolUseError('No changes to make: old_string and new_string are exactly the same.');

@@ -1,5 +1,5 @@
 /** Glob: files matching a pattern, newest first. */
-import { optionalString, requireString, resolvePath } from '../input.ts';
+import { objectSchema, optionalString, requireString, resolvePath } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { findFiles } from './walk.ts';
 
@@ -10,15 +10,13 @@ export const globTool: Tool = {
   description:
     'Finds files by glob pattern (e.g. "**/*.ts"), newest first. Skips .git and node_modules unless the ' +
     'pattern names them.',
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       pattern: { type: 'string', description: 'Glob pattern' },
       path: { type: 'string', description: 'Folder to search in (default: the working folder)' },
     },
-    required: ['pattern'],
-    additionalProperties: false,
-  },
+    ['pattern'],
+  ),
   isReadOnly: () => true,
   async call(input, context): Promise<ToolResult> {
     const pattern = requireString(input, 'pattern');

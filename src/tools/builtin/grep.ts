@@ -5,7 +5,7 @@
  */
 import { runProcessGroup } from '../../process/run.ts';
 import { childEnv } from '../../process/env.ts';
-import { optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
+import { objectSchema, optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
 
@@ -25,9 +25,8 @@ export const grepTool: Tool = {
     'Searches file contents with a regular expression (ripgrep syntax: Rust regex, no look-around or ' +
     'backreferences). ' +
     'output_mode: files_with_matches (default), content (matching lines with numbers) or count.',
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       pattern: { type: 'string', description: 'Regular expression' },
       path: { type: 'string', description: 'File or folder to search (default: the working folder)' },
       glob: { type: 'string', description: 'Only files matching this glob (e.g. "*.ts")' },
@@ -35,9 +34,8 @@ export const grepTool: Tool = {
       '-i': { type: 'boolean', description: 'Case insensitive' },
       head_limit: { type: 'number', description: 'Return at most this many lines/entries' },
     },
-    required: ['pattern'],
-    additionalProperties: false,
-  },
+    ['pattern'],
+  ),
   isReadOnly: () => true,
   async call(input, context): Promise<ToolResult> {
     const pattern = requireString(input, 'pattern');

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { optionalString, requireString, resolvePath } from '../input.ts';
+import { objectSchema, optionalString, requireString, requireText, resolvePath } from '../input.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 import { recordRead, writeRefusal } from '../read-state.ts';
 import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
@@ -64,9 +64,8 @@ export const notebookEditTool: Tool = {
       'cell_id is omitted);',
     '  cell_type is required when inserting. delete removes the cell.',
   ].join('\n'),
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       notebook_path: {
         type: 'string',
         description: 'The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)',
@@ -92,16 +91,13 @@ export const notebookEditTool: Tool = {
         description: 'The type of edit to make (replace, insert, delete). Defaults to replace.',
       },
     },
-    required: ['notebook_path', 'new_source'],
-    additionalProperties: false,
-  },
+    ['notebook_path', 'new_source'],
+  ),
   editsFiles: true,
   isReadOnly: () => false,
   async call(input, context): Promise<ToolResult> {
     const file = resolvePath(context.cwd, requireString(input, 'notebook_path'));
-    const newSource = input.new_source;
-    if (typeof newSource !== 'string')
-      throw new ToolInputError('The required parameter `new_source` is missing or not a string');
+    const newSource = requireText(input, 'new_source');
     const cellId = optionalString(input, 'cell_id') || undefined;
     const cellType = optionalString(input, 'cell_type');
     if (cellType !== undefined && cellType !== 'code' && cellType !== 'markdown') {

@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { optionalNumber, requireString, resolvePath } from '../input.ts';
+import { objectSchema, optionalNumber, requireString, resolvePath } from '../input.ts';
 import { toolUseError, type Tool, type ToolResult } from '../types.ts';
 import { recordRead } from '../read-state.ts';
 import { kindOf, NotReadableError, readRegularFile } from '../regular-file.ts';
@@ -29,16 +29,14 @@ export const readTool: Tool = {
   description:
     'Reads a file. Text comes with line numbers (cat -n style); use offset (1-based line) and limit for large ' +
     'files. Images come back as images.',
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       file_path: { type: 'string', description: 'Path of the file, absolute or relative to the working folder' },
       offset: { type: 'number', description: 'First line to read (1-based)' },
       limit: { type: 'number', description: `Number of lines to read (default ${DEFAULT_LIMIT})` },
     },
-    required: ['file_path'],
-    additionalProperties: false,
-  },
+    ['file_path'],
+  ),
   isReadOnly: () => true,
   async call(input, context): Promise<ToolResult> {
     const file = resolvePath(context.cwd, requireString(input, 'file_path'));

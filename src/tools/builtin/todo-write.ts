@@ -1,4 +1,5 @@
 /** TodoWrite: replaces the session's task list (the plan shown to users). */
+import { objectSchema } from '../input.ts';
 import type { Todo } from '../state.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
@@ -23,9 +24,8 @@ export const todoWriteTool: Tool = {
   description:
     'Replaces the task list for this session. Each todo has content, status (pending, in_progress, completed) ' +
     'and activeForm.',
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       todos: {
         type: 'array',
         items: {
@@ -39,9 +39,8 @@ export const todoWriteTool: Tool = {
         },
       },
     },
-    required: ['todos'],
-    additionalProperties: false,
-  },
+    ['todos'],
+  ),
   isReadOnly: () => true,
   async call(input, context): Promise<ToolResult> {
     const given: unknown = input.todos;

@@ -8,7 +8,7 @@
 import type { MessageParam, StreamEvent } from '../../messages/types.ts';
 import type { ModelProvider } from '../../model/types.ts';
 import { VERSION } from '../../version.ts';
-import { optionalNumber } from '../input.ts';
+import { objectSchema, optionalNumber, requireText } from '../input.ts';
 import { toolUseError, ToolInputError, type Tool, type ToolContext, type ToolResult } from '../types.ts';
 
 /** Claude Code's limits: URL length, bytes read, HTML converted, Markdown shown to the model, redirects, cache. */
@@ -115,9 +115,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
     const given = input.url;
     if (typeof given !== 'string' || given === '')
       throw new ToolInputError('The required parameter `url` is missing or not a string');
-    const prompt = input.prompt;
-    if (typeof prompt !== 'string')
-      throw new ToolInputError('The required parameter `prompt` is missing or not a string');
+    const prompt = requireText(input, 'prompt');
     const offset = Math.floor(optionalNumber(input, 'offset', 0) ?? 0);
     let fetched: Fetched;
     try {
@@ -164,9 +162,8 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
   return {
     name: 'WebFetch',
     description: DESCRIPTION,
-    inputSchema: {
-      type: 'object',
-      properties: {
+    inputSchema: objectSchema(
+      {
         url: { type: 'string', format: 'uri', description: 'The URL to fetch content from' },
         prompt: { type: 'string', description: 'The prompt to run on the fetched content' },
         offset: {
@@ -174,9 +171,8 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
           description: 'Character position in the page text to start reading from (the value a previous result gave)',
         },
       },
-      required: ['url', 'prompt'],
-      additionalProperties: false,
-    },
+      ['url', 'prompt'],
+    ),
     // It changes no files, but it reaches the network: asked for in the default mode, as in Claude Code.
     isReadOnly: () => false,
     call: (input, context) => run(input, context),

@@ -7,7 +7,7 @@
  * it gets "No such tool available".
  */
 import type { ModelProvider } from '../../model/types.ts';
-import { requireString } from '../input.ts';
+import { objectSchema, requireString } from '../input.ts';
 import { ToolInputError, toolUseError, type Tool, type ToolContext, type ToolResult } from '../types.ts';
 
 /** The SDK's `WebSearchOutput`. */
@@ -50,9 +50,8 @@ export const webSearchTool: WebSearchTool = {
     'Searches the web and returns result titles and URLs for up-to-date information. Cite the sources you use ' +
     'as markdown links. ' +
     'allowed_domains / blocked_domains limit the results to, or keep them away from, some sites.',
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       query: { type: 'string', minLength: 2, description: 'The search query to use' },
       allowed_domains: {
         type: 'array',
@@ -65,9 +64,8 @@ export const webSearchTool: WebSearchTool = {
         description: 'Never include search results from these domains',
       },
     },
-    required: ['query'],
-    additionalProperties: false,
-  },
+    ['query'],
+  ),
   // Claude Code asks before searching, as before fetching.
   isReadOnly: () => false,
   async call(): Promise<ToolResult> {

@@ -1,8 +1,8 @@
 /** Write: creates or replaces a file (and its folders). */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { requireString, resolvePath } from '../input.ts';
-import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
+import { objectSchema, requireString, requireText, resolvePath } from '../input.ts';
+import { toolUseError, type Tool, type ToolResult } from '../types.ts';
 import { recordRead, writeRefusal } from '../read-state.ts';
 import { writeResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
@@ -11,22 +11,18 @@ import { fileWritten } from './file-answers.ts';
 export const writeTool: Tool = {
   name: 'Write',
   description: 'Writes a file, replacing it if it exists and creating missing folders.',
-  inputSchema: {
-    type: 'object',
-    properties: {
+  inputSchema: objectSchema(
+    {
       file_path: { type: 'string', description: 'Path of the file, absolute or relative to the working folder' },
       content: { type: 'string', description: 'The full new content' },
     },
-    required: ['file_path', 'content'],
-    additionalProperties: false,
-  },
+    ['file_path', 'content'],
+  ),
   editsFiles: true,
   isReadOnly: () => false,
   async call(input, context): Promise<ToolResult> {
     const file = resolvePath(context.cwd, requireString(input, 'file_path'));
-    const content = input.content;
-    if (typeof content !== 'string')
-      throw new ToolInputError('The required parameter `content` is missing or not a string');
+    const content = requireText(input, 'content');
     const before = await readFile(file, 'utf8').catch(() => null);
     const refusal = before === null ? undefined : await writeRefusal(context.state, file);
     if (refusal) return toolUseError(refusal);

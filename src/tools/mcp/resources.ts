@@ -5,7 +5,7 @@
  */
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ImageBlock, TextBlock } from '../../messages/types.ts';
-import { optionalString, requireString } from '../input.ts';
+import { objectSchema, optionalString, requireString } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { mcpTimeouts } from './config.ts';
 import type { McpManager } from './manager.ts';
@@ -45,11 +45,7 @@ export function resourceTools(manager: McpManager): Tool[] {
       'Lists the resources (files, documents, data) that the connected MCP servers offer: uri, name, mimeType, ' +
       'description and server. ' +
       'Give "server" to list one server only. Read one with ReadMcpResourceTool.',
-    inputSchema: {
-      type: 'object',
-      properties: { server: { type: 'string', description: 'Only the resources of this MCP server' } },
-      additionalProperties: false,
-    },
+    inputSchema: objectSchema({ server: { type: 'string', description: 'Only the resources of this MCP server' } }),
     isReadOnly: () => true,
     async call(input): Promise<ToolResult> {
       try {
@@ -70,15 +66,13 @@ export function resourceTools(manager: McpManager): Tool[] {
     description:
       'Reads one resource of an MCP server by its URI (see ListMcpResourcesTool). Text comes back as text, ' +
       'images as images.',
-    inputSchema: {
-      type: 'object',
-      properties: {
+    inputSchema: objectSchema(
+      {
         server: { type: 'string', description: 'The MCP server name' },
         uri: { type: 'string', description: 'The resource URI to read' },
       },
-      required: ['server', 'uri'],
-      additionalProperties: false,
-    },
+      ['server', 'uri'],
+    ),
     isReadOnly: () => true,
     async call(input, context): Promise<ToolResult> {
       try {
