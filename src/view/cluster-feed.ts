@@ -15,29 +15,7 @@ import type WebSocket from 'ws';
 import type { ClusterClient } from '../cluster/session-client.ts';
 import type { LogMessage } from '../cluster/redis-log.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
-
-/** One session of the list. */
-export interface ClusterSessionSummary {
-  id: string;
-  /** A worker runs it now. */
-  running: boolean;
-  /** The text of its first prompt (cut at 200 characters), if any. */
-  title: string;
-  model?: string;
-  cwd?: string;
-  /** Durable messages in its log. */
-  messages: number;
-  /** Epoch ms of its first and last durable message. */
-  startedAt: number;
-  lastAt: number;
-}
-
-/** The message the `/sessions` connection sends. */
-export interface ClusterSessionsMessage {
-  type: 'agentpipe_cluster_sessions';
-  sessions: ClusterSessionSummary[];
-  workers: number;
-}
+import type { ClusterSessionSummary, ClusterSessionsMessage } from './cluster-sessions.ts';
 
 /** Types of log lines the page is not sent. */
 const NOT_SHOWN = new Set([

@@ -5,19 +5,8 @@
  * page, with the page's own query string (its token).
  */
 import type { AgentMessage } from '../../src/messages/types.ts';
+import type { ClusterSessionSummary } from '../../src/view/cluster-sessions.ts';
 import type { ViewStore } from './model/store.ts';
-
-/** One session of the list (view/cluster-feed.ts sends it). */
-export interface ClusterSession {
-  id: string;
-  running: boolean;
-  title: string;
-  model?: string;
-  cwd?: string;
-  messages: number;
-  startedAt: number;
-  lastAt: number;
-}
 
 /** A WebSocket to `path` of this page's server, with the page's query string (its token) and `params`. */
 function feedSocket(path: string, params: Record<string, string> = {}): WebSocket {
@@ -44,7 +33,7 @@ function linesOf(data: unknown): Array<Record<string, unknown>> {
 
 /** Follows the session list; returns a function that stops it. */
 export function watchSessions(
-  onList: (sessions: ClusterSession[], workers: number) => void,
+  onList: (sessions: ClusterSessionSummary[], workers: number) => void,
   onState: (state: 'open' | 'closed') => void,
 ): () => void {
   const ws = feedSocket('/sessions');
@@ -53,7 +42,7 @@ export function watchSessions(
   ws.onmessage = (event) => {
     for (const message of linesOf(event.data)) {
       if (message.type === 'agentpipe_cluster_sessions' && Array.isArray(message.sessions))
-        onList(message.sessions as ClusterSession[], typeof message.workers === 'number' ? message.workers : 0);
+        onList(message.sessions as ClusterSessionSummary[], typeof message.workers === 'number' ? message.workers : 0);
     }
   };
   return () => ws.close();

@@ -5,7 +5,8 @@
  */
 import type { JSX } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { watchSession, watchSessions, type ClusterSession } from '../cluster.ts';
+import type { ClusterSessionSummary } from '../../../src/view/cluster-sessions.ts';
+import { watchSession, watchSessions } from '../cluster.ts';
 import { ViewStore } from '../model/store.ts';
 import { App } from './App.tsx';
 
@@ -25,7 +26,7 @@ function ago(ms: number): string {
 }
 
 export function ClusterApp({ title, canStart }: { title: string; canStart: boolean }): JSX.Element {
-  const [sessions, setSessions] = useState<ClusterSession[]>([]);
+  const [sessions, setSessions] = useState<ClusterSessionSummary[]>([]);
   const [workers, setWorkers] = useState(0);
   const [listState, setListState] = useState<'connecting' | 'open' | 'closed'>('connecting');
   const [chosen, setChosen] = useState<string | undefined>(fromHash);
