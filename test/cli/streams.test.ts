@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { CLI_PATH, runCli, startCli } from '../helpers/cli.ts';
+import { CLI_PATH, runCli, scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 const dir = tempDir();
@@ -13,25 +13,10 @@ test('a 10 MB tool output through a slow consumer: no line lost or cut', async (
     { tool_calls: [{ name: 'Bash', input: { command: `seq -f 'line %06g ${'x'.repeat(90)}' 1 ${lines}` } }] },
     { text: 'done' },
   ]);
-  const child = startCli(
-    [
-      '-p',
-      'go',
-      '--model',
-      'scripted',
-      '--script',
-      script,
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--allowedTools',
-      'Bash',
-    ],
-    {
-      cwd: dir,
-      env: { BASH_MAX_OUTPUT_LENGTH: String(20 * 1024 * 1024) },
-    },
-  );
+  const child = startCli(['-p', 'go', ...scriptedStreamArgs(script), '--allowedTools', 'Bash'], {
+    cwd: dir,
+    env: { BASH_MAX_OUTPUT_LENGTH: String(20 * 1024 * 1024) },
+  });
   child.stdin!.end();
   const chunks: Buffer[] = [];
   // Read slowly: pause after every chunk so the CLI's writes must wait for 'drain'.

@@ -9,7 +9,7 @@ import type { OutputLine } from '../../src/pipeline/format/types.ts';
 import type { SessionOptions } from '../../src/session/options.ts';
 import { Session } from '../../src/session/session.ts';
 import { SessionRunner } from '../../src/session/runner.ts';
-import { parseLines, runCli, type RunResult } from './cli.ts';
+import { parseLines, runCli, type RunResult, scriptedStreamArgs } from './cli.ts';
 import { writeScript } from './workspace.ts';
 
 /** Runs `agentpipe -p <prompt>` with stream-json output on a script; returns lines too. */
@@ -20,25 +20,11 @@ export async function runScripted(
   options: { env?: NodeJS.ProcessEnv; prompt?: string; timeoutMs?: number } = {},
 ): Promise<RunResult & { lines: Array<Record<string, any>> }> {
   const script = writeScript(dir, turns);
-  const run = await runCli(
-    [
-      '-p',
-      options.prompt ?? 'go',
-      '--model',
-      'scripted',
-      '--script',
-      script,
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      ...args,
-    ],
-    {
-      cwd: dir,
-      env: options.env,
-      timeoutMs: options.timeoutMs,
-    },
-  );
+  const run = await runCli(['-p', options.prompt ?? 'go', ...scriptedStreamArgs(script), ...args], {
+    cwd: dir,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+  });
   return { ...run, lines: parseLines(run.stdout) };
 }
 

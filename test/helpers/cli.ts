@@ -23,6 +23,11 @@ export interface RunResult {
   signal: NodeJS.Signals | null;
 }
 
+/** The flags of a run on the scripted model with stream-json output (then the caller's own flags). */
+export function scriptedStreamArgs(script: string): string[] {
+  return ['--model', 'scripted', '--script', script, '--output-format', 'stream-json', '--verbose'];
+}
+
 /** Starts the CLI with `args`; the caller drives stdin/stdout. */
 export function startCli(args: string[], options: SpawnOptions = {}): ChildProcess {
   return spawn(process.execPath, [CLI_PATH, ...args], {

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createInterface } from 'node:readline';
-import { startCli } from '../helpers/cli.ts';
+import { scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { ofType, runInProcess, toolResults } from '../helpers/agent-run.ts';
 
@@ -12,20 +12,7 @@ test('initialize.hooks: the CLI sends hook_callback, the client denies, the call
     { tool_calls: [{ name: 'Bash', id: 'toolu_s', input: { command: 'touch ran' } }] },
     { text: 'ok' },
   ]);
-  const child = startCli(
-    [
-      '--model',
-      'scripted',
-      '--script',
-      script,
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--input-format',
-      'stream-json',
-    ],
-    { cwd: dir },
-  );
+  const child = startCli([...scriptedStreamArgs(script), '--input-format', 'stream-json'], { cwd: dir });
   const send = (line: unknown) => child.stdin!.write(`${JSON.stringify(line)}\n`);
   send({
     type: 'control_request',

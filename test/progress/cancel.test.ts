@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { startCli } from '../helpers/cli.ts';
+import { scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 test('interrupt during a long Bash: killed, no progress after its tool_result, result aborted_tools', async () => {
@@ -13,25 +13,10 @@ test('interrupt during a long Bash: killed, no progress after its tool_result, r
     { tool_calls: [{ name: 'Bash', id: 'toolu_long', input: { command: 'sleep 30; touch finished' } }] },
     { text: 'never' },
   ]);
-  const child = startCli(
-    [
-      '--model',
-      'scripted',
-      '--script',
-      script,
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--input-format',
-      'stream-json',
-      '--allowedTools',
-      'Bash',
-    ],
-    {
-      cwd: dir,
-      env: { AGENTPIPE_TOOL_PROGRESS_MS: '150' },
-    },
-  );
+  const child = startCli([...scriptedStreamArgs(script), '--input-format', 'stream-json', '--allowedTools', 'Bash'], {
+    cwd: dir,
+    env: { AGENTPIPE_TOOL_PROGRESS_MS: '150' },
+  });
   const send = (line: unknown) => child.stdin!.write(`${JSON.stringify(line)}\n`);
   send({ type: 'user', session_id: '', message: { role: 'user', content: 'go' }, parent_tool_use_id: null });
   const lines: Array<Record<string, any>> = [];

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CLI_PATH, parseLines, startCli } from '../helpers/cli.ts';
+import { CLI_PATH, parseLines, scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { projectDir } from '../../src/session/paths.ts';
 
@@ -38,22 +38,9 @@ for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
       },
       { text: 'never' },
     ]);
-    const child = startCli(
-      [
-        '-p',
-        'go',
-        '--model',
-        'scripted',
-        '--script',
-        script,
-        '--output-format',
-        'stream-json',
-        '--verbose',
-        '--permission-mode',
-        'bypassPermissions',
-      ],
-      { cwd: dir },
-    );
+    const child = startCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+      cwd: dir,
+    });
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.resume();

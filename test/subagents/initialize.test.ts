@@ -1,7 +1,7 @@
 /** Agents from the SDK client's `initialize.agents`: listed in the answer and in system/init, usable by Task. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseLines, runCli } from '../helpers/cli.ts';
+import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { toolResults } from '../helpers/agent-run.ts';
 
@@ -34,20 +34,7 @@ test('initialize.agents defines subagents for the Task tool', async () => {
     ]
       .map((l) => JSON.stringify(l))
       .join('\n') + '\n';
-  const run = await runCli(
-    [
-      '--model',
-      'scripted',
-      '--script',
-      script,
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--input-format',
-      'stream-json',
-    ],
-    { cwd: dir, stdin },
-  );
+  const run = await runCli([...scriptedStreamArgs(script), '--input-format', 'stream-json'], { cwd: dir, stdin });
   assert.equal(run.code, 0, run.stderr);
   const lines = parseLines(run.stdout);
   const answer = lines.find((l) => l.type === 'control_response')!;

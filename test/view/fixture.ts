@@ -7,7 +7,7 @@
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, scriptedStreamArgs } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 export const PNG_BASE64 = [
@@ -154,13 +154,7 @@ export async function recordSession(): Promise<RecordedSession> {
   };
   const run = await runCli(
     [
-      '--model',
-      'scripted',
-      '--script',
-      script,
-      '--output-format',
-      'stream-json',
-      '--verbose',
+      ...scriptedStreamArgs(script),
       '--input-format',
       'stream-json',
       '--permission-mode',
