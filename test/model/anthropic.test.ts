@@ -2,16 +2,19 @@ import { test } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
 import { AnthropicProvider } from '../../src/model/anthropic.ts';
-import { ModelError } from '../../src/model/errors.ts';
 import type { ModelRequest } from '../../src/model/types.ts';
 import type { StreamEvent } from '../../src/messages/types.ts';
 import {
   anthropicBlock,
+  assertAbortMidStream,
+  assertCutStreamFails,
+  assertRateLimited,
   anthropicFrame,
   anthropicStream,
   collect,
   joinDeltas,
   modelErrorOf,
+  modelRequest,
   startFakeServer,
   withServer,
   within,
@@ -31,15 +34,7 @@ function provider(server: FakeServer): AnthropicProvider {
 }
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: 'claude-sonnet-4-6',
-    system: 'Be brief.',
-    messages: [{ role: 'user', content: 'Hi' }],
-    tools: [],
-    maxTokens: 1024,
-    abortSignal: new AbortController().signal,
-    ...overrides,
-  };
+  return modelRequest('claude-sonnet-4-6', overrides);
 }
 
 const modelError = modelErrorOf(KEY);
@@ -196,18 +191,12 @@ test('429 with retry-after → rate_limit, retryable, retryAfterMs', async () =>
     type: 'error',
     error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your rate limit.' },
   };
-  await withServer({ kind: 'json', status: 429, body, headers: { 'retry-after': '2' } }, async (server) => {
-    await assert.rejects(
-      collect(provider(server).stream(request())),
-      modelError('rate_limit', (error) => {
-        assert.equal(error.status, 429);
-        assert.equal(error.retryable, true);
-        assert.equal(error.retryAfterMs, 2000);
-        assert.match(error.message, /rate limit/);
-      }),
-    );
-    assert.equal(server.requests.length, 1, 'the SDK must not retry on its own');
-  });
+  await assertRateLimited(
+    body,
+    KEY,
+    (server) => provider(server).stream(request()),
+    (error) => assert.match(error.message, /rate limit/),
+  );
 });
 
 test('500 → server_error', async () => {
@@ -253,19 +242,7 @@ test('connection cut mid-stream → connection error, no hang', async () => {
     'end_turn',
   ).slice(0, 4);
   await withServer({ kind: 'sse', frames, then: 'destroy' }, async (server) => {
-    const seen: StreamEvent[] = [];
-    const run = (async () => {
-      for await (const event of provider(server).stream(request())) seen.push(event);
-    })();
-    await within(
-      assert.rejects(
-        run,
-        modelError('connection', (error) => assert.equal(error.retryable, true)),
-      ),
-      5000,
-      'the cut stream',
-    );
-    assert.equal(seen[0]?.type, 'message_start');
+    await assertCutStreamFails(provider(server).stream(request()), KEY);
   });
 });
 
@@ -289,27 +266,11 @@ test('abort mid-stream → AbortError promptly, and the server sees the request 
     'end_turn',
   ).slice(0, 4);
   await withServer({ kind: 'sse', frames, then: 'hang' }, async (server) => {
-    const controller = new AbortController();
-    let abortedAt = 0;
-    const run = (async () => {
-      for await (const event of provider(server).stream(request({ abortSignal: controller.signal }))) {
-        if (event.type === 'message_start') {
-          abortedAt = Date.now();
-          controller.abort();
-        }
-      }
-    })();
-    await within(
-      assert.rejects(run, (error: unknown) => {
-        assert.equal((error as Error).name, 'AbortError');
-        assert.equal(ModelError.isInstance(error), false);
-        return true;
-      }),
-      1000,
-      'the aborted stream',
+    await assertAbortMidStream(
+      server,
+      (abortSignal) => provider(server).stream(request({ abortSignal })),
+      'message_start',
     );
-    assert.ok(abortedAt > 0 && Date.now() - abortedAt < 1000);
-    await within(server.requests[0].closed, 2000, 'the server-side close');
   });
 });
 

@@ -7,6 +7,7 @@ import { ModelError } from '../../src/model/errors.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StreamEvent } from '../../src/messages/types.ts';
+import type { ModelRequest } from '../../src/model/types.ts';
 
 /** One request the server received. */
 export interface RecordedRequest {
@@ -177,6 +178,19 @@ export function openaiUsage(prompt: number, completion: number, cached = 0): str
 
 export const OPENAI_DONE = 'data: [DONE]\n\n';
 
+/** A request to `model`: the system prompt "Be brief.", the user's "Hi", no tools, 1024 tokens; then `overrides`. */
+export function modelRequest(model: string, overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    model,
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: 'Hi' }],
+    tools: [],
+    maxTokens: 1024,
+    abortSignal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
 /** Drains a provider stream. */
 export async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
   const events: StreamEvent[] = [];
@@ -231,4 +245,82 @@ export function modelErrorOf(key: string) {
       check?.(error);
       return true;
     };
+}
+
+/**
+ * Reads `stream` while the fake server cuts the connection after its first frames: it fails with a
+ * retryable connection error (without `key` in its message) within 5 s, after message_start.
+ */
+export async function assertCutStreamFails(stream: AsyncIterable<StreamEvent>, key: string): Promise<void> {
+  const seen: StreamEvent[] = [];
+  const run = (async () => {
+    for await (const event of stream) seen.push(event);
+  })();
+  await within(
+    assert.rejects(
+      run,
+      modelErrorOf(key)('connection', (error) => assert.equal(error.retryable, true)),
+    ),
+    5000,
+    'the cut stream',
+  );
+  assert.equal(seen[0]?.type, 'message_start');
+}
+
+/**
+ * Reads `stream(signal)` from a server that hangs after its first frames and aborts at the first
+ * `abortOn` event: it rejects with an AbortError (not a ModelError) within 1 s of the abort, and the
+ * server sees the request closed within 2 s.
+ */
+export async function assertAbortMidStream(
+  server: FakeServer,
+  stream: (signal: AbortSignal) => AsyncIterable<StreamEvent>,
+  abortOn: StreamEvent['type'],
+): Promise<void> {
+  const controller = new AbortController();
+  let abortedAt = 0;
+  const run = (async () => {
+    for await (const event of stream(controller.signal)) {
+      if (event.type === abortOn) {
+        abortedAt = Date.now();
+        controller.abort();
+      }
+    }
+  })();
+  await within(
+    assert.rejects(run, (error: unknown) => {
+      assert.equal((error as Error).name, 'AbortError');
+      assert.equal(ModelError.isInstance(error), false);
+      return true;
+    }),
+    1000,
+    'the aborted stream',
+  );
+  assert.ok(abortedAt > 0 && Date.now() - abortedAt < 1000);
+  await within(server.requests[0].closed, 2000, 'the server-side close');
+}
+
+/**
+ * A 429 reply with `body` and `retry-after: 2` to the request of `stream(server)`: a retryable
+ * rate_limit ModelError (status 429, retryAfterMs 2000, without `key`, then `check`), and only
+ * the one request (the provider's SDK must not retry on its own).
+ */
+export async function assertRateLimited(
+  body: unknown,
+  key: string,
+  stream: (server: FakeServer) => AsyncIterable<StreamEvent>,
+  check?: (error: ModelError) => void,
+): Promise<void> {
+  await withServer({ kind: 'json', status: 429, body, headers: { 'retry-after': '2' } }, async (server) => {
+    await assert.rejects(
+      collect(stream(server)),
+      modelErrorOf(key)('rate_limit', (error) => {
+        assert.equal(error.status, 429);
+        assert.equal(error.retryable, true);
+        assert.equal(error.retryAfterMs, 2000);
+        check?.(error);
+      }),
+    );
+    assert.equal(server.requests.length, 1, 'the SDK must not retry on its own');
+  });
 }
