@@ -160,15 +160,10 @@ async function main() {
     deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(SLOW_DELTAS), chunk_size: 1 }]) : a)),
     { pauseMs: 5 },
   );
-  // The same through ./agentpipe, the launcher the README starts with: it caps V8's young generation.
-  const slowCapped = await measure(
-    ['--max-semi-space-size=8', ...deltaArgs.map((a) => (a === stream ? path.join(dir, 'slow.json') : a))],
-    { pauseMs: 5 },
-  );
   const floorRss = (await measure(['-e', 'setTimeout(() => {}, 200)'])).peakRssKb;
 
   // The real providers against local servers speaking their wire formats.
-  const PROVIDER_DELTAS = Number(process.env.BENCH_PROVIDER_DELTAS ?? 125_000);
+  const PROVIDER_DELTAS = Number(process.env.BENCH_PROVIDER_DELTAS ?? DELTAS);
   let serverDeltas = 1;
   const providers = [
     {
@@ -349,9 +344,8 @@ async function main() {
     ],
     [
       `peak RSS, ${fmt(SLOW_DELTAS)} deltas into a slow consumer`,
-      `${fmt(slow.peakRssKb / 1024, 1)} MB; ${fmt(slowCapped.peakRssKb / 1024, 1)} MB through ./agentpipe ` +
-        `(--max-semi-space-size=8)`,
-      `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e ''; ${(slowCapped.peakRssKb / floorRss).toFixed(2)} ×`,
+      `${fmt(slow.peakRssKb / 1024, 1)} MB`,
+      `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e ''`,
     ],
     ...providerRows,
     ...harnessRows,

@@ -6,6 +6,7 @@
 import { promptMessage } from '../messages/user.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { killAllGroups } from '../process/run.ts';
+import { keepYoungGenerationSmall } from '../process/young-generation.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { StreamWriter } from '../pipeline/writer.ts';
@@ -71,6 +72,7 @@ async function refuseResume(message: string, flags: CliFlags, options: SessionOp
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise<number> {
+  keepYoungGenerationSmall();
   if (flags.sdkUrl !== undefined) return (await import('./sdk-url.ts')).runSdkUrl(flags, promptArg, log);
   validateFormats(flags, promptArg !== undefined);
   for (const name of unsupportedFlagsGiven(flags)) {
