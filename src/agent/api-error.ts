@@ -8,6 +8,7 @@
  * any other status. Its subscription (claude.ai) and cloud-provider branches have no counterpart here.
  */
 import { newUuid } from '../messages/ids.ts';
+import { apiMessage } from '../messages/usage.ts';
 import type { AssistantMessage, MessageParam, TerminalReason } from '../messages/types.ts';
 import { ModelError } from '../model/errors.ts';
 
@@ -134,10 +135,9 @@ export function apiErrorAssistant(
 ): AssistantMessage {
   return {
     type: 'assistant',
-    message: {
+    // Claude Code's synthetic message: its usage has the zeroed objects, not nulls.
+    message: apiMessage({
       id: newUuid(),
-      type: 'message',
-      role: 'assistant',
       model: '<synthetic>',
       content: [{ type: 'text', text: report.text, citations: null }],
       stop_reason: 'stop_sequence',
@@ -156,11 +156,7 @@ export function apiErrorAssistant(
         speed: null,
         fallback_credit: null,
       },
-      container: null,
-      context_management: null,
-      diagnostics: null,
-      stop_details: null,
-    },
+    }),
     parent_tool_use_id: ids.parentToolUseId,
     session_id: ids.sessionId,
     uuid: newUuid(),

@@ -13,7 +13,7 @@ import type {
   UserContentBlock,
 } from '../messages/types.ts';
 import type { UserMessage, AssistantMessage } from '../messages/types.ts';
-import { apiUsage } from '../messages/usage.ts';
+import { apiMessage } from '../messages/usage.ts';
 import { newApiId, newUuid } from '../messages/ids.ts';
 import { userMessage } from '../messages/user.ts';
 import { INTERRUPTED } from '../messages/notices.ts';
@@ -140,20 +140,7 @@ export class TurnState {
       parent_tool_use_id: parentToolUseId,
       session_id: this.sessionId,
       uuid: newUuid(),
-      message: {
-        id: newApiId('msg'),
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: blocks,
-        stop_reason: stopReason,
-        stop_sequence: null,
-        usage: apiUsage({}),
-        container: null,
-        context_management: null,
-        diagnostics: null,
-        stop_details: null,
-      },
+      message: apiMessage({ id: newApiId('msg'), model, content: blocks, stop_reason: stopReason }),
     };
   }
 

@@ -1,4 +1,5 @@
-/** Constructors for the usage objects of the wire format. */
+/** Constructors for the usage objects and the API message frames of the wire format. */
+import type { ApiMessage, AssistantContentBlock, DeltaUsage, StopReason, StreamEvent } from './api.ts';
 import type { ApiUsage, ResultUsage } from './types.ts';
 
 /** Usage of one API message from plain token counts. */
@@ -39,5 +40,48 @@ export function emptyResultUsage(): ResultUsage {
     output_tokens_details: { thinking_tokens: 0 },
     speed: 'standard',
     fallback_credit: null,
+  };
+}
+
+/** An assistant API message: the given fields, and null for every field no provider of ours fills. */
+export function apiMessage(m: {
+  id: string;
+  model: string;
+  content: AssistantContentBlock[];
+  stop_reason?: StopReason | null;
+  stop_sequence?: string | null;
+  usage?: ApiUsage;
+}): ApiMessage {
+  return {
+    id: m.id,
+    type: 'message',
+    role: 'assistant',
+    model: m.model,
+    content: m.content,
+    stop_reason: m.stop_reason ?? null,
+    stop_sequence: m.stop_sequence ?? null,
+    usage: m.usage ?? apiUsage({}),
+    container: null,
+    context_management: null,
+    diagnostics: null,
+    stop_details: null,
+  };
+}
+
+/** The `message_delta` event that ends a streamed message: its stop reason and cumulative usage. */
+export function messageDelta(
+  stop: { stop_reason: StopReason | null; stop_sequence?: string | null },
+  usage: Pick<DeltaUsage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'>,
+): Extract<StreamEvent, { type: 'message_delta' }> {
+  return {
+    type: 'message_delta',
+    delta: {
+      stop_reason: stop.stop_reason,
+      stop_sequence: stop.stop_sequence ?? null,
+      container: null,
+      stop_details: null,
+    },
+    usage: { ...usage, server_tool_use: null, iterations: null, output_tokens_details: null, fallback_credit: null },
+    context_management: null,
   };
 }

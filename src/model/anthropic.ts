@@ -5,7 +5,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
-import { apiUsage } from '../messages/usage.ts';
+import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { envNumber } from '../process/env-number.ts';
 import { VERSION } from '../version.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
@@ -259,20 +259,14 @@ class EventNormaliser {
         if (tier === 'standard' || tier === 'priority' || tier === 'batch') usage.service_tier = tier;
         return {
           type: 'message_start',
-          message: {
+          message: apiMessage({
             id: m.id,
-            type: 'message',
-            role: 'assistant',
             model: m.model,
             content: [],
             stop_reason: stopReason(m.stop_reason),
-            stop_sequence: m.stop_sequence ?? null,
+            stop_sequence: m.stop_sequence,
             usage,
-            container: null,
-            context_management: null,
-            diagnostics: null,
-            stop_details: null,
-          },
+          }),
         };
       }
       case 'content_block_start': {
@@ -294,26 +288,15 @@ class EventNormaliser {
       }
       case 'message_delta': {
         const u = raw.usage ?? {};
-        return {
-          type: 'message_delta',
-          delta: {
-            stop_reason: stopReason(raw.delta?.stop_reason),
-            stop_sequence: raw.delta?.stop_sequence ?? null,
-            container: null,
-            stop_details: null,
-          },
-          usage: {
+        return messageDelta(
+          { stop_reason: stopReason(raw.delta?.stop_reason), stop_sequence: raw.delta?.stop_sequence },
+          {
             input_tokens: num(u.input_tokens) ?? null,
             output_tokens: num(u.output_tokens) ?? 0,
             cache_creation_input_tokens: num(u.cache_creation_input_tokens) ?? null,
             cache_read_input_tokens: num(u.cache_read_input_tokens) ?? null,
-            server_tool_use: null,
-            iterations: null,
-            output_tokens_details: null,
-            fallback_credit: null,
           },
-          context_management: null,
-        };
+        );
       }
       case 'message_stop':
         this.stopped = true;

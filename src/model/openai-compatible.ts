@@ -14,7 +14,7 @@ import type {
   ImageBlock,
 } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
-import { apiUsage } from '../messages/usage.ts';
+import { apiMessage, messageDelta } from '../messages/usage.ts';
 import { VERSION } from '../version.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError } from './errors.ts';
@@ -203,20 +203,11 @@ class ChunkTranslator {
       this.#started = true;
       yield {
         type: 'message_start',
-        message: {
+        message: apiMessage({
           id: chunk.id || `msg_${newUuid().replaceAll('-', '')}`,
-          type: 'message',
-          role: 'assistant',
           model: chunk.model || this.#model,
           content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: apiUsage({}),
-          container: null,
-          context_management: null,
-          diagnostics: null,
-          stop_details: null,
-        },
+        }),
       };
     }
     if (chunk.usage) this.#usage = chunk.usage;
@@ -281,22 +272,16 @@ class ChunkTranslator {
             ? 'refusal'
             : 'end_turn';
     const cached = this.#usage?.prompt_tokens_details?.cached_tokens ?? 0;
-    yield {
-      type: 'message_delta',
-      delta: { stop_reason: stop, stop_sequence: null, container: null, stop_details: null },
-      usage: {
+    yield messageDelta(
+      { stop_reason: stop },
+      {
         // Anthropic semantics: input_tokens excludes cache reads.
         input_tokens: this.#usage ? Math.max(0, this.#usage.prompt_tokens - cached) : null,
         output_tokens: this.#usage?.completion_tokens ?? 0,
         cache_creation_input_tokens: null,
         cache_read_input_tokens: this.#usage ? cached : null,
-        server_tool_use: null,
-        iterations: null,
-        output_tokens_details: null,
-        fallback_credit: null,
       },
-      context_management: null,
-    };
+    );
     yield { type: 'message_stop' };
   }
 

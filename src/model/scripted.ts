@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AssistantContentBlock, ContentDelta, StopReason, StreamEvent } from '../messages/types.ts';
 import { newApiId } from '../messages/ids.ts';
-import { apiUsage } from '../messages/usage.ts';
+import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { ModelError } from './errors.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
 
@@ -120,20 +120,12 @@ export class ScriptedProvider implements ModelProvider {
 
     yield {
       type: 'message_start',
-      message: {
+      message: apiMessage({
         id: newApiId('msg'),
-        type: 'message',
-        role: 'assistant',
         model: turn.model ?? request.model,
         content: [],
-        stop_reason: null,
-        stop_sequence: null,
         usage: apiUsage({ ...usage, output_tokens: 0 }),
-        container: null,
-        context_management: null,
-        diagnostics: null,
-        stop_details: null,
-      },
+      }),
     };
     let index = 0;
     for (const block of blocks) {
@@ -162,21 +154,15 @@ export class ScriptedProvider implements ModelProvider {
       index++;
     }
     const stopReason = turn.stop_reason ?? (turn.tool_calls?.length ? 'tool_use' : 'end_turn');
-    yield {
-      type: 'message_delta',
-      delta: { stop_reason: stopReason, stop_sequence: null, container: null, stop_details: null },
-      usage: {
+    yield messageDelta(
+      { stop_reason: stopReason },
+      {
         input_tokens: inputTokens,
         output_tokens: outputTokens,
         cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
         cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
-        server_tool_use: null,
-        iterations: null,
-        output_tokens_details: null,
-        fallback_credit: null,
       },
-      context_management: null,
-    };
+    );
     yield { type: 'message_stop' };
   }
 }
