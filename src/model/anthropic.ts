@@ -138,8 +138,41 @@ function lowerCased(headers: Record<string, string> | undefined): Record<string,
   return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
+const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
+const TEXT_DELTA_TAIL = ',"delta":{"type":"text_delta","text":';
+
+/**
+ * A text delta written as the API writes it (`{"type":"content_block_delta","index":N,"delta":
+ * {"type":"text_delta","text":"..."}}`), read without parsing the whole event: most of a stream
+ * is these, and this costs about half of JSON.parse. The text is still read by JSON.parse, so an
+ * event that is any other shape (or not JSON) is undefined here and goes the general way.
+ */
+export function textDeltaEvent(data: string): RawEvent | undefined {
+  const head = TEXT_DELTA_HEAD.length;
+  if (!data.startsWith(TEXT_DELTA_HEAD) || !data.endsWith('}}')) return undefined;
+  const tail = data.indexOf(TEXT_DELTA_TAIL, head);
+  if (tail <= head || tail > head + 9 || (data.charCodeAt(head) === 48 && tail > head + 1)) return undefined;
+  let index = 0;
+  for (let i = head; i < tail; i++) {
+    const digit = data.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    index = index * 10 + digit;
+  }
+  let text: unknown;
+  try {
+    text = JSON.parse(data.slice(tail + TEXT_DELTA_TAIL.length, -2));
+  } catch {
+    return undefined;
+  }
+  return typeof text === 'string'
+    ? { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }
+    : undefined;
+}
+
 /** One event's data: an object with a `type`, or the stream is broken. */
 function rawEvent(data: string): RawEvent {
+  const delta = textDeltaEvent(data);
+  if (delta) return delta;
   const value = JSON.parse(data) as unknown;
   if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
     throw new ModelError({ kind: 'server_error', message: `Malformed stream event: ${data.slice(0, 200)}` });

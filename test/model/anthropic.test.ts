@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
-import { AnthropicProvider } from '../../src/model/anthropic.ts';
+import { AnthropicProvider, textDeltaEvent } from '../../src/model/anthropic.ts';
 import type { ModelRequest } from '../../src/model/types.ts';
 import type { StreamEvent } from '../../src/messages/types.ts';
 import {
@@ -357,4 +357,36 @@ test('the next request reuses the connection (keep-alive), also after the answer
     assert.equal(server.requests.length, 3);
     assert.equal(ports.size, 1, `one connection for three requests (client ports ${[...ports].join(', ')})`);
   });
+});
+
+test('the text-delta fast path reads exactly what JSON.parse reads, and leaves every other shape to it', () => {
+  const read = (text: string) =>
+    `{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":${text}}}`;
+  const rows: Array<[string, boolean]> = [
+    [read('"Hello"'), true],
+    [read('""'), true],
+    [read(JSON.stringify('quote " brace }} backslash \\ newline \n tab \t')), true],
+    [read(JSON.stringify('unicode é 中 😀 \u2028')), true],
+    [read('"\\u00e9\\ud83d\\ude00"'), true],
+    ['{"type":"content_block_delta","index":12345,"delta":{"type":"text_delta","text":"x"}}', true],
+    // Not read here: JSON.parse decides (it may throw: the stream is then malformed, as before).
+    [read('"a"},"extra":{"b":"c"'), false],
+    [read('"a","more":1'), false],
+    [read('1'), false],
+    [read('null'), false],
+    [read('"unterminated'), false],
+    ['{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"x"}}', false],
+    ['{"type":"content_block_delta","index":-1,"delta":{"type":"text_delta","text":"x"}}', false],
+    ['{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"x"}}', false],
+    ['{"type":"content_block_delta","index":1e3,"delta":{"type":"text_delta","text":"x"}}', false],
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"x"}}', false],
+    ['{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"},"index":0}', false],
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}} ', false],
+    ['{"type":"ping"}', false],
+  ];
+  for (const [data, fast] of rows) {
+    const event = textDeltaEvent(data);
+    assert.equal(event !== undefined, fast, data);
+    if (event) assert.deepEqual(event, JSON.parse(data), data);
+  }
 });
