@@ -3,7 +3,10 @@
  * Anthropic Messages API (SSE events) and OpenAI-compatible chat completions (SSE chunks). Each
  * answer is `deltas` text deltas of one character, written with backpressure.
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 const anthropicFrame = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -104,4 +107,51 @@ export async function providerServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/** A provider server in another process. */
+export interface ServerProcess {
+  url: string;
+  /** Sets the number of deltas of the next answers. */
+  setDeltas(deltas: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The same server in a child process: in the bench's own process it shared one event loop with the reading of the
+ * CLI's output, and a million deltas through both measured the bench as much as agentpipe. Commands on stdin (a
+ * number of deltas), answers on stdout (the URL, then `ok` per command).
+ */
+export async function providerServerProcess(kind: 'anthropic' | 'openai'): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const read = async (): Promise<string> => {
+    const next = await lines.next();
+    if (next.done) throw new Error(`the ${kind} bench server exited`);
+    return next.value;
+  };
+  const url = await read();
+  return {
+    url,
+    setDeltas: async (deltas) => {
+      child.stdin.write(`${deltas}\n`);
+      if ((await read()) !== 'ok') throw new Error(`the ${kind} bench server did not take ${deltas}`);
+    },
+    close: async () => {
+      child.stdin.end();
+      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+if (import.meta.main) {
+  const kind = process.argv[2] === 'openai' ? 'openai' : 'anthropic';
+  let deltas = 1;
+  const server = await providerServer(kind, () => deltas);
+  console.log(server.url);
+  for await (const line of createInterface({ input: process.stdin })) {
+    deltas = Number(line);
+    console.log('ok');
+  }
+  await server.close();
 }
