@@ -19,6 +19,7 @@ import { VERSION } from '../version.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError } from './errors.ts';
 import { postForEvents } from './http-stream.ts';
+import { TextChunkTemplate } from './text-chunk-template.ts';
 import { thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
@@ -82,16 +83,35 @@ export class OpenAICompatibleProvider implements ModelProvider {
         body.reasoning_effort = budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';
       }
       const translator = new ChunkTranslator(request.model);
+      const template = new TextChunkTemplate();
+      const events: StreamEvent[] = [];
       read: for await (const batch of postForEvents({ url: this.#url, headers: this.#headers, body, signal })) {
+        // A network read's chunks are translated together; a bad chunk still lets out the events before it.
+        let failure: { error: unknown } | undefined;
         for (const { data } of batch) {
           if (data === '[DONE]') break read;
-          yield* translator.translate(chunkOf(data));
+          try {
+            const text = template.text(data);
+            if (text !== undefined) translator.text(text, events);
+            else {
+              const chunk = chunkOf(data);
+              template.learn(data, chunk);
+              translator.translate(chunk, events);
+            }
+          } catch (error) {
+            failure = { error };
+            break;
+          }
         }
+        for (const event of events) yield event;
+        events.length = 0;
+        if (failure) throw failure.error;
       }
       if (!translator.finished) {
         throw new ModelError({ kind: 'connection', message: 'The response stream ended before a finish_reason' });
       }
-      yield* translator.finish();
+      translator.finish(events);
+      yield* events;
     } catch (error) {
       throw toModelError(error, signal, this.#apiKey, fromApiError);
     }
@@ -198,17 +218,18 @@ class ChunkTranslator {
     this.#model = model;
   }
 
-  *translate(chunk: OpenAI.Chat.ChatCompletionChunk): Generator<StreamEvent> {
+  /** Appends the events of one chunk to `out`. */
+  translate(chunk: OpenAI.Chat.ChatCompletionChunk, out: StreamEvent[]): void {
     if (!this.#started) {
       this.#started = true;
-      yield {
+      out.push({
         type: 'message_start',
         message: apiMessage({
           id: chunk.id || `msg_${newUuid().replaceAll('-', '')}`,
           model: chunk.model || this.#model,
           content: [],
         }),
-      };
+      });
     }
     if (chunk.usage) this.#usage = chunk.usage;
     const choice = chunk.choices?.[0];
@@ -220,19 +241,14 @@ class ChunkTranslator {
     const reasoning = delta.reasoning_content || delta.reasoning;
     if (typeof reasoning === 'string' && reasoning !== '') {
       if (this.#open?.kind !== 'thinking')
-        yield* this.#start({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
-      yield {
+        this.#start({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' }, out);
+      out.push({
         type: 'content_block_delta',
         index: this.#open!.index,
         delta: { type: 'thinking_delta', thinking: reasoning, estimated_tokens: null },
-      };
+      });
     }
-    const text = (delta.content ?? '') + (delta.refusal ?? '');
-    if (text !== '') {
-      if (this.#open?.kind !== 'text')
-        yield* this.#start({ kind: 'text' }, { type: 'text', text: '', citations: null });
-      yield { type: 'content_block_delta', index: this.#open!.index, delta: { type: 'text_delta', text } };
-    }
+    this.text((delta.content ?? '') + (delta.refusal ?? ''), out);
     for (const call of delta.tool_calls ?? []) {
       const open = this.#open;
       const continues =
@@ -240,18 +256,19 @@ class ChunkTranslator {
       if (!continues) {
         const id = call.id || `call_${newUuid().replaceAll('-', '')}`;
         this.#sawTool = true;
-        yield* this.#start(
+        this.#start(
           { kind: 'tool', id, key: call.index },
           { type: 'tool_use', id, name: call.function?.name ?? '', input: {} },
+          out,
         );
       }
       const fragment = call.function?.arguments;
       if (fragment)
-        yield {
+        out.push({
           type: 'content_block_delta',
           index: this.#open!.index,
           delta: { type: 'input_json_delta', partial_json: fragment },
-        };
+        });
     }
     if (choice.finish_reason) {
       this.#finishReason = choice.finish_reason;
@@ -259,9 +276,16 @@ class ChunkTranslator {
     }
   }
 
-  /** Closes the open block and emits message_delta and message_stop. */
-  *finish(): Generator<StreamEvent> {
-    yield* this.#close();
+  /** Appends the events of a chunk's text (none for empty text). */
+  text(text: string, out: StreamEvent[]): void {
+    if (text === '') return;
+    if (this.#open?.kind !== 'text') this.#start({ kind: 'text' }, { type: 'text', text: '', citations: null }, out);
+    out.push({ type: 'content_block_delta', index: this.#open!.index, delta: { type: 'text_delta', text } });
+  }
+
+  /** Closes the open block and appends message_delta and message_stop. */
+  finish(out: StreamEvent[]): void {
+    this.#close(out);
     const reason = this.#finishReason;
     const stop: StopReason =
       reason === 'length'
@@ -272,31 +296,34 @@ class ChunkTranslator {
             ? 'refusal'
             : 'end_turn';
     const cached = this.#usage?.prompt_tokens_details?.cached_tokens ?? 0;
-    yield messageDelta(
-      { stop_reason: stop },
-      {
-        // Anthropic semantics: input_tokens excludes cache reads.
-        input_tokens: this.#usage ? Math.max(0, this.#usage.prompt_tokens - cached) : null,
-        output_tokens: this.#usage?.completion_tokens ?? 0,
-        cache_creation_input_tokens: null,
-        cache_read_input_tokens: this.#usage ? cached : null,
-      },
+    out.push(
+      messageDelta(
+        { stop_reason: stop },
+        {
+          // Anthropic semantics: input_tokens excludes cache reads.
+          input_tokens: this.#usage ? Math.max(0, this.#usage.prompt_tokens - cached) : null,
+          output_tokens: this.#usage?.completion_tokens ?? 0,
+          cache_creation_input_tokens: null,
+          cache_read_input_tokens: this.#usage ? cached : null,
+        },
+      ),
     );
-    yield { type: 'message_stop' };
+    out.push({ type: 'message_stop' });
   }
 
-  *#start(
+  #start(
     open: { kind: 'text' | 'thinking' } | { kind: 'tool'; id: string; key: number | undefined },
     block: AssistantContentBlock,
-  ): Generator<StreamEvent> {
-    yield* this.#close();
+    out: StreamEvent[],
+  ): void {
+    this.#close(out);
     const index = this.#next++;
     this.#open = { ...open, index };
-    yield { type: 'content_block_start', index, content_block: block };
+    out.push({ type: 'content_block_start', index, content_block: block });
   }
 
-  *#close(): Generator<StreamEvent> {
-    if (this.#open) yield { type: 'content_block_stop', index: this.#open.index };
+  #close(out: StreamEvent[]): void {
+    if (this.#open) out.push({ type: 'content_block_stop', index: this.#open.index });
     this.#open = undefined;
   }
 }
