@@ -16,6 +16,7 @@ import type {
   PermissionDenial,
   ResultErrorSubtype,
   TerminalReason,
+  StreamEvent,
   ToolUseBlock,
   UserContentBlock,
 } from '../messages/types.ts';
@@ -364,7 +365,10 @@ async function streamOnce(
   if (run.signal.aborted) stopRequest();
   const marks = ctx.parentToolUseId === null ? run.marks : undefined;
   if (marks) marks.requestSent ??= performance.now();
-  const stream = watchStalls(ctx.provider.stream(modelRequest(ctx, messages, request.signal, model)), request);
+  const asked = modelRequest(ctx, messages, request.signal, model);
+  // Batches when the provider has them (one async step per network read), else single events.
+  const batches = ctx.provider.streamBatches ? watchStalls(ctx.provider.streamBatches(asked), request) : undefined;
+  const events = batches ? undefined : watchStalls(ctx.provider.stream(asked), request);
   // One `assistant` message per finished block. The latest one waits for what comes next: a new
   // block sends it as it is; `message_delta` first completes it with the request's final usage
   // and stop reason, so the last block of every request reports them live.
@@ -383,25 +387,58 @@ async function streamOnce(
     if (marks) marks.firstAssistant ??= performance.now();
     await ctx.emit(message);
   };
-  try {
-    for await (const event of stream) {
-      if (marks && event.type === 'message_start') marks.firstEvent ??= performance.now();
-      if (ctx.includePartialMessages) {
-        const sent = ctx.emit({
+  const partial = (event: StreamEvent): Promise<void> | undefined =>
+    ctx.includePartialMessages
+      ? ctx.emit({
           type: 'stream_event',
           event,
           parent_tool_use_id: ctx.parentToolUseId,
           session_id: ctx.sessionId,
           uuid: newUuid(),
-        });
-        // Awaited only when the queue is full: an await per delta cost the delta rate a microtask each.
-        if (sent) await sent;
+        })
+      : undefined;
+  /**
+   * Takes a delta: a promise only when the output queue is full (an await per delta cost the delta rate a microtask
+   * each).
+   */
+  const takeDelta = (event: StreamEvent): Promise<void> | undefined => {
+    const sent = partial(event);
+    if (sent) return sent.then(() => void assembler.add(event));
+    assembler.add(event);
+    return undefined;
+  };
+  /** Takes any other event; true at message_stop. */
+  const take = async (event: StreamEvent): Promise<boolean> => {
+    if (marks && event.type === 'message_start') marks.firstEvent ??= performance.now();
+    const sent = partial(event);
+    if (sent) await sent;
+    if (event.type === 'content_block_start') await flush();
+    const block = assembler.add(event);
+    if (block) held = block;
+    if (event.type === 'message_delta' || event.type === 'message_stop') await flush();
+    return event.type === 'message_stop';
+  };
+  try {
+    if (batches) {
+      read: for await (const batch of batches) {
+        for (const event of batch) {
+          if (event.type !== 'content_block_delta') {
+            if (await take(event)) break read;
+          } else {
+            const waiting = takeDelta(event);
+            if (waiting) await waiting;
+          }
+        }
       }
-      if (event.type === 'content_block_start') await flush();
-      const block = assembler.add(event);
-      if (block) held = block;
-      if (event.type === 'message_delta' || event.type === 'message_stop') await flush();
-      if (event.type === 'message_stop') break;
+    } else if (events) {
+      for await (const event of events) {
+        if (event.type !== 'content_block_delta') {
+          if (await take(event)) break;
+        } else {
+          const waiting = takeDelta(event);
+          if (waiting) await waiting;
+        }
+      }
     }
   } finally {
     run.signal.removeEventListener('abort', stopRequest);

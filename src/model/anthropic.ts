@@ -12,6 +12,7 @@ import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
 import { postForEvents, postJson } from './http-stream.ts';
 import {
+  eventsOf,
   thinkingOf,
   type ModelProvider,
   type ModelRequest,
@@ -53,7 +54,12 @@ export class AnthropicProvider implements ModelProvider {
     };
   }
 
-  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+  stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    return eventsOf(this.streamBatches(request));
+  }
+
+  /** The events of each network read together; an error event still lets out the events before it. */
+  async *streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
     const signal = request.abortSignal;
     signal.throwIfAborted();
     try {
@@ -79,15 +85,25 @@ export class AnthropicProvider implements ModelProvider {
         : this.#headers;
       const normaliser = new EventNormaliser();
       for await (const batch of postForEvents({ url: this.#url, headers, body, signal })) {
+        const events: StreamEvent[] = [];
+        let failure: { error: unknown } | undefined;
         for (const { event, data } of batch) {
           if (event === 'ping') continue;
-          const raw = rawEvent(data);
-          if (raw.type === 'error') throw streamError(raw);
-          const normalised = normaliser.normalise(raw);
-          if (normalised) yield normalised;
+          try {
+            const raw = rawEvent(data);
+            if (raw.type === 'error') throw streamError(raw);
+            const normalised = normaliser.normalise(raw);
+            if (normalised) events.push(normalised);
+          } catch (error) {
+            failure = { error };
+            break;
+          }
           // Whatever follows message_stop is not read: the answer is complete.
-          if (normaliser.stopped) return;
+          if (normaliser.stopped) break;
         }
+        if (events.length > 0) yield events;
+        if (failure) throw failure.error;
+        if (normaliser.stopped) return;
       }
       throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
     } catch (error) {

@@ -8,7 +8,7 @@ import { childEnv } from '../process/env.ts';
 import { runProcessGroup } from '../process/run.ts';
 import type { StreamEvent } from '../messages/types.ts';
 import { ModelError } from './errors.ts';
-import type { ModelProvider, ModelRequest, WebSearchRequest } from './types.ts';
+import { eventsOf, type ModelProvider, type ModelRequest, type WebSearchRequest } from './types.ts';
 import {
   chooseProvider,
   DEFAULT_ANTHROPIC_MODEL,
@@ -40,12 +40,16 @@ export class AuthWatchingProvider implements ModelProvider {
 
   /** The inner provider's web search, when it has one. */
   readonly webSearch?: (request: WebSearchRequest) => Promise<unknown[]>;
+  /** The inner provider's batches, when it has them. */
+  readonly streamBatches?: (request: ModelRequest) => AsyncIterable<StreamEvent[]>;
 
   constructor(inner: ModelProvider, onStatus: AuthStatusListener) {
     this.#inner = inner;
     this.#onStatus = onStatus;
     const search = inner.webSearch?.bind(inner);
     if (search) this.webSearch = (request) => this.#watch(() => search(request));
+    const batches = inner.streamBatches?.bind(inner);
+    if (batches) this.streamBatches = (request) => this.#failThrough(batches(request));
   }
 
   async #watch<T>(run: () => Promise<T>): Promise<T> {
@@ -67,9 +71,12 @@ export class AuthWatchingProvider implements ModelProvider {
     return this.#inner.apiKeySource;
   }
 
-  /** The inner stream as it is; only its failure passes through here (a generator around it cost a hop per delta). */
   stream(request: ModelRequest): AsyncIterable<StreamEvent> {
-    const source = this.#inner.stream(request);
+    return this.#failThrough(this.#inner.stream(request));
+  }
+
+  /** The inner stream as it is; only its failure passes through here (a generator around it cost a hop per delta). */
+  #failThrough<T>(source: AsyncIterable<T>): AsyncIterable<T> {
     const fail = async (error: unknown): Promise<never> => {
       if (ModelError.isInstance(error) && error.kind === 'authentication_failed') {
         await this.#onStatus({ isAuthenticating: false, output: [], error: redactTokens(error.message) });
@@ -78,11 +85,11 @@ export class AuthWatchingProvider implements ModelProvider {
     };
     return {
       [Symbol.asyncIterator]: () => {
-        const events = source[Symbol.asyncIterator]();
+        const items = source[Symbol.asyncIterator]();
         return {
-          next: () => events.next().catch(fail),
+          next: () => items.next().catch(fail),
           return: (value?: unknown) =>
-            events.return?.(value) ?? Promise.resolve({ done: true as const, value: undefined }),
+            items.return?.(value) ?? Promise.resolve({ done: true as const, value: undefined }),
         };
       },
     };
@@ -132,7 +139,11 @@ export class KeyHelperProvider implements ModelProvider {
     }
   }
 
-  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+  stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    return eventsOf(this.streamBatches(request));
+  }
+
+  async *streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
     this.#inner ??= this.#authenticate(request.abortSignal);
     let inner: ModelProvider;
     try {
@@ -142,7 +153,8 @@ export class KeyHelperProvider implements ModelProvider {
       throw error;
     }
     try {
-      yield* inner.stream(request);
+      if (inner.streamBatches) yield* inner.streamBatches(request);
+      else for await (const event of inner.stream(request)) yield [event];
     } catch (error) {
       if (ModelError.isInstance(error) && error.kind === 'authentication_failed') {
         this.#inner = undefined; // the next request asks the helper again

@@ -20,7 +20,7 @@ import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError } from './errors.ts';
 import { postForEvents } from './http-stream.ts';
 import { TextChunkTemplate } from './text-chunk-template.ts';
-import { thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
+import { eventsOf, thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type ContentPart = OpenAI.Chat.ChatCompletionContentPart;
@@ -57,7 +57,12 @@ export class OpenAICompatibleProvider implements ModelProvider {
     };
   }
 
-  async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+  stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    return eventsOf(this.streamBatches(request));
+  }
+
+  /** The events of each network read together; a bad chunk still lets out the events before it. */
+  async *streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
     const signal = request.abortSignal;
     signal.throwIfAborted();
     try {
@@ -84,9 +89,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
       }
       const translator = new ChunkTranslator(request.model);
       const template = new TextChunkTemplate();
-      const events: StreamEvent[] = [];
+      let events: StreamEvent[] = [];
       read: for await (const batch of postForEvents({ url: this.#url, headers: this.#headers, body, signal })) {
-        // A network read's chunks are translated together; a bad chunk still lets out the events before it.
         let failure: { error: unknown } | undefined;
         for (const { data } of batch) {
           if (data === '[DONE]') break read;
@@ -103,15 +107,18 @@ export class OpenAICompatibleProvider implements ModelProvider {
             break;
           }
         }
-        for (const event of events) yield event;
-        events.length = 0;
+        if (events.length > 0) yield events;
+        events = [];
         if (failure) throw failure.error;
       }
+      // After [DONE], the events of its read are still to go out, with the finish.
+      if (events.length > 0) yield events;
       if (!translator.finished) {
         throw new ModelError({ kind: 'connection', message: 'The response stream ended before a finish_reason' });
       }
-      translator.finish(events);
-      yield* events;
+      const last: StreamEvent[] = [];
+      translator.finish(last);
+      yield last;
     } catch (error) {
       throw toModelError(error, signal, this.#apiKey, fromApiError);
     }

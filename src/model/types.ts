@@ -73,6 +73,11 @@ export interface ModelProvider {
   usageModel?(asked: string, answered: string): string;
   stream(request: ModelRequest): AsyncIterable<StreamEvent>;
   /**
+   * The same events as `stream()`, in batches (a network read's at once), so that the agent loop takes one async step
+   * per batch, not per event. Optional: the loop uses `stream()` without it.
+   */
+  streamBatches?(request: ModelRequest): AsyncIterable<StreamEvent[]>;
+  /**
    * Runs a web search on the provider's servers and returns the answer's content blocks (unchecked); only providers
    * that can.
    */
@@ -87,4 +92,9 @@ export function thinkingOf(
   return request.thinkingBudgetTokens !== undefined
     ? { type: 'enabled', budgetTokens: request.thinkingBudgetTokens }
     : undefined;
+}
+
+/** A batched stream as single events (a provider's `stream()` from its `streamBatches()`). */
+export async function* eventsOf(batches: AsyncIterable<StreamEvent[]>): AsyncGenerator<StreamEvent> {
+  for await (const batch of batches) yield* batch;
 }
