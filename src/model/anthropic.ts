@@ -7,10 +7,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
 import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { envNumber } from '../process/env-number.ts';
-import { VERSION } from '../version.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
-import { postForEvents, postJson } from './http-stream.ts';
+import { endpoint, postForEvents, postJson, type Endpoint } from './http-stream.ts';
 import {
   eventsOf,
   thinkingOf,
@@ -37,21 +36,17 @@ export class AnthropicProvider implements ModelProvider {
   readonly specificationVersion = 'v1' as const;
   readonly provider = 'anthropic';
   readonly apiKeySource: ModelProvider['apiKeySource'];
-  readonly #url: string;
-  readonly #apiKey: string;
-  readonly #headers: Record<string, string>;
+  readonly #endpoint: Endpoint;
 
   constructor(options: AnthropicProviderOptions) {
     this.apiKeySource = options.apiKeySource;
-    const base = options.baseUrl || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com';
-    this.#url = `${base.replace(/\/+$/, '')}/v1/messages`;
-    this.#apiKey = options.apiKey;
-    this.#headers = {
-      'user-agent': `agentpipe/${VERSION}`,
-      'anthropic-version': API_VERSION,
-      authorization: `Bearer ${options.apiKey}`,
-      ...lowerCased(options.defaultHeaders),
-    };
+    this.#endpoint = endpoint({
+      base: options.baseUrl || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
+      path: '/v1/messages',
+      apiKey: options.apiKey,
+      headers: { 'anthropic-version': API_VERSION, authorization: `Bearer ${options.apiKey}` },
+      defaultHeaders: options.defaultHeaders,
+    });
   }
 
   stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
@@ -81,10 +76,10 @@ export class AnthropicProvider implements ModelProvider {
       if (thinking) body.thinking = apiThinking(thinking);
       if (request.effort) body.output_config = { effort: request.effort };
       const headers = request.betas?.length
-        ? { ...this.#headers, 'anthropic-beta': request.betas.join(',') }
-        : this.#headers;
+        ? { ...this.#endpoint.headers, 'anthropic-beta': request.betas.join(',') }
+        : this.#endpoint.headers;
       const normaliser = new EventNormaliser();
-      for await (const batch of postForEvents({ url: this.#url, headers, body, signal })) {
+      for await (const batch of postForEvents({ url: this.#endpoint.url, headers, body, signal })) {
         const events: StreamEvent[] = [];
         let failure: { error: unknown } | undefined;
         for (const { event, data } of batch) {
@@ -107,7 +102,7 @@ export class AnthropicProvider implements ModelProvider {
       }
       throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
     } catch (error) {
-      throw toModelError(error, signal, this.#apiKey, fromApiError);
+      throw toModelError(error, signal, this.#endpoint.apiKey, fromApiError);
     }
   }
 
@@ -133,8 +128,8 @@ export class AnthropicProvider implements ModelProvider {
       // Not streamed, so no stall watch: the request as a whole gets API_TIMEOUT_MS (as Claude Code's requests).
       const deadline = AbortSignal.timeout(envNumber('API_TIMEOUT_MS', 600_000));
       const answer = await postJson({
-        url: this.#url,
-        headers: this.#headers,
+        url: this.#endpoint.url,
+        headers: this.#endpoint.headers,
         body,
         signal: AbortSignal.any([signal, deadline]),
       });
@@ -144,14 +139,9 @@ export class AnthropicProvider implements ModelProvider {
       }
       return content as unknown[];
     } catch (error) {
-      throw toModelError(error, signal, this.#apiKey, fromApiError);
+      throw toModelError(error, signal, this.#endpoint.apiKey, fromApiError);
     }
   }
-}
-
-/** Header names in lower case, so a caller's `Authorization` replaces ours instead of doubling it. */
-function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';

@@ -7,7 +7,37 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { VERSION } from '../version.ts';
 import { ModelError } from './errors.ts';
+
+/** Where a provider posts, with its key (redacted from errors) and the headers of every request. */
+export interface Endpoint {
+  url: string;
+  apiKey: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * An endpoint: `base` without trailing slashes, then `path`; our user agent, the provider's `headers`, then the
+ * caller's `defaultHeaders` (names in lower case, so a caller's `Authorization` replaces ours instead of doubling it).
+ */
+export function endpoint(o: {
+  base: string;
+  path: string;
+  apiKey: string;
+  headers: Record<string, string>;
+  defaultHeaders?: Record<string, string>;
+}): Endpoint {
+  return {
+    url: `${o.base.replace(/\/+$/, '')}${o.path}`,
+    apiKey: o.apiKey,
+    headers: {
+      'user-agent': `agentpipe/${VERSION}`,
+      ...o.headers,
+      ...Object.fromEntries(Object.entries(o.defaultHeaders ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
+    },
+  };
+}
 
 /** One POST of a JSON body. */
 export interface JsonPost {

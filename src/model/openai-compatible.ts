@@ -15,10 +15,9 @@ import type {
 } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { apiMessage, messageDelta } from '../messages/usage.ts';
-import { VERSION } from '../version.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError } from './errors.ts';
-import { postForEvents } from './http-stream.ts';
+import { endpoint, postForEvents, type Endpoint } from './http-stream.ts';
 import { TextChunkTemplate } from './text-chunk-template.ts';
 import { eventsOf, thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
 
@@ -40,21 +39,18 @@ export class OpenAICompatibleProvider implements ModelProvider {
   readonly specificationVersion = 'v1' as const;
   readonly provider = 'openai-compatible';
   readonly apiKeySource: ModelProvider['apiKeySource'];
-  readonly #url: string;
-  readonly #apiKey: string;
-  readonly #headers: Record<string, string>;
+  readonly #endpoint: Endpoint;
 
   constructor(options: OpenAICompatibleProviderOptions) {
     this.apiKeySource = options.apiKeySource;
-    const base = options.baseUrl || process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
-    this.#url = `${base.replace(/\/+$/, '')}/chat/completions`;
-    this.#apiKey = options.apiKey ?? '';
     // The environment's OpenAI account headers (organization, project) are not sent to arbitrary compatible servers.
-    this.#headers = {
-      'user-agent': `agentpipe/${VERSION}`,
-      authorization: `Bearer ${options.apiKey || 'not-needed'}`,
-      ...Object.fromEntries(Object.entries(options.defaultHeaders ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
-    };
+    this.#endpoint = endpoint({
+      base: options.baseUrl || process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
+      path: '/chat/completions',
+      apiKey: options.apiKey ?? '',
+      headers: { authorization: `Bearer ${options.apiKey || 'not-needed'}` },
+      defaultHeaders: options.defaultHeaders,
+    });
   }
 
   stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
@@ -90,7 +86,12 @@ export class OpenAICompatibleProvider implements ModelProvider {
       const translator = new ChunkTranslator(request.model);
       const template = new TextChunkTemplate();
       let events: StreamEvent[] = [];
-      read: for await (const batch of postForEvents({ url: this.#url, headers: this.#headers, body, signal })) {
+      read: for await (const batch of postForEvents({
+        url: this.#endpoint.url,
+        headers: this.#endpoint.headers,
+        body,
+        signal,
+      })) {
         let failure: { error: unknown } | undefined;
         for (const { data } of batch) {
           if (data === '[DONE]') break read;
@@ -120,7 +121,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       translator.finish(last);
       yield last;
     } catch (error) {
-      throw toModelError(error, signal, this.#apiKey, fromApiError);
+      throw toModelError(error, signal, this.#endpoint.apiKey, fromApiError);
     }
   }
 }
