@@ -10,6 +10,13 @@ import { UUID_PATTERN } from '../messages/ids.ts';
 /** The BullMQ key prefix and queue name: keys `agentpipe:sessions:*` (BullMQ forbids `:` in queue names). */
 export const QUEUE = { prefix: 'agentpipe', name: 'sessions' } as const;
 
+/**
+ * The queue of warm sessions (keys `agentpipe:warm:*`): a front end queues one session ahead of its next
+ * connection, a worker opens it and waits on its inbox, so the connection's first prompt finds it running.
+ * Separate from the sessions queue so a warm session never holds one of a worker's `concurrency` slots.
+ */
+export const WARM_QUEUE = { prefix: QUEUE.prefix, name: 'warm' } as const;
+
 /** How the session talks to its client (the stream-json flags that are not session options). */
 export interface StreamFlags {
   replayUserMessages?: boolean;
@@ -23,6 +30,11 @@ export interface SessionJob {
   /** The serializable session options the front end got (model, script, cwd, permission mode...). */
   options: SessionOptions;
   stream: StreamFlags;
+  /**
+   * A warm session's (WARM_QUEUE): its run ends, leaving nothing in Redis, when no input line came within this
+   * many ms (no client took it).
+   */
+  warmMs?: number;
 }
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'strings' | 'string|object' | 'boolean|string';
@@ -124,7 +136,7 @@ export function parseArchiveJob(data: unknown): ArchiveJob {
 /** Checks job data read from Redis; throws an Error naming the bad field. */
 export function parseSessionJob(data: unknown): SessionJob {
   if (!isObject(data)) throw new Error('job data is not an object');
-  const { sessionId, options, stream } = data;
+  const { sessionId, options, stream, warmMs } = data;
   if (typeof sessionId !== 'string' || !UUID_PATTERN.test(sessionId))
     throw new Error(`job data: sessionId is not a UUID: ${JSON.stringify(sessionId)}`);
   if (!isObject(options)) throw new Error('job data: options is not an object');
@@ -148,5 +160,7 @@ export function parseSessionJob(data: unknown): SessionJob {
       flags.permissionPromptTool = 'stdio';
     }
   }
-  return { sessionId, options: checked as SessionOptions, stream: flags };
+  if (warmMs !== undefined && (typeof warmMs !== 'number' || !Number.isFinite(warmMs) || warmMs < 1))
+    throw new Error(`job data: warmMs should be a positive number, not ${JSON.stringify(warmMs).slice(0, 80)}`);
+  return { sessionId, options: checked as SessionOptions, stream: flags, ...(warmMs ? { warmMs } : {}) };
 }

@@ -19,6 +19,8 @@
  * - `<prefix>:{<sessionId>}:state` Hash: the last state-setting control request of each kind the
  *                                  owner handled (`initialize`, `set_model`...), which a new owner
  *                                  handles again (the inbox no longer holds them once trimmed).
+ * - `<prefix>:{<sessionId>}:ready` Stream, expiring: a warm session's worker adds one entry once the
+ *                                  session is open, for the front end that queued it.
  *
  * Fencing: every append runs ONE Lua script that compares the owner key with the caller's token
  * and appends only if they are equal; Redis runs scripts atomically, so an owner whose lease
@@ -61,6 +63,7 @@ export interface SessionKeys {
   inbox: string;
   cursor: string;
   state: string;
+  ready: string;
 }
 
 /** An input line of the session's inbox with its stream id. */
@@ -207,16 +210,17 @@ end
 if live then redis.call('PEXPIRE', KEYS[3], ARGV[3]) end
 return ids`;
 
-// KEYS: log, owner, live, uuids, inbox, cursor, state. ARGV: the last id the caller archived, the
-// caller's owner token ('*': no checks but the first). Deletes only if nothing was appended since
-// (else 0), the lease is free or the caller's (else -1) and every inbox entry was handled (else -2).
+// KEYS: log, owner, live, uuids, inbox, cursor, state, ready. ARGV: the last id the caller archived
+// ('0-0': the log must be empty), the caller's owner token ('*': no checks but the first). Deletes
+// every key only if nothing was appended since (else 0), the lease is free or the caller's (else
+// -1) and every inbox entry was handled (else -2: an inbox with entries and no cursor refuses).
 const DELETE_IF_UNCHANGED = `
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local id = '0-0'
 if top[1] then id = top[1][1] end
 if id ~= ARGV[1] then return 0 end
 if ARGV[2] == '*' then
-  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+  redis.call('DEL', unpack(KEYS))
   return 1
 end
 local cur = redis.call('GET', KEYS[2])
@@ -229,7 +233,16 @@ if input[1] then
   local c, d = string.match(cursor, '(%d+)-(%d+)')
   if tonumber(a) > tonumber(c) or (tonumber(a) == tonumber(c) and tonumber(b) > tonumber(d)) then return -2 end
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+redis.call('DEL', unpack(KEYS))
+return 1`;
+
+// KEYS: ready, inbox. ARGV: the line. Takes a warm session: deletes its ready mark and adds the line to
+// its inbox, only while the mark is there (its worker's discard deletes the mark in the script that
+// checks the inbox, so a claim either lands before the discard, which then refuses, or finds no mark).
+// An inbox with entries is claimed already (the client's input came first): nothing is added after it.
+const CLAIM_WARM = `
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+if redis.call('XLEN', KEYS[2]) == 0 then redis.call('XADD', KEYS[2], '*', 'l', ARGV[1]) end
 return 1`;
 
 // KEYS: owner, cursor, inbox, state. ARGV: token, inbox id, the oldest inbox id still needed ('':
@@ -260,7 +273,8 @@ const SCRIPTS = {
   agentpipeLogRenew: { numberOfKeys: 1, lua: RENEW },
   agentpipeLogRelease: { numberOfKeys: 1, lua: RELEASE },
   agentpipeLogAppend: { numberOfKeys: 4, lua: APPEND },
-  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 7, lua: DELETE_IF_UNCHANGED },
+  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 8, lua: DELETE_IF_UNCHANGED },
+  agentpipeLogClaimWarm: { numberOfKeys: 2, lua: CLAIM_WARM },
   agentpipeLogSetCursor: { numberOfKeys: 4, lua: SET_CURSOR },
   agentpipeLogForgetState: { numberOfKeys: 2, lua: FORGET_STATE },
 } as const;
@@ -427,6 +441,7 @@ export class SessionLog {
       inbox: `${base}:inbox`,
       cursor: `${base}:cursor`,
       state: `${base}:state`,
+      ready: `${base}:ready`,
     };
   }
 
@@ -718,6 +733,7 @@ export class SessionLog {
           keys.inbox,
           keys.cursor,
           keys.state,
+          keys.ready,
           last,
           ownerToken ?? '*',
         );
@@ -736,16 +752,66 @@ export class SessionLog {
    * fenced).
    */
   async delete(sessionId: string): Promise<void> {
-    const { log, owner, live, uuids, inbox, cursor, state } = this.keys(sessionId);
-    await this.#call((c) => c.del(log, owner, live, uuids, inbox, cursor, state));
+    const { log, owner, live, uuids, inbox, cursor, state, ready } = this.keys(sessionId);
+    await this.#call((c) => c.del(log, owner, live, uuids, inbox, cursor, state, ready));
   }
 
   /** Resolves true once the session has a log (at once if it has), false after `timeoutMs` or when `signal` aborts. */
   async waitForLog(sessionId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const { log } = this.keys(sessionId);
     if (await this.exists(sessionId)) return true;
+    return this.#waitForEntry(log, timeoutMs, signal);
+  }
+
+  /**
+   * Says that a warm session is open and reading its inbox: an entry a claim (claimWarm) or a discard deletes, and
+   * that expires after `ttlMs` (a safety net).
+   */
+  async markReady(sessionId: string, ttlMs: number): Promise<void> {
+    const { ready } = this.keys(sessionId);
+    await this.#call((c) => c.multi().xadd(ready, '*', 'r', '1').pexpire(ready, Math.ceil(ttlMs)).exec());
+  }
+
+  /** Resolves true once a worker said the warm session is ready (markReady), false after `timeoutMs` or an abort. */
+  async waitReady(sessionId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return this.#waitForEntry(this.keys(sessionId).ready, timeoutMs, signal);
+  }
+
+  /**
+   * Takes a ready warm session for a client: deletes its ready mark and adds `line` to its empty inbox (its first
+   * input line claims it; client input that came first claims it already); false when it is not ready (discarded):
+   * nothing was added then.
+   */
+  async claimWarm(sessionId: string, line: string): Promise<boolean> {
+    const { ready, inbox } = this.keys(sessionId);
+    return (await this.#script('agentpipeLogClaimWarm', ready, inbox, line)) === 1;
+  }
+
+  /**
+   * Deletes the keys of a warm session no client took: refused (false, nothing deleted) when its log is not empty,
+   * another owner holds its lease, or its inbox has an entry no owner handled (a client claimed it).
+   */
+  async discard(sessionId: string, ownerToken: string): Promise<boolean> {
+    const keys = this.keys(sessionId);
+    const deleted = await this.#script(
+      'agentpipeLogDeleteIfUnchanged',
+      keys.log,
+      keys.owner,
+      keys.live,
+      keys.uuids,
+      keys.inbox,
+      keys.cursor,
+      keys.state,
+      keys.ready,
+      '0-0',
+      ownerToken,
+    );
+    return deleted === 1;
+  }
+
+  async #waitForEntry(key: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
-    for await (const _ of this.#blockingReads(() => [log, '0-0'], stop, Math.min(timeoutMs, 5000))) return true;
+    for await (const _ of this.#blockingReads(() => [key, '0-0'], stop, Math.min(timeoutMs, 5000))) return true;
     return false;
   }
 

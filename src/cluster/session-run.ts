@@ -71,13 +71,15 @@ export interface SessionRunOptions {
   /** Where archived sessions are (`<dir>/<session id>.jsonl`): a session with no log is restored from there. */
   archiveDir?: string;
   print: (line: string) => void;
+  /** Called once the session is open and its inbox is being read (a warm session is then ready for a client). */
+  onReady?: () => void;
 }
 
 /**
  * How a run ended: `ended` (input ended or idle), `fenced` (another worker owns it now), `stopped` (the worker is
- * closing).
+ * closing), `unclaimed` (a warm session no client took: it had no history, took no input and appended nothing).
  */
-export type RunOutcome = 'ended' | 'fenced' | 'stopped';
+export type RunOutcome = 'ended' | 'fenced' | 'stopped' | 'unclaimed';
 
 /**
  * The field a state-setting control request is kept under for a new owner (one per kind; per server for `mcp_toggle`).
@@ -307,17 +309,28 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     detachDrain = () => o.drain?.removeEventListener('abort', endIfDrained);
     endIfDrained();
 
+    // A warm session is claimed by its first input line (a front end that hands it to a client adds one at once); one
+    // with history or a moved cursor (a takeover of a claimed one) is claimed already. Unclaimed, it ends after
+    // job.warmMs; one that wrote anything (a setup error) ends as any run does.
+    let claimed = !job.warmMs || entries.length > 0 || (await log.cursor(id)) !== '0-0';
+    let wrote = false;
     let idle: NodeJS.Timeout | undefined;
     const touch = (): void => {
       clearTimeout(idle);
+      const ms = claimed ? o.idleMs : (job.warmMs ?? o.idleMs);
       idle = setTimeout(() => {
-        o.print(`agentpipe worker: session ${id}: idle for ${o.idleMs} ms; ending its run`);
+        o.print(
+          `agentpipe worker: session ${id}: ${claimed ? 'idle' : 'warm, not taken,'} for ${ms} ms; ending its run`,
+        );
         input.end();
-      }, o.idleMs);
+      }, ms);
       idle.unref();
     };
     touch();
-    input.onLine = touch;
+    input.onLine = () => {
+      claimed = true;
+      touch();
+    };
     const write = (text: string): Promise<void> => {
       touch();
       const out: LogMessage[] = [];
@@ -338,6 +351,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
               if (entry.agentpipe_prompt === true && typeof entry.uuid === 'string') input.started(entry.uuid);
             }
           if (clientMirror) out.push(value as unknown as LogMessage);
+          wrote ||= out.length > 0;
           continue;
         }
         // The answer to a state request handled again after a takeover: the client had its answer from the old owner.
@@ -353,6 +367,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
         )
           value.request_id = `${value.request_id}@${tag}`;
         out.push(value as unknown as LogMessage);
+        wrote = true;
         if (value.type === 'result') {
           running = Math.max(0, running - 1);
           queueMicrotask(endIfDrained);
@@ -369,11 +384,16 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
       replayUserMessages: job.stream.replayUserMessages,
       permissionPromptTool: job.stream.permissionPromptTool,
       awaitInitialize: job.stream.awaitInitialize,
-      onSession: (session) => (localTranscript = session.transcript?.file),
+      onSession: (session) => {
+        localTranscript = session.transcript?.file;
+        if (!claimed) o.onReady?.();
+      },
     });
     clearTimeout(idle);
     await appender.drain();
     if (fenced || appender.failed instanceof FencedError) return 'fenced';
+    // Nothing of it is in Redis but its lease: no end marker (no client follows it); the worker discards it.
+    if (!claimed && !wrote) return 'unclaimed';
     if (o.signal.aborted || o.drain?.aborted) return 'stopped';
     // The client's registration (hooks, callbacks) ends with the run: a later run handles only its own client's.
     await log.forgetState(id, token, ['initialize']);

@@ -18,6 +18,16 @@
  * is found by the archive sweep (sweeper.ts): every `sweepMs` one worker looks at a page of
  * session logs and queues the archive job of each one with no owner that has been idle that long.
  *
+ * Warm sessions: a second BullMQ Worker takes up to `warm` jobs at once from the warm queue
+ * (`agentpipe:warm`, jobs.ts; AGENTPIPE_WORKER_WARM, default 2, 0: none), on top of
+ * `concurrency`: each is a session a front end queued ahead of its next connection. It is opened
+ * and waits on its inbox, and says so (`markReady`); the front end's next connection takes it
+ * (its first inbox line claims it), so its first prompt finds the session running, and it keeps
+ * its warm slot until its run ends. One no client took within its `warmMs` ends and is discarded
+ * (nothing of it stays in Redis); one claimed as it ended, or whose run ended with input waiting,
+ * goes on as a job of the sessions queue. A worker killed holding warm jobs: BullMQ's stalled-job
+ * check puts them back on the warm queue, and the next run of a claimed one takes it over as usual.
+ *
  * Draining (`drain(graceMs)`, SIGTERM): the worker takes no new job, each session finishes its
  * running prompts (no new prompt is taken), releases its lease and goes back to the queue, where
  * another worker takes it at once; after `graceMs` the prompts still running are interrupted.
@@ -25,12 +35,18 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Job, Queue, Worker } from 'bullmq';
-import { envNumber } from '../process/env-number.ts';
+import { envCount, envNumber } from '../process/env-number.ts';
 import { redactUrl, reconnectDelay } from './connection.ts';
 import { ArchiveRefusedError, SessionLog } from './redis-log.ts';
-import { archiveJobId, parseArchiveJob, parseSessionJob, QUEUE } from './jobs.ts';
+import { archiveJobId, parseArchiveJob, parseSessionJob, QUEUE, WARM_QUEUE, type SessionJob } from './jobs.ts';
 import { archiveFile, runClusterSession } from './session-run.ts';
 import { sweepStep } from './sweeper.ts';
+
+/**
+ * How long a warm session's ready mark outlives a worker that died holding it (a claim or the discard deletes it
+ * otherwise): its job is taken again from the warm queue meanwhile, however long that waits for a free warm slot.
+ */
+const READY_TTL_MS = 24 * 3_600_000;
 
 /** Options of a worker process. */
 export interface WorkerOptions {
@@ -52,6 +68,11 @@ export interface WorkerOptions {
   archiveAfterMs?: number;
   /** How often the archive sweep steps (sweeper.ts). Default AGENTPIPE_SWEEP_MS, else 60 s. */
   sweepMs?: number;
+  /**
+   * Warm sessions (and the sessions clients took from them) run at once on top of `concurrency` (0: none). Default
+   * AGENTPIPE_WORKER_WARM, else 2.
+   */
+  warm?: number;
 }
 
 /** A running worker. */
@@ -169,6 +190,17 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   let settle: (error: Error | undefined) => void = () => undefined;
   const done = new Promise<Error | undefined>((resolve) => (settle = resolve));
 
+  /** Runs a warm session as a job of the sessions queue (a no-op while one waits or runs). */
+  const handOver = async (data: SessionJob): Promise<void> => {
+    const { sessionId, options, stream } = data;
+    o.log(`agentpipe worker: session ${sessionId}: input came in as its warm run ended; queued to run it`);
+    await queue.add(
+      'session',
+      { sessionId, options, stream },
+      { jobId: sessionId, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } },
+    );
+  };
+
   const processor = async (job: Job, token?: string): Promise<string> => {
     if (job.name === 'archive') return archive(job, token);
     let data;
@@ -180,11 +212,14 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     }
     const owner = `${id}:${job.id ?? '?'}:${randomUUID()}`;
     o.log(`agentpipe worker: session ${data.sessionId}: started (attempt ${job.attemptsStarted}, owner ${owner})`);
+    const warm = job.queueName === WARM_QUEUE.name;
+    const warmMs = warm ? data.warmMs : undefined;
+    const sessionId = data.sessionId;
     let outcome;
-    for (let cursor = await log.cursor(data.sessionId); ;) {
+    for (let cursor = await log.cursor(sessionId); ;) {
       outcome = await runClusterSession({
         log,
-        job: data,
+        job: { ...data, warmMs },
         token: owner,
         leaseMs,
         idleMs,
@@ -192,16 +227,38 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         drain: draining.signal,
         archiveDir: o.archiveDir,
         print: o.log,
+        onReady: warmMs
+          ? () =>
+              void log
+                .markReady(sessionId, READY_TTL_MS)
+                .catch((error: unknown) =>
+                  o.log(`agentpipe worker: session ${sessionId}: cannot say it is warm: ${(error as Error).message}`),
+                )
+          : undefined,
       });
+      if (outcome === 'unclaimed') {
+        // Deleted unless a client claimed it as its run was ending (an inbox line no run read): that client's
+        // session then runs as a job of the sessions queue.
+        if (await log.discard(sessionId, owner)) break;
+        outcome = 'ended';
+        await handOver(data);
+        break;
+      }
       // Input that came in while the run was ending (after its last read): it runs again (not a
-      // run that took no input at all, such as one whose options cannot open a session).
-      if (outcome !== 'ended' || !(await log.hasPendingInput(data.sessionId))) break;
-      const moved = await log.cursor(data.sessionId);
+      // run that took no input at all, such as one whose options cannot open a session). A warm
+      // session goes on as a job of the sessions queue (its warm slot is for the next one).
+      if (outcome !== 'ended' || !(await log.hasPendingInput(sessionId))) break;
+      if (warm) {
+        await handOver(data);
+        break;
+      }
+      const moved = await log.cursor(sessionId);
       if (moved === cursor) break;
       cursor = moved;
     }
     o.log(`agentpipe worker: session ${data.sessionId}: ${outcome}`);
     if (outcome === 'ended') await scheduleArchive(data.sessionId);
+    if (outcome === 'unclaimed') return outcome;
     if (outcome === 'stopped' && token) {
       // This worker is closing: the session goes back to the queue for another worker.
       await job.moveToWait(token);
@@ -221,17 +278,34 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     removeOnFail: { age: 24 * 3600 },
     name: id,
   });
+  const warmCount = o.warm ?? envCount('AGENTPIPE_WORKER_WARM', 2);
+  const warmWorker: Worker | undefined =
+    warmCount > 0
+      ? new BullWorker(WARM_QUEUE.name, processor, {
+          connection,
+          prefix: WARM_QUEUE.prefix,
+          concurrency: warmCount,
+          lockDuration: lockMs,
+          stalledInterval: stalledMs,
+          maxStalledCount: Number.MAX_SAFE_INTEGER,
+          removeOnComplete: { count: 0 },
+          removeOnFail: { age: 24 * 3600 },
+          name: id,
+        })
+      : undefined;
   let lastError = '';
-  worker.on('error', (error: Error) => {
-    // Connection errors repeat while Redis is away: said once each.
-    if (error.message !== lastError) o.log(`agentpipe worker: ${error.message}`);
-    lastError = error.message;
-  });
-  worker.on('failed', (job, error) => o.log(`agentpipe worker: job ${job?.id ?? '?'} failed: ${error.message}`));
-  await worker.waitUntilReady();
+  for (const w of [worker, warmWorker]) {
+    w?.on('error', (error: Error) => {
+      // Connection errors repeat while Redis is away: said once each.
+      if (error.message !== lastError) o.log(`agentpipe worker: ${error.message}`);
+      lastError = error.message;
+    });
+    w?.on('failed', (job, error) => o.log(`agentpipe worker: job ${job?.id ?? '?'} failed: ${error.message}`));
+  }
+  await Promise.all([worker.waitUntilReady(), warmWorker?.waitUntilReady()]);
   o.log(
     `agentpipe worker ${id}: taking sessions from ${redactUrl(o.redis)} (queue ${QUEUE.prefix}:${QUEUE.name}, ` +
-      `concurrency ${o.concurrency ?? 1})`,
+      `concurrency ${o.concurrency ?? 1}, warm ${warmCount})`,
   );
 
   sweep();
@@ -241,7 +315,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     (closed ??= (async () => {
       clearInterval(sweeper);
       await sweeping;
-      await worker.close();
+      await Promise.all([worker.close(), warmWorker?.close()]);
       await queue.close();
       await log.close();
       connection.disconnect();
