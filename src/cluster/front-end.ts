@@ -13,11 +13,21 @@
  * uuid (control requests and responses) after that message may come again. `{"type":"end_input"}`
  * ends the session's run (queued prompts finish, then the connection closes); a dropped
  * connection does not: the session waits for the client (AGENTPIPE_SESSION_IDLE_MS).
+ *
+ * Warm sessions: the front end keeps `warm` sessions (AGENTPIPE_WARM_SESSIONS, default 1; 0: none)
+ * open on workers ahead of its next new connections (jobs of the warm queue, see worker.ts). A new
+ * connection takes a ready one (its first prompt then finds the session open and reading its inbox)
+ * and claims it at the upgrade with a keep_alive line in its inbox; its replacement is queued once
+ * the connection got its first message. A warm session no connection took is dropped from the pool
+ * well before its worker ends it (after `warmMs`, AGENTPIPE_WARM_MS, default 60 s; nothing of it
+ * stays in Redis) and replaced. A session taken just as its worker ended it still runs: the worker
+ * sees the claim and queues it on the sessions queue, or (gone already) the front end queues it.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { SessionOptions } from '../session/options.ts';
+import { envCount, envNumber } from '../process/env-number.ts';
 import { reconnectDelay } from './connection.ts';
 import { compareStreamIds, type SessionLog } from './redis-log.ts';
 import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
@@ -33,10 +43,28 @@ export interface FrontEndOptions {
   log: (line: string) => void;
   /** Bytes a socket may buffer before its session's output waits (default 1 MiB). */
   highWaterBytes?: number;
+  /** Warm sessions kept ready for new connections (0: none). Default AGENTPIPE_WARM_SESSIONS, else 1. */
+  warm?: number;
+  /** How long a warm session waits for a connection before its worker ends it. Default AGENTPIPE_WARM_MS, else 60 s. */
+  warmMs?: number;
+}
+
+/** A session of the pool: queued, then ready (`readyAt`) until it is taken or dropped. */
+interface WarmSession {
+  id: string;
+  stop: AbortController;
+  readyAt?: number;
+  timer?: NodeJS.Timeout;
 }
 
 const STREAM_ID = /^\d+-\d+$/;
 const END_INPUT = '{"type":"end_input"}';
+/** A warm session is dropped from the pool this long before its worker would end it (at least half its time). */
+const WARM_MARGIN_MS = 5000;
+/** A warm session a connection took is replaced at the latest this long after (see #takeWarm). */
+const REFILL_AFTER_MS = 1000;
+/** After a failure to queue a warm session, the pool waits this long before it tries again. */
+const WARM_RETRY_MS = 5000;
 /** How long a reconnect to an archived session waits for a worker to restore it. */
 const RESTORE_WAIT_MS = 30_000;
 
@@ -72,30 +100,111 @@ export class ClusterFrontEnd {
   readonly #o: FrontEndOptions;
   readonly #client: ClusterClient;
   readonly #sessions: SessionLog;
-  /** Jobs queued at the upgrade of a new session's connection, until the connection takes them. */
+  /** Jobs queued (or warm sessions claimed) at the upgrade of a new session's connection, until it takes them. */
   readonly #starting = new Map<string, Promise<void>>();
+  /** Warm sessions queued or ready, oldest first. */
+  readonly #pool: WarmSession[] = [];
+  /** The refills owed for warm sessions connections took (see #takeWarm), by session id. */
+  readonly #refills = new Map<string, () => void>();
+  readonly #warmSize: number;
+  readonly #warmMs: number;
+  #closing = false;
 
   private constructor(o: FrontEndOptions, client: ClusterClient) {
     this.#o = o;
     this.#client = client;
     this.#sessions = client.sessions;
+    this.#warmSize = o.warm ?? envCount('AGENTPIPE_WARM_SESSIONS', 1);
+    this.#warmMs = o.warmMs ?? envNumber('AGENTPIPE_WARM_MS', 60_000);
   }
 
-  /** Connects to Redis (bounded: fails within seconds) and opens the queue. */
+  /** Connects to Redis (bounded: fails within seconds), opens the queue and starts filling the warm pool. */
   static async open(o: FrontEndOptions): Promise<ClusterFrontEnd> {
     const client = await ClusterClient.open({ redis: o.redis, log: o.log });
     await client.sessions.warm();
-    return new ClusterFrontEnd(o, client);
+    const front = new ClusterFrontEnd(o, client);
+    front.#refill();
+    return front;
   }
 
   /**
    * Makes sure a worker runs the session: a no-op while its job waits or runs; while a run that
    * ended is still letting go (its job not yet removed: adding would be a no-op), it waits for
-   * that job and queues a new run (ClusterClient.start).
+   * that job and queues a new run (ClusterClient.start). `fresh`: an id no run had yet.
    */
-  async ensureRunning(sessionId: string, signal?: AbortSignal): Promise<void> {
-    const data: SessionJob = { sessionId, options: jobOptions(this.#o.options), stream: this.#o.stream };
-    await this.#client.start(data, 30_000, signal);
+  async ensureRunning(sessionId: string, signal?: AbortSignal, fresh = false): Promise<void> {
+    await this.#client.start(this.#job(sessionId), 30_000, signal, fresh);
+  }
+
+  #job(sessionId: string): SessionJob {
+    return { sessionId, options: jobOptions(this.#o.options), stream: this.#o.stream };
+  }
+
+  /** Queues warm sessions until the pool is full (not once the front end is closing). */
+  #refill(): void {
+    while (!this.#closing && this.#pool.length < this.#warmSize) {
+      const warm: WarmSession = { id: randomUUID(), stop: new AbortController() };
+      this.#pool.push(warm);
+      void this.#prepare(warm);
+    }
+  }
+
+  /** Queues a warm session's job and waits (as long as it takes a worker) until it is ready. */
+  async #prepare(warm: WarmSession): Promise<void> {
+    const warmMs = this.#warmMs;
+    try {
+      await this.#client.addWarm({ ...this.#job(warm.id), warmMs });
+      while (!warm.stop.signal.aborted) {
+        if (!(await this.#sessions.waitReady(warm.id, 60_000, warm.stop.signal))) continue;
+        if (warm.stop.signal.aborted) return;
+        warm.readyAt = Date.now();
+        this.#o.log(`agentpipe serve: warm session ${warm.id} is ready`);
+        // Dropped well before its worker ends it: a claim after that would find it handed over to the sessions
+        // queue (or gone), a slower start.
+        warm.timer = setTimeout(() => this.#drop(warm), Math.max(warmMs / 2, warmMs - WARM_MARGIN_MS));
+        warm.timer.unref();
+        return;
+      }
+    } catch (error) {
+      if (warm.stop.signal.aborted) return;
+      this.#o.log(`agentpipe serve: cannot keep a warm session: ${(error as Error).message}`);
+      warm.timer = setTimeout(() => this.#drop(warm), WARM_RETRY_MS);
+      warm.timer.unref();
+    }
+  }
+
+  /** Takes a warm session out of the pool and queues its replacement. */
+  #drop(warm: WarmSession, refill = true): void {
+    clearTimeout(warm.timer);
+    warm.stop.abort();
+    const at = this.#pool.indexOf(warm);
+    if (at >= 0) this.#pool.splice(at, 1);
+    if (refill) this.#refill();
+  }
+
+  /**
+   * A ready warm session for a new connection, out of the pool, if there is one. Its replacement is queued once the
+   * connection was sent its first message or closed (REFILL_AFTER_MS at the latest): opening it on a worker then does
+   * not slow the connection's first prompt down.
+   */
+  #takeWarm(): string | undefined {
+    const warm = this.#pool.find((w) => w.readyAt !== undefined);
+    if (!warm) return undefined;
+    this.#drop(warm, false);
+    const refill = (): void => {
+      clearTimeout(timer);
+      if (this.#refills.delete(warm.id)) this.#refill();
+    };
+    const timer = setTimeout(refill, REFILL_AFTER_MS);
+    timer.unref();
+    this.#refills.set(warm.id, refill);
+    return warm.id;
+  }
+
+  /** Claims a warm session for its connection; one that ended meanwhile (discarded) is started as a new session. */
+  async #claim(sessionId: string): Promise<void> {
+    if (!(await this.#client.takeWarm(this.#job(sessionId))))
+      this.#o.log(`agentpipe serve: warm session ${sessionId} had ended as it was taken; started it anew`);
   }
 
   /**
@@ -105,9 +214,11 @@ export class ClusterFrontEnd {
   sessionIdFor(req: IncomingMessage): string | undefined {
     const asked = new URL(req.url ?? '/', 'http://localhost').searchParams.get('session');
     if (asked !== null) return UUID_PATTERN.test(asked) ? asked : undefined;
-    // A new session: its job is queued now, so a worker starts it while the handshake completes.
-    const sessionId = randomUUID();
-    const starting = this.ensureRunning(sessionId);
+    // A new session: a warm one is claimed now, else its job is queued now, so a worker starts it while the handshake
+    // completes.
+    const warm = this.#takeWarm();
+    const sessionId = warm ?? randomUUID();
+    const starting = warm ? this.#claim(warm) : this.ensureRunning(sessionId, undefined, true);
     starting.catch(() => undefined); // said by serveConnection, which awaits it
     this.#starting.set(sessionId, starting);
     setTimeout(() => this.#starting.delete(sessionId), 60_000).unref();
@@ -188,21 +299,22 @@ export class ClusterFrontEnd {
     } else {
       sessionId = assigned ?? randomUUID();
     }
+    const starting = this.#starting.get(sessionId);
+    this.#starting.delete(sessionId);
+    const warm = asked === null && this.#refills.has(sessionId);
     o.log(
       `agentpipe serve: connection ${id} from ${req.socket.remoteAddress ?? '?'}: session ` +
-        `${sessionId}${asked ? ` (reconnected, from ${from})` : ''}`,
+        `${sessionId}${asked ? ` (reconnected, from ${from})` : warm ? ' (a warm session)' : ''}`,
     );
     // Markers up to `startAt` end earlier runs (history); deltas are followed from `liveFrom`.
     let startAt = '0-0';
     if (asked === null) {
       // A new session (a fresh id: nothing of it is in Redis yet): input goes to the inbox at once, the follow
-      // starts from the beginning while its job (queued at the upgrade) is confirmed.
+      // starts from the beginning while its job (queued at the upgrade) or its claim (a warm session) is confirmed.
       liveFrom = '0-0';
       known(sessionId);
     }
     try {
-      const starting = this.#starting.get(sessionId);
-      this.#starting.delete(sessionId);
       if (catchUp) {
         // The end marker after `from` is this connection's: it closes it unless input came in.
         startAt = from;
@@ -223,7 +335,11 @@ export class ClusterFrontEnd {
       return refuse(`cannot start session ${sessionId}: ${(error as Error).message}`);
     }
     const highWater = o.highWaterBytes ?? 1024 * 1024;
+    // A warm session's replacement is queued once this connection was sent its first message.
+    let refill = this.#refills.get(sessionId);
     const send = (message: object): Promise<void> => {
+      refill?.();
+      refill = undefined;
       if (ws.readyState !== ws.OPEN) return Promise.resolve();
       const text = `${JSON.stringify(message)}\n`;
       if (ws.bufferedAmount < highWater) {
@@ -255,6 +371,7 @@ export class ClusterFrontEnd {
       if (!closed.signal.aborted)
         o.log(`agentpipe serve: connection ${id}: session ${sessionId}: ${(error as Error).message}`);
     }
+    refill?.();
     await pushing;
     if (ws.readyState === ws.OPEN) ws.close(ended ? 1000 : 1011, ended ? 'session ended' : 'front end failed');
     o.log(`agentpipe serve: connection ${id} ended`);
@@ -291,8 +408,18 @@ export class ClusterFrontEnd {
     }
   }
 
-  /** Closes the queue and the Redis connections. */
+  /**
+   * Closes the queue and the Redis connections. The warm pool is not refilled; warm sessions no worker took yet are
+   * removed from the queue, the ready ones end on their workers after their `warmMs`.
+   */
   async close(): Promise<void> {
+    this.#closing = true;
+    const pool = this.#pool.splice(0);
+    for (const warm of pool) {
+      clearTimeout(warm.timer);
+      warm.stop.abort();
+    }
+    await Promise.allSettled(pool.filter((w) => w.readyAt === undefined).map((w) => this.#client.removeWarm(w.id)));
     await this.#client.close();
   }
 }

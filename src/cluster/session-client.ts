@@ -14,7 +14,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
 import { SessionLog, type FollowedEntry, type LogEntry, type LogMessage } from './redis-log.ts';
-import { QUEUE, type SessionJob } from './jobs.ts';
+import { QUEUE, WARM_QUEUE, type SessionJob } from './jobs.ts';
 
 /** Options of a cluster client. */
 export interface ClusterClientOptions {
@@ -23,6 +23,9 @@ export interface ClusterClientOptions {
   /** Diagnostics. */
   log?: (line: string) => void;
 }
+
+/** The line that claims a warm session (a session ignores it). */
+const CLAIM_LINE = '{"type":"keep_alive"}';
 
 /** Job states in which a worker will (still) run the session's next input. */
 const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
@@ -74,15 +77,69 @@ export class ClusterClient {
   /** Where it points, without credentials. */
   readonly where: string;
   readonly #queue: Queue;
+  /** The warm sessions' queue (opened by the first `addWarm`: only front ends keep warm sessions). */
+  #warmQueue?: Queue;
   readonly #redis: Redis;
   readonly #log: (line: string) => void;
 
-  private constructor(o: ClusterClientOptions, sessions: SessionLog, queue: Queue, redis: Redis) {
+  readonly #openWarm: () => Queue;
+
+  private constructor(
+    o: ClusterClientOptions,
+    sessions: SessionLog,
+    queue: Queue,
+    redis: Redis,
+    openWarm: () => Queue,
+  ) {
     this.sessions = sessions;
     this.where = redactUrl(o.redis);
     this.#queue = queue;
     this.#redis = redis;
     this.#log = o.log ?? (() => undefined);
+    this.#openWarm = openWarm;
+  }
+
+  #warm(): Queue {
+    if (this.#warmQueue) return this.#warmQueue;
+    const queue = this.#openWarm();
+    queue.on('error', (error: Error) => this.#log(`agentpipe cluster: warm queue: ${error.message}`));
+    return (this.#warmQueue = queue);
+  }
+
+  /** Queues a warm session (job.warmMs set): a worker opens it and says when it is ready (SessionLog.waitReady). */
+  async addWarm(job: SessionJob): Promise<void> {
+    await this.#warm().add('session', job, {
+      jobId: job.sessionId,
+      removeOnComplete: true,
+      removeOnFail: { age: 24 * 3600 },
+    });
+  }
+
+  /**
+   * Takes a ready warm session (queued with `addWarm` with this `job`) for a client: claims it (SessionLog.claimWarm);
+   * one its worker discarded as it was taken is started as a new session (a job of the sessions queue). Its input may
+   * be pushed before or after: a worker runs it either way. True when the claim took the warm run.
+   */
+  async takeWarm(job: SessionJob): Promise<boolean> {
+    if (await this.sessions.claimWarm(job.sessionId, CLAIM_LINE)) return true;
+    await this.start({ sessionId: job.sessionId, options: job.options, stream: job.stream }, 30_000, undefined, true);
+    return false;
+  }
+
+  /** Removes a warm session's job if no worker took it yet (a front end closing). */
+  async removeWarm(sessionId: string): Promise<void> {
+    await this.#warm().remove(sessionId);
+  }
+
+  /**
+   * True while the session runs (or waits to run) as a warm job: a client took a warm session, so its run is a job of
+   * the warm queue, not of the sessions queue.
+   */
+  async #runsWarm(sessionId: string): Promise<boolean> {
+    const found = await this.#warm().getJob(sessionId);
+    if (!found) return false;
+    const state = await found.getState();
+    return PENDING.has(state) || (state === 'active' && (await this.running(sessionId)));
   }
 
   /** Connects (bounded: a RedisConnectionError that says why within seconds). */
@@ -115,7 +172,8 @@ export class ClusterClient {
         },
       );
     }
-    return new ClusterClient(o, sessions, queue, redis);
+    const openWarm = (): Queue => new BullQueue(WARM_QUEUE.name, { connection: redis, prefix: WARM_QUEUE.prefix });
+    return new ClusterClient(o, sessions, queue, redis, openWarm);
   }
 
   /** The last durable entry of a session's log, if any, with the owner token that appended it. */
@@ -143,12 +201,15 @@ export class ClusterClient {
    * Makes sure a worker runs the session with `job`: adds its job (id = session id). When a job
    * with that id is there already, it runs the session's input if it waits or runs; a job of a
    * run that ended (finishing, or kept after a failure) is waited for or removed, and the job is
-   * added again. Gives up with an Error after `timeoutMs`.
+   * added again. Gives up with an Error after `timeoutMs`. A session that runs as a warm job
+   * (a client took it warm) is left alone; `fresh` (an id nobody used yet) skips that look.
    */
-  async start(job: SessionJob, timeoutMs = 30_000, signal?: AbortSignal): Promise<void> {
+  async start(job: SessionJob, timeoutMs = 30_000, signal?: AbortSignal, fresh = false): Promise<void> {
     const id = job.sessionId;
     const nonce = randomUUID();
     const deadline = Date.now() + timeoutMs;
+    // A session a client took warm runs as a job of the warm queue: a job of the sessions queue would be a second run.
+    if (!fresh && (await this.#runsWarm(id))) return;
     for (let attempt = 0; !signal?.aborted; attempt++) {
       if (attempt > 0 && Date.now() > deadline)
         throw new Error(`session ${id}: its previous run did not finish within ${timeoutMs} ms`);
@@ -233,7 +294,7 @@ export class ClusterClient {
 
   /** Closes the queue and the connections. */
   async close(): Promise<void> {
-    await Promise.allSettled([this.#queue.close(), this.sessions.close()]);
+    await Promise.allSettled([this.#queue.close(), this.#warmQueue?.close(), this.sessions.close()]);
     this.#redis.disconnect();
   }
 }

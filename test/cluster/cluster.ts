@@ -39,8 +39,12 @@ export async function startWorker(
 }
 
 /** Starts `agentpipe serve --redis` (no token, loopback) with session flags; returns it and its ws:// URL. */
-export async function startFrontEnd(redis: string, flags: string[]): Promise<ClusterProcess & { url: string }> {
-  const cli = watchedCli(['serve', '--redis', redis, '--port', '0', '--no-token', ...flags]);
+export async function startFrontEnd(
+  redis: string,
+  flags: string[],
+  env: Record<string, string> = {},
+): Promise<ClusterProcess & { url: string }> {
+  const cli = watchedCli(['serve', '--redis', redis, '--port', '0', '--no-token', ...flags], env);
   started.add(cli.child);
   const [, url] = await cli.waitFor(/listening on (ws:\/\/\S+)/);
   return Object.assign(cli, { url: url! });
