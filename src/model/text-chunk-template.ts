@@ -17,6 +17,12 @@ import type OpenAI from 'openai';
 
 /** A layout is learnt at most this many times per stream (each costs two more parses). */
 const MAX_LAYOUTS = 4;
+/**
+ * Only from a chunk this small (real ones are a few hundred bytes), trying this many `"content"` keys at most: each
+ * try parses the chunk again, and a server must not make the reader quadratic.
+ */
+const MAX_LEARNT_LENGTH = 16 * 1024;
+const MAX_CANDIDATES = 8;
 const PROBE = '\u0000agentpipe-probe';
 
 export class TextChunkTemplate {
@@ -43,15 +49,21 @@ export class TextChunkTemplate {
 
   /** Learns the layout of `data` (which JSON.parse read as `chunk`) when it is a plain text chunk. */
   learn(data: string, chunk: OpenAI.Chat.ChatCompletionChunk): void {
-    if (this.#layouts >= MAX_LAYOUTS || !isPlainText(chunk)) return;
+    if (this.#layouts >= MAX_LAYOUTS || data.length > MAX_LEARNT_LENGTH || !isPlainText(chunk)) return;
     this.#layouts++;
     this.#prefix = this.#suffix = undefined;
     const content = chunk.choices[0]!.delta.content!;
-    for (let at = data.indexOf('"content"'); at !== -1; at = data.indexOf('"content"', at + 1)) {
+    let tries = 0;
+    for (
+      let at = data.indexOf('"content"');
+      at !== -1 && tries < MAX_CANDIDATES;
+      at = data.indexOf('"content"', at + 1)
+    ) {
       const start = skipSpace(data, skipSpace(data, at + '"content"'.length) + 1);
       if (data[skipSpace(data, at + '"content"'.length)] !== ':' || data[start] !== '"') continue;
       const end = stringEnd(data, start);
       if (end === -1) continue;
+      tries++;
       const prefix = data.slice(0, start);
       const suffix = data.slice(end);
       if (sameButText(chunk, content, data.slice(start, end), prefix, suffix)) {

@@ -94,3 +94,19 @@ test('a server whose layout changes every chunk stops being learnt after a few',
   template.learn(chunk(5), JSON.parse(chunk(5)) as Chunk);
   assert.equal(template.text(chunk(5)), undefined);
 });
+
+test('a chunk made to be costly to learn is not learnt: too large, or too many "content" keys before the text', () => {
+  const many = Array.from({ length: 20 }, (_, i) => `"k${i}":{"content":"t"}`).join(',');
+  const crowded = `{${many},"choices":[{"index":0,"delta":{"content":"t"},"finish_reason":null}]}`;
+  const large = `{"pad":"${'x'.repeat(20_000)}","choices":[{"index":0,"delta":{"content":"t"},"finish_reason":null}]}`;
+  for (const data of [crowded, large]) {
+    const template = new TextChunkTemplate();
+    template.learn(data, JSON.parse(data) as Chunk);
+    assert.equal(template.text(data), undefined);
+  }
+  // The same layout with few keys is learnt.
+  const few = `{"k":{"content":"t"},"choices":[{"index":0,"delta":{"content":"t"},"finish_reason":null}]}`;
+  const template = new TextChunkTemplate();
+  template.learn(few, JSON.parse(few) as Chunk);
+  assert.equal(template.text(few.replace('"content":"t"},"f', '"content":"u"},"f')), 'u');
+});
