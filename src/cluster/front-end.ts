@@ -18,7 +18,7 @@
  * open on workers ahead of its next new connections (jobs of the warm queue, see worker.ts). A new
  * connection takes a ready one (its first prompt then finds the session open and reading its inbox)
  * and claims it at the upgrade with a keep_alive line in its inbox; its replacement is queued once
- * the connection got its first message. A warm session no connection took is dropped from the pool
+ * the answer to its first prompt started. A warm session no connection took is dropped from the pool
  * well before its worker ends it (after `warmMs`, AGENTPIPE_WARM_MS, default 60 s; nothing of it
  * stays in Redis) and replaced. A session taken just as its worker ended it still runs: the worker
  * sees the claim and queues it on the sessions queue, or (gone already) the front end queues it.
@@ -29,7 +29,7 @@ import type WebSocket from 'ws';
 import type { SessionOptions } from '../session/options.ts';
 import { envCount, envNumber } from '../process/env-number.ts';
 import { reconnectDelay } from './connection.ts';
-import { compareStreamIds, type SessionLog } from './redis-log.ts';
+import { compareStreamIds, type LogMessage, type SessionLog } from './redis-log.ts';
 import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
 import { ClusterClient } from './session-client.ts';
 import { isInternal } from './session-run.ts';
@@ -67,6 +67,13 @@ const REFILL_AFTER_MS = 1000;
 const WARM_RETRY_MS = 5000;
 /** How long a reconnect to an archived session waits for a worker to restore it. */
 const RESTORE_WAIT_MS = 30_000;
+
+/** True for the messages that show a prompt is being answered: its first delta, assistant message or result. */
+function answers(message: LogMessage): boolean {
+  if (message.type === 'assistant' || message.type === 'result') return true;
+  const event = message.type === 'stream_event' ? (message as { event?: unknown }).event : undefined;
+  return typeof event === 'object' && event !== null && (event as { type?: unknown }).type === 'content_block_delta';
+}
 
 /** The text of a frame, split into its non-blank lines. */
 function frameLines(data: WebSocket.RawData): string[] {
@@ -184,8 +191,8 @@ export class ClusterFrontEnd {
 
   /**
    * A ready warm session for a new connection, out of the pool, if there is one. Its replacement is queued once the
-   * connection was sent its first message or closed (REFILL_AFTER_MS at the latest): opening it on a worker then does
-   * not slow the connection's first prompt down.
+   * answer to the connection's first prompt started or it closed (REFILL_AFTER_MS at the latest): opening it on a
+   * worker then does not slow that first answer down.
    */
   #takeWarm(): string | undefined {
     const warm = this.#pool.find((w) => w.readyAt !== undefined);
@@ -335,11 +342,13 @@ export class ClusterFrontEnd {
       return refuse(`cannot start session ${sessionId}: ${(error as Error).message}`);
     }
     const highWater = o.highWaterBytes ?? 1024 * 1024;
-    // A warm session's replacement is queued once this connection was sent its first message.
+    // A warm session's replacement is queued once the answer to this connection's first prompt started.
     let refill = this.#refills.get(sessionId);
-    const send = (message: object): Promise<void> => {
-      refill?.();
-      refill = undefined;
+    const send = (message: LogMessage): Promise<void> => {
+      if (refill && answers(message)) {
+        refill();
+        refill = undefined;
+      }
       if (ws.readyState !== ws.OPEN) return Promise.resolve();
       const text = `${JSON.stringify(message)}\n`;
       if (ws.bufferedAmount < highWater) {
