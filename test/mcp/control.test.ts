@@ -1,23 +1,11 @@
 /** MCP control requests through the real CLI: mcp_status, mcp_toggle, mcp_reconnect, mcp_set_servers. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tempDir, writeScript } from '../helpers/workspace.ts';
-import { CliDriver } from './driver.ts';
-import { everythingStdio, fixtureServer } from './helpers.ts';
+import { everythingStdio, fixtureServer, startWithMcp } from './helpers.ts';
 
 const ok = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `ok ${i + 1}` }));
 
-function start(servers: Record<string, unknown>, turns: unknown[]): CliDriver {
-  const script = writeScript(tempDir(), turns);
-  return new CliDriver([
-    '--model',
-    'scripted',
-    '--script',
-    script,
-    '--mcp-config',
-    JSON.stringify({ mcpServers: servers }),
-  ]);
-}
+const start = startWithMcp;
 
 test('mcp_status answers with each server, its status, server info and tools', async () => {
   const cli = start({ everything: everythingStdio(), missing: { command: '/nonexistent' } }, ok(1));

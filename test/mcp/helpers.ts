@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { ROOT, runCli, parseLines } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { CliDriver } from './driver.ts';
 
 export const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 export const FIXTURE = path.join(ROOT, 'test/fixtures/mcp-test-server.ts');
@@ -19,6 +20,38 @@ export const fixtureServer = (env: Record<string, string> = {}) => ({
 export const userLine = (text: string) =>
   JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
 
+/** The flags of a stream-json CLI run on `script` with these MCP servers. */
+export function mcpCliArgs(servers: Record<string, unknown>, script: string, extraArgs: string[] = []): string[] {
+  return [
+    '-p',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--input-format',
+    'stream-json',
+    '--model',
+    'scripted',
+    '--script',
+    script,
+    ...extraArgs,
+    '--mcp-config',
+    JSON.stringify({ mcpServers: servers }),
+  ];
+}
+
+/** A CLI driver (control requests, prompts) with these MCP servers and scripted turns. */
+export function startWithMcp(servers: Record<string, unknown>, turns: unknown[] = []): CliDriver {
+  const script = writeScript(tempDir(), turns);
+  return new CliDriver([
+    '--model',
+    'scripted',
+    '--script',
+    script,
+    '--mcp-config',
+    JSON.stringify({ mcpServers: servers }),
+  ]);
+}
+
 /** Runs one prompt through the real CLI with these MCP servers and scripted turns. */
 export async function runWithMcp(
   servers: Record<string, unknown>,
@@ -27,24 +60,11 @@ export async function runWithMcp(
 ) {
   const dir = tempDir();
   const script = writeScript(dir, turns);
-  const run = await runCli(
-    [
-      '-p',
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--input-format',
-      'stream-json',
-      '--model',
-      'scripted',
-      '--script',
-      script,
-      ...(options.extraArgs ?? []),
-      '--mcp-config',
-      JSON.stringify({ mcpServers: servers }),
-    ],
-    { stdin: `${userLine('go')}\n`, env: options.env, timeoutMs: 40_000 },
-  );
+  const run = await runCli(mcpCliArgs(servers, script, options.extraArgs), {
+    stdin: `${userLine('go')}\n`,
+    env: options.env,
+    timeoutMs: 40_000,
+  });
   const messages = parseLines(run.stdout);
   return { ...run, messages, dir };
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
-import { fixtureServer, userLine } from './helpers.ts';
+import { fixtureServer, mcpCliArgs, userLine } from './helpers.ts';
 
 test('interrupting a running MCP call cancels it on the server and ends the prompt', async () => {
   const dir = tempDir();
@@ -15,20 +15,7 @@ test('interrupting a running MCP call cancels it on the server and ends the prom
     { tool_calls: [{ name: 'mcp__t__sleep', input: { ms: 30_000 } }] },
     { text: 'after' },
   ]);
-  const child = startCli([
-    '-p',
-    '--output-format',
-    'stream-json',
-    '--verbose',
-    '--input-format',
-    'stream-json',
-    '--model',
-    'scripted',
-    '--script',
-    script,
-    '--mcp-config',
-    JSON.stringify({ mcpServers: { t: fixtureServer({ MARKER_FILE: marker }) } }),
-  ]);
+  const child = startCli(mcpCliArgs({ t: fixtureServer({ MARKER_FILE: marker }) }, script));
   const lines: Array<Record<string, any>> = [];
   let buffer = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {

@@ -1,26 +1,14 @@
 /** MCP resources through the real CLI: the two resource tools, mcp_read_resource, mcp_call and mcp_status counts. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { promptStream, sdkOptions } from '../sdk/helpers.ts';
-import { CliDriver } from './driver.ts';
-import { everythingStdio, fixtureServer, runWithMcp, toolResults } from './helpers.ts';
+import { everythingStdio, fixtureServer, runWithMcp, startWithMcp, toolResults } from './helpers.ts';
 
 const withResources = () => fixtureServer({ WITH_RESOURCES: '1' });
 const call = (name: string, input: Record<string, unknown>) => ({ tool_calls: [{ name, input }] });
 
-function start(servers: Record<string, unknown>, turns: unknown[] = []): CliDriver {
-  const script = writeScript(tempDir(), turns);
-  return new CliDriver([
-    '--model',
-    'scripted',
-    '--script',
-    script,
-    '--mcp-config',
-    JSON.stringify({ mcpServers: servers }),
-  ]);
-}
+const start = startWithMcp;
 
 test('the resource tools are offered only while a connected server has resources', async () => {
   const toolsOf = async (servers: Record<string, unknown>, extraArgs: string[] = []) => {
