@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { anthropic, CLAUDE, place, text, transcripts, type Place } from '../session/helpers.ts';
-import { kinds, userLine, watchedCli } from './ws-helpers.ts';
+import { collectLines, kinds, userLine, watchedCli } from './ws-helpers.ts';
 
 /** A WebSocket server for one `--sdk-url` run: sends `prompt` then end_input, collects every line. */
 async function sdkUrlRun(p: Place, args: string[], prompt: string, env: Record<string, string>) {
@@ -12,15 +12,7 @@ async function sdkUrlRun(p: Place, args: string[], prompt: string, env: Record<s
   const lines: Array<Record<string, any>> = [];
   wss.on('connection', (ws: WebSocket) => {
     ws.send(userLine(prompt) + '{"type":"end_input"}\n');
-    ws.on('message', (data) =>
-      lines.push(
-        ...data
-          .toString()
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l)),
-      ),
-    );
+    collectLines(ws, lines);
   });
   const port = (wss.address() as { port: number }).port;
   const cli = watchedCli(['--sdk-url', `ws://127.0.0.1:${port}/`, '--cwd', p.cwd, ...args], { ...p.env, ...env });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { tempDir } from '../helpers/workspace.ts';
 import { serveOn } from './serve-client.ts';
-import { userLine } from './ws-helpers.ts';
+import { collectLines, userLine } from './ws-helpers.ts';
 
 test('serve: the upgrade response names the session; its messages carry that id', async () => {
   const { url } = await serveOn(['--no-token', '--model', 'scripted', '--cwd', tempDir()]);
@@ -16,15 +16,7 @@ test('serve: the upgrade response names the session; its messages carry that id'
   for (let i = 0; i < 2; i++) {
     const ws = new WebSocket(url);
     const lines: Array<Record<string, any>> = [];
-    ws.on('message', (data) =>
-      lines.push(
-        ...data
-          .toString()
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l)),
-      ),
-    );
+    collectLines(ws, lines);
     const closed = new Promise((resolve) => ws.on('close', resolve));
     const header = await new Promise<string | undefined>((resolve, reject) => {
       ws.on('upgrade', (res) => resolve(res.headers['x-agentpipe-session-id']?.toString()));

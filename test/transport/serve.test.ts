@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
-import { kinds, userLine, watchedCli } from './ws-helpers.ts';
+import { collectLines, kinds, userLine, watchedCli } from './ws-helpers.ts';
 
 /** Starts `agentpipe serve` on a free port; returns its URL and the watched process. */
 async function startServe(args: string[], turns: unknown[]) {
@@ -110,15 +110,7 @@ test('serve: control requests work over the socket (initialize, unknown subtype)
   t.after(() => cli.child.kill('SIGTERM'));
   const ws = new WebSocket(url);
   const lines: Array<Record<string, any>> = [];
-  ws.on('message', (data) =>
-    lines.push(
-      ...data
-        .toString()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l)),
-    ),
-  );
+  collectLines(ws, lines);
   await new Promise((resolve) => ws.once('open', resolve));
   ws.send(
     JSON.stringify({ type: 'control_request', request_id: 'r1', request: { subtype: 'initialize' } }) +

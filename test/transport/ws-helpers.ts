@@ -1,5 +1,6 @@
 /** Helpers of the WebSocket transport tests: a CLI whose stderr is watched, and line collection. */
 import type { ChildProcess } from 'node:child_process';
+import type WebSocket from 'ws';
 import { startCli } from '../helpers/cli.ts';
 
 /** A started CLI, its stderr so far, and a wait for a stderr pattern. */
@@ -33,6 +34,13 @@ export function watchedCli(args: string[], env: Record<string, string> = {}) {
 
 export const userLine = (content: string) =>
   JSON.stringify({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: '' }) + '\n';
+
+/** Collects the JSON lines of a socket's frames into `lines`. */
+export function collectLines(ws: WebSocket, lines: Array<Record<string, any>>): void {
+  ws.on('message', (data: WebSocket.RawData) => {
+    for (const line of data.toString().split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, any>);
+  });
+}
 
 export const kinds = (lines: Array<Record<string, any>>) =>
   lines.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
