@@ -12,7 +12,7 @@ import { sdkOptions } from '../sdk/helpers.ts';
 import { StreamDriver } from '../helpers/stream-driver.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { CLAUDE, anthropic, place, text } from '../session/helpers.ts';
-import { anthropicBlock, anthropicFrame } from '../model/fake-servers.ts';
+import { anthropicBlock, anthropicStart } from '../model/fake-servers.ts';
 
 const ARGS = ['--model', 'scripted', '--no-session-persistence'];
 
@@ -185,18 +185,7 @@ test('interrupt mid-stream: the text streamed so far is emitted (stop_reason nul
       kind: 'sse',
       then: 'hang',
       frames: [
-        anthropicFrame('message_start', {
-          message: {
-            id: 'msg_cut',
-            type: 'message',
-            role: 'assistant',
-            model: 'claude-sonnet-4-5',
-            content: [],
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: 5, output_tokens: 1 },
-          },
-        }),
+        anthropicStart('msg_cut', 5),
         ...anthropicBlock(0, { type: 'text', text: '' }, [
           { type: 'text_delta', text: 'Counting: ' },
           { type: 'text_delta', text: 'one, two, three' },

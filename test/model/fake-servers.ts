@@ -108,6 +108,22 @@ export function anthropicBlock(
   ];
 }
 
+/** The `message_start` frame of an answer (model claude-sonnet-4-5): its id and input tokens. */
+export function anthropicStart(id: string, inputTokens: number, outputTokens = 1): string {
+  return anthropicFrame('message_start', {
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+    },
+  });
+}
+
 /** A whole Anthropic message stream around `blocks`, with a ping after message_start. */
 export function anthropicStream(
   blocks: string[][],

@@ -7,20 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseLines } from '../helpers/cli.ts';
 import { anthropic, CLAUDE, place, run, STREAM, text } from '../session/helpers.ts';
-import { anthropicFrame } from './fake-servers.ts';
+import { anthropicFrame, anthropicStart } from './fake-servers.ts';
 
-const START = anthropicFrame('message_start', {
-  message: {
-    id: 'msg_stall',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-sonnet-4-5',
-    content: [],
-    stop_reason: null,
-    stop_sequence: null,
-    usage: { input_tokens: 5, output_tokens: 0 },
-  },
-});
+const START = anthropicStart('msg_stall', 5, 0);
 const FAST = { API_TIMEOUT_MS: '400', AGENTPIPE_STREAM_IDLE_TIMEOUT_MS: '400' };
 
 test('nothing arrives, then headers and message_start but no content: both retried with api_retry; the third try answers', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseLines } from '../helpers/cli.ts';
-import { anthropicBlock, anthropicFrame, type Reply } from '../model/fake-servers.ts';
+import { anthropicBlock, anthropicStart, type Reply } from '../model/fake-servers.ts';
 import { anthropic, CLAUDE, place, run, start, STREAM, text, toolCall, transcripts, type Place } from './helpers.ts';
 
 /** Starts a prompt, waits until the transcript holds `marker`, then kills the process with SIGKILL. */
@@ -74,18 +74,7 @@ test('kill -9 while the model streams: the blocks received so far are kept, then
     kind: 'sse',
     then: 'hang',
     frames: [
-      anthropicFrame('message_start', {
-        message: {
-          id: 'msg_hang',
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-sonnet-4-5',
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 10, output_tokens: 1 },
-        },
-      }),
+      anthropicStart('msg_hang', 10),
       ...anthropicBlock(0, { type: 'text', text: '' }, [
         { type: 'text_delta', text: 'Half an ans' },
         { type: 'text_delta', text: 'wer.' },
