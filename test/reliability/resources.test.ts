@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import WebSocket from 'ws';
-import { startCli } from '../helpers/cli.ts';
+import { scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { serveOn } from '../transport/serve-client.ts';
 
@@ -42,20 +42,7 @@ for (const [cap, limitMb] of [
       const dir = tempDir();
       const script = writeScript(dir, [{ text: 'still here' }]);
       const env = cap ? { AGENTPIPE_MAX_INPUT_LINE: String(cap) } : {};
-      const child = startCli(
-        [
-          '--input-format',
-          'stream-json',
-          '--output-format',
-          'stream-json',
-          '--verbose',
-          '--model',
-          'scripted',
-          '--script',
-          script,
-        ],
-        { cwd: dir, env },
-      );
+      const child = startCli(['--input-format', 'stream-json', ...scriptedStreamArgs(script)], { cwd: dir, env });
       let stdout = '';
       let stderr = '';
       child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

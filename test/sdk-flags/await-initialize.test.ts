@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseLines, runCli } from '../helpers/cli.ts';
+import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
 import { StreamDriver } from '../helpers/stream-driver.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
@@ -48,13 +48,7 @@ test('input that ends without initialize still runs the held messages, with a wa
   const args = [
     '--input-format',
     'stream-json',
-    '--output-format',
-    'stream-json',
-    '--verbose',
-    '--model',
-    'scripted',
-    '--script',
-    script,
+    ...scriptedStreamArgs(script),
     '--await-initialize',
     '--no-session-persistence',
   ];
