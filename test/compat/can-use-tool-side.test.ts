@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { CLI_PATH } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
-import { cliBin, testPath } from '../harness/helpers.ts';
+import { claudeOfflineEnv, cliBin, testPath } from '../harness/helpers.ts';
 import { startFakeServer, type Reply } from '../model/fake-servers.ts';
 import { answer, calls } from './side-by-side.ts';
 
@@ -40,14 +40,7 @@ async function asked(which: 'claude' | 'agentpipe', replies: (cwd: string) => Re
         cwd,
         env: {
           PATH: testPath(),
-          HOME: home,
-          AGENTPIPE_HOME: path.join(home, '.agentpipe'),
-          ANTHROPIC_BASE_URL: server.url,
-          ANTHROPIC_API_KEY: 'sk-ant-test-side-by-side',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_TELEMETRY: '1',
-          CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
-          CLAUDE_CODE_MAX_RETRIES: '0',
+          ...claudeOfflineEnv(server.url, home, 'sk-ant-test-side-by-side'),
           IS_SANDBOX: '1',
           ...(process.env.AGENTPIPE_CLI_SOURCE ? { AGENTPIPE_CLI_SOURCE: '1' } : {}),
         },

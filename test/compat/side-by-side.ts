@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLI_PATH } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
-import { cliBin, testPath } from '../harness/helpers.ts';
+import { claudeOfflineEnv, cliBin, testPath } from '../harness/helpers.ts';
 import {
   anthropicBlock,
   anthropicStream,
@@ -69,16 +69,7 @@ async function runOne(which: 'claude' | 'agentpipe', scenario: Scenario): Promis
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PATH: testPath(),
-    HOME: home,
-    AGENTPIPE_HOME: path.join(home, '.agentpipe'),
-    ANTHROPIC_BASE_URL: server.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test-side-by-side',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
-    CLAUDE_CODE_MAX_RETRIES: '0',
+    ...claudeOfflineEnv(server.url, home, 'sk-ant-test-side-by-side'),
     // Claude Code refuses bypassPermissions as root outside a sandbox it is told of.
     IS_SANDBOX: '1',
     ...scenario.env,

@@ -16,7 +16,7 @@ import {
   type RecordedRequest,
   type Reply,
 } from '../model/fake-servers.ts';
-import { driveHarness, harnessDirs, typesOf } from './helpers.ts';
+import { claudeOfflineEnv, driveHarness, harnessDirs, typesOf } from './helpers.ts';
 import { toAcpUpdates } from '../../src/index.ts';
 import { liveGroupCount } from '../../src/process/run.ts';
 import type { AgentMessage } from '../../src/messages/types.ts';
@@ -60,19 +60,7 @@ async function fakeApi(route: (last: string, request: RecordedRequest) => Reply)
   );
 }
 
-function offlineEnv(url: string, home: string): Record<string, string> {
-  return {
-    HOME: home,
-    ANTHROPIC_BASE_URL: url,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
-    CLAUDE_CODE_MAX_RETRIES: '0',
-  };
-}
+const offlineEnv = (url: string, home: string) => claudeOfflineEnv(url, home);
 
 function joinedDeltas(messages: AgentMessage[]): string {
   return messages

@@ -23,6 +23,25 @@ export function testPath(): string {
   return [path.dirname(process.execPath), CLI_BIN, process.env.PATH ?? ''].join(path.delimiter);
 }
 
+/**
+ * The environment that keeps Claude Code (and agentpipe) offline and inside `home`: the local API at `url` with a fake
+ * key, no telemetry, updates, error reports or retries.
+ */
+export function claudeOfflineEnv(url: string, home: string, apiKey = 'sk-ant-test'): Record<string, string> {
+  return {
+    HOME: home,
+    AGENTPIPE_HOME: path.join(home, '.agentpipe'),
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_API_KEY: apiKey,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+    CLAUDE_CODE_MAX_RETRIES: '0',
+  };
+}
+
 /** A throwaway HOME and working folder for one test. */
 export function harnessDirs(prefix: string): { home: string; cwd: string } {
   const root = scratchDir(`harness-${prefix}`);
