@@ -73,6 +73,8 @@ export interface SessionRunOptions {
   print: (line: string) => void;
   /** Called once the session is open and its inbox is being read (a warm session is then ready for a client). */
   onReady?: () => void;
+  /** A warm session's run: called once it is claimed (at its start when it is claimed already). */
+  onClaimed?: () => void;
 }
 
 /**
@@ -313,6 +315,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     // with history or a moved cursor (a takeover of a claimed one) is claimed already. Unclaimed, it ends after
     // job.warmMs; one that wrote anything (a setup error) ends as any run does.
     let claimed = !job.warmMs || entries.length > 0 || (await log.cursor(id)) !== '0-0';
+    if (claimed && job.warmMs) o.onClaimed?.();
     let wrote = false;
     let idle: NodeJS.Timeout | undefined;
     const touch = (): void => {
@@ -328,6 +331,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     };
     touch();
     input.onLine = () => {
+      if (!claimed) o.onClaimed?.();
       claimed = true;
       touch();
     };

@@ -18,12 +18,13 @@
  * is found by the archive sweep (sweeper.ts): every `sweepMs` one worker looks at a page of
  * session logs and queues the archive job of each one with no owner that has been idle that long.
  *
- * Warm sessions: a second BullMQ Worker takes up to `warm` jobs at once from the warm queue
- * (`agentpipe:warm`, jobs.ts; AGENTPIPE_WORKER_WARM, default 2, 0: none), on top of
- * `concurrency`: each is a session a front end queued ahead of its next connection. It is opened
- * and waits on its inbox, and says so (`markReady`); the front end's next connection takes it
- * (its first inbox line claims it), so its first prompt finds the session running, and it keeps
- * its warm slot until its run ends. One no client took within its `warmMs` ends and is discarded
+ * Warm sessions: a second BullMQ Worker takes jobs of the warm queue (`agentpipe:warm`, jobs.ts):
+ * each is a session a front end queued ahead of its next connection. It is opened and waits on
+ * its inbox, and says so (`markReady`); the front end's next connection takes it (its first inbox
+ * line claims it), so its first prompt finds the session running, and it runs on here. A worker
+ * holds at most `warm` (AGENTPIPE_WORKER_WARM, default 2, 0: none) unclaimed warm sessions, on top
+ * of `concurrency`; a claimed one no longer counts (the warm Worker's concurrency, `warm` +
+ * `concurrency`, bounds them). One no client took within its `warmMs` ends and is discarded
  * (nothing of it stays in Redis); one claimed as it ended, or whose run ended with input waiting,
  * goes on as a job of the sessions queue. A worker killed holding warm jobs: BullMQ's stalled-job
  * check puts them back on the warm queue, and the next run of a claimed one takes it over as usual.
@@ -47,6 +48,8 @@ import { sweepStep } from './sweeper.ts';
  * otherwise): its job is taken again from the warm queue meanwhile, however long that waits for a free warm slot.
  */
 const READY_TTL_MS = 24 * 3_600_000;
+/** A warm job a worker cannot hold now (its warm sessions are all open and unclaimed) is taken again after this. */
+const WARM_RETRY_MS = 250;
 
 /** Options of a worker process. */
 export interface WorkerOptions {
@@ -69,8 +72,8 @@ export interface WorkerOptions {
   /** How often the archive sweep steps (sweeper.ts). Default AGENTPIPE_SWEEP_MS, else 60 s. */
   sweepMs?: number;
   /**
-   * Warm sessions (and the sessions clients took from them) run at once on top of `concurrency` (0: none). Default
-   * AGENTPIPE_WORKER_WARM, else 2.
+   * Warm sessions held open at once waiting for a client, on top of `concurrency` (0: none). Default
+   * AGENTPIPE_WORKER_WARM, else 2. Sessions clients took from them run on too (up to `concurrency` of them).
    */
   warm?: number;
 }
@@ -201,20 +204,18 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     );
   };
 
-  const processor = async (job: Job, token?: string): Promise<string> => {
-    if (job.name === 'archive') return archive(job, token);
-    let data;
-    try {
-      data = parseSessionJob(job.data);
-    } catch (error) {
-      o.log(`agentpipe worker: job ${job.id ?? '?'} refused: ${(error as Error).message}`);
-      throw error;
-    }
+  const concurrency = o.concurrency ?? 1;
+  const warmCount = o.warm ?? envCount('AGENTPIPE_WORKER_WARM', 2);
+  // Warm sessions open here that no client claimed yet (at most warmCount: see the processor).
+  let unclaimed = 0;
+
+  /** Runs a session job's session (of either queue) until its run ends; its outcome. */
+  const runSession = async (job: Job, data: SessionJob, onClaimed: () => void): Promise<string> => {
     const owner = `${id}:${job.id ?? '?'}:${randomUUID()}`;
-    o.log(`agentpipe worker: session ${data.sessionId}: started (attempt ${job.attemptsStarted}, owner ${owner})`);
+    const { sessionId } = data;
+    o.log(`agentpipe worker: session ${sessionId}: started (attempt ${job.attemptsStarted}, owner ${owner})`);
     const warm = job.queueName === WARM_QUEUE.name;
     const warmMs = warm ? data.warmMs : undefined;
-    const sessionId = data.sessionId;
     let outcome;
     for (let cursor = await log.cursor(sessionId); ;) {
       outcome = await runClusterSession({
@@ -235,6 +236,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
                   o.log(`agentpipe worker: session ${sessionId}: cannot say it is warm: ${(error as Error).message}`),
                 )
           : undefined,
+        onClaimed,
       });
       if (outcome === 'unclaimed') {
         // Deleted unless a client claimed it as its run was ending (an inbox line no run read): that client's
@@ -246,7 +248,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       }
       // Input that came in while the run was ending (after its last read): it runs again (not a
       // run that took no input at all, such as one whose options cannot open a session). A warm
-      // session goes on as a job of the sessions queue (its warm slot is for the next one).
+      // session goes on as a job of the sessions queue.
       if (outcome !== 'ended' || !(await log.hasPendingInput(sessionId))) break;
       if (warm) {
         await handOver(data);
@@ -256,9 +258,40 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       if (moved === cursor) break;
       cursor = moved;
     }
-    o.log(`agentpipe worker: session ${data.sessionId}: ${outcome}`);
-    if (outcome === 'ended') await scheduleArchive(data.sessionId);
-    if (outcome === 'unclaimed') return outcome;
+    o.log(`agentpipe worker: session ${sessionId}: ${outcome}`);
+    if (outcome === 'ended') await scheduleArchive(sessionId);
+    return outcome;
+  };
+
+  const processor = async (job: Job, token?: string): Promise<string> => {
+    if (job.name === 'archive') return archive(job, token);
+    let data;
+    try {
+      data = parseSessionJob(job.data);
+    } catch (error) {
+      o.log(`agentpipe worker: job ${job.id ?? '?'} refused: ${(error as Error).message}`);
+      throw error;
+    }
+    // A worker holds at most warmCount warm sessions no client claimed yet: another waits (for this worker or
+    // another one). A claimed one runs on without counting (the warm queue's concurrency leaves room for
+    // `concurrency` of them).
+    const warm = job.queueName === WARM_QUEUE.name;
+    if (warm && unclaimed >= warmCount && token) {
+      await job.moveToDelayed(Date.now() + WARM_RETRY_MS, token);
+      throw new DelayedError();
+    }
+    let waiting = warm;
+    if (waiting) unclaimed++;
+    const onClaimed = (): void => {
+      if (waiting) unclaimed--;
+      waiting = false;
+    };
+    let outcome;
+    try {
+      outcome = await runSession(job, data, onClaimed);
+    } finally {
+      onClaimed();
+    }
     if (outcome === 'stopped' && token) {
       // This worker is closing: the session goes back to the queue for another worker.
       await job.moveToWait(token);
@@ -270,7 +303,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const worker: Worker = new BullWorker(QUEUE.name, processor, {
     connection,
     prefix: QUEUE.prefix,
-    concurrency: o.concurrency ?? 1,
+    concurrency,
     lockDuration: lockMs,
     stalledInterval: stalledMs,
     maxStalledCount: Number.MAX_SAFE_INTEGER,
@@ -278,13 +311,12 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     removeOnFail: { age: 24 * 3600 },
     name: id,
   });
-  const warmCount = o.warm ?? envCount('AGENTPIPE_WORKER_WARM', 2);
   const warmWorker: Worker | undefined =
     warmCount > 0
       ? new BullWorker(WARM_QUEUE.name, processor, {
           connection,
           prefix: WARM_QUEUE.prefix,
-          concurrency: warmCount,
+          concurrency: warmCount + concurrency,
           lockDuration: lockMs,
           stalledInterval: stalledMs,
           maxStalledCount: Number.MAX_SAFE_INTEGER,
@@ -305,7 +337,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   await Promise.all([worker.waitUntilReady(), warmWorker?.waitUntilReady()]);
   o.log(
     `agentpipe worker ${id}: taking sessions from ${redactUrl(o.redis)} (queue ${QUEUE.prefix}:${QUEUE.name}, ` +
-      `concurrency ${o.concurrency ?? 1}, warm ${warmCount})`,
+      `concurrency ${concurrency}, warm ${warmCount})`,
   );
 
   sweep();

@@ -75,6 +75,36 @@ test('serve --redis: a new connection takes the ready warm session; its replacem
   }
 });
 
+test('a warm session a connection took gives its warm slot to the next one (one warm slot, two sessions)', async () => {
+  const dir = tempDir();
+  const script = writeScript(dir, [{ text: 'one' }, { text: 'two' }]);
+  const worker = await startWorker(redis.url, { AGENTPIPE_WORKER_WARM: '1' });
+  const front = await startFrontEnd(redis.url, ['--model', 'scripted', '--script', script, '--cwd', dir]);
+  try {
+    const [, first] = await front.waitFor(/warm session (\S+) is ready/);
+    const a = new Client(front.url);
+    await a.open();
+    a.send(prompt('first'));
+    await a.until(() => a.results().length === 1, 'the first result');
+    assert.equal(a.results()[0]!.session_id, first);
+    // The first session still runs (its input is open) and the worker has one warm slot: the next is ready anyway.
+    const [, second] = await front.waitFor(new RegExp(`warm session (?!${first})(\\S+) is ready`));
+    const b = new Client(front.url);
+    await b.open();
+    b.send(prompt('second'));
+    await b.until(() => b.results().length === 1, 'the second result');
+    assert.equal(b.results()[0]!.session_id, second);
+    for (const c of [a, b]) {
+      const closed = c.closed;
+      c.send('{"type":"end_input"}\n');
+      assert.equal((await closed).code, 1000);
+    }
+  } finally {
+    await kill9(front);
+    await kill9(worker);
+  }
+});
+
 test('a warm session no connection took ends after its warmMs and leaves no key in Redis', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [{ text: 'unused' }]);
