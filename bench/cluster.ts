@@ -2,7 +2,8 @@
  * The cluster in `npm run bench`: a private redis-server, 1, 2 and 4 `agentpipe worker`s behind one
  * `serve --redis` front end, against one plain `agentpipe serve` (the single process), with the
  * same scripted sessions over WebSocket: sessions per second of a burst, and the time from a
- * prompt to its first delta (p50, p99) of sessions run one at a time. Skipped without redis-server.
+ * prompt to its first delta (p50, p99) of sessions run one at a time, each right after the other
+ * (and how many of those took one of the front end's warm sessions). Skipped without redis-server.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,10 +17,16 @@ export interface ClusterFigures {
   sessionsPerSecond: number;
   firstDeltaP50: number;
   firstDeltaP99: number;
+  /** Of the sessions run one at a time, how many took a warm session (the front end says so on stderr). */
+  warmSessions?: number;
 }
 
-/** Sessions run one after another for the latency figures (a burst measures queueing, not the hop). */
-const SEQUENTIAL = 20;
+/**
+ * Sessions run one after another for the latency figures (a burst measures queueing, not the hop), each right after
+ * the previous one closed, as a client that opens sessions one at a time would: a session finds a warm one only if the
+ * front end's pool was refilled in time.
+ */
+const SEQUENTIAL = 50;
 
 const quantile = (values: number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -40,7 +47,7 @@ async function startCli(
   args: string[],
   ready: RegExp,
   env: NodeJS.ProcessEnv,
-): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+): Promise<{ child: ChildProcess; match: RegExpMatchArray; stderr: () => string }> {
   const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
@@ -55,7 +62,7 @@ async function startCli(
     });
     child.once('exit', () => reject(new Error(`${args[0]} exited: ${stderr}`)));
   });
-  return { child, match };
+  return { child, match, stderr: () => stderr };
 }
 
 /**
@@ -99,15 +106,21 @@ async function burst(url: string, count: number): Promise<{ latencies: number[];
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
-/** Sessions/s of a burst of `count`, and the first-delta latency of sessions run one at a time. */
-async function runSessions(url: string, count: number): Promise<ClusterFigures> {
+/**
+ * Sessions/s of a burst of `count`, and the first-delta latency of sessions run one at a time (with `stderr`, the
+ * front end's: how many of those took a warm session).
+ */
+async function runSessions(url: string, count: number, stderr?: () => string): Promise<ClusterFigures> {
   const { seconds } = await burst(url, count);
+  const warm = (): number => stderr?.().match(/\(a warm session\)/g)?.length ?? 0;
+  const warmBefore = warm();
   const latencies: number[] = [];
   for (let i = 0; i < SEQUENTIAL; i++) latencies.push(...(await burst(url, 1)).latencies);
   return {
     sessionsPerSecond: count / seconds,
     firstDeltaP50: quantile(latencies, 0.5),
     firstDeltaP99: quantile(latencies, 0.99),
+    ...(stderr ? { warmSessions: warm() - warmBefore } : {}),
   };
 }
 
@@ -167,7 +180,7 @@ export async function benchCluster(
         children.push(worker.child);
       }
       await burst(front.match[1]!, 5); // warm-up
-      cluster.push([count, await runSessions(front.match[1]!, sessions)]);
+      cluster.push([count, await runSessions(front.match[1]!, sessions, front.stderr)]);
     }
     return { single: singleFigures, cluster };
   } finally {
