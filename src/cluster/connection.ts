@@ -36,6 +36,19 @@ export function reconnectDelay(attempt: number): number {
   return Math.min(50 * 2 ** Math.min(attempt, 10), 2000) + Math.floor(Math.random() * 50);
 }
 
+/** Resolves after `ms`, or at once when `signal` aborts (a wait between tries that a stop cuts short). */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
 /** `redis://host:port/db` without the credentials (for messages). */
 export function redactUrl(url: string): string {
   try {

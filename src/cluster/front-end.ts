@@ -34,6 +34,7 @@ import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
 import { ClusterClient } from './session-client.ts';
 import { isInternal } from './session-run.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
+import { socketWriter } from '../pipeline/socket-writer.ts';
 
 /** Options of a front end. */
 export interface FrontEndOptions {
@@ -341,7 +342,7 @@ export class ClusterFrontEnd {
       known(sessionId);
       return refuse(`cannot start session ${sessionId}: ${(error as Error).message}`);
     }
-    const highWater = o.highWaterBytes ?? 1024 * 1024;
+    const write = socketWriter(ws, closed.signal, o.highWaterBytes);
     // A warm session's replacement is queued once the answer to this connection's first prompt started.
     let refill = this.#refills.get(sessionId);
     const send = (message: LogMessage): Promise<void> => {
@@ -349,16 +350,7 @@ export class ClusterFrontEnd {
         refill();
         refill = undefined;
       }
-      if (ws.readyState !== ws.OPEN) return Promise.resolve();
-      const text = `${JSON.stringify(message)}\n`;
-      if (ws.bufferedAmount < highWater) {
-        ws.send(text);
-        return Promise.resolve();
-      }
-      return new Promise((resolve) => {
-        ws.send(text, () => resolve());
-        closed.signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      return write(`${JSON.stringify(message)}\n`);
     };
     let ended = false;
     try {

@@ -34,7 +34,7 @@ import type { AgentMessage } from '../messages/types.ts';
 import type { OutputLine } from '../messages/wire.ts';
 import { keepsInTranscript } from '../session/transcript.ts';
 import type { PromptLine, SnapshotLine, TitleLine } from '../session/transcript-format.ts';
-import { openBlocking, openRedis, reconnectDelay, RedisConnectionError } from './connection.ts';
+import { openBlocking, openRedis, pause, reconnectDelay, RedisConnectionError } from './connection.ts';
 import type { Connection, RedisConnectionOptions, RedisTarget } from './connection.ts';
 
 /**
@@ -170,13 +170,17 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
-// KEYS: owner, log, live, uuids. ARGV: token, live cap, live ttl, then (kind, uuid, json) triplets.
-const APPEND = `
+// The start of every script that writes only for the lease's holder (KEYS[1] the owner key, ARGV[1] the token):
+// an error naming why otherwise (the lease expired, or another worker holds it).
+const FENCE = `
 local cur = redis.call('GET', KEYS[1])
 if cur ~= ARGV[1] then
   if not cur then return redis.error_reply('FENCED expired') end
   return redis.error_reply('FENCED taken')
-end
+end`;
+
+// KEYS: owner, log, live, uuids. ARGV: token, live cap, live ttl, then (kind, uuid, json) triplets.
+const APPEND = `${FENCE}
 local ids = {}
 local last = nil
 local live = false
@@ -247,24 +251,14 @@ return 1`;
 
 // KEYS: owner, cursor, inbox, state. ARGV: token, inbox id, the oldest inbox id still needed ('':
 // no trim), then a state field and its line ('' '': none). Only while the token holds the lease.
-const SET_CURSOR = `
-local cur = redis.call('GET', KEYS[1])
-if cur ~= ARGV[1] then
-  if not cur then return redis.error_reply('FENCED expired') end
-  return redis.error_reply('FENCED taken')
-end
+const SET_CURSOR = `${FENCE}
 redis.call('SET', KEYS[2], ARGV[2])
 if ARGV[3] ~= '' then redis.call('XTRIM', KEYS[3], 'MINID', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], ARGV[4], ARGV[5]) end
 return 1`;
 
 // KEYS: owner, state. ARGV: token, then the fields to drop. Only while the token holds the lease.
-const FORGET_STATE = `
-local cur = redis.call('GET', KEYS[1])
-if cur ~= ARGV[1] then
-  if not cur then return redis.error_reply('FENCED expired') end
-  return redis.error_reply('FENCED taken')
-end
+const FORGET_STATE = `${FENCE}
 for i = 2, #ARGV do redis.call('HDEL', KEYS[2], ARGV[i]) end
 return 1`;
 
@@ -373,19 +367,6 @@ function checkLease(ownerToken: string, leaseMs: number): void {
     throw new TypeError('the owner token must be a non-empty string');
   if (!Number.isFinite(leaseMs) || leaseMs < 1)
     throw new TypeError(`the lease must be a positive number of ms, not ${leaseMs}`);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
 
 /** Types a log holds that are no transcript line: the control round trips, the worker's own markers. */

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
+import { pause, reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
 import { SessionLog, type FollowedEntry, type LogEntry, type LogMessage } from './redis-log.ts';
 import { QUEUE, WARM_QUEUE, type SessionJob } from './jobs.ts';
 
@@ -29,19 +29,6 @@ const CLAIM_LINE = '{"type":"keep_alive"}';
 
 /** Job states in which a worker will (still) run the session's next input. */
 const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
 
 /**
  * A log entry read with this client's own connection, with the owner token that appended it (`after`: a live entry's

@@ -35,7 +35,7 @@ import {
   type SessionEndMarker,
   type SessionLog,
 } from './redis-log.ts';
-import { RedisConnectionError, reconnectDelay } from './connection.ts';
+import { pause, RedisConnectionError, reconnectDelay } from './connection.ts';
 import type { SessionJob } from './jobs.ts';
 import { Appender } from './appender.ts';
 
@@ -200,19 +200,6 @@ export function closingMessages(sessionId: string, unanswered: boolean): [AgentM
     terminal_reason: unanswered ? 'aborted_tools' : 'aborted_streaming',
   };
   return [notice, result];
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
 
 /** Takes the lease (waiting for a dead owner's to expire); false when the signal aborted first. */

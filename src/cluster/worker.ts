@@ -300,31 +300,21 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     return outcome;
   };
 
-  const worker: Worker = new BullWorker(QUEUE.name, processor, {
-    connection,
-    prefix: QUEUE.prefix,
-    concurrency,
-    lockDuration: lockMs,
-    stalledInterval: stalledMs,
-    maxStalledCount: Number.MAX_SAFE_INTEGER,
-    removeOnComplete: { count: 0 },
-    removeOnFail: { age: 24 * 3600 },
-    name: id,
-  });
-  const warmWorker: Worker | undefined =
-    warmCount > 0
-      ? new BullWorker(WARM_QUEUE.name, processor, {
-          connection,
-          prefix: WARM_QUEUE.prefix,
-          concurrency: warmCount + concurrency,
-          lockDuration: lockMs,
-          stalledInterval: stalledMs,
-          maxStalledCount: Number.MAX_SAFE_INTEGER,
-          removeOnComplete: { count: 0 },
-          removeOnFail: { age: 24 * 3600 },
-          name: id,
-        })
-      : undefined;
+  /** A BullMQ Worker of one of our queues: leases, stalled jobs retried for ever, finished jobs not kept. */
+  const queueWorker = (queue: { prefix: string; name: string }, slots: number): Worker =>
+    new BullWorker(queue.name, processor, {
+      connection,
+      prefix: queue.prefix,
+      concurrency: slots,
+      lockDuration: lockMs,
+      stalledInterval: stalledMs,
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
+      removeOnComplete: { count: 0 },
+      removeOnFail: { age: 24 * 3600 },
+      name: id,
+    });
+  const worker = queueWorker(QUEUE, concurrency);
+  const warmWorker = warmCount > 0 ? queueWorker(WARM_QUEUE, warmCount + concurrency) : undefined;
   let lastError = '';
   for (const w of [worker, warmWorker]) {
     w?.on('error', (error: Error) => {

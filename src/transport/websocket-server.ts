@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
+import { socketWriter } from '../pipeline/socket-writer.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { runStreamSession } from '../session/serve-session.ts';
 import { checkAccess, type AccessPolicy, type Refusal } from './access.ts';
@@ -183,19 +184,7 @@ async function serveConnection(
     closed.abort();
   });
   ws.on('error', (error) => o.log(`agentpipe serve: connection ${id}: ${error.message}`));
-  const highWater = o.highWaterBytes ?? 1024 * 1024;
-  const write = (text: string): Promise<void> => {
-    if (ws.readyState !== ws.OPEN) return Promise.resolve();
-    if (ws.bufferedAmount < highWater) {
-      ws.send(text);
-      return Promise.resolve();
-    }
-    // This client is behind: wait until its socket took the line (or closed).
-    return new Promise((resolve) => {
-      ws.send(text, () => resolve());
-      closed.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-  };
+  const write = socketWriter(ws, closed.signal, o.highWaterBytes);
   try {
     await runStreamSession({
       options: { ...o.options, sessionId },
