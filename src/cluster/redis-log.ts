@@ -705,19 +705,7 @@ export class SessionLog {
         await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { flush: true });
         const last = entries.at(-1)?.id ?? '0-0';
         if (lines.length) await rename(temp, file);
-        const deleted = await this.#script(
-          'agentpipeLogDeleteIfUnchanged',
-          keys.log,
-          keys.owner,
-          keys.live,
-          keys.uuids,
-          keys.inbox,
-          keys.cursor,
-          keys.state,
-          keys.ready,
-          last,
-          ownerToken ?? '*',
-        );
+        const deleted = await this.#deleteIfUnchanged(keys, last, ownerToken ?? '*');
         if (deleted === 1) return lines.length;
         if (deleted === -1) throw new ArchiveRefusedError(sessionId, 'a worker is running it');
         if (deleted === -2) throw new ArchiveRefusedError(sessionId, 'input is waiting in its inbox');
@@ -774,20 +762,25 @@ export class SessionLog {
    */
   async discard(sessionId: string, ownerToken: string): Promise<boolean> {
     const keys = this.keys(sessionId);
-    const deleted = await this.#script(
+    return (await this.#deleteIfUnchanged(keys, '0-0', ownerToken)) === 1;
+  }
+
+  /** Every key of the session, deleted by DELETE_IF_UNCHANGED (see there for `last`, `ownerToken` and the answers). */
+  #deleteIfUnchanged(keys: SessionKeys, last: string, ownerToken: string): Promise<unknown> {
+    const { log, owner, live, uuids, inbox, cursor, state, ready } = keys;
+    return this.#script(
       'agentpipeLogDeleteIfUnchanged',
-      keys.log,
-      keys.owner,
-      keys.live,
-      keys.uuids,
-      keys.inbox,
-      keys.cursor,
-      keys.state,
-      keys.ready,
-      '0-0',
+      log,
+      owner,
+      live,
+      uuids,
+      inbox,
+      cursor,
+      state,
+      ready,
+      last,
       ownerToken,
     );
-    return deleted === 1;
   }
 
   async #waitForEntry(key: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {

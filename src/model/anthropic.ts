@@ -9,9 +9,8 @@ import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { envNumber } from '../process/env-number.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
-import { endpoint, postForEvents, postJson, type Endpoint } from './http-stream.ts';
+import { endpoint, HttpProvider, postForEvents, postJson } from './http-stream.ts';
 import {
-  eventsOf,
   thinkingOf,
   type ModelProvider,
   type ModelRequest,
@@ -32,25 +31,20 @@ export interface AnthropicProviderOptions {
 const API_VERSION = '2026-10-21';
 
 /** Streams Claude models through the Anthropic Messages API. */
-export class AnthropicProvider implements ModelProvider {
-  readonly specificationVersion = 'v1' as const;
+export class AnthropicProvider extends HttpProvider implements ModelProvider {
   readonly provider = 'anthropic';
-  readonly apiKeySource: ModelProvider['apiKeySource'];
-  readonly #endpoint: Endpoint;
 
   constructor(options: AnthropicProviderOptions) {
-    this.apiKeySource = options.apiKeySource;
-    this.#endpoint = endpoint({
-      base: options.baseUrl || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
-      path: '/v1/messages',
-      apiKey: options.apiKey,
-      headers: { 'anthropic-version': API_VERSION, authorization: `Bearer ${options.apiKey}` },
-      defaultHeaders: options.defaultHeaders,
-    });
-  }
-
-  stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
-    return eventsOf(this.streamBatches(request));
+    super(
+      options.apiKeySource,
+      endpoint({
+        base: options.baseUrl || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
+        path: '/v1/messages',
+        apiKey: options.apiKey,
+        headers: { 'anthropic-version': API_VERSION, authorization: `Bearer ${options.apiKey}` },
+        defaultHeaders: options.defaultHeaders,
+      }),
+    );
   }
 
   /** The events of each network read together; an error event still lets out the events before it. */
@@ -76,10 +70,10 @@ export class AnthropicProvider implements ModelProvider {
       if (thinking) body.thinking = apiThinking(thinking);
       if (request.effort) body.output_config = { effort: request.effort };
       const headers = request.betas?.length
-        ? { ...this.#endpoint.headers, 'anthropic-beta': request.betas.join(',') }
-        : this.#endpoint.headers;
+        ? { ...this.endpoint.headers, 'anthropic-beta': request.betas.join(',') }
+        : this.endpoint.headers;
       const normaliser = new EventNormaliser();
-      for await (const batch of postForEvents({ url: this.#endpoint.url, headers, body, signal })) {
+      for await (const batch of postForEvents({ url: this.endpoint.url, headers, body, signal })) {
         const events: StreamEvent[] = [];
         let failure: { error: unknown } | undefined;
         for (const { event, data } of batch) {
@@ -102,7 +96,7 @@ export class AnthropicProvider implements ModelProvider {
       }
       throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
     } catch (error) {
-      throw toModelError(error, signal, this.#endpoint.apiKey, fromApiError);
+      throw toModelError(error, signal, this.endpoint.apiKey, fromApiError);
     }
   }
 
@@ -128,8 +122,8 @@ export class AnthropicProvider implements ModelProvider {
       // Not streamed, so no stall watch: the request as a whole gets API_TIMEOUT_MS (as Claude Code's requests).
       const deadline = AbortSignal.timeout(envNumber('API_TIMEOUT_MS', 600_000));
       const answer = await postJson({
-        url: this.#endpoint.url,
-        headers: this.#endpoint.headers,
+        url: this.endpoint.url,
+        headers: this.endpoint.headers,
         body,
         signal: AbortSignal.any([signal, deadline]),
       });
@@ -139,7 +133,7 @@ export class AnthropicProvider implements ModelProvider {
       }
       return content as unknown[];
     } catch (error) {
-      throw toModelError(error, signal, this.#endpoint.apiKey, fromApiError);
+      throw toModelError(error, signal, this.endpoint.apiKey, fromApiError);
     }
   }
 }

@@ -8,7 +8,9 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { VERSION } from '../version.ts';
+import type { StreamEvent } from '../messages/types.ts';
 import { ModelError } from './errors.ts';
+import { eventsOf, type ModelProvider, type ModelRequest } from './types.ts';
 
 /** Where a provider posts, with its key (redacted from errors) and the headers of every request. */
 export interface Endpoint {
@@ -37,6 +39,27 @@ export function endpoint(o: {
       ...Object.fromEntries(Object.entries(o.defaultHeaders ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
     },
   };
+}
+
+/**
+ * A provider over HTTP: its endpoint, and `stream()` built from the batches its subclass streams (the events of each
+ * network read together).
+ */
+export abstract class HttpProvider implements Pick<ModelProvider, 'specificationVersion' | 'apiKeySource' | 'stream'> {
+  readonly specificationVersion = 'v1' as const;
+  readonly apiKeySource: ModelProvider['apiKeySource'];
+  protected readonly endpoint: Endpoint;
+
+  constructor(apiKeySource: ModelProvider['apiKeySource'], at: Endpoint) {
+    this.apiKeySource = apiKeySource;
+    this.endpoint = at;
+  }
+
+  stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
+    return eventsOf(this.streamBatches(request));
+  }
+
+  abstract streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]>;
 }
 
 /** One POST of a JSON body. */

@@ -17,9 +17,9 @@ import { newUuid } from '../messages/ids.ts';
 import { apiMessage, messageDelta } from '../messages/usage.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError } from './errors.ts';
-import { endpoint, postForEvents, type Endpoint } from './http-stream.ts';
+import { endpoint, HttpProvider, postForEvents } from './http-stream.ts';
 import { TextChunkTemplate } from './text-chunk-template.ts';
-import { eventsOf, thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
+import { thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type ContentPart = OpenAI.Chat.ChatCompletionContentPart;
@@ -35,26 +35,21 @@ export interface OpenAICompatibleProviderOptions {
 }
 
 /** Streams any OpenAI-compatible chat-completions model as Anthropic-style events. */
-export class OpenAICompatibleProvider implements ModelProvider {
-  readonly specificationVersion = 'v1' as const;
+export class OpenAICompatibleProvider extends HttpProvider implements ModelProvider {
   readonly provider = 'openai-compatible';
-  readonly apiKeySource: ModelProvider['apiKeySource'];
-  readonly #endpoint: Endpoint;
 
   constructor(options: OpenAICompatibleProviderOptions) {
-    this.apiKeySource = options.apiKeySource;
     // The environment's OpenAI account headers (organization, project) are not sent to arbitrary compatible servers.
-    this.#endpoint = endpoint({
-      base: options.baseUrl || process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
-      path: '/chat/completions',
-      apiKey: options.apiKey ?? '',
-      headers: { authorization: `Bearer ${options.apiKey || 'not-needed'}` },
-      defaultHeaders: options.defaultHeaders,
-    });
-  }
-
-  stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
-    return eventsOf(this.streamBatches(request));
+    super(
+      options.apiKeySource,
+      endpoint({
+        base: options.baseUrl || process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
+        path: '/chat/completions',
+        apiKey: options.apiKey ?? '',
+        headers: { authorization: `Bearer ${options.apiKey || 'not-needed'}` },
+        defaultHeaders: options.defaultHeaders,
+      }),
+    );
   }
 
   /** The events of each network read together; a bad chunk still lets out the events before it. */
@@ -87,8 +82,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
       const template = new TextChunkTemplate();
       let events: StreamEvent[] = [];
       read: for await (const batch of postForEvents({
-        url: this.#endpoint.url,
-        headers: this.#endpoint.headers,
+        url: this.endpoint.url,
+        headers: this.endpoint.headers,
         body,
         signal,
       })) {
@@ -121,7 +116,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       translator.finish(last);
       yield last;
     } catch (error) {
-      throw toModelError(error, signal, this.#endpoint.apiKey, fromApiError);
+      throw toModelError(error, signal, this.endpoint.apiKey, fromApiError);
     }
   }
 }
