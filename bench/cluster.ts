@@ -26,7 +26,7 @@ export interface ClusterFigures {
  * the previous one closed, as a client that opens sessions one at a time would: a session finds a warm one only if the
  * front end's pool was refilled in time.
  */
-const SEQUENTIAL = 50;
+export const SEQUENTIAL = 50;
 
 const quantile = (values: number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
