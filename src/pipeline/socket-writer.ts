@@ -24,9 +24,15 @@ export function socketWriter(
       ws.send(text);
       return Promise.resolve();
     }
+    // This client is behind: wait until its socket took the line, or closed. The abort listener goes with the wait:
+    // one left per line would pile up on `closed` for as long as the client stays behind.
     return new Promise((resolve) => {
-      ws.send(text, () => resolve());
-      closed.addEventListener('abort', () => resolve(), { once: true });
+      const done = (): void => {
+        closed.removeEventListener('abort', done);
+        resolve();
+      };
+      closed.addEventListener('abort', done, { once: true });
+      ws.send(text, done);
     });
   };
 }
