@@ -19,7 +19,7 @@ import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { setupErrorResult } from '../session/open.ts';
 import type { HookCallback, HookInput } from '../tools/hooks/types.ts';
 import { ClusterClient } from '../cluster/session-client.ts';
-import { RedisConnectionError } from '../cluster/connection.ts';
+import { pause, RedisConnectionError } from '../cluster/connection.ts';
 import { jobOptions, type SessionJob } from '../cluster/jobs.ts';
 import type { LogMessage } from '../cluster/redis-log.ts';
 import { isInternal } from '../cluster/session-run.ts';
@@ -245,10 +245,7 @@ export async function startCluster(
 
   /** Fails the start when no worker took the session in time. */
   async function watchStart(ms: number): Promise<string | undefined> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-    });
+    await pause(ms, stop.signal);
     if (stop.signal.aborted || seen || (await client.sessions.owner(sessionId).catch(() => null))) return undefined;
     const workers = await client.workers().catch(() => undefined);
     return (

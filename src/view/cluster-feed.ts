@@ -14,7 +14,9 @@ import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { ClusterClient } from '../cluster/session-client.ts';
 import type { LogMessage } from '../cluster/redis-log.ts';
+import { pause } from '../cluster/connection.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
+import { socketWriter } from '../pipeline/socket-writer.ts';
 import type { ClusterSessionSummary, ClusterSessionsMessage } from './cluster-sessions.ts';
 
 /** Types of log lines the page is not sent. */
@@ -96,18 +98,8 @@ export function isFeedPath(req: IncomingMessage): boolean {
 
 /** Sends a line; resolves when the socket took it (a slow page pauses only its own feed). */
 function sender(ws: WebSocket, closed: AbortSignal): (message: object) => Promise<void> {
-  return (message) => {
-    if (ws.readyState !== ws.OPEN) return Promise.resolve();
-    const text = `${JSON.stringify(message)}\n`;
-    if (ws.bufferedAmount < 1024 * 1024) {
-      ws.send(text);
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      ws.send(text, () => resolve());
-      closed.addEventListener('abort', () => resolve(), { once: true });
-    });
-  };
+  const write = socketWriter(ws, closed);
+  return (message) => write(`${JSON.stringify(message)}\n`);
 }
 
 /** Serves one connection of the page (`/sessions` or `/watch`); resolves when it closed. */
@@ -140,10 +132,7 @@ async function feedList(o: ClusterFeedOptions, send: (m: object) => Promise<void
     const text = JSON.stringify(list);
     if (text !== previous) await send(list);
     previous = text;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, o.intervalMs ?? 2000);
-      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-    });
+    await pause(o.intervalMs ?? 2000, signal);
   }
 }
 
