@@ -9,7 +9,7 @@ import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { envNumber } from '../process/env-number.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
-import { endpoint, HttpProvider, postForEvents, postJson } from './http-stream.ts';
+import { endpoint, HttpProvider, postForEvents, postJson, translatedBatches } from './http-stream.ts';
 import {
   thinkingOf,
   type ModelProvider,
@@ -73,28 +73,18 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
         ? { ...this.endpoint.headers, 'anthropic-beta': request.betas.join(',') }
         : this.endpoint.headers;
       const normaliser = new EventNormaliser();
-      for await (const batch of postForEvents({ url: this.endpoint.url, headers, body, signal })) {
-        const events: StreamEvent[] = [];
-        let failure: { error: unknown } | undefined;
-        for (const { event, data } of batch) {
-          if (event === 'ping') continue;
-          try {
-            const raw = rawEvent(data);
-            if (raw.type === 'error') throw streamError(raw);
-            const normalised = normaliser.normalise(raw);
-            if (normalised) events.push(normalised);
-          } catch (error) {
-            failure = { error };
-            break;
-          }
-          // Whatever follows message_stop is not read: the answer is complete.
-          if (normaliser.stopped) break;
-        }
-        if (events.length > 0) yield events;
-        if (failure) throw failure.error;
-        if (normaliser.stopped) return;
-      }
-      throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
+      const reads = postForEvents({ url: this.endpoint.url, headers, body, signal });
+      yield* translatedBatches<StreamEvent>(reads, ({ event, data }, out) => {
+        if (event === 'ping') return false;
+        const raw = rawEvent(data);
+        if (raw.type === 'error') throw streamError(raw);
+        const normalised = normaliser.normalise(raw);
+        if (normalised) out.push(normalised);
+        // Whatever follows message_stop is not read: the answer is complete.
+        return normaliser.stopped;
+      });
+      if (!normaliser.stopped)
+        throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
     } catch (error) {
       throw toModelError(error, signal, this.endpoint.apiKey, fromApiError);
     }

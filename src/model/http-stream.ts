@@ -135,6 +135,34 @@ export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSou
 }
 
 /**
+ * The events `translate` makes of each network read's server-sent events, one batch per read. `translate` appends to
+ * `out`, and says true once the answer is complete (what follows is not read). When it throws, the events it made
+ * before still go out, then the error.
+ */
+export async function* translatedBatches<T>(
+  reads: AsyncIterable<EventSourceMessage[]>,
+  translate: (message: EventSourceMessage, out: T[]) => boolean,
+): AsyncGenerator<T[]> {
+  for await (const messages of reads) {
+    const out: T[] = [];
+    let failure: { error: unknown } | undefined;
+    let complete = false;
+    for (const message of messages) {
+      try {
+        complete = translate(message, out);
+      } catch (error) {
+        failure = { error };
+        break;
+      }
+      if (complete) break;
+    }
+    if (out.length > 0) yield out;
+    if (failure) throw failure.error;
+    if (complete) return;
+  }
+}
+
+/**
  * Gives the connection back to the agent's keep-alive pool, so the next turn skips the TCP and
  * TLS handshakes; a failed request's connection is closed. A consumer that stopped at the
  * answer's end (`message_stop`) leaves at most the body's last bytes: they are read, for at most

@@ -17,7 +17,7 @@ import { newUuid } from '../messages/ids.ts';
 import { apiMessage, messageDelta } from '../messages/usage.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError } from './errors.ts';
-import { endpoint, HttpProvider, postForEvents } from './http-stream.ts';
+import { endpoint, HttpProvider, postForEvents, translatedBatches } from './http-stream.ts';
 import { TextChunkTemplate } from './text-chunk-template.ts';
 import { thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
 
@@ -80,35 +80,18 @@ export class OpenAICompatibleProvider extends HttpProvider implements ModelProvi
       }
       const translator = new ChunkTranslator(request.model);
       const template = new TextChunkTemplate();
-      let events: StreamEvent[] = [];
-      read: for await (const batch of postForEvents({
-        url: this.endpoint.url,
-        headers: this.endpoint.headers,
-        body,
-        signal,
-      })) {
-        let failure: { error: unknown } | undefined;
-        for (const { data } of batch) {
-          if (data === '[DONE]') break read;
-          try {
-            const text = template.text(data);
-            if (text !== undefined) translator.text(text, events);
-            else {
-              const chunk = chunkOf(data);
-              template.learn(data, chunk);
-              translator.translate(chunk, events);
-            }
-          } catch (error) {
-            failure = { error };
-            break;
-          }
+      const reads = postForEvents({ url: this.endpoint.url, headers: this.endpoint.headers, body, signal });
+      yield* translatedBatches<StreamEvent>(reads, ({ data }, out) => {
+        if (data === '[DONE]') return true;
+        const text = template.text(data);
+        if (text !== undefined) translator.text(text, out);
+        else {
+          const chunk = chunkOf(data);
+          template.learn(data, chunk);
+          translator.translate(chunk, out);
         }
-        if (events.length > 0) yield events;
-        events = [];
-        if (failure) throw failure.error;
-      }
-      // After [DONE], the events of its read are still to go out, with the finish.
-      if (events.length > 0) yield events;
+        return false;
+      });
       if (!translator.finished) {
         throw new ModelError({ kind: 'connection', message: 'The response stream ended before a finish_reason' });
       }

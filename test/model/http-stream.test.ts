@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { postForEvents } from '../../src/model/http-stream.ts';
+import { postForEvents, translatedBatches } from '../../src/model/http-stream.ts';
 
 /** A server answering with `parts` as separate writes of one SSE body. */
 async function serve(parts: Buffer[]): Promise<{ url: string; close: () => Promise<void> }> {
@@ -57,4 +57,40 @@ test('a character whose bytes straddle a network read or a parsing piece arrives
       await server.close();
     }
   }
+});
+
+test('translatedBatches: one batch per read; a throw lets out what came before it; a complete answer stops the reads', async () => {
+  const message = (data: string) => ({ id: undefined, event: undefined, data });
+  let returned = false;
+  async function* reads() {
+    try {
+      yield [message('a'), message('b')];
+      yield [message('c'), message('stop'), message('never')];
+      yield [message('never')];
+    } finally {
+      returned = true;
+    }
+  }
+  const translate = (m: { data: string }, out: string[]): boolean => {
+    if (m.data === 'bad') throw new Error('bad event');
+    if (m.data === 'never') assert.fail('read after the end');
+    out.push(m.data);
+    return m.data === 'stop';
+  };
+  const batches: string[][] = [];
+  for await (const batch of translatedBatches(reads(), translate)) batches.push(batch);
+  assert.deepEqual(batches, [
+    ['a', 'b'],
+    ['c', 'stop'],
+  ]);
+  assert.ok(returned, 'the reads were closed');
+
+  async function* failing() {
+    yield [message('x'), message('bad'), message('y')];
+  }
+  const got: string[][] = [];
+  await assert.rejects(async () => {
+    for await (const batch of translatedBatches(failing(), translate)) got.push(batch);
+  }, /bad event/);
+  assert.deepEqual(got, [['x']]);
 });
