@@ -397,18 +397,8 @@ async function streamOnce(
           uuid: newUuid(),
         })
       : undefined;
-  /**
-   * Takes a delta: a promise only when the output queue is full (an await per delta cost the delta rate a microtask
-   * each).
-   */
-  const takeDelta = (event: StreamEvent): Promise<void> | undefined => {
-    const sent = partial(event);
-    if (sent) return sent.then(() => void assembler.add(event));
-    assembler.add(event);
-    return undefined;
-  };
-  /** Takes any other event; true at message_stop. */
-  const take = async (event: StreamEvent): Promise<boolean> => {
+  /** Takes any event but a delta; true at message_stop. */
+  const takeOther = async (event: StreamEvent): Promise<boolean> => {
     if (marks && event.type === 'message_start') marks.firstEvent ??= performance.now();
     const sent = partial(event);
     if (sent) await sent;
@@ -418,26 +408,33 @@ async function streamOnce(
     if (event.type === 'message_delta' || event.type === 'message_stop') await flush();
     return event.type === 'message_stop';
   };
+  /**
+   * Takes an event: false when done with it at once, else a promise of whether it was message_stop. A delta is taken
+   * without a promise unless the output queue is full (an await per delta cost the delta rate a microtask each).
+   */
+  const take = (event: StreamEvent): false | Promise<boolean> => {
+    if (event.type !== 'content_block_delta') return takeOther(event);
+    const sent = partial(event);
+    if (sent)
+      return sent.then(() => {
+        assembler.add(event);
+        return false;
+      });
+    assembler.add(event);
+    return false;
+  };
   try {
     if (batches) {
       read: for await (const batch of batches) {
         for (const event of batch) {
-          if (event.type !== 'content_block_delta') {
-            if (await take(event)) break read;
-          } else {
-            const waiting = takeDelta(event);
-            if (waiting) await waiting;
-          }
+          const taking = take(event);
+          if (taking && (await taking)) break read;
         }
       }
     } else if (events) {
       for await (const event of events) {
-        if (event.type !== 'content_block_delta') {
-          if (await take(event)) break;
-        } else {
-          const waiting = takeDelta(event);
-          if (waiting) await waiting;
-        }
+        const taking = take(event);
+        if (taking && (await taking)) break;
       }
     }
   } finally {
