@@ -17,6 +17,18 @@ export const QUEUE = { prefix: 'agentpipe', name: 'sessions' } as const;
  */
 export const WARM_QUEUE = { prefix: QUEUE.prefix, name: 'warm' } as const;
 
+/** Failed jobs are kept a day (to be looked at), finished ones not at all. */
+export const FAILED_JOBS_KEPT = { age: 24 * 3600 } as const;
+
+/** The options of a session's job, on either queue: its id is the session's, so a session has one job at a time. */
+export function sessionJobOptions(sessionId: string): {
+  jobId: string;
+  removeOnComplete: true;
+  removeOnFail: { age: number };
+} {
+  return { jobId: sessionId, removeOnComplete: true, removeOnFail: FAILED_JOBS_KEPT };
+}
+
 /** How the session talks to its client (the stream-json flags that are not session options). */
 export interface StreamFlags {
   replayUserMessages?: boolean;

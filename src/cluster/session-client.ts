@@ -14,7 +14,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pause, reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
 import { SessionLog, type FollowedEntry, type LogEntry, type LogMessage } from './redis-log.ts';
-import { QUEUE, WARM_QUEUE, type SessionJob } from './jobs.ts';
+import { QUEUE, sessionJobOptions, WARM_QUEUE, type SessionJob } from './jobs.ts';
 
 /** Options of a cluster client. */
 export interface ClusterClientOptions {
@@ -95,11 +95,7 @@ export class ClusterClient {
 
   /** Queues a warm session (job.warmMs set): a worker opens it and says when it is ready (SessionLog.waitReady). */
   async addWarm(job: SessionJob): Promise<void> {
-    await this.#warm().add('session', job, {
-      jobId: job.sessionId,
-      removeOnComplete: true,
-      removeOnFail: { age: 24 * 3600 },
-    });
+    await this.#warm().add('session', job, sessionJobOptions(job.sessionId));
   }
 
   /**
@@ -200,15 +196,7 @@ export class ClusterClient {
     for (let attempt = 0; !signal?.aborted; attempt++) {
       if (attempt > 0 && Date.now() > deadline)
         throw new Error(`session ${id}: its previous run did not finish within ${timeoutMs} ms`);
-      await this.#queue.add(
-        'session',
-        { ...job, nonce },
-        {
-          jobId: id,
-          removeOnComplete: true,
-          removeOnFail: { age: 24 * 3600 },
-        },
-      );
+      await this.#queue.add('session', { ...job, nonce }, sessionJobOptions(id));
       const found = await this.#queue.getJob(id);
       if ((found?.data as { nonce?: unknown } | undefined)?.nonce === nonce) return; // ours: a new run
       const state = found ? await found.getState() : 'unknown';

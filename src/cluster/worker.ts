@@ -39,7 +39,16 @@ import type { Job, Queue, Worker } from 'bullmq';
 import { envCount, envNumber } from '../process/env-number.ts';
 import { redactUrl, reconnectDelay } from './connection.ts';
 import { ArchiveRefusedError, SessionLog } from './redis-log.ts';
-import { archiveJobId, parseArchiveJob, parseSessionJob, QUEUE, WARM_QUEUE, type SessionJob } from './jobs.ts';
+import {
+  archiveJobId,
+  FAILED_JOBS_KEPT,
+  parseArchiveJob,
+  parseSessionJob,
+  QUEUE,
+  sessionJobOptions,
+  WARM_QUEUE,
+  type SessionJob,
+} from './jobs.ts';
 import { archiveFile, runClusterSession } from './session-run.ts';
 import { sweepStep } from './sweeper.ts';
 
@@ -131,7 +140,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         jobId: archiveJobId(sessionId),
         delay: Math.max(0, archiveAfterMs - idle),
         removeOnComplete: true,
-        removeOnFail: { age: 24 * 3600 },
+        removeOnFail: FAILED_JOBS_KEPT,
       },
     );
   };
@@ -197,11 +206,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const handOver = async (data: SessionJob): Promise<void> => {
     const { sessionId, options, stream } = data;
     o.log(`agentpipe worker: session ${sessionId}: input came in as its warm run ended; queued to run it`);
-    await queue.add(
-      'session',
-      { sessionId, options, stream },
-      { jobId: sessionId, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } },
-    );
+    await queue.add('session', { sessionId, options, stream }, sessionJobOptions(sessionId));
   };
 
   const concurrency = o.concurrency ?? 1;
@@ -310,7 +315,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       stalledInterval: stalledMs,
       maxStalledCount: Number.MAX_SAFE_INTEGER,
       removeOnComplete: { count: 0 },
-      removeOnFail: { age: 24 * 3600 },
+      removeOnFail: FAILED_JOBS_KEPT,
       name: id,
     });
   const worker = queueWorker(QUEUE, concurrency);
