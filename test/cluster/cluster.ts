@@ -38,13 +38,17 @@ export async function startWorker(
   return cli;
 }
 
-/** Starts `agentpipe serve --redis` (no token, loopback) with session flags; returns it and its ws:// URL. */
+/**
+ * Starts `agentpipe serve --redis` (loopback; no token unless `access` says otherwise) with session flags; returns it
+ * and its ws:// URL.
+ */
 export async function startFrontEnd(
   redis: string,
   flags: string[],
   env: Record<string, string> = {},
+  access: string[] = ['--no-token'],
 ): Promise<ClusterProcess & { url: string }> {
-  const cli = watchedCli(['serve', '--redis', redis, '--port', '0', '--no-token', ...flags], env);
+  const cli = watchedCli(['serve', '--redis', redis, '--port', '0', ...access, ...flags], env);
   started.add(cli.child);
   const [, url] = await cli.waitFor(/listening on (ws:\/\/\S+)/);
   return Object.assign(cli, { url: url! });
@@ -135,3 +139,16 @@ export const sessionOf = (messages: Array<Record<string, any>>): string => {
 /** Asserts helper: the uuids of messages that have one. */
 export const uuids = (messages: Array<Record<string, any>>): string[] =>
   messages.flatMap((m) => (typeof m.uuid === 'string' ? [m.uuid] : []));
+
+/** Waits until `check` holds, asking again every 50 ms (fails with `what` after `timeoutMs`). */
+export async function eventually(
+  check: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

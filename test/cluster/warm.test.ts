@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { startRedis } from './redis-server.ts';
-import { Client, kill9, prompt, startFrontEnd, startWorker } from './cluster.ts';
+import { Client, eventually, kill9, prompt, startFrontEnd, startWorker } from './cluster.ts';
 import { ClusterClient } from '../../src/cluster/session-client.ts';
 import { jobOptions } from '../../src/cluster/jobs.ts';
 
@@ -20,15 +20,6 @@ test.after(() => raw.disconnect());
 /** The keys whose name holds `id` (the session's own and its BullMQ job's). */
 async function keysOf(id: string): Promise<string[]> {
   return (await raw.keys('*')).filter((key) => key.includes(id)).sort();
-}
-
-/** Waits until `check` holds, asking Redis again every 50 ms (fails after `timeoutMs`). */
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 test('serve --redis: a new connection takes the ready warm session; its replacement is queued', async () => {
