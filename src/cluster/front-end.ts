@@ -27,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { SessionOptions } from '../session/options.ts';
-import { envCount, envNumber } from '../process/env-number.ts';
+import { envCount, envMs, MAX_TIMER_MS } from '../process/env-number.ts';
 import { reconnectDelay } from './connection.ts';
 import { compareStreamIds, type LogMessage, type SessionLog } from './redis-log.ts';
 import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
@@ -123,7 +123,7 @@ export class ClusterFrontEnd {
     this.#client = client;
     this.#sessions = client.sessions;
     this.#warmSize = o.warm ?? envCount('AGENTPIPE_WARM_SESSIONS', 1);
-    this.#warmMs = o.warmMs ?? envNumber('AGENTPIPE_WARM_MS', 60_000);
+    this.#warmMs = Math.min(o.warmMs ?? envMs('AGENTPIPE_WARM_MS', 60_000), MAX_TIMER_MS);
   }
 
   /** Connects to Redis (bounded: fails within seconds), opens the queue and starts filling the warm pool. */

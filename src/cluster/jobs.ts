@@ -6,6 +6,7 @@
  */
 import type { SessionOptions } from '../session/options.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
+import { MAX_TIMER_MS } from '../process/env-number.ts';
 
 /** The BullMQ key prefix and queue name: keys `agentpipe:sessions:*` (BullMQ forbids `:` in queue names). */
 export const QUEUE = { prefix: 'agentpipe', name: 'sessions' } as const;
@@ -172,7 +173,10 @@ export function parseSessionJob(data: unknown): SessionJob {
       flags.permissionPromptTool = 'stdio';
     }
   }
-  if (warmMs !== undefined && (typeof warmMs !== 'number' || !Number.isFinite(warmMs) || warmMs < 1))
-    throw new Error(`job data: warmMs should be a positive number, not ${JSON.stringify(warmMs).slice(0, 80)}`);
+  if (warmMs !== undefined && (typeof warmMs !== 'number' || !(warmMs >= 1 && warmMs <= MAX_TIMER_MS)))
+    throw new Error(
+      `job data: warmMs should be a positive number of ms up to ${MAX_TIMER_MS}, ` +
+        `not ${JSON.stringify(warmMs).slice(0, 80)}`,
+    );
   return { sessionId, options: checked as SessionOptions, stream: flags, ...(warmMs ? { warmMs } : {}) };
 }

@@ -36,7 +36,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Job, Queue, Worker } from 'bullmq';
-import { envCount, envNumber } from '../process/env-number.ts';
+import { envCount, envMs } from '../process/env-number.ts';
 import { redactUrl, reconnectDelay } from './connection.ts';
 import { ArchiveRefusedError, SessionLog } from './redis-log.ts';
 import {
@@ -118,10 +118,10 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     connectTimeout: 3000,
     connectionName: 'agentpipe-worker',
   });
-  const lockMs = o.lockMs ?? envNumber('AGENTPIPE_WORKER_LOCK_MS', 30_000);
-  const stalledMs = o.stalledMs ?? envNumber('AGENTPIPE_WORKER_STALLED_MS', 15_000);
-  const leaseMs = o.leaseMs ?? envNumber('AGENTPIPE_LEASE_MS', 30_000);
-  const idleMs = o.idleMs ?? envNumber('AGENTPIPE_SESSION_IDLE_MS', 30 * 60_000);
+  const lockMs = o.lockMs ?? envMs('AGENTPIPE_WORKER_LOCK_MS', 30_000);
+  const stalledMs = o.stalledMs ?? envMs('AGENTPIPE_WORKER_STALLED_MS', 15_000);
+  const leaseMs = o.leaseMs ?? envMs('AGENTPIPE_LEASE_MS', 30_000);
+  const idleMs = o.idleMs ?? envMs('AGENTPIPE_SESSION_IDLE_MS', 30 * 60_000);
   const archiveAfterMs = o.archiveAfterMs ?? 3_600_000;
   const closing = new AbortController();
   const draining = new AbortController();
@@ -174,7 +174,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     }
   };
   // The archive sweep: one step now and every sweepMs (one worker at a time steps, a page of sessions each).
-  const sweepMs = o.sweepMs ?? envNumber('AGENTPIPE_SWEEP_MS', 60_000);
+  const sweepMs = o.sweepMs ?? envMs('AGENTPIPE_SWEEP_MS', 60_000);
   let sweeping: Promise<void> | undefined;
   const sweep = (): void => {
     if (!o.archiveDir || sweeping || closing.signal.aborted || draining.signal.aborted) return;

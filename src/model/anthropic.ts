@@ -6,7 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
 import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
-import { envNumber } from '../process/env-number.ts';
+import { envMs } from '../process/env-number.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
 import { endpoint, HttpProvider, postForEvents, postJson, translatedBatches } from './http-stream.ts';
@@ -110,7 +110,7 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
         tools: [tool],
       };
       // Not streamed, so no stall watch: the request as a whole gets API_TIMEOUT_MS (as Claude Code's requests).
-      const deadline = AbortSignal.timeout(envNumber('API_TIMEOUT_MS', 600_000));
+      const deadline = AbortSignal.timeout(envMs('API_TIMEOUT_MS', 600_000));
       const answer = await postJson({
         url: this.endpoint.url,
         headers: this.endpoint.headers,

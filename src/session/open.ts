@@ -18,7 +18,7 @@ import { UsageTracker } from '../agent/usage.ts';
 import type { SessionOptions } from './options.ts';
 import { Session } from './session.ts';
 import type { Harness } from '../harness/types.ts';
-import { envNumber } from '../process/env-number.ts';
+import { envMs } from '../process/env-number.ts';
 import { SessionRunner } from './runner.ts';
 import { attachStart, prepareSession } from './resume.ts';
 
@@ -187,7 +187,7 @@ async function startHarness(
       disallowedTools: options.disallowedTools ?? [],
       maxTurns: options.maxTurns,
       includePartialMessages: options.includePartialMessages ?? false,
-      idleMs: envNumber('AGENTPIPE_HARNESS_IDLE_MS', 15 * 60_000, { env: base }),
+      idleMs: envMs('AGENTPIPE_HARNESS_IDLE_MS', 15 * 60_000, { env: base }),
       progress: {
         thresholdMs: options.toolProgressThresholdMs ?? 1000,
         intervalMs: options.toolProgressIntervalMs ?? 1000,

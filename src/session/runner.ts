@@ -5,7 +5,7 @@
  * not cancel queued or running prompts: they finish, their results are emitted, then the output
  * closes; requests still waiting for the client are refused at EOF (nobody can answer them).
  */
-import { envNumber } from '../process/env-number.ts';
+import { envMs } from '../process/env-number.ts';
 import type {
   ControlRequest,
   ControlResponse,
@@ -45,7 +45,7 @@ export interface RunnerOptions {
 
 /** AGENTPIPE_CONTROL_TIMEOUT_MS, or 10 minutes. */
 function controlTimeoutFromEnv(): number {
-  return envNumber('AGENTPIPE_CONTROL_TIMEOUT_MS', 600_000);
+  return envMs('AGENTPIPE_CONTROL_TIMEOUT_MS', 600_000);
 }
 
 /** Error of a control request the client answered with `error`, or that was cancelled. */

@@ -2,7 +2,7 @@
  * MCP server configuration, in Claude Code's format: `{"mcpServers": {"name": {...}}}`.
  * Read from a file or a JSON string (`--mcp-config`), or given as is (library options).
  */
-import { envNumber } from '../../process/env-number.ts';
+import { envMs } from '../../process/env-number.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -68,7 +68,7 @@ export function mcpToolName(server: string, tool: string): string {
  * keeps the MCP SDK's own 60 s request timeout unless MCP_TOOL_TIMEOUT is set.
  */
 export const mcpTimeouts = {
-  connectMs: (): number => envNumber('MCP_TIMEOUT', 30_000),
-  toolCallMs: (): number => envNumber('MCP_TOOL_TIMEOUT', 100_000_000),
-  resourceMs: (): number => envNumber('MCP_TOOL_TIMEOUT', 60_000),
+  connectMs: (): number => envMs('MCP_TIMEOUT', 30_000),
+  toolCallMs: (): number => envMs('MCP_TOOL_TIMEOUT', 100_000_000),
+  resourceMs: (): number => envMs('MCP_TOOL_TIMEOUT', 60_000),
 };
