@@ -277,6 +277,9 @@ export class ClusterFrontEnd {
     let catchUp = false;
     if (asked !== null) {
       if (!UUID_PATTERN.test(asked)) return refuse(`session=${asked.slice(0, 60)} is not a session id`);
+      // A warm session still in a pool belongs to no client yet: a connection naming it (its id read in a log) would
+      // share it with the client the pool hands it to next.
+      if (await this.#sessions.isPooled(asked)) return refuse(`session ${asked}: no such session`);
       sessionId = asked;
       if (fromParam) {
         let found = STREAM_ID.test(fromParam) ? fromParam : await this.#sessions.idOfUuid(sessionId, fromParam);

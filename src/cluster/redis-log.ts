@@ -21,6 +21,9 @@
  *                                  handles again (the inbox no longer holds them once trimmed).
  * - `<prefix>:{<sessionId>}:ready` Stream, expiring: a warm session's worker adds one entry once the
  *                                  session is open, for the front end that queued it.
+ * - `<prefix>:{<sessionId>}:pooled` String, expiring: set while a warm session waits in a front
+ *                                  end's pool (before its job is queued, until a claim or its
+ *                                  discard): no connection may name it then.
  *
  * Fencing: every append runs ONE Lua script that compares the owner key with the caller's token
  * and appends only if they are equal; Redis runs scripts atomically, so an owner whose lease
@@ -64,6 +67,7 @@ export interface SessionKeys {
   cursor: string;
   state: string;
   ready: string;
+  pooled: string;
 }
 
 /** An input line of the session's inbox with its stream id. */
@@ -214,7 +218,7 @@ end
 if live then redis.call('PEXPIRE', KEYS[3], ARGV[3]) end
 return ids`;
 
-// KEYS: log, owner, live, uuids, inbox, cursor, state, ready. ARGV: the last id the caller archived
+// KEYS: log, owner, live, uuids, inbox, cursor, state, ready, pooled. ARGV: the last id the caller archived
 // ('0-0': the log must be empty), the caller's owner token ('*': no checks but the first). Deletes
 // every key only if nothing was appended since (else 0), the lease is free or the caller's (else
 // -1) and every inbox entry was handled (else -2: an inbox with entries and no cursor refuses).
@@ -240,12 +244,14 @@ end
 redis.call('DEL', unpack(KEYS))
 return 1`;
 
-// KEYS: ready, inbox. ARGV: the line. Takes a warm session: deletes its ready mark and adds the line to
-// its inbox, only while the mark is there (its worker's discard deletes the mark in the script that
-// checks the inbox, so a claim either lands before the discard, which then refuses, or finds no mark).
-// An inbox with entries is claimed already (the client's input came first): nothing is added after it.
+// KEYS: ready, inbox, pooled. ARGV: the line. Takes a warm session: deletes its ready mark and its pooled
+// mark, and adds the line to its inbox, only while the ready mark is there (its worker's discard deletes
+// the mark in the script that checks the inbox, so a claim either lands before the discard, which then
+// refuses, or finds no mark). An inbox with entries is claimed already (the client's input came first):
+// nothing is added after it.
 const CLAIM_WARM = `
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('DEL', KEYS[3])
 if redis.call('XLEN', KEYS[2]) == 0 then redis.call('XADD', KEYS[2], '*', 'l', ARGV[1]) end
 return 1`;
 
@@ -267,8 +273,8 @@ const SCRIPTS = {
   agentpipeLogRenew: { numberOfKeys: 1, lua: RENEW },
   agentpipeLogRelease: { numberOfKeys: 1, lua: RELEASE },
   agentpipeLogAppend: { numberOfKeys: 4, lua: APPEND },
-  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 8, lua: DELETE_IF_UNCHANGED },
-  agentpipeLogClaimWarm: { numberOfKeys: 2, lua: CLAIM_WARM },
+  agentpipeLogDeleteIfUnchanged: { numberOfKeys: 9, lua: DELETE_IF_UNCHANGED },
+  agentpipeLogClaimWarm: { numberOfKeys: 3, lua: CLAIM_WARM },
   agentpipeLogSetCursor: { numberOfKeys: 4, lua: SET_CURSOR },
   agentpipeLogForgetState: { numberOfKeys: 2, lua: FORGET_STATE },
 } as const;
@@ -423,6 +429,7 @@ export class SessionLog {
       cursor: `${base}:cursor`,
       state: `${base}:state`,
       ready: `${base}:ready`,
+      pooled: `${base}:pooled`,
     };
   }
 
@@ -721,8 +728,8 @@ export class SessionLog {
    * fenced).
    */
   async delete(sessionId: string): Promise<void> {
-    const { log, owner, live, uuids, inbox, cursor, state, ready } = this.keys(sessionId);
-    await this.#call((c) => c.del(log, owner, live, uuids, inbox, cursor, state, ready));
+    const { log, owner, live, uuids, inbox, cursor, state, ready, pooled } = this.keys(sessionId);
+    await this.#call((c) => c.del(log, owner, live, uuids, inbox, cursor, state, ready, pooled));
   }
 
   /** Resolves true once the session has a log (at once if it has), false after `timeoutMs` or when `signal` aborts. */
@@ -741,6 +748,19 @@ export class SessionLog {
     await this.#call((c) => c.multi().xadd(ready, '*', 'r', '1').pexpire(ready, Math.ceil(ttlMs)).exec());
   }
 
+  /**
+   * Marks a warm session as waiting in a front end's pool, before its job is queued (claimWarm or its discard deletes
+   * the mark; it expires after `ttlMs`, a safety net): while it is there, no connection may name the session.
+   */
+  async markPooled(sessionId: string, ttlMs: number): Promise<void> {
+    await this.#call((c) => c.set(this.keys(sessionId).pooled, '1', 'PX', Math.ceil(ttlMs)));
+  }
+
+  /** True while the session waits in a warm pool (markPooled): it belongs to no client yet. */
+  async isPooled(sessionId: string): Promise<boolean> {
+    return (await this.#call((c) => c.exists(this.keys(sessionId).pooled))) === 1;
+  }
+
   /** Resolves true once a worker said the warm session is ready (markReady), false after `timeoutMs` or an abort. */
   async waitReady(sessionId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     return this.#waitForEntry(this.keys(sessionId).ready, timeoutMs, signal);
@@ -752,8 +772,8 @@ export class SessionLog {
    * nothing was added then.
    */
   async claimWarm(sessionId: string, line: string): Promise<boolean> {
-    const { ready, inbox } = this.keys(sessionId);
-    return (await this.#script('agentpipeLogClaimWarm', ready, inbox, line)) === 1;
+    const { ready, inbox, pooled } = this.keys(sessionId);
+    return (await this.#script('agentpipeLogClaimWarm', ready, inbox, pooled, line)) === 1;
   }
 
   /**
@@ -767,7 +787,7 @@ export class SessionLog {
 
   /** Every key of the session, deleted by DELETE_IF_UNCHANGED (see there for `last`, `ownerToken` and the answers). */
   #deleteIfUnchanged(keys: SessionKeys, last: string, ownerToken: string): Promise<unknown> {
-    const { log, owner, live, uuids, inbox, cursor, state, ready } = keys;
+    const { log, owner, live, uuids, inbox, cursor, state, ready, pooled } = keys;
     return this.#script(
       'agentpipeLogDeleteIfUnchanged',
       log,
@@ -778,6 +798,7 @@ export class SessionLog {
       cursor,
       state,
       ready,
+      pooled,
       last,
       ownerToken,
     );

@@ -26,6 +26,11 @@ export interface ClusterClientOptions {
 
 /** The line that claims a warm session (a session ignores it). */
 const CLAIM_LINE = '{"type":"keep_alive"}';
+/**
+ * How long a warm session's pooled mark outlives a front end that died with it in its pool (a claim or the session's
+ * discard deletes it otherwise): its job may wait that long for a worker's free warm slot.
+ */
+const POOLED_TTL_MS = 24 * 3_600_000;
 
 /** Job states in which a worker will (still) run the session's next input. */
 const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
@@ -95,6 +100,8 @@ export class ClusterClient {
 
   /** Queues a warm session (job.warmMs set): a worker opens it and says when it is ready (SessionLog.waitReady). */
   async addWarm(job: SessionJob): Promise<void> {
+    // Marked first: from its first moment in Redis no connection may name it (SessionLog.isPooled).
+    await this.sessions.markPooled(job.sessionId, POOLED_TTL_MS);
     await this.#warm().add('session', job, sessionJobOptions(job.sessionId));
   }
 
@@ -111,7 +118,8 @@ export class ClusterClient {
 
   /** Removes a warm session's job if no worker took it yet (a front end closing). */
   async removeWarm(sessionId: string): Promise<void> {
-    await this.#warm().remove(sessionId);
+    // Removed before a worker took it: nothing of the session ran, so nothing of it stays (its pooled mark).
+    if ((await this.#warm().remove(sessionId)) === 1) await this.sessions.delete(sessionId);
   }
 
   /**

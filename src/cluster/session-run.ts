@@ -299,9 +299,11 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
     endIfDrained();
 
     // A warm session is claimed by its first input line (a front end that hands it to a client adds one at once); one
-    // with history or a moved cursor (a takeover of a claimed one) is claimed already. Unclaimed, it ends after
-    // job.warmMs; one that wrote anything (a setup error) ends as any run does.
-    let claimed = !job.warmMs || entries.length > 0 || (await log.cursor(id)) !== '0-0';
+    // with history, a moved cursor or input waiting (a takeover of a claimed one) is claimed already, and is not
+    // marked ready again. Unclaimed, it ends after job.warmMs; one that wrote anything (a setup error) ends as any run
+    // does.
+    let claimed =
+      !job.warmMs || entries.length > 0 || (await log.cursor(id)) !== '0-0' || (await log.hasPendingInput(id));
     if (claimed && job.warmMs) o.onClaimed?.();
     let wrote = false;
     let idle: NodeJS.Timeout | undefined;
