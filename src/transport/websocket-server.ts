@@ -89,16 +89,19 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   let connections = 0;
   const sessionIdFor = o.sessionIdFor ?? (() => (o.options.resume || o.options.continue ? undefined : randomUUID()));
   const assigned = new WeakMap<http.IncomingMessage, string>();
+  // The session is chosen once ws accepted the handshake (it emits `headers` just before its 101): a request it
+  // refuses (no key, a bad version) takes no session, a warm one included.
   wss.on('headers', (headers, req) => {
-    const sessionId = assigned.get(req);
-    if (sessionId) headers.push(`${SESSION_ID_HEADER}: ${sessionId}`);
+    const sessionId = sessionIdFor(req);
+    if (!sessionId) return;
+    assigned.set(req, sessionId);
+    headers.push(`${SESSION_ID_HEADER}: ${sessionId}`);
   });
   server.on('upgrade', (req, socket, head) => {
     const refusal = checkAccess(req, policy, true);
     if (refusal) return refuse(socket, req, refusal, o.log);
-    const sessionId = sessionIdFor(req);
-    if (sessionId) assigned.set(req, sessionId);
     wss.handleUpgrade(req, socket, head, (ws) => {
+      const sessionId = assigned.get(req);
       const client = ws as Client;
       client.alive = true;
       client.on('pong', () => (client.alive = true));
