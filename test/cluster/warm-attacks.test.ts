@@ -83,72 +83,60 @@ async function withCluster(
 
 // 1. Cross-client leakage through a pooled session's id (ids are UUIDs; an attacker who read one in the front end's
 // log): the pooled session must not then be handed to a new connection, which would share it with the attacker.
-test(
-  'a reconnect naming a pooled warm session, then a prompt: the next new connection does not share the session',
-  {
-    todo: 'issue 15: ?session=<pooled id> runs the unclaimed warm session; the pool then hands it to a new connection',
-  },
-  async () => {
-    await withCluster(async ({ front, pooled }) => {
-      const attacker = new Client(`${front.url}?session=${pooled}`);
-      try {
-        await attacker.open();
-        attacker.send(prompt('attacker prompt'));
-        // Refused, or answered: either way the pooled session must not reach the next client afterwards.
-        await attacker.until(
-          () => attacker.results().length === 1 || attacker.ws.readyState !== WebSocket.OPEN,
-          'the attacker answered or refused',
-        );
-        const victim = new Client(front.url);
-        const assigned = await upgradeSession(victim);
-        await victim.open();
-        victim.send(prompt('victim prompt'));
-        await victim.until(() => victim.results().length > 0, 'the victim result');
-        await endSession(victim);
-        // Refusing the attacker is a defence too (the pooled session then goes to the victim, unused).
-        if (attacker.results().length > 0)
-          assert.notEqual(assigned, pooled, 'the new connection got the session the attacker used');
-        assert.deepEqual(
-          victim.results().map((r) => r.result),
-          ['first answer'],
-          'the new connection was sent another client’s results, or continued its conversation',
-        );
-        assert.ok(attacker.results().length <= 1, 'the attacker was sent the new connection’s result');
-      } finally {
-        attacker.ws.terminate();
-      }
-    });
-  },
-);
+test('a reconnect naming a pooled warm session, then a prompt: the next new connection does not share the session', async () => {
+  await withCluster(async ({ front, pooled }) => {
+    const attacker = new Client(`${front.url}?session=${pooled}`);
+    try {
+      await attacker.open();
+      attacker.send(prompt('attacker prompt'));
+      // Refused, or answered: either way the pooled session must not reach the next client afterwards.
+      await attacker.until(
+        () => attacker.results().length === 1 || attacker.ws.readyState !== WebSocket.OPEN,
+        'the attacker answered or refused',
+      );
+      const victim = new Client(front.url);
+      const assigned = await upgradeSession(victim);
+      await victim.open();
+      victim.send(prompt('victim prompt'));
+      await victim.until(() => victim.results().length > 0, 'the victim result');
+      await endSession(victim);
+      // Refusing the attacker is a defence too (the pooled session then goes to the victim, unused).
+      if (attacker.results().length > 0)
+        assert.notEqual(assigned, pooled, 'the new connection got the session the attacker used');
+      assert.deepEqual(
+        victim.results().map((r) => r.result),
+        ['first answer'],
+        'the new connection was sent another client’s results, or continued its conversation',
+      );
+      assert.ok(attacker.results().length <= 1, 'the attacker was sent the new connection’s result');
+    } finally {
+      attacker.ws.terminate();
+    }
+  });
+});
 
-test(
-  'a reconnect naming a pooled warm session and only listening: it is not sent the next new connection’s messages',
-  {
-    todo: 'issue 15: ?session=<pooled id> follows the unclaimed warm session; the pool then gives it to a new client',
-  },
-  async () => {
-    await withCluster(async ({ front, pooled }) => {
-      const spy = new Client(`${front.url}?session=${pooled}`);
-      try {
-        await spy.open().catch(() => undefined);
-        // The spy's connection is set up (or refused) before the victim comes.
-        await front.waitFor(new RegExp(`session ${pooled} \\(reconnected|session=.* is not|connection 1: `));
-        const victim = new Client(front.url);
-        await victim.open();
-        victim.send(prompt('victim secret'));
-        await victim.until(() => victim.results().length === 1, 'the victim result');
-        await endSession(victim);
-        assert.deepEqual(
-          spy.messages.map((m) => m.type),
-          [],
-          'the connection naming the pooled session was sent the new connection’s messages',
-        );
-      } finally {
-        spy.ws.terminate();
-      }
-    });
-  },
-);
+test('a reconnect naming a pooled warm session and only listening: it is not sent the next new connection’s messages', async () => {
+  await withCluster(async ({ front, pooled }) => {
+    const spy = new Client(`${front.url}?session=${pooled}`);
+    try {
+      await spy.open().catch(() => undefined);
+      // The spy's connection is set up (or refused) before the victim comes.
+      await front.waitFor(new RegExp(`session ${pooled} \\(reconnected|session=.* is not|connection 1: `));
+      const victim = new Client(front.url);
+      await victim.open();
+      victim.send(prompt('victim secret'));
+      await victim.until(() => victim.results().length === 1, 'the victim result');
+      await endSession(victim);
+      assert.deepEqual(
+        spy.messages.map((m) => m.type),
+        [],
+        'the connection naming the pooled session was sent the new connection’s messages',
+      );
+    } finally {
+      spy.ws.terminate();
+    }
+  });
+});
 
 // 2. A refused upgrade (no or a wrong token, another site's Origin, a foreign Host) must not take the pooled session.
 test('refused upgrades (no token, wrong token, other Origin, other Host) leave the warm pool untouched', async () => {
@@ -204,20 +192,16 @@ function rawUpgrade(url: string, headers: Record<string, string>): Promise<numbe
   });
 }
 
-test(
-  'an authorized upgrade the WebSocket handshake refuses (no key, bad version) does not take the pooled session',
-  { todo: 'issue 15: sessionIdFor runs before ws checks the handshake, so a 400 claims the pooled session' },
-  async () => {
-    await withCluster(async ({ front, pooled }) => {
-      assert.equal(await rawUpgrade(front.url, { 'sec-websocket-version': '13' }), 400, 'no Sec-WebSocket-Key');
-      const key = Buffer.from(randomUUID().slice(0, 16)).toString('base64');
-      const status = await rawUpgrade(front.url, { 'sec-websocket-key': key, 'sec-websocket-version': '99' });
-      assert.ok(status === 400 || status === 426, `a bad version is refused (${status})`);
-      assert.equal(await raw.exists(readyKey(pooled)), 1, 'the ready mark is still there');
-      assert.equal(await raw.exists(inboxKey(pooled)), 0, 'nothing was added to the pooled session’s inbox');
-    });
-  },
-);
+test('an authorized upgrade the WebSocket handshake refuses (no key, bad version) does not take the pooled session', async () => {
+  await withCluster(async ({ front, pooled }) => {
+    assert.equal(await rawUpgrade(front.url, { 'sec-websocket-version': '13' }), 400, 'no Sec-WebSocket-Key');
+    const key = Buffer.from(randomUUID().slice(0, 16)).toString('base64');
+    const status = await rawUpgrade(front.url, { 'sec-websocket-key': key, 'sec-websocket-version': '99' });
+    assert.ok(status === 400 || status === 426, `a bad version is refused (${status})`);
+    assert.equal(await raw.exists(readyKey(pooled)), 1, 'the ready mark is still there');
+    assert.equal(await raw.exists(inboxKey(pooled)), 0, 'nothing was added to the pooled session’s inbox');
+  });
+});
 
 // 3. Bad data on the warm queue (anyone with Redis access can add it): refused with one clear line, no crash, no
 // retry loop; a warm job with a huge warmMs holds a warm slot, never a slot of the sessions queue.
@@ -238,6 +222,7 @@ test('bad warm-queue jobs are refused with a clear line; a huge warmMs leaves th
       ['nan', { sessionId: randomUUID(), options, stream: {}, warmMs: Number.NaN }, /warmMs should be a positive/],
       ['zero', { sessionId: randomUUID(), options, stream: {}, warmMs: 0 }, /warmMs should be a positive number/],
       ['string', { sessionId: randomUUID(), options, stream: {}, warmMs: '60000' }, /warmMs should be a positive/],
+      ['past-timer', { sessionId: randomUUID(), options, stream: {}, warmMs: 2 ** 31 }, /up to 2147483647, not/],
       ['not-uuid', { sessionId: '../../etc/passwd', options, stream: {}, warmMs: 1000 }, /sessionId is not a UUID/],
       ['no-options', { sessionId: randomUUID(), stream: {}, warmMs: 1000 }, /options is not an object/],
       [
@@ -291,25 +276,19 @@ test('bad warm-queue jobs are refused with a clear line; a huge warmMs leaves th
 
 // A warmMs past what a Node timer holds (2^31 - 1 ms, about 24.8 days) fires after 1 ms (TimeoutOverflowWarning):
 // such a warm session must not be dropped (front end) or ended (worker) at once.
-test(
-  'AGENTPIPE_WARM_MS above the longest timer: the warm session is not dropped and ended at once',
-  {
-    todo: 'issue 15: warmMs is not capped at 2^31 - 1 ms: the timers overflow to 1 ms in the front end and the worker',
-  },
-  async () => {
-    await withCluster(
-      async ({ front, worker, pooled }) => {
-        const client = new Client(front.url);
-        const assigned = await upgradeSession(client);
-        await client.open();
-        client.ws.terminate();
-        assert.doesNotMatch(front.stderr() + worker.stderr(), /TimeoutOverflowWarning/);
-        assert.equal(assigned, pooled, 'the connection got the ready warm session');
-      },
-      { AGENTPIPE_WARM_MS: String(3e9) },
-    );
-  },
-);
+test('AGENTPIPE_WARM_MS above the longest timer: the warm session is not dropped and ended at once', async () => {
+  await withCluster(
+    async ({ front, worker, pooled }) => {
+      const client = new Client(front.url);
+      const assigned = await upgradeSession(client);
+      await client.open();
+      client.ws.terminate();
+      assert.doesNotMatch(front.stderr() + worker.stderr(), /TimeoutOverflowWarning/);
+      assert.equal(assigned, pooled, 'the connection got the ready warm session');
+    },
+    { AGENTPIPE_WARM_MS: String(3e9) },
+  );
+});
 
 // 4. A worker killed -9 holding the ready warm session: the connection that takes it gets its prompt answered by
 // another worker (a takeover: lock 2 s, stall check 1 s, lease 2 s), exactly once.
