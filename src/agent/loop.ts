@@ -7,6 +7,7 @@ import { userMessage } from '../messages/user.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { modelRequest } from './request.ts';
 import { watchStalls } from './stall-watch.ts';
+import { monotonicMs } from '../process/clock.ts';
 import { envNumber } from '../process/env-number.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
@@ -65,7 +66,7 @@ export interface RunState {
   interrupt(): void;
   /**
    * The main agent's first request sent, first stream event and first assistant message of the
-   * prompt (`performance.now()`), for the result's ttft timings.
+   * prompt (`monotonicMs()`), for the result's ttft timings.
    */
   marks?: { requestSent?: number; firstEvent?: number; firstAssistant?: number };
   /**
@@ -364,7 +365,7 @@ async function streamOnce(
   run.signal.addEventListener('abort', stopRequest, { once: true });
   if (run.signal.aborted) stopRequest();
   const marks = ctx.parentToolUseId === null ? run.marks : undefined;
-  if (marks) marks.requestSent ??= performance.now();
+  if (marks) marks.requestSent ??= monotonicMs();
   const asked = modelRequest(ctx, messages, request.signal, model);
   // Batches when the provider has them (one async step per network read), else single events.
   const batches = ctx.provider.streamBatches ? watchStalls(ctx.provider.streamBatches(asked), request) : undefined;
@@ -384,7 +385,7 @@ async function streamOnce(
       uuid: newUuid(),
     };
     held = undefined;
-    if (marks) marks.firstAssistant ??= performance.now();
+    if (marks) marks.firstAssistant ??= monotonicMs();
     await ctx.emit(message);
   };
   const partial = (event: StreamEvent): Promise<void> | undefined =>
@@ -399,7 +400,7 @@ async function streamOnce(
       : undefined;
   /** Takes any event but a delta; true at message_stop. */
   const takeOther = async (event: StreamEvent): Promise<boolean> => {
-    if (marks && event.type === 'message_start') marks.firstEvent ??= performance.now();
+    if (marks && event.type === 'message_start') marks.firstEvent ??= monotonicMs();
     const sent = partial(event);
     if (sent) await sent;
     if (event.type === 'content_block_start') await flush();

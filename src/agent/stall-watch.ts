@@ -5,6 +5,7 @@
  * request and fails it as a retryable connection error, so the loop retries it with
  * `system/api_retry` while nothing was streamed yet, and otherwise ends the turn with an error.
  */
+import { monotonicMs } from '../process/clock.ts';
 import { envNumber } from '../process/env-number.ts';
 import { ModelError } from '../model/errors.ts';
 
@@ -27,7 +28,7 @@ export function watchStalls<T>(
   request: AbortController,
   limits: { firstMs: number; idleMs: number; now?: () => number } = stallLimits(),
 ): AsyncIterableIterator<T> {
-  const now = limits.now ?? (() => performance.now());
+  const now = limits.now ?? monotonicMs;
   const iterator = source[Symbol.asyncIterator]();
   let first = true;
   let finished = false;

@@ -5,6 +5,7 @@
 import { SessionStats } from './session-stats.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
+import { monotonicMs } from '../process/clock.ts';
 import type {
   AgentMessage,
   MessageParam,
@@ -287,7 +288,7 @@ export class Session {
   /** Runs one prompt to its single `result`, which is emitted and returned. */
   async runPrompt(input: InputUserMessage, signal?: AbortSignal): Promise<ResultMessage> {
     const started = Date.now();
-    const startedAt = performance.now();
+    const startedAt = monotonicMs();
     const marks: NonNullable<RunState['marks']> = {};
     const abort = new AbortController();
     const onOuterAbort = () => abort.abort(signal?.reason);
