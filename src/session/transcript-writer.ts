@@ -5,14 +5,22 @@
  * `sync()` fsyncs what was written so far (called at turn boundaries). A write error is
  * reported once and disables the writer: the session goes on without a transcript.
  */
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { close, fstat, fsync, mkdir, open, read, write, type Stats } from 'node:fs';
 import path from 'node:path';
+
+/**
+ * node:fs's callback API as promises. Not node:fs/promises: it loads ~20 modules (readline among
+ * them), ~3 ms of every CLI start-up, and a print run writes its transcript before it ends.
+ */
+function call<T = void>(start: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => start((error, value) => (error ? reject(error) : resolve(value))));
+}
 
 export class TranscriptWriter {
   readonly file: string;
   readonly #log: (line: string) => void;
   readonly #highWaterMark: number;
-  #handle?: Promise<FileHandle | undefined>;
+  #fd?: Promise<number | undefined>;
   #chain: Promise<void> = Promise.resolve();
   #pendingBytes = 0;
   #waiters: Array<() => void> = [];
@@ -31,9 +39,7 @@ export class TranscriptWriter {
     const line = `${JSON.stringify(value)}\n`;
     this.#appended = true;
     this.#pendingBytes += line.length;
-    this.#enqueue(async (handle) => {
-      await handle.write(line);
-    }, line.length);
+    this.#enqueue((fd) => call((done) => write(fd, line, done)), line.length);
     if (this.#pendingBytes <= this.#highWaterMark) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
@@ -42,23 +48,23 @@ export class TranscriptWriter {
   sync(): Promise<void> {
     // Nothing appended yet: no file is created (an idle session leaves no empty transcript).
     if (!this.#appended) return this.#chain;
-    this.#enqueue((handle) => handle.sync(), 0);
+    this.#enqueue((fd) => call((done) => fsync(fd, (error) => done(error, undefined))), 0);
     return this.#chain;
   }
 
   /** Writes, fsyncs and closes the file. */
   async close(): Promise<void> {
     await this.sync();
-    const handle = await this.#handle;
-    this.#handle = Promise.resolve(undefined);
-    await handle?.close().catch(() => undefined);
+    const fd = await this.#fd;
+    this.#fd = Promise.resolve(undefined);
+    if (fd !== undefined) await call((done) => close(fd, (error) => done(error, undefined))).catch(() => undefined);
   }
 
-  #enqueue(step: (handle: FileHandle) => Promise<unknown>, bytes: number): void {
+  #enqueue(step: (fd: number) => Promise<unknown>, bytes: number): void {
     this.#chain = this.#chain.then(async () => {
       try {
-        const handle = await this.#open();
-        if (handle && !this.#failed) await step(handle);
+        const fd = await this.#open();
+        if (fd !== undefined && !this.#failed) await step(fd);
       } catch (error) {
         this.#fail(error as Error);
       } finally {
@@ -68,23 +74,28 @@ export class TranscriptWriter {
     });
   }
 
-  #open(): Promise<FileHandle | undefined> {
-    this.#handle ??= (async () => {
-      await mkdir(path.dirname(this.file), { recursive: true });
-      const handle = await open(this.file, 'a+');
-      // A torn last line (a killed writer) must not swallow the first new line.
-      const { size } = await handle.stat();
-      if (size > 0) {
-        const last = Buffer.alloc(1);
-        await handle.read(last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) await handle.write('\n');
+  #open(): Promise<number | undefined> {
+    this.#fd ??= (async () => {
+      await call<string | undefined>((done) => mkdir(path.dirname(this.file), { recursive: true }, done));
+      const fd = await call<number>((done) => open(this.file, 'a+', done));
+      try {
+        // A torn last line (a killed writer) must not swallow the first new line.
+        const { size } = await call<Stats>((done) => fstat(fd, done));
+        if (size > 0) {
+          const last = Buffer.alloc(1);
+          await call<number>((done) => read(fd, last, 0, 1, size - 1, done));
+          if (last[0] !== 0x0a) await call<number>((done) => write(fd, '\n', done));
+        }
+      } catch (error) {
+        close(fd, () => undefined);
+        throw error;
       }
-      return handle;
+      return fd;
     })().catch((error: Error) => {
       this.#fail(error);
       return undefined;
     });
-    return this.#handle;
+    return this.#fd;
   }
 
   #fail(error: Error): void {
