@@ -1,4 +1,5 @@
 /** Process entry: runs `main()`, stops what it left running, and exits once stdout and stderr are flushed. */
+import { madeStdio, watchStdio } from '../process/stdio.ts';
 import { killAllGroups } from '../process/run.ts';
 import { main } from './main.ts';
 
@@ -15,10 +16,12 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 
 async function exit(code?: number): Promise<never> {
   killAllGroups();
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  // Only the streams this run made: making one here would only find it empty.
+  await Promise.all(madeStdio().map(flushed));
   process.exit(code ?? process.exitCode);
 }
 
+watchStdio();
 main().then(
   () => exit(),
   (error: unknown) => {

@@ -9,7 +9,7 @@ import { killAllGroups } from '../process/run.ts';
 import { keepYoungGenerationSmall } from '../process/young-generation.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
-import { StreamWriter } from '../pipeline/writer.ts';
+import { stdoutWriter } from '../pipeline/fd-writer.ts';
 import { pipeOutput } from '../pipeline/output.ts';
 import { createOutputFormat, type OutputLine } from '../pipeline/format/index.ts';
 import { priceOf } from '../model/pricing.ts';
@@ -60,7 +60,7 @@ async function refuseResume(message: string, flags: CliFlags, options: SessionOp
   log(`agentpipe: error: ${message}`);
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 4 });
   const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, {});
-  const output = pipeOutput(queue, format, new StreamWriter(process.stdout, () => undefined));
+  const output = pipeOutput(queue, format, stdoutWriter());
   const resumed = options.resume !== undefined && UUID_PATTERN.test(options.resume) ? options.resume : undefined;
   await queue.push(setupErrorResult(message, resumed));
   queue.done();
@@ -124,7 +124,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   }
 
   let readerGone = false;
-  const writer = new StreamWriter(process.stdout, (error) => {
+  const writer = stdoutWriter((error) => {
     if (error) log(`agentpipe: stdout failed: ${error.message}`);
     readerGone = true;
     session.interrupt();

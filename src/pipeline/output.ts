@@ -5,7 +5,7 @@
  */
 import type { OutputFormat, OutputLine } from './format/types.ts';
 import type { AsyncMessageQueue } from './queue.ts';
-import type { StreamWriter } from './writer.ts';
+import type { TextWriter } from './writer.ts';
 
 const BATCH_CHARS = 64 * 1024;
 
@@ -13,7 +13,7 @@ const BATCH_CHARS = 64 * 1024;
 export async function pipeOutput(
   lines: AsyncMessageQueue<OutputLine>,
   format: OutputFormat,
-  writer: StreamWriter,
+  writer: TextWriter,
 ): Promise<void> {
   let batch = '';
   for await (const first of lines) {

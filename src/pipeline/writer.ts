@@ -7,7 +7,17 @@
  */
 import type { Writable } from 'node:stream';
 
-export class StreamWriter {
+/** What the output stage writes to: text in, backpressure out (StreamWriter, FdWriter). */
+export interface TextWriter {
+  /** True once the reader went away. */
+  readonly closed: boolean;
+  /** Writes `text`; resolves when the writer can take more. */
+  write(text: string): Promise<void>;
+  /** Resolves once everything written so far reached the OS (or the reader is gone). */
+  flush(): Promise<void>;
+}
+
+export class StreamWriter implements TextWriter {
   readonly #stream: Writable;
   #closed = false;
   #corked = false;

@@ -1,7 +1,11 @@
 /** Streams and processes: slow consumers, closed pipes, bad flags. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
+import { Socket } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI_PATH, runCli, scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
@@ -39,6 +43,88 @@ test('a 10 MB tool output through a slow consumer: no line lost or cut', async (
   got.forEach((line, i) => assert.equal(line, `line ${String(i + 1).padStart(6, '0')} ${'x'.repeat(90)}`));
   assert.equal(out.at(-1).type, 'result');
   assert.equal(out.at(-1).result, 'done');
+});
+
+/** Every line of a streamed run (deltas, then the result) parses, in order. */
+function assertWholeRun(out: string, deltas: number): void {
+  const lines = out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
+  const text = lines
+    .filter((l) => l.type === 'stream_event' && l.event.type === 'content_block_delta')
+    .map((l) => l.event.delta.text as string)
+    .join('');
+  assert.equal(text, 'ü'.repeat(deltas));
+  assert.equal(lines.at(-1)!.type, 'result');
+  assert.equal(lines.at(-1)!.result, 'ü'.repeat(deltas));
+}
+
+test('stdout a FIFO made non-blocking by the parent mid-run, read slowly: no byte lost (EAGAIN hands over to the stream)', async (t) => {
+  const deltas = 20_000; // ~4 MB of lines: far more than a pipe holds
+  const script = writeScript(dir, [{ text: 'ü'.repeat(deltas), chunk_size: 1 }], 'fifo.json');
+  const fifo = path.join(dir, 'out.fifo');
+  execFileSync('mkfifo', [fifo]);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY);
+  const args = [CLI_PATH, '-p', 'go', ...scriptedStreamArgs(script), '--include-partial-messages'];
+  const child = spawn(process.execPath, args, {
+    cwd: dir,
+    stdio: ['ignore', writer, 'pipe'],
+    env: { ...process.env, ANTHROPIC_API_KEY: '' },
+  });
+  t.after(() => child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const parts: Buffer[] = [];
+  const buffer = Buffer.alloc(16 * 1024);
+  /** One read: bytes, 0 at the end (no writer left), or undefined when the FIFO is empty. */
+  const readOnce = (): number | undefined => {
+    try {
+      const n = readSync(reader, buffer);
+      if (n > 0) parts.push(Buffer.from(buffer.subarray(0, n)));
+      return n;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      return undefined;
+    }
+  };
+  // Once the child writes (libuv made its stdout blocking when it started), the parent turns the
+  // shared file description non-blocking, as a parent that keeps the pipe's other copy may do:
+  // libuv's uv_pipe_open, under net.Socket, sets O_NONBLOCK on the descriptor it wraps.
+  while (readOnce() === undefined) await sleep(1);
+  const parentCopy = new Socket({ fd: writer, readable: false, writable: true });
+  const flags = /flags:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/fdinfo/1`, 'utf8'))![1]!;
+  assert.ok((parseInt(flags, 8) & constants.O_NONBLOCK) !== 0, `O_NONBLOCK in the child's stdout flags ${flags}`);
+  parentCopy.destroy();
+  for (;;) {
+    const n = readOnce();
+    if (n === 0) break; // every writer closed: the child is done
+    await sleep(n === undefined ? 2 : 1); // slowly: the FIFO fills and the child's writes would block
+  }
+  closeSync(reader);
+  assert.equal(await exited, 0, stderr);
+  assertWholeRun(Buffer.concat(parts).toString('utf8'), deltas);
+});
+
+test('stdout a regular file: the whole run is in it', async () => {
+  const deltas = 5_000;
+  const script = writeScript(dir, [{ text: 'ü'.repeat(deltas), chunk_size: 1 }], 'file.json');
+  const file = path.join(dir, 'out.jsonl');
+  const fd = openSync(file, 'w');
+  const child = spawn(
+    process.execPath,
+    [CLI_PATH, '-p', 'go', ...scriptedStreamArgs(script), '--include-partial-messages'],
+    {
+      cwd: dir,
+      stdio: ['ignore', fd, 'inherit'],
+      env: { ...process.env, ANTHROPIC_API_KEY: '' },
+    },
+  );
+  closeSync(fd);
+  assert.equal(await new Promise((resolve) => child.on('close', resolve)), 0);
+  assertWholeRun(readFileSync(file, 'utf8'), deltas);
 });
 
 test('EPIPE: `| head -1` ends quietly with exit 0', async () => {

@@ -1,0 +1,37 @@
+/**
+ * Which of `process.stdout` and `process.stderr` this process has made. Node builds each on first
+ * use, and building one loads its stream modules (~3 ms); the CLI writes stdout through a file
+ * descriptor (pipeline/fd-writer.ts) and stderr only when it has something to say, so a run that
+ * flushes "stdout and stderr" at exit must not build them just to find them empty.
+ */
+const made = new Set<NodeJS.WriteStream>();
+let watching = false;
+
+/** Starts recording which stdio streams are made (call once, before anything writes). */
+export function watchStdio(): void {
+  if (watching) return;
+  watching = true;
+  for (const name of ['stdout', 'stderr'] as const) {
+    const descriptor = Object.getOwnPropertyDescriptor(process, name);
+    if (!descriptor?.get || !descriptor.configurable) {
+      made.add(process[name]);
+      continue;
+    }
+    Object.defineProperty(process, name, {
+      configurable: true,
+      enumerable: descriptor.enumerable,
+      // First use: Node's own getter back in place, which makes the stream; note it.
+      get() {
+        Object.defineProperty(process, name, descriptor);
+        const stream = process[name];
+        made.add(stream);
+        return stream;
+      },
+    });
+  }
+}
+
+/** The stdio streams made so far (all of them when not watching). */
+export function madeStdio(): NodeJS.WriteStream[] {
+  return watching ? [...made] : [process.stdout, process.stderr];
+}
