@@ -1,6 +1,6 @@
 /**
  * Bundles the CLI into dist/bin/ with rolldown. Everything the entry imports statically (what
- * every run loads: the print path, commander) is one chunk, `entry.js`; each subcommand, provider
+ * every run loads: the print path, commander) is one chunk, `entry.cjs`; each subcommand, provider
  * and harness the entry imports with `await import()` is its own chunk, loaded when used. Split
  * the way esbuild splits (a chunk per set of importers), the print path was ~35 files joined by
  * ~95 imports, and resolving each import cost Node's loader ~0.1 ms: one chunk starts ~10 ms
@@ -155,9 +155,13 @@ const bundle = await rolldown({
 });
 await bundle.write({
   dir: OUT,
-  format: 'esm',
-  entryFileNames: '[name].js',
-  chunkFileNames: '[name]-[hash].js',
+  // CommonJS: bin/agentpipe.js compiles the entry itself, with a code cache made after a run
+  // (see there), which Node offers for scripts only. import() of a package becomes require():
+  // Node >= 22.12 requires ES modules too, and a script compiled that way has no import().
+  format: 'cjs',
+  dynamicImportInCjs: false,
+  entryFileNames: '[name].cjs',
+  chunkFileNames: '[name]-[hash].cjs',
   codeSplitting: {
     groups: [{ debugName: 'startup', name: (id, context) => (loadedAtStartup(id, context) ? 'startup' : null) }],
   },

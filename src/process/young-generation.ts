@@ -1,3 +1,5 @@
+import { saveCodeCache } from './code-cache.ts';
+
 /**
  * Keeps V8's young generation at its starting size for a one-shot CLI run. V8 doubles the young
  * generation each time enough objects have survived its collections, and a stream of a million
@@ -15,6 +17,8 @@ export function keepYoungGenerationSmall(delayMs = 50): void {
   // Not at once: node:v8 loads ~10 modules (~2 ms of every start-up), and a run that ends within
   // `delayMs` has not grown its young generation yet. The timer does not keep the process alive.
   setTimeout(() => {
+    // The code cache of this run (bin/agentpipe.js) first: made after the flag changed, the next run would reject it.
+    saveCodeCache();
     process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
   }, delayMs).unref();
 }
