@@ -29,6 +29,16 @@ class Session {
     this.#client.send(prompt('read the notes') + '{"type":"end_input"}\n');
   }
 
+  /** The types of the last messages this session's clients got, for a report. */
+  describe(): string {
+    const seen = [...this.messages, ...this.#client.messages];
+    const id = seen.find((m) => typeof m.session_id === 'string')?.session_id as string | undefined;
+    return `${id ?? '(no id)'}: ${seen.length} messages, last: ${seen
+      .slice(-6)
+      .map((m) => m.type)
+      .join(',')}`;
+  }
+
   /** True once the first message (with the session id) arrived. */
   get known(): boolean {
     return this.#client.messages.length > 0;
@@ -92,14 +102,32 @@ test(
       await kill9(workers[0]!);
       await kill9(fronts[1]!);
       const survivors = fronts[0]!.url;
-      await Promise.all(
+      const settled = new Set<Session>();
+      const attempts = new Map<Session, number>();
+      const all = Promise.all(
         sessions.map(async (session) => {
           for (let attempt = 0; !(await session.settle()); attempt++) {
             assert.ok(attempt < 5, 'a session was lost');
+            attempts.set(session, attempt + 1);
             await session.reconnect(survivors);
           }
+          settled.add(session);
         }),
       );
+      // Not a silent test timeout: after 120 s, say which sessions are still open and where they stand.
+      let watchdog: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => {
+        watchdog = setTimeout(() => {
+          const open = sessions.filter((s) => !settled.has(s));
+          const report = open.slice(0, 10).map((s) => `${s.describe()} (${attempts.get(s) ?? 0} reconnects)`);
+          reject(new Error(`${open.length} sessions not ended after 120 s:\n${report.join('\n')}`));
+        }, 120_000);
+      });
+      try {
+        await Promise.race([all, stuck]);
+      } finally {
+        clearTimeout(watchdog);
+      }
       for (const session of sessions) {
         const results = session.messages.filter((m) => m.type === 'result');
         assert.equal(
