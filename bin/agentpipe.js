@@ -35,11 +35,17 @@ const entry = path.join(__dirname, '../dist/bin/entry.cjs');
  * made under other flags is rejected): the CLI calls `Symbol.for('agentpipe.saveCodeCache')`.
  */
 function loadEntry() {
+  let stat;
+  try {
+    stat = fs.statSync(entry);
+  } catch {
+    process.stderr.write(`agentpipe: error: ${entry} is missing: run \`npm run build\` (or \`npm ci\`) in ${path.dirname(__dirname)}\n`);
+    process.exit(1);
+  }
   if (process.env.AGENTPIPE_CODE_CACHE === '0') {
     require(entry); // with Node's compile cache only
     return;
   }
-  const stat = fs.statSync(entry);
   const home = process.env.AGENTPIPE_HOME
     ? path.resolve(process.env.AGENTPIPE_HOME)
     : path.join(process.getBuiltinModule('node:os').homedir(), '.agentpipe');
