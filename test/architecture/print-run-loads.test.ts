@@ -1,0 +1,64 @@
+/**
+ * What a scripted print run into a pipe really loads, seen from inside the process: two files of
+ * the bundle (the entry chunk and rolldown's runtime) and none of Node's heavier builtins. Each of
+ * these cost a one-turn run 1-3 ms when something pulled it in at start-up (issue 13); a change
+ * that brings one back fails here by name instead of showing only as a slower bench.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runCli, scriptedStreamArgs } from '../helpers/cli.ts';
+import { scratchDir } from '../helpers/temp.ts';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+
+/** Builtins no print run needs: streams (stdout is written with fs.write), the network, timing, children. */
+const HEAVY = [
+  'stream',
+  'net',
+  'tty',
+  'http',
+  'https',
+  'crypto',
+  'child_process',
+  'fs/promises',
+  'readline',
+  'perf_hooks',
+  'v8',
+  'zlib',
+  'worker_threads',
+];
+
+test('a scripted print run into a pipe loads the entry chunk and no heavy builtin', async () => {
+  const dir = tempDir();
+  const script = writeScript(dir, [{ text: 'Light.' }]);
+  const probe = path.join(dir, 'probe.cjs');
+  const out = path.join(dir, 'loaded.json');
+  writeFileSync(
+    probe,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({
+      builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)),
+      files: Object.keys(require.cache),
+    })));\n`,
+  );
+  const home = scratchDir('loads-home-');
+  for (const run of ['first (writes the code cache)', 'second (reads it)']) {
+    const result = await runCli(['-p', 'hi', ...scriptedStreamArgs(script)], {
+      cwd: dir,
+      env: { AGENTPIPE_HOME: home, NODE_OPTIONS: `--require ${probe}` },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const loaded = JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[]; files: string[] };
+    const bundle = loaded.files.filter((file) => file.includes(`${path.sep}dist${path.sep}bin${path.sep}`));
+    assert.deepEqual(
+      bundle.map((file) => path.basename(file).replace(/-[\w-]{8}\.cjs$/, '.cjs')).sort(),
+      ['entry.cjs', 'rolldown-runtime.cjs'],
+      `${run}: ${bundle.join(', ')}`,
+    );
+    assert.deepEqual(
+      HEAVY.filter((name) => loaded.builtins.includes(name)),
+      [],
+      `${run}: load these where they are used`,
+    );
+  }
+});
