@@ -123,16 +123,20 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     log(`agentpipe: note: no price is known for model "${session.ctx.model}"; its cost is reported as 0`);
   }
 
+  // The reader went away (EPIPE: exit 0, as `| head` expects) or stdout failed (a full disk, a file
+  // over its size limit: the output is cut, so exit 1).
   let readerGone = false;
+  let outputFailed = false;
   const writer = stdoutWriter((error) => {
     if (error) log(`agentpipe: stdout failed: ${error.message}`);
     readerGone = true;
+    outputFailed = error !== undefined;
     session.interrupt();
     void queue.return();
     // Nobody reads any more: give running tools a moment to stop, then leave.
     setTimeout(() => {
       killAllGroups();
-      process.exit(0);
+      process.exit(outputFailed ? 1 : 0);
     }, 1000).unref();
   });
   // SIGHUP (a closed terminal, an SSH drop) ends the run like SIGINT and SIGTERM: the prompt
@@ -158,7 +162,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   await session.close();
   queue.done();
   await output;
-  if (readerGone) return 0;
+  if (readerGone) return outputFailed ? 1 : 0;
   const result = runner.lastResult;
   if (!result) {
     if (flags.outputFormat !== 'stream-json') log('agentpipe: error: No messages returned');
