@@ -25,10 +25,19 @@ const entry = path.join(__dirname, '../dist/bin/entry.cjs');
  * before it as Node's compile cache is: V8 compiles a function when it is first called, and
  * Node's cache, made when the file is compiled, holds only what V8 compiled up front. This one
  * also holds every function the run called, so a later run skips compiling them (~7 ms of a
- * ~45 ms one-turn run). The cache lives in agentpipe's home (`~/.agentpipe/cache/`, or
- * `$AGENTPIPE_HOME/cache/`), private to the user, named after the entry's size, time and inode
- * and the Node version, so a rebuild or another Node never meets a stale one; V8 checks it too
- * and rejects a mismatch, and then it is written again. AGENTPIPE_CODE_CACHE=0 turns it off.
+ * ~45 ms one-turn run). AGENTPIPE_CODE_CACHE=0 turns it off.
+ *
+ * A code cache is code, so:
+ * - It lives in agentpipe's home (`~/.agentpipe/cache/`, or `$AGENTPIPE_HOME/cache/`), in a folder
+ *   the user owns and no one else may write, and the file is checked on the descriptor it is read
+ *   from (owned by the user, writable by no one else, not a link), so a swap between a check and
+ *   the read changes nothing. A home anyone may write (no sticky bit) gets no cache at all.
+ * - Its name is the build (size, inode, device, and mtime and ctime to the nanosecond: no tool sets
+ *   a ctime back) and the Node version: another build never meets it. V8 checks the source's
+ *   length, its own version and its flags too, and a rejected cache is written again.
+ * - V8 does not checksum a cache in release builds: a damaged one can crash it. A run marks the
+ *   cache it uses until it exits; a mark left by a process that is gone drops the cache, so a
+ *   damaged one costs one crash, not every run after it (a run killed with -9 costs one rewrite).
  *
  * Written once, by a run that did real work (not `--version`, `--help` or a server command, whose
  * functions are not the ones a run needs), at exit or before the CLI changes a V8 flag (a cache
@@ -36,49 +45,50 @@ const entry = path.join(__dirname, '../dist/bin/entry.cjs');
  */
 function loadEntry() {
   let stat;
+  let file;
   try {
-    stat = fs.statSync(entry);
+    // The real path: the other chunks require it so, and one module must not load twice.
+    file = fs.realpathSync(entry);
+    stat = fs.statSync(file, { bigint: true });
   } catch {
     process.stderr.write(`agentpipe: error: ${entry} is missing: run \`npm run build\` (or \`npm ci\`) in ${path.dirname(__dirname)}\n`);
     process.exit(1);
   }
   if (process.env.AGENTPIPE_CODE_CACHE === '0') {
-    require(entry); // with Node's compile cache only
+    require(file); // with Node's compile cache only
     return;
   }
   const home = process.env.AGENTPIPE_HOME
     ? path.resolve(process.env.AGENTPIPE_HOME)
     : path.join(process.getBuiltinModule('node:os').homedir(), '.agentpipe');
-  const key = `${stat.size}-${Math.round(stat.mtimeMs)}-${stat.ino}-${process.version}-${process.arch}`;
-  const file = path.join(home, 'cache', `entry-${key}.v8`);
-  let cachedData;
-  try {
-    if (ownedPrivately(path.dirname(file)) && ownedPrivately(file)) cachedData = fs.readFileSync(file);
-  } catch {
-    cachedData = undefined;
-  }
-  const source = fs.readFileSync(entry, 'utf8');
+  const build = [stat.size, stat.ino, stat.dev, stat.mtimeNs, stat.ctimeNs].join('-');
+  const cache = path.join(home, 'cache', `entry-${build}-${process.version}-${process.arch}.v8`);
+  const cachedData = readCache(home, cache);
+  const inUse = `${cache}.in-use-${process.pid}`;
+  if (cachedData) markInUse(inUse);
+  const source = fs.readFileSync(file, 'utf8');
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: entry,
+    filename: file,
     cachedData,
   });
+  if (cachedData && script.cachedDataRejected) unmark(inUse);
   if ((!cachedData || script.cachedDataRejected) && worthCaching(process.argv.slice(2))) {
     let saved = false;
     const save = () => {
       if (saved) return;
       saved = true;
-      saveCache(file, script.createCachedData());
+      saveCache(home, cache, script.createCachedData());
     };
     globalThis[Symbol.for('agentpipe.saveCodeCache')] = save;
     process.once('exit', save);
   }
   // A module in require's cache, as require() would have made it: the other chunks require the
   // entry for the code they share, and must get this instance, not a second one.
-  const module = new Module(entry);
-  module.filename = entry;
-  const requireFromEntry = createRequire(entry);
-  requireFromEntry.cache[entry] = module;
-  script.runInThisContext()(module.exports, requireFromEntry, module, entry, path.dirname(entry));
+  const module = new Module(file);
+  module.filename = file;
+  const requireFromEntry = createRequire(file);
+  requireFromEntry.cache[file] = module;
+  script.runInThisContext()(module.exports, requireFromEntry, module, file, path.dirname(file));
   module.loaded = true;
 }
 
@@ -89,34 +99,95 @@ function worthCaching(args) {
   return !args.some((arg) => ['-v', '--version', '-h', '--help'].includes(arg));
 }
 
-/**
- * True when `target` (followed if a link) belongs to this user and no one else may write it. A code
- * cache is code: one planted by someone else must never run, so the cache's folder and file must
- * be the user's own.
- */
-function ownedPrivately(target) {
-  const stat = fs.statSync(target);
+/** The user's own, and no one else may write it. */
+function ownedPrivately(stat) {
   return (process.getuid === undefined || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
 }
 
-/** Writes the cache atomically into a folder only the user can write; a failure only costs the speed-up. */
-function saveCache(file, data) {
+/** A home anyone may write (without the sticky bit) holds no code cache. */
+function homeIsShared(home) {
+  const mode = fs.statSync(home).mode;
+  return (mode & 0o002) !== 0 && (mode & 0o1000) === 0;
+}
+
+/** The cache, read from the descriptor its checks were made on; undefined when there is none to trust. */
+function readCache(home, cache) {
+  let fd;
   try {
-    const dir = path.dirname(file);
+    if (homeIsShared(home) || !ownedPrivately(fs.statSync(path.dirname(cache)))) return undefined;
+    if (lastUseDied(cache)) {
+      fs.rmSync(cache, { force: true });
+      return undefined;
+    }
+    fd = fs.openSync(cache, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    return ownedPrivately(fs.fstatSync(fd)) ? fs.readFileSync(fd) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** True when a run that used `cache` is gone without unmarking it (a crash, a kill -9); its marks are removed. */
+function lastUseDied(cache) {
+  const dir = path.dirname(cache);
+  const prefix = `${path.basename(cache)}.in-use-`;
+  let died = false;
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+    died = true;
+  }
+  return died;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+function markInUse(mark) {
+  try {
+    fs.writeFileSync(mark, '', { mode: 0o600 });
+    process.once('exit', () => unmark(mark));
+  } catch {
+    // Unmarked: a crash would then not drop the cache, which is all a mark is for.
+  }
+}
+
+function unmark(mark) {
+  fs.rmSync(mark, { force: true });
+}
+
+/** Writes the cache atomically into a folder only the user can write; a failure only costs the speed-up. */
+function saveCache(home, cache, data) {
+  const temporary = `${cache}.${process.pid}.tmp`;
+  try {
+    const dir = path.dirname(cache);
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!ownedPrivately(dir)) return;
+    if (homeIsShared(home) || !ownedPrivately(fs.statSync(dir))) return;
     // Caches of other builds or Node versions: the three newest stay (two installs may share a home).
     const others = fs
       .readdirSync(dir)
-      .filter((name) => name.startsWith('entry-') && path.join(dir, name) !== file)
+      .filter((name) => name.startsWith('entry-') && name.endsWith('.v8') && path.join(dir, name) !== cache)
       .map((name) => ({ name, time: fs.statSync(path.join(dir, name)).mtimeMs }))
       .sort((a, b) => b.time - a.time);
     for (const { name } of others.slice(3)) fs.rmSync(path.join(dir, name), { force: true });
-    const temporary = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(temporary, data, { mode: 0o600 });
-    fs.renameSync(temporary, file);
+    fs.renameSync(temporary, cache);
   } catch {
-    // Read-only home, full disk: the next run compiles as it would without a cache.
+    // Read-only home, full disk, a folder in the way: the next run compiles as without a cache.
+    try {
+      fs.rmSync(temporary, { force: true });
+    } catch {
+      // Nothing was written.
+    }
   }
 }
 
