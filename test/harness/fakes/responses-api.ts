@@ -35,6 +35,8 @@ export interface ResponsesServer {
   requests: ResponsesRequest[];
   /** The bodies of the model requests (`POST .../responses`), in order. */
   readonly modelRequests: ResponsesRequest[];
+  /** WebSocket upgrade attempts (refused: the fake speaks HTTP only). */
+  readonly upgrades: ResponsesRequest[];
   close(): Promise<void>;
 }
 
@@ -75,12 +77,18 @@ export async function startResponsesServer(
       answer(res, reply ?? { kind: 'status', status: 500, message: 'the fake has no reply scripted' }, index);
     });
   });
+  const upgrades: ResponsesRequest[] = [];
+  server.on('upgrade', (req: IncomingMessage, socket: { destroy(): void }) => {
+    upgrades.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: undefined });
+    socket.destroy();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     modelRequests,
+    upgrades,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
