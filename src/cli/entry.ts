@@ -1,5 +1,5 @@
 /** Process entry: runs `main()`, stops what it left running, and exits once stdout and stderr are flushed. */
-import { madeStdio, watchStdio } from '../process/stdio.ts';
+import { flushStdio, watchStdio } from '../process/stdio.ts';
 import { killAllGroups } from '../process/run.ts';
 import { main } from './main.ts';
 
@@ -16,8 +16,8 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 
 async function exit(code?: number): Promise<never> {
   killAllGroups();
-  // Only the streams this run made: making one here would only find it empty.
-  await Promise.all(madeStdio().map(flushed));
+  // Only the streams this run made (making one here would only find it empty), and stdout's FdWriter.
+  await flushStdio(flushed);
   process.exit(code ?? process.exitCode);
 }
 

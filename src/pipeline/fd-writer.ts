@@ -14,6 +14,7 @@
  */
 import { fstatSync, write as writeFd } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { registerStdioWriter } from '../process/stdio.ts';
 import { StreamWriter, type TextWriter } from './writer.ts';
 
 export class FdWriter implements TextWriter {
@@ -140,5 +141,9 @@ export function stdoutWriter(onClose?: (err?: Error) => void): TextWriter {
   } catch {
     direct = false;
   }
-  return direct ? new FdWriter(1, onClose) : new StreamWriter(process.stdout, onClose);
+  if (!direct) return new StreamWriter(process.stdout, onClose);
+  const writer = new FdWriter(1, onClose);
+  // An exit on another path (an internal error) still waits for what is pending.
+  registerStdioWriter(writer);
+  return writer;
 }

@@ -35,3 +35,15 @@ export function watchStdio(): void {
 export function madeStdio(): NodeJS.WriteStream[] {
   return watching ? [...made] : [process.stdout, process.stderr];
 }
+
+const writers = new Set<{ flush(): Promise<void> }>();
+
+/** A writer of fd 1 or 2 outside `process.stdout`/`stderr` (pipeline/fd-writer.ts): flushed at exit too. */
+export function registerStdioWriter(writer: { flush(): Promise<void> }): void {
+  writers.add(writer);
+}
+
+/** Resolves once every stdio stream this run made and every registered writer has flushed. */
+export function flushStdio(flushed: (stream: NodeJS.WriteStream) => Promise<void>): Promise<unknown> {
+  return Promise.all([...madeStdio().map(flushed), ...[...writers].map((writer) => writer.flush())]);
+}
