@@ -223,6 +223,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     const warmMs = warm ? data.warmMs : undefined;
     let outcome;
     for (let cursor = await log.cursor(sessionId); ;) {
+      const inputBefore = await log.lastInputId(sessionId);
       outcome = await runClusterSession({
         log,
         job: { ...data, warmMs },
@@ -251,16 +252,19 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         await handOver(data);
         break;
       }
-      // Input that came in while the run was ending (after its last read): it runs again (not a
-      // run that took no input at all, such as one whose options cannot open a session). A warm
-      // session goes on as a job of the sessions queue.
+      // Input that came in while the run was ending (after its last read): it runs again. Not for
+      // input that was there before the run and that it took none of (a run whose options cannot
+      // open a session would loop), but for input that arrived during it, even when the run read
+      // nothing: a takeover run that only finishes the dead owner's turn leaves a reconnected
+      // client's `end_input` unread, and a front end that asks for a run then finds this job still
+      // active and leaves it to this one. A warm session goes on as a job of the sessions queue.
       if (outcome !== 'ended' || !(await log.hasPendingInput(sessionId))) break;
       if (warm) {
         await handOver(data);
         break;
       }
       const moved = await log.cursor(sessionId);
-      if (moved === cursor) break;
+      if (moved === cursor && (await log.lastInputId(sessionId)) === inputBefore) break;
       cursor = moved;
     }
     o.log(`agentpipe worker: session ${sessionId}: ${outcome}`);
