@@ -140,8 +140,8 @@ export class ClusterFrontEnd {
    * ended is still letting go (its job not yet removed: adding would be a no-op), it waits for
    * that job and queues a new run (ClusterClient.start). `fresh`: an id no run had yet.
    */
-  async ensureRunning(sessionId: string, signal?: AbortSignal, fresh = false): Promise<void> {
-    await this.#client.start(this.#job(sessionId), 30_000, signal, fresh);
+  async ensureRunning(sessionId: string, signal?: AbortSignal, fresh = false): Promise<'new' | 'pending' | 'running'> {
+    return this.#client.start(this.#job(sessionId), 30_000, signal, fresh);
   }
 
   #job(sessionId: string): SessionJob {
@@ -226,7 +226,7 @@ export class ClusterFrontEnd {
     // completes.
     const warm = this.#takeWarm();
     const sessionId = warm ?? randomUUID();
-    const starting = warm ? this.#claim(warm) : this.ensureRunning(sessionId, undefined, true);
+    const starting = warm ? this.#claim(warm) : this.ensureRunning(sessionId, undefined, true).then(() => undefined);
     starting.catch(() => undefined); // said by serveConnection, which awaits it
     this.#starting.set(sessionId, starting);
     setTimeout(() => this.#starting.delete(sessionId), 60_000).unref();
@@ -326,19 +326,26 @@ export class ClusterFrontEnd {
       known(sessionId);
     }
     try {
+      let leftToRun = false;
       if (catchUp) {
         // The end marker after `from` is this connection's: it closes it unless input came in.
         startAt = from;
         liveFrom ??= await this.#sessions.lastLiveId(sessionId);
         known(sessionId);
-      } else await (starting ?? this.ensureRunning(sessionId, closed.signal));
+      } else if (starting) await starting;
+      else leftToRun = (await this.ensureRunning(sessionId, closed.signal)) === 'running';
       if (asked !== null && !catchUp) {
         // A run that ended has let go (ensureRunning waited for it): its end marker is history. Both ids are read
         // before this connection's input goes in, so nothing its input causes is missed.
-        [startAt, liveFrom] = await Promise.all([
-          this.#sessions.lastId(sessionId),
+        const [last, live] = await Promise.all([
+          this.#client.lastEntry(sessionId),
           liveFrom ?? this.#sessions.lastLiveId(sessionId),
         ]);
+        [startAt, liveFrom] = [last?.id ?? '0-0', live];
+        // The run ensureRunning left this connection's input to ended since: its end marker, now history to this
+        // connection, is the log's last entry, and no run would read the input (a reconnect as the run ends).
+        if (leftToRun && last?.message.type === 'agentpipe_session_end')
+          await this.ensureRunning(sessionId, closed.signal);
         known(sessionId);
       }
     } catch (error) {

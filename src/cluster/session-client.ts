@@ -194,22 +194,29 @@ export class ClusterClient {
    * run that ended (finishing, or kept after a failure) is waited for or removed, and the job is
    * added again. Gives up with an Error after `timeoutMs`. A session that runs as a warm job
    * (a client took it warm) is left alone; `fresh` (an id nobody used yet) skips that look.
+   * Says how: `new` (this call's job), `pending` (a job waits for a worker) or `running` (a run goes
+   * on and will read the input; it may be about to end, which the caller checks if it matters).
    */
-  async start(job: SessionJob, timeoutMs = 30_000, signal?: AbortSignal, fresh = false): Promise<void> {
+  async start(
+    job: SessionJob,
+    timeoutMs = 30_000,
+    signal?: AbortSignal,
+    fresh = false,
+  ): Promise<'new' | 'pending' | 'running'> {
     const id = job.sessionId;
     const nonce = randomUUID();
     const deadline = Date.now() + timeoutMs;
     // A session a client took warm runs as a job of the warm queue: a job of the sessions queue would be a second run.
-    if (!fresh && (await this.#runsWarm(id))) return;
+    if (!fresh && (await this.#runsWarm(id))) return 'running';
     for (let attempt = 0; !signal?.aborted; attempt++) {
       if (attempt > 0 && Date.now() > deadline)
         throw new Error(`session ${id}: its previous run did not finish within ${timeoutMs} ms`);
       await this.#queue.add('session', { ...job, nonce }, sessionJobOptions(id));
       const found = await this.#queue.getJob(id);
-      if ((found?.data as { nonce?: unknown } | undefined)?.nonce === nonce) return; // ours: a new run
+      if ((found?.data as { nonce?: unknown } | undefined)?.nonce === nonce) return 'new'; // ours: a new run
       const state = found ? await found.getState() : 'unknown';
-      if (PENDING.has(state)) return;
-      if (state === 'active' && (await this.running(id))) return;
+      if (PENDING.has(state)) return 'pending';
+      if (state === 'active' && (await this.running(id))) return 'running';
       if (state === 'completed' || state === 'failed') {
         await found?.remove().catch(() => undefined); // kept from an earlier run: the next add is a new run
         continue;
@@ -218,6 +225,7 @@ export class ClusterClient {
       if (attempt === 0) this.#log(`agentpipe cluster: session ${id}: waiting for its previous run to finish`);
       await pause(Math.min(reconnectDelay(attempt), 200), signal);
     }
+    return 'pending';
   }
 
   /** `SessionLog.follow`: durable messages and deltas in the order they were appended. */
