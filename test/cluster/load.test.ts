@@ -29,10 +29,16 @@ class Session {
     this.#client.send(prompt('read the notes') + '{"type":"end_input"}\n');
   }
 
+  /** The session's id, once a message carried it. */
+  id(): string | undefined {
+    const seen = [...this.messages, ...this.#client.messages];
+    return seen.find((m) => typeof m.session_id === 'string')?.session_id as string | undefined;
+  }
+
   /** The types of the last messages this session's clients got, for a report. */
   describe(): string {
     const seen = [...this.messages, ...this.#client.messages];
-    const id = seen.find((m) => typeof m.session_id === 'string')?.session_id as string | undefined;
+    const id = this.id();
     return `${id ?? '(no id)'}: ${seen.length} messages, last: ${seen
       .slice(-6)
       .map((m) => m.type)
@@ -119,7 +125,17 @@ test(
       const stuck = new Promise<never>((_, reject) => {
         watchdog = setTimeout(() => {
           const open = sessions.filter((s) => !settled.has(s));
-          const report = open.slice(0, 10).map((s) => `${s.describe()} (${attempts.get(s) ?? 0} reconnects)`);
+          const logs = [...workers, ...fronts].map((cli, i) => ({
+            who: i < workers.length ? `worker ${i}` : `front end ${i - workers.length}`,
+            lines: cli.stderr().split('\n'),
+          }));
+          const report = open.slice(0, 5).map((s) => {
+            const id = s.id();
+            const said = logs.flatMap(({ who, lines }) =>
+              id ? lines.filter((line) => line.includes(id)).map((line) => `    ${who}: ${line}`) : [],
+            );
+            return `${s.describe()} (${attempts.get(s) ?? 0} reconnects)\n${said.slice(-20).join('\n')}`;
+          });
           reject(new Error(`${open.length} sessions not ended after 120 s:\n${report.join('\n')}`));
         }, 120_000);
       });
