@@ -32,7 +32,7 @@ export function watchStdio(): void {
 }
 
 /** The stdio streams made so far (all of them when not watching). */
-export function madeStdio(): NodeJS.WriteStream[] {
+function madeStdio(): NodeJS.WriteStream[] {
   return watching ? [...made] : [process.stdout, process.stderr];
 }
 
@@ -43,7 +43,21 @@ export function registerStdioWriter(writer: { flush(): Promise<void> }): void {
   writers.add(writer);
 }
 
-/** Resolves once every stdio stream this run made and every registered writer has flushed. */
-export function flushStdio(flushed: (stream: NodeJS.WriteStream) => Promise<void>): Promise<unknown> {
+/** Resolves when everything written to `stream` has reached the OS (or the stream failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.writableLength === 0 || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => resolve();
+    stream.once('drain', done);
+    stream.once('error', done);
+    stream.once('close', done);
+  });
+}
+
+/**
+ * Resolves once every stdio stream this run made (making one here would only find it empty) and
+ * every registered writer has flushed.
+ */
+export function flushStdio(): Promise<unknown> {
   return Promise.all([...madeStdio().map(flushed), ...[...writers].map((writer) => writer.flush())]);
 }
