@@ -69,6 +69,11 @@ function lazyProperties(id: string): Set<string> {
   }
 }
 
+/** Source of an object that reads builtin `id`'s properties from the real module when used (a LAZY builtin). */
+const lazyObject = (quoted: string) =>
+  `new Proxy({}, { get: (_, key) => Reflect.get(process.getBuiltinModule(${quoted}), key), ` +
+  `has: (_, key) => key in process.getBuiltinModule(${quoted}) })`;
+
 /** An ES module standing for builtin `id`: see `builtins`. */
 function builtinModule(id: string): string {
   const real = process.getBuiltinModule(id) as Record<string, unknown>;
@@ -81,7 +86,7 @@ function builtinModule(id: string): string {
     return [
       `const load = () => process.getBuiltinModule(${quoted});`,
       // `import os from 'node:os'`: properties are read from the real module when used.
-      'export default new Proxy({}, { get: (_, key) => Reflect.get(load(), key), has: (_, key) => key in load() });',
+      `export default ${lazyObject(quoted)};`,
       ...names.filter(isFunction).map(wrapper),
     ].join('\n');
   }
@@ -117,10 +122,10 @@ const builtins: Plugin = {
   load(id) {
     if (id.startsWith(BUILTIN)) return builtinModule(id.slice(BUILTIN.length));
     if (!id.startsWith(BUILTIN_CJS)) return null;
-    const quoted = JSON.stringify(id.slice(BUILTIN_CJS.length));
-    return LAZY_BUILTINS.has(id.slice(BUILTIN_CJS.length))
-      ? `module.exports = new Proxy({}, { get: (_, key) => Reflect.get(process.getBuiltinModule(${quoted}), key) });`
-      : `module.exports = process.getBuiltinModule(${quoted});`;
+    const builtin = id.slice(BUILTIN_CJS.length);
+    const quoted = JSON.stringify(builtin);
+    const value = LAZY_BUILTINS.has(builtin) ? lazyObject(quoted) : `process.getBuiltinModule(${quoted})`;
+    return `module.exports = ${value};`;
   },
 };
 
