@@ -135,22 +135,28 @@ const TEXT_DELTA_TAIL = ',"delta":{"type":"text_delta","text":';
  * A text delta written as the API writes it (`{"type":"content_block_delta","index":N,"delta":
  * {"type":"text_delta","text":"..."}}`), read without parsing the whole event: most of a stream
  * is these, and this costs about half of JSON.parse. The text is still read by JSON.parse, so an
- * event that is any other shape (or not JSON) is undefined here and goes the general way.
+ * event that is any other shape (or not JSON) is undefined here and goes the general way. The
+ * fixed parts are compared as slices: on the sliced strings the SSE parser hands out, V8's
+ * startsWith() and indexOf() go a character at a time (this read took ~1.5x as long with them).
  */
 export function textDeltaEvent(data: string): RawEvent | undefined {
   const head = TEXT_DELTA_HEAD.length;
-  if (!data.startsWith(TEXT_DELTA_HEAD) || !data.endsWith('}}')) return undefined;
-  const tail = data.indexOf(TEXT_DELTA_TAIL, head);
-  if (tail <= head || tail > head + 9 || (data.charCodeAt(head) === 48 && tail > head + 1)) return undefined;
+  const end = data.length - 2;
+  if (data.slice(0, head) !== TEXT_DELTA_HEAD || data.charCodeAt(end) !== 125 || data.charCodeAt(end + 1) !== 125)
+    return undefined; // not `...}}`
   let index = 0;
-  for (let i = head; i < tail; i++) {
-    const digit = data.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return undefined;
+  let tail = head;
+  for (; tail < head + 9; tail++) {
+    const digit = data.charCodeAt(tail) - 48;
+    if (!(digit >= 0 && digit <= 9)) break;
     index = index * 10 + digit;
   }
+  if (tail === head || (data.charCodeAt(head) === 48 && tail > head + 1)) return undefined;
+  const start = tail + TEXT_DELTA_TAIL.length;
+  if (start > end || data.slice(tail, start) !== TEXT_DELTA_TAIL) return undefined;
   let text: unknown;
   try {
-    text = JSON.parse(data.slice(tail + TEXT_DELTA_TAIL.length, -2));
+    text = JSON.parse(data.slice(start, end));
   } catch {
     return undefined;
   }

@@ -369,6 +369,8 @@ test('the text-delta fast path reads exactly what JSON.parse reads, and leaves e
     [read(JSON.stringify('unicode é 中 😀 \u2028')), true],
     [read('"\\u00e9\\ud83d\\ude00"'), true],
     ['{"type":"content_block_delta","index":12345,"delta":{"type":"text_delta","text":"x"}}', true],
+    ['{"type":"content_block_delta","index":123456789,"delta":{"type":"text_delta","text":"x"}}', true],
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}', true],
     // Not read here: JSON.parse decides (it may throw: the stream is then malformed, as before).
     [read('"a"},"extra":{"b":"c"'), false],
     [read('"a","more":1'), false],
@@ -376,6 +378,11 @@ test('the text-delta fast path reads exactly what JSON.parse reads, and leaves e
     [read('null'), false],
     [read('"unterminated'), false],
     ['{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"x"}}', false],
+    ['{"type":"content_block_delta","index":1234567890,"delta":{"type":"text_delta","text":"x"}}', false],
+    ['{"type":"content_block_delta","index":0}}', false],
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":}}', false],
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text"}}', false],
+    ['}}', false],
     ['{"type":"content_block_delta","index":-1,"delta":{"type":"text_delta","text":"x"}}', false],
     ['{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"x"}}', false],
     ['{"type":"content_block_delta","index":1e3,"delta":{"type":"text_delta","text":"x"}}', false],
@@ -385,8 +392,11 @@ test('the text-delta fast path reads exactly what JSON.parse reads, and leaves e
     ['{"type":"ping"}', false],
   ];
   for (const [data, fast] of rows) {
-    const event = textDeltaEvent(data);
-    assert.equal(event !== undefined, fast, data);
-    if (event) assert.deepEqual(event, JSON.parse(data), data);
+    // As given, and as a slice of a larger string, the kind the SSE parser hands out.
+    for (const given of [data, `data: ${data}\n\n`.slice(6, -2)]) {
+      const event = textDeltaEvent(given);
+      assert.equal(event !== undefined, fast, data);
+      if (event) assert.deepEqual(event, JSON.parse(data), data);
+    }
   }
 });
