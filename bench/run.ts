@@ -9,7 +9,9 @@
  *    reads slowly (memory must stay flat), against the RSS of `node -e ''`.
  * 4. The same through the real providers (Anthropic Messages SSE, OpenAI-compatible chat
  *    completions SSE) against local servers started here (child processes): one turn (each run
- *    beside a scripted one) and delta throughput, as ratios to the scripted model.
+ *    beside a scripted one) and delta throughput, as ratios to the scripted model; and beside them
+ *    a bare node:http POST in a fresh node against the same server: the part of a provider run's
+ *    extra time that is Node's own HTTP client, not agentpipe.
  * 5. A 200-turn tool loop (each turn one Read): the cost of a turn over the last 50 turns against turns 5-55.
  * 7. The cluster (bench/cluster.ts): sessions/s and prompt → first delta (p50, p99) through Redis
  *    with 1, 2 and 4 workers, against the single-process `serve` (skipped without redis-server).
@@ -103,6 +105,25 @@ async function baselineWrite(count: number, sample: object): Promise<number> {
   return performance.now() - started;
 }
 
+/**
+ * A fresh `node` that POSTs a one-message request to BENCH_URL with Node's own HTTP client and reads
+ * the whole answer: the part of a provider run that is Node's, not agentpipe's.
+ */
+const BARE_POST = `
+const http = process.getBuiltinModule('node:http');
+const messages = [{ role: 'user', content: 'hi' }];
+const body = JSON.stringify({ model: 'bench', max_tokens: 1024, stream: true, messages });
+const headers = { 'content-type': 'application/json' };
+const request = http.request(process.env.BENCH_URL, { method: 'POST', headers }, (res) => {
+  res.on('data', () => {});
+  res.on('end', () => process.getBuiltinModule('node:fs').writeSync(1, 'answered\\n'));
+});
+request.end(body);
+`;
+
+/** The same line from a fresh `node` without the POST: both are timed to the line, not to the exit. */
+const NO_POST = "process.getBuiltinModule('node:fs').writeSync(1, 'answered\\n');";
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 
@@ -176,12 +197,14 @@ async function main() {
       name: 'Anthropic',
       server: await providerServerProcess('anthropic'),
       args: ['--model', 'claude-sonnet-4-6'],
+      path: '/v1/messages',
       env: (url: string) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' }),
     },
     {
       name: 'OpenAI-compatible',
       server: await providerServerProcess('openai'),
       args: ['--model', 'bench', '--provider', 'openai'],
+      path: '/chat/completions',
       env: (url: string) => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-bench-0123456789' }),
     },
   ];
@@ -201,17 +224,27 @@ async function main() {
     const env = p.env(p.server.url);
     await p.server.setDeltas(1);
     await measure(args, { env }); // the server's first answer (its code not yet optimized) is not agentpipe's
-    // Each provider run beside a scripted one: the ratio is taken under the same load.
+    // Each provider run beside a scripted one: the ratio is taken under the same load. Beside them
+    // too, Node's HTTP client alone (a bare POST in a fresh node) and the same node without the
+    // POST: what a provider run adds to a scripted one that is not Node's own.
     const turns: number[] = [];
     const beside: number[] = [];
     const rss: number[] = [];
+    const bare: number[] = [];
+    const bareFloors: number[] = [];
     for (let i = 0; i < 10; i++) {
       const r = await measure(args, { marks: [/"type":"result"/], env });
       turns.push(r.marks[0] ?? r.ms);
       rss.push(r.peakRssKb);
       const s = await measure(turnArgs, { marks: [/"type":"result"/] });
       beside.push(s.marks[0] ?? s.ms);
+      const b = await measure(['-e', BARE_POST], { marks: [/^answered$/m], env: { BENCH_URL: p.server.url + p.path } });
+      bare.push(b.marks[0] ?? b.ms);
+      const f = await measure(['-e', NO_POST], { marks: [/^answered$/m] });
+      bareFloors.push(f.marks[0] ?? f.ms);
     }
+    const httpMs = median(bare) - median(bareFloors);
+    const ownMs = median(turns) - median(beside) - httpMs;
     await p.server.setDeltas(PROVIDER_DELTAS);
     const stream = await measure([...args, '--include-partial-messages'], { env });
     const rate = PROVIDER_DELTAS / (stream.ms / 1000);
@@ -220,7 +253,15 @@ async function main() {
         `${p.name}: spawn → result, one turn (median of 10)`,
         `${fmt(median(turns), 1)} ms, peak RSS ${fmt(median(rss) / 1024, 1)} MB`,
         `${(median(turns) / median(beside)).toFixed(2)} × the scripted model's one turn ` +
-          `(${fmt(median(beside), 1)} ms in runs beside these)`,
+          `(${fmt(median(beside), 1)} ms in runs beside these); agentpipe's own part of the difference ` +
+          `${fmt(ownMs, 1)} ms`,
+      ],
+      [
+        `${p.name}: Node's HTTP client alone: a bare node:http POST in a fresh node, spawn → answer (median of 10)`,
+        `${fmt(median(bare), 1)} ms, ${fmt(httpMs, 1)} ms above the same node without it ` +
+          `(${fmt(median(bareFloors), 1)} ms)`,
+        `${((median(beside) + httpMs) / median(beside)).toFixed(2)} × the scripted one turn: the least a provider ` +
+          `run on node:http can take`,
       ],
       [
         `${p.name}: delta events/s end to end`,
