@@ -236,7 +236,8 @@ async function main() {
       const r = await measure(args, { marks: [/"type":"result"/], env });
       turns.push(r.marks[0] ?? r.ms);
       rss.push(r.peakRssKb);
-      const s = await measure(turnArgs, { marks: [/"type":"result"/] });
+      // Like the provider run, without a transcript.
+      const s = await measure([...turnArgs, '--no-session-persistence'], { marks: [/"type":"result"/] });
       beside.push(s.marks[0] ?? s.ms);
       const b = await measure(['-e', BARE_POST], { marks: [/^answered$/m], env: { BENCH_URL: p.server.url + p.path } });
       bare.push(b.marks[0] ?? b.ms);
