@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { StreamEvent } from '../../src/messages/types.ts';
 import type { ModelRequest } from '../../src/model/types.ts';
+import { random } from '../faults/engine.ts';
 
 /** One request the server received. */
 export interface RecordedRequest {
@@ -338,5 +339,50 @@ export async function assertRateLimited(
       }),
     );
     assert.equal(server.requests.length, 1, 'the SDK must not retry on its own');
+  });
+}
+
+/** Characters that matter to JSON, and some that do not: what a hostile or broken server's edits are made of. */
+const EDITS = [
+  '"',
+  '\\',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  '0',
+  '1',
+  '9',
+  '-',
+  'e',
+  '.',
+  ' ',
+  '\n',
+  'x',
+  '\u2028',
+  '\u0000',
+];
+
+/**
+ * `count` variants of `text` from `seed` (the same seed, the same variants), each with one to three edits at random
+ * places: a character of EDITS inserted, one deleted, or one replaced. For tests that a fast path reading server data
+ * reads exactly what JSON.parse reads, or leaves it alone.
+ */
+export function mutations(text: string, count: number, seed: number): string[] {
+  const rnd = random(seed);
+  const pick = (n: number) => Math.floor(rnd() * n);
+  return Array.from({ length: count }, () => {
+    let variant = text;
+    for (let edits = 1 + pick(3); edits > 0; edits--) {
+      const at = pick(variant.length + 1);
+      const edit = EDITS[pick(EDITS.length)]!;
+      const kind = pick(3);
+      if (kind === 0) variant = variant.slice(0, at) + edit + variant.slice(at);
+      else if (kind === 1) variant = variant.slice(0, at) + variant.slice(at + 1);
+      else variant = variant.slice(0, at) + edit + variant.slice(at + 1);
+    }
+    return variant;
   });
 }

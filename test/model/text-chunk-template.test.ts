@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type OpenAI from 'openai';
 import { TextChunkTemplate } from '../../src/model/text-chunk-template.ts';
+import { mutations } from './fake-servers.ts';
 
 type Chunk = OpenAI.Chat.ChatCompletionChunk;
 
@@ -112,4 +113,22 @@ test('a chunk made to be costly to learn is not learnt: too large, or too many "
   const template = new TextChunkTemplate();
   template.learn(few, JSON.parse(few) as Chunk);
   assert.equal(template.text(few.replace('"content":"t"},"f', '"content":"u"},"f')), 'u');
+});
+
+test('the learnt layout against 10,000 edited chunks (a hostile server): JSON.parse agrees with all it reads', () => {
+  let read = 0;
+  [openai('"Hello"'), openai('"a \\"q\\" \\u00e9 }]}"')].forEach((base, seed) => {
+    const template = new TextChunkTemplate();
+    template.learn(base, JSON.parse(base) as Chunk);
+    for (const data of mutations(base, 5000, seed + 1)) {
+      const text = template.text(`data: ${data}\n\n`.slice(6, -2));
+      if (text === undefined) continue;
+      read++;
+      const expected = JSON.parse(base) as Chunk;
+      expected.choices[0]!.delta.content = text;
+      assert.deepEqual(JSON.parse(data), expected, data);
+    }
+  });
+  // Edits inside the text keep a text chunk: the template was used, not only refused (the seeds fix the count).
+  assert.ok(read >= 100, `${read} of 10,000 read by the template`);
 });
