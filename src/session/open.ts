@@ -25,6 +25,12 @@ import { attachStart, prepareSession } from './resume.ts';
 /** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
 export class SessionSetupError extends Error {
   override name = 'SessionSetupError';
+  /** Report it as the session's one error `result` too (exit 1), not only on stderr: a required sandbox. */
+  readonly asResult: boolean;
+  constructor(message: string, options: { asResult?: boolean } = {}) {
+    super(message);
+    this.asResult = options.asResult === true;
+  }
 }
 
 /** Where the session's lines go, and how it talks to its client. */
@@ -81,6 +87,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
+  await checkSandbox(session);
   if (wrapped) {
     try {
       session.harness = await startHarness(options, wrapped, session.id, start.harness, io.log);
@@ -265,4 +272,21 @@ export function setupErrorResult(message: string, sessionId?: string): ResultMes
     uuid: newUuid(),
     errors: [message],
   };
+}
+
+/**
+ * A required sandbox must be able to start before anything runs, and a malformed `sandbox`
+ * settings block stops the start as any malformed setting does. Only then is bubblewrap probed
+ * here; otherwise the first command does it.
+ */
+async function checkSandbox(session: Session): Promise<void> {
+  const config = session.ctx.sandbox;
+  if (!config || (config.mode !== 'required' && config.layers.length === 0)) return;
+  const { sandboxState, SandboxUnavailableError } = await import('../sandbox/sandbox.ts');
+  try {
+    await sandboxState(config);
+  } catch (error) {
+    await session.close();
+    throw new SessionSetupError((error as Error).message, { asResult: error instanceof SandboxUnavailableError });
+  }
 }
