@@ -138,7 +138,13 @@ export class Session {
     this.#hideTool = (name) =>
       deny.some((rule) => isWholeToolRule(rule, name)) ||
       (!!options.tools && !name.startsWith('mcp__') && !options.tools.includes(name));
-    this.mcp = new McpManager(options.mcpServers ?? {}, { cwd, sessionId: this.id, emit: (m) => this.ctx.emit(m) });
+    const sandbox = sessionSandbox(options, settings, cwd, directories, (line) => log(`agentpipe: warning: ${line}`));
+    this.mcp = new McpManager(options.mcpServers ?? {}, {
+      cwd,
+      sessionId: this.id,
+      sandbox,
+      emit: (m) => this.ctx.emit(m),
+    });
     this.mcp.start();
     this.ctx = {
       provider,
@@ -179,8 +185,8 @@ export class Session {
     this.ctx.compaction = this.compactor;
     this.#maxStructuredRetries = options.maxStructuredOutputRetries;
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
-    this.ctx.sandbox = sessionSandbox(options, settings, cwd, directories, this.ctx.warn);
-    this.hooks.sandbox = this.ctx.sandbox;
+    this.ctx.sandbox = sandbox;
+    this.hooks.sandbox = sandbox;
     for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
     if (options.agent)
       this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
@@ -652,6 +658,6 @@ function sessionSandbox(
     cwd,
     directories,
     env: options.env,
-    warn: (line) => warn(line),
+    warn,
   };
 }
