@@ -20,6 +20,7 @@ import { maxLineFromEnv, readInputMessages } from '../transport/ndjson.ts';
 import { buildProgram, type CliFlags } from './flags.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addSessionsCommand } from './sessions-command.ts';
+import { addSandboxCommand } from './sandbox-command.ts';
 import { addViewCommand } from './view-command.ts';
 import { addWorkerCommand } from './worker-command.ts';
 import { addAttachCommand } from './attach-command.ts';
@@ -45,6 +46,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   });
   addServeCommand(program, log);
   addSessionsCommand(program, log);
+  addSandboxCommand(program, log);
   addViewCommand(program, log);
   addWorkerCommand(program, log);
   addAttachCommand(program, log);
