@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig, McpStdioServerConfig } from './config.ts';
 import type { SandboxConfig } from '../../sandbox/config.ts';
+import { findExecutable } from '../../process/executable.ts';
 import { ControlChannelTransport, type McpMessageSender } from './control-transport.ts';
 
 /** A transport and, for child processes, the tail of their stderr (for error messages). */
@@ -77,6 +78,9 @@ async function confine(
   const argv = [config.command, ...(config.args ?? [])];
   const own = config.sandbox;
   if (!sandbox || own?.enabled === false) return { argv, env, release: () => {} };
+  // Inside, bubblewrap would only say execvp failed: say it as spawning it directly would.
+  if (!findExecutable(config.command, { PATH: env.PATH }))
+    throw new Error(`spawn ${config.command} ENOENT (the MCP server's command was not found)`);
   const { sandboxed } = await import('../../sandbox/sandbox.ts');
   const home = env.HOME ?? '';
   const expand = (p: string) => (p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(cwd, p));
