@@ -54,10 +54,11 @@ export interface SandboxedCommand {
 const policies = new WeakMap<SandboxConfig, SandboxPolicy>();
 
 /** The merged policy of a configuration (validated once; a malformed block throws naming its file). */
-export function policyOf(config: SandboxConfig): SandboxPolicy {
+export async function policyOf(config: SandboxConfig): Promise<SandboxPolicy> {
   let policy = policies.get(config);
   if (!policy) {
-    policy = resolvePolicy(config);
+    const parse = config.layers.length ? (await import('./settings-schema.ts')).parseBlock : () => ({});
+    policy = resolvePolicy(config, parse);
     policies.set(config, policy);
   }
   return policy;
@@ -67,7 +68,7 @@ let warnedUnavailable = false;
 
 /** Whether commands of this configuration will be confined; throws SandboxUnavailableError when required and not. */
 export async function sandboxState(config: SandboxConfig): Promise<Availability | { ok: false; off: true }> {
-  const policy = policyOf(config);
+  const policy = await policyOf(config);
   if (policy.mode === 'off') return { ok: false, off: true };
   const available = await sandboxAvailability(policy.bwrapPath, process.env);
   if (available.ok) return available;
@@ -92,7 +93,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const state = await sandboxState(config);
   const childEnv = definedOnly(request.env);
   if (!state.ok) return { argv: inner, env: childEnv, confined: false, release: () => {} };
-  const policy = policyOf(config);
+  const policy = await policyOf(config);
   const runtime = sandboxRuntime();
   const env = config.env ?? process.env;
   const home = env.HOME || os.homedir();

@@ -4,40 +4,12 @@
  * repository (project and local settings) may only tighten: their `enabled: false`, extra
  * writable or readable paths, allowed domains, excluded commands and unix-socket or unsandboxed
  * escapes are ignored (with one warning), so an untrusted clone can never loosen the sandbox.
- * Keys agentpipe does not use are accepted (the SDK may send them) and named once.
+ * Keys agentpipe does not use are accepted (the SDK may send them) and named once. The blocks
+ * are validated by ./settings-schema.ts (zod), loaded only when a layer has one.
  */
-import { z } from 'zod';
-import { issuesOf } from '../messages/issues.ts';
-import type { SandboxConfig, SandboxLayer, SandboxMode } from './config.ts';
+import type { SandboxConfig, SandboxLayer, SandboxMode, SandboxSettings } from './config.ts';
 
-const Strings = z.array(z.string());
-
-/** The keys agentpipe reads; the rest of Claude Code's block passes through unread. */
-const Block = z.looseObject({
-  enabled: z.boolean().optional(),
-  failIfUnavailable: z.boolean().optional(),
-  autoAllowBashIfSandboxed: z.boolean().optional(),
-  allowUnsandboxedCommands: z.boolean().optional(),
-  excludedCommands: Strings.optional(),
-  bwrapPath: z.string().optional(),
-  network: z
-    .looseObject({
-      allowedDomains: Strings.optional(),
-      deniedDomains: Strings.optional(),
-      allowAllUnixSockets: z.boolean().optional(),
-      allowLocalBinding: z.boolean().optional(),
-    })
-    .optional(),
-  filesystem: z
-    .looseObject({
-      allowWrite: Strings.optional(),
-      denyWrite: Strings.optional(),
-      denyRead: Strings.optional(),
-      allowRead: Strings.optional(),
-    })
-    .optional(),
-});
-type Block = z.infer<typeof Block>;
+type Block = SandboxSettings;
 
 /** The merged policy the sandbox enforces. */
 export interface SandboxPolicy {
@@ -67,13 +39,6 @@ const READ_KEYS = new Set([
 ]);
 const READ_NETWORK = new Set(['allowedDomains', 'deniedDomains', 'allowAllUnixSockets', 'allowLocalBinding']);
 const READ_FILESYSTEM = new Set(['allowWrite', 'denyWrite', 'denyRead', 'allowRead']);
-
-/** Validates one layer's block; throws an error naming the layer and the field. */
-export function parseBlock(layer: SandboxLayer): Block {
-  const parsed = Block.safeParse(layer.block);
-  if (!parsed.success) throw new Error(`${layer.label}: sandbox: ${issuesOf(parsed.error)}`);
-  return parsed.data;
-}
 
 /** True for layers an untrusted repository can write. */
 function fromRepository(layer: SandboxLayer): boolean {
@@ -105,7 +70,10 @@ function unread(block: Block): string[] {
 }
 
 /** The policy of a session: its layers merged, the mode option or flag first. */
-export function resolvePolicy(config: Pick<SandboxConfig, 'mode' | 'layers' | 'warn'>): SandboxPolicy {
+export function resolvePolicy(
+  config: Pick<SandboxConfig, 'mode' | 'layers' | 'warn'>,
+  parseBlock: (layer: SandboxLayer) => Block,
+): SandboxPolicy {
   const policy: SandboxPolicy = {
     mode: 'auto',
     allowWrite: [],
