@@ -36,13 +36,12 @@ export async function confineCli(
   const { sandboxed } = await import('../sandbox/sandbox.ts');
   const homes = cliHomes(config.name, env);
   for (const dir of homes) if (!path.extname(dir) && !existsSync(dir)) mkdirSync(dir, { recursive: true });
-  const temp = env.TMPDIR ? [env.TMPDIR] : [];
   return sandboxed(config.sandbox, {
     profile: 'harness',
     command: argv,
     cwd: config.cwd,
     env,
-    writable: [...homes, ...temp],
+    writable: homes,
     network: 'host',
   });
 }

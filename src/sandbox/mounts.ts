@@ -75,12 +75,32 @@ export interface MountPlan {
   homes: string[];
 }
 
-/** The mount arguments of a plan, and the mount points bubblewrap will create (to remove after the run). */
+/**
+ * The mount arguments of a plan, and the mount points bubblewrap will create (to remove after
+ * the run). Order matters: hidden paths first (an empty tmpfs stays writable until the end, so
+ * allowed paths under it can get their mount points), then the writable and readable paths, the
+ * protected ones on top, and the hidden folders made read-only last.
+ */
 export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: string[] } {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   const createdPoints: string[] = [];
-  const writable = unique(plan.writable.map(real).filter((p): p is string => p !== undefined));
+  const writable = existing(plan.writable);
+  const allowRead = existing(plan.allowRead);
+  const kept = [...writable, ...allowRead];
+  const stores = plan.credentialStores
+    ? plan.homes.flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
+    : [];
+  const remount: string[] = [];
+  for (const target of existing([...stores, ...plan.hidden])) {
+    // A path kept visible, or inside one, is not hidden; one that holds a kept path is, and the kept path is bound back.
+    if (kept.some((keep) => inside(target, keep))) continue;
+    if (isDirectory(target)) {
+      args.push('--tmpfs', target);
+      remount.push(target);
+    } else args.push('--ro-bind', '/dev/null', target);
+  }
   for (const dir of writable) args.push('--bind', dir, dir);
+  for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
   for (const root of writable.filter(isDirectory)) {
     for (const name of PROTECTED) {
       const target = path.join(root, name);
@@ -93,19 +113,15 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
       }
     }
   }
-  for (const target of unique(plan.denyWrite.map(real).filter((p): p is string => p !== undefined)))
+  for (const target of existing(plan.denyWrite))
     if (writable.some((dir) => inside(target, dir))) args.push('--ro-bind', target, target);
-  const allowRead = plan.allowRead.map(real).filter((p): p is string => p !== undefined);
-  const stores = plan.credentialStores
-    ? plan.homes.flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
-    : [];
-  const hidden = [...stores, ...plan.hidden];
-  for (const target of unique(hidden.map(real).filter((p): p is string => p !== undefined))) {
-    if (allowRead.some((keep) => inside(target, keep) || inside(keep, target))) continue;
-    if (isDirectory(target)) args.push('--tmpfs', target, '--remount-ro', target);
-    else args.push('--ro-bind', '/dev/null', target);
-  }
+  for (const target of remount) args.push('--remount-ro', target);
   return { args, createdPoints };
+}
+
+/** The real paths of those that exist, once each. */
+function existing(paths: string[]): string[] {
+  return unique(paths.map(real).filter((p): p is string => p !== undefined));
 }
 
 /** The real path of an existing path; undefined when it does not exist. */

@@ -10,7 +10,8 @@
  * otherwise says once on stderr which guarantee is missing and why; `required` throws
  * SandboxUnavailableError instead of running anything unconfined.
  */
-import { rmdirSync } from 'node:fs';
+import { mkdirSync, rmdirSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import type { SandboxConfig, SandboxProfile } from './config.ts';
@@ -98,14 +99,19 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const env = config.env ?? process.env;
   const home = env.HOME || os.homedir();
   const writes = request.profile !== 'read-only' && request.profile !== 'helper';
+  // A wrapped CLI that is agentpipe (or keeps state there) gets a home of its own, never the session's.
+  const ownHome = request.profile === 'harness' ? harnessHome(env) : undefined;
   const workDirs = [config.cwd, ...config.directories, request.cwd];
+  // A wrapped CLI keeps the temp folder its environment names (its own files may be there).
+  const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
   const { args: mounts, createdPoints } = mountArgs({
     writable: writes
       ? [
           ...workDirs,
-          runtime.tmpDir,
+          tmp,
           ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home)),
           ...(request.writable ?? []),
+          ...(ownHome ? [ownHome] : []),
         ]
       : [],
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
@@ -134,7 +140,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
   return {
     argv: launcher(state.bwrap, bwrapArgs, filter),
-    env: { ...childEnv, TMPDIR: runtime.tmpDir },
+    env: { ...childEnv, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
     confined: true,
     release: () => {
       for (const point of createdPoints) removeEmptyDir(point);
@@ -172,4 +178,11 @@ function removeEmptyDir(dir: string): void {
   } catch {
     // not empty, already gone, or another run still has it mounted: left as it is
   }
+}
+
+/** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */
+function harnessHome(env: Record<string, string | undefined>): string {
+  const dir = path.join(agentpipeHome(env), 'harness');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
 }
