@@ -92,7 +92,7 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
     : [];
   const remount: string[] = [];
   for (const target of existing([...stores, ...plan.hidden])) {
-    // A path kept visible, or inside one, is not hidden; one that holds a kept path is, and the kept path is bound back.
+    // A path kept visible (or inside one) is not hidden; one holding a kept path is, and the kept path is bound back.
     if (kept.some((keep) => inside(target, keep))) continue;
     if (isDirectory(target)) {
       args.push('--tmpfs', target);
