@@ -5,6 +5,8 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
+import { sandboxLayers } from '../sandbox/config.ts';
+import { sessionSettings } from '../session/setting-sources.ts';
 
 export function addSandboxCommand(program: Command, log: (line: string) => void): void {
   const sandbox = program.command('sandbox').description('the OS sandbox of the commands agentpipe starts');
@@ -22,8 +24,6 @@ export function addSandboxCommand(program: Command, log: (line: string) => void)
       }>();
       const globals = flags;
       const cwd = path.resolve(globals.cwd ?? process.cwd());
-      const { sessionSettings } = await import('../session/setting-sources.ts');
-      const { sandboxLayers } = await import('../sandbox/config.ts');
       const { runDoctor, formatDoctor } = await import('../sandbox/doctor.ts');
       const layers = sandboxLayers(
         sessionSettings({ settingSources: ['user', 'project', 'local'], settings: flags.settings }, cwd),

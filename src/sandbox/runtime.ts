@@ -5,7 +5,8 @@
  * by starting it once with the arguments every run uses (user namespaces may be refused, as in
  * unprivileged containers or under AppArmor's userns restriction).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { agentpipeHome } from '../process/env.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { findExecutable } from '../process/executable.ts';
@@ -74,6 +75,8 @@ async function probeBwrap(bwrapPath: string | undefined, env: NodeJS.ProcessEnv)
         ? `sandbox.bwrapPath ${bwrapPath} is not an executable`
         : 'bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)',
     };
+  const remembered = probeMemo(bwrap, env);
+  if (remembered.ok()) return { ok: true, bwrap, seccomp: seccompSupported() };
   const run = await runProcessGroup({
     command: [bwrap, ...NAMESPACES, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'],
     cwd: '/',
@@ -86,7 +89,43 @@ async function probeBwrap(bwrapPath: string | undefined, env: NodeJS.ProcessEnv)
     const why = run.stderr.trim().split('\n').at(-1) || `exit code ${run.code ?? run.exitSignal}`;
     return { ok: false, reason: `bubblewrap cannot create its namespaces here (${why}); user namespaces refused?` };
   }
+  remembered.save();
   return { ok: true, bwrap, seccomp: seccompSupported() };
+}
+
+/**
+ * A successful probe is remembered in agentpipe's cache folder for this bubblewrap (path, size,
+ * mtime), user, kernel and day, so a run's first command does not pay a second bubblewrap start.
+ * Only success is kept: were the namespaces refused later, commands fail with bubblewrap's own
+ * error (closed, never unconfined), and a failed probe is tried again by every run.
+ */
+function probeMemo(bwrap: string, env: NodeJS.ProcessEnv): { ok(): boolean; save(): void } {
+  let key: string;
+  try {
+    const info = statSync(bwrap);
+    const day = new Date().toISOString().slice(0, 10);
+    key = [bwrap, info.size, info.mtimeMs, process.getuid?.(), os.release(), day].join('|');
+  } catch {
+    return { ok: () => false, save: () => {} };
+  }
+  const file = path.join(agentpipeHome(env), 'cache', 'sandbox-probe');
+  return {
+    ok: () => {
+      try {
+        return readFileSync(file, 'utf8') === key;
+      } catch {
+        return false;
+      }
+    },
+    save: () => {
+      try {
+        mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+        writeFileSync(file, key, { mode: 0o600 });
+      } catch {
+        // no cache: the next run probes again
+      }
+    },
+  };
 }
 
 /** The namespaces of every sandbox: its own user, PID, IPC, UTS and cgroup namespaces, no capabilities. */
