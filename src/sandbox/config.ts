@@ -29,18 +29,21 @@ export interface SandboxSettings {
   enabled?: boolean;
   /** With enabled: true, fail closed when the sandbox cannot start (as `--sandbox required`). */
   failIfUnavailable?: boolean;
-  /** Bash calls that would ask run without asking, in the workspace sandbox (only while it is on). */
+  /** Accepted, not applied yet (named in the "not used" warning): Bash calls still go through the check. */
   autoAllowBashIfSandboxed?: boolean;
   /** Accepted; agentpipe has no per-call escape from the sandbox. */
   allowUnsandboxedCommands?: boolean;
-  /** Bash commands (a prefix of words, or `prefix:*`) that run outside the sandbox. */
+  /** Accepted, not applied yet (named in the "not used" warning): every command runs in the sandbox. */
   excludedCommands?: string[];
   /** bubblewrap's path (default: `bwrap` on PATH). */
   bwrapPath?: string;
   network?: {
-    /** Hosts sandboxed commands may reach (through agentpipe's egress proxy); `*.example.com`: the names under it. */
+    /**
+     * Accepted and merged, not applied yet: the egress proxy that would let sandboxed commands reach
+     * these hosts is not built, so sandboxed commands have no network (named in the "not used" warning).
+     */
     allowedDomains?: string[];
-    /** Hosts never reached, even when allowed. */
+    /** Accepted (nothing is reachable from the read-only and workspace profiles anyway). */
     deniedDomains?: string[];
     /** Let sandboxed commands create unix sockets (off: seccomp refuses socket(AF_UNIX)). */
     allowAllUnixSockets?: boolean;

@@ -30,14 +30,12 @@ export interface SandboxPolicy {
 const READ_KEYS = new Set([
   'enabled',
   'failIfUnavailable',
-  'autoAllowBashIfSandboxed',
   'allowUnsandboxedCommands',
-  'excludedCommands',
   'bwrapPath',
   'network',
   'filesystem',
 ]);
-const READ_NETWORK = new Set(['allowedDomains', 'deniedDomains', 'allowAllUnixSockets', 'allowLocalBinding']);
+const READ_NETWORK = new Set(['deniedDomains', 'allowAllUnixSockets']);
 const READ_FILESYSTEM = new Set(['allowWrite', 'denyWrite', 'denyRead', 'allowRead']);
 
 /** True for layers an untrusted repository can write. */
