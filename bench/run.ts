@@ -183,6 +183,20 @@ async function main() {
     floors.push((await measure(['-e', ''])).ms);
   }
   const floor = median(floors);
+
+  // A one-turn Bash run (a workspace-profile command: bypassPermissions) in the sandbox and with
+  // --sandbox off, alternating, to the result line: what bubblewrap's start-up adds to a command.
+  const bashTurn = script('bash-turn.json', [
+    { tool_calls: [{ name: 'Bash', input: { command: 'echo hi > out.txt' } }] },
+    { text: 'done' },
+  ]);
+  const bashArgs = [...turnArgs.slice(0, 6), bashTurn, ...turnArgs.slice(7), '--permission-mode', 'bypassPermissions'];
+  const sandboxedRuns: number[] = [];
+  const unsandboxedRuns: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    sandboxedRuns.push((await measure(bashArgs, { marks: [/"type":"result"/] })).marks[0]!);
+    unsandboxedRuns.push((await measure([...bashArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
+  }
   const SLOW_DELTAS = Number(process.env.BENCH_SLOW_DELTAS ?? 1_000_000);
   const slow = await measure(
     deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(SLOW_DELTAS), chunk_size: 1 }]) : a)),
@@ -396,6 +410,12 @@ async function main() {
       'spawn → result, one turn (median of 20)',
       `${fmt(median(results), 1)} ms`,
       `${(median(results) / floor).toFixed(2)} × node -e ''`,
+    ],
+    [
+      'one turn with one Bash call in the sandbox, spawn → result (median of 20)',
+      `${fmt(median(sandboxedRuns), 1)} ms, ${fmt(median(sandboxedRuns) - median(unsandboxedRuns), 1)} ms above ` +
+        `--sandbox off (${fmt(median(unsandboxedRuns), 1)} ms, runs alternating)`,
+      `${(median(sandboxedRuns) / median(unsandboxedRuns)).toFixed(2)} × the same with --sandbox off`,
     ],
     [
       'peak RSS, one turn (median of 20)',

@@ -7,6 +7,7 @@ import type { PermissionRule } from '../tools/permissions.ts';
 import type { ToolState } from '../tools/state.ts';
 import type { Tool } from '../tools/types.ts';
 import type { HookRunner } from '../tools/hooks/types.ts';
+import type { SandboxConfig } from '../sandbox/config.ts';
 
 /** The library's permission callback (also backs `--permission-prompt-tool stdio`). */
 export type CanUseTool = (
@@ -56,6 +57,8 @@ export interface AgentContext {
   canUseTool?: CanUseTool;
   /** The hook dispatcher (settings commands, library callbacks, SDK client callbacks). */
   hooks?: HookRunner;
+  /** The OS sandbox every command of the session runs in (absent: a default one on the cwd). */
+  sandbox?: SandboxConfig;
   includePartialMessages: boolean;
   /**
    * Emit `system/status` `requesting` before each model request of the main agent when partial
@@ -80,4 +83,17 @@ export interface AgentContext {
   };
   /** Sends a message down the pipeline; resolves when the queue has room. */
   emit: (message: AgentMessage) => Promise<void> | undefined;
+}
+
+const defaults = new WeakMap<AgentContext, SandboxConfig>();
+
+/** The sandbox of a context: the session's, or (a context built by hand) a default one on its folders. */
+export function sandboxOf(ctx: AgentContext): SandboxConfig {
+  if (ctx.sandbox) return ctx.sandbox;
+  let config = defaults.get(ctx);
+  if (!config) {
+    config = { layers: [], cwd: ctx.cwd, directories: ctx.permissions.directories ?? [], warn: ctx.warn };
+    defaults.set(ctx, config);
+  }
+  return config;
 }

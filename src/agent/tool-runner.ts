@@ -10,7 +10,8 @@ import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../me
 import { checkPermission } from '../tools/permissions.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
-import type { AgentContext } from './context.ts';
+import { sandboxOf, type AgentContext } from './context.ts';
+import type { CommandProfile } from '../sandbox/config.ts';
 import { fireHook } from './hooks.ts';
 import type { RunState } from './loop.ts';
 
@@ -77,7 +78,8 @@ export async function runToolCall(
   }
   const input = decision.updatedInput ?? use.input;
   const started = Date.now();
-  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, run);
+  const profile = decision.behavior === 'allow' ? (decision.sandbox ?? 'workspace') : 'workspace';
+  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, profile, run);
   const outcome: ToolOutcome = {
     block: { type: 'tool_result', tool_use_id: use.id, content: result.content, is_error: result.isError ?? false },
     data: result.data ?? (result.isError ? errorData(result.content) : undefined),
@@ -173,7 +175,7 @@ async function authorize(
   tool: Tool,
   use: ToolUseBlock,
   signal: AbortSignal,
-): Promise<PermissionResult & { stop?: string; auto?: AutoDenial }> {
+): Promise<PermissionResult & { stop?: string; auto?: AutoDenial; sandbox?: CommandProfile }> {
   let input = use.input;
   const hook = await fireHook(
     ctx,
@@ -199,8 +201,10 @@ async function authorize(
   });
   if (verdict.behavior === 'deny')
     return { behavior: 'deny', message: verdict.reason, ...(verdict.by === 'path_rule' ? {} : { auto: verdict.by }) };
-  if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask'))
-    return { behavior: 'allow', updatedInput: input };
+  if (verdict.behavior === 'allow' && hook.permission !== 'ask')
+    return { behavior: 'allow', updatedInput: input, sandbox: verdict.sandbox };
+  // A hook's allow, the callback's or the user's: approved, so the workspace sandbox.
+  if (hook.permission === 'allow') return { behavior: 'allow', updatedInput: input, sandbox: 'workspace' };
   const why =
     verdict.behavior === 'ask'
       ? verdict.reason
@@ -221,7 +225,8 @@ async function authorize(
       parentToolUseId: ctx.parentToolUseId,
       ...shown,
     });
-    if (answer.behavior === 'allow') return { behavior: 'allow', updatedInput: answer.updatedInput ?? input };
+    if (answer.behavior === 'allow')
+      return { behavior: 'allow', updatedInput: answer.updatedInput ?? input, sandbox: 'workspace' };
     return {
       behavior: 'deny',
       message: answer.message || `Permission to use ${tool.name} was denied`,
@@ -238,6 +243,7 @@ async function callWithProgress(
   tool: Tool,
   use: ToolUseBlock,
   signal: AbortSignal,
+  profile: CommandProfile,
   run?: RunState,
 ): Promise<ToolResult> {
   const started = Date.now();
@@ -270,6 +276,7 @@ async function callWithProgress(
       sessionId: ctx.sessionId,
       toolUseId: use.id,
       state: ctx.toolState,
+      sandbox: { config: sandboxOf(ctx), profile },
       onOutput: (text) => {
         lastOutput = (lastOutput + text).slice(-2000);
       },

@@ -29,6 +29,7 @@ export interface CliFlags {
   permissionPromptTool?: string;
   harness?: 'agentpipe' | 'claude' | 'codex' | 'gemini' | 'qwen' | 'acp';
   harnessCommand?: string;
+  sandbox?: 'auto' | 'required' | 'off';
   dangerouslySkipPermissions?: boolean;
   cwd?: string;
   sessionId?: string;
@@ -89,6 +90,13 @@ export function addSessionOptions(command: Command): Command {
     .option(
       '--harness-command <command>',
       'the wrapped agent\'s command (default: its CLI on PATH; --harness acp needs it, e.g. "goose acp")',
+    )
+    .addOption(
+      new Option(
+        '--sandbox <mode>',
+        'OS sandbox of every command agentpipe starts: auto (default: on where bubblewrap can start), required ' +
+          '(fail when it cannot), off',
+      ).choices(['auto', 'required', 'off']),
     )
     .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
     .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))

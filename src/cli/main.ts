@@ -20,6 +20,7 @@ import { maxLineFromEnv, readInputMessages } from '../transport/ndjson.ts';
 import { buildProgram, type CliFlags } from './flags.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addSessionsCommand } from './sessions-command.ts';
+import { addSandboxCommand } from './sandbox-command.ts';
 import { addViewCommand } from './view-command.ts';
 import { addWorkerCommand } from './worker-command.ts';
 import { addAttachCommand } from './attach-command.ts';
@@ -45,6 +46,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   });
   addServeCommand(program, log);
   addSessionsCommand(program, log);
+  addSandboxCommand(program, log);
   addViewCommand(program, log);
   addWorkerCommand(program, log);
   addAttachCommand(program, log);
@@ -54,7 +56,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 /**
  * A `--resume-drops-turn` refusal is the prompt's one result, as Claude Code sends it (an
  * `error_during_execution` result whose error starts with DROPS_TURN_REFUSAL, sdk.d.ts): the SDK
- * then maps it to its rewind recovery. Said on stderr too; exit 1.
+ * then maps it to its rewind recovery. So is a required sandbox that cannot start (Claude Code's
+ * `sandbox_required_unavailable`). Said on stderr too; exit 1.
  */
 async function refuseResume(message: string, flags: CliFlags, options: SessionOptions): Promise<number> {
   log(`agentpipe: error: ${message}`);
@@ -106,7 +109,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
       announceRequests: flags.inputFormat === 'stream-json',
     });
   } catch (error) {
-    if (error instanceof SessionSetupError && error.message.startsWith(DROPS_TURN_REFUSAL)) {
+    if (error instanceof SessionSetupError && (error.asResult || error.message.startsWith(DROPS_TURN_REFUSAL))) {
       return refuseResume(error.message, flags, options);
     }
     if (error instanceof SessionSetupError) throw new UsageError(error.message);

@@ -66,6 +66,7 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
     sessionId: flags.sessionId,
     harness: flags.harness,
     harnessCommand: flags.harnessCommand,
+    sandbox: flags.sandbox,
     ...extras,
     mcpServers: await mcpServersOf(flags.mcpConfig),
   };

@@ -5,6 +5,7 @@
  * emits those messages through the turn, and returns how the prompt ended. The session does the
  * rest as for its own loop: the transcript, the faces, the one `result`.
  */
+import type { SandboxConfig } from '../sandbox/config.ts';
 import type {
   AgentMessage,
   PermissionMode,
@@ -30,6 +31,8 @@ export interface HarnessConfig {
   cwd: string;
   /** The environment of the wrapped CLI (agentpipe's secrets removed, the CLI's own key passed on). */
   env: Record<string, string>;
+  /** The session's OS sandbox: the CLI runs in its harness profile (absent: unconfined). */
+  sandbox?: SandboxConfig;
   model?: string;
   /** `--base-url`: the CLI's own base URL setting. */
   baseUrl?: string;

@@ -18,6 +18,7 @@ import { UsageTracker } from '../agent/usage.ts';
 import type { SessionOptions } from './options.ts';
 import { Session } from './session.ts';
 import type { Harness } from '../harness/types.ts';
+import type { SandboxConfig } from '../sandbox/config.ts';
 import { envMs } from '../process/env-number.ts';
 import { SessionRunner } from './runner.ts';
 import { attachStart, prepareSession } from './resume.ts';
@@ -25,6 +26,12 @@ import { attachStart, prepareSession } from './resume.ts';
 /** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
 export class SessionSetupError extends Error {
   override name = 'SessionSetupError';
+  /** Report it as the session's one error `result` too (exit 1), not only on stderr: a required sandbox. */
+  readonly asResult: boolean;
+  constructor(message: string, options: { asResult?: boolean } = {}) {
+    super(message);
+    this.asResult = options.asResult === true;
+  }
 }
 
 /** Where the session's lines go, and how it talks to its client. */
@@ -69,7 +76,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   const wrapped = options.harness && options.harness !== 'agentpipe' ? options.harness : undefined;
   const { provider, model, authError } = wrapped
     ? harnessModel(options, wrapped)
-    : await sessionModel(options, onAuthStatus);
+    : await sessionModel(options, onAuthStatus, () => session?.ctx.sandbox);
 
   // The prompt echoes are on the session's stream for every face; stream-json prints them only when asked.
   const forward = (message: AgentMessage) =>
@@ -81,9 +88,10 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
+  await checkSandbox(session);
   if (wrapped) {
     try {
-      session.harness = await startHarness(options, wrapped, session.id, start.harness, io.log);
+      session.harness = await startHarness(options, wrapped, session.id, start.harness, io.log, session.ctx.sandbox);
     } catch (error) {
       await session.close();
       throw new SessionSetupError((error as Error).message);
@@ -159,6 +167,7 @@ async function startHarness(
   sessionId: string,
   resumed: { name: string; sessionId: string } | undefined,
   log: (line: string) => void,
+  sandbox: SandboxConfig | undefined,
 ): Promise<Harness> {
   const { createHarness, harnessCommand, harnessEnv } = await import('../harness/index.ts');
   const base = options.env ?? process.env;
@@ -177,6 +186,7 @@ async function startHarness(
       command: await harnessCommand(name, options.harnessCommand, base),
       cwd: options.cwd ?? process.cwd(),
       env: harnessEnv(name, base, options.apiKey),
+      sandbox,
       model: options.model,
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
@@ -206,10 +216,13 @@ async function startHarness(
 async function sessionModel(
   options: SessionOptions,
   onAuthStatus: (status: AuthStatus) => Promise<void> | undefined,
+  sandbox: () => SandboxConfig | undefined,
 ): Promise<ResolvedModel & { authError?: string }> {
   try {
-    if (options.apiKeyHelper)
-      return await resolveWithKeyHelper(options, options.apiKeyHelper, options.cwd ?? process.cwd(), onAuthStatus);
+    if (options.apiKeyHelper) {
+      const cwd = options.cwd ?? process.cwd();
+      return await resolveWithKeyHelper(options, options.apiKeyHelper, cwd, onAuthStatus, sandbox);
+    }
     const resolved = await resolveModel(options);
     if (resolved.provider.provider !== 'scripted')
       resolved.provider = new AuthWatchingProvider(resolved.provider, onAuthStatus);
@@ -265,4 +278,21 @@ export function setupErrorResult(message: string, sessionId?: string): ResultMes
     uuid: newUuid(),
     errors: [message],
   };
+}
+
+/**
+ * A required sandbox must be able to start before anything runs, and a malformed `sandbox`
+ * settings block stops the start as any malformed setting does. Only then is bubblewrap probed
+ * here; otherwise the first command does it.
+ */
+async function checkSandbox(session: Session): Promise<void> {
+  const config = session.ctx.sandbox;
+  if (!config || (config.mode !== 'required' && config.layers.length === 0)) return;
+  const { sandboxState, SandboxUnavailableError } = await import('../sandbox/sandbox.ts');
+  try {
+    await sandboxState(config);
+  } catch (error) {
+    await session.close();
+    throw new SessionSetupError((error as Error).message, { asResult: error instanceof SandboxUnavailableError });
+  }
 }

@@ -12,6 +12,7 @@ import type { HookCallbacks } from '../tools/hooks/types.ts';
 import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
 import type { HarnessName } from '../harness/types.ts';
+import type { SandboxMode, SandboxSettings } from '../sandbox/config.ts';
 
 export interface SessionOptions extends ModelOptions {
   /**
@@ -125,6 +126,13 @@ export interface SessionOptions extends ModelOptions {
    * Run the main thread as this agent (`--agent`): its prompt, tools and model (from `agents` or `initialize.agents`).
    */
   agent?: string;
+  /**
+   * The OS sandbox of every command the session starts (`--sandbox`): `auto` (default: on wherever
+   * bubblewrap can start, one stderr line where it cannot), `required` (fail closed) or `off`; or a
+   * `sandbox` settings block in Claude Code's shape (the official SDK's `sandbox` option), which
+   * joins the settings layers as they are read from `--settings`.
+   */
+  sandbox?: SandboxMode | SandboxSettings;
   /** Debug lines (`--debug [filter]`): true, or a category filter like "api,tools" or "!control". */
   debug?: boolean | string;
   /** Write the debug lines to this file instead of stderr (`--debug-file`; implies debug). */

@@ -59,6 +59,7 @@ import {
   type StructuredOutcome,
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
+import { isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
 
 /** Claude Code version we are wire-compatible with (reported in `system/init`). */
 
@@ -137,7 +138,13 @@ export class Session {
     this.#hideTool = (name) =>
       deny.some((rule) => isWholeToolRule(rule, name)) ||
       (!!options.tools && !name.startsWith('mcp__') && !options.tools.includes(name));
-    this.mcp = new McpManager(options.mcpServers ?? {}, { cwd, sessionId: this.id, emit: (m) => this.ctx.emit(m) });
+    const sandbox = sessionSandbox(options, settings, cwd, directories, (line) => log(`agentpipe: warning: ${line}`));
+    this.mcp = new McpManager(options.mcpServers ?? {}, {
+      cwd,
+      sessionId: this.id,
+      sandbox,
+      emit: (m) => this.ctx.emit(m),
+    });
     this.mcp.start();
     this.ctx = {
       provider,
@@ -178,6 +185,8 @@ export class Session {
     this.ctx.compaction = this.compactor;
     this.#maxStructuredRetries = options.maxStructuredOutputRetries;
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
+    this.ctx.sandbox = sandbox;
+    this.hooks.sandbox = sandbox;
     for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
     if (options.agent)
       this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
@@ -441,7 +450,7 @@ export class Session {
     else if (p.deny.some((rule) => isWholeToolRule(rule, toolName)))
       verdict = { behavior: 'deny', reason: `${toolName} is denied by a rule`, by: 'rule' };
     else if (p.mode === 'bypassPermissions' || p.allow.some((rule) => isWholeToolRule(rule, toolName)))
-      verdict = { behavior: 'allow' };
+      verdict = { behavior: 'allow', sandbox: 'workspace' };
     else verdict = { behavior: 'ask', reason: `${toolName} needs permission` };
     if (verdict.behavior === 'allow') return { behavior: 'allow' };
     if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
@@ -629,4 +638,26 @@ function withStructuredOutput(names: string[], schema: boolean): string[] {
 /** A UserPromptSubmit hook blocked the prompt. */
 class PromptBlocked extends Error {
   override name = 'PromptBlocked';
+}
+
+/** The session's sandbox: the mode option, the settings layers' `sandbox` blocks, the option's block last. */
+function sessionSandbox(
+  options: SessionOptions,
+  settings: SettingsLayer[],
+  cwd: string,
+  directories: string[],
+  warn: (line: string) => void,
+): SandboxConfig {
+  const option = options.sandbox;
+  const layers = sandboxLayers(settings);
+  if (option !== undefined && !isSandboxMode(option))
+    layers.push({ source: 'option', label: 'the sandbox option', block: option });
+  return {
+    mode: isSandboxMode(option) ? option : undefined,
+    layers,
+    cwd,
+    directories,
+    env: options.env,
+    warn,
+  };
 }

@@ -43,7 +43,8 @@ test('json --verbose: an array of every conversation message', async () => {
 test('stream-json: init, one assistant line per block, tool results, one result last', async () => {
   const run = await demo('--output-format', 'stream-json', '--verbose');
   assert.equal(run.code, 0, run.stderr);
-  const lines = parseLines(run.stdout);
+  // A heartbeat (tool_progress) may come when a tool runs past a second on a busy machine.
+  const lines = parseLines(run.stdout).filter((l) => l.type !== 'tool_progress');
   assert.deepEqual(
     lines.map((l) => l.type),
     [

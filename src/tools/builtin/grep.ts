@@ -3,7 +3,8 @@
  * linear time (no catastrophic backtracking), and it runs as a child process group, so an
  * interrupt or a signal stops a search at once. Needs `rg` on PATH (Debian: `ripgrep`).
  */
-import { runProcessGroup } from '../../process/run.ts';
+import { findExecutable } from '../../process/executable.ts';
+import { defaultSandbox } from '../../sandbox/config.ts';
 import { childEnv } from '../../process/env.ts';
 import { objectSchema, optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
@@ -18,6 +19,9 @@ const MODE_FLAGS: Record<Mode, string[]> = {
   count: ['--count'],
   content: ['--line-number', '--no-heading', '--with-filename'],
 };
+
+const RG_MISSING =
+  'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)';
 
 export const grepTool: Tool = {
   name: 'Grep',
@@ -66,7 +70,11 @@ export const grepTool: Tool = {
       '--',
       target,
     ];
-    const run = await runProcessGroup({
+    if (!findExecutable('rg')) throw new ToolInputError(RG_MISSING);
+    // ripgrep reads only: it runs in the read-only sandbox (no writes, no network, no credential stores).
+    const { runSandboxed } = await import('../../sandbox/run.ts');
+    const run = await runSandboxed(context.sandbox?.config ?? defaultSandbox(context.cwd), {
+      profile: 'read-only',
       command: argv,
       cwd: context.cwd,
       env: childEnv(),
@@ -76,12 +84,7 @@ export const grepTool: Tool = {
     });
     if (run.error) {
       const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new ToolInputError(
-        missing
-          ? 'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew ' +
-              'install ripgrep)'
-          : `Grep could not run ripgrep: ${run.error.message}`,
-      );
+      throw new ToolInputError(missing ? RG_MISSING : `Grep could not run ripgrep: ${run.error.message}`);
     }
     context.signal.throwIfAborted();
     // ripgrep: 0 matches found, 1 none, 2 an error (a bad pattern says why on stderr).
