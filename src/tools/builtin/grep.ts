@@ -1,11 +1,13 @@
 /**
  * Grep: searches file contents with ripgrep, as Claude Code does. ripgrep's regex engine runs in
  * linear time (no catastrophic backtracking), and it runs as a child process group, so an
- * interrupt or a signal stops a search at once. Needs `rg` on PATH (Debian: `ripgrep`).
+ * interrupt or a signal stops a search at once. The ripgrep is the one agentpipe's dependency
+ * `@vscode/ripgrep` carries (`rg` on PATH where it has none for the platform): see ripgrep.ts.
  */
 import { runProcessGroup } from '../../process/run.ts';
 import { childEnv } from '../../process/env.ts';
 import { objectSchema, optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
+import { ripgrepCommand } from '../ripgrep.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
 
@@ -45,7 +47,7 @@ export const grepTool: Tool = {
     const target = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
     const glob = optionalString(input, 'glob');
     const argv = [
-      'rg',
+      await ripgrepCommand(),
       ...MODE_FLAGS[mode],
       '--sort',
       'path',
@@ -78,8 +80,8 @@ export const grepTool: Tool = {
       const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
       throw new ToolInputError(
         missing
-          ? 'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew ' +
-              'install ripgrep)'
+          ? 'Grep needs ripgrep: reinstall agentpipe with its optional dependencies (@vscode/ripgrep carries ' +
+              'the binary), or put rg on PATH (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)'
           : `Grep could not run ripgrep: ${run.error.message}`,
       );
     }
