@@ -60,6 +60,22 @@ export interface SystemInitMessage extends Envelope {
   analytics_disabled?: boolean;
   /** Claude Code's (internal) flag that product feedback goes nowhere: agentpipe has none, always true. */
   product_feedback_disabled?: boolean;
+  /** Why fast mode is off: `sdk_opt_in_required`, what Claude Code 2.1.332 sends in a headless run. */
+  fast_mode_disabled_reason?: 'sdk_opt_in_required';
+  /** True when the requests go to Anthropic's own API, false for another base URL or provider. */
+  served_by_anthropic?: boolean;
+  /** Whether commands run in an OS sandbox (as Claude Code's `sandbox_enabled`). */
+  sandbox_enabled?: boolean;
+  /** The working folder the session started in. */
+  original_cwd?: string;
+  /** The `--add-dir` folders. */
+  additional_directories?: string[];
+  /** Claude Code's per-turn effort and `ultrathink` keyword: agentpipe has neither, always false. */
+  per_turn_effort_active?: boolean;
+  ultrathink_available?: boolean;
+  ultrathink_typed_raises?: boolean;
+  /** Claude Code's view mode (`default` or `focus`): always `default` in a headless run. */
+  view_mode?: 'default' | 'focus';
   /**
    * The wrapped agent when a harness runs the session (`--harness`: claude, codex, gemini, qwen, acp); absent for
    * agentpipe's own loop.

@@ -274,8 +274,17 @@ export class Session {
       // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
       // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
       fast_mode_state: 'off',
+      fast_mode_disabled_reason: 'sdk_opt_in_required',
       analytics_disabled: true,
       product_feedback_disabled: true,
+      served_by_anthropic: ctx.provider.servedByAnthropic ?? false,
+      sandbox_enabled: false,
+      original_cwd: ctx.cwd,
+      additional_directories: ctx.permissions.directories ?? [],
+      per_turn_effort_active: false,
+      ultrathink_available: false,
+      ultrathink_typed_raises: false,
+      view_mode: 'default',
       uuid: newUuid(),
     };
   }
