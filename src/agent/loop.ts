@@ -25,7 +25,7 @@ import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
 import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
-import { runToolCall } from './tool-runner.ts';
+import { runToolCall, toolNamed } from './tool-runner.ts';
 import { stopHook } from './hooks.ts';
 import { currentModel, fallBack } from './fallback.ts';
 import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultApiError } from './api-error.ts';
@@ -248,7 +248,7 @@ async function callBatches(
 ): Promise<Array<{ concurrent: boolean; uses: ToolUseBlock[] }>> {
   const batches: Array<{ concurrent: boolean; uses: ToolUseBlock[] }> = [];
   for (const use of uses) {
-    const tool = ctx.tools.find((t) => t.name === use.name);
+    const tool = toolNamed(ctx.tools, use.name);
     let safe = false;
     try {
       safe =

@@ -36,13 +36,18 @@ export interface ToolOutcome {
   structuredOutput?: unknown;
 }
 
+/** The tool a model's call names: by its name, or the name the model is offered (`Agent` for Task). */
+export function toolNamed<T extends Tool>(tools: readonly T[], name: string): T | undefined {
+  return tools.find((t) => t.name === name || t.modelName === name);
+}
+
 export async function runToolCall(
   ctx: AgentContext,
   use: ToolUseBlock,
   signal: AbortSignal,
   run?: RunState,
 ): Promise<ToolOutcome> {
-  const tool = ctx.tools.find((t) => t.name === use.name);
+  const tool = toolNamed(ctx.tools, use.name);
   if (!tool) return errorOutcome(use, wrapToolUseError(`Error: No such tool available: ${use.name}`));
   if ('__invalid_input' in use.input)
     return errorOutcome(
