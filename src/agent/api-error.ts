@@ -18,7 +18,7 @@ export interface ResultApiError {
   text: string;
   /** `result.api_error_status`: the HTTP status, null without a response. */
   status: number | null;
-  /** `result.terminal_reason` (Claude Code: `completed`, except a prompt or request too large). */
+  /** `result.terminal_reason` (Claude Code 2.1.332: `api_error`, except a prompt or request too large). */
   terminalReason: TerminalReason;
 }
 
@@ -54,7 +54,7 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
   const text = parsed ? parsed[3]!.trim() : raw;
   const detail = status !== undefined && text.startsWith(`${status} `) ? text.slice(`${status} `.length) : text;
   const lower = detail.toLowerCase();
-  const report = (text: string, kind: ApiErrorReport['error'], terminalReason: TerminalReason = 'completed') => ({
+  const report = (text: string, kind: ApiErrorReport['error'], terminalReason: TerminalReason = 'api_error') => ({
     text,
     error: kind,
     status: status ?? null,
@@ -68,8 +68,11 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
       return report('Request timed out', 'server_error');
     if (raw.includes('stream stalled')) return report(`API Error: ${raw}`, 'unknown');
     const code = connectionCode(modelError);
-    // Claude Code (a Bun binary) names a refused connection `ConnectionRefused`.
-    const shown = code === 'ECONNREFUSED' ? 'ConnectionRefused' : code;
+    if (code === 'ECONNREFUSED')
+      return report(
+        'API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)',
+        'server_error',
+      );
     if (code === 'ECONNRESET' || code === 'EPIPE')
       return report(
         `API Error: Connection to the API was lost (${code}). This is usually temporary — try again.`,
@@ -77,7 +80,7 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
       );
     return report(
       `API Error: ` +
-        `${shown ? `Unable to connect to API (${shown})` : 'Unable to connect to API. Check your internet connection'}`,
+        `${code ? `Unable to connect to API (${code})` : 'Unable to connect to API. Check your internet connection'}`,
       'server_error',
     );
   }
@@ -96,7 +99,12 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
   if (status === 413) {
     if (lower.includes('context window'))
       return report(promptTooLong(detail, scene), 'invalid_request', 'prompt_too_long');
-    return report('Request too large (max 32MB). Try with a smaller file.', 'invalid_request', 'image_error');
+    return report(
+      'Request too large (max 32MB). Accumulated images and attachments in the conversation pushed the request over ' +
+        'the limit. Remove older images or compact the conversation.',
+      'invalid_request',
+      'image_error',
+    );
   }
   if (status === 400 && lower.includes('image exceeds') && lower.includes('maximum'))
     return report('Image was too large. Try resizing the image or using a different approach.', 'invalid_request');
