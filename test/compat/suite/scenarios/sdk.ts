@@ -53,6 +53,18 @@ async function* prompts(...texts: string[]): AsyncIterable<SDKUserMessage> {
     yield { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' };
 }
 
+/** Two prompts, the second sent once `release` is called (after the first result). */
+function gated(): { two: () => AsyncIterable<SDKUserMessage>; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  async function* two(): AsyncIterable<SDKUserMessage> {
+    yield* prompts('first');
+    await gate;
+    yield* prompts('second');
+  }
+  return { two, release };
+}
+
 /** A text answer whose frames come 300 ms apart (an interrupt lands mid-stream). */
 const slow = (text: string): Reply => ({
   kind: 'sse',
@@ -229,13 +241,7 @@ export const sdkScenarios: SdkScenario[] = [
     name: 'sdk/set-model',
     replies: [answer('one'), answer('two')],
     run: async (ctx) => {
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      async function* two(): AsyncIterable<SDKUserMessage> {
-        yield* prompts('first');
-        await gate;
-        yield* prompts('second');
-      }
+      const { two, release } = gated();
       const q = ctx.query(two());
       let results = 0;
       for await (const m of q) {
@@ -319,13 +325,7 @@ export const sdkScenarios: SdkScenario[] = [
     name: 'sdk/interrupt-mid-stream',
     replies: [slow('a long answer that is cut'), answer('after')],
     run: async (ctx) => {
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      async function* two(): AsyncIterable<SDKUserMessage> {
-        yield* prompts('first');
-        await gate;
-        yield* prompts('second');
-      }
+      const { two, release } = gated();
       const q = ctx.query(two(), { includePartialMessages: true });
       let interrupted = false;
       for await (const m of q) {
