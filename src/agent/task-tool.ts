@@ -1,7 +1,8 @@
 /**
  * The `Task` tool (`Agent` to the model, as Claude Code offers it): the model hands a task to a
- * subagent by name (`subagent_type`). The subagent's final text is the tool result. The list of agents can grow while the session
- * runs (`initialize.agents`), so the description is computed when asked for.
+ * subagent by name (`subagent_type`). The subagent's final text is the tool result. The list of
+ * agents can grow while the session runs (`initialize.agents`), so the description is computed
+ * when asked for.
  */
 import { requireString } from '../tools/input.ts';
 import type { ToolResult } from '../tools/types.ts';
