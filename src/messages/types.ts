@@ -101,6 +101,8 @@ export interface AssistantMessage extends Envelope {
     | 'overloaded'
     | 'model_not_found';
   request_id?: string;
+  /** When the block was emitted (Claude Code sends it on every assistant message). */
+  timestamp?: string;
 }
 
 /** A user turn: a prompt, tool results, or the interruption notice. */
@@ -307,6 +309,31 @@ export interface ModelUsage {
   costUSD: number;
   contextWindow: number;
   maxOutputTokens: number;
+  /** Claude Code 2.1.332's further members: thinking tokens, cache writes by lifetime, where the price came from. */
+  thinkingTokens?: number;
+  cacheCreationEphemeral5mInputTokens?: number;
+  cacheCreationEphemeral1hInputTokens?: number;
+  canonicalModel?: string;
+  provider?: string;
+  costBasis?: 'list';
+}
+
+/**
+ * `result.subagent_stats`: the subagents a prompt started and how they ended, in the shape Claude Code 2.1.332
+ * reports. agentpipe runs subagents in the foreground and never refuses one for concurrency or budget, so those
+ * counts stay 0; `requested.unset` counts the calls that did not ask for either (all of agentpipe's).
+ */
+export interface SubagentStats {
+  spawned: number;
+  requested: { background: number; foreground: number; unset: number };
+  started_in_background: number;
+  max_depth: number;
+  spawned_by_subagents: number;
+  completed: number;
+  failed: number;
+  killed: { parent: number; user: number; system: number };
+  refused: { depth_limit: number; concurrency_limit: number; budget: number };
+  by_type: Record<string, number>;
 }
 
 /** Summed usage of a whole prompt (every field non-null, as in the real CLI). */
@@ -358,6 +385,18 @@ interface ResultBase extends Envelope {
    * no fast mode, so it is always `'off'`, the value Claude Code sends while the feature is off.
    */
   fast_mode_state?: 'off' | 'cooldown' | 'on';
+  /** Why fast mode is off (`sdk_opt_in_required`, as Claude Code 2.1.332 reports in a headless run). */
+  fast_mode_disabled_reason?: 'sdk_opt_in_required';
+  /** `modelUsage` of this prompt alone (what was used since the session's last result). */
+  model_usage_since_last_result?: Record<string, ModelUsage>;
+  /** Prompts still queued behind this one when it ended. */
+  queued_turn_count?: number;
+  /** This result's index among the session's results (0 for the first). */
+  result_index?: number;
+  /** Claude Code's safety-classifier stops: agentpipe has no such classifier, always 0. */
+  safety_stops?: number;
+  /** The subagents the prompt started and how they ended. */
+  subagent_stats?: SubagentStats;
 }
 
 /**
