@@ -22,6 +22,7 @@ import type {
   StreamEvent,
   ToolUseBlock,
   UserContentBlock,
+  UserMessage,
 } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
@@ -109,7 +110,7 @@ export async function runAgentLoop(
   /** Emits a user message the run added (each one is a turn). */
   const emitUser = async (
     content: UserContentBlock[],
-    extra: { tool_use_result?: unknown; isSynthetic?: true } = {},
+    extra: Pick<UserMessage, 'tool_use_result' | 'tool_result_meta' | 'isSynthetic'> = {},
   ) => {
     userMessages++;
     await ctx.emit(userMessage(content, ctx.sessionId, ctx.parentToolUseId, extra));
@@ -192,7 +193,10 @@ export async function runAgentLoop(
             reason: outcome.denied.reason,
           });
         results.set(use.id, outcome.block);
-        await emitUser([outcome.block], outcome.data !== undefined ? { tool_use_result: outcome.data } : {});
+        await emitUser([outcome.block], {
+          ...(outcome.data !== undefined ? { tool_use_result: outcome.data } : {}),
+          ...(outcome.meta ? { tool_result_meta: [outcome.meta] } : {}),
+        });
         if (outcome.interrupt) {
           interruptedByAnswer = true;
           run.interrupt();

@@ -105,6 +105,21 @@ export interface AssistantMessage extends Envelope {
   timestamp?: string;
 }
 
+/**
+ * How a tool call was decided (Claude Code 2.1.332's `tool_result_meta` entry): `accept` by the permission mode, a
+ * rule (`subcommandResults` for a shell line's rules) or a hook; `reject` by a rule (`non_execution_kind:
+ * permission-rule`) or for want of an allowance (`user-rejected`).
+ */
+export interface ToolResultMeta {
+  id: string;
+  permission_decision: {
+    decision: 'accept' | 'reject';
+    source: 'config' | 'hook';
+    reason_type?: 'mode' | 'rule' | 'subcommandResults' | 'hook';
+  };
+  non_execution_kind?: 'user-rejected' | 'permission-rule';
+}
+
 /** A user turn: a prompt, tool results, or the interruption notice. */
 export interface UserMessage extends Envelope {
   type: 'user';
@@ -113,6 +128,8 @@ export interface UserMessage extends Envelope {
   isSynthetic?: boolean;
   /** Structured result of the tool (e.g. Bash's stdout/stderr), kept out of the model's context. */
   tool_use_result?: unknown;
+  /** How each tool call of the message was let run or refused, as Claude Code 2.1.332 says it. */
+  tool_result_meta?: ToolResultMeta[];
   timestamp?: string;
   /** True when a user message is echoed back by `--replay-user-messages`. */
   isReplay?: true;
