@@ -103,7 +103,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
       replayUserMessages: flags.replayUserMessages,
       permissionPromptTool: flags.permissionPromptTool,
       awaitInitialize: flags.awaitInitialize === true,
-      announceRequests: flags.inputFormat === 'stream-json',
+      // system/status 'requesting' before each request (with partial messages), as Claude Code 2.1.332 sends it.
+      announceRequests: true,
     });
   } catch (error) {
     const refusal = [DROPS_TURN_REFUSAL, NOT_FOUND].some(
