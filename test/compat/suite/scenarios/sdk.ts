@@ -3,6 +3,7 @@ import {
   createSdkMcpServer,
   tool,
   type Options,
+  type Query,
   type PermissionResult,
   type SDKUserMessage,
 } from '@anthropic-ai/claude-agent-sdk';
@@ -51,6 +52,21 @@ function asking(answerWith: (input: Record<string, unknown>) => PermissionResult
 async function* prompts(...texts: string[]): AsyncIterable<SDKUserMessage> {
   for (const text of texts)
     yield { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' };
+}
+
+/** A control scenario: `ask` calls control methods on a streaming-input query, then its messages are read. */
+function controlled(name: string, ask: (q: Query) => Promise<unknown>): SdkScenario {
+  return sdk({
+    area: 'control',
+    name,
+    replies: [answer('ok')],
+    run: async (ctx) => {
+      const q = ctx.query(prompts('hi'));
+      const got = await ask(q);
+      await ctx.collect(q);
+      return got;
+    },
+  });
 }
 
 /** Two prompts, the second sent once `release` is called (after the first result). */
@@ -209,17 +225,9 @@ export const sdkScenarios: SdkScenario[] = [
       return inputs;
     },
   }),
-  sdk({
-    area: 'control',
-    name: 'sdk/supported-commands-and-models',
-    replies: [answer('ok')],
-    run: async (ctx) => {
-      const q = ctx.query(prompts('hi'));
-      const commands = await q.supportedCommands();
-      const models = await q.supportedModels();
-      await ctx.collect(q);
-      return { commands: commands.map((c) => c.name).sort(), models };
-    },
+  controlled('sdk/supported-commands-and-models', async (q) => {
+    const commands = await q.supportedCommands();
+    return { commands: commands.map((c) => c.name).sort(), models: await q.supportedModels() };
   }),
   sdk({
     area: 'control',
@@ -254,27 +262,10 @@ export const sdkScenarios: SdkScenario[] = [
       return null;
     },
   }),
-  sdk({
-    area: 'control',
-    name: 'sdk/mcp-status',
-    replies: [answer('ok')],
-    run: async (ctx) => {
-      const q = ctx.query(prompts('hi'));
-      const status = await q.mcpServerStatus();
-      await ctx.collect(q);
-      return status;
-    },
-  }),
-  sdk({
-    area: 'control',
-    name: 'sdk/initialization-result',
-    replies: [answer('ok')],
-    run: async (ctx) => {
-      const q = ctx.query(prompts('hi'));
-      const init = await q.initializationResult();
-      await ctx.collect(q);
-      return { keys: Object.keys(init).sort(), output_style: init.output_style, account: init.account };
-    },
+  controlled('sdk/mcp-status', (q) => q.mcpServerStatus()),
+  controlled('sdk/initialization-result', async (q) => {
+    const init = await q.initializationResult();
+    return { keys: Object.keys(init).sort(), output_style: init.output_style, account: init.account };
   }),
   sdk({
     area: 'mcp',
