@@ -18,6 +18,8 @@ export interface ResultApiError {
   text: string;
   /** `result.api_error_status`: the HTTP status, null without a response. */
   status: number | null;
+  /** `result.api_error_type`: the API's error type (`api_error`, `overloaded_error` …), when it named one. */
+  type?: string;
   /** `result.terminal_reason` (Claude Code 2.1.332: `api_error`, except a prompt or request too large). */
   terminalReason: TerminalReason;
 }
@@ -58,6 +60,7 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
     text,
     error: kind,
     status: status ?? null,
+    ...(parsed?.[2] ? { type: parsed[2] } : {}),
     terminalReason,
   });
   // The request never got an answer.
@@ -147,7 +150,7 @@ export function apiErrorAssistant(
     message: apiMessage({
       id: newUuid(),
       model: '<synthetic>',
-      content: [{ type: 'text', text: report.text, citations: null }],
+      content: [{ type: 'text', text: report.text }],
       stop_reason: 'stop_sequence',
       stop_sequence: '',
       usage: {
@@ -168,7 +171,12 @@ export function apiErrorAssistant(
     parent_tool_use_id: ids.parentToolUseId,
     session_id: ids.sessionId,
     uuid: newUuid(),
+    timestamp: new Date().toISOString(),
     error: report.error,
+    // Claude Code 2.1.332 marks the message and repeats what the API said (when it answered).
+    ...(report.status !== null ? { api_error_status: report.status } : {}),
+    ...(report.type ? { api_error_type: report.type } : {}),
+    is_api_error_message: true,
   };
 }
 

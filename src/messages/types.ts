@@ -103,6 +103,10 @@ export interface AssistantMessage extends Envelope {
   request_id?: string;
   /** When the block was emitted (Claude Code sends it on every assistant message). */
   timestamp?: string;
+  /** A failed request's synthetic message: the HTTP status and error type the API answered, and the mark. */
+  api_error_status?: number;
+  api_error_type?: string;
+  is_api_error_message?: true;
 }
 
 /**
@@ -425,6 +429,8 @@ export interface ResultSuccessMessage extends ResultBase {
   subtype: 'success';
   is_error: boolean;
   api_error_status?: number | null;
+  /** The API's error type of a failed request (`api_error`, `overloaded_error` …), as Claude Code 2.1.332 adds it. */
+  api_error_type?: string;
   result: string;
   structured_output?: unknown;
   /** From the prompt's start to its first assistant message (absent on an API error). */

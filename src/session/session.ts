@@ -624,7 +624,14 @@ export class Session {
     };
     // A model request that failed for good ends as in Claude Code: a success carrying the error's text.
     if (apiError)
-      return { ...base, subtype: 'success', is_error: true, api_error_status: apiError.status, result: apiError.text };
+      return {
+        ...base,
+        subtype: 'success',
+        is_error: true,
+        api_error_status: apiError.status,
+        ...(apiError.type ? { api_error_type: apiError.type } : {}),
+        result: apiError.text,
+      };
     if (subtype === 'success') {
       const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
       return {
