@@ -1,5 +1,6 @@
 /**
- * What the differential suite compares, and what it drops first. The stream: every line, with
+ * What the differential suite compares, and what it drops first. The stream: every line but the
+ * `tool_progress` heartbeats (their count is the machine's speed; run.ts), with
  * only ids, uuids, timestamps, durations, costs, temp paths and ports replaced (keys kept, so a
  * field only one product sends is a difference), and system/init's inventory left out (see
  * INVENTORY). The requests: per message its role and blocks (kinds, texts, tool names and
