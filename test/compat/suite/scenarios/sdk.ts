@@ -54,6 +54,21 @@ async function* prompts(...texts: string[]): AsyncIterable<SDKUserMessage> {
     yield { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' };
 }
 
+/** A hook scenario: the Bash call runs in bypassPermissions with `hooks`; what the callbacks `record` is compared. */
+function withHooks(name: string, hooks: (record: (input: unknown) => void) => Options['hooks']): SdkScenario {
+  return sdk({
+    area: 'hooks',
+    name,
+    replies: touch,
+    run: async (ctx) => {
+      const inputs: unknown[] = [];
+      const options: Options = { permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true };
+      await ctx.collect(ctx.query('go', { ...options, hooks: hooks((input) => inputs.push(input)) }));
+      return inputs;
+    },
+  });
+}
+
 /** A control scenario: `ask` calls control methods on a streaming-input query, then its messages are read. */
 function controlled(name: string, ask: (q: Query) => Promise<unknown>): SdkScenario {
   return sdk({
@@ -140,79 +155,37 @@ export const sdkScenarios: SdkScenario[] = [
     replies: [calls(['toolu_r', 'Read', { file_path: '/etc/hostname' }]), answer('done')],
     run: asking(() => ({ behavior: 'deny', message: 'no' })),
   }),
-  sdk({
-    area: 'hooks',
-    name: 'sdk/hook-pre-tool-use',
-    replies: touch,
-    run: async (ctx) => {
-      const inputs: unknown[] = [];
-      await ctx.collect(
-        ctx.query('go', {
-          permissionMode: 'bypassPermissions',
-          allowDangerouslySkipPermissions: true,
-          hooks: { PreToolUse: [{ hooks: [async (input) => (inputs.push(input), { continue: true })] }] },
-        }),
-      );
-      return inputs;
-    },
-  }),
-  sdk({
-    area: 'hooks',
-    name: 'sdk/hook-deny',
-    replies: touch,
-    run: async (ctx) => {
-      await ctx.collect(
-        ctx.query('go', {
-          permissionMode: 'bypassPermissions',
-          allowDangerouslySkipPermissions: true,
-          hooks: {
-            PreToolUse: [
-              {
-                matcher: 'Bash',
-                hooks: [
-                  async () => ({
-                    hookSpecificOutput: {
-                      hookEventName: 'PreToolUse',
-                      permissionDecision: 'deny',
-                      permissionDecisionReason: 'hook says no',
-                    },
-                  }),
-                ],
-              },
-            ],
-          },
-        }),
-      );
-      return null;
-    },
-  }),
-  sdk({
-    area: 'hooks',
-    name: 'sdk/hook-post-tool-use',
-    replies: touch,
-    run: async (ctx) => {
-      const inputs: unknown[] = [];
-      await ctx.collect(
-        ctx.query('go', {
-          permissionMode: 'bypassPermissions',
-          allowDangerouslySkipPermissions: true,
-          hooks: {
-            PostToolUse: [
-              {
-                hooks: [
-                  async (input) => (
-                    inputs.push(input),
-                    { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'noted' } }
-                  ),
-                ],
-              },
-            ],
-          },
-        }),
-      );
-      return inputs;
-    },
-  }),
+  withHooks('sdk/hook-pre-tool-use', (record) => ({
+    PreToolUse: [{ hooks: [async (input) => (record(input), { continue: true })] }],
+  })),
+  withHooks('sdk/hook-deny', () => ({
+    PreToolUse: [
+      {
+        matcher: 'Bash',
+        hooks: [
+          async () => ({
+            hookSpecificOutput: {
+              hookEventName: 'PreToolUse',
+              permissionDecision: 'deny',
+              permissionDecisionReason: 'hook says no',
+            },
+          }),
+        ],
+      },
+    ],
+  })),
+  withHooks('sdk/hook-post-tool-use', (record) => ({
+    PostToolUse: [
+      {
+        hooks: [
+          async (input) => (
+            record(input),
+            { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'noted' } }
+          ),
+        ],
+      },
+    ],
+  })),
   sdk({
     area: 'hooks',
     name: 'sdk/hook-user-prompt-submit',
