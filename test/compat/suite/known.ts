@@ -38,7 +38,6 @@ export const known = new Map<string, string>([
     'differs first in .stream[].tool_result_meta[].permission_decision.reason_type',
   ],
   ['permissions/default-write-asks', 'differs first in .requests[].messages[].content[].content'],
-  ['permissions/accept-edits-write', 'differs first in kinds'],
   ['permissions/accept-edits-bash', 'differs first in kinds'],
   ['permissions/plan-write', 'differs first in .requests[].messages[].content[].content'],
   ['permissions/plan-bash', 'differs first in kinds'],
