@@ -14,7 +14,7 @@ import { pipeOutput } from '../pipeline/output.ts';
 import { createOutputFormat, type OutputLine } from '../pipeline/format/index.ts';
 import { priceOf } from '../model/pricing.ts';
 import { openSession, SessionSetupError, setupErrorResult } from '../session/open.ts';
-import { DROPS_TURN_REFUSAL } from '../session/resume.ts';
+import { DROPS_TURN_REFUSAL, NOT_FOUND } from '../session/resume.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { maxLineFromEnv, readInputMessages } from '../transport/ndjson.ts';
 import { buildProgram, type CliFlags } from './flags.ts';
@@ -54,9 +54,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 }
 
 /**
- * A `--resume-drops-turn` refusal is the prompt's one result, as Claude Code sends it (an
- * `error_during_execution` result whose error starts with DROPS_TURN_REFUSAL, sdk.d.ts): the SDK
- * then maps it to its rewind recovery. So is a required sandbox that cannot start (Claude Code's
+ * A `--resume-drops-turn` refusal, or a `--resume` of an unknown session, is the prompt's one result, as Claude Code
+ * sends it (an `error_during_execution` result; for the first, its error starts with DROPS_TURN_REFUSAL, sdk.d.ts,
+ * which the SDK maps to its rewind recovery). So is a required sandbox that cannot start (Claude Code's
  * `sandbox_required_unavailable`). Said on stderr too; exit 1.
  */
 async function refuseResume(message: string, flags: CliFlags, options: SessionOptions): Promise<number> {
@@ -106,10 +106,14 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
       replayUserMessages: flags.replayUserMessages,
       permissionPromptTool: flags.permissionPromptTool,
       awaitInitialize: flags.awaitInitialize === true,
-      announceRequests: flags.inputFormat === 'stream-json',
+      // system/status 'requesting' before each request (with partial messages), as Claude Code 2.1.332 sends it.
+      announceRequests: true,
     });
   } catch (error) {
-    if (error instanceof SessionSetupError && (error.asResult || error.message.startsWith(DROPS_TURN_REFUSAL))) {
+    const refusal = [DROPS_TURN_REFUSAL, NOT_FOUND].some(
+      (start) => error instanceof Error && error.message.startsWith(start),
+    );
+    if (error instanceof SessionSetupError && (error.asResult || refusal)) {
       return refuseResume(error.message, flags, options);
     }
     if (error instanceof SessionSetupError) throw new UsageError(error.message);

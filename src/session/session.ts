@@ -2,6 +2,8 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
+import { emptySubagentStats } from '../agent/subagent-stats.ts';
+import { resultFields } from './result-fields.ts';
 import { SessionStats } from './session-stats.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import type {
   MessageParam,
   PermissionDenial,
   ResultMessage,
+  SubagentStats,
   SystemInitMessage,
   UserContentBlock,
 } from '../messages/types.ts';
@@ -86,6 +89,8 @@ export class Session {
   /** The MCP servers of the session (their tools join `ctx.tools` at each prompt). */
   readonly mcp: McpManager;
   #hideTool: (name: string) => boolean;
+  /** Results made so far (`result.result_index`). */
+  #results = 0;
   /** `agent` to run the main thread as, until it was applied at the first prompt. */
   #mainAgent?: MainAgent;
   /** Every hook of the session: settings commands, library callbacks, the SDK client's. */
@@ -156,7 +161,8 @@ export class Session {
       parentToolUseId: null,
       maxTurns: options.maxTurns,
       maxBudgetUsd: options.maxBudgetUsd,
-      maxTokens: options.maxTokens ?? 16_384,
+      // Claude Code 2.1.332 asks Claude for 32,000 tokens (claude-sonnet-4-6); other providers' models get 16,384.
+      maxTokens: options.maxTokens ?? (provider.provider === 'anthropic' ? 32_000 : 16_384),
       thinkingBudgetTokens: options.maxThinkingTokens,
       thinking: options.thinking,
       effort: options.effort,
@@ -283,8 +289,17 @@ export class Session {
       // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
       // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
       fast_mode_state: 'off',
+      fast_mode_disabled_reason: 'sdk_opt_in_required',
       analytics_disabled: true,
       product_feedback_disabled: true,
+      served_by_anthropic: ctx.provider.servedByAnthropic ?? false,
+      sandbox_enabled: false,
+      original_cwd: ctx.cwd,
+      additional_directories: ctx.permissions.directories ?? [],
+      per_turn_effort_active: false,
+      ultrathink_available: false,
+      ultrathink_typed_raises: false,
+      view_mode: 'default',
       uuid: newUuid(),
     };
   }
@@ -307,7 +322,14 @@ export class Session {
     const usage = new UsageTracker();
     const denials: PermissionDenial[] = [];
     let outcome: StructuredOutcome;
-    const run: RunState = { signal: abort.signal, usage, denials, interrupt: () => abort.abort(), marks };
+    const run: RunState = {
+      signal: abort.signal,
+      usage,
+      denials,
+      interrupt: () => abort.abort(),
+      marks,
+      subagents: emptySubagentStats(),
+    };
     try {
       outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
     } catch (error) {
@@ -333,8 +355,9 @@ export class Session {
       ttft_ms: since(marks.firstAssistant),
       ttft_stream_ms: since(marks.firstEvent),
       time_to_request_ms: since(marks.requestSent),
+      first_content_frame_ms: since(marks.firstContent),
     };
-    return this.#finish(outcome, usage, denials, started);
+    return this.#finish(outcome, usage, denials, started, run.subagents);
   }
 
   /** One prompt on agentpipe's own loop (or a `/compact` command). */
@@ -369,8 +392,9 @@ export class Session {
     usage: UsageTracker,
     denials: PermissionDenial[],
     started: number,
+    subagents = emptySubagentStats(),
   ): Promise<ResultMessage> {
-    const result = this.#result(outcome, usage, denials, Date.now() - started);
+    const result = this.#result(outcome, usage, denials, Date.now() - started, subagents);
     this.stats.addPrompt(usage, result.duration_ms);
     this.compactor.afterPrompt(usage);
     await this.ctx.emit(result);
@@ -579,6 +603,7 @@ export class Session {
     usage: UsageTracker,
     denials: PermissionDenial[],
     durationMs: number,
+    subagents: SubagentStats,
   ): ResultMessage {
     const subtype = outcome.subtype;
     const apiError = outcome.apiError;
@@ -593,16 +618,29 @@ export class Session {
       session_id: this.id,
       total_cost_usd: usage.totalCostUsd,
       usage: usage.usage,
-      modelUsage: usage.modelUsage,
       permission_denials: denials,
       terminal_reason: apiError?.terminalReason ?? outcome.terminalReason,
       // No fast mode here: 'off', as Claude Code reports it while its fast mode is off.
       fast_mode_state: 'off' as const,
+      ...resultFields({
+        modelUsage: usage.modelUsage,
+        provider: this.ctx.provider.provider,
+        maxTokens: this.ctx.maxTokens,
+        resultIndex: this.#results++,
+        subagents,
+      }),
       uuid: newUuid(),
     };
     // A model request that failed for good ends as in Claude Code: a success carrying the error's text.
     if (apiError)
-      return { ...base, subtype: 'success', is_error: true, api_error_status: apiError.status, result: apiError.text };
+      return {
+        ...base,
+        subtype: 'success',
+        is_error: true,
+        api_error_status: apiError.status,
+        ...(apiError.type ? { api_error_type: apiError.type } : {}),
+        result: apiError.text,
+      };
     if (subtype === 'success') {
       const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
       return {
