@@ -21,6 +21,7 @@ const LAYERS = [
   'transport',
   'sdk',
   'acp',
+  'codex',
   'view',
   'cli',
 ];
