@@ -232,6 +232,7 @@ export class CodexItemProjector {
     const events: ItemEvent[] = [];
     if (
       item.kind === 'commandExecution' &&
+      item.status !== 'declined' &&
       item.output.startsWith(call.shown) &&
       item.output.length > call.shown.length
     )

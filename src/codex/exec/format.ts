@@ -3,7 +3,7 @@
  * (`thread.started`, `turn.started`, `item.started|updated|completed`, `turn.completed` with the
  * usage, `error` + `turn.failed`), through the shared item projection. Items are numbered
  * `item_0`, `item_1`… as codex numbers them; as in codex exec, texts come whole (no deltas), a
- * command opens with `item.started`, a file change shows once it is applied, and the plan is one
+ * command and a file change open with `item.started`, and the plan is one
  * `todo_list` item started by the first TodoWrite, updated by the next ones, completed at the end of
  * the turn. Without `--json` it prints the final message on stdout and a short log on stderr.
  */
@@ -163,12 +163,11 @@ export class CodexExecFormat implements OutputFormat {
           status: item.status === 'inProgress' ? 'in_progress' : item.status,
         };
       case 'fileChange':
-        if (!done) return undefined;
         return {
           id: this.#id(item.id),
           type: 'file_change',
           changes: item.changes.map((c) => ({ path: c.path, kind: c.kind })),
-          status: item.status === 'completed' ? 'completed' : 'failed',
+          status: item.status === 'inProgress' ? 'in_progress' : item.status === 'completed' ? 'completed' : 'failed',
         };
       case 'mcpToolCall':
         return {
