@@ -33,6 +33,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     const { runAcpCommand } = await import('./acp-command.ts');
     return runAcpCommand(argv.slice(3), log);
   }
+  if (argv[2] === 'app-server') {
+    // `agentpipe app-server`: Codex's app-server protocol (loaded only for it).
+    const { runAppServerCommand } = await import('./app-server-command.ts');
+    return runAppServerCommand(argv.slice(3), log);
+  }
   if (argv[2] === 'exec') {
     // `agentpipe exec`: Codex's `codex exec` command line and JSON lines (loaded only for it).
     const { runExecCommand } = await import('./exec-command.ts');

@@ -18,6 +18,8 @@
  * | `system/api_retry` | a `retry` event |
  */
 
+import type { ResultMessage } from '../messages/types.ts';
+
 /** How a command or a tool call ended. */
 export type ItemStatus = 'inProgress' | 'completed' | 'failed' | 'declined';
 
@@ -108,4 +110,10 @@ export function codexUsage(u: RequestUsage): {
     output_tokens: u.output_tokens,
     reasoning_output_tokens: u.thinking_tokens,
   };
+}
+
+/** Why a turn failed, or undefined when it completed. */
+export function failureOf(result: ResultMessage): string | undefined {
+  if (result.subtype === 'success') return result.is_error ? result.result || 'the model request failed' : undefined;
+  return result.errors.join('; ') || result.subtype;
 }

@@ -10,7 +10,7 @@
 import type { OutputFormat, OutputLine } from '../../pipeline/format/types.ts';
 import type { ResultMessage } from '../../messages/types.ts';
 import type { ExecThreadEvent, ExecThreadItem } from '../../messages/codex/exec-events.ts';
-import { codexUsage, type CodexItem, type ItemEvent, type PlanStep } from '../items.ts';
+import { codexUsage, failureOf, type CodexItem, type ItemEvent, type PlanStep } from '../items.ts';
 import { CodexItemProjector } from '../projector.ts';
 
 export class CodexExecFormat implements OutputFormat {
@@ -207,10 +207,4 @@ export class CodexExecFormat implements OutputFormat {
     if (item.type === 'reasoning') this.#log(`thinking\n${item.text}`);
     if (item.type === 'mcp_tool_call' && event.type === 'item.started') this.#log(`tool ${item.server}.${item.tool}`);
   }
-}
-
-/** Why a turn failed, or undefined when it completed. */
-export function failureOf(result: ResultMessage): string | undefined {
-  if (result.subtype === 'success') return result.is_error ? result.result || 'the model request failed' : undefined;
-  return result.errors.join('; ') || result.subtype;
 }
