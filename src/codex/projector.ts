@@ -2,7 +2,7 @@
  * The Codex projection: agentpipe's message stream → Codex item events (items.ts), pure and
  * incremental like the ACP projector: feed the messages of a turn in order with `push()`, then
  * `finish()` when its `result` came. Texts stream as deltas when the stream has `stream_event`s and
- * complete with their final block; a tool call opens an item with its `tool_use` and completes it
+ * complete at their `content_block_stop` (else with their final block); a tool call opens an item with its `tool_use` and completes it
  * with its `tool_result`; a subagent's messages stay inside its Task item. Every item started is
  * completed exactly once (calls left open when the turn ends are failed by `finish`).
  */
@@ -44,6 +44,8 @@ export class CodexItemProjector {
   readonly #open = new Map<string, OpenCall>();
   /** Text and thinking blocks streaming now, by `<message id>#<index>`. */
   readonly #streaming = new Map<string, CodexItem & { kind: 'agentMessage' | 'reasoning' }>();
+  /** Streamed blocks completed at their `content_block_stop`, whose final message is still to come. */
+  readonly #completedBlocks = new Set<string>();
   /** Final blocks seen per API message id (the n-th is block index n). */
   readonly #blocksSeen = new Map<string, number>();
   #streamingMessage?: string;
@@ -105,6 +107,7 @@ export class CodexItemProjector {
     }
     this.#open.clear();
     this.#streaming.clear();
+    this.#completedBlocks.clear();
     this.#blocksSeen.clear();
     this.#declined.clear();
     this.#structured.clear();
@@ -129,6 +132,15 @@ export class CodexItemProjector {
       } as const;
       this.#streaming.set(`${id}#${event.index}`, item);
       return [{ type: 'started', item }];
+    }
+    if (event.type === 'content_block_stop') {
+      // The block is whole: its item completes now, before the next block's (its final message may come later).
+      const key = `${id}#${event.index}`;
+      const done = this.#streaming.get(key);
+      if (!done) return [];
+      this.#streaming.delete(key);
+      this.#completedBlocks.add(key);
+      return [{ type: 'completed', item: done }];
     }
     if (event.type !== 'content_block_delta') return [];
     const item = this.#streaming.get(`${id}#${event.index}`);
@@ -155,6 +167,7 @@ export class CodexItemProjector {
       if (block.type === 'text' || block.type === 'thinking') {
         const text = block.type === 'text' ? block.text : block.thinking;
         const key = `${id}#${index}`;
+        if (this.#completedBlocks.delete(key)) continue;
         const streamed = this.#streaming.get(key);
         this.#streaming.delete(key);
         const kind = block.type === 'text' ? 'agentMessage' : 'reasoning';

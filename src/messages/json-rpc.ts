@@ -4,7 +4,9 @@
  * for both sides of it: `agentpipe app-server` (the server) and the Codex harness (a client of
  * `codex app-server`). A peer answers the other side's requests one at a time, in order, from a
  * bounded queue: a request that finds it full is answered at once with -32001 (codex's "Server
- * overloaded"), so a client that floods is told to retry instead of growing memory. Answers to its
+ * overloaded"), so a client that floods is told to retry instead of growing memory. A line that is
+ * not JSON, or a message without a usable id, cannot be answered (codex's frames have no
+ * `id: null`): it is logged, as codex logs it. Answers to its
  * own requests are never queued. Closing the peer aborts the handler running, refuses what is
  * queued and rejects its own requests still waiting.
  */
@@ -14,7 +16,6 @@ export type RequestId = string | number;
 
 /** The error codes the peer sends. */
 export const RPC_ERROR = {
-  parse: -32700,
   invalidRequest: -32600,
   methodNotFound: -32601,
   invalidParams: -32602,
@@ -134,13 +135,12 @@ export class JsonRpcPeer {
   /** Takes one frame of the other side (already parsed JSON, or the text that was not JSON). */
   receive(value: unknown, notJson?: string): void {
     if (this.#status !== 'open') return;
-    if (notJson !== undefined) {
-      this.#reply({ id: null, error: { code: RPC_ERROR.parse, message: `Parse error: ${notJson}` } });
-      return;
-    }
+    // A frame without a usable id cannot be answered (codex's schema has no `id: null`): it is logged, as codex does.
+    if (notJson !== undefined) return this.#o.log?.(`json-rpc: a line that is not JSON was ignored (${notJson})`);
     const frame = classifyFrame(value);
     switch (frame.kind) {
       case 'invalid':
+        if (frame.id === null) return this.#o.log?.(`json-rpc: an invalid message was ignored (${frame.reason})`);
         this.#reply({
           id: frame.id,
           error: { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${frame.reason}` },

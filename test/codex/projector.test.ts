@@ -56,6 +56,7 @@ test('streamed text: started, deltas, completed with the same id and the whole t
     event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
     event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } }),
     event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } }),
+    event({ type: 'content_block_stop', index: 0 }),
     assistant('msg_1', [{ type: 'text', text: 'Hello', citations: null }], null, 'end_turn'),
   ].flatMap((m) => p.push(m));
   assert.deepEqual(kinds(out), [

@@ -41,10 +41,11 @@ export interface ApprovalHost {
   acceptEdits(): Promise<void>;
 }
 
-/** The answer, and whether the client declined (the item then completes as `declined`). */
+/** The answer; whether the client declined (the item then completes as `declined`) or cancelled the turn. */
 export interface Approval {
   result: PermissionResult;
   declined: boolean;
+  cancelled: boolean;
 }
 
 /** One thread's approvals: what was accepted for the session, and the questions to ask. */
@@ -132,7 +133,7 @@ export class Approvals {
 }
 
 function allow(input: Record<string, unknown>): Approval {
-  return { result: { behavior: 'allow', updatedInput: input }, declined: false };
+  return { result: { behavior: 'allow', updatedInput: input }, declined: false, cancelled: false };
 }
 
 /** accept / decline / cancel as the permission answer. */
@@ -142,6 +143,7 @@ function decide(decision: string, toolName: string, input: Record<string, unknow
     return {
       result: { behavior: 'deny', message: `The user cancelled ${toolName} and stopped the turn`, interrupt: true },
       declined: true,
+      cancelled: true,
     };
-  return { result: { behavior: 'deny', message: `The user declined ${toolName}` }, declined: true };
+  return { result: { behavior: 'deny', message: `The user declined ${toolName}` }, declined: true, cancelled: false };
 }

@@ -290,6 +290,10 @@ export class CodexThread {
       o,
     );
     if (approval.declined) this.#projector.decline(o.toolUseId);
+    if (approval.cancelled && this.#turn) {
+      this.#turn.interrupted = true;
+      this.#steers.length = 0;
+    }
     return approval.result;
   }
 }
