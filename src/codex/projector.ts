@@ -2,9 +2,10 @@
  * The Codex projection: agentpipe's message stream → Codex item events (items.ts), pure and
  * incremental like the ACP projector: feed the messages of a turn in order with `push()`, then
  * `finish()` when its `result` came. Texts stream as deltas when the stream has `stream_event`s and
- * complete at their `content_block_stop` (else with their final block); a tool call opens an item with its `tool_use` and completes it
- * with its `tool_result`; a subagent's messages stay inside its Task item. Every item started is
- * completed exactly once (calls left open when the turn ends are failed by `finish`).
+ * complete at their `content_block_stop` (else with their final block); a tool call opens an item
+ * with its `tool_use` and completes it with its `tool_result`; a subagent's messages stay inside its
+ * Task item. Every item started is completed exactly once (calls left open when the turn ends are
+ * failed by `finish`).
  */
 import path from 'node:path';
 import type {
