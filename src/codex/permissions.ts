@@ -7,7 +7,8 @@
  * |---|---|---|
  * | `read-only` | `default`: reads inside the working folders and read-only commands run, the rest asks | `auto` |
  * | `workspace-write` | `acceptEdits`: edits inside the working folders too | `auto` |
- * | `danger-full-access`, `--dangerously-bypass-approvals-and-sandbox` | `bypassPermissions` | `off` |
+ * | `danger-full-access` | `bypassPermissions`; `default` with `untrusted` (asks what is not known safe) | `off` |
+ * | `--dangerously-bypass-approvals-and-sandbox` | `bypassPermissions` | `off` |
  *
  * What asks goes to the client when the approval policy lets codex ask (`untrusted`, `on-request`,
  * `on-failure`: app-server only) and is denied with `never` (and always in `exec`, which has nobody
@@ -47,8 +48,11 @@ export function codexPermissions(o: {
   networkAccess?: boolean;
 }): CodexPermissions {
   const ask = o.approvalPolicy !== 'never';
-  if (o.bypass || o.sandbox === 'danger-full-access')
-    return { permissionMode: 'bypassPermissions', osSandbox: 'off', networkAccess: true, ask };
+  if (o.bypass) return { permissionMode: 'bypassPermissions', osSandbox: 'off', networkAccess: true, ask: false };
+  if (o.sandbox === 'danger-full-access') {
+    const permissionMode = o.approvalPolicy === 'untrusted' ? 'default' : 'bypassPermissions';
+    return { permissionMode, osSandbox: 'off', networkAccess: true, ask };
+  }
   const networkAccess = o.networkAccess === true;
   if (o.sandbox === 'workspace-write') return { permissionMode: 'acceptEdits', osSandbox: 'auto', networkAccess, ask };
   return { permissionMode: 'default', osSandbox: 'auto', networkAccess, ask };

@@ -156,6 +156,11 @@ export class AppServerClient {
     return this.waitFor((f) => f.method === 'turn/completed' && f.params.turn.id === turnId, from);
   }
 
+  /** The method of the request this client sent with `id`. */
+  methodOf(id: number): string | undefined {
+    return this.#methods.get(id);
+  }
+
   /** Notifications and requests of the server with this method. */
   sent(method: string): Frame[] {
     return this.frames.filter((f) => f.method === method);

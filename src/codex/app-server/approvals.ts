@@ -67,9 +67,8 @@ export class Approvals {
       const params = {
         kind: 'command',
         ...base,
-        approvalId: null,
         environmentId: null,
-        reason: o.decisionReason ?? null,
+        ...(o.decisionReason ? { reason: o.decisionReason } : {}),
         command,
         cwd: host.cwd,
         commandActions: [{ type: 'unknown', command }],
