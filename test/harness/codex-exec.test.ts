@@ -1,4 +1,8 @@
-/** The Codex harness with the real `codex` CLI against a local Responses API fake (offline, throwaway CODEX_HOME). */
+/**
+ * The Codex harness on `codex exec` (the protocol of a codex without an app-server; forced here with
+ * AGENTPIPE_CODEX_PROTOCOL=exec) with the real `codex` CLI against a local Responses API fake
+ * (offline, throwaway CODEX_HOME). codex-app-server.test.ts tests the app-server protocol.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,7 +30,7 @@ async function codexOn(
   if (configToml) writeFileSync(path.join(codexHome, 'config.toml'), configToml);
   const driven = await driveHarness(
     { name: 'codex', cwd: dirs.cwd, baseUrl: server.baseUrl, model: 'fake-model', ...config },
-    { HOME: codexHome, CODEX_HOME: codexHome, CODEX_API_KEY: 'sk-fake' },
+    { HOME: codexHome, CODEX_HOME: codexHome, CODEX_API_KEY: 'sk-fake', AGENTPIPE_CODEX_PROTOCOL: 'exec' },
   );
   return { server, driven, cwd: dirs.cwd, home: codexHome };
 }
@@ -372,7 +376,7 @@ test('codex: bad output (non-JSON, unknown events and items, exit without turn.c
   const { cwd, home } = harnessDirs('codex-bad');
   const driven = await driveHarness(
     { name: 'codex', cwd, command: [process.execPath, script] },
-    { HOME: home, CODEX_HOME: home },
+    { HOME: home, CODEX_HOME: home, AGENTPIPE_CODEX_PROTOCOL: 'exec' },
   );
   try {
     const { messages, outcome, warnings } = await driven.prompt('anything');
@@ -446,7 +450,7 @@ test('codex: to-do lists, MCP calls, web searches, failed patches and commands w
     allowedTools: ['Bash'],
     disallowedTools: ['Write'],
   };
-  const driven = await driveHarness(config, { HOME: home, CODEX_HOME: home });
+  const driven = await driveHarness(config, { HOME: home, CODEX_HOME: home, AGENTPIPE_CODEX_PROTOCOL: 'exec' });
   try {
     const { messages, outcome, warnings } = await driven.prompt('go');
     assert.equal(outcome.subtype, 'success');
