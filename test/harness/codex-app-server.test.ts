@@ -229,7 +229,10 @@ test('a codex without an app-server: the harness says so once and runs codex exe
   writeFileSync(
     script,
     [
-      'if (process.argv[2] === "app-server") { console.error("error: unrecognized subcommand \'app-server\'"); process.exit(2); }',
+      'if (process.argv[2] === "app-server") {',
+      '  console.error("error: unrecognized subcommand \'app-server\'");',
+      '  process.exit(2);',
+      '}',
       'const out = (v) => process.stdout.write(JSON.stringify(v) + "\\n");',
       'out({ type: "thread.started", thread_id: "thread-old-1" });',
       'out({ type: "turn.started" });',
