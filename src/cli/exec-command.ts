@@ -16,7 +16,7 @@ import type { OutputLine } from '../pipeline/format/types.ts';
 import { openSession, SessionSetupError } from '../session/open.ts';
 import { keepYoungGenerationSmall } from '../process/young-generation.ts';
 import { VERSION } from '../version.ts';
-import { EXEC_USAGE, ExecUsageError, parseExecArgs, type ExecArgs } from '../codex/exec/args.ts';
+import { EXEC_HELP, EXEC_USAGE, ExecUsageError, parseExecArgs, type ExecArgs } from '../codex/exec/args.ts';
 import { ExecSetupError, execPlan, promptContent } from '../codex/exec/options.ts';
 import { CodexExecFormat } from '../codex/exec/format.ts';
 import { interruptOnSignals, readAll, runStdout, toAsync } from './print-io.ts';
@@ -33,7 +33,7 @@ export async function runExecCommand(argv: string[], log: (line: string) => void
     return 2;
   }
   if (args.help) {
-    process.stdout.write(`Run agentpipe non-interactively, as codex exec\n\n${EXEC_USAGE}\n\nSee docs/codex.md.\n`);
+    process.stdout.write(EXEC_HELP);
     return 0;
   }
   if (args.version) {

@@ -102,6 +102,30 @@ export const EXEC_USAGE =
   'Usage: agentpipe exec [OPTIONS] [PROMPT]\n       agentpipe exec [OPTIONS] resume [SESSION_ID] [PROMPT]\n' +
   '       agentpipe exec [OPTIONS] fork <SESSION_ID> [PROMPT]';
 
+/** `agentpipe exec --help`. */
+export const EXEC_HELP = `Run agentpipe non-interactively, as codex exec (see docs/codex.md)
+
+${EXEC_USAGE}
+
+Options:
+  --json, --experimental-json   print events as JSON lines (codex exec --json)
+  -m, --model <MODEL>           the model: scripted, claude-*, or a model of an OpenAI-compatible server
+  -s, --sandbox <MODE>          read-only | workspace-write | danger-full-access (agentpipe's permission modes)
+      --dangerously-bypass-approvals-and-sandbox   run everything without asking (bypassPermissions)
+  -C, --cd <DIR>                the working folder
+      --add-dir <DIR>           another working folder (repeatable)
+      --skip-git-repo-check     allow a folder outside a git repository
+      --output-schema <FILE>    the final message is JSON valid against this JSON Schema
+  -i, --image <FILE>            an image of the prompt (repeatable)
+  -c, --config <key=value>      a codex config key (model, openai_base_url, model_reasoning_effort,
+                                approval_policy, sandbox_mode, web_search, instructions, agentpipe.script, ...)
+  -o, --output-last-message <FILE>   write the final message to FILE
+      --ephemeral               do not save the session
+  resume <ID> | resume --last | fork <ID>   continue a saved session, the latest one, or a copy of one
+
+Environment: CODEX_API_KEY or OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY (claude-* models).
+`;
+
 /** Parses the arguments after `exec`; throws ExecUsageError for anything codex exec would refuse. */
 export function parseExecArgs(argv: string[]): ExecArgs {
   let parsed;

@@ -91,6 +91,7 @@ export class CodexAppServerHarness implements Harness {
       argv: [...c.command, 'app-server', ...providerOverrides(c.baseUrl, c.env)],
       cwd: c.cwd,
       env: c.env,
+      idleMs: c.idleMs,
     });
     this.#process = proc;
     const peer = new JsonRpcPeer({
@@ -161,6 +162,11 @@ export class CodexAppServerHarness implements Harness {
     const exit = await proc.done;
     const tail = stderrOf(exit.stderr);
     peer.close(`codex app-server ${howItEnded(exit)}${tail ? `: ${tail}` : ''}`);
+    // It went away (a crash, or silent past AGENTPIPE_HARNESS_IDLE_MS): the next prompt starts it again on the thread.
+    if (this.#process === proc && this.#status !== 'closed') {
+      this.#status = 'idle';
+      this.#process = undefined;
+    }
     const turn = this.#turn;
     if (turn) {
       await turn.closeOpen();
