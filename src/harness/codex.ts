@@ -1,11 +1,12 @@
 /**
  * The Codex harness: `codex app-server` where the wrapped codex has it (live text deltas, command
  * output, diffs, and codex's approvals asked through agentpipe's session: codex/app-server.ts), else
- * one `codex exec --json` per prompt (codex/exec.ts). A codex whose app-server does not answer
+ * one `codex exec --json` per prompt (codex/exec.ts). A user message sent with `priority: "now"` while a prompt
+ * runs joins it through codex's turn/steer (app-server only). A codex whose app-server does not answer
  * `initialize` gets the exec harness, with one warning. AGENTPIPE_CODEX_PROTOCOL=exec or
  * =app-server (in the environment codex gets) chooses outright.
  */
-import type { PermissionMode } from '../messages/types.ts';
+import type { PermissionMode, UserContentBlock } from '../messages/types.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 import { AppServerUnavailable, CodexAppServerHarness } from './codex/app-server.ts';
 
@@ -49,6 +50,11 @@ export class CodexHarness implements Harness {
       this.#impl = this.#exec();
       return this.#impl.run(turn);
     }
+  }
+
+  /** Steering needs codex's app-server; the exec protocol has none (the message then waits its turn). */
+  async steer(prompt: string | UserContentBlock[]): Promise<boolean> {
+    return (await this.#impl.steer?.(prompt)) ?? false;
   }
 
   close(): Promise<void> {

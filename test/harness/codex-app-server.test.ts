@@ -14,7 +14,8 @@ import { liveGroupCount } from '../../src/process/run.ts';
 import { INTERRUPTED } from '../../src/messages/notices.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { processesWith } from '../helpers/processes.ts';
-import { driveHarness, harnessDirs, typesOf, type DrivenHarness } from './helpers.ts';
+import { driveHarness, harnessDirs, testPath, typesOf, type DrivenHarness } from './helpers.ts';
+import { StreamDriver } from '../helpers/stream-driver.ts';
 import { startResponsesServer, type ResponsesReply, type ResponsesServer } from './fakes/responses-api.ts';
 
 async function codexOn(
@@ -258,5 +259,94 @@ test('a codex without an app-server: the harness says so once and runs codex exe
     );
   } finally {
     await driven.harness.close();
+  }
+});
+
+test('codex app-server: steer() adds a message to the running turn (turn/steer); the prompt ends once', async () => {
+  const { server, driven } = await codexOn(
+    [
+      { kind: 'call', name: 'exec_command', arguments: { cmd: 'sleep 1; echo slept', yield_time_ms: 10000 } },
+      { kind: 'text', text: 'Slept, and saying bye as asked.' },
+    ],
+    { permissionMode: 'bypassPermissions' },
+  );
+  try {
+    let steered: Promise<boolean | undefined> | undefined;
+    const { outcome } = await driven.prompt('sleep', {
+      onMessage: (m) => {
+        if (!steered && m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use'))
+          steered = driven.harness.steer?.('and then say bye');
+      },
+    });
+    assert.equal(await steered, true);
+    assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
+    assert.equal(outcome.text, 'Slept, and saying bye as asked.');
+    assert.equal(server.modelRequests.length, 2);
+    assert.ok(bodies(server)[1]!.includes('and then say bye'), 'the steered message reaches the next model request');
+    assert.equal(await driven.harness.steer?.('too late'), false, 'no turn runs');
+  } finally {
+    await driven.harness.close();
+    await server.close();
+  }
+});
+
+test('stream-json with --harness codex: a user message with priority "now" joins the running prompt; one result', async () => {
+  const server = await startResponsesServer([
+    { kind: 'call', name: 'exec_command', arguments: { cmd: 'sleep 1; echo slept', yield_time_ms: 10000 } },
+    { kind: 'text', text: 'Done, with the extra request.' },
+  ]);
+  const { home, cwd } = harnessDirs('codex-steer');
+  writeFileSync(path.join(home, 'config.toml'), '[model_providers.agentpipe]\nrequest_max_retries = 0\n');
+  const driver = new StreamDriver(
+    [
+      '--harness',
+      'codex',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'fake-model',
+      '--permission-mode',
+      'bypassPermissions',
+      '--replay-user-messages',
+    ],
+    cwd,
+    {
+      PATH: testPath(),
+      HOME: home,
+      CODEX_HOME: home,
+      CODEX_API_KEY: 'sk-fake',
+      AGENTPIPE_HOME: path.join(home, '.agentpipe'),
+    },
+  );
+  try {
+    driver.send({
+      type: 'user',
+      message: { role: 'user', content: 'sleep' },
+      parent_tool_use_id: null,
+      session_id: '',
+    });
+    await driver.waitFor(
+      (l) => l.type === 'assistant' && l.message.content.some((b: { type: string }) => b.type === 'tool_use'),
+    );
+    const uuid = '5d1c1b2e-0000-4000-8000-000000000001';
+    driver.send({
+      type: 'user',
+      message: { role: 'user', content: 'and also this' },
+      parent_tool_use_id: null,
+      session_id: '',
+      uuid,
+      priority: 'now',
+    });
+    const result = await driver.waitFor((l) => l.type === 'result');
+    assert.equal(result.subtype, 'success');
+    assert.equal(result.result, 'Done, with the extra request.');
+    const echo = driver.lines.find((l) => l.type === 'user' && l.isReplay && l.uuid === uuid);
+    assert.ok(echo, 'the steered message is echoed on the stream');
+    assert.ok(JSON.stringify(server.modelRequests[1]!.body).includes('and also this'));
+    driver.child.stdin!.end();
+    await new Promise((resolve) => driver.child.once('close', resolve));
+    assert.equal(driver.lines.filter((l) => l.type === 'result').length, 1);
+  } finally {
+    await server.close();
   }
 });

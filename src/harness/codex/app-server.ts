@@ -239,6 +239,25 @@ export class CodexAppServerHarness implements Harness {
     }
   }
 
+  /** turn/steer: the message joins the running turn (codex gives it to the model at its next request). */
+  async steer(prompt: string | UserContentBlock[]): Promise<boolean> {
+    const t = this.#turn;
+    if (!t?.turnId || !this.#peer) return false;
+    try {
+      await this.#peer.request('turn/steer', {
+        threadId: this.#threadId,
+        input: inputOf(prompt),
+        expectedTurnId: t.turnId,
+      });
+      return true;
+    } catch (error) {
+      this.config.warn(
+        `harness codex: turn/steer was refused (${(error as Error).message}); the message waits its turn`,
+      );
+      return false;
+    }
+  }
+
   /** turn/interrupt; codex's turn/completed ends the prompt, or the process is stopped after a grace period. */
   async #interrupt(t: AppServerTurn): Promise<void> {
     const timer = setTimeout(() => {
