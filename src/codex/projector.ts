@@ -285,6 +285,14 @@ export class CodexItemProjector {
   }
 }
 
+/** Projects a whole stream (e.g. a stored transcript) at once; open items are failed at the end. */
+export function toCodexItemEvents(messages: Iterable<AgentMessage>, cwd = ''): ItemEvent[] {
+  const projector = new CodexItemProjector({ cwd });
+  const events: ItemEvent[] = [];
+  for (const message of messages) events.push(...projector.push(message));
+  return [...events, ...projector.finish()];
+}
+
 /** What was appended between two tails of a growing output (each the last characters of it). */
 export function tailDelta(previous: string, tail: string): string {
   if (tail.startsWith(previous)) return tail.slice(previous.length);
