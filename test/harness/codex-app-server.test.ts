@@ -14,9 +14,9 @@ import { liveGroupCount } from '../../src/process/run.ts';
 import { INTERRUPTED } from '../../src/messages/notices.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { processesWith } from '../helpers/processes.ts';
-import { driveHarness, harnessDirs, testPath, typesOf, type DrivenHarness } from './helpers.ts';
+import { driveHarness, harnessDirs, toolResults, toolUses, testPath, typesOf, type DrivenHarness } from './helpers.ts';
 import { StreamDriver } from '../helpers/stream-driver.ts';
-import { startResponsesServer, type ResponsesReply, type ResponsesServer } from './fakes/responses-api.ts';
+import { startResponsesServer, bodies, type ResponsesReply, type ResponsesServer } from './fakes/responses-api.ts';
 
 async function codexOn(
   script: ResponsesReply[],
@@ -36,16 +36,6 @@ async function codexOn(
   );
   return { server, driven, cwd: dirs.cwd, home: codexHome };
 }
-
-const toolUses = (messages: AgentMessage[]) =>
-  messages.flatMap((m) => (m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : []));
-const toolResults = (messages: AgentMessage[]) =>
-  messages.flatMap((m) =>
-    m.type === 'user' && Array.isArray(m.message.content)
-      ? m.message.content.filter((b) => b.type === 'tool_result').map((block) => ({ block, result: m.tool_use_result }))
-      : [],
-  );
-const bodies = (server: ResponsesServer): string[] => server.modelRequests.map((r) => JSON.stringify(r.body));
 
 test('codex app-server: live text deltas join to the answer; instructions, thread id and usage', async () => {
   const { server, driven } = await codexOn(

@@ -14,8 +14,14 @@ import { INTERRUPTED, INTERRUPTED_TOOLS } from '../../src/messages/notices.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
 import { processesWith } from '../helpers/processes.ts';
-import { driveHarness, harnessDirs, typesOf, type DrivenHarness } from './helpers.ts';
-import { FAKE_USAGE, startResponsesServer, type ResponsesReply, type ResponsesServer } from './fakes/responses-api.ts';
+import { driveHarness, harnessDirs, toolResults, toolUses, typesOf, type DrivenHarness } from './helpers.ts';
+import {
+  FAKE_USAGE,
+  startResponsesServer,
+  bodies,
+  type ResponsesReply,
+  type ResponsesServer,
+} from './fakes/responses-api.ts';
 
 /** A harness on the fake, in a fresh HOME (= CODEX_HOME) unless `home` is given. */
 async function codexOn(
@@ -38,18 +44,6 @@ async function codexOn(
 /** Warnings other than codex's notice about the fake's unknown model. */
 const ownWarnings = (warnings: string[]): string[] =>
   warnings.filter((w) => !w.includes('Model metadata for `fake-model` not found'));
-
-const toolUses = (messages: AgentMessage[]) =>
-  messages.flatMap((m) => (m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : []));
-const toolResults = (messages: AgentMessage[]) =>
-  messages.flatMap((m) =>
-    m.type === 'user' && Array.isArray(m.message.content)
-      ? m.message.content.filter((b) => b.type === 'tool_result').map((block) => ({ block, result: m.tool_use_result }))
-      : [],
-  );
-
-/** The model request bodies as text (what codex sent). */
-const bodies = (server: ResponsesServer): string[] => server.modelRequests.map((r) => JSON.stringify(r.body));
 
 test('codex: a text answer, its deltas joining to the final text; system prompts and usage', async () => {
   const { server, driven } = await codexOn(

@@ -24,7 +24,7 @@ import {
   TurnNotification,
   type ThreadItem,
 } from './protocol.ts';
-import { changedRegion, fileCallOf, reverseUnifiedDiff, unwrapShell } from './shared.ts';
+import { changedRegion, commandResult, fileCallOf, reverseUnifiedDiff, unwrapShell } from './shared.ts';
 import type { z } from 'zod';
 
 /** A text or reasoning item streaming now: its message id and whether its block was opened. */
@@ -260,18 +260,8 @@ export class AppServerTurn {
   async #commandDone(item: ThreadItem): Promise<void> {
     const call = this.#open.get(item.id);
     const output = item.aggregatedOutput ?? call?.output ?? '';
-    const code = item.exitCode ?? undefined;
-    const declined = item.status === 'declined';
-    const isError = declined || item.status === 'failed' || (code !== undefined && code !== 0);
-    const note = declined ? 'Command was declined' : code !== undefined && code !== 0 ? `Exit code ${code}` : '';
-    const result = {
-      stdout: output,
-      stderr: '',
-      interrupted: false,
-      isImage: false,
-      ...(code !== undefined ? { exitCode: code } : {}),
-    };
-    await this.#result(item.id, `${output.trimEnd()}${note ? `\n${note}` : ''}`.trim(), isError, result);
+    const { content, isError, result } = commandResult(output, item.exitCode ?? undefined, item.status ?? undefined);
+    await this.#result(item.id, content, isError, result);
   }
 
   /** A file change begins (before codex applies it): its calls, with the files as they are now. */

@@ -24,6 +24,7 @@ import { todoWriteAnswer } from '../../tools/builtin/todo-write.ts';
 import { TurnState } from '../turn-state.ts';
 import type { HarnessOutcome, HarnessTurn } from '../types.ts';
 import {
+  commandResult,
   fileCallOf,
   providerOverrides,
   reverseUnifiedDiff,
@@ -369,19 +370,8 @@ class CodexTurn {
         }
         if (phase !== 'completed') return;
         const output = str(item.aggregated_output) ?? '';
-        const code = num(item.exit_code);
-        const status = str(item.status);
-        const isError = (code !== undefined && code !== 0) || status === 'failed' || status === 'declined';
-        const note =
-          status === 'declined' ? 'Command was declined' : code !== undefined && code !== 0 ? `Exit code ${code}` : '';
-        const result = {
-          stdout: output,
-          stderr: '',
-          interrupted: false,
-          isImage: false,
-          ...(code !== undefined ? { exitCode: code } : {}),
-        };
-        await this.#toolResult(id, `${output.trimEnd()}${note ? `\n${note}` : ''}`.trim(), isError, result);
+        const done = commandResult(output, num(item.exit_code), str(item.status));
+        await this.#toolResult(id, done.content, done.isError, done.result);
         return;
       }
       case 'file_change': {

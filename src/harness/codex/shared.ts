@@ -135,3 +135,25 @@ export async function fileCallOf(
     content: `The file ${file} has been updated.`,
   };
 }
+
+/** A command's end as the Bash call's result: the text the model reads, whether it failed, its `tool_use_result`. */
+export function commandResult(
+  output: string,
+  code: number | undefined,
+  status: string | undefined,
+): { content: string; isError: boolean; result: Record<string, unknown> } {
+  const declined = status === 'declined';
+  const isError = declined || status === 'failed' || (code !== undefined && code !== 0);
+  const note = declined ? 'Command was declined' : code !== undefined && code !== 0 ? `Exit code ${code}` : '';
+  return {
+    content: `${output.trimEnd()}${note ? `\n${note}` : ''}`.trim(),
+    isError,
+    result: {
+      stdout: output,
+      stderr: '',
+      interrupted: false,
+      isImage: false,
+      ...(code !== undefined ? { exitCode: code } : {}),
+    },
+  };
+}
