@@ -6,7 +6,6 @@
  * through agentpipe's session (`askPermission`), whose answer is codex's decision.
  */
 import { readFile } from 'node:fs/promises';
-import { applyPatch } from 'diff';
 import type { AssistantContentBlock, StreamEvent } from '../../messages/types.ts';
 import { newApiId, newUuid } from '../../messages/ids.ts';
 import { INTERRUPTED_TOOLS } from '../../messages/notices.ts';
@@ -24,7 +23,7 @@ import {
   TurnNotification,
   type ThreadItem,
 } from './protocol.ts';
-import { changedRegion, commandResult, fileCallOf, reverseUnifiedDiff, unwrapShell } from './shared.ts';
+import { commandResult, fileCallOf, plannedCall, reverseUnifiedDiff, unwrapShell } from './shared.ts';
 import type { z } from 'zod';
 
 /** A text or reasoning item streaming now: its message id and whether its block was opened. */
@@ -391,24 +390,3 @@ export class AppServerTurn {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const inputOf = (v: unknown): Record<string, unknown> => (isObj(v) ? v : {});
-
-/**
- * The call a change will be, from the file now and codex's diff (an added file's diff is its content),
- * with the file before the change: codex may have applied it already (nothing to approve), so a diff
- * that does not apply to the file is tried backwards.
- */
-function plannedCall(
-  change: { path: string; kind: { type: string }; diff: string },
-  now: string | null,
-): { name: string; input: Record<string, unknown>; before: string | null | undefined } {
-  const file = change.path;
-  if (change.kind.type === 'delete') return { name: 'Bash', input: { command: `rm ${file}` }, before: now };
-  if (change.kind.type === 'add' || now === null)
-    return { name: 'Write', input: { file_path: file, content: change.diff }, before: null };
-  const applied = applyPatch(now, change.diff);
-  const before = applied === false ? reverseUnifiedDiff(now, change.diff) : now;
-  const after = applied === false ? now : applied;
-  if (before === undefined) return { name: 'Edit', input: { file_path: file, old_string: '', new_string: '' }, before };
-  const { oldString, newString } = changedRegion(before, after);
-  return { name: 'Edit', input: { file_path: file, old_string: oldString, new_string: newString }, before };
-}

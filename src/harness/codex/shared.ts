@@ -4,6 +4,7 @@
  * file change of codex as the Edit or Write call (input, `tool_use_result`) agentpipe's stream
  * carries.
  */
+import { applyPatch } from 'diff';
 import { editResultOf, writeResultOf } from '../../tools/file-patch.ts';
 import { stderrTail } from '../cli-process.ts';
 
@@ -156,4 +157,25 @@ export function commandResult(
       ...(code !== undefined ? { exitCode: code } : {}),
     },
   };
+}
+
+/**
+ * The call a change will be, from the file now and codex's diff (an added file's diff is its content),
+ * with the file before the change: codex may have applied it already (nothing to approve), so a diff
+ * that does not apply to the file is tried backwards.
+ */
+export function plannedCall(
+  change: { path: string; kind: { type: string }; diff: string },
+  now: string | null,
+): { name: string; input: Record<string, unknown>; before: string | null | undefined } {
+  const file = change.path;
+  if (change.kind.type === 'delete') return { name: 'Bash', input: { command: `rm ${file}` }, before: now };
+  if (change.kind.type === 'add' || now === null)
+    return { name: 'Write', input: { file_path: file, content: change.diff }, before: null };
+  const applied = applyPatch(now, change.diff);
+  const before = applied === false ? reverseUnifiedDiff(now, change.diff) : now;
+  const after = applied === false ? now : applied;
+  if (before === undefined) return { name: 'Edit', input: { file_path: file, old_string: '', new_string: '' }, before };
+  const { oldString, newString } = changedRegion(before, after);
+  return { name: 'Edit', input: { file_path: file, old_string: oldString, new_string: newString }, before };
 }
