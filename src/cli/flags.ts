@@ -249,7 +249,9 @@ export function buildProgram(): Command {
     .addHelpText(
       'after',
       '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the ' +
-        'model and session flags above (agentpipe acp --help)',
+        'model and session flags above (agentpipe acp --help)\n' +
+        "  exec   Codex's `codex exec` command line and --json lines, for the Codex SDK (agentpipe exec --help)\n" +
+        "  app-server  Codex's app-server protocol on stdio or a WebSocket (agentpipe app-server --help)",
     )
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
   return program;

@@ -5,11 +5,11 @@
  */
 import { promptMessage } from '../messages/user.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
-import { killAllGroups } from '../process/run.ts';
 import { keepYoungGenerationSmall } from '../process/young-generation.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { stdoutWriter } from '../pipeline/fd-writer.ts';
+import { interruptOnSignals, readAll, runStdout, toAsync } from './print-io.ts';
 import { pipeOutput } from '../pipeline/output.ts';
 import { createOutputFormat, type OutputLine } from '../pipeline/format/index.ts';
 import { priceOf } from '../model/pricing.ts';
@@ -33,6 +33,17 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     // `agentpipe acp`: the Agent Client Protocol server on stdio (loaded only for it).
     const { runAcpCommand } = await import('./acp-command.ts');
     return runAcpCommand(argv.slice(3), log);
+  }
+  if (argv[2] === 'app-server') {
+    // `agentpipe app-server`: Codex's app-server protocol (loaded only for it).
+    const { runAppServerCommand } = await import('./app-server-command.ts');
+    return runAppServerCommand(argv.slice(3), log);
+  }
+  if (argv[2] === 'exec') {
+    // `agentpipe exec`: Codex's `codex exec` command line and JSON lines (loaded only for it).
+    const { runExecCommand } = await import('./exec-command.ts');
+    process.exitCode = await runExecCommand(argv.slice(3), log);
+    return;
   }
   const program = buildProgram();
   program.action(async (prompt: string | undefined, flags: CliFlags) => {
@@ -70,9 +81,6 @@ async function refuseResume(message: string, flags: CliFlags, options: SessionOp
   await output;
   return 1;
 }
-
-/** Exit codes after a signal, as a shell reports them (128 + the signal's number). */
-const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise<number> {
   keepYoungGenerationSmall();
@@ -130,34 +138,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     log(`agentpipe: note: no price is known for model "${session.ctx.model}"; its cost is reported as 0`);
   }
 
-  // The reader went away (EPIPE: exit 0, as `| head` expects) or stdout failed (a full disk, a file
-  // over its size limit: the output is cut, so exit 1).
-  let readerGone = false;
-  let outputFailed = false;
-  const writer = stdoutWriter((error) => {
-    if (error) log(`agentpipe: stdout failed: ${error.message}`);
-    readerGone = true;
-    outputFailed = error !== undefined;
-    session.interrupt();
-    void queue.return();
-    // Nobody reads any more: give running tools a moment to stop, then leave.
-    setTimeout(() => {
-      killAllGroups();
-      process.exit(outputFailed ? 1 : 0);
-    }, 1000).unref();
-  });
-  // SIGHUP (a closed terminal, an SSH drop) ends the run like SIGINT and SIGTERM: the prompt
-  // gets its result, running tools are stopped; if that takes too long, their groups are killed.
-  const stopOnSignal = (signal: NodeJS.Signals) => {
-    log(`agentpipe: ${signal}: interrupting`);
-    runner.stop(`${signal} received`);
-    session.interrupt();
-    setTimeout(() => {
-      killAllGroups();
-      process.exit(SIGNAL_EXIT[signal] ?? 1);
-    }, 3000).unref();
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stopOnSignal);
+  const { writer, gone } = runStdout(session, queue, log);
+  interruptOnSignals(runner, session, log);
 
   const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, {
     maxTurns: options.maxTurns,
@@ -169,7 +151,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   await session.close();
   queue.done();
   await output;
-  if (readerGone) return outputFailed ? 1 : 0;
+  const { readerGone, failed } = gone();
+  if (readerGone) return failed ? 1 : 0;
   const result = runner.lastResult;
   if (!result) {
     if (flags.outputFormat !== 'stream-json') log('agentpipe: error: No messages returned');
@@ -179,14 +162,4 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   if (result.is_error && result.subtype !== 'success' && flags.outputFormat === 'text')
     log(`agentpipe: ${result.subtype}: ${result.errors.join('; ')}`);
   return result.is_error ? 1 : 0;
-}
-
-async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
-  yield* items;
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += chunk.toString();
-  return text;
 }

@@ -304,6 +304,19 @@ export class Session {
     };
   }
 
+  /**
+   * Hands a user message to the wrapped agent's running prompt when it can steer (codex's turn/steer): its echo goes
+   * on the stream and the running prompt's result covers it. False when nothing runs or the harness cannot steer: the
+   * caller queues it as the next prompt.
+   */
+  async steer(input: InputUserMessage): Promise<boolean> {
+    const harness = this.harness;
+    if (!this.#running || !harness?.steer) return false;
+    if (!(await harness.steer(normalizeContent(input.message.content)))) return false;
+    await this.ctx.emit(promptEcho(input, this.id, input.uuid ?? newUuid(), new Date().toISOString()));
+    return true;
+  }
+
   /** Aborts the running prompt (model request, tools, child processes). */
   interrupt(): void {
     this.#abort?.abort(new DOMException('Interrupted', 'AbortError'));

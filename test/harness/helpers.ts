@@ -157,3 +157,19 @@ function initMessage(
 export function typesOf(messages: AgentMessage[]): string[] {
   return messages.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
 }
+
+/** The tool_use blocks of the assistant messages. */
+export function toolUses(messages: AgentMessage[]) {
+  return messages.flatMap((m) =>
+    m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : [],
+  );
+}
+
+/** The tool_result blocks of the user messages, each with its message's `tool_use_result`. */
+export function toolResults(messages: AgentMessage[]) {
+  return messages.flatMap((m) =>
+    m.type === 'user' && Array.isArray(m.message.content)
+      ? m.message.content.filter((b) => b.type === 'tool_result').map((block) => ({ block, result: m.tool_use_result }))
+      : [],
+  );
+}
