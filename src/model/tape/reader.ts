@@ -1,0 +1,68 @@
+/**
+ * Reads a tape: every line parsed and checked with the schema (a bad line is named by its number), and what the
+ * recording saw of its working folder mapped to the folder the replay runs in, except in the recorded requests (a
+ * replay's requests are mapped the other way before they are compared).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import type { Tape, TapeLine } from './format.ts';
+import { folderMapper, mapStrings } from './scene.ts';
+import { parseHeader, parseLine } from './schema.ts';
+
+/** A tape larger than this is refused (a JavaScript string holds at most ~512 MB). */
+const MAX_TAPE_BYTES = 256 * 1024 * 1024;
+
+/** A tape that cannot be read: missing, too large, not a tape, a malformed line. */
+export class TapeError extends Error {
+  override name = 'TapeError';
+}
+
+/** Reads `file`; `cwd`: the folder the replay runs in (default: the recorded one). */
+export function readTape(file: string, options: { cwd?: string } = {}): Tape {
+  let text: string;
+  try {
+    const size = statSync(file).size;
+    if (size > MAX_TAPE_BYTES) throw new TapeError(`the tape ${file} is larger than ${MAX_TAPE_BYTES >> 20} MB`);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof TapeError) throw error;
+    throw new TapeError(`cannot read the tape ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  const rows = text.split('\n');
+  const parse = (row: string, number: number): unknown => {
+    try {
+      return JSON.parse(row);
+    } catch (error) {
+      throw new TapeError(`${file}:${number}: not JSON (${(error as Error).message})`);
+    }
+  };
+  let header;
+  try {
+    header = parseHeader(parse(rows[0] ?? '', 1));
+  } catch (error) {
+    throw new TapeError(`${file}:1: ${(error as Error).message}`);
+  }
+  const map = folderMapper([header.cwd, ...(header.realCwd ? [header.realCwd] : [])], options.cwd ?? header.cwd);
+  // The session's options may name the folder too (an MCP server's script in it, an --add-dir below it).
+  if (map) header = { ...header, session: mapStrings(header.session, map) };
+  const lines: TapeLine[] = [];
+  for (let i = 1; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (!row.trim()) continue;
+    let line: TapeLine | undefined;
+    try {
+      line = parseLine(parse(row, i + 1));
+    } catch (error) {
+      if (error instanceof TapeError) throw error;
+      throw new TapeError(`${file}:${i + 1}: ${(error as Error).message}`);
+    }
+    if (line) lines.push(map ? inScene(line, map) : line);
+  }
+  return { file, header, lines };
+}
+
+/** A line with the recorded folder mapped, except the requests the replay compares against. */
+function inScene(line: TapeLine, map: (text: string) => string): TapeLine {
+  if (line.type === 'model_request') return line;
+  if (line.type === 'http') return { ...line, chunks: mapStrings(line.chunks, map) };
+  return mapStrings(line, map);
+}

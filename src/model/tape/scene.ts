@@ -1,0 +1,116 @@
+/**
+ * Where and when a run happened, as far as a model could see it: the working folder (in paths), the day and the
+ * platform (in system prompts). A replay runs in another scene (a scratch copy, another day, another OS): its requests
+ * are mapped into the recorded scene before they are compared, and the recorded answers (tool calls with absolute
+ * paths) are mapped into the replay's scene before they are served.
+ */
+import os from 'node:os';
+import { realpathSync } from 'node:fs';
+
+/** A run's surroundings. */
+export interface Scene {
+  /** The working folder, and its real path when that differs. */
+  cwd: string[];
+  /** YYYY-MM-DD. */
+  date: string;
+  platform: string;
+}
+
+/** The scene of a run starting now in `cwd`. */
+export function sceneNow(cwd: string, now = new Date()): Scene {
+  let real = cwd;
+  try {
+    real = realpathSync(cwd);
+  } catch {
+    // a folder that does not exist (yet) has no other name
+  }
+  return { cwd: real === cwd ? [cwd] : [cwd, real], date: now.toISOString().slice(0, 10), platform: os.platform() };
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A string function for every string of a value; the value itself when no string changed. */
+export function mapStrings<T>(value: T, map: (text: string) => string): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return map(v);
+    if (Array.isArray(v)) {
+      let changed = false;
+      const out = v.map((item) => {
+        const next = walk(item);
+        if (next !== item) changed = true;
+        return next;
+      });
+      return changed ? out : v;
+    }
+    if (v && typeof v === 'object') {
+      let changed = false;
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(v)) {
+        const next = walk(item);
+        if (next !== item) changed = true;
+        out[key] = next;
+      }
+      return changed ? out : v;
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/**
+ * Replaces the folder paths of `from` by `to` where they stand as whole paths (`/w` in `/w/a.txt` and `/w`, not in
+ * `/work`); undefined when there is nothing to replace.
+ */
+export function folderMapper(from: string[], to: string): ((text: string) => string) | undefined {
+  const sources = [...new Set(from)].filter((dir) => dir && dir !== to).sort((a, b) => b.length - a.length);
+  if (sources.length === 0) return undefined;
+  const pattern = new RegExp(`(?:${sources.map(escapeRegex).join('|')})(?![\\w.-])`, 'g');
+  return (text) => (sources.some((dir) => text.includes(dir)) ? text.replace(pattern, to) : text);
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** The ways agents write a day in their system prompts, longest first. */
+export function dateForms(iso: string): string[] {
+  const [year, month, day] = iso.split('-').map(Number) as [number, number, number];
+  const weekday = WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()]!;
+  const name = MONTHS[month - 1]!;
+  return [`${weekday}, ${name} ${day}, ${year}`, `${name} ${day}, ${year}`, iso, `${month}/${day}/${year}`];
+}
+
+/**
+ * Maps text of the scene `now` into the scene `then`: the folder, each written form of the day, and `Platform: x`.
+ * Undefined when the two scenes look the same.
+ */
+export function sceneMapper(now: Scene, then: Scene): ((text: string) => string) | undefined {
+  const steps: Array<(text: string) => string> = [];
+  const folders = folderMapper(now.cwd, then.cwd[0]!);
+  if (folders) steps.push(folders);
+  if (now.date !== then.date) {
+    const pairs = dateForms(now.date).map((form, i) => [form, dateForms(then.date)[i]!] as const);
+    steps.push((text) => {
+      for (const [from, to] of pairs) if (text.includes(from)) text = text.replaceAll(from, to);
+      return text;
+    });
+  }
+  if (now.platform !== then.platform) {
+    const [from, to] = [`Platform: ${now.platform}`, `Platform: ${then.platform}`];
+    steps.push((text) => (text.includes(from) ? text.replaceAll(from, to) : text));
+  }
+  if (steps.length === 0) return undefined;
+  return (text) => steps.reduce((out, step) => step(out), text);
+}
