@@ -274,8 +274,10 @@ async function callWithProgress(
         lastOutput = (lastOutput + text).slice(-2000);
       },
     };
-    if (run && 'callInAgent' in tool) return await (tool as AgentTool).callInAgent(use.input, context, { ctx, run });
-    return await tool.call(use.input, context);
+    const runsAgent = run !== undefined && 'callInAgent' in tool;
+    const call = () =>
+      runsAgent ? (tool as AgentTool).callInAgent(use.input, context, { ctx, run }) : tool.call(use.input, context);
+    return await (ctx.toolCalls ? ctx.toolCalls({ tool, input: use.input, context, runsAgent }, call) : call());
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return signal.aborted
