@@ -86,7 +86,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   const prompt = streamInput
     ? undefined
     : (promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin)));
-  if (!streamInput && !prompt?.trim()) {
+  // A replay without a prompt runs the tape's own prompts.
+  if (!streamInput && !prompt?.trim() && options.replay === undefined) {
     throw new UsageError(
       'Input must be provided either through stdin or as a prompt argument when using --print ' +
         '(e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)',
@@ -157,8 +158,10 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     maxBudgetUsd: options.maxBudgetUsd,
   });
   const output = pipeOutput(queue, format, writer);
-  const promptLine: ParsedLine = { ok: true, message: promptMessage(prompt!) };
-  await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync([promptLine]));
+  const given = prompt?.trim() ? prompt : undefined;
+  const prompts = opened.tape ? opened.tape.inputPrompts(given) : [promptMessage(prompt!)];
+  const lines = prompts.map((message): ParsedLine => ({ ok: true, message }));
+  await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync(lines));
   await session.close();
   queue.done();
   await output;

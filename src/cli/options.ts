@@ -66,8 +66,22 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
     sessionId: flags.sessionId,
     harness: flags.harness,
     harnessCommand: flags.harnessCommand,
+    ...tapeOptionsOf(flags),
     ...extras,
     mcpServers: await mcpServersOf(flags.mcpConfig),
+  };
+}
+
+/** `--record`, `--replay`, `--replay-tools`, `--replay-until` (combinations are checked when the session opens). */
+function tapeOptionsOf(flags: CliFlags): Pick<SessionOptions, 'record' | 'replay' | 'replayTools' | 'replayUntil'> {
+  if (flags.replayUntil !== undefined && !UUID_PATTERN.test(flags.replayUntil))
+    throw new UsageError(`--replay-until must be a message uuid, got ${flags.replayUntil}`);
+  return {
+    // Files given on the command line are where the shell is, as --script is (not under --cwd).
+    ...(flags.record !== undefined ? { record: path.resolve(flags.record) } : {}),
+    ...(flags.replay !== undefined ? { replay: path.resolve(flags.replay) } : {}),
+    ...(flags.replayTools !== undefined ? { replayTools: flags.replayTools } : {}),
+    ...(flags.replayUntil !== undefined ? { replayUntil: flags.replayUntil } : {}),
   };
 }
 

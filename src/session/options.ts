@@ -12,6 +12,7 @@ import type { HookCallbacks } from '../tools/hooks/types.ts';
 import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
 import type { HarnessName } from '../harness/types.ts';
+import type { ReplayTools } from '../model/tape/format.ts';
 
 export interface SessionOptions extends ModelOptions {
   /**
@@ -129,4 +130,12 @@ export interface SessionOptions extends ModelOptions {
   debug?: boolean | string;
   /** Write the debug lines to this file instead of stderr (`--debug-file`; implies debug). */
   debugFile?: string;
+  /** Record the session on this tape (`--record`): see docs/tapes.md. */
+  record?: string;
+  /** Answer every model request from this tape, offline (`--replay`); a request not on it ends the prompt. */
+  replay?: string;
+  /** With `replay`: run tool calls for real (`run`, default) or answer them from the tape (`tape`). */
+  replayTools?: ReplayTools;
+  /** With `replay`: the message uuid after which the session goes on live (a fork). */
+  replayUntil?: string;
 }
