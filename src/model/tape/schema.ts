@@ -177,7 +177,7 @@ export function parseHeader(value: unknown): TapeHeader {
     throw new TypeError(`tape version ${JSON.stringify(version)}: this agentpipe reads version ${TAPE_VERSION}`);
   const parsed = Header.safeParse(value);
   if (!parsed.success) throw new TypeError(issuesOf(parsed.error));
-  return parsed.data as TapeHeader;
+  return value as TapeHeader;
 }
 
 /** One line after the header, or a clear error; `undefined` for a line type of a newer agentpipe (skipped). */
@@ -185,7 +185,8 @@ export function parseLine(value: unknown): TapeLine | undefined {
   const type = (value as { type?: unknown } | null)?.type;
   if (typeof type !== 'string') throw new TypeError('not an object with a string "type"');
   const parsed = Line.safeParse(value);
-  if (parsed.success) return parsed.data as TapeLine;
+  // The value itself, checked (the schema transforms nothing; its output would put the declared keys first).
+  if (parsed.success) return value as TapeLine;
   const known = Line.options.some((option) => option.shape.type.value === type);
   if (!known) return undefined;
   throw new TypeError(issuesOf(parsed.error, type));
