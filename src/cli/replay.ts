@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { ParsedLine } from '../messages/parse.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import { readTape } from '../model/tape/reader.ts';
+import { sceneNow } from '../model/tape/scene.ts';
 import type { Tape } from '../model/tape/format.ts';
 import { stdoutWriter } from '../pipeline/fd-writer.ts';
 import { createOutputFormat, isProtocolLine, type OutputLine } from '../pipeline/format/index.ts';
@@ -57,7 +58,7 @@ export async function runReplay(file: string, flags: ReplayFlags, log: (line: st
 
 function read(file: string, cwd: string): Tape {
   try {
-    return readTape(file, { cwd });
+    return readTape(file, { cwd, places: sceneNow(cwd).places });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -210,8 +210,40 @@ function forwarder(options: Extract<TapeProxyOptions, { mode: 'record' }>): Answ
   };
 }
 
+/**
+ * Body fields the API keeps for its own ends and the model never sees: a client's ids and clocks (Claude Code's
+ * `metadata.user_id`, Codex's `client_metadata` with the turn's start time, OpenAI's cache routing key and end-user
+ * ids). They are on the tape; a replay is not compared on them.
+ */
+const UNSEEN: Record<HttpApi, string[]> = {
+  anthropic: ['metadata'],
+  'openai-responses': ['client_metadata', 'prompt_cache_key', 'user', 'safety_identifier', 'metadata'],
+  'openai-chat': ['prompt_cache_key', 'user', 'safety_identifier', 'metadata'],
+  gemini: [],
+  other: [],
+};
+
+/**
+ * What a wrapped CLI writes into its tool results from its own ids and clocks (Codex: each command output's chunk id
+ * and wall time): the model sees them, but no replay can draw them again, so they are compared as placeholders.
+ */
+const DRAWN: Array<[RegExp, string]> = [
+  [/\bChunk ID: [0-9a-f]+/g, 'Chunk ID: <id>'],
+  [/\bWall time: [\d.]+ seconds\b/g, 'Wall time: <time> seconds'],
+];
+const undrawn = (text: string) => DRAWN.reduce((out, [pattern, to]) => out.replace(pattern, to), text);
+
+/** What a replay compares of a request: the method, the path, the body without UNSEEN fields or DRAWN values. */
+function canonicalExchange(method: string, path: string, body: unknown): unknown {
+  let seen = body;
+  const unseen = UNSEEN[apiOf(path)];
+  if (unseen.length && body && typeof body === 'object' && !Array.isArray(body))
+    seen = Object.fromEntries(Object.entries(body).filter(([key]) => !unseen.includes(key)));
+  return { method, path, body: numberUuids(mapStrings(seen, undrawn)) };
+}
+
 function replayer(options: Extract<TapeProxyOptions, { mode: 'replay' }>): Answer {
-  const canonical = (method: string, path: string, request: unknown) => ({ method, path, body: numberUuids(request) });
+  const canonical = canonicalExchange;
   const entries = (model: boolean) =>
     options.lines
       .filter((line) => isModelCall(line.method, line.path) === model)

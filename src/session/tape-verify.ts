@@ -5,7 +5,7 @@
  */
 import type { AgentMessage } from '../messages/types.ts';
 import { describeDifference, firstDifference } from '../model/tape/diff.ts';
-import { folderMapper } from '../model/tape/scene.ts';
+import { pathMapper } from '../model/tape/scene.ts';
 
 /** Fields that name something (their values are ids). */
 const ID_FIELDS = new Set([
@@ -50,7 +50,7 @@ export function normalizeStream(messages: AgentMessage[], cwd: string): unknown[
     if (!name) ids.set(value, (name = `<id-${ids.size + 1}>`));
     return name;
   };
-  const folder = folderMapper([cwd], '<cwd>');
+  const folder = pathMapper([[cwd, '<cwd>']]);
   const text = (value: string) => (folder ? folder(value) : value).replace(UUID_ANYWHERE, (id) => idOf(id));
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === 'string') return key !== undefined && ID_FIELDS.has(key) ? idOf(value) : text(value);

@@ -59,7 +59,8 @@ export function prepareTape(options: SessionOptions, log: (line: string) => void
     if (!existsSync(dir) || !statSync(dir).isDirectory())
       throw new Error(`--record ${options.record}: no folder ${dir}`);
   }
-  const tape = options.replay !== undefined ? readTape(path.resolve(cwd, options.replay), { cwd }) : undefined;
+  const places = sceneNow(cwd, options.env ?? process.env).places;
+  const tape = options.replay !== undefined ? readTape(path.resolve(cwd, options.replay), { cwd, places }) : undefined;
   return new SessionTape(tape ? replayOptions(options, tape, cwd, log) : options, tape, log);
 }
 
@@ -81,7 +82,7 @@ function replayOptions(options: SessionOptions, tape: Tape, cwd: string, log: (l
     throw new Error(`--replay-until ${options.replayUntil}: no message of the tape has this uuid`);
   const out: SessionOptions = { ...options, harness: recorded.harness as SessionOptions['harness'] };
   if (!harness && recorded.harness) out.harnessCommand ??= recorded.harnessCommand;
-  if (options.replayUntil === undefined) out.model = options.model ?? recorded.model;
+  if (options.replayUntil === undefined) out.model = options.model ?? (recorded.model || undefined);
   if (options.sessionId === undefined && options.replayUntil === undefined && !options.resume && !options.continue) {
     const taken =
       options.persistSession !== false &&
@@ -135,8 +136,8 @@ export class SessionTape {
   /** Maps the replay's text into the recorded scene (folder, day, platform). */
   #toRecorded(): ((text: string) => string) | undefined {
     const header = this.#tape!.header;
-    const then = { cwd: [header.cwd], date: header.date, platform: header.platform };
-    return sceneMapper(sceneNow(this.options.cwd ?? process.cwd()), then);
+    const then = { cwd: [header.cwd], places: header.places ?? {}, date: header.date, platform: header.platform };
+    return sceneMapper(sceneNow(this.options.cwd ?? process.cwd(), this.options.env ?? process.env), then);
   }
 
   /** The session's provider: the tape's (replay), the resolved one recording (record), or both. */
@@ -184,8 +185,8 @@ export class SessionTape {
 
   #open(sessionId: string, ran: Parameters<typeof tapeSessionOf>[1]): void {
     const cwd = this.options.cwd ?? process.cwd();
-    const scene = sceneNow(cwd);
     const env = this.options.env ?? process.env;
+    const scene = sceneNow(cwd, env);
     this.#writer = new TapeWriter(
       path.resolve(cwd, this.options.record!),
       {
@@ -195,6 +196,7 @@ export class SessionTape {
         created: new Date().toISOString(),
         cwd,
         ...(scene.cwd[1] ? { realCwd: scene.cwd[1] } : {}),
+        ...(Object.keys(scene.places).length ? { places: scene.places } : {}),
         date: scene.date,
         platform: scene.platform,
         session_id: sessionId,
@@ -227,7 +229,8 @@ export class SessionTape {
     }
     const upstream = upstreamOf(name, this.options.baseUrl, env);
     const apiBasePath = new URL(upstream).pathname.replace(/\/+$/, '');
-    this.#open(sessionId, { model: this.options.model ?? name, provider: name, apiKeySource: 'none', apiBasePath });
+    // The model the CLI was told to use ('' for its own default).
+    this.#open(sessionId, { model: this.options.model ?? '', provider: name, apiKeySource: 'none', apiBasePath });
     const writer = this.#writer!;
     this.#proxy = await startTapeProxy({
       mode: 'record',

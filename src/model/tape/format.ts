@@ -77,6 +77,8 @@ export interface TapeHeader {
   /** The working folder (absolute) and its real path: a replay elsewhere maps them to its own. */
   cwd: string;
   realCwd?: string;
+  /** Other folders the run's requests may name (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR), mapped alike. */
+  places?: Record<string, string>;
   /** The day and platform the run saw (they are in system prompts): a replay maps its own to these. */
   date: string;
   platform: string;

@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import type { Tape, TapeLine } from './format.ts';
-import { folderMapper, mapStrings } from './scene.ts';
+import { mapStrings, placesMapper } from './scene.ts';
 import { parseHeader, parseLine } from './schema.ts';
 
 /** A tape larger than this is refused (a JavaScript string holds at most ~512 MB). */
@@ -16,8 +16,11 @@ export class TapeError extends Error {
   override name = 'TapeError';
 }
 
-/** Reads `file`; `cwd`: the folder the replay runs in (default: the recorded one). */
-export function readTape(file: string, options: { cwd?: string } = {}): Tape {
+/**
+ * Reads `file`; `cwd` and `places`: the folders of the replay (default: the recorded ones), which the recorded ones
+ * are mapped to.
+ */
+export function readTape(file: string, options: { cwd?: string; places?: Record<string, string> } = {}): Tape {
   let text: string;
   try {
     const size = statSync(file).size;
@@ -41,7 +44,8 @@ export function readTape(file: string, options: { cwd?: string } = {}): Tape {
   } catch (error) {
     throw new TapeError(`${file}:1: ${(error as Error).message}`);
   }
-  const map = folderMapper([header.cwd, ...(header.realCwd ? [header.realCwd] : [])], options.cwd ?? header.cwd);
+  const recorded = { cwd: [header.cwd, ...(header.realCwd ? [header.realCwd] : [])], places: header.places ?? {} };
+  const map = placesMapper(recorded, { cwd: [options.cwd ?? header.cwd], places: options.places ?? recorded.places });
   // The session's options may name the folder too (an MCP server's script in it, an --add-dir below it).
   if (map) header = { ...header, session: mapStrings(header.session, map) };
   const lines: TapeLine[] = [];

@@ -6,25 +6,42 @@
  */
 import os from 'node:os';
 import { realpathSync } from 'node:fs';
+import path from 'node:path';
 
 /** A run's surroundings. */
 export interface Scene {
   /** The working folder, and its real path when that differs. */
   cwd: string[];
+  /** Other folders a run's requests name: the home and a wrapped CLI's own (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR). */
+  places: Record<string, string>;
   /** YYYY-MM-DD. */
   date: string;
   platform: string;
 }
 
-/** The scene of a run starting now in `cwd`. */
-export function sceneNow(cwd: string, now = new Date()): Scene {
+/** The variables whose folders a scene keeps. */
+export const PLACE_VARIABLES = ['HOME', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'GEMINI_CLI_HOME'] as const;
+
+/** The scene of a run starting now in `cwd` with `env`. */
+export function sceneNow(cwd: string, env: Record<string, string | undefined> = process.env, now = new Date()): Scene {
   let real = cwd;
   try {
     real = realpathSync(cwd);
   } catch {
     // a folder that does not exist (yet) has no other name
   }
-  return { cwd: real === cwd ? [cwd] : [cwd, real], date: now.toISOString().slice(0, 10), platform: os.platform() };
+  const places: Record<string, string> = {};
+  // A folder of one segment (`/`, `/root`) would match too much: only deeper ones are mapped.
+  for (const name of PLACE_VARIABLES) {
+    const dir = env[name];
+    if (dir && path.isAbsolute(dir) && dir.split('/').filter(Boolean).length >= 2) places[name] = dir;
+  }
+  return {
+    cwd: real === cwd ? [cwd] : [cwd, real],
+    places,
+    date: now.toISOString().slice(0, 10),
+    platform: os.platform(),
+  };
 }
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -58,14 +75,39 @@ export function mapStrings<T>(value: T, map: (text: string) => string): T {
 }
 
 /**
- * Replaces the folder paths of `from` by `to` where they stand as whole paths (`/w` in `/w/a.txt` and `/w`, not in
- * `/work`); undefined when there is nothing to replace.
+ * Replaces each folder of `pairs` (from → to) where it stands as a whole path (`/w` in `/w/a.txt` and `/w`, not in
+ * `/work`), all in one pass (a folder inside another maps to its own target); undefined when nothing would change.
  */
-export function folderMapper(from: string[], to: string): ((text: string) => string) | undefined {
-  const sources = [...new Set(from)].filter((dir) => dir && dir !== to).sort((a, b) => b.length - a.length);
-  if (sources.length === 0) return undefined;
+export function pathMapper(pairs: Array<[from: string, to: string]>): ((text: string) => string) | undefined {
+  const targets = new Map<string, string>();
+  for (const [from, to] of pairs) if (from && from !== to && !targets.has(from)) targets.set(from, to);
+  if (targets.size === 0) return undefined;
+  const sources = [...targets.keys()].sort((a, b) => b.length - a.length);
   const pattern = new RegExp(`(?:${sources.map(escapeRegex).join('|')})(?![\\w.-])`, 'g');
-  return (text) => (sources.some((dir) => text.includes(dir)) ? text.replace(pattern, to) : text);
+  return (text) =>
+    sources.some((dir) => text.includes(dir)) ? text.replace(pattern, (dir) => targets.get(dir)!) : text;
+}
+
+/** A folder as Claude Code (and agentpipe) name its project folder: each character but letters and digits a dash. */
+const projectName = (dir: string) => dir.replace(/[^a-zA-Z0-9]/g, '-');
+
+/**
+ * The folders of scene `from` mapped to those of scene `to`: the working folder (also as a project folder's name),
+ * then the named places.
+ */
+export function placesMapper(
+  from: Pick<Scene, 'cwd' | 'places'>,
+  to: Pick<Scene, 'cwd' | 'places'>,
+): ((text: string) => string) | undefined {
+  const pairs: Array<[string, string]> = from.cwd.flatMap((dir): Array<[string, string]> => [
+    [dir, to.cwd[0]!],
+    [projectName(dir), projectName(to.cwd[0]!)],
+  ]);
+  for (const [name, dir] of Object.entries(from.places)) {
+    const target = to.places[name];
+    if (target) pairs.push([dir, target]);
+  }
+  return pathMapper(pairs);
 }
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -93,12 +135,12 @@ export function dateForms(iso: string): string[] {
 }
 
 /**
- * Maps text of the scene `now` into the scene `then`: the folder, each written form of the day, and `Platform: x`.
+ * Maps text of the scene `now` into the scene `then`: the folders, each written form of the day, and `Platform: x`.
  * Undefined when the two scenes look the same.
  */
 export function sceneMapper(now: Scene, then: Scene): ((text: string) => string) | undefined {
   const steps: Array<(text: string) => string> = [];
-  const folders = folderMapper(now.cwd, then.cwd[0]!);
+  const folders = placesMapper(now, then);
   if (folders) steps.push(folders);
   if (now.date !== then.date) {
     const pairs = dateForms(now.date).map((form, i) => [form, dateForms(then.date)[i]!] as const);

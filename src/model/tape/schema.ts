@@ -60,6 +60,7 @@ const Header = z.object({
   created: z.string(),
   cwd: z.string(),
   realCwd: z.string().optional(),
+  places: z.record(z.string(), z.string()).optional(),
   date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   platform: z.string(),
   session_id: z.string(),
