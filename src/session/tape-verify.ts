@@ -5,6 +5,7 @@
  */
 import type { AgentMessage } from '../messages/types.ts';
 import { describeDifference, firstDifference } from '../model/tape/diff.ts';
+import { mapMessages } from '../model/tape/deltas.ts';
 import { pathMapper } from '../model/tape/scene.ts';
 
 /** Fields that name something (their values are ids). */
@@ -50,8 +51,7 @@ export function normalizeStream(messages: AgentMessage[], cwd: string): unknown[
     if (!name) ids.set(value, (name = `<id-${ids.size + 1}>`));
     return name;
   };
-  const folder = pathMapper([[cwd, '<cwd>']]);
-  const text = (value: string) => (folder ? folder(value) : value).replace(UUID_ANYWHERE, (id) => idOf(id));
+  const text = (value: string) => value.replace(UUID_ANYWHERE, (id) => idOf(id));
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === 'string') return key !== undefined && ID_FIELDS.has(key) ? idOf(value) : text(value);
     if (Array.isArray(value)) return value.map((item) => walk(item));
@@ -65,7 +65,10 @@ export function normalizeStream(messages: AgentMessage[], cwd: string): unknown[
       );
     return value;
   };
-  return messages.filter((m) => m.type !== 'tool_progress').map((m) => walk(m));
+  const kept = messages.filter((m) => m.type !== 'tool_progress');
+  // The folder as <cwd>, in streamed deltas too (a path cut across deltas: tape/deltas.ts).
+  const folder = pathMapper([[cwd, '<cwd>']]);
+  return (folder ? mapMessages(kept, folder) : kept).map((m) => walk(m));
 }
 
 /** The first difference between a recorded stream and a replayed one, or undefined when a client sees the same. */

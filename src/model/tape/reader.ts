@@ -5,7 +5,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import type { Tape, TapeLine } from './format.ts';
-import { mapStrings, placesMapper } from './scene.ts';
+import { mapChunks, mapMessages, mapTimedEvents } from './deltas.ts';
+import { mapStrings, placesMapper, type PathMap } from './scene.ts';
 import { parseHeader, parseLine } from './schema.ts';
 
 /** A tape larger than this is refused (a JavaScript string holds at most ~512 MB). */
@@ -59,14 +60,37 @@ export function readTape(file: string, options: { cwd?: string; places?: Record<
       if (error instanceof TapeError) throw error;
       throw new TapeError(`${file}:${i + 1}: ${(error as Error).message}`);
     }
-    if (line) lines.push(map ? inScene(line, map) : line);
+    if (line) lines.push(line);
   }
-  return { file, header, lines };
+  return { file, header, lines: map ? inScene(lines, map) : lines };
 }
 
-/** A line with the recorded folder mapped, except the requests the replay compares against. */
-function inScene(line: TapeLine, map: (text: string) => string): TapeLine {
-  if (line.type === 'model_request') return line;
-  if (line.type === 'http') return { ...line, chunks: mapStrings(line.chunks, map) };
-  return mapStrings(line, map);
+/**
+ * The lines with the recorded folders mapped, except in the requests a replay compares against; streamed texts (an
+ * answer's deltas, a wire response's chunks, the stream's `stream_event` messages) as wholes.
+ */
+function inScene(lines: TapeLine[], map: PathMap): TapeLine[] {
+  const messages = mapMessages(
+    lines.flatMap((l) => (l.type === 'message' ? [l.message] : [])),
+    map,
+  );
+  let next = 0;
+  return lines.map((line): TapeLine => {
+    switch (line.type) {
+      case 'model_request':
+        return line;
+      case 'model_response': {
+        const { events, ...rest } = line;
+        return { ...mapStrings(rest, map), events: mapTimedEvents(events, map) };
+      }
+      case 'http':
+        return line.encoding === 'base64'
+          ? line
+          : { ...line, chunks: mapChunks(line.chunks, line.api, line.content_type, map) };
+      case 'message':
+        return { type: 'message', message: messages[next++]! };
+      default:
+        return mapStrings(line, map);
+    }
+  });
 }

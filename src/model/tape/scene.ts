@@ -74,18 +74,33 @@ export function mapStrings<T>(value: T, map: (text: string) => string): T {
   return walk(value) as T;
 }
 
+/** One replacement in a text: `length` characters at `at` become `by`. */
+export interface Edit {
+  at: number;
+  length: number;
+  by: string;
+}
+
+/** Maps a text; `edits` says where it would change it (for texts streamed in pieces: tape/deltas.ts). */
+export type PathMap = ((text: string) => string) & { edits(text: string): Edit[] };
+
 /**
  * Replaces each folder of `pairs` (from → to) where it stands as a whole path (`/w` in `/w/a.txt` and `/w`, not in
  * `/work`), all in one pass (a folder inside another maps to its own target); undefined when nothing would change.
  */
-export function pathMapper(pairs: Array<[from: string, to: string]>): ((text: string) => string) | undefined {
+export function pathMapper(pairs: Array<[from: string, to: string]>): PathMap | undefined {
   const targets = new Map<string, string>();
   for (const [from, to] of pairs) if (from && from !== to && !targets.has(from)) targets.set(from, to);
   if (targets.size === 0) return undefined;
   const sources = [...targets.keys()].sort((a, b) => b.length - a.length);
   const pattern = new RegExp(`(?:${sources.map(escapeRegex).join('|')})(?![\\w.-])`, 'g');
-  return (text) =>
-    sources.some((dir) => text.includes(dir)) ? text.replace(pattern, (dir) => targets.get(dir)!) : text;
+  const named = (text: string) => sources.some((dir) => text.includes(dir));
+  const map = (text: string) => (named(text) ? text.replace(pattern, (dir) => targets.get(dir)!) : text);
+  const edits = (text: string): Edit[] =>
+    named(text)
+      ? [...text.matchAll(pattern)].map((m) => ({ at: m.index, length: m[0].length, by: targets.get(m[0])! }))
+      : [];
+  return Object.assign(map, { edits });
 }
 
 /** A folder as Claude Code (and agentpipe) name its project folder: each character but letters and digits a dash. */
@@ -98,7 +113,7 @@ const projectName = (dir: string) => dir.replace(/[^a-zA-Z0-9]/g, '-');
 export function placesMapper(
   from: Pick<Scene, 'cwd' | 'places'>,
   to: Pick<Scene, 'cwd' | 'places'>,
-): ((text: string) => string) | undefined {
+): PathMap | undefined {
   const pairs: Array<[string, string]> = from.cwd.flatMap((dir): Array<[string, string]> => [
     [dir, to.cwd[0]!],
     [projectName(dir), projectName(to.cwd[0]!)],
