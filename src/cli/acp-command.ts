@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { addSessionOptions, type CliFlags } from './flags.ts';
-import { UsageError, sessionOptionsFromFlags } from './options.ts';
+import { UsageError, refuseRecordForMany, sessionOptionsFromFlags } from './options.ts';
 
 export function buildAcpProgram(): Command {
   const program = new Command('agentpipe acp').description(
@@ -27,6 +27,7 @@ export async function runAcpCommand(argv: string[], log: (line: string) => void)
       ...(await sessionOptionsFromFlags(flags)),
       includePartialMessages: flags.partialMessages !== false,
     };
+    refuseRecordForMany(options, 'acp');
     const { checkSessionOptions } = await import('../session/open.ts');
     await checkSessionOptions(options, log).catch((error: Error) => {
       throw new UsageError(error.message);

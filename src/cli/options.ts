@@ -99,6 +99,14 @@ async function mcpServersOf(values: string[] | undefined): Promise<Record<string
   return servers;
 }
 
+/** `--record` where every client opens a session of its own (serve, acp): one tape holds one session. */
+export function refuseRecordForMany(options: SessionOptions, command: string): void {
+  if (options.record !== undefined)
+    throw new UsageError(
+      `--record cannot be used with ${command}: a tape holds one session (--replay can: every session replays it)`,
+    );
+}
+
 /** Flags given that have no effect yet, by their option name. */
 export function unsupportedFlagsGiven(flags: CliFlags): string[] {
   return NOT_YET_SUPPORTED.filter((name) => flags[name] !== undefined);

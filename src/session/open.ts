@@ -254,6 +254,9 @@ async function sessionModel(
  */
 export async function checkSessionOptions(options: SessionOptions, log: (line: string) => void): Promise<void> {
   try {
+    // A tape that cannot be read or options that do not go with it: said at the start, not at the first client.
+    if (options.record !== undefined || options.replay !== undefined)
+      (await import('./tape.ts')).prepareTape(options, log);
     if (options.resume || options.continue) await prepareSession({ ...options, persistSession: false }, log);
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
     const wrapped = options.harness !== undefined && options.harness !== 'agentpipe' ? options.harness : undefined;
