@@ -15,6 +15,7 @@
  * 5. A 200-turn tool loop (each turn one Read): the cost of a turn over the last 50 turns against turns 5-55.
  * 7. The cluster (bench/cluster.ts): sessions/s and prompt → first delta (p50, p99) through Redis
  *    with 1, 2 and 4 workers, against the single-process `serve` (skipped without redis-server).
+ * 8. Tapes (bench/tapes.ts): a 10,000-event tape replayed, spawn → result, beside the same scripted session.
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
@@ -26,6 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { providerServer, providerServerProcess } from './providers.ts';
 import { benchCluster, SEQUENTIAL } from './cluster.ts';
+import { benchTapes } from './tapes.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/agentpipe.js');
@@ -346,6 +348,8 @@ async function main() {
     }
   } else clusterRows.push(['cluster', 'skipped: redis-server is not installed', '']);
 
+  const tapeRows = await benchTapes(CLI, dir, script, measure);
+
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
   const loopTurns = [
@@ -410,6 +414,7 @@ async function main() {
     ...providerRows,
     ...harnessRows,
     ...clusterRows,
+    ...tapeRows,
     [
       `200-turn tool loop (${loop.times.length} tool results), cost per turn`,
       `${fmt(early, 2)} ms at turns 5-55, ${fmt(late, 2)} ms at the last 50`,
