@@ -1,8 +1,9 @@
 /**
  * `agentpipe replay <tape>`: the tape's session run again offline, with its own prompts and options, in a scratch copy
  * of the folder it started in (or `--in <dir>`). Without `--verify` the stream is printed in `--output-format`; with
- * it, the stream (as a client compares it: no ids, times or costs) and the files the replay left are compared with the
- * recorded ones, and one line says `same` or the first difference. Exit 0 when they are the same (without `--verify`:
+ * it, the stream (as a client compares it: no ids, times or costs) and the files the replay left (unless
+ * `--replay-tools tape`: then nothing ran) are compared with the recorded ones, and one line says `same` or the first
+ * difference. Exit 0 when they are the same (without `--verify`:
  * when the last result is not an error), 1 otherwise.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -47,7 +48,8 @@ export async function runReplay(file: string, flags: ReplayFlags, log: (line: st
       const last = messages.at(-1);
       return last?.type === 'result' && !last.is_error ? 0 : 1;
     }
-    const verdict = compare(tape, cwd, messages, tapeFile);
+    // With --replay-tools tape nothing ran: the files are as the scratch copy began, not worth comparing.
+    const verdict = compare(tape, cwd, messages, tapeFile, flags.replayTools !== 'tape');
     process.stdout.write(verdict === undefined ? 'same\n' : `different: ${verdict}\n`);
     return verdict === undefined ? 0 : 1;
   } finally {
@@ -113,11 +115,18 @@ async function drain(queue: AsyncMessageQueue<OutputLine>): Promise<void> {
 }
 
 /** The first difference between the recording and the replay: the stream, then the files. */
-function compare(tape: Tape, cwd: string, messages: AgentMessage[], tapeFile: string): string | undefined {
+function compare(
+  tape: Tape,
+  cwd: string,
+  messages: AgentMessage[],
+  tapeFile: string,
+  files: boolean,
+): string | undefined {
   const recorded = tape.lines.flatMap((l) => (l.type === 'message' ? [l.message] : []));
   const stream = streamDifference(recorded, cwd, messages, cwd);
-  if (stream) return stream;
-  const end = tape.lines.find((l) => l.type === 'files' && l.at === 'end');
+  if (stream || !files) return stream;
+  // The last one: a tape that went on with a resume holds one per run.
+  const end = tape.lines.findLast((l) => l.type === 'files' && l.at === 'end');
   if (end?.type !== 'files') return undefined;
   const difference = filesDifference(end.files, snapshotFiles(cwd, [tapeFile]).files);
   return difference && `files: ${difference}`;

@@ -17,8 +17,11 @@ const CLOCK_FIELDS = [
   'time_to_request_ms',
   'retry_delay_ms',
 ] as const;
-/** Clock fields of `tool_use_result` (Glob, WebFetch, Task) and of task messages' `usage`. */
-const NESTED_CLOCK_FIELDS = ['durationMs', 'totalDurationMs', 'durationSeconds', 'duration_ms'] as const;
+/**
+ * Clock values of `tool_use_result` (Glob, WebFetch, Task) and of task messages' `usage`, and the id a subagent drew
+ * for itself (Task's `agentId`).
+ */
+const NESTED_DRAWN_FIELDS = ['durationMs', 'totalDurationMs', 'durationSeconds', 'duration_ms', 'agentId'] as const;
 
 interface Slot {
   message: AgentMessage;
@@ -106,7 +109,7 @@ function withClockOf(message: AgentMessage, recorded: AgentMessage): AgentMessag
     const [mine, theirs] = [out[holder], from[holder]];
     if (!isRecord(mine) || !isRecord(theirs)) continue;
     let copy: Record<string, unknown> | undefined;
-    for (const field of NESTED_CLOCK_FIELDS)
+    for (const field of NESTED_DRAWN_FIELDS)
       if (field in mine && field in theirs) (copy ??= { ...mine })[field] = theirs[field];
     if (copy) out[holder] = copy;
   }

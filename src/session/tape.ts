@@ -109,6 +109,8 @@ export class SessionTape {
   #tap?: StreamTap;
   #divergence?: string;
   #prompt = 0;
+  /** The tape already holds this session (a resume recorded again): it goes on, numbered after what it holds. */
+  #appending?: { requests: number };
 
   constructor(options: SessionOptions, tape: Tape | undefined, log: (line: string) => void) {
     this.options = options;
@@ -187,8 +189,10 @@ export class SessionTape {
     const cwd = this.options.cwd ?? process.cwd();
     const env = this.options.env ?? process.env;
     const scene = sceneNow(cwd, env);
+    const file = path.resolve(cwd, this.options.record!);
+    this.#appending = resumedTape(file, sessionId);
     this.#writer = new TapeWriter(
-      path.resolve(cwd, this.options.record!),
+      file,
       {
         type: 'tape',
         version: TAPE_VERSION,
@@ -204,6 +208,7 @@ export class SessionTape {
       },
       secretsOf(env, [this.options.apiKey]),
       (line) => this.#log(`agentpipe: warning: ${line}`),
+      this.#appending,
     );
   }
 
@@ -276,7 +281,7 @@ export class SessionTape {
       close: () => this.close(),
     };
     this.#status = 'attached';
-    if (write) {
+    if (write && !this.#appending) {
       const cwd = this.options.cwd ?? process.cwd();
       write({ type: 'files', at: 'start', ...snapshotFiles(cwd, [writer!.file]) });
     }
@@ -371,5 +376,18 @@ function upstreamOf(name: keyof typeof HARNESS_CLIS, baseUrl: string | undefined
       return env.OPENAI_BASE_URL;
     case 'acp':
       throw new Error('tapes need a wrapped CLI whose API agentpipe knows: not --harness acp');
+  }
+}
+
+/** A tape of this very session (it was recorded, and now resumed with the same tape): how many requests it holds. */
+function resumedTape(file: string, sessionId: string): { requests: number } | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const tape = readTape(file);
+    if (tape.header.session_id !== sessionId) return undefined;
+    const numbers = tape.lines.flatMap((l) => (l.type === 'model_request' || l.type === 'http' ? [l.n] : []));
+    return { requests: numbers.length ? Math.max(...numbers) + 1 : 0 };
+  } catch {
+    return undefined; // not a tape, or not one that can go on: written anew
   }
 }

@@ -1,8 +1,8 @@
 /**
- * Writes a tape: the header at once, then one JSON line per record, buffered and written synchronously (so a tape is
- * whole when the process exits, whatever path it exits by). Every line is scrubbed of the secrets the writer was
- * given (the values of the key variables agentpipe knows, a key given as an option). The file is private (0600): it
- * holds the conversation, like a transcript.
+ * Writes a tape: the header at once, then one JSON line per record, buffered and written synchronously at the end of
+ * each answer, exchange and prompt (so a tape holds what happened when the process exits, whatever path it exits by).
+ * Every line is scrubbed of the secrets the writer was given (the values of the key variables agentpipe knows, a key
+ * given as an option). The file is private (0600): it holds the conversation, like a transcript.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { SECRET_VARIABLES } from '../../process/env.ts';
@@ -31,14 +31,24 @@ export class TapeWriter {
   #closed = false;
   #requests = 0;
 
-  /** Opens (truncates) `file` and writes the header; throws when the file cannot be opened. */
-  constructor(file: string, header: TapeHeader, secrets: string[], warn: (line: string) => void) {
+  /**
+   * Opens `file` and writes the header (or, with `append`, goes on after what the tape holds: a resumed session's
+   * tape); throws when the file cannot be opened.
+   */
+  constructor(
+    file: string,
+    header: TapeHeader,
+    secrets: string[],
+    warn: (line: string) => void,
+    append?: { requests: number },
+  ) {
     this.file = file;
     // Each secret as it stands in a JSON string too (a quote or backslash in it is escaped there).
     this.#secrets = [...new Set(secrets.flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))];
     this.#warn = warn;
-    this.#fd = openSync(file, 'w', 0o600);
-    this.#push(header);
+    this.#fd = openSync(file, append ? 'a' : 'w', 0o600);
+    if (append) this.#requests = append.requests;
+    else this.#push(header);
     this.flush();
   }
 
@@ -47,10 +57,15 @@ export class TapeWriter {
     return this.#requests++;
   }
 
+  /** Buffers a line; written at once when it ends something (an answer, an exchange, a prompt's result). */
   write(line: TapeLine): void {
     if (this.#closed || this.#failed) return;
     this.#push(line);
-    if (this.#bytes >= FLUSH_BYTES) this.flush();
+    const ends =
+      line.type === 'model_response' ||
+      line.type === 'http' ||
+      (line.type === 'message' && line.message.type === 'result');
+    if (ends || this.#bytes >= FLUSH_BYTES) this.flush();
   }
 
   #push(line: object): void {
