@@ -122,4 +122,8 @@ test('--replay-tools tape: the same stream with nothing run, in an empty folder'
     normalizeStream(lines as AgentMessage[], cwd),
   );
   assert.deepEqual(readdirSync(folder), [], 'no tool ran: no file was made or changed');
+  // The stream is the recorded one, line for line, but for the folder (and the session id, when it was taken).
+  const asText = (lines: Array<Record<string, any>>, dir: string) =>
+    lines.map((m) => JSON.stringify({ ...m, session_id: '' }).replaceAll(dir, '<cwd>'));
+  assert.deepEqual(asText(replay.lines, folder), asText(lines, cwd));
 });

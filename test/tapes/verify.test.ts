@@ -201,3 +201,33 @@ test('the library: query() records with `record` and replays with `replay`', asy
     first.map((m) => m.uuid),
   );
 });
+
+test('a resumed session recorded on the same tape: the tape goes on, and replays both runs as one session', async () => {
+  const cwd = startFolder();
+  const dir = scratchDir('tape-resume-');
+  const tape = path.join(dir, 'resumed.jsonl');
+  const run = (args: string[], turns: unknown[], name: string) =>
+    runCli([...args, '--model', 'scripted', '--script', writeScript(dir, turns, name), ...STREAM, '--record', tape], {
+      cwd,
+    });
+  const first = await run(['-p', 'Remember 42.'], [{ text: 'Noted.' }], 'one.json');
+  assert.equal(first.code, 0, first.stderr);
+  const id = parseLines(first.stdout)[0]!.session_id as string;
+  const second = await run(['-p', 'What number?', '--resume', id], [{ text: 'It was 42.' }], 'two.json');
+  assert.equal(second.code, 0, second.stderr);
+  const kinds = readFileSync(tape, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { type: string; n?: number }).type);
+  assert.equal(kinds.filter((k) => k === 'tape').length, 1, 'one header');
+  assert.equal(kinds.filter((k) => k === 'prompt').length, 2);
+  assert.equal(kinds.filter((k) => k === 'files').length, 3, 'the start, and the end of each run');
+  const folder = startFolder();
+  const replay = await runCli(['--replay', tape, ...STREAM], { cwd: folder });
+  assert.equal(replay.code, 0, replay.stderr);
+  const recorded = [...parseLines(first.stdout), ...parseLines(second.stdout)] as AgentMessage[];
+  assert.deepEqual(
+    normalizeStream(parseLines(replay.stdout) as AgentMessage[], folder),
+    normalizeStream(recorded, cwd),
+  );
+});
