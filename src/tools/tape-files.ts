@@ -11,6 +11,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -77,19 +78,34 @@ function contentOf(bytes: Buffer): { text: string } | { base64: string } {
   }
 }
 
-/** Writes `files` under `root` (which must be empty or new); a path that would leave `root` is refused. */
+/**
+ * Writes `files` under `root` (which must be empty or new). A tape is outside data: a path that would leave `root`
+ * is refused, symbolic links are made after every file (so no file is written through one), a link's folder must be
+ * inside `root` as it really is, and modes keep their permission bits only.
+ */
 export function restoreFiles(root: string, files: TapeFile[]): void {
   mkdirSync(root, { recursive: true });
-  for (const file of files) {
-    const target = path.resolve(root, file.path);
+  const real = realpathSync(root);
+  const inside = (target: string, file: TapeFile) => {
     if (!target.startsWith(root + path.sep)) throw new Error(`the tape's file ${file.path} is outside its folder`);
+  };
+  for (const file of files) {
+    if (file.link !== undefined) continue;
+    const target = path.resolve(root, file.path);
+    inside(target, file);
     mkdirSync(path.dirname(target), { recursive: true });
-    if (file.link !== undefined) {
-      symlinkSync(file.link, target);
-      continue;
-    }
     writeFileSync(target, file.text !== undefined ? file.text : Buffer.from(file.base64 ?? '', 'base64'));
-    chmodSync(target, file.mode ?? DEFAULT_MODE);
+    chmodSync(target, (file.mode ?? DEFAULT_MODE) & 0o777);
+  }
+  for (const file of files) {
+    if (file.link === undefined) continue;
+    const target = path.resolve(root, file.path);
+    inside(target, file);
+    mkdirSync(path.dirname(target), { recursive: true });
+    const folder = realpathSync(path.dirname(target));
+    if (folder !== real && !folder.startsWith(real + path.sep))
+      throw new Error(`the tape's link ${file.path} is outside its folder`);
+    symlinkSync(file.link, target);
   }
 }
 

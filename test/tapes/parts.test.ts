@@ -233,3 +233,29 @@ test('a path cut across streamed deltas is mapped as a whole and cut again where
   assert.equal(args.join(''), '{"path":"/var/replay/a.txt"}');
   assert.match(joined, /data: \[DONE\]\n\n$/);
 });
+
+test('restoring a tape\'s files never writes outside the folder: no "..", no file through a link, no setuid bits', async () => {
+  const { restoreFiles } = await import('../../src/tools/tape-files.ts');
+  const { existsSync, readdirSync } = await import('node:fs');
+  const outside = scratchDir('tape-outside-');
+  assert.throws(
+    () => restoreFiles(scratchDir('tape-in-'), [{ path: '../escape.txt', text: 'x' }]),
+    /outside its folder/,
+  );
+  const root = scratchDir('tape-in-');
+  assert.throws(() =>
+    restoreFiles(root, [
+      { path: 'a', link: outside },
+      { path: 'a/x', text: 'through the link' },
+    ]),
+  );
+  assert.deepEqual(readdirSync(outside), [], 'nothing was written through the link');
+  const nested = scratchDir('tape-in-');
+  restoreFiles(nested, [
+    { path: 'b', link: outside },
+    { path: 'c', text: 'ok', mode: 0o4755 },
+  ]);
+  assert.throws(() => restoreFiles(nested, [{ path: 'b/y', link: 'z' }]), /outside its folder/);
+  assert.equal(existsSync(path.join(outside, 'y')), false);
+  assert.equal(statSync(path.join(nested, 'c')).mode & 0o7777, 0o755, 'the setuid bit is dropped');
+});
