@@ -134,3 +134,57 @@ test('--harness claude: recorded through the proxy, replayed with the API stoppe
   );
   assert.equal(readFileSync(path.join(replaying.cwd, 'made.txt'), 'utf8'), 'made\n');
 });
+
+test('--harness gemini: recorded through the proxy (the Gemini API), replayed with the API stopped and no key', async () => {
+  const { startFakeGemini } = await import('../harness/fakes/gemini-api.ts');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const fake = await startFakeGemini([{ kind: 'text', chunks: ['Hello ', 'from the ', 'fake Gemini.'] }]);
+  const tape = path.join(scratchDir('tape-gemini-'), 'gemini.tape.jsonl');
+  const setup = (dirs: { home: string; cwd: string }) => {
+    mkdirSync(path.join(dirs.home, '.gemini'), { recursive: true });
+    mkdirSync(path.join(dirs.home, 'tmp'), { recursive: true });
+    const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, general: { maxAttempts: 1 } };
+    writeFileSync(path.join(dirs.home, '.gemini', 'settings.json'), JSON.stringify(settings));
+    return {
+      PATH: testPath(),
+      HOME: dirs.home,
+      TMPDIR: path.join(dirs.home, 'tmp'),
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    };
+  };
+  const recording = harnessDirs('tape-gemini-rec');
+  const args = ['-p', 'say hi', '--harness', 'gemini', '--model', 'gemini-2.5-flash', ...STREAM];
+  let recorded;
+  try {
+    recorded = await runCli([...args, '--base-url', fake.url, '--record', tape], {
+      cwd: recording.cwd,
+      env: { ...setup(recording), GEMINI_API_KEY: 'gemini-tape-test-key-0123' },
+      timeoutMs: 60_000,
+    });
+  } finally {
+    await fake.close();
+  }
+  assert.equal(recorded.code, 0, recorded.stderr);
+  const lines = parseLines(recorded.stdout);
+  assert.equal(lines.at(-1)!.result, 'Hello from the fake Gemini.');
+  const text = readFileSync(tape, 'utf8');
+  assert.ok(
+    !text.includes('gemini-tape-test-key-0123') && !AUTH_HEADER.test(text),
+    'no key or auth header on the tape',
+  );
+  assert.ok(
+    tapeLines(tape).some((l) => l.type === 'http' && l.api === 'gemini' && /streamGenerateContent/.test(l.path)),
+  );
+
+  const replaying = harnessDirs('tape-gemini-replay');
+  const replay = await runCli([...args, '--replay', tape], {
+    cwd: replaying.cwd,
+    env: { ...setup(replaying), GEMINI_API_KEY: '', GOOGLE_API_KEY: '' },
+    timeoutMs: 60_000,
+  });
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.deepEqual(
+    normalizeStream(parseLines(replay.stdout) as AgentMessage[], replaying.cwd),
+    normalizeStream(lines as AgentMessage[], recording.cwd),
+  );
+});
