@@ -8,7 +8,7 @@
 import type { AgentMessage } from '../messages/types.ts';
 
 /** Top-level fields that hold clock values. */
-const CLOCK_FIELDS = [
+export const CLOCK_FIELDS = [
   'timestamp',
   'duration_ms',
   'duration_api_ms',
@@ -17,11 +17,10 @@ const CLOCK_FIELDS = [
   'time_to_request_ms',
   'retry_delay_ms',
 ] as const;
-/**
- * Clock values of `tool_use_result` (Glob, WebFetch, Task) and of task messages' `usage`, and the id a subagent drew
- * for itself (Task's `agentId`).
- */
-const NESTED_DRAWN_FIELDS = ['durationMs', 'totalDurationMs', 'durationSeconds', 'duration_ms', 'agentId'] as const;
+/** Clock values of `tool_use_result` (Glob, WebFetch, Task) and of task messages' `usage`. */
+export const NESTED_CLOCK_FIELDS = ['durationMs', 'totalDurationMs', 'durationSeconds', 'duration_ms'] as const;
+/** Those, and the id a subagent drew for itself (Task's `agentId`). */
+const NESTED_DRAWN_FIELDS = [...NESTED_CLOCK_FIELDS, 'agentId'] as const;
 
 interface Slot {
   message: AgentMessage;

@@ -4,12 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { PermissionMode } from '../messages/types.ts';
 import type { TapeHeader, TapeSession } from '../model/tape/format.ts';
 import { REDACTED } from '../model/tape/writer.ts';
 import type { HarnessName } from '../harness/types.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
-import type { SettingSource } from './setting-sources.ts';
 import type { SessionOptions } from './options.ts';
 
 /** Names of variables and headers whose values are secrets. */
@@ -43,6 +41,39 @@ function settingsOf(settings: SessionOptions['settings'], cwd: string): Record<s
   }
 }
 
+/** The options a tape keeps as they are (beside the model, the harness, the settings and the MCP servers). */
+const KEPT = [
+  'harnessCommand',
+  'systemPrompt',
+  'appendSystemPrompt',
+  'maxTurns',
+  'maxBudgetUsd',
+  'maxTokens',
+  'maxThinkingTokens',
+  'allowedTools',
+  'disallowedTools',
+  'tools',
+  'permissionMode',
+  'includePartialMessages',
+  'includeHookEvents',
+  'agents',
+  'agent',
+  'maxContextTokens',
+  'outputFormat',
+  'fallbackModel',
+  'effort',
+  'thinking',
+  'betas',
+  'additionalDirectories',
+  'settingSources',
+  'maxRetries',
+] as const satisfies ReadonlyArray<keyof SessionOptions & keyof TapeSession>;
+
+/** The KEPT fields `from` has. */
+function kept<T extends Partial<Record<(typeof KEPT)[number], unknown>>>(from: T): Partial<T> {
+  return Object.fromEntries(KEPT.flatMap((key) => (from[key] !== undefined ? [[key, from[key]]] : []))) as Partial<T>;
+}
+
 /** What the tape keeps of `options`. */
 export function tapeSessionOf(
   options: SessionOptions,
@@ -51,70 +82,27 @@ export function tapeSessionOf(
   const cwd = options.cwd ?? process.cwd();
   const session: TapeSession = {
     ...ran,
+    ...kept(options),
     harness: options.harness && options.harness !== 'agentpipe' ? options.harness : undefined,
-    harnessCommand: options.harnessCommand,
-    systemPrompt: options.systemPrompt,
-    appendSystemPrompt: options.appendSystemPrompt,
-    maxTurns: options.maxTurns,
-    maxBudgetUsd: options.maxBudgetUsd,
-    maxTokens: options.maxTokens,
-    maxThinkingTokens: options.maxThinkingTokens,
-    allowedTools: options.allowedTools,
-    disallowedTools: options.disallowedTools,
-    tools: options.tools,
-    permissionMode: options.permissionMode,
-    includePartialMessages: options.includePartialMessages,
-    includeHookEvents: options.includeHookEvents,
     settings: settingsOf(options.settings, cwd),
-    agents: options.agents as Record<string, unknown> | undefined,
-    agent: options.agent,
     mcpServers: options.mcpServers && mcpServersOf(options.mcpServers),
-    maxContextTokens: options.maxContextTokens,
-    outputFormat: options.outputFormat,
-    fallbackModel: options.fallbackModel,
-    effort: options.effort,
-    thinking: options.thinking,
-    betas: options.betas,
-    additionalDirectories: options.additionalDirectories,
-    settingSources: options.settingSources,
-    maxRetries: options.maxRetries,
   };
   return JSON.parse(JSON.stringify(session)) as TapeSession;
 }
 
-/** The options a tape's session runs again with, in `cwd`; `overrides` win. */
+/**
+ * The options a tape's session runs again with, in `cwd`; `overrides` win. (The tape's schema checked its values;
+ * its agents and setting sources are what this agentpipe wrote.)
+ */
 export function optionsFromTape(header: TapeHeader, cwd: string, overrides: SessionOptions = {}): SessionOptions {
   const s = header.session;
   return {
     cwd,
-    model: s.model,
+    model: s.model || undefined,
+    ...(kept(s) as Partial<SessionOptions>),
     harness: s.harness as HarnessName | undefined,
-    harnessCommand: s.harnessCommand,
-    systemPrompt: s.systemPrompt,
-    appendSystemPrompt: s.appendSystemPrompt,
-    maxTurns: s.maxTurns,
-    maxBudgetUsd: s.maxBudgetUsd,
-    maxTokens: s.maxTokens,
-    maxThinkingTokens: s.maxThinkingTokens,
-    allowedTools: s.allowedTools,
-    disallowedTools: s.disallowedTools,
-    tools: s.tools,
-    permissionMode: s.permissionMode as PermissionMode | undefined,
-    includePartialMessages: s.includePartialMessages,
-    includeHookEvents: s.includeHookEvents,
     settings: s.settings,
-    agents: s.agents as SessionOptions['agents'],
-    agent: s.agent,
     mcpServers: s.mcpServers as SessionOptions['mcpServers'],
-    maxContextTokens: s.maxContextTokens,
-    outputFormat: s.outputFormat,
-    fallbackModel: s.fallbackModel,
-    effort: s.effort,
-    thinking: s.thinking,
-    betas: s.betas,
-    additionalDirectories: s.additionalDirectories,
-    settingSources: s.settingSources as SettingSource[] | undefined,
-    maxRetries: s.maxRetries,
     ...overrides,
   };
 }

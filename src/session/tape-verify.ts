@@ -7,6 +7,7 @@ import type { AgentMessage } from '../messages/types.ts';
 import { describeDifference, firstDifference } from '../model/tape/diff.ts';
 import { mapMessages } from '../model/tape/deltas.ts';
 import { pathMapper } from '../model/tape/scene.ts';
+import { CLOCK_FIELDS, NESTED_CLOCK_FIELDS } from './tape-ids.ts';
 
 /** Fields that name something (their values are ids). */
 const ID_FIELDS = new Set([
@@ -23,18 +24,10 @@ const ID_FIELDS = new Set([
   'request_id',
 ]);
 /** Fields that hold times, costs or versions. */
-const DROPPED = new Set([
-  'timestamp',
-  'duration_ms',
-  'duration_api_ms',
-  'ttft_ms',
-  'ttft_stream_ms',
-  'time_to_request_ms',
-  'retry_delay_ms',
+const DROPPED = new Set<string>([
+  ...CLOCK_FIELDS,
+  ...NESTED_CLOCK_FIELDS,
   'elapsed_time_seconds',
-  'durationMs',
-  'totalDurationMs',
-  'durationSeconds',
   'total_cost_usd',
   'costUSD',
   'totalCostUsd',
