@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ParsedLine } from '../messages/parse.ts';
 import type { AgentMessage } from '../messages/types.ts';
+import { isPromptEcho } from '../messages/user.ts';
 import { readTape } from '../model/tape/reader.ts';
 import { sceneNow } from '../model/tape/scene.ts';
 import type { Tape } from '../model/tape/format.ts';
@@ -87,8 +88,11 @@ async function replaySession(
   try {
     opened = await openSession(options, {
       send: (line) => {
-        if (!isProtocolLine(line)) messages.push(line as AgentMessage);
-        return queue.push(line);
+        if (isProtocolLine(line)) return queue.push(line);
+        const message = line as AgentMessage;
+        messages.push(message);
+        // The recorded stream holds the prompts' echoes (compared); the printed one as the main command prints it.
+        return isPromptEcho(message) && !flags.replayUserMessages ? undefined : queue.push(line);
       },
       log,
       replayUserMessages: true,
