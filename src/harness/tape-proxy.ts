@@ -17,6 +17,7 @@ import { numberUuids } from '../model/tape/canonical.ts';
 import type { HttpApi, HttpLine, TimedChunk } from '../model/tape/format.ts';
 import { RequestMatcher } from '../model/tape/matcher.ts';
 import { mapStrings } from '../model/tape/scene.ts';
+import type { HarnessName } from './types.ts';
 
 /** Requests larger than this are refused (413). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -274,4 +275,26 @@ function replayer(options: Extract<TapeProxyOptions, { mode: 'replay' }>): Answe
     if (line.error) res.destroy();
     else res.end();
   };
+}
+
+/** Where a wrapped CLI's API is: `--base-url`, else its base URL variable, else the API's own address. */
+export function upstreamOf(
+  name: Exclude<HarnessName, 'agentpipe'>,
+  baseUrl: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string {
+  if (baseUrl) return baseUrl;
+  switch (name) {
+    case 'claude':
+      return env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com';
+    case 'codex':
+      return env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
+    case 'gemini':
+      return env.GOOGLE_GEMINI_BASE_URL || 'https://generativelanguage.googleapis.com';
+    case 'qwen':
+      if (!env.OPENAI_BASE_URL) throw new Error('recording --harness qwen needs --base-url or OPENAI_BASE_URL');
+      return env.OPENAI_BASE_URL;
+    case 'acp':
+      throw new Error('tapes need a wrapped CLI whose API agentpipe knows: not --harness acp');
+  }
 }

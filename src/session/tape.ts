@@ -217,7 +217,7 @@ export class SessionTape {
    * proxy's base URL; replaying, a key that opens nothing).
    */
   async harness(sessionId: string, name: keyof typeof HARNESS_CLIS): Promise<SessionOptions> {
-    const { startTapeProxy } = await import('../harness/tape-proxy.ts');
+    const { startTapeProxy, upstreamOf } = await import('../harness/tape-proxy.ts');
     const env = this.options.env ?? process.env;
     if (this.#tape) {
       const basePath = this.#tape.header.session.apiBasePath ?? '';
@@ -358,24 +358,6 @@ export class SessionTape {
     if (this.#tap)
       writer.write({ type: 'files', at: 'end', ...snapshotFiles(this.options.cwd ?? process.cwd(), [writer.file]) });
     writer.close();
-  }
-}
-
-/** Where a wrapped CLI's API is: `--base-url`, else its base URL variable, else the API's own address. */
-function upstreamOf(name: keyof typeof HARNESS_CLIS, baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (baseUrl) return baseUrl;
-  switch (name) {
-    case 'claude':
-      return env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com';
-    case 'codex':
-      return env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
-    case 'gemini':
-      return env.GOOGLE_GEMINI_BASE_URL || 'https://generativelanguage.googleapis.com';
-    case 'qwen':
-      if (!env.OPENAI_BASE_URL) throw new Error('recording --harness qwen needs --base-url or OPENAI_BASE_URL');
-      return env.OPENAI_BASE_URL;
-    case 'acp':
-      throw new Error('tapes need a wrapped CLI whose API agentpipe knows: not --harness acp');
   }
 }
 
