@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { addSessionOptions, type CliFlags } from './flags.ts';
-import { UsageError, refuseRecordForMany, sessionOptionsFromFlags } from './options.ts';
+import { UsageError, tapesForMany, sessionOptionsFromFlags } from './options.ts';
 
 export function buildAcpProgram(): Command {
   const program = new Command('agentpipe acp').description(
@@ -24,10 +24,9 @@ export async function runAcpCommand(argv: string[], log: (line: string) => void)
   const flags = program.opts<CliFlags & { partialMessages?: boolean }>();
   try {
     const options = {
-      ...(await sessionOptionsFromFlags(flags)),
+      ...tapesForMany(await sessionOptionsFromFlags(flags), 'acp'),
       includePartialMessages: flags.partialMessages !== false,
     };
-    refuseRecordForMany(options, 'acp');
     const { checkSessionOptions } = await import('../session/open.ts');
     await checkSessionOptions(options, log).catch((error: Error) => {
       throw new UsageError(error.message);

@@ -99,12 +99,16 @@ async function mcpServersOf(values: string[] | undefined): Promise<Record<string
   return servers;
 }
 
-/** `--record` where every client opens a session of its own (serve, acp): one tape holds one session. */
-export function refuseRecordForMany(options: SessionOptions, command: string): void {
+/**
+ * Tapes where every client opens a session of its own (serve, acp): `--record` is refused (one tape holds one
+ * session); with `--replay` every session replays the tape, each under a session id of its own.
+ */
+export function tapesForMany(options: SessionOptions, command: string): SessionOptions {
   if (options.record !== undefined)
     throw new UsageError(
       `--record cannot be used with ${command}: a tape holds one session (--replay can: every session replays it)`,
     );
+  return options.replay !== undefined ? { ...options, replaySessionId: false } : options;
 }
 
 /** Flags given that have no effect yet, by their option name. */

@@ -138,4 +138,9 @@ export interface SessionOptions extends ModelOptions {
   replayTools?: ReplayTools;
   /** With `replay`: the message uuid after which the session goes on live (a fork). */
   replayUntil?: string;
+  /**
+   * With `replay`: run under the tape's session id when it is free here (default true). `serve` and `acp`, whose
+   * clients may replay one tape at once, give each session its own.
+   */
+  replaySessionId?: boolean;
 }

@@ -75,6 +75,8 @@ function replayOptions(options: SessionOptions, tape: Tape, cwd: string, log: (l
     );
   if (recorded.harness && options.replayUntil !== undefined)
     throw new Error("--replay-until: forks of a wrapped CLI's session are not supported (replay it whole)");
+  if (recorded.harness && options.record !== undefined)
+    throw new Error("--record: a wrapped CLI's replayed session cannot be recorded again (its tape is the recording)");
   if (
     options.replayUntil !== undefined &&
     !tape.lines.some((l) => l.type === 'message' && l.message.uuid === options.replayUntil)
@@ -83,7 +85,8 @@ function replayOptions(options: SessionOptions, tape: Tape, cwd: string, log: (l
   const out: SessionOptions = { ...options, harness: recorded.harness as SessionOptions['harness'] };
   if (!harness && recorded.harness) out.harnessCommand ??= recorded.harnessCommand;
   if (options.replayUntil === undefined) out.model = options.model ?? (recorded.model || undefined);
-  if (options.sessionId === undefined && options.replayUntil === undefined && !options.resume && !options.continue) {
+  const keepId = options.replaySessionId !== false && options.replayUntil === undefined;
+  if (options.sessionId === undefined && keepId && !options.resume && !options.continue) {
     const taken =
       options.persistSession !== false &&
       existsSync(transcriptPath(cwd, tape.header.session_id, agentpipeHome(options.env ?? process.env)));
