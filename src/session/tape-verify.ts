@@ -1,7 +1,8 @@
 /**
  * A stream as a client compares two runs of one session: without ids (each distinct id becomes `<id-1>`, `<id-2>` …
  * by first appearance, so what refers to what is still compared), times, costs and versions, with the working
- * folder as `<cwd>`, and without the heartbeats (`tool_progress`), whose number depends on the clock.
+ * folder as `<cwd>`, and without the heartbeats (`tool_progress`), whose number depends on the clock, or `auth_status`
+ * (the credentials of one run: a replay needs none).
  */
 import type { AgentMessage } from '../messages/types.ts';
 import { describeDifference, firstDifference } from '../model/tape/diff.ts';
@@ -36,6 +37,9 @@ const DROPPED = new Set<string>([
 ]);
 const UUID_ANYWHERE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
+/** The messages a comparison of two runs looks at. */
+const compared = (message: AgentMessage) => message.type !== 'tool_progress' && message.type !== 'auth_status';
+
 /** The messages of a stream as a client compares them; `cwd`: the folder the run worked in. */
 export function normalizeStream(messages: AgentMessage[], cwd: string): unknown[] {
   const ids = new Map<string, string>();
@@ -58,7 +62,7 @@ export function normalizeStream(messages: AgentMessage[], cwd: string): unknown[
       );
     return value;
   };
-  const kept = messages.filter((m) => m.type !== 'tool_progress');
+  const kept = messages.filter(compared);
   // The folder as <cwd>, in streamed deltas too (a path cut across deltas: tape/deltas.ts).
   const folder = pathMapper([[cwd, '<cwd>']]);
   return (folder ? mapMessages(kept, folder) : kept).map((m) => walk(m));
@@ -72,7 +76,7 @@ export function streamDifference(
   replayedCwd: string,
 ): string | undefined {
   const [a, b] = [normalizeStream(recorded, recordedCwd), normalizeStream(replayed, replayedCwd)];
-  const shown = (messages: AgentMessage[]) => messages.filter((m) => m.type !== 'tool_progress');
+  const shown = (messages: AgentMessage[]) => messages.filter(compared);
   const [kept, mine] = [shown(recorded), shown(replayed)];
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const kind = describeKind(mine[i] ?? kept[i]);
