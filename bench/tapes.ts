@@ -4,7 +4,7 @@
  * replayed from the tape (median of 5, spawn → result), each replay beside the same session on the scripted model.
  * The aim: under 2 s.
  */
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** What the bench's runner gives: a timed CLI run (marks: when each pattern was first seen on stdout). */
@@ -26,7 +26,19 @@ export async function benchTapes(
   // message_start, a block's start and stop, message_delta, message_stop: 5 events besides the deltas.
   const answer = script('tape-answer.json', [{ text: 'x'.repeat(events - 5), chunk_size: 1 }]);
   const tape = path.join(dir, 'bench.tape.jsonl');
-  const flags = ['-p', 'go', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+  // A folder of its own: the tape's file snapshots hold only what the session works on, not the bench's scripts.
+  const work = path.join(dir, 'tape-work');
+  mkdirSync(work, { recursive: true });
+  const flags = [
+    '-p',
+    'go',
+    '--cwd',
+    work,
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--include-partial-messages',
+  ];
   const scripted = [cli, ...flags, '--model', 'scripted', '--script', answer, '--no-session-persistence'];
   await measure([...scripted, '--record', tape]);
   const replay = [cli, ...flags, '--replay', tape, '--no-session-persistence'];
