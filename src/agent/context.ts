@@ -7,7 +7,7 @@ import type { PermissionRule } from '../tools/permissions.ts';
 import type { ToolState } from '../tools/state.ts';
 import type { Tool } from '../tools/types.ts';
 import type { HookRunner } from '../tools/hooks/types.ts';
-import type { ToolCallRunner } from '../tools/tape-calls.ts';
+import type { ToolCalls } from '../tools/tape-calls.ts';
 
 /** The library's permission callback (also backs `--permission-prompt-tool stdio`). */
 export type CanUseTool = (
@@ -64,8 +64,8 @@ export interface AgentContext {
    * show no such status: see ../shared/reference/traces.)
    */
   announceRequests?: boolean;
-  /** Runs each permitted tool call (a tape records it, or answers it: `--record`, `--replay-tools tape`). */
-  toolCalls?: ToolCallRunner;
+  /** Each tool call, for a tape: a permitted one it records or answers, a denied one it records (tapes). */
+  toolCalls?: ToolCalls;
   /** What the session's tools remember between calls. */
   toolState: ToolState;
   /** A tool running longer than this gets `tool_progress` heartbeats. */

@@ -23,7 +23,7 @@ import { RecordingProvider } from '../model/tape/recording-provider.ts';
 import { ReplayingProvider } from '../model/tape/replaying-provider.ts';
 import { sceneMapper, sceneNow } from '../model/tape/scene.ts';
 import { secretsOf, TapeWriter } from '../model/tape/writer.ts';
-import { recordingToolCalls, servingToolCalls, type ToolCallRunner } from '../tools/tape-calls.ts';
+import { recordDenial, recordingToolCalls, servingToolCalls, type ToolCallRunner } from '../tools/tape-calls.ts';
 import { RecordingHooks, ServingHooks } from '../tools/hooks/tape-hooks.ts';
 import { snapshotFiles } from '../tools/tape-files.ts';
 import type { TapeProxy } from '../harness/tape-proxy.ts';
@@ -264,7 +264,10 @@ export class SessionTape {
       const inner = calls;
       calls = inner ? (call, run) => record(call, () => inner(call, run)) : record;
     }
-    ctx.toolCalls = calls;
+    ctx.toolCalls = calls && {
+      run: calls,
+      ...(write ? { denied: (call, reason) => recordDenial(write, call, reason) } : {}),
+    };
     if (fromTape && ctx.hooks) ctx.hooks = new ServingHooks(ctx.hooks, this.#lines('hook'), serving);
     if (write && ctx.hooks) ctx.hooks = new RecordingHooks(ctx.hooks, write);
     this.#permissions(session, write);

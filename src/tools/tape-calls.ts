@@ -20,6 +20,14 @@ export interface ToolCall {
 /** Runs a call, or answers it some other way; `run` is the call itself. */
 export type ToolCallRunner = (call: ToolCall, run: () => Promise<ToolResult>) => Promise<ToolResult>;
 
+/** What the agent loop hands a tape of each tool call. */
+export interface ToolCalls {
+  /** A permitted call: runs it (`run`), or answers it some other way. */
+  run: ToolCallRunner;
+  /** A call the permission check (rules, mode, hooks, the client) denied, and why. */
+  denied?(call: { name: string; input: Record<string, unknown>; toolUseId: string }, reason: string): void;
+}
+
 /** What a tool result becomes on the tape. */
 function tapeResult(result: ToolResult): ToolLine['result'] {
   return {
@@ -31,6 +39,22 @@ function tapeResult(result: ToolResult): ToolLine['result'] {
   };
 }
 
+/** Records a denied call: its decision, and the reason the model was given. */
+export function recordDenial(
+  write: (line: ToolLine) => void,
+  call: { name: string; input: Record<string, unknown>; toolUseId: string },
+  reason: string,
+): void {
+  write({
+    type: 'tool',
+    tool_use_id: call.toolUseId,
+    name: call.name,
+    input: call.input,
+    decision: 'deny',
+    result: { content: reason, is_error: true, denied: reason },
+  });
+}
+
 /** Records every call that runs (Task's too: its result is part of the story). */
 export function recordingToolCalls(write: (line: ToolLine) => void): ToolCallRunner {
   return async (call, run) => {
@@ -39,6 +63,7 @@ export function recordingToolCalls(write: (line: ToolLine) => void): ToolCallRun
       tool_use_id: call.context.toolUseId,
       name: call.tool.name,
       input: call.input,
+      decision: 'allow' as const,
     };
     try {
       const result = await run();
@@ -57,7 +82,7 @@ export function servingToolCalls(
   lines: ToolLine[],
   options: { file: string; onMismatch: (text: string) => string; live: () => boolean },
 ): ToolCallRunner {
-  const byId = new Map(lines.map((line) => [line.tool_use_id, line]));
+  const byId = new Map(lines.filter((line) => line.decision !== 'deny').map((line) => [line.tool_use_id, line]));
   return async (call, run) => {
     if (call.runsAgent || options.live()) return run();
     const id = call.context.toolUseId;

@@ -102,3 +102,33 @@ test('a permission the client granted is recorded; a replay with no client is an
   assert.deepEqual(normalizeStream(replayed, folder), normalizeStream(recorded, cwd));
   assert.ok(existsSync(path.join(folder, 'made.txt')), 'the Write ran again, allowed by the recorded answer');
 });
+
+test('a denied call is on the tape with its decision and the reason the model was told; a replay decides it again', async () => {
+  const cwd = startFolder();
+  const tape = path.join(scratchDir('tape-denied-'), 'denied.jsonl');
+  const script = writeScript(scratchDir('tape-denied-script-'), [
+    {
+      tool_calls: [{ name: 'Write', id: 'toolu_denied', input: { file_path: path.join(cwd, 'no.txt'), content: 'x' } }],
+    },
+    { text: 'It was denied.' },
+  ]);
+  const recorded = await collect('Make a file.', {
+    model: 'scripted',
+    script,
+    cwd,
+    persistSession: false,
+    record: tape,
+  });
+  const line = readFileSync(tape, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>)
+    .find((l) => l.type === 'tool');
+  assert.equal(line?.decision, 'deny');
+  assert.equal(line?.tool_use_id, 'toolu_denied');
+  assert.match(line?.result.content, /needs approval|denied|permission/i);
+  assert.equal(existsSync(path.join(cwd, 'no.txt')), false);
+  const folder = startFolder();
+  const replayed = await collect('Make a file.', { cwd: folder, persistSession: false, replay: tape });
+  assert.deepEqual(normalizeStream(replayed, folder), normalizeStream(recorded, cwd));
+});

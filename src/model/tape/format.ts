@@ -162,6 +162,8 @@ export interface ToolLine {
   tool_use_id: string;
   name: string;
   input: Record<string, unknown>;
+  /** The permission decision: the call ran (`allow`), or it was denied and `result` is what the model was told. */
+  decision?: 'allow' | 'deny';
   result: {
     content: unknown;
     is_error?: boolean;

@@ -143,6 +143,7 @@ const Line = z.discriminatedUnion('type', [
     tool_use_id: z.string(),
     name: z.string(),
     input: z.record(z.string(), z.unknown()),
+    decision: z.enum(['allow', 'deny']).optional(),
     result: z.looseObject({
       content: z.unknown(),
       is_error: z.boolean().optional(),
