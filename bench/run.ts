@@ -17,6 +17,7 @@
  *    with 1, 2 and 4 workers, against the single-process `serve` (skipped without redis-server).
  * 8. `agentpipe exec` beside `codex exec` (bench/codex.ts): spawn → the first `item.completed` of the
  *    answer, against the same local server.
+ * 9. Tapes (bench/tapes.ts): a 10,000-event tape replayed, spawn → result, beside the same scripted session.
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
@@ -29,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { providerServer, providerServerProcess } from './providers.ts';
 import { benchCluster, SEQUENTIAL } from './cluster.ts';
 import { benchCodexExec } from './codex.ts';
+import { benchTapes } from './tapes.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/agentpipe.js');
@@ -373,6 +375,8 @@ async function main() {
     }
   } else clusterRows.push(['cluster', 'skipped: redis-server is not installed', '']);
 
+  const tapeRows = await benchTapes(CLI, dir, script, measure);
+
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
   const loopTurns = [
@@ -444,6 +448,7 @@ async function main() {
     ...harnessRows,
     ...codexRows,
     ...clusterRows,
+    ...tapeRows,
     [
       `200-turn tool loop (${loop.times.length} tool results), cost per turn`,
       `${fmt(early, 2)} ms at turns 5-55, ${fmt(late, 2)} ms at the last 50`,

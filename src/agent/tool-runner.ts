@@ -63,6 +63,7 @@ export async function runToolCall(
   const decision = await authorize(ctx, tool, use, signal);
   if (decision.behavior === 'deny') {
     ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
+    ctx.toolCalls?.denied?.({ name: tool.name, input: use.input, toolUseId: use.id }, decision.message);
     if (decision.auto) {
       await ctx.emit({
         type: 'system',
@@ -323,8 +324,10 @@ async function callWithProgress(
         lastOutput = (lastOutput + text).slice(-2000);
       },
     };
-    if (run && 'callInAgent' in tool) return await (tool as AgentTool).callInAgent(use.input, context, { ctx, run });
-    return await tool.call(use.input, context);
+    const runsAgent = run !== undefined && 'callInAgent' in tool;
+    const call = () =>
+      runsAgent ? (tool as AgentTool).callInAgent(use.input, context, { ctx, run }) : tool.call(use.input, context);
+    return await (ctx.toolCalls ? ctx.toolCalls.run({ tool, input: use.input, context, runsAgent }, call) : call());
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return signal.aborted

@@ -24,6 +24,7 @@ import { addSandboxCommand } from './sandbox-command.ts';
 import { addViewCommand } from './view-command.ts';
 import { addWorkerCommand } from './worker-command.ts';
 import { addAttachCommand } from './attach-command.ts';
+import { addTapeCommands } from './replay-command.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
 
 const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -61,6 +62,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   addViewCommand(program, log);
   addWorkerCommand(program, log);
   addAttachCommand(program, log);
+  addTapeCommands(program, log);
   await program.parseAsync(argv);
 }
 
@@ -97,7 +99,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   const prompt = streamInput
     ? undefined
     : (promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin)));
-  if (!streamInput && !prompt?.trim()) {
+  // A replay without a prompt runs the tape's own prompts.
+  if (!streamInput && !prompt?.trim() && options.replay === undefined) {
     throw new UsageError(
       'Input must be provided either through stdin or as a prompt argument when using --print ' +
         '(e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)',
@@ -146,8 +149,10 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     maxBudgetUsd: options.maxBudgetUsd,
   });
   const output = pipeOutput(queue, format, writer);
-  const promptLine: ParsedLine = { ok: true, message: promptMessage(prompt!) };
-  await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync([promptLine]));
+  const given = prompt?.trim() ? prompt : undefined;
+  const prompts = opened.tape ? opened.tape.inputPrompts(given) : [promptMessage(prompt!)];
+  const lines = prompts.map((message): ParsedLine => ({ ok: true, message }));
+  await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync(lines));
   await session.close();
   queue.done();
   await output;

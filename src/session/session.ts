@@ -64,6 +64,19 @@ import {
 import { envCount } from '../process/env-number.ts';
 import { isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
 
+/**
+ * Sees each message of the session's stream before the transcript and the client do, and the session's end: a tape
+ * (`record`, `replay`; session/tape.ts).
+ */
+export interface SessionTap {
+  /** The message as the stream carries it on (a replay gives it the recorded ids and clock values). */
+  message(message: AgentMessage): AgentMessage;
+  /** The uuid of a prompt that came without one (a replay: the recorded prompt's), or undefined. */
+  promptUuid(): string | undefined;
+  /** The session ended (its wrapped agent, hooks and MCP servers are done). */
+  close(): Promise<void>;
+}
+
 /** Claude Code version we are wire-compatible with (reported in `system/init`). */
 
 export class Session {
@@ -112,6 +125,8 @@ export class Session {
   #running = false;
   /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`); set by `openSession`. */
   harness?: Harness;
+  /** A tape's view of the stream (`record`, `replay`); set by `openSession`. */
+  tap?: SessionTap;
   /** Where the stream goes after the transcript (the constructor's `emit`). */
   readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
@@ -241,6 +256,7 @@ export class Session {
    * keeps: see Transcript.record) and then sent on.
    */
   emit(message: AgentMessage): Promise<void> | undefined {
+    if (this.tap) message = this.tap.message(message);
     this.stats.observe(message);
     // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
     if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
@@ -380,7 +396,7 @@ export class Session {
     await this.#syncMcpTools();
     if (!this.#started) await this.#sessionStart(run.signal);
     await this.ctx.emit(this.initMessage());
-    const uuid = input.uuid ?? newUuid();
+    const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
     await this.ctx.emit(promptEcho(input, this.id, uuid, new Date().toISOString()));
     const compact = compactCommandOf(input.message.content);
     if (compact !== undefined) {
@@ -420,7 +436,7 @@ export class Session {
    */
   async #runHarness(harness: Harness, input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
     const content = normalizeContent(input.message.content);
-    const uuid = input.uuid ?? newUuid();
+    const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
     await this.transcript?.recordPrompt(uuid, content);
     const { runHarness } = await import('../harness/index.ts');
     // The wrapped agent sends the prompt's system/init: its echo follows it, as on agentpipe's own loop.
@@ -609,6 +625,7 @@ export class Session {
     await fireHook(this.ctx, 'SessionEnd', { reason: 'other' }, { signal: new AbortController().signal });
     await this.mcp.close();
     await this.transcript?.close();
+    await this.tap?.close();
   }
 
   #result(
