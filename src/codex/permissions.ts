@@ -14,12 +14,12 @@
  * `on-failure`: app-server only) and is denied with `never` (and always in `exec`, which has nobody
  * to ask, as in codex).
  *
- * NOTE for the merge with the OS sandbox (branch `sandbox`): `osSandbox` is meant for its session
- * option `sandbox` (`auto|required|off`) and `networkAccess` for its egress rule
- * (`sandbox_workspace_write.network_access`); until then they are computed and reported, and the
- * permission mode alone confines what runs. Connect them in `sessionPermissions` below.
+ * `osSandbox` becomes the session's `sandbox` option unless the operator chose one (agentpipe's own
+ * `--sandbox` on `app-server`, which a client cannot loosen). `networkAccess` is reported; the
+ * sandbox gives sandboxed commands no network until its egress rules apply.
  */
 import type { PermissionMode } from '../messages/types.ts';
+import type { SandboxMode, SandboxSettings } from '../sandbox/config.ts';
 
 /** Codex's `--sandbox` / `sandbox` values. */
 export type CodexSandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
@@ -64,7 +64,13 @@ export function sandboxModeOf(mode: PermissionMode): CodexSandboxMode {
   return mode === 'acceptEdits' ? 'workspace-write' : 'read-only';
 }
 
-/** The session options of a mapping (the OS sandbox joins here at the merge: see the note above). */
-export function sessionPermissions(p: CodexPermissions): { permissionMode: PermissionMode } {
-  return { permissionMode: p.permissionMode };
+/**
+ * The session options of a mapping: its permission mode, and its OS sandbox unless `chosen` (the
+ * operator's own `--sandbox`) says otherwise.
+ */
+export function sessionPermissions(
+  p: CodexPermissions,
+  chosen?: SandboxMode | SandboxSettings,
+): { permissionMode: PermissionMode; sandbox: SandboxMode | SandboxSettings } {
+  return { permissionMode: p.permissionMode, sandbox: chosen ?? p.osSandbox };
 }

@@ -17,7 +17,7 @@ import type {
 } from '../messages/types.ts';
 import { isInterruptionNotice } from '../messages/notices.ts';
 import { planEntries } from '../sdk/acp-updates.ts';
-import type { CodexItem, ItemEvent, PlanStep, UserPart } from './items.ts';
+import type { CodexItem, ItemEvent, PlanStep, RequestUsage, UserPart } from './items.ts';
 import { completeToolItem, fileVersions, hunksOf, openToolItem } from './tool-items.ts';
 
 /** A tool call's open item. */
@@ -50,6 +50,10 @@ export class CodexItemProjector {
   /** Final blocks seen per API message id (the n-th is block index n). */
   readonly #blocksSeen = new Map<string, number>();
   #streamingMessage?: string;
+  /** Input tokens of the streamed message (`message_start`), where its `message_delta` has none. */
+  #streamingInput = 0;
+  /** Model requests whose usage was reported (from `message_delta`, or a final assistant message). */
+  readonly #usageReported = new Set<string>();
   /** Tool calls refused before they ran (`system/permission_denied`, or the client's decline). */
   readonly #declined = new Set<string>();
   /** StructuredOutput calls: their input is the answer once accepted. */
@@ -114,15 +118,30 @@ export class CodexItemProjector {
     this.#structured.clear();
     this.#files.clear();
     this.#streamingMessage = undefined;
+    this.#usageReported.clear();
     return events;
   }
 
   #streamEvent(message: StreamEventMessage): ItemEvent[] {
     if (message.parent_tool_use_id !== null) return [];
     const event = message.event;
-    if (event.type === 'message_start') this.#streamingMessage = event.message.id;
+    if (event.type === 'message_start') {
+      this.#streamingMessage = event.message.id;
+      this.#streamingInput = event.message.usage.input_tokens;
+    }
     const id = this.#streamingMessage;
     if (!id) return [];
+    if (event.type === 'message_delta') {
+      // The request's usage: assistant messages carry `stop_reason: null` and no output count (as Claude Code's do).
+      const u = event.usage;
+      return this.#usage(id, {
+        input_tokens: u.input_tokens ?? this.#streamingInput,
+        cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+        cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+        output_tokens: u.output_tokens,
+        thinking_tokens: 0,
+      });
+    }
     if (event.type === 'content_block_start') {
       const block = event.content_block;
       if (block.type !== 'text' && block.type !== 'thinking') return [];
@@ -180,17 +199,23 @@ export class CodexItemProjector {
     }
     const usage = message.message.usage;
     if (message.message.stop_reason !== null && usage)
-      events.push({
-        type: 'usage',
-        usage: {
+      events.push(
+        ...this.#usage(id, {
           input_tokens: usage.input_tokens,
           cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
           cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
           output_tokens: usage.output_tokens,
           thinking_tokens: 0,
-        },
-      });
+        }),
+      );
     return events;
+  }
+
+  /** A model request's usage, once per request whichever message carried it. */
+  #usage(id: string, usage: RequestUsage): ItemEvent[] {
+    if (this.#usageReported.has(id)) return [];
+    this.#usageReported.add(id);
+    return [{ type: 'usage', usage }];
   }
 
   #toolUse(id: string, name: string, input: Record<string, unknown>): ItemEvent[] {

@@ -16,7 +16,13 @@ export const CLOCK_FIELDS = [
   'ttft_stream_ms',
   'time_to_request_ms',
   'retry_delay_ms',
+  'first_content_frame_ms',
 ] as const;
+/**
+ * Top-level fields a run draws from its process rather than from the session: `result_index` counts the results of
+ * one process, so a session recorded across a resume starts it again at 0 where the replay (one process) does not.
+ */
+const RUN_FIELDS = ['result_index'] as const;
 /** Clock values of `tool_use_result` (Glob, WebFetch, Task) and of task messages' `usage`. */
 export const NESTED_CLOCK_FIELDS = ['durationMs', 'totalDurationMs', 'durationSeconds', 'duration_ms'] as const;
 /** Those, and the id a subagent drew for itself (Task's `agentId`). */
@@ -103,7 +109,7 @@ export class RecordedIds {
 function withClockOf(message: AgentMessage, recorded: AgentMessage): AgentMessage {
   const out = message as unknown as Record<string, unknown>;
   const from = recorded as unknown as Record<string, unknown>;
-  for (const field of CLOCK_FIELDS) if (field in out && field in from) out[field] = from[field];
+  for (const field of [...CLOCK_FIELDS, ...RUN_FIELDS]) if (field in out && field in from) out[field] = from[field];
   for (const holder of ['tool_use_result', 'usage'] as const) {
     const [mine, theirs] = [out[holder], from[holder]];
     if (!isRecord(mine) || !isRecord(theirs)) continue;

@@ -52,7 +52,7 @@ const kinds = (events: ItemEvent[]) =>
 test('streamed text: started, deltas, completed with the same id and the whole text; then the request usage', () => {
   const p = new CodexItemProjector({ cwd: '/w' });
   const out = [
-    event({ type: 'message_start', message: { id: 'msg_1' } }),
+    event({ type: 'message_start', message: apiMessage({ id: 'msg_1', model: 'scripted', content: [] }) }),
     event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
     event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } }),
     event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } }),
@@ -70,6 +70,56 @@ test('streamed text: started, deltas, completed with the same id and the whole t
   assert.ok(started!.type === 'started' && completed!.type === 'completed');
   assert.equal(started.item.id, completed.item.id);
   assert.deepEqual(completed.item, { kind: 'agentMessage', id: 'msg_1_0', text: 'Hello' });
+});
+
+test("Claude Code's shape (assistant messages with stop_reason null): the usage of each request from its message_delta, once", () => {
+  const p = new CodexItemProjector({ cwd: '/w' });
+  const start = (id: string, input: number) =>
+    event({
+      type: 'message_start',
+      message: {
+        ...apiMessage({ id, model: 'scripted', content: [] }),
+        usage: { input_tokens: input, output_tokens: 0 },
+      },
+    });
+  const delta = (output: number, stop: string) =>
+    event({
+      type: 'message_delta',
+      delta: { stop_reason: stop, stop_sequence: null, container: null, stop_details: null },
+      usage: {
+        input_tokens: null,
+        output_tokens: output,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: 7,
+      },
+      context_management: null,
+    });
+  const out = [
+    start('msg_1', 60),
+    assistant('msg_1', [{ type: 'text', text: 'hi', citations: null }]),
+    delta(8, 'tool_use'),
+    start('msg_2', 163),
+    assistant('msg_2', [{ type: 'text', text: 'done', citations: null }]),
+    delta(1, 'end_turn'),
+    assistant('msg_2', [], null, 'end_turn'),
+  ].flatMap((m) => p.push(m));
+  const usage = out.flatMap((e) => (e.type === 'usage' ? [e.usage] : []));
+  assert.deepEqual(usage, [
+    {
+      input_tokens: 60,
+      cache_read_input_tokens: 7,
+      cache_creation_input_tokens: 0,
+      output_tokens: 8,
+      thinking_tokens: 0,
+    },
+    {
+      input_tokens: 163,
+      cache_read_input_tokens: 7,
+      cache_creation_input_tokens: 0,
+      output_tokens: 1,
+      thinking_tokens: 0,
+    },
+  ]);
 });
 
 test("a command's output tails become deltas that join to its output; the exit code comes from the result", () => {

@@ -15,6 +15,7 @@ import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } 
 import { CodexConfigError, codexSettings, configMap, flattenConfig } from '../config-options.ts';
 import {
   codexPermissions,
+  sessionPermissions,
   sandboxModeOf,
   type CodexApprovalPolicy,
   type CodexPermissions,
@@ -100,7 +101,7 @@ export function planThread(server: AppServer, p: Settings, ephemeral: boolean, o
     ...(p.baseInstructions ? { systemPrompt: p.baseInstructions } : {}),
     ...(p.developerInstructions ? { appendSystemPrompt: p.developerInstructions } : {}),
     cwd,
-    permissionMode: permissions.permissionMode,
+    ...sessionPermissions(permissions, o.base.sandbox),
     ...(ephemeral ? { persistSession: false } : {}),
     env: o.env,
   };
