@@ -26,6 +26,8 @@ import type {
 } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
+import { redactTokens } from '../model/auth.ts';
+import { retryDelayMs, retryErrorName, shouldRetry } from './retry.ts';
 import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
 import { runToolCall, toolNamed } from './tool-runner.ts';
@@ -288,7 +290,7 @@ type Response =
   | { kind: 'aborted'; streamed: AssistantContentBlock[] }
   | { kind: 'failed'; report: ApiErrorReport };
 
-/** One model request, retried on 429/5xx/cut connections while nothing was streamed yet. */
+/** One model request, retried as `retry.ts` says while nothing was streamed yet. */
 async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run: RunState): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const assembler = new MessageAssembler();
@@ -300,9 +302,9 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
     } catch (error) {
       run.usage.apiDurationMs += Date.now() - started;
       if (run.signal.aborted) return { kind: 'aborted', streamed: assembler.finished };
-      const modelError = ModelError.isInstance(error) ? error : undefined;
-      if (!modelError?.retryable || assembler.started || attempt >= ctx.maxRetries) {
-        if (!assembler.started && (await fallBack(ctx, modelError, run))) {
+      const modelError = shouldRetry(error) ? error : undefined;
+      if (!modelError || assembler.started || attempt >= ctx.maxRetries) {
+        if (!assembler.started && (await fallBack(ctx, ModelError.isInstance(error) ? error : undefined, run))) {
           attempt = -1; // the fallback model gets its own retries
           continue;
         }
@@ -312,10 +314,11 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
           apiKeySource: ctx.provider.apiKeySource,
           history,
         });
+        await reportRejectedKey(ctx, error);
         await ctx.emit(apiErrorAssistant(report, { sessionId: ctx.sessionId, parentToolUseId: ctx.parentToolUseId }));
         return { kind: 'failed', report };
       }
-      const delay = Math.min(modelError.retryAfterMs ?? 500 * 2 ** attempt, 30_000);
+      const delay = retryDelayMs(modelError, attempt);
       ctx.debug?.(
         'api',
         `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}` +
@@ -328,10 +331,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
         max_retries: ctx.maxRetries,
         retry_delay_ms: delay,
         error_status: modelError.status ?? null,
-        error:
-          modelError.kind === 'rate_limit' || modelError.kind === 'overloaded' || modelError.kind === 'server_error'
-            ? modelError.kind
-            : 'unknown',
+        error: retryErrorName(modelError),
         uuid: newUuid(),
         session_id: ctx.sessionId,
       });
@@ -342,6 +342,25 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       }
     }
   }
+}
+
+/**
+ * A key the provider rejected for good (401/403 after the retries): `auth_status` with the error, which the faces
+ * show (docs/compat.md: Claude Code sends none). A key helper reports its own; missing credentials were reported
+ * when the session opened.
+ */
+async function reportRejectedKey(ctx: AgentContext, error: unknown): Promise<void> {
+  const source = ctx.provider.apiKeySource;
+  if (!ModelError.isInstance(error) || error.kind !== 'authentication_failed') return;
+  if (source === 'apiKeyHelper' || source === 'none') return;
+  await ctx.emit({
+    type: 'auth_status',
+    isAuthenticating: false,
+    output: [],
+    error: redactTokens(error.message),
+    uuid: newUuid(),
+    session_id: ctx.sessionId,
+  });
 }
 
 async function streamOnce(

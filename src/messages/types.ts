@@ -282,7 +282,7 @@ export interface ApiRetryMessage extends Envelope {
   max_retries: number;
   retry_delay_ms: number;
   error_status: number | null;
-  error: 'rate_limit' | 'server_error' | 'unknown' | 'overloaded';
+  error: 'authentication_failed' | 'rate_limit' | 'server_error' | 'unknown' | 'overloaded';
 }
 
 /**

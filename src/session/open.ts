@@ -10,7 +10,7 @@ import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import { chooseProvider, MissingCredentialsError, resolveModel, type ResolvedModel } from '../model/resolve.ts';
-import { AuthWatchingProvider, resolveWithKeyHelper, type AuthStatus } from '../model/auth.ts';
+import { resolveWithKeyHelper, type AuthStatus } from '../model/auth.ts';
 import { FailingProvider } from '../model/failing.ts';
 import { ModelError } from '../model/errors.ts';
 import { compileSchema } from '../agent/structured-output.ts';
@@ -253,10 +253,8 @@ async function sessionModel(
       const cwd = options.cwd ?? process.cwd();
       return await resolveWithKeyHelper(options, options.apiKeyHelper, cwd, onAuthStatus, sandbox);
     }
-    const resolved = await resolveModel(options);
-    if (resolved.provider.provider !== 'scripted')
-      resolved.provider = new AuthWatchingProvider(resolved.provider, onAuthStatus);
-    return resolved;
+    // A key the provider rejects is reported by the agent loop once the retries are over (agent/loop.ts).
+    return await resolveModel(options);
   } catch (error) {
     if (!(error instanceof MissingCredentialsError)) throw new SessionSetupError((error as Error).message);
     const failure = new ModelError({ message: error.message, kind: 'authentication_failed' });

@@ -72,7 +72,7 @@ export interface SessionOptions extends ModelOptions {
   /** Heartbeat threshold and interval of `tool_progress` (ms). */
   toolProgressThresholdMs?: number;
   toolProgressIntervalMs?: number;
-  /** Retries of failed model requests (default 3). */
+  /** Retries of failed model requests (default 10, as Claude Code; `src/agent/retry.ts` says which). */
   maxRetries?: number;
   /** Write the transcript to $AGENTPIPE_HOME/projects/<cwd>/<id>.jsonl (default true; `--no-session-persistence`). */
   persistSession?: boolean;

@@ -62,6 +62,7 @@ import {
   type StructuredOutcome,
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
+import { DEFAULT_MAX_RETRIES } from '../agent/retry.ts';
 import { isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
 
 /**
@@ -198,7 +199,8 @@ export class Session {
       progressThresholdMs: options.toolProgressThresholdMs ?? 1000,
       progressIntervalMs: options.toolProgressIntervalMs ?? 1000,
       // CLAUDE_CODE_MAX_RETRIES as Claude Code reads it (the SDK passes it in `env`).
-      maxRetries: options.maxRetries ?? envCount('CLAUDE_CODE_MAX_RETRIES', 3, options.env ?? process.env),
+      maxRetries:
+        options.maxRetries ?? envCount('CLAUDE_CODE_MAX_RETRIES', DEFAULT_MAX_RETRIES, options.env ?? process.env),
       emit: (message) => this.emit(message),
     };
     this.#forward = emit;

@@ -35,7 +35,7 @@ const scenarios: Array<[string, string[], unknown[] | undefined]> = [
     ['--max-turns', '1'],
     [{ tool_calls: [{ name: 'Write', input: { file_path: 'x', content: 'y' } }] }],
   ],
-  ['a provider error', [], [{ error: { status: 401, message: 'no key' } }]],
+  ['a provider error', [], [{ error: { status: 401, message: 'no key', retry_after_s: 0 } }]],
 ];
 
 for (const [name, args, turns] of scenarios) {

@@ -37,7 +37,7 @@ test('--debug-file gets one line per request, retry, tool call and control reque
   const log = readFileSync(file, 'utf8');
   assert.match(log, /\[DEBUG\] \[control\] request initialize \(init_1\)/);
   assert.match(log, /\[api\] request: model claude-sonnet-4-5, 1 messages, tools \[Task, Bash, Edit, Glob/);
-  assert.match(log, /\[api\] retry 1\/3 in 0 ms after overloaded \(status 529\)/);
+  assert.match(log, /\[api\] retry 1\/10 in 0 ms after overloaded \(status 529\)/);
   assert.match(log, /\[tools\] call Glob \(toolu_1\)/);
   assert.match(log, /\[tools\] Glob \(toolu_1\) done in \d+ ms/);
   assert.match(log, /\[api\] request: model claude-sonnet-4-5, 3 messages/);

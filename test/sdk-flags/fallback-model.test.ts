@@ -32,7 +32,7 @@ test('overloaded after the retries: the request goes to the fallback model, whic
       'backup-model',
       '--no-session-persistence',
     ],
-    { cwd: dir },
+    { cwd: dir, env: { CLAUDE_CODE_MAX_RETRIES: '3' } },
   );
   assert.equal(code, 0);
   const lines = parseLines(stdout);

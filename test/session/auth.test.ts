@@ -7,7 +7,10 @@ const UNAUTHORIZED = {
   kind: 'json' as const,
   status: 401,
   body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+  headers: { 'retry-after': '0' },
 };
+/** One retry, as Claude Code retries a 401 (its key may have been refreshed meanwhile). */
+const ONE_RETRY = { CLAUDE_CODE_MAX_RETRIES: '1' };
 const HELPER_KEY = 'sk-ant-helper-secret-abcdef0123456789';
 
 function assertNoSecret(output: { stdout: string; stderr: string }, secret: string): void {
@@ -15,12 +18,18 @@ function assertNoSecret(output: { stdout: string; stderr: string }, secret: stri
   assert.ok(!output.stderr.includes(secret), 'the key must not appear on stderr');
 }
 
-test('a 401 from the provider: auth_status with the error, a clean result, exit 1; the key is never printed', async () => {
+test('a 401 from the provider: retried, then auth_status with the error, a clean result, exit 1; the key is never printed', async () => {
   const p = place();
   const server = await anthropic([UNAUTHORIZED]);
-  const r = await run(p, [...STREAM, ...CLAUDE, 'hi'], { env: server.env });
+  const r = await run(p, [...STREAM, ...CLAUDE, 'hi'], { env: { ...server.env, ...ONE_RETRY } });
   assert.equal(r.code, 1);
   const lines = parseLines(r.stdout);
+  // As Claude Code: one api_retry (authentication_failed), and no auth_status until the key is rejected for good.
+  assert.deepEqual(
+    lines.filter((l) => l.subtype === 'api_retry' || l.type === 'auth_status').map((l) => l.error_status ?? l.type),
+    [401, 'auth_status'],
+  );
+  assert.equal(lines.find((l) => l.subtype === 'api_retry')!.error, 'authentication_failed');
   const auth = lines.find((l) => l.type === 'auth_status')!;
   assert.equal(auth.isAuthenticating, false);
   assert.match(auth.error, /401/);
@@ -32,10 +41,10 @@ test('a 401 from the provider: auth_status with the error, a clean result, exit 
     [lines.at(-1)!.subtype, lines.at(-1)!.is_error, lines.at(-1)!.api_error_status, lines.at(-1)!.result],
     ['success', true, 401, 'Invalid API key · Fix external API key'],
   );
-  assert.equal(server.requests.length, 1, 'a rejected key is not retried');
+  assert.equal(server.requests.length, 2, 'a rejected key is retried as CLAUDE_CODE_MAX_RETRIES says');
   assertNoSecret(r, KEY);
 
-  const textMode = await run(p, [...CLAUDE, 'hi'], { env: server.env });
+  const textMode = await run(p, [...CLAUDE, 'hi'], { env: { ...server.env, CLAUDE_CODE_MAX_RETRIES: '0' } });
   assert.equal(textMode.code, 1);
   assert.equal(textMode.stdout, 'Invalid API key · Fix external API key\n');
   assertNoSecret(textMode, KEY);

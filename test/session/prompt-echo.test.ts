@@ -76,7 +76,7 @@ test('auth_status goes out on the stream, after the prompt’s system/init, and 
       body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
     },
   ]);
-  const r = await run(p, [...STREAM, ...CLAUDE, 'hi'], { env: server.env });
+  const r = await run(p, [...STREAM, ...CLAUDE, 'hi'], { env: { ...server.env, CLAUDE_CODE_MAX_RETRIES: '0' } });
   assert.equal(r.code, 1);
   const lines = parseLines(r.stdout);
   const auth = lines.findIndex((l) => l.type === 'auth_status');
