@@ -27,6 +27,7 @@ import type {
 import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
 import { redactTokens } from '../model/auth.ts';
+import { newRecoveryState, recoveryFor, systemReminder } from './recovery.ts';
 import { retryDelayMs, retryErrorName, shouldRetry } from './retry.ts';
 import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
@@ -103,6 +104,7 @@ export async function runAgentLoop(
   let userMessages = 0;
   let stopReason: string | null = null;
   let stopHookContinuations = 0;
+  const recoveries = newRecoveryState();
   const end = (
     subtype: LoopOutcome['subtype'],
     terminalReason: TerminalReason,
@@ -148,6 +150,14 @@ export async function runAgentLoop(
       history.push({ role: 'assistant', content: blocks.length ? blocks : [{ type: 'text', text: '' }] });
 
       const uses = blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+      const recovery = uses.length === 0 ? recoveryFor(blocks, stopReason, recoveries) : undefined;
+      if (recovery) {
+        // As Claude Code: a cut reply is continued, an empty one nudged, instead of ending the turn.
+        if (recovery.dropReply) history.pop();
+        history.push({ role: 'user', content: [{ type: 'text', text: systemReminder(recovery.note) }] });
+        await emitUser([{ type: 'text', text: recovery.note }], { isSynthetic: true });
+        continue;
+      }
       if (uses.length === 0) {
         const text = blocks
           .filter((b) => b.type === 'text')

@@ -80,8 +80,6 @@ export const known = new Map<string, string>([
   ['tools/parallel-reads', 'differs first in .requests[].messages[].content[].content'],
   ['limits/max-turns-2-parallel', 'differs first in .stream[].message.content[].content'],
   ['limits/max-budget', 'differs first in kinds'],
-  ['limits/max-tokens-continues', 'differs first in kinds'],
-  ['limits/empty-reply', 'differs first in kinds'],
   ['sessions/resume-unknown', 'differs first in .stream[].result_index'],
   ['sessions/resume', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
   ['sessions/continue', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
