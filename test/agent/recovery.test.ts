@@ -23,7 +23,8 @@ const shape = (stdout: string) =>
     .filter((l) => l.type === 'assistant' || l.type === 'user')
     .map(
       (l) =>
-        `${l.type}${l.isSynthetic ? '(synthetic)' : ''}:${l.message.content.map((b: { text?: string }) => b.text).join('')}`,
+        `${l.type}${l.isSynthetic ? '(synthetic)' : ''}:` +
+        l.message.content.map((b: { text?: string }) => b.text).join(''),
     );
 
 test('a reply cut at max_tokens is continued with Claude Code’s note, up to 3 times, then ends', async () => {
