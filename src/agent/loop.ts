@@ -4,7 +4,7 @@
  * interrupted or something fails. It never throws: every ending is a `LoopOutcome`.
  */
 import { userMessage } from '../messages/user.ts';
-import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
+import { INTERRUPTED, INTERRUPTED_TOOLS, toolUseError } from '../messages/notices.ts';
 import { modelRequest } from './request.ts';
 import { watchStalls } from './stall-watch.ts';
 import { monotonicMs } from '../process/clock.ts';
@@ -133,7 +133,7 @@ export async function runAgentLoop(
           `Reached maximum number of turns (${ctx.maxTurns ?? maxRequests})`,
         ]);
       }
-      if (ctx.maxBudgetUsd !== undefined && run.usage.totalCostUsd >= ctx.maxBudgetUsd) {
+      if (overBudget(ctx, run)) {
         return end('error_max_budget_usd', 'budget_exhausted', [`Reached maximum budget ($${ctx.maxBudgetUsd})`]);
       }
       await ctx.compaction?.beforeRequest(ctx, history, run);
@@ -172,6 +172,11 @@ export async function runAgentLoop(
         history.push({ role: 'user', content: [{ type: 'text', text: note }] });
         await emitUser([{ type: 'text', text: note }], { isSynthetic: true });
         continue;
+      }
+      // As Claude Code: a budget spent by this turn stops the prompt before its tools run.
+      if (overBudget(ctx, run)) {
+        history.push({ role: 'user', content: uses.map((use) => notRun(use, 'the prompt reached --max-budget-usd')) });
+        return end('error_max_budget_usd', 'budget_exhausted', [`Reached maximum budget ($${ctx.maxBudgetUsd})`]);
       }
       const results = new Map<string, UserContentBlock>();
       let interruptedByAnswer = false;
@@ -232,6 +237,17 @@ export async function runAgentLoop(
     return end('error_during_execution', 'model_error', [error instanceof Error ? error.message : String(error)]);
   }
 }
+
+const overBudget = (ctx: AgentContext, run: RunState) =>
+  ctx.maxBudgetUsd !== undefined && run.usage.totalCostUsd >= ctx.maxBudgetUsd;
+
+/** The result of a call that was not run, for the history only (tool pairs stay whole for the API). */
+const notRun = (use: ToolUseBlock, why: string): UserContentBlock => ({
+  type: 'tool_result',
+  tool_use_id: use.id,
+  content: toolUseError(`Not run: ${why}`),
+  is_error: true,
+});
 
 /**
  * Closes the history of an interrupted turn as Claude Code does: what the model had streamed

@@ -110,7 +110,7 @@ test('a 500 is retried with an api_retry message, then succeeds', async () => {
   assert.equal(lines.at(-1)!.result, 'recovered');
 });
 
-test('error_max_budget_usd: stops before the request past the budget', async () => {
+test('error_max_budget_usd: stops before the tools of the turn that spent the budget', async () => {
   const priced = { model: 'claude-sonnet-4-5', usage: { input_tokens: 100_000, output_tokens: 10_000 } };
   const turns = [
     { ...priced, tool_calls: [{ name: 'Bash', input: { command: 'true' } }] },
@@ -121,7 +121,7 @@ test('error_max_budget_usd: stops before the request past the budget', async () 
   assert.equal(run.code, 1);
   const result = JSON.parse(run.stdout);
   assert.equal(result.subtype, 'error_max_budget_usd');
-  assert.equal(result.num_turns, 3, 'the prompt and the two tool results');
+  assert.equal(result.num_turns, 2, 'the prompt and the first tool result: the second call never ran');
   assert.ok(Math.abs(result.total_cost_usd - 2 * (0.3 + 0.15)) < 1e-9, String(result.total_cost_usd));
   assert.equal((await scripted(turns, '--max-budget-usd', '0.5')).stdout, 'Error: Exceeded USD budget (0.5)\n');
 });

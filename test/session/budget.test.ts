@@ -18,7 +18,7 @@ const call = (n: number) => ({
   tool_calls: [{ name: 'Glob', input: { pattern: `*${n}` } }],
 });
 
-test('--max-budget-usd stops before the request that would start past the budget', async () => {
+test('--max-budget-usd stops before the tools of the turn that spent it, as Claude Code 2.1.332', async () => {
   const p = place();
   const script = writeScript(p.cwd, [call(1), call(2), call(3), { text: 'never reached' }]);
   const r = await run(p, [...STREAM, '--script', script, '--max-budget-usd', '0.5', 'go']);
@@ -29,10 +29,12 @@ test('--max-budget-usd stops before the request that would start past the budget
   assert.equal(result.is_error, true);
   assert.equal(
     result.num_turns,
-    3,
-    'the prompt and two tool results: request 1 spent 0.36 < 0.5, request 2 brought it to 0.72, request 3 ' +
-      'never started',
+    2,
+    'the prompt and one tool result: request 1 spent 0.36 < 0.5, request 2 brought it to 0.72 and its call ' +
+      'never ran',
   );
+  assert.equal(result.stop_reason, 'tool_use');
+  assert.equal(lines.filter((l) => l.type === 'user').length, 1, 'the second Glob did not run');
   assert.equal(lines.filter((l) => l.type === 'assistant').length, 2);
   assert.ok(Math.abs(result.total_cost_usd - 2 * COST) < 1e-9, String(result.total_cost_usd));
   const m = result.modelUsage['claude-sonnet-4-5'];
