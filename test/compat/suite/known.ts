@@ -79,7 +79,7 @@ export const known = new Map<string, string>([
   // Claude Code returns parallel results as they finish (the shorter read first); agentpipe in call order.
   ['tools/parallel-reads', 'differs first in .requests[].messages[].content[].content'],
   ['limits/max-turns-2-parallel', 'differs first in .stream[].message.content[].content'],
-  // Deliberate (docs/compat.md): Claude Code's result of a budget stop says 0 tokens in `usage`; agentpipe's counts them.
+  // Deliberate (docs/compat.md): Claude Code's budget-stop result says 0 tokens in `usage`; agentpipe counts them.
   ['limits/max-budget', 'differs first in .stream[].usage.input_tokens'],
   ['sessions/resume-unknown', 'differs first in .stream[].result_index'],
   ['sessions/resume', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
