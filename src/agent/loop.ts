@@ -238,6 +238,13 @@ export async function runAgentLoop(
   }
 }
 
+/** A call completed with its tool's `inputDefaults` (a call of invalid JSON stays as it is, for the tool to report). */
+function fillDefaults(ctx: AgentContext, use: ToolUseBlock): void {
+  const defaults = toolNamed(ctx.tools, use.name)?.inputDefaults;
+  if (!defaults || '__invalid_input' in use.input) return;
+  for (const [key, value] of Object.entries(defaults)) if (!(key in use.input)) use.input[key] = value;
+}
+
 const overBudget = (ctx: AgentContext, run: RunState) =>
   ctx.maxBudgetUsd !== undefined && run.usage.totalCostUsd >= ctx.maxBudgetUsd;
 
@@ -464,6 +471,7 @@ async function streamOnce(
     if (marks && event.type === 'message_start') marks.firstEvent ??= monotonicMs();
     if (marks && event.type === 'content_block_start') marks.firstContent ??= monotonicMs();
     const block = event.type === 'content_block_stop' ? assembler.add(event) : undefined;
+    if (block?.type === 'tool_use') fillDefaults(ctx, block);
     if (block) await emitBlock(block);
     const sent = partial(event);
     if (sent) await sent;

@@ -59,6 +59,11 @@ export interface Tool {
   readonly shell?: boolean;
   /** True for tools that edit files (auto-allowed in `acceptEdits`). */
   readonly editsFiles?: boolean;
+  /**
+   * Members filled into a call that lacks them before it is shown or run, as Claude Code fills them (Edit's
+   * `replace_all: false`): the stream, the transcript and the next request carry the completed input.
+   */
+  readonly inputDefaults?: Readonly<Record<string, unknown>>;
   call(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }
 

@@ -9,6 +9,7 @@ import { fileDoesNotExist, fileEdited } from './file-answers.ts';
 
 export const editTool: Tool = {
   name: 'Edit',
+  inputDefaults: { replace_all: false },
   description:
     'Replaces old_string with new_string in a file. old_string must match exactly and be unique unless ' +
     'replace_all is true.',

@@ -14,7 +14,7 @@ export const known = new Map<string, string>([
   ['tools/edit-not-unique', 'differs first in .requests[].messages[].content[]'],
   ['tools/edit-replace-all', 'differs first in .requests[].messages[].content[]'],
   ['tools/edit-same-strings', 'differs first in .requests[].messages[].content[]'],
-  ['tools/edit-missing-file', 'differs first in .requests[].messages[].content[].input.replace_all'],
+  ['tools/edit-missing-file', 'differs first in .stream[].tool_result_meta'],
   ['tools/bash-timeout', 'differs first in .requests[].messages[].content[].content'],
   ['tools/bash-cd-stays', 'differs first in .requests[].messages[].content[]'],
   ['tools/glob-pattern', 'differs first in .requests[].messages[].content[].content'],
