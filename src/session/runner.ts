@@ -5,6 +5,7 @@
  * not cancel queued or running prompts: they finish, their results are emitted, then the output
  * closes; requests still waiting for the client are refused at EOF (nobody can answer them).
  */
+import Denque from 'denque';
 import { envMs } from '../process/env-number.ts';
 import type {
   ControlRequest,
@@ -57,7 +58,8 @@ export class SessionRunner implements ControlHost {
   readonly session: Session;
   readonly #send: (line: OutputLine) => Promise<void> | undefined;
   readonly #options: RunnerOptions;
-  readonly #prompts: InputUserMessage[] = [];
+  /** A deque: a burst of queued prompts costs linear time (`Array#shift` copies a large array). */
+  readonly #prompts = new Denque<InputUserMessage>();
   readonly #seen = new Set<string>();
   readonly #pending = new Map<
     string,
@@ -66,6 +68,11 @@ export class SessionRunner implements ControlHost {
   /** Inbound requests being answered, by id: `control_cancel_request` aborts their handler. */
   readonly #inbound = new Map<string, AbortController>();
   readonly #answering = new Set<Promise<void>>();
+  /**
+   * The send of an answer that waits for room in the output: the reader reads no further input until it resolves, so
+   * a client that sends requests faster than it reads the answers holds a bounded number of them (backpressure).
+   */
+  #outputFull?: Promise<void>;
   #wake?: () => void;
   #inputEnded = false;
   #stopped = false;
@@ -120,6 +127,11 @@ export class SessionRunner implements ControlHost {
   async #read(input: AsyncIterable<ParsedLine>): Promise<void> {
     try {
       for await (const parsed of input) {
+        while (this.#outputFull) {
+          const full = this.#outputFull;
+          await full;
+          if (this.#outputFull === full) this.#outputFull = undefined;
+        }
         if (!parsed.ok) {
           this.#options.log(`agentpipe: input ignored: ${parsed.error}`);
           continue;
@@ -228,7 +240,8 @@ export class SessionRunner implements ControlHost {
         'control',
         `request ${request.request.subtype} (${request.request_id}) failed: ${response.response.error}`,
       );
-    await this.#send(response);
+    const sending = this.#send(response);
+    if (sending) await (this.#outputFull = sending);
   }
 
   /** Sends a message of the conversation (through the session's one emit). */
@@ -286,7 +299,7 @@ export class SessionRunner implements ControlHost {
    */
   stop(why: string): void {
     if (this.#prompts.length) this.#options.log(`agentpipe: ${this.#prompts.length} queued prompt(s) dropped: ${why}`);
-    this.#prompts.length = 0;
+    this.#prompts.clear();
     this.#stopped = true;
     this.#rejectPending(why);
     this.#wake?.();
@@ -294,14 +307,14 @@ export class SessionRunner implements ControlHost {
 
   /** The uuids of the prompts still waiting (an interrupt's receipt). */
   get queuedUuids(): string[] {
-    return this.#prompts.flatMap((p) => (p.uuid ? [p.uuid] : []));
+    return this.#prompts.toArray().flatMap((p) => (p.uuid ? [p.uuid] : []));
   }
 
   /** Drops the queued prompt with this uuid; false when none waits (`cancel_async_message`). */
   cancelQueued(uuid: string): boolean {
-    const at = this.#prompts.findIndex((p) => p.uuid === uuid);
+    const at = this.#prompts.toArray().findIndex((p) => p.uuid === uuid);
     if (at < 0) return false;
-    this.#prompts.splice(at, 1);
+    this.#prompts.removeOne(at);
     return true;
   }
 

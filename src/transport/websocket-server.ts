@@ -60,6 +60,9 @@ export interface RunningServer {
 
 type Client = WebSocket & { alive?: boolean };
 
+/** Input lines a connection holds before it stops reading its socket (backpressure on a client that floods). */
+const INPUT_HIGH_WATER = 1024;
+
 export async function startWebSocketServer(o: WebSocketServerOptions): Promise<RunningServer> {
   const { WebSocketServer } = await import('ws');
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
@@ -117,7 +120,8 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   const heartbeat = setInterval(
     () => {
       for (const ws of wss.clients as Set<Client>) {
-        if (ws.alive === false) {
+        // A paused connection (its session is behind on its input) reads no pongs: it is not dead.
+        if (ws.alive === false && !ws.isPaused) {
           ws.terminate();
           continue;
         }
@@ -173,13 +177,19 @@ async function serveConnection(
   o: WebSocketServerOptions,
   sessionId: string | undefined,
 ): Promise<void> {
-  const input = new AsyncMessageQueue<ParsedLine>({ highWaterMark: 1 << 30 });
+  const input = new AsyncMessageQueue<ParsedLine>({ highWaterMark: INPUT_HIGH_WATER });
   const closed = new AbortController();
   ws.on('message', (data) => {
+    let full: Promise<void> | undefined;
     for (const line of frameLines(data)) {
       const item = classifyLine(line);
       if (item.kind === 'end_input') input.done();
-      else if (item.kind === 'message') void input.push(item.parsed);
+      else if (item.kind === 'message') full = input.push(item.parsed) ?? full;
+    }
+    // The session reads no faster than its client reads the answers: stop reading the socket until it catches up.
+    if (full) {
+      ws.pause();
+      void full.then(() => ws.resume());
     }
   });
   ws.on('close', () => {
