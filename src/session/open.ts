@@ -5,7 +5,7 @@
  * helper, `auth_status` on a rejected or missing key), and `can_use_tool` over the control
  * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
  */
-import type { AgentMessage, ResultMessage, UUID } from '../messages/types.ts';
+import type { AgentMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
@@ -14,7 +14,6 @@ import { AuthWatchingProvider, resolveWithKeyHelper, type AuthStatus } from '../
 import { FailingProvider } from '../model/failing.ts';
 import { ModelError } from '../model/errors.ts';
 import { compileSchema } from '../agent/structured-output.ts';
-import { UsageTracker } from '../agent/usage.ts';
 import type { SessionOptions } from './options.ts';
 import { Session } from './session.ts';
 import type { Harness } from '../harness/types.ts';
@@ -245,24 +244,4 @@ export async function checkSessionOptions(options: SessionOptions, log: (line: s
   }
 }
 
-/** The `result` a transport sends when the session could not be opened: the client gets a clean end. */
-export function setupErrorResult(message: string, sessionId?: string): ResultMessage {
-  const usage = new UsageTracker();
-  return {
-    type: 'result',
-    subtype: 'error_during_execution',
-    is_error: true,
-    duration_ms: 0,
-    duration_api_ms: 0,
-    num_turns: 0,
-    stop_reason: null,
-    session_id: (sessionId ?? newUuid()) as UUID,
-    total_cost_usd: 0,
-    usage: usage.usage,
-    modelUsage: usage.modelUsage,
-    permission_denials: [],
-    terminal_reason: 'model_error',
-    uuid: newUuid(),
-    errors: [message],
-  };
-}
+export { setupErrorResult } from './error-result.ts';
