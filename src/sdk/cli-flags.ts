@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newUuid } from '../messages/ids.ts';
+import { PRIVATE_FILE } from '../process/private-files.ts';
 import type { QueryOptions } from './types.ts';
 
 /** Options only the in-process engine can honour (functions and objects that cannot cross a process). */
@@ -31,7 +32,8 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   if (typeof options.script === 'string') add('--script', path.resolve(options.script));
   else if (options.script) {
     const file = path.join(os.tmpdir(), `agentpipe-script-${newUuid()}.json`);
-    writeFileSync(file, JSON.stringify(options.script));
+    // The owner's only, and never through a file put there first (a shared temp folder).
+    writeFileSync(file, JSON.stringify(options.script), { mode: PRIVATE_FILE, flag: 'wx' });
     tempFiles.push(file);
     add('--script', file);
   }

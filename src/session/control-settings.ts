@@ -3,9 +3,10 @@
  * layer (its permission rules, hooks, model and effort apply from the next request);
  * `update_settings` merges Claude Code's allowed keys into a settings file, as its /config does.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EffortLevel } from '../model/types.ts';
+import { makePrivateFolder, PRIVATE_FILE } from '../process/private-files.ts';
 import { loadSettings } from '../tools/hooks/settings.ts';
 import type { Session } from './session.ts';
 import { settingsFile } from './setting-sources.ts';
@@ -75,8 +76,8 @@ export async function updateSettingsFile(
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
       throw error instanceof SyntaxError ? new Error(`update_settings: ${file} is not valid JSON; not changed`) : error;
   }
-  await mkdir(path.dirname(file), { recursive: true });
+  await makePrivateFolder(path.dirname(file));
   const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify({ ...current, ...settings }, null, 2)}\n`, { mode: 0o600 });
+  await writeFile(temp, `${JSON.stringify({ ...current, ...settings }, null, 2)}\n`, { mode: PRIVATE_FILE });
   await rename(temp, file);
 }
