@@ -81,7 +81,8 @@ async function serveCluster(
         `?session=<id>)`,
     );
   const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
-  const { RedisConnectionError } = await import('../cluster/connection.ts');
+  const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
+  await warnIfPasswordless(flags.redis!, 'agentpipe serve', log);
   let front;
   try {
     front = await ClusterFrontEnd.open({
