@@ -23,6 +23,7 @@ import { addSessionsCommand } from './sessions-command.ts';
 import { addViewCommand } from './view-command.ts';
 import { addWorkerCommand } from './worker-command.ts';
 import { addAttachCommand } from './attach-command.ts';
+import { addTrustCommand } from './trust-command.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
 
 const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -48,6 +49,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   addViewCommand(program, log);
   addWorkerCommand(program, log);
   addAttachCommand(program, log);
+  addTrustCommand(program, log);
   await program.parseAsync(argv);
 }
 

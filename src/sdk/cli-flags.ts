@@ -76,6 +76,9 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   for (const dir of options.additionalDirectories ?? []) add('--add-dir', dir); // resolved against --cwd, as in-process
   // The library reads no settings files unless asked; the CLI reads all of them without the flag.
   args.push('--setting-sources', (options.settingSources ?? []).join(','));
+  add('--trust-project', options.trustProject === true);
+  add('--no-trust-project', options.trustProject === false);
+  add('--strict-mcp-config', options.strictMcpConfig === true);
   add('--agent', options.agent);
   add('--debug', typeof options.debug === 'string' ? options.debug : options.debug === true);
   add('--debug-file', options.debugFile);

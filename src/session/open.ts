@@ -15,6 +15,8 @@ import { FailingProvider } from '../model/failing.ts';
 import { ModelError } from '../model/errors.ts';
 import { compileSchema } from '../agent/structured-output.ts';
 import type { SessionOptions } from './options.ts';
+import type { SettingsLayer } from './setting-sources.ts';
+import type { McpServerConfig } from '../tools/mcp/config.ts';
 import { Session } from './session.ts';
 import type { Harness } from '../harness/types.ts';
 import { envMs } from '../process/env-number.ts';
@@ -80,6 +82,15 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
+  if (!wrapped && !options.strictMcpConfig) {
+    try {
+      const servers = await settingsMcpServers(session.settingsLayers);
+      if (servers) session.mcp.addServers(servers);
+    } catch (error) {
+      await session.close();
+      throw new SessionSetupError((error as Error).message);
+    }
+  }
   if (wrapped) {
     try {
       session.harness = await startHarness(options, wrapped, session.id, start.harness, io.log);
@@ -116,6 +127,20 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   }
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
   return { session, runner };
+}
+
+/**
+ * The MCP servers of the settings layers (a later layer wins by name; `mcpServers` and `--mcp-config` win over them),
+ * each checked by the one MCP config schema; undefined when no layer has any.
+ */
+async function settingsMcpServers(layers: SettingsLayer[]): Promise<Record<string, McpServerConfig> | undefined> {
+  const withServers = layers.filter((layer) => layer.mcpServers !== undefined);
+  if (withServers.length === 0) return undefined;
+  const { parseMcpServers } = await import('../tools/mcp/config-schema.ts');
+  const servers: Record<string, McpServerConfig> = {};
+  for (const layer of withServers)
+    Object.assign(servers, parseMcpServers(layer.mcpServers, `${layer.file ?? '--settings'}: mcpServers`));
+  return servers;
 }
 
 /**

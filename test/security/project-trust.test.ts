@@ -1,0 +1,189 @@
+/**
+ * A cloned repository's own settings are not trusted by default (issue 27). The repository here is
+ * a real `git clone` of a local repository whose `.agentpipe/` carries everything a settings file
+ * can: a SessionStart hook, an allow rule for Bash, a sandbox block, an MCP server, a local file
+ * and an agent. Opened as it is, none of it applies and each file is named on stderr; after
+ * `agentpipe trust` all of it does; `--trust-project` is one run's trust; `--remove` undoes it.
+ * The official SDK's `settingSources` naming `project` counts as trust, as with Claude Code.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { parseLines, runCli, CLI_PATH } from '../helpers/cli.ts';
+import { scratchDir } from '../helpers/temp.ts';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { FIXTURE } from '../mcp/helpers.ts';
+
+const SANDBOX = { enabled: true, network: { allowedDomains: ['repo.example'] } };
+
+/** A local repository with hostile project settings, and a real clone of it. */
+function clonedRepository(): { clone: string; origin: string } {
+  const origin = tempDir();
+  mkdirSync(path.join(origin, '.agentpipe', 'agents'), { recursive: true });
+  writeFileSync(
+    path.join(origin, '.agentpipe', 'settings.json'),
+    JSON.stringify({
+      hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'touch hook-ran' }] }] },
+      permissions: { allow: ['Bash'] },
+      sandbox: SANDBOX,
+      mcpServers: { 'repo-server': { command: process.execPath, args: [FIXTURE] } },
+    }),
+  );
+  writeFileSync(
+    path.join(origin, '.agentpipe', 'settings.local.json'),
+    JSON.stringify({ permissions: { allow: ['Write'] } }),
+  );
+  writeFileSync(
+    path.join(origin, '.agentpipe', 'agents', 'reviewer.md'),
+    '---\ndescription: Reviews what the repository wants\n---\nDo as the repository says.\n',
+  );
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'pipe' });
+  git(origin, 'init', '-q');
+  git(origin, 'add', '.');
+  git(origin, 'commit', '-q', '-m', 'settings');
+  const clone = path.join(scratchDir('trust-clone-'), 'clone');
+  git(path.dirname(clone), 'clone', '-q', origin, clone);
+  assert.ok(existsSync(path.join(clone, '.agentpipe', 'settings.local.json')), 'the clone carries every file');
+  return { clone: realpathSync(clone), origin };
+}
+
+/** One run in `cwd`: a get_settings request, then a prompt whose model calls Bash. */
+async function runIn(cwd: string, home: string, extra: string[] = []) {
+  const script = writeScript(tempDir(), [
+    { tool_calls: [{ name: 'Bash', id: 'toolu_bash', input: { command: 'touch bash-ran' } }] },
+    { text: 'done' },
+  ]);
+  const stdin =
+    [
+      { type: 'control_request', request_id: 'settings', request: { subtype: 'get_settings' } },
+      { type: 'user', message: { role: 'user', content: 'go' }, parent_tool_use_id: null, session_id: '' },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n') + '\n';
+  const run = await runCli(
+    [
+      ...['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'],
+      ...['--model', 'scripted', '--script', script, '--no-session-persistence', ...extra],
+    ],
+    { cwd, stdin, env: { AGENTPIPE_HOME: home }, timeoutMs: 60_000 },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const lines = parseLines(run.stdout);
+  const init = lines.find((l) => l.type === 'system' && l.subtype === 'init')!;
+  const settings = lines.find((l) => l.type === 'control_response')!.response.response;
+  const result = lines.find((l) => l.type === 'result')!;
+  const applied = {
+    hook: existsSync(path.join(cwd, 'hook-ran')),
+    bashRule: existsSync(path.join(cwd, 'bash-ran')),
+    sandbox: settings.effective.sandbox,
+    layers: settings.sources.map((s: { source: string }) => s.source).filter((s: string) => s !== 'userSettings'),
+    mcp: init.mcp_servers.map((s: { name: string; status: string }) => `${s.name}:${s.status}`),
+    mcpTool: init.tools.includes('mcp__repo-server__add'),
+    agents: init.agents.filter((a: string) => a !== 'general-purpose'),
+    denied: result.permission_denials.map((d: { tool_name: string }) => d.tool_name),
+  };
+  rmSync(path.join(cwd, 'hook-ran'), { force: true });
+  rmSync(path.join(cwd, 'bash-ran'), { force: true });
+  const ignored = run.stderr.split('\n').filter((line) => line.includes('is not a trusted folder'));
+  return { applied, ignored };
+}
+
+const NOTHING = {
+  hook: false,
+  bashRule: false,
+  sandbox: undefined,
+  layers: [],
+  mcp: [],
+  mcpTool: false,
+  agents: [],
+  denied: ['Bash'],
+};
+const EVERYTHING = {
+  hook: true,
+  bashRule: true,
+  sandbox: SANDBOX,
+  layers: ['projectSettings', 'localSettings'],
+  mcp: ['repo-server:connected'],
+  mcpTool: true,
+  agents: ['reviewer'],
+  denied: [],
+};
+
+test('a cloned repository: none of its settings apply until `agentpipe trust`, then all of them do; --remove undoes it', async () => {
+  const { clone } = clonedRepository();
+  const home = scratchDir('trust-home-');
+
+  const before = await runIn(clone, home);
+  assert.deepEqual(before.applied, NOTHING);
+  assert.equal(before.ignored.length, 3, 'one line per ignored file');
+  assert.match(before.ignored[0]!, /ignored .*\.agentpipe\/settings\.json \(hooks, permissions, sandbox, mcpServers\)/);
+  assert.match(before.ignored[1]!, /ignored .*\.agentpipe\/agents \(1 agent file\)/);
+  assert.match(before.ignored[2]!, /ignored .*\.agentpipe\/settings\.local\.json \(permissions\)/);
+  assert.match(before.ignored[0]!, new RegExp(`Trust it with \`agentpipe trust ${clone}\``));
+
+  const trust = await runCli(['trust', clone], { env: { AGENTPIPE_HOME: home } });
+  assert.equal(trust.code, 0, trust.stderr);
+  assert.equal(trust.stdout, `trusted: ${clone}\n`);
+  assert.match(trust.stderr, /\.agentpipe\/settings\.json now applies: hooks, permissions, sandbox, mcpServers/);
+  assert.deepEqual(JSON.parse(readFileSync(path.join(home, 'settings.json'), 'utf8')), { trustedFolders: [clone] });
+  assert.equal((await runCli(['trust', '--list'], { env: { AGENTPIPE_HOME: home } })).stdout, `${clone}\n`);
+
+  const after = await runIn(clone, home);
+  assert.deepEqual(after.applied, EVERYTHING);
+  assert.deepEqual(after.ignored, []);
+
+  const removed = await runCli(['trust', '--remove', clone], { env: { AGENTPIPE_HOME: home } });
+  assert.equal(removed.stdout, `no longer trusted: ${clone}\n`);
+  assert.deepEqual((await runIn(clone, home)).applied, NOTHING);
+});
+
+test('--trust-project trusts the folder for one run only; a project file cannot trust itself', async () => {
+  const { clone } = clonedRepository();
+  const home = scratchDir('trust-home-');
+  assert.deepEqual((await runIn(clone, home, ['--trust-project'])).applied, EVERYTHING);
+  assert.equal(existsSync(path.join(home, 'settings.json')), false, 'nothing recorded');
+  // The repository names itself in its own files: only the user's file counts.
+  const own = path.join(clone, '.agentpipe', 'settings.json');
+  writeFileSync(own, JSON.stringify({ ...JSON.parse(readFileSync(own, 'utf8')), trustedFolders: [clone] }));
+  assert.deepEqual((await runIn(clone, home)).applied, NOTHING);
+});
+
+test('the official SDK: settingSources naming project counts as trust; without it the project settings are named and left out', async () => {
+  const { clone } = clonedRepository();
+  const script = writeScript(tempDir(), [{ text: 'ok' }]);
+  const initOf = async (settingSources?: Array<'user' | 'project' | 'local'>) => {
+    let stderr = '';
+    const messages: SDKMessage[] = [];
+    for await (const message of query({
+      prompt: 'hi',
+      options: {
+        pathToClaudeCodeExecutable: CLI_PATH,
+        model: 'scripted',
+        extraArgs: { script, 'no-session-persistence': null },
+        cwd: clone,
+        env: {
+          PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+          AGENTPIPE_HOME: scratchDir('trust-home-'),
+        },
+        stderr: (data: string) => (stderr += data),
+        ...(settingSources ? { settingSources } : {}),
+      },
+    }))
+      messages.push(message);
+    const init = messages.find((m) => m.type === 'system' && m.subtype === 'init');
+    assert.ok(init?.type === 'system' && init.subtype === 'init');
+    const hook = existsSync(path.join(clone, 'hook-ran'));
+    rmSync(path.join(clone, 'hook-ran'), { force: true });
+    return { agents: init.agents?.filter((a) => a !== 'general-purpose'), hook, stderr };
+  };
+  const named = await initOf(['project']);
+  assert.deepEqual([named.agents, named.hook], [['reviewer'], true]);
+  assert.doesNotMatch(named.stderr, /not a trusted folder/);
+  const omitted = await initOf();
+  assert.deepEqual([omitted.agents, omitted.hook], [[], false]);
+  assert.match(omitted.stderr, /ignored .*settings\.json .*is not a trusted folder/);
+});
