@@ -176,6 +176,8 @@ export class ClaudeStreamHarness implements Harness {
     if (c.appendSystemPrompt) args.push(`--append-system-prompt=${c.appendSystemPrompt}`);
     if (this.#native) args.push(`--resume=${this.#native}`);
     if (this.name === 'claude') {
+      // An untrusted folder's .claude/ (hooks, rules, agents) does not apply in Claude Code either: its user's only.
+      if (c.projectSettings === false) args.push('--setting-sources=user');
       args.push(`--permission-mode=${c.permissionMode}`, '--permission-prompt-tool=stdio');
       if (c.allowedTools.length) args.push(`--allowedTools=${c.allowedTools.join(',')}`);
       if (c.disallowedTools.length) args.push(`--disallowedTools=${c.disallowedTools.join(',')}`);

@@ -22,6 +22,7 @@ import type { Harness } from '../harness/types.ts';
 import { envMs } from '../process/env-number.ts';
 import { SessionRunner } from './runner.ts';
 import { attachStart, prepareSession } from './resume.ts';
+import { isTrustedFolder } from './trust.ts';
 
 /** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
 export class SessionSetupError extends Error {
@@ -216,6 +217,7 @@ async function startHarness(
         thresholdMs: options.toolProgressThresholdMs ?? 1000,
         intervalMs: options.toolProgressIntervalMs ?? 1000,
       },
+      projectSettings: options.trustProject !== false || isTrustedFolder(options.cwd ?? process.cwd()),
       resumeNativeId: resumed?.name === name ? resumed.sessionId : undefined,
       warn: (line) => log(`agentpipe: warning: ${line}`),
     },
