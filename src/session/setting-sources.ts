@@ -6,7 +6,7 @@
  * The project's files (project, local) apply only in a trusted folder (trust.ts) unless the caller
  * named them: `appliedSources` is the gate.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadSettings, type Settings } from '../tools/hooks/settings.ts';
 import { agentFiles } from './agent-files.ts';
@@ -100,20 +100,38 @@ export function projectSettingsSummary(cwd: string, env: Record<string, string |
 function projectFiles(source: SettingSource, cwd: string, env: Record<string, string | undefined>): string[][] {
   const out: string[][] = [];
   const file = settingsFile(source, cwd, env);
-  if (existsSync(file)) {
-    let holds = 'settings';
-    try {
-      const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length)
-        holds = Object.keys(value).slice(0, 8).join(', ');
-    } catch {
-      holds = 'settings that are not valid JSON';
-    }
-    out.push([file, holds]);
-  }
+  const holds = untrustedHolds(file);
+  if (holds !== undefined) out.push([file, holds]);
   const agents = source === 'project' ? agentFiles(['project'], cwd, () => undefined, env) : [];
   if (agents.length) out.push([path.dirname(agents[0]!), `${agents.length} agent file${agents.length > 1 ? 's' : ''}`]);
   return out;
+}
+
+/** The largest untrusted settings file whose keys are shown. */
+const SUMMARY_BYTES = 1024 * 1024;
+
+/**
+ * What an untrusted settings file holds (its top-level keys), read only when it is a small regular file: a link (to
+ * /dev/zero, a FIFO, another file) or a huge file is named as such, never read. Undefined when there is none.
+ */
+function untrustedHolds(file: string): string | undefined {
+  let stats;
+  try {
+    stats = lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  if (stats.isSymbolicLink()) return 'a symbolic link, not read';
+  if (!stats.isFile()) return 'not a regular file, not read';
+  if (stats.size > SUMMARY_BYTES) return `${stats.size} bytes, not read`;
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return Object.keys(value).slice(0, 8).join(', ') || 'nothing';
+    return 'settings that are not a JSON object';
+  } catch {
+    return 'settings that are not valid JSON';
+  }
 }
 
 /**

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { parseLines, runCli, CLI_PATH } from '../helpers/cli.ts';
@@ -186,4 +186,19 @@ test('the official SDK: settingSources naming project counts as trust; without i
   const omitted = await initOf();
   assert.deepEqual([omitted.agents, omitted.hook], [[], false]);
   assert.match(omitted.stderr, /ignored .*settings\.json .*is not a trusted folder/);
+});
+
+test('an untrusted folder whose settings are a link to /dev/zero or a FIFO: named, never read; the run goes on', async () => {
+  const dir = tempDir();
+  mkdirSync(path.join(dir, '.agentpipe'));
+  symlinkSync('/dev/zero', path.join(dir, '.agentpipe', 'settings.json'));
+  execFileSync('mkfifo', [path.join(dir, '.agentpipe', 'settings.local.json')]);
+  const home = scratchDir('trust-home-');
+  const run = await runCli(['-p', 'hi', '--model', 'scripted', '--no-session-persistence'], {
+    cwd: dir,
+    env: { AGENTPIPE_HOME: home },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /ignored .*settings\.json \(a symbolic link, not read\)/);
+  assert.match(run.stderr, /ignored .*settings\.local\.json \(not a regular file, not read\)/);
 });
