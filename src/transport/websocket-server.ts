@@ -58,7 +58,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-type Client = WebSocket & { alive?: boolean };
+/** A connection, with what the heartbeat knows: a pong seen, the bytes its client had taken at the last beat. */
+type Client = WebSocket & { alive?: boolean; tcp?: { bytesWritten: number }; taken?: number };
 
 /** Input lines a connection holds before it stops reading its socket (backpressure on a client that floods). */
 const INPUT_HIGH_WATER = 1024;
@@ -106,6 +107,7 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
     wss.handleUpgrade(req, socket, head, (ws) => {
       const sessionId = assigned.get(req);
       const client = ws as Client;
+      client.tcp = socket as Duplex & { bytesWritten: number };
       client.alive = true;
       client.on('pong', () => (client.alive = true));
       client.on('message', () => (client.alive = true));
@@ -120,8 +122,16 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   const heartbeat = setInterval(
     () => {
       for (const ws of wss.clients as Set<Client>) {
-        // A paused connection (its session is behind on its input) reads no pongs: it is not dead.
-        if (ws.alive === false && !ws.isPaused) {
+        // A paused connection reads nothing, its pongs included: it is alive while its client takes the answers it was
+        // sent (the session paused it because they wait), or has taken them all.
+        if (ws.isPaused) {
+          const taken = ws.tcp?.bytesWritten ?? 0;
+          if (ws.bufferedAmount > 0 && taken === ws.taken) ws.terminate();
+          ws.taken = taken;
+          continue;
+        }
+        ws.taken = undefined;
+        if (ws.alive === false) {
           ws.terminate();
           continue;
         }

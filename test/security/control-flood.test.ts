@@ -123,3 +123,20 @@ test('serve: 10^5 control requests on one connection are answered in linear time
   assert.ok(ratio < 25, `10x the requests took ${ratio.toFixed(1)}x the CPU`);
   assert.deepEqual(await floodSocket(url!, 4), { success: 3, error: 1 }, 'the server lives on');
 });
+
+test('serve: a client that floods and stops reading is cut off by the heartbeat (not held forever); the next is served', async (t) => {
+  const cli = watchedCli(['serve', '--port', '0', '--no-token', '--model', 'scripted', '--cwd', tempDir()], {
+    AGENTPIPE_WS_KEEPALIVE_MS: '300',
+  });
+  t.after(() => cli.child.kill('SIGTERM'));
+  const [, url] = await cli.waitFor(/listening on (ws:\/\/\S+)/);
+  const ws = new WebSocket(url!);
+  await once(ws, 'open');
+  ws.on('error', () => undefined);
+  ws.pause(); // reads nothing from here on: its answers pile up at the server
+  const line = '{"type":"control_request","request_id":"r","request":{"subtype":"get_usage"}}\n';
+  for (let i = 0; i < 200; i++) ws.send(line.repeat(1000));
+  await cli.waitFor(/connection 1 ended/, 30_000);
+  ws.terminate();
+  assert.deepEqual(await floodSocket(url!, 4), { success: 3, error: 1 }, 'the server lives on');
+});
