@@ -8,12 +8,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI_PATH, ROOT } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { FIXTURE } from '../mcp/helpers.ts';
+import { clonedRepository } from '../helpers/git-clone.ts';
 
 interface Place {
   cwd: string;
@@ -37,25 +38,14 @@ function basePlace(cwd: string): Place {
 
 /** docs/trust.md talks about /home/me/repo: a real clone of a repository with hooks, rules, an MCP server, an agent. */
 function trustPlace(): Place {
-  const origin = scratchDir('docs-origin-');
-  mkdirSync(path.join(origin, '.agentpipe', 'agents'), { recursive: true });
-  writeFileSync(
-    path.join(origin, '.agentpipe', 'settings.json'),
-    JSON.stringify({
+  const repo = clonedRepository({
+    '.agentpipe/settings.json': JSON.stringify({
       hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'touch hook-ran' }] }] },
       permissions: { allow: ['Bash'] },
       mcpServers: { tools: { command: process.execPath, args: [FIXTURE] } },
     }),
-  );
-  writeFileSync(path.join(origin, '.agentpipe', 'agents', 'reviewer.md'), '---\ndescription: Reviews\n---\nReview.\n');
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'pipe' });
-  git(origin, 'init', '-q');
-  git(origin, 'add', '.');
-  git(origin, 'commit', '-q', '-m', 'settings');
-  const parent = scratchDir('docs-clone-');
-  git(parent, 'clone', '-q', origin, 'repo');
-  const repo = realpathSync(path.join(parent, 'repo'));
+    '.agentpipe/agents/reviewer.md': '---\ndescription: Reviews\n---\nReview.\n',
+  });
   const place = basePlace(repo);
   place.paths.push(['/home/me/repo', repo]);
   return place;

@@ -24,6 +24,18 @@ import { startFakeGemini } from './fakes/gemini-api.ts';
 
 const isModelRequest = (r: RecordedRequest, route: string) => r.method === 'POST' && r.path.includes(route);
 
+/** A harness resuming the session id `id`: the prompt fails, saying it looked `id` up as an id. */
+async function resumeFails(config: Parameters<typeof driveHarness>[0], env: Record<string, string>, id: string) {
+  const resumed = await driveHarness({ ...config, resumeNativeId: id }, env);
+  try {
+    const run = await resumed.prompt('what did I say?');
+    assert.notEqual(run.outcome.subtype, 'success', `no session is named ${id}`);
+    assert.ok(run.outcome.errors.join('\n').includes(id), run.outcome.errors.join('\n'));
+  } finally {
+    await resumed.harness.close();
+  }
+}
+
 test('claude: a model, a system prompt and a resumed session id that start with -- stay values', async () => {
   const requests: RecordedRequest[] = [];
   const api = await startFakeServer((request) => {
@@ -50,13 +62,9 @@ test('claude: a model, a system prompt and a resumed session id that start with 
   } finally {
     await driven.harness.close();
   }
-  const resumed = await driveHarness({ name: 'claude', cwd, resumeNativeId: '--continue' }, env);
   try {
-    const run = await resumed.prompt('what did I say?');
-    assert.equal(run.outcome.subtype, 'error_during_execution', 'no session is named --continue');
-    assert.match(run.outcome.errors.join('\n'), /--continue/);
+    await resumeFails({ name: 'claude', cwd }, env, '--continue');
   } finally {
-    await resumed.harness.close();
     await api.close();
   }
 });
@@ -87,13 +95,9 @@ test('qwen: a model and a resumed session id that start with -- stay values', as
   } finally {
     await driven.harness.close();
   }
-  const resumed = await driveHarness({ name: 'qwen', cwd, model: 'qwen-test', resumeNativeId: '--yolo' }, env);
   try {
-    const run = await resumed.prompt('again');
-    assert.notEqual(run.outcome.subtype, 'success', 'no session is named --yolo');
-    assert.match(run.outcome.errors.join('\n'), /--yolo/);
+    await resumeFails({ name: 'qwen', cwd, model: 'qwen-test' }, env, '--yolo');
   } finally {
-    await resumed.harness.close();
     await api.close();
   }
 });
@@ -151,16 +155,9 @@ test('gemini: a model and a resumed session id that start with -- stay values', 
   } finally {
     await driven.harness.close();
   }
-  const resumed = await driveHarness(
-    { name: 'gemini', cwd, baseUrl: fake.url, model: 'gemini-2.5-flash', resumeNativeId: '--yolo' },
-    env,
-  );
   try {
-    const run = await resumed.prompt('again');
-    assert.notEqual(run.outcome.subtype, 'success', 'no session is named --yolo');
-    assert.match(run.outcome.errors.join('\n'), /--yolo/);
+    await resumeFails({ name: 'gemini', cwd, baseUrl: fake.url, model: 'gemini-2.5-flash' }, env, '--yolo');
   } finally {
-    await resumed.harness.close();
     await fake.close();
   }
 });
