@@ -56,7 +56,7 @@ export function isTrustedFolder(dir: string, env: Env = process.env): boolean {
 export async function trustFolder(dir: string, env: Env = process.env): Promise<{ folder: string; added: boolean }> {
   const folder = real(dir);
   let added = false;
-  await changeSettingsFile(userFile(env), 'agentpipe trust', (current) => {
+  await changeSettingsFile(userFile(env), 'cannot record the trust', (current) => {
     const list = listOf(current[TRUSTED_FOLDERS_KEY]);
     added = !list.includes(folder);
     return added ? { ...current, [TRUSTED_FOLDERS_KEY]: [...list, folder] } : current;
@@ -70,11 +70,11 @@ export async function untrustFolder(
   env: Env = process.env,
 ): Promise<{ folder: string; removed: boolean }> {
   const names = new Set([path.resolve(dir), real(dir)]);
-  const current = await readSettingsObject(userFile(env), 'agentpipe trust --remove');
+  const current = await readSettingsObject(userFile(env), 'cannot change the trust');
   const list = listOf(current[TRUSTED_FOLDERS_KEY]);
   const kept = list.filter((folder) => !names.has(folder));
   if (kept.length === list.length) return { folder: real(dir), removed: false };
-  await changeSettingsFile(userFile(env), 'agentpipe trust --remove', (now) => ({
+  await changeSettingsFile(userFile(env), 'cannot change the trust', (now) => ({
     ...now,
     [TRUSTED_FOLDERS_KEY]: listOf(now[TRUSTED_FOLDERS_KEY]).filter((folder) => !names.has(folder)),
   }));

@@ -188,3 +188,44 @@ test('an untrusted folder whose settings are a link to /dev/zero or a FIFO: name
   assert.match(run.stderr, /ignored .*settings\.json \(a symbolic link, not read\)/);
   assert.match(run.stderr, /ignored .*settings\.local\.json \(not a regular file, not read\)/);
 });
+
+test('agentpipe trust: a folder inside a trusted one is trusted; clear one-line errors for a missing folder, an unknown one, a broken settings file', async () => {
+  const parent = scratchDir('trust-parent-');
+  const child = path.join(parent, 'child');
+  mkdirSync(path.join(child, '.agentpipe'), { recursive: true });
+  writeFileSync(path.join(child, '.agentpipe', 'settings.json'), JSON.stringify({ permissions: { deny: ['Grep'] } }));
+  const home = scratchDir('trust-home-');
+  const env = { AGENTPIPE_HOME: home };
+  const tools = async (...extra: string[]) => {
+    const args = ['-p', 'hi', '--model', 'scripted', '--output-format', 'stream-json', '--verbose', ...extra];
+    const run = await runCli(args, {
+      cwd: child,
+      env: { ...env, AGENTPIPE_CODE_CACHE: '0' },
+    });
+    return parseLines(run.stdout).find((l) => l.subtype === 'init')!.tools as string[];
+  };
+  assert.ok((await tools()).includes('Grep'), 'untrusted: the deny rule does not apply');
+  assert.equal((await runCli(['trust', parent], { env })).code, 0);
+  assert.equal((await tools()).includes('Grep'), false, 'inside a trusted folder: it does');
+
+  const missing = await runCli(['trust', path.join(parent, 'nope')], { env });
+  assert.deepEqual(
+    [missing.code, missing.stderr],
+    [1, `agentpipe trust: error: ${path.join(parent, 'nope')}: no such folder\n`],
+  );
+  const unknown = await runCli(['trust', '--remove', child], { env });
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /^agentpipe trust: error: .*child is not a trusted folder/);
+  writeFileSync(path.join(home, 'settings.json'), '[1, 2]');
+  const broken = await runCli(['trust', child], { env });
+  assert.equal(broken.code, 1);
+  assert.match(
+    broken.stderr,
+    /^agentpipe trust: error: cannot record the trust: .*settings\.json does not hold a JSON object; not changed\n$/,
+  );
+  // The user source would now stop the start (a malformed file): read the folder's only, trusted by record alone.
+  assert.ok(
+    (await tools('--setting-sources', 'project,local', '--no-trust-project')).includes('Grep'),
+    'a broken settings file trusts nothing',
+  );
+});
