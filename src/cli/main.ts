@@ -25,6 +25,7 @@ import { addViewCommand } from './view-command.ts';
 import { addWorkerCommand } from './worker-command.ts';
 import { addAttachCommand } from './attach-command.ts';
 import { addTapeCommands } from './replay-command.ts';
+import { addTrustCommand } from './trust-command.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
 
 const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -63,6 +64,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   addWorkerCommand(program, log);
   addAttachCommand(program, log);
   addTapeCommands(program, log);
+  addTrustCommand(program, log);
   await program.parseAsync(argv);
 }
 

@@ -93,7 +93,7 @@ export class Session {
   ruleEntries: Array<{ behavior: 'allow' | 'deny'; source: SettingsLayerSource | 'cliArg'; rule: string }> = [];
   /** The working folder the session started in. */
   readonly originalCwd: string;
-  /** The settings files the session reads (`--setting-sources`). */
+  /** The settings sources that apply (`--setting-sources`, less an untrusted project's). */
   readonly settingSources: readonly SettingSource[];
   /** `allowedTools` / `disallowedTools`. */
   readonly #cliRules: { allow: string[]; deny: string[] };
@@ -144,10 +144,11 @@ export class Session {
     this.id = options.sessionId ?? newUuid();
     this.defaultModel = model;
     const cwd = options.cwd ?? process.cwd();
-    const settings = sessionSettings(options, cwd);
+    // The one door of every settings file; an untrusted project's files are named on the log and left out.
+    const { layers: settings, sources } = sessionSettings(options, cwd, (line) => log(`agentpipe: warning: ${line}`));
     this.settingsLayers = settings;
     this.originalCwd = cwd;
-    this.settingSources = options.settingSources ?? [];
+    this.settingSources = sources;
     this.#cliRules = { allow: [...(options.allowedTools ?? [])], deny: [...(options.disallowedTools ?? [])] };
     const { allow, deny } = this.#rules();
     const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
@@ -217,7 +218,7 @@ export class Session {
     const hideTask = this.#hideTool('Task');
     this.defineAgents(options.agents ?? {}, hideTask);
     this.#agentFiles = agentFilesLoader(
-      options.settingSources,
+      sources,
       cwd,
       this.agents,
       (fresh) => this.defineAgents(fresh, hideTask),

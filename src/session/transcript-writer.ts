@@ -5,8 +5,9 @@
  * `sync()` fsyncs what was written so far (called at turn boundaries). A write error is
  * reported once and disables the writer: the session goes on without a transcript.
  */
-import { close, fstat, fsync, mkdir, open, read, write, type Stats } from 'node:fs';
+import { close, fstat, fsync, open, read, write, type Stats } from 'node:fs';
 import path from 'node:path';
+import { makePrivateFolder, PRIVATE_FILE, tightenFile } from '../process/private-files.ts';
 
 /**
  * node:fs's callback API as promises. Not node:fs/promises: it loads ~20 modules (readline among
@@ -76,9 +77,11 @@ export class TranscriptWriter {
 
   #open(): Promise<number | undefined> {
     this.#fd ??= (async () => {
-      await call<string | undefined>((done) => mkdir(path.dirname(this.file), { recursive: true }, done));
-      const fd = await call<number>((done) => open(this.file, 'a+', done));
+      // The owner's only (0600 in a 0700 folder): a transcript holds the whole conversation.
+      await makePrivateFolder(path.dirname(this.file));
+      const fd = await call<number>((done) => open(this.file, 'a+', PRIVATE_FILE, done));
       try {
+        await tightenFile(fd);
         // A torn last line (a killed writer) must not swallow the first new line.
         const { size } = await call<Stats>((done) => fstat(fd, done));
         if (size > 0) {
