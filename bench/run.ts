@@ -5,6 +5,8 @@
  * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 20,
  *    each beside a `node -e ''`), against spawn → exit of `node -e ''`; and the first run after a
  *    build, before the CLI has its code cache (the bench has its own AGENTPIPE_HOME).
+ *    Beside each, the same one turn with one Bash call of a 60-character read-only command (the
+ *    permission check parses it with tree-sitter-bash): time and peak RSS as ratios to the plain one.
  * 3. Peak RSS of a one-turn run, and of BENCH_SLOW_DELTAS (1,000,000) deltas into a consumer that
  *    reads slowly (memory must stay flat), against the RSS of `node -e ''`.
  * 4. The same through the real providers (Anthropic Messages SSE, OpenAI-compatible chat
@@ -141,6 +143,13 @@ async function main() {
     'stream-json',
     '--verbose',
   ];
+  // 60 characters, quotes included: the permission check parses it (tree-sitter-bash) and finds it read-only.
+  const bashCommand = 'grep -c "turns" one-turn.json && ls -la . | head -n 3 && pwd';
+  const bashTurn = script('bash-turn.json', [
+    { tool_calls: [{ name: 'Bash', id: 'toolu_bench', input: { command: bashCommand } }] },
+    { text: 'Hello from the bench.' },
+  ]);
+  const bashArgs = turnArgs.map((a) => (a === oneTurn ? bashTurn : a));
   // The first run after a build: no code cache of the CLI's entry yet (bin/agentpipe.js writes it).
   const cold = await measure(turnArgs, { marks: [/"type":"result"/] });
   const coldFloor = (await measure(['-e', ''])).ms;
@@ -173,6 +182,8 @@ async function main() {
   const inits: number[] = [];
   const results: number[] = [];
   const turnRss: number[] = [];
+  const bashResults: number[] = [];
+  const bashRss: number[] = [];
   const floors: number[] = [];
   // 20 runs, each beside a `node -e ''`: on a busy machine 10 moved the ratio by 0.3.
   for (let i = 0; i < 20; i++) {
@@ -180,6 +191,9 @@ async function main() {
     inits.push(r.marks[0]!);
     results.push(r.marks[1]!);
     turnRss.push(r.peakRssKb);
+    const b = await measure(bashArgs, { marks: [/"type":"result"/] });
+    bashResults.push(b.marks[0] ?? b.ms);
+    bashRss.push(b.peakRssKb);
     floors.push((await measure(['-e', ''])).ms);
   }
   const floor = median(floors);
@@ -401,6 +415,16 @@ async function main() {
       'peak RSS, one turn (median of 20)',
       `${fmt(median(turnRss) / 1024, 1)} MB`,
       `${(median(turnRss) / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`,
+    ],
+    [
+      `spawn → result, one turn with a ${bashCommand.length}-character Bash command (median of 20)`,
+      `${fmt(median(bashResults), 1)} ms`,
+      `${(median(bashResults) / median(results)).toFixed(2)} × the plain one turn`,
+    ],
+    [
+      `peak RSS, one turn with a ${bashCommand.length}-character Bash command (median of 20)`,
+      `${fmt(median(bashRss) / 1024, 1)} MB`,
+      `${(median(bashRss) / median(turnRss)).toFixed(2)} × the plain one turn`,
     ],
     [
       `peak RSS, ${fmt(SLOW_DELTAS)} deltas into a slow consumer`,

@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Node, Parser as ParserType } from 'web-tree-sitter';
+import { beforeWasmCompile } from '../../process/wasm-tier-up.ts';
 
 /** One simple command whose words are all literal after quote removal. */
 export interface SimpleCommand {
@@ -35,6 +36,7 @@ export interface ShellAnalysis {
 let parserPromise: Promise<ParserType> | undefined;
 
 async function loadParser(): Promise<ParserType> {
+  beforeWasmCompile();
   const { Parser, Language } = await import('web-tree-sitter');
   await Parser.init();
   const require = createRequire(import.meta.url);
