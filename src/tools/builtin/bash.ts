@@ -7,8 +7,8 @@ import { runProcessGroup } from '../../process/run.ts';
 import { objectSchema, optionalNumber, optionalString, requireString } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { childEnv } from '../../process/env.ts';
-import { gitSafeEnv } from '../shell/git-env.ts';
-import { isReadOnlyShell } from '../shell/facts.ts';
+import { readOnlyEnv } from '../shell/read-only-env.ts';
+import { isReadOnlyShell, parsesReadOnly } from '../shell/facts.ts';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -44,8 +44,9 @@ export const bashTool: Tool = {
     const command = requireString(input, 'command');
     optionalString(input, 'description');
     const timeout = optionalNumber(input, 'timeout', 1, MAX_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
-    // A line that runs without asking must not run programs named by repository config either.
-    const env = (await isReadOnlyShell(command)) ? gitSafeEnv(childEnv()) : childEnv();
+    // A line of read-only programs must not run programs named by repository config either,
+    // whatever let it run (judged on its parse here: the config may have changed since the check).
+    const env = (await parsesReadOnly(command, context.cwd)) ? readOnlyEnv(childEnv()) : childEnv();
     const run = await runProcessGroup({
       command,
       cwd: context.cwd,
