@@ -73,6 +73,25 @@ function isPathScoped(rule: PermissionRule, toolName: string, input: Record<stri
   );
 }
 
+/**
+ * For a tool that reads many files (Grep, Glob), the Read deny rules that bind it as one check:
+ * the rule that protects a file, or undefined; no function when no such rule is set.
+ */
+export function readDeniedFor(
+  toolName: string,
+  deny: PermissionRule[],
+  cwd: string,
+): ((file: string) => string | undefined) | undefined {
+  const rules = deny.filter(
+    (rule) => toolNameMatches(rule.tool, toolName, true) && rule.specifier !== undefined && rule.specifier !== '*',
+  );
+  if (!rules.length) return undefined;
+  return (file) => {
+    const rule = rules.find((r) => pathRuleMatches(r.specifier!, file, cwd));
+    return rule && formatRule(rule);
+  };
+}
+
 /** The rule-and-mode verdict for one call, before hooks and callbacks. */
 export async function checkPermission(query: PermissionQuery): Promise<PermissionVerdict> {
   const { tool, input, mode, allow, deny, cwd } = query;

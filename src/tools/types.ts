@@ -15,6 +15,11 @@ export interface ToolContext {
   onOutput?: (text: string) => void;
   /** What the session's tools remember between calls (TodoWrite's list, reads, checkpoints; `custom` for yours). */
   state: ToolState;
+  /**
+   * Set when Read deny rules bind this tool: the rule (as text) that protects `file` (absolute),
+   * or undefined. Tools that show many files (Grep's matches, Glob's results) leave protected ones out.
+   */
+  readDenied?: (file: string) => string | undefined;
 }
 
 /** The outcome of a call. */
