@@ -71,7 +71,8 @@ export async function analyzeShell(line: string): Promise<ShellAnalysis> {
   return analysis;
 }
 
-async function grammarAnalysis(line: string): Promise<ShellAnalysis> {
+/** The grammar's reading of `line` alone (no fast path, no character check): the reference tests compare with. */
+export async function grammarAnalysis(line: string): Promise<ShellAnalysis> {
   parserPromise ??= loadParser();
   const parser = await parserPromise;
   const tree = parser.parse(line);
@@ -103,11 +104,14 @@ function walk(node: Node, out: ShellAnalysis): void {
   }
   if (node.type === 'command') return command(node, out);
   if (node.type === 'redirected_statement') {
-    for (const child of node.namedChildren) {
-      if (!child) continue;
-      if (child.type.endsWith('redirect')) redirect(child, out);
-      else walk(child, out);
-    }
+    // Words after a redirection's file (`cat <f a.txt`) are the command's arguments to bash; the
+    // grammar hangs them under the redirection.
+    const extras = node.namedChildren.flatMap((c) => (c && c.type.endsWith('redirect') ? redirect(c, out) : []));
+    const body = node.namedChildren.find((c) => c && !c.type.endsWith('redirect'));
+    if (body?.type === 'command') return command(body, out, extras);
+    if (body) walk(body, out);
+    if (extras.length) out.complex.push('words after a redirection');
+    for (const extra of extras) nested(extra, out);
     return;
   }
   // Everything else (subshells, groups, functions, loops, tests, declarations, substitutions,
@@ -120,21 +124,21 @@ function describe(type: string): string {
   return type === 'ERROR' ? 'syntax the parser does not understand' : type.replace(/_/g, ' ');
 }
 
-function command(node: Node, out: ShellAnalysis): void {
+function command(node: Node, out: ShellAnalysis, trailing: Node[] = []): void {
   const argv: string[] = [];
   const patterns: Array<string | undefined> = [];
   let assignments = false;
   let opaque = false;
-  for (const child of node.namedChildren) {
-    if (!child) continue;
+  // `$"…"`: bash translates the string through the locale's message catalog.
+  if (node.children.some((child) => child?.type === '$')) out.complex.push('a translated string');
+  const words = node.namedChildren.flatMap((child) =>
+    !child ? [] : child.type.endsWith('redirect') ? redirect(child, out) : [child],
+  );
+  for (const child of [...words, ...trailing]) {
     if (child.type === 'variable_assignment') {
       assignments = true;
       out.complex.push('a variable assignment');
       for (const inner of child.namedChildren) if (inner) nested(inner, out);
-      continue;
-    }
-    if (child.type.endsWith('redirect')) {
-      redirect(child, out);
       continue;
     }
     const word = child.type === 'command_name' ? child.namedChildren[0] : child;
@@ -164,7 +168,11 @@ function nested(node: Node, out: ShellAnalysis): void {
   for (const child of node.namedChildren) if (child) nested(child, out);
 }
 
-function redirect(node: Node, out: ShellAnalysis): void {
+/**
+ * Notes what a redirection reads or writes; returns the words the grammar hung under it after its
+ * file (`<f a b`: a and b), which are the command's arguments to bash.
+ */
+function redirect(node: Node, out: ShellAnalysis): Node[] {
   if (node.type !== 'file_redirect') {
     out.complex.push(
       node.type === 'heredoc_redirect'
@@ -174,18 +182,19 @@ function redirect(node: Node, out: ShellAnalysis): void {
           : describe(node.type),
     );
     for (const child of node.namedChildren) if (child) nested(child, out);
-    return;
+    return [];
   }
   const operator = node.children.find((c) => c && !c.isNamed)?.type ?? '';
-  const target = node.namedChildren.filter((c) => c && c.type !== 'file_descriptor').at(-1);
+  const [target, ...extras] = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'file_descriptor');
   const literal = target ? literalOf(target) : undefined;
   if (!target || literal === undefined || literal.pattern !== undefined) {
     out.complex.push('a redirection to a computed file name');
     if (target) nested(target, out);
-    return;
+    return extras;
   }
   // `2>&1`, `>&2`, `<&0`, `>&-`: duplicating or closing descriptors touches no file.
-  if ((operator === '>&' || operator === '<&') && /^(\d+|-)$/.test(literal.value)) return;
+  if ((operator === '>&' || operator === '<&') && /^(\d+|-)$/.test(literal.value)) return extras;
   if (operator === '<') out.reads.push(literal.value);
   else if (literal.value !== '/dev/null') out.writes.push(literal.value);
+  return extras;
 }

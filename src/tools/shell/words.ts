@@ -41,12 +41,11 @@ function partsOf(node: Node): Part[] | undefined {
     case 'raw_string':
       return [{ value: node.text.slice(1, -1), quoted: true }];
     case 'string': {
-      let value = '';
-      for (const child of node.children) {
-        if (!child || child.type === '"') continue;
-        if (child.type !== 'string_content') return undefined;
-        value += child.text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
-      }
+      // Only plain text inside: an expansion or a substitution is a child of another type. The
+      // value is the node's own text (the grammar's string_content children leave out newlines).
+      if (node.children.some((child) => child && child.type !== '"' && child.type !== 'string_content'))
+        return undefined;
+      const value = node.text.slice(1, -1).replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
       return [{ value, quoted: true }];
     }
     case 'concatenation': {
