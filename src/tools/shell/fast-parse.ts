@@ -40,7 +40,8 @@ export function fastAnalysis(line: string): ShellAnalysis | undefined {
   /** Ends a command at an operator; false when there is no command before it. */
   const endCommand = (): boolean => {
     endWord();
-    if (!words.length || RESERVED.has(raw[0]!) || /^[A-Za-z_]\w*\+?=/.test(raw[0]!)) return false;
+    // A reserved word, an assignment or a job (`%1` is `fg %1`) in the command's place: the grammar reads it.
+    if (!words.length || RESERVED.has(raw[0]!) || /^[A-Za-z_]\w*\+?=|^%/.test(raw[0]!)) return false;
     commands.push({ argv: words, patterns: words.map(() => undefined), globbed: false, assignments: false });
     words = [];
     raw = [];
