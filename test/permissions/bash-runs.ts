@@ -3,6 +3,9 @@
  * bash's own.
  */
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { scratchDir } from '../helpers/temp.ts';
 
 /**
  * What bash runs for each of `lines`: the set of simple commands (their words), sorted. One bash
@@ -13,6 +16,10 @@ import { spawnSync } from 'node:child_process';
  */
 export function bashRuns(lines: string[]): string[] {
   const seen: Array<Set<string>> = lines.map(() => new Set());
+  // A folder of its own, where a file of every one-letter name exists: `p<q` reads q, `p>q` writes it.
+  const folder = scratchDir('agentpipe-bash-runs-');
+  for (const letter of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ')
+    writeFileSync(path.join(folder, letter), '');
   for (const status of [0, 1]) {
     // One printf per command, so the words of commands that run at once (a pipeline) do not mix.
     // Each line is read by `eval` (bash's own parser, as for -c): one that bash refuses runs nothing.
@@ -23,6 +30,7 @@ export function bashRuns(lines: string[]): string[] {
       'done',
     ].join('\n');
     const run = spawnSync('/bin/bash', ['-c', script], {
+      cwd: folder,
       env: { PATH: '/nonexistent' },
       input: lines.map((l) => `${l}\0`).join(''),
       stdio: ['pipe', 'ignore', 'ignore', 'pipe'],
@@ -40,5 +48,7 @@ export function bashRuns(lines: string[]): string[] {
 
 /** True when bash refuses `line` as a syntax error (and so runs nothing of it). */
 export function refusedByBash(line: string): boolean {
-  return spawnSync('/bin/bash', ['-n', '-c', line], { stdio: 'ignore' }).status !== 0;
+  return (
+    spawnSync('/bin/bash', ['-n', '-c', line], { stdio: 'ignore', cwd: scratchDir('agentpipe-bash-n-') }).status !== 0
+  );
 }
