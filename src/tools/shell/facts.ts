@@ -6,6 +6,7 @@
  * working folders and outside Read deny rules, every folder it walks clear of them, and git's
  * repository (the one the session is in, with a config that names no program).
  */
+import path from 'node:path';
 import { childEnv } from '../../process/env.ts';
 import { formatRule, commandRuleMatches, pathRuleMatches, type PermissionRule } from '../permission-rules.ts';
 import { expandPath, isInside, realPath, resolvedPath } from '../paths.ts';
@@ -56,7 +57,7 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
     ...walk.named,
   ];
   for (const { word, dir } of named) {
-    const rule = rules.readDeny.find((r) => pathRuleMatches(r.specifier!, word, dir));
+    const rule = rules.readDeny.find((r) => pathRuleMatches(r.specifier!, joined(dir, word), rules.cwd));
     if (rule)
       return {
         denied: `Permission to read ${word} was denied by the rule ${formatRule(rule)}`,
@@ -158,13 +159,19 @@ async function gitProblem(walk: LineWalk, cwd: string): Promise<string | undefin
   return undefined;
 }
 
+/**
+ * `word` as a path from `dir`, not folded (`sub/../.env` stays so: the kernel follows `sub` first);
+ * `~` words and absolute ones as they are.
+ */
+const joined = (dir: string, word: string) => (word.startsWith('~') || path.isAbsolute(word) ? word : `${dir}/${word}`);
+
 /** A word whose file cannot be known before bash expands it: `~user`, `~+`, `~-` (a home, $PWD, $OLDPWD). */
 const unresolvable = (word: string) => /^~[^/]/.test(word);
 
 /** The first path outside `folders` among the named words and walked folders, or where a `cd` leaves to. */
 function outsidePath(walk: LineWalk, named: Named[], folders: string[]): string | undefined {
   if (walk.leaves !== undefined) return walk.leaves;
-  for (const { word, dir } of [...named, ...walk.roots]) {
+  for (const { word, dir } of [...named, ...walk.roots, ...walk.listed]) {
     if (unresolvable(word)) return word;
     const file = resolvedPath(dir, word);
     if (!folders.some((folder) => isInside(file, folder))) return file;

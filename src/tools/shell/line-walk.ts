@@ -23,8 +23,10 @@ export interface Named {
 export interface LineWalk {
   /** Every word that may name a file the line touches. */
   named: Named[];
-  /** Folders a command reads recursively. */
+  /** Folders a command reads every file of. */
   roots: Named[];
+  /** Folders a command walks for names only. */
+  listed: Named[];
   /** Every command is read-only with the words it will get. */
   readOnly: boolean;
   /** Why not, for the first command that is not. */
@@ -42,7 +44,7 @@ const MAX_DIRS = 16;
 
 /** Walks `analysis` from `cwd`; see the module comment. */
 export function walkLine(analysis: ShellAnalysis, cwd: string): LineWalk {
-  const out: LineWalk = { named: [], roots: [], readOnly: true, unexpanded: false, git: [] };
+  const out: LineWalk = { named: [], roots: [], listed: [], readOnly: true, unexpanded: false, git: [] };
   let dirs = [cwd];
   for (const command of analysis.commands) {
     judge(command, dirs, out);
@@ -79,6 +81,7 @@ function judge(command: SimpleCommand, dirs: string[], out: LineWalk): void {
     }
     out.named.push(...verdict.paths.map((word) => ({ word, dir })));
     out.roots.push(...verdict.roots.map((word) => ({ word, dir })));
+    out.listed.push(...(verdict.listed ?? []).map((word) => ({ word, dir })));
     if (verdict.git) out.git.push({ dir, content: verdict.git.content });
   }
 }

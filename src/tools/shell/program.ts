@@ -8,8 +8,10 @@ import { parseArgs, type Arity, type OptionSpec, type ParsedArgs } from './optio
 export interface ReadOnlyUse {
   /** Words that may name files it reads (operands and option values, generously), as written. */
   paths: string[];
-  /** Folders it reads recursively: everything under them. */
+  /** Folders whose every file it reads (grep -r, rg, diff -r). */
   roots: string[];
+  /** Folders it walks for names only (find, ls -R, du, tree): outside ones ask; Read deny rules do not bind names. */
+  listed?: string[];
   /** It runs git: the repository's config is checked; `content` when it may print any file's contents. */
   git?: { content: boolean };
 }
@@ -28,8 +30,10 @@ export type Program = (args: string[]) => ReadOnlyVerdict;
 export interface Reading {
   /** Its operands are not file names (echo's words, tr's sets, basename's strings). */
   noPaths?: boolean;
-  /** The folders it walks, from its parsed arguments. */
+  /** The folders whose files it reads, from its parsed arguments. */
   roots?: (parsed: ParsedArgs) => string[];
+  /** The folders it walks for names only. */
+  listed?: (parsed: ParsedArgs) => string[];
   /** A further condition: why these arguments are not read-only, if they are not. */
   refuse?: (parsed: ParsedArgs) => string | undefined;
 }
@@ -42,7 +46,11 @@ export function reads(spec: OptionSpec, how: Reading = {}): Program {
     const refused = how.refuse?.(parsed);
     if (refused) return { refused };
     const values = parsed.options.flatMap((o) => (o.value === undefined ? [] : [o.value]));
-    return { paths: how.noPaths ? [] : [...parsed.operands, ...values], roots: how.roots?.(parsed) ?? [] };
+    return {
+      paths: how.noPaths ? [] : [...parsed.operands, ...values],
+      roots: how.roots?.(parsed) ?? [],
+      ...(how.listed ? { listed: how.listed(parsed) } : {}),
+    };
   };
 }
 

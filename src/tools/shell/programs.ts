@@ -28,8 +28,11 @@ interface Wrapper {
   line?: string[];
   /** It runs its operands joined as one shell line (`watch 'rm x'`). */
   joined?: boolean;
-  /** With no program it runs a shell or waits for one: what runs is unknown. */
-  needsProgram?: boolean;
+  /**
+   * Its operands are not a program (script's typescript file, su's user): what it runs is the
+   * line of a `line` option, or else an interactive shell, which is unknown.
+   */
+  lineOnly?: boolean;
 }
 
 const w = (spec: OptionSpec, more: Omit<Wrapper, 'spec'> = {}): Wrapper => ({
@@ -119,10 +122,10 @@ const WRAPPERS: Record<string, Wrapper> = {
   flock: w(
     {
       flags: 'sxunFov',
-      valued: 'wE',
+      valued: 'wEc',
       long: {
         ...names('shared exclusive unlock nonblock nb close no-fork verbose', 'none'),
-        ...names('timeout wait conflict-exit-code', 'value'),
+        ...names('timeout wait conflict-exit-code command', 'value'),
         ...HELP,
       },
     },
@@ -170,28 +173,30 @@ const WRAPPERS: Record<string, Wrapper> = {
   script: w(
     {
       flags: 'aefqk',
-      valued: 'EIOBTmo',
+      valued: 'cEIOBTmo',
       optional: 't',
       long: {
         ...names('append return flush force quiet logging-format', 'none'),
-        ...names('echo log-in log-out log-io log-timing output-limit', 'value'),
+        ...names('command echo log-in log-out log-io log-timing output-limit', 'value'),
         timing: 'optional',
         ...HELP,
       },
     },
-    { line: ['c', 'command'], needsProgram: true },
+    { line: ['c', 'command'], lineOnly: true },
   ),
   su: w(
     {
       flags: 'lmpPfT',
-      valued: 'gGsw',
+      valued: 'cCgGsuw',
       long: {
         ...names('login preserve-environment pty fast no-pty', 'none'),
-        ...names('group supp-group shell whitelist-environment', 'value'),
+        ...names('command session-command group supp-group shell user whitelist-environment', 'value'),
         ...HELP,
       },
+      // su's operands (a user, then arguments for the shell) may come before its options.
+      stopAtOperand: false,
     },
-    { line: ['c', 'command', 'session-command'], needsProgram: true },
+    { line: ['c', 'C', 'command', 'session-command'], lineOnly: true },
   ),
   strace: w({ flags: 'cCdDfFhiqrtTvVwxyzZk', valued: 'aAbeEoOpPsSuUX', exact: true }),
   nsenter: w({
@@ -286,10 +291,11 @@ async function wrapped(
   // flock FILE -c 'line': the -c comes after the lock file.
   if (wrapper.line && (operands[0] === '-c' || operands[0] === '--command') && operands[1] !== undefined)
     return nestedLine(operands[1], out, depth);
-  if (operands.length === 0) {
-    if (wrapper.needsProgram && !parsed.options.some((o) => wrapper.line?.includes(o.name))) out.unknown = true;
-    return; // `env`, `time`, `xargs` alone: nothing else runs (xargs runs echo)
+  if (wrapper.lineOnly) {
+    if (!parsed.options.some((o) => wrapper.line?.includes(o.name))) out.unknown = true;
+    return;
   }
+  if (operands.length === 0) return; // `env`, `time`, `xargs` alone: nothing else runs (xargs runs echo)
   if (wrapper.joined && !parsed.options.some((o) => o.name === 'x' || o.name === 'exec'))
     return nestedLine(operands.join(' '), out, depth);
   const offset = args.length - operands.length;

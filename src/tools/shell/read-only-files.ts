@@ -75,7 +75,7 @@ export const FILE_READERS: Record<string, Program> = {
       },
     },
     {
-      roots: (p) => (given(p, 'R', 'recursive') ? operandsOrHere(p) : []),
+      listed: (p) => (given(p, 'R', 'recursive') ? operandsOrHere(p) : []),
       refuse: (p) =>
         given(p, 'R', 'recursive') && given(p, 'L', 'dereference') ? 'ls -RL follows links while it walks' : undefined,
     },
@@ -127,7 +127,7 @@ export const FILE_READERS: Record<string, Program> = {
       },
       others: ['files0-from', 'dereference'],
     },
-    { roots: operandsOrHere },
+    { listed: operandsOrHere },
   ),
   df: reads({
     flags: 'ahHiklPTv',
@@ -336,7 +336,7 @@ export const FILE_READERS: Record<string, Program> = {
         ...HELP,
       },
     },
-    { roots: operandsOrHere },
+    { listed: operandsOrHere },
   ),
   jq,
 };

@@ -130,8 +130,8 @@ function find(args: string[]): ReadOnlyVerdict {
     }
     return { refused: `find ${arg} is not a test known to only read` };
   }
-  const roots = starts.length ? starts : ['.'];
-  return { paths: [...roots, ...values], roots };
+  const listed = starts.length ? starts : ['.'];
+  return { paths: [...listed, ...values], roots: [], listed };
 }
 
 export const SEARCHERS: Record<string, Program> = { grep, egrep: grep, fgrep: grep, rg, find };
