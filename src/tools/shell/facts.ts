@@ -66,7 +66,7 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
       };
   }
   const plain = analysis.complex.length === 0 && !analysis.opaqueName;
-  const unsure = unknownRuns(analysis, runs) ?? readDenyDoubt(walk, named, rules);
+  const unsure = unknownRuns(analysis, runs) ?? readDenyDoubt(walk, named, plain, rules);
   let readOnly = plain && !unsure && analysis.writes.length === 0 && analysis.commands.length > 0 && walk.readOnly;
   if (readOnly && walk.git.length) readOnly = (await gitProblem(walk, rules.cwd)) === undefined;
   const whole = rules.allow.some((r) => r.specifier === undefined || r.specifier === '*');
@@ -114,9 +114,10 @@ function unknownRuns(analysis: ShellAnalysis, runs: RunInventory | undefined): s
 }
 
 /** With Read deny rules set, a line that may read what they protect without naming it: why it asks. */
-function readDenyDoubt(walk: LineWalk, named: Named[], rules: ShellRules): string | undefined {
+function readDenyDoubt(walk: LineWalk, named: Named[], plain: boolean, rules: ShellRules): string | undefined {
   if (!rules.readDeny.length) return undefined;
-  if (walk.unexpanded || named.some(({ word }) => unresolvable(word)))
+  // A computed word (`"$PWD/.env"`, `$(…)`) names a file no one can check beforehand.
+  if (!plain || walk.unexpanded || named.some(({ word }) => unresolvable(word)))
     return (
       'Bash needs approval: Read deny rules are set and a word of this line expands to file names that cannot ' +
       'be checked beforehand'

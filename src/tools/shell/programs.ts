@@ -212,6 +212,28 @@ const WRAPPERS: Record<string, Wrapper> = {
   }),
 };
 WRAPPERS.runuser = WRAPPERS.su!;
+// Programs that run the rest of their words as a command: without any option this reading knows,
+// so any option makes what they run unknown.
+for (const name of [
+  'fakeroot',
+  'pkexec',
+  'torsocks',
+  'proxychains',
+  'proxychains4',
+  'firejail',
+  'catchsegv',
+  'valgrind',
+  'ltrace',
+  'prlimit',
+  'numactl',
+  'systemd-run',
+  'dbus-launch',
+  'xvfb-run',
+  'chpst',
+  'caffeinate',
+])
+  WRAPPERS[name] ??= w({ exact: true });
+WRAPPERS.sg = w({ exact: true }, { skip: 1, line: ['c'] });
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox', 'fish', 'csh', 'tcsh']);
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);

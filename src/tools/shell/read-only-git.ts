@@ -66,10 +66,10 @@ function refuseValues(parsed: ParsedArgs): string | undefined {
   return undefined;
 }
 
-/** Every word of a git command that may name a file: operands, option values, and the path of `rev:path`. */
+/** Every word of a git command that may name a file: operands, option values, the path of `rev:path` (`-L 1,2:f`). */
 function gitPaths(parsed: ParsedArgs): string[] {
   const out = [...parsed.operands, ...parsed.options.flatMap((o) => (o.value === undefined ? [] : [o.value]))];
-  for (const word of parsed.operands) {
+  for (const word of out.slice()) {
     const colon = word.indexOf(':');
     if (colon !== -1 && colon < word.length - 1) out.push(word.slice(colon + 1).replace(/^\d:/, ''));
   }
