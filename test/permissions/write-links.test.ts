@@ -48,31 +48,43 @@ function outsideFile(): string {
   return path.join(outside, 'f.txt');
 }
 
-test('a symlink swapped in after the check: Write refuses it and the target keeps its text', async () => {
+/**
+ * x.txt, a file inside, while the check judges it; then (in canUseTool, before it answers allow)
+ * a link to an outside file. `target()` is that file.
+ */
+function swappedAfterCheck() {
   let target = '';
+  return {
+    target: () => target,
+    prepare: (dir: string) => {
+      target = outsideFile();
+      writeFileSync(path.join(dir, 'x.txt'), 'inside\n');
+    },
+    swap: (dir: string) => {
+      rmSync(path.join(dir, 'x.txt'));
+      symlinkSync(target, path.join(dir, 'x.txt'));
+    },
+  };
+}
+
+test('a symlink swapped in after the check: Write refuses it and the target keeps its text', async () => {
+  const swapped = swappedAfterCheck();
   const { messages, cwd } = await run(
     [
       { tool_calls: [{ name: 'Write', id: 'toolu_w', input: { file_path: 'x.txt', content: 'pwned\n' } }] },
       { text: 'ok' },
     ],
-    (dir) => {
-      target = outsideFile();
-      writeFileSync(path.join(dir, 'x.txt'), 'inside\n');
-    },
-    (dir) => {
-      // The check judged x.txt, a file inside; now it becomes a link to the outside file.
-      rmSync(path.join(dir, 'x.txt'));
-      symlinkSync(target, path.join(dir, 'x.txt'));
-    },
+    swapped.prepare,
+    swapped.swap,
   );
-  assert.equal(readFileSync(target, 'utf8'), 'outside text\n');
+  assert.equal(readFileSync(swapped.target(), 'utf8'), 'outside text\n');
   assert.ok(lstatSync(path.join(cwd, 'x.txt')).isSymbolicLink());
   assert.match(resultOf(messages, 'toolu_w'), /is a symbolic link to .*f\.txt: Write does not follow links/);
   assert.equal(messages.at(-1)?.type, 'result');
 });
 
 test('the same for Edit: the swapped link is refused before the target is read', async () => {
-  let target = '';
+  const swapped = swappedAfterCheck();
   const { messages } = await run(
     [
       { tool_calls: [{ name: 'Read', id: 'toolu_r', input: { file_path: 'x.txt' } }] },
@@ -83,16 +95,10 @@ test('the same for Edit: the swapped link is refused before the target is read',
       },
       { text: 'ok' },
     ],
-    (dir) => {
-      target = outsideFile();
-      writeFileSync(path.join(dir, 'x.txt'), 'inside\n');
-    },
-    (dir) => {
-      rmSync(path.join(dir, 'x.txt'));
-      symlinkSync(target, path.join(dir, 'x.txt'));
-    },
+    swapped.prepare,
+    swapped.swap,
   );
-  assert.equal(readFileSync(target, 'utf8'), 'outside text\n');
+  assert.equal(readFileSync(swapped.target(), 'utf8'), 'outside text\n');
   const answer = resultOf(messages, 'toolu_e');
   assert.match(answer, /symbolic link/);
   assert.doesNotMatch(answer, /outside text/, 'nothing of the target is shown');
