@@ -17,7 +17,6 @@ import {
   type PermissionRule,
 } from './permission-rules.ts';
 import { protectedReason } from './protected-paths.ts';
-import { shellFacts } from './shell/facts.ts';
 import type { Tool } from './types.ts';
 import { isPreapprovedUrl } from './preapproved-hosts.ts';
 
@@ -104,6 +103,8 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   /** A read-only call that reads outside the working folders: asked, not run on its own. */
   let outside: string | undefined;
   if (shell) {
+    // The shell check (its option lists, the parser) loads with the first Bash call, not at start-up.
+    const { shellFacts } = await import('./shell/facts.ts');
     const facts = await shellFacts(input.command as string, {
       allow: mine(allow),
       deny: mine(deny, true),
