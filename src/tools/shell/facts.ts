@@ -49,7 +49,7 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
   const runs = specific.length ? await inventory(analysis) : undefined;
   const denied = commandDenial(runs, rules);
   if (denied) return denied;
-  const walk = walkLine(analysis, rules.cwd);
+  const walk = walkLine(analysis, rules.cwd, rules.readDeny.length > 0);
   const lineDirs = [...new Set([rules.cwd, ...walk.named.map((n) => n.dir)])];
   // Files the line names may not be ones a Read deny rule protects.
   const named: Named[] = [
@@ -192,5 +192,5 @@ export async function isReadOnlyShell(line: string, cwd = process.cwd()): Promis
  */
 export async function parsesReadOnly(line: string, cwd: string): Promise<boolean> {
   const analysis = await analyzeShell(line);
-  return analysis.complex.length === 0 && !analysis.opaqueName && walkLine(analysis, cwd).readOnly;
+  return analysis.complex.length === 0 && !analysis.opaqueName && walkLine(analysis, cwd, false).readOnly;
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { realPath, resolvedPath } from '../paths.ts';
 import { expandPattern } from './glob.ts';
 import type { ShellAnalysis, SimpleCommand } from './parse.ts';
-import { readOnlyUse } from './read-only.ts';
+import { readOnlyProgram, readOnlyUse } from './read-only.ts';
 
 /** A word that may name a file, and the folder it is relative to. */
 export interface Named {
@@ -42,12 +42,16 @@ export interface LineWalk {
 /** More folders than this after the `cd`s of one line: unknown. */
 const MAX_DIRS = 16;
 
-/** Walks `analysis` from `cwd`; see the module comment. */
-export function walkLine(analysis: ShellAnalysis, cwd: string): LineWalk {
+/**
+ * Walks `analysis` from `cwd`; see the module comment. `allFiles`: every command's globs are
+ * expanded, for deny rules on reads; else only those of commands that may be read-only (a
+ * program off the list is judged on its words as written, sparing `rm -rf dir/*` a walk).
+ */
+export function walkLine(analysis: ShellAnalysis, cwd: string, allFiles = true): LineWalk {
   const out: LineWalk = { named: [], roots: [], listed: [], readOnly: true, unexpanded: false, git: [] };
   let dirs = [cwd];
   for (const command of analysis.commands) {
-    judge(command, dirs, out);
+    judge(command, dirs, out, allFiles);
     if (isMove(command.argv[0])) dirs = moved(command.argv, dirs, out);
   }
   return out;
@@ -55,12 +59,17 @@ export function walkLine(analysis: ShellAnalysis, cwd: string): LineWalk {
 
 const isMove = (name: string | undefined) => name === 'cd' || name === 'pushd' || name === 'popd';
 
-function judge(command: SimpleCommand, dirs: string[], out: LineWalk): void {
+function judge(command: SimpleCommand, dirs: string[], out: LineWalk, allFiles: boolean): void {
   const notReadOnly = (why: string) => {
     out.readOnly = false;
     out.notReadOnly ??= why;
   };
   if (command.assignments) notReadOnly('NAME=value changes what the command runs');
+  if (!allFiles && command.globbed && !readOnlyProgram(command.argv[0])) {
+    notReadOnly(`${command.argv[0]} is not a program known to only read`);
+    for (const dir of dirs) out.named.push(...pathOperands(command.argv).map((word) => ({ word, dir })));
+    return;
+  }
   for (const dir of dirs) {
     const expansion = expanded(command, dir);
     if (!expansion) {

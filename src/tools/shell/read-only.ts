@@ -156,6 +156,11 @@ const PROGRAMS: Record<string, Program> = {
   ),
 };
 
+/** True when `name` is a program on the read-only list (with some options and operands, it only reads). */
+export function readOnlyProgram(name: string | undefined): boolean {
+  return name !== undefined && !name.includes('/') && Object.hasOwn(PROGRAMS, name);
+}
+
 /** The read-only verdict on one argv (program first), or a refusal saying why it is not known to be read-only. */
 export function readOnlyUse(argv: string[]): ReadOnlyVerdict {
   const [program, ...args] = argv;
