@@ -1,10 +1,11 @@
 /**
  * Reads the plainest command lines without tree-sitter: words of letters, digits and `_ . / : @ %
  * + , = -`, single-quoted text, double-quoted text without `$`, `` ` ``, `\`, `!`, joined by
- * spaces and the operators `;`, `&&`, `||`, `|`. For such a line bash does nothing but split it
- * into words and commands: no expansion, no globbing, no redirection, no reserved word, no
- * assignment. Most commands a model runs (`git status`, `ls -la src`, `grep -rn "foo" src | head`)
- * are such lines, and skip loading the grammar (~40 ms and ~15 MB). Anything else, or any doubt,
+ * spaces and the operators `;`, `&&`, `||`, `|`, with redirections that touch no file (`2>&1`,
+ * `>/dev/null`, `2>/dev/null`, `&>/dev/null`, `>&2`). For such a line bash does nothing but split
+ * it into words and commands: no expansion, no globbing, no file redirection, no reserved word, no
+ * assignment. Most commands a model runs (`git status`, `ls -la src`, `grep -rn "foo" src 2>&1 |
+ * head`) are such lines, and skip loading the grammar (~40 ms and ~12 MB). Anything else, or any doubt,
  * returns undefined and the grammar reads the line; test/permissions/fast-parse.test.ts checks
  * that both readings agree on every line this one accepts.
  */
@@ -16,6 +17,8 @@ const SINGLE_QUOTED = /^[\x20-\x26\x28-\x7e]*$/;
 /** Printable ASCII but the characters double quotes leave special: `$`, `` ` ``, `\`, `"`, `!`. */
 const DOUBLE_QUOTED = /^[\x20\x23\x25-\x5b\x5d-\x5f\x61-\x7e]*$/;
 const OPERATORS = ['&&', '||', ';', '|'];
+/** Redirections that touch no file: to /dev/null, or duplicating (`>&1`) or closing (`>&-`) a descriptor. */
+const REDIRECTION = /^(?:&>>?|>>?)\/dev\/null(?=[ ;|&]|$)|^>&(?:\d+|-)(?=[ ;|&]|$)/;
 const RESERVED = new Set(
   'if then else elif fi case esac for select while until do done in function time coproc { } ! [[ ]]'.split(' '),
 );
@@ -60,6 +63,16 @@ export function fastAnalysis(line: string): ShellAnalysis | undefined {
     } else if (PLAIN.test(ch)) {
       word = (word ?? '') + ch;
       rawWord += ch;
+    } else if (ch === '>' || (ch === '&' && line[i + 1] === '>')) {
+      const redirection = REDIRECTION.exec(line.slice(i));
+      if (!redirection) return undefined;
+      // Digits right before `>` name the descriptor (`2>&1`); another word before it is an argument.
+      if (word !== undefined && ch === '>' && rawWord === word && /^\d+$/.test(word)) {
+        word = undefined;
+        rawWord = '';
+      } else if (word !== undefined && ch === '&') return undefined;
+      else endWord();
+      i += redirection[0].length - 1;
     } else {
       const operator = OPERATORS.find((op) => line.startsWith(op, i));
       if (!operator || line.startsWith('|&', i) || line.startsWith(';;', i) || !endCommand()) return undefined;
