@@ -5,6 +5,8 @@
  * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 20,
  *    each beside a `node -e ''`), against spawn → exit of `node -e ''`; and the first run after a
  *    build, before the CLI has its code cache (the bench has its own AGENTPIPE_HOME).
+ *    Beside each, the same one turn with one Bash call of a 60-character read-only command (the
+ *    permission check parses it with tree-sitter-bash): time and peak RSS as ratios to the plain one.
  * 3. Peak RSS of a one-turn run, and of BENCH_SLOW_DELTAS (1,000,000) deltas into a consumer that
  *    reads slowly (memory must stay flat), against the RSS of `node -e ''`.
  * 4. The same through the real providers (Anthropic Messages SSE, OpenAI-compatible chat
@@ -153,6 +155,13 @@ async function main() {
     'stream-json',
     '--verbose',
   ];
+  // 60 characters, quotes included: the permission check parses it (tree-sitter-bash) and finds it read-only.
+  const bashCommand = 'grep -c "turns" one-turn.json && ls -la . | head -n 3 && pwd';
+  const bashTurn = script('bash-turn.json', [
+    { tool_calls: [{ name: 'Bash', id: 'toolu_bench', input: { command: bashCommand } }] },
+    { text: 'Hello from the bench.' },
+  ]);
+  const bashArgs = turnArgs.map((a) => (a === oneTurn ? bashTurn : a));
   // The first run after a build: no code cache of the CLI's entry yet (bin/agentpipe.js writes it).
   const cold = await measure(turnArgs, { marks: [/"type":"result"/] });
   const coldFloor = (await measure(['-e', ''])).ms;
@@ -185,6 +194,8 @@ async function main() {
   const inits: number[] = [];
   const results: number[] = [];
   const turnRss: number[] = [];
+  const bashResults: number[] = [];
+  const bashRss: number[] = [];
   const floors: number[] = [];
   // 20 runs, each beside a `node -e ''`: on a busy machine 10 moved the ratio by 0.3.
   for (let i = 0; i < 20; i++) {
@@ -192,22 +203,25 @@ async function main() {
     inits.push(r.marks[0]!);
     results.push(r.marks[1]!);
     turnRss.push(r.peakRssKb);
+    const b = await measure(bashArgs, { marks: [/"type":"result"/] });
+    bashResults.push(b.marks[0] ?? b.ms);
+    bashRss.push(b.peakRssKb);
     floors.push((await measure(['-e', ''])).ms);
   }
   const floor = median(floors);
 
   // A one-turn Bash run (a workspace-profile command: bypassPermissions) in the sandbox and with
   // --sandbox off, alternating, to the result line: what bubblewrap's start-up adds to a command.
-  const bashTurn = script('bash-turn.json', [
+  const writeTurn = script('write-turn.json', [
     { tool_calls: [{ name: 'Bash', input: { command: 'echo hi > out.txt' } }] },
     { text: 'done' },
   ]);
-  const bashArgs = [...turnArgs.slice(0, 6), bashTurn, ...turnArgs.slice(7), '--permission-mode', 'bypassPermissions'];
+  const writeArgs = [...turnArgs.map((a) => (a === oneTurn ? writeTurn : a)), '--permission-mode', 'bypassPermissions'];
   const sandboxedRuns: number[] = [];
   const unsandboxedRuns: number[] = [];
   for (let i = 0; i < 20; i++) {
-    sandboxedRuns.push((await measure(bashArgs, { marks: [/"type":"result"/] })).marks[0]!);
-    unsandboxedRuns.push((await measure([...bashArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
+    sandboxedRuns.push((await measure(writeArgs, { marks: [/"type":"result"/] })).marks[0]!);
+    unsandboxedRuns.push((await measure([...writeArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
   }
   const SLOW_DELTAS = Number(process.env.BENCH_SLOW_DELTAS ?? 1_000_000);
   const slow = await measure(
@@ -438,6 +452,16 @@ async function main() {
       'peak RSS, one turn (median of 20)',
       `${fmt(median(turnRss) / 1024, 1)} MB`,
       `${(median(turnRss) / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`,
+    ],
+    [
+      `spawn → result, one turn with a ${bashCommand.length}-character Bash command (median of 20)`,
+      `${fmt(median(bashResults), 1)} ms`,
+      `${(median(bashResults) / median(results)).toFixed(2)} × the plain one turn`,
+    ],
+    [
+      `peak RSS, one turn with a ${bashCommand.length}-character Bash command (median of 20)`,
+      `${fmt(median(bashRss) / 1024, 1)} MB`,
+      `${(median(bashRss) / median(turnRss)).toFixed(2)} × the plain one turn`,
     ],
     [
       `peak RSS, ${fmt(SLOW_DELTAS)} deltas into a slow consumer`,

@@ -1,6 +1,7 @@
 /** Process entry: runs `main()`, stops what it left running, and exits once stdout and stderr are flushed. */
 import { flushStdio, watchStdio } from '../process/stdio.ts';
 import { killAllGroups } from '../process/run.ts';
+import { ownWasmTiering } from '../process/wasm-tier-up.ts';
 import { main } from './main.ts';
 
 async function exit(code?: number): Promise<never> {
@@ -10,6 +11,7 @@ async function exit(code?: number): Promise<never> {
 }
 
 watchStdio();
+ownWasmTiering();
 main().then(
   () => exit(),
   (error: unknown) => {
