@@ -157,7 +157,9 @@ function markInUse(mark) {
     fs.writeFileSync(mark, '', { mode: 0o600 });
     process.once('exit', () => unmark(mark));
   } catch {
-    // Unmarked: a crash would then not drop the cache, which is all a mark is for.
+    // Unmarked (a full disk may have left the file empty): a crash would then not drop the cache,
+    // which is all a mark is for.
+    unmark(mark);
   }
 }
 
