@@ -450,7 +450,8 @@ async function streamOnce(
   }
   run.signal.throwIfAborted();
   const message = assembler.message;
-  if (!message) throw new ModelError({ message: 'the model stream ended before message_start', kind: 'connection' });
+  if (!message)
+    throw new ModelError({ message: 'the stream ended before message_start', kind: 'connection', fault: 'cut' });
   // Keyed by the model asked for, as Claude Code keys modelUsage, unless the provider says otherwise.
   run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
 }
