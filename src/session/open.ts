@@ -5,7 +5,7 @@
  * helper, `auth_status` on a rejected or missing key), and `can_use_tool` over the control
  * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
  */
-import type { AgentMessage, ResultMessage, UUID } from '../messages/types.ts';
+import type { AgentMessage, ResultMessage, TerminalReason, UUID } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
@@ -245,8 +245,15 @@ export async function checkSessionOptions(options: SessionOptions, log: (line: s
   }
 }
 
-/** The `result` a transport sends when the session could not be opened: the client gets a clean end. */
-export function setupErrorResult(message: string, sessionId?: string): ResultMessage {
+/**
+ * The `result` a transport sends when the session could not be opened: the client gets a clean end. Also the one a
+ * stopped run still owes its prompt (`terminalReason` `aborted_streaming`).
+ */
+export function setupErrorResult(
+  message: string,
+  sessionId?: string,
+  terminalReason: TerminalReason = 'model_error',
+): ResultMessage {
   const usage = new UsageTracker();
   return {
     type: 'result',
@@ -261,7 +268,7 @@ export function setupErrorResult(message: string, sessionId?: string): ResultMes
     usage: usage.usage,
     modelUsage: usage.modelUsage,
     permission_denials: [],
-    terminal_reason: 'model_error',
+    terminal_reason: terminalReason,
     uuid: newUuid(),
     errors: [message],
   };
