@@ -34,6 +34,16 @@ function watch(child: ReturnType<typeof startCli>) {
   return { seen, exited, until };
 }
 
+/** The run's output: exactly one result, and it is last; the exit code as expected. Returns the result. */
+function oneResultLast(seen: { stdout: string; stderr: string }, code: number | null, expected: number) {
+  const lines = parseLines(seen.stdout);
+  const results = lines.filter((l) => l.type === 'result');
+  assert.equal(results.length, 1, seen.stdout.slice(-2000));
+  assert.equal(lines.at(-1)!.type, 'result');
+  assert.equal(code, expected, seen.stderr);
+  return results[0]!;
+}
+
 const prompt = (text: string) =>
   JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null }) + '\n';
 
@@ -64,11 +74,7 @@ test('two SIGINTs while a Bash command ignores SIGTERM (stream-json input): one 
   child.kill('SIGINT');
   const code = await exited;
   child.stdin!.destroy();
-  const lines = parseLines(seen.stdout);
-  assert.equal(lines.filter((l) => l.type === 'result').length, 1, seen.stdout);
-  assert.equal(lines.at(-1)!.type, 'result');
-  assert.equal(lines.at(-1)!.subtype, 'error_during_execution');
-  assert.equal(code, 130, seen.stderr);
+  assert.equal(oneResultLast(seen, code, 130).subtype, 'error_during_execution');
   assert.match(seen.stderr, /SIGINT again: killing the running tools/);
   assert.ok(await groupGone(pgid), 'the command that ignores SIGTERM outlived agentpipe');
 });
@@ -85,11 +91,7 @@ test('one SIGTERM while a Bash command ignores it: the command is killed after i
   child.stdin!.end();
   const pgid = await pgidFrom(pidFile, until);
   child.kill('SIGTERM');
-  const code = await exited;
-  const lines = parseLines(seen.stdout);
-  assert.equal(lines.filter((l) => l.type === 'result').length, 1, seen.stdout);
-  assert.equal(lines.at(-1)!.type, 'result');
-  assert.equal(code, 143, seen.stderr);
+  oneResultLast(seen, await exited, 143);
   assert.ok(await groupGone(pgid), 'the command that ignores SIGTERM outlived agentpipe');
 });
 
@@ -111,11 +113,7 @@ test('a command that left its process group but holds the output pipe does not h
   const escapedPid = Number(readFileSync(escaped, 'utf8').trim());
   try {
     child.kill('SIGINT');
-    const code = await exited;
-    const lines = parseLines(seen.stdout);
-    assert.equal(lines.filter((l) => l.type === 'result').length, 1, seen.stdout);
-    assert.equal(lines.at(-1)!.type, 'result');
-    assert.equal(code, 130, seen.stderr);
+    oneResultLast(seen, await exited, 130);
     assert.doesNotMatch(seen.stderr, /did not end within/, 'the run ended by itself, not at the deadline');
   } finally {
     process.kill(escapedPid, 'SIGKILL'); // out of agentpipe's reach by design: a sandbox's job
@@ -154,14 +152,10 @@ for (const signals of [1, 3] as const) {
       const drain = spawn('cat', [fifo], { stdio: 'ignore' });
       const code = await exited;
       drain.kill();
-      const lines = parseLines(seen.stdout);
-      const results = lines.filter((l) => l.type === 'result');
-      assert.equal(results.length, 1, seen.stdout.slice(-2000));
-      assert.equal(lines.at(-1)!.type, 'result');
-      assert.equal(results[0]!.subtype, 'error_during_execution');
-      assert.equal(results[0]!.session_id, sessionId);
-      assert.match(results[0]!.errors[0], /^SIGTERM received and the prompt did not end in time$/);
-      assert.equal(code, 143, seen.stderr);
+      const result = oneResultLast(seen, code, 143);
+      assert.equal(result.subtype, 'error_during_execution');
+      assert.equal(result.session_id, sessionId);
+      assert.deepEqual(result.errors, ['SIGTERM received and the prompt did not end in time']);
       assert.match(seen.stderr, signals === 1 ? /did not end within 500 ms/ : /(third time|did not end within)/);
       assert.equal(existsSync(`${fifo}.lock`), false, 'the session lock was left behind');
     },
@@ -179,11 +173,6 @@ test('an MCP server that never finishes its handshake: a stop ends the wait, the
   });
   const { seen, exited } = watch(child);
   child.stdin!.end();
-  const code = await exited;
-  const lines = parseLines(seen.stdout);
-  const results = lines.filter((l) => l.type === 'result');
-  assert.equal(results.length, 1, seen.stdout);
-  assert.equal(lines.at(-1)!.type, 'result');
-  assert.deepEqual(results[0]!.errors, ['[Request interrupted by user]']);
-  assert.equal(code, 130, seen.stderr);
+  const result = oneResultLast(seen, await exited, 130);
+  assert.deepEqual(result.errors, ['[Request interrupted by user]']);
 });
