@@ -122,9 +122,10 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
   let exited = false;
   // A stopped command that exited while something outside its group (`setsid`, a daemon) still holds
   // its output pipes: their ends are closed after a moment, or the run would wait for that process.
+  // Only the pipes read here, as they come: an interactive child's output is its caller's to read to the end.
   const letGo = () =>
     setTimeout(() => {
-      child.stdout?.destroy();
+      if (!o.interactive) child.stdout?.destroy();
       child.stderr?.destroy();
     }, LET_GO_MS).unref();
   child.once('exit', () => {
