@@ -2,7 +2,12 @@
 import { flushStdio, watchStdio } from '../process/stdio.ts';
 import { killAllGroups } from '../process/run.ts';
 import { ownWasmTiering } from '../process/wasm-tier-up.ts';
+import { keepEarlySignals, reachedStage } from './early-signals.ts';
 import { main } from './main.ts';
+
+// A signal from here on is kept for the command (the launcher keeps them from its first line).
+keepEarlySignals();
+reachedStage('entry');
 
 async function exit(code?: number): Promise<never> {
   killAllGroups();

@@ -1,10 +1,17 @@
 /** The `result` of a prompt that never ran: the session could not be opened, or its input line was refused. */
-import type { ResultMessage, UUID } from '../messages/types.ts';
+import type { ResultMessage, TerminalReason, UUID } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { UsageTracker } from '../agent/usage.ts';
 
-/** An `error_during_execution` result with no turn taken: the client gets a clean end. */
-export function setupErrorResult(message: string, sessionId?: string): ResultMessage {
+/**
+ * An `error_during_execution` result with no turn taken: the client gets a clean end. Also the one a stopped run still
+ * owes its prompt (`terminalReason` `aborted_streaming`).
+ */
+export function setupErrorResult(
+  message: string,
+  sessionId?: string,
+  terminalReason: TerminalReason = 'model_error',
+): ResultMessage {
   const usage = new UsageTracker();
   return {
     type: 'result',
@@ -19,7 +26,7 @@ export function setupErrorResult(message: string, sessionId?: string): ResultMes
     usage: usage.usage,
     modelUsage: usage.modelUsage,
     permission_denials: [],
-    terminal_reason: 'model_error',
+    terminal_reason: terminalReason,
     uuid: newUuid(),
     errors: [message],
   };

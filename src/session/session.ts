@@ -8,6 +8,7 @@ import { SessionStats } from './session-stats.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
 import { monotonicMs } from '../process/clock.ts';
+import { whenAborted } from '../process/aborted.ts';
 import type {
   AgentMessage,
   MessageParam,
@@ -394,7 +395,7 @@ export class Session {
   async #runOwnLoop(input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
     await this.loadAgentFiles();
     if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
-    await this.#syncMcpTools();
+    await this.#syncMcpTools(run.signal);
     if (!this.#started) await this.#sessionStart(run.signal);
     await this.ctx.emit(this.initMessage());
     const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
@@ -595,10 +596,13 @@ export class Session {
     return note ? `${system}${system ? '\n\n' : ''}${note}` : system;
   }
 
-  /** Waits for MCP servers still connecting, then puts their current tools in `ctx.tools`. */
-  async #syncMcpTools(): Promise<void> {
+  /**
+   * Waits for MCP servers still connecting (an interrupt ends the wait: the loop then ends the prompt as interrupted),
+   * then puts their current tools in `ctx.tools`.
+   */
+  async #syncMcpTools(signal: AbortSignal): Promise<void> {
     if (this.mcp.size === 0) return;
-    await this.mcp.ready();
+    await Promise.race([this.mcp.ready(), whenAborted(signal)]);
     const mcpTools = this.mcp.tools().filter((t) => !this.#hideTool(t.name));
     this.ctx.tools = [...this.ctx.tools.filter((t) => !this.mcp.owns(t)), ...mcpTools];
   }
