@@ -139,4 +139,11 @@ export const SETUPS: Record<string, (ws: Workspace) => void> = {
     writeFileSync(path.join(ws.cwd, '--output=PWNED'), '');
     writeFileSync(path.join(ws.cwd, '--compress-program=sh'), '');
   },
+  // The same names as dangling symbolic links (a cloned repository can carry them): bash's glob
+  // lists every name the folder holds, whether or not the link leads anywhere.
+  'dangling-option-files': (ws) => {
+    writeFileSync(path.join(ws.cwd, 'notes.txt'), 'touch PWNED\nhello\n');
+    symlinkSync(path.join(ws.cwd, 'nowhere'), path.join(ws.cwd, '--pre=sh'));
+    symlinkSync(path.join(ws.cwd, 'nowhere'), path.join(ws.cwd, '--output=PWNED'));
+  },
 };
