@@ -101,6 +101,8 @@ export const SETUPS: Record<string, (ws: Workspace) => void> = {
   'repo-gpg': configured('gpg.program', PWNED),
   'repo-fsmonitor': configured('core.fsmonitor', `${PWNED}; false`),
   'repo-pager': configured('pager.log', PWNED),
+  'repo-pretty': configured('pretty.signed', 'format:%G?'),
+  'repo-format-pretty': configured('format.pretty', 'format:%GG'),
   'repo-husky': configured('core.hooksPath', '.husky/_'),
   'repo-blame-ignore': configured('blame.ignoreRevsFile', '.git-blame-ignore-revs'),
   // An ordinary repository that holds a bare one (vendor/x/config names a textconv).
