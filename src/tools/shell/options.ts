@@ -122,7 +122,8 @@ function shortCluster(arg: string, next: string | undefined, spec: OptionSpec): 
       return { options, usedNext: false };
     }
     if (spec.valued?.includes(letter)) {
-      if (rest && spec.valueInNextWord) return { refused: `${arg}: -${letter} takes the next word and ${rest} is read on` };
+      if (rest && spec.valueInNextWord)
+        return { refused: `${arg}: -${letter} takes the next word and ${rest} is read on` };
       if (rest) return { options: [...options, { name: letter, value: rest }], usedNext: false };
       if (next === undefined) return { refused: `${arg}: the value of -${letter} is missing` };
       return { options: [...options, { name: letter, value: next }], usedNext: true };
