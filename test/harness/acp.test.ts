@@ -369,6 +369,10 @@ const app = acp.agent({ name: 'fake' })
       client.request('fs/read_text_file', { sessionId, path: cwd + '/../secret.txt' }));
     await attempt('write through link', () =>
       client.request('fs/write_text_file', { sessionId, path: cwd + '/link/escape.txt', content: 'x' }));
+    await attempt('write a hook', () =>
+      client.request('fs/write_text_file', { sessionId, path: cwd + '/.git/hooks/pre-commit', content: 'touch x' }));
+    await attempt('write settings', () =>
+      client.request('fs/write_text_file', { sessionId, path: cwd + '/.agentpipe/settings.json', content: '{}' }));
     await client.request('fs/write_text_file', {
       sessionId, path: cwd + '/sub/out.txt', content: 'written by the agent',
     });
@@ -436,6 +440,9 @@ test('acp harness: fs/* is served inside the cwd only (symbolic links followed),
         .join('');
       assert.match(said, /^line 2: second;read outside refused \(.*outside the working folder.*\);/);
       assert.match(said, /;write through link refused \(.*outside the working folder.*\);/);
+      assert.match(said, /;write a hook refused \(.*not written: it is inside \.git\/.*\);/);
+      assert.match(said, /;write settings refused \(.*not written: it is inside \.agentpipe\/.*\);/);
+      assert.ok(!existsSync(path.join(cwd, '.git/hooks/pre-commit')) && !existsSync(path.join(cwd, '.agentpipe')));
       assert.equal(readFileSync(path.join(cwd, 'sub/out.txt'), 'utf8'), 'written by the agent');
       assert.ok(!existsSync(path.join(home, 'escape.txt')));
       assert.deepEqual(
