@@ -104,7 +104,11 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const workDirs = [config.cwd, ...config.directories, request.cwd];
   // A wrapped CLI keeps the temp folder its environment names (its own files may be there).
   const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
-  const { args: mounts, createdPoints, mustStayMissing } = mountArgs({
+  const {
+    args: mounts,
+    createdPoints,
+    mustStayMissing,
+  } = mountArgs({
     writable: writes
       ? [
           ...workDirs,
