@@ -16,6 +16,7 @@ export async function findFiles(
   const exclude = SKIP.filter((skip) => !pattern.includes(skip.split('/')[1]!));
   const found: Array<{ file: string; mtime: number }> = [];
   const realRoot = await fsp.realpath(root).catch(() => path.resolve(root));
+  const folders = new Map<string, boolean>();
   for await (const entry of fsp.glob(pattern, {
     cwd: root,
     exclude: (p: string) => exclude.some((e) => path.matchesGlob(p, e)),
@@ -25,7 +26,9 @@ export async function findFiles(
     if (denied?.(file)) continue;
     // A literal segment (`{link,src}/*` expands to `link/*`) walks through a symbolic link: what is
     // listed must be in a folder that really is under the root, as the permission check judged it.
-    if (!(await folderUnder(path.dirname(file), realRoot))) continue;
+    const folder = path.dirname(file);
+    if (!folders.has(folder)) folders.set(folder, await folderUnder(folder, realRoot));
+    if (!folders.get(folder)) continue;
     const info = await fsp.stat(file).catch(() => undefined);
     if (info?.isFile()) found.push({ file, mtime: info.mtimeMs });
     if (found.length > 10 * max) break;
