@@ -37,6 +37,7 @@ import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { writeTextNoFollow } from '../tools/file-write.ts';
 import { protectedReason } from '../tools/protected-paths.ts';
 import { isWholeToolRule, parseRules, type PermissionRule } from '../tools/permission-rules.ts';
+import { readDeniedFor } from '../tools/permissions.ts';
 import { VERSION } from '../version.ts';
 import { TurnState } from './turn-state.ts';
 import { todoWriteAnswer } from '../tools/builtin/todo-write.ts';
@@ -1214,6 +1215,9 @@ export class AcpHarness implements Harness {
     limit?: number | null;
   }): Promise<{ content: string }> {
     const file = await this.#inside(params.sessionId, params.path);
+    // Served outside the agent's sandbox: the Read deny rules hold here as they do for the Read tool.
+    const denied = readDeniedFor('Read', this.#denied, this.#config.cwd)?.(file);
+    if (denied) throw acp.RequestError.invalidParams({ path: params.path }, `not read: denied by ${denied}`);
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -1234,7 +1238,7 @@ export class AcpHarness implements Harness {
    */
   async #writeFile(params: { sessionId: string; path: string; content: string }): Promise<Record<string, never>> {
     const file = await this.#inside(params.sessionId, params.path);
-    const guarded = protectedReason(file);
+    const guarded = protectedReason(file) ?? readDeniedFor('Write', this.#denied, this.#config.cwd)?.(file);
     if (guarded) throw acp.RequestError.invalidParams({ path: params.path }, `not written: ${guarded}`);
     try {
       await mkdir(path.dirname(file), { recursive: true });
