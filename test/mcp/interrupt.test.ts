@@ -8,7 +8,7 @@ import { startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { fixtureServer, mcpCliArgs, userLine } from './helpers.ts';
 
-test('interrupting a running MCP call cancels it on the server and ends the prompt', async () => {
+test('interrupting a running MCP call cancels it on the server and ends the prompt', async (t) => {
   const dir = tempDir();
   const marker = path.join(dir, 'marker.txt');
   const script = writeScript(dir, [
@@ -28,6 +28,10 @@ test('interrupting a running MCP call cancels it on the server and ends the prom
     }
   });
   const closed = new Promise((resolve) => child.on('close', resolve));
+  // A failed assertion must not leave the CLI (and its server) holding the test file open.
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
   child.stdin!.write(`${userLine('go')}\n`);
   // Each wait is for an event (the runner's timeout bounds them): a loaded machine may take long to start a server.
   while (!(existsSync(marker) && readFileSync(marker, 'utf8').includes('started'))) await sleep(50);
