@@ -105,7 +105,8 @@ test('qwen: a model and a resumed session id that start with -- stay values', as
 test('codex: a model and a resumed session id that start with -- stay values: --last does not resume the latest session', async () => {
   const server = await startResponsesServer([{ kind: 'text', text: 'ok' }]);
   const { home, cwd } = harnessDirs('inject-codex');
-  const env = { HOME: home, CODEX_HOME: home, CODEX_API_KEY: 'sk-fake' };
+  // The exec protocol: its argv carries the model and the resumed id (app-server sends them as JSON values).
+  const env = { HOME: home, CODEX_HOME: home, CODEX_API_KEY: 'sk-fake', AGENTPIPE_CODEX_PROTOCOL: 'exec' };
   const model = '--dangerously-bypass-approvals-and-sandbox';
   const first = await driveHarness({ name: 'codex', cwd, baseUrl: server.baseUrl, model }, env);
   try {

@@ -25,7 +25,8 @@ test("--harness claude in a folder not trusted: the folder's .claude/settings.js
       : { kind: 'json', status: 200, body: { input_tokens: 1 } },
   );
   const { home, cwd } = harnessDirs('claude-trust');
-  const marker = path.join(home, 'claude-hook-ran');
+  // In the working folder: the wrapped CLI (and so its hooks) runs in the OS sandbox, which writes only there.
+  const marker = path.join(cwd, 'claude-hook-ran');
   mkdirSync(path.join(cwd, '.claude'));
   writeFileSync(
     path.join(cwd, '.claude', 'settings.json'),
