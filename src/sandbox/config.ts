@@ -109,3 +109,22 @@ export function defaultSandbox(
 ) {
   return { layers: [], cwd, directories: [], warn } satisfies SandboxConfig;
 }
+
+/** What a sandbox holds for the session's life (its egress proxies and network namespaces). */
+const held = new WeakMap<SandboxConfig, Set<() => void>>();
+
+/** Registers `close` to run when the session's sandbox is closed; returns a way to drop it earlier. */
+export function holdForSession(config: SandboxConfig, close: () => void): () => void {
+  let set = held.get(config);
+  if (!set) held.set(config, (set = new Set()));
+  set.add(close);
+  return () => set.delete(close);
+}
+
+/** Closes what the sandbox holds (the session ends); nothing to do when it started nothing. */
+export function closeSandbox(config: SandboxConfig | undefined): void {
+  if (!config) return;
+  const set = held.get(config);
+  held.delete(config);
+  for (const close of set ?? []) close();
+}

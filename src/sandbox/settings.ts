@@ -35,7 +35,8 @@ const READ_KEYS = new Set([
   'network',
   'filesystem',
 ]);
-const READ_NETWORK = new Set(['deniedDomains', 'allowAllUnixSockets']);
+/** allowLocalBinding: a sandboxed command binds in its own network namespace, which nothing outside reaches. */
+const READ_NETWORK = new Set(['allowedDomains', 'deniedDomains', 'allowAllUnixSockets', 'allowLocalBinding']);
 const READ_FILESYSTEM = new Set(['allowWrite', 'denyWrite', 'denyRead', 'allowRead']);
 
 /** True for layers an untrusted repository can write. */
