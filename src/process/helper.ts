@@ -1,8 +1,9 @@
 /**
  * A long-lived helper process agentpipe talks to over Node's IPC channel (the sandbox's network
  * namespace holder, which hands over listening sockets): its own process group, killed on every
- * exit path with the command groups (see `killAllGroups`), and unref'd, so it never keeps
- * agentpipe alive on its own. Its stderr tail explains an early exit.
+ * exit path with the command groups (see `killAllGroups`). It keeps agentpipe alive while it
+ * starts (agentpipe waits for its first messages), and not once `settled()`: a helper never keeps
+ * agentpipe from exiting on its own. Its stderr tail explains an early exit.
  */
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
@@ -22,6 +23,8 @@ export interface HelperOptions {
 /** A running helper. */
 export interface Helper {
   readonly pid: number | undefined;
+  /** It has started: from now on it does not keep agentpipe alive. */
+  settled(): void;
   /** SIGKILL to its group (it holds nothing that needs a clean stop). */
   stop(): void;
 }
@@ -40,9 +43,6 @@ export function startHelper(o: HelperOptions): Helper {
   let stderr = '';
   const err = child.stderr as (Readable & { unref?: () => void }) | null;
   err?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
-  err?.unref?.();
-  child.unref();
-  child.channel?.unref();
   child.on('message', (message, handle) => o.onMessage(message, handle));
   let ended = false;
   const end = (why: string) => {
@@ -55,6 +55,11 @@ export function startHelper(o: HelperOptions): Helper {
   child.once('exit', (code, signal) => end(`exited (${signal ?? `code ${code}`})`));
   return {
     pid,
+    settled: () => {
+      err?.unref?.();
+      child.unref();
+      child.channel?.unref();
+    },
     stop: () => {
       signalGroup(pid, 'SIGKILL');
     },

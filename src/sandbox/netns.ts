@@ -114,6 +114,7 @@ export function startNamespace(o: {
           if (!identity) return fail('its namespaces are not reachable under /proc');
           state = 'ready';
           clearTimeout(timer);
+          helper.settled();
           return resolve(namespace);
         }
         const server = handle as net.Server;
