@@ -11,7 +11,7 @@ import { checkPermission } from '../tools/permissions.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import { sandboxOf, type AgentContext } from './context.ts';
-import type { CommandProfile } from '../sandbox/config.ts';
+import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
 import { fireHook } from './hooks.ts';
 import type { RunState } from './loop.ts';
 
@@ -198,13 +198,18 @@ async function authorize(
     deny: ctx.permissions.deny,
     cwd: ctx.cwd,
     directories: ctx.permissions.directories,
+    sandbox: tool.shell && typeof input.command === 'string' ? await shellSandboxOf(ctx) : undefined,
   });
   if (verdict.behavior === 'deny')
     return { behavior: 'deny', message: verdict.reason, ...(verdict.by === 'path_rule' ? {} : { auto: verdict.by }) };
   if (verdict.behavior === 'allow' && hook.permission !== 'ask')
     return { behavior: 'allow', updatedInput: input, sandbox: verdict.sandbox };
+  // Approved, it runs outside the sandbox (see checkPermission): a requested escape only by an answer to this call.
+  const outside =
+    verdict.behavior === 'ask' ? verdict.unsandboxed : verdict.sandbox === 'unsandboxed' ? 'excluded' : undefined;
   // A hook's allow, the callback's or the user's: approved, so the workspace sandbox.
-  if (hook.permission === 'allow') return { behavior: 'allow', updatedInput: input, sandbox: 'workspace' };
+  if (hook.permission === 'allow' && outside !== 'requested')
+    return { behavior: 'allow', updatedInput: input, sandbox: outside ? 'unsandboxed' : 'workspace' };
   const why =
     verdict.behavior === 'ask'
       ? verdict.reason
@@ -225,8 +230,13 @@ async function authorize(
       parentToolUseId: ctx.parentToolUseId,
       ...shown,
     });
-    if (answer.behavior === 'allow')
-      return { behavior: 'allow', updatedInput: answer.updatedInput ?? input, sandbox: 'workspace' };
+    if (answer.behavior === 'allow') {
+      const approved = answer.updatedInput ?? input;
+      // Outside only for the very line judged (an answer that rewrites it gets the workspace sandbox).
+      const same =
+        approved.command === input.command && (outside === 'excluded' || approved.dangerouslyDisableSandbox === true);
+      return { behavior: 'allow', updatedInput: approved, sandbox: outside && same ? 'unsandboxed' : 'workspace' };
+    }
     return {
       behavior: 'deny',
       message: answer.message || `Permission to use ${tool.name} was denied`,
@@ -236,6 +246,12 @@ async function authorize(
     if (signal.aborted) throw error;
     return { behavior: 'deny', message: `Permission check for ${tool.name} failed: ${(error as Error).message}` };
   }
+}
+
+/** The sandbox's settings for a Bash call's check (the sandbox module loads: Bash is about to use it). */
+async function shellSandboxOf(ctx: AgentContext): Promise<ShellSandbox> {
+  const { shellSandbox } = await import('../sandbox/sandbox.ts');
+  return shellSandbox(sandboxOf(ctx));
 }
 
 async function callWithProgress(

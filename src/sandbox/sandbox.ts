@@ -14,7 +14,7 @@ import { mkdirSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
-import type { SandboxConfig, SandboxProfile } from './config.ts';
+import type { SandboxConfig, SandboxProfile, ShellSandbox } from './config.ts';
 import { expandHome, mountArgs } from './mounts.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
@@ -96,12 +96,28 @@ export async function sandboxState(config: SandboxConfig): Promise<Availability 
   return available;
 }
 
+/** What the sandbox's settings mean for the permission check of a Bash call. */
+export async function shellSandbox(config: SandboxConfig): Promise<ShellSandbox> {
+  const policy = await policyOf(config);
+  const confining = await sandboxState(config).then(
+    (state) => state.ok,
+    () => false,
+  );
+  return {
+    confining,
+    autoAllow: policy.autoAllowBashIfSandboxed,
+    excluded: policy.excludedCommands,
+    allowUnsandboxed: policy.allowUnsandboxedCommands,
+  };
+}
+
 /** The command to start for `request` under `config`'s sandbox. */
 export async function sandboxed(config: SandboxConfig, request: SandboxRequest): Promise<SandboxedCommand> {
   const inner = typeof request.command === 'string' ? ['bash', '-c', request.command] : request.command;
   const state = await sandboxState(config);
   const childEnv = definedOnly(request.env);
-  if (!state.ok) return { argv: inner, env: childEnv, confined: false, release: () => {}, refused: () => [] };
+  if (!state.ok || request.profile === 'unsandboxed')
+    return { argv: inner, env: childEnv, confined: false, release: () => {}, refused: () => [] };
   const policy = await policyOf(config);
   const runtime = sandboxRuntime();
   const env = config.env ?? process.env;

@@ -23,6 +23,8 @@ export interface SandboxPolicy {
   allowAllUnixSockets: boolean;
   excludedCommands: string[];
   autoAllowBashIfSandboxed: boolean;
+  /** Bash's dangerouslyDisableSandbox is honoured (it still asks); false from any layer wins. */
+  allowUnsandboxedCommands: boolean;
   bwrapPath?: string;
 }
 
@@ -31,6 +33,8 @@ const READ_KEYS = new Set([
   'enabled',
   'failIfUnavailable',
   'allowUnsandboxedCommands',
+  'autoAllowBashIfSandboxed',
+  'excludedCommands',
   'bwrapPath',
   'network',
   'filesystem',
@@ -84,6 +88,7 @@ export function resolvePolicy(
     allowAllUnixSockets: false,
     excludedCommands: [],
     autoAllowBashIfSandboxed: false,
+    allowUnsandboxedCommands: true,
   };
   let enabled: boolean | undefined;
   let required = false;
@@ -97,6 +102,7 @@ export function resolvePolicy(
     policy.denyWrite.push(...(block.filesystem?.denyWrite ?? []));
     policy.denyRead.push(...(block.filesystem?.denyRead ?? []));
     policy.deniedDomains.push(...(block.network?.deniedDomains ?? []));
+    if (block.allowUnsandboxedCommands === false) policy.allowUnsandboxedCommands = false;
     if (fromRepository(layer)) {
       const loose = loosening(block);
       if (loose.length) ignored.push(`${layer.label} (${loose.join(', ')})`);
