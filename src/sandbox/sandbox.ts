@@ -19,7 +19,7 @@ import { expandHome, mountArgs } from './mounts.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
-import { egressFor, type NetworkGrant } from './network.ts';
+import type { NetworkGrant } from './network.ts';
 
 /** The sandbox is required (`--sandbox required`, `failIfUnavailable`) and cannot start here. */
 export class SandboxUnavailableError extends Error {
@@ -150,7 +150,8 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
   const grant = networkGrant(policy, request);
-  const egress = grant && (await egressFor(config, grant, state.bwrap));
+  // The proxy, its HTTP and SOCKS servers load only for a command that may reach some host.
+  const egress = grant && (await (await import('./network.ts')).egressFor(config, grant, state.bwrap));
   const watching = egress?.watch();
   let refused: Denial[] = [];
   const bwrapArgs = [
