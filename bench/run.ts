@@ -15,6 +15,9 @@
  * 5. A 200-turn tool loop (each turn one Read): the cost of a turn over the last 50 turns against turns 5-55.
  * 7. The cluster (bench/cluster.ts): sessions/s and prompt → first delta (p50, p99) through Redis
  *    with 1, 2 and 4 workers, against the single-process `serve` (skipped without redis-server).
+ * 8. `agentpipe exec` beside `codex exec` (bench/codex.ts): spawn → the first `item.completed` of the
+ *    answer, against the same local server.
+ * 9. Tapes (bench/tapes.ts): a 10,000-event tape replayed, spawn → result, beside the same scripted session.
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
@@ -26,6 +29,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { providerServer, providerServerProcess } from './providers.ts';
 import { benchCluster, SEQUENTIAL } from './cluster.ts';
+import { benchCodexExec } from './codex.ts';
+import { benchTapes } from './tapes.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/agentpipe.js');
@@ -43,14 +48,21 @@ function script(name: string, turns: unknown[]): string {
 /** Runs a command, reading stdout with an optional per-chunk pause; returns timings and peak RSS. */
 function measure(
   args: string[],
-  options: { pauseMs?: number; marks?: RegExp[]; env?: NodeJS.ProcessEnv; lineTimes?: RegExp; file?: string } = {},
+  options: {
+    pauseMs?: number;
+    marks?: RegExp[];
+    env?: NodeJS.ProcessEnv;
+    lineTimes?: RegExp;
+    file?: string;
+    cwd?: string;
+  } = {},
 ) {
   return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number; times: number[] }>(
     (resolve, reject) => {
       const times: number[] = [];
       const started = performance.now();
       const child = spawn(options.file ?? process.execPath, args, {
-        cwd: dir,
+        cwd: options.cwd ?? dir,
         env: { ...env, ...options.env },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
@@ -332,6 +344,9 @@ async function main() {
     harnessRows.push(['harness claude', 'skipped: `npm run harness-clis` installs the wrapped CLIs', '']);
   }
 
+  // agentpipe exec beside codex exec, against the same local server.
+  const codexRows = await benchCodexExec(ROOT, CLI, dir, measure, fmt);
+
   // The cluster: the hop through Redis against one process.
   const clusterRows: Array<[string, string, string]> = [];
   const CLUSTER_SESSIONS = Number(process.env.BENCH_CLUSTER_SESSIONS ?? 100);
@@ -359,6 +374,8 @@ async function main() {
       ]);
     }
   } else clusterRows.push(['cluster', 'skipped: redis-server is not installed', '']);
+
+  const tapeRows = await benchTapes(CLI, dir, script, measure);
 
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
@@ -429,7 +446,9 @@ async function main() {
     ],
     ...providerRows,
     ...harnessRows,
+    ...codexRows,
     ...clusterRows,
+    ...tapeRows,
     [
       `200-turn tool loop (${loop.times.length} tool results), cost per turn`,
       `${fmt(early, 2)} ms at turns 5-55, ${fmt(late, 2)} ms at the last 50`,

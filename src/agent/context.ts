@@ -8,6 +8,7 @@ import type { ToolState } from '../tools/state.ts';
 import type { Tool } from '../tools/types.ts';
 import type { HookRunner } from '../tools/hooks/types.ts';
 import type { SandboxConfig } from '../sandbox/config.ts';
+import type { ToolCalls } from '../tools/tape-calls.ts';
 
 /** The library's permission callback (also backs `--permission-prompt-tool stdio`). */
 export type CanUseTool = (
@@ -66,6 +67,8 @@ export interface AgentContext {
    * show no such status: see ../shared/reference/traces.)
    */
   announceRequests?: boolean;
+  /** Each tool call, for a tape: a permitted one it records or answers, a denied one it records (tapes). */
+  toolCalls?: ToolCalls;
   /** What the session's tools remember between calls. */
   toolState: ToolState;
   /** A tool running longer than this gets `tool_progress` heartbeats. */

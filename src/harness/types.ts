@@ -118,6 +118,11 @@ export interface Harness {
   configure(change: { model?: string; permissionMode?: PermissionMode }): void;
   /** Runs one prompt to its end; never throws for anything the wrapped agent does. */
   run(turn: HarnessTurn): Promise<HarnessOutcome>;
+  /**
+   * Adds a user message to the running prompt (the wrapped agent's own steering: codex's turn/steer); resolves false
+   * when there is none to steer or the agent cannot. The running prompt's `result` covers it.
+   */
+  steer?(prompt: string | UserContentBlock[]): Promise<boolean>;
   /** Stops the wrapped agent (SIGTERM, then SIGKILL after a grace period). */
   close(): Promise<void>;
 }

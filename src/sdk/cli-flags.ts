@@ -78,6 +78,11 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   add('--agent', options.agent);
   add('--debug', typeof options.debug === 'string' ? options.debug : options.debug === true);
   add('--debug-file', options.debugFile);
+  // Tapes name files as the caller sees them (the CLI resolves them against its own folder, which is the caller's).
+  if (options.record !== undefined) add('--record', path.resolve(options.cwd ?? '', options.record));
+  if (options.replay !== undefined) add('--replay', path.resolve(options.cwd ?? '', options.replay));
+  add('--replay-tools', options.replayTools);
+  add('--replay-until', options.replayUntil);
   return { args, tempFiles };
 }
 

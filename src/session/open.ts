@@ -22,6 +22,7 @@ import type { SandboxConfig } from '../sandbox/config.ts';
 import { envMs } from '../process/env-number.ts';
 import { SessionRunner } from './runner.ts';
 import { attachStart, prepareSession } from './resume.ts';
+import type { SessionTape } from './tape.ts';
 
 /** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
 export class SessionSetupError extends Error {
@@ -54,12 +55,20 @@ export interface SessionIo {
 export interface OpenedSession {
   session: Session;
   runner: SessionRunner;
+  /** The session's tape (`record`, `replay`), when it has one. */
+  tape?: SessionTape;
 }
 
 /** Opens the session; throws SessionSetupError when the options cannot start one. */
 export async function openSession(options: SessionOptions, io: SessionIo): Promise<OpenedSession> {
   let start: Awaited<ReturnType<typeof prepareSession>> | undefined;
+  let tape: SessionTape | undefined;
   try {
+    // Tapes load only when asked for (zod, the proxy): the plain print path never sees this module.
+    if (options.record !== undefined || options.replay !== undefined) {
+      tape = (await import('./tape.ts')).prepareTape(options, io.log);
+      options = tape.options;
+    }
     start = await prepareSession(options, io.log, io.send);
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
   } catch (error) {
@@ -74,9 +83,19 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     return session ? session.emit(message) : io.send(message);
   };
   const wrapped = options.harness && options.harness !== 'agentpipe' ? options.harness : undefined;
-  const { provider, model, authError } = wrapped
-    ? harnessModel(options, wrapped)
-    : await sessionModel(options, onAuthStatus, () => session?.ctx.sandbox);
+  let resolved: ResolvedModel & { authError?: string };
+  try {
+    resolved = wrapped
+      ? harnessModel(options, wrapped)
+      : tape
+        ? await tape.model(sessionId, (o) => sessionModel(o, onAuthStatus, () => session?.ctx.sandbox))
+        : await sessionModel(options, onAuthStatus, () => session?.ctx.sandbox);
+  } catch (error) {
+    await start.transcript?.close();
+    await tape?.close();
+    throw error instanceof SessionSetupError ? error : new SessionSetupError((error as Error).message);
+  }
+  const { provider, model, authError } = resolved;
 
   // The prompt echoes are on the session's stream for every face; stream-json prints them only when asked.
   const forward = (message: AgentMessage) =>
@@ -85,14 +104,24 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     session = new Session({ ...options, sessionId }, provider, model, forward, io.log);
   } catch (error) {
     await start.transcript?.close();
+    await tape?.close();
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
   await checkSandbox(session);
   if (wrapped) {
     try {
-      session.harness = await startHarness(options, wrapped, session.id, start.harness, io.log, session.ctx.sandbox);
+      const harnessOptions = tape ? await tape.harness(session.id, wrapped) : options;
+      session.harness = await startHarness(
+        harnessOptions,
+        wrapped,
+        session.id,
+        start.harness,
+        io.log,
+        session.ctx.sandbox,
+      );
     } catch (error) {
+      await tape?.close();
       await session.close();
       throw new SessionSetupError((error as Error).message);
     }
@@ -123,8 +152,9 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
       return (await import('../messages/control-schema.ts')).parsePermissionResult(answer);
     };
   }
+  tape?.attach(session);
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
-  return { session, runner };
+  return { session, runner, ...(tape ? { tape } : {}) };
 }
 
 /**
@@ -244,6 +274,9 @@ async function sessionModel(
  */
 export async function checkSessionOptions(options: SessionOptions, log: (line: string) => void): Promise<void> {
   try {
+    // A tape that cannot be read or options that do not go with it: said at the start, not at the first client.
+    if (options.record !== undefined || options.replay !== undefined)
+      (await import('./tape.ts')).prepareTape(options, log);
     if (options.resume || options.continue) await prepareSession({ ...options, persistSession: false }, log);
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
     const wrapped = options.harness !== undefined && options.harness !== 'agentpipe' ? options.harness : undefined;

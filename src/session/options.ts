@@ -13,6 +13,7 @@ import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
 import type { HarnessName } from '../harness/types.ts';
 import type { SandboxMode, SandboxSettings } from '../sandbox/config.ts';
+import type { ReplayTools } from '../model/tape/format.ts';
 
 export interface SessionOptions extends ModelOptions {
   /**
@@ -137,4 +138,17 @@ export interface SessionOptions extends ModelOptions {
   debug?: boolean | string;
   /** Write the debug lines to this file instead of stderr (`--debug-file`; implies debug). */
   debugFile?: string;
+  /** Record the session on this tape (`--record`): see docs/tapes.md. */
+  record?: string;
+  /** Answer every model request from this tape, offline (`--replay`); a request not on it ends the prompt. */
+  replay?: string;
+  /** With `replay`: run tool calls for real (`run`, default) or answer them from the tape (`tape`). */
+  replayTools?: ReplayTools;
+  /** With `replay`: the message uuid after which the session goes on live (a fork). */
+  replayUntil?: string;
+  /**
+   * With `replay`: run under the tape's session id when it is free here (default true). `serve` and `acp`, whose
+   * clients may replay one tape at once, give each session its own.
+   */
+  replaySessionId?: boolean;
 }

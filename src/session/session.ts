@@ -2,6 +2,8 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
+import { emptySubagentStats } from '../agent/subagent-stats.ts';
+import { resultFields } from './result-fields.ts';
 import { SessionStats } from './session-stats.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import type {
   MessageParam,
   PermissionDenial,
   ResultMessage,
+  SubagentStats,
   SystemInitMessage,
   UserContentBlock,
 } from '../messages/types.ts';
@@ -61,6 +64,19 @@ import {
 import { envCount } from '../process/env-number.ts';
 import { closeSandbox, isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
 
+/**
+ * Sees each message of the session's stream before the transcript and the client do, and the session's end: a tape
+ * (`record`, `replay`; session/tape.ts).
+ */
+export interface SessionTap {
+  /** The message as the stream carries it on (a replay gives it the recorded ids and clock values). */
+  message(message: AgentMessage): AgentMessage;
+  /** The uuid of a prompt that came without one (a replay: the recorded prompt's), or undefined. */
+  promptUuid(): string | undefined;
+  /** The session ended (its wrapped agent, hooks and MCP servers are done). */
+  close(): Promise<void>;
+}
+
 /** Claude Code version we are wire-compatible with (reported in `system/init`). */
 
 export class Session {
@@ -86,6 +102,8 @@ export class Session {
   /** The MCP servers of the session (their tools join `ctx.tools` at each prompt). */
   readonly mcp: McpManager;
   #hideTool: (name: string) => boolean;
+  /** Results made so far (`result.result_index`). */
+  #results = 0;
   /** `agent` to run the main thread as, until it was applied at the first prompt. */
   #mainAgent?: MainAgent;
   /** Every hook of the session: settings commands, library callbacks, the SDK client's. */
@@ -107,6 +125,8 @@ export class Session {
   #running = false;
   /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`); set by `openSession`. */
   harness?: Harness;
+  /** A tape's view of the stream (`record`, `replay`); set by `openSession`. */
+  tap?: SessionTap;
   /** Where the stream goes after the transcript (the constructor's `emit`). */
   readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
@@ -156,7 +176,8 @@ export class Session {
       parentToolUseId: null,
       maxTurns: options.maxTurns,
       maxBudgetUsd: options.maxBudgetUsd,
-      maxTokens: options.maxTokens ?? 16_384,
+      // Claude Code 2.1.332 asks Claude for 32,000 tokens (claude-sonnet-4-6); other providers' models get 16,384.
+      maxTokens: options.maxTokens ?? (provider.provider === 'anthropic' ? 32_000 : 16_384),
       thinkingBudgetTokens: options.maxThinkingTokens,
       thinking: options.thinking,
       effort: options.effort,
@@ -235,6 +256,7 @@ export class Session {
    * keeps: see Transcript.record) and then sent on.
    */
   emit(message: AgentMessage): Promise<void> | undefined {
+    if (this.tap) message = this.tap.message(message);
     this.stats.observe(message);
     // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
     if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
@@ -283,10 +305,32 @@ export class Session {
       // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
       // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
       fast_mode_state: 'off',
+      fast_mode_disabled_reason: 'sdk_opt_in_required',
       analytics_disabled: true,
       product_feedback_disabled: true,
+      served_by_anthropic: ctx.provider.servedByAnthropic ?? false,
+      sandbox_enabled: false,
+      original_cwd: ctx.cwd,
+      additional_directories: ctx.permissions.directories ?? [],
+      per_turn_effort_active: false,
+      ultrathink_available: false,
+      ultrathink_typed_raises: false,
+      view_mode: 'default',
       uuid: newUuid(),
     };
+  }
+
+  /**
+   * Hands a user message to the wrapped agent's running prompt when it can steer (codex's turn/steer): its echo goes
+   * on the stream and the running prompt's result covers it. False when nothing runs or the harness cannot steer: the
+   * caller queues it as the next prompt.
+   */
+  async steer(input: InputUserMessage): Promise<boolean> {
+    const harness = this.harness;
+    if (!this.#running || !harness?.steer) return false;
+    if (!(await harness.steer(normalizeContent(input.message.content)))) return false;
+    await this.ctx.emit(promptEcho(input, this.id, input.uuid ?? newUuid(), new Date().toISOString()));
+    return true;
   }
 
   /** Aborts the running prompt (model request, tools, child processes). */
@@ -307,7 +351,14 @@ export class Session {
     const usage = new UsageTracker();
     const denials: PermissionDenial[] = [];
     let outcome: StructuredOutcome;
-    const run: RunState = { signal: abort.signal, usage, denials, interrupt: () => abort.abort(), marks };
+    const run: RunState = {
+      signal: abort.signal,
+      usage,
+      denials,
+      interrupt: () => abort.abort(),
+      marks,
+      subagents: emptySubagentStats(),
+    };
     try {
       outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
     } catch (error) {
@@ -333,8 +384,9 @@ export class Session {
       ttft_ms: since(marks.firstAssistant),
       ttft_stream_ms: since(marks.firstEvent),
       time_to_request_ms: since(marks.requestSent),
+      first_content_frame_ms: since(marks.firstContent),
     };
-    return this.#finish(outcome, usage, denials, started);
+    return this.#finish(outcome, usage, denials, started, run.subagents);
   }
 
   /** One prompt on agentpipe's own loop (or a `/compact` command). */
@@ -344,7 +396,7 @@ export class Session {
     await this.#syncMcpTools();
     if (!this.#started) await this.#sessionStart(run.signal);
     await this.ctx.emit(this.initMessage());
-    const uuid = input.uuid ?? newUuid();
+    const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
     await this.ctx.emit(promptEcho(input, this.id, uuid, new Date().toISOString()));
     const compact = compactCommandOf(input.message.content);
     if (compact !== undefined) {
@@ -369,8 +421,9 @@ export class Session {
     usage: UsageTracker,
     denials: PermissionDenial[],
     started: number,
+    subagents = emptySubagentStats(),
   ): Promise<ResultMessage> {
-    const result = this.#result(outcome, usage, denials, Date.now() - started);
+    const result = this.#result(outcome, usage, denials, Date.now() - started, subagents);
     this.stats.addPrompt(usage, result.duration_ms);
     this.compactor.afterPrompt(usage);
     await this.ctx.emit(result);
@@ -383,7 +436,7 @@ export class Session {
    */
   async #runHarness(harness: Harness, input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
     const content = normalizeContent(input.message.content);
-    const uuid = input.uuid ?? newUuid();
+    const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
     await this.transcript?.recordPrompt(uuid, content);
     const { runHarness } = await import('../harness/index.ts');
     // The wrapped agent sends the prompt's system/init: its echo follows it, as on agentpipe's own loop.
@@ -573,6 +626,7 @@ export class Session {
     await this.mcp.close();
     closeSandbox(this.ctx.sandbox);
     await this.transcript?.close();
+    await this.tap?.close();
   }
 
   #result(
@@ -580,6 +634,7 @@ export class Session {
     usage: UsageTracker,
     denials: PermissionDenial[],
     durationMs: number,
+    subagents: SubagentStats,
   ): ResultMessage {
     const subtype = outcome.subtype;
     const apiError = outcome.apiError;
@@ -594,16 +649,29 @@ export class Session {
       session_id: this.id,
       total_cost_usd: usage.totalCostUsd,
       usage: usage.usage,
-      modelUsage: usage.modelUsage,
       permission_denials: denials,
       terminal_reason: apiError?.terminalReason ?? outcome.terminalReason,
       // No fast mode here: 'off', as Claude Code reports it while its fast mode is off.
       fast_mode_state: 'off' as const,
+      ...resultFields({
+        modelUsage: usage.modelUsage,
+        provider: this.ctx.provider.provider,
+        maxTokens: this.ctx.maxTokens,
+        resultIndex: this.#results++,
+        subagents,
+      }),
       uuid: newUuid(),
     };
     // A model request that failed for good ends as in Claude Code: a success carrying the error's text.
     if (apiError)
-      return { ...base, subtype: 'success', is_error: true, api_error_status: apiError.status, result: apiError.text };
+      return {
+        ...base,
+        subtype: 'success',
+        is_error: true,
+        api_error_status: apiError.status,
+        ...(apiError.type ? { api_error_type: apiError.type } : {}),
+        result: apiError.text,
+      };
     if (subtype === 'success') {
       const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
       return {

@@ -43,6 +43,11 @@ export interface ToolResult {
 /** A tool the model can call. */
 export interface Tool {
   name: string;
+  /**
+   * The name the model is offered, when not `name`: Claude Code offers its subagent tool as `Agent` and lists it as
+   * `Task` everywhere else (system/init, rules, hooks). A model's call of either name runs the tool.
+   */
+  readonly modelName?: string;
   description: string;
   /** JSON Schema of the input object. */
   inputSchema: Record<string, unknown>;

@@ -22,6 +22,7 @@ const LAYERS = [
   'transport',
   'sdk',
   'acp',
+  'codex',
   'view',
   'cli',
 ];
