@@ -7,7 +7,9 @@
  * when it leads to this machine unless the entry names the machine; the connection goes to the
  * address that was checked (no second lookup a rebinding name could change). A refused HTTP
  * request gets `403 Forbidden` with the reason in its body and `X-Proxy-Error:
- * blocked-by-allowlist`; a refused SOCKS request gets "connection not allowed by ruleset".
+ * blocked-by-allowlist`; a refused SOCKS request gets "connection not allowed by ruleset". An
+ * allowed name that does not resolve, or a host that does not answer, is no refusal: 502 Bad
+ * Gateway (SOCKS: host unreachable), and not reported.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
@@ -30,7 +32,8 @@ export interface EgressProxyOptions {
   lookup?: (host: string) => Promise<string[]>;
 }
 
-type Target = { address: string } | { denied: string };
+/** Where to connect; or refused by the rules (403, reported); or allowed but not reachable (502, not a refusal). */
+type Target = { address: string } | { denied: string } | { unreachable: string };
 
 /** Connection headers that concern one hop only (RFC 9110 7.6.1), never passed on. */
 const HOP_BY_HOP = new Set([
@@ -62,12 +65,12 @@ export class EgressProxy {
       .setRulesetValidator(async (connection) => {
         const target = await this.#open(connection.destAddress, connection.destPort);
         if ('denied' in target) return false;
-        (connection.metadata as { address?: string }).address = target.address;
+        if ('address' in target) (connection.metadata as { address?: string }).address = target.address;
         return true;
       })
       .setConnectionHandler((connection, sendStatus) => {
         const address = (connection.metadata as { address?: string }).address;
-        if (address === undefined) return sendStatus('CONNECTION_NOT_ALLOWED');
+        if (address === undefined) return sendStatus('HOST_UNREACHABLE');
         // What a client sends before the reply (the library resumes the socket after this handler) is kept.
         const socket = connection.socket as net.Socket;
         const early: Buffer[] = [];
@@ -129,9 +132,10 @@ export class EgressProxy {
     try {
       addresses = net.isIP(host) ? [host] : await (this.#options.lookup ?? systemLookup)(host);
     } catch (error) {
-      return deny(`${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      return { unreachable: `${host} could not be resolved (${code})` };
     }
-    if (!addresses.length) return deny(`${host} has no address`);
+    if (!addresses.length) return { unreachable: `${host} has no address` };
     const local = addresses.find(isThisMachine);
     if (local !== undefined && !namesThisMachine(decision.rule))
       return deny(
@@ -146,6 +150,7 @@ export class EgressProxy {
     if (port === undefined) return refuse(socket, 400, `CONNECT needs host:port, got ${req.url ?? ''}`);
     const target = await this.#open(host, port);
     if ('denied' in target) return refuse(socket, 403, target.denied);
+    if ('unreachable' in target) return refuse(socket, 502, target.unreachable);
     this.#dial(
       target.address,
       port,
@@ -164,6 +169,8 @@ export class EgressProxy {
     const port = Number(url.port || 80);
     const target = await this.#open(url.hostname, port);
     if ('denied' in target) return void res.writeHead(403, blocked).end(`agentpipe sandbox: ${target.denied}\n`);
+    if ('unreachable' in target)
+      return void res.writeHead(502, plain).end(`agentpipe sandbox proxy: ${target.unreachable}\n`);
     const upstream = http.request({
       host: target.address,
       port,
@@ -193,6 +200,7 @@ export class EgressProxy {
     const port = Number(url.port || 80);
     const target = await this.#open(url.hostname, port);
     if ('denied' in target) return refuse(socket, 403, target.denied);
+    if ('unreachable' in target) return refuse(socket, 502, target.unreachable);
     this.#dial(
       target.address,
       port,

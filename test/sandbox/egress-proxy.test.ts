@@ -74,7 +74,7 @@ async function exchange(port: number, text: string | Buffer, until?: RegExp): Pr
 
 test('CONNECT to an allowed host tunnels; to another, 403 with the reason, reported', async () => {
   const up = await upstream();
-  const p = await proxy([`127.0.0.1:${up.port}`], 'http');
+  const p = await proxy([`127.0.0.1:${up.port}`, 'missing.example'], 'http');
   try {
     const tunneled = await exchange(
       p.port,
@@ -89,6 +89,9 @@ test('CONNECT to an allowed host tunnels; to another, 403 with the reason, repor
     assert.match(refused, /agentpipe sandbox: the address 127\.0\.0\.1:\d+ is not in sandbox\.network\.allowedDomains/);
     const evil = await exchange(p.port, 'CONNECT evil.example:443 HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.match(evil, /403 Forbidden[\s\S]*evil\.example:443 is not in sandbox\.network\.allowedDomains/);
+    const missing = await exchange(p.port, 'CONNECT missing.example:443 HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.match(missing, /^HTTP\/1\.1 502 Bad Gateway\r\n[\s\S]*missing\.example could not be resolved \(ENOTFOUND\)/);
+    assert.doesNotMatch(missing, /X-Proxy-Error/, 'an allowed host that does not resolve is no refusal');
     assert.deepEqual(
       p.denials.map((d) => `${d.host}:${d.port}`),
       [`127.0.0.1:${up.port + 1}`, 'evil.example:443'],

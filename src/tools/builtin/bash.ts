@@ -73,10 +73,10 @@ export const bashTool: Tool = {
     const exit = { code: run.code, error: run.error };
     const reason = run.stopped === 'aborted' ? 'interrupted' : run.stopped;
     // What the egress proxy refused meanwhile: the command may only have printed a 403 or a refusal.
-    const refused = (run.refused ?? []).map((d) => `\n[sandbox] network access refused: ${d.reason}`).join('');
-    const out = capped(run.stdout, run.dropped.stdout) + refused;
+    const refused = (run.refused ?? []).map((d) => `[sandbox] network access refused: ${d.reason}`);
+    const out = capped(run.stdout, run.dropped.stdout);
     const err = capped(run.stderr, run.dropped.stderr);
-    const body = [out, err].filter(Boolean).join('\n');
+    const body = [out, err, ...refused].filter(Boolean).join('\n');
     // As Claude Code 2.1: stderr comes in stdout (it runs commands with the two merged), and the
     // SDK's BashOutput has no exit code; a failed command's result is "Exit code N" then its output.
     const data = {
