@@ -13,6 +13,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { once } from 'node:events';
 import { ofType, runScripted, toolResults } from '../helpers/agent-run.ts';
+import { processesWith } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 /** A loopback server that greets each connection with `name` and closes it. */
@@ -108,6 +109,12 @@ test('workspace commands, hooks and MCP servers reach allowed hosts only; refusa
       "the MCP server reaches its own host, not the host's loopback",
     );
     assert.equal(ofType(run.lines, 'result')[0]!.subtype, 'success');
+    // The namespace's holder (its argv names the forwarded port) ended with the session: SIGKILLed on
+    // exit, so at most a few `ps` listings may still catch it before the kernel has reaped it.
+    const holder = `{"forwards":[${allowed.port}`;
+    let left = processesWith(holder);
+    for (let tries = 0; left.length && tries < 50; tries++) left = processesWith(holder);
+    assert.deepEqual(left, [], 'the network namespace holder stops with the session');
   } finally {
     allowed.close();
     other.close();
