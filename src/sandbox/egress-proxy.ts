@@ -148,19 +148,11 @@ export class EgressProxy {
     socket.on('error', () => {});
     const { host, port } = splitHostPort(req.url ?? '');
     if (port === undefined) return refuse(socket, 400, `CONNECT needs host:port, got ${req.url ?? ''}`);
-    const target = await this.#open(host, port);
-    if ('denied' in target) return refuse(socket, 403, target.denied);
-    if ('unreachable' in target) return refuse(socket, 502, target.unreachable);
-    this.#dial(
-      target.address,
-      port,
-      (upstream) => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length) upstream.write(head);
-        this.#tunnel(socket, upstream);
-      },
-      (error) => refuse(socket, 502, `${host}:${port}: ${error.message}`),
-    );
+    await this.#dialFor(socket, host, port, (upstream) => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) upstream.write(head);
+      this.#tunnel(socket, upstream);
+    });
   }
 
   async #request(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -197,23 +189,22 @@ export class EgressProxy {
     socket.on('error', () => {});
     const url = absoluteUrl(req.url);
     if (!url) return refuse(socket, 400, 'expected an absolute http:// URL');
-    const port = Number(url.port || 80);
-    const target = await this.#open(url.hostname, port);
+    await this.#dialFor(socket, url.hostname, Number(url.port || 80), (upstream) => {
+      const headers = withoutProxyHeaders(req.rawHeaders);
+      let text = `${req.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n`;
+      for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`;
+      upstream.write(`${text}\r\n`);
+      if (head.length) upstream.write(head);
+      this.#tunnel(socket, upstream);
+    });
+  }
+
+  /** For a raw client socket (CONNECT, an upgrade): decides and dials `host:port`, or answers 403 or 502 on it. */
+  async #dialFor(socket: net.Socket, host: string, port: number, opened: (upstream: net.Socket) => void) {
+    const target = await this.#open(host, port);
     if ('denied' in target) return refuse(socket, 403, target.denied);
     if ('unreachable' in target) return refuse(socket, 502, target.unreachable);
-    this.#dial(
-      target.address,
-      port,
-      (upstream) => {
-        const headers = withoutProxyHeaders(req.rawHeaders);
-        let text = `${req.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n`;
-        for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`;
-        upstream.write(`${text}\r\n`);
-        if (head.length) upstream.write(head);
-        this.#tunnel(socket, upstream);
-      },
-      (error) => refuse(socket, 502, `${url.host}: ${error.message}`),
-    );
+    this.#dial(target.address, port, opened, (error) => refuse(socket, 502, `${host}:${port}: ${error.message}`));
   }
 
   /** Connects to `address:port`; `failed` only for an error before the connection opened. */

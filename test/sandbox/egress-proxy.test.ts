@@ -137,6 +137,43 @@ test('an absolute-form request is forwarded without hop-by-hop headers; a refuse
   }
 });
 
+test('an upgrade (a WebSocket over http://) is tunneled to an allowed host after its head; a refused one gets 403', async () => {
+  // An upstream that switches protocols and then echoes what it gets, upper-cased.
+  const server = http.createServer();
+  server.on('upgrade', (req, socket: net.Socket, head: Buffer) => {
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\nX-Path: ${req.url}\r\n\r\n`,
+    );
+    // What came with the request's head (the proxy passes it on) or after it, echoed upper-cased.
+    if (head.length) socket.end(head.toString().toUpperCase());
+    else socket.on('data', (chunk: Buffer) => socket.end(chunk.toString().toUpperCase()));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as net.AddressInfo).port;
+  const p = await proxy([`127.0.0.1:${port}`], 'http');
+  try {
+    const head = (target: string) =>
+      `GET http://${target}/socket HTTP/1.1\r\nHost: ${target}\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n`;
+    const upgraded = await exchange(p.port, `${head(`127.0.0.1:${port}`)}hello`, /HELLO$/);
+    assert.match(upgraded, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+    assert.match(upgraded, /X-Path: \/socket\r\n/, 'the upstream got the origin-form path');
+    assert.match(upgraded, /\r\n\r\nHELLO$/);
+    const refused = await exchange(p.port, head('evil.example:80'));
+    assert.match(
+      refused,
+      /^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*evil\.example:80 is not in sandbox\.network\.allowedDomains/,
+    );
+    assert.deepEqual(
+      p.denials.map((d) => `${d.host}:${d.port}`),
+      ['evil.example:80'],
+    );
+  } finally {
+    p.close();
+    server.close();
+  }
+});
+
 test('SOCKS5: an allowed name connects (resolved by the proxy); a denied one is "not allowed by ruleset"', async () => {
   const up = await upstream();
   const p = await proxy(
