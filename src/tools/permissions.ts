@@ -17,8 +17,6 @@ import {
   type PermissionRule,
 } from './permission-rules.ts';
 import { protectedReason } from './protected-paths.ts';
-import { shellFacts } from './shell/facts.ts';
-import { isExcludedLine } from './shell/excluded.ts';
 import type { Tool } from './types.ts';
 import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
 import { isPreapprovedUrl } from './preapproved-hosts.ts';
@@ -93,6 +91,25 @@ function isPathScoped(rule: PermissionRule, toolName: string, input: Record<stri
   );
 }
 
+/**
+ * For a tool that reads many files (Grep, Glob), the Read deny rules that bind it as one check:
+ * the rule that protects a file, or undefined; no function when no such rule is set.
+ */
+export function readDeniedFor(
+  toolName: string,
+  deny: PermissionRule[],
+  cwd: string,
+): ((file: string) => string | undefined) | undefined {
+  const rules = deny.filter(
+    (rule) => toolNameMatches(rule.tool, toolName, true) && rule.specifier !== undefined && rule.specifier !== '*',
+  );
+  if (!rules.length) return undefined;
+  return (file) => {
+    const rule = rules.find((r) => pathRuleMatches(r.specifier!, file, cwd));
+    return rule && formatRule(rule);
+  };
+}
+
 /** The rule-and-mode verdict for one call, before hooks and callbacks. */
 export async function checkPermission(query: PermissionQuery): Promise<PermissionVerdict> {
   const verdict = await ruleVerdict(query);
@@ -113,6 +130,8 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
   /** A read-only call that reads outside the working folders: asked, not run on its own. */
   let outside: string | undefined;
   if (shell) {
+    // The shell check (its option lists, the parser) loads with the first Bash call, not at start-up.
+    const { shellFacts } = await import('./shell/facts.ts');
     const facts = await shellFacts(input.command as string, {
       allow: mine(allow),
       deny: mine(deny, true),
@@ -196,7 +215,10 @@ async function sandboxVerdict(
     return { behavior: 'ask', reason, unsandboxed: 'requested' };
   }
   if (mode === 'plan') return plain;
-  if (sandbox.excluded.length && (await isExcludedLine(input.command as string, sandbox.excluded))) {
+  if (
+    sandbox.excluded.length &&
+    (await (await import('./shell/excluded.ts')).isExcludedLine(input.command as string, sandbox.excluded))
+  ) {
     if (verdict.behavior === 'allow')
       return verdict.sandbox === 'read-only' ? plain : { behavior: 'allow', sandbox: 'unsandboxed' };
     return verdict.behavior === 'ask' ? { behavior: 'ask', reason: verdict.reason, unsandboxed: 'excluded' } : plain;
