@@ -223,11 +223,19 @@ async function main() {
     { text: 'done' },
   ]);
   const writeArgs = [...turnArgs.map((a) => (a === oneTurn ? writeTurn : a)), '--permission-mode', 'bypassPermissions'];
+  // The same with an allowed domain: the run starts the egress proxy's network namespace (once per session).
+  const networkArgs = [
+    ...writeArgs,
+    '--settings',
+    JSON.stringify({ sandbox: { network: { allowedDomains: ['x.test'] } } }),
+  ];
   const sandboxedRuns: number[] = [];
   const unsandboxedRuns: number[] = [];
+  const networkRuns: number[] = [];
   for (let i = 0; i < 20; i++) {
     sandboxedRuns.push((await measure(writeArgs, { marks: [/"type":"result"/] })).marks[0]!);
     unsandboxedRuns.push((await measure([...writeArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
+    networkRuns.push((await measure(networkArgs, { marks: [/"type":"result"/] })).marks[0]!);
   }
   const SLOW_DELTAS = Number(process.env.BENCH_SLOW_DELTAS ?? 1_000_000);
   const slow = await measure(
@@ -469,6 +477,12 @@ async function main() {
       `${fmt(median(sandboxedRuns), 1)} ms, ${fmt(median(sandboxedRuns) - median(unsandboxedRuns), 1)} ms above ` +
         `--sandbox off (${fmt(median(unsandboxedRuns), 1)} ms, runs alternating)`,
       `${(median(sandboxedRuns) / median(unsandboxedRuns)).toFixed(2)} × the same with --sandbox off`,
+    ],
+    [
+      'the same with sandbox.network.allowedDomains (the egress proxy starts), spawn → result (median of 20)',
+      `${fmt(median(networkRuns), 1)} ms, ${fmt(median(networkRuns) - median(unsandboxedRuns), 1)} ms above ` +
+        `--sandbox off`,
+      `${(median(networkRuns) / median(unsandboxedRuns)).toFixed(2)} × the same with --sandbox off`,
     ],
     [
       'peak RSS, one turn (median of 20)',

@@ -12,7 +12,7 @@ import { toolNameMatches } from '../tools/permission-rules.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import { sandboxOf, type AgentContext } from './context.ts';
-import type { CommandProfile } from '../sandbox/config.ts';
+import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
 import { fireHook } from './hooks.ts';
 import type { RunState } from './loop.ts';
 
@@ -225,6 +225,7 @@ async function authorize(
     deny: ctx.permissions.deny,
     cwd: ctx.cwd,
     directories: ctx.permissions.directories,
+    sandbox: tool.shell && typeof input.command === 'string' ? await shellSandboxOf(ctx) : undefined,
   });
   if (verdict.behavior === 'deny') {
     if (verdict.by === 'path_rule') return { behavior: 'deny', message: verdict.reason };
@@ -235,12 +236,15 @@ async function authorize(
       how: byConfig(tool, 'reject', verdict.by === 'rule'),
     };
   }
+  // Approved, it runs outside the sandbox (see checkPermission): a requested escape only by an answer to this call.
+  const outside =
+    verdict.behavior === 'ask' ? verdict.unsandboxed : verdict.sandbox === 'unsandboxed' ? 'excluded' : undefined;
   // A hook's allow, the callback's or the user's: approved, so the workspace sandbox.
-  if (hook.permission === 'allow')
+  if (hook.permission === 'allow' && outside !== 'requested')
     return {
       behavior: 'allow',
       updatedInput: input,
-      sandbox: 'workspace',
+      sandbox: outside ? 'unsandboxed' : 'workspace',
       how: { permission_decision: { decision: 'accept', source: 'hook', reason_type: 'hook' } },
     };
   if (verdict.behavior === 'allow' && hook.permission !== 'ask') {
@@ -268,8 +272,13 @@ async function authorize(
       parentToolUseId: ctx.parentToolUseId,
       ...shown,
     });
-    if (answer.behavior === 'allow')
-      return { behavior: 'allow', updatedInput: answer.updatedInput ?? input, sandbox: 'workspace' };
+    if (answer.behavior === 'allow') {
+      const approved = answer.updatedInput ?? input;
+      // Outside only for the very line judged (an answer that rewrites it gets the workspace sandbox).
+      const same =
+        approved.command === input.command && (outside === 'excluded' || approved.dangerouslyDisableSandbox === true);
+      return { behavior: 'allow', updatedInput: approved, sandbox: outside && same ? 'unsandboxed' : 'workspace' };
+    }
     return {
       behavior: 'deny',
       message: answer.message || `Permission to use ${tool.name} was denied`,
@@ -279,6 +288,12 @@ async function authorize(
     if (signal.aborted) throw error;
     return { behavior: 'deny', message: `Permission check for ${tool.name} failed: ${(error as Error).message}` };
   }
+}
+
+/** The sandbox's settings for a Bash call's check (the sandbox module loads: Bash is about to use it). */
+async function shellSandboxOf(ctx: AgentContext): Promise<ShellSandbox> {
+  const { shellSandbox } = await import('../sandbox/sandbox.ts');
+  return shellSandbox(sandboxOf(ctx));
 }
 
 async function callWithProgress(

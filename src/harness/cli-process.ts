@@ -30,7 +30,7 @@ export interface CliProcessOptions {
 /** Starts the CLI in the session's sandbox (`sandbox` and `name` from the harness config). */
 export async function startCli(
   o: CliProcessOptions,
-  config: Pick<HarnessConfig, 'name' | 'cwd' | 'sandbox'>,
+  config: Pick<HarnessConfig, 'name' | 'cwd' | 'sandbox' | 'baseUrl'>,
 ): Promise<CliProcess> {
   const confined = await confineCli(config, o.argv, o.env);
   const cli = new CliProcess({ ...o, argv: confined.argv, env: confined.env });

@@ -64,6 +64,14 @@ export interface RunningGroup {
 }
 
 const live = new Set<number>();
+/** Long-lived helpers (./helper.ts): killed on exit like the groups, not counted among the commands running. */
+const helpers = new Set<number>();
+
+/** Puts a helper's process group in (or out of) the registry that `killAllGroups` empties. */
+export function trackHelper(pid: number, running: boolean): void {
+  if (running) helpers.add(pid);
+  else helpers.delete(pid);
+}
 
 /** How long a stopped command's pipes stay open after it exited (see `letGo`). */
 const LET_GO_MS = 250;
@@ -82,8 +90,9 @@ export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): bo
 /** Kills every process group still running (SIGKILL): for exit paths, where nothing can wait. */
 export function killAllGroups(): number {
   let killed = 0;
-  for (const pid of live) if (signalGroup(pid, 'SIGKILL')) killed++;
+  for (const pid of [...live, ...helpers]) if (signalGroup(pid, 'SIGKILL')) killed++;
   live.clear();
+  helpers.clear();
   return killed;
 }
 

@@ -97,7 +97,7 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
   const allowRead = existing(plan.allowRead);
   const kept = [...writable, ...allowRead];
   const stores = plan.credentialStores
-    ? plan.homes.flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
+    ? unique(plan.homes).flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
     : [];
   const remount: string[] = [];
   for (const target of existing([...stores, ...plan.hidden])) {

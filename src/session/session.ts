@@ -63,7 +63,7 @@ import {
   type StructuredOutcome,
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
-import { isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
+import { closeSandbox, isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
 
 /**
  * Sees each message of the session's stream before the transcript and the client do, and the session's end: a tape
@@ -623,12 +623,13 @@ export class Session {
     }
   }
 
-  /** Ends the session: SessionEnd hooks, then stops the MCP servers. */
+  /** Ends the session: SessionEnd hooks, then stops the MCP servers and the sandbox's egress proxies. */
   async close(): Promise<void> {
     this.interrupt();
     await this.harness?.close();
     await fireHook(this.ctx, 'SessionEnd', { reason: 'other' }, { signal: new AbortController().signal });
     await this.mcp.close();
+    closeSandbox(this.ctx.sandbox);
     await this.transcript?.close();
     await this.tap?.close();
   }
