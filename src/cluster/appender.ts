@@ -8,7 +8,7 @@
  * uuid; an ephemeral delta may come twice); a FencedError or a failure that lasts ends it.
  */
 import { RedisConnectionError, reconnectDelay } from './connection.ts';
-import type { LogMessage, SessionLog } from './redis-log.ts';
+import type { LogMessage, SessionLog } from './log/index.ts';
 
 /** What an appender appends with. */
 export interface AppenderOptions {

@@ -29,7 +29,7 @@ import type WebSocket from 'ws';
 import type { SessionOptions } from '../session/options.ts';
 import { envCount, envMs, MAX_TIMER_MS } from '../process/env-number.ts';
 import { reconnectDelay } from './connection.ts';
-import { compareStreamIds, type LogMessage, type SessionLog } from './redis-log.ts';
+import { compareStreamIds, type LogMessage, type SessionLog } from './log/index.ts';
 import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
 import { ClusterClient } from './session-client.ts';
 import { isInternal } from './session-run.ts';

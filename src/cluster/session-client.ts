@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pause, reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
-import { SessionLog, type FollowedEntry, type LogEntry, type LogMessage } from './redis-log.ts';
+import { SessionLog, type FollowedEntry, type LogEntry } from './log/index.ts';
 import { QUEUE, sessionJobOptions, WARM_QUEUE, type SessionJob } from './jobs.ts';
 
 /** Options of a cluster client. */
@@ -34,33 +34,6 @@ const POOLED_TTL_MS = 24 * 3_600_000;
 
 /** Job states in which a worker will (still) run the session's next input. */
 const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
-
-/**
- * A log entry read with this client's own connection, with the owner token that appended it (`after`: a live entry's
- * durable predecessor).
- */
-type OwnedEntry = LogEntry & { owner?: string; after?: string };
-
-/**
- * Stream entries read with this client's own connection: the JSON objects with a string `type` (anything else is left
- * out).
- */
-function entriesOf(raw: Array<[string, string[]]>): OwnedEntry[] {
-  const entries: OwnedEntry[] = [];
-  for (const [id, flat] of raw) {
-    const fields = new Map<string, string>();
-    for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
-    let value: unknown;
-    try {
-      value = JSON.parse(fields.get('m') ?? '');
-    } catch {
-      continue;
-    }
-    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string')
-      entries.push({ id, message: value as LogMessage, owner: fields.get('o'), after: fields.get('a') });
-  }
-  return entries;
-}
 
 /** A connection to the cluster's Redis: the session logs and the sessions queue. */
 export class ClusterClient {
@@ -168,14 +141,13 @@ export class ClusterClient {
   }
 
   /** The last durable entry of a session's log, if any, with the owner token that appended it. */
-  async lastEntry(sessionId: string): Promise<OwnedEntry | undefined> {
-    return (await this.lastEntries(sessionId, 1))[0];
+  async lastEntry(sessionId: string): Promise<LogEntry | undefined> {
+    return (await this.sessions.lastEntries(sessionId, 1))[0];
   }
 
   /** The last `count` durable entries of a session's log, newest first. */
-  async lastEntries(sessionId: string, count: number): Promise<OwnedEntry[]> {
-    const { log } = this.sessions.keys(sessionId);
-    return entriesOf(await this.#redis.xrevrange(log, '+', '-', 'COUNT', count));
+  lastEntries(sessionId: string, count: number): Promise<LogEntry[]> {
+    return this.sessions.lastEntries(sessionId, count);
   }
 
   /**
@@ -239,8 +211,8 @@ export class ClusterClient {
   }
 
   /** Durable messages in a session's log. */
-  async length(sessionId: string): Promise<number> {
-    return this.#redis.xlen(this.sessions.keys(sessionId).log);
+  length(sessionId: string): Promise<number> {
+    return this.sessions.length(sessionId);
   }
 
   /** Adds input lines to the session's inbox, retrying a lost connection a few times. */
@@ -278,9 +250,8 @@ export class ClusterClient {
   }
 
   /** The first entries of a session's log (for a summary: its first prompt, model, start time). */
-  async firstEntries(sessionId: string, count: number): Promise<LogEntry[]> {
-    const { log } = this.sessions.keys(sessionId);
-    return entriesOf(await this.#redis.xrange(log, '-', '+', 'COUNT', count));
+  firstEntries(sessionId: string, count: number): Promise<LogEntry[]> {
+    return this.sessions.firstEntries(sessionId, count);
   }
 
   /** Closes the queue and the connections. */

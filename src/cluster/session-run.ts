@@ -34,7 +34,7 @@ import {
   type LogMessage,
   type SessionEndMarker,
   type SessionLog,
-} from './redis-log.ts';
+} from './log/index.ts';
 import { pause, RedisConnectionError, reconnectDelay } from './connection.ts';
 import type { SessionJob } from './jobs.ts';
 import { Appender } from './appender.ts';
@@ -106,7 +106,7 @@ async function restoreArchive(o: SessionRunOptions, archived: Promise<boolean>):
   if (lines.length === 0) return [];
   const ids = await log.append(job.sessionId, token, lines);
   o.print(`agentpipe worker: session ${job.sessionId}: restored ${lines.length} lines from ${file}`);
-  return lines.map((message, i) => ({ id: ids[i]!, message }));
+  return lines.map((message, i) => ({ id: ids[i]!, message, json: JSON.stringify(message) }));
 }
 
 /** A stable uuid for a user message that came without one (so a new owner recognises it). */
@@ -268,7 +268,7 @@ export async function runClusterSession(o: SessionRunOptions): Promise<RunOutcom
       );
       const closing = [...cancels, ...closingMessages(id, cut.unanswered)];
       const ids = await log.append(id, token, closing);
-      closing.forEach((message, i) => entries.push({ id: ids[i]!, message }));
+      closing.forEach((message, i) => entries.push({ id: ids[i]!, message, json: JSON.stringify(message) }));
     }
     const options = { ...job.options, sessionId: id, persistSession: true, sessionMirror: true };
     const lines = entries.map((e) => transcriptLine(e.message)).filter((l) => l !== undefined);

@@ -12,7 +12,7 @@
  * `<prefix>:sweep:lock` (the stepping worker's id, with an expiry).
  */
 import type { Redis } from 'ioredis';
-import type { SessionLog } from './redis-log.ts';
+import type { SessionLog } from './log/index.ts';
 
 /** What a sweep needs. */
 export interface SweepOptions {

@@ -38,7 +38,7 @@ import os from 'node:os';
 import type { Job, Queue, Worker } from 'bullmq';
 import { envCount, envMs } from '../process/env-number.ts';
 import { redactUrl, reconnectDelay } from './connection.ts';
-import { ArchiveRefusedError, SessionLog } from './redis-log.ts';
+import { ArchiveRefusedError, SessionLog } from './log/index.ts';
 import {
   archiveJobId,
   FAILED_JOBS_KEPT,

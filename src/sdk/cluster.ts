@@ -21,7 +21,7 @@ import type { HookCallback, HookInput } from '../tools/hooks/types.ts';
 import { ClusterClient } from '../cluster/session-client.ts';
 import { pause, RedisConnectionError } from '../cluster/connection.ts';
 import { jobOptions, type SessionJob } from '../cluster/jobs.ts';
-import type { LogMessage } from '../cluster/redis-log.ts';
+import type { LogMessage } from '../cluster/log/index.ts';
 import { isInternal } from '../cluster/session-run.ts';
 import { Counter, promptMessages } from './prompt-input.ts';
 import type { ClusterOptions, Engine, PromptMessage, QueryOptions } from './types.ts';

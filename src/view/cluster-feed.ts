@@ -13,7 +13,7 @@
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { ClusterClient } from '../cluster/session-client.ts';
-import type { LogMessage } from '../cluster/redis-log.ts';
+import type { LogMessage } from '../cluster/log/index.ts';
 import { pause } from '../cluster/connection.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { socketWriter } from '../pipeline/socket-writer.ts';
