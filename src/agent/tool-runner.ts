@@ -76,6 +76,16 @@ export async function runToolCall(
     };
   }
   const input = decision.updatedInput ?? use.input;
+  if (ctx.guard) {
+    try {
+      const call = { toolUseId: use.id, toolName: tool.name, parentToolUseId: ctx.parentToolUseId };
+      await ctx.guard.toolStarting(call, signal);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      ctx.debug?.('tools', `${tool.name} (${use.id}) not run: ${why}`);
+      return errorOutcome(use, wrapToolUseError(`Not run: ${why}`));
+    }
+  }
   const started = Date.now();
   const result = await callWithProgress(ctx, tool, { ...use, input }, signal, run);
   const outcome: ToolOutcome = {
