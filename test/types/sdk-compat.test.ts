@@ -44,6 +44,7 @@ import type {
   InformationalMessage,
   McpServerStatusMessage,
   ModelFallbackMessage,
+  WorkerLostMessage,
   PermissionDenial,
   ResultMessage,
   ResultSuccessMessage,
@@ -101,7 +102,7 @@ export type Checks = [
     }
   >,
   // agentpipe's additive extensions (unknown to the SDK, which passes unknown types through) aside:
-  Assignable<SDKMessage, Exclude<AgentMessage, McpServerStatusMessage | ModelFallbackMessage>>,
+  Assignable<SDKMessage, Exclude<AgentMessage, McpServerStatusMessage | ModelFallbackMessage | WorkerLostMessage>>,
 ];
 
 test('the wire types are assignable to the official SDK types (checked by tsc)', () => {
