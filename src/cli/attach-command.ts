@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { CliFlags } from './flags.ts';
+import type { LogMessage } from '../cluster/log/index.ts';
 
 /** Flags of `attach`, merged with the main program's. */
 interface AttachFlags extends CliFlags {
@@ -39,7 +40,7 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
   if (flags.outputFormat !== 'stream-json' || !flags.verbose)
     return fail('attach prints stream-json: give --output-format stream-json --verbose');
   const { SessionLog, RedisConnectionError } = await import('../cluster/redis.ts');
-  const { isInternal } = await import('../cluster/session-run.ts');
+  const { isInternal } = await import('../cluster/log/index.ts');
   const sessions = new SessionLog({ redis: flags.redis });
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
@@ -78,8 +79,7 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
       from = id;
     }
     const partial = flags.includePartialMessages === true;
-    const show = (message: { type: string }): boolean =>
-      !isInternal(message) && (partial || message.type !== 'stream_event');
+    const show = (message: LogMessage): boolean => !isInternal(message) && (partial || message.type !== 'stream_event');
     const liveFrom = await sessions.lastLiveId(sessionId);
     let last = from;
     let ended = false;

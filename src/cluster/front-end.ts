@@ -32,7 +32,7 @@ import { reconnectDelay } from './connection.ts';
 import { compareStreamIds, type LogMessage, type SessionLog } from './log/index.ts';
 import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
 import { ClusterClient } from './session-client.ts';
-import { isInternal } from './session-run.ts';
+import { isInternal } from './log/index.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { socketWriter } from '../pipeline/socket-writer.ts';
 

@@ -22,7 +22,7 @@ import { ClusterClient } from '../cluster/session-client.ts';
 import { pause, RedisConnectionError } from '../cluster/connection.ts';
 import { jobOptions, type SessionJob } from '../cluster/jobs.ts';
 import type { LogMessage } from '../cluster/log/index.ts';
-import { isInternal } from '../cluster/session-run.ts';
+import { isInternal } from '../cluster/log/index.ts';
 import { Counter, promptMessages } from './prompt-input.ts';
 import type { ClusterOptions, Engine, PromptMessage, QueryOptions } from './types.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';

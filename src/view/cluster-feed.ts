@@ -27,6 +27,7 @@ const NOT_SHOWN = new Set([
   'keep_alive',
   'transcript_mirror',
   'agentpipe_session_end',
+  'agentpipe_tool_start',
   'agentpipe_snapshot',
 ]);
 

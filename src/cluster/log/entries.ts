@@ -73,6 +73,24 @@ export interface InputEntry {
 /** An entry of `follow`: a durable message of the log or an ephemeral one of the live stream. */
 export type FollowedEntry = { kind: 'durable'; entry: LogEntry } | { kind: 'live'; entry: LiveEntry };
 
+/** True for the lines a transcript holds that the wire never carries (prompts, hook context, snapshots, titles). */
+export function isTranscriptOnly(line: {
+  type: string;
+  agentpipe_prompt?: unknown;
+  agentpipe_context?: unknown;
+}): boolean {
+  if (line.type === 'agentpipe_snapshot' || line.type === 'custom-title') return true;
+  return line.type === 'user' && (line.agentpipe_prompt === true || line.agentpipe_context === true);
+}
+
+/** True for log entries a client is never sent: transcript-only lines, the worker's own lines. */
+export function isInternal(message: LogMessage): boolean {
+  if (message.type === 'agentpipe_session_end' || message.type === 'agentpipe_tool_start') return true;
+  return message.type === 'user' || message.type === 'agentpipe_snapshot' || message.type === 'custom-title'
+    ? isTranscriptOnly(message)
+    : false;
+}
+
 const StreamId = z.string().regex(STREAM_ID);
 
 /** A stream entry as Redis answers it: `[id, [field, value, ...]]`. */

@@ -4,6 +4,7 @@ export { FencedError, fenced } from './fence.ts';
 export { ArchiveRefusedError, transcriptLine } from './archive.ts';
 export { isEphemeral, type AppendRecord } from './durable.ts';
 export { compareStreamIds, START_ID, STREAM_ID, streamIdTime, type SessionKeys } from './keys.ts';
+export { isInternal, isTranscriptOnly } from './entries.ts';
 export type {
   FollowedEntry,
   InputEntry,
