@@ -40,7 +40,7 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
   if (flags.outputFormat !== 'stream-json' || !flags.verbose)
     return fail('attach prints stream-json: give --output-format stream-json --verbose');
   const { SessionLog, RedisConnectionError } = await import('../cluster/redis.ts');
-  const { isInternal } = await import('../cluster/log/index.ts');
+  const { DATA_LOST, isInternal } = await import('../cluster/log/index.ts');
   const sessions = new SessionLog({ redis: flags.redis });
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
@@ -93,18 +93,32 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
     // The deltas of the message being written now (they follow the last durable message).
     for (const entry of await sessions.readLive(sessionId))
       if (entry.after === last && show(entry.message)) await print(entry.message);
-    // Archived or deleted meanwhile: nothing more will come.
+    // Redis restarted without its data: said, not waited on.
+    let lostData = false;
+    const epoch = await sessions.watchDataLoss(() => {
+      lostData = true;
+      stop.abort();
+    });
+    // Archived or deleted meanwhile: nothing more will come (unless Redis lost everything: then that is said).
     watch = setInterval(() => {
       sessions.exists(sessionId).then(
-        (there) => !there && stop.abort(),
+        async (there) => {
+          if (there) return;
+          lostData ||= await epoch.lost().catch(() => false);
+          stop.abort();
+        },
         () => undefined,
       );
     }, 1000);
-    for await (const { entry } of sessions.follow(sessionId, last, stop.signal, { fromId: liveFrom })) {
-      if (entry.message.type === 'agentpipe_session_end') break;
-      if (show(entry.message)) await print(entry.message);
+    try {
+      for await (const { entry } of sessions.follow(sessionId, last, stop.signal, { fromId: liveFrom })) {
+        if (entry.message.type === 'agentpipe_session_end') break;
+        if (show(entry.message)) await print(entry.message);
+      }
+    } finally {
+      epoch.stop();
     }
-    return 0;
+    return lostData ? fail(DATA_LOST) : 0;
   } catch (error) {
     if (error instanceof RedisConnectionError) return fail(error.message);
     throw error;

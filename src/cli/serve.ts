@@ -99,7 +99,7 @@ async function serveCluster(
       `serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ` +
         `?session=<id>)`,
     );
-  const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
+  const { ClusterFrontEnd } = await import('../cluster/front-end/front-end.ts');
   const { RedisConnectionError } = await import('../cluster/connection.ts');
   let front;
   try {

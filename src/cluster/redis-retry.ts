@@ -1,12 +1,13 @@
 /**
  * The one way the cluster waits out a lost Redis connection: a command that failed because the
- * connection did (a RedisConnectionError) is tried again with capped backoff, while the caller's
- * bound holds; any other error is thrown at once, as is the last connection error once the bound
- * is spent. Writes retried so must be idempotent (the log's appends are, by uuid; an inbox push
- * may land twice if its answer was lost: the worker's reader skips a prompt it has run).
+ * connection did (a RedisConnectionError, or ioredis's own error under BullMQ) is tried again
+ * with capped backoff, while the caller's bound holds; any other error is thrown at once, as is
+ * the last connection error once the bound is spent. Writes retried so must be idempotent (the
+ * log's appends are, by uuid; a warm claim is, by its line; an inbox push may land twice if its
+ * answer was lost: the worker's reader skips a prompt it has run).
  */
 import { monotonicMs } from '../process/clock.ts';
-import { pause, reconnectDelay, RedisConnectionError } from './connection.ts';
+import { isConnectionFailure, pause, reconnectDelay, RedisConnectionError } from './connection.ts';
 
 /** How long a retry goes on. */
 export interface RetryBound {
@@ -17,7 +18,7 @@ export interface RetryBound {
   /** Gives up at once when aborted. */
   signal?: AbortSignal;
   /** Told of each failure that is retried (once per outage is the caller's business). */
-  onRetry?: (error: RedisConnectionError, attempt: number) => void;
+  onRetry?: (error: unknown, attempt: number) => void;
 }
 
 /** Runs `command`, retrying it through lost connections within `bound`. */
@@ -27,7 +28,7 @@ export async function retryRedis<T>(command: () => Promise<T>, bound: RetryBound
     try {
       return await command();
     } catch (error) {
-      if (!(error instanceof RedisConnectionError)) throw error;
+      if (!(error instanceof RedisConnectionError) && !isConnectionFailure(error)) throw error;
       since ??= monotonicMs();
       const delay = reconnectDelay(attempt);
       const spent = bound.forMs !== undefined && monotonicMs() - since + delay > bound.forMs;

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pause, reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
+import { retryRedis } from './redis-retry.ts';
 import { SessionLog, type FollowedEntry, type LogEntry } from './log/index.ts';
 import { QUEUE, sessionJobOptions, WARM_QUEUE, type SessionJob } from './jobs.ts';
 
@@ -24,8 +25,8 @@ export interface ClusterClientOptions {
   log?: (line: string) => void;
 }
 
-/** The line that claims a warm session (a session ignores it). */
-const CLAIM_LINE = '{"type":"keep_alive"}';
+/** A line that claims a warm session (a session ignores it), unique per claim so that a retried claim knows its own. */
+export const claimLine = (): string => JSON.stringify({ type: 'keep_alive', claim: randomUUID() });
 /**
  * How long a warm session's pooled mark outlives a front end that died with it in its pool (a claim or the session's
  * discard deletes it otherwise): its job may wait that long for a worker's free warm slot.
@@ -83,8 +84,8 @@ export class ClusterClient {
    * one its worker discarded as it was taken is started as a new session (a job of the sessions queue). Its input may
    * be pushed before or after: a worker runs it either way. True when the claim took the warm run.
    */
-  async takeWarm(job: SessionJob): Promise<boolean> {
-    if (await this.sessions.claimWarm(job.sessionId, CLAIM_LINE)) return true;
+  async takeWarm(job: SessionJob, claim = claimLine()): Promise<boolean> {
+    if (await this.sessions.claimWarm(job.sessionId, claim)) return true;
     await this.start({ sessionId: job.sessionId, options: job.options, stream: job.stream }, 30_000, undefined, true);
     return false;
   }
@@ -215,17 +216,9 @@ export class ClusterClient {
     return this.sessions.length(sessionId);
   }
 
-  /** Adds input lines to the session's inbox, retrying a lost connection a few times. */
+  /** Adds input lines to the session's inbox, retrying a lost connection for a few seconds. */
   async push(sessionId: string, lines: readonly string[]): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.sessions.pushInput(sessionId, lines);
-        return;
-      } catch (error) {
-        if (!(error instanceof RedisConnectionError) || attempt >= 5) throw error;
-        await pause(reconnectDelay(attempt));
-      }
-    }
+    await retryRedis(() => this.sessions.pushInput(sessionId, lines), { forMs: 5000 });
   }
 
   /** Workers connected to the sessions queue now. */

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { runCli, parseLines } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { SessionLog } from '../../src/cluster/redis.ts';
+import { ViewStore } from '../../web/src/model/store.ts';
 import { startRedis } from './redis-server.ts';
 import WebSocket from 'ws';
 import { watchedCli } from '../transport/ws-helpers.ts';
@@ -127,7 +128,10 @@ test('a worker killed with SIGKILL mid-tool: another takes the session over, the
   assert.deepEqual(lost.unknown_tool_use_ids, ['toolu_slow']);
   assert.match(
     lost.content,
-    /was lost; worker \S+ took the session over\. The prompt goes on here\. The outcome of Bash \(toolu_slow\) is unknown/,
+    new RegExp(
+      String.raw`was lost; worker \S+ took the session over\. The prompt goes on here\. ` +
+        String.raw`The outcome of Bash \(toolu_slow\) is unknown`,
+    ),
   );
   const unknown = client.messages.find(
     (m) => m.type === 'user' && Array.isArray(m.message.content) && m.message.content[0]?.tool_use_id === 'toolu_slow',
@@ -137,6 +141,12 @@ test('a worker killed with SIGKILL mid-tool: another takes the session over, the
   assert.equal(unknown.message.content[0].is_error, true);
   assert.ok(client.messages.indexOf(lost) < client.messages.indexOf(unknown), 'the notice first');
   assert.ok(!client.messages.some((m) => /interrupted by user/.test(JSON.stringify(m))), 'never "interrupted by user"');
+  // The viewer's projection of the same stream says so (issue 30): a "worker lost" notice, no "Interrupted".
+  const view = new ViewStore();
+  for (const m of client.messages) view.push(m as never);
+  const notices = view.items.flatMap((i) => (i.kind === 'notice' ? [`${i.level}: ${i.title}`] : []));
+  assert.deepEqual(notices, ['retry: Worker lost: the session was taken over']);
+  assert.equal(view.tools.get('toolu_slow')?.status, 'failed', 'the cut call shows as failed (its outcome unknown)');
 
   client.send(prompt('and now?'));
   await client.until(() => client.results().length === 2, "the second prompt's result");

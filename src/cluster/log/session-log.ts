@@ -9,6 +9,7 @@
  * (and maybe was taken over) can never write again: it gets a FencedError (fence.ts).
  */
 import { Archiver } from './archive.ts';
+import { DataEpoch } from './epoch.ts';
 import { appendRecord, DurableLog, isEphemeral, type AppendRecord } from './durable.ts';
 import {
   logEntry,
@@ -81,6 +82,32 @@ export class SessionLog {
   /** Opens a blocking connection now for the next tail; with `keepSpare`, each tail that takes it opens the next. */
   async warm(keepSpare = true): Promise<void> {
     return this.#store.warm(keepSpare);
+  }
+
+  /**
+   * Watches for Redis losing its data (log/epoch.ts): `onLost` is called once when, after a reconnect, Redis no
+   * longer holds the epoch it held when the watch began. Returns the watch: `stop()` ends it, `lost()` asks now.
+   */
+  async watchDataLoss(onLost: () => void): Promise<{ stop: () => void; lost: () => Promise<boolean> }> {
+    const epoch = new DataEpoch(this.#store, this.prefix);
+    await epoch.establish();
+    let said = false;
+    let checking = false;
+    const stop = await this.#store.onReconnect(() => {
+      if (said || checking) return;
+      checking = true;
+      epoch
+        .lost()
+        .then((lost) => {
+          if (!lost || said) return;
+          said = true;
+          stop();
+          onLost();
+        })
+        .catch(() => undefined) // Gone again: the next reconnect checks.
+        .finally(() => (checking = false));
+    });
+    return { stop, lost: () => epoch.lost() };
   }
 
   /** Closes the connections this log opened (a client passed in is left open); running tails end. */

@@ -41,6 +41,16 @@ export class LogStore {
     return this.#conn();
   }
 
+  /**
+   * Calls `listener` each time the command connection is ready again after it was lost (a restarted Redis), not for
+   * the first connect; returns a function that stops it.
+   */
+  async onReconnect(listener: () => void): Promise<() => void> {
+    const { client } = await this.#conn();
+    client.on('ready', listener);
+    return () => void client.off('ready', listener);
+  }
+
   /** Runs a command on the command connection; a lost connection becomes a RedisConnectionError. */
   async call<T>(run: (client: Redis) => Promise<T>): Promise<T> {
     const connection = await this.#conn();

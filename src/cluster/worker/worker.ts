@@ -31,6 +31,7 @@ import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { envCount, envMs } from '../../process/env-number.ts';
 import { errorMessage } from '../../process/error-message.ts';
+import { bounded } from '../bounded.ts';
 import { redactUrl, reconnectDelay } from '../connection.ts';
 import { SessionLog } from '../log/index.ts';
 import { FAILED_JOBS_KEPT, QUEUE, WARM_QUEUE } from '../jobs.ts';
@@ -284,20 +285,10 @@ class ClusterWorker {
     })());
   }
 
-  /** `step`, or undefined (said once) when it did not settle within the hand-back bound. */
-  async #bounded<T>(step: Promise<T>, what: string): Promise<T | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => {
-        this.#o.log(`agentpipe worker: ${what}: not done within ${this.#handBackMs} ms; going on without it`);
-        resolve(undefined);
-      }, this.#handBackMs);
-      timer.unref();
-    });
-    try {
-      return await Promise.race([step.catch(() => undefined), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  /** `step`, or undefined (said) when it did not settle within the hand-back bound. */
+  #bounded<T>(step: Promise<T>, what: string): Promise<T | undefined> {
+    return bounded(step, this.#handBackMs, () =>
+      this.#o.log(`agentpipe worker: ${what}: not done within ${this.#handBackMs} ms; going on without it`),
+    );
   }
 }
