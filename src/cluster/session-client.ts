@@ -109,7 +109,8 @@ export class ClusterClient {
 
   /** Connects (bounded: a RedisConnectionError that says why within seconds). */
   static async open(o: ClusterClientOptions): Promise<ClusterClient> {
-    const sessions = new SessionLog({ redis: o.redis });
+    // No offline queue: what this client gives up on (a start, a claim, input) never lands later.
+    const sessions = new SessionLog({ redis: o.redis, offlineQueue: false });
     try {
       await sessions.connect();
     } catch (error) {
@@ -121,6 +122,7 @@ export class ClusterClient {
       maxRetriesPerRequest: 3,
       retryStrategy: reconnectDelay,
       connectTimeout: 3000,
+      enableOfflineQueue: false,
       connectionName: 'agentpipe-client',
     });
     const queue = new BullQueue(QUEUE.name, { connection: redis, prefix: QUEUE.prefix });

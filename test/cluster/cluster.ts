@@ -8,11 +8,14 @@ import { after } from 'node:test';
 import WebSocket from 'ws';
 import { watchedCli } from '../transport/ws-helpers.ts';
 
-/** Worker tuning for tests: a dead worker's sessions are taken over within about 4 s. */
+/**
+ * Worker tuning for tests: a dead worker's sessions are taken over within about 5 s. The lease is long enough that a
+ * run on a loaded machine still renews it in time (a run stops, its tools killed, when none landed for 3/4 of it).
+ */
 export const FAST_TAKEOVER = {
   AGENTPIPE_WORKER_LOCK_MS: '2000',
   AGENTPIPE_WORKER_STALLED_MS: '1000',
-  AGENTPIPE_LEASE_MS: '2000',
+  AGENTPIPE_LEASE_MS: '4000',
   AGENTPIPE_SESSION_IDLE_MS: '60000',
 };
 
@@ -59,6 +62,12 @@ export async function kill9(cli: ClusterProcess): Promise<void> {
   if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
   await cli.exited;
 }
+
+/**
+ * A Bash command that runs until the file `release` appears in its folder (at most a minute): a tool call still
+ * running whenever the test kills its worker, however loaded the machine; the test releases it when done.
+ */
+export const UNTIL_RELEASED = 'for i in $(seq 600); do [ -e release ] && exit 0; sleep 0.1; done';
 
 /** The lines of a user prompt. */
 export const prompt = (text: string): string =>

@@ -5,19 +5,21 @@
  * result, the next prompt is answered with the history, nothing comes twice.
  */
 import { test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { query } from '../../src/index.ts';
 import type { PromptMessage } from '../../src/sdk/types.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { startRedis } from './redis-server.ts';
-import { kill9, startWorker } from './cluster.ts';
+import { kill9, startWorker, UNTIL_RELEASED } from './cluster.ts';
 
 const redis = await startRedis();
 
 test('the worker of a query killed mid-tool: the query is told, the call is reported unknown, the prompt goes on to its one result on another worker', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [
-    { text: 'running it', tool_calls: [{ name: 'Bash', id: 'toolu_slow', input: { command: 'sleep 3' } }] },
+    { text: 'running it', tool_calls: [{ name: 'Bash', id: 'toolu_slow', input: { command: UNTIL_RELEASED } }] },
     { text: 'never sent' },
   ]);
   const first = await startWorker(redis.url);
@@ -81,4 +83,5 @@ test('the worker of a query killed mid-tool: the query is told, the call is repo
   assert.equal(new Set(ids).size, ids.length, 'nothing twice');
   assert.ok(messages.every((m) => m.session_id === messages[0]!.session_id));
   await kill9(second!);
+  writeFileSync(path.join(dir, 'release'), ''); // the dead worker's orphaned call ends
 });

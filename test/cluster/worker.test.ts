@@ -16,7 +16,17 @@ import { ViewStore } from '../../web/src/model/store.ts';
 import { startRedis } from './redis-server.ts';
 import WebSocket from 'ws';
 import { watchedCli } from '../transport/ws-helpers.ts';
-import { Client, eventually, kill9, prompt, sessionOf, startFrontEnd, startWorker, uuids } from './cluster.ts';
+import {
+  Client,
+  eventually,
+  kill9,
+  prompt,
+  sessionOf,
+  startFrontEnd,
+  startWorker,
+  UNTIL_RELEASED,
+  uuids,
+} from './cluster.ts';
 
 const redis = await startRedis();
 /** The messages a log keeps (attach replays them; deltas and heartbeats are live only). */
@@ -86,7 +96,7 @@ test('a worker killed with SIGKILL mid-tool: another takes the session over, the
   const script = writeScript(dir, [
     {
       text: 'running it',
-      tool_calls: [{ id: 'toolu_slow', name: 'Bash', input: { command: `echo ran >> ${ledger}; sleep 2` } }],
+      tool_calls: [{ id: 'toolu_slow', name: 'Bash', input: { command: `echo ran >> ${ledger}; ${UNTIL_RELEASED}` } }],
     },
     { text: 'never sent' },
   ]);
@@ -178,6 +188,7 @@ test('a worker killed with SIGKILL mid-tool: another takes the session over, the
   );
   await kill9(front);
   await kill9(second);
+  writeFileSync(path.join(dir, 'release'), ''); // the dead worker's orphaned call ends
 });
 
 test('a front end restarted mid-stream: the client reconnects to another with its last message and misses nothing', async () => {

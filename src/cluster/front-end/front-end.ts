@@ -134,7 +134,8 @@ export class ClusterFrontEnd {
       if (!claimed)
         this.#o.log(`agentpipe serve: warm session ${sessionId} had ended as it was taken; started it anew`);
     } catch (error) {
-      await this.#client.sessions.unmarkPooled(sessionId).catch(() => undefined);
+      // Best effort (Redis may still be away: the warm session's worker deletes the mark when it ends it).
+      await retryRedis(() => this.#client.sessions.unmarkPooled(sessionId), { forMs: 1000 }).catch(() => undefined);
       throw error;
     }
   }
