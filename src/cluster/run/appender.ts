@@ -6,7 +6,8 @@
  * replies (Redis runs one connection's commands in order). Every append is fenced and extends the
  * lease (`onLanded` tells the lease keeper when it was sent). Connection failures are retried in
  * order while `mayRetry` holds (durable messages land once: appends are idempotent by uuid; an
- * ephemeral delta may come twice); a FencedError or a failure that lasts ends it, as does
+ * ephemeral delta may be stored twice, and followers skip the repeat); a FencedError or a failure
+ * that lasts ends it, as does
  * `seal()` (the lease is lost: nothing more may land).
  */
 import { monotonicMs } from '../../process/clock.ts';

@@ -19,25 +19,19 @@
  *   worker is stopping (`stopped`), or a warm session was never claimed (`unclaimed`).
  * Whatever happens, the lease is given up (unless another owner has it) within a bounded time.
  */
-import { randomBytes } from 'node:crypto';
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ParsedLine } from '../../messages/parse.ts';
 import { newUuid } from '../../messages/ids.ts';
 import { monotonicMs } from '../../process/clock.ts';
 import { killAtOnce } from '../../process/run.ts';
-import { readTranscript } from '../../session/transcript-format.ts';
-import { runStreamSession } from '../../session/serve-session.ts';
-import type { SessionOptions } from '../../session/options.ts';
 import { FencedError, transcriptLine, type LogEntry, type SessionEndMarker, type SessionLog } from '../log/index.ts';
 import { pause } from '../connection.ts';
 import type { SessionJob } from '../jobs.ts';
+import { ActiveRun } from './active-run.ts';
 import { Appender } from './appender.ts';
-import { InboxInput } from './inbox-input.ts';
+import { restoreArchive } from './archive-restore.ts';
 import { LeaseKeeper, LeaseLostError } from './lease-keeper.ts';
-import { RunOutput } from './run-output.ts';
 import { findCutTurn, takeoverMessages, type CutTurnFound } from './takeover.ts';
-import { ToolJournal } from './tool-journal.ts';
 
 /** What a run needs. */
 export interface SessionRunOptions {
@@ -80,11 +74,8 @@ export type RunOutcome = 'ended' | 'fenced' | 'lost' | 'stopped' | 'unclaimed';
 /** The states of a run (see the module comment). */
 export type RunStatus = 'acquiring' | 'opening' | 'running' | 'ending' | RunOutcome;
 
-/** Where a session's archive is. */
-export const archiveFile = (dir: string, sessionId: string): string => path.join(dir, `${sessionId}.jsonl`);
-
 /** What opening found: the log, the turn that goes on, the transcript to resume from. */
-interface Opened {
+export interface Opened {
   entries: LogEntry[];
   cut?: CutTurnFound;
   continues: boolean;
@@ -131,8 +122,6 @@ export class SessionRun {
   /** The lease (waiting for a lost owner's to expire) and the log; undefined when the worker stopped first. */
   async #acquire(): Promise<{ entries: LogEntry[] | undefined; at: number } | undefined> {
     const { log, token, leaseMs, signal } = this.#o;
-    const archived = this.#o.archiveDir ? access(archiveFile(this.#o.archiveDir, this.#id)) : undefined;
-    archived?.catch(() => undefined);
     // The lease and the log in one round trip (Redis runs them in order: nothing lands between them).
     let at = monotonicMs();
     const [leased, read] = await Promise.all([
@@ -199,7 +188,7 @@ export class SessionRun {
   async #open(read: LogEntry[] | undefined): Promise<Opened> {
     const { log, job, token } = this.#o;
     let entries = read ?? (await log.read(this.#id));
-    if (entries.length === 0) entries = await this.#restoreArchive();
+    if (entries.length === 0 && this.#o.archiveDir) entries = await restoreArchive(this.#o, this.#o.archiveDir);
     const cut = findCutTurn(entries);
     const continues = cut !== undefined && !job.options.harness && !cut.prompt.agentpipe_command;
     if (cut) {
@@ -219,122 +208,16 @@ export class SessionRun {
     return { entries, cut, continues, file };
   }
 
-  /**
-   * Puts an archived session's transcript back into its (empty) log, fenced like any append, so clients reconnect from
-   * a message uuid and the run resumes from it. Returns the entries, or none when there is no archive.
-   */
-  async #restoreArchive(): Promise<LogEntry[]> {
-    const { log, token } = this.#o;
-    if (!this.#o.archiveDir) return [];
-    const file = archiveFile(this.#o.archiveDir, this.#id);
-    if (
-      !(await access(file).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return [];
-    const lines = await readTranscript(file, this.#o.print);
-    if (lines.length === 0) return [];
-    const records = lines.map((line) => ({
-      kind: 'd' as const,
-      uuid: typeof line.uuid === 'string' ? line.uuid : '',
-      json: JSON.stringify(line),
-    }));
-    const ids = await log.appendRecords(this.#id, token, records, this.#o.leaseMs);
-    this.#o.print(`agentpipe worker: session ${this.#id}: restored ${lines.length} lines from ${file}`);
-    return (await log.read(this.#id)).filter((entry) => ids.includes(entry.id));
-  }
-
   /** Runs the session until its input ends; whether it was claimed (warm) and wrote anything. */
-  async #runSession(opened: Opened): Promise<{ claimed: boolean; wrote: boolean }> {
-    const { log, job, token } = this.#o;
-    const keeper = this.#keeper!;
-    const appender = this.#appender!;
-    const tag = randomBytes(4).toString('hex');
-    const seen = new Set(
-      opened.entries.flatMap(({ message: m }) =>
-        m.type === 'user' && 'agentpipe_prompt' in m && m.agentpipe_prompt ? [m.uuid] : [],
-      ),
-    );
-    const silent = new Set<string>();
-    const state = { claimed: false, wrote: false, running: 0 };
-    const idle = new IdleTimer(() => {
-      const ms = state.claimed ? this.#o.idleMs : (job.warmMs ?? this.#o.idleMs);
-      const what = state.claimed ? 'idle' : 'warm, not taken,';
-      this.#o.print(`agentpipe worker: session ${this.#id}: ${what} for ${ms} ms; ending its run`);
-      input.end();
-    });
-    const input = new InboxInput({
-      log,
-      sessionId: this.#id,
-      token,
-      tag,
-      seen,
-      silent,
-      ...(opened.continues && opened.cut ? { continued: continuedPrompt(this.#id, opened.cut) } : {}),
-      draining: () => this.#o.drain?.aborted === true,
-      mayAct: () => keeper.state !== 'lost' && monotonicMs() < this.#giveUpAt,
-      signal: this.#stop.signal,
-      onLine: () => {
-        if (!state.claimed) this.#o.onClaimed?.();
-        state.claimed = true;
-        idle.touch(this.#o.idleMs);
-      },
-      onPrompt: () => state.running++,
-    });
-    const endIfDrained = (): void => {
-      if (this.#o.drain?.aborted && state.running === 0) input.end();
-    };
-    this.#o.drain?.addEventListener('abort', endIfDrained, { once: true });
-    // A warm session is claimed by its first input line; one with history, a moved cursor or input waiting (a takeover
-    // of a claimed one) is claimed already, and is not marked ready again.
-    state.claimed =
-      !job.warmMs ||
-      opened.entries.length > 0 ||
-      (await log.cursor(this.#id)) !== '0-0' ||
-      (await log.hasPendingInput(this.#id));
-    if (state.claimed && job.warmMs) this.#o.onClaimed?.();
-    const idleMs = () => (state.claimed ? this.#o.idleMs : (job.warmMs ?? this.#o.idleMs));
-    idle.touch(idleMs());
-    endIfDrained();
-    const output = new RunOutput({
-      log,
-      appender,
-      tag,
-      silent,
-      clientMirror: job.options.sessionMirror === true,
-      started: (uuid) => input.started(uuid),
-      wrote: () => {
-        state.wrote = true;
-        idle.touch(idleMs());
-      },
-      result: () => {
-        state.running = Math.max(0, state.running - 1);
-        queueMicrotask(endIfDrained);
-      },
-    });
-    const journal = new ToolJournal({ keeper, appender, log, sessionId: this.#id, worker: this.#o.worker });
-    try {
-      await runStreamSession({
-        options: sessionOptions(job, opened, journal),
-        input: input.lines,
-        send: (line) => output.send(line),
-        log: (line) => this.#o.print(`${line} (session ${this.#id})`),
-        signal: this.#stop.signal,
-        replayUserMessages: job.stream.replayUserMessages,
-        permissionPromptTool: job.stream.permissionPromptTool,
-        awaitInitialize: job.stream.awaitInitialize,
-        onSession: () => {
-          if (!state.claimed) this.#o.onReady?.();
-        },
-      });
-    } finally {
-      idle.stop();
-      input.end();
-      this.#o.drain?.removeEventListener('abort', endIfDrained);
-    }
-    return { claimed: state.claimed, wrote: state.wrote };
+  #runSession(opened: Opened): Promise<{ claimed: boolean; wrote: boolean }> {
+    return new ActiveRun({
+      run: this.#o,
+      opened,
+      keeper: this.#keeper!,
+      appender: this.#appender!,
+      stop: this.#stop.signal,
+      mayAct: () => this.#keeper!.state !== 'lost' && monotonicMs() < this.#giveUpAt,
+    }).run();
   }
 
   /** How the run ended once everything it emitted landed; appends the end marker of a run that ended. */
@@ -386,54 +269,5 @@ export class SessionRun {
     await this.#appender?.drain();
     await this.#keeper?.release(bound);
     if (this.#dir) await rm(this.#dir, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-/** The session options of a run: the job's, resumed from the run's transcript, guarded, the cut turn going on. */
-function sessionOptions(job: SessionJob, opened: Opened, guard: ToolJournal): SessionOptions {
-  return {
-    ...job.options,
-    resume: opened.file,
-    persistSession: true,
-    sessionMirror: true,
-    runGuard: guard,
-    ...(opened.continues ? { continueCutTurn: true } : {}),
-  };
-}
-
-/** The cut prompt as an input line again: the runner goes on with its turn instead of running it anew. */
-function continuedPrompt(sessionId: string, cut: CutTurnFound): ParsedLine {
-  const content = cut.prompt.message.content;
-  return {
-    ok: true,
-    message: {
-      type: 'user',
-      // What the runner matches is the uuid: the content only says what the prompt was.
-      message: {
-        role: 'user',
-        content:
-          typeof content === 'string' ? content : content.filter((b) => b.type !== 'tool_use' && b.type !== 'thinking'),
-      },
-      parent_tool_use_id: null,
-      session_id: sessionId,
-      uuid: cut.prompt.uuid,
-    },
-  };
-}
-
-/** Ends the run's input after a quiet time; each touch starts it again. */
-class IdleTimer {
-  #timer?: NodeJS.Timeout;
-  readonly #fire: () => void;
-  constructor(fire: () => void) {
-    this.#fire = fire;
-  }
-  touch(ms: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(this.#fire, ms);
-    this.#timer.unref();
-  }
-  stop(): void {
-    clearTimeout(this.#timer);
   }
 }

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import { ArchiveRefusedError, streamIdTime, type SessionLog } from '../log/index.ts';
 import { archiveJobId, FAILED_JOBS_KEPT, parseArchiveJob } from '../jobs.ts';
-import { archiveFile } from '../run/session-run.ts';
+import { archiveFile } from '../run/archive-restore.ts';
 
 /** When the session last had input or output (ms since the epoch, from the stream ids). */
 export async function lastActivity(log: SessionLog, sessionId: string): Promise<number> {

@@ -27,7 +27,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { Job, Queue, Worker } from 'bullmq';
+import type { Job, Processor, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { envCount, envMs } from '../../process/env-number.ts';
 import { errorMessage } from '../../process/error-message.ts';
@@ -143,7 +143,7 @@ class ClusterWorker {
       connectTimeout: 3000,
       connectionName: 'agentpipe-worker',
     });
-    const { Worker: BullWorker, Queue: BullQueue } = await import('bullmq');
+    const { Queue: BullQueue } = await import('bullmq');
     const queue: Queue = new BullQueue(QUEUE.name, { connection: this.#connection, prefix: QUEUE.prefix });
     queue.on('error', () => undefined); // the workers' own error handler says it
     this.#queue = queue;
@@ -177,7 +177,22 @@ class ClusterWorker {
     });
     const processor = (job: Job, token?: string): Promise<string> =>
       job.name === 'archive' ? archiving.run(job, token) : sessions.process(job, token);
-    /** A BullMQ Worker of one of our queues: leases, stalled jobs retried for ever, finished jobs not kept. */
+    this.#workers = await this.#queueWorkers(processor, concurrency, warm);
+    this.#startSweep(archiving);
+    this.#setStatus('running');
+    o.log(
+      `agentpipe worker ${this.id}: taking sessions from ${redactUrl(o.redis)} (queue ${QUEUE.prefix}:${QUEUE.name}, ` +
+        `concurrency ${concurrency}, warm ${warm})`,
+    );
+  }
+
+  /**
+   * The BullMQ Workers of the sessions queue (`concurrency` slots) and of the warm queue (`warm` + `concurrency`: a
+   * claimed warm session runs on there): leases, stalled jobs retried for ever, finished jobs not kept; ready.
+   */
+  async #queueWorkers(processor: Processor, concurrency: number, warm: number): Promise<Worker[]> {
+    const o = this.#o;
+    const { Worker: BullWorker } = await import('bullmq');
     const queueWorker = (q: { prefix: string; name: string }, slots: number): Worker =>
       new BullWorker(q.name, processor, {
         connection: this.#connection!,
@@ -190,12 +205,12 @@ class ClusterWorker {
         removeOnFail: FAILED_JOBS_KEPT,
         name: this.id,
       });
-    this.#workers = [
+    const workers = [
       queueWorker(QUEUE, concurrency),
       ...(warm > 0 ? [queueWorker(WARM_QUEUE, warm + concurrency)] : []),
     ];
     let lastError = '';
-    for (const w of this.#workers) {
+    for (const w of workers) {
       w.on('error', (error: Error) => {
         // Connection errors repeat while Redis is away: said once each.
         if (error.message !== lastError) o.log(`agentpipe worker: ${error.message}`);
@@ -203,13 +218,8 @@ class ClusterWorker {
       });
       w.on('failed', (job, error) => o.log(`agentpipe worker: job ${job?.id ?? '?'} failed: ${error.message}`));
     }
-    await Promise.all(this.#workers.map((w) => w.waitUntilReady()));
-    this.#startSweep(archiving);
-    this.#setStatus('running');
-    o.log(
-      `agentpipe worker ${this.id}: taking sessions from ${redactUrl(o.redis)} (queue ${QUEUE.prefix}:${QUEUE.name}, ` +
-        `concurrency ${concurrency}, warm ${warm})`,
-    );
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+    return workers;
   }
 
   /** The archive sweep: one step now and every sweepMs (one worker at a time steps, a page of sessions each). */
