@@ -9,10 +9,17 @@
  * durable message the deltas that precede it and were not given yet are read (XRANGE of the live
  * stream), and before a delta the durable messages up to the one it follows (XRANGE of the log);
  * the read's own copies of what was given that way are skipped.
+ *
+ * An append retried after a lost connection lands its durable messages once (by uuid) but may
+ * add its ephemeral ones again: a delta whose uuid was among the last RECENT_LIVE given is skipped,
+ * so every delta comes once.
  */
 import { liveEntry, logEntry, xreadStreams, type FollowedEntry, type LiveEntry, type LogEntry } from './entries.ts';
 import { checkId, compareStreamIds, type SessionKeys } from './keys.ts';
 import type { LogStore } from './store.ts';
+
+/** How many of the last deltas' uuids a follow remembers (a retried append re-adds at most a batch of 500). */
+const RECENT_LIVE = 2048;
 
 /** The last durable message and the last delta given (the reads go on from there). */
 interface Position {
@@ -24,6 +31,8 @@ export class Follower {
   readonly #store: LogStore;
   readonly #sessionId: string;
   readonly #keys: SessionKeys;
+  /** The uuids of the last deltas given, oldest first. */
+  readonly #recent = new Set<string>();
   constructor(store: LogStore, sessionId: string, keys: SessionKeys) {
     this.#store = store;
     this.#sessionId = sessionId;
@@ -69,10 +78,20 @@ export class Follower {
       }
       if (compareStreamIds(delta.id, at.live!) <= 0) continue;
       at.live = delta.id;
-      out.push({ kind: 'live', entry: delta });
+      if (this.#fresh(delta)) out.push({ kind: 'live', entry: delta });
     }
     for (; d < durable.length; d++) out.push(...(await this.#withDeltas(durable[d]!, at)));
     return out;
+  }
+
+  /** False for a delta given already (re-added by a retried append); remembers it otherwise. */
+  #fresh(delta: LiveEntry): boolean {
+    const uuid = 'uuid' in delta.message ? delta.message.uuid : undefined;
+    if (typeof uuid !== 'string') return true;
+    if (this.#recent.has(uuid)) return false;
+    this.#recent.add(uuid);
+    if (this.#recent.size > RECENT_LIVE) this.#recent.delete(this.#recent.values().next().value!);
+    return true;
   }
 
   /**
@@ -94,7 +113,7 @@ export class Follower {
       });
       for (const delta of deltas) {
         at.live = delta.id;
-        items.push({ kind: 'live', entry: delta });
+        if (this.#fresh(delta)) items.push({ kind: 'live', entry: delta });
       }
     }
     at.durable = entry.id;
