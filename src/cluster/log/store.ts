@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import { monotonicMs } from '../../process/clock.ts';
 import { openBlocking, openRedis, pause, reconnectDelay, RedisConnectionError } from '../connection.ts';
 import type { Connection, RedisConnectionOptions, RedisTarget } from '../connection.ts';
+import { retryRedis } from '../redis-retry.ts';
 import { callScript, type LuaScript } from './lua/call.ts';
 import { entryFields, xreadEntries, xreadStreams } from './entries.ts';
 import { checkId, START_ID } from './keys.ts';
@@ -106,12 +107,20 @@ export class LogStore {
    * reply came (from the ids it ends at) while the caller handles it.
    */
   async *blockingReads(streams: () => string[], signal: AbortSignal, block?: number): AsyncGenerator<unknown> {
-    const blocking = await this.#takeBlocking();
+    const blockMs = block ?? this.#options.blockMs ?? 5000;
+    const giveUpMs = this.#options.tailGiveUpMs ?? 30_000;
+    // Opened through an outage too (a follow that starts while Redis restarts waits for it, within the same bound).
+    let blocking: Connection;
+    try {
+      blocking = await retryRedis(() => this.#takeBlocking(), { forMs: giveUpMs, signal });
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    if (signal.aborted) return void blocking.client.disconnect();
     this.#tails.add(blocking);
     const stop = (): void => blocking.client.disconnect();
     signal.addEventListener('abort', stop, { once: true });
-    const blockMs = block ?? this.#options.blockMs ?? 5000;
-    const giveUpMs = this.#options.tailGiveUpMs ?? 30_000;
     let failingSince: number | undefined;
     let failures = 0;
     const read = (args: string[]): Promise<unknown> => {
