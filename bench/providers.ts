@@ -1,7 +1,9 @@
 /**
  * Local servers that speak the providers' real streaming wire formats for the bench: the
- * Anthropic Messages API (SSE events) and OpenAI-compatible chat completions (SSE chunks). Each
- * answer is `deltas` text deltas of one character, written with backpressure.
+ * Anthropic Messages API (SSE events) and OpenAI-compatible chat completions (SSE chunks); `codex`
+ * answers both OpenAI wires by path: the Responses API (what codex speaks) on `/responses` and chat
+ * completions (what agentpipe speaks) on `/chat/completions`. Each answer is `deltas` text deltas of
+ * one character, written with backpressure.
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -69,16 +71,55 @@ function openaiFrames(deltas: number): Iterable<string> {
   })();
 }
 
+/** The OpenAI Responses API's stream of one message (as codex reads it). */
+function responsesFrames(deltas: number): Iterable<string> {
+  const frame = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const response = (status: string, output: unknown[], usage: unknown = null) => ({
+    id: 'resp_bench',
+    object: 'response',
+    created_at: 0,
+    status,
+    model: 'bench',
+    output,
+    usage,
+  });
+  const at = { output_index: 0, item_id: 'msg_bench', content_index: 0 };
+  const text = 'x'.repeat(deltas);
+  const part = { type: 'output_text', text, annotations: [] };
+  const item = { id: 'msg_bench', type: 'message', role: 'assistant', status: 'completed', content: [part] };
+  return (function* () {
+    yield frame('response.created', { response: response('in_progress', []) });
+    yield frame('response.output_item.added', {
+      output_index: 0,
+      item: { ...item, status: 'in_progress', content: [] },
+    });
+    yield frame('response.content_part.added', { ...at, part: { ...part, text: '' } });
+    const delta = frame('response.output_text.delta', { ...at, delta: 'x' });
+    for (let i = 0; i < deltas; i++) yield delta;
+    yield frame('response.output_text.done', { ...at, text });
+    yield frame('response.content_part.done', { ...at, part });
+    yield frame('response.output_item.done', { output_index: 0, item });
+    const usage = { input_tokens: 10, output_tokens: deltas, total_tokens: deltas + 10 };
+    yield frame('response.completed', { response: response('completed', [item], usage) });
+  })();
+}
+
 /** A server answering every request with `deltas` deltas in the provider's format; `deltas` is read per request. */
 export async function providerServer(
-  kind: 'anthropic' | 'openai',
+  kind: 'anthropic' | 'openai' | 'codex',
   deltas: () => number,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const frames = (kind === 'anthropic' ? anthropicFrames : openaiFrames)(deltas())[Symbol.iterator]();
+      const wire =
+        kind === 'anthropic'
+          ? anthropicFrames
+          : kind === 'codex' && /\/responses(\?|$)/.test(req.url ?? '')
+            ? responsesFrames
+            : openaiFrames;
+      const frames = wire(deltas())[Symbol.iterator]();
       const pump = () => {
         // Batches of frames per write, as a real server's TCP stream delivers them.
         for (;;) {

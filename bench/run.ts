@@ -15,6 +15,9 @@
  * 5. A 200-turn tool loop (each turn one Read): the cost of a turn over the last 50 turns against turns 5-55.
  * 7. The cluster (bench/cluster.ts): sessions/s and prompt → first delta (p50, p99) through Redis
  *    with 1, 2 and 4 workers, against the single-process `serve` (skipped without redis-server).
+ * 8. `agentpipe exec` beside `codex exec` (bench/codex.ts): spawn → the first `item.completed` of the
+ *    answer, against the same local server.
+ * 9. Tapes (bench/tapes.ts): a 10,000-event tape replayed, spawn → result, beside the same scripted session.
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
@@ -26,6 +29,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { providerServer, providerServerProcess } from './providers.ts';
 import { benchCluster, SEQUENTIAL } from './cluster.ts';
+import { benchCodexExec } from './codex.ts';
+import { benchTapes } from './tapes.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/agentpipe.js');
@@ -43,14 +48,21 @@ function script(name: string, turns: unknown[]): string {
 /** Runs a command, reading stdout with an optional per-chunk pause; returns timings and peak RSS. */
 function measure(
   args: string[],
-  options: { pauseMs?: number; marks?: RegExp[]; env?: NodeJS.ProcessEnv; lineTimes?: RegExp; file?: string } = {},
+  options: {
+    pauseMs?: number;
+    marks?: RegExp[];
+    env?: NodeJS.ProcessEnv;
+    lineTimes?: RegExp;
+    file?: string;
+    cwd?: string;
+  } = {},
 ) {
   return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number; times: number[] }>(
     (resolve, reject) => {
       const times: number[] = [];
       const started = performance.now();
       const child = spawn(options.file ?? process.execPath, args, {
-        cwd: dir,
+        cwd: options.cwd ?? dir,
         env: { ...env, ...options.env },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
@@ -183,6 +195,20 @@ async function main() {
     floors.push((await measure(['-e', ''])).ms);
   }
   const floor = median(floors);
+
+  // A one-turn Bash run (a workspace-profile command: bypassPermissions) in the sandbox and with
+  // --sandbox off, alternating, to the result line: what bubblewrap's start-up adds to a command.
+  const bashTurn = script('bash-turn.json', [
+    { tool_calls: [{ name: 'Bash', input: { command: 'echo hi > out.txt' } }] },
+    { text: 'done' },
+  ]);
+  const bashArgs = [...turnArgs.slice(0, 6), bashTurn, ...turnArgs.slice(7), '--permission-mode', 'bypassPermissions'];
+  const sandboxedRuns: number[] = [];
+  const unsandboxedRuns: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    sandboxedRuns.push((await measure(bashArgs, { marks: [/"type":"result"/] })).marks[0]!);
+    unsandboxedRuns.push((await measure([...bashArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
+  }
   const SLOW_DELTAS = Number(process.env.BENCH_SLOW_DELTAS ?? 1_000_000);
   const slow = await measure(
     deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(SLOW_DELTAS), chunk_size: 1 }]) : a)),
@@ -318,6 +344,9 @@ async function main() {
     harnessRows.push(['harness claude', 'skipped: `npm run harness-clis` installs the wrapped CLIs', '']);
   }
 
+  // agentpipe exec beside codex exec, against the same local server.
+  const codexRows = await benchCodexExec(ROOT, CLI, dir, measure, fmt);
+
   // The cluster: the hop through Redis against one process.
   const clusterRows: Array<[string, string, string]> = [];
   const CLUSTER_SESSIONS = Number(process.env.BENCH_CLUSTER_SESSIONS ?? 100);
@@ -345,6 +374,8 @@ async function main() {
       ]);
     }
   } else clusterRows.push(['cluster', 'skipped: redis-server is not installed', '']);
+
+  const tapeRows = await benchTapes(CLI, dir, script, measure);
 
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
@@ -398,6 +429,12 @@ async function main() {
       `${(median(results) / floor).toFixed(2)} × node -e ''`,
     ],
     [
+      'one turn with one Bash call in the sandbox, spawn → result (median of 20)',
+      `${fmt(median(sandboxedRuns), 1)} ms, ${fmt(median(sandboxedRuns) - median(unsandboxedRuns), 1)} ms above ` +
+        `--sandbox off (${fmt(median(unsandboxedRuns), 1)} ms, runs alternating)`,
+      `${(median(sandboxedRuns) / median(unsandboxedRuns)).toFixed(2)} × the same with --sandbox off`,
+    ],
+    [
       'peak RSS, one turn (median of 20)',
       `${fmt(median(turnRss) / 1024, 1)} MB`,
       `${(median(turnRss) / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`,
@@ -409,7 +446,9 @@ async function main() {
     ],
     ...providerRows,
     ...harnessRows,
+    ...codexRows,
     ...clusterRows,
+    ...tapeRows,
     [
       `200-turn tool loop (${loop.times.length} tool results), cost per turn`,
       `${fmt(early, 2)} ms at turns 5-55, ${fmt(late, 2)} ms at the last 50`,

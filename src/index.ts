@@ -47,3 +47,11 @@ export type { LifecycleEvent, LifecycleReason, SandboxLifecycleState, AgentRunti
 export { SessionEventProjector, isEventOf, toSessionEvents } from './sdk/session-events.ts';
 export type { SessionEvent, SessionEventDataMap, SessionEventType, ToolRequest } from './sdk/session-events.ts';
 export { SessionSetupError } from './session/open.ts';
+export { CodexItemProjector, toCodexItemEvents } from './codex/projector.ts';
+export type {
+  CodexItem,
+  ItemEvent as CodexItemEvent,
+  FileChange as CodexFileChange,
+  PlanStep as CodexPlanStep,
+} from './codex/items.ts';
+export type { ExecThreadEvent, ExecThreadItem, ExecUsage } from './messages/codex/exec-events.ts';

@@ -18,7 +18,9 @@ export interface ResultApiError {
   text: string;
   /** `result.api_error_status`: the HTTP status, null without a response. */
   status: number | null;
-  /** `result.terminal_reason` (Claude Code: `completed`, except a prompt or request too large). */
+  /** `result.api_error_type`: the API's error type (`api_error`, `overloaded_error` …), when it named one. */
+  type?: string;
+  /** `result.terminal_reason` (Claude Code 2.1.332: `api_error`, except a prompt or request too large). */
   terminalReason: TerminalReason;
 }
 
@@ -54,10 +56,11 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
   const text = parsed ? parsed[3]!.trim() : raw;
   const detail = status !== undefined && text.startsWith(`${status} `) ? text.slice(`${status} `.length) : text;
   const lower = detail.toLowerCase();
-  const report = (text: string, kind: ApiErrorReport['error'], terminalReason: TerminalReason = 'completed') => ({
+  const report = (text: string, kind: ApiErrorReport['error'], terminalReason: TerminalReason = 'api_error') => ({
     text,
     error: kind,
     status: status ?? null,
+    ...(parsed?.[2] ? { type: parsed[2] } : {}),
     terminalReason,
   });
   // The request never got an answer.
@@ -68,8 +71,11 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
       return report('Request timed out', 'server_error');
     if (raw.includes('stream stalled')) return report(`API Error: ${raw}`, 'unknown');
     const code = connectionCode(modelError);
-    // Claude Code (a Bun binary) names a refused connection `ConnectionRefused`.
-    const shown = code === 'ECONNREFUSED' ? 'ConnectionRefused' : code;
+    if (code === 'ECONNREFUSED')
+      return report(
+        'API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)',
+        'server_error',
+      );
     if (code === 'ECONNRESET' || code === 'EPIPE')
       return report(
         `API Error: Connection to the API was lost (${code}). This is usually temporary — try again.`,
@@ -77,7 +83,7 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
       );
     return report(
       `API Error: ` +
-        `${shown ? `Unable to connect to API (${shown})` : 'Unable to connect to API. Check your internet connection'}`,
+        `${code ? `Unable to connect to API (${code})` : 'Unable to connect to API. Check your internet connection'}`,
       'server_error',
     );
   }
@@ -96,7 +102,12 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
   if (status === 413) {
     if (lower.includes('context window'))
       return report(promptTooLong(detail, scene), 'invalid_request', 'prompt_too_long');
-    return report('Request too large (max 32MB). Try with a smaller file.', 'invalid_request', 'image_error');
+    return report(
+      'Request too large (max 32MB). Accumulated images and attachments in the conversation pushed the request over ' +
+        'the limit. Remove older images or compact the conversation.',
+      'invalid_request',
+      'image_error',
+    );
   }
   if (status === 400 && lower.includes('image exceeds') && lower.includes('maximum'))
     return report('Image was too large. Try resizing the image or using a different approach.', 'invalid_request');
@@ -139,7 +150,7 @@ export function apiErrorAssistant(
     message: apiMessage({
       id: newUuid(),
       model: '<synthetic>',
-      content: [{ type: 'text', text: report.text, citations: null }],
+      content: [{ type: 'text', text: report.text }],
       stop_reason: 'stop_sequence',
       stop_sequence: '',
       usage: {
@@ -160,7 +171,12 @@ export function apiErrorAssistant(
     parent_tool_use_id: ids.parentToolUseId,
     session_id: ids.sessionId,
     uuid: newUuid(),
+    timestamp: new Date().toISOString(),
     error: report.error,
+    // Claude Code 2.1.332 marks the message and repeats what the API said (when it answered).
+    ...(report.status !== null ? { api_error_status: report.status } : {}),
+    ...(report.type ? { api_error_type: report.type } : {}),
+    is_api_error_message: true,
   };
 }
 

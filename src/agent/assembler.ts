@@ -2,7 +2,7 @@
  * Builds complete content blocks from raw stream events. Each finished block is handed out
  * at its `content_block_stop`, so the loop can emit one `assistant` message per block.
  */
-import type { ApiMessage, AssistantContentBlock, StreamEvent } from '../messages/types.ts';
+import type { ApiMessage, ApiUsage, AssistantContentBlock, StreamEvent } from '../messages/types.ts';
 
 /**
  * Text streamed into one field of a block. The pieces are joined every 1,024: `text += delta`
@@ -32,6 +32,8 @@ type Streamed = 'text' | 'thinking' | 'signature' | 'json';
 
 export class MessageAssembler {
   message?: ApiMessage;
+  /** `message_start`'s usage as the provider gave it (the final usage goes into `message`). */
+  startUsage?: ApiUsage;
   readonly #blocks = new Map<number, AssistantContentBlock>();
   /** The fields of open blocks being streamed (a tool call's input as JSON text under `json`). */
   readonly #pieces = new Map<number, Partial<Record<Streamed, Pieces>>>();
@@ -62,6 +64,7 @@ export class MessageAssembler {
     switch (event.type) {
       case 'message_start':
         this.message = { ...event.message, content: [], usage: { ...event.message.usage } };
+        this.startUsage = { ...event.message.usage };
         return undefined;
       case 'content_block_start':
         this.started = true;

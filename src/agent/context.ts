@@ -8,6 +8,8 @@ import type { ToolState } from '../tools/state.ts';
 import type { Tool } from '../tools/types.ts';
 import type { HookRunner } from '../tools/hooks/types.ts';
 import type { RunGuard } from './run-guard.ts';
+import type { SandboxConfig } from '../sandbox/config.ts';
+import type { ToolCalls } from '../tools/tape-calls.ts';
 
 /** The library's permission callback (also backs `--permission-prompt-tool stdio`). */
 export type CanUseTool = (
@@ -57,6 +59,8 @@ export interface AgentContext {
   canUseTool?: CanUseTool;
   /** The hook dispatcher (settings commands, library callbacks, SDK client callbacks). */
   hooks?: HookRunner;
+  /** The OS sandbox every command of the session runs in (absent: a default one on the cwd). */
+  sandbox?: SandboxConfig;
   includePartialMessages: boolean;
   /**
    * Emit `system/status` `requesting` before each model request of the main agent when partial
@@ -64,6 +68,8 @@ export interface AgentContext {
    * show no such status: see ../shared/reference/traces.)
    */
   announceRequests?: boolean;
+  /** Each tool call, for a tape: a permitted one it records or answers, a denied one it records (tapes). */
+  toolCalls?: ToolCalls;
   /** What the session's tools remember between calls. */
   toolState: ToolState;
   /** A tool running longer than this gets `tool_progress` heartbeats. */
@@ -83,4 +89,17 @@ export interface AgentContext {
   guard?: RunGuard;
   /** Sends a message down the pipeline; resolves when the queue has room. */
   emit: (message: AgentMessage) => Promise<void> | undefined;
+}
+
+const defaults = new WeakMap<AgentContext, SandboxConfig>();
+
+/** The sandbox of a context: the session's, or (a context built by hand) a default one on its folders. */
+export function sandboxOf(ctx: AgentContext): SandboxConfig {
+  if (ctx.sandbox) return ctx.sandbox;
+  let config = defaults.get(ctx);
+  if (!config) {
+    config = { layers: [], cwd: ctx.cwd, directories: ctx.permissions.directories ?? [], warn: ctx.warn };
+    defaults.set(ctx, config);
+  }
+  return config;
 }

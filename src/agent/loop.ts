@@ -11,6 +11,8 @@ import { monotonicMs } from '../process/clock.ts';
 import { envNumber } from '../process/env-number.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
+  SubagentStats,
+  ApiUsage,
   AssistantContentBlock,
   AssistantMessage,
   MessageParam,
@@ -20,12 +22,13 @@ import type {
   StreamEvent,
   ToolUseBlock,
   UserContentBlock,
+  UserMessage,
 } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
 import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
-import { runToolCall } from './tool-runner.ts';
+import { runToolCall, toolNamed } from './tool-runner.ts';
 import { stopHook } from './hooks.ts';
 import { currentModel, fallBack } from './fallback.ts';
 import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultApiError } from './api-error.ts';
@@ -54,7 +57,7 @@ export interface LoopOutcome {
    * The result's ttft timings as a wrapped agent reported them (agentpipe's own loop measures them in
    * `RunState.marks`).
    */
-  timings?: { ttft_ms?: number; ttft_stream_ms?: number; time_to_request_ms?: number };
+  timings?: { ttft_ms?: number; ttft_stream_ms?: number; time_to_request_ms?: number; first_content_frame_ms?: number };
 }
 
 /** Per-prompt state shared with subagents. */
@@ -68,7 +71,9 @@ export interface RunState {
    * The main agent's first request sent, first stream event and first assistant message of the
    * prompt (`monotonicMs()`), for the result's ttft timings.
    */
-  marks?: { requestSent?: number; firstEvent?: number; firstAssistant?: number };
+  marks?: { requestSent?: number; firstEvent?: number; firstContent?: number; firstAssistant?: number };
+  /** The subagents the prompt started (`result.subagent_stats`); subagents count into their parent's. */
+  subagents?: SubagentStats;
   /**
    * Set when `--fallback-model` switched models during the prompt: the session's model it replaced,
    * and the one used for the rest of the prompt (`currentModel`).
@@ -113,7 +118,7 @@ export async function runAgentLoop(
   /** Emits a user message the run added (each one is a turn). */
   const emitUser = async (
     content: UserContentBlock[],
-    extra: { tool_use_result?: unknown; isSynthetic?: true } = {},
+    extra: Pick<UserMessage, 'tool_use_result' | 'tool_result_meta' | 'isSynthetic'> = {},
   ) => {
     userMessages++;
     await ctx.emit(userMessage(content, ctx.sessionId, ctx.parentToolUseId, extra));
@@ -208,7 +213,10 @@ async function runToolBatch(
   ctx: AgentContext,
   run: RunState,
   uses: ToolUseBlock[],
-  emitUser: (content: UserContentBlock[], extra?: { tool_use_result?: unknown }) => Promise<void>,
+  emitUser: (
+    content: UserContentBlock[],
+    extra?: Pick<UserMessage, 'tool_use_result' | 'tool_result_meta'>,
+  ) => Promise<void>,
 ): Promise<BatchOutcome> {
   const out: BatchOutcome = { results: new Map(), interruptedByAnswer: false };
   /** Runs one call (or says why it did not run) and emits its result as soon as it is there. */
@@ -239,7 +247,10 @@ async function runToolBatch(
         reason: outcome.denied.reason,
       });
     out.results.set(use.id, outcome.block);
-    await emitUser([outcome.block], outcome.data !== undefined ? { tool_use_result: outcome.data } : {});
+    await emitUser([outcome.block], {
+      ...(outcome.data !== undefined ? { tool_use_result: outcome.data } : {}),
+      ...(outcome.meta ? { tool_result_meta: [outcome.meta] } : {}),
+    });
     if (outcome.interrupt) {
       out.interruptedByAnswer = true;
       run.interrupt();
@@ -287,7 +298,7 @@ async function callBatches(
 ): Promise<Array<{ concurrent: boolean; uses: ToolUseBlock[] }>> {
   const batches: Array<{ concurrent: boolean; uses: ToolUseBlock[] }> = [];
   for (const use of uses) {
-    const tool = ctx.tools.find((t) => t.name === use.name);
+    const tool = toolNamed(ctx.tools, use.name);
     let safe = false;
     try {
       safe =
@@ -411,21 +422,29 @@ async function streamOnce(
   // Batches when the provider has them (one async step per network read), else single events.
   const batches = ctx.provider.streamBatches ? watchStalls(ctx.provider.streamBatches(asked), request) : undefined;
   const events = batches ? undefined : watchStalls(ctx.provider.stream(asked), request);
-  // One `assistant` message per finished block. The latest one waits for what comes next: a new
-  // block sends it as it is; `message_delta` first completes it with the request's final usage
-  // and stop reason, so the last block of every request reports them live.
-  let held: AssistantContentBlock | undefined;
-  const flush = async () => {
-    if (!held || !assembler.message) return;
-    const { content: _, ...rest } = assembler.message;
+  // One `assistant` message per finished block, at its end (before its content_block_stop event), as Claude Code
+  // sends them: the fields of message_start (its usage, stop_reason null); the final ones are in the result.
+  const emitBlock = async (block: AssistantContentBlock) => {
+    const start = assembler.message;
+    if (!start) return;
     const message: AssistantMessage = {
       type: 'assistant',
-      message: { ...rest, content: [held], usage: { ...rest.usage } },
+      message: {
+        id: start.id,
+        type: 'message',
+        role: 'assistant',
+        model: start.model,
+        content: [sentBlock(block)],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: sentUsage(assembler.startUsage ?? start.usage),
+        context_management: null,
+      },
       parent_tool_use_id: ctx.parentToolUseId,
       session_id: ctx.sessionId,
       uuid: newUuid(),
+      timestamp: new Date().toISOString(),
     };
-    held = undefined;
     if (marks) marks.firstAssistant ??= monotonicMs();
     await ctx.emit(message);
   };
@@ -442,12 +461,12 @@ async function streamOnce(
   /** Takes any event but a delta; true at message_stop. */
   const takeOther = async (event: StreamEvent): Promise<boolean> => {
     if (marks && event.type === 'message_start') marks.firstEvent ??= monotonicMs();
+    if (marks && event.type === 'content_block_start') marks.firstContent ??= monotonicMs();
+    const block = event.type === 'content_block_stop' ? assembler.add(event) : undefined;
+    if (block) await emitBlock(block);
     const sent = partial(event);
     if (sent) await sent;
-    if (event.type === 'content_block_start') await flush();
-    const block = assembler.add(event);
-    if (block) held = block;
-    if (event.type === 'message_delta' || event.type === 'message_stop') await flush();
+    if (event.type !== 'content_block_stop') assembler.add(event);
     return event.type === 'message_stop';
   };
   /**
@@ -481,11 +500,10 @@ async function streamOnce(
     }
   } finally {
     run.signal.removeEventListener('abort', stopRequest);
-    await flush();
     // Interrupted mid-block: the text streamed so far is kept and shown, as Claude Code does.
     if (run.signal.aborted) {
-      held = assembler.cutShort();
-      await flush();
+      const cut = assembler.cutShort();
+      if (cut) await emitBlock(cut);
     }
   }
   run.signal.throwIfAborted();
@@ -493,6 +511,18 @@ async function streamOnce(
   if (!message) throw new ModelError({ message: 'the model stream ended before message_start', kind: 'connection' });
   // Keyed by the model asked for, as Claude Code keys modelUsage, unless the provider says otherwise.
   run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
+}
+
+/** A block as an `assistant` message carries it: a text block without the API's `citations: null`. */
+function sentBlock(block: AssistantContentBlock): AssistantContentBlock {
+  if (block.type !== 'text' || block.citations !== null) return block;
+  const { citations: _, ...rest } = block;
+  return rest;
+}
+
+/** Usage as the API sent it: the members the provider filled with null left out. */
+function sentUsage(usage: ApiUsage): ApiUsage {
+  return Object.fromEntries(Object.entries(usage).filter(([, v]) => v !== null && v !== undefined)) as ApiUsage;
 }
 
 /**

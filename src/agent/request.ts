@@ -18,7 +18,11 @@ export function modelRequest(
     model,
     system: ctx.system,
     messages,
-    tools: ctx.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    tools: ctx.tools.map((t) => ({
+      name: t.modelName ?? t.name,
+      description: t.description,
+      input_schema: t.inputSchema,
+    })),
     maxTokens: ctx.maxTokens,
     thinkingBudgetTokens: ctx.thinkingBudgetTokens,
     abortSignal,

@@ -4,6 +4,7 @@
  * tool state, hooks, permissions, usage tracker and abort signal, so its usage and cost land in
  * the parent's result and an interrupt stops it too. Subagents may nest, to a bounded depth.
  */
+import { emptySubagentStats, noteEnded, noteSpawned } from './subagent-stats.ts';
 import { userMessage } from '../messages/user.ts';
 import { newUuid } from '../messages/ids.ts';
 import type {
@@ -60,6 +61,8 @@ export async function runSubagent(
   const depth = (depthOf.get(parent) ?? 0) + 1;
   if (depth > MAX_SUBAGENT_DEPTH)
     return { content: `Subagents may nest at most ${MAX_SUBAGENT_DEPTH} deep`, isError: true };
+  run.subagents ??= emptySubagentStats();
+  noteSpawned(run.subagents, type, depth);
   const agentId = randomUUID().replaceAll('-', '').slice(0, 17);
   const child: AgentContext = {
     ...parent,
@@ -130,6 +133,7 @@ export async function runSubagent(
       signal: stop.signal,
     });
   } catch (error) {
+    noteEnded(run.subagents, stop.signal.aborted ? 'stopped' : 'failed');
     await emitTask({
       type: 'system',
       subtype: 'task_notification',
@@ -145,6 +149,7 @@ export async function runSubagent(
     run.signal.removeEventListener('abort', onParentAbort);
   }
   const status = stop.signal.aborted ? 'stopped' : outcome.subtype === 'success' ? 'completed' : 'failed';
+  noteEnded(run.subagents, status);
   const summary =
     status === 'completed'
       ? outcome.text.slice(0, 500)

@@ -1,7 +1,8 @@
 /**
- * The `Task` tool: the model hands a task to a subagent by name (`subagent_type`). The
- * subagent's final text is the tool result. The list of agents can grow while the session
- * runs (`initialize.agents`), so the description is computed when asked for.
+ * The `Task` tool (`Agent` to the model, as Claude Code offers it): the model hands a task to a
+ * subagent by name (`subagent_type`). The subagent's final text is the tool result. The list of
+ * agents can grow while the session runs (`initialize.agents`), so the description is computed
+ * when asked for.
  */
 import { requireString } from '../tools/input.ts';
 import type { ToolResult } from '../tools/types.ts';
@@ -11,6 +12,8 @@ import type { AgentTool } from './tool-runner.ts';
 export function createTaskTool(agents: () => Record<string, AgentDefinition>): AgentTool {
   return {
     name: 'Task',
+    // Claude Code 2.1.332 offers it to the model as Agent; Task stays its name in system/init, rules and hooks.
+    modelName: 'Agent',
     get description() {
       const list = Object.entries(agents())
         .map(([name, a]) => `- ${name}: ${a.description}`)

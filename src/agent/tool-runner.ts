@@ -4,13 +4,15 @@
  * an `is_error` tool result. Progress never arrives after the result.
  */
 import type { PermissionResult } from '../messages/control.ts';
-import type { ToolProgressMessage, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
+import type { ToolProgressMessage, ToolResultBlock, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../messages/notices.ts';
 import { checkPermission } from '../tools/permissions.ts';
+import { toolNameMatches } from '../tools/permission-rules.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
-import type { AgentContext } from './context.ts';
+import { sandboxOf, type AgentContext } from './context.ts';
+import type { CommandProfile } from '../sandbox/config.ts';
 import { fireHook } from './hooks.ts';
 import type { RunState } from './loop.ts';
 
@@ -27,6 +29,8 @@ export interface AgentTool extends Tool {
 export interface ToolOutcome {
   block: ToolResultBlock;
   data?: unknown;
+  /** How the call was let run or refused (`tool_result_meta`), where Claude Code says it. */
+  meta?: ToolResultMeta;
   denied?: { reason: string };
   /** The permission answer asked to stop the whole prompt. */
   interrupt?: boolean;
@@ -36,13 +40,18 @@ export interface ToolOutcome {
   structuredOutput?: unknown;
 }
 
+/** The tool a model's call names: by its name, or the name the model is offered (`Agent` for Task). */
+export function toolNamed<T extends Tool>(tools: readonly T[], name: string): T | undefined {
+  return tools.find((t) => t.name === name || t.modelName === name);
+}
+
 export async function runToolCall(
   ctx: AgentContext,
   use: ToolUseBlock,
   signal: AbortSignal,
   run?: RunState,
 ): Promise<ToolOutcome> {
-  const tool = ctx.tools.find((t) => t.name === use.name);
+  const tool = toolNamed(ctx.tools, use.name);
   if (!tool) return errorOutcome(use, wrapToolUseError(`Error: No such tool available: ${use.name}`));
   if ('__invalid_input' in use.input)
     return errorOutcome(
@@ -54,6 +63,7 @@ export async function runToolCall(
   const decision = await authorize(ctx, tool, use, signal);
   if (decision.behavior === 'deny') {
     ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
+    ctx.toolCalls?.denied?.({ name: tool.name, input: use.input, toolUseId: use.id }, decision.message);
     if (decision.auto) {
       await ctx.emit({
         type: 'system',
@@ -70,6 +80,7 @@ export async function runToolCall(
     }
     return {
       ...errorOutcome(use, decision.message),
+      ...(decision.how ? { meta: { id: use.id, ...decision.how } } : {}),
       denied: { reason: decision.message },
       interrupt: decision.interrupt,
       stop: decision.stop,
@@ -87,9 +98,17 @@ export async function runToolCall(
     }
   }
   const started = Date.now();
-  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, run);
+  const profile = decision.behavior === 'allow' ? (decision.sandbox ?? 'workspace') : 'workspace';
+  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, profile, run);
   const outcome: ToolOutcome = {
-    block: { type: 'tool_result', tool_use_id: use.id, content: result.content, is_error: result.isError ?? false },
+    block: {
+      type: 'tool_result',
+      tool_use_id: use.id,
+      content: result.content,
+      // Claude Code 2.1.332 marks a failure, and says `false` only for a shell command's success.
+      ...(result.isError ? { is_error: true } : tool.shell ? { is_error: false } : {}),
+    },
+    ...(decision.how ? { meta: { id: use.id, ...decision.how } } : {}),
     data: result.data ?? (result.isError ? errorData(result.content) : undefined),
     ...(result.denied !== undefined ? { denied: { reason: result.denied } } : {}),
     ...(result.structuredOutput !== undefined && !result.isError ? { structuredOutput: result.structuredOutput } : {}),
@@ -177,13 +196,23 @@ function errorData(content: ToolResult['content']): string {
  * user's answers.
  */
 type AutoDenial = 'rule' | 'mode' | 'no_permission_prompt';
+type Decided = Omit<ToolResultMeta, 'id'>;
+
+/** How Claude Code names a decision of the settings: the mode, or a rule (`subcommandResults` for a shell line). */
+function byConfig(tool: Tool, decision: 'accept' | 'reject', byRule: boolean): Decided {
+  const reason_type = byRule ? (tool.shell ? 'subcommandResults' : 'rule') : 'mode';
+  if (decision === 'accept') return { permission_decision: { decision, source: 'config', reason_type } };
+  return byRule
+    ? { permission_decision: { decision, source: 'config', reason_type }, non_execution_kind: 'permission-rule' }
+    : { permission_decision: { decision, source: 'config' }, non_execution_kind: 'user-rejected' };
+}
 
 async function authorize(
   ctx: AgentContext,
   tool: Tool,
   use: ToolUseBlock,
   signal: AbortSignal,
-): Promise<PermissionResult & { stop?: string; auto?: AutoDenial }> {
+): Promise<PermissionResult & { stop?: string; auto?: AutoDenial; sandbox?: CommandProfile; how?: Decided }> {
   let input = use.input;
   const hook = await fireHook(
     ctx,
@@ -207,10 +236,27 @@ async function authorize(
     cwd: ctx.cwd,
     directories: ctx.permissions.directories,
   });
-  if (verdict.behavior === 'deny')
-    return { behavior: 'deny', message: verdict.reason, ...(verdict.by === 'path_rule' ? {} : { auto: verdict.by }) };
-  if (hook.permission === 'allow' || (verdict.behavior === 'allow' && hook.permission !== 'ask'))
-    return { behavior: 'allow', updatedInput: input };
+  if (verdict.behavior === 'deny') {
+    if (verdict.by === 'path_rule') return { behavior: 'deny', message: verdict.reason };
+    return {
+      behavior: 'deny',
+      message: verdict.reason,
+      auto: verdict.by,
+      how: byConfig(tool, 'reject', verdict.by === 'rule'),
+    };
+  }
+  // A hook's allow, the callback's or the user's: approved, so the workspace sandbox.
+  if (hook.permission === 'allow')
+    return {
+      behavior: 'allow',
+      updatedInput: input,
+      sandbox: 'workspace',
+      how: { permission_decision: { decision: 'accept', source: 'hook', reason_type: 'hook' } },
+    };
+  if (verdict.behavior === 'allow' && hook.permission !== 'ask') {
+    const byRule = ctx.permissions.allow.some((rule) => toolNameMatches(rule.tool, tool.name));
+    return { behavior: 'allow', updatedInput: input, sandbox: verdict.sandbox, how: byConfig(tool, 'accept', byRule) };
+  }
   const why =
     verdict.behavior === 'ask'
       ? verdict.reason
@@ -221,7 +267,8 @@ async function authorize(
     { message: `agentpipe needs your permission to use ${tool.name}`, notification_type: 'permission_prompt' },
     { signal, matchValue: 'permission_prompt' },
   );
-  if (!ctx.canUseTool) return { behavior: 'deny', message: why, auto: 'no_permission_prompt' };
+  if (!ctx.canUseTool)
+    return { behavior: 'deny', message: why, auto: 'no_permission_prompt', how: byConfig(tool, 'reject', false) };
   try {
     const { suggestions, ...shown } = permissionPromptInfo(tool.name, input, ctx.cwd);
     const answer = await ctx.canUseTool(tool.name, input, {
@@ -231,7 +278,8 @@ async function authorize(
       parentToolUseId: ctx.parentToolUseId,
       ...shown,
     });
-    if (answer.behavior === 'allow') return { behavior: 'allow', updatedInput: answer.updatedInput ?? input };
+    if (answer.behavior === 'allow')
+      return { behavior: 'allow', updatedInput: answer.updatedInput ?? input, sandbox: 'workspace' };
     return {
       behavior: 'deny',
       message: answer.message || `Permission to use ${tool.name} was denied`,
@@ -248,6 +296,7 @@ async function callWithProgress(
   tool: Tool,
   use: ToolUseBlock,
   signal: AbortSignal,
+  profile: CommandProfile,
   run?: RunState,
 ): Promise<ToolResult> {
   const started = Date.now();
@@ -280,12 +329,15 @@ async function callWithProgress(
       sessionId: ctx.sessionId,
       toolUseId: use.id,
       state: ctx.toolState,
+      sandbox: { config: sandboxOf(ctx), profile },
       onOutput: (text) => {
         lastOutput = (lastOutput + text).slice(-2000);
       },
     };
-    if (run && 'callInAgent' in tool) return await (tool as AgentTool).callInAgent(use.input, context, { ctx, run });
-    return await tool.call(use.input, context);
+    const runsAgent = run !== undefined && 'callInAgent' in tool;
+    const call = () =>
+      runsAgent ? (tool as AgentTool).callInAgent(use.input, context, { ctx, run }) : tool.call(use.input, context);
+    return await (ctx.toolCalls ? ctx.toolCalls.run({ tool, input: use.input, context, runsAgent }, call) : call());
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return signal.aborted

@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { addSessionOptions, type CliFlags } from './flags.ts';
-import { UsageError, sessionOptionsFromFlags } from './options.ts';
+import { UsageError, tapesForMany, sessionOptionsFromFlags } from './options.ts';
 
 export function buildAcpProgram(): Command {
   const program = new Command('agentpipe acp').description(
@@ -24,7 +24,7 @@ export async function runAcpCommand(argv: string[], log: (line: string) => void)
   const flags = program.opts<CliFlags & { partialMessages?: boolean }>();
   try {
     const options = {
-      ...(await sessionOptionsFromFlags(flags)),
+      ...tapesForMany(await sessionOptionsFromFlags(flags), 'acp'),
       includePartialMessages: flags.partialMessages !== false,
     };
     const { checkSessionOptions } = await import('../session/open.ts');

@@ -29,10 +29,15 @@ export interface CliFlags {
   permissionPromptTool?: string;
   harness?: 'agentpipe' | 'claude' | 'codex' | 'gemini' | 'qwen' | 'acp';
   harnessCommand?: string;
+  sandbox?: 'auto' | 'required' | 'off';
   dangerouslySkipPermissions?: boolean;
   cwd?: string;
   sessionId?: string;
   mcpConfig?: string[];
+  record?: string;
+  replay?: string;
+  replayTools?: 'run' | 'tape';
+  replayUntil?: string;
   [flag: string]: unknown;
 }
 
@@ -89,6 +94,13 @@ export function addSessionOptions(command: Command): Command {
     .option(
       '--harness-command <command>',
       'the wrapped agent\'s command (default: its CLI on PATH; --harness acp needs it, e.g. "goose acp")',
+    )
+    .addOption(
+      new Option(
+        '--sandbox <mode>',
+        'OS sandbox of every command agentpipe starts: auto (default: on where bubblewrap can start), required ' +
+          '(fail when it cannot), off',
+      ).choices(['auto', 'required', 'off']),
     )
     .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
     .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
@@ -180,7 +192,22 @@ export function addSessionOptions(command: Command): Command {
       '--debug [filter]',
       'debug lines on stderr (requests, retries, tool calls, control requests); filter e.g. "api,tools" or "!control"',
     )
-    .option('--debug-file <file>', 'write the debug lines to this file (implies --debug)');
+    .option('--debug-file <file>', 'write the debug lines to this file (implies --debug)')
+    .option(
+      '--record <file>',
+      'record the session on a tape (JSON lines: requests, answers, tools, files; docs/tapes.md)',
+    )
+    .option(
+      '--replay <file>',
+      'answer every model request from a tape, offline; a request that differs ends the prompt with an error (exit 1)',
+    )
+    .addOption(
+      new Option(
+        '--replay-tools <mode>',
+        'with --replay: run tool calls for real (run), or answer them from the tape',
+      ).choices(['run', 'tape']),
+    )
+    .option('--replay-until <uuid>', 'with --replay: replay up to this message, then go on live (a fork)');
 }
 
 export function buildProgram(): Command {
@@ -241,7 +268,9 @@ export function buildProgram(): Command {
     .addHelpText(
       'after',
       '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the ' +
-        'model and session flags above (agentpipe acp --help)',
+        'model and session flags above (agentpipe acp --help)\n' +
+        "  exec   Codex's `codex exec` command line and --json lines, for the Codex SDK (agentpipe exec --help)\n" +
+        "  app-server  Codex's app-server protocol on stdio or a WebSocket (agentpipe app-server --help)",
     )
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
   return program;

@@ -5,24 +5,26 @@
  */
 import { promptMessage } from '../messages/user.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
-import { killAllGroups } from '../process/run.ts';
 import { keepYoungGenerationSmall } from '../process/young-generation.ts';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { stdoutWriter } from '../pipeline/fd-writer.ts';
+import { interruptOnSignals, readAll, runStdout, toAsync } from './print-io.ts';
 import { pipeOutput } from '../pipeline/output.ts';
 import { createOutputFormat, type OutputLine } from '../pipeline/format/index.ts';
 import { priceOf } from '../model/pricing.ts';
 import { openSession, SessionSetupError, setupErrorResult } from '../session/open.ts';
-import { DROPS_TURN_REFUSAL } from '../session/resume.ts';
+import { DROPS_TURN_REFUSAL, NOT_FOUND } from '../session/resume.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { maxLineFromEnv, readInputMessages } from '../transport/ndjson.ts';
 import { buildProgram, type CliFlags } from './flags.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addSessionsCommand } from './sessions-command.ts';
+import { addSandboxCommand } from './sandbox-command.ts';
 import { addViewCommand } from './view-command.ts';
 import { addWorkerCommand } from './worker-command.ts';
 import { addAttachCommand } from './attach-command.ts';
+import { addTapeCommands } from './replay-command.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
 
 const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -32,6 +34,17 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     // `agentpipe acp`: the Agent Client Protocol server on stdio (loaded only for it).
     const { runAcpCommand } = await import('./acp-command.ts');
     return runAcpCommand(argv.slice(3), log);
+  }
+  if (argv[2] === 'app-server') {
+    // `agentpipe app-server`: Codex's app-server protocol (loaded only for it).
+    const { runAppServerCommand } = await import('./app-server-command.ts');
+    return runAppServerCommand(argv.slice(3), log);
+  }
+  if (argv[2] === 'exec') {
+    // `agentpipe exec`: Codex's `codex exec` command line and JSON lines (loaded only for it).
+    const { runExecCommand } = await import('./exec-command.ts');
+    process.exitCode = await runExecCommand(argv.slice(3), log);
+    return;
   }
   const program = buildProgram();
   program.action(async (prompt: string | undefined, flags: CliFlags) => {
@@ -45,16 +58,19 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   });
   addServeCommand(program, log);
   addSessionsCommand(program, log);
+  addSandboxCommand(program, log);
   addViewCommand(program, log);
   addWorkerCommand(program, log);
   addAttachCommand(program, log);
+  addTapeCommands(program, log);
   await program.parseAsync(argv);
 }
 
 /**
- * A `--resume-drops-turn` refusal is the prompt's one result, as Claude Code sends it (an
- * `error_during_execution` result whose error starts with DROPS_TURN_REFUSAL, sdk.d.ts): the SDK
- * then maps it to its rewind recovery. Said on stderr too; exit 1.
+ * A `--resume-drops-turn` refusal, or a `--resume` of an unknown session, is the prompt's one result, as Claude Code
+ * sends it (an `error_during_execution` result; for the first, its error starts with DROPS_TURN_REFUSAL, sdk.d.ts,
+ * which the SDK maps to its rewind recovery). So is a required sandbox that cannot start (Claude Code's
+ * `sandbox_required_unavailable`). Said on stderr too; exit 1.
  */
 async function refuseResume(message: string, flags: CliFlags, options: SessionOptions): Promise<number> {
   log(`agentpipe: error: ${message}`);
@@ -67,9 +83,6 @@ async function refuseResume(message: string, flags: CliFlags, options: SessionOp
   await output;
   return 1;
 }
-
-/** Exit codes after a signal, as a shell reports them (128 + the signal's number). */
-const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise<number> {
   keepYoungGenerationSmall();
@@ -86,7 +99,8 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   const prompt = streamInput
     ? undefined
     : (promptArg ?? (process.stdin.isTTY ? undefined : await readAll(process.stdin)));
-  if (!streamInput && !prompt?.trim()) {
+  // A replay without a prompt runs the tape's own prompts.
+  if (!streamInput && !prompt?.trim() && options.replay === undefined) {
     throw new UsageError(
       'Input must be provided either through stdin or as a prompt argument when using --print ' +
         '(e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)',
@@ -103,10 +117,14 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
       replayUserMessages: flags.replayUserMessages,
       permissionPromptTool: flags.permissionPromptTool,
       awaitInitialize: flags.awaitInitialize === true,
-      announceRequests: flags.inputFormat === 'stream-json',
+      // system/status 'requesting' before each request (with partial messages), as Claude Code 2.1.332 sends it.
+      announceRequests: true,
     });
   } catch (error) {
-    if (error instanceof SessionSetupError && error.message.startsWith(DROPS_TURN_REFUSAL)) {
+    const refusal = [DROPS_TURN_REFUSAL, NOT_FOUND].some(
+      (start) => error instanceof Error && error.message.startsWith(start),
+    );
+    if (error instanceof SessionSetupError && (error.asResult || refusal)) {
       return refuseResume(error.message, flags, options);
     }
     if (error instanceof SessionSetupError) throw new UsageError(error.message);
@@ -123,46 +141,23 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
     log(`agentpipe: note: no price is known for model "${session.ctx.model}"; its cost is reported as 0`);
   }
 
-  // The reader went away (EPIPE: exit 0, as `| head` expects) or stdout failed (a full disk, a file
-  // over its size limit: the output is cut, so exit 1).
-  let readerGone = false;
-  let outputFailed = false;
-  const writer = stdoutWriter((error) => {
-    if (error) log(`agentpipe: stdout failed: ${error.message}`);
-    readerGone = true;
-    outputFailed = error !== undefined;
-    session.interrupt();
-    void queue.return();
-    // Nobody reads any more: give running tools a moment to stop, then leave.
-    setTimeout(() => {
-      killAllGroups();
-      process.exit(outputFailed ? 1 : 0);
-    }, 1000).unref();
-  });
-  // SIGHUP (a closed terminal, an SSH drop) ends the run like SIGINT and SIGTERM: the prompt
-  // gets its result, running tools are stopped; if that takes too long, their groups are killed.
-  const stopOnSignal = (signal: NodeJS.Signals) => {
-    log(`agentpipe: ${signal}: interrupting`);
-    runner.stop(`${signal} received`);
-    session.interrupt();
-    setTimeout(() => {
-      killAllGroups();
-      process.exit(SIGNAL_EXIT[signal] ?? 1);
-    }, 3000).unref();
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stopOnSignal);
+  const { writer, gone } = runStdout(session, queue, log);
+  interruptOnSignals(runner, session, log);
 
   const format = createOutputFormat(flags.outputFormat, flags.verbose ?? false, {
     maxTurns: options.maxTurns,
     maxBudgetUsd: options.maxBudgetUsd,
   });
   const output = pipeOutput(queue, format, writer);
-  const promptLine: ParsedLine = { ok: true, message: promptMessage(prompt!) };
-  await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync([promptLine]));
+  const given = prompt?.trim() ? prompt : undefined;
+  const prompts = opened.tape ? opened.tape.inputPrompts(given) : [promptMessage(prompt!)];
+  const lines = prompts.map((message): ParsedLine => ({ ok: true, message }));
+  await runner.run(streamInput ? readInputMessages(process.stdin, maxLineFromEnv()) : toAsync(lines));
   await session.close();
   queue.done();
   await output;
-  if (readerGone) return outputFailed ? 1 : 0;
+  const { readerGone, failed } = gone();
+  if (readerGone) return failed ? 1 : 0;
   const result = runner.lastResult;
   if (!result) {
     if (flags.outputFormat !== 'stream-json') log('agentpipe: error: No messages returned');
@@ -172,14 +167,4 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   if (result.is_error && result.subtype !== 'success' && flags.outputFormat === 'text')
     log(`agentpipe: ${result.subtype}: ${result.errors.join('; ')}`);
   return result.is_error ? 1 : 0;
-}
-
-async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
-  yield* items;
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += chunk.toString();
-  return text;
 }

@@ -66,8 +66,23 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
     sessionId: flags.sessionId,
     harness: flags.harness,
     harnessCommand: flags.harnessCommand,
+    sandbox: flags.sandbox,
+    ...tapeOptionsOf(flags),
     ...extras,
     mcpServers: await mcpServersOf(flags.mcpConfig),
+  };
+}
+
+/** `--record`, `--replay`, `--replay-tools`, `--replay-until` (combinations are checked when the session opens). */
+function tapeOptionsOf(flags: CliFlags): Pick<SessionOptions, 'record' | 'replay' | 'replayTools' | 'replayUntil'> {
+  if (flags.replayUntil !== undefined && !UUID_PATTERN.test(flags.replayUntil))
+    throw new UsageError(`--replay-until must be a message uuid, got ${flags.replayUntil}`);
+  return {
+    // Files given on the command line are where the shell is, as --script is (not under --cwd).
+    ...(flags.record !== undefined ? { record: path.resolve(flags.record) } : {}),
+    ...(flags.replay !== undefined ? { replay: path.resolve(flags.replay) } : {}),
+    ...(flags.replayTools !== undefined ? { replayTools: flags.replayTools } : {}),
+    ...(flags.replayUntil !== undefined ? { replayUntil: flags.replayUntil } : {}),
   };
 }
 
@@ -83,6 +98,18 @@ async function mcpServersOf(values: string[] | undefined): Promise<Record<string
     }
   }
   return servers;
+}
+
+/**
+ * Tapes where every client opens a session of its own (serve, acp): `--record` is refused (one tape holds one
+ * session); with `--replay` every session replays the tape, each under a session id of its own.
+ */
+export function tapesForMany(options: SessionOptions, command: string): SessionOptions {
+  if (options.record !== undefined)
+    throw new UsageError(
+      `--record cannot be used with ${command}: a tape holds one session (--replay can: every session replays it)`,
+    );
+  return options.replay !== undefined ? { ...options, replaySessionId: false } : options;
 }
 
 /** Flags given that have no effect yet, by their option name. */

@@ -2,7 +2,7 @@
 import { maxLineFromEnv } from '../transport/ndjson.ts';
 import { generateToken, isLoopback } from '../transport/access.ts';
 import type { SessionOptions } from '../session/options.ts';
-import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
+import { UsageError, tapesForMany, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 import type { ServeFlags } from './serve-command.ts';
 import { untilSignal } from './signals.ts';
 
@@ -40,7 +40,7 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
     if (!URL.canParse(origin) || new URL(origin).origin === 'null')
       throw new UsageError(`--allow-origin ${origin}: give an origin such as https://app.example.com`);
   }
-  const options = await sessionOptionsFromFlags(flags);
+  const options = tapesForMany(await sessionOptionsFromFlags(flags), 'serve');
   if (flags.redis !== undefined) return serveCluster(flags, options, { token, generated, allowOrigins }, log);
   const { checkSessionOptions } = await import('../session/open.ts');
   try {

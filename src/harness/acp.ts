@@ -31,6 +31,8 @@ import type { PermissionResult } from '../messages/control.ts';
 import { newApiId, newUuid } from '../messages/ids.ts';
 import { toolUseError } from '../messages/notices.ts';
 import { startProcessGroup, type RunningGroup } from '../process/run.ts';
+import { defaultSandbox } from '../sandbox/config.ts';
+import { confineCli } from './confine.ts';
 import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
 import { isWholeToolRule, parseRules, type PermissionRule } from '../tools/permission-rules.ts';
 import { VERSION } from '../version.ts';
@@ -301,7 +303,10 @@ class Terminals {
     const cwd = params.cwd ? path.resolve(this.#config.cwd, params.cwd) : this.#config.cwd;
     const limit = params.outputByteLimit ?? TERMINAL_OUTPUT_BYTES;
     const terminal: Terminal = { output: '', truncated: false, limit } as Terminal;
-    terminal.group = startProcessGroup({
+    // The agent's commands run in the session's sandbox too (workspace profile: the agent was allowed to run them).
+    const { startSandboxed } = await import('../sandbox/run.ts');
+    terminal.group = await startSandboxed(this.#config.sandbox ?? defaultSandbox(this.#config.cwd), {
+      profile: 'workspace',
       // Without arguments the command is a shell line (agents send both forms).
       command: params.args?.length ? [params.command, ...params.args] : params.command,
       cwd,
@@ -1012,13 +1017,18 @@ export class AcpHarness implements Harness {
   async #start(signal: AbortSignal): Promise<AgentLink> {
     if (this.#link && !this.#link.exited && !this.#link.connection.signal.aborted) return this.#link;
     if (this.#link) this.#drop(this.#link);
-    const link = new AgentLink(this.#config, {
-      update: (params) => this.#onUpdate(params),
-      permission: (params, requestSignal) => this.#onPermission(params, requestSignal),
-      readFile: (params) => this.#readFile(params),
-      writeFile: (params) => this.#writeFile(params),
-      terminals: this.#terminals,
-    });
+    const confined = await confineCli(this.#config, this.#config.command, this.#config.env);
+    const link = new AgentLink(
+      { ...this.#config, command: confined.argv, env: confined.env },
+      {
+        update: (params) => this.#onUpdate(params),
+        permission: (params, requestSignal) => this.#onPermission(params, requestSignal),
+        readFile: (params) => this.#readFile(params),
+        writeFile: (params) => this.#writeFile(params),
+        terminals: this.#terminals,
+      },
+    );
+    void link.group.done.then(() => confined.release());
     this.#link = link;
     try {
       const init = await link.call(

@@ -12,7 +12,7 @@ import { newUuid } from '../messages/ids.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
-import { CliProcess, howItEnded, stderrTail, type CliLine } from './cli-process.ts';
+import { howItEnded, startCli, stderrTail, type CliLine, type CliProcess } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -76,7 +76,7 @@ export class ClaudeStreamHarness implements Harness {
   async run(turn: HarnessTurn): Promise<HarnessOutcome> {
     // Claude Code sends its own tool_progress; Qwen Code's calls get agentpipe's heartbeats.
     const state = new TurnState(turn, this.config, this.sessionId, { heartbeats: this.name !== 'claude' });
-    const cli = this.#start();
+    const cli = await this.#start();
     const lines: Array<CliLine | { exit: string }> = [];
     let wake: (() => void) | undefined;
     this.#sink = (line) => {
@@ -141,15 +141,18 @@ export class ClaudeStreamHarness implements Harness {
   }
 
   /** Starts the CLI (again, resuming its session, after it died). */
-  #start(): CliProcess {
+  async #start(): Promise<CliProcess> {
     if (this.#process && !this.#process.exited) return this.#process;
     this.#initialized = false;
-    const cli = new CliProcess({
-      argv: [...this.config.command, ...this.#args()],
-      cwd: this.config.cwd,
-      env: this.#env(),
-      idleMs: this.config.idleMs,
-    });
+    const cli = await startCli(
+      {
+        argv: [...this.config.command, ...this.#args()],
+        cwd: this.config.cwd,
+        env: this.#env(),
+        idleMs: this.config.idleMs,
+      },
+      this.config,
+    );
     this.#process = cli;
     this.#pump = (async () => {
       for await (const line of cli.lines()) this.#sink?.(line);

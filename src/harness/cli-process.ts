@@ -6,6 +6,8 @@
  */
 import { once } from 'node:events';
 import { startProcessGroup, type ProcessGroupResult, type RunningGroup } from '../process/run.ts';
+import { confineCli } from './confine.ts';
+import type { HarnessConfig } from './types.ts';
 
 /** A line longer than this is dropped (and reported) instead of held in memory. */
 export const MAX_LINE_CHARS = 64 * 1024 * 1024;
@@ -23,6 +25,17 @@ export interface CliProcessOptions {
   stderrCap?: number;
   /** Stops the CLI when it prints nothing on stdout for this long (ms); none when undefined. */
   idleMs?: number;
+}
+
+/** Starts the CLI in the session's sandbox (`sandbox` and `name` from the harness config). */
+export async function startCli(
+  o: CliProcessOptions,
+  config: Pick<HarnessConfig, 'name' | 'cwd' | 'sandbox'>,
+): Promise<CliProcess> {
+  const confined = await confineCli(config, o.argv, o.env);
+  const cli = new CliProcess({ ...o, argv: confined.argv, env: confined.env });
+  void cli.done.then(() => confined.release());
+  return cli;
 }
 
 export class CliProcess {

@@ -1,573 +1,93 @@
 /**
- * The Codex harness: one `codex exec --json` process per prompt (`codex exec resume <thread>` after
- * the first), its JSONL events (codex-rs/exec/src/exec_events.rs) translated into the message union.
- * Commands become Bash calls, file changes Edit/Write calls with a diff-able `tool_use_result`, to-do
- * lists TodoWrite, MCP calls `mcp__<server>__<tool>`. Codex cannot ask for permission in exec mode
- * (its approval policy is always "never"), so permission modes choose its sandbox instead.
+ * The Codex harness: `codex app-server` where the wrapped codex has it (live text deltas, command
+ * output, diffs, and codex's approvals asked through agentpipe's session: codex/app-server.ts), else
+ * one `codex exec --json` per prompt (codex/exec.ts). A user message sent with `priority: "now"` while a prompt
+ * runs joins it through codex's turn/steer (app-server only). A codex whose app-server does not answer
+ * `initialize` gets the exec harness, with one warning. AGENTPIPE_CODEX_PROTOCOL=exec or
+ * =app-server (in the environment codex gets) chooses outright.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import type { AssistantContentBlock, AssistantMessage, PermissionMode, UserContentBlock } from '../messages/types.ts';
-import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
-import { newApiId } from '../messages/ids.ts';
-import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
-import { howItEnded, stderrTail } from './cli-process.ts';
-import { OneShotCliHarness } from './one-shot.ts';
-import { todoWriteAnswer } from '../tools/builtin/todo-write.ts';
-import { TurnState } from './turn-state.ts';
-import type { HarnessOutcome, HarnessTurn } from './types.ts';
+import type { PermissionMode, UserContentBlock } from '../messages/types.ts';
+import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
+import { AppServerUnavailable, CodexAppServerHarness } from './codex/app-server.ts';
 
-/** The provider id agentpipe defines for `--base-url` (Responses API over HTTPS SSE, no WebSocket attempt). */
-export const CODEX_PROVIDER_ID = 'agentpipe';
+export { unwrapShell, reverseUnifiedDiff, tomlString, CODEX_PROVIDER_ID } from './codex/shared.ts';
+export { codexThreadPermissions } from './codex/app-server.ts';
 
-/** Codex's sandbox per permission mode; exec mode never asks, so "default" cannot ask before edits and is read-only. */
-export function codexPermissionArgs(mode: PermissionMode): string[] {
-  switch (mode) {
-    case 'bypassPermissions':
-      return ['--dangerously-bypass-approvals-and-sandbox'];
-    case 'acceptEdits':
-      return ['--sandbox', 'workspace-write'];
-    case 'default':
-    case 'plan':
-    case 'dontAsk':
-      return ['--sandbox', 'read-only'];
-  }
-}
-
-/** `value` as a TOML basic string (the `-c key=value` overrides are parsed as TOML). */
-export function tomlString(value: string): string {
-  return JSON.stringify(value).replace(/\u007f/g, '\\u007f');
-}
-
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-/**
- * `/bin/bash -lc '<script>'` (or `"<script>"`) → `<script>`: codex shows the shell wrapper it ran the model's command
- * with.
- */
-export function unwrapShell(command: string): string {
-  const single = /^(?:\/usr)?(?:\/bin\/)?(?:ba|z)?sh -l?c '((?:[^']|'\\''|'"'"')*)'$/.exec(command);
-  if (single) return single[1]!.replace(/'\\''|'"'"'/g, "'");
-  const double = /^(?:\/usr)?(?:\/bin\/)?(?:ba|z)?sh -l?c "((?:[^"\\]|\\.)*)"$/.exec(command);
-  return double ? double[1]!.replace(/\\([\\"$`])/g, '$1') : command;
-}
-
-/** Codex's stderr without the lines it prints on every run. */
-function stderrOf(stderr: string): string {
-  const noise =
-    /^(WARNING: proceeding, even though we could not create PATH aliases|Reading additional input from stdin)/;
-  return stderrTail(
-    stderr
-      .split('\n')
-      .filter((line) => !noise.test(line))
-      .join('\n'),
-  );
-}
-
-/** One change of a `file_change` item. */
-interface Change {
-  path: string;
-  kind: string;
-}
-
-/** The before-text of a unified diff applied to `after` (its hunks reversed); undefined when they do not fit. */
-export function reverseUnifiedDiff(after: string, diff: string): string | undefined {
-  const lines = after.split('\n');
-  const hunks: { newStart: number; newLines: number; old: string[] }[] = [];
-  let current: (typeof hunks)[number] | undefined;
-  for (const line of diff.split('\n')) {
-    const header = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(line);
-    if (header) {
-      current = { newStart: Number(header[1]), newLines: header[2] === undefined ? 1 : Number(header[2]), old: [] };
-      hunks.push(current);
-    } else if (current && (line.startsWith(' ') || line.startsWith('-'))) current.old.push(line.slice(1));
-  }
-  if (!hunks.length) return undefined;
-  for (const hunk of hunks.reverse()) {
-    const start = hunk.newLines === 0 ? hunk.newStart : hunk.newStart - 1;
-    if (start < 0 || start + hunk.newLines > lines.length) return undefined;
-    lines.splice(start, hunk.newLines, ...hunk.old);
-  }
-  return lines.join('\n');
-}
-
-/** The smallest differing middle of `before` and `after`, in whole lines (Edit's old_string/new_string). */
-function changedRegion(before: string, after: string): { oldString: string; newString: string } {
-  const a = before.split(/(?<=\n)/);
-  const b = after.split(/(?<=\n)/);
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  return { oldString: a.slice(head, a.length - tail).join(''), newString: b.slice(head, b.length - tail).join('') };
-}
-
-/** Finds codex's session log (rollout) of a thread, to read the diffs its exec events leave out. */
-function findRollout(codexHome: string, threadId: string): string | undefined {
-  const walk = (dir: string, depth: number): string | undefined => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return undefined;
-    }
-    for (const entry of entries.sort((x, y) => y.name.localeCompare(x.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isFile() && entry.name.endsWith(`${threadId}.jsonl`)) return full;
-      if (entry.isDirectory() && depth > 0) {
-        const found = walk(full, depth - 1);
-        if (found) return found;
-      }
-    }
-    return undefined;
-  };
-  return walk(path.join(codexHome, 'sessions'), 3);
-}
-
-/** A wrapped `codex exec`: see the module comment. */
-export class CodexHarness extends OneShotCliHarness {
+export class CodexHarness implements Harness {
   readonly name = 'codex' as const;
-  #warned = false;
-  /** File contents after codex's last change to them (the before-text of its next change). */
-  readonly #known = new Map<string, string>();
-  /** Rollout file changes already matched to an exec event. */
-  readonly #usedRolloutLines = new Set<string>();
+  readonly config: HarnessConfig;
+  readonly sessionId: string;
+  #impl: Harness;
+  readonly #protocol: string;
 
-  get #model(): string {
-    return this.config.model ?? 'codex';
+  constructor(config: HarnessConfig, sessionId: string) {
+    this.config = config;
+    this.sessionId = sessionId;
+    this.#protocol = config.env.AGENTPIPE_CODEX_PROTOCOL ?? 'auto';
+    this.#impl = this.#protocol === 'exec' ? this.#exec() : new CodexAppServerHarness(config, sessionId);
   }
 
-  get #codexHome(): string {
-    return this.config.env.CODEX_HOME ?? path.join(this.config.env.HOME ?? os.homedir(), '.codex');
+  #exec(): Harness {
+    // Loaded only for a codex without an app-server.
+    return new LazyExec(this.config, this.sessionId);
   }
 
-  /** Warns once per harness about the options codex cannot honour. */
-  #warnUnsupported(): void {
-    if (this.#warned) return;
-    this.#warned = true;
-    const c = this.config;
-    const ignored = [
-      c.allowedTools.length ? 'allowedTools' : '',
-      c.disallowedTools.length ? 'disallowedTools' : '',
-      c.maxTurns !== undefined ? 'maxTurns' : '',
-    ].filter(Boolean);
-    if (ignored.length)
-      this.config.warn(`harness codex: ignored options codex exec cannot honour: ${ignored.join(', ')}`);
+  get nativeSessionId(): string | undefined {
+    return this.#impl.nativeSessionId;
   }
 
-  /** The argv of one prompt. */
-  argv(prompt: string, images: string[]): string[] {
-    const c = this.config;
-    const overrides: string[] = [];
-    const set = (key: string, value: string) => overrides.push('-c', `${key}=${value}`);
-    if (c.baseUrl) {
-      const p = `model_providers.${CODEX_PROVIDER_ID}`;
-      set('model_provider', tomlString(CODEX_PROVIDER_ID));
-      set(`${p}.name`, tomlString('agentpipe --base-url'));
-      set(`${p}.base_url`, tomlString(c.baseUrl));
-      set(`${p}.wire_api`, tomlString('responses'));
-      set(`${p}.supports_websockets`, 'false');
-      const key = ['CODEX_API_KEY', 'OPENAI_API_KEY'].find((k) => c.env[k]);
-      if (key) set(`${p}.env_key`, tomlString(key));
-      else set(`${p}.requires_openai_auth`, 'true');
+  configure(change: { model?: string; permissionMode?: PermissionMode }): void {
+    this.#impl.configure(change);
+  }
+
+  async run(turn: HarnessTurn): Promise<HarnessOutcome> {
+    try {
+      return await this.#impl.run(turn);
+    } catch (error) {
+      if (!(error instanceof AppServerUnavailable) || this.#protocol === 'app-server') throw error;
+      this.config.warn(`harness codex: ${error.message}; using codex exec instead`);
+      this.config.resumeNativeId = this.#impl.nativeSessionId ?? this.config.resumeNativeId;
+      this.#impl = this.#exec();
+      return this.#impl.run(turn);
     }
-    if (c.systemPrompt !== undefined) {
-      const file = path.join(this.temp(), 'instructions.md');
-      writeFileSync(file, c.systemPrompt);
-      set('model_instructions_file', tomlString(file));
-    }
-    if (c.appendSystemPrompt) set('developer_instructions', tomlString(c.appendSystemPrompt));
-    const resume = this.nativeId ? ['resume', this.nativeId] : [];
-    return [
-      ...c.command,
-      'exec',
-      '--json',
-      '--skip-git-repo-check',
-      '--cd',
-      c.cwd,
-      ...codexPermissionArgs(c.permissionMode),
-      ...(c.model ? ['--model', c.model] : []),
-      ...overrides,
-      ...resume,
-      ...images.map((file) => `--image=${file}`),
-      '--',
-      prompt,
-    ];
   }
 
-  /** The prompt's text, its images written to files for `--image`. */
-  #prompt(prompt: string | UserContentBlock[]): { text: string; images: string[] } {
-    if (typeof prompt === 'string') return { text: prompt, images: [] };
-    const texts: string[] = [];
-    const images: string[] = [];
-    for (const block of prompt) {
-      if (block.type === 'text') texts.push(block.text);
-      else if (block.type === 'image' && block.source.type === 'base64') {
-        const ext = block.source.media_type.split('/')[1] ?? 'png';
-        const file = path.join(this.temp(), `image-${images.length}-${Date.now()}.${ext}`);
-        writeFileSync(file, Buffer.from(block.source.data, 'base64'));
-        images.push(file);
-      } else this.config.warn(`harness codex: a ${block.type} block of the prompt was left out`);
-    }
-    return { text: texts.join('\n\n'), images };
+  /** Steering needs codex's app-server; the exec protocol has none (the message then waits its turn). */
+  async steer(prompt: string | UserContentBlock[]): Promise<boolean> {
+    return (await this.#impl.steer?.(prompt)) ?? false;
   }
 
-  protected async runPrompt(state: TurnState, turn: HarnessTurn): Promise<HarnessOutcome> {
-    this.#warnUnsupported();
-    if (turn.signal.aborted) return await state.interrupted();
-    const { text, images } = this.#prompt(turn.prompt);
-    const t = new CodexTurn(this, state);
-    const exit = await this.runProcess(turn, {
-      argv: this.argv(text, images),
-      env: this.config.env,
-      onEvent: (value) => t.event(value),
-      onGarbage: (line) => state.unknown('non-JSON line', line),
-    });
-    if (!exit) {
-      await t.closeOpen();
-      return await state.interrupted();
-    }
-    await t.closeOpen();
-    if (t.completed) return state.success();
-    if (t.failed) return state.failure([t.failed]);
-    const tail = stderrOf(exit.stderr);
-    const errors = [`codex ${howItEnded(exit)} before its turn completed${tail ? `: ${tail}` : ''}`];
-    if (t.lastError) errors.push(t.lastError);
-    return state.failure(errors);
-  }
-
-  /** Called with each thread id codex reports. */
-  thread(id: string): void {
-    this.nativeId = id;
-  }
-
-  /**
-   * The Edit or Write call (input, result, content) of one completed change, with what is known of the file before it.
-   */
-  async fileCall(
-    change: Change,
-    before: string | undefined,
-  ): Promise<{ name: string; input: Json; result: Json; content: string }> {
-    const file = change.path;
-    if (change.kind === 'delete') {
-      this.#known.delete(file);
-      const input = { command: `rm ${file}` };
-      return {
-        name: 'Bash',
-        input,
-        result: { stdout: '', stderr: '', interrupted: false, isImage: false },
-        content: `Deleted ${file}`,
-      };
-    }
-    const after = (await readFile(file, 'utf8').catch(() => null)) ?? '';
-    const known = this.#known.get(file);
-    this.#known.set(file, after);
-    let original = known ?? (before !== undefined && before !== after ? before : undefined);
-    if (change.kind === 'update' && original === undefined) original = await this.#fromRollout(file, after);
-    if (change.kind === 'add' || original === undefined) {
-      const type = change.kind === 'add' ? 'create' : 'update';
-      return {
-        name: 'Write',
-        input: { file_path: file, content: after },
-        result: await writeResultOf(file, null, after, type),
-        content: type === 'create' ? `File created successfully at: ${file}` : `The file ${file} has been updated.`,
-      };
-    }
-    const { oldString, newString } = changedRegion(original, after);
-    return {
-      name: 'Edit',
-      input: { file_path: file, old_string: oldString, new_string: newString },
-      result: await editResultOf(file, oldString, newString, original, after),
-      content: `The file ${file} has been updated.`,
-    };
-  }
-
-  /** The before-text of a change from codex's rollout (its `unified_diff`), polled briefly while codex writes it. */
-  async #fromRollout(file: string, after: string): Promise<string | undefined> {
-    if (!this.nativeId) return undefined;
-    for (let attempt = 0; attempt < 6; attempt++) {
-      const rollout = findRollout(this.#codexHome, this.nativeId);
-      const text = rollout ? await readFile(rollout, 'utf8').catch(() => '') : '';
-      const lines = text
-        .split('\n')
-        .filter((line) => line.includes('"FileChange"') && !this.#usedRolloutLines.has(line));
-      for (const line of lines.reverse()) {
-        let diff: string | undefined;
-        try {
-          const value: unknown = JSON.parse(line);
-          const item =
-            isObj(value) && isObj(value.payload) && isObj(value.payload.item) ? value.payload.item : undefined;
-          const changes = item && isObj(item.changes) ? item.changes : undefined;
-          const entry = changes && isObj(changes[file]) ? changes[file] : undefined;
-          diff = entry ? str(entry.unified_diff) : undefined;
-        } catch {
-          continue;
-        }
-        if (diff === undefined) continue;
-        this.#usedRolloutLines.add(line);
-        return reverseUnifiedDiff(after, diff);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return undefined;
-  }
-
-  get model(): string {
-    return this.#model;
+  close(): Promise<void> {
+    return this.#impl.close();
   }
 }
 
-/**
- * A whole text as the stream events of `final` (same message id, so faces show it once): codex exec
- * prints no token deltas. (TurnState.streamText starts a message of its own id.)
- */
-async function streamWhole(s: TurnState, final: AssistantMessage, text: string, thinking: boolean): Promise<void> {
-  const start = { ...final.message, content: [], stop_reason: null };
-  await s.streamEvent({ type: 'message_start', message: start });
-  const block: AssistantContentBlock = thinking
-    ? { type: 'thinking', thinking: '', signature: '' }
-    : { type: 'text', text: '', citations: null };
-  await s.streamEvent({ type: 'content_block_start', index: 0, content_block: block });
-  const delta = thinking
-    ? { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null }
-    : { type: 'text_delta' as const, text };
-  await s.streamEvent({ type: 'content_block_delta', index: 0, delta });
-  await s.streamEvent({ type: 'content_block_stop', index: 0 });
-}
+/** The exec harness, its module loaded on first use. */
+class LazyExec implements Harness {
+  readonly name = 'codex' as const;
+  readonly #config: HarnessConfig;
+  readonly #sessionId: string;
+  #harness?: Harness;
 
-/** The translation of one prompt's events. */
-class CodexTurn {
-  completed = false;
-  failed: string | undefined;
-  lastError: string | undefined;
-  /** Open tool calls by codex item id. */
-  readonly #open = new Map<string, string>();
-  /** File contents read when a file change started (may already be the new text). */
-  readonly #before = new Map<string, Map<string, string>>();
-  /** The last to-do list emitted per item. */
-  readonly #todos = new Map<string, string>();
-  #todoCalls = 0;
-
-  readonly harness: CodexHarness;
-  readonly state: TurnState;
-
-  constructor(harness: CodexHarness, state: TurnState) {
-    this.harness = harness;
-    this.state = state;
+  constructor(config: HarnessConfig, sessionId: string) {
+    this.#config = config;
+    this.#sessionId = sessionId;
   }
 
-  async event(e: Json): Promise<void> {
-    const type = str(e.type) ?? '(no type)';
-    const s = this.state;
-    switch (type) {
-      case 'thread.started': {
-        const id = str(e.thread_id);
-        if (id) this.harness.thread(id);
-        const { model, cwd, permissionMode } = this.harness.config;
-        await s.init({ nativeSessionId: id, model, cwd, permissionMode });
-        return;
-      }
-      case 'turn.started':
-        return;
-      case 'turn.completed': {
-        this.completed = true;
-        const u = isObj(e.usage) ? e.usage : {};
-        const input = num(u.input_tokens) ?? 0;
-        const cached = num(u.cached_input_tokens) ?? 0;
-        // OpenAI counts cached tokens in input_tokens; Anthropic's usage (the result's) does not.
-        s.turn.usage.add(this.harness.model, {
-          input_tokens: Math.max(0, input - cached),
-          output_tokens: num(u.output_tokens) ?? 0,
-          cache_read_input_tokens: cached,
-          cache_creation_input_tokens: num(u.cache_write_input_tokens) ?? 0,
-        });
-        return;
-      }
-      case 'turn.failed':
-        this.failed = (isObj(e.error) ? str(e.error.message) : undefined) ?? 'codex reported a failed turn';
-        return;
-      case 'error': {
-        const text = str(e.message) ?? 'codex reported an error';
-        this.lastError = text;
-        this.harness.config.warn(`harness codex: ${text}`);
-        return;
-      }
-      case 'item.started':
-      case 'item.updated':
-      case 'item.completed': {
-        if (!isObj(e.item)) return s.unknown(`${type} without an item`);
-        await this.#item(type.slice(5) as 'started' | 'updated' | 'completed', e.item);
-        return;
-      }
-      default:
-        s.unknown(`event type ${type}`);
-    }
+  get nativeSessionId(): string | undefined {
+    return this.#harness?.nativeSessionId ?? this.#config.resumeNativeId;
   }
 
-  async #toolUse(itemId: string, name: string, input: Json): Promise<string> {
-    const id = newApiId('toolu');
-    this.#open.set(itemId, id);
-    await this.state.emit(
-      this.state.assistant([{ type: 'tool_use', id, name, input }], this.harness.model, 'tool_use'),
-    );
-    return id;
+  configure(change: { model?: string; permissionMode?: PermissionMode }): void {
+    Object.assign(this.#config, change);
   }
 
-  async #toolResult(itemId: string, content: string, isError: boolean, result?: unknown): Promise<void> {
-    const id = this.#open.get(itemId);
-    if (!id) return;
-    this.#open.delete(itemId);
-    await this.state.emit(this.state.toolResult(id, content, isError, result));
+  async run(turn: HarnessTurn): Promise<HarnessOutcome> {
+    this.#harness ??= new (await import('./codex/exec.ts')).CodexExecHarness(this.#config, this.#sessionId);
+    return this.#harness.run(turn);
   }
 
-  /** Ends the tool calls codex left open (interrupted, or the process ended mid-call). */
-  async closeOpen(): Promise<void> {
-    for (const itemId of [...this.#open.keys()]) await this.#toolResult(itemId, INTERRUPTED_TOOLS, true);
-  }
-
-  async #item(phase: 'started' | 'updated' | 'completed', item: Json): Promise<void> {
-    const s = this.state;
-    const id = str(item.id) ?? '';
-    const kind = str(item.type) ?? '(no type)';
-    const model = this.harness.model;
-    switch (kind) {
-      case 'agent_message':
-      case 'plan':
-      case 'reasoning': {
-        const text = str(item.text);
-        if (phase !== 'completed' || !text) return;
-        const thinking = kind === 'reasoning';
-        const block: AssistantContentBlock = thinking
-          ? { type: 'thinking', thinking: text, signature: '' }
-          : { type: 'text', text, citations: null };
-        const final = s.assistant([block], model);
-        if (s.config.includePartialMessages) await streamWhole(s, final, text, thinking);
-        await s.emit(final);
-        return;
-      }
-      case 'command_execution': {
-        const command = unwrapShell(str(item.command) ?? '');
-        if (!this.#open.has(id)) {
-          if (phase === 'updated') return;
-          await this.#toolUse(id, 'Bash', { command });
-        }
-        if (phase !== 'completed') return;
-        const output = str(item.aggregated_output) ?? '';
-        const code = num(item.exit_code);
-        const status = str(item.status);
-        const isError = (code !== undefined && code !== 0) || status === 'failed' || status === 'declined';
-        const note =
-          status === 'declined' ? 'Command was declined' : code !== undefined && code !== 0 ? `Exit code ${code}` : '';
-        const result = {
-          stdout: output,
-          stderr: '',
-          interrupted: false,
-          isImage: false,
-          ...(code !== undefined ? { exitCode: code } : {}),
-        };
-        await this.#toolResult(id, `${output.trimEnd()}${note ? `\n${note}` : ''}`.trim(), isError, result);
-        return;
-      }
-      case 'file_change': {
-        const changes = (Array.isArray(item.changes) ? item.changes : [])
-          .filter(isObj)
-          .map((c) => ({ path: str(c.path) ?? '', kind: str(c.kind) ?? 'update' }))
-          .filter((c) => c.path);
-        if (phase === 'started') {
-          const before = new Map<string, string>();
-          for (const c of changes) {
-            const text = await readFile(c.path, 'utf8').catch(() => null);
-            if (text !== null) before.set(c.path, text);
-          }
-          this.#before.set(id, before);
-          return;
-        }
-        if (phase !== 'completed') return;
-        const before = this.#before.get(id);
-        this.#before.delete(id);
-        const failed = str(item.status) === 'failed';
-        for (const [n, change] of changes.entries()) {
-          const key = `${id}#${n}`;
-          if (failed) {
-            const name = change.kind === 'add' ? 'Write' : 'Edit';
-            await this.#toolUse(key, name, {
-              file_path: change.path,
-              ...(name === 'Write' ? { content: '' } : { old_string: '', new_string: '' }),
-            });
-            await this.#toolResult(
-              key,
-              `<tool_use_error>codex could not apply its patch to ${change.path}</tool_use_error>`,
-              true,
-            );
-            continue;
-          }
-          const call = await this.harness.fileCall(change, before?.get(change.path));
-          await this.#toolUse(key, call.name, call.input);
-          await this.#toolResult(key, call.content, false, call.result);
-        }
-        return;
-      }
-      case 'todo_list': {
-        const todos = (Array.isArray(item.items) ? item.items : []).filter(isObj).map((t, n, all) => {
-          const done = t.completed === true;
-          const firstOpen = all.findIndex((x) => x.completed !== true) === n;
-          const content = str(t.text) ?? '';
-          return { content, status: done ? 'completed' : firstOpen ? 'in_progress' : 'pending', activeForm: content };
-        });
-        const key = JSON.stringify(todos);
-        if (this.#todos.get(id) === key) return;
-        this.#todos.set(id, key);
-        const useKey = `${id}@todo${++this.#todoCalls}`;
-        await this.#toolUse(useKey, 'TodoWrite', { todos });
-        await this.#toolResult(useKey, todoWriteAnswer, false, { newTodos: todos });
-        return;
-      }
-      case 'mcp_tool_call': {
-        const server = str(item.server) ?? 'unknown';
-        const tool = str(item.tool) ?? 'unknown';
-        if (!this.#open.has(id)) {
-          if (phase === 'updated') return;
-          await this.#toolUse(id, `mcp__${server}__${tool}`, isObj(item.arguments) ? item.arguments : {});
-        }
-        if (phase !== 'completed') return;
-        const error = isObj(item.error) ? str(item.error.message) : undefined;
-        const result = isObj(item.result) ? item.result : undefined;
-        const content = Array.isArray(result?.content) ? result.content : [];
-        const text = content
-          .map((b) => (isObj(b) && b.type === 'text' ? (str(b.text) ?? '') : ''))
-          .filter(Boolean)
-          .join('\n');
-        const isError = error !== undefined || str(item.status) === 'failed';
-        await this.#toolResult(
-          id,
-          isError ? `<tool_use_error>${error ?? 'the MCP tool call failed'}</tool_use_error>` : text,
-          isError,
-          result,
-        );
-        return;
-      }
-      case 'web_search': {
-        const query = str(item.query) ?? '';
-        if (!this.#open.has(id)) {
-          if (phase === 'updated') return;
-          await this.#toolUse(id, 'WebSearch', { query });
-        }
-        if (phase === 'completed') await this.#toolResult(id, `Web search: ${query}`, false, { query, results: [] });
-        return;
-      }
-      case 'error': {
-        if (phase !== 'completed') return;
-        const text = str(item.message) ?? 'codex reported an error';
-        this.harness.config.warn(`harness codex: ${text}`);
-        return;
-      }
-      default:
-        s.unknown(`item type ${kind}`);
-    }
+  async close(): Promise<void> {
+    await this.#harness?.close();
   }
 }

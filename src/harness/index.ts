@@ -4,9 +4,8 @@
  * (agentpipe's secrets out, the CLI's own key in) and loads the translator lazily, so a session
  * on agentpipe's own loop never loads any of this.
  */
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import { childEnv } from '../process/env.ts';
+import { findExecutable } from '../process/executable.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import type { Harness, HarnessConfig, HarnessName, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -70,25 +69,6 @@ export async function harnessCommand(
       `--harness ${name}: the ${cli.bin} CLI is not on PATH (install it: npm install -g ${cli.package})`,
     );
   return [found];
-}
-
-/** `file` as an executable path: as given when it has a slash, else the first match on PATH. */
-function findExecutable(file: string, env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = file.includes('/')
-    ? [path.resolve(file)]
-    : (env.PATH ?? '')
-        .split(path.delimiter)
-        .filter(Boolean)
-        .map((dir) => path.join(dir, file));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /**

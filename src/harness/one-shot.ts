@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ProcessGroupResult } from '../process/run.ts';
-import { CliProcess, drainOneShot } from './cli-process.ts';
+import { drainOneShot, startCli, type CliProcess } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -85,7 +85,10 @@ export abstract class OneShotCliHarness implements Harness {
    * for more), and reads it to its end. Returns its exit, or undefined when the prompt was aborted.
    */
   protected async runProcess(turn: HarnessTurn, p: OneShotProcess): Promise<ProcessGroupResult | undefined> {
-    const proc = new CliProcess({ argv: p.argv, cwd: this.config.cwd, env: p.env, idleMs: this.config.idleMs });
+    const proc = await startCli(
+      { argv: p.argv, cwd: this.config.cwd, env: p.env, idleMs: this.config.idleMs },
+      this.config,
+    );
     this.#process = proc;
     proc.endInput();
     return await drainOneShot(proc, turn.signal, p.onEvent, p.onGarbage, () => this.stop(proc));

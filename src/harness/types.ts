@@ -5,6 +5,7 @@
  * emits those messages through the turn, and returns how the prompt ended. The session does the
  * rest as for its own loop: the transcript, the faces, the one `result`.
  */
+import type { SandboxConfig } from '../sandbox/config.ts';
 import type {
   AgentMessage,
   PermissionMode,
@@ -30,6 +31,8 @@ export interface HarnessConfig {
   cwd: string;
   /** The environment of the wrapped CLI (agentpipe's secrets removed, the CLI's own key passed on). */
   env: Record<string, string>;
+  /** The session's OS sandbox: the CLI runs in its harness profile (absent: unconfined). */
+  sandbox?: SandboxConfig;
   model?: string;
   /** `--base-url`: the CLI's own base URL setting. */
   baseUrl?: string;
@@ -115,6 +118,11 @@ export interface Harness {
   configure(change: { model?: string; permissionMode?: PermissionMode }): void;
   /** Runs one prompt to its end; never throws for anything the wrapped agent does. */
   run(turn: HarnessTurn): Promise<HarnessOutcome>;
+  /**
+   * Adds a user message to the running prompt (the wrapped agent's own steering: codex's turn/steer); resolves false
+   * when there is none to steer or the agent cannot. The running prompt's `result` covers it.
+   */
+  steer?(prompt: string | UserContentBlock[]): Promise<boolean>;
   /** Stops the wrapped agent (SIGTERM, then SIGKILL after a grace period). */
   close(): Promise<void>;
 }

@@ -9,11 +9,14 @@ export interface TextBlock {
   text: string;
   citations?: null;
 }
-/** Text block of a model answer (`citations` is always present, as in the API). */
+/**
+ * Text block of a model answer: `citations: null` as the API sends it; without it in the `assistant` messages of a
+ * streamed answer, as Claude Code sends them.
+ */
 export interface AssistantTextBlock {
   type: 'text';
   text: string;
-  citations: null;
+  citations?: null;
 }
 /** Extended-thinking content block; `signature` is empty for models that do not sign. */
 export interface ThinkingBlock {
@@ -53,20 +56,24 @@ export type AssistantContentBlock = AssistantTextBlock | ThinkingBlock | ToolUse
 /** A block a user (or tool result) message may carry. */
 export type UserContentBlock = TextBlock | ImageBlock | ToolResultBlock;
 
-/** Token usage of one API message (Anthropic `BetaUsage` shape). */
+/**
+ * Token usage of one API message (Anthropic `BetaUsage` shape). The members after the token counts are left out
+ * where the API sent none (the `assistant` messages of a streamed answer carry `message_start`'s usage as the API
+ * sent it, as Claude Code's do).
+ */
 export interface ApiUsage {
   input_tokens: number;
   output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-  cache_creation: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number } | null;
-  inference_geo: string | null;
-  iterations: null;
-  output_tokens_details: null;
-  server_tool_use: { web_search_requests: number; web_fetch_requests: number } | null;
-  service_tier: 'standard' | 'priority' | 'batch' | null;
-  speed: 'standard' | 'fast' | null;
-  fallback_credit: null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number } | null;
+  inference_geo?: string | null;
+  iterations?: null;
+  output_tokens_details?: null;
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number } | null;
+  service_tier?: 'standard' | 'priority' | 'batch' | null;
+  speed?: 'standard' | 'fast' | null;
+  fallback_credit?: null;
 }
 
 /** Why the model stopped. */
@@ -82,10 +89,11 @@ export interface ApiMessage {
   stop_reason: StopReason | null;
   stop_sequence: string | null;
   usage: ApiUsage;
-  container: null;
+  /** The API's null members: left out of the `assistant` messages of a streamed answer, as Claude Code does. */
+  container?: null;
   context_management: null;
-  diagnostics: null;
-  stop_details: null;
+  diagnostics?: null;
+  stop_details?: null;
 }
 
 /** A message as sent to a model (Anthropic `MessageParam` shape); the session history is a list of these. */

@@ -60,6 +60,22 @@ export interface SystemInitMessage extends Envelope {
   analytics_disabled?: boolean;
   /** Claude Code's (internal) flag that product feedback goes nowhere: agentpipe has none, always true. */
   product_feedback_disabled?: boolean;
+  /** Why fast mode is off: `sdk_opt_in_required`, what Claude Code 2.1.332 sends in a headless run. */
+  fast_mode_disabled_reason?: 'sdk_opt_in_required';
+  /** True when the requests go to Anthropic's own API, false for another base URL or provider. */
+  served_by_anthropic?: boolean;
+  /** Whether commands run in an OS sandbox (as Claude Code's `sandbox_enabled`). */
+  sandbox_enabled?: boolean;
+  /** The working folder the session started in. */
+  original_cwd?: string;
+  /** The `--add-dir` folders. */
+  additional_directories?: string[];
+  /** Claude Code's per-turn effort and `ultrathink` keyword: agentpipe has neither, always false. */
+  per_turn_effort_active?: boolean;
+  ultrathink_available?: boolean;
+  ultrathink_typed_raises?: boolean;
+  /** Claude Code's view mode (`default` or `focus`): always `default` in a headless run. */
+  view_mode?: 'default' | 'focus';
   /**
    * The wrapped agent when a harness runs the session (`--harness`: claude, codex, gemini, qwen, acp); absent for
    * agentpipe's own loop.
@@ -85,6 +101,27 @@ export interface AssistantMessage extends Envelope {
     | 'overloaded'
     | 'model_not_found';
   request_id?: string;
+  /** When the block was emitted (Claude Code sends it on every assistant message). */
+  timestamp?: string;
+  /** A failed request's synthetic message: the HTTP status and error type the API answered, and the mark. */
+  api_error_status?: number;
+  api_error_type?: string;
+  is_api_error_message?: true;
+}
+
+/**
+ * How a tool call was decided (Claude Code 2.1.332's `tool_result_meta` entry): `accept` by the permission mode, a
+ * rule (`subcommandResults` for a shell line's rules) or a hook; `reject` by a rule (`non_execution_kind:
+ * permission-rule`) or for want of an allowance (`user-rejected`).
+ */
+export interface ToolResultMeta {
+  id: string;
+  permission_decision: {
+    decision: 'accept' | 'reject';
+    source: 'config' | 'hook';
+    reason_type?: 'mode' | 'rule' | 'subcommandResults' | 'hook';
+  };
+  non_execution_kind?: 'user-rejected' | 'permission-rule';
 }
 
 /** A user turn: a prompt, tool results, or the interruption notice. */
@@ -95,6 +132,8 @@ export interface UserMessage extends Envelope {
   isSynthetic?: boolean;
   /** Structured result of the tool (e.g. Bash's stdout/stderr), kept out of the model's context. */
   tool_use_result?: unknown;
+  /** How each tool call of the message was let run or refused, as Claude Code 2.1.332 says it. */
+  tool_result_meta?: ToolResultMeta[];
   timestamp?: string;
   /** True when a user message is echoed back by `--replay-user-messages`. */
   isReplay?: true;
@@ -312,6 +351,31 @@ export interface ModelUsage {
   costUSD: number;
   contextWindow: number;
   maxOutputTokens: number;
+  /** Claude Code 2.1.332's further members: thinking tokens, cache writes by lifetime, where the price came from. */
+  thinkingTokens?: number;
+  cacheCreationEphemeral5mInputTokens?: number;
+  cacheCreationEphemeral1hInputTokens?: number;
+  canonicalModel?: string;
+  provider?: string;
+  costBasis?: 'list';
+}
+
+/**
+ * `result.subagent_stats`: the subagents a prompt started and how they ended, in the shape Claude Code 2.1.332
+ * reports. agentpipe runs subagents in the foreground and never refuses one for concurrency or budget, so those
+ * counts stay 0; `requested.unset` counts the calls that did not ask for either (all of agentpipe's).
+ */
+export interface SubagentStats {
+  spawned: number;
+  requested: { background: number; foreground: number; unset: number };
+  started_in_background: number;
+  max_depth: number;
+  spawned_by_subagents: number;
+  completed: number;
+  failed: number;
+  killed: { parent: number; user: number; system: number };
+  refused: { depth_limit: number; concurrency_limit: number; budget: number };
+  by_type: Record<string, number>;
 }
 
 /** Summed usage of a whole prompt (every field non-null, as in the real CLI). */
@@ -363,6 +427,18 @@ interface ResultBase extends Envelope {
    * no fast mode, so it is always `'off'`, the value Claude Code sends while the feature is off.
    */
   fast_mode_state?: 'off' | 'cooldown' | 'on';
+  /** Why fast mode is off (`sdk_opt_in_required`, as Claude Code 2.1.332 reports in a headless run). */
+  fast_mode_disabled_reason?: 'sdk_opt_in_required';
+  /** `modelUsage` of this prompt alone (what was used since the session's last result). */
+  model_usage_since_last_result?: Record<string, ModelUsage>;
+  /** Prompts still queued behind this one when it ended. */
+  queued_turn_count?: number;
+  /** This result's index among the session's results (0 for the first). */
+  result_index?: number;
+  /** Claude Code's safety-classifier stops: agentpipe has no such classifier, always 0. */
+  safety_stops?: number;
+  /** The subagents the prompt started and how they ended. */
+  subagent_stats?: SubagentStats;
 }
 
 /**
@@ -374,6 +450,8 @@ export interface ResultSuccessMessage extends ResultBase {
   subtype: 'success';
   is_error: boolean;
   api_error_status?: number | null;
+  /** The API's error type of a failed request (`api_error`, `overloaded_error` …), as Claude Code 2.1.332 adds it. */
+  api_error_type?: string;
   result: string;
   structured_output?: unknown;
   /** From the prompt's start to its first assistant message (absent on an API error). */

@@ -22,7 +22,7 @@ export function userMessage(
   content: string | UserContentBlock[],
   sessionId: string,
   parentToolUseId: string | null,
-  extra: Pick<UserMessage, 'tool_use_result' | 'isSynthetic'> = {},
+  extra: Pick<UserMessage, 'tool_use_result' | 'tool_result_meta' | 'isSynthetic'> = {},
 ): UserMessage {
   return {
     type: 'user',

@@ -27,24 +27,29 @@ export interface AnthropicProviderOptions {
   defaultHeaders?: Record<string, string>;
 }
 
+/** Anthropic's own API. */
+const ANTHROPIC_API = 'https://api.anthropic.com';
 /** The API version the official SDK this release was checked against sends. */
 const API_VERSION = '2026-10-21';
 
 /** Streams Claude models through the Anthropic Messages API. */
 export class AnthropicProvider extends HttpProvider implements ModelProvider {
   readonly provider = 'anthropic';
+  readonly servedByAnthropic: boolean;
 
   constructor(options: AnthropicProviderOptions) {
+    const base = options.baseUrl || process.env.ANTHROPIC_BASE_URL || ANTHROPIC_API;
     super(
       options.apiKeySource,
       endpoint({
-        base: options.baseUrl || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
+        base,
         path: '/v1/messages',
         apiKey: options.apiKey,
         headers: { 'anthropic-version': API_VERSION, authorization: `Bearer ${options.apiKey}` },
         defaultHeaders: options.defaultHeaders,
       }),
     );
+    this.servedByAnthropic = URL.canParse(base) && new URL(base).host === new URL(ANTHROPIC_API).host;
   }
 
   /** The events of each network read together; an error event still lets out the events before it. */

@@ -5,7 +5,7 @@
  * (the helper's stdout) is never emitted or logged; token-like words in output are redacted.
  */
 import { childEnv } from '../process/env.ts';
-import { runProcessGroup } from '../process/run.ts';
+import { defaultSandbox, type SandboxConfig } from '../sandbox/config.ts';
 import type { StreamEvent } from '../messages/types.ts';
 import { ModelError } from './errors.ts';
 import { eventsOf, type ModelProvider, type ModelRequest, type WebSearchRequest } from './types.ts';
@@ -105,6 +105,7 @@ export class KeyHelperProvider implements ModelProvider {
   readonly #cwd: string;
   readonly #build: (key: string) => Promise<ModelProvider>;
   readonly #onStatus: AuthStatusListener;
+  readonly #sandbox?: () => SandboxConfig | undefined;
   #inner?: Promise<ModelProvider>;
 
   /** Anthropic's web search, with the helper's key. */
@@ -116,8 +117,11 @@ export class KeyHelperProvider implements ModelProvider {
     cwd: string;
     build: (key: string) => Promise<ModelProvider>;
     onStatus: AuthStatusListener;
+    /** The session's sandbox when the helper runs (default: one on `cwd`). */
+    sandbox?: () => SandboxConfig | undefined;
   }) {
     this.provider = options.provider;
+    this.#sandbox = options.sandbox;
     this.#command = options.command;
     this.#cwd = options.cwd;
     this.#build = options.build;
@@ -169,10 +173,18 @@ export class KeyHelperProvider implements ModelProvider {
     await this.#onStatus({ isAuthenticating: true, output: [] });
     let key: string;
     try {
-      key = await runKeyHelper(this.#command, this.#cwd, signal, async (line) => {
-        output.push(redactTokens(line));
-        await this.#onStatus({ isAuthenticating: true, output: output.slice(-20) });
-      });
+      const sandbox = this.#sandbox?.() ?? defaultSandbox(this.#cwd);
+      key = await runKeyHelper(
+        this.#command,
+        this.#cwd,
+        signal,
+        async (line) => {
+          output.push(redactTokens(line));
+          await this.#onStatus({ isAuthenticating: true, output: output.slice(-20) });
+        },
+        60_000,
+        sandbox,
+      );
     } catch (error) {
       signal.throwIfAborted();
       const message = `API key helper failed: ${(error as Error).message}`;
@@ -191,10 +203,15 @@ export async function runKeyHelper(
   signal: AbortSignal,
   onLine: (line: string) => Promise<void>,
   timeoutMs = 60_000,
+  sandbox: SandboxConfig = defaultSandbox(cwd),
 ): Promise<string> {
   let partial = '';
   let lines = Promise.resolve();
-  const run = await runProcessGroup({
+  // The helper's sandbox: nothing writable, the host's network and the credential stores (it
+  // exists to use them), agentpipe's home and other processes out of sight.
+  const { runSandboxed } = await import('../sandbox/run.ts');
+  const run = await runSandboxed(sandbox, {
+    profile: 'helper',
     command,
     cwd,
     env: childEnv(),
@@ -229,6 +246,7 @@ export async function resolveWithKeyHelper(
   command: string,
   cwd: string,
   onStatus: AuthStatusListener,
+  sandbox?: () => SandboxConfig | undefined,
 ): Promise<ResolvedModel> {
   const env = options.env ?? process.env;
   const name = chooseProvider({ ...options, apiKey: options.apiKey ?? 'from-helper' });
@@ -240,6 +258,7 @@ export async function resolveWithKeyHelper(
     command,
     cwd,
     onStatus,
+    sandbox,
     build: async (key) => (await resolveModel({ ...options, provider: name, apiKey: key })).provider,
   });
   return { provider, model };

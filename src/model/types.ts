@@ -61,6 +61,8 @@ export interface ModelProvider {
   readonly provider: string;
   /** Where the credentials came from (reported in `system/init`). */
   readonly apiKeySource: 'ANTHROPIC_API_KEY' | 'apiKeyHelper' | 'none' | 'user';
+  /** True when the requests go to Anthropic's own API, not a gateway or another base URL (`served_by_anthropic`). */
+  readonly servedByAnthropic?: boolean;
   /**
    * The context window of `model` in tokens, when the provider knows it better than the price table (Infinity: no
    * limit).

@@ -4,6 +4,13 @@
  * uses are taken out, so a model cannot print them (`echo $ANTHROPIC_API_KEY`) or send them away.
  * A user who wants a tool to have one names it in AGENTPIPE_PASS_ENV (comma separated).
  */
+import os from 'node:os';
+import path from 'node:path';
+
+/** The agentpipe config folder: `$AGENTPIPE_HOME`, default `~/.agentpipe` (transcripts, locks, the code cache). */
+export function agentpipeHome(env: Record<string, string | undefined> = process.env): string {
+  return env.AGENTPIPE_HOME ? path.resolve(env.AGENTPIPE_HOME) : path.join(os.homedir(), '.agentpipe');
+}
 
 /** Variables agentpipe reads credentials from; never inherited unless passed on. */
 export const SECRET_VARIABLES = [

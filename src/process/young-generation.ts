@@ -1,4 +1,5 @@
 import { saveCodeCache } from './code-cache.ts';
+import { envMs } from './env-number.ts';
 
 /**
  * Keeps V8's young generation at its starting size for a one-shot CLI run. V8 doubles the young
@@ -12,8 +13,10 @@ import { saveCodeCache } from './code-cache.ts';
  * `bin/agentpipe.js` cannot set (a shebang with flags is not portable). The growth factor is read
  * at each growth, so setting it here takes effect. Only the CLI's own runs call this: a library
  * leaves its host's heap alone, and a long-lived server (`serve`, `worker`) keeps V8's default.
+ * AGENTPIPE_YOUNG_GENERATION_DELAY_MS moves the moment (the start-up test sets it past the run,
+ * so what a run loads does not depend on how busy the machine is).
  */
-export function keepYoungGenerationSmall(delayMs = 50): void {
+export function keepYoungGenerationSmall(delayMs = envMs('AGENTPIPE_YOUNG_GENERATION_DELAY_MS', 50)): void {
   // Not at once: node:v8 loads ~10 modules (~2 ms of every start-up), and a run that ends within
   // `delayMs` has not grown its young generation yet. The timer does not keep the process alive.
   setTimeout(() => {

@@ -13,6 +13,7 @@ import { SessionEventProjector } from './session-events.ts';
 import { closeSandbox, openSandbox, type Sandbox } from './sandbox.ts';
 import { startCommand, type CommandResult, type RunningCommand } from './command.ts';
 import { query } from './query.ts';
+import { isSandboxMode, type SandboxConfig } from '../sandbox/config.ts';
 import type { PromptMessage, Query, QueryOptions } from './types.ts';
 
 export type { CommandResult } from './command.ts';
@@ -118,6 +119,7 @@ export class Agent extends EventEmitter {
     const running = startCommand(command, sandbox.path, {
       timeoutMs,
       env: { ...process.env, ...this.#options.env },
+      sandbox: this.#commandSandbox(sandbox.path),
       onStdout: (chunk) => this.emit('stdout', chunk),
       onStderr: (chunk) => this.emit('stderr', chunk),
     });
@@ -128,6 +130,25 @@ export class Agent extends EventEmitter {
       return result;
     });
     return background ? { done } : done;
+  }
+
+  /** The OS sandbox of `executeCommand`: the folder writable, the mode and settings of the Agent's options. */
+  #commandSandbox(cwd: string): SandboxConfig {
+    const option = this.#options.sandbox;
+    const block =
+      typeof option === 'object' ? [{ source: 'option' as const, label: 'the sandbox option', block: option }] : [];
+    const settings = this.#options.settings;
+    const fromSettings =
+      typeof settings === 'object' && settings.sandbox !== undefined
+        ? [{ source: 'flagSettings' as const, label: 'settings', block: settings.sandbox }]
+        : [];
+    return {
+      mode: isSandboxMode(option) ? option : undefined,
+      layers: [...fromSettings, ...block],
+      cwd,
+      directories: [],
+      warn: (line) => this.emit('stderr', `agentpipe: warning: ${line}\n`),
+    };
   }
 
   /** Interrupts the running prompt (it ends with its result) and stops running commands. */

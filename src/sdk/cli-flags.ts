@@ -52,8 +52,9 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   if (options.mcpServers && Object.keys(options.mcpServers).length)
     add('--mcp-config', JSON.stringify({ mcpServers: options.mcpServers }));
   if (options.agents && Object.keys(options.agents).length) add('--agents', JSON.stringify(options.agents));
-  if (options.settings !== undefined)
-    add('--settings', typeof options.settings === 'string' ? options.settings : JSON.stringify(options.settings));
+  const settings = settingsWithSandbox(options);
+  if (settings !== undefined) add('--settings', settings);
+  if (typeof options.sandbox === 'string') add('--sandbox', options.sandbox);
   if (options.canUseTool) add('--permission-prompt-tool', 'stdio');
   add('--resume', options.resume);
   add('--continue', options.continue);
@@ -77,6 +78,11 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   add('--agent', options.agent);
   add('--debug', typeof options.debug === 'string' ? options.debug : options.debug === true);
   add('--debug-file', options.debugFile);
+  // Tapes name files as the caller sees them (the CLI resolves them against its own folder, which is the caller's).
+  if (options.record !== undefined) add('--record', path.resolve(options.cwd ?? '', options.record));
+  if (options.replay !== undefined) add('--replay', path.resolve(options.cwd ?? '', options.replay));
+  add('--replay-tools', options.replayTools);
+  add('--replay-until', options.replayUntil);
   return { args, tempFiles };
 }
 
@@ -86,4 +92,22 @@ export function childEnv(options: QueryOptions): Record<string, string | undefin
   if (options.apiKey)
     env[options.provider === 'openai' || options.baseUrl ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY'] = options.apiKey;
   return env;
+}
+
+/**
+ * `--settings` for the child: the `settings` option, with a `sandbox` block option merged into it
+ * as the official SDK merges its `sandbox` option (a settings file path cannot take it).
+ */
+function settingsWithSandbox(options: QueryOptions): string | undefined {
+  const { settings, sandbox } = options;
+  if (sandbox === undefined || typeof sandbox === 'string')
+    return settings === undefined ? undefined : typeof settings === 'string' ? settings : JSON.stringify(settings);
+  let inline: Record<string, unknown> = {};
+  if (typeof settings === 'string') {
+    if (!settings.trim().startsWith('{'))
+      throw new Error('query(): a settings file path cannot be combined with the sandbox option; pass settings inline');
+    inline = JSON.parse(settings) as Record<string, unknown>;
+  } else if (settings) inline = settings;
+  const own = typeof inline.sandbox === 'object' && inline.sandbox !== null ? inline.sandbox : {};
+  return JSON.stringify({ ...inline, sandbox: { ...own, ...sandbox } });
 }

@@ -1,10 +1,11 @@
 /**
  * Runs one shell command for `Agent.executeCommand`: in its own process group under the
- * sandbox folder (bash, as every command agentpipe runs), output streamed as it comes and capped
- * in the result, a timeout or a stop kills the whole group.
+ * sandbox folder (bash, as every command agentpipe runs), inside the OS sandbox's workspace
+ * profile, with agentpipe's keys taken out of its environment (as for every child); output
+ * streamed as it comes and capped in the result, a timeout or a stop kills the whole group.
  */
 import { childEnv } from '../process/env.ts';
-import { startProcessGroup } from '../process/run.ts';
+import { defaultSandbox, type SandboxConfig } from '../sandbox/config.ts';
 
 export interface CommandResult {
   exitCode: number | null;
@@ -33,18 +34,29 @@ export function startCommand(
     onStdout(chunk: string): void;
     onStderr(chunk: string): void;
     env?: NodeJS.ProcessEnv;
+    /** The sandbox it runs in (its workspace profile); default: one on `cwd` in the default mode. */
+    sandbox?: SandboxConfig;
   },
 ): RunningCommand {
-  const run = startProcessGroup({
-    command,
-    cwd,
-    env: options.env ?? childEnv(),
-    cap: CAP,
-    timeoutMs: options.timeoutMs || undefined,
-    graceMs: KILL_GRACE_MS,
-    onOutput: (stream, chunk) => (stream === 'stdout' ? options.onStdout(chunk) : options.onStderr(chunk)),
+  let stopped = false;
+  const starting = import('../sandbox/run.ts').then(({ startSandboxed }) =>
+    startSandboxed(options.sandbox ?? defaultSandbox(cwd), {
+      profile: 'workspace',
+      command,
+      cwd,
+      env: childEnv(options.env),
+      cap: CAP,
+      timeoutMs: options.timeoutMs || undefined,
+      graceMs: KILL_GRACE_MS,
+      onOutput: (stream, chunk) => (stream === 'stdout' ? options.onStdout(chunk) : options.onStderr(chunk)),
+    }),
+  );
+  const running = starting.then((group) => {
+    if (stopped) group.stop('aborted');
+    return group;
   });
-  const done = run.done.then((r): CommandResult => {
+  const done = running.then(async (group): Promise<CommandResult> => {
+    const r = await group.done;
     if (r.error) options.onStderr(`${r.error.message}\n`);
     const note = (dropped: number) => (dropped ? `\n[output truncated: ${dropped} more characters not kept]` : '');
     return {
@@ -55,5 +67,11 @@ export function startCommand(
       timedOut: r.stopped === 'timeout',
     };
   });
-  return { done, stop: () => run.stop('aborted') };
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+      void running.then((group) => group.stop('aborted'));
+    },
+  };
 }

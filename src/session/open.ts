@@ -18,13 +18,21 @@ import { UsageTracker } from '../agent/usage.ts';
 import type { SessionOptions } from './options.ts';
 import { Session } from './session.ts';
 import type { Harness } from '../harness/types.ts';
+import type { SandboxConfig } from '../sandbox/config.ts';
 import { envMs } from '../process/env-number.ts';
 import { SessionRunner } from './runner.ts';
 import { attachStart, prepareSession } from './resume.ts';
+import type { SessionTape } from './tape.ts';
 
 /** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
 export class SessionSetupError extends Error {
   override name = 'SessionSetupError';
+  /** Report it as the session's one error `result` too (exit 1), not only on stderr: a required sandbox. */
+  readonly asResult: boolean;
+  constructor(message: string, options: { asResult?: boolean } = {}) {
+    super(message);
+    this.asResult = options.asResult === true;
+  }
 }
 
 /** Where the session's lines go, and how it talks to its client. */
@@ -47,12 +55,20 @@ export interface SessionIo {
 export interface OpenedSession {
   session: Session;
   runner: SessionRunner;
+  /** The session's tape (`record`, `replay`), when it has one. */
+  tape?: SessionTape;
 }
 
 /** Opens the session; throws SessionSetupError when the options cannot start one. */
 export async function openSession(options: SessionOptions, io: SessionIo): Promise<OpenedSession> {
   let start: Awaited<ReturnType<typeof prepareSession>> | undefined;
+  let tape: SessionTape | undefined;
   try {
+    // Tapes load only when asked for (zod, the proxy): the plain print path never sees this module.
+    if (options.record !== undefined || options.replay !== undefined) {
+      tape = (await import('./tape.ts')).prepareTape(options, io.log);
+      options = tape.options;
+    }
     start = await prepareSession(options, io.log, io.send);
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
   } catch (error) {
@@ -67,9 +83,19 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     return session ? session.emit(message) : io.send(message);
   };
   const wrapped = options.harness && options.harness !== 'agentpipe' ? options.harness : undefined;
-  const { provider, model, authError } = wrapped
-    ? harnessModel(options, wrapped)
-    : await sessionModel(options, onAuthStatus);
+  let resolved: ResolvedModel & { authError?: string };
+  try {
+    resolved = wrapped
+      ? harnessModel(options, wrapped)
+      : tape
+        ? await tape.model(sessionId, (o) => sessionModel(o, onAuthStatus, () => session?.ctx.sandbox))
+        : await sessionModel(options, onAuthStatus, () => session?.ctx.sandbox);
+  } catch (error) {
+    await start.transcript?.close();
+    await tape?.close();
+    throw error instanceof SessionSetupError ? error : new SessionSetupError((error as Error).message);
+  }
+  const { provider, model, authError } = resolved;
 
   // The prompt echoes are on the session's stream for every face; stream-json prints them only when asked.
   const forward = (message: AgentMessage) =>
@@ -78,13 +104,24 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     session = new Session({ ...options, sessionId }, provider, model, forward, io.log);
   } catch (error) {
     await start.transcript?.close();
+    await tape?.close();
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
+  await checkSandbox(session);
   if (wrapped) {
     try {
-      session.harness = await startHarness(options, wrapped, session.id, start.harness, io.log);
+      const harnessOptions = tape ? await tape.harness(session.id, wrapped) : options;
+      session.harness = await startHarness(
+        harnessOptions,
+        wrapped,
+        session.id,
+        start.harness,
+        io.log,
+        session.ctx.sandbox,
+      );
     } catch (error) {
+      await tape?.close();
       await session.close();
       throw new SessionSetupError((error as Error).message);
     }
@@ -115,8 +152,9 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
       return (await import('../messages/control-schema.ts')).parsePermissionResult(answer);
     };
   }
+  tape?.attach(session);
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
-  return { session, runner };
+  return { session, runner, ...(tape ? { tape } : {}) };
 }
 
 /**
@@ -159,6 +197,7 @@ async function startHarness(
   sessionId: string,
   resumed: { name: string; sessionId: string } | undefined,
   log: (line: string) => void,
+  sandbox: SandboxConfig | undefined,
 ): Promise<Harness> {
   const { createHarness, harnessCommand, harnessEnv } = await import('../harness/index.ts');
   const base = options.env ?? process.env;
@@ -177,6 +216,7 @@ async function startHarness(
       command: await harnessCommand(name, options.harnessCommand, base),
       cwd: options.cwd ?? process.cwd(),
       env: harnessEnv(name, base, options.apiKey),
+      sandbox,
       model: options.model,
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
@@ -206,10 +246,13 @@ async function startHarness(
 async function sessionModel(
   options: SessionOptions,
   onAuthStatus: (status: AuthStatus) => Promise<void> | undefined,
+  sandbox: () => SandboxConfig | undefined,
 ): Promise<ResolvedModel & { authError?: string }> {
   try {
-    if (options.apiKeyHelper)
-      return await resolveWithKeyHelper(options, options.apiKeyHelper, options.cwd ?? process.cwd(), onAuthStatus);
+    if (options.apiKeyHelper) {
+      const cwd = options.cwd ?? process.cwd();
+      return await resolveWithKeyHelper(options, options.apiKeyHelper, cwd, onAuthStatus, sandbox);
+    }
     const resolved = await resolveModel(options);
     if (resolved.provider.provider !== 'scripted')
       resolved.provider = new AuthWatchingProvider(resolved.provider, onAuthStatus);
@@ -231,6 +274,9 @@ async function sessionModel(
  */
 export async function checkSessionOptions(options: SessionOptions, log: (line: string) => void): Promise<void> {
   try {
+    // A tape that cannot be read or options that do not go with it: said at the start, not at the first client.
+    if (options.record !== undefined || options.replay !== undefined)
+      (await import('./tape.ts')).prepareTape(options, log);
     if (options.resume || options.continue) await prepareSession({ ...options, persistSession: false }, log);
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
     const wrapped = options.harness !== undefined && options.harness !== 'agentpipe' ? options.harness : undefined;
@@ -265,4 +311,21 @@ export function setupErrorResult(message: string, sessionId?: string): ResultMes
     uuid: newUuid(),
     errors: [message],
   };
+}
+
+/**
+ * A required sandbox must be able to start before anything runs, and a malformed `sandbox`
+ * settings block stops the start as any malformed setting does. Only then is bubblewrap probed
+ * here; otherwise the first command does it.
+ */
+async function checkSandbox(session: Session): Promise<void> {
+  const config = session.ctx.sandbox;
+  if (!config || (config.mode !== 'required' && config.layers.length === 0)) return;
+  const { sandboxState, SandboxUnavailableError } = await import('../sandbox/sandbox.ts');
+  try {
+    await sandboxState(config);
+  } catch (error) {
+    await session.close();
+    throw new SessionSetupError((error as Error).message, { asResult: error instanceof SandboxUnavailableError });
+  }
 }

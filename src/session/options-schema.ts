@@ -8,6 +8,8 @@
  */
 import { z } from 'zod';
 import { HARNESS_NAMES, type HarnessName } from '../harness/types.ts';
+import type { SandboxSettings } from '../sandbox/config.ts';
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/config.ts';
 import type { SessionOptions } from './options.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -58,6 +60,13 @@ export const SerializableOptionsSchema = z.strictObject({
   additionalDirectories: strings,
   settingSources: z.array(text<NonNullable<SessionOptions['settingSources']>[number]>()),
   agent: z.string(),
+  // The sandbox of the commands goes where they run (a front end's --sandbox required holds on its workers).
+  sandbox: z.union([
+    z.custom<SandboxMode>((v) => SANDBOX_MODES.some((mode) => mode === v), {
+      message: `expected one of ${SANDBOX_MODES.join(', ')} or a sandbox settings object`,
+    }),
+    object<SandboxSettings>(),
+  ]),
   debug: z.union([z.boolean(), z.string()]),
   debugFile: z.string(),
 });
@@ -82,6 +91,12 @@ export const LOCAL_ONLY_OPTIONS = [
   'persistSession',
   'runGuard',
   'continueCutTurn',
+  // Tapes are files of the process that records or replays them.
+  'record',
+  'replay',
+  'replayTools',
+  'replayUntil',
+  'replaySessionId',
 ] as const satisfies ReadonlyArray<keyof SessionOptions>;
 
 /** The serializable options, by name. */

@@ -13,6 +13,8 @@ import type { HookCallbacks } from '../tools/hooks/types.ts';
 import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
 import type { HarnessName } from '../harness/types.ts';
+import type { SandboxMode, SandboxSettings } from '../sandbox/config.ts';
+import type { ReplayTools } from '../model/tape/format.ts';
 
 export interface SessionOptions extends ModelOptions {
   /**
@@ -126,6 +128,13 @@ export interface SessionOptions extends ModelOptions {
    * Run the main thread as this agent (`--agent`): its prompt, tools and model (from `agents` or `initialize.agents`).
    */
   agent?: string;
+  /**
+   * The OS sandbox of every command the session starts (`--sandbox`): `auto` (default: on wherever
+   * bubblewrap can start, one stderr line where it cannot), `required` (fail closed) or `off`; or a
+   * `sandbox` settings block in Claude Code's shape (the official SDK's `sandbox` option), which
+   * joins the settings layers as they are read from `--settings`.
+   */
+  sandbox?: SandboxMode | SandboxSettings;
   /** Debug lines (`--debug [filter]`): true, or a category filter like "api,tools" or "!control". */
   debug?: boolean | string;
   /** Write the debug lines to this file instead of stderr (`--debug-file`; implies debug). */
@@ -141,4 +150,17 @@ export interface SessionOptions extends ModelOptions {
    * over). Not an option of the CLI or of the library.
    */
   continueCutTurn?: boolean;
+  /** Record the session on this tape (`--record`): see docs/tapes.md. */
+  record?: string;
+  /** Answer every model request from this tape, offline (`--replay`); a request not on it ends the prompt. */
+  replay?: string;
+  /** With `replay`: run tool calls for real (`run`, default) or answer them from the tape (`tape`). */
+  replayTools?: ReplayTools;
+  /** With `replay`: the message uuid after which the session goes on live (a fork). */
+  replayUntil?: string;
+  /**
+   * With `replay`: run under the tape's session id when it is free here (default true). `serve` and `acp`, whose
+   * clients may replay one tape at once, give each session its own.
+   */
+  replaySessionId?: boolean;
 }

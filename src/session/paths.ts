@@ -8,10 +8,9 @@ import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-/** The agentpipe config folder. */
-export function agentpipeHome(env: Record<string, string | undefined> = process.env): string {
-  return env.AGENTPIPE_HOME ? path.resolve(env.AGENTPIPE_HOME) : path.join(os.homedir(), '.agentpipe');
-}
+import { agentpipeHome } from '../process/env.ts';
+
+export { agentpipeHome };
 
 /** Longer encodings are cut here and end with a hash of the whole path, as in Claude Code. */
 const MAX_ENCODED = 200;

@@ -17,6 +17,9 @@ import { readTranscript, type TranscriptLine } from './transcript-format.ts';
 import { rebuild, type CutTurn } from './transcript-rebuild.ts';
 
 /** A resume that cannot be done (unknown session, bad message uuid). */
+/** How a `--resume` of an unknown session id is refused (Claude Code's words). */
+export const NOT_FOUND = 'No conversation found with session ID:';
+
 export class ResumeError extends Error {
   override name = 'ResumeError';
 }
@@ -156,13 +159,13 @@ async function sourceFile(options: SessionOptions, cwd: string, home: string): P
     if (!UUID_PATTERN.test(resume))
       throw new ResumeError(`--resume expects a session id (a UUID) or a .jsonl file, got ${resume}`);
     const file = await findTranscript(resume, cwd, home);
-    if (!file) throw new ResumeError(`No conversation found with session ID: ${resume}`);
+    if (!file) throw new ResumeError(`${NOT_FOUND} ${resume}`);
     return file;
   }
   if (options.continue) {
+    // Nothing to continue: a new session, as Claude Code 2.1.332 starts one.
     const [latest] = await sessionFiles(cwd, home);
-    if (!latest) throw new ResumeError(`No conversation found to continue in ${cwd}`);
-    return latest.file;
+    return latest?.file;
   }
   return undefined;
 }

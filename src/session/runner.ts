@@ -202,6 +202,8 @@ export class SessionRunner implements ControlHost {
       return this.#options.log(`agentpipe: user message ${uuid} was already processed; not run again`);
     }
     if (this.#stopped) return this.#options.log('agentpipe: user message ignored: the session is stopping');
+    // `priority: "now"` joins the running prompt when its wrapped agent can steer (codex); otherwise it waits its turn.
+    if (message.priority === 'now' && !this.#prompts.length && (await this.session.steer(message))) return;
     this.#prompts.push(message);
     this.#wake?.();
   }

@@ -2,6 +2,8 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
+import { emptySubagentStats } from '../agent/subagent-stats.ts';
+import { resultFields } from './result-fields.ts';
 import { SessionStats } from './session-stats.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import type {
   MessageParam,
   PermissionDenial,
   ResultMessage,
+  SubagentStats,
   SystemInitMessage,
   UserContentBlock,
 } from '../messages/types.ts';
@@ -60,6 +63,20 @@ import {
   type StructuredOutcome,
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
+import { isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
+
+/**
+ * Sees each message of the session's stream before the transcript and the client do, and the session's end: a tape
+ * (`record`, `replay`; session/tape.ts).
+ */
+export interface SessionTap {
+  /** The message as the stream carries it on (a replay gives it the recorded ids and clock values). */
+  message(message: AgentMessage): AgentMessage;
+  /** The uuid of a prompt that came without one (a replay: the recorded prompt's), or undefined. */
+  promptUuid(): string | undefined;
+  /** The session ended (its wrapped agent, hooks and MCP servers are done). */
+  close(): Promise<void>;
+}
 
 /** Claude Code version we are wire-compatible with (reported in `system/init`). */
 
@@ -86,6 +103,8 @@ export class Session {
   /** The MCP servers of the session (their tools join `ctx.tools` at each prompt). */
   readonly mcp: McpManager;
   #hideTool: (name: string) => boolean;
+  /** Results made so far (`result.result_index`). */
+  #results = 0;
   /** `agent` to run the main thread as, until it was applied at the first prompt. */
   #mainAgent?: MainAgent;
   /** Every hook of the session: settings commands, library callbacks, the SDK client's. */
@@ -109,6 +128,8 @@ export class Session {
   #running = false;
   /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`); set by `openSession`. */
   harness?: Harness;
+  /** A tape's view of the stream (`record`, `replay`); set by `openSession`. */
+  tap?: SessionTap;
   /** Where the stream goes after the transcript (the constructor's `emit`). */
   readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
@@ -140,7 +161,13 @@ export class Session {
     this.#hideTool = (name) =>
       deny.some((rule) => isWholeToolRule(rule, name)) ||
       (!!options.tools && !name.startsWith('mcp__') && !options.tools.includes(name));
-    this.mcp = new McpManager(options.mcpServers ?? {}, { cwd, sessionId: this.id, emit: (m) => this.ctx.emit(m) });
+    const sandbox = sessionSandbox(options, settings, cwd, directories, (line) => log(`agentpipe: warning: ${line}`));
+    this.mcp = new McpManager(options.mcpServers ?? {}, {
+      cwd,
+      sessionId: this.id,
+      sandbox,
+      emit: (m) => this.ctx.emit(m),
+    });
     this.mcp.start();
     this.ctx = {
       provider,
@@ -152,7 +179,8 @@ export class Session {
       parentToolUseId: null,
       maxTurns: options.maxTurns,
       maxBudgetUsd: options.maxBudgetUsd,
-      maxTokens: options.maxTokens ?? 16_384,
+      // Claude Code 2.1.332 asks Claude for 32,000 tokens (claude-sonnet-4-6); other providers' models get 16,384.
+      maxTokens: options.maxTokens ?? (provider.provider === 'anthropic' ? 32_000 : 16_384),
       thinkingBudgetTokens: options.maxThinkingTokens,
       thinking: options.thinking,
       effort: options.effort,
@@ -182,6 +210,8 @@ export class Session {
     this.ctx.compaction = this.compactor;
     this.#maxStructuredRetries = options.maxStructuredOutputRetries;
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
+    this.ctx.sandbox = sandbox;
+    this.hooks.sandbox = sandbox;
     for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
     if (options.agent)
       this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
@@ -230,6 +260,7 @@ export class Session {
    * keeps: see Transcript.record) and then sent on.
    */
   emit(message: AgentMessage): Promise<void> | undefined {
+    if (this.tap) message = this.tap.message(message);
     this.stats.observe(message);
     // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
     if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
@@ -278,10 +309,32 @@ export class Session {
       // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
       // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
       fast_mode_state: 'off',
+      fast_mode_disabled_reason: 'sdk_opt_in_required',
       analytics_disabled: true,
       product_feedback_disabled: true,
+      served_by_anthropic: ctx.provider.servedByAnthropic ?? false,
+      sandbox_enabled: false,
+      original_cwd: ctx.cwd,
+      additional_directories: ctx.permissions.directories ?? [],
+      per_turn_effort_active: false,
+      ultrathink_available: false,
+      ultrathink_typed_raises: false,
+      view_mode: 'default',
       uuid: newUuid(),
     };
+  }
+
+  /**
+   * Hands a user message to the wrapped agent's running prompt when it can steer (codex's turn/steer): its echo goes
+   * on the stream and the running prompt's result covers it. False when nothing runs or the harness cannot steer: the
+   * caller queues it as the next prompt.
+   */
+  async steer(input: InputUserMessage): Promise<boolean> {
+    const harness = this.harness;
+    if (!this.#running || !harness?.steer) return false;
+    if (!(await harness.steer(normalizeContent(input.message.content)))) return false;
+    await this.ctx.emit(promptEcho(input, this.id, input.uuid ?? newUuid(), new Date().toISOString()));
+    return true;
   }
 
   /** Aborts the running prompt (model request, tools, child processes), with `reason` as the abort's reason. */
@@ -322,7 +375,14 @@ export class Session {
     const usage = new UsageTracker();
     const denials: PermissionDenial[] = [];
     let outcome: StructuredOutcome;
-    const run: RunState = { signal: abort.signal, usage, denials, interrupt: () => abort.abort(), marks };
+    const run: RunState = {
+      signal: abort.signal,
+      usage,
+      denials,
+      interrupt: () => abort.abort(),
+      marks,
+      subagents: emptySubagentStats(),
+    };
     try {
       outcome = await body(run);
     } catch (error) {
@@ -348,8 +408,9 @@ export class Session {
       ttft_ms: since(marks.firstAssistant),
       ttft_stream_ms: since(marks.firstEvent),
       time_to_request_ms: since(marks.requestSent),
+      first_content_frame_ms: since(marks.firstContent),
     };
-    return this.#finish(outcome, usage, denials, started);
+    return this.#finish(outcome, usage, denials, started, run.subagents);
   }
 
   /** One prompt on agentpipe's own loop (or a `/compact` command). */
@@ -359,7 +420,7 @@ export class Session {
     await this.#syncMcpTools();
     if (!this.#started) await this.#sessionStart(run.signal);
     await this.ctx.emit(this.initMessage());
-    const uuid = input.uuid ?? newUuid();
+    const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
     await this.ctx.emit(promptEcho(input, this.id, uuid, new Date().toISOString()));
     const compact = compactCommandOf(input.message.content);
     if (compact !== undefined) {
@@ -406,8 +467,9 @@ export class Session {
     usage: UsageTracker,
     denials: PermissionDenial[],
     started: number,
+    subagents = emptySubagentStats(),
   ): Promise<ResultMessage> {
-    const result = this.#result(outcome, usage, denials, Date.now() - started);
+    const result = this.#result(outcome, usage, denials, Date.now() - started, subagents);
     this.stats.addPrompt(usage, result.duration_ms);
     this.compactor.afterPrompt(usage);
     await this.ctx.emit(result);
@@ -420,7 +482,7 @@ export class Session {
    */
   async #runHarness(harness: Harness, input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
     const content = normalizeContent(input.message.content);
-    const uuid = input.uuid ?? newUuid();
+    const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
     await this.transcript?.recordPrompt(uuid, content);
     const { runHarness } = await import('../harness/index.ts');
     // The wrapped agent sends the prompt's system/init: its echo follows it, as on agentpipe's own loop.
@@ -487,7 +549,7 @@ export class Session {
     else if (p.deny.some((rule) => isWholeToolRule(rule, toolName)))
       verdict = { behavior: 'deny', reason: `${toolName} is denied by a rule`, by: 'rule' };
     else if (p.mode === 'bypassPermissions' || p.allow.some((rule) => isWholeToolRule(rule, toolName)))
-      verdict = { behavior: 'allow' };
+      verdict = { behavior: 'allow', sandbox: 'workspace' };
     else verdict = { behavior: 'ask', reason: `${toolName} needs permission` };
     if (verdict.behavior === 'allow') return { behavior: 'allow' };
     if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
@@ -609,6 +671,7 @@ export class Session {
     await fireHook(this.ctx, 'SessionEnd', { reason: 'other' }, { signal: new AbortController().signal });
     await this.mcp.close();
     await this.transcript?.close();
+    await this.tap?.close();
   }
 
   #result(
@@ -616,6 +679,7 @@ export class Session {
     usage: UsageTracker,
     denials: PermissionDenial[],
     durationMs: number,
+    subagents: SubagentStats,
   ): ResultMessage {
     const subtype = outcome.subtype;
     const apiError = outcome.apiError;
@@ -630,16 +694,29 @@ export class Session {
       session_id: this.id,
       total_cost_usd: usage.totalCostUsd,
       usage: usage.usage,
-      modelUsage: usage.modelUsage,
       permission_denials: denials,
       terminal_reason: apiError?.terminalReason ?? outcome.terminalReason,
       // No fast mode here: 'off', as Claude Code reports it while its fast mode is off.
       fast_mode_state: 'off' as const,
+      ...resultFields({
+        modelUsage: usage.modelUsage,
+        provider: this.ctx.provider.provider,
+        maxTokens: this.ctx.maxTokens,
+        resultIndex: this.#results++,
+        subagents,
+      }),
       uuid: newUuid(),
     };
     // A model request that failed for good ends as in Claude Code: a success carrying the error's text.
     if (apiError)
-      return { ...base, subtype: 'success', is_error: true, api_error_status: apiError.status, result: apiError.text };
+      return {
+        ...base,
+        subtype: 'success',
+        is_error: true,
+        api_error_status: apiError.status,
+        ...(apiError.type ? { api_error_type: apiError.type } : {}),
+        result: apiError.text,
+      };
     if (subtype === 'success') {
       const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
       return {
@@ -675,4 +752,26 @@ function withStructuredOutput(names: string[], schema: boolean): string[] {
 /** A UserPromptSubmit hook blocked the prompt. */
 class PromptBlocked extends Error {
   override name = 'PromptBlocked';
+}
+
+/** The session's sandbox: the mode option, the settings layers' `sandbox` blocks, the option's block last. */
+function sessionSandbox(
+  options: SessionOptions,
+  settings: SettingsLayer[],
+  cwd: string,
+  directories: string[],
+  warn: (line: string) => void,
+): SandboxConfig {
+  const option = options.sandbox;
+  const layers = sandboxLayers(settings);
+  if (option !== undefined && !isSandboxMode(option))
+    layers.push({ source: 'option', label: 'the sandbox option', block: option });
+  return {
+    mode: isSandboxMode(option) ? option : undefined,
+    layers,
+    cwd,
+    directories,
+    env: options.env,
+    warn,
+  };
 }

@@ -19,6 +19,7 @@ import {
 import { protectedReason } from './protected-paths.ts';
 import { shellFacts } from './shell/facts.ts';
 import type { Tool } from './types.ts';
+import type { CommandProfile } from '../sandbox/config.ts';
 import { isPreapprovedUrl } from './preapproved-hosts.ts';
 
 export { formatRule, isWholeToolRule, parseRules, type PermissionRule } from './permission-rules.ts';
@@ -30,7 +31,14 @@ export { formatRule, isWholeToolRule, parseRules, type PermissionRule } from './
  * permission surface, so it sends no `system/permission_denied` for it (sdk.d.ts).
  */
 export type PermissionVerdict =
-  | { behavior: 'allow' }
+  | {
+      behavior: 'allow';
+      /**
+       * Why it may run, which decides its sandbox: `read-only` when the check calls it read-only
+       * (or plan mode), `workspace` when a rule or the mode allowed it.
+       */
+      sandbox: CommandProfile;
+    }
   | { behavior: 'deny'; reason: string; by: 'rule' | 'path_rule' | 'mode' }
   | { behavior: 'ask'; reason: string };
 
@@ -118,7 +126,10 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   }
   if (unsure)
     return mode === 'dontAsk' ? { behavior: 'deny', reason: unsure, by: 'mode' } : { behavior: 'ask', reason: unsure };
-  if (allowed || mode === 'bypassPermissions' || (readOnly && outside === undefined)) return { behavior: 'allow' };
+  if (allowed || mode === 'bypassPermissions' || (readOnly && outside === undefined)) {
+    const byCheck = mode === 'plan' || (readOnly && outside === undefined && !allowed && mode !== 'bypassPermissions');
+    return { behavior: 'allow', sandbox: byCheck ? 'read-only' : 'workspace' };
+  }
   if (readOnly && outside !== undefined) {
     const reason =
       `${tool.name} needs approval: ${outside} is outside the working folders ` +
@@ -127,7 +138,7 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   }
   if (mode === 'acceptEdits' && tool.editsFiles) {
     const why = editNeedsApproval(input, cwd, query.directories ?? []);
-    if (why === undefined) return { behavior: 'allow' };
+    if (why === undefined) return { behavior: 'allow', sandbox: 'workspace' };
     return { behavior: 'ask', reason: `${tool.name} needs approval: ${why}` };
   }
   const reason =

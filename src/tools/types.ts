@@ -2,6 +2,7 @@
 import type { ImageBlock, TextBlock } from '../messages/types.ts';
 import { toolUseError as wrapToolUseError } from '../messages/notices.ts';
 import type { ToolState } from './state.ts';
+import type { CommandProfile, SandboxConfig } from '../sandbox/config.ts';
 
 /** What a running tool can see and use. */
 export interface ToolContext {
@@ -15,6 +16,11 @@ export interface ToolContext {
   onOutput?: (text: string) => void;
   /** What the session's tools remember between calls (TodoWrite's list, reads, checkpoints; `custom` for yours). */
   state: ToolState;
+  /**
+   * The session's sandbox and the profile this call was allowed for (read-only when the check called it read-only,
+   * workspace when a rule, the user, a callback or the mode allowed it). Commands a tool starts run under it.
+   */
+  sandbox?: { config: SandboxConfig; profile: CommandProfile };
 }
 
 /** The outcome of a call. */
@@ -37,6 +43,11 @@ export interface ToolResult {
 /** A tool the model can call. */
 export interface Tool {
   name: string;
+  /**
+   * The name the model is offered, when not `name`: Claude Code offers its subagent tool as `Agent` and lists it as
+   * `Task` everywhere else (system/init, rules, hooks). A model's call of either name runs the tool.
+   */
+  readonly modelName?: string;
   description: string;
   /** JSON Schema of the input object. */
   inputSchema: Record<string, unknown>;

@@ -38,6 +38,11 @@ export interface WebSocketServerOptions {
   highWaterBytes?: number;
   /** Heartbeat interval (ms; AGENTPIPE_WS_KEEPALIVE_MS, default 15000). */
   keepAliveMs?: number;
+  /**
+   * Send the `keep_alive` line with each heartbeat's ping (default true); false for protocols where every frame must
+   * be one of theirs (`app-server`: JSON-RPC only).
+   */
+  keepAliveLine?: boolean;
   /** Answers plain HTTP requests (the viewer page of `serve --ui`); default: 426 Upgrade Required. */
   httpHandler?: http.RequestListener;
   /**
@@ -123,7 +128,7 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
         }
         ws.alive = false;
         ws.ping();
-        if (ws.bufferedAmount === 0) ws.send(KEEP_ALIVE_LINE);
+        if (o.keepAliveLine !== false && ws.bufferedAmount === 0) ws.send(KEEP_ALIVE_LINE);
       }
     },
     o.keepAliveMs ?? envInt('AGENTPIPE_WS_KEEPALIVE_MS', 15_000),

@@ -11,6 +11,7 @@ import { ROOT } from '../helpers/cli.ts';
 const LAYERS = [
   'process',
   'messages',
+  'sandbox',
   'model',
   'tools',
   'agent',
@@ -21,6 +22,7 @@ const LAYERS = [
   'transport',
   'sdk',
   'acp',
+  'codex',
   'view',
   'cli',
 ];

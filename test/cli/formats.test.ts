@@ -21,7 +21,7 @@ test('json: one result object', async () => {
   const result = JSON.parse(run.stdout);
   assert.equal(result.type, 'result');
   assert.equal(result.subtype, 'success');
-  assert.equal(result.is_error, false);
+  assert.notEqual(result.is_error, true);
   assert.equal(result.num_turns, 4);
   assert.match(result.result, /README\.md/);
   assert.ok(result.usage.input_tokens > 0 && result.usage.output_tokens > 0);
@@ -43,7 +43,8 @@ test('json --verbose: an array of every conversation message', async () => {
 test('stream-json: init, one assistant line per block, tool results, one result last', async () => {
   const run = await demo('--output-format', 'stream-json', '--verbose');
   assert.equal(run.code, 0, run.stderr);
-  const lines = parseLines(run.stdout);
+  // A heartbeat (tool_progress) may come when a tool runs past a second on a busy machine.
+  const lines = parseLines(run.stdout).filter((l) => l.type !== 'tool_progress');
   assert.deepEqual(
     lines.map((l) => l.type),
     [
@@ -86,14 +87,17 @@ test('stream-json: init, one assistant line per block, tool results, one result 
     ['thinking', 'text', 'tool_use'],
   );
   assert.equal(new Set(first.map((m) => m.id)).size, 1, 'blocks of one API message share its id');
+  // As Claude Code 2.1.332 sends them: each block at its end with message_start's fields (no stop reason yet, the
+  // usage so far); the request's stop reason and final usage are in the result.
   assert.deepEqual(
     first.map((m) => m.stop_reason),
-    [null, null, 'tool_use'],
-    'the last block of a request reports the stop reason',
+    [null, null, null],
   );
-  assert.equal(first[0].usage.output_tokens, 0);
-  assert.ok(first[2].usage.output_tokens > 0, 'and the final usage of the request');
-  assert.equal(lines[4].message.content[0].is_error, false);
+  assert.deepEqual(
+    first.map((m) => m.usage.output_tokens),
+    [0, 0, 0],
+  );
+  assert.notEqual(lines[4].message.content[0].is_error, true);
   assert.equal(lines[4].tool_use_result.interrupted, false);
 });
 

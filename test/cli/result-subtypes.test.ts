@@ -39,6 +39,13 @@ test('success from a script, with explicit usage summed per model', async () => 
     costUSD: 0,
     contextWindow: result.modelUsage.scripted.contextWindow,
     maxOutputTokens: result.modelUsage.scripted.maxOutputTokens,
+    // Claude Code 2.1.332's further members.
+    thinkingTokens: 0,
+    cacheCreationEphemeral5mInputTokens: 0,
+    cacheCreationEphemeral1hInputTokens: 0,
+    canonicalModel: 'scripted',
+    provider: 'scripted',
+    costBasis: 'list',
   });
 });
 

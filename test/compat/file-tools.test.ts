@@ -105,7 +105,7 @@ test('a file changed on disk since it was read must be read again', async () => 
     '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again ' +
       'before attempting to write it.</tool_use_error>',
   );
-  assert.equal(results.get('toolu_edit2')!.block.is_error, false);
+  assert.notEqual(results.get('toolu_edit2')!.block.is_error, true);
   assert.equal(readFileSync(file, 'utf8'), TEN_LINES.replace('line 1\n', 'line one\n').replace('line 8', 'LINE EIGHT'));
 });
 
@@ -123,7 +123,7 @@ test('tool_use_result shapes: Read file.content, Edit structuredPatch with real 
     file: { filePath: file, content: 'line 2\nline 3', numLines: 2, startLine: 2, totalLines: 11 },
   });
   const edit = results.get('toolu_edit')!;
-  assert.equal(edit.block.is_error, false, edit.block.content);
+  assert.notEqual(edit.block.is_error, true, edit.block.content);
   assert.deepEqual(edit.data, {
     filePath: file,
     oldString: 'line 8',

@@ -76,12 +76,13 @@ test('Read of a missing file: the error in Claude Code\'s words (no tags), tool_
     toolResults,
   ));
 
-test("Edit of an unread file is refused and Edit/Write after a Read answer in Claude Code's words", () =>
+// Claude Code 2.1.332 runs an Edit of an unread file, which agentpipe refuses (docs/compat.md: not matched yet; the
+// differential suite's tools/edit-unread shows it): this row covers the edits after a Read.
+test("Edit/Write after a Read answer in Claude Code's words", () =>
   same(
     {
       files: { 'a.txt': 'one\ntwo\n', 'b.txt': 'x\n' },
       replies: (cwd) => [
-        calls(['toolu_blind', 'Edit', { file_path: `${cwd}/b.txt`, old_string: 'x', new_string: 'y' }]),
         calls(['toolu_r', 'Read', { file_path: `${cwd}/a.txt` }]),
         calls(['toolu_e', 'Edit', { file_path: `${cwd}/a.txt`, old_string: 'two', new_string: 'TWO' }]),
         calls(['toolu_w', 'Write', { file_path: `${cwd}/new.txt`, content: 'n\n' }]),
@@ -246,7 +247,7 @@ for (const [name, replies] of [
   test(`API error ${name}: Claude Code's synthetic message and its success result with is_error and api_error_status`, () =>
     sameFailure({ replies, args: [...STREAM, 'hi'] }));
 
-test('a refused connection: "Unable to connect to API (ConnectionRefused)", api_error_status null', async () => {
+test('a refused connection: "Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)", api_error_status null', async () => {
   const port = await closedPort();
   await sameFailure({ replies: [], args: [...STREAM, 'hi'], env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } });
 });

@@ -133,9 +133,10 @@ test('calls that change things run one at a time, in order', async () => {
   const result = await cli.prompt('copy');
   assert.equal(result.subtype, 'success');
   const results = cli.lines.filter((l) => l.type === 'user').map((l) => l.message.content[0]);
+  // Neither failed (Claude Code says is_error: false only for a shell command).
   assert.deepEqual(
     results.map((b) => b.is_error),
-    [false, false],
+    [undefined, false],
   );
   const { readFileSync } = await import('node:fs');
   assert.equal(readFileSync(`${dir}/b.txt`, 'utf8'), 'one', 'Bash ran after the Write it depends on');
@@ -167,7 +168,7 @@ test('Task with the general-purpose agent is offered in every session, first in 
   const taskResult = cli.lines.find(
     (l) => l.type === 'user' && l.parent_tool_use_id === null && l.message.content[0]?.type === 'tool_result',
   )!;
-  assert.equal(taskResult.message.content[0].is_error, false, JSON.stringify(taskResult.message.content[0]));
+  assert.notEqual(taskResult.message.content[0].is_error, true, JSON.stringify(taskResult.message.content[0]));
   assert.equal(await cli.end(), 0);
 
   const denied = new StreamDriver([...ARGS, '--script', script, '--disallowedTools', 'Task'], dir);

@@ -190,7 +190,7 @@ test('claude: a rejected key ends the prompt with one error outcome that says so
     assert.deepEqual(run.outcome.apiError, {
       text: 'Invalid API key · Fix external API key',
       status: 401,
-      terminalReason: 'completed',
+      terminalReason: 'api_error',
     });
     assert.deepEqual(typesOf(run.messages), ['system/init', 'assistant']);
   } finally {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { ROOT } from '../helpers/cli.ts';
-import { scratchDir } from '../helpers/temp.ts';
+import { scratchDir, scratchDirOutsideTemp } from '../helpers/temp.ts';
 import { createHarness, harnessEnv, runHarness } from '../../src/harness/index.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, PermissionPromptDetails } from '../../src/harness/types.ts';
 import { UsageTracker } from '../../src/agent/usage.ts';
@@ -44,7 +44,10 @@ export function claudeOfflineEnv(url: string, home: string, apiKey = 'sk-ant-tes
 
 /** A throwaway HOME and working folder for one test. */
 export function harnessDirs(prefix: string): { home: string; cwd: string } {
-  const root = scratchDir(`harness-${prefix}`);
+  // codex keeps its sandbox's helper binaries in its home, and refuses to under the temp folder.
+  const root = prefix.startsWith('codex')
+    ? scratchDirOutsideTemp(`harness-${prefix}`)
+    : scratchDir(`harness-${prefix}`);
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'work');
   mkdirSync(home, { recursive: true });
@@ -156,4 +159,20 @@ function initMessage(
 /** The types of the messages, `system/<subtype>` for system messages. */
 export function typesOf(messages: AgentMessage[]): string[] {
   return messages.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
+}
+
+/** The tool_use blocks of the assistant messages. */
+export function toolUses(messages: AgentMessage[]) {
+  return messages.flatMap((m) =>
+    m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : [],
+  );
+}
+
+/** The tool_result blocks of the user messages, each with its message's `tool_use_result`. */
+export function toolResults(messages: AgentMessage[]) {
+  return messages.flatMap((m) =>
+    m.type === 'user' && Array.isArray(m.message.content)
+      ? m.message.content.filter((b) => b.type === 'tool_result').map((block) => ({ block, result: m.tool_use_result }))
+      : [],
+  );
 }

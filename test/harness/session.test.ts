@@ -31,6 +31,22 @@ async function fakeClaudeApi() {
   const api = await startFakeServer((request: RecordedRequest) => {
     if (request.method !== 'POST' || !request.path.startsWith('/v1/messages'))
       return { kind: 'json', status: 200, body: { input_tokens: 1 } };
+    // Claude Code 2.1.332 checks a set_model's model with a small request that does not stream.
+    if (request.body?.stream !== true)
+      return {
+        kind: 'json',
+        status: 200,
+        body: {
+          id: 'msg_check',
+          type: 'message',
+          role: 'assistant',
+          model: String(request.body?.model),
+          content: [{ type: 'text', text: 'ok' }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      };
     const messages = JSON.stringify(request.body?.messages ?? []);
     seen.push(messages);
     return { kind: 'sse', frames: text(messages.includes('second') ? 'You said blue.' : 'Noted: blue.') };

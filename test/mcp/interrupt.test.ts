@@ -15,7 +15,9 @@ test('interrupting a running MCP call cancels it on the server and ends the prom
     { tool_calls: [{ name: 'mcp__t__sleep', input: { ms: 30_000 } }] },
     { text: 'after' },
   ]);
-  const child = startCli(mcpCliArgs({ t: fixtureServer({ MARKER_FILE: marker }) }, script));
+  // The server writes its marker outside the session's folder: its config opens that folder in its sandbox.
+  const server = { ...fixtureServer({ MARKER_FILE: marker }), sandbox: { allowWrite: [dir] } };
+  const child = startCli(mcpCliArgs({ t: server }, script));
   const lines: Array<Record<string, any>> = [];
   let buffer = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {

@@ -26,7 +26,7 @@ test('MCP tools are called with their arguments and answer as text', async () =>
     { text: 'done' },
   ]);
   const [echo, sum] = toolResults(messages);
-  assert.equal(echo.is_error, false);
+  assert.notEqual(echo.is_error, true);
   assert.equal(echo.content, 'Echo: hello pipes');
   assert.equal(sum.content, 'The sum of 19 and 23 is 42.');
   assert.deepEqual(sum.tool_use_result.content, [{ type: 'text', text: 'The sum of 19 and 23 is 42.' }]);

@@ -38,9 +38,12 @@ for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
       },
       { text: 'never' },
     ]);
-    const child = startCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
-      cwd: dir,
-    });
+    // --sandbox off: the command records its process group id, which only the host's PID namespace
+    // shows (inside the sandbox it would be the namespace's own). test/sandbox covers sandboxed stops.
+    const child = startCli(
+      ['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions', '--sandbox', 'off'],
+      { cwd: dir },
+    );
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.resume();

@@ -56,8 +56,12 @@ test("every flag the SDK's argv builder can pass is accepted: the inert ones war
     path.join(import.meta.dirname, '../../node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs'),
     'utf8',
   );
-  // The flags the SDK pushes onto the CLI's argv (not those of git or of its own child processes).
-  const pushed = new Set([...sdk.matchAll(/(?:push|et|sb)\("(--[a-z][a-z-]*)"/g)].map((m) => m[1]!));
+  // The flags the SDK pushes onto the CLI's argv (not those of git or of its own child processes): `push("--x"` or a
+  // one- or two-letter minified helper's `et("--x"` (its name changes between releases: `et` in 0.3.330, `nt` in
+  // 0.3.332; both releases give the same 40 flags).
+  const pushed = new Set(
+    [...sdk.matchAll(/(?:push|(?<![\w$])[A-Za-z_$][\w$]?)\("(--[a-z][a-z-]*)"/g)].map((m) => m[1]!),
+  );
   for (const flag of [
     '--session-mirror',
     '--resume-drops-turn',

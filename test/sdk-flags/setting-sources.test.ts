@@ -16,7 +16,8 @@ import { STREAM, place, run, type Place } from '../session/helpers.ts';
  */
 function configured(): Place & { marker: string; target: string; script: string } {
   const p = place();
-  const marker = path.join(p.home, 'hook-ran');
+  // In the working folder: hooks run in the sandbox, where agentpipe's home is out of sight.
+  const marker = path.join(p.cwd, 'hook-ran');
   mkdirSync(path.join(p.cwd, '.agentpipe'));
   writeFileSync(path.join(p.home, 'settings.json'), JSON.stringify({ permissions: { allow: ['Write'] } }));
   writeFileSync(path.join(p.cwd, '.agentpipe', 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash'] } }));

@@ -50,7 +50,7 @@ test('project and user agent files are listed in system/init and run by the Task
   assert.deepEqual([...init.agents].sort(), ['general-purpose', 'planner', 'reviewer']);
   assert.ok(init.tools.includes('Task'));
   assert.match(
-    server.requests[0]!.body.tools.find((t: { name: string }) => t.name === 'Task').description,
+    server.requests[0]!.body.tools.find((t: { name: string }) => t.name === 'Agent').description,
     /- planner: Plans work/,
   );
   const sub = server.requests[1]!.body;

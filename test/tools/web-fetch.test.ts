@@ -313,7 +313,7 @@ test('end to end: the page and the prompt go to the session model; its answer is
     /\n---\n\nWhat is the heading\?\n\nProvide a concise response based only on the content above\./,
   );
   const result = toolResults(out).get('toolu_f')!;
-  assert.equal(result.is_error, false);
+  assert.notEqual(result.is_error, true);
   assert.equal(result.content, 'The heading is "Hello page".');
   const data = result.line.tool_use_result as Record<string, unknown>;
   assert.deepEqual(
@@ -353,7 +353,7 @@ test('end to end: a redirect elsewhere and a 404 need no model; a binary page is
   assert.equal(results.get('toolu_r')!.line.tool_use_result.code, 301);
   assert.match(results.get('toolu_r')!.content, /^REDIRECT DETECTED/);
   assert.equal(results.get('toolu_404')!.line.tool_use_result.code, 404);
-  assert.equal(results.get('toolu_404')!.is_error, false);
+  assert.notEqual(results.get('toolu_404')!.is_error, true);
   assert.equal(results.get('toolu_bin')!.is_error, true);
   assert.match(
     String(results.get('toolu_bin')!.line.tool_use_result),
@@ -371,7 +371,7 @@ test('end to end: a failed page request still answers, with the page', async () 
     { cwd: tempDir(), permissionMode: 'bypassPermissions' },
   );
   const result = toolResults(out).get('toolu_f')!;
-  assert.equal(result.is_error, false);
+  assert.notEqual(result.is_error, true);
   assert.match(
     result.content,
     // eslint-disable-next-line max-len -- an expected message as one regex literal reads best whole

@@ -58,11 +58,42 @@ import type {
 /** Compiles only when `Ours` is assignable to `Theirs`. */
 type Assignable<Theirs, Ours extends Theirs> = Ours;
 
+/** `T` with its nullable members optional (each member of a union on its own). */
+type NullsOptional<T> = T extends unknown
+  ? { [K in keyof T as null extends T[K] ? K : never]?: T[K] } & {
+      [K in keyof T as null extends T[K] ? never : K]: T[K];
+    }
+  : never;
+type SdkApiMessage = SDKAssistantMessage['message'];
+/**
+ * An answer's message as Claude Code 2.1.332 sends it, which its SDK's type (the API's BetaMessage) over-states: the
+ * API's null members (`container`, `diagnostics`, `stop_details`, a text block's `citations`, usage members the API
+ * did not send) are left out. agentpipe's assistant messages and stream events are checked against this.
+ */
+type SentApiMessage = NullsOptional<Omit<SdkApiMessage, 'usage' | 'content'>> & {
+  usage: NullsOptional<SdkApiMessage['usage']>;
+  content: Array<NullsOptional<SdkApiMessage['content'][number]>>;
+};
+type SentAssistantMessage = Omit<SDKAssistantMessage, 'message'> & { message: SentApiMessage };
+type SdkEvent = SDKPartialAssistantMessage['event'];
+type SentPartialAssistantMessage = Omit<SDKPartialAssistantMessage, 'event'> & {
+  event:
+    | Exclude<SdkEvent, { type: 'message_start' | 'content_block_start' }>
+    | { type: 'message_start'; message: SentApiMessage }
+    | (Omit<Extract<SdkEvent, { type: 'content_block_start' }>, 'content_block'> & {
+        content_block: NullsOptional<Extract<SdkEvent, { type: 'content_block_start' }>['content_block']>;
+      });
+};
+type SentMessage =
+  | Exclude<SDKMessage, SDKAssistantMessage | SDKPartialAssistantMessage>
+  | SentAssistantMessage
+  | SentPartialAssistantMessage;
+
 export type Checks = [
   Assignable<SDKSystemMessage, SystemInitMessage>,
-  Assignable<SDKAssistantMessage, AssistantMessage>,
+  Assignable<SentAssistantMessage, AssistantMessage>,
   Assignable<SDKUserMessage, UserMessage>,
-  Assignable<SDKPartialAssistantMessage, StreamEventMessage>,
+  Assignable<SentPartialAssistantMessage, StreamEventMessage>,
   Assignable<SDKToolProgressMessage, ToolProgressMessage>,
   Assignable<SDKAuthStatusMessage, AuthStatusMessage>,
   Assignable<SDKStatusMessage, StatusMessage>,
@@ -102,7 +133,7 @@ export type Checks = [
     }
   >,
   // agentpipe's additive extensions (unknown to the SDK, which passes unknown types through) aside:
-  Assignable<SDKMessage, Exclude<AgentMessage, McpServerStatusMessage | ModelFallbackMessage | WorkerLostMessage>>,
+  Assignable<SentMessage, Exclude<AgentMessage, McpServerStatusMessage | ModelFallbackMessage | WorkerLostMessage>>,
 ];
 
 test('the wire types are assignable to the official SDK types (checked by tsc)', () => {

@@ -1,12 +1,14 @@
 /**
- * Bash: runs a command in its own process group under the session's folder. Output is capped
- * with a clear notice; a timeout or an abort kills the whole group (SIGTERM, then SIGKILL).
+ * Bash: runs a command in its own process group under the session's folder, inside the session's
+ * sandbox with the profile its permission verdict gave (read-only when the check called it
+ * read-only). Output is capped with a clear notice; a timeout or an abort kills the whole group
+ * (SIGTERM, then SIGKILL).
  */
 import { envNumber } from '../../process/env-number.ts';
-import { runProcessGroup } from '../../process/run.ts';
 import { objectSchema, optionalNumber, optionalString, requireString } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { childEnv } from '../../process/env.ts';
+import { defaultSandbox } from '../../sandbox/config.ts';
 import { gitSafeEnv } from '../shell/git-env.ts';
 import { isReadOnlyShell } from '../shell/facts.ts';
 
@@ -46,7 +48,9 @@ export const bashTool: Tool = {
     const timeout = optionalNumber(input, 'timeout', 1, MAX_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
     // A line that runs without asking must not run programs named by repository config either.
     const env = (await isReadOnlyShell(command)) ? gitSafeEnv(childEnv()) : childEnv();
-    const run = await runProcessGroup({
+    const { runSandboxed } = await import('../../sandbox/run.ts');
+    const run = await runSandboxed(context.sandbox?.config ?? defaultSandbox(context.cwd), {
+      profile: context.sandbox?.profile ?? 'workspace',
       command,
       cwd: context.cwd,
       env,

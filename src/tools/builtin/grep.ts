@@ -1,11 +1,14 @@
 /**
  * Grep: searches file contents with ripgrep, as Claude Code does. ripgrep's regex engine runs in
  * linear time (no catastrophic backtracking), and it runs as a child process group, so an
- * interrupt or a signal stops a search at once. Needs `rg` on PATH (Debian: `ripgrep`).
+ * interrupt or a signal stops a search at once. The ripgrep is the one agentpipe's dependency
+ * `@vscode/ripgrep` carries (`rg` on PATH where it has none for the platform): see ripgrep.ts.
  */
-import { runProcessGroup } from '../../process/run.ts';
+import { findExecutable } from '../../process/executable.ts';
+import { defaultSandbox } from '../../sandbox/config.ts';
 import { childEnv } from '../../process/env.ts';
 import { objectSchema, optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
+import { ripgrepCommand } from '../ripgrep.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
 
@@ -18,6 +21,10 @@ const MODE_FLAGS: Record<Mode, string[]> = {
   count: ['--count'],
   content: ['--line-number', '--no-heading', '--with-filename'],
 };
+
+const RG_MISSING =
+  'Grep needs ripgrep: reinstall agentpipe with its optional dependencies (@vscode/ripgrep carries ' +
+  'the binary), or put rg on PATH (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)';
 
 export const grepTool: Tool = {
   name: 'Grep',
@@ -44,8 +51,11 @@ export const grepTool: Tool = {
     const limit = optionalNumber(input, 'head_limit', 1) ?? 250;
     const target = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
     const glob = optionalString(input, 'glob');
+    const rg = await ripgrepCommand();
+    // Inside the sandbox a missing program is only "execvp failed": look for it first.
+    if (rg === 'rg' && !findExecutable('rg')) throw new ToolInputError(RG_MISSING);
     const argv = [
-      'rg',
+      rg,
       ...MODE_FLAGS[mode],
       '--sort',
       'path',
@@ -66,7 +76,10 @@ export const grepTool: Tool = {
       '--',
       target,
     ];
-    const run = await runProcessGroup({
+    // ripgrep reads only: it runs in the read-only sandbox (no writes, no network, no credential stores).
+    const { runSandboxed } = await import('../../sandbox/run.ts');
+    const run = await runSandboxed(context.sandbox?.config ?? defaultSandbox(context.cwd), {
+      profile: 'read-only',
       command: argv,
       cwd: context.cwd,
       env: childEnv(),
@@ -76,12 +89,7 @@ export const grepTool: Tool = {
     });
     if (run.error) {
       const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new ToolInputError(
-        missing
-          ? 'Grep needs ripgrep (rg) on PATH: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew ' +
-              'install ripgrep)'
-          : `Grep could not run ripgrep: ${run.error.message}`,
-      );
+      throw new ToolInputError(missing ? RG_MISSING : `Grep could not run ripgrep: ${run.error.message}`);
     }
     context.signal.throwIfAborted();
     // ripgrep: 0 matches found, 1 none, 2 an error (a bad pattern says why on stderr).

@@ -1,24 +1,38 @@
 /**
  * Shell command hooks, as in Claude Code: the hook input JSON on stdin, `bash -c` in its own
- * process group under the session folder; exit 0 with JSON on stdout is a decision, exit 2
- * blocks with stderr as the reason, other codes are non-blocking errors. Killed at its timeout.
+ * process group under the session folder, inside the session's sandbox (its workspace profile);
+ * exit 0 with JSON on stdout is a decision, exit 2 blocks with stderr as the reason, other codes
+ * are non-blocking errors. Killed at its timeout.
  */
-import { runProcessGroup } from '../../process/run.ts';
 import { childEnv } from '../../process/env.ts';
+import { defaultSandbox, type SandboxConfig } from '../../sandbox/config.ts';
 import type { HookHandler, HookInput, HookRun } from './types.ts';
 
 const MAX_CAPTURE = 64 * 1024;
 
-export function commandHook(command: string, timeoutMs: number): HookHandler {
+/** `sandbox`: the session's sandbox when the hook runs (hooks run in its workspace profile). */
+export function commandHook(
+  command: string,
+  timeoutMs: number,
+  sandbox: () => SandboxConfig | undefined = () => undefined,
+): HookHandler {
   return {
     label: command,
     timeoutMs,
-    run: (input, _toolUseId, signal) => runCommand(command, input, timeoutMs, signal),
+    run: (input, _toolUseId, signal) => runCommand(command, input, timeoutMs, signal, sandbox()),
   };
 }
 
-async function runCommand(command: string, input: HookInput, timeoutMs: number, signal: AbortSignal): Promise<HookRun> {
-  const run = await runProcessGroup({
+async function runCommand(
+  command: string,
+  input: HookInput,
+  timeoutMs: number,
+  signal: AbortSignal,
+  sandbox: SandboxConfig | undefined,
+): Promise<HookRun> {
+  const { runSandboxed } = await import('../../sandbox/run.ts');
+  const run = await runSandboxed(sandbox ?? defaultSandbox(input.cwd), {
+    profile: 'hook',
     command,
     cwd: input.cwd,
     stdin: JSON.stringify(input),

@@ -7,6 +7,7 @@ import { newUuid } from '../../messages/ids.ts';
 import type { HookResponseMessage } from '../../messages/types.ts';
 import { DEFAULT_HOOK_TIMEOUT_MS, callbackHook, clientHook, type HookRequester } from './callback.ts';
 import { commandHook } from './command.ts';
+import type { SandboxConfig } from '../../sandbox/config.ts';
 import type { HookSettings } from './settings.ts';
 import {
   HOOK_EVENTS,
@@ -50,6 +51,8 @@ export class HookDispatcher implements HookRunner {
   readonly #hooks = new Map<HookEvent, Registered[]>();
   /** Emit `hook_started` before each hook (`includeHookEvents`); `hook_response` is always emitted. */
   announce = false;
+  /** The sandbox command hooks run in (the session sets it). */
+  sandbox?: SandboxConfig;
 
   add(
     event: HookEvent,
@@ -72,7 +75,13 @@ export class HookDispatcher implements HookRunner {
     >) {
       for (const { matcher, hooks } of matchers) {
         for (const hook of hooks)
-          this.add(event, matcher, commandHook(hook.command, (hook.timeout ?? 60) * 1000), source, 'command');
+          this.add(
+            event,
+            matcher,
+            commandHook(hook.command, (hook.timeout ?? 60) * 1000, () => this.sandbox),
+            source,
+            'command',
+          );
       }
     }
   }

@@ -15,6 +15,14 @@ const Stdio = z.object({
   args: z.array(z.string()).optional(),
   env: StringRecord.optional(),
   cwd: z.string().optional(),
+  sandbox: z
+    .object({
+      enabled: z.boolean().optional(),
+      network: z.boolean().optional(),
+      allowWrite: z.array(z.string()).optional(),
+      allowRead: z.array(z.string()).optional(),
+    })
+    .optional(),
 }) satisfies z.ZodType<McpStdioServerConfig>;
 const Remote = z.object({
   type: z.enum(['http', 'sse']),

@@ -13,6 +13,12 @@ export interface McpStdioServerConfig {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /**
+   * agentpipe's addition: what the server's sandbox opens beyond the workspace profile (the
+   * working folders writable, no network): `network: true` gives it the host's network,
+   * `allowWrite`/`allowRead` more paths (its own config or cache), `enabled: false` runs it unconfined.
+   */
+  sandbox?: { enabled?: boolean; network?: boolean; allowWrite?: string[]; allowRead?: string[] };
 }
 /** A remote server over Streamable HTTP or (legacy) SSE. */
 export interface McpRemoteServerConfig {

@@ -15,6 +15,7 @@ import type { McpServerConfig } from './config.ts';
 import { ControlChannelTransport, type McpMessageSender } from './control-transport.ts';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { openTransport, type OpenedTransport } from './transports.ts';
+import type { SandboxConfig } from '../../sandbox/config.ts';
 
 export type McpStatus = McpServerInfo['status'];
 /** Where a server came from: flags/options, `mcp_set_servers`, or the SDK's in-process list. */
@@ -51,7 +52,7 @@ export class McpConnection {
   }
 
   /** (Re)connects; resolves when connected or failed (after at most `timeoutMs`). */
-  async connect(cwd: string, timeoutMs: number, sender?: McpMessageSender): Promise<void> {
+  async connect(cwd: string, timeoutMs: number, sender?: McpMessageSender, sandbox?: SandboxConfig): Promise<void> {
     await this.close();
     const generation = ++this.#generation;
     this.status = 'pending';
@@ -61,7 +62,7 @@ export class McpConnection {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`connection timed out after ${timeoutMs} ms`)), timeoutMs);
       });
-      const opening = this.#open(cwd, timeoutMs, sender, generation);
+      const opening = this.#open(cwd, timeoutMs, sender, generation, sandbox);
       opening.catch(() => {}); // settled by the race; a late failure after a timeout is expected
       await Promise.race([opening, timeout]);
       if (generation !== this.#generation) return;
@@ -86,9 +87,15 @@ export class McpConnection {
     transport.receive(message);
   }
 
-  async #open(cwd: string, timeoutMs: number, sender: McpMessageSender | undefined, generation: number): Promise<void> {
+  async #open(
+    cwd: string,
+    timeoutMs: number,
+    sender: McpMessageSender | undefined,
+    generation: number,
+    sandbox: SandboxConfig | undefined,
+  ): Promise<void> {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const opened = await openTransport(this.name, this.config, cwd, sender);
+    const opened = await openTransport(this.name, this.config, cwd, sender, sandbox);
     if (generation !== this.#generation) {
       await opened.transport.close();
       throw new Error('superseded');
@@ -227,6 +234,7 @@ export class McpConnection {
     } catch {
       // Already gone.
     }
+    opened?.release?.();
   }
 
   /** The `system/init` entry. */

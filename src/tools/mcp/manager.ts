@@ -8,6 +8,7 @@ import type { McpServerStatusMessage } from '../../messages/types.ts';
 import { newUuid } from '../../messages/ids.ts';
 import type { Tool } from '../types.ts';
 import { mcpTimeouts, type McpServerConfig } from './config.ts';
+import type { SandboxConfig } from '../../sandbox/config.ts';
 import { McpConnection, type McpSource } from './connection.ts';
 import type { McpMessageSender } from './control-transport.ts';
 import { mcpTool, type McpTool } from './tool.ts';
@@ -16,6 +17,8 @@ import { resourceTools } from './resources.ts';
 export interface McpManagerOptions {
   cwd: string;
   sessionId: string;
+  /** The sandbox stdio servers start in (the session's). */
+  sandbox?: SandboxConfig;
   emit(message: McpServerStatusMessage): Promise<void> | void;
 }
 
@@ -216,7 +219,7 @@ export class McpManager {
   }
 
   #connectNow(connection: McpConnection): Promise<void> {
-    return connection.connect(this.#options.cwd, mcpTimeouts.connectMs(), this.#sender);
+    return connection.connect(this.#options.cwd, mcpTimeouts.connectMs(), this.#sender, this.#options.sandbox);
   }
 
   #announce(connection: McpConnection): void {

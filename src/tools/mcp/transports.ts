@@ -1,13 +1,17 @@
 /** Builds the MCP SDK transport of one server config (the SDK modules load only here). */
 import path from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpServerConfig } from './config.ts';
+import type { McpServerConfig, McpStdioServerConfig } from './config.ts';
+import type { SandboxConfig } from '../../sandbox/config.ts';
+import { findExecutable } from '../../process/executable.ts';
 import { ControlChannelTransport, type McpMessageSender } from './control-transport.ts';
 
 /** A transport and, for child processes, the tail of their stderr (for error messages). */
 export interface OpenedTransport {
   transport: Transport;
   stderrTail(): string;
+  /** Tidies what the server's sandbox needed, once it stopped. */
+  release?(): void;
 }
 
 export async function openTransport(
@@ -15,6 +19,7 @@ export async function openTransport(
   config: McpServerConfig,
   cwd: string,
   sender?: McpMessageSender,
+  sandbox?: SandboxConfig,
 ): Promise<OpenedTransport> {
   const none = () => '';
   switch (config.type) {
@@ -40,18 +45,52 @@ export async function openTransport(
       const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
       // As the MCP SDK does by default: a few safe variables (PATH, HOME, USER ...) plus the
       // server's configured env; never agentpipe's keys or the rest of its environment.
+      const serverCwd = config.cwd ? path.resolve(cwd, config.cwd) : cwd;
+      const env = { ...getDefaultEnvironment(), ...config.env };
+      const start = await confine(config, serverCwd, env, sandbox);
       const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
-        env: { ...getDefaultEnvironment(), ...config.env },
-        cwd: config.cwd ? path.resolve(cwd, config.cwd) : cwd,
+        command: start.argv[0]!,
+        args: start.argv.slice(1),
+        env: start.env,
+        cwd: serverCwd,
         stderr: 'pipe',
       });
       let tail = '';
       transport.stderr?.on('data', (chunk: Buffer | string) => {
         tail = (tail + String(chunk)).slice(-2000);
       });
-      return { transport, stderrTail: () => tail.trim().split('\n').slice(-5).join('\n') };
+      return {
+        transport,
+        stderrTail: () => tail.trim().split('\n').slice(-5).join('\n'),
+        release: () => start.release(),
+      };
     }
   }
+}
+
+/** The server's argv in the session's sandbox (its `sandbox` config may open more, or turn it off). */
+async function confine(
+  config: McpStdioServerConfig,
+  cwd: string,
+  env: Record<string, string>,
+  sandbox: SandboxConfig | undefined,
+): Promise<{ argv: string[]; env: Record<string, string>; release(): void }> {
+  const argv = [config.command, ...(config.args ?? [])];
+  const own = config.sandbox;
+  if (!sandbox || own?.enabled === false) return { argv, env, release: () => {} };
+  // Inside, bubblewrap would only say execvp failed: say it as spawning it directly would.
+  if (!findExecutable(config.command, { PATH: env.PATH }))
+    throw new Error(`spawn ${config.command} ENOENT (the MCP server's command was not found)`);
+  const { sandboxed } = await import('../../sandbox/sandbox.ts');
+  const home = env.HOME ?? '';
+  const expand = (p: string) => (p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(cwd, p));
+  return sandboxed(sandbox, {
+    profile: 'mcp',
+    command: argv,
+    cwd,
+    env,
+    network: own?.network ? 'host' : 'none',
+    writable: own?.allowWrite?.map(expand),
+    readable: own?.allowRead?.map(expand),
+  });
 }

@@ -219,3 +219,6 @@ function answer(res: ServerResponse, reply: ResponsesReply, index: number): void
   res.write(frame({ type: 'response.completed', response: response('completed', output, usage) }));
   res.end();
 }
+
+/** The model request bodies as text (what codex sent). */
+export const bodies = (server: ResponsesServer): string[] => server.modelRequests.map((r) => JSON.stringify(r.body));

@@ -1,4 +1,8 @@
-/** The Codex harness with the real `codex` CLI against a local Responses API fake (offline, throwaway CODEX_HOME). */
+/**
+ * The Codex harness on `codex exec` (the protocol of a codex without an app-server; forced here with
+ * AGENTPIPE_CODEX_PROTOCOL=exec) with the real `codex` CLI against a local Responses API fake
+ * (offline, throwaway CODEX_HOME). codex-app-server.test.ts tests the app-server protocol.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,8 +14,14 @@ import { INTERRUPTED, INTERRUPTED_TOOLS } from '../../src/messages/notices.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
 import { processesWith } from '../helpers/processes.ts';
-import { driveHarness, harnessDirs, typesOf, type DrivenHarness } from './helpers.ts';
-import { FAKE_USAGE, startResponsesServer, type ResponsesReply, type ResponsesServer } from './fakes/responses-api.ts';
+import { driveHarness, harnessDirs, toolResults, toolUses, typesOf, type DrivenHarness } from './helpers.ts';
+import {
+  FAKE_USAGE,
+  startResponsesServer,
+  bodies,
+  type ResponsesReply,
+  type ResponsesServer,
+} from './fakes/responses-api.ts';
 
 /** A harness on the fake, in a fresh HOME (= CODEX_HOME) unless `home` is given. */
 async function codexOn(
@@ -26,7 +36,7 @@ async function codexOn(
   if (configToml) writeFileSync(path.join(codexHome, 'config.toml'), configToml);
   const driven = await driveHarness(
     { name: 'codex', cwd: dirs.cwd, baseUrl: server.baseUrl, model: 'fake-model', ...config },
-    { HOME: codexHome, CODEX_HOME: codexHome, CODEX_API_KEY: 'sk-fake' },
+    { HOME: codexHome, CODEX_HOME: codexHome, CODEX_API_KEY: 'sk-fake', AGENTPIPE_CODEX_PROTOCOL: 'exec' },
   );
   return { server, driven, cwd: dirs.cwd, home: codexHome };
 }
@@ -34,18 +44,6 @@ async function codexOn(
 /** Warnings other than codex's notice about the fake's unknown model. */
 const ownWarnings = (warnings: string[]): string[] =>
   warnings.filter((w) => !w.includes('Model metadata for `fake-model` not found'));
-
-const toolUses = (messages: AgentMessage[]) =>
-  messages.flatMap((m) => (m.type === 'assistant' ? m.message.content.filter((b) => b.type === 'tool_use') : []));
-const toolResults = (messages: AgentMessage[]) =>
-  messages.flatMap((m) =>
-    m.type === 'user' && Array.isArray(m.message.content)
-      ? m.message.content.filter((b) => b.type === 'tool_result').map((block) => ({ block, result: m.tool_use_result }))
-      : [],
-  );
-
-/** The model request bodies as text (what codex sent). */
-const bodies = (server: ResponsesServer): string[] => server.modelRequests.map((r) => JSON.stringify(r.body));
 
 test('codex: a text answer, its deltas joining to the final text; system prompts and usage', async () => {
   const { server, driven } = await codexOn(
@@ -372,7 +370,7 @@ test('codex: bad output (non-JSON, unknown events and items, exit without turn.c
   const { cwd, home } = harnessDirs('codex-bad');
   const driven = await driveHarness(
     { name: 'codex', cwd, command: [process.execPath, script] },
-    { HOME: home, CODEX_HOME: home },
+    { HOME: home, CODEX_HOME: home, AGENTPIPE_CODEX_PROTOCOL: 'exec' },
   );
   try {
     const { messages, outcome, warnings } = await driven.prompt('anything');
@@ -446,7 +444,7 @@ test('codex: to-do lists, MCP calls, web searches, failed patches and commands w
     allowedTools: ['Bash'],
     disallowedTools: ['Write'],
   };
-  const driven = await driveHarness(config, { HOME: home, CODEX_HOME: home });
+  const driven = await driveHarness(config, { HOME: home, CODEX_HOME: home, AGENTPIPE_CODEX_PROTOCOL: 'exec' });
   try {
     const { messages, outcome, warnings } = await driven.prompt('go');
     assert.equal(outcome.subtype, 'success');

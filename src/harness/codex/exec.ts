@@ -1,0 +1,474 @@
+/**
+ * The Codex harness on `codex exec`, for a codex without an app-server (app-server.ts is the
+ * harness otherwise): one `codex exec --json` process per prompt (`codex exec resume <thread>` after
+ * the first), its JSONL events (codex-rs/exec/src/exec_events.rs) translated into the message union.
+ * Commands become Bash calls, file changes Edit/Write calls with a diff-able `tool_use_result`, to-do
+ * lists TodoWrite, MCP calls `mcp__<server>__<tool>`. Codex cannot ask for permission in exec mode
+ * (its approval policy is always "never"), so permission modes choose its sandbox instead.
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type {
+  AssistantContentBlock,
+  AssistantMessage,
+  PermissionMode,
+  UserContentBlock,
+} from '../../messages/types.ts';
+import { INTERRUPTED_TOOLS } from '../../messages/notices.ts';
+import { newApiId } from '../../messages/ids.ts';
+import { howItEnded } from '../cli-process.ts';
+import { OneShotCliHarness } from '../one-shot.ts';
+import { todoWriteAnswer } from '../../tools/builtin/todo-write.ts';
+import { TurnState } from '../turn-state.ts';
+import type { HarnessOutcome, HarnessTurn } from '../types.ts';
+import {
+  commandResult,
+  fileCallOf,
+  providerOverrides,
+  reverseUnifiedDiff,
+  stderrOf,
+  tomlString,
+  unwrapShell,
+  type CodexFileChange as Change,
+  type FileCall,
+} from './shared.ts';
+
+/** Codex's sandbox per permission mode; exec mode never asks, so "default" cannot ask before edits and is read-only. */
+export function codexPermissionArgs(mode: PermissionMode): string[] {
+  switch (mode) {
+    case 'bypassPermissions':
+      return ['--dangerously-bypass-approvals-and-sandbox'];
+    case 'acceptEdits':
+      return ['--sandbox', 'workspace-write'];
+    case 'default':
+    case 'plan':
+    case 'dontAsk':
+      return ['--sandbox', 'read-only'];
+  }
+}
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** Finds codex's session log (rollout) of a thread, to read the diffs its exec events leave out. */
+function findRollout(codexHome: string, threadId: string): string | undefined {
+  const walk = (dir: string, depth: number): string | undefined => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+    for (const entry of entries.sort((x, y) => y.name.localeCompare(x.name))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isFile() && entry.name.endsWith(`${threadId}.jsonl`)) return full;
+      if (entry.isDirectory() && depth > 0) {
+        const found = walk(full, depth - 1);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return walk(path.join(codexHome, 'sessions'), 3);
+}
+
+/** A wrapped `codex exec` (a codex without an app-server): see the module comment. */
+export class CodexExecHarness extends OneShotCliHarness {
+  readonly name = 'codex' as const;
+  #warned = false;
+  /** File contents after codex's last change to them (the before-text of its next change). */
+  readonly #known = new Map<string, string>();
+  /** Rollout file changes already matched to an exec event. */
+  readonly #usedRolloutLines = new Set<string>();
+
+  get #model(): string {
+    return this.config.model ?? 'codex';
+  }
+
+  get #codexHome(): string {
+    return this.config.env.CODEX_HOME ?? path.join(this.config.env.HOME ?? os.homedir(), '.codex');
+  }
+
+  /** Warns once per harness about the options codex cannot honour. */
+  #warnUnsupported(): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    const c = this.config;
+    const ignored = [
+      c.allowedTools.length ? 'allowedTools' : '',
+      c.disallowedTools.length ? 'disallowedTools' : '',
+      c.maxTurns !== undefined ? 'maxTurns' : '',
+    ].filter(Boolean);
+    if (ignored.length)
+      this.config.warn(`harness codex: ignored options codex exec cannot honour: ${ignored.join(', ')}`);
+  }
+
+  /** The argv of one prompt. */
+  argv(prompt: string, images: string[]): string[] {
+    const c = this.config;
+    const overrides = providerOverrides(c.baseUrl, c.env);
+    const set = (key: string, value: string) => overrides.push('-c', `${key}=${value}`);
+    if (c.systemPrompt !== undefined) {
+      const file = path.join(this.temp(), 'instructions.md');
+      writeFileSync(file, c.systemPrompt);
+      set('model_instructions_file', tomlString(file));
+    }
+    if (c.appendSystemPrompt) set('developer_instructions', tomlString(c.appendSystemPrompt));
+    const resume = this.nativeId ? ['resume', this.nativeId] : [];
+    return [
+      ...c.command,
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--cd',
+      c.cwd,
+      ...codexPermissionArgs(c.permissionMode),
+      ...(c.model ? ['--model', c.model] : []),
+      ...overrides,
+      ...resume,
+      ...images.map((file) => `--image=${file}`),
+      '--',
+      prompt,
+    ];
+  }
+
+  /** The prompt's text, its images written to files for `--image`. */
+  #prompt(prompt: string | UserContentBlock[]): { text: string; images: string[] } {
+    if (typeof prompt === 'string') return { text: prompt, images: [] };
+    const texts: string[] = [];
+    const images: string[] = [];
+    for (const block of prompt) {
+      if (block.type === 'text') texts.push(block.text);
+      else if (block.type === 'image' && block.source.type === 'base64') {
+        const ext = block.source.media_type.split('/')[1] ?? 'png';
+        const file = path.join(this.temp(), `image-${images.length}-${Date.now()}.${ext}`);
+        writeFileSync(file, Buffer.from(block.source.data, 'base64'));
+        images.push(file);
+      } else this.config.warn(`harness codex: a ${block.type} block of the prompt was left out`);
+    }
+    return { text: texts.join('\n\n'), images };
+  }
+
+  protected async runPrompt(state: TurnState, turn: HarnessTurn): Promise<HarnessOutcome> {
+    this.#warnUnsupported();
+    if (turn.signal.aborted) return await state.interrupted();
+    const { text, images } = this.#prompt(turn.prompt);
+    const t = new CodexTurn(this, state);
+    const exit = await this.runProcess(turn, {
+      argv: this.argv(text, images),
+      env: this.config.env,
+      onEvent: (value) => t.event(value),
+      onGarbage: (line) => state.unknown('non-JSON line', line),
+    });
+    if (!exit) {
+      await t.closeOpen();
+      return await state.interrupted();
+    }
+    await t.closeOpen();
+    if (t.completed) return state.success();
+    if (t.failed) return state.failure([t.failed]);
+    const tail = stderrOf(exit.stderr);
+    const errors = [`codex ${howItEnded(exit)} before its turn completed${tail ? `: ${tail}` : ''}`];
+    if (t.lastError) errors.push(t.lastError);
+    return state.failure(errors);
+  }
+
+  /** Called with each thread id codex reports. */
+  thread(id: string): void {
+    this.nativeId = id;
+  }
+
+  /**
+   * The Edit or Write call (input, result, content) of one completed change, with what is known of the file before it.
+   */
+  async fileCall(change: Change, before: string | undefined): Promise<FileCall> {
+    const file = change.path;
+    if (change.kind === 'delete') {
+      this.#known.delete(file);
+      return fileCallOf(change, undefined, '');
+    }
+    const after = (await readFile(file, 'utf8').catch(() => null)) ?? '';
+    const known = this.#known.get(file);
+    this.#known.set(file, after);
+    let original = known ?? (before !== undefined && before !== after ? before : undefined);
+    if (change.kind === 'update' && original === undefined) original = await this.#fromRollout(file, after);
+    return fileCallOf(change, original, after);
+  }
+
+  /** The before-text of a change from codex's rollout (its `unified_diff`), polled briefly while codex writes it. */
+  async #fromRollout(file: string, after: string): Promise<string | undefined> {
+    if (!this.nativeId) return undefined;
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const rollout = findRollout(this.#codexHome, this.nativeId);
+      const text = rollout ? await readFile(rollout, 'utf8').catch(() => '') : '';
+      const lines = text
+        .split('\n')
+        .filter((line) => line.includes('"FileChange"') && !this.#usedRolloutLines.has(line));
+      for (const line of lines.reverse()) {
+        let diff: string | undefined;
+        try {
+          const value: unknown = JSON.parse(line);
+          const item =
+            isObj(value) && isObj(value.payload) && isObj(value.payload.item) ? value.payload.item : undefined;
+          const changes = item && isObj(item.changes) ? item.changes : undefined;
+          const entry = changes && isObj(changes[file]) ? changes[file] : undefined;
+          diff = entry ? str(entry.unified_diff) : undefined;
+        } catch {
+          continue;
+        }
+        if (diff === undefined) continue;
+        this.#usedRolloutLines.add(line);
+        return reverseUnifiedDiff(after, diff);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return undefined;
+  }
+
+  get model(): string {
+    return this.#model;
+  }
+}
+
+/**
+ * A whole text as the stream events of `final` (same message id, so faces show it once): codex exec
+ * prints no token deltas. (TurnState.streamText starts a message of its own id.)
+ */
+async function streamWhole(s: TurnState, final: AssistantMessage, text: string, thinking: boolean): Promise<void> {
+  const start = { ...final.message, content: [], stop_reason: null };
+  await s.streamEvent({ type: 'message_start', message: start });
+  const block: AssistantContentBlock = thinking
+    ? { type: 'thinking', thinking: '', signature: '' }
+    : { type: 'text', text: '', citations: null };
+  await s.streamEvent({ type: 'content_block_start', index: 0, content_block: block });
+  const delta = thinking
+    ? { type: 'thinking_delta' as const, thinking: text, estimated_tokens: null }
+    : { type: 'text_delta' as const, text };
+  await s.streamEvent({ type: 'content_block_delta', index: 0, delta });
+  await s.streamEvent({ type: 'content_block_stop', index: 0 });
+}
+
+/** The translation of one prompt's events. */
+class CodexTurn {
+  completed = false;
+  failed: string | undefined;
+  lastError: string | undefined;
+  /** Open tool calls by codex item id. */
+  readonly #open = new Map<string, string>();
+  /** File contents read when a file change started (may already be the new text). */
+  readonly #before = new Map<string, Map<string, string>>();
+  /** The last to-do list emitted per item. */
+  readonly #todos = new Map<string, string>();
+  #todoCalls = 0;
+
+  readonly harness: CodexExecHarness;
+  readonly state: TurnState;
+
+  constructor(harness: CodexExecHarness, state: TurnState) {
+    this.harness = harness;
+    this.state = state;
+  }
+
+  async event(e: Json): Promise<void> {
+    const type = str(e.type) ?? '(no type)';
+    const s = this.state;
+    switch (type) {
+      case 'thread.started': {
+        const id = str(e.thread_id);
+        if (id) this.harness.thread(id);
+        const { model, cwd, permissionMode } = this.harness.config;
+        await s.init({ nativeSessionId: id, model, cwd, permissionMode });
+        return;
+      }
+      case 'turn.started':
+        return;
+      case 'turn.completed': {
+        this.completed = true;
+        const u = isObj(e.usage) ? e.usage : {};
+        const input = num(u.input_tokens) ?? 0;
+        const cached = num(u.cached_input_tokens) ?? 0;
+        // OpenAI counts cached tokens in input_tokens; Anthropic's usage (the result's) does not.
+        s.turn.usage.add(this.harness.model, {
+          input_tokens: Math.max(0, input - cached),
+          output_tokens: num(u.output_tokens) ?? 0,
+          cache_read_input_tokens: cached,
+          cache_creation_input_tokens: num(u.cache_write_input_tokens) ?? 0,
+        });
+        return;
+      }
+      case 'turn.failed':
+        this.failed = (isObj(e.error) ? str(e.error.message) : undefined) ?? 'codex reported a failed turn';
+        return;
+      case 'error': {
+        const text = str(e.message) ?? 'codex reported an error';
+        this.lastError = text;
+        this.harness.config.warn(`harness codex: ${text}`);
+        return;
+      }
+      case 'item.started':
+      case 'item.updated':
+      case 'item.completed': {
+        if (!isObj(e.item)) return s.unknown(`${type} without an item`);
+        await this.#item(type.slice(5) as 'started' | 'updated' | 'completed', e.item);
+        return;
+      }
+      default:
+        s.unknown(`event type ${type}`);
+    }
+  }
+
+  async #toolUse(itemId: string, name: string, input: Json): Promise<string> {
+    const id = newApiId('toolu');
+    this.#open.set(itemId, id);
+    await this.state.emit(
+      this.state.assistant([{ type: 'tool_use', id, name, input }], this.harness.model, 'tool_use'),
+    );
+    return id;
+  }
+
+  async #toolResult(itemId: string, content: string, isError: boolean, result?: unknown): Promise<void> {
+    const id = this.#open.get(itemId);
+    if (!id) return;
+    this.#open.delete(itemId);
+    await this.state.emit(this.state.toolResult(id, content, isError, result));
+  }
+
+  /** Ends the tool calls codex left open (interrupted, or the process ended mid-call). */
+  async closeOpen(): Promise<void> {
+    for (const itemId of [...this.#open.keys()]) await this.#toolResult(itemId, INTERRUPTED_TOOLS, true);
+  }
+
+  async #item(phase: 'started' | 'updated' | 'completed', item: Json): Promise<void> {
+    const s = this.state;
+    const id = str(item.id) ?? '';
+    const kind = str(item.type) ?? '(no type)';
+    const model = this.harness.model;
+    switch (kind) {
+      case 'agent_message':
+      case 'plan':
+      case 'reasoning': {
+        const text = str(item.text);
+        if (phase !== 'completed' || !text) return;
+        const thinking = kind === 'reasoning';
+        const block: AssistantContentBlock = thinking
+          ? { type: 'thinking', thinking: text, signature: '' }
+          : { type: 'text', text, citations: null };
+        const final = s.assistant([block], model);
+        if (s.config.includePartialMessages) await streamWhole(s, final, text, thinking);
+        await s.emit(final);
+        return;
+      }
+      case 'command_execution': {
+        const command = unwrapShell(str(item.command) ?? '');
+        if (!this.#open.has(id)) {
+          if (phase === 'updated') return;
+          await this.#toolUse(id, 'Bash', { command });
+        }
+        if (phase !== 'completed') return;
+        const output = str(item.aggregated_output) ?? '';
+        const done = commandResult(output, num(item.exit_code), str(item.status));
+        await this.#toolResult(id, done.content, done.isError, done.result);
+        return;
+      }
+      case 'file_change': {
+        const changes = (Array.isArray(item.changes) ? item.changes : [])
+          .filter(isObj)
+          .map((c) => ({ path: str(c.path) ?? '', kind: str(c.kind) ?? 'update' }))
+          .filter((c) => c.path);
+        if (phase === 'started') {
+          const before = new Map<string, string>();
+          for (const c of changes) {
+            const text = await readFile(c.path, 'utf8').catch(() => null);
+            if (text !== null) before.set(c.path, text);
+          }
+          this.#before.set(id, before);
+          return;
+        }
+        if (phase !== 'completed') return;
+        const before = this.#before.get(id);
+        this.#before.delete(id);
+        const failed = str(item.status) === 'failed';
+        for (const [n, change] of changes.entries()) {
+          const key = `${id}#${n}`;
+          if (failed) {
+            const name = change.kind === 'add' ? 'Write' : 'Edit';
+            await this.#toolUse(key, name, {
+              file_path: change.path,
+              ...(name === 'Write' ? { content: '' } : { old_string: '', new_string: '' }),
+            });
+            await this.#toolResult(
+              key,
+              `<tool_use_error>codex could not apply its patch to ${change.path}</tool_use_error>`,
+              true,
+            );
+            continue;
+          }
+          const call = await this.harness.fileCall(change, before?.get(change.path));
+          await this.#toolUse(key, call.name, call.input);
+          await this.#toolResult(key, call.content, false, call.result);
+        }
+        return;
+      }
+      case 'todo_list': {
+        const todos = (Array.isArray(item.items) ? item.items : []).filter(isObj).map((t, n, all) => {
+          const done = t.completed === true;
+          const firstOpen = all.findIndex((x) => x.completed !== true) === n;
+          const content = str(t.text) ?? '';
+          return { content, status: done ? 'completed' : firstOpen ? 'in_progress' : 'pending', activeForm: content };
+        });
+        const key = JSON.stringify(todos);
+        if (this.#todos.get(id) === key) return;
+        this.#todos.set(id, key);
+        const useKey = `${id}@todo${++this.#todoCalls}`;
+        await this.#toolUse(useKey, 'TodoWrite', { todos });
+        await this.#toolResult(useKey, todoWriteAnswer, false, { newTodos: todos });
+        return;
+      }
+      case 'mcp_tool_call': {
+        const server = str(item.server) ?? 'unknown';
+        const tool = str(item.tool) ?? 'unknown';
+        if (!this.#open.has(id)) {
+          if (phase === 'updated') return;
+          await this.#toolUse(id, `mcp__${server}__${tool}`, isObj(item.arguments) ? item.arguments : {});
+        }
+        if (phase !== 'completed') return;
+        const error = isObj(item.error) ? str(item.error.message) : undefined;
+        const result = isObj(item.result) ? item.result : undefined;
+        const content = Array.isArray(result?.content) ? result.content : [];
+        const text = content
+          .map((b) => (isObj(b) && b.type === 'text' ? (str(b.text) ?? '') : ''))
+          .filter(Boolean)
+          .join('\n');
+        const isError = error !== undefined || str(item.status) === 'failed';
+        await this.#toolResult(
+          id,
+          isError ? `<tool_use_error>${error ?? 'the MCP tool call failed'}</tool_use_error>` : text,
+          isError,
+          result,
+        );
+        return;
+      }
+      case 'web_search': {
+        const query = str(item.query) ?? '';
+        if (!this.#open.has(id)) {
+          if (phase === 'updated') return;
+          await this.#toolUse(id, 'WebSearch', { query });
+        }
+        if (phase === 'completed') await this.#toolResult(id, `Web search: ${query}`, false, { query, results: [] });
+        return;
+      }
+      case 'error': {
+        if (phase !== 'completed') return;
+        const text = str(item.message) ?? 'codex reported an error';
+        this.harness.config.warn(`harness codex: ${text}`);
+        return;
+      }
+      default:
+        s.unknown(`item type ${kind}`);
+    }
+  }
+}

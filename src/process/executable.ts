@@ -1,0 +1,25 @@
+/** Finding a program the way a shell does: a path as given, a bare name on PATH. */
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+
+/** `file` as an executable path: as given when it has a slash, else the first match on PATH. */
+export function findExecutable(
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
+  const candidates = file.includes('/')
+    ? [path.resolve(file)]
+    : (env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, file));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,192 @@
+/**
+ * `agentpipe sandbox doctor`: hostile probes run inside the sandbox as configured, each saying
+ * whether the wall held. They run in a throwaway world (a working folder with a git repository,
+ * a fake home with credential stores, a fake AGENTPIPE_HOME, a file outside, a loopback server)
+ * so nothing of the user's is touched and no packet leaves the machine: the network probes look
+ * at the namespace's interfaces and at a loopback port only.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { childEnv } from '../process/env.ts';
+import type { CommandProfile, SandboxConfig } from './config.ts';
+import { runSandboxed } from './run.ts';
+import { sandboxState } from './sandbox.ts';
+
+/** One probe's outcome. */
+export interface ProbeResult {
+  name: string;
+  profile: CommandProfile;
+  held: boolean;
+  /** What the probe saw (its output, cut). */
+  detail: string;
+}
+
+/** The doctor's report. */
+export interface DoctorReport {
+  /** True when commands run confined here. */
+  confined: boolean;
+  /** Why not, when they do not. */
+  reason?: string;
+  probes: ProbeResult[];
+}
+
+/** Node's attempt at a unix socket: prints the error code (EPERM when seccomp refuses socket(AF_UNIX)). */
+const UNIX_SOCKET_PROBE =
+  "try{require('net').connect('/run/x').on('error',e=>console.log(e.code))}catch(e){console.log(e.code)}";
+
+interface Probe {
+  name: string;
+  profile: CommandProfile;
+  /** A bash script; it prints HELD when the wall held (the escape failed), anything else when not. */
+  script: string;
+}
+
+/** The probes, given the throwaway world's paths. */
+function probes(w: { outside: string; port: number; pid: number }): Probe[] {
+  const q = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const fails = (attempt: string) => `if { ${attempt}; } 2>/dev/null; then echo ESCAPED; else echo HELD; fi`;
+  return [
+    { name: 'write outside the working folders', profile: 'workspace', script: fails(`echo x > ${q(w.outside)}/new`) },
+    { name: 'write into /etc', profile: 'workspace', script: fails('touch /etc/agentpipe-doctor') },
+    { name: 'write .git/hooks', profile: 'workspace', script: fails('echo x > .git/hooks/pre-commit') },
+    { name: 'rewrite .git/config', profile: 'workspace', script: fails('echo x >> .git/config') },
+    {
+      name: 'create .agentpipe/settings.json',
+      profile: 'workspace',
+      script: fails('echo {} > .agentpipe/settings.json'),
+    },
+    { name: 'read-only command writes its folder', profile: 'read-only', script: fails('echo x > written') },
+    { name: 'read ~/.ssh', profile: 'workspace', script: fails('grep -q SECRET ~/.ssh/id_ed25519') },
+    { name: 'read ~/.aws', profile: 'workspace', script: fails('grep -q SECRET ~/.aws/credentials') },
+    { name: "read agentpipe's home", profile: 'workspace', script: fails('grep -rq SECRET "$AGENTPIPE_HOME"') },
+    {
+      name: "read agentpipe's /proc/<pid>/environ",
+      profile: 'workspace',
+      script: fails(`cat /proc/${w.pid}/environ | grep -q .`),
+    },
+    {
+      name: 'see other processes',
+      profile: 'workspace',
+      // The sandbox's own: its init, this shell and the pipeline counting (the host has hundreds).
+      script: `n=$(ls -d /proc/[0-9]* | wc -l); if [ "$n" -le 6 ]; then echo HELD; else echo "ESCAPED $n"; fi`,
+    },
+    {
+      name: 'keys in the environment',
+      profile: 'workspace',
+      script: `if env | grep -q '^ANTHROPIC_API_KEY='; then echo ESCAPED; else echo HELD; fi`,
+    },
+    { name: "reach the host's loopback", profile: 'workspace', script: fails(`exec 3<>/dev/tcp/127.0.0.1/${w.port}`) },
+    {
+      name: 'reach any other host (interfaces besides lo)',
+      profile: 'workspace',
+      script: `if grep -vqE '^ *(lo:|Inter|face)' /proc/net/dev; then echo ESCAPED; else echo HELD; fi`,
+    },
+    {
+      name: 'inherited file descriptors',
+      profile: 'workspace',
+      script:
+        `n=$(ls /proc/self/fd | wc -l); ` +
+        `if [ "$n" -le 4 ]; then echo HELD; else echo "ESCAPED $(ls -l /proc/self/fd)"; fi`,
+    },
+    {
+      name: 'gain privileges (setuid, capabilities)',
+      profile: 'workspace',
+      script:
+        `if grep -q '^NoNewPrivs:\\s*1' /proc/self/status && grep -q '^CapEff:\\s*0*$' /proc/self/status ` +
+        `&& ! unshare -U true 2>/dev/null; then echo HELD; else echo ESCAPED; fi`,
+    },
+    {
+      name: 'unix sockets (host services)',
+      profile: 'workspace',
+      script:
+        `out=$("${process.execPath}" -e "${UNIX_SOCKET_PROBE}" 2>&1); ` +
+        `case "$out" in *EPERM*|*EACCES*) echo HELD;; *) echo "ESCAPED $out";; esac`,
+    },
+    {
+      name: 'symlink escape',
+      profile: 'workspace',
+      script: `ln -s ${q(w.outside)} out; ${fails('echo x > out/by-link')}`,
+    },
+    {
+      name: 'hard-link escape',
+      profile: 'workspace',
+      script: fails(`ln ${q(w.outside)}/file hard && echo x >> hard`),
+    },
+    {
+      name: '.. after a link',
+      profile: 'workspace',
+      script: `ln -s ${q(w.outside)}/deep up; ${fails('echo x > up/../by-dotdot')}`,
+    },
+  ];
+}
+
+/** Runs every probe in `config`'s sandbox (its mode and settings; its folders are replaced by throwaway ones). */
+export async function runDoctor(config: Omit<SandboxConfig, 'cwd' | 'directories'>): Promise<DoctorReport> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-doctor-'));
+  const server = net.createServer((socket) => socket.end('reached\n'));
+  try {
+    const world = makeWorld(root);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    const sandbox: SandboxConfig = { ...config, cwd: world.work, directories: [], env: world.env };
+    const state = await sandboxState(sandbox).catch((error: Error) => ({ ok: false as const, reason: error.message }));
+    if (!state.ok) return { confined: false, reason: 'off' in state ? 'the sandbox is off' : state.reason, probes: [] };
+    const results: ProbeResult[] = [];
+    for (const probe of probes({ outside: world.outside, port, pid: process.pid })) {
+      const run = await runSandboxed(sandbox, {
+        profile: probe.profile,
+        command: probe.script,
+        cwd: world.work,
+        env: childEnv({ ...world.env, ANTHROPIC_API_KEY: 'sk-doctor-SECRET' }),
+        cap: 4000,
+        timeoutMs: 30_000,
+      });
+      const out = `${run.stdout}${run.stderr}`.trim();
+      const untouched = readFileSync(path.join(world.outside, 'file'), 'utf8') === 'SECRET\n';
+      results.push({
+        name: probe.name,
+        profile: probe.profile,
+        held: out === 'HELD' && untouched,
+        detail: out.slice(0, 300),
+      });
+    }
+    return { confined: true, probes: results };
+  } finally {
+    server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The throwaway world: a working folder with a repository, a home with credential stores, a folder outside. */
+function makeWorld(root: string): { work: string; outside: string; env: Record<string, string> } {
+  const work = path.join(root, 'work');
+  const outside = path.join(root, 'outside');
+  const home = path.join(root, 'home');
+  const secret = 'SECRET\n';
+  for (const dir of [path.join(work, '.git', 'hooks'), path.join(outside, 'deep'), path.join(home, '.ssh')])
+    mkdirSync(dir, { recursive: true });
+  mkdirSync(path.join(home, '.aws'));
+  mkdirSync(path.join(home, '.agentpipe'));
+  writeFileSync(path.join(work, '.git', 'config'), '[core]\n');
+  writeFileSync(path.join(outside, 'file'), secret);
+  writeFileSync(path.join(home, '.ssh', 'id_ed25519'), secret);
+  writeFileSync(path.join(home, '.aws', 'credentials'), secret);
+  writeFileSync(path.join(home, '.agentpipe', 'session.jsonl'), secret);
+  const env = { ...childEnv(), HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') };
+  return { work, outside, env };
+}
+
+/** The report as lines for a person. */
+export function formatDoctor(report: DoctorReport): string {
+  if (!report.confined) return `sandbox: NOT confining commands here: ${report.reason}\n`;
+  const lines = report.probes.map(
+    (p) => `${p.held ? 'held  ' : 'FAILED'}  ${p.name} (${p.profile})${p.held ? '' : `: ${p.detail}`}`,
+  );
+  const failed = report.probes.filter((p) => !p.held).length;
+  lines.push(
+    failed ? `${failed} of ${report.probes.length} probes escaped` : `all ${report.probes.length} probes held`,
+  );
+  return `${lines.join('\n')}\n`;
+}

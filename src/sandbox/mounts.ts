@@ -1,0 +1,166 @@
+/**
+ * What a sandboxed process sees of the file system, as bubblewrap arguments: the whole tree
+ * read-only, then the folders its profile may write bound writable again, the configuration in
+ * them that makes programs run bound read-only on top, and the credential stores and agentpipe's
+ * own home hidden (an empty read-only tmpfs over a folder, /dev/null over a file). Only paths that
+ * exist are mounted; a protected folder that does not exist yet gets an empty read-only mount so
+ * that it cannot be created (its mount point is removed again after the run: see `createdPoints`).
+ */
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
+export const CREDENTIAL_STORES = [
+  '.ssh',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.config/gh',
+  '.config/hub',
+  '.config/op',
+  '.config/anthropic',
+  '.netrc',
+  '.docker',
+  '.npmrc',
+  '.yarnrc',
+  '.pypirc',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.gnupg',
+  '.password-store',
+  '.local/share/keyrings',
+  '.kube',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.terraform.d/credentials.tfrc.json',
+  '.vault-token',
+  '.claude',
+  '.claude.json',
+  '.codex',
+  '.gemini',
+  '.qwen',
+] as const;
+
+/** Inside a writable folder: configuration a later program outside the sandbox would run, kept read-only. */
+const PROTECTED = [
+  '.git/hooks',
+  '.git/config',
+  '.agentpipe',
+  '.claude',
+  '.husky',
+  '.vscode',
+  '.idea',
+  '.mcp.json',
+  '.envrc',
+];
+/** Protected folders made (empty, read-only) when missing, so a command cannot create them. */
+const CREATE_WHEN_MISSING = new Set(['.agentpipe', '.claude']);
+
+/** What one sandboxed run may see and write. */
+export interface MountPlan {
+  /** Folders (and files) writable inside: the working folders, the session's temp folder, a CLI's home. */
+  writable: string[];
+  /** Writable paths that are nevertheless read-only (`sandbox.filesystem.denyWrite`). */
+  denyWrite: string[];
+  /** Paths hidden (credential stores, agentpipe's home, `sandbox.filesystem.denyRead`). */
+  hidden: string[];
+  /** Paths kept visible although under a hidden one (`sandbox.filesystem.allowRead`, a CLI's own home). */
+  allowRead: string[];
+  /** False for the key helper, which exists to use the user's credentials. */
+  credentialStores: boolean;
+  /** An empty folder of agentpipe's (mounted read-only where a protected folder is missing). */
+  emptyDir: string;
+  /** The home folders whose credential stores are hidden (the user's, and a child's own HOME when it differs). */
+  homes: string[];
+}
+
+/**
+ * The mount arguments of a plan, and the mount points bubblewrap will create (to remove after
+ * the run). Order matters: hidden paths first (an empty tmpfs stays writable until the end, so
+ * allowed paths under it can get their mount points), then the writable and readable paths, the
+ * protected ones on top, and the hidden folders made read-only last.
+ */
+export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: string[] } {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  const createdPoints: string[] = [];
+  const writable = existing(plan.writable);
+  const allowRead = existing(plan.allowRead);
+  const kept = [...writable, ...allowRead];
+  const stores = plan.credentialStores
+    ? plan.homes.flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
+    : [];
+  const remount: string[] = [];
+  for (const target of existing([...stores, ...plan.hidden])) {
+    // A path kept visible (or inside one) is not hidden; one holding a kept path is, and the kept path is bound back.
+    if (kept.some((keep) => inside(target, keep))) continue;
+    if (isDirectory(target)) {
+      args.push('--tmpfs', target);
+      remount.push(target);
+    } else args.push('--ro-bind', '/dev/null', target);
+  }
+  for (const dir of writable) args.push('--bind', dir, dir);
+  for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
+  for (const root of writable.filter(isDirectory)) {
+    for (const name of PROTECTED) {
+      const target = path.join(root, name);
+      // Through a link too: the folder it leads to is what a write would change.
+      const resolved = real(target);
+      if (resolved !== undefined) args.push('--ro-bind', resolved, resolved);
+      else if (CREATE_WHEN_MISSING.has(name) && !isLink(target)) {
+        args.push('--ro-bind', plan.emptyDir, target);
+        createdPoints.push(target);
+      }
+    }
+  }
+  for (const target of existing(plan.denyWrite))
+    if (writable.some((dir) => inside(target, dir))) args.push('--ro-bind', target, target);
+  for (const target of remount) args.push('--remount-ro', target);
+  return { args, createdPoints };
+}
+
+/** The real paths of those that exist, once each. */
+function existing(paths: string[]): string[] {
+  return unique(paths.map(real).filter((p): p is string => p !== undefined));
+}
+
+/** The real path of an existing path; undefined when it does not exist. */
+function real(target: string): string | undefined {
+  try {
+    return realpathSync.native(target);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `~` and `~/x` expanded, a relative path resolved against `cwd`. */
+export function expandHome(target: string, cwd: string, home: string = os.homedir()): string {
+  if (target === '~') return home;
+  if (target.startsWith('~/')) return path.join(home, target.slice(2));
+  return path.resolve(cwd, target);
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)];
+}
+
+function inside(file: string, dir: string): boolean {
+  const rel = path.relative(dir, file);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function isDirectory(target: string): boolean {
+  try {
+    return statSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isLink(target: string): boolean {
+  try {
+    return lstatSync(target).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}

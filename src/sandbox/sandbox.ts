@@ -1,0 +1,188 @@
+/**
+ * The one way agentpipe confines what it starts: `sandboxed(config, request)` turns a command
+ * and its profile into the argv and environment to start instead (bubblewrap under a tiny
+ * launcher that closes inherited descriptors and hands bubblewrap the seccomp filter). Every
+ * caller of process/run.ts that runs something on the model's or the user's behalf goes through
+ * it: Bash, Grep, command hooks, the API key helper, MCP stdio servers, wrapped CLIs,
+ * `Agent.executeCommand`. Nothing above decides how a process is confined.
+ *
+ * Modes: `off` returns the command as it is; `auto` confines wherever bubblewrap can start and
+ * otherwise says once on stderr which guarantee is missing and why; `required` throws
+ * SandboxUnavailableError instead of running anything unconfined.
+ */
+import { mkdirSync, rmdirSync } from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+import { agentpipeHome } from '../process/env.ts';
+import type { SandboxConfig, SandboxProfile } from './config.ts';
+import { expandHome, mountArgs } from './mounts.ts';
+import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
+import { resolvePolicy, type SandboxPolicy } from './settings.ts';
+
+/** The sandbox is required (`--sandbox required`, `failIfUnavailable`) and cannot start here. */
+export class SandboxUnavailableError extends Error {
+  override name = 'SandboxUnavailableError';
+  /** Claude Code's startup failure reason for the same case. */
+  readonly reason = 'sandbox_required_unavailable';
+}
+
+/** One process to start confined. */
+export interface SandboxRequest {
+  profile: SandboxProfile;
+  /** A shell line (run with bash -c) or an argv. */
+  command: string | string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** More folders it may write (a wrapped CLI's home, an MCP server's `sandbox.allowWrite`). */
+  writable?: string[];
+  /** Paths it may read although hidden (a wrapped CLI's home is a credential store). */
+  readable?: string[];
+  /** `host`: the host's network as it is (wrapped CLIs, the key helper, MCP servers that ask); default none. */
+  network?: 'none' | 'host';
+}
+
+/** What to start instead, and what to tidy once it ended. */
+export interface SandboxedCommand {
+  /** The argv to start (bubblewrap's launcher, or the command itself when not confined). */
+  argv: string[];
+  env: Record<string, string>;
+  /** True when the command runs confined. */
+  confined: boolean;
+  /** Call when the process has ended: removes the mount points bubblewrap had to create. */
+  release(): void;
+}
+
+const policies = new WeakMap<SandboxConfig, SandboxPolicy>();
+
+/** The merged policy of a configuration (validated once; a malformed block throws naming its file). */
+export async function policyOf(config: SandboxConfig): Promise<SandboxPolicy> {
+  let policy = policies.get(config);
+  if (!policy) {
+    const parse = config.layers.length ? (await import('./settings-schema.ts')).parseBlock : () => ({});
+    policy = resolvePolicy(config, parse);
+    policies.set(config, policy);
+  }
+  return policy;
+}
+
+let warnedUnavailable = false;
+
+/** Whether commands of this configuration will be confined; throws SandboxUnavailableError when required and not. */
+export async function sandboxState(config: SandboxConfig): Promise<Availability | { ok: false; off: true }> {
+  const policy = await policyOf(config);
+  if (policy.mode === 'off') return { ok: false, off: true };
+  const available = await sandboxAvailability(policy.bwrapPath, process.env);
+  if (available.ok) return available;
+  if (policy.mode === 'required')
+    throw new SandboxUnavailableError(
+      `the sandbox is required (--sandbox required, or sandbox.failIfUnavailable) but cannot start: ` +
+        available.reason,
+    );
+  if (!warnedUnavailable) {
+    warnedUnavailable = true;
+    config.warn(
+      `sandbox unavailable, commands run unconfined (no filesystem, network or process isolation): ` +
+        `${available.reason}`,
+    );
+  }
+  return available;
+}
+
+/** The command to start for `request` under `config`'s sandbox. */
+export async function sandboxed(config: SandboxConfig, request: SandboxRequest): Promise<SandboxedCommand> {
+  const inner = typeof request.command === 'string' ? ['bash', '-c', request.command] : request.command;
+  const state = await sandboxState(config);
+  const childEnv = definedOnly(request.env);
+  if (!state.ok) return { argv: inner, env: childEnv, confined: false, release: () => {} };
+  const policy = await policyOf(config);
+  const runtime = sandboxRuntime();
+  const env = config.env ?? process.env;
+  const home = env.HOME || os.homedir();
+  const writes = request.profile !== 'read-only' && request.profile !== 'helper';
+  // A wrapped CLI that is agentpipe (or keeps state there) gets a home of its own, never the session's.
+  const ownHome = request.profile === 'harness' ? harnessHome(env) : undefined;
+  const workDirs = [config.cwd, ...config.directories, request.cwd];
+  // A wrapped CLI keeps the temp folder its environment names (its own files may be there).
+  const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
+  const { args: mounts, createdPoints } = mountArgs({
+    writable: writes
+      ? [
+          ...workDirs,
+          tmp,
+          ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home)),
+          ...(request.writable ?? []),
+          ...(ownHome ? [ownHome] : []),
+        ]
+      : [],
+    denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
+    hidden: [agentpipeHome(env), ...policy.denyRead.map((p) => expandHome(p, config.cwd, home))],
+    allowRead: [
+      ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
+      ...(request.readable ?? []),
+      ...(request.writable ?? []),
+    ],
+    credentialStores: request.profile !== 'helper',
+    emptyDir: runtime.emptyDir,
+    homes: [home, os.homedir(), request.env.HOME ?? home],
+  });
+  const network = request.network ?? (request.profile === 'helper' ? 'host' : 'none');
+  const bwrapArgs = [
+    ...NAMESPACES,
+    ...(request.profile === 'harness' ? [] : ['--disable-userns']),
+    ...(request.profile === 'mcp' ? ['--new-session'] : []),
+    ...(network === 'none' ? ['--unshare-net'] : []),
+    ...mounts,
+    '--chdir',
+    request.cwd,
+    '--',
+    ...inner,
+  ];
+  const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
+  return {
+    argv: launcher(state.bwrap, bwrapArgs, filter),
+    env: { ...childEnv, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
+    confined: true,
+    release: () => {
+      for (const point of createdPoints) removeEmptyDir(point);
+    },
+  };
+}
+
+/**
+ * `sh -c` that closes the descriptors agentpipe inherited without close-on-exec and starts
+ * bubblewrap with the seccomp filter on descriptor 9 (bubblewrap reads it and closes it). One
+ * argv, so it fits every spawner (the MCP SDK's stdio transport takes no extra descriptors).
+ */
+function launcher(bwrap: string, args: string[], filter: string | undefined): string[] {
+  const leaked = leakedDescriptors().filter((fd) => fd !== 9);
+  const closes = leaked.map((fd) => `${fd}>&-`).join(' ');
+  const seccomp = filter ? `--seccomp 9 "$@" 9<${shellQuote(filter)}` : '"$@"';
+  // dash (sh) redirects only descriptors 0-9; bash is needed past them.
+  const shell = leaked.some((fd) => fd > 9) ? 'bash' : '/bin/sh';
+  return [shell, '-c', `exec ${closes} "$0" ${seccomp}`.replace(/ {2,}/g, ' '), bwrap, ...args];
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function removeEmptyDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, already gone, or another run still has it mounted: left as it is
+  }
+}
+
+/** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */
+function harnessHome(env: Record<string, string | undefined>): string {
+  const dir = path.join(agentpipeHome(env), 'harness');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}

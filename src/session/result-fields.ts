@@ -1,0 +1,56 @@
+/**
+ * The members Claude Code 2.1.332 adds to every `result` beside the ones agentpipe always had: the fast-mode reason,
+ * `modelUsage` entries with their further members (and the same again as `model_usage_since_last_result`), the
+ * queue, the result's index, the safety stops and the subagents' counts.
+ */
+import type { ModelUsage, ResultMessage, SubagentStats } from '../messages/types.ts';
+
+export interface ResultFieldsInput {
+  modelUsage: Record<string, ModelUsage>;
+  /** `anthropic`, `openai-compatible`, `scripted`: the provider the requests went to. */
+  provider: string;
+  /** The `max_tokens` of the requests: what Claude Code reports as `maxOutputTokens`. */
+  maxTokens: number;
+  resultIndex: number;
+  subagents: SubagentStats;
+}
+
+type Fields = Pick<
+  ResultMessage,
+  | 'modelUsage'
+  | 'fast_mode_disabled_reason'
+  | 'model_usage_since_last_result'
+  | 'queued_turn_count'
+  | 'result_index'
+  | 'safety_stops'
+  | 'subagent_stats'
+>;
+
+export function resultFields(input: ResultFieldsInput): Fields {
+  const modelUsage = Object.fromEntries(
+    Object.entries(input.modelUsage).map(([model, entry]) => [
+      model,
+      {
+        ...entry,
+        maxOutputTokens: Math.min(entry.maxOutputTokens, input.maxTokens),
+        thinkingTokens: entry.thinkingTokens ?? 0,
+        cacheCreationEphemeral5mInputTokens: entry.cacheCreationInputTokens,
+        cacheCreationEphemeral1hInputTokens: 0,
+        canonicalModel: model,
+        provider: input.provider === 'anthropic' ? 'firstParty' : input.provider,
+        costBasis: 'list' as const,
+      },
+    ]),
+  );
+  return {
+    modelUsage,
+    fast_mode_disabled_reason: 'sdk_opt_in_required',
+    // One prompt's tracker: what it used is what was used since the last result.
+    model_usage_since_last_result: structuredClone(modelUsage),
+    // The session runs the queue's prompts one by one: when a result is made, the next has not been taken.
+    queued_turn_count: 0,
+    result_index: input.resultIndex,
+    safety_stops: 0,
+    subagent_stats: input.subagents,
+  };
+}

@@ -1,0 +1,84 @@
+/** What the Codex face tests share: the real Codex SDK pointed at agentpipe, and local model servers. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Codex, type CodexOptions, type ThreadEvent } from '@openai/codex-sdk';
+import { ROOT } from '../helpers/cli.ts';
+import { scratchDir } from '../helpers/temp.ts';
+import { openaiChunk, openaiUsage, OPENAI_DONE, startFakeServer, type FakeServer } from '../model/fake-servers.ts';
+
+/** The launcher the SDK starts as its codex (`codexPathOverride`): agentpipe with its pinned Node. */
+export const AGENTPIPE = path.join(ROOT, 'agentpipe');
+
+/** A working folder (a git repository, as codex expects) and a throwaway AGENTPIPE_HOME. */
+export function codexDirs(prefix: string): { cwd: string; home: string } {
+  const root = scratchDir(`codex-${prefix}-`);
+  const cwd = path.join(root, 'work');
+  const home = path.join(root, 'home');
+  mkdirSync(path.join(cwd, '.git'), { recursive: true });
+  mkdirSync(home, { recursive: true });
+  return { cwd, home };
+}
+
+/** The environment of the SDK's child: this process's, with agentpipe's home and no model keys. */
+export function sdkEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  delete env.ANTHROPIC_API_KEY;
+  delete env.OPENAI_API_KEY;
+  delete env.CODEX_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  return { ...env, AGENTPIPE_HOME: home, HOME: home, ...extra };
+}
+
+/** The SDK on agentpipe with a scripted model (`turns`). */
+export function scriptedCodex(dir: { cwd: string; home: string }, turns: unknown[], o: CodexOptions = {}): Codex {
+  const script = path.join(dir.home, `script-${Date.now()}-${Math.random()}.json`);
+  writeFileSync(script, JSON.stringify({ turns }));
+  return new Codex({
+    codexPathOverride: AGENTPIPE,
+    env: sdkEnv(dir.home),
+    config: { agentpipe: { script } },
+    ...o,
+  });
+}
+
+/** Every event of a streamed turn. */
+export async function collectEvents(events: AsyncGenerator<ThreadEvent>): Promise<ThreadEvent[]> {
+  const all: ThreadEvent[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
+
+/** `type` of each event, with the item's type: `item.completed:agent_message`. */
+export function eventKinds(events: ThreadEvent[]): string[] {
+  return events.map((e) => ('item' in e ? `${e.type}:${e.item.type}` : e.type));
+}
+
+/** One chat-completions answer of the OpenAI-compatible fake: text, or one tool call. */
+export type ChatReply = { text: string } | { tool: string; args: Record<string, unknown> };
+
+/** A local OpenAI-compatible server answering the n-th request with `replies[n]` (the last repeats). */
+export async function chatCompletionsServer(replies: ChatReply[]): Promise<FakeServer> {
+  let n = 0;
+  return startFakeServer(() => {
+    const reply = replies[Math.min(n++, replies.length - 1)]!;
+    const frames =
+      'text' in reply
+        ? [openaiChunk({ role: 'assistant', content: reply.text }), openaiChunk({}, 'stop')]
+        : [
+            openaiChunk({
+              role: 'assistant',
+              tool_calls: [
+                {
+                  index: 0,
+                  id: `call_${n}`,
+                  type: 'function',
+                  function: { name: reply.tool, arguments: JSON.stringify(reply.args) },
+                },
+              ],
+            }),
+            openaiChunk({}, 'tool_calls'),
+          ];
+    return { kind: 'sse', frames: [...frames, openaiUsage(100, 10, 20), OPENAI_DONE] };
+  });
+}

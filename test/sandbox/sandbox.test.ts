@@ -1,0 +1,153 @@
+/**
+ * The OS sandbox through the real CLI (bubblewrap on this machine): with the check bypassed on
+ * purpose nothing writes outside the working folders or into .git/hooks and no key, credential
+ * store or network is reachable, for Bash, a command hook and an MCP stdio server alike; in the
+ * default mode a command the check let through without asking cannot write at all; `sandbox
+ * doctor`'s probes all hold (and each escapes with the sandbox off, so they test something);
+ * without bubblewrap `required` fails closed and `auto` says so once.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+
+const KEY = 'sk-ant-sandbox-test-SECRET';
+
+/** A working folder with a repository, a home with credential stores, and a folder outside both. */
+function world() {
+  const root = tempDir();
+  const work = path.join(root, 'work');
+  const outside = path.join(root, 'outside');
+  const home = path.join(root, 'home');
+  for (const dir of [path.join(work, '.git', 'hooks'), outside, path.join(home, '.ssh'), path.join(home, '.agentpipe')])
+    mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'SSH-SECRET\n');
+  writeFileSync(path.join(work, 'a.txt'), 'b\na\n');
+  const env = { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe'), ANTHROPIC_API_KEY: KEY };
+  return { work, outside, home, env };
+}
+
+function bash(command: string) {
+  return { tool_calls: [{ name: 'Bash', input: { command } }] };
+}
+
+test('bypassPermissions: Bash cannot write outside or into .git/hooks, read keys, credential stores or the network', async () => {
+  const w = world();
+  const attacks = [
+    `echo pwned > ${w.outside}/bash.txt`,
+    'echo pwned > .git/hooks/pre-commit',
+    `cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c ${KEY} || true`,
+    'cat ~/.ssh/id_ed25519',
+    `cat "$AGENTPIPE_HOME"/* 2>&1 | head -1; ls /proc | grep -c '^[0-9]'`,
+    'exec 3<>/dev/tcp/127.0.0.1/9 && echo CONNECTED || echo no-network',
+    'echo inside > made.txt && cat made.txt',
+  ];
+  const script = writeScript(w.work, [...attacks.map(bash), { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: w.env,
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const results = parseLines(run.stdout)
+    .filter((m) => m.type === 'user')
+    .map((m) => JSON.stringify(m.message.content));
+  assert.equal(results.length, attacks.length);
+  assert.equal(existsSync(path.join(w.outside, 'bash.txt')), false, 'nothing written outside');
+  assert.equal(existsSync(path.join(w.work, '.git/hooks/pre-commit')), false, 'no hook planted');
+  assert.match(results[2]!, /"0|\(Bash completed/, 'no environ holds the key');
+  assert.doesNotMatch(run.stdout, /SSH-SECRET/);
+  assert.doesNotMatch(run.stdout.replaceAll(`${KEY}`, ''), /sandbox-test-SECRET/);
+  assert.match(results[5]!, /no-network/);
+  assert.match(results[6]!, /inside/, 'the working folder stays writable');
+  assert.equal(readFileSync(path.join(w.work, 'made.txt'), 'utf8'), 'inside\n');
+});
+
+test('default mode: a line the check lets through without asking runs read-only (a misclassified write fails)', async () => {
+  const w = world();
+  // Lines the check has let through as read-only (issue 26): whatever it decides, nothing may be written.
+  const lines = ['ls \r# ; touch PWNED1', 'sort --o=PWNED2 a.txt', 'ls; cat a.txt'];
+  const script = writeScript(w.work, [...lines.map(bash), { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script)], { cwd: w.work, env: w.env, timeoutMs: 60_000 });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(existsSync(path.join(w.work, 'PWNED1')), false);
+  assert.equal(existsSync(path.join(w.work, 'PWNED2')), false);
+  const last = parseLines(run.stdout)
+    .filter((m) => m.type === 'user')
+    .at(-1)!;
+  assert.match(JSON.stringify(last.message.content), /a\.txt/, 'a read-only line still reads');
+});
+
+test('a command hook and an MCP stdio server run in the same sandbox', async () => {
+  const w = world();
+  const attack = (name: string) =>
+    `echo pwned > ${w.outside}/${name}.txt; cat ~/.ssh/id_ed25519 > ${name}-leak.txt; ` +
+    `tr '\\0' '\\n' < /proc/$PPID/environ | grep -c ${KEY} > ${name}-env.txt; exit 0`;
+  const settings = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: attack('hook') }] }] } };
+  const mcp = { mcpServers: { probe: { command: 'bash', args: ['-c', attack('mcp')] } } };
+  const script = writeScript(w.work, [{ text: 'done' }]);
+  const run = await runCli(
+    [
+      '-p',
+      'go',
+      ...scriptedStreamArgs(script),
+      '--permission-mode',
+      'bypassPermissions',
+      '--settings',
+      JSON.stringify(settings),
+      '--mcp-config',
+      JSON.stringify(mcp),
+    ],
+    { cwd: w.work, env: w.env, timeoutMs: 60_000 },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  for (const name of ['hook', 'mcp']) {
+    assert.equal(existsSync(path.join(w.outside, `${name}.txt`)), false, `${name}: nothing written outside`);
+    assert.equal(readFileSync(path.join(w.work, `${name}-leak.txt`), 'utf8'), '', `${name}: no credential store`);
+    assert.notEqual(readFileSync(path.join(w.work, `${name}-env.txt`), 'utf8').trim(), '1', `${name}: no key`);
+  }
+});
+
+test('sandbox doctor: every probe holds; with the sandbox off it says so and exits 1', async () => {
+  const dir = tempDir();
+  const run = await runCli(['sandbox', 'doctor', '--json'], { cwd: dir, timeoutMs: 60_000 });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const report = JSON.parse(run.stdout) as { confined: boolean; probes: Array<{ name: string; held: boolean }> };
+  assert.equal(report.confined, true);
+  assert.ok(report.probes.length >= 20);
+  assert.deepEqual(
+    report.probes.filter((p) => !p.held),
+    [],
+  );
+  const off = await runCli(['sandbox', 'doctor', '--sandbox', 'off'], { cwd: dir });
+  assert.equal(off.code, 1);
+  assert.match(off.stdout, /NOT confining commands here: the sandbox is off/);
+});
+
+test('no bubblewrap: --sandbox required is an error result and exit 1; auto runs on with one stderr line', async () => {
+  const w = world();
+  // A PATH with bash and the tools the command needs, but no bwrap.
+  const bin = path.join(w.home, 'bin');
+  mkdirSync(bin);
+  for (const tool of ['bash', 'cat', 'ls']) symlinkSync(`/usr/bin/${tool}`, path.join(bin, tool));
+  const script = writeScript(w.work, [bash('cat a.txt'), bash('ls'), { text: 'done' }]);
+  const env = { ...w.env, PATH: bin };
+  const required = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--sandbox', 'required'], {
+    cwd: w.work,
+    env,
+  });
+  assert.equal(required.code, 1);
+  const lines = parseLines(required.stdout);
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0]!.type, 'result');
+  assert.equal(lines[0]!.is_error, true);
+  assert.match(lines[0]!.errors[0], /sandbox is required .* bubblewrap \(bwrap\) is not installed/);
+  const auto = await runCli(['-p', 'go', ...scriptedStreamArgs(script)], { cwd: w.work, env });
+  assert.equal(auto.code, 0, auto.stderr);
+  const warnings = auto.stderr.split('\n').filter((line) => /sandbox unavailable/.test(line));
+  assert.equal(warnings.length, 1, auto.stderr);
+  assert.match(warnings[0]!, /commands run unconfined .*bubblewrap \(bwrap\) is not installed/);
+  assert.match(auto.stdout, /"result":"done"/);
+});
