@@ -10,12 +10,12 @@
  * otherwise says once on stderr which guarantee is missing and why; `required` throws
  * SandboxUnavailableError instead of running anything unconfined.
  */
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import type { SandboxConfig, SandboxProfile } from './config.ts';
-import { expandHome, mountArgs } from './mounts.ts';
+import { expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 
@@ -143,7 +143,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     env: { ...childEnv, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
     confined: true,
     release: () => {
-      for (const point of createdPoints) removeEmptyDir(point);
+      releaseMountPoints(createdPoints);
     },
   };
 }
@@ -170,14 +170,6 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-function removeEmptyDir(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // not empty, already gone, or another run still has it mounted: left as it is
-  }
 }
 
 /** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */
