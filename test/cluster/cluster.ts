@@ -4,6 +4,7 @@
  * client that records every line, and a SIGKILL of whatever is left after the test file.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after } from 'node:test';
 import WebSocket from 'ws';
 import { watchedCli } from '../transport/ws-helpers.ts';
@@ -74,15 +75,35 @@ export const prompt = (text: string): string =>
   JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' }) +
   '\n';
 
+/**
+ * The processes whose command line holds `marker` (a path unique to the test): a tool's, whether it runs as it is or in
+ * the OS sandbox (there its own pid is the sandbox's pid namespace's; bubblewrap's command line holds the command too).
+ */
+export function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 /** A WebSocket client that records every message it is sent (keep_alive lines left out). */
 export class Client {
   readonly messages: Array<Record<string, any>> = [];
+  /** The session id the upgrade response named (before any message). */
+  sessionId?: string;
   readonly ws: WebSocket;
   readonly closed: Promise<{ code: number; reason: string }>;
   readonly #waiters = new Set<() => void>();
 
   constructor(url: string) {
     this.ws = new WebSocket(url);
+    this.ws.on('upgrade', (res) => (this.sessionId = res.headers['x-agentpipe-session-id']?.toString()));
     this.ws.on('message', (data) => {
       for (const line of data.toString().split('\n').filter(Boolean)) {
         const message = JSON.parse(line) as Record<string, any>;

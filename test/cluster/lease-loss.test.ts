@@ -14,19 +14,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SessionLog } from '../../src/cluster/redis.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { startRedis } from './redis-server.ts';
-import { Client, eventually, kill9, prompt, sessionOf, startFrontEnd, startWorker, UNTIL_RELEASED } from './cluster.ts';
+import {
+  Client,
+  eventually,
+  kill9,
+  processesWith,
+  prompt,
+  sessionOf,
+  startFrontEnd,
+  startWorker,
+  UNTIL_RELEASED,
+} from './cluster.ts';
 
 /** The lease of this test's workers (FAST_TAKEOVER's). */
 const LEASE_MS = 4000;
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('B1: Redis away longer than a lease mid-tool: the tool is stopped before the lease can expire, journalled, reported unknown and never run twice; the prompt goes on to its success', async () => {
   const redis = await startRedis();
@@ -46,12 +47,12 @@ test('B1: Redis away longer than a lease mid-tool: the tool is stopped before th
     client.send(prompt('append to the ledger'));
     await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'), 'the tool running');
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    assert.ok(alive(pid));
+    assert.ok(processesWith(pidFile).length > 0);
 
     // Redis goes away (its append-only file kept) for longer than a lease.
     const stoppedAt = Date.now();
     await redis.stop();
-    await eventually(() => !alive(pid), 'the tool stopped while Redis is away', 20_000);
+    await eventually(() => processesWith(pidFile).length === 0, 'the tool stopped while Redis is away', 20_000);
     const killedAfter = Date.now() - stoppedAt;
     const owner = workers.find((w) => /no lease renewal landed for 3000 ms/.test(w.stderr()));
     assert.ok(owner, 'the owning worker says why it stops acting');
