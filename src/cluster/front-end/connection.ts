@@ -6,7 +6,8 @@
  *       └─────────────┴──▶ refused └───────▶ lost           (Redis lost its data: an error result, close 1011)
  *
  * - resolving: which session (`?session=`, else the new one named at the upgrade) and from where
- *   (`from`: a stream id, a message uuid, a delta's uuid; an archived session is restored first).
+ *   (`from`: a stream id, a message uuid, a delta's uuid; an archived session is restored first),
+ *   through a Redis blip (RECONNECT-DURING-A-BLIP: retried, not refused).
  *   A session still in a warm pool is nobody's: naming it is refused (POOLED race).
  * - starting: a new session's start begun at the upgrade (its warm claim, or its job) is awaited
  *   BEFORE any of its input goes to the inbox, so a client told its session could not start finds
@@ -109,7 +110,12 @@ export class FrontConnection {
 
   /** Serves the connection until it closes. */
   async serve(): Promise<void> {
-    const position = await this.#resolve().catch((error: unknown) => this.#refuse(errorMessage(error)));
+    // Reads only (and an archived session's idempotent start): retried through a Redis blip like the start and input,
+    // so a client reconnecting while Redis restarts is served, not refused.
+    const position = await retryRedis(() => this.#resolve(), {
+      forMs: this.#host.retryMs,
+      signal: this.#stop.signal,
+    }).catch((error: unknown) => this.#refuse(errorMessage(error)));
     if (!position) return;
     this.#sessionId = position.sessionId;
     this.#status = 'starting';
