@@ -161,6 +161,11 @@ function apply(state: State, line: TranscriptLine): void {
       const blocks = structuredClone(line.message.content);
       if (last?.role === 'assistant' && state.lastAssistantId === line.message.id && Array.isArray(last.content))
         last.content.push(...blocks);
+      // Another answer right after an answer (no user entry between) replaces it, as the loop's history does: the first
+      // was given up (a request retried after part of it was emitted, or an answer cut off and asked again after a
+      // takeover); kept, it would be an answer the model never saw as its own.
+      else if (last?.role === 'assistant' && state.lastAssistantId !== undefined)
+        state.history[state.history.length - 1] = { role: 'assistant', content: blocks };
       else state.history.push({ role: 'assistant', content: blocks });
       state.lastAssistantId = line.message.id;
       state.lastStop = line.message.stop_reason ?? null;
