@@ -4,7 +4,6 @@
  * client that records every line, and a SIGKILL of whatever is left after the test file.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { after } from 'node:test';
 import WebSocket from 'ws';
 import { watchedCli } from '../transport/ws-helpers.ts';
@@ -74,23 +73,6 @@ export const UNTIL_RELEASED = 'for i in $(seq 600); do [ -e release ] && exit 0;
 export const prompt = (text: string): string =>
   JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' }) +
   '\n';
-
-/**
- * The processes whose command line holds `marker` (a path unique to the test): a tool's, whether it runs as it is or in
- * the OS sandbox (there its own pid is the sandbox's pid namespace's; bubblewrap's command line holds the command too).
- */
-export function processesWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) pids.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 /** A WebSocket client that records every message it is sent (keep_alive lines left out). */
 export class Client {

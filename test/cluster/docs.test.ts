@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +18,7 @@ import { startRedis } from './redis-server.ts';
 import { Client, kill9, prompt, type ClusterProcess } from './cluster.ts';
 
 const DOC = readFileSync(path.join(ROOT, 'docs/cluster.md'), 'utf8');
+const execFileAsync = promisify(execFile);
 const DOC_REDIS = 'redis://127.0.0.1:6390';
 
 /** The fenced blocks of `lang` in the section titled `heading`. */
@@ -64,20 +66,11 @@ test('docs/cluster.md: the cluster of the page starts as written; a WebSocket cl
     const dist = pathToFileURL(path.join(ROOT, 'dist/index.js')).href;
     // The page's TypeScript has no types to strip but the import: it runs as a module against the built package.
     writeFileSync(example, ts.replace("from 'agentpipe'", `from ${JSON.stringify(dist)}`));
-    const run = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(process.execPath, [example], {
-        cwd: dir,
-        env: { ...process.env, REDIS_URL: redis.url },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let [out, err] = ['', ''];
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.stdin.end();
-      child.on('close', (code) => resolve({ code, out, err }));
+    const run = await execFileAsync(process.execPath, [example], {
+      cwd: dir,
+      env: { ...process.env, REDIS_URL: redis.url },
     });
-    assert.equal(run.code, 0, run.err);
-    assert.match(run.out, /^success \d+\n$/);
+    assert.match(run.stdout, /^success \d+\n$/);
   } finally {
     for (const cli of started) await kill9(cli);
     await redis.stop();

@@ -13,18 +13,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SessionLog } from '../../src/cluster/redis.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { processesWith } from '../helpers/processes.ts';
 import { startRedis } from './redis-server.ts';
-import {
-  Client,
-  eventually,
-  kill9,
-  processesWith,
-  prompt,
-  sessionOf,
-  startFrontEnd,
-  startWorker,
-  UNTIL_RELEASED,
-} from './cluster.ts';
+import { Client, eventually, kill9, prompt, sessionOf, startFrontEnd, startWorker, UNTIL_RELEASED } from './cluster.ts';
 
 /** The lease of this test's workers (FAST_TAKEOVER's). */
 const LEASE_MS = 4000;

@@ -13,17 +13,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { processesWith } from '../helpers/processes.ts';
 import { startRedis } from './redis-server.ts';
-import {
-  Client,
-  eventually,
-  kill9,
-  processesWith,
-  prompt,
-  startFrontEnd,
-  startWorker,
-  UNTIL_RELEASED,
-} from './cluster.ts';
+import { Client, eventually, kill9, prompt, startFrontEnd, startWorker, UNTIL_RELEASED } from './cluster.ts';
 
 test('B8: the next worker on the machine stops the tools a SIGKILLed worker left running and removes its folder', async () => {
   const redis = await startRedis();
@@ -49,12 +41,15 @@ test('B8: the next worker on the machine stops the tools a SIGKILLed worker left
     await client.open();
     client.send(prompt('run it'));
     await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'), 'the tool running');
-    const pids = processesWith(pidFile);
     const [folder] = readdirSync(tmp).filter((name) => name.startsWith(`agentpipe-worker-${first.child.pid}-`));
     assert.ok(folder, 'the worker has its folder');
-    assert.ok(
-      pids.some((pid) => existsSync(path.join(tmp, folder, 'groups', String(pid)))),
-      'the running group is recorded',
+    // Recorded right after the spawn returns (the tool may write its pid first).
+    await eventually(
+      () =>
+        processesWith(pidFile)
+          .map((line) => Number(line.split(/\s+/)[0]))
+          .some((pid) => existsSync(path.join(tmp, folder, 'groups', String(pid)))),
+      'the running group recorded',
     );
 
     await kill9(first);
