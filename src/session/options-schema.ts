@@ -59,6 +59,8 @@ export const SerializableOptionsSchema = z.strictObject({
   betas: strings,
   additionalDirectories: strings,
   settingSources: z.array(text<NonNullable<SessionOptions['settingSources']>[number]>()),
+  trustProject: z.boolean(),
+  strictMcpConfig: z.boolean(),
   agent: z.string(),
   // The sandbox of the commands goes where they run (a front end's --sandbox required holds on its workers).
   sandbox: z.union([

@@ -1,4 +1,5 @@
 /** What a front end reads from a client's WebSocket frames and what it makes of them for the inbox. */
+import { nestedDeeper } from '../../messages/json-limits.ts';
 import { randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import type { LogMessage } from '../log/index.ts';
@@ -24,7 +25,9 @@ export function inboxLine(line: string): { line: string; prompt: boolean } | und
   } catch {
     return { line, prompt: false }; // the worker's parser reports it
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { line, prompt: false };
+  // Too deep to rewrite safely (JSON.stringify would overflow the stack): the worker's parser refuses it.
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || nestedDeeper(value))
+    return { line, prompt: false };
   const type = 'type' in value ? value.type : undefined;
   if (type === 'keep_alive') return undefined;
   if (type === 'end_input') return { line: END_INPUT, prompt: false };

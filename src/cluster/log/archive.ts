@@ -4,6 +4,7 @@
  * nothing changed since it was read (lua/scripts.ts, DELETE_IF_UNCHANGED).
  */
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { PRIVATE_FILE, PRIVATE_FOLDER } from '../../process/private-files.ts';
 import path from 'node:path';
 import type { AgentMessage } from '../../messages/types.ts';
 import { keepsInTranscript } from '../../session/transcript.ts';
@@ -65,13 +66,17 @@ export class Archiver {
    * fenced. Returns the number of lines written.
    */
   async archive(sessionId: string, keys: SessionKeys, file: string, token?: string): Promise<number> {
-    await mkdir(path.dirname(file), { recursive: true });
+    // An archive is a transcript: its owner's only (0600 in folders made 0700).
+    await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
     try {
       for (let attempt = 0; attempt < 10; attempt++) {
         const entries = await this.#durable.read(sessionId, keys);
         const lines = entries.map((e) => transcriptLine(e.message)).filter((l) => l !== undefined);
-        await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { flush: true });
+        await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), {
+          flush: true,
+          mode: PRIVATE_FILE,
+        });
         const last = entries.at(-1)?.id ?? START_ID;
         if (lines.length) await rename(temp, file);
         const deleted = await this.#store.script(DELETE_IF_UNCHANGED, keys, { lastId: last, token: token ?? '*' });
