@@ -7,6 +7,7 @@ import type { PermissionRule } from '../tools/permissions.ts';
 import type { ToolState } from '../tools/state.ts';
 import type { Tool } from '../tools/types.ts';
 import type { HookRunner } from '../tools/hooks/types.ts';
+import type { RunGuard } from './run-guard.ts';
 import type { SandboxConfig } from '../sandbox/config.ts';
 import type { ToolCalls } from '../tools/tape-calls.ts';
 
@@ -84,6 +85,8 @@ export interface AgentContext {
       run: { signal: AbortSignal; usage: UsageTracker },
     ): Promise<void>;
   };
+  /** Checked before every model request and tool call (a cluster run's lease and tool journal); absent locally. */
+  guard?: RunGuard;
   /** Sends a message down the pipeline; resolves when the queue has room. */
   emit: (message: AgentMessage) => Promise<void> | undefined;
 }

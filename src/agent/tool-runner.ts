@@ -87,6 +87,16 @@ export async function runToolCall(
     };
   }
   const input = decision.updatedInput ?? use.input;
+  if (ctx.guard) {
+    try {
+      const call = { toolUseId: use.id, toolName: tool.name, parentToolUseId: ctx.parentToolUseId };
+      await ctx.guard.toolStarting(call, signal);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      ctx.debug?.('tools', `${tool.name} (${use.id}) not run: ${why}`);
+      return errorOutcome(use, wrapToolUseError(`Not run: ${why}`));
+    }
+  }
   const started = Date.now();
   const profile = decision.behavior === 'allow' ? (decision.sandbox ?? 'workspace') : 'workspace';
   const result = await callWithProgress(ctx, tool, { ...use, input }, signal, profile, run);

@@ -80,7 +80,7 @@ async function serveCluster(
       `serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ` +
         `?session=<id>)`,
     );
-  const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
+  const { ClusterFrontEnd } = await import('../cluster/front-end/front-end.ts');
   const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
   await warnIfPasswordless(flags.redis!, 'agentpipe serve', log);
   let front;

@@ -60,7 +60,7 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
       30_000,
     )
     .action(async (flags: WorkerFlags) => {
-      const { startWorker } = await import('../cluster/worker.ts');
+      const { startWorker } = await import('../cluster/worker/worker.ts');
       const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
       let worker;
       try {

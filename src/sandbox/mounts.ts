@@ -6,8 +6,11 @@
  * exist are mounted; a protected folder that does not exist yet gets an empty read-only mount so
  * that it cannot be created (its mount point is removed again after the run: see `createdPoints`);
  * a protected file that cannot have one (`.git/commondir`) is removed after the run if it appeared.
+ * Runs at once in one folder share such a point: it is removed after the last run that uses it
+ * (`releaseMountPoints`), never while another run's bubblewrap may be mounting it (a worker's
+ * sessions run many commands at once in one folder and in the process's temp folder).
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, rmdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -119,10 +122,13 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
       const target = path.join(root, name);
       // Through a link too: the folder it leads to is what a write would change.
       const resolved = real(target);
-      if (resolved !== undefined) args.push('--ro-bind', resolved, resolved);
-      else if (CREATE_WHEN_MISSING.has(name) && !isLink(target)) {
+      // A point another run of this process made (and will remove) is mounted as made, not as a folder that stays.
+      const shared = pointsInUse.has(target);
+      if (resolved !== undefined && !shared) args.push('--ro-bind', resolved, resolved);
+      else if (CREATE_WHEN_MISSING.has(name) && (shared || !isLink(target))) {
         args.push('--ro-bind', plan.emptyDir, target);
         createdPoints.push(target);
+        pointsInUse.set(target, (pointsInUse.get(target) ?? 0) + 1);
       } else if (REMOVE_WHEN_CREATED.has(name) && gitDir !== undefined) mustStayMissing.push(target);
     }
   }
@@ -130,6 +136,26 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
     if (writable.some((dir) => inside(target, dir))) args.push('--ro-bind', target, target);
   for (const target of remount) args.push('--remount-ro', target);
   return { args, createdPoints, mustStayMissing };
+}
+
+/** The mount points runs of this process made, with the number of runs using each. */
+const pointsInUse = new Map<string, number>();
+
+/** A run that got `createdPoints` from mountArgs ended: each point is removed once no run uses it. */
+export function releaseMountPoints(points: string[]): void {
+  for (const point of points) {
+    const users = (pointsInUse.get(point) ?? 1) - 1;
+    if (users > 0) {
+      pointsInUse.set(point, users);
+      continue;
+    }
+    pointsInUse.delete(point);
+    try {
+      rmdirSync(point);
+    } catch {
+      // not empty, already gone, or another process's run still has it mounted: left as it is
+    }
+  }
 }
 
 /** The real paths of those that exist, once each. */

@@ -10,12 +10,12 @@
  * otherwise says once on stderr which guarantee is missing and why; `required` throws
  * SandboxUnavailableError instead of running anything unconfined.
  */
-import { lstatSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import type { SandboxConfig, SandboxProfile, ShellSandbox } from './config.ts';
-import { expandHome, mountArgs } from './mounts.ts';
+import { expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
@@ -175,7 +175,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     env: { ...childEnv, ...egress?.env, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
     confined: true,
     release: () => {
-      for (const point of createdPoints) removeEmptyDir(point);
+      releaseMountPoints(createdPoints);
       for (const file of mustStayMissing) removePlanted(file, config.warn);
       refused = watching?.stop() ?? refused;
     },
@@ -222,14 +222,6 @@ function removePlanted(file: string, warn: (line: string) => void): void {
   if (!lstatSync(file, { throwIfNoEntry: false })) return;
   rmSync(file, { force: true, recursive: true });
   warn(`sandbox: removed ${file}, which a sandboxed command created (it would point git at other config and hooks)`);
-}
-
-function removeEmptyDir(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // not empty, already gone, or another run still has it mounted: left as it is
-  }
 }
 
 /** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */

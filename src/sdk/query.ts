@@ -20,7 +20,7 @@ export function query({ prompt, options = {} }: QueryParams): Query {
     throw new TypeError('query(): prompt must be a string or an AsyncIterable of user messages');
   }
   const engine: Promise<Engine> = options.cluster
-    ? import('./cluster.ts').then((m) => m.startCluster(prompt, { ...options, cluster: options.cluster! }))
+    ? import('./cluster/engine.ts').then((m) => m.startCluster(prompt, { ...options, cluster: options.cluster! }))
     : options.executable
       ? import('./child-process.ts').then((m) =>
           m.startChildProcess(prompt, { ...options, executable: options.executable! }),

@@ -54,6 +54,7 @@ import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import { keepsInTranscript, type Transcript } from './transcript.ts';
+import type { CutTurn } from './transcript-rebuild.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
 import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
 import {
@@ -118,6 +119,8 @@ export class Session {
   transcript?: Transcript;
   /** True when the history came from a transcript (SessionStart hooks then see `source: "resume"`). */
   resumed = false;
+  /** The turn the transcript ended in the middle of (`continueCutTurn`), until `continueCutTurn()` goes on with it. */
+  cutTurn?: CutTurn;
   /** JSON schema the final answer must match (`outputFormat`, `initialize.jsonSchema`). */
   outputSchema?: Record<string, unknown>;
   readonly compactor: AutoCompactor;
@@ -202,6 +205,7 @@ export class Session {
       // CLAUDE_CODE_MAX_RETRIES as Claude Code reads it (the SDK passes it in `env`).
       maxRetries: options.maxRetries ?? envCount('CLAUDE_CODE_MAX_RETRIES', 3, options.env ?? process.env),
       emit: (message) => this.emit(message),
+      ...(options.runGuard ? { guard: options.runGuard } : {}),
     };
     this.#forward = emit;
     this.compactor = new AutoCompactor(this.history, options.maxContextTokens);
@@ -335,13 +339,33 @@ export class Session {
     return true;
   }
 
-  /** Aborts the running prompt (model request, tools, child processes). */
-  interrupt(): void {
-    this.#abort?.abort(new DOMException('Interrupted', 'AbortError'));
+  /** Aborts the running prompt (model request, tools, child processes), with `reason` as the abort's reason. */
+  interrupt(reason: unknown = new DOMException('Interrupted', 'AbortError')): void {
+    this.#abort?.abort(reason);
   }
 
   /** Runs one prompt to its single `result`, which is emitted and returned. */
-  async runPrompt(input: InputUserMessage, signal?: AbortSignal): Promise<ResultMessage> {
+  runPrompt(input: InputUserMessage, signal?: AbortSignal): Promise<ResultMessage> {
+    return this.#runTurn(
+      (run) => (this.harness ? this.#runHarness(this.harness, input, run) : this.#runOwnLoop(input, run)),
+      signal,
+    );
+  }
+
+  /**
+   * Goes on with the turn the transcript ended in the middle of (`cutTurn`, a cluster takeover): the tool calls of its
+   * last answer that have no result run, then the model carries on from the history, and the prompt ends in its one
+   * `result` (no `system/init` or prompt echo: the client had them from the run that was cut).
+   */
+  continueCutTurn(signal?: AbortSignal): Promise<ResultMessage> {
+    const cut = this.cutTurn;
+    this.cutTurn = undefined;
+    if (!cut) throw new Error('no cut turn to continue');
+    return this.#runTurn((run) => this.#continueOwnLoop(cut, run), signal);
+  }
+
+  /** Runs one turn's body to its single `result`, which is emitted and returned. */
+  async #runTurn(body: (run: RunState) => Promise<StructuredOutcome>, signal?: AbortSignal): Promise<ResultMessage> {
     const started = Date.now();
     const startedAt = monotonicMs();
     const marks: NonNullable<RunState['marks']> = {};
@@ -362,7 +386,7 @@ export class Session {
       subagents: emptySubagentStats(),
     };
     try {
-      outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
+      outcome = await body(run);
     } catch (error) {
       // A prompt a UserPromptSubmit hook blocked ends as Claude Code ends it: a success whose result
       // is the notice (system/informational said it first), no turn taken.
@@ -415,6 +439,28 @@ export class Session {
     return this.outputSchema
       ? await runWithSchema(this.ctx, this.history, run, this.outputSchema, this.#maxStructuredRetries)
       : await runAgentLoop(this.ctx, this.history, run);
+  }
+
+  /** The rest of a cut turn on agentpipe's own loop (see continueCutTurn). */
+  async #continueOwnLoop(cut: CutTurn, run: RunState): Promise<StructuredOutcome> {
+    await this.loadAgentFiles();
+    if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
+    await this.#syncMcpTools(run.signal);
+    // The answer was complete, only its result is missing.
+    if (cut.answer !== undefined)
+      return {
+        subtype: 'success',
+        text: cut.answer,
+        errors: [],
+        numTurns: 1,
+        requests: 0,
+        stopReason: 'end_turn',
+        terminalReason: 'completed',
+      };
+    const resume = { pendingUses: cut.pendingUses };
+    return this.outputSchema
+      ? await runWithSchema(this.ctx, this.history, run, this.outputSchema, this.#maxStructuredRetries, resume)
+      : await runAgentLoop(this.ctx, this.history, run, this.ctx.maxTurns, resume);
   }
 
   /** Emits the prompt's one `result`. */

@@ -44,6 +44,7 @@ import type {
   InformationalMessage,
   McpServerStatusMessage,
   ModelFallbackMessage,
+  WorkerLostMessage,
   PermissionDenial,
   ResultMessage,
   ResultSuccessMessage,
@@ -132,7 +133,7 @@ export type Checks = [
     }
   >,
   // agentpipe's additive extensions (unknown to the SDK, which passes unknown types through) aside:
-  Assignable<SentMessage, Exclude<AgentMessage, McpServerStatusMessage | ModelFallbackMessage>>,
+  Assignable<SentMessage, Exclude<AgentMessage, McpServerStatusMessage | ModelFallbackMessage | WorkerLostMessage>>,
 ];
 
 test('the wire types are assignable to the official SDK types (checked by tsc)', () => {

@@ -6,13 +6,15 @@
  * step costs the same however many sessions there are (a pass over N sessions takes N / `count`
  * steps). A session with no owner (no lease) that had no input or output for `archiveAfterMs` gets
  * its archive job queued now (the job checks everything again before it deletes anything: a
- * session that got input meanwhile is left alone).
+ * session that got input meanwhile is left alone). A session whose log does not end with the end
+ * marker of a run is left alone too: a prompt was in flight when its worker was lost, and the run
+ * that takes it over goes on with it (issue 28 B3).
  *
  * Keys: `<prefix>:sweep` hash (`cursor`: the SCAN cursor; `passes`: complete passes so far) and
  * `<prefix>:sweep:lock` (the stepping worker's id, with an expiry).
  */
 import type { Redis } from 'ioredis';
-import type { SessionLog } from './redis-log.ts';
+import type { SessionLog } from '../log/index.ts';
 
 /** What a sweep needs. */
 export interface SweepOptions {
@@ -57,6 +59,8 @@ export async function sweepStep(o: SweepOptions): Promise<SweepStep> {
     if (!sessionId) continue;
     try {
       if (await o.log.owner(sessionId)) continue; // a worker runs it: its run queues the archive job when it ends
+      // Its run did not end (a worker was lost mid-prompt): the takeover goes on with it.
+      if ((await o.log.lastEntries(sessionId, 1))[0]?.message.type !== 'agentpipe_session_end') continue;
       if (now() - (await o.lastActivity(sessionId)) < o.archiveAfterMs) continue;
       await o.archive(sessionId);
       queued.push(sessionId);
