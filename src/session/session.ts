@@ -63,6 +63,7 @@ import {
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
 import { isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
+import type { ParentContext, Telemetry } from '../telemetry/types.ts';
 
 /**
  * Sees each message of the session's stream before the transcript and the client do, and the session's end: a tape
@@ -127,6 +128,10 @@ export class Session {
   harness?: Harness;
   /** A tape's view of the stream (`record`, `replay`); set by `openSession`. */
   tap?: SessionTap;
+  /** Telemetry of the session's prompts (absent when off); set by `openSession`. */
+  telemetry?: Telemetry;
+  /** The parent of each prompt's span: TRACEPARENT from the caller, an ACP request's `_meta` (telemetry on). */
+  traceParent?: ParentContext;
   /** Where the stream goes after the transcript (the constructor's `emit`). */
   readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
@@ -257,10 +262,19 @@ export class Session {
    */
   emit(message: AgentMessage): Promise<void> | undefined {
     if (this.tap) message = this.tap.message(message);
-    this.stats.observe(message);
+    if (this.telemetry) this.#observeLines(this.telemetry, message);
+    else this.stats.observe(message);
     // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
     if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
     return this.#record(message).then(() => this.#forward(message));
+  }
+
+  /** Counts a message in the stats and the lines it changed in the telemetry. */
+  #observeLines(telemetry: Telemetry, message: AgentMessage): void {
+    const { linesAdded, linesRemoved } = this.stats;
+    this.stats.observe(message);
+    if (this.stats.linesAdded !== linesAdded || this.stats.linesRemoved !== linesRemoved)
+      telemetry.linesChanged(this.stats.linesAdded - linesAdded, this.stats.linesRemoved - linesRemoved);
   }
 
   /** Writes a message to the transcript; a compaction also records the new history. */
@@ -359,6 +373,17 @@ export class Session {
       marks,
       subagents: emptySubagentStats(),
     };
+    const span = this.telemetry?.prompt(
+      {
+        sessionId: this.id,
+        model: this.ctx.model,
+        name: 'agentpipe',
+        provider: this.harness?.name ?? this.ctx.provider.provider,
+        prompt: input.message.content,
+      },
+      this.traceParent,
+    );
+    this.ctx.span = span;
     try {
       outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
     } catch (error) {
@@ -378,6 +403,7 @@ export class Session {
       signal?.removeEventListener('abort', onOuterAbort);
       this.#abort = undefined;
       this.#running = false;
+      this.ctx.span = undefined;
     }
     const since = (mark: number | undefined) => (mark ? Math.max(0, Math.round(mark - startedAt)) : undefined);
     outcome.timings ??= {
@@ -386,7 +412,14 @@ export class Session {
       time_to_request_ms: since(marks.requestSent),
       first_content_frame_ms: since(marks.firstContent),
     };
-    return this.#finish(outcome, usage, denials, started, run.subagents);
+    const result = await this.#finish(outcome, usage, denials, started, run.subagents);
+    span?.end({
+      subtype: result.subtype,
+      costUsd: result.total_cost_usd,
+      errors: outcome.errors,
+      ...('result' in result ? { output: result.result } : {}),
+    });
+    return result;
   }
 
   /** One prompt on agentpipe's own loop (or a `/compact` command). */
@@ -626,6 +659,7 @@ export class Session {
     await this.mcp.close();
     await this.transcript?.close();
     await this.tap?.close();
+    await this.telemetry?.flush();
   }
 
   #result(

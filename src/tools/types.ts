@@ -21,6 +21,11 @@ export interface ToolContext {
    * workspace when a rule, the user, a callback or the mode allowed it). Commands a tool starts run under it.
    */
   sandbox?: { config: SandboxConfig; profile: CommandProfile };
+  /**
+   * The W3C `traceparent` of this call's `execute_tool` span (telemetry on): what an MCP request's `_meta` carries so
+   * the server's spans join the trace.
+   */
+  traceparent?: string;
 }
 
 /** The outcome of a call. */
@@ -38,6 +43,8 @@ export interface ToolResult {
   denied?: string;
   /** The call gave the prompt's structured output (StructuredOutput): the run ends after this turn's calls, with it. */
   structuredOutput?: unknown;
+  /** A command's exit code (Bash), for telemetry. */
+  exitCode?: number;
 }
 
 /** A tool the model can call. */
