@@ -151,6 +151,19 @@ test('a session exports its span tree in the GenAI conventions under the callerâ
   assert.match(String(denial?.attributes['agentpipe.permission.reason']), /permission/i);
   assert.equal(bash.status?.code, 2);
 
+  // The metrics went out with the same variables.
+  const points = receiver.points.filter((p) => p.metric === 'gen_ai.client.token.usage');
+  const tokens = (type: string) =>
+    points.filter((p) => p.attributes['gen_ai.token.type'] === type).reduce((n, p) => n + p.value, 0);
+  assert.equal(tokens('input'), usage.input_tokens);
+  assert.equal(tokens('output'), usage.output_tokens);
+  const durations = receiver.points.filter((p) => p.metric === 'gen_ai.client.operation.duration');
+  assert.equal(
+    durations.reduce((n, p) => n + (p.count ?? 0), 0),
+    3,
+  );
+  assert.equal(receiver.points.find((p) => p.metric === 'agentpipe.session.count')?.value, 1);
+
   // No prompt text by default (nor tool arguments or results).
   const exported = JSON.stringify(spans);
   assert.ok(!exported.includes(SECRET_PROMPT), 'the prompt is not exported');
@@ -169,4 +182,21 @@ test('--otel-content exports the prompt and the tool callsâ€™ inputs and outputs
   const read = one(receiver.spans, 'execute_tool Read');
   assert.match(String(read.attributes['gen_ai.tool.call.arguments']), /notes\.txt/);
   assert.match(String(read.attributes['gen_ai.tool.call.result']), /alpha beta/);
+});
+
+test('the default protocol is OTLP over HTTP with protobuf', async () => {
+  const receiver = await startOtlpReceiver();
+  const dir = tempDir();
+  const script = writeScript(dir, [{ text: 'Short.' }]);
+  const result = await runCli(['-p', 'hi', '--model', 'scripted', '--script', script, '--output-format', 'json'], {
+    cwd: dir,
+    env: { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const traces = receiver.protobuf.filter((b) => b.path === '/v1/traces');
+  assert.equal(traces.length, 1);
+  // The span's name and the session id are strings of the protobuf message, as they were sent.
+  assert.ok(traces[0]!.body.includes('invoke_agent agentpipe'));
+  assert.ok(traces[0]!.body.includes((JSON.parse(result.stdout) as { session_id: string }).session_id));
+  assert.deepEqual(receiver.spans, [], 'nothing came as JSON');
 });
