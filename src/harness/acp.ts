@@ -916,6 +916,8 @@ export class AcpHarness implements Harness {
       const response = link.agent.request('session/prompt', {
         sessionId,
         prompt: promptBlocks(turn.prompt, this.#images, this.#config.warn),
+        // The trace context, as ACP's extensibility carries it (telemetry on).
+        ...(turn.traceparent ? { _meta: { traceparent: turn.traceparent } } : {}),
       });
       let answer: Awaited<typeof response> | undefined;
       let failure: string | undefined;

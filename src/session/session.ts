@@ -483,6 +483,7 @@ export class Session {
     return runHarness(harness, {
       prompt: content,
       signal: run.signal,
+      ...(this.ctx.span ? { traceparent: this.ctx.span.traceparent } : {}),
       usage: run.usage,
       emit,
       init: (fields) => ({
