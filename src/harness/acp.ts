@@ -878,6 +878,10 @@ export class AcpHarness implements Harness {
     this.#link = undefined;
     this.#terminals.stopAll();
     if (!link) return;
+    // In stages: stdin closed first, so an agent that ends on it saves what it holds (its telemetry, its session),
+    // then SIGTERM (and SIGKILL after the grace period) to one that does not.
+    link.group.input?.end();
+    await Promise.race([link.group.done, sleep(STOP_GRACE_MS, undefined, { ref: false })]);
     link.stop();
     await Promise.race([link.group.done, sleep(STOP_GRACE_MS + 1000, undefined, { ref: false })]);
   }

@@ -381,7 +381,7 @@ export class Session {
         provider: this.harness?.name ?? this.ctx.provider.provider,
         prompt: input.message.content,
       },
-      this.traceParent,
+      typeof input._meta?.traceparent === 'string' ? input._meta : this.traceParent,
     );
     this.ctx.span = span;
     try {

@@ -76,3 +76,11 @@ export async function loadTelemetry(
   shared ??= startTelemetry(settings);
   return shared;
 }
+
+/**
+ * Sends what the process's shared exporters hold and stops them (their connections closed, so the process can end):
+ * for a server whose sessions ended. Nothing when telemetry never started.
+ */
+export async function shutdownTelemetry(): Promise<void> {
+  if (shared) await (await shared).shutdown();
+}
