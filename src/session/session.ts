@@ -262,19 +262,35 @@ export class Session {
    */
   emit(message: AgentMessage): Promise<void> | undefined {
     if (this.tap) message = this.tap.message(message);
-    if (this.telemetry) this.#observeLines(this.telemetry, message);
+    if (this.telemetry) this.#observeForTelemetry(this.telemetry, message);
     else this.stats.observe(message);
     // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
     if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
     return this.#record(message).then(() => this.#forward(message));
   }
 
-  /** Counts a message in the stats and the lines it changed in the telemetry. */
-  #observeLines(telemetry: Telemetry, message: AgentMessage): void {
+  /**
+   * Counts a message in the stats, and projects onto the telemetry what the stream alone tells: the lines an edit
+   * changed, and hooks and compactions as events of the prompt's span.
+   */
+  #observeForTelemetry(telemetry: Telemetry, message: AgentMessage): void {
     const { linesAdded, linesRemoved } = this.stats;
     this.stats.observe(message);
     if (this.stats.linesAdded !== linesAdded || this.stats.linesRemoved !== linesRemoved)
       telemetry.linesChanged(this.stats.linesAdded - linesAdded, this.stats.linesRemoved - linesRemoved);
+    if (message.type !== 'system') return;
+    if (message.subtype === 'hook_response')
+      this.ctx.span?.event('hook', {
+        'agentpipe.hook.event': message.hook_event,
+        'agentpipe.hook.name': message.hook_name,
+        'agentpipe.hook.outcome': message.outcome,
+        ...(message.exit_code !== undefined ? { 'agentpipe.hook.exit_code': message.exit_code } : {}),
+      });
+    else if (message.subtype === 'compact_boundary')
+      this.ctx.span?.event('compaction', {
+        'agentpipe.compaction.trigger': message.compact_metadata.trigger,
+        'agentpipe.compaction.pre_tokens': message.compact_metadata.pre_tokens,
+      });
   }
 
   /** Writes a message to the transcript; a compaction also records the new history. */
