@@ -22,7 +22,7 @@ import { rolldown, type ChunkingContext, type Plugin } from 'rolldown';
 const ENTRY = path.resolve('src/cli/entry.ts');
 const OUT = 'dist/bin';
 
-const BUNDLED = ['zod', 'commander', 'eventsource-parser'];
+const BUNDLED = ['zod', 'commander', 'eventsource-parser', '@opentelemetry'];
 
 const LAZY_BUILTINS = new Set([
   'node:child_process',

@@ -3,8 +3,7 @@
  * Claude Code's counters under an `agentpipe.` prefix (sessions, tokens, cost, edit-tool decisions, lines changed).
  */
 import { createNoopMeter, type Attributes, type Meter } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
-import { DURATION_BUCKETS, GEN_AI, GEN_AI_METRICS, TOKEN_BUCKETS } from './semconv.ts';
+import { ATTR_ERROR_TYPE, DURATION_BUCKETS, GEN_AI, GEN_AI_METRICS, TOKEN_BUCKETS } from './semconv.ts';
 import type { ChatUsage } from './types.ts';
 
 /** The tools whose decisions `agentpipe.code_edit_tool.decision` counts (Claude Code's set). */

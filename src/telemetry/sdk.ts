@@ -17,6 +17,7 @@ import {
 } from '@opentelemetry/api';
 import { VERSION } from '../version.ts';
 import { Metrics } from './metrics.ts';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.ts';
 import { OtelAgentSpan, promptParent, type ContentPolicy, type SpanSink } from './spans.ts';
 import type { AgentInfo, AgentSpan, ParentContext, Telemetry } from './types.ts';
 
@@ -49,7 +50,6 @@ function protocolOf(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS', log: (
 
 async function resource(env: NodeJS.ProcessEnv) {
   const { detectResources, envDetector, resourceFromAttributes } = await import('@opentelemetry/resources');
-  const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = await import('@opentelemetry/semantic-conventions');
   const own = resourceFromAttributes({
     [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? 'agentpipe',
     [ATTR_SERVICE_VERSION]: VERSION,
@@ -158,8 +158,13 @@ export async function startTelemetry(settings: TelemetrySettings): Promise<Telem
   const owned: Flushable[] = [];
   if (!settings.tracerProvider && !settings.meterProvider) {
     const level = settings.env.OTEL_LOG_LEVEL?.toUpperCase();
+    // The SDK's own diagnostics (an export that failed, spans dropped) on the session's log, one line each.
+    const line = (message: string, ...args: unknown[]) =>
+      settings.log(
+        `telemetry: ${[message, ...args.map((a) => (a instanceof Error ? a.message : String(a)))].join(' ')}`,
+      );
     diag.setLogger(
-      { error: settings.log, warn: settings.log, info: settings.log, debug: settings.log, verbose: settings.log },
+      { error: line, warn: line, info: line, debug: line, verbose: line },
       {
         logLevel: level && level in DiagLogLevel ? DiagLogLevel[level as keyof typeof DiagLogLevel] : DiagLogLevel.WARN,
       },

@@ -15,8 +15,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
-import { AGENTPIPE, GEN_AI } from './semconv.ts';
+import { AGENTPIPE, ATTR_ERROR_TYPE, GEN_AI } from './semconv.ts';
 import type { Metrics } from './metrics.ts';
 import type { AgentInfo, AgentSpan, ChatSpan, ParentContext, ToolSpan } from './types.ts';
 
