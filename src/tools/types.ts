@@ -22,6 +22,11 @@ export interface ToolContext {
    */
   sandbox?: { config: SandboxConfig; profile: CommandProfile };
   /**
+   * Set when Read deny rules bind this tool: the rule (as text) that protects `file` (absolute),
+   * or undefined. Tools that show many files (Grep's matches, Glob's results) leave protected ones out.
+   */
+  readDenied?: (file: string) => string | undefined;
+  /**
    * The W3C `traceparent` of this call's `execute_tool` span (telemetry on): what an MCP request's `_meta` carries so
    * the server's spans join the trace.
    */
