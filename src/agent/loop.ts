@@ -34,6 +34,7 @@ import { stopHook } from './hooks.ts';
 import { currentModel, fallBack } from './fallback.ts';
 import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultApiError } from './api-error.ts';
 import type { UsageTracker } from './usage.ts';
+import type { ChatSpan } from '../telemetry/types.ts';
 
 /** How a run of the loop ended. */
 export interface LoopOutcome {
@@ -333,22 +334,29 @@ type Response =
 
 /** One model request, retried on 429/5xx/cut connections while nothing was streamed yet. */
 async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run: RunState): Promise<Response> {
+  let chat = ctx.span?.chat(currentModel(ctx, run), ctx.maxTokens);
   for (let attempt = 0; ; attempt++) {
     // A run that may have lost the right to act (a cluster lease) asks the model nothing more: thrown to the loop.
     await ctx.guard?.beforeModelRequest(run.signal);
     const assembler = new MessageAssembler();
     const started = Date.now();
     try {
-      await streamOnce(ctx, history, run, assembler);
+      const costUsd = await streamOnce(ctx, history, run, assembler);
       run.usage.apiDurationMs += Date.now() - started;
+      if (chat) endChat(chat, assembler, costUsd);
       return { kind: 'ok', blocks: assembler.finished, stopReason: assembler.message?.stop_reason ?? null };
     } catch (error) {
       run.usage.apiDurationMs += Date.now() - started;
-      if (run.signal.aborted) return { kind: 'aborted', streamed: assembler.finished };
+      if (run.signal.aborted) {
+        chat?.fail('interrupted', 'aborted');
+        return { kind: 'aborted', streamed: assembler.finished };
+      }
       const modelError = ModelError.isInstance(error) ? error : undefined;
       if (!modelError?.retryable || assembler.started || attempt >= ctx.maxRetries) {
+        chat?.fail(error instanceof Error ? error.message : String(error), modelError?.kind ?? 'error');
         if (!assembler.started && (await fallBack(ctx, modelError, run))) {
           attempt = -1; // the fallback model gets its own retries
+          chat = ctx.span?.chat(currentModel(ctx, run), ctx.maxTokens);
           continue;
         }
         const report = describeApiError(error, {
@@ -361,6 +369,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
         return { kind: 'failed', report };
       }
       const delay = Math.min(modelError.retryAfterMs ?? 500 * 2 ** attempt, 30_000);
+      chat?.retry(attempt + 1, delay, modelError.kind);
       ctx.debug?.(
         'api',
         `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}` +
@@ -394,7 +403,7 @@ async function streamOnce(
   history: MessageParam[],
   run: RunState,
   assembler: MessageAssembler,
-): Promise<void> {
+): Promise<number> {
   const model = currentModel(ctx, run);
   const messages = mergeConsecutive(history);
   if (ctx.announceRequests && ctx.includePartialMessages && ctx.parentToolUseId === null) {
@@ -512,7 +521,20 @@ async function streamOnce(
   if (!message)
     throw new ModelError({ message: 'the stream ended before message_start', kind: 'connection', fault: 'cut' });
   // Keyed by the model asked for, as Claude Code keys modelUsage, unless the provider says otherwise.
-  run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
+  return run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
+}
+
+/** Ends a request's `chat` span with the final message's usage and the cost it added (telemetry). */
+function endChat(chat: ChatSpan, assembler: MessageAssembler, costUsd: number): void {
+  const message = assembler.message!;
+  chat.end({
+    model: message.model,
+    id: message.id,
+    usage: message.usage,
+    costUsd,
+    finishReason: message.stop_reason ?? null,
+    output: assembler.finished,
+  });
 }
 
 /** A block as an `assistant` message carries it: a text block without the API's `citations: null`. */

@@ -15,6 +15,7 @@ import { sandboxOf, type AgentContext } from './context.ts';
 import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
 import { fireHook } from './hooks.ts';
 import type { RunState } from './loop.ts';
+import type { ToolSpan } from '../telemetry/types.ts';
 
 /** A tool that runs inside the agent (Task): it gets the calling agent's context and run. */
 export interface AgentTool extends Tool {
@@ -38,6 +39,8 @@ export interface ToolOutcome {
   stop?: string;
   /** The prompt's structured output (a successful StructuredOutput call): the run ends with it. */
   structuredOutput?: unknown;
+  /** A command's exit code (Bash), for telemetry. */
+  exitCode?: number;
 }
 
 /** The tool a model's call names: by its name, or the name the model is offered (`Agent` for Task). */
@@ -51,6 +54,25 @@ export async function runToolCall(
   signal: AbortSignal,
   run?: RunState,
 ): Promise<ToolOutcome> {
+  const span = ctx.span?.tool({ id: use.id, name: use.name, input: use.input, mcp: use.name.startsWith('mcp__') });
+  if (!span) return runCall(ctx, use, signal, run);
+  try {
+    const outcome = await runCall(ctx, use, signal, run, span);
+    span.end({ isError: outcome.block.is_error === true, exitCode: outcome.exitCode, output: outcome.block.content });
+    return outcome;
+  } catch (error) {
+    span.end({ isError: true });
+    throw error;
+  }
+}
+
+async function runCall(
+  ctx: AgentContext,
+  use: ToolUseBlock,
+  signal: AbortSignal,
+  run?: RunState,
+  span?: ToolSpan,
+): Promise<ToolOutcome> {
   const tool = toolNamed(ctx.tools, use.name);
   if (!tool) return errorOutcome(use, wrapToolUseError(`Error: No such tool available: ${use.name}`));
   if ('__invalid_input' in use.input)
@@ -61,6 +83,8 @@ export async function runToolCall(
 
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);
+  const how = decision.how?.permission_decision;
+  span?.decision(decision.behavior, decision.behavior === 'deny' ? decision.message : how?.reason_type, how?.source);
   if (decision.behavior === 'deny') {
     ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
     ctx.toolCalls?.denied?.({ name: tool.name, input: use.input, toolUseId: use.id }, decision.message);
@@ -99,7 +123,7 @@ export async function runToolCall(
   }
   const started = Date.now();
   const profile = decision.behavior === 'allow' ? (decision.sandbox ?? 'workspace') : 'workspace';
-  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, profile, run);
+  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, profile, run, span?.traceparent);
   const outcome: ToolOutcome = {
     block: {
       type: 'tool_result',
@@ -112,6 +136,7 @@ export async function runToolCall(
     data: result.data ?? (result.isError ? errorData(result.content) : undefined),
     ...(result.denied !== undefined ? { denied: { reason: result.denied } } : {}),
     ...(result.structuredOutput !== undefined && !result.isError ? { structuredOutput: result.structuredOutput } : {}),
+    ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
   };
   ctx.debug?.('tools', `${tool.name} (${use.id}) ${result.isError ? 'failed' : 'done'} in ${Date.now() - started} ms`);
   await afterToolUse(ctx, tool, use.id, input, result, Date.now() - started, signal, outcome);
@@ -313,6 +338,7 @@ async function callWithProgress(
   signal: AbortSignal,
   profile: CommandProfile,
   run?: RunState,
+  traceparent?: string,
 ): Promise<ToolResult> {
   const started = Date.now();
   let lastOutput = '';
@@ -346,6 +372,7 @@ async function callWithProgress(
       toolUseId: use.id,
       state: ctx.toolState,
       sandbox: { config: sandboxOf(ctx), profile },
+      ...(traceparent ? { traceparent } : {}),
       onOutput: (text) => {
         lastOutput = (lastOutput + text).slice(-2000);
       },

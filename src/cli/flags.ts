@@ -13,6 +13,10 @@ export interface CliFlags {
   verbose?: boolean;
   includePartialMessages?: boolean;
   replayUserMessages?: boolean;
+  /** OpenTelemetry traces and metrics (also on when OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER name one). */
+  otel?: boolean;
+  /** Export prompts, tool inputs and outputs with the telemetry. */
+  otelContent?: boolean;
   model?: string;
   provider?: 'scripted' | 'anthropic' | 'openai';
   baseUrl?: string;
@@ -102,6 +106,8 @@ export function addSessionOptions(command: Command): Command {
           '(fail when it cannot), off',
       ).choices(['auto', 'required', 'off']),
     )
+    .option('--otel', 'export OpenTelemetry traces and metrics (OTLP, configured by the OTEL_* variables)')
+    .option('--otel-content', 'with the telemetry, export prompts, tool inputs and outputs too')
     .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
     .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
     .option('--base-url <url>', 'OpenAI-compatible server (Ollama, vLLM, llama.cpp), e.g. http://localhost:11434/v1')

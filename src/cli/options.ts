@@ -8,6 +8,7 @@ import { agentOptionsFromFlags } from './agent-options.ts';
 import { sessionFlagOptions } from './session-flags.ts';
 import { modelFlagOptions } from './model-flags.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
+import { telemetryInEnv } from '../telemetry/load.ts';
 
 /** A usage error: one line on stderr, exit 1. */
 export class UsageError extends Error {
@@ -67,10 +68,17 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
     harness: flags.harness,
     harnessCommand: flags.harnessCommand,
     sandbox: flags.sandbox,
+    ...telemetryOf(flags),
     ...tapeOptionsOf(flags),
     ...extras,
     mcpServers: await mcpServersOf(flags.mcpConfig),
   };
+}
+
+/** `--otel`, `--otel-content`, or the OTEL_* variables that name an exporter. */
+function telemetryOf(flags: CliFlags): Pick<SessionOptions, 'telemetry'> {
+  if (!flags.otel && !flags.otelContent && !telemetryInEnv(process.env)) return {};
+  return { telemetry: flags.otelContent ? { content: true } : true };
 }
 
 /** `--record`, `--replay`, `--replay-tools`, `--replay-until` (combinations are checked when the session opens). */

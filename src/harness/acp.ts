@@ -881,6 +881,10 @@ export class AcpHarness implements Harness {
     this.#link = undefined;
     this.#terminals.stopAll();
     if (!link) return;
+    // In stages: stdin closed first, so an agent that ends on it saves what it holds (its telemetry, its session),
+    // then SIGTERM (and SIGKILL after the grace period) to one that does not.
+    link.group.input?.end();
+    await Promise.race([link.group.done, sleep(STOP_GRACE_MS, undefined, { ref: false })]);
     link.stop();
     await Promise.race([link.group.done, sleep(STOP_GRACE_MS + 1000, undefined, { ref: false })]);
   }
@@ -919,6 +923,8 @@ export class AcpHarness implements Harness {
       const response = link.agent.request('session/prompt', {
         sessionId,
         prompt: promptBlocks(turn.prompt, this.#images, this.#config.warn),
+        // The trace context, as ACP's extensibility carries it (telemetry on).
+        ...(turn.traceparent ? { _meta: { traceparent: turn.traceparent } } : {}),
       });
       let answer: Awaited<typeof response> | undefined;
       let failure: string | undefined;

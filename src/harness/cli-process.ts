@@ -28,6 +28,16 @@ export interface CliProcessOptions {
 }
 
 /** Starts the CLI in the session's sandbox (`sandbox` and `name` from the harness config). */
+/**
+ * `env` with the prompt's trace context as TRACEPARENT (telemetry on: the prompt's span replaces the context agentpipe
+ * was given, and its TRACESTATE); unchanged when telemetry is off.
+ */
+export function withTraceparent(env: Record<string, string>, traceparent: string | undefined): Record<string, string> {
+  if (!traceparent) return env;
+  const { TRACESTATE: _, ...rest } = env;
+  return { ...rest, TRACEPARENT: traceparent };
+}
+
 export async function startCli(
   o: CliProcessOptions,
   config: Pick<HarnessConfig, 'name' | 'cwd' | 'sandbox' | 'baseUrl'>,

@@ -99,6 +99,8 @@ export const LOCAL_ONLY_OPTIONS = [
   'replayTools',
   'replayUntil',
   'replaySessionId',
+  // The process's own exporters or TracerProvider (a worker exports with its own OTEL_* settings).
+  'telemetry',
 ] as const satisfies ReadonlyArray<keyof SessionOptions>;
 
 /** The serializable options, by name. */

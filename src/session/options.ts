@@ -15,8 +15,15 @@ import type { McpServerConfig } from '../tools/mcp/config.ts';
 import type { HarnessName } from '../harness/types.ts';
 import type { SandboxMode, SandboxSettings } from '../sandbox/config.ts';
 import type { ReplayTools } from '../model/tape/format.ts';
+import type { TelemetryOption } from '../telemetry/types.ts';
 
 export interface SessionOptions extends ModelOptions {
+  /**
+   * OpenTelemetry traces and metrics of the session's prompts (`--otel`; off by default): `true` exports with the
+   * standard OTEL_* variables, an object may bring your own `tracerProvider` / `meterProvider` and a `traceparent`.
+   * See docs/telemetry.md.
+   */
+  telemetry?: TelemetryOption;
   /**
    * The agent that runs the session (`--harness`): agentpipe's own loop (default), or a wrapped
    * CLI (`claude`, `codex`, `gemini`, `qwen`, `acp`) whose output becomes the same message stream.

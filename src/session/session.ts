@@ -65,6 +65,7 @@ import {
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
 import { closeSandbox, isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
+import type { ParentContext, Telemetry } from '../telemetry/types.ts';
 
 /**
  * Sees each message of the session's stream before the transcript and the client do, and the session's end: a tape
@@ -131,6 +132,10 @@ export class Session {
   harness?: Harness;
   /** A tape's view of the stream (`record`, `replay`); set by `openSession`. */
   tap?: SessionTap;
+  /** Telemetry of the session's prompts (absent when off); set by `openSession`. */
+  telemetry?: Telemetry;
+  /** The parent of each prompt's span: TRACEPARENT from the caller, an ACP request's `_meta` (telemetry on). */
+  traceParent?: ParentContext;
   /** Where the stream goes after the transcript (the constructor's `emit`). */
   readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
@@ -263,10 +268,35 @@ export class Session {
    */
   emit(message: AgentMessage): Promise<void> | undefined {
     if (this.tap) message = this.tap.message(message);
-    this.stats.observe(message);
+    if (this.telemetry) this.#observeForTelemetry(this.telemetry, message);
+    else this.stats.observe(message);
     // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
     if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
     return this.#record(message).then(() => this.#forward(message));
+  }
+
+  /**
+   * Counts a message in the stats, and projects onto the telemetry what the stream alone tells: the lines an edit
+   * changed, and hooks and compactions as events of the prompt's span.
+   */
+  #observeForTelemetry(telemetry: Telemetry, message: AgentMessage): void {
+    const { linesAdded, linesRemoved } = this.stats;
+    this.stats.observe(message);
+    if (this.stats.linesAdded !== linesAdded || this.stats.linesRemoved !== linesRemoved)
+      telemetry.linesChanged(this.stats.linesAdded - linesAdded, this.stats.linesRemoved - linesRemoved);
+    if (message.type !== 'system') return;
+    if (message.subtype === 'hook_response')
+      this.ctx.span?.event('hook', {
+        'agentpipe.hook.event': message.hook_event,
+        'agentpipe.hook.name': message.hook_name,
+        'agentpipe.hook.outcome': message.outcome,
+        ...(message.exit_code !== undefined ? { 'agentpipe.hook.exit_code': message.exit_code } : {}),
+      });
+    else if (message.subtype === 'compact_boundary')
+      this.ctx.span?.event('compaction', {
+        'agentpipe.compaction.trigger': message.compact_metadata.trigger,
+        'agentpipe.compaction.pre_tokens': message.compact_metadata.pre_tokens,
+      });
   }
 
   /** Writes a message to the transcript; a compaction also records the new history. */
@@ -349,6 +379,7 @@ export class Session {
     return this.#runTurn(
       (run) => (this.harness ? this.#runHarness(this.harness, input, run) : this.#runOwnLoop(input, run)),
       signal,
+      input,
     );
   }
 
@@ -364,8 +395,12 @@ export class Session {
     return this.#runTurn((run) => this.#continueOwnLoop(cut, run), signal);
   }
 
-  /** Runs one turn's body to its single `result`, which is emitted and returned. */
-  async #runTurn(body: (run: RunState) => Promise<StructuredOutcome>, signal?: AbortSignal): Promise<ResultMessage> {
+  /** Runs one turn's body to its single `result`, which is emitted and returned; `input` is its prompt, if new. */
+  async #runTurn(
+    body: (run: RunState) => Promise<StructuredOutcome>,
+    signal?: AbortSignal,
+    input?: InputUserMessage,
+  ): Promise<ResultMessage> {
     const started = Date.now();
     const startedAt = monotonicMs();
     const marks: NonNullable<RunState['marks']> = {};
@@ -385,6 +420,17 @@ export class Session {
       marks,
       subagents: emptySubagentStats(),
     };
+    const span = this.telemetry?.prompt(
+      {
+        sessionId: this.id,
+        model: this.ctx.model,
+        name: 'agentpipe',
+        provider: this.harness?.name ?? this.ctx.provider.provider,
+        prompt: input?.message.content ?? '',
+      },
+      typeof input?._meta?.traceparent === 'string' ? input._meta : this.traceParent,
+    );
+    this.ctx.span = span;
     try {
       outcome = await body(run);
     } catch (error) {
@@ -404,6 +450,7 @@ export class Session {
       signal?.removeEventListener('abort', onOuterAbort);
       this.#abort = undefined;
       this.#running = false;
+      this.ctx.span = undefined;
     }
     const since = (mark: number | undefined) => (mark ? Math.max(0, Math.round(mark - startedAt)) : undefined);
     outcome.timings ??= {
@@ -412,7 +459,14 @@ export class Session {
       time_to_request_ms: since(marks.requestSent),
       first_content_frame_ms: since(marks.firstContent),
     };
-    return this.#finish(outcome, usage, denials, started, run.subagents);
+    const result = await this.#finish(outcome, usage, denials, started, run.subagents);
+    span?.end({
+      subtype: result.subtype,
+      costUsd: result.total_cost_usd,
+      errors: outcome.errors,
+      ...('result' in result ? { output: result.result } : {}),
+    });
+    return result;
   }
 
   /** One prompt on agentpipe's own loop (or a `/compact` command). */
@@ -498,6 +552,7 @@ export class Session {
     return runHarness(harness, {
       prompt: content,
       signal: run.signal,
+      ...(this.ctx.span ? { traceparent: this.ctx.span.traceparent } : {}),
       usage: run.usage,
       emit,
       init: (fields) => ({
@@ -678,6 +733,7 @@ export class Session {
     closeSandbox(this.ctx.sandbox);
     await this.transcript?.close();
     await this.tap?.close();
+    await this.telemetry?.flush();
   }
 
   #result(

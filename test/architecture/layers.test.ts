@@ -11,6 +11,7 @@ import { ROOT } from '../helpers/cli.ts';
 const LAYERS = [
   'process',
   'messages',
+  'telemetry',
   'sandbox',
   'model',
   'tools',

@@ -92,7 +92,9 @@ export const bashTool: Tool = {
     if (reason === 'timeout')
       return { content: `${body}\nCommand timed out after ${timeout} ms and was killed`.trim(), isError: true, data };
     if (reason === 'interrupted') return { content: `${body}\nCommand was interrupted`.trim(), isError: true, data };
-    if (exit.code !== 0) return { content: `Exit code ${exit.code ?? 'unknown'}\n${body}`.trim(), isError: true };
-    return { content: body || '(Bash completed with no output)', data };
+    const exitCode = exit.code ?? undefined;
+    if (exit.code !== 0)
+      return { content: `Exit code ${exit.code ?? 'unknown'}\n${body}`.trim(), isError: true, exitCode };
+    return { content: body || '(Bash completed with no output)', data, exitCode };
   },
 };
