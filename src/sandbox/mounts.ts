@@ -116,8 +116,12 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
   for (const root of writable.filter(isDirectory)) {
     // The git folder bound onto itself is a mount point: it cannot be renamed or removed, so a
     // command cannot set a .git of its own (config, hooks) in its place.
-    const gitDir = real(path.join(root, '.git'));
-    if (gitDir !== undefined && isDirectory(gitDir)) args.push('--bind', gitDir, gitDir);
+    const found = real(path.join(root, '.git'));
+    const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
+    if (gitDir !== undefined) args.push('--bind', gitDir, gitDir);
+    // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
+    // point git at a gitdir (config, hooks) of its own.
+    else if (found !== undefined) args.push('--ro-bind', found, found);
     for (const name of PROTECTED) {
       const target = path.join(root, name);
       // Through a link too: the folder it leads to is what a write would change.

@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseLines, runCli, scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { processesWith } from '../helpers/processes.ts';
@@ -215,4 +215,24 @@ test('bypassPermissions: a command cannot put a .git of its own in place or poin
   assert.match(run.stderr, /removed .*\.git\/commondir/);
   assert.doesNotMatch(readFileSync(path.join(w.work, '.git', 'HEAD'), 'utf8'), /evil/);
   assert.equal(existsSync(path.join(w.work, '.git', 'config')), false, 'no config planted');
+});
+
+test('a working folder whose .git is a file (a linked worktree, a submodule): commands run, and cannot repoint it', async () => {
+  const w = world();
+  rmSync(path.join(w.work, '.git'), { recursive: true, force: true });
+  const gitdir = path.join(path.dirname(w.work), 'real-gitdir');
+  mkdirSync(gitdir);
+  writeFileSync(path.join(w.work, '.git'), `gitdir: ${gitdir}\n`);
+  const script = writeScript(w.work, [
+    bash('echo "gitdir: /tmp/evil" > .git; echo ok > made.txt; echo done'),
+    { text: 'x' },
+  ]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: w.env,
+  });
+  const result = parseLines(run.stdout).at(-1)!;
+  assert.equal(result.type, 'result', run.stderr);
+  assert.equal(readFileSync(path.join(w.work, '.git'), 'utf8'), `gitdir: ${gitdir}\n`);
+  assert.equal(readFileSync(path.join(w.work, 'made.txt'), 'utf8'), 'ok\n');
 });
