@@ -113,8 +113,10 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
   for (const root of writable.filter(isDirectory)) {
     // The git folder bound onto itself is a mount point: it cannot be renamed or removed, so a
     // command cannot set a .git of its own (config, hooks) in its place.
+    // Only a git folder that is writable already: one a link leads to elsewhere stays read-only.
     const gitDir = real(path.join(root, '.git'));
-    if (gitDir !== undefined && isDirectory(gitDir)) args.push('--bind', gitDir, gitDir);
+    const gitWritable = gitDir !== undefined && isDirectory(gitDir) && writable.some((dir) => inside(gitDir, dir));
+    if (gitWritable) args.push('--bind', gitDir, gitDir);
     for (const name of PROTECTED) {
       const target = path.join(root, name);
       // Through a link too: the folder it leads to is what a write would change.
@@ -123,7 +125,7 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
       else if (CREATE_WHEN_MISSING.has(name) && !isLink(target)) {
         args.push('--ro-bind', plan.emptyDir, target);
         createdPoints.push(target);
-      } else if (REMOVE_WHEN_CREATED.has(name) && gitDir !== undefined) mustStayMissing.push(target);
+      } else if (REMOVE_WHEN_CREATED.has(name) && gitWritable) mustStayMissing.push(target);
     }
   }
   for (const target of existing(plan.denyWrite))
