@@ -116,12 +116,14 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
   for (const root of writable.filter(isDirectory)) {
     // The git folder bound onto itself is a mount point: it cannot be renamed or removed, so a
     // command cannot set a .git of its own (config, hooks) in its place.
+    // Only a git folder that is writable already: one a link leads to elsewhere stays read-only.
     const found = real(path.join(root, '.git'));
     const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
-    if (gitDir !== undefined) args.push('--bind', gitDir, gitDir);
+    const gitWritable = gitDir !== undefined && writable.some((dir) => inside(gitDir, dir));
+    if (gitWritable) args.push('--bind', gitDir, gitDir);
     // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
     // point git at a gitdir (config, hooks) of its own.
-    else if (found !== undefined) args.push('--ro-bind', found, found);
+    else if (found !== undefined && gitDir === undefined) args.push('--ro-bind', found, found);
     for (const name of PROTECTED) {
       const target = path.join(root, name);
       // Through a link too: the folder it leads to is what a write would change.
@@ -133,7 +135,7 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
         args.push('--ro-bind', plan.emptyDir, target);
         createdPoints.push(target);
         pointsInUse.set(target, (pointsInUse.get(target) ?? 0) + 1);
-      } else if (REMOVE_WHEN_CREATED.has(name) && gitDir !== undefined) mustStayMissing.push(target);
+      } else if (REMOVE_WHEN_CREATED.has(name) && gitWritable) mustStayMissing.push(target);
     }
   }
   for (const target of existing(plan.denyWrite))

@@ -35,6 +35,18 @@ function bash(command: string) {
   return { tool_calls: [{ name: 'Bash', input: { command } }] };
 }
 
+/** Runs each command as one Bash call in bypassPermissions (the check out of the way): the sandbox alone holds. */
+async function bypassing(w: ReturnType<typeof world>, commands: string[]) {
+  const script = writeScript(w.work, [...commands.map(bash), { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: w.env,
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  return run;
+}
+
 test('bypassPermissions: Bash cannot write outside or into .git/hooks, read keys, credential stores or the network', async () => {
   const w = world();
   const attacks = [
@@ -46,13 +58,7 @@ test('bypassPermissions: Bash cannot write outside or into .git/hooks, read keys
     'exec 3<>/dev/tcp/127.0.0.1/9 && echo CONNECTED || echo no-network',
     'echo inside > made.txt && cat made.txt',
   ];
-  const script = writeScript(w.work, [...attacks.map(bash), { text: 'done' }]);
-  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
-    cwd: w.work,
-    env: w.env,
-    timeoutMs: 60_000,
-  });
-  assert.equal(run.code, 0, run.stderr);
+  const run = await bypassing(w, attacks);
   const results = parseLines(run.stdout)
     .filter((m) => m.type === 'user')
     .map((m) => JSON.stringify(m.message.content));
@@ -203,13 +209,7 @@ test('bypassPermissions: a command cannot put a .git of its own in place or poin
     // A .git moved aside and a new one made in its place, with a config of the command's.
     `mv .git .git-old && mkdir -p .git/objects .git/refs && printf '${config}' > .git/config; echo done`,
   ];
-  const script = writeScript(w.work, [...attacks.map(bash), { text: 'done' }]);
-  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
-    cwd: w.work,
-    env: w.env,
-    timeoutMs: 60_000,
-  });
-  assert.equal(run.code, 0, run.stderr);
+  const run = await bypassing(w, attacks);
   assert.equal(existsSync(path.join(w.work, '.git-old')), false, '.git not moved');
   assert.equal(existsSync(path.join(w.work, '.git', 'commondir')), false, 'no commondir left');
   assert.match(run.stderr, /removed .*\.git\/commondir/);
