@@ -6,7 +6,7 @@
  * `agentpipe acp` behind this harness round-trips. Permission requests go to the session's client
  * (`askPermission`); `fs/*` is served inside the cwd only, `terminal/*` with process groups.
  */
-import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,7 +34,10 @@ import { startProcessGroup, type RunningGroup } from '../process/run.ts';
 import { defaultSandbox } from '../sandbox/config.ts';
 import { confineCli } from './confine.ts';
 import { editResultOf, writeResultOf } from '../tools/file-patch.ts';
+import { writeTextNoFollow } from '../tools/file-write.ts';
+import { protectedReason } from '../tools/protected-paths.ts';
 import { isWholeToolRule, parseRules, type PermissionRule } from '../tools/permission-rules.ts';
+import { readDeniedFor } from '../tools/permissions.ts';
 import { VERSION } from '../version.ts';
 import { TurnState } from './turn-state.ts';
 import { todoWriteAnswer } from '../tools/builtin/todo-write.ts';
@@ -1212,6 +1215,9 @@ export class AcpHarness implements Harness {
     limit?: number | null;
   }): Promise<{ content: string }> {
     const file = await this.#inside(params.sessionId, params.path);
+    // Served outside the agent's sandbox: the Read deny rules hold here as they do for the Read tool.
+    const denied = readDeniedFor('Read', this.#denied, this.#config.cwd)?.(file);
+    if (denied) throw acp.RequestError.invalidParams({ path: params.path }, `not read: denied by ${denied}`);
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -1225,11 +1231,18 @@ export class AcpHarness implements Harness {
     return { content: lines.slice(start, params.limit == null ? undefined : start + params.limit).join('\n') };
   }
 
+  /**
+   * The agent's own write, done by agentpipe outside the agent's sandbox: never into configuration that makes programs
+   * run (`.git/hooks`, `.agentpipe/`, the folders the sandbox keeps read-only), and never through a link at the
+   * file's name (one the agent swaps in after the check included).
+   */
   async #writeFile(params: { sessionId: string; path: string; content: string }): Promise<Record<string, never>> {
     const file = await this.#inside(params.sessionId, params.path);
+    const guarded = protectedReason(file) ?? readDeniedFor('Write', this.#denied, this.#config.cwd)?.(file);
+    if (guarded) throw acp.RequestError.invalidParams({ path: params.path }, `not written: ${guarded}`);
     try {
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, params.content);
+      await writeTextNoFollow(file, params.content, 'write');
     } catch (error) {
       throw acp.RequestError.internalError(undefined, `cannot write ${params.path}: ${errorText(error)}`);
     }

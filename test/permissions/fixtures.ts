@@ -101,6 +101,8 @@ export const SETUPS: Record<string, (ws: Workspace) => void> = {
   'repo-gpg': configured('gpg.program', PWNED),
   'repo-fsmonitor': configured('core.fsmonitor', `${PWNED}; false`),
   'repo-pager': configured('pager.log', PWNED),
+  'repo-pretty': configured('pretty.signed', 'format:%G?'),
+  'repo-format-pretty': configured('format.pretty', 'format:%GG'),
   'repo-husky': configured('core.hooksPath', '.husky/_'),
   'repo-blame-ignore': configured('blame.ignoreRevsFile', '.git-blame-ignore-revs'),
   // An ordinary repository that holds a bare one (vendor/x/config names a textconv).
@@ -138,5 +140,12 @@ export const SETUPS: Record<string, (ws: Workspace) => void> = {
     writeFileSync(path.join(ws.cwd, '--pre=sh'), '');
     writeFileSync(path.join(ws.cwd, '--output=PWNED'), '');
     writeFileSync(path.join(ws.cwd, '--compress-program=sh'), '');
+  },
+  // The same names as dangling symbolic links (a cloned repository can carry them): bash's glob
+  // lists every name the folder holds, whether or not the link leads anywhere.
+  'dangling-option-files': (ws) => {
+    writeFileSync(path.join(ws.cwd, 'notes.txt'), 'touch PWNED\nhello\n');
+    symlinkSync(path.join(ws.cwd, 'nowhere'), path.join(ws.cwd, '--pre=sh'));
+    symlinkSync(path.join(ws.cwd, 'nowhere'), path.join(ws.cwd, '--output=PWNED'));
   },
 };

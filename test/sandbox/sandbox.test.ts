@@ -190,3 +190,29 @@ test('a stop ends a sandboxed command that ignores SIGTERM: nothing of it outliv
   for (let i = 0; i < 100 && processesWith(marker).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(processesWith(marker), []);
 });
+
+test('bypassPermissions: a command cannot put a .git of its own in place or point it elsewhere (commondir)', async () => {
+  const w = world();
+  writeFileSync(path.join(w.work, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  mkdirSync(path.join(w.work, '.git', 'objects'));
+  mkdirSync(path.join(w.work, '.git', 'refs'));
+  const config = `[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch PWNED; false\\n`;
+  const attacks = [
+    // git takes config and hooks from the folder commondir names: the next `git status` outside would run it.
+    `mkdir -p evil/objects evil/refs && printf '${config}' > evil/config && echo ../evil > .git/commondir; echo done`,
+    // A .git moved aside and a new one made in its place, with a config of the command's.
+    `mv .git .git-old && mkdir -p .git/objects .git/refs && printf '${config}' > .git/config; echo done`,
+  ];
+  const script = writeScript(w.work, [...attacks.map(bash), { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: w.env,
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(existsSync(path.join(w.work, '.git-old')), false, '.git not moved');
+  assert.equal(existsSync(path.join(w.work, '.git', 'commondir')), false, 'no commondir left');
+  assert.match(run.stderr, /removed .*\.git\/commondir/);
+  assert.doesNotMatch(readFileSync(path.join(w.work, '.git', 'HEAD'), 'utf8'), /evil/);
+  assert.equal(existsSync(path.join(w.work, '.git', 'config')), false, 'no config planted');
+});

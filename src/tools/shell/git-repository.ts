@@ -61,14 +61,15 @@ const SAFE_KEYS: RegExp[] = [
   keys('merge', 'ff conflictstyle renames renamelimit log verbosity autostash tool guitool defaulttoupstream'),
   keys('lfs', 'repositoryformatversion url pushurl locksverify fetchinclude fetchexclude'),
   keys('lfs.*', 'access locksverify'),
-  // Sections the read-only commands never take a program or a file from.
+  // Sections the read-only commands never take a program or a file from. Not `pretty.*` nor
+  // `format.pretty`: a format of the repository's could hold %G, which runs gpg on `git log`.
   new RegExp(
     `^(${alternation(
       'user init pull push fetch rebase status color column advice help i18n gui pack gc maintenance rerere index ' +
-        'extensions feature log pretty format alias credential http blame commit tag versionsort notes stash ' +
+        'extensions feature log format alias credential http blame commit tag versionsort notes stash ' +
         'worktree am apply interactive add clean checkout switch reset pager difftool mergetool receive ' +
         'uploadpack safe gitgui web instaweb sendemail imap transfer protocol',
-    )})\\..+$`,
+    )})\\.(?!pretty$).+$`,
   ),
 ];
 

@@ -8,7 +8,7 @@
  * reading (a dot pattern that older bash lets match `.` and `..`, a character class), the set
  * returned is the larger one. Brace expansion (`{a,b}`, `{1..3}`) is not evaluated: undefined.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** At most this many file names read, and this many words made, per pattern: past it, unknown. */
@@ -68,8 +68,13 @@ export function expandPattern(pattern: string, dir: string): string[] | undefine
       if (!names) return undefined;
       for (const name of names) {
         const word = prefix === '' ? name : prefix.endsWith('/') ? prefix + name : `${prefix}/${name}`;
-        const info = statSync(path.resolve(dir, word), { throwIfNoEntry: false });
-        if (info && (last || info.isDirectory())) next.push(word);
+        // The last component matches any name the folder lists, a dangling symlink too (bash does not
+        // follow it); a folder on the way must be one to descend into.
+        const file = path.resolve(dir, word);
+        const info = last
+          ? lstatSync(file, { throwIfNoEntry: false })
+          : statSync(file, { throwIfNoEntry: false })?.isDirectory();
+        if (info) next.push(word);
       }
       if (next.length > MAX_WORDS) return undefined;
     }

@@ -28,6 +28,12 @@ export interface OptionSpec {
   numeric?: boolean;
   /** Options end at the first operand (a wrapper's command: `nice -n 5 rm -f x`). */
   stopAtOperand?: boolean;
+  /**
+   * The parser is not getopt: a short option's value is always the next word and the letters after
+   * it in the cluster are read on as options (tree: `-Lo 1 out` is `-L 1 -o out`). Only a cluster
+   * that ends with the valued letter is read here.
+   */
+  valueInNextWord?: boolean;
 }
 
 /** One option as the program will read it: a short letter or a long name (resolved), and its value. */
@@ -116,6 +122,8 @@ function shortCluster(arg: string, next: string | undefined, spec: OptionSpec): 
       return { options, usedNext: false };
     }
     if (spec.valued?.includes(letter)) {
+      if (rest && spec.valueInNextWord)
+        return { refused: `${arg}: -${letter} takes the next word and ${rest} is read on` };
       if (rest) return { options: [...options, { name: letter, value: rest }], usedNext: false };
       if (next === undefined) return { refused: `${arg}: the value of -${letter} is missing` };
       return { options: [...options, { name: letter, value: next }], usedNext: true };

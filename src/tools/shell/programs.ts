@@ -231,11 +231,31 @@ for (const name of [
   'xvfb-run',
   'chpst',
   'caffeinate',
+  'chronic',
+  'rlwrap',
+  'proot',
+  'bwrap',
+  'cgexec',
+  'parallel',
+  'sem',
+  'gdb',
 ])
   WRAPPERS[name] ??= w({ exact: true });
 WRAPPERS.sg = w({ exact: true }, { skip: 1, line: ['c'] });
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox', 'fish', 'csh', 'tcsh']);
+/**
+ * Builtins that evaluate an operand: an array subscript (`let 'a[$(rm x)]'`, `read`, `declare`,
+ * `test -v`, `printf -v`) runs the command substitution in it; `mapfile -C`, `compgen -C`/`-F`,
+ * `complete`, `bind -x` and `fc` run a command they are given; `enable -f` loads a shared object.
+ */
+const EVALUATES_SUBSCRIPTS = new Set([
+  ...'let declare typeset local export readonly read mapfile readarray printf'.split(' '),
+  ...'test [ [[ unset shift return exit wait'.split(' '),
+]);
+const RUNS_WHAT_IT_IS_GIVEN = new Set(['compgen', 'complete', 'bind', 'fc', 'enable', 'mapfile', 'readarray']);
+/** Programs that run the commands on their standard input (later). */
+const READS_COMMANDS = new Set(['at', 'batch']);
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const MAX_DEPTH = 8;
 
@@ -265,18 +285,42 @@ async function unwrap(argv: string[], globbed: Set<number>, out: RunInventory, d
     return;
   }
   if (SHELLS.has(name)) return shell(args, out, depth);
+  if (name === 'trap') return trap(args, out, depth);
+  if (READS_COMMANDS.has(name)) out.unknown = true;
+  if (EVALUATES_SUBSCRIPTS.has(name) && args.some((a) => /[[$`]/.test(a))) out.unknown = true;
+  if (RUNS_WHAT_IT_IS_GIVEN.has(name) && runsWhatItIsGiven(name, args)) out.unknown = true;
   if (name === 'find') return find(args, shifted, out, depth);
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (wrapper) await wrapped(name, wrapper, args, shifted, out, depth);
 }
 
+/**
+ * A shell: with -c (alone or in a cluster) it runs its first operand after the options (`bash -c
+ * -- 'rm x'`, `bash -c -e 'rm x'`); an option that takes a value (`-o`, `-O`, `--rcfile`) or one
+ * not read here makes that unknown. Without -c it runs a script file, or the commands on its
+ * standard input (`echo rm x | bash`): unknown either way.
+ */
 async function shell(args: string[], out: RunInventory, depth: number): Promise<void> {
-  const c = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
-  if (c === -1 || args[c + 1] === undefined) {
-    if (args.some((a) => !a.startsWith('-'))) out.unknown = true; // `bash script.sh`
+  const first = args.findIndex((a) => a === '--' || !/^[-+]/.test(a));
+  const options = first === -1 ? args : args.slice(0, first);
+  const line = args[first] === '--' ? args[first + 1] : args[first];
+  if (!options.some((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a)) || line === undefined) {
+    out.unknown = true;
     return;
   }
-  return nestedLine(args[c + 1]!, out, depth);
+  if (options.some((a) => !/^[-+][a-zA-Z]+$/.test(a) || /[oO]/.test(a))) out.unknown = true;
+  return nestedLine(line, out, depth);
+}
+
+/** mapfile and readarray run a command only with -C; the others with any operand. */
+const runsWhatItIsGiven = (name: string, args: string[]) =>
+  name === 'mapfile' || name === 'readarray' ? args.some((a) => /^-\w*C/.test(a)) : args.length > 0;
+
+/** `trap 'line' SIGNAL…` runs the line when the signal comes (EXIT: when the shell ends). */
+async function trap(args: string[], out: RunInventory, depth: number): Promise<void> {
+  const operands = args[0] === '--' ? args.slice(1) : args.filter((a) => !/^-[lp]+$/.test(a));
+  if (operands.length >= 2) return nestedLine(operands[0]!, out, depth);
+  if (operands.length === 1 && !/^-[lp]+$/.test(args[0] ?? '')) out.unknown = true;
 }
 
 async function find(args: string[], globbed: Set<number>, out: RunInventory, depth: number): Promise<void> {

@@ -326,6 +326,7 @@ export const FILE_READERS: Record<string, Program> = {
       flags: 'adfxqNQpugshDFvtcUriASnCXJ',
       valued: 'LPIT',
       exact: true,
+      valueInNextWord: true,
       long: {
         ...names(
           'gitignore ignore-case matchdirs metafirst prune info noreport si du inodes device dirsfirst ' +

@@ -91,7 +91,31 @@ function sub(
   };
 }
 
-const PATCH = ['p', 'u', 'patch', 'cc', 'c', 'm', 'word-diff', 'color-words', 'L', 'patch-with-stat', 'patch-with-raw'];
+/**
+ * Options that make log show file contents: patches (`--binary` implies one), the lines `--check`
+ * finds fault with, and the pickaxe searches (`-S`, `-G`: which commits match a guess at a line is
+ * an oracle on the contents).
+ */
+const PATCH = [
+  'p',
+  'u',
+  'patch',
+  'cc',
+  'c',
+  'm',
+  'word-diff',
+  'color-words',
+  'L',
+  'patch-with-stat',
+  'patch-with-raw',
+  'binary',
+  'check',
+  'S',
+  'G',
+  'pickaxe-regex',
+  'pickaxe-all',
+  'find-object',
+];
 
 /** `git branch` and `git tag` list only: no operands unless --list gives patterns. */
 const listing = (flags: string) =>
@@ -154,7 +178,8 @@ const SUBCOMMANDS: Record<string, (args: string[]) => ReadOnlyVerdict> = {
         ...names('porcelain untracked-files ignore-submodules ignored column find-renames', 'optional'),
       },
     },
-    () => false,
+    // -v shows the staged changes as a patch, -vv the unstaged ones too.
+    (p) => given(p, 'v', 'verbose'),
   ),
   'rev-parse': sub(
     {

@@ -23,9 +23,15 @@ const CREDENTIAL = new RegExp(
   'i',
 );
 
+/** A URL with a password in it (`redis://:pw@host`, `postgres://user:pw@host/db`), whatever the variable's name. */
+const URL_PASSWORD = /:\/\/[^/\s@]*:[^/\s@]+@/;
+
 function printsEnvironment(names: string[]): ReadOnlyVerdict {
-  const shown = names.length ? names : Object.keys(childEnv());
-  const secret = shown.find((name) => CREDENTIAL.test(name));
+  const env = childEnv();
+  const shown = names.length ? names : Object.keys(env);
+  const secret = shown.find(
+    (name) => CREDENTIAL.test(name) || (Object.hasOwn(env, name) && URL_PASSWORD.test(env[name]!)),
+  );
   if (secret) return { refused: `it prints ${secret}, which looks like a credential` };
   return { paths: [], roots: [] };
 }
