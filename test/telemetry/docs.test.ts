@@ -4,36 +4,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.ts';
+import { docBlocks, runWithLauncher } from '../helpers/docs.ts';
 import { tempDir } from '../helpers/workspace.ts';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 
 const DOC = readFileSync(path.join(ROOT, 'docs/telemetry.md'), 'utf8');
 
-/** The fenced blocks of `lang` in the section titled `heading`. */
-function blocks(heading: string, lang: string): string[] {
-  const section = DOC.split(/^## /m).find((s) => s.startsWith(`${heading}\n`));
-  assert.ok(section, `docs/telemetry.md has a section "${heading}"`);
-  return [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
-}
-
-function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, ANTHROPIC_API_KEY: '', PATH: `${ROOT}${path.delimiter}${process.env.PATH ?? ''}` },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let [out, err] = ['', ''];
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.stdin.end();
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const blocks = (heading: string, lang: string) => docBlocks(DOC, 'docs/telemetry.md', heading, lang);
 
 test('docs/telemetry.md: the Jaeger command exports the prompt’s trace over OTLP/HTTP', async () => {
   const receiver = await startOtlpReceiver();
@@ -41,7 +21,7 @@ test('docs/telemetry.md: the Jaeger command exports the prompt’s trace over OT
   assert.match(docker!, /docker run .*-p 4318:4318 jaegertracing\/jaeger/);
   const line = command!.trim().replace('http://localhost:4318', receiver.url);
   assert.notEqual(line, command!.trim(), 'the command names the Jaeger endpoint');
-  const result = await run('sh', ['-c', line], tempDir({ 'notes.txt': 'hello\n' }));
+  const result = await runWithLauncher('sh', ['-c', line], tempDir({ 'notes.txt': 'hello\n' }));
   assert.equal(result.code, 0, result.err);
   const traces = receiver.protobuf.filter((b) => b.path === '/v1/traces');
   assert.ok(traces.length > 0, 'traces arrived');
@@ -56,7 +36,7 @@ test('docs/telemetry.md: the library example prints the spans to its own console
   try {
     const file = path.join(dir, 'example.ts');
     writeFileSync(file, example!);
-    const result = await run(process.execPath, [file], tempDir());
+    const result = await runWithLauncher(process.execPath, [file], tempDir());
     assert.equal(result.code, 0, result.err);
     assert.match(result.out, /result: success/);
     assert.match(result.out, /name: 'invoke_agent agentpipe'/);

@@ -8,11 +8,17 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { anthropicBlock, anthropicStream, startFakeServer } from '../model/fake-servers.ts';
-import { harnessDirs, testPath } from '../harness/helpers.ts';
+import { claudeOfflineEnv, harnessDirs, testPath } from '../harness/helpers.ts';
 import { otlpEnv, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';
+
+/** The offline environment with Claude Code's telemetry left on (it turns it off by default). */
+function withoutTelemetryOff(env: Record<string, string>): Record<string, string> {
+  const { DISABLE_TELEMETRY: _, ...rest } = env;
+  return rest;
+}
 
 test("--harness claude: Claude Code's own spans nest under agentpipe's prompt span in one trace", async () => {
   const api = await startFakeServer((request) =>
@@ -35,15 +41,9 @@ test("--harness claude: Claude Code's own spans nest under agentpipe's prompt sp
       env: {
         ...process.env,
         ...otlpEnv(receiver, { TRACEPARENT: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }),
+        ...withoutTelemetryOff(claudeOfflineEnv(api.url, home)),
         PATH: testPath(),
-        HOME: home,
-        AGENTPIPE_HOME: path.join(home, '.agentpipe'),
-        ANTHROPIC_API_KEY: 'sk-ant-test',
         AGENTPIPE_PASS_ENV: '',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_MAX_RETRIES: '0',
-        CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
         // Claude Code's own telemetry, traces included (its beta), to the same receiver.
         CLAUDE_CODE_ENABLE_TELEMETRY: '1',
         CLAUDE_CODE_ENHANCED_TELEMETRY_BETA: '1',
