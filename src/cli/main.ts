@@ -25,7 +25,14 @@ import { addViewCommand } from './view-command.ts';
 import { addWorkerCommand } from './worker-command.ts';
 import { addAttachCommand } from './attach-command.ts';
 import { addTapeCommands } from './replay-command.ts';
-import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
+import { commandNames, helpArgs, looksLikeCommand, printGiven, unknownCommandLine } from './commands.ts';
+import {
+  UsageError,
+  reportUsageError,
+  sessionOptionsFromFlags,
+  unsupportedFlagsGiven,
+  validateFormats,
+} from './options.ts';
 
 const log = (line: string) => process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
 
@@ -49,11 +56,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   const program = buildProgram();
   program.action(async (prompt: string | undefined, flags: CliFlags) => {
     try {
+      // `agentpipe --cwd x sesions`: a word after the flags is a mistyped command too, not a prompt.
+      if (looksLikeCommand(prompt, flags.print)) throw new UsageError(unknownCommandLine(prompt!, names));
       process.exitCode = await runPrint(prompt, flags);
     } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      log(`agentpipe: error: ${error.message}`);
-      process.exitCode = 1;
+      reportUsageError(error, log);
     }
   });
   addServeCommand(program, log);
@@ -63,7 +70,22 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   addWorkerCommand(program, log);
   addAttachCommand(program, log);
   addTapeCommands(program, log);
+  const names = commandNames(program);
+  if (argv[2] === 'help') {
+    const help = helpArgs(argv.slice(3), names);
+    if ('error' in help) return usageError(help.error);
+    return main([...argv.slice(0, 2), ...help.args]);
+  }
+  // `agentpipe sesions`, `agentpipe serv --port 0`: refused before commander reads the flags of another command.
+  const [first] = argv.slice(2);
+  if (looksLikeCommand(first, printGiven(argv.slice(3))) && !names.includes(first!))
+    return usageError(unknownCommandLine(first!, names));
   await program.parseAsync(argv);
+}
+
+function usageError(message: string): void {
+  log(`agentpipe: error: ${message}`);
+  process.exitCode = 1;
 }
 
 /**
