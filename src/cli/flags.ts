@@ -224,6 +224,7 @@ export function buildProgram(): Command {
     )
     .addOption(new Option('--input-format <format>', 'input format').choices(['text', 'stream-json']).default('text'))
     .option('--verbose', 'every message (json: an array; required by stream-json)')
+    .option('-q, --quiet', 'text output in a terminal: no live progress on stderr (tool calls, denials, retries, cost)')
     .option('--include-partial-messages', 'emit stream_event messages with the raw deltas')
     .option('--replay-user-messages', 'echo user messages from stdin back (stream-json)')
     .option('--permission-prompt-tool <tool>', '"stdio": ask the SDK client through can_use_tool control requests')

@@ -12,6 +12,8 @@ import { stdoutWriter } from '../pipeline/fd-writer.ts';
 import { interruptOnSignals, readAll, runStdout, toAsync } from './print-io.ts';
 import { pipeOutput } from '../pipeline/output.ts';
 import { createOutputFormat, type OutputLine } from '../pipeline/format/index.ts';
+import { isProtocolLine } from '../pipeline/format/types.ts';
+import type { AgentMessage } from '../messages/types.ts';
 import { priceOf } from '../model/pricing.ts';
 import { openSession, SessionSetupError, setupErrorResult } from '../session/open.ts';
 import { DROPS_TURN_REFUSAL, NOT_FOUND } from '../session/resume.ts';
@@ -106,6 +108,17 @@ async function refuseResume(message: string, flags: CliFlags, options: SessionOp
   return 1;
 }
 
+/**
+ * The live progress of a text run on stderr, for a person at a terminal: only when stdout and stderr are both
+ * terminals (a run into a pipe or a file is unchanged and never loads src/tui/), and not with --quiet.
+ */
+async function progressView(flags: CliFlags) {
+  if (flags.outputFormat !== 'text' || flags.quiet === true || !process.stdout.isTTY || !process.stderr.isTTY)
+    return undefined;
+  const { ProgressView } = await import('../tui/progress.ts');
+  return new ProgressView(process.stderr);
+}
+
 async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise<number> {
   keepYoungGenerationSmall();
   if (flags.sdkUrl !== undefined) return (await import('./sdk-url.ts')).runSdkUrl(flags, promptArg, log);
@@ -130,7 +143,11 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   }
 
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: 256 });
-  const send = (line: OutputLine) => queue.push(line);
+  const progress = await progressView(flags);
+  const send = (line: OutputLine) => {
+    if (progress && !isProtocolLine(line)) progress.onMessage(line as AgentMessage);
+    return queue.push(line);
+  };
   let opened;
   try {
     opened = await openSession(options, {
@@ -178,6 +195,7 @@ async function runPrint(promptArg: string | undefined, flags: CliFlags): Promise
   await session.close();
   queue.done();
   await output;
+  progress?.finish();
   const { readerGone, failed } = gone();
   if (readerGone) return failed ? 1 : 0;
   const result = runner.lastResult;

@@ -24,6 +24,7 @@ const LAYERS = [
   'acp',
   'codex',
   'view',
+  'tui',
   'cli',
 ];
 const SRC = path.join(ROOT, 'src');
