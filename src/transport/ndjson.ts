@@ -15,8 +15,21 @@ export function maxLineFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   return envNumber('AGENTPIPE_MAX_INPUT_LINE', DEFAULT_MAX_LINE, { integer: true, env });
 }
 
-/** One framed line (1-based `number`), or the size of a line over the cap. */
-export type FramedLine = { line: string; number: number } | { tooLong: number; number: number };
+/** One framed line (1-based `number`), or the size and the first characters of a line over the cap. */
+export type FramedLine = { line: string; number: number } | { tooLong: number; number: number; head: string };
+
+/** How much of a line over the cap is kept, to tell what it was (parse.ts `refusedFromHead`). */
+const HEAD_CHARS = 4096;
+
+/** The first HEAD_CHARS characters of `parts` followed by `tail`. */
+function headOf(parts: string[], tail: string): string {
+  let head = '';
+  for (const part of [...parts, tail]) {
+    head += part.slice(0, HEAD_CHARS - head.length);
+    if (head.length >= HEAD_CHARS) break;
+  }
+  return head;
+}
 
 /** Yields the non-blank lines of a byte stream, or `tooLong` for a line over `maxLine`. */
 export async function* readLines(
@@ -27,16 +40,18 @@ export async function* readLines(
   let parts: string[] = [];
   let length = 0;
   let skipping = false;
+  let head = '';
   let number = 0;
   const finish = (tail: string): FramedLine | undefined => {
     number++;
     const total = length + tail.length;
     const over = skipping || total > maxLine;
+    if (over && !skipping) head = headOf(parts, tail);
     const line = over ? '' : (parts.join('') + tail).replace(/\r$/, '');
     parts = [];
     length = 0;
     skipping = false;
-    if (over) return { tooLong: total, number };
+    if (over) return { tooLong: total, number, head };
     return line.trim() ? { line, number } : undefined;
   };
   for await (const raw of source) {
@@ -64,6 +79,7 @@ export async function* readLines(
     const rest = text.slice(start);
     length += rest.length;
     if (skipping || length > maxLine) {
+      if (!skipping) head = headOf(parts, rest);
       skipping = true;
       parts = [];
     } else if (rest) parts.push(rest);
@@ -81,7 +97,8 @@ export async function* readInputMessages(
   source: AsyncIterable<Buffer | string>,
   maxLine = DEFAULT_MAX_LINE,
 ): AsyncGenerator<ParsedLine> {
-  const { parseInputLine } = await import('../messages/parse.ts'); // zod: loaded when input is read, not at startup
+  // Loaded when input is read, not at start-up.
+  const { parseInputLine, refusedFromHead } = await import('../messages/parse.ts');
   for await (const item of readLines(source, maxLine)) {
     if ('tooLong' in item) {
       yield {
@@ -89,10 +106,11 @@ export async function* readInputMessages(
         error:
           `line ${item.number}: a line of ${item.tooLong} characters is over the limit of ${maxLine} ` +
           `(AGENTPIPE_MAX_INPUT_LINE)`,
+        refused: refusedFromHead(item.head),
       };
       continue;
     }
     const parsed = parseInputLine(item.line);
-    yield parsed.ok ? parsed : { ok: false, error: `line ${item.number}: ${parsed.error}` };
+    yield parsed.ok ? parsed : { ...parsed, error: `line ${item.number}: ${parsed.error}` };
   }
 }

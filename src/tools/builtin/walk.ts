@@ -5,12 +5,13 @@ import path from 'node:path';
 
 const SKIP = ['**/.git/**', '**/node_modules/**'];
 
-/** Files under `root` matching `pattern` (relative), newest first, at most `max`. */
+/** Files under `root` matching `pattern` (relative), newest first, at most `max`, none that `denied` protects. */
 export async function findFiles(
   root: string,
   pattern: string,
   signal: AbortSignal,
   max: number,
+  denied?: (file: string) => string | undefined,
 ): Promise<{ files: string[]; truncated: boolean }> {
   const exclude = SKIP.filter((skip) => !pattern.includes(skip.split('/')[1]!));
   const found: Array<{ file: string; mtime: number }> = [];
@@ -20,6 +21,7 @@ export async function findFiles(
   })) {
     signal.throwIfAborted();
     const file = path.resolve(root, entry);
+    if (denied?.(file)) continue;
     const info = await fsp.stat(file).catch(() => undefined);
     if (info?.isFile()) found.push({ file, mtime: info.mtimeMs });
     if (found.length > 10 * max) break;
