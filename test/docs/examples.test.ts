@@ -19,6 +19,7 @@ import { scratchDir } from '../helpers/temp.ts';
 import { FIXTURE } from '../mcp/helpers.ts';
 import { clonedRepository } from '../helpers/git-clone.ts';
 import { tempDir } from '../helpers/workspace.ts';
+import { runToEnd } from '../helpers/processes.ts';
 import { anthropicBlock, anthropicStream, startFakeServer } from '../model/fake-servers.ts';
 
 interface Place {
@@ -170,18 +171,8 @@ const example = (name: string) => readFileSync(path.join(ROOT, 'examples', name)
 
 /** Runs examples/`name` in `cwd` (the package imports itself by name: `import ... from 'agentpipe'`). */
 function runExample(name: string, cwd: string, env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'examples', name), ...args], {
-    cwd,
-    env: { ...process.env, ANTHROPIC_API_KEY: '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.stdin.end();
-  let [stdout, stderr] = ['', ''];
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  );
+  const file = path.join(ROOT, 'examples', name);
+  return runToEnd(process.execPath, [file, ...args], { cwd, env: { ...process.env, ANTHROPIC_API_KEY: '', ...env } });
 }
 
 test('README: the query() example is examples/query.ts; a failed run reports failed (exit 1), a good one its answer', async () => {

@@ -4,11 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/workspace.ts';
+import { runToEnd } from '../helpers/processes.ts';
 
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const PAGES = [
@@ -39,19 +39,10 @@ const anchor = (heading: string) =>
     .replace(/[^\w\- ]/g, '')
     .replace(/ /g, '-');
 
-function sh(line: string, cwd: string) {
-  const child = spawn('sh', ['-c', line], {
-    cwd,
-    env: { ...process.env, ANTHROPIC_API_KEY: '', PATH: `${ROOT}${path.delimiter}${process.env.PATH ?? ''}` },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.stdin.end();
-  let [out, err] = ['', ''];
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, out, err })),
-  );
+async function sh(line: string, cwd: string) {
+  const env = { ...process.env, ANTHROPIC_API_KEY: '', PATH: `${ROOT}${path.delimiter}${process.env.PATH ?? ''}` };
+  const { code, stdout, stderr } = await runToEnd('sh', ['-c', line], { cwd, env });
+  return { code, out: stdout, err: stderr };
 }
 
 test('README: at most 300 lines, a table of contents whose links reach its sections', () => {

@@ -6,12 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { ROOT } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
+import { runToEnd } from '../helpers/processes.ts';
 
 /** npm's own script (npm-cli.js), to run it with the pinned Node. */
 function npmCli(): string {
@@ -24,16 +25,8 @@ function npmCli(): string {
 /** PATH with only the pinned Node (no other `node`) and the system's tools. */
 const nodeOnlyPath = (...first: string[]) => [...first, path.dirname(process.execPath), '/usr/bin', '/bin'].join(':');
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end();
-  let [stdout, stderr] = ['', ''];
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  );
-}
+const run = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) =>
+  runToEnd(command, args, { cwd, env });
 
 test('npm pack gives a prebuilt tarball; npm install -g of it runs agentpipe -p hi elsewhere and under the SDK', async () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
