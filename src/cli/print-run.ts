@@ -4,6 +4,7 @@
  * kill, then end now): a `-p` prompt always gets one, a stream-json prompt that started gets one,
  * and a run a signal stopped exits with 128 + the signal's number (issue 28, B4, B12).
  */
+import { fstatSync } from 'node:fs';
 import { promptMessage } from '../messages/user.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import type { ParsedLine } from '../messages/parse.ts';
@@ -47,7 +48,27 @@ export async function runPrint(promptArg: string | undefined, flags: CliFlags, l
   }
   const options = await sessionOptionsFromFlags(flags);
   reachedStage('options');
+  // No prompt and no -p in a terminal: the interactive session (src/tui/, loaded only then).
+  const noPrompt = promptArg === undefined && flags.print !== true && flags.inputFormat !== 'stream-json';
+  if (noPrompt && options.replay === undefined && isTerminal(0) && isTerminal(1)) {
+    releaseEarlySignals(); // the terminal's Ctrl-C is the session's (raw mode): a key, not a signal
+    const { InteractiveSession } = await import('../tui/interactive.ts');
+    return new InteractiveSession(options).run();
+  }
   return new PrintRun(flags, options, stop, log, await progressView(flags)).run(promptArg);
+}
+
+/**
+ * True when file descriptor `fd` is a terminal. A cheap fstat first: a run into a pipe or a file never builds
+ * process.stdin or process.stdout (their streams load node:net and node:stream, print-run-loads.test.ts).
+ */
+function isTerminal(fd: 0 | 1 | 2): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false; // a terminal is a character device (so is /dev/null)
+  } catch {
+    return false;
+  }
+  return (fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr).isTTY === true;
 }
 
 /**
@@ -55,8 +76,7 @@ export async function runPrint(promptArg: string | undefined, flags: CliFlags, l
  * terminals (a run into a pipe or a file is unchanged and never loads src/tui/), and not with --quiet.
  */
 async function progressView(flags: CliFlags): Promise<ProgressView | undefined> {
-  if (flags.outputFormat !== 'text' || flags.quiet === true || !process.stdout.isTTY || !process.stderr.isTTY)
-    return undefined;
+  if (flags.outputFormat !== 'text' || flags.quiet === true || !isTerminal(1) || !isTerminal(2)) return undefined;
   const { ProgressView } = await import('../tui/progress.ts');
   return new ProgressView(process.stderr);
 }

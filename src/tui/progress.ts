@@ -21,6 +21,7 @@ export interface ProgressStream {
 
 interface RunningTool {
   title: string;
+  announced?: boolean;
   started: number;
   nested: boolean;
 }
@@ -35,9 +36,13 @@ export class ProgressView {
   #status = '';
   #summary: { text: string; failed: boolean } | undefined;
 
-  constructor(stream: ProgressStream, now: () => number = Date.now) {
+  readonly #statusLine: boolean;
+
+  /** `statusLine: false`: finished lines only (the interactive session streams the answer on the same terminal). */
+  constructor(stream: ProgressStream, now: () => number = Date.now, options: { statusLine?: boolean } = {}) {
     this.#stream = stream;
     this.#now = now;
+    this.#statusLine = options.statusLine !== false;
     this.#colors = stream.hasColors?.() ?? false;
   }
 
@@ -52,7 +57,11 @@ export class ProgressView {
         return this.#toolResults(message.message.content);
       case 'tool_progress': {
         const tool = this.#tools.get(message.tool_use_id);
-        if (tool) this.#setStatus(`${tool.title} (${message.elapsed_time_seconds.toFixed(0)} s)`);
+        if (!tool) return;
+        if (this.#statusLine) return this.#setStatus(`${tool.title} (${message.elapsed_time_seconds.toFixed(0)} s)`);
+        // Without a status line, a tool that runs past a second says so once.
+        if (!tool.announced) this.#line(`${tool.nested ? '  ' : ''}… ${tool.title} running`, 'dim');
+        tool.announced = true;
         return;
       }
       case 'result': {
@@ -155,6 +164,7 @@ export class ProgressView {
 
   /** The current step, rewritten in place. */
   #setStatus(text: string): void {
+    if (!this.#statusLine) return;
     this.#status = text;
     this.#stream.write(`\r\x1b[2K${this.#paint(this.#fit(`… ${text}`), 'dim')}`);
   }

@@ -24,7 +24,7 @@ function inTerminal(
   cwd: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; screen: string }> {
-  const child = spawn('python3', [PTY, '100', process.execPath, CLI_PATH, ...args], {
+  const child = spawn('python3', [PTY, '100', '--', process.execPath, CLI_PATH, ...args], {
     cwd,
     env: { ...terminalEnv(), ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
