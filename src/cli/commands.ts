@@ -1,8 +1,9 @@
 /**
  * The command words of `agentpipe`: `help [command]`, and a word that is no command. A bare word
- * given without `-p` is taken for a command (`agentpipe sesions`, `agentpipe serv --port 0`), never
- * sent to a model as a prompt: it is refused with the nearest command and the way to send it as a
- * prompt. A prompt of several words, or one given with `-p`, runs as before.
+ * first on the command line, without `-p`, is taken for a command (`agentpipe sesions`, `agentpipe
+ * serv --port 0`), never sent to a model as a prompt: it is refused with the nearest command and the
+ * way to send it as a prompt. A prompt of several words, one given with `-p`, or one after the flags
+ * (as scripts write `agentpipe --model x hello`) runs as before.
  */
 import type { Command } from 'commander';
 

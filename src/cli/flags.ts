@@ -279,7 +279,7 @@ export function buildProgram(): Command {
         "  exec   Codex's `codex exec` command line and --json lines, for the Codex SDK (agentpipe exec --help)\n" +
         "  app-server  Codex's app-server protocol on stdio or a WebSocket (agentpipe app-server --help)\n" +
         '  help [command]  the help of a command (agentpipe help serve)\n\n' +
-        'A single word without -p is read as a command, never sent as a prompt: agentpipe -p hello sends it.',
+        'A single word first without -p is read as a command, never sent as a prompt: agentpipe -p hello sends it.',
     )
     .configureOutput({ outputError: (text, write) => write(`agentpipe: ${oneLine(text)} (see agentpipe --help)\n`) });
   return program;

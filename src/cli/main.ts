@@ -14,7 +14,7 @@ import { addAttachCommand } from './attach-command.ts';
 import { addTapeCommands } from './replay-command.ts';
 import { addTrustCommand } from './trust-command.ts';
 import { commandNames, helpArgs, looksLikeCommand, printGiven, unknownCommandLine } from './commands.ts';
-import { UsageError, reportUsageError } from './options.ts';
+import { reportUsageError } from './options.ts';
 import { releaseEarlySignals } from './early-signals.ts';
 import { runPrint } from './print-run.ts';
 
@@ -43,8 +43,6 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   const program = buildProgram();
   program.action(async (prompt: string | undefined, flags: CliFlags) => {
     try {
-      // `agentpipe --cwd x sesions`: a word after the flags is a mistyped command too, not a prompt.
-      if (looksLikeCommand(prompt, flags.print)) throw new UsageError(unknownCommandLine(prompt!, names));
       process.exitCode = await runPrint(prompt, flags, log);
     } catch (error) {
       reportUsageError(error, log);
