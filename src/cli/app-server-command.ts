@@ -8,7 +8,7 @@
  */
 import { Command } from 'commander';
 import { addSessionOptions, type CliFlags } from './flags.ts';
-import { UsageError, sessionOptionsFromFlags } from './options.ts';
+import { UsageError, reportUsageError, sessionOptionsFromFlags } from './options.ts';
 import { collect } from './serve-command.ts';
 import { serverToken } from './server-token.ts';
 import { untilSignal } from './signals.ts';
@@ -106,8 +106,6 @@ export async function runAppServerCommand(argv: string[], log: (line: string) =>
     await running.close();
     await server.close();
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    log(`agentpipe: error: ${error.message}`);
-    process.exitCode = 1;
+    reportUsageError(error, log);
   }
 }

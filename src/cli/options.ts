@@ -9,10 +9,21 @@ import { sessionFlagOptions } from './session-flags.ts';
 import { modelFlagOptions } from './model-flags.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { telemetryInEnv } from '../telemetry/load.ts';
+import { ListenError } from '../transport/listen.ts';
 
 /** A usage error: one line on stderr, exit 1. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/**
+ * An error the user can mend (a UsageError; a server that cannot listen, e.g. a port in use) is said in one line on
+ * stderr with exit code 1; any other error is thrown on (an internal error).
+ */
+export function reportUsageError(error: unknown, log: (line: string) => void): void {
+  if (!(error instanceof UsageError) && !ListenError.isInstance(error)) throw error;
+  log(`agentpipe: error: ${error.message}`);
+  process.exitCode = 1;
 }
 
 export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionOptions> {

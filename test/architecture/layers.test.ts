@@ -25,6 +25,7 @@ const LAYERS = [
   'acp',
   'codex',
   'view',
+  'tui',
   'cli',
 ];
 const SRC = path.join(ROOT, 'src');
