@@ -1,0 +1,85 @@
+/**
+ * The client's `fs/read_text_file` and `fs/write_text_file`: served for the agent's current session
+ * only, on absolute paths inside the working folder (symbolic links followed).
+ */
+import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as acp from '@agentclientprotocol/sdk';
+import { errorText } from './shared.ts';
+
+/** What `fs/read_text_file` asks for. */
+export interface ReadTextFile {
+  sessionId: string;
+  path: string;
+  line?: number | null;
+  limit?: number | null;
+}
+
+/** What `fs/write_text_file` asks for. */
+export interface WriteTextFile {
+  sessionId: string;
+  path: string;
+  content: string;
+}
+
+/** Files of the working folder, for the session `sessionId()` names. */
+export class ClientFs {
+  readonly #cwd: string;
+  readonly #sessionId: () => string | undefined;
+
+  constructor(cwd: string, sessionId: () => string | undefined) {
+    this.#cwd = cwd;
+    this.#sessionId = sessionId;
+  }
+
+  async readFile(params: ReadTextFile): Promise<{ content: string }> {
+    const file = await this.#inside(params.sessionId, params.path);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw acp.RequestError.resourceNotFound(params.path);
+      throw acp.RequestError.internalError(undefined, `cannot read ${params.path}: ${errorText(error)}`);
+    }
+    if (params.line == null && params.limit == null) return { content: text };
+    const start = Math.max(0, (params.line ?? 1) - 1);
+    const lines = text.split('\n');
+    return { content: lines.slice(start, params.limit == null ? undefined : start + params.limit).join('\n') };
+  }
+
+  async writeFile(params: WriteTextFile): Promise<Record<string, never>> {
+    const file = await this.#inside(params.sessionId, params.path);
+    try {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, params.content);
+    } catch (error) {
+      throw acp.RequestError.internalError(undefined, `cannot write ${params.path}: ${errorText(error)}`);
+    }
+    return {};
+  }
+
+  /** The real path of `file`, which must be absolute and inside the cwd (symbolic links followed). */
+  async #inside(sessionId: string, file: string): Promise<string> {
+    if (sessionId !== this.#sessionId()) throw acp.RequestError.sessionNotFound(sessionId);
+    if (typeof file !== 'string' || !path.isAbsolute(file))
+      throw acp.RequestError.invalidParams({ path: file }, 'the path must be absolute');
+    const root = await realpath(this.#cwd);
+    const real = await realpathOfPrefix(path.resolve(file));
+    if (real !== root && !real.startsWith(root + path.sep)) {
+      throw acp.RequestError.invalidParams({ path: file }, `the path is outside the working folder ${this.#cwd}`);
+    }
+    return real;
+  }
+}
+
+/** The real path of `file`: of its longest existing prefix when it does not exist (yet). */
+async function realpathOfPrefix(file: string): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const parent = path.dirname(file);
+    if (parent === file) return file;
+    return path.join(await realpathOfPrefix(parent), path.basename(file));
+  }
+}
