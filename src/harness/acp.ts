@@ -9,8 +9,7 @@
  * The pieces, in acp/: link.ts (the agent's process and connection), terminals.ts (`terminal/*`),
  * tools.ts (ACP tool calls as our tools), translator.ts (updates into messages), permissions.ts
  * (`session/request_permission`), client-fs.ts (`fs/*`), settings.ts (modes and models); this file
- * starts the agent, opens its
- * session and runs the prompts.
+ * starts the agent, opens its session and runs the prompts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as acp from '@agentclientprotocol/sdk';
