@@ -12,7 +12,7 @@ import { UsageError, sessionOptionsFromFlags } from './options.ts';
 import { collect } from './serve-command.ts';
 import { serverToken } from './serve.ts';
 import { untilSignal } from './signals.ts';
-import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import { envNumber } from '../process/env-number.ts';
 
 interface AppServerFlags extends CliFlags {

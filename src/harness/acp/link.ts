@@ -8,8 +8,8 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from '@agentclientprotocol/sdk';
+import { type FramedLine, LineSplitter, maxLineFromEnv } from '../../messages/ndjson.ts';
 import { startProcessGroup, type RunningGroup } from '../../process/run.ts';
-import { MAX_LINE_CHARS } from '../cli-process.ts';
 import type { HarnessConfig } from '../types.ts';
 import { Aborted, AgentError, errorText, STOP_GRACE_MS } from './shared.ts';
 import type { Terminals } from './terminals.ts';
@@ -19,48 +19,32 @@ const STDERR_TAIL_CHARS = 4_000;
 
 /** Lines of the agent's stdout that are JSON pass on; the others are reported and dropped. */
 function jsonLines(onGarbage: (line: string) => void): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  let pending = '';
-  const pass = (line: string, controller: TransformStreamDefaultController<Uint8Array>) => {
-    const text = line.trim();
-    if (!text) return;
-    try {
-      JSON.parse(text);
-    } catch {
-      onGarbage(text.slice(0, 200));
-      return;
+  // A line over the cap (messages/ndjson.ts) is reported and skipped to its end, never held.
+  const splitter = new LineSplitter(maxLineFromEnv());
+  const pass = (items: FramedLine[], controller: TransformStreamDefaultController<Uint8Array>) => {
+    for (const item of items) {
+      if (!('line' in item)) {
+        onGarbage(`a line longer than ${splitter.maxLine} characters: ${item.head.slice(0, 100)}`);
+        continue;
+      }
+      const text = item.line.trim();
+      try {
+        JSON.parse(text);
+      } catch {
+        onGarbage(text.slice(0, 200));
+        continue;
+      }
+      controller.enqueue(encoder.encode(`${text}\n`));
     }
-    controller.enqueue(encoder.encode(`${text}\n`));
   };
-  // A line longer than MAX_LINE_CHARS is reported and skipped to its end, never held.
-  let skipping = false;
   return new TransformStream({
-    transform(chunk, controller) {
-      const text = decoder.decode(chunk, { stream: true });
-      let start = 0;
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-        if (skipping) skipping = false;
-        else pass(pending + text.slice(start, nl), controller);
-        pending = '';
-        start = nl + 1;
-      }
-      if (skipping) return;
-      pending += text.slice(start);
-      if (pending.length > MAX_LINE_CHARS) {
-        onGarbage(`a line longer than ${MAX_LINE_CHARS} characters: ${pending.slice(0, 100)}`);
-        pending = '';
-        skipping = true;
-      }
-    },
-    flush(controller) {
-      if (!skipping) pass(pending + decoder.decode(), controller);
-    },
+    transform: (chunk, controller) => pass(splitter.push(chunk), controller),
+    flush: (controller) => pass(splitter.end(), controller),
   });
 }
 
 /** What the client side of the connection hands to the harness. */
-
 export interface ClientHandlers {
   update(params: SessionNotification): void;
   permission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
