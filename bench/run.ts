@@ -5,6 +5,8 @@
  * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 20,
  *    each beside a `node -e ''`), against spawn → exit of `node -e ''`; and the first run after a
  *    build, before the CLI has its code cache (the bench has its own AGENTPIPE_HOME).
+ *    Beside each, the same one turn with one Bash call of a 60-character read-only command (the
+ *    permission check parses it with tree-sitter-bash): time and peak RSS as ratios to the plain one.
  * 3. Peak RSS of a one-turn run, and of BENCH_SLOW_DELTAS (1,000,000) deltas into a consumer that
  *    reads slowly (memory must stay flat), against the RSS of `node -e ''`.
  * 4. The same through the real providers (Anthropic Messages SSE, OpenAI-compatible chat
@@ -12,7 +14,8 @@
  *    beside a scripted one) and delta throughput, as ratios to the scripted model; and beside them
  *    a bare node:http POST in a fresh node against the same server: the part of a provider run's
  *    extra time that is Node's own HTTP client, not agentpipe.
- * 5. A 200-turn tool loop (each turn one Read): the cost of a turn over the last 50 turns against turns 5-55.
+ * 5. A 200-turn tool loop (each turn one Read): the cost of a turn over the last 50 turns against turns 5-55;
+ *    and 10,000 prompts in one stream-json process: the cost of a prompt over the last 1,000 against prompts 500-1,500.
  * 7. The cluster (bench/cluster.ts): sessions/s and prompt → first delta (p50, p99) through Redis
  *    with 1, 2 and 4 workers, against the single-process `serve` (skipped without redis-server).
  * 8. `agentpipe exec` beside `codex exec` (bench/codex.ts): spawn → the first `item.completed` of the
@@ -23,7 +26,7 @@
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,17 +58,22 @@ function measure(
     lineTimes?: RegExp;
     file?: string;
     cwd?: string;
+    /** A file to read stdin from (stdin is empty without it). */
+    stdin?: string;
   } = {},
 ) {
   return new Promise<{ ms: number; bytes: number; lines: number; marks: number[]; peakRssKb: number; times: number[] }>(
     (resolve, reject) => {
       const times: number[] = [];
+      const stdin = options.stdin ? openSync(options.stdin, 'r') : undefined;
       const started = performance.now();
       const child = spawn(options.file ?? process.execPath, args, {
         cwd: options.cwd ?? dir,
         env: { ...env, ...options.env },
-        stdio: ['ignore', 'pipe', 'inherit'],
+        stdio: [stdin ?? 'ignore', 'pipe', 'inherit'],
       });
+      if (stdin !== undefined) closeSync(stdin); // the child has its own copy
+      const stdout = child.stdout!;
       const marks: number[] = [];
       let bytes = 0;
       let lines = 0;
@@ -77,7 +85,7 @@ function measure(
           if (m) peak = Math.max(peak, Number(m[1]));
         } catch {}
       }, 20);
-      child.stdout.on('data', (chunk: Buffer) => {
+      stdout.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
         // indexOf, not a loop over the bytes: that cost the bench a second per million lines.
         for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
@@ -91,8 +99,8 @@ function measure(
             marks.push(performance.now() - started);
         }
         if (options.pauseMs) {
-          child.stdout.pause();
-          setTimeout(() => child.stdout.resume(), options.pauseMs);
+          stdout.pause();
+          setTimeout(() => stdout.resume(), options.pauseMs);
         }
       });
       child.on('error', reject);
@@ -153,6 +161,13 @@ async function main() {
     'stream-json',
     '--verbose',
   ];
+  // 60 characters, quotes included: the permission check parses it (tree-sitter-bash) and finds it read-only.
+  const bashCommand = 'grep -c "turns" one-turn.json && ls -la . | head -n 3 && pwd';
+  const bashTurn = script('bash-turn.json', [
+    { tool_calls: [{ name: 'Bash', id: 'toolu_bench', input: { command: bashCommand } }] },
+    { text: 'Hello from the bench.' },
+  ]);
+  const bashArgs = turnArgs.map((a) => (a === oneTurn ? bashTurn : a));
   // The first run after a build: no code cache of the CLI's entry yet (bin/agentpipe.js writes it).
   const cold = await measure(turnArgs, { marks: [/"type":"result"/] });
   const coldFloor = (await measure(['-e', ''])).ms;
@@ -185,6 +200,8 @@ async function main() {
   const inits: number[] = [];
   const results: number[] = [];
   const turnRss: number[] = [];
+  const bashResults: number[] = [];
+  const bashRss: number[] = [];
   const floors: number[] = [];
   // 20 runs, each beside a `node -e ''`: on a busy machine 10 moved the ratio by 0.3.
   for (let i = 0; i < 20; i++) {
@@ -192,22 +209,25 @@ async function main() {
     inits.push(r.marks[0]!);
     results.push(r.marks[1]!);
     turnRss.push(r.peakRssKb);
+    const b = await measure(bashArgs, { marks: [/"type":"result"/] });
+    bashResults.push(b.marks[0] ?? b.ms);
+    bashRss.push(b.peakRssKb);
     floors.push((await measure(['-e', ''])).ms);
   }
   const floor = median(floors);
 
   // A one-turn Bash run (a workspace-profile command: bypassPermissions) in the sandbox and with
   // --sandbox off, alternating, to the result line: what bubblewrap's start-up adds to a command.
-  const bashTurn = script('bash-turn.json', [
+  const writeTurn = script('write-turn.json', [
     { tool_calls: [{ name: 'Bash', input: { command: 'echo hi > out.txt' } }] },
     { text: 'done' },
   ]);
-  const bashArgs = [...turnArgs.slice(0, 6), bashTurn, ...turnArgs.slice(7), '--permission-mode', 'bypassPermissions'];
+  const writeArgs = [...turnArgs.map((a) => (a === oneTurn ? writeTurn : a)), '--permission-mode', 'bypassPermissions'];
   const sandboxedRuns: number[] = [];
   const unsandboxedRuns: number[] = [];
   for (let i = 0; i < 20; i++) {
-    sandboxedRuns.push((await measure(bashArgs, { marks: [/"type":"result"/] })).marks[0]!);
-    unsandboxedRuns.push((await measure([...bashArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
+    sandboxedRuns.push((await measure(writeArgs, { marks: [/"type":"result"/] })).marks[0]!);
+    unsandboxedRuns.push((await measure([...writeArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
   }
   const SLOW_DELTAS = Number(process.env.BENCH_SLOW_DELTAS ?? 1_000_000);
   const slow = await measure(
@@ -407,6 +427,22 @@ async function main() {
   const early = perTurn(5, 55);
   const late = perTurn(loop.times.length - 51, loop.times.length - 1);
 
+  // A long session: the cost of a prompt must not grow with the session either.
+  const PROMPTS = 10_000;
+  const prompts = path.join(dir, 'prompts.jsonl');
+  const promptLine = (i: number) =>
+    JSON.stringify({ type: 'user', message: { role: 'user', content: `question ${i}` }, parent_tool_use_id: null });
+  writeFileSync(prompts, Array.from({ length: PROMPTS }, (_, i) => `${promptLine(i)}\n`).join(''));
+  const answers = Array.from({ length: PROMPTS }, (_, i) => ({ text: `${i}: ${'The answer is here. '.repeat(10)}` }));
+  const sessionArgs = ['--model', 'scripted', '--script', script('answers.json', answers)];
+  const session = await measure(
+    [CLI, '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...sessionArgs],
+    { stdin: prompts, lineTimes: /"type":"result"/ },
+  );
+  const perPrompt = (from: number, to: number) => (session.times[to]! - session.times[from]!) / (to - from);
+  const earlyPrompt = perPrompt(500, 1500);
+  const latePrompt = perPrompt(session.times.length - 1001, session.times.length - 1);
+
   const rows: Array<[string, string, string]> = [
     [
       'delta events/s end to end',
@@ -440,6 +476,16 @@ async function main() {
       `${(median(turnRss) / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`,
     ],
     [
+      `spawn → result, one turn with a ${bashCommand.length}-character Bash command (median of 20)`,
+      `${fmt(median(bashResults), 1)} ms`,
+      `${(median(bashResults) / median(results)).toFixed(2)} × the plain one turn`,
+    ],
+    [
+      `peak RSS, one turn with a ${bashCommand.length}-character Bash command (median of 20)`,
+      `${fmt(median(bashRss) / 1024, 1)} MB`,
+      `${(median(bashRss) / median(turnRss)).toFixed(2)} × the plain one turn`,
+    ],
+    [
       `peak RSS, ${fmt(SLOW_DELTAS)} deltas into a slow consumer`,
       `${fmt(slow.peakRssKb / 1024, 1)} MB`,
       `${(slow.peakRssKb / floorRss).toFixed(2)} × node -e ''`,
@@ -453,6 +499,11 @@ async function main() {
       `200-turn tool loop (${loop.times.length} tool results), cost per turn`,
       `${fmt(early, 2)} ms at turns 5-55, ${fmt(late, 2)} ms at the last 50`,
       `${(late / early).toFixed(2)} × (late / early)`,
+    ],
+    [
+      `${fmt(PROMPTS)} prompts in one stream-json process (${session.times.length} results), cost per prompt`,
+      `${fmt(earlyPrompt, 2)} ms at prompts 500-1,500, ${fmt(latePrompt, 2)} ms at the last 1,000`,
+      `${(latePrompt / earlyPrompt).toFixed(2)} × (late / early)`,
     ],
   ];
   console.log(`agentpipe bench — node ${process.version}, ${os.cpus().length} cores`);

@@ -9,6 +9,19 @@ if (major < 22 || (major === 22 && minor < 18)) {
   process.exit(1);
 }
 
+// A signal while the CLI loads is kept for it (src/cli/early-signals.ts): without a listener, Node
+// would end the process before the run could give its prompt a result.
+{
+  const signals = [];
+  const listener = (signal) => signals.push(signal);
+  const stops = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of stops) process.on(signal, listener);
+  globalThis[Symbol.for('agentpipe.earlySignals')] = { signals, listener };
+  // The test hook of early-signals.ts, at the launcher's own stage.
+  const [signal, stage] = (process.env.AGENTPIPE_TEST_SIGNAL ?? '').split('@');
+  if (stage === 'launcher' && stops.includes(signal)) process.kill(process.pid, signal);
+}
+
 const fs = process.getBuiltinModule('node:fs');
 const path = process.getBuiltinModule('node:path');
 const vm = process.getBuiltinModule('node:vm');
@@ -157,7 +170,9 @@ function markInUse(mark) {
     fs.writeFileSync(mark, '', { mode: 0o600 });
     process.once('exit', () => unmark(mark));
   } catch {
-    // Unmarked: a crash would then not drop the cache, which is all a mark is for.
+    // Unmarked (a full disk may have left the file empty): a crash would then not drop the cache,
+    // which is all a mark is for.
+    unmark(mark);
   }
 }
 

@@ -5,7 +5,6 @@
  * folder, `session/load` resumes one and replays it, `session/resume` resumes it silently.
  */
 import path from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { newUuid } from '../messages/ids.ts';
 import type { McpServer } from '@agentclientprotocol/sdk';
 import type { PermissionMode } from '../messages/types.ts';
@@ -15,6 +14,8 @@ import { AcpSession, type AcpPeer } from './session.ts';
 import { MODES, stopReasonOf } from './convert.ts';
 import { mcpServersOf } from './mcp-servers.ts';
 import { holdUntilInitialized } from './pipelined.ts';
+import { acpStdioStream } from './stdio-stream.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import { replayUpdates } from './replay.ts';
 import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
 import { errorsOf } from '../messages/result-errors.ts';
@@ -155,10 +156,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     });
 
   const stream = holdUntilInitialized(
-    acp.ndJsonStream(
-      Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-      Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-    ),
+    acpStdioStream(process.stdin, process.stdout, { maxLine: maxLineFromEnv(), log }),
   );
   const connection = app.connect(stream);
   log('agentpipe: ACP agent ready on stdio');

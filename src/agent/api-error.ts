@@ -63,6 +63,11 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
     ...(parsed?.[2] ? { type: parsed[2] } : {}),
     terminalReason,
   });
+  // An answer began and went wrong: named, not taken for a connection that never came.
+  if (modelError?.fault === 'html')
+    return report(`API Error: ${raw}. Check the base URL (${baseUrlSetting(scene)}): ${NOT_THE_API}`, 'server_error');
+  if (modelError?.fault === 'cut')
+    return report(`API Error: ${raw}; the answer is incomplete. ${TRY_AGAIN}`, 'server_error');
   // The request never got an answer.
   if (status === undefined && modelError?.kind === 'connection') {
     // No answer in time (API_TIMEOUT_MS, as Claude Code's request timeout); a stream that went quiet midway in
@@ -178,6 +183,14 @@ export function apiErrorAssistant(
     ...(report.type ? { api_error_type: report.type } : {}),
     is_api_error_message: true,
   };
+}
+
+const NOT_THE_API = 'a proxy, a login page or another web server answered instead of the API.';
+const TRY_AGAIN = 'This is usually temporary — try again.';
+
+/** Where the provider's base URL is set. */
+function baseUrlSetting(scene: ApiErrorScene): string {
+  return scene.provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : '--base-url, OPENAI_BASE_URL';
 }
 
 /** Where to look when a server error persists: Anthropic's status page, or the gateway the base URL names. */

@@ -12,7 +12,7 @@ import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from './context.ts';
 import { textAnswer } from './text-answer.ts';
 import { fireHook } from './hooks.ts';
-import { mergeConsecutive } from './loop.ts';
+import { mergeConsecutive } from './merged-history.ts';
 import type { UsageTracker } from './usage.ts';
 
 export const SUMMARY_INSTRUCTION = [

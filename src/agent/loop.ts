@@ -7,6 +7,7 @@ import { userMessage } from '../messages/user.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { modelRequest } from './request.ts';
 import { watchStalls } from './stall-watch.ts';
+import { mergeConsecutive } from './merged-history.ts';
 import { monotonicMs } from '../process/clock.ts';
 import { envNumber } from '../process/env-number.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -464,7 +465,8 @@ async function streamOnce(
   }
   run.signal.throwIfAborted();
   const message = assembler.message;
-  if (!message) throw new ModelError({ message: 'the model stream ended before message_start', kind: 'connection' });
+  if (!message)
+    throw new ModelError({ message: 'the stream ended before message_start', kind: 'connection', fault: 'cut' });
   // Keyed by the model asked for, as Claude Code keys modelUsage, unless the provider says otherwise.
   run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
 }
@@ -479,30 +481,4 @@ function sentBlock(block: AssistantContentBlock): AssistantContentBlock {
 /** Usage as the API sent it: the members the provider filled with null left out. */
 function sentUsage(usage: ApiUsage): ApiUsage {
   return Object.fromEntries(Object.entries(usage).filter(([, v]) => v !== null && v !== undefined)) as ApiUsage;
-}
-
-/**
- * The history as a model request carries it: consecutive messages of the same role joined (the
- * APIs require alternation) and wire-only fields (`citations: null`) left out.
- */
-export function mergeConsecutive(history: MessageParam[]): MessageParam[] {
-  const out: MessageParam[] = [];
-  for (const original of history) {
-    const message =
-      typeof original.content === 'string'
-        ? original
-        : {
-            ...original,
-            content: original.content.map((b) =>
-              b.type === 'text' && 'citations' in b ? { type: 'text' as const, text: b.text } : b,
-            ),
-          };
-    const last = out.at(-1);
-    if (last && last.role === message.role) {
-      const toBlocks = (c: MessageParam['content']) =>
-        typeof c === 'string' ? [{ type: 'text' as const, text: c }] : c;
-      out[out.length - 1] = { role: last.role, content: [...toBlocks(last.content), ...toBlocks(message.content)] };
-    } else out.push(message);
-  }
-  return out;
 }

@@ -1,9 +1,11 @@
 /**
- * A model stream that stops sending must not hang the run: the first event must come within
+ * A model stream that stops sending must not hang the run: the first item must come within
  * API_TIMEOUT_MS (default 600,000 ms, as Claude Code), and each later one within
- * AGENTPIPE_STREAM_IDLE_TIMEOUT_MS (default 90,000 ms) of the one before. A stall aborts the
- * request and fails it as a retryable connection error, so the loop retries it with
- * `system/api_retry` while nothing was streamed yet, and otherwise ends the turn with an error.
+ * AGENTPIPE_STREAM_IDLE_TIMEOUT_MS (default 90,000 ms) of the one before. The HTTP providers' first
+ * item is the empty batch that says the response headers came (http-stream.ts), so from the
+ * headers on the idle limit applies. A stall aborts the request and fails it as a retryable
+ * connection error, so the loop retries it with `system/api_retry` while nothing was streamed yet,
+ * and otherwise ends the turn with an error.
  */
 import { monotonicMs } from '../process/clock.ts';
 import { envNumber } from '../process/env-number.ts';

@@ -7,7 +7,7 @@ import type { PermissionResult } from '../messages/control.ts';
 import type { ToolProgressMessage, ToolResultBlock, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../messages/notices.ts';
-import { checkPermission } from '../tools/permissions.ts';
+import { checkPermission, readDeniedFor } from '../tools/permissions.ts';
 import { toolNameMatches } from '../tools/permission-rules.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
@@ -313,6 +313,7 @@ async function callWithProgress(
     interval = setInterval(beat, ctx.progressIntervalMs);
   }, ctx.progressThresholdMs);
   try {
+    const readDenied = readDeniedFor(tool.name, ctx.permissions.deny, ctx.cwd);
     const context: ToolContext = {
       cwd: ctx.cwd,
       signal,
@@ -323,6 +324,7 @@ async function callWithProgress(
       onOutput: (text) => {
         lastOutput = (lastOutput + text).slice(-2000);
       },
+      ...(readDenied ? { readDenied } : {}),
     };
     const runsAgent = run !== undefined && 'callInAgent' in tool;
     const call = () =>

@@ -10,7 +10,7 @@ import { Command } from 'commander';
 import { addSessionOptions, type CliFlags } from './flags.ts';
 import { UsageError, sessionOptionsFromFlags } from './options.ts';
 import { collect } from './serve-command.ts';
-import { serverToken } from './serve.ts';
+import { serverToken } from './server-token.ts';
 import { untilSignal } from './signals.ts';
 import { maxLineFromEnv } from '../messages/ndjson.ts';
 import { envNumber } from '../process/env-number.ts';
@@ -93,7 +93,7 @@ export async function runAppServerCommand(argv: string[], log: (line: string) =>
       await transports.serveStdio(server, maxLineFromEnv());
       return;
     }
-    const { token, generated } = serverToken({ token: flags.token, host: address.host });
+    const { token, generated } = serverToken({ token: flags.token, host: address.host }, log);
     const running = await transports.serveWebSocket(server, {
       ...address,
       token,

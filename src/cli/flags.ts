@@ -139,10 +139,7 @@ export function addSessionOptions(command: Command): Command {
       '--mcp-config <configs...>',
       'MCP servers: JSON files or strings {"mcpServers": {"name": {...}}} (repeatable)',
     )
-    .option(
-      '--strict-mcp-config',
-      'only the --mcp-config servers (always the case: agentpipe reads no other MCP config)',
-    )
+    .option('--strict-mcp-config', 'only the --mcp-config servers, not the mcpServers of the settings files')
     .option(
       '--settings <file-or-json>',
       'settings file or JSON with hooks: {"hooks": {"PreToolUse": [{"matcher": "Bash", ' +
@@ -182,8 +179,14 @@ export function addSessionOptions(command: Command): Command {
     .option(
       '--setting-sources <sources>',
       'settings files to load: user ($AGENTPIPE_HOME/settings.json), project (.agentpipe/settings.json), local ' +
-        '(.agentpipe/settings.local.json), with the agents/*.md of user and project; default all, "" for none',
+        '(.agentpipe/settings.local.json), with the agents/*.md of user and project; default all (project and ' +
+        'local only in a trusted folder: agentpipe trust), "" for none; naming project or local trusts them',
     )
+    .option(
+      '--trust-project',
+      "apply this folder's own settings (hooks, rules, MCP servers, agents) for this run without `agentpipe trust`",
+    )
+    .option('--no-trust-project', "this folder's own settings apply only if it is trusted, even when named")
     .option(
       '--agent <name>',
       "run the main thread as this agent (--agents or the SDK's agents): its prompt, tools and model",

@@ -1,7 +1,8 @@
 /**
  * The flags of the official SDK that shape requests and the session's surroundings → session
  * options: --fallback-model, --effort, --thinking, --thinking-display, --betas, --add-dir,
- * --setting-sources, --agent, --debug, --debug-file. Throws plain errors naming the flag.
+ * --setting-sources, --trust-project, --strict-mcp-config, --agent, --debug, --debug-file. Throws plain errors naming
+ * the flag.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,8 @@ type ModelFlagOptions = Pick<
   | 'betas'
   | 'additionalDirectories'
   | 'settingSources'
+  | 'trustProject'
+  | 'strictMcpConfig'
   | 'agent'
   | 'debug'
   | 'debugFile'
@@ -47,9 +50,13 @@ export function modelFlagOptions(flags: CliFlags, cwd: string): ModelFlagOptions
       return resolved;
     });
   }
-  // Without the flag the CLI reads every source, as Claude Code does.
+  // Without the flag the CLI reads every source, as Claude Code does, a project's own only in a trusted folder; the
+  // flag (the official SDK's settingSources) naming project or local trusts them, as --trust-project does.
   out.settingSources =
     typeof flags.settingSources === 'string' ? parseSettingSources(flags.settingSources) : [...SETTING_SOURCES];
+  if (typeof flags.trustProject === 'boolean') out.trustProject = flags.trustProject;
+  else if (typeof flags.settingSources !== 'string') out.trustProject = false;
+  if (flags.strictMcpConfig === true) out.strictMcpConfig = true;
   if (typeof flags.agent === 'string') out.agent = flags.agent;
   if (flags.debug !== undefined) out.debug = flags.debug as boolean | string;
   if (typeof flags.debugFile === 'string') out.debugFile = path.resolve(cwd, flags.debugFile);

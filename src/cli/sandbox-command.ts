@@ -25,8 +25,13 @@ export function addSandboxCommand(program: Command, log: (line: string) => void)
       const globals = flags;
       const cwd = path.resolve(globals.cwd ?? process.cwd());
       const { runDoctor, formatDoctor } = await import('../sandbox/doctor.ts');
+      // The layers a session in `cwd` would apply: an untrusted folder's own files are named and left out.
       const layers = sandboxLayers(
-        sessionSettings({ settingSources: ['user', 'project', 'local'], settings: flags.settings }, cwd),
+        sessionSettings(
+          { settingSources: ['user', 'project', 'local'], settings: flags.settings, trustProject: false },
+          cwd,
+          (line) => log(`agentpipe: warning: ${line}`),
+        ).layers,
       );
       const report = await runDoctor({
         mode: flags.sandbox,

@@ -12,6 +12,7 @@ export interface ServeFlags extends CliFlags {
   port: number;
   host: string;
   token?: string | boolean;
+  tokenFile?: string;
   allowOrigin?: string[];
   ui?: boolean;
   open?: boolean;
@@ -31,9 +32,10 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option(
       '--token <token>',
-      'required from clients as "Authorization: Bearer <token>" or ?token= (or AGENTPIPE_SERVE_TOKEN); ' +
-        'default: a fresh token, printed in the URL',
+      'required from clients as "Authorization: Bearer <token>" or ?token= (visible in ps: prefer --token-file ' +
+        'or AGENTPIPE_SERVE_TOKEN); default: a fresh token, printed in the URL',
     )
+    .option('--token-file <file>', 'read the token from the first line of this file (kept out of ps)')
     .option(
       '--no-token',
       'serve without a token (loopback only): any local process, and any page allowed by --allow-origin, can ' +

@@ -1,32 +1,13 @@
 /** `agentpipe serve`: checks the flags, starts the WebSocket server, runs until SIGINT/SIGTERM. */
 import { maxLineFromEnv } from '../messages/ndjson.ts';
-import { generateToken, isLoopback } from '../transport/access.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { UsageError, tapesForMany, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 import type { ServeFlags } from './serve-command.ts';
 import { untilSignal } from './signals.ts';
-
-/** The server's token: `--token`, else AGENTPIPE_SERVE_TOKEN, else a fresh one; none with `--no-token`. */
-export function serverToken(flags: { token?: string | boolean; host: string }): { token?: string; generated: boolean } {
-  const fromEnv = process.env.AGENTPIPE_SERVE_TOKEN;
-  // Tools, hooks and MCP servers started by this process must not be able to read it.
-  delete process.env.AGENTPIPE_SERVE_TOKEN;
-  if (flags.token === false) {
-    if (!isLoopback(flags.host)) {
-      throw new UsageError(
-        `refusing to serve on ${flags.host} without a token: anyone who can reach it could run tools here. ` +
-          `Drop --no-token, or bind to 127.0.0.1`,
-      );
-    }
-    return { generated: false };
-  }
-  if (typeof flags.token === 'string' && flags.token) return { token: flags.token, generated: false };
-  if (fromEnv) return { token: fromEnv, generated: false };
-  return { token: generateToken(), generated: true };
-}
+import { serverToken } from './server-token.ts';
 
 export async function serve(flags: ServeFlags, log: (line: string) => void): Promise<number> {
-  const { token, generated } = serverToken(flags);
+  const { token, generated } = serverToken(flags, log);
   if (flags.sessionId)
     throw new UsageError('--session-id cannot be used with serve: every connection is its own session');
   for (const name of unsupportedFlagsGiven(flags)) {
@@ -100,7 +81,8 @@ async function serveCluster(
         `?session=<id>)`,
     );
   const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
-  const { RedisConnectionError } = await import('../cluster/connection.ts');
+  const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
+  await warnIfPasswordless(flags.redis!, 'agentpipe serve', log);
   let front;
   try {
     front = await ClusterFrontEnd.open({

@@ -8,7 +8,7 @@
 import type http from 'node:http';
 import type WebSocket from 'ws';
 import { UsageError } from './options.ts';
-import { serverToken } from './serve.ts';
+import { serverToken } from './server-token.ts';
 import { untilSignal } from './signals.ts';
 import type { ViewFlags } from './view-command.ts';
 import { openBrowser } from '../view/open-browser.ts';
@@ -87,7 +87,7 @@ export async function runClusterView(
   flags: ViewFlags & { redis: string },
   log: (line: string) => void,
 ): Promise<number> {
-  const { token } = serverToken(flags);
+  const { token } = serverToken(flags, log);
   const allowOrigins = checkOrigins(flags.allowOrigin ?? []);
   const page = await clusterPage(flags.redis, false, log);
   if (!page) return 1;

@@ -14,6 +14,7 @@ export interface ViewFlags extends CliFlags {
   live?: boolean;
   export?: string;
   token?: string | boolean;
+  tokenFile?: string;
   allowOrigin?: string[];
   redis?: string;
 }
@@ -43,10 +44,11 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
     )
     .option(
       '--token <token>',
-      'with --live or --redis: required from clients (or AGENTPIPE_SERVE_TOKEN); default: a fresh token, in ' +
-        'the printed URL',
+      'required from clients (visible in ps: prefer --token-file or AGENTPIPE_SERVE_TOKEN); default with --live, ' +
+        '--redis or a --host that is not loopback: a fresh token, in the printed URL',
     )
-    .option('--no-token', 'with --live or --redis: no token (loopback only)')
+    .option('--token-file <file>', 'read the token from the first line of this file (kept out of ps)')
+    .option('--no-token', 'no token (loopback only)')
     .option(
       '--allow-origin <origin>',
       'with --live or --redis: a browser origin that may connect besides the page itself; repeatable',

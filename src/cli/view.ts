@@ -4,6 +4,7 @@ import path from 'node:path';
 import { UsageError } from './options.ts';
 import type { ViewFlags } from './view-command.ts';
 import { untilSignal } from './signals.ts';
+import { serverToken } from './server-token.ts';
 import { openBrowser } from '../view/open-browser.ts';
 import { exportHtml, webDir } from '../view/page.ts';
 import { servePage } from '../view/page-server.ts';
@@ -54,10 +55,13 @@ export async function runView(
     log(`agentpipe view: wrote ${out} (${stream.messages.length} messages)`);
     return 0;
   }
-  const server = await servePage(data, flags.port, flags.host);
-  log(`agentpipe view: ${stream.messages.length} messages of ${file} on ${server.url} (Ctrl+C to stop)`);
-  process.stdout.write(`${server.url}\n`);
-  if (flags.open) openBrowser(server.url);
+  // The page holds the whole session: past this machine (a --host that is not loopback) it needs a token, as serve.
+  const { token, generated } = serverToken(flags, log, true);
+  const server = await servePage(data, flags.port, flags.host, token);
+  const url = generated && token ? `${server.url}?token=${token}` : server.url;
+  log(`agentpipe view: ${stream.messages.length} messages of ${file} on ${url} (Ctrl+C to stop)`);
+  process.stdout.write(`${url}\n`);
+  if (flags.open) openBrowser(url);
   await untilSignal();
   await server.close();
   return 0;

@@ -61,9 +61,10 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
     )
     .action(async (flags: WorkerFlags) => {
       const { startWorker } = await import('../cluster/worker.ts');
-      const { RedisConnectionError } = await import('../cluster/connection.ts');
+      const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
       let worker;
       try {
+        await warnIfPasswordless(flags.redis, 'agentpipe worker', log);
         worker = await startWorker({
           redis: flags.redis,
           concurrency: flags.concurrency,

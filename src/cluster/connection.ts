@@ -201,3 +201,47 @@ export async function openBlocking(base: Redis, options: RedisConnectionOptions 
   const client = base.duplicate(clientOptions(options, true));
   return connect(client, describeTarget(base), (options.connectTimeoutMs ?? 3000) + 1000);
 }
+
+/**
+ * True when the Redis at `url` answers without a password (tried without the URL's credentials, once, within
+ * `timeoutMs`); false when it wants one, cannot be reached, or the URL is not valid (the real connection says why).
+ */
+export async function acceptsWithoutPassword(url: string, timeoutMs = 3000): Promise<boolean> {
+  let bare: string;
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    bare = parsed.toString();
+  } catch {
+    return false;
+  }
+  const { Redis } = await import('ioredis');
+  const probe = new Redis(bare, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectionName: 'agentpipe-probe',
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** Says once, on `log`, when the Redis at `url` lets anyone who can reach it in without a password. */
+export async function warnIfPasswordless(url: string, who: string, log: (line: string) => void): Promise<void> {
+  if (!(await acceptsWithoutPassword(url))) return;
+  log(
+    `${who}: warning: the Redis at ${redactUrl(url)} accepts commands without a password: anyone who can connect ` +
+      'to it can read every session and send prompts to them. Set requirepass (or an ACL user) and give it in the ' +
+      'URL (redis://:password@host:port)',
+  );
+}

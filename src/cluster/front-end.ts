@@ -34,6 +34,7 @@ import { jobOptions, type SessionJob, type StreamFlags } from './jobs.ts';
 import { ClusterClient } from './session-client.ts';
 import { isInternal } from './session-run.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
+import { nestedDeeper } from '../messages/json-limits.ts';
 import { socketWriter } from '../pipeline/socket-writer.ts';
 
 /** Options of a front end. */
@@ -94,7 +95,8 @@ export function inboxLine(line: string): string | undefined {
   } catch {
     return line; // the worker's parser reports it
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return line;
+  // Too deep to rewrite safely (JSON.stringify would overflow the stack): the worker's parser refuses it.
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || nestedDeeper(value)) return line;
   const message = value as Record<string, unknown>;
   if (message.type === 'keep_alive') return undefined;
   if (message.type === 'end_input') return END_INPUT;

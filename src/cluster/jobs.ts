@@ -90,6 +90,8 @@ const OPTION_KINDS: Record<string, Kind> = {
   betas: 'strings',
   additionalDirectories: 'strings',
   settingSources: 'strings',
+  trustProject: 'boolean',
+  strictMcpConfig: 'boolean',
   agent: 'string',
   debug: 'boolean|string',
   debugFile: 'string',

@@ -31,6 +31,7 @@
  * tokens must be unique per acquisition (a random uuid), never reused.
  */
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { PRIVATE_FILE, PRIVATE_FOLDER } from '../process/private-files.ts';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { AgentMessage } from '../messages/types.ts';
@@ -703,13 +704,14 @@ export class SessionLog {
    */
   async archive(sessionId: string, file: string, ownerToken?: string): Promise<number> {
     const keys = this.keys(sessionId);
-    await mkdir(path.dirname(file), { recursive: true });
+    // An archive is a transcript: its owner's only (0600 in folders made 0700).
+    await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
     try {
       for (let attempt = 0; attempt < 10; attempt++) {
         const entries = await this.read(sessionId);
         const lines = entries.map((e) => transcriptLine(e.message)).filter((l) => l !== undefined);
-        await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { flush: true });
+        await writeFile(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { flush: true, mode: PRIVATE_FILE });
         const last = entries.at(-1)?.id ?? '0-0';
         if (lines.length) await rename(temp, file);
         const deleted = await this.#deleteIfUnchanged(keys, last, ownerToken ?? '*');

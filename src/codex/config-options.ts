@@ -16,6 +16,7 @@ import type { ProviderName } from '../model/resolve.ts';
 import type { SessionOptions } from '../session/options.ts';
 import type { ConfigOverride, ConfigValue } from './config-overrides.ts';
 import { APPROVAL_POLICIES, SANDBOX_MODES, type CodexApprovalPolicy, type CodexSandboxMode } from './permissions.ts';
+import { holdSecretVariable } from '../process/env.ts';
 
 /** A config value that cannot be used (exec: exit 2; app-server: -32602). */
 export class CodexConfigError extends Error {
@@ -158,6 +159,8 @@ function modelOptions(
   const chosen = stringOf(config, 'model_provider');
   const providerKey = (field: string) => (chosen ? stringOf(config, `model_providers.${chosen}.${field}`) : undefined);
   const envKey = providerKey('env_key');
+  // The key is agentpipe's now: no tool, hook or MCP server it starts may see it.
+  if (envKey) holdSecretVariable(envKey);
   const apiKey = (envKey ? env[envKey] : undefined) ?? env.CODEX_API_KEY ?? env.OPENAI_API_KEY;
   const baseUrl = providerKey('base_url') ?? stringOf(config, 'openai_base_url') ?? env.OPENAI_BASE_URL;
   const base = { ...(model ? { model } : {}), ...(script ? { script } : {}) };

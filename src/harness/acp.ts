@@ -59,7 +59,7 @@ export class AcpHarness implements Harness {
     this.#sessionId = sessionId;
     this.#terminals = new Terminals(config);
     this.#permissions = new AcpPermissions(config, (line) => this.#warnOnce(line));
-    this.#fs = new ClientFs(config.cwd, () => this.#native);
+    this.#fs = new ClientFs(config.cwd, () => this.#native, this.#permissions.denied);
     if (config.maxTurns !== undefined)
       this.#warnOnce('harness acp: --max-turns has no ACP equivalent and is not applied');
     if (config.systemPrompt !== undefined || config.appendSystemPrompt !== undefined) {

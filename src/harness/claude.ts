@@ -165,28 +165,34 @@ export class ClaudeStreamHarness implements Harness {
     return cli;
   }
 
+  /**
+   * Every value rides in its flag's `--flag=value` form: a model name, a system prompt or a resumed session id (from a
+   * client or a transcript) that starts with `--` is then never read as a flag of its own (issue 27).
+   */
   #args(): string[] {
     const c = this.config;
-    const args = ['--output-format', 'stream-json', '--input-format', 'stream-json'];
+    const args = ['--output-format=stream-json', '--input-format=stream-json'];
     if (this.name === 'claude') args.unshift('-p', '--verbose');
     if (c.includePartialMessages) args.push('--include-partial-messages');
-    if (c.model) args.push('--model', c.model);
-    if (c.systemPrompt !== undefined) args.push('--system-prompt', c.systemPrompt);
-    if (c.appendSystemPrompt) args.push('--append-system-prompt', c.appendSystemPrompt);
-    if (this.#native) args.push('--resume', this.#native);
+    if (c.model) args.push(`--model=${c.model}`);
+    if (c.systemPrompt !== undefined) args.push(`--system-prompt=${c.systemPrompt}`);
+    if (c.appendSystemPrompt) args.push(`--append-system-prompt=${c.appendSystemPrompt}`);
+    if (this.#native) args.push(`--resume=${this.#native}`);
     if (this.name === 'claude') {
-      args.push('--permission-mode', c.permissionMode, '--permission-prompt-tool', 'stdio');
-      if (c.allowedTools.length) args.push('--allowedTools', c.allowedTools.join(','));
-      if (c.disallowedTools.length) args.push('--disallowedTools', c.disallowedTools.join(','));
-      if (c.maxTurns !== undefined) args.push('--max-turns', String(c.maxTurns));
+      // An untrusted folder's .claude/ (hooks, rules, agents) does not apply in Claude Code either: its user's only.
+      if (c.projectSettings === false) args.push('--setting-sources=user');
+      args.push(`--permission-mode=${c.permissionMode}`, '--permission-prompt-tool=stdio');
+      if (c.allowedTools.length) args.push(`--allowedTools=${c.allowedTools.join(',')}`);
+      if (c.disallowedTools.length) args.push(`--disallowedTools=${c.disallowedTools.join(',')}`);
+      if (c.maxTurns !== undefined) args.push(`--max-turns=${c.maxTurns}`);
       return args;
     }
-    // Qwen Code: its own names for the same settings.
-    args.push('--approval-mode', QWEN_APPROVAL[c.permissionMode]);
-    if (c.allowedTools.length) args.push('--allowed-tools', ...c.allowedTools);
-    if (c.disallowedTools.length) args.push('--exclude-tools', ...c.disallowedTools);
-    if (c.maxTurns !== undefined) args.push('--max-session-turns', String(c.maxTurns));
-    if (c.baseUrl || c.env.OPENAI_BASE_URL) args.push('--auth-type', 'openai');
+    // Qwen Code: its own names for the same settings (a list: the flag once per item).
+    args.push(`--approval-mode=${QWEN_APPROVAL[c.permissionMode]}`);
+    for (const rule of c.allowedTools) args.push(`--allowed-tools=${rule}`);
+    for (const rule of c.disallowedTools) args.push(`--exclude-tools=${rule}`);
+    if (c.maxTurns !== undefined) args.push(`--max-session-turns=${c.maxTurns}`);
+    if (c.baseUrl || c.env.OPENAI_BASE_URL) args.push('--auth-type=openai');
     this.#warnOnce();
     return args;
   }

@@ -182,16 +182,15 @@ export class GeminiHarness extends OneShotCliHarness {
   argv(prompt: string): string[] {
     const c = this.config;
     const allowed = c.allowedTools.map(geminiToolRule);
-    const policy = c.disallowedTools.length ? ['--policy', this.#denyPolicy()] : [];
+    const policy = c.disallowedTools.length ? [`--policy=${this.#denyPolicy()}`] : [];
+    // `--flag=value` throughout: a model name or a resumed session id starting with `--` stays a value (issue 27).
     return [
       ...c.command,
-      '--output-format',
-      'stream-json',
-      '--approval-mode',
-      geminiApprovalMode(c.permissionMode),
-      ...(c.model ? ['-m', c.model] : []),
-      ...(this.nativeId ? ['--resume', this.nativeId] : []),
-      ...(allowed.length ? ['--allowed-tools', allowed.join(',')] : []),
+      '--output-format=stream-json',
+      `--approval-mode=${geminiApprovalMode(c.permissionMode)}`,
+      ...(c.model ? [`--model=${c.model}`] : []),
+      ...(this.nativeId ? [`--resume=${this.nativeId}`] : []),
+      ...(allowed.length ? [`--allowed-tools=${allowed.join(',')}`] : []),
       ...policy,
       `--prompt=${prompt}`,
     ];

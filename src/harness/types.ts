@@ -55,6 +55,11 @@ export interface HarnessConfig {
    * 15 min).
    */
   idleMs?: number;
+  /**
+   * false: the working folder is not trusted (`agentpipe trust`), so the wrapped CLI must not apply the folder's own
+   * configuration either (Claude Code: `.claude/settings*.json` hooks and rules, `.claude/agents`).
+   */
+  projectSettings?: boolean;
   /** The wrapped agent's own session id to resume (from the transcript of the agentpipe session). */
   resumeNativeId?: string;
   /** Diagnostics (stderr of the CLI, the session's log in the library). */

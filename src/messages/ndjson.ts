@@ -11,8 +11,8 @@ import { envNumber } from '../process/env-number.ts';
 /** Default cap of one line (characters): 64 Mi, enough for large images. */
 export const DEFAULT_MAX_LINE = 64 * 1024 * 1024;
 
-/** Characters of an oversized line kept to report it. */
-const HEAD_CHARS = 200;
+/** Characters of an oversized line kept to tell what it was (messages/parse.ts `refusedFromHead`). */
+const HEAD_CHARS = 4096;
 
 /** The cap: `AGENTPIPE_MAX_INPUT_LINE` (characters) when set to a positive number, else the default. */
 export function maxLineFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -21,7 +21,7 @@ export function maxLineFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 
 /**
  * One framed line (1-based `number`, blank lines counted but never yielded), or a line over the cap:
- * its size and its first characters (up to 200, what was held before the cap was passed).
+ * its size and its first characters (up to 4096, what was held before the cap was passed).
  */
 export type FramedLine = { line: string; number: number } | { tooLong: number; head: string; number: number };
 

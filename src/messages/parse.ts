@@ -6,9 +6,18 @@
  * the requests' contents where they are handled (`initialize`, answers, MCP configs).
  */
 import type { InputMessage } from './control.ts';
+import { nestedDeeper, tooDeepError } from './json-limits.ts';
 
-/** A parsed line, or the reason it was rejected. */
-export type ParsedLine = { ok: true; message: InputMessage } | { ok: false; error: string };
+/**
+ * What a refused line was, when its top level says so: the session answers it rather than leave
+ * its client waiting (a user message gets an error `result`, a control request an error
+ * `control_response`).
+ */
+export type RefusedInput =
+  { type: 'user'; uuid?: string } | { type: 'control_request' | 'control_response'; request_id: string };
+
+/** A parsed line, or the reason it was rejected (and what it was, when known). */
+export type ParsedLine = { ok: true; message: InputMessage } | { ok: false; error: string; refused?: RefusedInput };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -17,9 +26,51 @@ export function parseInputLine(line: string): ParsedLine {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { ok: false, error: `malformed JSON (${(error as Error).message})` };
+    return { ok: false, error: `malformed JSON (${(error as Error).message})`, refused: refusedFromHead(line) };
   }
   if (!isObject(value)) return { ok: false, error: 'expected a JSON object' };
+  const parsed = checkMessage(value);
+  const error = !parsed.ok ? parsed.error : nestedDeeper(value) ? tooDeepError() : undefined;
+  return error === undefined ? parsed : { ok: false, error, refused: refusedOf(value) };
+}
+
+const REQUEST_ID_MAX = 200;
+
+/** What a parsed top level says it is (see RefusedInput). */
+function refusedOf(value: Record<string, unknown>): RefusedInput | undefined {
+  if (value.type === 'user')
+    return typeof value.uuid === 'string' ? { type: 'user', uuid: value.uuid } : { type: 'user' };
+  const id =
+    value.type === 'control_response' && isObject(value.response) ? value.response.request_id : value.request_id;
+  if (typeof id !== 'string' || id.length > REQUEST_ID_MAX) return undefined;
+  if (value.type === 'control_request' || value.type === 'control_response')
+    return { type: value.type, request_id: id };
+  return undefined;
+}
+
+const HEAD_TYPE = /"type"\s*:\s*"([a-z_]{1,40})"/;
+const HEAD_REQUEST_ID = /"request_id"\s*:\s*"((?:[^"\\]|\\.){1,200})"/;
+
+/**
+ * What a line that could not be parsed (malformed, or over the size limit: only its first characters are kept) says
+ * it is, read from its start: its first `"type"`, and a control request's or response's first `"request_id"`.
+ */
+export function refusedFromHead(head: string): RefusedInput | undefined {
+  const start = head.slice(0, 4096);
+  const type = HEAD_TYPE.exec(start)?.[1];
+  if (type === 'user') return { type: 'user' };
+  if (type !== 'control_request' && type !== 'control_response') return undefined;
+  const id = HEAD_REQUEST_ID.exec(start)?.[1];
+  if (id === undefined) return undefined;
+  try {
+    return { type, request_id: JSON.parse(`"${id}"`) as string };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks the shape of a parsed line's top level. */
+function checkMessage(value: Record<string, unknown>): ParsedLine {
   switch (value.type) {
     case 'user': {
       const message = value.message;

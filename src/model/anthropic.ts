@@ -89,7 +89,7 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
         return normaliser.stopped;
       });
       if (!normaliser.stopped)
-        throw new ModelError({ kind: 'connection', message: 'The response stream ended before message_stop' });
+        throw new ModelError({ kind: 'connection', fault: 'cut', message: 'the stream ended before message_stop' });
     } catch (error) {
       throw toModelError(error, signal, this.endpoint.apiKey, fromApiError);
     }

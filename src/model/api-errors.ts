@@ -4,7 +4,7 @@
  * Never leaks the API key: every message goes through `redact`.
  */
 import { ModelError, parseRetryAfter } from './errors.ts';
-import { HttpStatusError } from './http-stream.ts';
+import { HttpStatusError, htmlTitle } from './http-stream.ts';
 
 /** Classifies one API's error answer (a 4xx/5xx with its body). */
 export type ApiErrorMapper = (
@@ -41,7 +41,14 @@ export function toModelError(
   });
 }
 
-/** `{ "error": { "type": ..., "message": ... } }` (both APIs), or the bare body text. */
+/** A web page as an error body (a proxy's 502 page): named by its title, not its markup. */
+function htmlPage(body: string): string | undefined {
+  if (!/^\s*</.test(body)) return undefined;
+  const title = htmlTitle(body);
+  return `the server answered HTML${title ? ` ("${title}")` : ''}`;
+}
+
+/** `{ "error": { "type": ..., "message": ... } }` (both APIs), or the bare body text (a web page by its title). */
 export function errorBody(error: HttpStatusError): { type?: string; code?: string; message: string } {
   const body = error.body;
   const inner =
@@ -49,9 +56,10 @@ export function errorBody(error: HttpStatusError): { type?: string; code?: strin
       ? (body.error as Record<string, unknown>)
       : undefined;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const bare = error.message.replace(/^\d{3} ?/, '');
   return {
     type: text(inner?.type),
     code: text(inner?.code),
-    message: text(inner?.message) ?? (error.message.replace(/^\d{3} ?/, '') || `status ${error.status}`),
+    message: text(inner?.message) ?? (htmlPage(bare) || bare || `status ${error.status}`),
   };
 }

@@ -14,11 +14,20 @@ export type ModelErrorKind =
   | 'aborted'
   | 'unknown';
 
+/**
+ * What went wrong with an answer that had begun (a 2xx response), when the provider can tell; the prompt's result
+ * names it (agent/api-error.ts). `html`: the API answered a web page, not an event stream (a wrong base URL, a proxy's
+ * login page); `cut`: the stream ended before the answer did.
+ */
+export type AnswerFault = 'html' | 'cut';
+
 export class ModelError extends Error {
   readonly [marker] = true;
   /** HTTP status, when there was a response. */
   readonly status: number | undefined;
   readonly kind: ModelErrorKind;
+  /** What went wrong with an answer that had begun, when known. */
+  readonly fault: AnswerFault | undefined;
   /** Server-requested wait before a retry (from `retry-after`). */
   readonly retryAfterMs: number | undefined;
 
@@ -28,10 +37,12 @@ export class ModelError extends Error {
     status?: number;
     retryAfterMs?: number;
     cause?: unknown;
+    fault?: AnswerFault;
   }) {
     super(options.message, { cause: options.cause });
     this.name = 'ModelError';
     this.kind = options.kind;
+    this.fault = options.fault;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
   }

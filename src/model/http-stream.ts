@@ -106,7 +106,10 @@ const FEED_SIZE = 4096;
 /**
  * POSTs `request` and yields the answer's server-sent events, in batches: the events of one
  * network read come together (one async hop per read instead of per event). The next read
- * waits until the consumer takes the batch.
+ * waits until the consumer takes the batch. The first batch is empty and comes when the response
+ * headers do: the answer has begun (from there the stall watch waits for data with its idle
+ * limit). An answer that is a web page (a wrong base URL, a proxy's login page) fails with a
+ * ModelError that says so (`fault: 'html'`), whatever its content type claims.
  */
 export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSourceMessage[]> {
   const { response, detach } = await post(request, 'text/event-stream');
@@ -114,8 +117,13 @@ export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSou
   const parser = createParser({ onEvent: (event) => events.push(event) });
   const decoder = new TextDecoder();
   let failed = false;
+  let first = true;
   try {
+    if (/\btext\/html\b/i.test(String(response.headers['content-type']))) throw await htmlAnswer(request, response);
+    yield [];
     for await (const chunk of response.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+      if (first && startsLikeHtml(chunk)) throw await htmlAnswer(request, response, chunk);
+      first = false;
       for (let at = 0; at < chunk.length; at += FEED_SIZE) {
         parser.feed(decoder.decode(chunk.subarray(at, at + FEED_SIZE), { stream: true }));
         if (events.length === 0) continue;
@@ -137,7 +145,7 @@ export async function* postForEvents(request: JsonPost): AsyncGenerator<EventSou
 /**
  * The events `translate` makes of each network read's server-sent events, one batch per read. `translate` appends to
  * `out`, and says true once the answer is complete (what follows is not read). When it throws, the events it made
- * before still go out, then the error.
+ * before still go out, then the error. The empty read that says the answer has begun goes on as an empty batch.
  */
 export async function* translatedBatches<T>(
   reads: AsyncIterable<EventSourceMessage[]>,
@@ -156,7 +164,7 @@ export async function* translatedBatches<T>(
       }
       if (complete) break;
     }
-    if (out.length > 0) yield out;
+    if (out.length > 0 || messages.length === 0) yield out;
     if (failure) throw failure.error;
     if (complete) return;
   }
@@ -259,6 +267,36 @@ function post(request: JsonPost, accept: string): Promise<Answer> {
     });
     req.end(payload);
   });
+}
+
+/** True when a body's first bytes are markup (`<!DOCTYPE html>`, `<html>`), not server-sent events. */
+function startsLikeHtml(chunk: Buffer): boolean {
+  let at = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0; // a UTF-8 byte order mark
+  while (at < chunk.length && (chunk[at] === 0x20 || chunk[at] === 0x0a || chunk[at] === 0x0d || chunk[at] === 0x09))
+    at++;
+  return chunk[at] === 0x3c; // '<'
+}
+
+/**
+ * "the API at http://host:port answered HTML (status 200, "Sign in")": the page's title from its first read (`head`,
+ * once the body is being read), else from the body.
+ */
+async function htmlAnswer(request: JsonPost, response: IncomingMessage, head?: Buffer): Promise<ModelError> {
+  const text = head ? head.toString('utf8') : await readText(response, MAX_ERROR_BODY).catch(() => '');
+  const title = htmlTitle(text);
+  return new ModelError({
+    kind: 'connection',
+    fault: 'html',
+    message:
+      `the API at ${new URL(request.url).origin} answered HTML (status ${response.statusCode ?? 200}` +
+      `${title ? `, "${title}"` : ''}) instead of an event stream`,
+  });
+}
+
+/** The `<title>` of a page, whitespace folded, at most 100 characters. */
+export function htmlTitle(text: string): string | undefined {
+  const title = /<title[^>]*>([^<]*)/i.exec(text)?.[1]?.replace(/\s+/g, ' ').trim();
+  return title ? title.slice(0, 100) : undefined;
 }
 
 /** The body as text, cut at `max` characters. */

@@ -93,7 +93,7 @@ export class OpenAICompatibleProvider extends HttpProvider implements ModelProvi
         return false;
       });
       if (!translator.finished) {
-        throw new ModelError({ kind: 'connection', message: 'The response stream ended before a finish_reason' });
+        throw new ModelError({ kind: 'connection', fault: 'cut', message: 'the stream ended before finish_reason' });
       }
       const last: StreamEvent[] = [];
       translator.finish(last);

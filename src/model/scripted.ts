@@ -4,7 +4,8 @@
  * deltas with usage, exactly like a remote model would.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AssistantContentBlock, ContentDelta, StopReason, StreamEvent } from '../messages/types.ts';
+import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
+import { PrefixMemo } from '../messages/prefix-memo.ts';
 import { newApiId } from '../messages/ids.ts';
 import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { ModelError } from './errors.ts';
@@ -78,6 +79,23 @@ export function validateScript(value: unknown, source = 'script'): Script {
 
 const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
+/**
+ * The length of `JSON.stringify(messages)`, counted per message and kept between requests (PrefixMemo, one per
+ * conversation: keyed by its first message), so a request's estimate does not cost more as the session grows.
+ */
+class JsonLength {
+  readonly #memos = new WeakMap<object, PrefixMemo<MessageParam, number>>();
+
+  of(messages: readonly MessageParam[]): number {
+    const first = messages[0];
+    if (!first) return 2;
+    let memo = this.#memos.get(first);
+    if (!memo) this.#memos.set(first, (memo = new PrefixMemo((total, m) => (total ?? 0) + JSON.stringify(m).length)));
+    // `[`, `]` and a comma between two messages.
+    return memo.update(messages)! + messages.length + 1;
+  }
+}
+
 export class ScriptedProvider implements ModelProvider {
   readonly specificationVersion = 'v1';
   readonly provider = 'scripted';
@@ -91,6 +109,7 @@ export class ScriptedProvider implements ModelProvider {
   }
   readonly apiKeySource = 'none';
   readonly #source: ScriptSource;
+  readonly #sent = new JsonLength();
 
   constructor(source: ScriptSource) {
     this.#source = source;
@@ -110,7 +129,8 @@ export class ScriptedProvider implements ModelProvider {
     }
     const chunk = Math.max(1, turn.chunk_size ?? 16);
     const delay = turn.delay_ms ?? 0;
-    const inputTokens = turn.usage?.input_tokens ?? estimateTokens(JSON.stringify(request.messages) + request.system);
+    const inputTokens =
+      turn.usage?.input_tokens ?? Math.max(1, Math.ceil((this.#sent.of(request.messages) + request.system.length) / 4));
     const blocks = blocksOf(turn);
     const outputText = blocks
       .map((b) => (b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : JSON.stringify(b.input)))

@@ -2,14 +2,17 @@
  * AsyncMessageQueue: the producer/consumer buffer between the agent loop and the output.
  * Semantics of Claude Code's queue (single iteration; done; error; return) plus a bound:
  * `push()` resolves only once the buffer is below `highWaterMark`, so a slow consumer
- * pauses the producer instead of growing memory.
+ * pauses the producer instead of growing memory. Both FIFOs are deques: `Array#shift` copies a
+ * large array on every call, which made a burst of 10^6 control requests quadratic (issue 27).
  */
+import Denque from 'denque';
+
 export class AsyncMessageQueue<T> implements AsyncIterableIterator<T> {
-  readonly #buffer: T[] = [];
+  readonly #buffer = new Denque<T>();
   readonly #highWaterMark: number;
   readonly #onReturn?: () => void;
   #reader?: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void };
-  #writers: Array<() => void> = [];
+  readonly #writers = new Denque<() => void>();
   #done = false;
   #error: unknown;
   #hasError = false;
@@ -102,7 +105,7 @@ export class AsyncMessageQueue<T> implements AsyncIterableIterator<T> {
   /** The consumer stops early. */
   return(): Promise<IteratorResult<T>> {
     this.#done = true;
-    this.#buffer.length = 0;
+    this.#buffer.clear();
     this.#releaseWriters(true);
     this.#onReturn?.();
     return Promise.resolve({ done: true, value: undefined });

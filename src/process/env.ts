@@ -23,7 +23,16 @@ export const SECRET_VARIABLES = [
   'GEMINI_API_KEY',
   'GOOGLE_API_KEY',
   'CODEX_API_KEY',
+  'AGENTPIPE_SDK_URL_TOKEN',
 ] as const;
+
+/** Further variables this process took a key from (a Codex provider's `env_key`), withheld like the list above. */
+const held = new Set<string>();
+
+/** Withholds `name` from every process started from now on (unless AGENTPIPE_PASS_ENV names it). */
+export function holdSecretVariable(name: string): void {
+  held.add(name);
+}
 
 /** The names the user passes on explicitly. */
 function passedOn(env: NodeJS.ProcessEnv): Set<string> {
@@ -41,7 +50,7 @@ export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, 
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
     if (value === undefined) continue;
-    if ((SECRET_VARIABLES as readonly string[]).includes(key) && !keep.has(key)) continue;
+    if (((SECRET_VARIABLES as readonly string[]).includes(key) || held.has(key)) && !keep.has(key)) continue;
     env[key] = value;
   }
   return env;

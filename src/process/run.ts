@@ -3,8 +3,9 @@
  * `Agent.executeCommand` all use it. The command runs in its own process group (so its children
  * can be stopped with it), output is capped, and a timeout or an abort stops the whole group in
  * stages: SIGTERM, then SIGKILL after a grace period (timers unref'd). When the command exits,
- * whatever it left running in its group is killed too. Every live group is in a registry that the
- * CLI empties on every exit path (see `killAllGroups`).
+ * whatever it left running in its group is killed too; a stopped command's output pipes are let
+ * go shortly after it exits (a process that left the group, `setsid`, may hold them open). Every
+ * live group is in a registry that the CLI empties on every exit path (see `killAllGroups`).
  */
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -64,6 +65,9 @@ export interface RunningGroup {
 
 const live = new Set<number>();
 
+/** How long a stopped command's pipes stay open after it exited (see `letGo`). */
+const LET_GO_MS = 250;
+
 /** Sends `signal` to a whole process group; false when it is gone. */
 export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {
   if (pid === undefined) return false;
@@ -115,10 +119,25 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
     child.stdin.on('error', () => {}); // the command may exit without reading its input
     if (!o.interactive) child.stdin.end(o.stdin);
   }
+  let exited = false;
+  // A stopped command that exited while something outside its group (`setsid`, a daemon) still holds
+  // its output pipes: their ends are closed after a moment, or the run would wait for that process.
+  // Only the pipes read here, as they come: an interactive child's output is its caller's to read to the end.
+  const letGo = () =>
+    setTimeout(() => {
+      if (!o.interactive) child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, LET_GO_MS).unref();
+  child.once('exit', () => {
+    exited = true;
+    if (stopped) letGo();
+  });
   const stop = (reason: 'timeout' | 'aborted' = 'aborted') => {
+    const first = stopped === undefined;
     stopped ??= reason;
     signalGroup(pid, 'SIGTERM');
     setTimeout(() => signalGroup(pid, 'SIGKILL'), o.graceMs ?? 2000).unref();
+    if (first && exited) letGo();
   };
   const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => stop('timeout'), o.timeoutMs);
   const onAbort = () => stop('aborted');

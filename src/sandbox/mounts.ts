@@ -4,7 +4,8 @@
  * them that makes programs run bound read-only on top, and the credential stores and agentpipe's
  * own home hidden (an empty read-only tmpfs over a folder, /dev/null over a file). Only paths that
  * exist are mounted; a protected folder that does not exist yet gets an empty read-only mount so
- * that it cannot be created (its mount point is removed again after the run: see `createdPoints`).
+ * that it cannot be created (its mount point is removed again after the run: see `createdPoints`);
+ * a protected file that cannot have one (`.git/commondir`) is removed after the run if it appeared.
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -46,6 +47,8 @@ export const CREDENTIAL_STORES = [
 const PROTECTED = [
   '.git/hooks',
   '.git/config',
+  // A gitdir's `commondir` names the folder git takes config and hooks from (a linked worktree's).
+  '.git/commondir',
   '.agentpipe',
   '.claude',
   '.husky',
@@ -56,6 +59,11 @@ const PROTECTED = [
 ];
 /** Protected folders made (empty, read-only) when missing, so a command cannot create them. */
 const CREATE_WHEN_MISSING = new Set(['.agentpipe', '.claude']);
+/**
+ * Protected files that cannot get a mount point while missing (git reads an empty `commondir`
+ * as an error): the run's own `release` removes one that appeared (see `mustStayMissing`).
+ */
+const REMOVE_WHEN_CREATED = new Set(['.git/commondir']);
 
 /** What one sandboxed run may see and write. */
 export interface MountPlan {
@@ -81,9 +89,10 @@ export interface MountPlan {
  * allowed paths under it can get their mount points), then the writable and readable paths, the
  * protected ones on top, and the hidden folders made read-only last.
  */
-export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: string[] } {
+export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: string[]; mustStayMissing: string[] } {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   const createdPoints: string[] = [];
+  const mustStayMissing: string[] = [];
   const writable = existing(plan.writable);
   const allowRead = existing(plan.allowRead);
   const kept = [...writable, ...allowRead];
@@ -102,6 +111,10 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
   for (const dir of writable) args.push('--bind', dir, dir);
   for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
   for (const root of writable.filter(isDirectory)) {
+    // The git folder bound onto itself is a mount point: it cannot be renamed or removed, so a
+    // command cannot set a .git of its own (config, hooks) in its place.
+    const gitDir = real(path.join(root, '.git'));
+    if (gitDir !== undefined && isDirectory(gitDir)) args.push('--bind', gitDir, gitDir);
     for (const name of PROTECTED) {
       const target = path.join(root, name);
       // Through a link too: the folder it leads to is what a write would change.
@@ -110,13 +123,13 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
       else if (CREATE_WHEN_MISSING.has(name) && !isLink(target)) {
         args.push('--ro-bind', plan.emptyDir, target);
         createdPoints.push(target);
-      }
+      } else if (REMOVE_WHEN_CREATED.has(name) && gitDir !== undefined) mustStayMissing.push(target);
     }
   }
   for (const target of existing(plan.denyWrite))
     if (writable.some((dir) => inside(target, dir))) args.push('--ro-bind', target, target);
   for (const target of remount) args.push('--remount-ro', target);
-  return { args, createdPoints };
+  return { args, createdPoints, mustStayMissing };
 }
 
 /** The real paths of those that exist, once each. */

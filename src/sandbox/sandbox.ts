@@ -10,7 +10,7 @@
  * otherwise says once on stderr which guarantee is missing and why; `required` throws
  * SandboxUnavailableError instead of running anything unconfined.
  */
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
@@ -104,7 +104,11 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const workDirs = [config.cwd, ...config.directories, request.cwd];
   // A wrapped CLI keeps the temp folder its environment names (its own files may be there).
   const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
-  const { args: mounts, createdPoints } = mountArgs({
+  const {
+    args: mounts,
+    createdPoints,
+    mustStayMissing,
+  } = mountArgs({
     writable: writes
       ? [
           ...workDirs,
@@ -144,6 +148,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     confined: true,
     release: () => {
       for (const point of createdPoints) removeEmptyDir(point);
+      for (const file of mustStayMissing) removePlanted(file, config.warn);
     },
   };
 }
@@ -170,6 +175,13 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Removes a protected file a sandboxed command created (it could not be mounted while missing), saying so. */
+function removePlanted(file: string, warn: (line: string) => void): void {
+  if (!lstatSync(file, { throwIfNoEntry: false })) return;
+  rmSync(file, { force: true, recursive: true });
+  warn(`sandbox: removed ${file}, which a sandboxed command created (it would point git at other config and hooks)`);
 }
 
 function removeEmptyDir(dir: string): void {

@@ -124,7 +124,8 @@ export function startChildProcess(
     if (transport.startError)
       queue.error(new Error(`cannot start ${options.executable}: ${transport.startError.message}`));
     else if (readError) queue.error(readError);
-    else if (results.value === 0 && code !== 0)
+    // Stopped by our own SIGTERM (close()), agentpipe exits 143: that is how it was asked to end.
+    else if (results.value === 0 && code !== 0 && !(transport.terminated && code === 143))
       queue.error(new Error(`agentpipe exited with code ${code}${tail ? `: ${tail}` : ''}`));
     else queue.done();
   });

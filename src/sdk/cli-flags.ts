@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newUuid } from '../messages/ids.ts';
+import { PRIVATE_FILE } from '../process/private-files.ts';
 import type { QueryOptions } from './types.ts';
 
 /** Options only the in-process engine can honour (functions and objects that cannot cross a process). */
@@ -31,7 +32,8 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   if (typeof options.script === 'string') add('--script', path.resolve(options.script));
   else if (options.script) {
     const file = path.join(os.tmpdir(), `agentpipe-script-${newUuid()}.json`);
-    writeFileSync(file, JSON.stringify(options.script));
+    // The owner's only, and never through a file put there first (a shared temp folder).
+    writeFileSync(file, JSON.stringify(options.script), { mode: PRIVATE_FILE, flag: 'wx' });
     tempFiles.push(file);
     add('--script', file);
   }
@@ -75,6 +77,9 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   for (const dir of options.additionalDirectories ?? []) add('--add-dir', dir); // resolved against --cwd, as in-process
   // The library reads no settings files unless asked; the CLI reads all of them without the flag.
   args.push('--setting-sources', (options.settingSources ?? []).join(','));
+  add('--trust-project', options.trustProject === true);
+  add('--no-trust-project', options.trustProject === false);
+  add('--strict-mcp-config', options.strictMcpConfig === true);
   add('--agent', options.agent);
   add('--debug', typeof options.debug === 'string' ? options.debug : options.debug === true);
   add('--debug-file', options.debugFile);

@@ -26,6 +26,7 @@ export class StdioTransport {
   readonly #graceMs: number;
   #stderrTail = '';
   #inputEnded = false;
+  #terminated = false;
   #startError: Error | undefined;
   /** Resolves with the exit code (null when killed by a signal, -1 when it could not start). */
   readonly exited: Promise<number | null>;
@@ -50,6 +51,11 @@ export class StdioTransport {
         resolve(-1);
       });
     });
+  }
+
+  /** True once `close()` sent SIGTERM: the child then exits with 143 (128 + SIGTERM), which is no failure. */
+  get terminated(): boolean {
+    return this.#terminated;
   }
 
   /** The last 2,000 characters the child wrote to stderr. */
@@ -104,6 +110,7 @@ export class StdioTransport {
   async close(): Promise<void> {
     this.endInput();
     if (this.#child.exitCode !== null || this.#child.signalCode !== null || this.#startError) return;
+    this.#terminated = true;
     this.#child.kill('SIGTERM');
     if (await this.#exitsWithin(this.#graceMs)) return;
     this.#child.kill('SIGKILL');

@@ -41,7 +41,9 @@ export function agentFiles(
           .map((n) => path.join(folder, n)),
       );
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      // No folder there (a home that is a file has none either).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
         warn(`cannot read the agents folder ${folder}: ${(error as Error).message}`);
     }
   }

@@ -10,7 +10,7 @@ import type { MessageParam } from '../messages/types.ts';
 import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import { seedRead } from '../tools/read-state.ts';
 import { textAnswer } from '../agent/text-answer.ts';
-import { mergeConsecutive } from '../agent/loop.ts';
+import { mergeConsecutive } from '../agent/merged-history.ts';
 import { UsageTracker } from '../agent/usage.ts';
 import { HOOK_EVENTS } from '../tools/hooks/types.ts';
 import type { ControlHost } from './control.ts';

@@ -3,12 +3,11 @@
  * layer (its permission rules, hooks, model and effort apply from the next request);
  * `update_settings` merges Claude Code's allowed keys into a settings file, as its /config does.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { EffortLevel } from '../model/types.ts';
 import { loadSettings } from '../tools/hooks/settings.ts';
 import type { Session } from './session.ts';
 import { settingsFile } from './setting-sources.ts';
+import { changeSettingsFile } from './settings-file.ts';
 
 const EFFORTS: readonly EffortLevel[] = ['low', 'medium', 'high', 'xhigh', 'max'];
 /**
@@ -65,18 +64,5 @@ export async function updateSettingsFile(
   if (settings.effortLevel !== undefined && !EFFORTS.includes(settings.effortLevel as EffortLevel))
     throw new Error(`update_settings: effortLevel must be one of ${EFFORTS.join(', ')}`);
   const file = settingsFile(source, session.originalCwd);
-  let current: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new Error(`update_settings: ${file} does not hold a JSON object; not changed`);
-    current = parsed as Record<string, unknown>;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-      throw error instanceof SyntaxError ? new Error(`update_settings: ${file} is not valid JSON; not changed`) : error;
-  }
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify({ ...current, ...settings }, null, 2)}\n`, { mode: 0o600 });
-  await rename(temp, file);
+  await changeSettingsFile(file, 'update_settings', (current) => ({ ...current, ...settings }));
 }

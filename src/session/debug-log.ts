@@ -5,8 +5,9 @@
  * Lines never carry keys, headers or tool inputs. The filter names categories to keep
  * (`api,tools`) or to drop (`!control`); the categories are api, tools, control.
  */
-import { appendFileSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync } from 'node:fs';
 import path from 'node:path';
+import { makePrivateFolderSync, PRIVATE_FILE, tightenFileSync } from '../process/private-files.ts';
 
 export type DebugLog = (category: string, line: string) => void;
 
@@ -33,14 +34,20 @@ export function debugLogger(
   if (options.debugFile) {
     const file = path.resolve(cwd, options.debugFile);
     try {
-      mkdirSync(path.dirname(file), { recursive: true });
-      closeSync(openSync(file, 'a')); // fails now, with a clear error, if it cannot be written
+      // The owner's only: created 0600 (in 0700 folders it creates), an existing file tightened.
+      makePrivateFolderSync(path.dirname(file));
+      const fd = openSync(file, 'a', PRIVATE_FILE); // fails now, with a clear error, if it cannot be written
+      try {
+        tightenFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
       throw new Error(`--debug-file ${options.debugFile}: ${(error as Error).message}`);
     }
     // Opened per line (the log is a few lines per turn): no descriptor outlives the session,
     // however many sessions a server runs.
-    write = (text) => appendFileSync(file, text);
+    write = (text) => appendFileSync(file, text, { mode: PRIVATE_FILE });
   }
   return (category, line) => {
     if ((include.length && !include.includes(category)) || exclude.includes(category)) return;

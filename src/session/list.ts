@@ -3,7 +3,7 @@ import path from 'node:path';
 import { readdir } from 'node:fs/promises';
 import { agentpipeHome, jsonlFiles, sessionFiles } from './paths.ts';
 import type { MessageParam } from '../messages/types.ts';
-import { readTranscript, TranscriptFormatError } from './transcript-format.ts';
+import { readTranscript } from './transcript-format.ts';
 
 export interface SessionSummary {
   sessionId: string;
@@ -57,9 +57,8 @@ async function summarize(
     let lines;
     try {
       lines = await readTranscript(file, log);
-    } catch (error) {
-      if (error instanceof TranscriptFormatError) log(`agentpipe: warning: ${error.message}; session not listed`);
-      continue;
+    } catch {
+      continue; // gone or unreadable since it was listed
     }
     const prompt = lines.find((l) => l.type === 'user' && l.agentpipe_prompt);
     const results = lines.filter((l) => l.type === 'result');

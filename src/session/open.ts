@@ -5,7 +5,7 @@
  * helper, `auth_status` on a rejected or missing key), and `can_use_tool` over the control
  * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
  */
-import type { AgentMessage, ResultMessage, UUID } from '../messages/types.ts';
+import type { AgentMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
@@ -14,8 +14,9 @@ import { AuthWatchingProvider, resolveWithKeyHelper, type AuthStatus } from '../
 import { FailingProvider } from '../model/failing.ts';
 import { ModelError } from '../model/errors.ts';
 import { compileSchema } from '../agent/structured-output.ts';
-import { UsageTracker } from '../agent/usage.ts';
 import type { SessionOptions } from './options.ts';
+import type { SettingsLayer } from './setting-sources.ts';
+import type { McpServerConfig } from '../tools/mcp/config.ts';
 import { Session } from './session.ts';
 import type { Harness } from '../harness/types.ts';
 import type { SandboxConfig } from '../sandbox/config.ts';
@@ -23,6 +24,7 @@ import { envMs } from '../process/env-number.ts';
 import { SessionRunner } from './runner.ts';
 import { attachStart, prepareSession } from './resume.ts';
 import type { SessionTape } from './tape.ts';
+import { isTrustedFolder } from './trust.ts';
 
 /** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
 export class SessionSetupError extends Error {
@@ -109,6 +111,16 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   }
   attachStart(session, start);
   await checkSandbox(session);
+  if (!wrapped && !options.strictMcpConfig) {
+    try {
+      const servers = await settingsMcpServers(session.settingsLayers);
+      if (servers) session.mcp.addServers(servers);
+    } catch (error) {
+      await tape?.close();
+      await session.close();
+      throw new SessionSetupError((error as Error).message);
+    }
+  }
   if (wrapped) {
     try {
       const harnessOptions = tape ? await tape.harness(session.id, wrapped) : options;
@@ -155,6 +167,20 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   tape?.attach(session);
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
   return { session, runner, ...(tape ? { tape } : {}) };
+}
+
+/**
+ * The MCP servers of the settings layers (a later layer wins by name; `mcpServers` and `--mcp-config` win over them),
+ * each checked by the one MCP config schema; undefined when no layer has any.
+ */
+async function settingsMcpServers(layers: SettingsLayer[]): Promise<Record<string, McpServerConfig> | undefined> {
+  const withServers = layers.filter((layer) => layer.mcpServers !== undefined);
+  if (withServers.length === 0) return undefined;
+  const { parseMcpServers } = await import('../tools/mcp/config-schema.ts');
+  const servers: Record<string, McpServerConfig> = {};
+  for (const layer of withServers)
+    Object.assign(servers, parseMcpServers(layer.mcpServers, `${layer.file ?? '--settings'}: mcpServers`));
+  return servers;
 }
 
 /**
@@ -232,6 +258,7 @@ async function startHarness(
         thresholdMs: options.toolProgressThresholdMs ?? 1000,
         intervalMs: options.toolProgressIntervalMs ?? 1000,
       },
+      projectSettings: options.trustProject !== false || isTrustedFolder(options.cwd ?? process.cwd()),
       resumeNativeId: resumed?.name === name ? resumed.sessionId : undefined,
       warn: (line) => log(`agentpipe: warning: ${line}`),
     },
@@ -291,27 +318,7 @@ export async function checkSessionOptions(options: SessionOptions, log: (line: s
   }
 }
 
-/** The `result` a transport sends when the session could not be opened: the client gets a clean end. */
-export function setupErrorResult(message: string, sessionId?: string): ResultMessage {
-  const usage = new UsageTracker();
-  return {
-    type: 'result',
-    subtype: 'error_during_execution',
-    is_error: true,
-    duration_ms: 0,
-    duration_api_ms: 0,
-    num_turns: 0,
-    stop_reason: null,
-    session_id: (sessionId ?? newUuid()) as UUID,
-    total_cost_usd: 0,
-    usage: usage.usage,
-    modelUsage: usage.modelUsage,
-    permission_denials: [],
-    terminal_reason: 'model_error',
-    uuid: newUuid(),
-    errors: [message],
-  };
-}
+export { setupErrorResult } from './error-result.ts';
 
 /**
  * A required sandbox must be able to start before anything runs, and a malformed `sandbox`

@@ -124,6 +124,16 @@ export interface SessionOptions extends ModelOptions {
    */
   settingSources?: SettingSource[];
   /**
+   * Whether the project's own settings (`project`, `local`: `.agentpipe/settings.json`, `settings.local.json`,
+   * `agents/*.md`) apply in a folder the user has not trusted (`agentpipe trust`). true (`--trust-project`): they
+   * apply. false: only in a trusted folder; in another one each file is named on the log and left out (the CLI's
+   * default when it reads every source by itself). Absent: they apply when `settingSources` names them, as the official
+   * SDK's `settingSources` does (the CLI: an explicit `--setting-sources`).
+   */
+  trustProject?: boolean;
+  /** Only the MCP servers of `mcpServers` (`--strict-mcp-config`): the settings files' `mcpServers` are left out. */
+  strictMcpConfig?: boolean;
+  /**
    * Run the main thread as this agent (`--agent`): its prompt, tools and model (from `agents` or `initialize.agents`).
    */
   agent?: string;

@@ -12,6 +12,11 @@ import { agentpipeHome } from '../process/env.ts';
 
 export { agentpipeHome };
 
+/** The user's settings file (`$AGENTPIPE_HOME/settings.json`): the user setting source, and where trust is recorded. */
+export function userSettingsFile(env: Record<string, string | undefined> = process.env): string {
+  return path.join(agentpipeHome(env), 'settings.json');
+}
+
 /** Longer encodings are cut here and end with a hash of the whole path, as in Claude Code. */
 const MAX_ENCODED = 200;
 

@@ -13,6 +13,8 @@ import type { Session } from './session.ts';
 import { stat } from 'node:fs/promises';
 import { agentpipeHome, findTranscript, mirrorPath, sessionFiles, transcriptPath } from './paths.ts';
 import { Transcript } from './transcript.ts';
+import { SessionLockedError } from './transcript-lock.ts';
+import { transcriptOff } from './write-failure.ts';
 import { readTranscript, type TranscriptLine } from './transcript-format.ts';
 import { rebuild } from './transcript-rebuild.ts';
 
@@ -64,7 +66,7 @@ export async function prepareSession(
   const source = stored ?? (await sourceFile(options, cwd, home));
   if (!source) {
     const sessionId = options.sessionId ?? newUuid();
-    const transcript = persist ? new Transcript(transcriptPath(cwd, sessionId, home), sessionId, log) : undefined;
+    const transcript = persist ? openTranscript(transcriptPath(cwd, sessionId, home), sessionId, log) : undefined;
     if (options.sessionMirror && mirror) transcript?.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
     return { sessionId, history: [], seenUuids: new Set(), transcript };
   }
@@ -92,9 +94,9 @@ export async function prepareSession(
   };
   if (!persist) return start;
   // A stored copy lives in the SDK's temporary folder: the session goes on in agentpipe's own transcript.
-  start.transcript = new Transcript(fork || stored ? transcriptPath(cwd, sessionId, home) : source, sessionId, log);
-  if (options.sessionMirror && mirror) start.transcript.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
-  if (fork || options.resumeSessionAt || stored) {
+  start.transcript = openTranscript(fork || stored ? transcriptPath(cwd, sessionId, home) : source, sessionId, log);
+  if (options.sessionMirror && mirror) start.transcript?.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
+  if (start.transcript && (fork || options.resumeSessionAt || stored)) {
     // The new file (or the new branch of this one) must rebuild on its own.
     await start.transcript.snapshot(
       fork ? 'fork' : stored && !options.resumeSessionAt ? 'store' : 'resume_at',
@@ -164,6 +166,20 @@ async function sourceFile(options: SessionOptions, cwd: string, home: string): P
     return latest?.file;
   }
   return undefined;
+}
+
+/**
+ * The session's transcript, or none when it cannot be written (a read-only or full home, a file in
+ * the way): said in one warning, and the session goes on. A session another process holds is refused.
+ */
+function openTranscript(file: string, sessionId: string, log: (line: string) => void): Transcript | undefined {
+  try {
+    return new Transcript(file, sessionId, log);
+  } catch (error) {
+    if (error instanceof SessionLockedError) throw error;
+    log(transcriptOff(file, error));
+    return undefined;
+  }
 }
 
 /** Gives a new session what it starts from: the restored history and the transcript to write. */

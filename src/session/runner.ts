@@ -5,6 +5,7 @@
  * not cancel queued or running prompts: they finish, their results are emitted, then the output
  * closes; requests still waiting for the client are refused at EOF (nobody can answer them).
  */
+import Denque from 'denque';
 import { envMs } from '../process/env-number.ts';
 import type {
   ControlRequest,
@@ -13,12 +14,20 @@ import type {
   InputUserMessage,
   OutboundRequest,
 } from '../messages/control.ts';
-import type { ParsedLine } from '../messages/parse.ts';
+import type { ParsedLine, RefusedInput } from '../messages/parse.ts';
 import type { AgentMessage, ResultMessage } from '../messages/types.ts';
 import { promptEcho } from '../messages/user.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import type { Session } from './session.ts';
 import { handleControlRequest, prepareControlHandlers, type ControlHost } from './control.ts';
+import { setupErrorResult } from './error-result.ts';
+
+/** A user message that was refused (malformed, too large, too deep): its turn in the queue ends in an error result. */
+interface RefusedPrompt {
+  type: 'refused';
+  error: string;
+  uuid?: string;
+}
 
 /** Options of a runner. */
 export interface RunnerOptions {
@@ -57,7 +66,8 @@ export class SessionRunner implements ControlHost {
   readonly session: Session;
   readonly #send: (line: OutputLine) => Promise<void> | undefined;
   readonly #options: RunnerOptions;
-  readonly #prompts: InputUserMessage[] = [];
+  /** A deque: a burst of queued prompts costs linear time (`Array#shift` copies a large array). */
+  readonly #prompts = new Denque<InputUserMessage | RefusedPrompt>();
   readonly #seen = new Set<string>();
   readonly #pending = new Map<
     string,
@@ -66,6 +76,11 @@ export class SessionRunner implements ControlHost {
   /** Inbound requests being answered, by id: `control_cancel_request` aborts their handler. */
   readonly #inbound = new Map<string, AbortController>();
   readonly #answering = new Set<Promise<void>>();
+  /**
+   * The send of an answer that waits for room in the output: the reader reads no further input until it resolves, so
+   * a client that sends requests faster than it reads the answers holds a bounded number of them (backpressure).
+   */
+  #outputFull?: Promise<void>;
   #wake?: () => void;
   #inputEnded = false;
   #stopped = false;
@@ -102,6 +117,11 @@ export class SessionRunner implements ControlHost {
       for (;;) {
         const held = this.#options.awaitInitialize && !this.#initialized && !this.#inputEnded;
         const prompt = held || this.#stopped ? undefined : this.#prompts.shift();
+        if (prompt?.type === 'refused') {
+          this.#lastResult = setupErrorResult(prompt.error, this.session.id);
+          await this.emit(this.#lastResult);
+          continue;
+        }
         if (prompt) {
           this.#lastResult = await this.session.runPrompt(prompt);
           continue;
@@ -120,8 +140,14 @@ export class SessionRunner implements ControlHost {
   async #read(input: AsyncIterable<ParsedLine>): Promise<void> {
     try {
       for await (const parsed of input) {
+        while (this.#outputFull) {
+          const full = this.#outputFull;
+          await full;
+          if (this.#outputFull === full) this.#outputFull = undefined;
+        }
         if (!parsed.ok) {
           this.#options.log(`agentpipe: input ignored: ${parsed.error}`);
+          if (parsed.refused) await this.#refuse(parsed.refused, parsed.error);
           continue;
         }
         await this.#dispatch(parsed.message);
@@ -139,6 +165,30 @@ export class SessionRunner implements ControlHost {
       // Its tool is denied, and the prompt ends with its result.
       this.#rejectPending('the input closed before the client answered');
       this.#wake?.();
+    }
+  }
+
+  /**
+   * Answers a refused line whose client would otherwise wait: a user message gets an error result in its turn, a
+   * control request an error response, and a refused answer fails the request it answered.
+   */
+  async #refuse(refused: RefusedInput, error: string): Promise<void> {
+    const why = `input refused: ${error}`;
+    if (refused.type === 'user') {
+      if (this.#stopped) return;
+      this.#prompts.push({ type: 'refused', error: why, uuid: refused.uuid });
+      this.#wake?.();
+    } else if (refused.type === 'control_request') {
+      await this.#send({
+        type: 'control_response',
+        response: { subtype: 'error', request_id: refused.request_id, error: why },
+      });
+    } else {
+      const pending = this.#pending.get(refused.request_id);
+      this.#pending.delete(refused.request_id);
+      pending?.reject(
+        new ControlRequestError(`the answer to control request ${refused.request_id} was refused: ${error}`),
+      );
     }
   }
 
@@ -230,7 +280,8 @@ export class SessionRunner implements ControlHost {
         'control',
         `request ${request.request.subtype} (${request.request_id}) failed: ${response.response.error}`,
       );
-    await this.#send(response);
+    const sending = this.#send(response);
+    if (sending) await (this.#outputFull = sending);
   }
 
   /** Sends a message of the conversation (through the session's one emit). */
@@ -288,7 +339,7 @@ export class SessionRunner implements ControlHost {
    */
   stop(why: string): void {
     if (this.#prompts.length) this.#options.log(`agentpipe: ${this.#prompts.length} queued prompt(s) dropped: ${why}`);
-    this.#prompts.length = 0;
+    this.#prompts.clear();
     this.#stopped = true;
     this.#rejectPending(why);
     this.#wake?.();
@@ -296,14 +347,14 @@ export class SessionRunner implements ControlHost {
 
   /** The uuids of the prompts still waiting (an interrupt's receipt). */
   get queuedUuids(): string[] {
-    return this.#prompts.flatMap((p) => (p.uuid ? [p.uuid] : []));
+    return this.#prompts.toArray().flatMap((p) => (p.uuid && p.type !== 'refused' ? [p.uuid] : []));
   }
 
   /** Drops the queued prompt with this uuid; false when none waits (`cancel_async_message`). */
   cancelQueued(uuid: string): boolean {
-    const at = this.#prompts.findIndex((p) => p.uuid === uuid);
+    const at = this.#prompts.toArray().findIndex((p) => p.type !== 'refused' && p.uuid === uuid);
     if (at < 0) return false;
-    this.#prompts.splice(at, 1);
+    this.#prompts.removeOne(at);
     return true;
   }
 

@@ -8,6 +8,7 @@ import { SessionStats } from './session-stats.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
 import { monotonicMs } from '../process/clock.ts';
+import { whenAborted } from '../process/aborted.ts';
 import type {
   AgentMessage,
   MessageParam,
@@ -93,7 +94,7 @@ export class Session {
   ruleEntries: Array<{ behavior: 'allow' | 'deny'; source: SettingsLayerSource | 'cliArg'; rule: string }> = [];
   /** The working folder the session started in. */
   readonly originalCwd: string;
-  /** The settings files the session reads (`--setting-sources`). */
+  /** The settings sources that apply (`--setting-sources`, less an untrusted project's). */
   readonly settingSources: readonly SettingSource[];
   /** `allowedTools` / `disallowedTools`. */
   readonly #cliRules: { allow: string[]; deny: string[] };
@@ -144,10 +145,11 @@ export class Session {
     this.id = options.sessionId ?? newUuid();
     this.defaultModel = model;
     const cwd = options.cwd ?? process.cwd();
-    const settings = sessionSettings(options, cwd);
+    // The one door of every settings file; an untrusted project's files are named on the log and left out.
+    const { layers: settings, sources } = sessionSettings(options, cwd, (line) => log(`agentpipe: warning: ${line}`));
     this.settingsLayers = settings;
     this.originalCwd = cwd;
-    this.settingSources = options.settingSources ?? [];
+    this.settingSources = sources;
     this.#cliRules = { allow: [...(options.allowedTools ?? [])], deny: [...(options.disallowedTools ?? [])] };
     const { allow, deny } = this.#rules();
     const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
@@ -217,7 +219,7 @@ export class Session {
     const hideTask = this.#hideTool('Task');
     this.defineAgents(options.agents ?? {}, hideTask);
     this.#agentFiles = agentFilesLoader(
-      options.settingSources,
+      sources,
       cwd,
       this.agents,
       (fresh) => this.defineAgents(fresh, hideTask),
@@ -393,7 +395,7 @@ export class Session {
   async #runOwnLoop(input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
     await this.loadAgentFiles();
     if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
-    await this.#syncMcpTools();
+    await this.#syncMcpTools(run.signal);
     if (!this.#started) await this.#sessionStart(run.signal);
     await this.ctx.emit(this.initMessage());
     const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
@@ -594,10 +596,13 @@ export class Session {
     return note ? `${system}${system ? '\n\n' : ''}${note}` : system;
   }
 
-  /** Waits for MCP servers still connecting, then puts their current tools in `ctx.tools`. */
-  async #syncMcpTools(): Promise<void> {
+  /**
+   * Waits for MCP servers still connecting (an interrupt ends the wait: the loop then ends the prompt as interrupted),
+   * then puts their current tools in `ctx.tools`.
+   */
+  async #syncMcpTools(signal: AbortSignal): Promise<void> {
     if (this.mcp.size === 0) return;
-    await this.mcp.ready();
+    await Promise.race([this.mcp.ready(), whenAborted(signal)]);
     const mcpTools = this.mcp.tools().filter((t) => !this.#hideTool(t.name));
     this.ctx.tools = [...this.ctx.tools.filter((t) => !this.mcp.owns(t)), ...mcpTools];
   }

@@ -49,15 +49,12 @@ export interface TitleLine {
 
 export type { TranscriptLine } from './transcript-schema.ts';
 
-/** A line of a known type whose shape is wrong: resuming from it would rebuild a wrong history. */
-export class TranscriptFormatError extends Error {
-  override name = 'TranscriptFormatError';
-}
-
 /**
- * Reads a transcript. Lines that are not JSON are skipped with a warning (a torn last line is
- * expected after a crash), as are lines of a type this version does not know; a line of a known
- * type with the wrong shape throws a TranscriptFormatError naming the line and the field.
+ * Reads a transcript. A line that cannot be used is skipped with a warning naming its number and
+ * why, and the rest is read: a line that is not JSON (a torn last line is expected after a crash),
+ * a line of a type this version does not know (a newer version wrote it), and a line of a known
+ * type whose shape is wrong (an edit by hand, a bad copy). The rebuild then keeps the history the
+ * API needs whole (tool calls and results in pairs: see transcript-rebuild.ts).
  */
 export async function readTranscript(file: string, log: (line: string) => void): Promise<TranscriptLine[]> {
   const [text, { parseTranscriptLine, KNOWN_TYPES }] = await Promise.all([
@@ -66,6 +63,7 @@ export async function readTranscript(file: string, log: (line: string) => void):
   ]);
   const raw = text.split('\n');
   const lines: TranscriptLine[] = [];
+  const skip = (why: string) => log(`agentpipe: warning: ${file}: ${why}; skipped`);
   raw.forEach((line, i) => {
     if (line.trim() === '') return;
     let value: unknown;
@@ -73,23 +71,12 @@ export async function readTranscript(file: string, log: (line: string) => void):
       value = JSON.parse(line);
     } catch {
       const torn = i === raw.length - 1;
-      log(
-        `agentpipe: warning: ${file}: ` +
-          `${torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not valid JSON`}; ` +
-          `skipped`,
-      );
-      return;
+      return skip(torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not valid JSON`);
     }
     const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-    if (!KNOWN_TYPES.has(type)) {
-      log(`agentpipe: warning: ${file}: line ${i + 1} is not a known message (type ${JSON.stringify(type)}); skipped`);
-      return;
-    }
+    if (!KNOWN_TYPES.has(type)) return skip(`line ${i + 1} is not a known message (type ${JSON.stringify(type)})`);
     const parsed = parseTranscriptLine(value);
-    if (!parsed.ok)
-      throw new TranscriptFormatError(
-        `${file}: line ${i + 1} (${String(type)}) is not a valid transcript line: ${parsed.error}`,
-      );
+    if (!parsed.ok) return skip(`line ${i + 1} (${String(type)}) is not a valid transcript line: ${parsed.error}`);
     lines.push(parsed.line);
   });
   return lines;

@@ -5,9 +5,10 @@
  * dead (same host, no such pid) is stale and taken over. Locks are released when the session
  * closes, and on process exit for whatever is still held.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { makePrivateFolderSync, PRIVATE_FILE, tightenFolderSync } from '../process/private-files.ts';
 
 /** The session is in use by another writer. */
 export class SessionLockedError extends Error {
@@ -43,14 +44,29 @@ function readOwner(lock: string): Owner | undefined {
   }
 }
 
+/** Creates `lock` with `owner` in it, or nothing: a lock that could not be written whole (a full disk) is removed. */
+function writeLock(lock: string, owner: string): void {
+  const fd = openSync(lock, 'wx', PRIVATE_FILE);
+  let written = false;
+  try {
+    writeSync(fd, owner);
+    written = true;
+  } finally {
+    closeSync(fd);
+    if (!written) rmSync(lock, { force: true });
+  }
+}
+
 /** Takes the lock of `transcript`; returns its release function. Throws SessionLockedError when taken. */
 export function lockTranscript(transcript: string, sessionId: string): () => void {
   const lock = `${transcript}.lock`;
-  mkdirSync(path.dirname(lock), { recursive: true });
+  // The transcripts folder is agentpipe's own: private, as the transcripts in it (an older version made it 0755).
+  makePrivateFolderSync(path.dirname(lock));
+  tightenFolderSync(path.dirname(lock));
   const me: Owner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(lock, JSON.stringify(me), { flag: 'wx' });
+      writeLock(lock, JSON.stringify(me));
       held.add(lock);
       if (!exitHook) {
         exitHook = true;

@@ -4,7 +4,9 @@
  * whether the last turn was cut off. Assistant messages (one per content block, sharing
  * `message.id`) are merged back; tool results of one call batch become one user entry again.
  * A turn cut off mid-way (kill -9, or a `--resume-session-at` point) is closed the way an
- * interrupt closes it live: unanswered tool calls get an error result, then the notice.
+ * interrupt closes it live: unanswered tool calls get an error result, then the notice. Lines the
+ * reader skipped (not JSON, or the wrong shape) may leave a tool call without its result or a result
+ * without its call: they are paired again (`pairToolCalls`), so the resumed session can go on.
  */
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import type { MessageParam, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
@@ -47,6 +49,7 @@ export function rebuild(lines: TranscriptLine[], until?: string): RebuiltSession
     }
   }
   if (state.inTurn) closeTurn(state.history);
+  pairToolCalls(state.history);
   return {
     sessionId: state.sessionId,
     history: state.history,
@@ -154,6 +157,46 @@ function fillMissingResults(history: MessageParam[]): boolean {
     })),
   });
   return true;
+}
+
+/** What a call whose result was lost from the transcript (a skipped line) gets instead. */
+export const LOST_RESULT = '[The result of this tool call could not be read back from the transcript]';
+
+/**
+ * Makes every tool call and result a pair again, as the API requires: a result that answers no call
+ * of the answer before it is dropped (its call's line was skipped), and a call left without a result
+ * gets an error result right after its answer. A transcript that was read whole has neither.
+ */
+export function pairToolCalls(history: MessageParam[]): void {
+  let open = new Set<string>();
+  let answerAt = -1;
+  const closeOpen = (at: number): number => {
+    if (open.size === 0) return 0;
+    const results: ToolResultBlock[] = [...open].map((id) => ({
+      type: 'tool_result',
+      tool_use_id: id,
+      content: LOST_RESULT,
+      is_error: true,
+    }));
+    history.splice(at, 0, { role: 'user', content: results });
+    open = new Set();
+    return 1;
+  };
+  for (let i = 0; i < history.length; i++) {
+    const message = history[i]!;
+    if (message.role === 'assistant') {
+      i += closeOpen(answerAt + 1);
+      open = new Set(blocksOf(history[i]!).flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])));
+      answerAt = i;
+      continue;
+    }
+    if (typeof message.content === 'string') continue;
+    const kept = message.content.filter((b) => b.type !== 'tool_result' || open.delete(b.tool_use_id));
+    if (kept.length === message.content.length) continue;
+    if (kept.length > 0) history[i] = { ...message, content: kept };
+    else history.splice(i--, 1);
+  }
+  closeOpen(answerAt + 1);
 }
 
 /** The interruption notice a user message consists of, if it is one. */

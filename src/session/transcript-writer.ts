@@ -2,11 +2,14 @@
  * An append-only JSONL file written by one serial writer: lines are written in the order they
  * were appended, one write at a time, and `append()` only makes the caller wait when more
  * than `highWaterMark` bytes are pending (memory stays bounded when the disk is slow).
- * `sync()` fsyncs what was written so far (called at turn boundaries). A write error is
- * reported once and disables the writer: the session goes on without a transcript.
+ * `sync()` fsyncs what was written so far (called at turn boundaries). A write error (a full disk)
+ * is reported once, in words, and disables the writer: the session goes on without a transcript,
+ * and a file it created and could not write a line to is removed (no empty transcripts).
  */
-import { close, fstat, fsync, mkdir, open, read, write, type Stats } from 'node:fs';
+import { close, fstat, fsync, open, read, unlink, write, type Stats } from 'node:fs';
+import { transcriptOff } from './write-failure.ts';
 import path from 'node:path';
+import { makePrivateFolder, PRIVATE_FILE, tightenFile } from '../process/private-files.ts';
 
 /**
  * node:fs's callback API as promises. Not node:fs/promises: it loads ~20 modules (readline among
@@ -26,6 +29,9 @@ export class TranscriptWriter {
   #waiters: Array<() => void> = [];
   #failed = false;
   #appended = false;
+  /** The file was created (or found empty) by this writer; `#written`: a line reached it. */
+  #startedEmpty = false;
+  #written = false;
 
   constructor(file: string, log: (line: string) => void, highWaterMark = 1024 * 1024) {
     this.file = file;
@@ -39,7 +45,10 @@ export class TranscriptWriter {
     const line = `${JSON.stringify(value)}\n`;
     this.#appended = true;
     this.#pendingBytes += line.length;
-    this.#enqueue((fd) => call((done) => write(fd, line, done)), line.length);
+    this.#enqueue(async (fd) => {
+      await call<number>((done) => write(fd, line, done));
+      this.#written = true;
+    }, line.length);
     if (this.#pendingBytes <= this.#highWaterMark) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
@@ -76,11 +85,15 @@ export class TranscriptWriter {
 
   #open(): Promise<number | undefined> {
     this.#fd ??= (async () => {
-      await call<string | undefined>((done) => mkdir(path.dirname(this.file), { recursive: true }, done));
-      const fd = await call<number>((done) => open(this.file, 'a+', done));
+      // The owner's only (0600 in a 0700 folder): a transcript holds the whole conversation.
+      await makePrivateFolder(path.dirname(this.file));
+      const fd = await call<number>((done) => open(this.file, 'a+', PRIVATE_FILE, done));
       try {
+        await tightenFile(fd);
         // A torn last line (a killed writer) must not swallow the first new line.
-        const { size } = await call<Stats>((done) => fstat(fd, done));
+        const stats = await call<Stats>((done) => fstat(fd, done));
+        const size = stats.size;
+        this.#startedEmpty = size === 0 && stats.isFile();
         if (size > 0) {
           const last = Buffer.alloc(1);
           await call<number>((done) => read(fd, last, 0, 1, size - 1, done));
@@ -101,9 +114,8 @@ export class TranscriptWriter {
   #fail(error: Error): void {
     if (this.#failed) return;
     this.#failed = true;
-    this.#log(
-      `agentpipe: warning: cannot write the transcript ${this.file}: ${error.message}; the session is not saved`,
-    );
+    this.#log(transcriptOff(this.file, error, this.#written));
+    if (this.#startedEmpty && !this.#written) unlink(this.file, () => undefined);
     for (const wake of this.#waiters.splice(0)) wake();
   }
 }

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { domainToASCII } from 'node:url';
-import { expandPath, isInside, realPath } from './paths.ts';
+import { expandPath, isInside, realPath, resolvedPath } from './paths.ts';
 
 /** One parsed rule. */
 export interface PermissionRule {
@@ -87,17 +87,26 @@ const escapeRegex = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * True when a path specifier covers `target` (as the tool was given it). Both sides are compared
- * as written (resolved against `cwd`) and with symlinks resolved, so a link cannot dodge a rule.
- * A specifier without glob characters also covers everything under it.
+ * as written (resolved against `cwd`) and with symlinks resolved (with `..` folded as text, as a
+ * file tool opens it, and as the kernel resolves it, a link before a `..` followed first), so a
+ * link cannot dodge a rule. A specifier without glob characters also covers everything under it,
+ * and one ending in `/**` the folder it names.
  */
 export function pathRuleMatches(specifier: string, target: string, cwd: string): boolean {
   const spec = specifier.startsWith('//') ? specifier.slice(1) : specifier;
   const pattern = expandPath(cwd, spec);
   const patterns = [pattern, realPattern(pattern)];
   const lexical = expandPath(cwd, target);
-  const files = [lexical, realPath(lexical)];
+  const files = [lexical, realPath(lexical), resolvedPath(cwd, target)];
   return patterns.some((p) =>
-    files.some((f) => f === p || path.matchesGlob(f, p) || (!/[*?[{]/.test(p) && isInside(f, p))),
+    files.some(
+      (f) =>
+        f === p ||
+        path.matchesGlob(f, p) ||
+        (!/[*?[{]/.test(p) && isInside(f, p)) ||
+        // `dir/**` covers the folder itself too: reading it (a search, a listing) reads only what the rule protects.
+        (p.endsWith(`${path.sep}**`) && f === p.slice(0, -3)),
+    ),
   );
 }
 

@@ -17,7 +17,6 @@ import {
   type PermissionRule,
 } from './permission-rules.ts';
 import { protectedReason } from './protected-paths.ts';
-import { shellFacts } from './shell/facts.ts';
 import type { Tool } from './types.ts';
 import type { CommandProfile } from '../sandbox/config.ts';
 import { isPreapprovedUrl } from './preapproved-hosts.ts';
@@ -81,6 +80,25 @@ function isPathScoped(rule: PermissionRule, toolName: string, input: Record<stri
   );
 }
 
+/**
+ * For a tool that reads many files (Grep, Glob), the Read deny rules that bind it as one check:
+ * the rule that protects a file, or undefined; no function when no such rule is set.
+ */
+export function readDeniedFor(
+  toolName: string,
+  deny: PermissionRule[],
+  cwd: string,
+): ((file: string) => string | undefined) | undefined {
+  const rules = deny.filter(
+    (rule) => toolNameMatches(rule.tool, toolName, true) && rule.specifier !== undefined && rule.specifier !== '*',
+  );
+  if (!rules.length) return undefined;
+  return (file) => {
+    const rule = rules.find((r) => pathRuleMatches(r.specifier!, file, cwd));
+    return rule && formatRule(rule);
+  };
+}
+
 /** The rule-and-mode verdict for one call, before hooks and callbacks. */
 export async function checkPermission(query: PermissionQuery): Promise<PermissionVerdict> {
   const { tool, input, mode, allow, deny, cwd } = query;
@@ -93,6 +111,8 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   /** A read-only call that reads outside the working folders: asked, not run on its own. */
   let outside: string | undefined;
   if (shell) {
+    // The shell check (its option lists, the parser) loads with the first Bash call, not at start-up.
+    const { shellFacts } = await import('./shell/facts.ts');
     const facts = await shellFacts(input.command as string, {
       allow: mine(allow),
       deny: mine(deny, true),

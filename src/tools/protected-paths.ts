@@ -31,13 +31,17 @@ const FILES = new Set([
   'authorized_keys',
 ]);
 
-/** The reason `file` (resolved) is protected, or undefined. */
+/**
+ * The reason `file` (resolved) is protected, or undefined. Names are compared without case: on a
+ * case-insensitive file system (macOS, Windows) `.GIT/hooks/pre-commit` is `.git/hooks/pre-commit`,
+ * and a path that does not exist yet has no real spelling to resolve to.
+ */
 export function protectedReason(file: string): string | undefined {
   const parts = file.split(path.sep);
-  const folder = parts.slice(0, -1).find((p) => FOLDERS.has(p));
+  const folder = parts.slice(0, -1).find((p) => FOLDERS.has(p.toLowerCase()));
   if (folder) return `it is inside ${folder}/, whose files can make programs run`;
   const name = parts.at(-1) ?? '';
-  if (FOLDERS.has(name)) return `${name} is configuration that can make programs run`;
-  if (FILES.has(name)) return `${name} is configuration that can make programs run`;
+  if (FOLDERS.has(name.toLowerCase())) return `${name} is configuration that can make programs run`;
+  if (FILES.has(name.toLowerCase())) return `${name} is configuration that can make programs run`;
   return undefined;
 }

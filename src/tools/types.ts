@@ -21,6 +21,11 @@ export interface ToolContext {
    * workspace when a rule, the user, a callback or the mode allowed it). Commands a tool starts run under it.
    */
   sandbox?: { config: SandboxConfig; profile: CommandProfile };
+  /**
+   * Set when Read deny rules bind this tool: the rule (as text) that protects `file` (absolute),
+   * or undefined. Tools that show many files (Grep's matches, Glob's results) leave protected ones out.
+   */
+  readDenied?: (file: string) => string | undefined;
 }
 
 /** The outcome of a call. */

@@ -10,7 +10,8 @@ export async function* readInputMessages(
   source: AsyncIterable<Buffer | string>,
   maxLine = DEFAULT_MAX_LINE,
 ): AsyncGenerator<ParsedLine> {
-  const { parseInputLine } = await import('../messages/parse.ts'); // zod: loaded when input is read, not at startup
+  // Loaded when input is read, not at start-up.
+  const { parseInputLine, refusedFromHead } = await import('../messages/parse.ts');
   for await (const item of readLines(source, maxLine)) {
     if ('tooLong' in item) {
       yield {
@@ -18,10 +19,11 @@ export async function* readInputMessages(
         error:
           `line ${item.number}: a line of ${item.tooLong} characters is over the limit of ${maxLine} ` +
           `(AGENTPIPE_MAX_INPUT_LINE)`,
+        refused: refusedFromHead(item.head),
       };
       continue;
     }
     const parsed = parseInputLine(item.line);
-    yield parsed.ok ? parsed : { ok: false, error: `line ${item.number}: ${parsed.error}` };
+    yield parsed.ok ? parsed : { ...parsed, error: `line ${item.number}: ${parsed.error}` };
   }
 }

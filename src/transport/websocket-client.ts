@@ -6,6 +6,7 @@
  * then resends every line after it, so a client that acks what it got sees no loss and no
  * duplicate. Keep-alives (a line and a ping) go out every `keepAliveMs`.
  */
+import Denque from 'denque';
 import type WebSocket from 'ws';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
@@ -35,7 +36,7 @@ export class SdkUrlTransport {
   readonly #options: SdkUrlOptions;
   readonly #WebSocket: typeof WebSocket;
   readonly #gone = new AbortController();
-  readonly #unacked: Array<{ seq: number; text: string }> = [];
+  readonly #unacked = new Denque<{ seq: number; text: string }>();
   #ws?: WebSocket;
   #ready = false;
   #readyWaiters: Array<() => void> = [];
@@ -174,7 +175,7 @@ export class SdkUrlTransport {
       });
       this.#onAck = undefined;
       if (ws.readyState !== ws.OPEN) return;
-      for (const item of this.#unacked) if (item.seq > this.#acked) ws.send(item.text);
+      for (const item of this.#unacked.toArray()) if (item.seq > this.#acked) ws.send(item.text);
     }
     this.#ready = true;
     for (const wake of this.#readyWaiters.splice(0)) wake();
@@ -186,7 +187,7 @@ export class SdkUrlTransport {
       if (input.kind === 'ack') {
         this.#clientAcks = true;
         this.#acked = Math.max(this.#acked, input.ack);
-        while (this.#unacked.length > 0 && this.#unacked[0]!.seq <= this.#acked) this.#unacked.shift();
+        while (this.#unacked.length > 0 && this.#unacked.peekFront()!.seq <= this.#acked) this.#unacked.shift();
         this.#onAck?.();
       } else if (input.kind === 'end_input') this.input.done();
       else void this.input.push(input.parsed);

@@ -63,7 +63,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-type Client = WebSocket & { alive?: boolean };
+/** A connection, with what the heartbeat knows: a pong seen, the bytes its client had taken at the last beat. */
+type Client = WebSocket & { alive?: boolean; tcp?: { bytesWritten: number }; taken?: number };
+
+/** Input lines a connection holds before it stops reading its socket (backpressure on a client that floods). */
+const INPUT_HIGH_WATER = 1024;
 
 export async function startWebSocketServer(o: WebSocketServerOptions): Promise<RunningServer> {
   const { WebSocketServer } = await import('ws');
@@ -108,6 +112,7 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
     wss.handleUpgrade(req, socket, head, (ws) => {
       const sessionId = assigned.get(req);
       const client = ws as Client;
+      client.tcp = socket as Duplex & { bytesWritten: number };
       client.alive = true;
       client.on('pong', () => (client.alive = true));
       client.on('message', () => (client.alive = true));
@@ -122,6 +127,15 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   const heartbeat = setInterval(
     () => {
       for (const ws of wss.clients as Set<Client>) {
+        // A paused connection reads nothing, its pongs included: it is alive while its client takes the answers it was
+        // sent (the session paused it because they wait), or has taken them all.
+        if (ws.isPaused) {
+          const taken = ws.tcp?.bytesWritten ?? 0;
+          if (ws.bufferedAmount > 0 && taken === ws.taken) ws.terminate();
+          ws.taken = taken;
+          continue;
+        }
+        ws.taken = undefined;
         if (ws.alive === false) {
           ws.terminate();
           continue;
@@ -178,13 +192,19 @@ async function serveConnection(
   o: WebSocketServerOptions,
   sessionId: string | undefined,
 ): Promise<void> {
-  const input = new AsyncMessageQueue<ParsedLine>({ highWaterMark: 1 << 30 });
+  const input = new AsyncMessageQueue<ParsedLine>({ highWaterMark: INPUT_HIGH_WATER });
   const closed = new AbortController();
   ws.on('message', (data) => {
+    let full: Promise<void> | undefined;
     for (const line of frameLines(data)) {
       const item = classifyLine(line);
       if (item.kind === 'end_input') input.done();
-      else if (item.kind === 'message') void input.push(item.parsed);
+      else if (item.kind === 'message') full = input.push(item.parsed) ?? full;
+    }
+    // The session reads no faster than its client reads the answers: stop reading the socket until it catches up.
+    if (full) {
+      ws.pause();
+      void full.then(() => ws.resume());
     }
   });
   ws.on('close', () => {

@@ -58,17 +58,22 @@ export async function pageHandler(data: PageData): Promise<http.RequestListener>
   };
 }
 
-/** Serves a saved stream's page; resolves with the URL once listening. */
+/**
+ * Serves a saved stream's page; resolves with the URL once listening. With a `token`, the page (not its assets) needs
+ * it, as `serve`'s pages do.
+ */
 export async function servePage(
   data: PageData,
   port: number,
   host: string,
+  token?: string,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const handler = await pageHandler(data);
-  const policy: AccessPolicy = { host, port };
+  const policy: AccessPolicy = { host, port, token };
   // The page carries the session's data: a page on a rebinding host name must not read it.
   const server = http.createServer((req, res) => {
-    const refusal = checkAccess(req, policy, false);
+    const page = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const refusal = checkAccess(req, policy, page === '/' || page === '/index.html');
     if (refusal) res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
     else handler(req, res);
   });

@@ -12,6 +12,8 @@ import { ROOT } from '../helpers/cli.ts';
 /** Allowed at start-up. The builtins marked lazy are wrapped by scripts/bundle.ts: loaded on first call. */
 const ALLOWED = new Set([
   'commander',
+  // One small file, bundled into the entry chunk (scripts/bundle.ts): the queues' FIFO.
+  'denque',
   'node:fs',
   'node:path',
   'node:url',

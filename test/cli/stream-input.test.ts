@@ -15,7 +15,7 @@ const user = (content: string, extra: Record<string, unknown> = {}) =>
 const types = (lines: Array<Record<string, any>>) =>
   lines.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
 
-test('malformed and oversized lines get a clear stderr error each and the session goes on', async () => {
+test('malformed and oversized lines get a clear stderr error each, a refused user message its error result, and the session goes on', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [{ text: 'still fine' }]);
   const stdin =
@@ -34,8 +34,19 @@ test('malformed and oversized lines get a clear stderr error each and the sessio
   });
 
   assert.equal(run.code, 0, run.stderr);
-  assert.deepEqual(types(parseLines(run.stdout)), ['system/init', 'assistant', 'result']);
-  assert.equal(parseLines(run.stdout).at(-1)!.result, 'still fine');
+  const lines = parseLines(run.stdout);
+  // A user message that cannot be read still ends in a result, so its client is not left waiting.
+  assert.deepEqual(types(lines), ['result', 'result', 'system/init', 'assistant', 'result']);
+  assert.deepEqual(
+    lines.slice(0, 2).map((m) => [m.subtype, m.is_error, m.num_turns]),
+    [
+      ['error_during_execution', true, 0],
+      ['error_during_execution', true, 0],
+    ],
+  );
+  assert.match(lines[0]!.errors[0], /^input refused: line 5: a line of \d+ characters is over the limit of 1000/);
+  assert.match(lines[1]!.errors[0], /^input refused: line 6: user message content must be/);
+  assert.equal(lines.at(-1)!.result, 'still fine');
   const errors = run.stderr.trim().split('\n');
   assert.equal(errors.length, 5, run.stderr);
   assert.match(errors[0]!, /^agentpipe: input ignored: line 1: malformed JSON/);

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { parseLines, runCli } from '../helpers/cli.ts';
@@ -51,6 +51,8 @@ test('the inbox is trimmed as its input is handled; an idle session is archived,
       15_000,
     );
     assert.equal(file, path.join(archiveDir, `${sessionId}.jsonl`));
+    const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);
+    assert.deepEqual([mode(archiveDir), mode(file!)], ['700', '600'], "an archive is its owner's only");
     assert.deepEqual(await raw.keys(`ap:{${sessionId}}:*`), [], 'every Redis key of the session is gone');
     assert.equal(await raw.exists(`agentpipe:sessions:${sessionId}`), 0, 'no job left for it');
     const lines = await readTranscript(file!, (warning) => assert.fail(warning));

@@ -369,6 +369,12 @@ const app = acp.agent({ name: 'fake' })
       client.request('fs/read_text_file', { sessionId, path: cwd + '/../secret.txt' }));
     await attempt('write through link', () =>
       client.request('fs/write_text_file', { sessionId, path: cwd + '/link/escape.txt', content: 'x' }));
+    await attempt('write a hook', () =>
+      client.request('fs/write_text_file', { sessionId, path: cwd + '/.git/hooks/pre-commit', content: 'touch x' }));
+    await attempt('read a denied file', () =>
+      client.request('fs/read_text_file', { sessionId, path: cwd + '/.env' }));
+    await attempt('write settings', () =>
+      client.request('fs/write_text_file', { sessionId, path: cwd + '/.agentpipe/settings.json', content: '{}' }));
     await client.request('fs/write_text_file', {
       sessionId, path: cwd + '/sub/out.txt', content: 'written by the agent',
     });
@@ -423,7 +429,8 @@ test('acp harness: fs/* is served inside the cwd only (symbolic links followed),
     writeFileSync(path.join(cwd, 'notes.txt'), 'first\nsecond\nthird\n');
     writeFileSync(path.join(path.dirname(cwd), 'secret.txt'), 'secret');
     symlinkSync(home, path.join(cwd, 'link'));
-    const h = await drive({ cwd, command }, home);
+    writeFileSync(path.join(cwd, '.env'), 'SECRET=hunter2\n');
+    const h = await drive({ cwd, command, disallowedTools: ['Read(./.env)'] }, home);
     try {
       const askPermission = async () =>
         allow ? { behavior: 'allow' as const } : { behavior: 'deny' as const, message: 'no' };
@@ -436,6 +443,10 @@ test('acp harness: fs/* is served inside the cwd only (symbolic links followed),
         .join('');
       assert.match(said, /^line 2: second;read outside refused \(.*outside the working folder.*\);/);
       assert.match(said, /;write through link refused \(.*outside the working folder.*\);/);
+      assert.match(said, /;write a hook refused \(.*not written: it is inside \.git\/.*\);/);
+      assert.match(said, /;read a denied file refused \(.*not read: denied by Read\(\.\/\.env\)\);/);
+      assert.match(said, /;write settings refused \(.*not written: it is inside \.agentpipe\/.*\);/);
+      assert.ok(!existsSync(path.join(cwd, '.git/hooks/pre-commit')) && !existsSync(path.join(cwd, '.agentpipe')));
       assert.equal(readFileSync(path.join(cwd, 'sub/out.txt'), 'utf8'), 'written by the agent');
       assert.ok(!existsSync(path.join(home, 'escape.txt')));
       assert.deepEqual(

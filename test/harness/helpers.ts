@@ -45,9 +45,7 @@ export function claudeOfflineEnv(url: string, home: string, apiKey = 'sk-ant-tes
 /** A throwaway HOME and working folder for one test. */
 export function harnessDirs(prefix: string): { home: string; cwd: string } {
   // codex keeps its sandbox's helper binaries in its home, and refuses to under the temp folder.
-  const root = prefix.startsWith('codex')
-    ? scratchDirOutsideTemp(`harness-${prefix}`)
-    : scratchDir(`harness-${prefix}`);
+  const root = prefix.includes('codex') ? scratchDirOutsideTemp(`harness-${prefix}`) : scratchDir(`harness-${prefix}`);
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'work');
   mkdirSync(home, { recursive: true });

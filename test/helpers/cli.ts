@@ -3,6 +3,7 @@
  * with AGENTPIPE_CLI_SOURCE=1 the TypeScript sources directly (no build step while developing).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { after } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scratchDir } from './temp.ts';
@@ -28,13 +29,25 @@ export function scriptedStreamArgs(script: string): string[] {
   return ['--model', 'scripted', '--script', script, '--output-format', 'stream-json', '--verbose'];
 }
 
-/** Starts the CLI with `args`; the caller drives stdin/stdout. */
+/** CLIs started by this test file and still running. */
+const running = new Set<ChildProcess>();
+// A test that failed while its CLI ran must not keep the test file (and the whole suite) waiting on it. Only under the
+// test runner: scripts that share these helpers (npm run compat, npm run faults) would print a test summary.
+if (process.env.NODE_TEST_CONTEXT)
+  after(() => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+
+/** Starts the CLI with `args`; the caller drives stdin/stdout. Killed when the test file ends, if still running. */
 export function startCli(args: string[], options: SpawnOptions = {}): ChildProcess {
-  return spawn(process.execPath, [CLI_PATH, ...args], {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     ...options,
     env: { ...process.env, ANTHROPIC_API_KEY: '', ...options.env },
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
 }
 
 /** Runs the CLI to the end, writing `stdin` (then closing it). */

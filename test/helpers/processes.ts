@@ -8,3 +8,19 @@ export function processesWith(marker: string): string[] {
     .filter((line) => line.includes(marker) && !line.includes('ps -eo'))
     .map((line) => line.trim());
 }
+
+/** True while some process of group `pgid` runs. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (up to ~2 s: killed processes may linger until they are reaped) for group `pgid` to be gone; false if not. */
+export async function groupGone(pgid: number): Promise<boolean> {
+  for (let i = 0; i < 100 && groupAlive(pgid); i++) await new Promise((r) => setTimeout(r, 20));
+  return !groupAlive(pgid);
+}

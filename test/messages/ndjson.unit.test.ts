@@ -27,9 +27,9 @@ test('a line over the cap is reported with its size and head, and the stream goe
   const long = `{"x":"${'y'.repeat(300)}"}`;
   const bytes = Buffer.from(`{"a":1}\n${long}\n{"b":2}\n`);
   // Whole, and one byte at a time (skipping then counts bytes without keeping them).
-  // The head is what was held before the cap was passed (up to 200 characters).
+  // The head is what was held before the cap was passed (up to 4096 characters).
   for (const [parts, head] of [
-    [[bytes], 200],
+    [[bytes], long.length],
     [[...bytes].map((b) => Buffer.from([b])), 101],
   ] as const) {
     assert.deepEqual(await collect(chunks(...parts), 100), [

@@ -24,8 +24,17 @@ export interface RecordedRequest {
 
 /** How the server answers one request. */
 export type Reply =
-  | { kind: 'sse'; frames: string[]; then?: 'end' | 'destroy' | 'hang'; delayMs?: number }
-  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> };
+  | {
+      kind: 'sse';
+      frames: string[];
+      then?: 'end' | 'destroy' | 'hang';
+      delayMs?: number;
+      /** Send the headers at once, before any frame (with no frames: an answer that begins and says nothing). */
+      flushHeaders?: boolean;
+    }
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  /** Any body with any content type (a web page where the API should be). */
+  | { kind: 'page'; status: number; contentType: string; body: string };
 
 export interface FakeServer {
   /** http://127.0.0.1:<port> */
@@ -76,7 +85,13 @@ async function answer(res: ServerResponse, reply: Reply): Promise<void> {
     res.end(JSON.stringify(reply.body));
     return;
   }
+  if (reply.kind === 'page') {
+    res.writeHead(reply.status, { 'content-type': reply.contentType });
+    res.end(reply.body);
+    return;
+  }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  if (reply.flushHeaders) res.flushHeaders();
   for (const frame of reply.frames) {
     if (res.destroyed) return;
     res.write(frame);

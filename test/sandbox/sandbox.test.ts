@@ -4,13 +4,15 @@
  * store or network is reachable, for Bash, a command hook and an MCP stdio server alike; in the
  * default mode a command the check let through without asking cannot write at all; `sandbox
  * doctor`'s probes all hold (and each escapes with the sandbox off, so they test something);
- * without bubblewrap `required` fails closed and `auto` says so once.
+ * without bubblewrap `required` fails closed and `auto` says so once; a stop ends a sandboxed command
+ * that ignores SIGTERM.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
+import { parseLines, runCli, scriptedStreamArgs, startCli } from '../helpers/cli.ts';
+import { processesWith } from '../helpers/processes.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 const KEY = 'sk-ant-sandbox-test-SECRET';
@@ -150,4 +152,55 @@ test('no bubblewrap: --sandbox required is an error result and exit 1; auto runs
   assert.equal(warnings.length, 1, auto.stderr);
   assert.match(warnings[0]!, /commands run unconfined .*bubblewrap \(bwrap\) is not installed/);
   assert.match(auto.stdout, /"result":"done"/);
+});
+
+test('a stop ends a sandboxed command that ignores SIGTERM: nothing of it outlives agentpipe', async () => {
+  const w = world();
+  // A command line no other process has, to find it from the host (its pid namespace has other numbers).
+  const marker = `sleep 3000.${process.pid}${Date.now() % 100000}`;
+  const script = writeScript(w.work, [bash(`trap "" TERM; echo started > started.txt; ${marker}`), { text: 'x' }]);
+  const child = startCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: { ...w.env, AGENTPIPE_STOP_GRACE_MS: '60000' },
+  });
+  child.stdin!.end();
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  // Wait for the command itself, as the host sees it.
+  while (processesWith(marker).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(existsSync(path.join(w.work, 'started.txt')));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 143);
+  const results = parseLines(stdout).filter((l) => l.type === 'result');
+  assert.equal(results.length, 1);
+  // Killed processes may linger until reaped: give them up to ~2 s.
+  for (let i = 0; i < 100 && processesWith(marker).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(processesWith(marker), []);
+});
+
+test('bypassPermissions: a command cannot put a .git of its own in place or point it elsewhere (commondir)', async () => {
+  const w = world();
+  writeFileSync(path.join(w.work, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  mkdirSync(path.join(w.work, '.git', 'objects'));
+  mkdirSync(path.join(w.work, '.git', 'refs'));
+  const config = `[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch PWNED; false\\n`;
+  const attacks = [
+    // git takes config and hooks from the folder commondir names: the next `git status` outside would run it.
+    `mkdir -p evil/objects evil/refs && printf '${config}' > evil/config && echo ../evil > .git/commondir; echo done`,
+    // A .git moved aside and a new one made in its place, with a config of the command's.
+    `mv .git .git-old && mkdir -p .git/objects .git/refs && printf '${config}' > .git/config; echo done`,
+  ];
+  const script = writeScript(w.work, [...attacks.map(bash), { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: w.env,
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(existsSync(path.join(w.work, '.git-old')), false, '.git not moved');
+  assert.equal(existsSync(path.join(w.work, '.git', 'commondir')), false, 'no commondir left');
+  assert.match(run.stderr, /removed .*\.git\/commondir/);
+  assert.doesNotMatch(readFileSync(path.join(w.work, '.git', 'HEAD'), 'utf8'), /evil/);
+  assert.equal(existsSync(path.join(w.work, '.git', 'config')), false, 'no config planted');
 });

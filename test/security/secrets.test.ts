@@ -4,10 +4,11 @@
  * AGENTPIPE_PASS_ENV passes a named one on.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runScripted, toolResults } from '../helpers/agent-run.ts';
+import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/workspace.ts';
 import { FIXTURE } from '../mcp/helpers.ts';
 
@@ -17,6 +18,8 @@ const SECRETS = {
   OPENAI_API_KEY: 'sk-secret-openai-0003',
   CLAUDE_CODE_OAUTH_TOKEN: 'secret-oauth-0004',
   AGENTPIPE_SERVE_TOKEN: 'secret-serve-token-0005',
+  AGENTPIPE_SDK_URL_TOKEN: 'secret-sdk-url-token-0006',
+  CODEX_API_KEY: 'secret-codex-0007',
 };
 
 async function leaks(passEnv?: string) {
@@ -67,4 +70,34 @@ test('AGENTPIPE_PASS_ENV passes a named key on to tools, and only that one', asy
   assert.ok(seen.bash.includes(SECRETS.OPENAI_API_KEY));
   assert.ok(!seen.bash.includes(SECRETS.ANTHROPIC_API_KEY));
   assert.ok(!seen.mcp.includes(SECRETS.OPENAI_API_KEY), 'MCP servers get only their configured env');
+});
+
+test("agentpipe exec: the variable a provider's env_key names is withheld from Bash like the other keys", async () => {
+  const dir = tempDir();
+  const script = path.join(dir, 'script.json');
+  writeFileSync(
+    script,
+    JSON.stringify({
+      turns: [{ tool_calls: [{ name: 'Bash', id: 'toolu_env', input: { command: 'env' } }] }, { text: 'done' }],
+    }),
+  );
+  const run = await runCli(
+    [
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '-c',
+      `agentpipe.script=${JSON.stringify(script)}`,
+      '-c',
+      'model_provider="mine"',
+      '-c',
+      'model_providers.mine.env_key="MY_PROVIDER_KEY"',
+      'print the environment',
+    ],
+    { cwd: dir, env: { MY_PROVIDER_KEY: 'secret-provider-key-0008', AGENTPIPE_HOME: path.join(dir, 'home') } },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /PATH=/, 'Bash printed its environment');
+  assert.ok(!run.stdout.includes('secret-provider-key-0008'), 'the provider key reached Bash');
 });

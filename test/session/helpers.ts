@@ -2,7 +2,7 @@
  * Shared pieces of the session tests: a temp AGENTPIPE_HOME, CLI runs in it, a fake Anthropic server fed replies in
  * order.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after } from 'node:test';
 import { runCli, startCli, type RunResult } from '../helpers/cli.ts';
@@ -30,6 +30,14 @@ export function place(): Place {
   const cwd = tempDir();
   const home = tempDir();
   return { cwd, home, env: { AGENTPIPE_HOME: home } };
+}
+
+/** Trusts `p.cwd` in `p.home`'s settings, as `agentpipe trust` records it: the folder's own settings apply. */
+export function trusted(p: Place): Place {
+  const file = path.join(p.home, 'settings.json');
+  const current = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  writeFileSync(file, JSON.stringify({ ...current, trustedFolders: [realpathSync(p.cwd)] }));
+  return p;
 }
 
 /** Runs the CLI in `p.cwd` with `p.home`. */

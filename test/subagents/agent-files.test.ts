@@ -7,7 +7,18 @@ import { parseLines } from '../helpers/cli.ts';
 import { sdkOptions, supportedAgentsOf } from '../sdk/helpers.ts';
 import { writeScript } from '../helpers/workspace.ts';
 import { runInProcess, toolResults } from '../helpers/agent-run.ts';
-import { CLAUDE, STREAM, STREAM_IN, anthropic, place, run, text, toolCall, type Place } from '../session/helpers.ts';
+import {
+  CLAUDE,
+  STREAM,
+  STREAM_IN,
+  anthropic,
+  place,
+  run,
+  text,
+  toolCall,
+  trusted,
+  type Place,
+} from '../session/helpers.ts';
 
 const REVIEWER = `---
 name: reviewer
@@ -35,7 +46,7 @@ const userAgents = (p: Place) => path.join(p.home, 'agents');
 const scripted = (p: Place, turns: unknown[]) => ['--model', 'scripted', '--script', writeScript(p.home, turns)];
 
 test('project and user agent files are listed in system/init and run by the Task tool with their prompt, tools and model', async () => {
-  const p = place();
+  const p = trusted(place());
   agentFile(projectAgents(p), 'reviewer.md', REVIEWER);
   agentFile(userAgents(p), 'planner.md', PLANNER);
   const server = await anthropic([
@@ -80,7 +91,7 @@ test('--agent runs the main thread as an agent from a file (the name defaults to
 });
 
 test('on a name clash --agents wins over the files, and project files over user files', async () => {
-  const p = place();
+  const p = trusted(place());
   agentFile(userAgents(p), 'reviewer.md', REVIEWER.replace('Reviews code for bugs', 'user reviewer'));
   agentFile(userAgents(p), 'planner.md', PLANNER.replace('Plans work', 'user planner'));
   agentFile(projectAgents(p), 'planner.md', PLANNER.replace('Plans work', 'project planner'));
@@ -125,7 +136,7 @@ test('setting sources decide which folders are read; none reads no agent files',
 });
 
 test('a malformed agent file is skipped with a warning naming it; the other agents and the prompt go on', async () => {
-  const p = place();
+  const p = trusted(place());
   agentFile(projectAgents(p), 'reviewer.md', REVIEWER);
   agentFile(projectAgents(p), 'broken.md', '---\ndescription: [unclosed\n---\nbody\n');
   agentFile(projectAgents(p), 'nodesc.md', '---\nname: nodesc\n---\nbody\n');

@@ -51,6 +51,9 @@ export function execPlan(args: ExecArgs, env: NodeJS.ProcessEnv, cwdNow: string)
     ...(args.ephemeral ? { persistSession: false } : {}),
     ...sessionOf(args),
     settingSources: args.ignoreUserConfig ? ['project', 'local'] : ['user', 'project', 'local'],
+    // A folder's own settings (hooks, MCP servers, allow rules) apply only once the user trusts it, as codex's
+    // untrusted projects get no .codex/config.toml.
+    trustProject: false,
     includePartialMessages: false,
     env,
   };

@@ -1,10 +1,15 @@
 /**
  * The client's `fs/read_text_file` and `fs/write_text_file`: served for the agent's current session
- * only, on absolute paths inside the working folder (symbolic links followed).
+ * only, on absolute paths inside the working folder (symbolic links followed), with the Read and
+ * Write deny rules, as the tools hold them.
  */
-import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
+import { writeTextNoFollow } from '../../tools/file-write.ts';
+import type { PermissionRule } from '../../tools/permission-rules.ts';
+import { readDeniedFor } from '../../tools/permissions.ts';
+import { protectedReason } from '../../tools/protected-paths.ts';
 import { errorText } from './shared.ts';
 
 /** What `fs/read_text_file` asks for. */
@@ -26,14 +31,19 @@ export interface WriteTextFile {
 export class ClientFs {
   readonly #cwd: string;
   readonly #sessionId: () => string | undefined;
+  readonly #denied: PermissionRule[];
 
-  constructor(cwd: string, sessionId: () => string | undefined) {
+  constructor(cwd: string, sessionId: () => string | undefined, denied: PermissionRule[]) {
     this.#cwd = cwd;
     this.#sessionId = sessionId;
+    this.#denied = denied;
   }
 
   async readFile(params: ReadTextFile): Promise<{ content: string }> {
     const file = await this.#inside(params.sessionId, params.path);
+    // Served outside the agent's sandbox: the Read deny rules hold here as they do for the Read tool.
+    const denied = readDeniedFor('Read', this.#denied, this.#cwd)?.(file);
+    if (denied) throw acp.RequestError.invalidParams({ path: params.path }, `not read: denied by ${denied}`);
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -47,11 +57,18 @@ export class ClientFs {
     return { content: lines.slice(start, params.limit == null ? undefined : start + params.limit).join('\n') };
   }
 
+  /**
+   * The agent's own write, done by agentpipe outside the agent's sandbox: never into configuration that makes programs
+   * run (`.git/hooks`, `.agentpipe/`, the folders the sandbox keeps read-only), and never through a link at the
+   * file's name (one the agent swaps in after the check included).
+   */
   async writeFile(params: WriteTextFile): Promise<Record<string, never>> {
     const file = await this.#inside(params.sessionId, params.path);
+    const guarded = protectedReason(file) ?? readDeniedFor('Write', this.#denied, this.#cwd)?.(file);
+    if (guarded) throw acp.RequestError.invalidParams({ path: params.path }, `not written: ${guarded}`);
     try {
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, params.content);
+      await writeTextNoFollow(file, params.content, 'write');
     } catch (error) {
       throw acp.RequestError.internalError(undefined, `cannot write ${params.path}: ${errorText(error)}`);
     }

@@ -29,6 +29,11 @@ export class AcpPermissions {
   readonly #denied: PermissionRule[];
   readonly #warnOnce: (line: string) => void;
 
+  /** The --disallowed-tools rules (fs/* holds them too). */
+  get denied(): PermissionRule[] {
+    return this.#denied;
+  }
+
   constructor(config: HarnessConfig, warnOnce: (line: string) => void) {
     this.#config = config;
     this.#warnOnce = warnOnce;

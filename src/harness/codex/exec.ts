@@ -119,20 +119,21 @@ export class CodexExecHarness extends OneShotCliHarness {
       set('model_instructions_file', tomlString(file));
     }
     if (c.appendSystemPrompt) set('developer_instructions', tomlString(c.appendSystemPrompt));
-    const resume = this.nativeId ? ['resume', this.nativeId] : [];
+    // Values in `--flag=value` form, and the session id with the prompt after `--`: a model name or a resumed id
+    // starting with `--` (`--last` would resume another session) stays a value.
     return [
       ...c.command,
       'exec',
       '--json',
       '--skip-git-repo-check',
-      '--cd',
-      c.cwd,
+      `--cd=${c.cwd}`,
       ...codexPermissionArgs(c.permissionMode),
-      ...(c.model ? ['--model', c.model] : []),
+      ...(c.model ? [`--model=${c.model}`] : []),
       ...overrides,
-      ...resume,
+      ...(this.nativeId ? ['resume'] : []),
       ...images.map((file) => `--image=${file}`),
       '--',
+      ...(this.nativeId ? [this.nativeId] : []),
       prompt,
     ];
   }

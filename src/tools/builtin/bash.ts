@@ -9,8 +9,6 @@ import { objectSchema, optionalNumber, optionalString, requireString } from '../
 import type { Tool, ToolResult } from '../types.ts';
 import { childEnv } from '../../process/env.ts';
 import { defaultSandbox } from '../../sandbox/config.ts';
-import { gitSafeEnv } from '../shell/git-env.ts';
-import { isReadOnlyShell } from '../shell/facts.ts';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -41,13 +39,17 @@ export const bashTool: Tool = {
     ['command'],
   ),
   shell: true,
-  isReadOnly: async (input) => typeof input.command === 'string' && (await isReadOnlyShell(input.command)),
+  isReadOnly: async (input) =>
+    typeof input.command === 'string' && (await (await import('../shell/facts.ts')).isReadOnlyShell(input.command)),
   async call(input, context): Promise<ToolResult> {
     const command = requireString(input, 'command');
     optionalString(input, 'description');
     const timeout = optionalNumber(input, 'timeout', 1, MAX_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
-    // A line that runs without asking must not run programs named by repository config either.
-    const env = (await isReadOnlyShell(command)) ? gitSafeEnv(childEnv()) : childEnv();
+    // A line of read-only programs must not run programs named by repository config either,
+    // whatever let it run (judged on its parse here: the config may have changed since the check).
+    const { parsesReadOnly } = await import('../shell/facts.ts');
+    const { readOnlyEnv } = await import('../shell/read-only-env.ts');
+    const env = (await parsesReadOnly(command, context.cwd)) ? readOnlyEnv(childEnv()) : childEnv();
     const { runSandboxed } = await import('../../sandbox/run.ts');
     const run = await runSandboxed(context.sandbox?.config ?? defaultSandbox(context.cwd), {
       profile: context.sandbox?.profile ?? 'workspace',

@@ -1,11 +1,15 @@
-/** Edit: exact string replacement in a file; fails clearly when the text is missing or not unique. */
-import { readFile, writeFile } from 'node:fs/promises';
+/**
+ * Edit: exact string replacement in a file; fails clearly when the text is missing or not unique.
+ * It never reads or writes through a symbolic link at the file's name, nor writes through a hard
+ * link (see file-write.ts).
+ */
 import { objectSchema, optionalBoolean, requireString, requireText, resolvePath } from '../input.ts';
 import { toolUseError, type Tool, type ToolResult } from '../types.ts';
 import { recordRead, writeRefusal } from '../read-state.ts';
 import { editResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 import { fileDoesNotExist, fileEdited } from './file-answers.ts';
+import { LinkedFileError, readTextNoFollow, writeTextNoFollow } from '../file-write.ts';
 
 export const editTool: Tool = {
   name: 'Edit',
@@ -30,7 +34,13 @@ export const editTool: Tool = {
     const replaceAll = optionalBoolean(input, 'replace_all') ?? false;
     if (oldString === newString)
       return toolUseError('No changes to make: old_string and new_string are exactly the same.');
-    const before = await readFile(file, 'utf8').catch(() => null);
+    let before: string | null;
+    try {
+      before = await readTextNoFollow(file, 'Edit');
+    } catch (error) {
+      if (error instanceof LinkedFileError) return toolUseError(error.message);
+      throw error;
+    }
     if (before === null) return toolUseError(fileDoesNotExist(context.cwd));
     const refusal = await writeRefusal(context.state, file);
     if (refusal) return toolUseError(refusal);
@@ -45,7 +55,12 @@ export const editTool: Tool = {
     }
     const after = replaceAll ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
     recordCheckpoint(context.state, file, before);
-    await writeFile(file, after, { signal: context.signal });
+    try {
+      await writeTextNoFollow(file, after, 'Edit', context.signal);
+    } catch (error) {
+      if (error instanceof LinkedFileError) return toolUseError(error.message);
+      throw error;
+    }
     await recordRead(context.state, file);
     return {
       content: fileEdited(file, replaceAll),

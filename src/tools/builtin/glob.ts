@@ -22,7 +22,8 @@ export const globTool: Tool = {
     const pattern = requireString(input, 'pattern');
     const root = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
     const started = Date.now();
-    const { files, truncated } = await findFiles(root, pattern, context.signal, MAX_RESULTS);
+    // Files a Read deny rule protects are left out, as Grep leaves out their lines.
+    const { files, truncated } = await findFiles(root, pattern, context.signal, MAX_RESULTS, context.readDenied);
     const body = files.length ? files.join('\n') : 'No files found';
     return {
       content: truncated

@@ -3,6 +3,8 @@
  * linear time (no catastrophic backtracking), and it runs as a child process group, so an
  * interrupt or a signal stops a search at once. The ripgrep is the one agentpipe's dependency
  * `@vscode/ripgrep` carries (`rg` on PATH where it has none for the platform): see ripgrep.ts.
+ * ripgrep ends each file name with a NUL (`--null`), so every line of its output is known to come
+ * from one file: a file a Read deny rule protects is left out of the answer.
  */
 import { findExecutable } from '../../process/executable.ts';
 import { defaultSandbox } from '../../sandbox/config.ts';
@@ -25,6 +27,23 @@ const MODE_FLAGS: Record<Mode, string[]> = {
 const RG_MISSING =
   'Grep needs ripgrep: reinstall agentpipe with its optional dependencies (@vscode/ripgrep carries ' +
   'the binary), or put rg on PATH (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)';
+
+/**
+ * ripgrep's lines (`path\0rest`, or `path\0` alone for file names) as `path:rest`, without the
+ * files `denied` protects; a line whose file is not known (no NUL) is left out.
+ */
+function lines(stdout: string, mode: Mode, denied?: (file: string) => string | undefined): string[] {
+  const entries =
+    mode === 'files_with_matches'
+      ? stdout.split('\0').flatMap((file) => (file ? [{ file, rest: undefined }] : []))
+      : stdout.split('\n').flatMap((line) => {
+          const nul = line.indexOf('\0');
+          return nul === -1 ? [] : [{ file: line.slice(0, nul), rest: line.slice(nul + 1) }];
+        });
+  return entries
+    .filter(({ file }) => !denied?.(file))
+    .map(({ file, rest }) => (rest === undefined ? file : `${file}:${rest}`));
+}
 
 export const grepTool: Tool = {
   name: 'Grep',
@@ -61,6 +80,7 @@ export const grepTool: Tool = {
       'path',
       '--no-config',
       '--no-messages',
+      '--null',
       '--color',
       'never',
       '--max-filesize',
@@ -95,7 +115,7 @@ export const grepTool: Tool = {
     // ripgrep: 0 matches found, 1 none, 2 an error (a bad pattern says why on stderr).
     if (run.code === 2 && !run.stdout)
       throw new ToolInputError(`Invalid search: ${run.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
-    const out = run.stdout.split('\n').filter(Boolean);
+    const out = lines(run.stdout, mode, context.readDenied);
     const numMatches =
       mode === 'content'
         ? out.length

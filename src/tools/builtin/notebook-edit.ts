@@ -6,11 +6,11 @@
  * `NotebookEditOutput`.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { objectSchema, optionalString, requireString, requireText, resolvePath } from '../input.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 import { recordRead, writeRefusal } from '../read-state.ts';
+import { readTextNoFollow, writeTextNoFollow } from '../file-write.ts';
 import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
 
 /** One cell as nbformat 4 writes it (other fields are kept as they are). */
@@ -111,7 +111,8 @@ export const notebookEditTool: Tool = {
     }
     if (!MODES.includes(mode)) return toolUseError('Edit mode must be replace, insert, or delete.');
     if (mode === 'insert' && !cellType) return toolUseError('Cell type is required when using edit_mode=insert.');
-    const before = await readFile(file, 'utf8').catch(() => null);
+    // Not through a link at the notebook's name, nor a hard link (a LinkedFileError says so).
+    const before = await readTextNoFollow(file, 'NotebookEdit');
     if (before === null) return toolUseError(`Notebook file does not exist: ${file}`);
     const refusal = await writeRefusal(context.state, file);
     if (refusal) return toolUseError(refusal);
@@ -132,7 +133,7 @@ export const notebookEditTool: Tool = {
     const edit = applyEdit(notebook, mode, index, cellId, newSource, cellType);
     const after = `${JSON.stringify(notebook, null, 1)}${before.endsWith('\n') ? '\n' : ''}`;
     recordCheckpoint(context.state, file, before);
-    await writeFile(file, after, { signal: context.signal });
+    await writeTextNoFollow(file, after, 'NotebookEdit', context.signal);
     await recordRead(context.state, file);
     const language =
       typeof notebook.metadata?.language_info?.name === 'string' ? notebook.metadata.language_info.name : 'python';

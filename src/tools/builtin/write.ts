@@ -1,12 +1,16 @@
-/** Write: creates or replaces a file (and its folders). */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+/**
+ * Write: creates or replaces a file (and its folders). It never writes through a symbolic link
+ * at the file's name, nor through a hard link (see file-write.ts).
+ */
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { objectSchema, requireString, requireText, resolvePath } from '../input.ts';
-import { toolUseError, type Tool, type ToolResult } from '../types.ts';
+import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../types.ts';
 import { recordRead, writeRefusal } from '../read-state.ts';
 import { writeResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 import { fileWritten } from './file-answers.ts';
+import { LinkedFileError, readTextNoFollow, writeTextNoFollow } from '../file-write.ts';
 
 export const writeTool: Tool = {
   name: 'Write',
@@ -23,17 +27,28 @@ export const writeTool: Tool = {
   async call(input, context): Promise<ToolResult> {
     const file = resolvePath(context.cwd, requireString(input, 'file_path'));
     const content = requireText(input, 'content');
-    const before = await readFile(file, 'utf8').catch(() => null);
-    const refusal = before === null ? undefined : await writeRefusal(context.state, file);
-    if (refusal) return toolUseError(refusal);
-    recordCheckpoint(context.state, file, before);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, content, { signal: context.signal });
-    await recordRead(context.state, file);
-    const data = await writeResultOf(file, before, content);
-    return {
-      content: fileWritten(file, before === null),
-      data,
-    };
+    try {
+      const before = await readTextNoFollow(file, 'Write');
+      const refusal = before === null ? undefined : await writeRefusal(context.state, file);
+      if (refusal) return toolUseError(refusal);
+      recordCheckpoint(context.state, file, before);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeTextNoFollow(file, content, 'Write', context.signal);
+      return await written(context, file, before, content);
+    } catch (error) {
+      if (error instanceof LinkedFileError) return toolUseError(error.message);
+      throw error;
+    }
   },
 };
+
+async function written(
+  context: ToolContext,
+  file: string,
+  before: string | null,
+  content: string,
+): Promise<ToolResult> {
+  await recordRead(context.state, file);
+  const data = await writeResultOf(file, before, content);
+  return { content: fileWritten(file, before === null), data };
+}

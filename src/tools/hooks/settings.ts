@@ -1,6 +1,6 @@
 /**
- * Hooks and permission rules from a settings file or JSON string (`--settings`, the setting
- * sources), in Claude Code's format:
+ * Hooks, permission rules and MCP servers from a settings file or JSON string (`--settings`, the
+ * setting sources), in Claude Code's format:
  * `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}`.
  * Anything malformed is a clear error naming where it is.
  */
@@ -17,10 +17,12 @@ export interface CommandHookConfig {
 /** The hooks part of a settings file. */
 export type HookSettings = Partial<Record<HookEvent, Array<{ matcher?: string; hooks: CommandHookConfig[] }>>>;
 
-/** What agentpipe uses of a settings file: its hooks and its permission rules. */
+/** What agentpipe uses of a settings file: its hooks, its permission rules and its MCP servers. */
 export interface Settings {
   hooks: HookSettings;
   permissions: { allow: string[]; deny: string[] };
+  /** `mcpServers`, as `--mcp-config` has them (each entry is checked where the session opens: mcp/config-schema.ts). */
+  mcpServers?: Record<string, unknown>;
   /** The whole object as written (`get_settings` shows it). */
   raw: Record<string, unknown>;
 }
@@ -45,9 +47,12 @@ export function loadSettings(value: string | Record<string, unknown>, cwd: strin
     }
   }
   if (!isObject(settings)) throw new Error(`${label}: expected a JSON object`);
+  if (settings.mcpServers !== undefined && !isObject(settings.mcpServers))
+    throw new Error(`${label}: "mcpServers" must be an object of MCP server configs by name`);
   return {
     hooks: validateHooks(settings.hooks, label),
     permissions: validatePermissions(settings.permissions, label),
+    ...(settings.mcpServers !== undefined ? { mcpServers: settings.mcpServers } : {}),
     raw: settings,
   };
 }

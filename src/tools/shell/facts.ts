@@ -1,13 +1,20 @@
 /**
  * What the permission check needs to know about one Bash line, from its parse: whether a deny
  * rule covers any command it runs (wrappers and nested shells included), whether every simple
- * command is covered by an allow rule, and whether the whole line is read-only.
+ * command is covered by an allow rule, and whether the whole line is read-only: every program on
+ * the read-only list with the words it will get (globs expanded), every file it names inside the
+ * working folders and outside Read deny rules, every folder it walks clear of them, and git's
+ * repository (the one the session is in, with a config that names no program).
  */
+import path from 'node:path';
+import { childEnv } from '../../process/env.ts';
 import { formatRule, commandRuleMatches, pathRuleMatches, type PermissionRule } from '../permission-rules.ts';
-import { expandPath, isInside, realPath } from '../paths.ts';
-import { analyzeShell } from './parse.ts';
-import { inventory } from './programs.ts';
-import { isReadOnlyArgv, pathOperands } from './read-only.ts';
+import { expandPath, isInside, realPath, resolvedPath } from '../paths.ts';
+import { repositoryOf, unsafeRepositoryConfig } from './git-repository.ts';
+import { walkLine, type LineWalk, type Named } from './line-walk.ts';
+import { analyzeShell, type ShellAnalysis } from './parse.ts';
+import { inventory, type RunInventory } from './programs.ts';
+import { readOnlyEnv } from './read-only-env.ts';
 
 /** The rules that bear on a Bash call. */
 export interface ShellRules {
@@ -38,16 +45,52 @@ export interface ShellFacts {
 /** Parses `line` and judges it against the rules. */
 export async function shellFacts(line: string, rules: ShellRules): Promise<ShellFacts> {
   const analysis = await analyzeShell(line);
-  const runs = await inventory(analysis);
   const specific = rules.deny.filter((r) => r.specifier !== undefined && r.specifier !== '*');
-  if (rules.deny.length > specific.length)
+  const runs = specific.length ? await inventory(analysis) : undefined;
+  const denied = commandDenial(runs, rules);
+  if (denied) return denied;
+  const walk = walkLine(analysis, rules.cwd, rules.readDeny.length > 0);
+  const lineDirs = [...new Set([rules.cwd, ...walk.named.map((n) => n.dir)])];
+  // Files the line names may not be ones a Read deny rule protects.
+  const named: Named[] = [
+    ...[...analysis.reads, ...analysis.writes].flatMap((word) => lineDirs.map((dir) => ({ word, dir }))),
+    ...walk.named,
+  ];
+  for (const { word, dir } of named) {
+    const rule = rules.readDeny.find((r) => pathRuleMatches(r.specifier!, joined(dir, word), rules.cwd));
+    if (rule)
+      return {
+        denied: `Permission to read ${word} was denied by the rule ${formatRule(rule)}`,
+        readOnly: false,
+        allowed: false,
+      };
+  }
+  const plain = analysis.complex.length === 0 && !analysis.opaqueName;
+  const unsure = unknownRuns(analysis, runs) ?? readDenyDoubt(walk, named, plain, rules);
+  let readOnly = plain && !unsure && analysis.writes.length === 0 && analysis.commands.length > 0 && walk.readOnly;
+  if (readOnly && walk.git.length) readOnly = (await gitProblem(walk, rules.cwd)) === undefined;
+  const whole = rules.allow.some((r) => r.specifier === undefined || r.specifier === '*');
+  const allowed =
+    whole ||
+    (plain &&
+      analysis.writes.length === 0 &&
+      analysis.commands.length > 0 &&
+      analysis.commands.every((c) => rules.allow.some((r) => commandRuleMatches(r.specifier!, c.argv))));
+  const outside = rules.folders ? outsidePath(walk, named, rules.folders) : undefined;
+  return { readOnly, allowed: allowed && !unsure, ...(unsure ? { unsure } : {}), ...(outside ? { outside } : {}) };
+}
+
+/** A Bash deny rule that covers the line (`runs`: what it runs, when specific rules are set), as facts. */
+function commandDenial(runs: RunInventory | undefined, rules: ShellRules): ShellFacts | undefined {
+  const whole = rules.deny.find((r) => r.specifier === undefined || r.specifier === '*');
+  if (whole)
     return {
-      denied: `Permission to use Bash was denied by the rule ${formatRule(rules.deny[0]!)}`,
+      denied: `Permission to use Bash was denied by the rule ${formatRule(whole)}`,
       readOnly: false,
       allowed: false,
     };
-  for (const argv of runs.commands) {
-    const rule = specific.find((r) => commandRuleMatches(r.specifier!, argv));
+  for (const argv of runs?.commands ?? []) {
+    const rule = rules.deny.find((r) => commandRuleMatches(r.specifier!, argv));
     if (rule)
       return {
         denied:
@@ -57,80 +100,97 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
         allowed: false,
       };
   }
-  // Files the line names may not be ones a Read deny rule protects.
-  const named = [...analysis.reads, ...analysis.writes, ...runs.commands.flatMap((argv) => pathOperands(argv))];
-  for (const file of named) {
-    const rule = rules.readDeny.find((r) => pathRuleMatches(r.specifier!, file, rules.cwd));
-    if (rule)
-      return {
-        denied: `Permission to read ${file} was denied by the rule ${formatRule(rule)}`,
-        readOnly: false,
-        allowed: false,
-      };
-  }
+  return undefined;
+}
+
+/** With Bash deny rules set (`runs` known), a line whose programs cannot all be named: why it asks. */
+function unknownRuns(analysis: ShellAnalysis, runs: RunInventory | undefined): string | undefined {
   const plain = analysis.complex.length === 0 && !analysis.opaqueName;
-  const globbed = analysis.commands.some((c) => c.globbed);
-  let unsure: string | undefined;
-  if (specific.length > 0 && (runs.unknown || !plain)) {
-    unsure =
-      `Bash needs approval: deny rules are set and what this line runs cannot be fully known ` +
-      `(${[...new Set(analysis.complex)].join(', ') || 'a command that runs other code'})`;
-  } else if (rules.readDeny.length > 0 && (globbed || named.some((word) => unresolvable(word, globbed)))) {
-    unsure =
+  if (!runs || (plain && !runs.unknown)) return undefined;
+  return (
+    `Bash needs approval: deny rules are set and what this line runs cannot be fully known ` +
+    `(${[...new Set(analysis.complex)].join(', ') || 'a command that runs other code'})`
+  );
+}
+
+/** With Read deny rules set, a line that may read what they protect without naming it: why it asks. */
+function readDenyDoubt(walk: LineWalk, named: Named[], plain: boolean, rules: ShellRules): string | undefined {
+  if (!rules.readDeny.length) return undefined;
+  // A computed word (`"$PWD/.env"`, `$(…)`) names a file no one can check beforehand.
+  if (!plain || walk.unexpanded || named.some(({ word }) => unresolvable(word)))
+    return (
       'Bash needs approval: Read deny rules are set and a word of this line expands to file names that cannot ' +
-      'be checked beforehand';
-  }
-  const readOnly =
-    plain &&
-    !unsure &&
-    analysis.writes.length === 0 &&
-    analysis.commands.length > 0 &&
-    analysis.commands.every((c) => !c.assignments && isReadOnlyArgv(c.argv));
-  const whole = rules.allow.some((r) => r.specifier === undefined || r.specifier === '*');
-  const allowed =
-    whole ||
-    (plain &&
-      analysis.writes.length === 0 &&
-      analysis.commands.length > 0 &&
-      analysis.commands.every((c) => rules.allow.some((r) => commandRuleMatches(r.specifier!, c.argv))));
-  const outside = rules.folders ? outsidePath(analysis.commands, named, globbed, rules.cwd, rules.folders) : undefined;
-  return { readOnly, allowed: allowed && !unsure, ...(unsure ? { unsure } : {}), ...(outside ? { outside } : {}) };
+      'be checked beforehand'
+    );
+  const folder = walk.roots.find(({ word, dir }) =>
+    rules.readDeny.some((r) => overlaps(r.specifier!, resolvedPath(dir, word), rules.cwd)),
+  );
+  if (folder)
+    return `Bash needs approval: ${folder.word} is read recursively and holds files a Read deny rule protects`;
+  const git = walk.git.find(({ dir, content }) => {
+    const repository = content ? repositoryOf(realPath(dir)) : undefined;
+    return repository !== undefined && rules.readDeny.some((r) => overlaps(r.specifier!, repository, rules.cwd));
+  });
+  if (git) return 'Bash needs approval: this git command may print the contents of files a Read deny rule protects';
+  return undefined;
 }
 
-/**
- * A word whose files cannot be known before bash expands it: `~user`, `~+`, `~-` (another user's
- * home, $PWD, $OLDPWD), and on a line that expands words (`globbed`), a brace expansion
- * (`{a,/etc/x}`) or a glob starting with a dot, which older bash (and `sh`) let match `..`.
- */
-function unresolvable(word: string, globbed: boolean): boolean {
-  if (/^~[^/]/.test(word)) return true;
-  return globbed && ((word.includes('{') && word.includes('}')) || /(^|\/)\.[*?[]/.test(word));
+/** True when the files a path rule covers and the folder `dir` (resolved) meet: one is inside the other. */
+function overlaps(specifier: string, dir: string, cwd: string): boolean {
+  const pattern = expandPath(cwd, specifier.startsWith('//') ? specifier.slice(1) : specifier);
+  const parts = pattern.split('/');
+  const glob = parts.findIndex((p) => /[*?[{]/.test(p));
+  const fixed = (glob === -1 ? parts : parts.slice(0, glob)).join('/') || '/';
+  return [fixed, realPath(fixed)].some((f) => isInside(f, dir) || isInside(dir, f));
 }
 
-/** The first path outside `folders` among `named`, or `~` for a `cd` that goes home or back. */
-function outsidePath(
-  commands: Array<{ argv: string[] }>,
-  named: string[],
-  globbed: boolean,
-  cwd: string,
-  folders: string[],
-): string | undefined {
-  for (const { argv } of commands) {
-    const [name, ...args] = argv;
-    if ((name === 'cd' || name === 'pushd' || name === 'popd') && pathOperands(argv).length === 0 && !args.length)
-      return '~';
-    if ((name === 'cd' || name === 'pushd') && args.includes('-')) return '-';
-    if (name === 'popd') return 'the directory stack';
-  }
-  for (const word of named) {
-    if (unresolvable(word, globbed)) return word;
-    const file = realPath(expandPath(cwd, word));
-    if (!folders.some((dir) => isInside(file, dir))) return file;
+/** Why git may not run without asking here: a `cd` into another repository, or config that names a program. */
+async function gitProblem(walk: LineWalk, cwd: string): Promise<string | undefined> {
+  const home = repositoryOf(realPath(cwd));
+  const env = readOnlyEnv(childEnv());
+  const checked = new Set<string>();
+  for (const { dir } of walk.git) {
+    const repository = repositoryOf(realPath(dir));
+    if (repository !== home) return `git runs in another repository (${repository ?? dir})`;
+    if (checked.has(dir)) continue;
+    checked.add(dir);
+    const problem = await unsafeRepositoryConfig(dir, env);
+    if (problem) return problem;
   }
   return undefined;
 }
 
-/** True when `line` only reads (used where no rules apply, e.g. to run read-only calls in parallel). */
-export async function isReadOnlyShell(line: string): Promise<boolean> {
-  return (await shellFacts(line, { allow: [], deny: [], readDeny: [], cwd: process.cwd() })).readOnly;
+/**
+ * `word` as a path from `dir`, not folded (`sub/../.env` stays so: the kernel follows `sub` first);
+ * `~` words and absolute ones as they are.
+ */
+const joined = (dir: string, word: string) => (word.startsWith('~') || path.isAbsolute(word) ? word : `${dir}/${word}`);
+
+/** A word whose file cannot be known before bash expands it: `~user`, `~+`, `~-` (a home, $PWD, $OLDPWD). */
+const unresolvable = (word: string) => /^~[^/]/.test(word);
+
+/** The first path outside `folders` among the named words and walked folders, or where a `cd` leaves to. */
+function outsidePath(walk: LineWalk, named: Named[], folders: string[]): string | undefined {
+  if (walk.leaves !== undefined) return walk.leaves;
+  for (const { word, dir } of [...named, ...walk.roots, ...walk.listed]) {
+    if (unresolvable(word)) return word;
+    const file = resolvedPath(dir, word);
+    if (!folders.some((folder) => isInside(file, folder))) return file;
+  }
+  return undefined;
+}
+
+/** True when `line` only reads, run in `cwd` (used where no rules apply, e.g. to run read-only calls in parallel). */
+export async function isReadOnlyShell(line: string, cwd = process.cwd()): Promise<boolean> {
+  return (await shellFacts(line, { allow: [], deny: [], readDeny: [], cwd })).readOnly;
+}
+
+/**
+ * True when `line` runs only programs on the read-only list with their read-only options (the
+ * parse and its globs; not the paths or git's repository): such a line runs with git's configured
+ * programs switched off (read-only-env.ts), whatever let it run.
+ */
+export async function parsesReadOnly(line: string, cwd: string): Promise<boolean> {
+  const analysis = await analyzeShell(line);
+  return analysis.complex.length === 0 && !analysis.opaqueName && walkLine(analysis, cwd, false).readOnly;
 }

@@ -3,15 +3,27 @@
  * the simple commands with their literal argv, the files redirected to or from, and every
  * construct that makes the line more than a list of literal simple commands (background `&`,
  * substitutions, expansions, here-documents, subshells, functions, assignments ...).
- * The grammar loads on first use (a WebAssembly module, about 30 ms), then parsing is cheap.
+ * Characters that bash and the grammar may read differently (control characters, a backslash
+ * before a newline, Unicode spaces) make the line unknown whatever the parse says (bytes.ts).
+ * A line of plain words and `;`, `&&`, `||`, `|` is read without the grammar (fast-parse.ts);
+ * the grammar loads on first use (a WebAssembly module, about 30 ms), then parsing is cheap.
  */
 import { createRequire } from 'node:module';
 import type { Node, Parser as ParserType } from 'web-tree-sitter';
+import { beforeWasmCompile } from '../../process/wasm-tier-up.ts';
+import { ambiguousCharacter } from './bytes.ts';
+import { fastAnalysis } from './fast-parse.ts';
+import { literalOf } from './words.ts';
 
 /** One simple command whose words are all literal after quote removal. */
 export interface SimpleCommand {
   /** The words, quotes removed, backslash escapes applied: `'-de""lete'` is `-delete`. */
   argv: string[];
+  /**
+   * For each word of argv, its glob pattern when it has unquoted glob or brace characters (the
+   * quoted characters escaped with a backslash: `'a b'*` is `\a\ \b*`); undefined for a plain word.
+   */
+  patterns: Array<string | undefined>;
   /** An unquoted word may expand to other words (glob or brace characters). */
   globbed: boolean;
   /** `NAME=value cmd`: the command runs with a changed environment. */
@@ -35,6 +47,7 @@ export interface ShellAnalysis {
 let parserPromise: Promise<ParserType> | undefined;
 
 async function loadParser(): Promise<ParserType> {
+  beforeWasmCompile();
   const { Parser, Language } = await import('web-tree-sitter');
   await Parser.init();
   const require = createRequire(import.meta.url);
@@ -46,6 +59,20 @@ async function loadParser(): Promise<ParserType> {
 
 /** Parses one command line. */
 export async function analyzeShell(line: string): Promise<ShellAnalysis> {
+  const fast = fastAnalysis(line);
+  if (fast) return fast;
+  const analysis = await grammarAnalysis(line);
+  // What the grammar saw is still judged (a deny rule may match it), but what bash runs may differ.
+  const odd = ambiguousCharacter(line);
+  if (odd) {
+    analysis.complex.push(odd);
+    analysis.opaqueName = true;
+  }
+  return analysis;
+}
+
+/** The grammar's reading of `line` alone (no fast path, no character check): the reference tests compare with. */
+export async function grammarAnalysis(line: string): Promise<ShellAnalysis> {
   parserPromise ??= loadParser();
   const parser = await parserPromise;
   const tree = parser.parse(line);
@@ -77,11 +104,14 @@ function walk(node: Node, out: ShellAnalysis): void {
   }
   if (node.type === 'command') return command(node, out);
   if (node.type === 'redirected_statement') {
-    for (const child of node.namedChildren) {
-      if (!child) continue;
-      if (child.type.endsWith('redirect')) redirect(child, out);
-      else walk(child, out);
-    }
+    // Words after a redirection's file (`cat <f a.txt`) are the command's arguments to bash; the
+    // grammar hangs them under the redirection.
+    const extras = node.namedChildren.flatMap((c) => (c && c.type.endsWith('redirect') ? redirect(c, out) : []));
+    const body = node.namedChildren.find((c) => c && !c.type.endsWith('redirect'));
+    if (body?.type === 'command') return command(body, out, extras);
+    if (body) walk(body, out);
+    if (extras.length) out.complex.push('words after a redirection');
+    for (const extra of extras) nested(extra, out);
     return;
   }
   // Everything else (subshells, groups, functions, loops, tests, declarations, substitutions,
@@ -94,21 +124,21 @@ function describe(type: string): string {
   return type === 'ERROR' ? 'syntax the parser does not understand' : type.replace(/_/g, ' ');
 }
 
-function command(node: Node, out: ShellAnalysis): void {
+function command(node: Node, out: ShellAnalysis, trailing: Node[] = []): void {
   const argv: string[] = [];
-  let globbed = false;
+  const patterns: Array<string | undefined> = [];
   let assignments = false;
   let opaque = false;
-  for (const child of node.namedChildren) {
-    if (!child) continue;
+  // `$"…"`: bash translates the string through the locale's message catalog.
+  if (node.children.some((child) => child?.type === '$')) out.complex.push('a translated string');
+  const words = node.namedChildren.flatMap((child) =>
+    !child ? [] : child.type.endsWith('redirect') ? redirect(child, out) : [child],
+  );
+  for (const child of [...words, ...trailing]) {
     if (child.type === 'variable_assignment') {
       assignments = true;
       out.complex.push('a variable assignment');
       for (const inner of child.namedChildren) if (inner) nested(inner, out);
-      continue;
-    }
-    if (child.type.endsWith('redirect')) {
-      redirect(child, out);
       continue;
     }
     const word = child.type === 'command_name' ? child.namedChildren[0] : child;
@@ -121,12 +151,12 @@ function command(node: Node, out: ShellAnalysis): void {
       if (word) nested(word, out);
       continue;
     }
-    globbed ||= literal.globbed;
     argv.push(literal.value);
+    patterns.push(literal.pattern);
   }
   // A command whose name is computed runs something unknown; its other words say nothing.
   if (opaque) out.opaqueName = true;
-  else if (argv.length > 0) out.commands.push({ argv, globbed, assignments });
+  else if (argv.length > 0) out.commands.push({ argv, patterns, globbed: patterns.some(Boolean), assignments });
 }
 
 /** Collects the commands inside a word that is not literal (`$(rm x)`, `<(cat y)`). */
@@ -138,7 +168,11 @@ function nested(node: Node, out: ShellAnalysis): void {
   for (const child of node.namedChildren) if (child) nested(child, out);
 }
 
-function redirect(node: Node, out: ShellAnalysis): void {
+/**
+ * Notes what a redirection reads or writes; returns the words the grammar hung under it after its
+ * file (`<f a b`: a and b), which are the command's arguments to bash.
+ */
+function redirect(node: Node, out: ShellAnalysis): Node[] {
   if (node.type !== 'file_redirect') {
     out.complex.push(
       node.type === 'heredoc_redirect'
@@ -148,74 +182,19 @@ function redirect(node: Node, out: ShellAnalysis): void {
           : describe(node.type),
     );
     for (const child of node.namedChildren) if (child) nested(child, out);
-    return;
+    return [];
   }
   const operator = node.children.find((c) => c && !c.isNamed)?.type ?? '';
-  const target = node.namedChildren.filter((c) => c && c.type !== 'file_descriptor').at(-1);
+  const [target, ...extras] = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'file_descriptor');
   const literal = target ? literalOf(target) : undefined;
-  if (!target || literal === undefined || literal.globbed) {
+  if (!target || literal === undefined || literal.pattern !== undefined) {
     out.complex.push('a redirection to a computed file name');
     if (target) nested(target, out);
-    return;
+    return extras;
   }
   // `2>&1`, `>&2`, `<&0`, `>&-`: duplicating or closing descriptors touches no file.
-  if ((operator === '>&' || operator === '<&') && /^(\d+|-)$/.test(literal.value)) return;
+  if ((operator === '>&' || operator === '<&') && /^(\d+|-)$/.test(literal.value)) return extras;
   if (operator === '<') out.reads.push(literal.value);
   else if (literal.value !== '/dev/null') out.writes.push(literal.value);
-}
-
-interface Literal {
-  value: string;
-  globbed: boolean;
-}
-
-/** The value of a word after quote removal, or undefined when the shell would compute it. */
-export function literalOf(node: Node): Literal | undefined {
-  switch (node.type) {
-    case 'word':
-      return unquoted(node.text);
-    case 'number':
-      return { value: node.text, globbed: false };
-    case 'raw_string':
-      return { value: node.text.slice(1, -1), globbed: false };
-    case 'string': {
-      let value = '';
-      for (const child of node.children) {
-        if (!child || child.type === '"') continue;
-        if (child.type !== 'string_content') return undefined;
-        value += child.text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
-      }
-      return { value, globbed: false };
-    }
-    case 'concatenation': {
-      let value = '';
-      let globbed = false;
-      for (const child of node.children) {
-        const part = child ? literalOf(child) : undefined;
-        if (!part) return undefined;
-        value += part.value;
-        globbed ||= part.globbed;
-      }
-      return { value, globbed };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** An unquoted word: backslashes escape the next character; `* ? [ {` may expand. */
-function unquoted(text: string): Literal {
-  let value = '';
-  let globbed = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === '\\') {
-      const next = text[++i];
-      if (next !== undefined && next !== '\n') value += next;
-      continue;
-    }
-    if ('*?[{'.includes(ch)) globbed = true;
-    value += ch;
-  }
-  return { value, globbed };
+  return extras;
 }

@@ -1,206 +1,185 @@
 /**
- * Which simple commands only read. A program is read-only when it is on this allow-list AND
- * every flag it was given is known not to write or execute; anything else is unknown, and
- * unknown means "ask". Programs are matched by bare name only: `./ls` or `/tmp/ls` could be
- * anything.
+ * Which simple commands only read. A program is read-only when it is on this allow list AND every
+ * option it was given is on its list of options known not to write, run anything or read file
+ * names from elsewhere (GNU long options matched as the prefixes getopt accepts, see options.ts);
+ * anything else is unknown, and unknown means "ask". Programs are matched by bare name only: `./ls`
+ * or `/tmp/ls` could be anything. A read-only verdict says which words may name files the command
+ * reads and which folders it walks, for the path checks of facts.ts.
  */
+import { childEnv } from '../../process/env.ts';
+import { parseArgs } from './options.ts';
+import { HELP, reads, type Program, type ReadOnlyVerdict } from './program.ts';
+import { FILE_READERS } from './read-only-files.ts';
+import { GIT } from './read-only-git.ts';
+import { SEARCHERS } from './read-only-search.ts';
 
-/** Decides one command's arguments (argv without the program name). */
-type ArgsCheck = (args: string[]) => boolean;
-
-const any: ArgsCheck = () => true;
-
-/** Short-option clusters (`-ro`) contain one of these letters, or a long option has one of these names. */
-function without(shortLetters: string, long: string[]): ArgsCheck {
-  return (args) => {
-    for (const arg of args) {
-      if (arg === '--') break;
-      if (arg.startsWith('--')) {
-        const name = arg.slice(2).split('=')[0]!;
-        if (long.some((l) => l === name || (l.endsWith('*') && name.startsWith(l.slice(0, -1))))) return false;
-      } else if (arg.startsWith('-') && arg.length > 1 && [...arg.slice(1)].some((c) => shortLetters.includes(c)))
-        return false;
-    }
-    return true;
-  };
-}
-
-/** Only these flags, and no operands. */
-function onlyFlags(allowed: string[]): ArgsCheck {
-  return (args) => args.every((a) => allowed.includes(a));
-}
-
-const operands = (args: string[]) => args.filter((a) => !a.startsWith('-') || a === '-');
-
-const FIND_ACTIONS = new Set([
-  '-delete',
-  '-exec',
-  '-execdir',
-  '-ok',
-  '-okdir',
-  '-fprint',
-  '-fprint0',
-  '-fprintf',
-  '-fls',
-]);
-
-const GIT_DIFF_WRITES = ['output', 'ext-diff', 'textconv', 'open-files-in-pager'];
-const GIT_LIST_FLAGS = [
-  '-a',
-  '-r',
-  '-v',
-  '-vv',
-  '-l',
-  '--list',
-  '--all',
-  '--remotes',
-  '--verbose',
-  '--show-current',
-  '--merged',
-  '--no-merged',
-  '--no-color',
-  '--color',
-  '--no-column',
-];
-
-function gitListing(args: string[]): boolean {
-  // `git branch` / `git tag` list only without operands, or with --list/-l (patterns).
-  const listing = args.includes('-l') || args.includes('--list');
-  return args.every(
-    (a) =>
-      GIT_LIST_FLAGS.includes(a) ||
-      /^--(sort|format|contains|points-at|merged|no-merged)=/.test(a) ||
-      /^-n\d*$/.test(a) ||
-      (listing && !a.startsWith('-')),
-  );
-}
-
-const GIT: Record<string, ArgsCheck> = {
-  status: without('', ['ignore-submodules*']),
-  log: without('', GIT_DIFF_WRITES),
-  show: without('', GIT_DIFF_WRITES),
-  diff: without('', GIT_DIFF_WRITES),
-  blame: without('', ['contents*']),
-  shortlog: any,
-  'rev-parse': any,
-  'ls-files': without('', ['with-tree*']),
-  describe: any,
-  branch: gitListing,
-  tag: gitListing,
-  remote: (args) =>
-    args.length === 0 || onlyFlags(['-v', '--verbose'])(args) || (args[0] === 'get-url' && args.length <= 3),
-};
-
-function git(args: string[]): boolean {
-  const [sub, ...rest] = args;
-  // Options before the subcommand (-c, -C, --exec-path, --git-dir ...) change what runs: ask.
-  const check = sub === undefined ? undefined : GIT[sub];
-  return check !== undefined && check(rest);
-}
-
-// The options of `date` that only choose what it prints (-s and --set, which set the clock, are not among them).
-const DATE_DISPLAY = new RegExp(
-  String.raw`^(\+.*|-u|--utc|--universal|-R|--rfc-email|-I\w*|--iso-8601(=.*)?|--rfc-3339=.*|` +
-    String.raw`-d|--date=.*|-r|--reference=.*|--debug)$`,
+/**
+ * Variable names that look like credentials: `printenv` and `env` print them only after asking.
+ * Generous on purpose: a false match asks, a missed one hands a secret to the model.
+ */
+const CREDENTIAL = new RegExp(
+  'TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|PRIVATE|AUTH|API_?KEY|ACCESS_?KEY|(^|_)(KEY|PAT)$|' +
+    '_PWD$|WEBHOOK|SIGNING|SALT|DSN$|DATABASE_URL|CONNECTION_STRING',
+  'i',
 );
 
-const PROGRAMS: Record<string, ArgsCheck> = {
-  ls: any,
-  pwd: any,
-  cat: any,
-  head: any,
-  tail: any,
-  wc: any,
-  echo: any,
-  printf: without('v', []),
-  grep: any,
-  egrep: any,
-  fgrep: any,
-  stat: any,
-  du: any,
-  df: any,
-  whoami: any,
-  uname: any,
-  which: any,
-  cut: any,
-  diff: any,
-  true: any,
-  false: any,
-  basename: any,
-  dirname: any,
-  realpath: any,
-  readlink: any,
-  nl: any,
-  tr: any,
-  column: any,
-  id: any,
-  cd: any,
-  od: any,
-  hexdump: any,
-  cmp: any,
-  comm: any,
-  md5sum: any,
-  sha1sum: any,
-  sha256sum: any,
-  jq: any,
-  test: any,
-  seq: any,
-  env: (args) => args.length === 0,
-  printenv: any,
-  file: without('C', ['compile']),
-  tree: without('o', []),
-  rg: without('z', ['pre', 'pre-glob', 'search-zip']),
-  sort: without('o', ['output', 'compress-program']),
-  uniq: (args) => operands(args).length <= 1 && !args.some((a) => /^-[fsw]$|^--(skip|check)-/.test(a)),
-  find: (args) => !args.some((a) => FIND_ACTIONS.has(a)),
-  date: (args) => args.every((a, i) => DATE_DISPLAY.test(a) || /^(-d|-r)$/.test(args[i - 1] ?? '')),
-  hostname: onlyFlags([
-    '-f',
-    '-s',
-    '-i',
-    '-I',
-    '-d',
-    '-a',
-    '-A',
-    '-y',
-    '--fqdn',
-    '--long',
-    '--short',
-    '--domain',
-    '--ip-address',
-    '--all-ip-addresses',
-    '--all-fqdns',
-    '--alias',
-  ]),
-  git,
+/** A URL with a password in it (`redis://:pw@host`, `postgres://user:pw@host/db`), whatever the variable's name. */
+const URL_PASSWORD = /:\/\/[^/\s@]*:[^/\s@]+@/;
+
+function printsEnvironment(names: string[]): ReadOnlyVerdict {
+  const env = childEnv();
+  const shown = names.length ? names : Object.keys(env);
+  const secret = shown.find(
+    (name) => CREDENTIAL.test(name) || (Object.hasOwn(env, name) && URL_PASSWORD.test(env[name]!)),
+  );
+  if (secret) return { refused: `it prints ${secret}, which looks like a credential` };
+  return { paths: [], roots: [] };
+}
+
+const TEST_OPERATORS = new Set(['=', '==', '!=', '<', '>', '!', '(', ')']);
+
+/** `test` and `[`: `-v` and `-R` take a variable name, whose array subscript bash evaluates (`a[$(cmd)]`). */
+function testCommand(args: string[]): ReadOnlyVerdict {
+  if (args.some((a) => a === '-v' || a === '-R'))
+    return { refused: 'test -v evaluates the array subscript of its operand' };
+  return { paths: args.filter((a) => !a.startsWith('-') && !TEST_OPERATORS.has(a)), roots: [] };
+}
+
+const PROGRAMS: Record<string, Program> = {
+  ...FILE_READERS,
+  ...SEARCHERS,
+  git: GIT,
+  pwd: reads({ flags: 'LP' }, { refuse: (p) => (p.operands.length ? 'pwd takes no operands' : undefined) }),
+  cd: reads(
+    { flags: 'LPe@', exact: true },
+    { refuse: (p) => (p.operands.length > 1 ? 'cd takes one folder' : undefined) },
+  ),
+  echo: () => ({ paths: [], roots: [] }),
+  // bash's printf has one option, -v VAR, which assigns (and evaluates an array subscript).
+  printf: (args) =>
+    args[0]?.startsWith('-v') ? { refused: 'printf -v assigns a variable' } : { paths: [], roots: [] },
+  true: () => ({ paths: [], roots: [] }),
+  false: () => ({ paths: [], roots: [] }),
+  test: testCommand,
+  '[': (args) => (args.at(-1) === ']' ? testCommand(args.slice(0, -1)) : { refused: '[ without ]' }),
+  env: (args) => (args.length ? { refused: 'env runs a program or changes the environment' } : printsEnvironment([])),
+  printenv: (args) => {
+    const parsed = parseArgs(args, { flags: '0', long: { null: 'none', ...HELP } });
+    return 'refused' in parsed ? parsed : printsEnvironment(parsed.operands);
+  },
+  whoami: reads({ long: HELP }, { refuse: (p) => (p.operands.length ? 'whoami takes no operands' : undefined) }),
+  uname: reads(
+    {
+      flags: 'asnrvmpio',
+      long: {
+        all: 'none',
+        'kernel-name': 'none',
+        nodename: 'none',
+        'kernel-release': 'none',
+        'kernel-version': 'none',
+        machine: 'none',
+        processor: 'none',
+        'hardware-platform': 'none',
+        'operating-system': 'none',
+        ...HELP,
+      },
+    },
+    { noPaths: true },
+  ),
+  id: reads(
+    {
+      flags: 'agGnruzZ',
+      long: {
+        context: 'none',
+        group: 'none',
+        groups: 'none',
+        name: 'none',
+        real: 'none',
+        user: 'none',
+        zero: 'none',
+        ...HELP,
+      },
+    },
+    { noPaths: true },
+  ),
+  which: reads({ flags: 'as', exact: true }, { noPaths: true }),
+  basename: reads(
+    { flags: 'az', valued: 's', long: { multiple: 'none', suffix: 'value', zero: 'none', ...HELP } },
+    { noPaths: true },
+  ),
+  dirname: reads({ flags: 'z', long: { zero: 'none', ...HELP } }, { noPaths: true }),
+  seq: reads(
+    {
+      flags: 'w',
+      valued: 'fs',
+      numeric: true,
+      long: { 'equal-width': 'none', format: 'value', separator: 'value', ...HELP },
+    },
+    { noPaths: true },
+  ),
+  date: reads(
+    {
+      flags: 'Ru',
+      valued: 'dfr',
+      optional: 'I',
+      long: {
+        date: 'value',
+        debug: 'none',
+        file: 'value',
+        'iso-8601': 'optional',
+        resolution: 'none',
+        'rfc-email': 'none',
+        'rfc-3339': 'value',
+        reference: 'value',
+        utc: 'none',
+        universal: 'none',
+        ...HELP,
+      },
+      others: ['set'],
+    },
+    // An operand that is not +FORMAT sets the clock (`date 010100002030`).
+    { refuse: (p) => (p.operands.some((o) => !o.startsWith('+')) ? 'date with a time sets the clock' : undefined) },
+  ),
+  hostname: reads(
+    {
+      flags: 'aAdfiIsyV',
+      long: {
+        alias: 'none',
+        'all-fqdns': 'none',
+        domain: 'none',
+        fqdn: 'none',
+        long: 'none',
+        'ip-address': 'none',
+        'all-ip-addresses': 'none',
+        short: 'none',
+        yp: 'none',
+        nis: 'none',
+        ...HELP,
+      },
+      others: ['boot', 'file'],
+    },
+    { refuse: (p) => (p.operands.length ? 'hostname with a name sets it' : undefined) },
+  ),
 };
+
+/** True when `name` is a program on the read-only list (with some options and operands, it only reads). */
+export function readOnlyProgram(name: string | undefined): boolean {
+  return name !== undefined && !name.includes('/') && Object.hasOwn(PROGRAMS, name);
+}
+
+/** The read-only verdict on one argv (program first), or a refusal saying why it is not known to be read-only. */
+export function readOnlyUse(argv: string[]): ReadOnlyVerdict {
+  const [program, ...args] = argv;
+  if (program === undefined) return { refused: 'no program' };
+  if (program.includes('/')) return { refused: `${program} is given by path` };
+  const check = Object.hasOwn(PROGRAMS, program) ? PROGRAMS[program] : undefined;
+  if (!check) return { refused: `${program} is not a program known to only read` };
+  return check(args);
+}
+
+export type { ReadOnlyUse, ReadOnlyVerdict } from './program.ts';
 
 /** True when this argv (program first) is known to change nothing and run nothing else. */
 export function isReadOnlyArgv(argv: string[]): boolean {
-  const [program, ...args] = argv;
-  if (program === undefined || program.includes('/')) return false;
-  const check = Object.hasOwn(PROGRAMS, program) ? PROGRAMS[program] : undefined;
-  return check !== undefined && check(args);
-}
-
-/**
- * Every word of a command that may name a file it touches: operands, `--opt=value` values,
- * values glued to short options (`-fFILE`), and the path part of `rev:path`. Generous on
- * purpose: it feeds deny checks, where a false match asks, and a missed one leaks.
- */
-export function pathOperands(argv: string[]): string[] {
-  const out: string[] = [];
-  for (const arg of argv.slice(1)) {
-    if (arg === '-' || arg === '--' || arg === '') continue;
-    const long = /^--[\w-]+=(.+)$/s.exec(arg);
-    if (long) out.push(long[1]!);
-    else if (/^-[A-Za-z]/.test(arg)) {
-      if (arg.length > 2) out.push(arg.slice(2));
-    } else {
-      out.push(arg);
-      const colon = arg.indexOf(':');
-      if (colon > 0 && colon < arg.length - 1) out.push(arg.slice(colon + 1));
-    }
-  }
-  return out;
+  return !('refused' in readOnlyUse(argv));
 }

@@ -1,0 +1,48 @@
+/**
+ * Limits on the JSON a client sends (stdin stream-json, WebSocket frames, the cluster's inbox, ACP):
+ * the nesting depth here, the size where lines are framed (ndjson.ts, the transports' max payload).
+ * `JSON.parse` reads any depth, but `JSON.stringify`, schema checks and every recursive walk
+ * after it overflow the stack near a few thousand levels: one 10,000-deep message killed
+ * `serve --ui` (issue 27). A value deeper than the limit is refused where it enters, with an error
+ * that says so, before anything recursive sees it.
+ */
+import { envNumber } from '../process/env-number.ts';
+
+/** Default deepest nesting a client's JSON may have (objects and arrays; `{}` is 1). */
+export const DEFAULT_MAX_DEPTH = 200;
+
+/** The limit: `AGENTPIPE_MAX_INPUT_DEPTH` when set to a positive whole number, else the default. */
+export function maxDepthFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  return envNumber('AGENTPIPE_MAX_INPUT_DEPTH', DEFAULT_MAX_DEPTH, { integer: true, env });
+}
+
+/** The default limit, read once (the parsers call `nestedDeeper` on every line). */
+let processLimit: number | undefined;
+const limitOfProcess = (): number => (processLimit ??= maxDepthFromEnv());
+
+/**
+ * True when `value` nests objects or arrays deeper than `limit`. Iterative (any depth is safe to
+ * ask about); it visits each object and array once, so a wide value costs linear time.
+ */
+export function nestedDeeper(value: unknown, limit = limitOfProcess()): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const node = stack.pop() as object;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    const children = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
+    for (const child of children) {
+      if (typeof child !== 'object' || child === null) continue;
+      stack.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+}
+
+/** The error a refused value gets, naming the limit and how to change it. */
+export function tooDeepError(limit = limitOfProcess()): string {
+  return `JSON nested deeper than ${limit} levels (AGENTPIPE_MAX_INPUT_DEPTH)`;
+}
