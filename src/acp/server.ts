@@ -15,7 +15,7 @@ import { MODES, stopReasonOf } from './convert.ts';
 import { mcpServersOf } from './mcp-servers.ts';
 import { holdUntilInitialized } from './pipelined.ts';
 import { acpStdioStream } from './stdio-stream.ts';
-import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import { replayUpdates } from './replay.ts';
 import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
 import { errorsOf } from '../messages/result-errors.ts';

@@ -12,7 +12,7 @@ import { UsageError, reportUsageError, sessionOptionsFromFlags } from './options
 import { collect } from './serve-command.ts';
 import { serverToken } from './server-token.ts';
 import { untilSignal } from './signals.ts';
-import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import { envNumber } from '../process/env-number.ts';
 
 interface AppServerFlags extends CliFlags {

@@ -1,5 +1,5 @@
 /** `agentpipe serve`: checks the flags, starts the WebSocket server, runs until SIGINT/SIGTERM. */
-import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { UsageError, tapesForMany, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 import type { ServeFlags } from './serve-command.ts';

@@ -1,6 +1,6 @@
 /**
  * The wire contract: every message agentpipe emits, field for field compatible with the
- * official Claude Agent SDK's `SDKMessage` union (test/types/sdk-compat.test.ts proves it with
+ * official Claude Agent SDK's `SDKMessage` union (test/types/sdk-compat.unit.test.ts proves it with
  * tsc). schema/messages.schema.json is generated from these types by scripts/gen-schema.ts
  * (`npm run schema`); the model-facing shapes (content blocks, stream events) are in api.ts.
  */
