@@ -19,12 +19,6 @@ const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as
   exports: Record<string, string | { types?: string }>;
 };
 const RUNTIME = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]);
-/**
- * Loaded at run time but not (yet) a dependency: src/cluster/session-store.ts imports the Claude
- * Agent SDK for session summaries and reports it missing; the cluster work makes it an optional
- * peer dependency, and this entry then goes.
- */
-const PENDING = new Set(['@anthropic-ai/claude-agent-sdk']);
 
 /** `@scope/name` or `name` of an import specifier (`openai/resources` → `openai`). */
 function packageOf(specifier: string): string {
@@ -60,7 +54,7 @@ test('src/ loads at run time only dependencies (type-only packages are devDepend
       if (!external || isBuiltin(target)) continue;
       const name = packageOf(target);
       seen.add(name);
-      if (!RUNTIME.has(name) && !PENDING.has(name)) wrong.add(`${name} (imported by ${file})`);
+      if (!RUNTIME.has(name)) wrong.add(`${name} (imported by ${file})`);
     }
   }
   assert.deepEqual([...wrong], []);
