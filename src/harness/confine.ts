@@ -86,6 +86,34 @@ export async function confineCli(
     cwd: config.cwd,
     env,
     writable: homes,
-    network: { hosts: apiHosts(config.name, config.baseUrl, env) },
+    network: { hosts: [...apiHosts(config.name, config.baseUrl, env), ...telemetryHosts(env)] },
   });
+}
+
+/** The OTLP variables that name where a wrapped CLI's own telemetry goes (agentpipe passes them on). */
+const OTLP_ENDPOINTS = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT',
+] as const;
+
+/**
+ * The collector the wrapped CLI is told to export to, as `host:port`: its telemetry nests under agentpipe's spans
+ * only if it can reach it. Nothing when its telemetry is not pointed anywhere.
+ */
+export function telemetryHosts(env: Record<string, string | undefined>): string[] {
+  const hosts = new Set<string>();
+  for (const name of OTLP_ENDPOINTS) {
+    const value = env[name];
+    if (!value) continue;
+    try {
+      const parsed = new URL(value);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') continue;
+      hosts.add(`${parsed.hostname}:${parsed.port || (parsed.protocol === 'http:' ? '80' : '443')}`);
+    } catch {
+      // not a URL: the CLI's exporter fails on it by itself
+    }
+  }
+  return [...hosts];
 }
