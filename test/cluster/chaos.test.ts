@@ -108,8 +108,12 @@ test(
     // about (see the report of branch cluster).
     for (const name of ['.agentpipe', '.claude']) mkdirSync(path.join(dir, name));
     const command = `t=$(cat /proc/sys/kernel/random/uuid); echo "$t" >> ${ledger}; sleep 1.5; echo "$t"`;
+    // The last prompt's call waits for the chaos to be over: on a fast machine the sessions would otherwise end before
+    // the last kills (it failed with 7 of 8 kills at a low load), and the chaos would hit nothing.
+    const chaosDone = path.join(dir, 'chaos-done');
+    const waiting = `while [ ! -e ${chaosDone} ]; do sleep 0.2; done; ${command}`;
     const turns = Array.from({ length: PROMPTS }, (_, k) => [
-      { tool_calls: [{ name: 'Bash', input: { command } }] },
+      { tool_calls: [{ name: 'Bash', input: { command: k === PROMPTS - 1 ? waiting : command } }] },
       { text: `done ${k}`, chunk_size: 2, delay_ms: 100 },
     ]).flat();
     const script = writeScript(dir, turns, 'script.json', 'history');
@@ -133,7 +137,6 @@ test(
       const schedule = (async () => {
         for (let tick = 1; !chaos.stop && tick <= KILLS; tick++) {
           await new Promise((resolve) => setTimeout(resolve, 2500));
-          if (chaos.stop) return;
           const victim = workers.splice(tick % workers.length, 1)[0]!;
           await kill9(victim);
           chaos.kills++;
@@ -150,6 +153,7 @@ test(
             await redis.start();
           }
         }
+        writeFileSync(chaosDone, '');
       })();
       await Promise.all(sessions.map((s) => s.settle()));
       chaos.stop = true;
