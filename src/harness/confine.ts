@@ -59,13 +59,8 @@ export function apiHosts(
   const variable = BASE_URL_VARIABLE[name];
   const url = baseUrl ?? (variable ? env[variable] : undefined);
   if (url) {
-    try {
-      const parsed = new URL(url);
-      const port = parsed.port || (parsed.protocol === 'http:' ? '80' : '443');
-      return [`${parsed.hostname}:${port}`];
-    } catch {
-      return [];
-    }
+    const host = hostPort(url);
+    return host ? [host] : [];
   }
   return VENDOR_HOSTS[name].map((host) => `${host}:443`);
 }
@@ -105,15 +100,23 @@ const OTLP_ENDPOINTS = [
 export function telemetryHosts(env: Record<string, string | undefined>): string[] {
   const hosts = new Set<string>();
   for (const name of OTLP_ENDPOINTS) {
-    const value = env[name];
-    if (!value) continue;
-    try {
-      const parsed = new URL(value);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') continue;
-      hosts.add(`${parsed.hostname}:${parsed.port || (parsed.protocol === 'http:' ? '80' : '443')}`);
-    } catch {
-      // not a URL: the CLI's exporter fails on it by itself
-    }
+    const host = env[name] ? hostPort(env[name], true) : undefined;
+    if (host) hosts.add(host);
   }
   return [...hosts];
+}
+
+/**
+ * `host:port` of a URL (the scheme's port when it names none); undefined when it is not a URL, or not HTTP(S) when
+ * `httpOnly`.
+ */
+function hostPort(url: string, httpOnly = false): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // not a URL: the CLI fails on it by itself
+  }
+  if (httpOnly && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'http:' ? '80' : '443')}`;
 }
