@@ -11,7 +11,7 @@ export default tseslint.config(
     // Lines up to 120 characters (Prettier's printWidth). Prettier does not split strings, template literals
     // or comments: split them by hand (a concatenation gives the same string). ESLint's own max-len is
     // deprecated but kept until ESLint 11; @stylistic/max-len replaces it then.
-    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'web/src/**/*.{ts,tsx}'],
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.ts', 'web/src/**/*.{ts,tsx}'],
     languageOptions: { parser: tseslint.parser },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: { 'max-len': ['error', { code: 120, tabWidth: 2, ignorePattern: TEST_TITLE_LINE }] },

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: end-to-end figures, each as a ratio to a baseline measured in the same run.
  * 1. Delta throughput: the scripted model streams N one-character deltas → stream-json with
- *    partial messages → a pipe, against JSON.stringify + backpressured write of N equal lines.
+ *    partial messages → a pipe, against JSON.stringify + backpressured write of N equal lines; and
+ *    with telemetry on (OTLP to a loopback collector) as a ratio to the same run with it off.
  * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 20,
  *    each beside a `node -e ''`), against spawn → exit of `node -e ''`; and the first run after a
  *    build, before the CLI has its code cache (the bench has its own AGENTPIPE_HOME).
@@ -144,6 +145,34 @@ request.end(body);
 /** The same line from a fresh `node` without the POST: both are timed to the line, not to the exit. */
 const NO_POST = "process.getBuiltinModule('node:fs').writeSync(1, 'answered\\n');";
 
+/**
+ * The delta run with telemetry off and on (OTLP traces and metrics to a collector on loopback that answers every
+ * export), alternating, 3 each: the medians of their times.
+ */
+async function telemetryDeltaRuns(args: string[]): Promise<{ off: number; on: number }> {
+  const { createServer } = await import('node:http');
+  const collector = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  const address = collector.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const on = {
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_METRICS_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+  };
+  const off: number[] = [];
+  const traced: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    off.push((await measure(args)).ms);
+    traced.push((await measure(args, { env: on })).ms);
+  }
+  collector.close();
+  return { off: median(off), on: median(traced) };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 
@@ -194,6 +223,7 @@ async function main() {
     uuid: '00000000-0000-0000-0000-000000000000',
   };
   const baseMs = await baselineWrite(DELTAS, sample);
+  const telemetry = await telemetryDeltaRuns(deltaArgs);
   const cliRate = DELTAS / (run.ms / 1000);
   const baseRate = DELTAS / (baseMs / 1000);
 
@@ -223,11 +253,19 @@ async function main() {
     { text: 'done' },
   ]);
   const writeArgs = [...turnArgs.map((a) => (a === oneTurn ? writeTurn : a)), '--permission-mode', 'bypassPermissions'];
+  // The same with an allowed domain: the run starts the egress proxy's network namespace (once per session).
+  const networkArgs = [
+    ...writeArgs,
+    '--settings',
+    JSON.stringify({ sandbox: { network: { allowedDomains: ['x.test'] } } }),
+  ];
   const sandboxedRuns: number[] = [];
   const unsandboxedRuns: number[] = [];
+  const networkRuns: number[] = [];
   for (let i = 0; i < 20; i++) {
     sandboxedRuns.push((await measure(writeArgs, { marks: [/"type":"result"/] })).marks[0]!);
     unsandboxedRuns.push((await measure([...writeArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
+    networkRuns.push((await measure(networkArgs, { marks: [/"type":"result"/] })).marks[0]!);
   }
   const SLOW_DELTAS = Number(process.env.BENCH_SLOW_DELTAS ?? 1_000_000);
   const slow = await measure(
@@ -450,6 +488,11 @@ async function main() {
       `${(cliRate / baseRate).toFixed(2)} × baseline ${fmt(baseRate)} /s (JSON.stringify + backpressured write)`,
     ],
     [
+      'delta events/s with telemetry on (OTLP traces and metrics to a loopback collector; median of 3)',
+      `${fmt(DELTAS / (telemetry.on / 1000))} /s, off ${fmt(DELTAS / (telemetry.off / 1000))} /s (runs alternating)`,
+      `${(telemetry.off / telemetry.on).toFixed(2)} × the same run with telemetry off`,
+    ],
+    [
       'spawn → result, one turn, the first run after a build (no code cache yet)',
       `${fmt(cold.marks[0] ?? cold.ms, 1)} ms`,
       `${((cold.marks[0] ?? cold.ms) / coldFloor).toFixed(2)} × node -e '' (${fmt(coldFloor, 1)} ms, run next to it)`,
@@ -469,6 +512,12 @@ async function main() {
       `${fmt(median(sandboxedRuns), 1)} ms, ${fmt(median(sandboxedRuns) - median(unsandboxedRuns), 1)} ms above ` +
         `--sandbox off (${fmt(median(unsandboxedRuns), 1)} ms, runs alternating)`,
       `${(median(sandboxedRuns) / median(unsandboxedRuns)).toFixed(2)} × the same with --sandbox off`,
+    ],
+    [
+      'the same with sandbox.network.allowedDomains (the egress proxy starts), spawn → result (median of 20)',
+      `${fmt(median(networkRuns), 1)} ms, ${fmt(median(networkRuns) - median(unsandboxedRuns), 1)} ms above ` +
+        `--sandbox off`,
+      `${(median(networkRuns) / median(unsandboxedRuns)).toFixed(2)} × the same with --sandbox off`,
     ],
     [
       'peak RSS, one turn (median of 20)',

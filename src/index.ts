@@ -3,6 +3,7 @@ import './runtime-check.ts'; // first: a clear error on an unsupported Node.js
 export type * from './messages/types.ts';
 export type * from './messages/control.ts';
 export type { SessionOptions } from './session/options.ts';
+export type { TelemetryOption } from './telemetry/types.ts';
 export type { EffortLevel, ModelProvider, ModelRequest, ThinkingConfig, ToolSpec } from './model/types.ts';
 export type { SettingSource } from './session/setting-sources.ts';
 export type { Tool, ToolContext, ToolResult } from './tools/types.ts';

@@ -15,7 +15,7 @@ import { MODES, stopReasonOf } from './convert.ts';
 import { mcpServersOf } from './mcp-servers.ts';
 import { holdUntilInitialized } from './pipelined.ts';
 import { acpStdioStream } from './stdio-stream.ts';
-import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import { replayUpdates } from './replay.ts';
 import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
 import { errorsOf } from '../messages/result-errors.ts';
@@ -29,6 +29,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     update: (sessionId, update) => client!.update(sessionId, update),
     requestPermission: (params) => client!.requestPermission(params),
   };
+  if (base.telemetry) flushOnSigterm();
   const modes = (current: PermissionMode) => ({ currentModeId: current, availableModes: MODES });
   const find = (sessionId: string) => {
     const session = sessions.get(sessionId);
@@ -142,7 +143,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     })
     .onRequest('session/prompt', async ({ params }) => {
       const session = find(params.sessionId);
-      const result = await session.prompt(params.prompt);
+      const result = await session.prompt(params.prompt, traceOf(params._meta));
       const stopReason = stopReasonOf(result);
       if (!stopReason)
         throw RequestError.internalError(
@@ -162,4 +163,27 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
   log('agentpipe: ACP agent ready on stdio');
   await connection.closed;
   for (const session of sessions.values()) session.close();
+  // The sessions close without waiting; their telemetry is sent before the process ends.
+  if (base.telemetry) await (await import('../telemetry/load.ts')).shutdownTelemetry();
+}
+
+/** The W3C trace context of a request's `_meta` (`traceparent`, `tracestate`), if it carries one. */
+function traceOf(meta: unknown): { traceparent: string; tracestate?: string } | undefined {
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const { traceparent, tracestate } = meta as Record<string, unknown>;
+  if (typeof traceparent !== 'string') return undefined;
+  return { traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) };
+}
+
+/**
+ * A client stops its agent with SIGTERM (agentpipe's ACP harness does, right after closing stdin), which would end the
+ * process before the telemetry of its last prompt is sent: with telemetry on, SIGTERM sends it first (bounded), then
+ * ends the process as SIGTERM would.
+ */
+function flushOnSigterm(): void {
+  process.once('SIGTERM', () => {
+    void import('../telemetry/load.ts')
+      .then(({ shutdownTelemetry }) => shutdownTelemetry())
+      .finally(() => process.exit(143));
+  });
 }

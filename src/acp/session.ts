@@ -66,14 +66,14 @@ export class AcpSession {
   }
 
   /** Runs one prompt, streaming updates; returns its result. */
-  async prompt(blocks: ContentBlock[]): Promise<ResultMessage> {
+  async prompt(blocks: ContentBlock[], trace?: { traceparent: string; tracestate?: string }): Promise<ResultMessage> {
     if (this.#busy) throw new Error('a prompt is already running in this session; cancel it first');
     this.#busy = true;
     try {
       const content = promptContent(blocks);
       if (!content.length) throw new Error('the prompt has no text, image or resource content');
       this.title ??= titleOf(content);
-      await this.#input.push(promptMessage(content, this.id));
+      await this.#input.push({ ...promptMessage(content, this.id), ...(trace ? { _meta: trace } : {}) });
       for (;;) {
         const next = await this.#iterator.next();
         if (next.done) throw new Error('the session ended before the prompt finished');

@@ -10,7 +10,7 @@
 import { Writable } from 'node:stream';
 import type { AnyMessage } from '@agentclientprotocol/sdk';
 import { nestedDeeper, tooDeepError } from '../messages/json-limits.ts';
-import { readLines } from '../transport/ndjson.ts';
+import { readLines } from '../messages/ndjson.ts';
 import type { MessageStream } from './pipelined.ts';
 
 type Message = Record<string, unknown>;

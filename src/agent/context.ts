@@ -7,8 +7,10 @@ import type { PermissionRule } from '../tools/permissions.ts';
 import type { ToolState } from '../tools/state.ts';
 import type { Tool } from '../tools/types.ts';
 import type { HookRunner } from '../tools/hooks/types.ts';
+import type { RunGuard } from './run-guard.ts';
 import type { SandboxConfig } from '../sandbox/config.ts';
 import type { ToolCalls } from '../tools/tape-calls.ts';
+import type { AgentSpan } from '../telemetry/types.ts';
 
 /** The library's permission callback (also backs `--permission-prompt-tool stdio`). */
 export type CanUseTool = (
@@ -84,6 +86,13 @@ export interface AgentContext {
       run: { signal: AbortSignal; usage: UsageTracker },
     ): Promise<void>;
   };
+  /** Checked before every model request and tool call (a cluster run's lease and tool journal); absent locally. */
+  guard?: RunGuard;
+  /**
+   * The span of the agent this context runs (the prompt's `invoke_agent`, a subagent's own); absent when telemetry
+   * is off. Model requests and tool calls start their spans under it.
+   */
+  span?: AgentSpan;
   /** Sends a message down the pipeline; resolves when the queue has room. */
   emit: (message: AgentMessage) => Promise<void> | undefined;
 }

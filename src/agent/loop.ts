@@ -37,6 +37,7 @@ import { stopHook } from './hooks.ts';
 import { currentModel, fallBack } from './fallback.ts';
 import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultApiError } from './api-error.ts';
 import type { UsageTracker } from './usage.ts';
+import type { ChatSpan } from '../telemetry/types.ts';
 
 /** How a run of the loop ended. */
 export interface LoopOutcome {
@@ -91,15 +92,23 @@ export interface RunState {
  */
 const maxToolConcurrency = () => envNumber('CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY', 10, { integer: true });
 
+/** Where a loop starts when it continues a prompt (a cluster takeover) rather than starting one. */
+export interface LoopResume {
+  /** Tool calls of the history's last answer that did not run yet: they run before the first model request. */
+  pendingUses: ToolUseBlock[];
+}
+
 /**
- * Runs the loop on `history` (which ends with the prompt). `maxRequests` limits the model
- * requests of this run (default `ctx.maxTurns`; structured output passes what is left of it).
+ * Runs the loop on `history` (which ends with the prompt, or with the answer whose `resume.pendingUses` run first).
+ * `maxRequests` limits the model requests of this run (default `ctx.maxTurns`; structured output passes what is left
+ * of it).
  */
 export async function runAgentLoop(
   ctx: AgentContext,
   history: MessageParam[],
   run: RunState,
   maxRequests = ctx.maxTurns,
+  resume?: LoopResume,
 ): Promise<LoopOutcome> {
   let requests = 0;
   let userMessages = 0;
@@ -125,8 +134,28 @@ export async function runAgentLoop(
     await emitUser([{ type: 'text', text }]);
     return end('error_during_execution', reason, [text]);
   };
+  /** Runs one answer's tool calls and records their results; the outcome to end with, or undefined to go on. */
+  const runCalls = async (uses: ToolUseBlock[]): Promise<LoopOutcome | undefined> => {
+    const batch = await runToolBatch(ctx, run, uses, emitUser);
+    // The results in the order of the calls, whatever order they finished in.
+    history.push({ role: 'user', content: uses.map((use) => batch.results.get(use.id)!) });
+    if (batch.hookStop !== undefined)
+      return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${batch.hookStop}`]);
+    if (run.signal.aborted || batch.interruptedByAnswer) return stopInterrupted(INTERRUPTED_TOOLS, 'aborted_tools');
+    // As Claude Code: the structured output ends the prompt; its JSON is the result text.
+    if (batch.structuredOutput !== undefined)
+      return {
+        ...end('success', 'completed', [], JSON.stringify(batch.structuredOutput)),
+        structuredOutput: batch.structuredOutput,
+      };
+    return undefined;
+  };
 
   try {
+    if (resume?.pendingUses.length) {
+      const ending = await runCalls(resume.pendingUses);
+      if (ending) return ending;
+    }
     for (;;) {
       if (run.signal.aborted) return await stopInterrupted(INTERRUPTED, 'aborted_streaming');
       if (maxRequests !== undefined && requests >= maxRequests) {
@@ -179,59 +208,8 @@ export async function runAgentLoop(
         history.push({ role: 'user', content: uses.map((use) => notRun(use, 'the prompt reached --max-budget-usd')) });
         return end('error_max_budget_usd', 'budget_exhausted', [`Reached maximum budget ($${ctx.maxBudgetUsd})`]);
       }
-      const results = new Map<string, UserContentBlock>();
-      let interruptedByAnswer = false;
-      let hookStop: string | undefined;
-      let structuredOutput: unknown;
-      /** Runs one call (or says why it did not run) and emits its result as soon as it is there. */
-      const runOne = async (use: ToolUseBlock): Promise<void> => {
-        if (run.signal.aborted) {
-          results.set(use.id, { type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_TOOLS, is_error: true });
-          return;
-        }
-        if (hookStop !== undefined) {
-          const block: UserContentBlock = {
-            type: 'tool_result',
-            tool_use_id: use.id,
-            content: `Not run: a hook stopped the prompt (${hookStop})`,
-            is_error: true,
-          };
-          results.set(use.id, block);
-          await emitUser([block]);
-          return;
-        }
-        const outcome = await runToolCall(ctx, use, run.signal, run);
-        if (outcome.stop !== undefined) hookStop ??= outcome.stop;
-        if (outcome.structuredOutput !== undefined) structuredOutput ??= outcome.structuredOutput;
-        if (outcome.denied)
-          run.denials.push({
-            tool_name: use.name,
-            tool_use_id: use.id,
-            tool_input: use.input,
-            reason: outcome.denied.reason,
-          });
-        results.set(use.id, outcome.block);
-        await emitUser([outcome.block], {
-          ...(outcome.data !== undefined ? { tool_use_result: outcome.data } : {}),
-          ...(outcome.meta ? { tool_result_meta: [outcome.meta] } : {}),
-        });
-        if (outcome.interrupt) {
-          interruptedByAnswer = true;
-          run.interrupt();
-        }
-      };
-      for (const batch of await callBatches(ctx, uses)) {
-        if (batch.concurrent) await runConcurrently(batch.uses, maxToolConcurrency(), runOne);
-        else for (const use of batch.uses) await runOne(use);
-      }
-      // The results in the order of the calls, whatever order they finished in.
-      history.push({ role: 'user', content: uses.map((use) => results.get(use.id)!) });
-      if (hookStop !== undefined)
-        return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${hookStop}`]);
-      if (run.signal.aborted || interruptedByAnswer) return await stopInterrupted(INTERRUPTED_TOOLS, 'aborted_tools');
-      // As Claude Code: the structured output ends the prompt; its JSON is the result text.
-      if (structuredOutput !== undefined)
-        return { ...end('success', 'completed', [], JSON.stringify(structuredOutput)), structuredOutput };
+      const ending = await runCalls(uses);
+      if (ending) return ending;
     }
   } catch (error) {
     if (run.signal.aborted) return await stopInterrupted(INTERRUPTED, 'aborted_streaming');
@@ -256,6 +234,71 @@ const notRun = (use: ToolUseBlock, why: string): UserContentBlock => ({
   content: toolUseError(`Not run: ${why}`),
   is_error: true,
 });
+
+/** What one answer's tool calls gave. */
+interface BatchOutcome {
+  results: Map<string, UserContentBlock>;
+  interruptedByAnswer: boolean;
+  hookStop?: string;
+  structuredOutput?: unknown;
+}
+
+/**
+ * Runs one answer's tool calls (read-only ones together, see callBatches), each result emitted as soon as it is there.
+ */
+async function runToolBatch(
+  ctx: AgentContext,
+  run: RunState,
+  uses: ToolUseBlock[],
+  emitUser: (
+    content: UserContentBlock[],
+    extra?: Pick<UserMessage, 'tool_use_result' | 'tool_result_meta'>,
+  ) => Promise<void>,
+): Promise<BatchOutcome> {
+  const out: BatchOutcome = { results: new Map(), interruptedByAnswer: false };
+  /** Runs one call (or says why it did not run) and emits its result as soon as it is there. */
+  const runOne = async (use: ToolUseBlock): Promise<void> => {
+    if (run.signal.aborted) {
+      out.results.set(use.id, { type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_TOOLS, is_error: true });
+      return;
+    }
+    if (out.hookStop !== undefined) {
+      const block: UserContentBlock = {
+        type: 'tool_result',
+        tool_use_id: use.id,
+        content: `Not run: a hook stopped the prompt (${out.hookStop})`,
+        is_error: true,
+      };
+      out.results.set(use.id, block);
+      await emitUser([block]);
+      return;
+    }
+    const outcome = await runToolCall(ctx, use, run.signal, run);
+    if (outcome.stop !== undefined) out.hookStop ??= outcome.stop;
+    if (outcome.structuredOutput !== undefined) out.structuredOutput ??= outcome.structuredOutput;
+    if (outcome.denied)
+      run.denials.push({
+        tool_name: use.name,
+        tool_use_id: use.id,
+        tool_input: use.input,
+        reason: outcome.denied.reason,
+      });
+    out.results.set(use.id, outcome.block);
+    await emitUser([outcome.block], {
+      ...(outcome.data !== undefined ? { tool_use_result: outcome.data } : {}),
+      ...(outcome.meta ? { tool_result_meta: [outcome.meta] } : {}),
+    });
+    if (outcome.interrupt) {
+      out.interruptedByAnswer = true;
+      run.interrupt();
+    }
+  };
+  for (const batch of await callBatches(ctx, uses)) {
+    if (batch.concurrent) await runConcurrently(batch.uses, maxToolConcurrency(), runOne);
+    else for (const use of batch.uses) await runOne(use);
+  }
+  return out;
+}
 
 /**
  * Closes the history of an interrupted turn as Claude Code does: what the model had streamed
@@ -326,20 +369,30 @@ type Response =
 
 /** One model request, retried as `retry.ts` says while nothing was streamed yet. */
 async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run: RunState): Promise<Response> {
+  let chat = ctx.span?.chat(currentModel(ctx, run), ctx.maxTokens);
   for (let attempt = 0; ; attempt++) {
+    // A run that may have lost the right to act (a cluster lease) asks the model nothing more: thrown to the loop.
+    await ctx.guard?.beforeModelRequest(run.signal);
     const assembler = new MessageAssembler();
     const started = Date.now();
     try {
-      await streamOnce(ctx, history, run, assembler);
+      const costUsd = await streamOnce(ctx, history, run, assembler);
       run.usage.apiDurationMs += Date.now() - started;
+      if (chat) endChat(chat, assembler, costUsd);
       return { kind: 'ok', blocks: assembler.finished, stopReason: assembler.message?.stop_reason ?? null };
     } catch (error) {
       run.usage.apiDurationMs += Date.now() - started;
-      if (run.signal.aborted) return { kind: 'aborted', streamed: assembler.finished };
+      if (run.signal.aborted) {
+        chat?.fail('interrupted', 'aborted');
+        return { kind: 'aborted', streamed: assembler.finished };
+      }
       const modelError = shouldRetry(error) ? error : undefined;
       if (!modelError || assembler.started || attempt >= ctx.maxRetries) {
-        if (!assembler.started && (await fallBack(ctx, ModelError.isInstance(error) ? error : undefined, run))) {
+        const failure = ModelError.isInstance(error) ? error : undefined;
+        chat?.fail(error instanceof Error ? error.message : String(error), failure?.kind ?? 'error');
+        if (!assembler.started && (await fallBack(ctx, failure, run))) {
           attempt = -1; // the fallback model gets its own retries
+          chat = ctx.span?.chat(currentModel(ctx, run), ctx.maxTokens);
           continue;
         }
         const report = describeApiError(error, {
@@ -353,6 +406,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
         return { kind: 'failed', report };
       }
       const delay = retryDelayMs(modelError, attempt);
+      chat?.retry(attempt + 1, delay, modelError.kind);
       ctx.debug?.(
         'api',
         `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}` +
@@ -402,7 +456,7 @@ async function streamOnce(
   history: MessageParam[],
   run: RunState,
   assembler: MessageAssembler,
-): Promise<void> {
+): Promise<number> {
   const model = currentModel(ctx, run);
   const messages = mergeConsecutive(history);
   if (ctx.announceRequests && ctx.includePartialMessages && ctx.parentToolUseId === null) {
@@ -521,7 +575,20 @@ async function streamOnce(
   if (!message)
     throw new ModelError({ message: 'the stream ended before message_start', kind: 'connection', fault: 'cut' });
   // Keyed by the model asked for, as Claude Code keys modelUsage, unless the provider says otherwise.
-  run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
+  return run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
+}
+
+/** Ends a request's `chat` span with the final message's usage and the cost it added (telemetry). */
+function endChat(chat: ChatSpan, assembler: MessageAssembler, costUsd: number): void {
+  const message = assembler.message!;
+  chat.end({
+    model: message.model,
+    id: message.id,
+    usage: message.usage,
+    costUsd,
+    finishReason: message.stop_reason ?? null,
+    output: assembler.finished,
+  });
 }
 
 /** A block as an `assistant` message carries it: a text block without the API's `citations: null`. */

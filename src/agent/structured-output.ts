@@ -15,7 +15,7 @@ import type { MessageParam } from '../messages/types.ts';
 import { compileJsonSchema, type AjvValidate } from '../tools/schema.ts';
 import type { Tool } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
-import { runAgentLoop, type LoopOutcome, type RunState } from './loop.ts';
+import { runAgentLoop, type LoopOutcome, type LoopResume, type RunState } from './loop.ts';
 
 export const DEFAULT_STRUCTURED_OUTPUT_RETRIES = 3;
 
@@ -100,13 +100,14 @@ export async function runWithSchema(
   run: RunState,
   schema: Record<string, unknown>,
   maxRetries = DEFAULT_STRUCTURED_OUTPUT_RETRIES,
+  resume?: LoopResume,
 ): Promise<StructuredOutcome> {
   const check = await compileSchema(schema);
   // Offered for this run (a schema set by initialize comes after the tools were listed).
   const offered = !ctx.tools.some((t) => t.name === STRUCTURED_OUTPUT_TOOL);
   if (offered) ctx.tools.push(await structuredOutputTool(schema));
   try {
-    return await untilValid(ctx, history, run, check, maxRetries);
+    return await untilValid(ctx, history, run, check, maxRetries, resume);
   } finally {
     if (offered)
       ctx.tools.splice(
@@ -122,12 +123,14 @@ async function untilValid(
   run: RunState,
   check: SchemaCheck,
   maxRetries: number,
+  resume?: LoopResume,
 ): Promise<StructuredOutcome> {
   const maxTurns = ctx.maxTurns;
   let turns = 0;
   let requests = 0;
   for (let attempt = 0; ; attempt++) {
-    const outcome = await runAgentLoop(ctx, history, run, maxTurns === undefined ? undefined : maxTurns - requests);
+    const left = maxTurns === undefined ? undefined : maxTurns - requests;
+    const outcome = await runAgentLoop(ctx, history, run, left, attempt === 0 ? resume : undefined);
     turns += outcome.numTurns;
     requests += outcome.requests;
     const totals = { numTurns: turns, requests };

@@ -74,6 +74,7 @@ export async function runSubagent(
     parentToolUseId: toolUseId,
     agent: { id: agentId, type },
   };
+  child.span = parent.span?.subagent(toolUseId, { name: type, id: agentId, model: child.model, prompt });
   depthOf.set(child, depth);
   const before = {
     input: run.usage.usage.input_tokens,
@@ -133,6 +134,7 @@ export async function runSubagent(
       signal: stop.signal,
     });
   } catch (error) {
+    child.span?.end({ subtype: 'error_during_execution', errors: [(error as Error).message] });
     noteEnded(run.subagents, stop.signal.aborted ? 'stopped' : 'failed');
     await emitTask({
       type: 'system',
@@ -148,6 +150,7 @@ export async function runSubagent(
     tasks.delete(toolUseId);
     run.signal.removeEventListener('abort', onParentAbort);
   }
+  child.span?.end({ subtype: outcome.subtype, errors: outcome.errors, output: outcome.text });
   const status = stop.signal.aborted ? 'stopped' : outcome.subtype === 'success' ? 'completed' : 'failed';
   noteEnded(run.subagents, status);
   const summary =

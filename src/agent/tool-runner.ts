@@ -12,9 +12,10 @@ import { toolNameMatches } from '../tools/permission-rules.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import { sandboxOf, type AgentContext } from './context.ts';
-import type { CommandProfile } from '../sandbox/config.ts';
+import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
 import { fireHook } from './hooks.ts';
 import type { RunState } from './loop.ts';
+import type { ToolSpan } from '../telemetry/types.ts';
 
 /** A tool that runs inside the agent (Task): it gets the calling agent's context and run. */
 export interface AgentTool extends Tool {
@@ -38,6 +39,8 @@ export interface ToolOutcome {
   stop?: string;
   /** The prompt's structured output (a successful StructuredOutput call): the run ends with it. */
   structuredOutput?: unknown;
+  /** A command's exit code (Bash), for telemetry. */
+  exitCode?: number;
 }
 
 /** The tool a model's call names: by its name, or the name the model is offered (`Agent` for Task). */
@@ -51,6 +54,25 @@ export async function runToolCall(
   signal: AbortSignal,
   run?: RunState,
 ): Promise<ToolOutcome> {
+  const span = ctx.span?.tool({ id: use.id, name: use.name, input: use.input, mcp: use.name.startsWith('mcp__') });
+  if (!span) return runCall(ctx, use, signal, run);
+  try {
+    const outcome = await runCall(ctx, use, signal, run, span);
+    span.end({ isError: outcome.block.is_error === true, exitCode: outcome.exitCode, output: outcome.block.content });
+    return outcome;
+  } catch (error) {
+    span.end({ isError: true });
+    throw error;
+  }
+}
+
+async function runCall(
+  ctx: AgentContext,
+  use: ToolUseBlock,
+  signal: AbortSignal,
+  run?: RunState,
+  span?: ToolSpan,
+): Promise<ToolOutcome> {
   const tool = toolNamed(ctx.tools, use.name);
   if (!tool) return errorOutcome(use, wrapToolUseError(`Error: No such tool available: ${use.name}`));
   if ('__invalid_input' in use.input)
@@ -61,6 +83,8 @@ export async function runToolCall(
 
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);
+  const how = decision.how?.permission_decision;
+  span?.decision(decision.behavior, decision.behavior === 'deny' ? decision.message : how?.reason_type, how?.source);
   if (decision.behavior === 'deny') {
     ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
     ctx.toolCalls?.denied?.({ name: tool.name, input: use.input, toolUseId: use.id }, decision.message);
@@ -87,9 +111,19 @@ export async function runToolCall(
     };
   }
   const input = decision.updatedInput ?? use.input;
+  if (ctx.guard) {
+    try {
+      const call = { toolUseId: use.id, toolName: tool.name, parentToolUseId: ctx.parentToolUseId };
+      await ctx.guard.toolStarting(call, signal);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      ctx.debug?.('tools', `${tool.name} (${use.id}) not run: ${why}`);
+      return errorOutcome(use, wrapToolUseError(`Not run: ${why}`));
+    }
+  }
   const started = Date.now();
   const profile = decision.behavior === 'allow' ? (decision.sandbox ?? 'workspace') : 'workspace';
-  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, profile, run);
+  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, profile, run, span?.traceparent);
   const outcome: ToolOutcome = {
     block: {
       type: 'tool_result',
@@ -102,6 +136,7 @@ export async function runToolCall(
     data: result.data ?? (result.isError ? errorData(result.content) : undefined),
     ...(result.denied !== undefined ? { denied: { reason: result.denied } } : {}),
     ...(result.structuredOutput !== undefined && !result.isError ? { structuredOutput: result.structuredOutput } : {}),
+    ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
   };
   ctx.debug?.('tools', `${tool.name} (${use.id}) ${result.isError ? 'failed' : 'done'} in ${Date.now() - started} ms`);
   await afterToolUse(ctx, tool, use.id, input, result, Date.now() - started, signal, outcome);
@@ -225,6 +260,7 @@ async function authorize(
     deny: ctx.permissions.deny,
     cwd: ctx.cwd,
     directories: ctx.permissions.directories,
+    sandbox: tool.shell && typeof input.command === 'string' ? await shellSandboxOf(ctx) : undefined,
   });
   if (verdict.behavior === 'deny') {
     if (verdict.by === 'path_rule') return { behavior: 'deny', message: verdict.reason };
@@ -235,12 +271,15 @@ async function authorize(
       how: byConfig(tool, 'reject', verdict.by === 'rule'),
     };
   }
+  // Approved, it runs outside the sandbox (see checkPermission): a requested escape only by an answer to this call.
+  const outside =
+    verdict.behavior === 'ask' ? verdict.unsandboxed : verdict.sandbox === 'unsandboxed' ? 'excluded' : undefined;
   // A hook's allow, the callback's or the user's: approved, so the workspace sandbox.
-  if (hook.permission === 'allow')
+  if (hook.permission === 'allow' && outside !== 'requested')
     return {
       behavior: 'allow',
       updatedInput: input,
-      sandbox: 'workspace',
+      sandbox: outside ? 'unsandboxed' : 'workspace',
       how: { permission_decision: { decision: 'accept', source: 'hook', reason_type: 'hook' } },
     };
   if (verdict.behavior === 'allow' && hook.permission !== 'ask') {
@@ -268,8 +307,13 @@ async function authorize(
       parentToolUseId: ctx.parentToolUseId,
       ...shown,
     });
-    if (answer.behavior === 'allow')
-      return { behavior: 'allow', updatedInput: answer.updatedInput ?? input, sandbox: 'workspace' };
+    if (answer.behavior === 'allow') {
+      const approved = answer.updatedInput ?? input;
+      // Outside only for the very line judged (an answer that rewrites it gets the workspace sandbox).
+      const same =
+        approved.command === input.command && (outside === 'excluded' || approved.dangerouslyDisableSandbox === true);
+      return { behavior: 'allow', updatedInput: approved, sandbox: outside && same ? 'unsandboxed' : 'workspace' };
+    }
     return {
       behavior: 'deny',
       message: answer.message || `Permission to use ${tool.name} was denied`,
@@ -281,6 +325,12 @@ async function authorize(
   }
 }
 
+/** The sandbox's settings for a Bash call's check (the sandbox module loads: Bash is about to use it). */
+async function shellSandboxOf(ctx: AgentContext): Promise<ShellSandbox> {
+  const { shellSandbox } = await import('../sandbox/sandbox.ts');
+  return shellSandbox(sandboxOf(ctx));
+}
+
 async function callWithProgress(
   ctx: AgentContext,
   tool: Tool,
@@ -288,6 +338,7 @@ async function callWithProgress(
   signal: AbortSignal,
   profile: CommandProfile,
   run?: RunState,
+  traceparent?: string,
 ): Promise<ToolResult> {
   const started = Date.now();
   let lastOutput = '';
@@ -321,6 +372,7 @@ async function callWithProgress(
       toolUseId: use.id,
       state: ctx.toolState,
       sandbox: { config: sandboxOf(ctx), profile },
+      ...(traceparent ? { traceparent } : {}),
       onOutput: (text) => {
         lastOutput = (lastOutput + text).slice(-2000);
       },

@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { addSessionOptions, type CliFlags } from './flags.ts';
-import { UsageError, tapesForMany, sessionOptionsFromFlags } from './options.ts';
+import { UsageError, reportUsageError, tapesForMany, sessionOptionsFromFlags } from './options.ts';
 
 export function buildAcpProgram(): Command {
   const program = new Command('agentpipe acp').description(
@@ -34,8 +34,6 @@ export async function runAcpCommand(argv: string[], log: (line: string) => void)
     const { serveAcp } = await import('../acp/server.ts');
     await serveAcp({ ...options, stderr: log }, log);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    log(`agentpipe: error: ${error.message}`);
-    process.exitCode = 1;
+    reportUsageError(error, log);
   }
 }

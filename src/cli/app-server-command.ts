@@ -8,11 +8,11 @@
  */
 import { Command } from 'commander';
 import { addSessionOptions, type CliFlags } from './flags.ts';
-import { UsageError, sessionOptionsFromFlags } from './options.ts';
+import { UsageError, reportUsageError, sessionOptionsFromFlags } from './options.ts';
 import { collect } from './serve-command.ts';
 import { serverToken } from './server-token.ts';
 import { untilSignal } from './signals.ts';
-import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import { envNumber } from '../process/env-number.ts';
 
 interface AppServerFlags extends CliFlags {
@@ -106,8 +106,6 @@ export async function runAppServerCommand(argv: string[], log: (line: string) =>
     await running.close();
     await server.close();
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    log(`agentpipe: error: ${error.message}`);
-    process.exitCode = 1;
+    reportUsageError(error, log);
   }
 }

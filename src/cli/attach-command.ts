@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { CliFlags } from './flags.ts';
+import type { LogMessage } from '../cluster/log/index.ts';
 
 /** Flags of `attach`, merged with the main program's. */
 interface AttachFlags extends CliFlags {
@@ -16,6 +17,8 @@ interface AttachFlags extends CliFlags {
 }
 
 const STREAM_ID = /^\d+-\d+$/;
+/** How long attach waits through a Redis outage (the follow's own bound, LogStore's tailGiveUpMs default). */
+const FOLLOW_RETRY_MS = 30_000;
 
 /** Registers `agentpipe attach`; the cluster code loads only when it runs. */
 export function addAttachCommand(program: Command, log: (line: string) => void): void {
@@ -39,7 +42,8 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
   if (flags.outputFormat !== 'stream-json' || !flags.verbose)
     return fail('attach prints stream-json: give --output-format stream-json --verbose');
   const { SessionLog, RedisConnectionError } = await import('../cluster/redis.ts');
-  const { isInternal } = await import('../cluster/session-run.ts');
+  const { DATA_LOST, isInternal } = await import('../cluster/log/index.ts');
+  const { retryRedis } = await import('../cluster/redis-retry.ts');
   const sessions = new SessionLog({ redis: flags.redis });
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
@@ -61,6 +65,7 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
     }
   };
   let watch: NodeJS.Timeout | undefined;
+  let epoch: { stop: () => void; lost: () => Promise<boolean> } | undefined;
   try {
     try {
       keysOk(sessions, sessionId);
@@ -68,6 +73,13 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
       return fail((error as Error).message);
     }
     await sessions.connect();
+    // Redis restarted without its data: said, not waited on (watched from the start: a loss while the log is printed
+    // is seen too).
+    let lostData = false;
+    epoch = await sessions.watchDataLoss(() => {
+      lostData = true;
+      stop.abort();
+    });
     if (!(await sessions.exists(sessionId)))
       return fail(`no session ${sessionId} in Redis (not started yet, archived or deleted)`);
     let from = '0-0';
@@ -78,8 +90,7 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
       from = id;
     }
     const partial = flags.includePartialMessages === true;
-    const show = (message: { type: string }): boolean =>
-      !isInternal(message) && (partial || message.type !== 'stream_event');
+    const show = (message: LogMessage): boolean => !isInternal(message) && (partial || message.type !== 'stream_event');
     const liveFrom = await sessions.lastLiveId(sessionId);
     let last = from;
     let ended = false;
@@ -90,13 +101,20 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
       last = entry.id;
     }
     if (!flags.follow || ended || stop.signal.aborted) return 0;
-    // The deltas of the message being written now (they follow the last durable message).
-    for (const entry of await sessions.readLive(sessionId))
-      if (entry.after === last && show(entry.message)) await print(entry.message);
-    // Archived or deleted meanwhile: nothing more will come.
+    // The deltas of the message being written now (they follow the last durable message); through a Redis blip.
+    const deltas = await retryRedis(() => sessions.readLive(sessionId), {
+      forMs: FOLLOW_RETRY_MS,
+      signal: stop.signal,
+    });
+    for (const entry of deltas) if (entry.after === last && show(entry.message)) await print(entry.message);
+    // Archived or deleted meanwhile: nothing more will come (unless Redis lost everything: then that is said).
     watch = setInterval(() => {
       sessions.exists(sessionId).then(
-        (there) => !there && stop.abort(),
+        async (there) => {
+          if (there) return;
+          lostData ||= (await epoch?.lost().catch(() => false)) === true;
+          stop.abort();
+        },
         () => undefined,
       );
     }, 1000);
@@ -104,11 +122,12 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
       if (entry.message.type === 'agentpipe_session_end') break;
       if (show(entry.message)) await print(entry.message);
     }
-    return 0;
+    return lostData ? fail(DATA_LOST) : 0;
   } catch (error) {
     if (error instanceof RedisConnectionError) return fail(error.message);
     throw error;
   } finally {
+    epoch?.stop();
     clearInterval(watch);
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
     await sessions.close();

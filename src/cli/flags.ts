@@ -13,6 +13,10 @@ export interface CliFlags {
   verbose?: boolean;
   includePartialMessages?: boolean;
   replayUserMessages?: boolean;
+  /** OpenTelemetry traces and metrics (also on when OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER name one). */
+  otel?: boolean;
+  /** Export prompts, tool inputs and outputs with the telemetry. */
+  otelContent?: boolean;
   model?: string;
   provider?: 'scripted' | 'anthropic' | 'openai';
   baseUrl?: string;
@@ -102,6 +106,8 @@ export function addSessionOptions(command: Command): Command {
           '(fail when it cannot), off',
       ).choices(['auto', 'required', 'off']),
     )
+    .option('--otel', 'export OpenTelemetry traces and metrics (OTLP, configured by the OTEL_* variables)')
+    .option('--otel-content', 'with the telemetry, export prompts, tool inputs and outputs too')
     .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
     .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
     .option('--base-url <url>', 'OpenAI-compatible server (Ollama, vLLM, llama.cpp), e.g. http://localhost:11434/v1')
@@ -213,6 +219,9 @@ export function addSessionOptions(command: Command): Command {
     .option('--replay-until <uuid>', 'with --replay: replay up to this message, then go on live (a fork)');
 }
 
+/** Commander's error as one line ("unknown option '--prot' (Did you mean --port?)"). */
+export const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, ' ');
+
 export function buildProgram(): Command {
   const program = new Command('agentpipe')
     .description('An agent runtime that streams every step as typed messages (Claude Code SDK-mode compatible).')
@@ -224,6 +233,7 @@ export function buildProgram(): Command {
     )
     .addOption(new Option('--input-format <format>', 'input format').choices(['text', 'stream-json']).default('text'))
     .option('--verbose', 'every message (json: an array; required by stream-json)')
+    .option('-q, --quiet', 'text output in a terminal: no live progress on stderr (tool calls, denials, retries, cost)')
     .option('--include-partial-messages', 'emit stream_event messages with the raw deltas')
     .option('--replay-user-messages', 'echo user messages from stdin back (stream-json)')
     .option('--permission-prompt-tool <tool>', '"stdio": ask the SDK client through can_use_tool control requests')
@@ -273,8 +283,10 @@ export function buildProgram(): Command {
       '\nSubcommands:\n  acp    serve the Agent Client Protocol on stdio for editors such as Zed, with the ' +
         'model and session flags above (agentpipe acp --help)\n' +
         "  exec   Codex's `codex exec` command line and --json lines, for the Codex SDK (agentpipe exec --help)\n" +
-        "  app-server  Codex's app-server protocol on stdio or a WebSocket (agentpipe app-server --help)",
+        "  app-server  Codex's app-server protocol on stdio or a WebSocket (agentpipe app-server --help)\n" +
+        '  help [command]  the help of a command (agentpipe help serve)\n\n' +
+        'A single word first without -p is read as a command, never sent as a prompt: agentpipe -p hello sends it.',
     )
-    .configureOutput({ outputError: (text, write) => write(`agentpipe: ${text.trim()} (see agentpipe --help)\n`) });
+    .configureOutput({ outputError: (text, write) => write(`agentpipe: ${oneLine(text)} (see agentpipe --help)\n`) });
   return program;
 }

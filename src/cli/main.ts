@@ -13,7 +13,8 @@ import { addWorkerCommand } from './worker-command.ts';
 import { addAttachCommand } from './attach-command.ts';
 import { addTapeCommands } from './replay-command.ts';
 import { addTrustCommand } from './trust-command.ts';
-import { UsageError } from './options.ts';
+import { commandNames, helpArgs, looksLikeCommand, printGiven, unknownCommandLine } from './commands.ts';
+import { reportUsageError } from './options.ts';
 import { releaseEarlySignals } from './early-signals.ts';
 import { runPrint } from './print-run.ts';
 
@@ -44,9 +45,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     try {
       process.exitCode = await runPrint(prompt, flags, log);
     } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      log(`agentpipe: error: ${error.message}`);
-      process.exitCode = 1;
+      reportUsageError(error, log);
     }
   });
   addServeCommand(program, log);
@@ -59,5 +58,20 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   addTrustCommand(program, log);
   // A subcommand handles its signals itself (or leaves them to Node): the ones kept while loading are given back.
   program.hook('preSubcommand', () => releaseEarlySignals());
+  const names = commandNames(program);
+  if (argv[2] === 'help') {
+    const help = helpArgs(argv.slice(3), names);
+    if ('error' in help) return usageError(help.error);
+    return main([...argv.slice(0, 2), ...help.args]);
+  }
+  // `agentpipe sesions`, `agentpipe serv --port 0`: refused before commander reads the flags of another command.
+  const [first] = argv.slice(2);
+  if (looksLikeCommand(first, printGiven(argv.slice(3))) && !names.includes(first!))
+    return usageError(unknownCommandLine(first!, names));
   await program.parseAsync(argv);
+}
+
+function usageError(message: string): void {
+  log(`agentpipe: error: ${message}`);
+  process.exitCode = 1;
 }

@@ -8,10 +8,22 @@ import { agentOptionsFromFlags } from './agent-options.ts';
 import { sessionFlagOptions } from './session-flags.ts';
 import { modelFlagOptions } from './model-flags.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
+import { telemetryInEnv } from '../telemetry/load.ts';
+import { ListenError } from '../transport/listen.ts';
 
 /** A usage error: one line on stderr, exit 1. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/**
+ * An error the user can mend (a UsageError; a server that cannot listen, e.g. a port in use) is said in one line on
+ * stderr with exit code 1; any other error is thrown on (an internal error).
+ */
+export function reportUsageError(error: unknown, log: (line: string) => void): void {
+  if (!(error instanceof UsageError) && !ListenError.isInstance(error)) throw error;
+  log(`agentpipe: error: ${error.message}`);
+  process.exitCode = 1;
 }
 
 export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionOptions> {
@@ -67,10 +79,17 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
     harness: flags.harness,
     harnessCommand: flags.harnessCommand,
     sandbox: flags.sandbox,
+    ...telemetryOf(flags),
     ...tapeOptionsOf(flags),
     ...extras,
     mcpServers: await mcpServersOf(flags.mcpConfig),
   };
+}
+
+/** `--otel`, `--otel-content`, or the OTEL_* variables that name an exporter. */
+function telemetryOf(flags: CliFlags): Pick<SessionOptions, 'telemetry'> {
+  if (!flags.otel && !flags.otelContent && !telemetryInEnv(process.env)) return {};
+  return { telemetry: flags.otelContent ? { content: true } : true };
 }
 
 /** `--record`, `--replay`, `--replay-tools`, `--replay-until` (combinations are checked when the session opens). */

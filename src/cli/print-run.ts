@@ -4,20 +4,24 @@
  * kill, then end now): a `-p` prompt always gets one, a stream-json prompt that started gets one,
  * and a run a signal stopped exits with 128 + the signal's number (issue 28, B4, B12).
  */
+import { fstatSync } from 'node:fs';
 import { promptMessage } from '../messages/user.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import type { ParsedLine } from '../messages/parse.ts';
-import type { ResultMessage } from '../messages/types.ts';
+import type { AgentMessage, ResultMessage } from '../messages/types.ts';
 import { killAllGroups } from '../process/run.ts';
 import { flushStdio } from '../process/stdio.ts';
 import { whenAborted } from '../process/aborted.ts';
 import { keepYoungGenerationSmall } from '../process/young-generation.ts';
-import { createOutputFormat } from '../pipeline/format/index.ts';
+import { createOutputFormat, type OutputLine } from '../pipeline/format/index.ts';
+import { isProtocolLine } from '../pipeline/format/types.ts';
+import type { ProgressView } from '../tui/progress.ts';
 import { priceOf } from '../model/pricing.ts';
 import { openSession, SessionSetupError, setupErrorResult, type OpenedSession } from '../session/open.ts';
 import { DROPS_TURN_REFUSAL, NOT_FOUND } from '../session/resume.ts';
 import type { SessionOptions } from '../session/options.ts';
-import { maxLineFromEnv, readInputMessages } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
+import { readInputMessages } from '../transport/ndjson.ts';
 import type { CliFlags } from './flags.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven, validateFormats } from './options.ts';
 import { reachedStage, releaseEarlySignals, takeEarlySignals, type StopSignal } from './early-signals.ts';
@@ -45,7 +49,37 @@ export async function runPrint(promptArg: string | undefined, flags: CliFlags, l
   }
   const options = await sessionOptionsFromFlags(flags);
   reachedStage('options');
-  return new PrintRun(flags, options, stop, log).run(promptArg);
+  // No prompt and no -p in a terminal: the interactive session (src/tui/, loaded only then).
+  const noPrompt = promptArg === undefined && flags.print !== true && flags.inputFormat !== 'stream-json';
+  if (noPrompt && options.replay === undefined && isTerminal(0) && isTerminal(1)) {
+    releaseEarlySignals(); // the terminal's Ctrl-C is the session's (raw mode): a key, not a signal
+    const { InteractiveSession } = await import('../tui/interactive.ts');
+    return new InteractiveSession(options).run();
+  }
+  return new PrintRun(flags, options, stop, log, await progressView(flags)).run(promptArg);
+}
+
+/**
+ * True when file descriptor `fd` is a terminal. A cheap fstat first: a run into a pipe or a file never builds
+ * process.stdin or process.stdout (their streams load node:net and node:stream, print-run-loads.test.ts).
+ */
+function isTerminal(fd: 0 | 1 | 2): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false; // a terminal is a character device (so is /dev/null)
+  } catch {
+    return false;
+  }
+  return (fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr).isTTY === true;
+}
+
+/**
+ * The live progress of a text run on stderr, for a person at a terminal: only when stdout and stderr are both
+ * terminals (a run into a pipe or a file is unchanged and never loads src/tui/), and not with --quiet.
+ */
+async function progressView(flags: CliFlags): Promise<ProgressView | undefined> {
+  if (flags.outputFormat !== 'text' || flags.quiet === true || !isTerminal(1) || !isTerminal(2)) return undefined;
+  const { ProgressView } = await import('../tui/progress.ts');
+  return new ProgressView(process.stderr);
 }
 
 /** The result a stopped run still owes its prompt. */
@@ -60,12 +94,14 @@ class PrintRun {
   readonly #log: Log;
   readonly #out: PrintOutput;
   readonly #streamInput: boolean;
+  readonly #progress: ProgressView | undefined;
   #opened?: OpenedSession;
   /** The reader of stdout went away (`failed`: stdout failed). */
   #closed?: { failed: boolean };
 
-  constructor(flags: CliFlags, options: SessionOptions, stop: RunStop, log: Log) {
+  constructor(flags: CliFlags, options: SessionOptions, stop: RunStop, log: Log, progress?: ProgressView) {
     this.#flags = flags;
+    this.#progress = progress;
     this.#options = options;
     this.#stop = stop;
     this.#log = log;
@@ -148,7 +184,7 @@ class PrintRun {
     const flags = this.#flags;
     try {
       this.#opened = await openSession(this.#options, {
-        send: this.#out.send,
+        send: this.#progress ? this.#sendWithProgress : this.#out.send,
         log: this.#log,
         replayUserMessages: flags.replayUserMessages,
         permissionPromptTool: flags.permissionPromptTool,
@@ -173,12 +209,19 @@ class PrintRun {
     }
   }
 
+  /** Every line to the output; the stream's messages to the terminal's progress too. */
+  readonly #sendWithProgress = (line: OutputLine): Promise<void> | undefined => {
+    if (!isProtocolLine(line)) this.#progress?.onMessage(line as AgentMessage);
+    return this.#out.send(line);
+  };
+
   /** The output ends (with the result a stopped run owes); the exit code. */
   async #end(when: string): Promise<number> {
     const signal = this.#stop.stopSignal;
     const owed = signal ? this.#owed(signal, when) : undefined;
     this.#out.seal(owed);
     await this.#out.done;
+    this.#progress?.finish();
     if (this.#closed) return this.#closed.failed ? 1 : 0;
     const result = owed ?? this.#opened?.runner.lastResult;
     const streamOut = this.#flags.outputFormat === 'stream-json';

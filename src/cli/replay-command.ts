@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { CliFlags } from './flags.ts';
-import { UsageError } from './options.ts';
+import { reportUsageError } from './options.ts';
 
 /** Flags of `replay`, merged with the main program's. */
 export interface ReplayFlags extends CliFlags {
@@ -15,9 +15,7 @@ export interface ReplayFlags extends CliFlags {
 
 export function addTapeCommands(program: Command, log: (line: string) => void): void {
   const fail = (error: unknown) => {
-    if (!(error instanceof UsageError)) throw error;
-    log(`agentpipe: error: ${error.message}`);
-    process.exitCode = 1;
+    reportUsageError(error, log);
   };
   program
     .command('replay')

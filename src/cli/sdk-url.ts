@@ -4,7 +4,7 @@
  * `AGENTPIPE_SDK_URL_TOKEN`, when set, is sent as `Authorization: Bearer <token>`.
  */
 import { runStreamSession } from '../session/serve-session.ts';
-import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import type { CliFlags } from './flags.ts';
 import { UsageError, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 

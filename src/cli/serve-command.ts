@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { port, type CliFlags } from './flags.ts';
-import { UsageError } from './options.ts';
+import { reportUsageError } from './options.ts';
 
 /** Flags of `serve`, merged with the main program's. */
 export interface ServeFlags extends CliFlags {
@@ -62,9 +62,7 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
         const { serve } = await import('./serve.ts');
         process.exitCode = await serve(command.optsWithGlobals<ServeFlags>(), log);
       } catch (error) {
-        if (!(error instanceof UsageError)) throw error;
-        log(`agentpipe: error: ${error.message}`);
-        process.exitCode = 1;
+        reportUsageError(error, log);
       }
     });
 }

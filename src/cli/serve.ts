@@ -1,5 +1,5 @@
 /** `agentpipe serve`: checks the flags, starts the WebSocket server, runs until SIGINT/SIGTERM. */
-import { maxLineFromEnv } from '../transport/ndjson.ts';
+import { maxLineFromEnv } from '../messages/ndjson.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { UsageError, tapesForMany, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
 import type { ServeFlags } from './serve-command.ts';
@@ -80,7 +80,7 @@ async function serveCluster(
       `serve --redis: ${owned.join(', ')} cannot be used: the cluster keeps each session (reconnect with ` +
         `?session=<id>)`,
     );
-  const { ClusterFrontEnd } = await import('../cluster/front-end.ts');
+  const { ClusterFrontEnd } = await import('../cluster/front-end/front-end.ts');
   const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
   await warnIfPasswordless(flags.redis!, 'agentpipe serve', log);
   let front;

@@ -92,7 +92,7 @@ export async function runClusterView(
   const page = await clusterPage(flags.redis, false, log);
   if (!page) return 1;
   const { startWebSocketServer } = await import('../transport/websocket-server.ts');
-  const { maxLineFromEnv } = await import('../transport/ndjson.ts');
+  const { maxLineFromEnv } = await import('../messages/ndjson.ts');
   const server = await startWebSocketServer({
     port: flags.port,
     host: flags.host,

@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import { port, type CliFlags } from './flags.ts';
 import { collect } from './serve-command.ts';
-import { UsageError } from './options.ts';
+import { reportUsageError } from './options.ts';
 
 export interface ViewFlags extends CliFlags {
   port: number;
@@ -64,9 +64,7 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
         const { runView } = await import('./view.ts');
         process.exitCode = await runView(file, command.optsWithGlobals<ViewFlags>(), log);
       } catch (error) {
-        if (!(error instanceof UsageError)) throw error;
-        log(`agentpipe: error: ${error.message}`);
-        process.exitCode = 1;
+        reportUsageError(error, log);
       }
     });
 }

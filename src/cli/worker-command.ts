@@ -31,6 +31,15 @@ const whole =
     return n;
   };
 
+/** The main program's flags given with `worker` (`--model`, `--cwd` ...): a worker would ignore them. */
+function sessionFlagsGiven(command: Command): string[] {
+  const program = command.parent;
+  if (!program) return [];
+  return program.options
+    .filter((option) => program.getOptionValueSource(option.attributeName()) === 'cli')
+    .map((option) => option.long ?? option.short ?? option.name());
+}
+
 /** Registers `agentpipe worker`; the cluster code (bullmq, ioredis) loads only when it runs. */
 export function addWorkerCommand(program: Command, log: (line: string) => void): void {
   program
@@ -59,8 +68,19 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
       whole('--grace', 0),
       30_000,
     )
-    .action(async (flags: WorkerFlags) => {
-      const { startWorker } = await import('../cluster/worker.ts');
+    .action(async (flags: WorkerFlags, command: Command) => {
+      const given = sessionFlagsGiven(command);
+      if (given.length) {
+        const what = given.length === 1 ? 'is a session flag' : 'are session flags';
+        log(
+          `agentpipe worker: error: ${given.join(', ')} ${what}: a worker runs each session with the options its ` +
+            'client sent; give them to `agentpipe serve --redis` or to query({cluster}) (agentpipe help worker ' +
+            "lists the worker's flags)",
+        );
+        process.exitCode = 1;
+        return;
+      }
+      const { startWorker } = await import('../cluster/worker/worker.ts');
       const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
       let worker;
       try {

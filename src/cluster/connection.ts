@@ -24,6 +24,12 @@ export interface RedisConnectionOptions {
    * of work in the same tick (the client's first delta would).
    */
   autoPipelining?: boolean;
+  /**
+   * Hold commands while the connection is down and send them once it is back (ioredis's offline queue). Default true.
+   * False fails them at once: a client that gives a command up (retry.ts) knows it will never land later (a front
+   * end that told a client its session could not start must not start it a moment later).
+   */
+  offlineQueue?: boolean;
 }
 
 /** Redis could not be reached, refused the credentials, or went away for too long. */
@@ -155,6 +161,7 @@ function clientOptions(options: RedisConnectionOptions, blocking: boolean): Redi
       ? { blockingTimeout: 1, blockingTimeoutGrace: 2000 }
       : { commandTimeout: options.commandTimeoutMs ?? 10_000 }),
     enableAutoPipelining: !blocking && options.autoPipelining !== false,
+    enableOfflineQueue: options.offlineQueue !== false,
     connectionName: blocking ? 'agentpipe-tail' : 'agentpipe',
   };
 }

@@ -5,6 +5,8 @@
  * own environment (ANTHROPIC_API_KEY, ...).
  */
 import type { SessionOptions } from '../session/options.ts';
+import { SerializableOptionsSchema } from '../session/options-schema.ts';
+import { issuesOf } from '../messages/issues.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { MAX_TIMER_MS } from '../process/env-number.ts';
 
@@ -50,87 +52,37 @@ export interface SessionJob {
   warmMs?: number;
 }
 
-type Kind = 'string' | 'number' | 'boolean' | 'object' | 'strings' | 'string|object' | 'boolean|string';
-
-/** The options a job may carry, with their JSON types; anything else is dropped. */
-const OPTION_KINDS: Record<string, Kind> = {
-  harness: 'string',
-  harnessCommand: 'string',
-  cwd: 'string',
-  model: 'string',
-  provider: 'string',
-  baseUrl: 'string',
-  script: 'string',
-  systemPrompt: 'string',
-  appendSystemPrompt: 'string',
-  maxTurns: 'number',
-  maxBudgetUsd: 'number',
-  maxTokens: 'number',
-  maxThinkingTokens: 'number',
-  allowedTools: 'strings',
-  disallowedTools: 'strings',
-  tools: 'strings',
-  permissionMode: 'string',
-  includePartialMessages: 'boolean',
-  includeHookEvents: 'boolean',
-  settings: 'string|object',
-  agents: 'object',
-  mcpServers: 'object',
-  toolProgressThresholdMs: 'number',
-  toolProgressIntervalMs: 'number',
-  maxRetries: 'number',
-  sessionMirror: 'boolean',
-  maxContextTokens: 'number',
-  outputFormat: 'object',
-  maxStructuredOutputRetries: 'number',
-  apiKeyHelper: 'string',
-  fallbackModel: 'string',
-  effort: 'string',
-  thinking: 'object',
-  betas: 'strings',
-  additionalDirectories: 'strings',
-  settingSources: 'strings',
-  trustProject: 'boolean',
-  strictMcpConfig: 'boolean',
-  agent: 'string',
-  debug: 'boolean|string',
-  debugFile: 'string',
-};
-
-/** Options a front end must not send: the cluster owns the session's id and history. */
-export const CLUSTER_OWNED_OPTIONS = [
-  'sessionId',
-  'resume',
-  'continue',
-  'forkSession',
-  'resumeSessionAt',
-  'resumeDropsTurn',
-] as const;
+/** The options a front end must not send: the cluster owns the session's id and history. */
+export { CLUSTER_OWNED_OPTIONS } from '../session/options-schema.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function fits(value: unknown, kind: Kind): boolean {
-  switch (kind) {
-    case 'strings':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string');
-    case 'string|object':
-      return typeof value === 'string' || isObject(value);
-    case 'boolean|string':
-      return typeof value === 'boolean' || typeof value === 'string';
-    case 'object':
-      return isObject(value);
-    default:
-      return typeof value === kind;
-  }
-}
+/** The options a job may carry (the one definition, session/options-schema.ts), each optional. */
+const JobOptionsSchema = SerializableOptionsSchema.partial();
+const OPTION_SHAPES = SerializableOptionsSchema.shape;
+
+/** Whether `key` names an option a job carries. */
+const isJobOption = (key: string): key is keyof typeof OPTION_SHAPES => Object.hasOwn(OPTION_SHAPES, key);
 
 /** The JSON-serializable part of `options` that a job carries (functions, env, ids and resume options left out). */
 export function jobOptions(options: SessionOptions): SessionOptions {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
-    if (value !== undefined && Object.hasOwn(OPTION_KINDS, key) && fits(value, OPTION_KINDS[key]!)) out[key] = value;
+    if (value !== undefined && isJobOption(key) && OPTION_SHAPES[key].safeParse(value).success) out[key] = value;
   }
-  return JSON.parse(JSON.stringify(out)) as SessionOptions;
+  // JSON, as the job will hold it (an object's functions and undefined fields left out).
+  const json: unknown = JSON.parse(JSON.stringify(out));
+  return JobOptionsSchema.parse(json);
+}
+
+/** A job's options as read from Redis; throws an Error naming the bad field. */
+function parseJobOptions(options: Record<string, unknown>): SessionOptions {
+  const present = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined && v !== null));
+  for (const key of Object.keys(present))
+    if (!isJobOption(key)) throw new Error(`job data: option ${key} is not one a worker accepts`);
+  const parsed = JobOptionsSchema.safeParse(present);
+  if (!parsed.success) throw new Error(`job data: ${issuesOf(parsed.error, 'options')}`);
+  return parsed.data;
 }
 
 /** The data of an archive job: archive this session once it has been idle long enough. */
@@ -155,15 +107,7 @@ export function parseSessionJob(data: unknown): SessionJob {
   if (typeof sessionId !== 'string' || !UUID_PATTERN.test(sessionId))
     throw new Error(`job data: sessionId is not a UUID: ${JSON.stringify(sessionId)}`);
   if (!isObject(options)) throw new Error('job data: options is not an object');
-  const checked: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || value === null) continue;
-    const kind = Object.hasOwn(OPTION_KINDS, key) ? OPTION_KINDS[key] : undefined;
-    if (!kind) throw new Error(`job data: option ${key} is not one a worker accepts`);
-    if (!fits(value, kind))
-      throw new Error(`job data: option ${key} should be ${kind}, not ${JSON.stringify(value).slice(0, 80)}`);
-    checked[key] = value;
-  }
+  const checked = parseJobOptions(options);
   const flags: StreamFlags = {};
   if (stream !== undefined) {
     if (!isObject(stream)) throw new Error('job data: stream is not an object');
@@ -180,5 +124,5 @@ export function parseSessionJob(data: unknown): SessionJob {
       `job data: warmMs should be a positive number of ms up to ${MAX_TIMER_MS}, ` +
         `not ${JSON.stringify(warmMs).slice(0, 80)}`,
     );
-  return { sessionId, options: checked as SessionOptions, stream: flags, ...(warmMs ? { warmMs } : {}) };
+  return { sessionId, options: checked, stream: flags, ...(warmMs ? { warmMs } : {}) };
 }

@@ -12,7 +12,7 @@ export type {
   StoreKey,
   StoreSummary,
 } from './session-store.ts';
-export { ArchiveRefusedError, FencedError, isEphemeral, SessionLog } from './redis-log.ts';
+export { ArchiveRefusedError, FencedError, isEphemeral, SessionLog } from './log/index.ts';
 export type {
   FollowedEntry,
   InputEntry,
@@ -22,6 +22,6 @@ export type {
   SessionEndMarker,
   SessionKeys,
   SessionLogOptions,
-} from './redis-log.ts';
+} from './log/index.ts';
 export { RedisConnectionError } from './connection.ts';
 export type { RedisConnectionOptions, RedisTarget } from './connection.ts';

@@ -13,7 +13,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pause, reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
-import { SessionLog, type FollowedEntry, type LogEntry, type LogMessage } from './redis-log.ts';
+import { retryRedis } from './redis-retry.ts';
+import { SessionLog, type FollowedEntry, type LogEntry } from './log/index.ts';
 import { QUEUE, sessionJobOptions, WARM_QUEUE, type SessionJob } from './jobs.ts';
 
 /** Options of a cluster client. */
@@ -24,8 +25,8 @@ export interface ClusterClientOptions {
   log?: (line: string) => void;
 }
 
-/** The line that claims a warm session (a session ignores it). */
-const CLAIM_LINE = '{"type":"keep_alive"}';
+/** A line that claims a warm session (a session ignores it), unique per claim so that a retried claim knows its own. */
+export const claimLine = (): string => JSON.stringify({ type: 'keep_alive', claim: randomUUID() });
 /**
  * How long a warm session's pooled mark outlives a front end that died with it in its pool (a claim or the session's
  * discard deletes it otherwise): its job may wait that long for a worker's free warm slot.
@@ -34,33 +35,6 @@ const POOLED_TTL_MS = 24 * 3_600_000;
 
 /** Job states in which a worker will (still) run the session's next input. */
 const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
-
-/**
- * A log entry read with this client's own connection, with the owner token that appended it (`after`: a live entry's
- * durable predecessor).
- */
-type OwnedEntry = LogEntry & { owner?: string; after?: string };
-
-/**
- * Stream entries read with this client's own connection: the JSON objects with a string `type` (anything else is left
- * out).
- */
-function entriesOf(raw: Array<[string, string[]]>): OwnedEntry[] {
-  const entries: OwnedEntry[] = [];
-  for (const [id, flat] of raw) {
-    const fields = new Map<string, string>();
-    for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
-    let value: unknown;
-    try {
-      value = JSON.parse(fields.get('m') ?? '');
-    } catch {
-      continue;
-    }
-    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string')
-      entries.push({ id, message: value as LogMessage, owner: fields.get('o'), after: fields.get('a') });
-  }
-  return entries;
-}
 
 /** A connection to the cluster's Redis: the session logs and the sessions queue. */
 export class ClusterClient {
@@ -110,8 +84,8 @@ export class ClusterClient {
    * one its worker discarded as it was taken is started as a new session (a job of the sessions queue). Its input may
    * be pushed before or after: a worker runs it either way. True when the claim took the warm run.
    */
-  async takeWarm(job: SessionJob): Promise<boolean> {
-    if (await this.sessions.claimWarm(job.sessionId, CLAIM_LINE)) return true;
+  async takeWarm(job: SessionJob, claim = claimLine()): Promise<boolean> {
+    if (await this.sessions.claimWarm(job.sessionId, claim)) return true;
     await this.start({ sessionId: job.sessionId, options: job.options, stream: job.stream }, 30_000, undefined, true);
     return false;
   }
@@ -135,7 +109,8 @@ export class ClusterClient {
 
   /** Connects (bounded: a RedisConnectionError that says why within seconds). */
   static async open(o: ClusterClientOptions): Promise<ClusterClient> {
-    const sessions = new SessionLog({ redis: o.redis });
+    // No offline queue: what this client gives up on (a start, a claim, input) never lands later.
+    const sessions = new SessionLog({ redis: o.redis, offlineQueue: false });
     try {
       await sessions.connect();
     } catch (error) {
@@ -147,6 +122,7 @@ export class ClusterClient {
       maxRetriesPerRequest: 3,
       retryStrategy: reconnectDelay,
       connectTimeout: 3000,
+      enableOfflineQueue: false,
       connectionName: 'agentpipe-client',
     });
     const queue = new BullQueue(QUEUE.name, { connection: redis, prefix: QUEUE.prefix });
@@ -168,14 +144,13 @@ export class ClusterClient {
   }
 
   /** The last durable entry of a session's log, if any, with the owner token that appended it. */
-  async lastEntry(sessionId: string): Promise<OwnedEntry | undefined> {
-    return (await this.lastEntries(sessionId, 1))[0];
+  async lastEntry(sessionId: string): Promise<LogEntry | undefined> {
+    return (await this.sessions.lastEntries(sessionId, 1))[0];
   }
 
   /** The last `count` durable entries of a session's log, newest first. */
-  async lastEntries(sessionId: string, count: number): Promise<OwnedEntry[]> {
-    const { log } = this.sessions.keys(sessionId);
-    return entriesOf(await this.#redis.xrevrange(log, '+', '-', 'COUNT', count));
+  lastEntries(sessionId: string, count: number): Promise<LogEntry[]> {
+    return this.sessions.lastEntries(sessionId, count);
   }
 
   /**
@@ -239,21 +214,13 @@ export class ClusterClient {
   }
 
   /** Durable messages in a session's log. */
-  async length(sessionId: string): Promise<number> {
-    return this.#redis.xlen(this.sessions.keys(sessionId).log);
+  length(sessionId: string): Promise<number> {
+    return this.sessions.length(sessionId);
   }
 
-  /** Adds input lines to the session's inbox, retrying a lost connection a few times. */
+  /** Adds input lines to the session's inbox, retrying a lost connection for a few seconds. */
   async push(sessionId: string, lines: readonly string[]): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.sessions.pushInput(sessionId, lines);
-        return;
-      } catch (error) {
-        if (!(error instanceof RedisConnectionError) || attempt >= 5) throw error;
-        await pause(reconnectDelay(attempt));
-      }
-    }
+    await retryRedis(() => this.sessions.pushInput(sessionId, lines), { forMs: 5000 });
   }
 
   /** Workers connected to the sessions queue now. */
@@ -278,9 +245,8 @@ export class ClusterClient {
   }
 
   /** The first entries of a session's log (for a summary: its first prompt, model, start time). */
-  async firstEntries(sessionId: string, count: number): Promise<LogEntry[]> {
-    const { log } = this.sessions.keys(sessionId);
-    return entriesOf(await this.#redis.xrange(log, '-', '+', 'COUNT', count));
+  firstEntries(sessionId: string, count: number): Promise<LogEntry[]> {
+    return this.sessions.firstEntries(sessionId, count);
   }
 
   /** Closes the queue and the connections. */

@@ -22,6 +22,9 @@
  */
 import type { Redis } from 'ioredis';
 import { openRedis, type Connection, type RedisConnectionOptions, type RedisTarget } from './connection.ts';
+import { callScript } from './log/lua/call.ts';
+import { parseEntry, parseSummary, scored } from './store/parse.ts';
+import { STORE_APPEND, STORE_DELETE } from './store/scripts.ts';
 
 /** A transcript's key in the store (the SDK's `SessionKey`). */
 export interface StoreKey {
@@ -77,102 +80,6 @@ export interface RedisSessionStoreOptions extends RedisConnectionOptions {
   foldSessionSummary?: FoldSessionSummary;
 }
 
-// KEYS: list, meta, uuids, subkeys. ARGV: main ('1'|'0'), expected summary version ('' = none),
-// mtime, summary JSON, subpath, dedupe ('1'|'0'), then (uuid, json) pairs. -1: the summary changed meanwhile.
-const APPEND = `
-if ARGV[1] == '1' then
-  local ver = redis.call('HGET', KEYS[2], 'ver') or ''
-  if ver ~= ARGV[2] then return -1 end
-  redis.call('HSET', KEYS[2], 'ver', tostring((tonumber(ver) or 0) + 1), 'summary', ARGV[4])
-else
-  if redis.call('ZSCORE', KEYS[4], ARGV[5]) == false then
-    local top = redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')
-    redis.call('ZADD', KEYS[4], (tonumber(top[2]) or 0) + 1, ARGV[5])
-  end
-end
-redis.call('HSET', KEYS[2], 'mtime', ARGV[3])
-local n = 0
-for i = 7, #ARGV, 2 do
-  local uuid, json = ARGV[i], ARGV[i + 1]
-  if ARGV[6] ~= '1' or uuid == '' or redis.call('SADD', KEYS[3], uuid) == 1 then
-    redis.call('RPUSH', KEYS[1], json)
-    n = n + 1
-  end
-end
-return n`;
-
-// KEYS: the session's tag prefix. ARGV: '1' to delete the whole session, or '0' and the (encoded) subpath.
-// The per-subpath keys are named here, not in KEYS: they share the session's hash tag (same slot).
-const DELETE = `
-local base = KEYS[1]
-local function drop(part)
-  redis.call('DEL', base .. ':' .. part, base .. ':meta:' .. part, base .. ':uuids:' .. part)
-end
-if ARGV[1] == '1' then
-  drop('main')
-  for _, sub in ipairs(redis.call('ZRANGE', base .. ':subkeys', 0, -1)) do drop('sub:' .. sub) end
-  redis.call('DEL', base .. ':subkeys')
-else
-  drop('sub:' .. ARGV[2])
-  redis.call('ZREM', base .. ':subkeys', ARGV[2])
-end
-return 1`;
-
-const SCRIPTS = {
-  agentpipeStoreAppend: { numberOfKeys: 4, lua: APPEND },
-  agentpipeStoreDelete: { numberOfKeys: 1, lua: DELETE },
-} as const;
-
-type ScriptCommands = { [K in keyof typeof SCRIPTS]: (...args: Array<string | number>) => Promise<unknown> };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Parses a stored entry; throws on anything but a JSON object with a string `type`. */
-function parseEntry(json: string, where: string): StoreEntry {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (error) {
-    throw new Error(`${where}: a stored entry is not JSON (${(error as Error).message})`);
-  }
-  if (!isObject(value) || typeof value.type !== 'string')
-    throw new Error(`${where}: a stored entry is not an object with a string "type"`);
-  return value as StoreEntry;
-}
-
-/** Parses a stored summary; throws when its shape is wrong. */
-function parseSummary(json: string, where: string): StoreSummary {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (error) {
-    throw new Error(`${where}: the stored summary is not JSON (${(error as Error).message})`);
-  }
-  if (
-    !isObject(value) ||
-    typeof value.sessionId !== 'string' ||
-    typeof value.mtime !== 'number' ||
-    !isObject(value.data)
-  ) {
-    throw new Error(`${where}: the stored summary is not { sessionId, mtime, data }`);
-  }
-  return { sessionId: value.sessionId, mtime: value.mtime, data: value.data };
-}
-
-/** A ZRANGE WITHSCORES reply as (member, score) pairs: flat under RESP2, pairs under RESP3. */
-function scored(reply: unknown): Array<[string, number]> {
-  if (!Array.isArray(reply)) throw new Error('unexpected ZRANGE reply from Redis');
-  const items = reply as unknown[];
-  const pairs: Array<[unknown, unknown]> = items.every(Array.isArray)
-    ? (items as unknown[][]).map((p) => [p[0], p[1]])
-    : Array.from({ length: Math.floor(items.length / 2) }, (_, i) => [items[2 * i], items[2 * i + 1]]);
-  return pairs.map(([member, score]) => {
-    if (typeof member !== 'string' || !Number.isFinite(Number(score)))
-      throw new Error('unexpected ZRANGE reply from Redis');
-    return [member, Number(score)];
-  });
-}
-
 /** The keys of one transcript. */
 function keysOf(
   prefix: string,
@@ -192,143 +99,139 @@ function keysOf(
   };
 }
 
+/** The package that brings the SDK's own summary fold (an optional peer dependency of agentpipe). */
+const SDK = '@anthropic-ai/claude-agent-sdk';
+
 /** The SDK's SessionStore on Redis (see the file comment for the layout and guarantees). */
 export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessionStore {
-  const prefix = options.prefix ?? 'ap:sdk';
-  const flag = (options.dedupe ?? true) ? '1' : '0';
-  let connection: Promise<Connection> | undefined;
-  let fold: Promise<FoldSessionSummary> | undefined;
+  return new RedisStore(options);
+}
 
-  const conn = (): Promise<Connection> => {
-    if (connection) return connection;
-    const connecting = openRedis(options.redis, options).then((c) => {
-      for (const [name, definition] of Object.entries(SCRIPTS))
-        if (!(name in c.client)) c.client.defineCommand(name, definition);
-      return c;
-    });
-    // A failed connect is not cached: the next call tries again.
-    connecting.catch(() => {
-      if (connection === connecting) connection = undefined;
-    });
-    connection = connecting;
-    return connecting;
-  };
-  const call = async <T>(run: (client: Redis & ScriptCommands) => Promise<T>): Promise<T> => {
-    const c = await conn();
+class RedisStore implements RedisSessionStore {
+  readonly #options: RedisSessionStoreOptions;
+  readonly #prefix: string;
+  readonly #dedupe: '1' | '0';
+  #connection?: Promise<Connection>;
+  #fold?: Promise<FoldSessionSummary>;
+
+  constructor(options: RedisSessionStoreOptions) {
+    this.#options = options;
+    this.#prefix = options.prefix ?? 'ap:sdk';
+    this.#dedupe = (options.dedupe ?? true) ? '1' : '0';
+  }
+
+  async append(key: StoreKey, entries: StoreEntry[]): Promise<void> {
+    const k = keysOf(this.#prefix, key);
+    const pairs = entries.flatMap((e) => [typeof e.uuid === 'string' ? e.uuid : '', JSON.stringify(e)]);
+    const subpath = key.subpath === undefined ? undefined : encodeURIComponent(key.subpath);
+    const argv = {
+      main: '0',
+      version: '',
+      mtime: Date.now(),
+      summary: '',
+      subpath: subpath ?? '',
+      dedupe: this.#dedupe,
+    };
+    if (subpath !== undefined) {
+      await this.#call((c) => callScript(c, STORE_APPEND, k, argv, pairs));
+      return;
+    }
+    const foldSummary = await this.#folder();
+    const where = `session ${key.sessionId}`;
+    // Optimistic concurrency on the summary: fold, then write only if nobody appended meanwhile.
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const [ver, summary, stored] = await this.#call((c) => c.hmget(k.meta, 'ver', 'summary', 'mtime'));
+      const mtime = Math.max(Date.now(), Number(stored ?? 0) + 1);
+      const prev = summary ? parseSummary(summary, where) : undefined;
+      const next = JSON.stringify(foldSummary(prev, key, entries, { mtime }));
+      const main = { ...argv, main: '1', version: ver ?? '', mtime, summary: next };
+      if ((await this.#call((c) => callScript(c, STORE_APPEND, k, main, pairs))) === -1) continue;
+      // GT: a concurrent append's later mtime is never overwritten by an earlier one.
+      await this.#call((c) => c.zadd(k.index, 'GT', mtime, key.sessionId));
+      return;
+    }
+    throw new Error(`${where}: append kept conflicting with concurrent appends`);
+  }
+
+  async load(key: StoreKey): Promise<StoreEntry[] | null> {
+    const k = keysOf(this.#prefix, key);
+    // One transaction: a concurrent delete cannot make it "exists, but empty".
+    const replies = await this.#call((c) => c.multi().exists(k.meta).lrange(k.list, 0, -1).exec());
+    if (!replies || replies.length !== 2) throw new Error(`session ${key.sessionId}: the load transaction was aborted`);
+    const [[existsError, exists], [listError, list]] = replies;
+    const failed = existsError ?? listError;
+    if (failed) throw failed;
+    if (exists === 0) return null;
+    if (!Array.isArray(list) || !list.every((json) => typeof json === 'string'))
+      throw new Error(`session ${key.sessionId}: unexpected LRANGE reply`);
+    return list.map((json) => parseEntry(json, `session ${key.sessionId}`));
+  }
+
+  async listSessions(projectKey: string): Promise<Array<{ sessionId: string; mtime: number }>> {
+    const index = keysOf(this.#prefix, { projectKey, sessionId: '' }).index;
+    const reply: unknown = await this.#call((c) => c.zrange(index, 0, '-1', 'WITHSCORES'));
+    return scored(reply).map(([sessionId, score]) => ({ sessionId, mtime: Math.floor(score) }));
+  }
+
+  async listSessionSummaries(projectKey: string): Promise<StoreSummary[]> {
+    const sessions = await this.listSessions(projectKey);
+    const metaOf = (sessionId: string) => keysOf(this.#prefix, { projectKey, sessionId }).meta;
+    const summaries = await this.#call((c) => Promise.all(sessions.map((s) => c.hget(metaOf(s.sessionId), 'summary'))));
+    return summaries.flatMap((json, i) => (json ? [parseSummary(json, `session ${sessions[i]!.sessionId}`)] : []));
+  }
+
+  async delete(key: StoreKey): Promise<void> {
+    const k = keysOf(this.#prefix, key);
+    const whole = key.subpath === undefined;
+    const argv = { whole: whole ? '1' : '0', subpath: encodeURIComponent(key.subpath ?? '') };
+    await this.#call((c) => callScript(c, STORE_DELETE, k, argv));
+    if (whole) await this.#call((c) => c.zrem(k.index, key.sessionId));
+  }
+
+  async listSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]> {
+    const k = keysOf(this.#prefix, key);
+    const subkeys = await this.#call((c) => c.zrange(k.subkeys, 0, '-1'));
+    return subkeys.map((s) => decodeURIComponent(s));
+  }
+
+  async close(): Promise<void> {
+    const c = this.#connection;
+    this.#connection = undefined;
+    await (await c?.catch(() => undefined))?.close();
+  }
+
+  async #call<T>(run: (client: Redis) => Promise<T>): Promise<T> {
+    if (!this.#connection) {
+      const connecting = openRedis(this.#options.redis, this.#options);
+      // A failed connect is not cached: the next call tries again.
+      connecting.catch(() => {
+        if (this.#connection === connecting) this.#connection = undefined;
+      });
+      this.#connection = connecting;
+    }
+    const c = await this.#connection;
     try {
-      return await run(c.client as Redis & ScriptCommands);
+      return await run(c.client);
     } catch (error) {
       throw c.wrap(error);
     }
-  };
-  const folder = (): Promise<FoldSessionSummary> => {
-    if (options.foldSessionSummary) return Promise.resolve(options.foldSessionSummary);
-    fold ??= import('@anthropic-ai/claude-agent-sdk').then(
-      (sdk) => sdk.foldSessionSummary as unknown as FoldSessionSummary,
-      (error: Error) => {
-        fold = undefined;
+  }
+
+  /** The summary fold: the option's, else the SDK's own, imported on first use (a clear error without the SDK). */
+  #folder(): Promise<FoldSessionSummary> {
+    if (this.#options.foldSessionSummary) return Promise.resolve(this.#options.foldSessionSummary);
+    this.#fold ??= import(SDK).then(
+      (sdk: { foldSessionSummary: FoldSessionSummary }) => sdk.foldSessionSummary,
+      (error: unknown) => {
+        this.#fold = undefined;
         throw new Error(
-          `agentpipe/redis: session summaries need @anthropic-ai/claude-agent-sdk (or the foldSessionSummary ` +
-            `option): ${error.message}`,
+          `agentpipe/redis: the main transcript's summary needs ${SDK}, an optional peer dependency of agentpipe ` +
+            `that is not installed (npm install ${SDK}), or the foldSessionSummary option ` +
+            `(${error instanceof Error ? error.message : String(error)})`,
+          { cause: error },
         );
       },
     );
-    return fold;
-  };
-  const pairs = (entries: StoreEntry[]): string[] =>
-    entries.flatMap((e) => [typeof e.uuid === 'string' ? e.uuid : '', JSON.stringify(e)]);
-
-  return {
-    async append(key, entries) {
-      const k = keysOf(prefix, key);
-      const where = `session ${key.sessionId}`;
-      if (key.subpath !== undefined) {
-        const subpath = encodeURIComponent(key.subpath);
-        await call((c) =>
-          c.agentpipeStoreAppend(
-            k.list,
-            k.meta,
-            k.uuids,
-            k.subkeys,
-            '0',
-            '',
-            Date.now(),
-            '',
-            subpath,
-            flag,
-            ...pairs(entries),
-          ),
-        );
-        return;
-      }
-      const foldSummary = await folder();
-      // Optimistic concurrency on the summary: fold, then write only if nobody appended meanwhile.
-      for (let attempt = 0; attempt < 50; attempt++) {
-        const [ver, summary, stored] = await call((c) => c.hmget(k.meta, 'ver', 'summary', 'mtime'));
-        const mtime = Math.max(Date.now(), Number(stored ?? 0) + 1);
-        const prev = summary ? parseSummary(summary, where) : undefined;
-        const next = foldSummary(prev, key, entries, { mtime });
-        const summaryJson = JSON.stringify(next);
-        const keys = [k.list, k.meta, k.uuids, k.subkeys];
-        const answer = await call((c) =>
-          c.agentpipeStoreAppend(...keys, '1', ver ?? '', mtime, summaryJson, '', flag, ...pairs(entries)),
-        );
-        if (answer === -1) continue;
-        // GT: a concurrent append's later mtime is never overwritten by an earlier one.
-        await call((c) => c.zadd(k.index, 'GT', mtime, key.sessionId));
-        return;
-      }
-      throw new Error(`${where}: append kept conflicting with concurrent appends`);
-    },
-
-    async load(key) {
-      const k = keysOf(prefix, key);
-      // One transaction: a concurrent delete cannot make it "exists, but empty".
-      const replies = await call((c) => c.multi().exists(k.meta).lrange(k.list, 0, -1).exec());
-      if (!replies || replies.length !== 2)
-        throw new Error(`session ${key.sessionId}: the load transaction was aborted`);
-      const [[existsError, exists], [listError, list]] = replies as [[Error | null, unknown], [Error | null, unknown]];
-      const failed = existsError ?? listError;
-      if (failed) throw failed instanceof Error ? failed : new Error(String(failed));
-      if (exists === 0) return null;
-      if (!Array.isArray(list) || !list.every((json) => typeof json === 'string'))
-        throw new Error(`session ${key.sessionId}: unexpected LRANGE reply`);
-      return list.map((json) => parseEntry(json, `session ${key.sessionId}`));
-    },
-
-    async listSessions(projectKey) {
-      const index = keysOf(prefix, { projectKey, sessionId: '' }).index;
-      const reply: unknown = await call((c) => c.zrange(index, 0, '-1', 'WITHSCORES'));
-      return scored(reply).map(([sessionId, score]) => ({ sessionId, mtime: Math.floor(score) }));
-    },
-
-    async listSessionSummaries(projectKey) {
-      const sessions = await this.listSessions(projectKey);
-      const summaries = await call((c) =>
-        Promise.all(
-          sessions.map((s) => c.hget(keysOf(prefix, { projectKey, sessionId: s.sessionId }).meta, 'summary')),
-        ),
-      );
-      return summaries.flatMap((json, i) => (json ? [parseSummary(json, `session ${sessions[i]!.sessionId}`)] : []));
-    },
-
-    async delete(key) {
-      const k = keysOf(prefix, key);
-      const whole = key.subpath === undefined;
-      await call((c) => c.agentpipeStoreDelete(k.tag, whole ? '1' : '0', encodeURIComponent(key.subpath ?? '')));
-      if (whole) await call((c) => c.zrem(k.index, key.sessionId));
-    },
-
-    async listSubkeys(key) {
-      const k = keysOf(prefix, key);
-      const subkeys = await call((c) => c.zrange(k.subkeys, 0, '-1'));
-      return subkeys.map((s) => decodeURIComponent(s));
-    },
-
-    async close() {
-      const c = connection;
-      connection = undefined;
-      await (await c?.catch(() => undefined))?.close();
-    },
-  };
+    return this.#fold;
+  }
 }

@@ -15,8 +15,9 @@
  * to ask, as in codex).
  *
  * `osSandbox` becomes the session's `sandbox` option unless the operator chose one (agentpipe's own
- * `--sandbox` on `app-server`, which a client cannot loosen). `networkAccess` is reported; the
- * sandbox gives sandboxed commands no network until its egress rules apply.
+ * `--sandbox` on `app-server`, which a client cannot loosen). `networkAccess` is reported, and
+ * grants nothing: sandboxed commands reach only `sandbox.network.allowedDomains`, through the
+ * egress proxy (docs/security.md), as the operator configured it.
  */
 import type { PermissionMode } from '../messages/types.ts';
 import type { SandboxMode, SandboxSettings } from '../sandbox/config.ts';

@@ -12,7 +12,7 @@ import { newUuid } from '../messages/ids.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
-import { howItEnded, startCli, stderrTail, type CliLine, type CliProcess } from './cli-process.ts';
+import { howItEnded, startCli, stderrTail, withTraceparent, type CliLine, type CliProcess } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -76,7 +76,7 @@ export class ClaudeStreamHarness implements Harness {
   async run(turn: HarnessTurn): Promise<HarnessOutcome> {
     // Claude Code sends its own tool_progress; Qwen Code's calls get agentpipe's heartbeats.
     const state = new TurnState(turn, this.config, this.sessionId, { heartbeats: this.name !== 'claude' });
-    const cli = await this.#start();
+    const cli = await this.#start(turn.traceparent);
     const lines: Array<CliLine | { exit: string }> = [];
     let wake: (() => void) | undefined;
     this.#sink = (line) => {
@@ -140,15 +140,18 @@ export class ClaudeStreamHarness implements Harness {
     }
   }
 
-  /** Starts the CLI (again, resuming its session, after it died). */
-  async #start(): Promise<CliProcess> {
+  /**
+   * Starts the CLI (again, resuming its session, after it died). `traceparent`: the span of the prompt that starts it
+   * (the CLI reads TRACEPARENT once, so its later prompts nest under that one too).
+   */
+  async #start(traceparent?: string): Promise<CliProcess> {
     if (this.#process && !this.#process.exited) return this.#process;
     this.#initialized = false;
     const cli = await startCli(
       {
         argv: [...this.config.command, ...this.#args()],
         cwd: this.config.cwd,
-        env: this.#env(),
+        env: withTraceparent(this.#env(), traceparent),
         idleMs: this.config.idleMs,
       },
       this.config,

@@ -5,12 +5,10 @@
  * SIGTERM to the group, then SIGKILL after the grace period.
  */
 import { once } from 'node:events';
+import { type FramedLine, LineSplitter, maxLineFromEnv } from '../messages/ndjson.ts';
 import { startProcessGroup, type ProcessGroupResult, type RunningGroup } from '../process/run.ts';
 import { confineCli } from './confine.ts';
 import type { HarnessConfig } from './types.ts';
-
-/** A line longer than this is dropped (and reported) instead of held in memory. */
-export const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
 /** One line of the CLI's stdout: parsed JSON, or why it is not. */
 export type CliLine = { ok: true; value: Record<string, unknown> } | { ok: false; text: string; error: string };
@@ -28,9 +26,19 @@ export interface CliProcessOptions {
 }
 
 /** Starts the CLI in the session's sandbox (`sandbox` and `name` from the harness config). */
+/**
+ * `env` with the prompt's trace context as TRACEPARENT (telemetry on: the prompt's span replaces the context agentpipe
+ * was given, and its TRACESTATE); unchanged when telemetry is off.
+ */
+export function withTraceparent(env: Record<string, string>, traceparent: string | undefined): Record<string, string> {
+  if (!traceparent) return env;
+  const { TRACESTATE: _, ...rest } = env;
+  return { ...rest, TRACEPARENT: traceparent };
+}
+
 export async function startCli(
   o: CliProcessOptions,
-  config: Pick<HarnessConfig, 'name' | 'cwd' | 'sandbox'>,
+  config: Pick<HarnessConfig, 'name' | 'cwd' | 'sandbox' | 'baseUrl'>,
 ): Promise<CliProcess> {
   const confined = await confineCli(config, o.argv, o.env);
   const cli = new CliProcess({ ...o, argv: confined.argv, env: confined.env });
@@ -88,41 +96,25 @@ export class CliProcess {
     return this.#exited;
   }
 
-  /** Parsed stdout lines until the CLI closes its stdout. */
+  /**
+   * Parsed stdout lines until the CLI closes its stdout. A line over the cap (messages/ndjson.ts,
+   * `AGENTPIPE_MAX_INPUT_LINE`) is dropped, never held, and reported.
+   */
   async *lines(): AsyncGenerator<CliLine> {
     const output = this.#group.output;
     if (!output) return;
-    output.setEncoding('utf8');
-    let pending = '';
-    let skipping = false;
-    for await (const chunk of output as AsyncIterable<string>) {
+    const splitter = new LineSplitter(maxLineFromEnv());
+    const framed = (items: FramedLine[]): CliLine[] =>
+      items.map((item) =>
+        'line' in item
+          ? parseLine(item.line)
+          : { ok: false, text: item.head, error: `a line longer than ${splitter.maxLine} characters was dropped` },
+      );
+    for await (const chunk of output as AsyncIterable<Buffer>) {
       this.#armIdle();
-      let start = 0;
-      for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', start)) {
-        const piece = chunk.slice(start, nl);
-        start = nl + 1;
-        if (skipping) {
-          skipping = false;
-          pending = '';
-          continue;
-        }
-        const line = pending + piece;
-        pending = '';
-        if (line.trim()) yield parseLine(line);
-      }
-      if (skipping) continue;
-      pending += chunk.slice(start);
-      if (pending.length > MAX_LINE_CHARS) {
-        yield {
-          ok: false,
-          text: pending.slice(0, 200),
-          error: `a line longer than ${MAX_LINE_CHARS} characters was dropped`,
-        };
-        pending = '';
-        skipping = true;
-      }
+      yield* framed(splitter.push(chunk));
     }
-    if (pending.trim() && !skipping) yield parseLine(pending);
+    yield* framed(splitter.end());
   }
 
   /** Writes one JSON line to the CLI's stdin, waiting while its pipe is full; false when stdin is gone. */

@@ -18,6 +18,7 @@ import { howItEnded, stderrTail, type CliProcess } from './cli-process.ts';
 import { OneShotCliHarness } from './one-shot.ts';
 import { TurnState } from './turn-state.ts';
 import type { HarnessOutcome, HarnessTurn } from './types.ts';
+import { retry } from '../process/retry.ts';
 
 /** Gemini's `--approval-mode` per permission mode (headless: tools needing approval are withheld, as with dontAsk). */
 export function geminiApprovalMode(mode: PermissionMode): 'default' | 'auto_edit' | 'yolo' | 'plan' {
@@ -474,18 +475,20 @@ class GeminiTurn {
     const session = this.harness.nativeSessionId;
     if (!session) return undefined;
     const tmp = path.join(this.harness.geminiHome, '.gemini', 'tmp');
-    for (let attempt = 0; attempt < 100; attempt++) {
-      for (const file of recordings(tmp, session)) {
-        const text = await readFile(file, 'utf8').catch(() => '');
-        for (const line of text.split('\n')) {
-          if (!line.includes(id)) continue;
-          const found = recordedChange(line, id);
-          if (found) return found;
+    return retry(
+      async () => {
+        for (const file of recordings(tmp, session)) {
+          const text = await readFile(file, 'utf8').catch(() => '');
+          for (const line of text.split('\n')) {
+            if (!line.includes(id)) continue;
+            const found = recordedChange(line, id);
+            if (found) return found;
+          }
         }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return undefined;
+        return undefined;
+      },
+      { attempts: 100, delayMs: 50 },
+    );
   }
 
   /** Ends the calls still open with an interruption result (each tool_use gets one result). */

@@ -4,7 +4,7 @@
  * (agentpipe's secrets out, the CLI's own key in) and loads the translator lazily, so a session
  * on agentpipe's own loop never loads any of this.
  */
-import { childEnv } from '../process/env.ts';
+import { childEnv, OTLP_HEADER_VARIABLES } from '../process/env.ts';
 import { findExecutable } from '../process/executable.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import type { Harness, HarnessConfig, HarnessName, HarnessOutcome, HarnessTurn } from './types.ts';
@@ -82,8 +82,9 @@ export function harnessEnv(
   apiKey?: string,
 ): Record<string, string> {
   const env = childEnv(base);
+  // Its own key, and the telemetry backend's headers: its spans go where agentpipe's go (docs/telemetry.md).
   const keys = HARNESS_CLIS[name].keys;
-  for (const key of keys) if (base[key] !== undefined) env[key] = base[key];
+  for (const key of [...keys, ...OTLP_HEADER_VARIABLES]) if (base[key] !== undefined) env[key] = base[key];
   if (apiKey && keys[0]) env[keys[0]] = apiKey;
   return env;
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ProcessGroupResult } from '../process/run.ts';
-import { drainOneShot, startCli, type CliProcess } from './cli-process.ts';
+import { drainOneShot, startCli, withTraceparent, type CliProcess } from './cli-process.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -86,7 +86,7 @@ export abstract class OneShotCliHarness implements Harness {
    */
   protected async runProcess(turn: HarnessTurn, p: OneShotProcess): Promise<ProcessGroupResult | undefined> {
     const proc = await startCli(
-      { argv: p.argv, cwd: this.config.cwd, env: p.env, idleMs: this.config.idleMs },
+      { argv: p.argv, cwd: this.config.cwd, env: withTraceparent(p.env, turn.traceparent), idleMs: this.config.idleMs },
       this.config,
     );
     this.#process = proc;

@@ -70,6 +70,11 @@ export interface HarnessConfig {
 export interface HarnessTurn {
   prompt: string | UserContentBlock[];
   signal: AbortSignal;
+  /**
+   * The W3C `traceparent` of the prompt's span (telemetry on): a wrapped CLI started for the prompt gets it as
+   * TRACEPARENT (Claude Code's own spans then nest under it), an ACP agent in the prompt request's `_meta`.
+   */
+  traceparent?: string;
   /** Emits one message of the stream (recorded in the transcript, seen by every face). */
   emit: (message: AgentMessage) => Promise<void>;
   /** Token counts and cost of the prompt (the result reports them). */

@@ -46,6 +46,11 @@ export interface InputUserMessage {
   session_id?: string;
   uuid?: string;
   priority?: 'now' | 'next' | 'later';
+  /**
+   * The W3C trace context this prompt runs under (telemetry on): its `invoke_agent` span becomes a child of it, in
+   * place of the session's TRACEPARENT. The ACP server fills it from session/prompt's `_meta`.
+   */
+  _meta?: { traceparent?: string; tracestate?: string };
 }
 
 /** Any line agentpipe accepts on stream-json input. */

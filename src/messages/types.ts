@@ -1,6 +1,6 @@
 /**
  * The wire contract: every message agentpipe emits, field for field compatible with the
- * official Claude Agent SDK's `SDKMessage` union (test/types/sdk-compat.test.ts proves it with
+ * official Claude Agent SDK's `SDKMessage` union (test/types/sdk-compat.unit.test.ts proves it with
  * tsc). schema/messages.schema.json is generated from these types by scripts/gen-schema.ts
  * (`npm run schema`); the model-facing shapes (content blocks, stream events) are in api.ts.
  */
@@ -302,6 +302,27 @@ export interface ModelFallbackMessage extends Envelope {
   content: string;
 }
 
+/**
+ * The session moved to another cluster worker (additive to Claude Code's set): the worker that ran it was lost (it
+ * died, or could not reach Redis for most of its lease) and this one took the session over from its log. A prompt
+ * that was running goes on here, and ends in its one result as it would have; the tool calls in
+ * `unknown_tool_use_ids` had started and their outcome is unknown (each got a `tool_result` that says so): they were
+ * not run again.
+ */
+export interface WorkerLostMessage extends Envelope {
+  type: 'system';
+  subtype: 'worker_lost';
+  /** A line for people: what happened and what goes on. */
+  content: string;
+  /** The worker that took the session over. */
+  worker: string;
+  /** The worker that was lost, when the log names it. */
+  previous_worker?: string;
+  /** The prompt that was running and goes on (absent when none was). */
+  prompt_uuid?: string;
+  unknown_tool_use_ids: string[];
+}
+
 /** A change of an MCP server's status after start (it crashed, was reconnected or toggled). */
 export interface McpServerStatusMessage extends Envelope {
   type: 'system';
@@ -470,6 +491,7 @@ export type AgentMessage =
   | InformationalMessage
   | ApiRetryMessage
   | ModelFallbackMessage
+  | WorkerLostMessage
   | McpServerStatusMessage
   | ResultMessage;
 

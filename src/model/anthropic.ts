@@ -1,6 +1,6 @@
 /**
  * The Anthropic Messages API provider: the request the official `@anthropic-ai/sdk` sends (its
- * headers and body; `test/model/anthropic.test.ts` holds the two side by side), streamed over
+ * headers and body; `test/model/anthropic.unit.test.ts` holds the two side by side), streamed over
  * node's HTTP client (`http-stream.ts`). Raw SSE events pass through, normalised to `StreamEvent`.
  */
 import type Anthropic from '@anthropic-ai/sdk';

@@ -38,6 +38,13 @@ export interface ScriptTurn {
 /** A script file: `{"turns": [...]}`. */
 export interface Script {
   turns: ScriptTurn[];
+  /**
+   * Which turn answers a request: `sequence` (default) the next one, one per request of the process, shared by the
+   * whole session; `history` the one at the index of the number of answers in the request's history, so a session
+   * resumed anywhere (another process, a cluster worker taking it over) gets the same answers a stateless model
+   * would give.
+   */
+  order?: 'sequence' | 'history';
 }
 
 /** Where turns come from: a fixed script, or a function of the request (the demo). */
@@ -48,16 +55,20 @@ export interface ScriptSource {
 /** Serves the turns of a script in order, one per request, shared by the whole session. */
 export class FixedScript implements ScriptSource {
   readonly #turns: ScriptTurn[];
+  readonly #order: Script['order'];
   #cursor: number;
   constructor(script: Script, start = 0) {
     this.#turns = script.turns;
+    this.#order = script.order;
     this.#cursor = start;
   }
   /** Index of the next turn to serve. */
   get cursor(): number {
     return this.#cursor;
   }
-  next(): ScriptTurn | undefined {
+  next(request?: ModelRequest): ScriptTurn | undefined {
+    if (this.#order === 'history' && request)
+      return this.#turns[request.messages.filter((m) => m.role === 'assistant').length];
     return this.#turns[this.#cursor++];
   }
 }
@@ -74,7 +85,10 @@ export function validateScript(value: unknown, source = 'script'): Script {
       if (typeof call?.name !== 'string') throw new Error(`${source}: turn ${i}: every tool call needs a "name"`);
     }
   });
-  return { turns };
+  const order: unknown = (value as { order?: unknown }).order;
+  if (order !== undefined && order !== 'sequence' && order !== 'history')
+    throw new Error(`${source}: order must be "sequence" or "history"`);
+  return { turns, ...(order ? { order } : {}) };
 }
 
 const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));

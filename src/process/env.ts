@@ -12,6 +12,14 @@ export function agentpipeHome(env: Record<string, string | undefined> = process.
   return env.AGENTPIPE_HOME ? path.resolve(env.AGENTPIPE_HOME) : path.join(os.homedir(), '.agentpipe');
 }
 
+/** The OTLP exporters' header variables (telemetry: docs/telemetry.md). */
+export const OTLP_HEADER_VARIABLES = [
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
+  'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
+] as const;
+
 /** Variables agentpipe reads credentials from; never inherited unless passed on. */
 export const SECRET_VARIABLES = [
   'ANTHROPIC_API_KEY',
@@ -24,6 +32,8 @@ export const SECRET_VARIABLES = [
   'GOOGLE_API_KEY',
   'CODEX_API_KEY',
   'AGENTPIPE_SDK_URL_TOKEN',
+  // The OTLP exporters' headers hold the telemetry backend's key (Honeycomb, Grafana Cloud ...).
+  ...OTLP_HEADER_VARIABLES,
 ] as const;
 
 /** Further variables this process took a key from (a Codex provider's `env_key`), withheld like the list above. */

@@ -59,11 +59,34 @@ export interface RunningGroup {
   readonly input?: Writable;
   /** With `interactive`: the child's stdout (paused until read). */
   readonly output?: Readable;
-  /** SIGTERM to the group, SIGKILL after the grace period. */
-  stop(reason?: 'timeout' | 'aborted'): void;
+  /** SIGTERM to the group, SIGKILL after the grace period (at once with `now`). */
+  stop(reason?: 'timeout' | 'aborted', now?: boolean): void;
 }
 
 const live = new Set<number>();
+/** Long-lived helpers (./helper.ts): killed on exit like the groups, not counted among the commands running. */
+const helpers = new Set<number>();
+
+/** Puts a helper's process group in (or out of) the registry that `killAllGroups` empties. */
+export function trackHelper(pid: number, running: boolean): void {
+  if (running) helpers.add(pid);
+  else helpers.delete(pid);
+}
+
+const KILL_AT_ONCE = Symbol.for('agentpipe.process.killAtOnce');
+
+/**
+ * Marks an abort reason as "no grace": a group stopped for it gets SIGKILL at once instead of SIGTERM and a grace
+ * period (a cluster run that is losing its lease must stop its tools before the lease can expire).
+ */
+export function killAtOnce<E extends Error>(reason: E): E {
+  Object.defineProperty(reason, KILL_AT_ONCE, { value: true });
+  return reason;
+}
+
+/** True for an abort reason marked with `killAtOnce`. */
+export const isKillAtOnce = (reason: unknown): boolean =>
+  typeof reason === 'object' && reason !== null && KILL_AT_ONCE in reason;
 
 /** How long a stopped command's pipes stay open after it exited (see `letGo`). */
 const LET_GO_MS = 250;
@@ -82,9 +105,23 @@ export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): bo
 /** Kills every process group still running (SIGKILL): for exit paths, where nothing can wait. */
 export function killAllGroups(): number {
   let killed = 0;
-  for (const pid of live) if (signalGroup(pid, 'SIGKILL')) killed++;
+  for (const pid of [...live, ...helpers]) if (signalGroup(pid, 'SIGKILL')) killed++;
   live.clear();
+  helpers.clear();
   return killed;
+}
+
+/** Told of every process group as it starts and ends (a cluster worker records them: cluster/worker/work-dir.ts). */
+export interface GroupWatcher {
+  started(pid: number): void;
+  ended(pid: number): void;
+}
+
+let watcher: GroupWatcher | undefined;
+
+/** Sets (or, with undefined, removes) the one watcher of process groups. */
+export function watchGroups(next: GroupWatcher | undefined): void {
+  watcher = next;
 }
 
 /** The number of process groups running now. */
@@ -100,7 +137,10 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
   const stdin = o.stdin === undefined && !o.interactive ? 'ignore' : 'pipe';
   const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
   const pid = child.pid;
-  if (pid !== undefined) live.add(pid);
+  if (pid !== undefined) {
+    live.add(pid);
+    watcher?.started(pid);
+  }
   const out = { stdout: '', stderr: '' };
   const dropped = { stdout: 0, stderr: 0 };
   let stopped: 'timeout' | 'aborted' | undefined;
@@ -132,15 +172,18 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
     exited = true;
     if (stopped) letGo();
   });
-  const stop = (reason: 'timeout' | 'aborted' = 'aborted') => {
+  const stop = (reason: 'timeout' | 'aborted' = 'aborted', now = false) => {
     const first = stopped === undefined;
     stopped ??= reason;
-    signalGroup(pid, 'SIGTERM');
-    setTimeout(() => signalGroup(pid, 'SIGKILL'), o.graceMs ?? 2000).unref();
+    if (now) signalGroup(pid, 'SIGKILL');
+    else {
+      signalGroup(pid, 'SIGTERM');
+      setTimeout(() => signalGroup(pid, 'SIGKILL'), o.graceMs ?? 2000).unref();
+    }
     if (first && exited) letGo();
   };
   const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => stop('timeout'), o.timeoutMs);
-  const onAbort = () => stop('aborted');
+  const onAbort = () => stop('aborted', isKillAtOnce(o.signal?.reason));
   o.signal?.addEventListener('abort', onAbort, { once: true });
   if (o.signal?.aborted) onAbort();
   const done = new Promise<ProcessGroupResult>((resolve) => {
@@ -149,7 +192,7 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
       o.signal?.removeEventListener('abort', onAbort);
       // The command is gone; anything it left behind in its group goes with it.
       signalGroup(pid, 'SIGKILL');
-      if (pid !== undefined) live.delete(pid);
+      if (pid !== undefined && live.delete(pid)) watcher?.ended(pid);
       resolve({ code, exitSignal, ...out, dropped, ...(stopped ? { stopped } : {}), ...(error ? { error } : {}) });
     };
     child.once('error', (error) => finish(null, null, error));

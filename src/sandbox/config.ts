@@ -13,11 +13,24 @@ export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'required', 'off']
  * Why a command may run, which decides how it is confined: `read-only` (the check called it
  * read-only, or plan mode): nothing writable, no network; `workspace` (a rule, the user, a
  * callback or the mode allowed it): the working folders and the session's temp folder writable,
- * network only to `sandbox.network.allowedDomains`.
+ * network only to `sandbox.network.allowedDomains`; `unsandboxed`: not confined at all (a line of
+ * `sandbox.excludedCommands` that was approved, or `dangerouslyDisableSandbox` the user approved).
  */
-export type CommandProfile = 'read-only' | 'workspace';
+export type CommandProfile = 'read-only' | 'workspace' | 'unsandboxed';
 
-/** Every profile: the two of commands, and those of what agentpipe starts for itself and the user. */
+/** What the OS sandbox means for the permission check of a Bash call (`shellSandbox` in ./sandbox.ts). */
+export interface ShellSandbox {
+  /** Commands run confined here (the sandbox is on and can start). */
+  confining: boolean;
+  /** `sandbox.autoAllowBashIfSandboxed`. */
+  autoAllow: boolean;
+  /** `sandbox.excludedCommands`. */
+  excluded: string[];
+  /** `dangerouslyDisableSandbox` is honoured (`sandbox.allowUnsandboxedCommands` is not false). */
+  allowUnsandboxed: boolean;
+}
+
+/** Every profile: those of commands, and those of what agentpipe starts for itself and the user. */
 export type SandboxProfile = CommandProfile | 'hook' | 'helper' | 'mcp' | 'harness';
 
 /**
@@ -29,21 +42,27 @@ export interface SandboxSettings {
   enabled?: boolean;
   /** With enabled: true, fail closed when the sandbox cannot start (as `--sandbox required`). */
   failIfUnavailable?: boolean;
-  /** Accepted, not applied yet (named in the "not used" warning): Bash calls still go through the check. */
+  /**
+   * Bash calls that would be asked run without asking, in the workspace sandbox (not calls a
+   * safety check asks, not lines that would run outside the sandbox).
+   */
   autoAllowBashIfSandboxed?: boolean;
-  /** Accepted; agentpipe has no per-call escape from the sandbox. */
+  /**
+   * false: Bash's `dangerouslyDisableSandbox` is ignored. Default true: it asks (only an answer to
+   * that very call runs a command outside the sandbox).
+   */
   allowUnsandboxedCommands?: boolean;
-  /** Accepted, not applied yet (named in the "not used" warning): every command runs in the sandbox. */
+  /** Command patterns (`docker`, `docker:*`, `npm run *`) whose approved lines run outside the sandbox. */
   excludedCommands?: string[];
   /** bubblewrap's path (default: `bwrap` on PATH). */
   bwrapPath?: string;
   network?: {
     /**
-     * Accepted and merged, not applied yet: the egress proxy that would let sandboxed commands reach
-     * these hosts is not built, so sandboxed commands have no network (named in the "not used" warning).
+     * Hosts sandboxed commands may reach through the egress proxy: `example.com`, `*.example.com`
+     * (subdomains), an IP address (only as such), each with an optional `:port` (agentpipe's addition).
      */
     allowedDomains?: string[];
-    /** Accepted (nothing is reachable from the read-only and workspace profiles anyway). */
+    /** Hosts never reached, whatever allowedDomains says (same syntax). */
     deniedDomains?: string[];
     /** Let sandboxed commands create unix sockets (off: seccomp refuses socket(AF_UNIX)). */
     allowAllUnixSockets?: boolean;
@@ -108,4 +127,23 @@ export function defaultSandbox(
   warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ) {
   return { layers: [], cwd, directories: [], warn } satisfies SandboxConfig;
+}
+
+/** What a sandbox holds for the session's life (its egress proxies and network namespaces). */
+const held = new WeakMap<SandboxConfig, Set<() => void>>();
+
+/** Registers `close` to run when the session's sandbox is closed; returns a way to drop it earlier. */
+export function holdForSession(config: SandboxConfig, close: () => void): () => void {
+  let set = held.get(config);
+  if (!set) held.set(config, (set = new Set()));
+  set.add(close);
+  return () => set.delete(close);
+}
+
+/** Closes what the sandbox holds (the session ends); nothing to do when it started nothing. */
+export function closeSandbox(config: SandboxConfig | undefined): void {
+  if (!config) return;
+  const set = held.get(config);
+  held.delete(config);
+  for (const close of set ?? []) close();
 }

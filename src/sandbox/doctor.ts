@@ -1,16 +1,18 @@
 /**
  * `agentpipe sandbox doctor`: hostile probes run inside the sandbox as configured, each saying
  * whether the wall held. They run in a throwaway world (a working folder with a git repository,
- * a fake home with credential stores, a fake AGENTPIPE_HOME, a file outside, a loopback server)
- * so nothing of the user's is touched and no packet leaves the machine: the network probes look
- * at the namespace's interfaces and at a loopback port only.
+ * a fake home with credential stores, a fake AGENTPIPE_HOME, a file outside, two loopback
+ * servers) so nothing of the user's is touched and no packet leaves the machine. The network
+ * probes go through the egress proxy with one more allowed host, the doctor's own loopback server
+ * (`127.0.0.1:<port>`), and one denied name: the allowed server is reached, a host not listed, a
+ * denied one and the other loopback server are refused by name, before any lookup.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { childEnv } from '../process/env.ts';
-import type { CommandProfile, SandboxConfig } from './config.ts';
+import { closeSandbox, type CommandProfile, type SandboxConfig } from './config.ts';
 import { runSandboxed } from './run.ts';
 import { sandboxState } from './sandbox.ts';
 
@@ -43,8 +45,25 @@ interface Probe {
   script: string;
 }
 
+/** A name in deniedDomains during the doctor's run (under an allowed wildcard, so the denial is what refuses it). */
+const DENIED = 'blocked.doctor.agentpipe.test';
+
+/**
+ * A CONNECT to `target` through the HTTP proxy the environment names, in bash alone (no curl in
+ * the sandbox needed): HELD when the answer matches the case pattern `expect`.
+ */
+function viaProxy(target: string, expect: string): string {
+  return (
+    `p=\${HTTP_PROXY##*:}; [ -n "$p" ] || { echo "ESCAPED: no proxy in the environment"; exit 0; }; ` +
+    `exec 3<>/dev/tcp/127.0.0.1/$p || exit 0; ` +
+    `printf 'CONNECT ${target} HTTP/1.1\\r\\nHost: ${target}\\r\\n\\r\\n' >&3; ` +
+    `out=$(timeout 10 head -c 2000 <&3 | tr -d '\\r'); ` +
+    `case "$out" in ${expect}) echo HELD;; *) echo "ESCAPED $out";; esac`
+  );
+}
+
 /** The probes, given the throwaway world's paths. */
-function probes(w: { outside: string; port: number; pid: number }): Probe[] {
+function probes(w: { outside: string; port: number; allowedPort: number; pid: number }): Probe[] {
   const q = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
   const fails = (attempt: string) => `if { ${attempt}; } 2>/dev/null; then echo ESCAPED; else echo HELD; fi`;
   return [
@@ -78,6 +97,31 @@ function probes(w: { outside: string; port: number; pid: number }): Probe[] {
       script: `if env | grep -q '^ANTHROPIC_API_KEY='; then echo ESCAPED; else echo HELD; fi`,
     },
     { name: "reach the host's loopback", profile: 'workspace', script: fails(`exec 3<>/dev/tcp/127.0.0.1/${w.port}`) },
+    {
+      name: 'reach an allowed host through the egress proxy',
+      profile: 'workspace',
+      script: viaProxy(`127.0.0.1:${w.allowedPort}`, '*" 200 "*reached*'),
+    },
+    {
+      name: 'reach a host not in allowedDomains',
+      profile: 'workspace',
+      script: viaProxy('example.com:443', '*" 403 "*"not in sandbox.network.allowedDomains"*'),
+    },
+    {
+      name: 'reach a host in deniedDomains',
+      profile: 'workspace',
+      script: viaProxy(`${DENIED}:443`, '*" 403 "*deniedDomains*'),
+    },
+    {
+      name: "reach the host's loopback through the egress proxy",
+      profile: 'workspace',
+      script: viaProxy(`127.0.0.1:${w.port}`, '*" 403 "*"not in sandbox.network.allowedDomains"*'),
+    },
+    {
+      name: 'read-only command reaches an allowed host',
+      profile: 'read-only',
+      script: fails(`exec 3<>/dev/tcp/127.0.0.1/${w.allowedPort}`),
+    },
     {
       name: 'reach any other host (interfaces besides lo)',
       profile: 'workspace',
@@ -126,15 +170,31 @@ function probes(w: { outside: string; port: number; pid: number }): Probe[] {
 export async function runDoctor(config: Omit<SandboxConfig, 'cwd' | 'directories'>): Promise<DoctorReport> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-doctor-'));
   const server = net.createServer((socket) => socket.end('reached\n'));
+  const allowedServer = net.createServer((socket) => socket.end('reached\n'));
+  let sandbox: SandboxConfig | undefined;
   try {
     const world = makeWorld(root);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as net.AddressInfo).port;
-    const sandbox: SandboxConfig = { ...config, cwd: world.work, directories: [], env: world.env };
+    const port = await listen(server);
+    const allowedPort = await listen(allowedServer);
+    const network = {
+      allowedDomains: [`127.0.0.1:${allowedPort}`, '*.doctor.agentpipe.test'],
+      deniedDomains: [DENIED],
+    };
+    sandbox = {
+      ...config,
+      layers: [...config.layers, { source: 'option', label: 'sandbox doctor', block: { network } }],
+      cwd: world.work,
+      directories: [],
+      env: world.env,
+      // The refusals are what the probes provoke: the report says how each ended.
+      warn: (line) => {
+        if (!line.includes("refused a sandboxed command's connection")) config.warn(line);
+      },
+    };
     const state = await sandboxState(sandbox).catch((error: Error) => ({ ok: false as const, reason: error.message }));
     if (!state.ok) return { confined: false, reason: 'off' in state ? 'the sandbox is off' : state.reason, probes: [] };
     const results: ProbeResult[] = [];
-    for (const probe of probes({ outside: world.outside, port, pid: process.pid })) {
+    for (const probe of probes({ outside: world.outside, port, allowedPort, pid: process.pid })) {
       const run = await runSandboxed(sandbox, {
         profile: probe.profile,
         command: probe.script,
@@ -154,9 +214,17 @@ export async function runDoctor(config: Omit<SandboxConfig, 'cwd' | 'directories
     }
     return { confined: true, probes: results };
   } finally {
+    closeSandbox(sandbox);
     server.close();
+    allowedServer.close();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** Listens on a free loopback port; returns it. */
+async function listen(server: net.Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as net.AddressInfo).port;
 }
 
 /** The throwaway world: a working folder with a repository, a home with credential stores, a folder outside. */

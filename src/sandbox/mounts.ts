@@ -6,8 +6,11 @@
  * exist are mounted; a protected folder that does not exist yet gets an empty read-only mount so
  * that it cannot be created (its mount point is removed again after the run: see `createdPoints`);
  * a protected file that cannot have one (`.git/commondir`) is removed after the run if it appeared.
+ * Runs at once in one folder share such a point: it is removed after the last run that uses it
+ * (`releaseMountPoints`), never while another run's bubblewrap may be mounting it (a worker's
+ * sessions run many commands at once in one folder and in the process's temp folder).
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, rmdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -97,7 +100,7 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
   const allowRead = existing(plan.allowRead);
   const kept = [...writable, ...allowRead];
   const stores = plan.credentialStores
-    ? plan.homes.flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
+    ? unique(plan.homes).flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
     : [];
   const remount: string[] = [];
   for (const target of existing([...stores, ...plan.hidden])) {
@@ -113,23 +116,52 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
   for (const root of writable.filter(isDirectory)) {
     // The git folder bound onto itself is a mount point: it cannot be renamed or removed, so a
     // command cannot set a .git of its own (config, hooks) in its place.
-    const gitDir = real(path.join(root, '.git'));
-    if (gitDir !== undefined && isDirectory(gitDir)) args.push('--bind', gitDir, gitDir);
+    // Only a git folder that is writable already: one a link leads to elsewhere stays read-only.
+    const found = real(path.join(root, '.git'));
+    const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
+    const gitWritable = gitDir !== undefined && writable.some((dir) => inside(gitDir, dir));
+    if (gitWritable) args.push('--bind', gitDir, gitDir);
+    // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
+    // point git at a gitdir (config, hooks) of its own.
+    else if (found !== undefined && gitDir === undefined) args.push('--ro-bind', found, found);
     for (const name of PROTECTED) {
       const target = path.join(root, name);
       // Through a link too: the folder it leads to is what a write would change.
       const resolved = real(target);
-      if (resolved !== undefined) args.push('--ro-bind', resolved, resolved);
-      else if (CREATE_WHEN_MISSING.has(name) && !isLink(target)) {
+      // A point another run of this process made (and will remove) is mounted as made, not as a folder that stays.
+      const shared = pointsInUse.has(target);
+      if (resolved !== undefined && !shared) args.push('--ro-bind', resolved, resolved);
+      else if (CREATE_WHEN_MISSING.has(name) && (shared || !isLink(target))) {
         args.push('--ro-bind', plan.emptyDir, target);
         createdPoints.push(target);
-      } else if (REMOVE_WHEN_CREATED.has(name) && gitDir !== undefined) mustStayMissing.push(target);
+        pointsInUse.set(target, (pointsInUse.get(target) ?? 0) + 1);
+      } else if (REMOVE_WHEN_CREATED.has(name) && gitWritable) mustStayMissing.push(target);
     }
   }
   for (const target of existing(plan.denyWrite))
     if (writable.some((dir) => inside(target, dir))) args.push('--ro-bind', target, target);
   for (const target of remount) args.push('--remount-ro', target);
   return { args, createdPoints, mustStayMissing };
+}
+
+/** The mount points runs of this process made, with the number of runs using each. */
+const pointsInUse = new Map<string, number>();
+
+/** A run that got `createdPoints` from mountArgs ended: each point is removed once no run uses it. */
+export function releaseMountPoints(points: string[]): void {
+  for (const point of points) {
+    const users = (pointsInUse.get(point) ?? 1) - 1;
+    if (users > 0) {
+      pointsInUse.set(point, users);
+      continue;
+    }
+    pointsInUse.delete(point);
+    try {
+      rmdirSync(point);
+    } catch {
+      // not empty, already gone, or another process's run still has it mounted: left as it is
+    }
+  }
 }
 
 /** The real paths of those that exist, once each. */

@@ -11,6 +11,13 @@ import {
 } from '../process/run.ts';
 import type { SandboxConfig, SandboxProfile } from './config.ts';
 import { sandboxed, type SandboxRequest } from './sandbox.ts';
+import type { Denial } from './egress-proxy.ts';
+
+/** A sandboxed run's end: the process's, and the connections the egress proxy refused meanwhile. */
+export type SandboxedResult = ProcessGroupResult & { refused?: Denial[] };
+
+/** A started sandboxed run. */
+export type SandboxedGroup = Omit<RunningGroup, 'done'> & { readonly done: Promise<SandboxedResult> };
 
 /** Sandbox fields beside the process options. */
 export type SandboxedOptions = ProcessGroupOptions & {
@@ -18,7 +25,7 @@ export type SandboxedOptions = ProcessGroupOptions & {
 } & Pick<SandboxRequest, 'writable' | 'readable' | 'network'>;
 
 /** Starts `o.command` confined; a sandbox that is required and cannot start ends the run with `error` set. */
-export async function startSandboxed(config: SandboxConfig, o: SandboxedOptions): Promise<RunningGroup> {
+export async function startSandboxed(config: SandboxConfig, o: SandboxedOptions): Promise<SandboxedGroup> {
   let wrapped;
   try {
     wrapped = await sandboxed(config, {
@@ -34,12 +41,16 @@ export async function startSandboxed(config: SandboxConfig, o: SandboxedOptions)
     return failed(error instanceof Error ? error : new Error(String(error)));
   }
   const group = startProcessGroup({ ...o, command: wrapped.argv, env: wrapped.env });
-  void group.done.then(() => wrapped.release());
-  return group;
+  const done = group.done.then((result): SandboxedResult => {
+    wrapped.release();
+    const refused = wrapped.refused();
+    return refused.length ? { ...result, refused } : result;
+  });
+  return { ...group, done };
 }
 
 /** Runs `o.command` confined to its end. */
-export async function runSandboxed(config: SandboxConfig, o: SandboxedOptions): Promise<ProcessGroupResult> {
+export async function runSandboxed(config: SandboxConfig, o: SandboxedOptions): Promise<SandboxedResult> {
   return (await startSandboxed(config, o)).done;
 }
 

@@ -10,14 +10,16 @@
  * otherwise says once on stderr which guarantee is missing and why; `required` throws
  * SandboxUnavailableError instead of running anything unconfined.
  */
-import { lstatSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
-import type { SandboxConfig, SandboxProfile } from './config.ts';
-import { expandHome, mountArgs } from './mounts.ts';
+import type { SandboxConfig, SandboxProfile, ShellSandbox } from './config.ts';
+import { expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
+import type { Denial } from './egress-proxy.ts';
+import type { NetworkGrant } from './network.ts';
 
 /** The sandbox is required (`--sandbox required`, `failIfUnavailable`) and cannot start here. */
 export class SandboxUnavailableError extends Error {
@@ -37,8 +39,12 @@ export interface SandboxRequest {
   writable?: string[];
   /** Paths it may read although hidden (a wrapped CLI's home is a credential store). */
   readable?: string[];
-  /** `host`: the host's network as it is (wrapped CLIs, the key helper, MCP servers that ask); default none. */
-  network?: 'none' | 'host';
+  /**
+   * What it may reach: `none`; `allowed`, the default of every profile but read-only: the hosts of
+   * `sandbox.network.allowedDomains` through the egress proxy (nothing when the list is empty); or
+   * those and `hosts` too (a wrapped CLI's API host, an MCP server's own `allowedDomains`).
+   */
+  network?: 'none' | 'allowed' | { hosts: string[] };
 }
 
 /** What to start instead, and what to tidy once it ended. */
@@ -50,6 +56,8 @@ export interface SandboxedCommand {
   confined: boolean;
   /** Call when the process has ended: removes the mount points bubblewrap had to create. */
   release(): void;
+  /** The connections the egress proxy refused while it ran (until `release()`). */
+  refused(): Denial[];
 }
 
 const policies = new WeakMap<SandboxConfig, SandboxPolicy>();
@@ -88,12 +96,28 @@ export async function sandboxState(config: SandboxConfig): Promise<Availability 
   return available;
 }
 
+/** What the sandbox's settings mean for the permission check of a Bash call. */
+export async function shellSandbox(config: SandboxConfig): Promise<ShellSandbox> {
+  const policy = await policyOf(config);
+  const confining = await sandboxState(config).then(
+    (state) => state.ok,
+    () => false,
+  );
+  return {
+    confining,
+    autoAllow: policy.autoAllowBashIfSandboxed,
+    excluded: policy.excludedCommands,
+    allowUnsandboxed: policy.allowUnsandboxedCommands,
+  };
+}
+
 /** The command to start for `request` under `config`'s sandbox. */
 export async function sandboxed(config: SandboxConfig, request: SandboxRequest): Promise<SandboxedCommand> {
   const inner = typeof request.command === 'string' ? ['bash', '-c', request.command] : request.command;
   const state = await sandboxState(config);
   const childEnv = definedOnly(request.env);
-  if (!state.ok) return { argv: inner, env: childEnv, confined: false, release: () => {} };
+  if (!state.ok || request.profile === 'unsandboxed')
+    return { argv: inner, env: childEnv, confined: false, release: () => {}, refused: () => [] };
   const policy = await policyOf(config);
   const runtime = sandboxRuntime();
   const env = config.env ?? process.env;
@@ -129,12 +153,16 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     emptyDir: runtime.emptyDir,
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
-  const network = request.network ?? (request.profile === 'helper' ? 'host' : 'none');
+  const grant = networkGrant(policy, request);
+  // The proxy, its HTTP and SOCKS servers load only for a command that may reach some host.
+  const egress = grant && (await (await import('./network.ts')).egressFor(config, grant, state.bwrap));
+  const watching = egress?.watch();
+  let refused: Denial[] = [];
   const bwrapArgs = [
     ...NAMESPACES,
     ...(request.profile === 'harness' ? [] : ['--disable-userns']),
     ...(request.profile === 'mcp' ? ['--new-session'] : []),
-    ...(network === 'none' ? ['--unshare-net'] : []),
+    ...(egress ? [] : ['--unshare-net']),
     ...mounts,
     '--chdir',
     request.cwd,
@@ -143,28 +171,40 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   ];
   const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
   return {
-    argv: launcher(state.bwrap, bwrapArgs, filter),
-    env: { ...childEnv, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
+    argv: launcher([...(egress?.join ?? []), state.bwrap], bwrapArgs, filter),
+    env: { ...childEnv, ...egress?.env, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
     confined: true,
     release: () => {
-      for (const point of createdPoints) removeEmptyDir(point);
+      releaseMountPoints(createdPoints);
       for (const file of mustStayMissing) removePlanted(file, config.warn);
+      refused = watching?.stop() ?? refused;
     },
+    refused: () => refused,
   };
+}
+
+/** The hosts `request` may reach under `policy`; undefined for none (no proxy, no namespace to join). */
+function networkGrant(policy: SandboxPolicy, request: SandboxRequest): NetworkGrant | undefined {
+  const network = request.network ?? (request.profile === 'read-only' ? 'none' : 'allowed');
+  if (network === 'none') return undefined;
+  const allow = [...policy.allowedDomains, ...(network === 'allowed' ? [] : network.hosts)];
+  return allow.length ? { allow, deny: policy.deniedDomains } : undefined;
 }
 
 /**
  * `sh -c` that closes the descriptors agentpipe inherited without close-on-exec and starts
- * bubblewrap with the seccomp filter on descriptor 9 (bubblewrap reads it and closes it). One
- * argv, so it fits every spawner (the MCP SDK's stdio transport takes no extra descriptors).
+ * bubblewrap (after `nsenter` when the command joins a network namespace) with the seccomp filter
+ * on descriptor 9 (bubblewrap reads it and closes it). One argv, so it fits every spawner (the MCP
+ * SDK's stdio transport takes no extra descriptors).
  */
-function launcher(bwrap: string, args: string[], filter: string | undefined): string[] {
+function launcher(start: string[], args: string[], filter: string | undefined): string[] {
   const leaked = leakedDescriptors().filter((fd) => fd !== 9);
   const closes = leaked.map((fd) => `${fd}>&-`).join(' ');
-  const seccomp = filter ? `--seccomp 9 "$@" 9<${shellQuote(filter)}` : '"$@"';
+  const seccomp = filter ? ` 9<${shellQuote(filter)}` : '';
   // dash (sh) redirects only descriptors 0-9; bash is needed past them.
   const shell = leaked.some((fd) => fd > 9) ? 'bash' : '/bin/sh';
-  return [shell, '-c', `exec ${closes} "$0" ${seccomp}`.replace(/ {2,}/g, ' '), bwrap, ...args];
+  const argv = [...start, ...(filter ? ['--seccomp', '9'] : []), ...args];
+  return [shell, '-c', `exec ${closes} "$@"${seccomp}`.replace(/ {2,}/g, ' '), 'agentpipe-sandbox', ...argv];
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -182,14 +222,6 @@ function removePlanted(file: string, warn: (line: string) => void): void {
   if (!lstatSync(file, { throwIfNoEntry: false })) return;
   rmSync(file, { force: true, recursive: true });
   warn(`sandbox: removed ${file}, which a sandboxed command created (it would point git at other config and hooks)`);
-}
-
-function removeEmptyDir(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // not empty, already gone, or another run still has it mounted: left as it is
-  }
 }
 
 /** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */

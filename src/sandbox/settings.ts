@@ -23,6 +23,8 @@ export interface SandboxPolicy {
   allowAllUnixSockets: boolean;
   excludedCommands: string[];
   autoAllowBashIfSandboxed: boolean;
+  /** Bash's dangerouslyDisableSandbox is honoured (it still asks); false from any layer wins. */
+  allowUnsandboxedCommands: boolean;
   bwrapPath?: string;
 }
 
@@ -31,11 +33,14 @@ const READ_KEYS = new Set([
   'enabled',
   'failIfUnavailable',
   'allowUnsandboxedCommands',
+  'autoAllowBashIfSandboxed',
+  'excludedCommands',
   'bwrapPath',
   'network',
   'filesystem',
 ]);
-const READ_NETWORK = new Set(['deniedDomains', 'allowAllUnixSockets']);
+/** allowLocalBinding: a sandboxed command binds in its own network namespace, which nothing outside reaches. */
+const READ_NETWORK = new Set(['allowedDomains', 'deniedDomains', 'allowAllUnixSockets', 'allowLocalBinding']);
 const READ_FILESYSTEM = new Set(['allowWrite', 'denyWrite', 'denyRead', 'allowRead']);
 
 /** True for layers an untrusted repository can write. */
@@ -83,6 +88,7 @@ export function resolvePolicy(
     allowAllUnixSockets: false,
     excludedCommands: [],
     autoAllowBashIfSandboxed: false,
+    allowUnsandboxedCommands: true,
   };
   let enabled: boolean | undefined;
   let required = false;
@@ -96,6 +102,7 @@ export function resolvePolicy(
     policy.denyWrite.push(...(block.filesystem?.denyWrite ?? []));
     policy.denyRead.push(...(block.filesystem?.denyRead ?? []));
     policy.deniedDomains.push(...(block.network?.deniedDomains ?? []));
+    if (block.allowUnsandboxedCommands === false) policy.allowUnsandboxedCommands = false;
     if (fromRepository(layer)) {
       const loose = loosening(block);
       if (loose.length) ignored.push(`${layer.label} (${loose.join(', ')})`);

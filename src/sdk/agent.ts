@@ -13,7 +13,7 @@ import { SessionEventProjector } from './session-events.ts';
 import { closeSandbox, openSandbox, type Sandbox } from './sandbox.ts';
 import { startCommand, type CommandResult, type RunningCommand } from './command.ts';
 import { query } from './query.ts';
-import { isSandboxMode, type SandboxConfig } from '../sandbox/config.ts';
+import { closeSandbox as closeOsSandbox, isSandboxMode, type SandboxConfig } from '../sandbox/config.ts';
 import type { PromptMessage, Query, QueryOptions } from './types.ts';
 
 export type { CommandResult } from './command.ts';
@@ -39,6 +39,7 @@ export class Agent extends EventEmitter {
   readonly #options: AgentOptions;
   readonly #lifecycle = new LifecycleTracker();
   #sandbox?: Sandbox;
+  #osSandbox?: SandboxConfig;
   #booting?: Promise<Sandbox>;
   #query?: Query;
   #input?: AsyncMessageQueue<PromptMessage>;
@@ -132,8 +133,13 @@ export class Agent extends EventEmitter {
     return background ? { done } : done;
   }
 
-  /** The OS sandbox of `executeCommand`: the folder writable, the mode and settings of the Agent's options. */
+  /**
+   * The OS sandbox of `executeCommand`: the folder writable, the mode and settings of the Agent's
+   * options; one for the folder's life, so its commands share one egress proxy (closed on kill).
+   */
   #commandSandbox(cwd: string): SandboxConfig {
+    if (this.#osSandbox?.cwd === cwd) return this.#osSandbox;
+    closeOsSandbox(this.#osSandbox);
     const option = this.#options.sandbox;
     const block =
       typeof option === 'object' ? [{ source: 'option' as const, label: 'the sandbox option', block: option }] : [];
@@ -142,13 +148,14 @@ export class Agent extends EventEmitter {
       typeof settings === 'object' && settings.sandbox !== undefined
         ? [{ source: 'flagSettings' as const, label: 'settings', block: settings.sandbox }]
         : [];
-    return {
+    this.#osSandbox = {
       mode: isSandboxMode(option) ? option : undefined,
       layers: [...fromSettings, ...block],
       cwd,
       directories: [],
       warn: (line) => this.emit('stderr', `agentpipe: warning: ${line}\n`),
     };
+    return this.#osSandbox;
   }
 
   /** Interrupts the running prompt (it ends with its result) and stops running commands. */
@@ -184,6 +191,8 @@ export class Agent extends EventEmitter {
     this.#input = undefined;
     this.#sandbox = undefined;
     this.#paused = false;
+    closeOsSandbox(this.#osSandbox);
+    this.#osSandbox = undefined;
     await closeSandbox(sandbox).catch((error: Error) =>
       this.emit('stderr', `agentpipe: cannot remove ${sandbox.path}: ${error.message}\n`),
     );

@@ -88,12 +88,26 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   if (options.replay !== undefined) add('--replay', path.resolve(options.cwd ?? '', options.replay));
   add('--replay-tools', options.replayTools);
   add('--replay-until', options.replayUntil);
+  const telemetry = options.telemetry;
+  if (typeof telemetry === 'object' && (telemetry.tracerProvider || telemetry.meterProvider))
+    throw new Error(
+      'query(): telemetry.tracerProvider and meterProvider work in-process only; drop "executable", or let the ' +
+        'child export with the OTEL_* variables (telemetry: true)',
+    );
+  add('--otel', telemetry !== undefined && telemetry !== false);
+  add('--otel-content', typeof telemetry === 'object' && telemetry.content === true);
   return { args, tempFiles };
 }
 
 /** Environment of the child: the options' env (or ours) plus the API key, if given. */
 export function childEnv(options: QueryOptions): Record<string, string | undefined> {
   const env = { ...(options.env ?? process.env) };
+  // The child's prompts join the caller's trace (as the official SDK hands its CLI the trace context).
+  const telemetry = options.telemetry;
+  if (typeof telemetry === 'object' && telemetry.traceparent) {
+    env.TRACEPARENT = telemetry.traceparent;
+    if (telemetry.tracestate) env.TRACESTATE = telemetry.tracestate;
+  }
   if (options.apiKey)
     env[options.provider === 'openai' || options.baseUrl ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY'] = options.apiKey;
   return env;

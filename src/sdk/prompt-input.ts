@@ -28,6 +28,7 @@ export async function* promptMessages(prompt: string | AsyncIterable<PromptMessa
       parent_tool_use_id: item.parent_tool_use_id ?? null,
       session_id: item.session_id ?? '',
       ...(item.uuid ? { uuid: item.uuid } : {}),
+      ...(typeof item._meta?.traceparent === 'string' ? { _meta: item._meta } : {}),
     };
   }
 }

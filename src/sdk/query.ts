@@ -4,12 +4,26 @@
  * agentpipe's CLI over the stream-json protocol; with `options.cluster` it runs on the worker
  * pool of a Redis (`agentpipe worker`). All yield the same messages.
  */
+import { statSync } from 'node:fs';
 import type { AgentMessage, McpServerInfo, PermissionMode } from '../messages/types.ts';
 import type { Engine, ModelInfo, PromptMessage, Query, QueryOptions } from './types.ts';
 
 export interface QueryParams {
   prompt: string | AsyncIterable<PromptMessage>;
   options?: QueryOptions;
+}
+
+/**
+ * True when `cwd` is given and is not a folder here (the CLI's `--cwd` refuses it too). A cluster session runs on a
+ * worker, whose folders are not checked here.
+ */
+function missingFolder(cwd: string | undefined): boolean {
+  if (cwd === undefined) return false;
+  try {
+    return !statSync(cwd).isDirectory();
+  } catch {
+    return true;
+  }
 }
 
 export function query({ prompt, options = {} }: QueryParams): Query {
@@ -19,13 +33,18 @@ export function query({ prompt, options = {} }: QueryParams): Query {
   ) {
     throw new TypeError('query(): prompt must be a string or an AsyncIterable of user messages');
   }
-  const engine: Promise<Engine> = options.cluster
-    ? import('./cluster.ts').then((m) => m.startCluster(prompt, { ...options, cluster: options.cluster! }))
-    : options.executable
-      ? import('./child-process.ts').then((m) =>
-          m.startChildProcess(prompt, { ...options, executable: options.executable! }),
+  const engine: Promise<Engine> =
+    !options.cluster && missingFolder(options.cwd)
+      ? Promise.reject(
+          new Error(`query(): cwd ${options.cwd}: no such folder (give an existing folder, or leave cwd out)`),
         )
-      : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
+      : options.cluster
+        ? import('./cluster/engine.ts').then((m) => m.startCluster(prompt, { ...options, cluster: options.cluster! }))
+        : options.executable
+          ? import('./child-process.ts').then((m) =>
+              m.startChildProcess(prompt, { ...options, executable: options.executable! }),
+            )
+          : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
   engine.catch(() => {});
   const signal = options.abortController?.signal;
   const onAbort = () => {

@@ -158,6 +158,8 @@ export class SessionEventProjector {
   #lastContextTokens = 0;
   #tokenLimit = 0;
   #messages = 0;
+  /** The prompt's cluster worker was lost (`system/worker_lost`): an interrupted result is that, not the user. */
+  #workerLost = false;
 
   constructor(options: { now?: () => Date; newId?: () => string } = {}) {
     this.#now = options.now ?? (() => new Date());
@@ -185,7 +187,8 @@ export class SessionEventProjector {
             preCompactionTokens: meta.pre_tokens,
             postCompactionTokens: meta.post_tokens,
           });
-        } else if (message.subtype === 'hook_response') {
+        } else if (message.subtype === 'worker_lost') this.#workerLost = true;
+        else if (message.subtype === 'hook_response') {
           const hook = { hookInvocationId: message.hook_id, hookType: message.hook_event, hookName: message.hook_name };
           emit('hook.start', hook);
           emit('hook.end', {
@@ -393,7 +396,9 @@ export class SessionEventProjector {
       );
     }
     const interrupted = result.terminal_reason === 'aborted_streaming' || result.terminal_reason === 'aborted_tools';
-    if (interrupted) emit('abort', { reason: 'user initiated' });
+    const workerLost = this.#workerLost;
+    this.#workerLost = false;
+    if (interrupted) emit('abort', { reason: workerLost ? 'worker lost' : 'user initiated' });
     else if (result.is_error)
       emit('session.error', {
         errorType: result.subtype === 'success' ? 'api_error' : result.subtype,

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { readLines } from '../transport/ndjson.ts';
+import { readLines } from '../messages/ndjson.ts';
 
 /** How to start the child. */
 export interface StdioTransportOptions {

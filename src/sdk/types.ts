@@ -9,6 +9,8 @@ export interface PromptMessage {
   parent_tool_use_id?: string | null;
   session_id?: string;
   uuid?: string;
+  /** The W3C trace context this prompt runs under, with telemetry on (see docs/telemetry.md). */
+  _meta?: { traceparent?: string; tracestate?: string };
 }
 
 /** Options of `query()`: the session options plus how to run it. */

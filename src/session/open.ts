@@ -110,6 +110,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
+  await startTelemetry(session, options, io.log);
   await checkSandbox(session);
   if (!wrapped && !options.strictMcpConfig) {
     try {
@@ -333,4 +334,25 @@ async function checkSandbox(session: Session): Promise<void> {
     await session.close();
     throw new SessionSetupError((error as Error).message, { asResult: error instanceof SandboxUnavailableError });
   }
+}
+
+/**
+ * Telemetry of the session (when `options.telemetry` asks for it: the SDK is loaded only then). Its prompts are the
+ * children of the option's `traceparent`, else of TRACEPARENT (what the official SDK passes its CLI), else of the
+ * caller's active context. A telemetry set-up that fails is told on the log and leaves the session without it.
+ */
+async function startTelemetry(session: Session, options: SessionOptions, log: (line: string) => void): Promise<void> {
+  if (options.telemetry === undefined || options.telemetry === false) return;
+  try {
+    const { loadTelemetry } = await import('../telemetry/load.ts');
+    session.telemetry = await loadTelemetry(options.telemetry, process.env, log);
+  } catch (error) {
+    log(`agentpipe: warning: telemetry is off: ${(error as Error).message}`);
+    return;
+  }
+  const given = typeof options.telemetry === 'object' ? options.telemetry : {};
+  const traceparent = given.traceparent ?? process.env.TRACEPARENT;
+  const tracestate = given.traceparent !== undefined ? given.tracestate : process.env.TRACESTATE;
+  if (traceparent) session.traceParent = { traceparent, ...(tracestate ? { tracestate } : {}) };
+  session.telemetry?.sessionStarted(session.id);
 }

@@ -7,6 +7,7 @@ import type { ModelOptions } from '../model/resolve.ts';
 import type { EffortLevel, ThinkingConfig } from '../model/types.ts';
 import type { SettingSource } from './setting-sources.ts';
 import type { CanUseTool } from '../agent/context.ts';
+import type { RunGuard } from '../agent/run-guard.ts';
 import type { AgentDefinition } from '../agent/subagent.ts';
 import type { HookCallbacks } from '../tools/hooks/types.ts';
 import type { Tool } from '../tools/types.ts';
@@ -14,8 +15,15 @@ import type { McpServerConfig } from '../tools/mcp/config.ts';
 import type { HarnessName } from '../harness/types.ts';
 import type { SandboxMode, SandboxSettings } from '../sandbox/config.ts';
 import type { ReplayTools } from '../model/tape/format.ts';
+import type { TelemetryOption } from '../telemetry/types.ts';
 
 export interface SessionOptions extends ModelOptions {
+  /**
+   * OpenTelemetry traces and metrics of the session's prompts (`--otel`; off by default): `true` exports with the
+   * standard OTEL_* variables, an object may bring your own `tracerProvider` / `meterProvider` and a `traceparent`.
+   * See docs/telemetry.md.
+   */
+  telemetry?: TelemetryOption;
   /**
    * The agent that runs the session (`--harness`): agentpipe's own loop (default), or a wrapped
    * CLI (`claude`, `codex`, `gemini`, `qwen`, `acp`) whose output becomes the same message stream.
@@ -148,6 +156,17 @@ export interface SessionOptions extends ModelOptions {
   debug?: boolean | string;
   /** Write the debug lines to this file instead of stderr (`--debug-file`; implies debug). */
   debugFile?: string;
+  /**
+   * Checked before every model request and tool call, and told of each tool call before it starts (a cluster worker's
+   * run: its lease and tool journal). Not an option of the CLI or of the library.
+   */
+  runGuard?: RunGuard;
+  /**
+   * With resume: a transcript that ends in the middle of a turn leaves the turn open, and the session goes on with it
+   * when its prompt comes again (same uuid) instead of closing it as interrupted (a cluster worker taking a session
+   * over). Not an option of the CLI or of the library.
+   */
+  continueCutTurn?: boolean;
   /** Record the session on this tape (`--record`): see docs/tapes.md. */
   record?: string;
   /** Answer every model request from this tape, offline (`--replay`); a request not on it ends the prompt. */

@@ -16,7 +16,7 @@ import { Transcript } from './transcript.ts';
 import { SessionLockedError } from './transcript-lock.ts';
 import { transcriptOff } from './write-failure.ts';
 import { readTranscript, type TranscriptLine } from './transcript-format.ts';
-import { rebuild } from './transcript-rebuild.ts';
+import { rebuild, type CutTurn } from './transcript-rebuild.ts';
 
 /** A resume that cannot be done (unknown session, bad message uuid). */
 /** How a `--resume` of an unknown session id is refused (Claude Code's words). */
@@ -37,6 +37,8 @@ export interface SessionStart {
   resumedFrom?: string;
   /** The wrapped agent's own session, when a harness ran the resumed session. */
   harness?: { name: string; sessionId: string };
+  /** The turn the transcript ended in the middle of, left open (`continueCutTurn`): the session goes on with it. */
+  cutTurn?: CutTurn;
 }
 
 /** `mirror` receives the transcript's lines with `sessionMirror` (the runner's output). */
@@ -79,7 +81,7 @@ export async function prepareSession(
       `cannot read the transcript ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
-  const rebuilt = rebuild(lines, options.resumeSessionAt);
+  const rebuilt = rebuild(lines, options.resumeSessionAt, { keepCutTurn: options.continueCutTurn === true });
   if (!rebuilt.found) throw new ResumeError(`--resume-session-at: no message ${options.resumeSessionAt} in ${source}`);
   if (options.resumeDropsTurn) checkDroppedTurn(lines, options.resumeSessionAt, options.resumeDropsTurn);
   const oldId = rebuilt.sessionId ?? path.basename(source, '.jsonl');
@@ -89,8 +91,10 @@ export async function prepareSession(
     sessionId,
     history: rebuilt.history,
     seenUuids: rebuilt.seenUuids,
-    resumedFrom: source,
+    // An empty transcript (a cluster session's first run) starts the session: nothing was resumed.
+    ...(lines.length ? { resumedFrom: source } : {}),
     harness: rebuilt.harness,
+    ...(rebuilt.cutTurn ? { cutTurn: rebuilt.cutTurn } : {}),
   };
   if (!persist) return start;
   // A stored copy lives in the SDK's temporary folder: the session goes on in agentpipe's own transcript.
@@ -187,4 +191,5 @@ export function attachStart(session: Session, start: SessionStart): void {
   session.history.push(...start.history);
   session.transcript = start.transcript;
   session.resumed = start.resumedFrom !== undefined;
+  session.cutTurn = start.cutTurn;
 }

@@ -123,7 +123,9 @@ export class SessionRunner implements ControlHost {
           continue;
         }
         if (prompt) {
-          this.#lastResult = await this.session.runPrompt(prompt);
+          // The prompt of a turn the transcript was cut in (a cluster takeover) goes on where it was.
+          const cut = prompt.uuid !== undefined && prompt.uuid === this.session.cutTurn?.promptUuid;
+          this.#lastResult = cut ? await this.session.continueCutTurn() : await this.session.runPrompt(prompt);
           continue;
         }
         if (this.#inputEnded || this.#stopped) break;
@@ -242,7 +244,7 @@ export class SessionRunner implements ControlHost {
 
   async #enqueuePrompt(message: InputUserMessage): Promise<void> {
     const uuid = message.uuid;
-    const duplicate = uuid !== undefined && this.#seen.has(uuid);
+    const duplicate = uuid !== undefined && this.#seen.has(uuid) && uuid !== this.session.cutTurn?.promptUuid;
     if (uuid !== undefined) this.#seen.add(uuid);
     if (duplicate) {
       // Not run again, so the session never echoes it: echoed here, when it is read (as Claude Code does).

@@ -16,8 +16,13 @@ import { openSession, SessionSetupError, setupErrorResult } from './open.ts';
 export interface StreamSessionOptions {
   options: SessionOptions;
   input: AsyncIterable<ParsedLine>;
-  /** Writes one NDJSON line (with its `\n`); resolves when the transport can take more. */
-  write(text: string): Promise<void>;
+  /** Writes one NDJSON line (with its `\n`), from a bounded queue; resolves when the transport can take more. */
+  write?(text: string): Promise<void>;
+  /**
+   * Instead of `write`: gets each line typed, as it is produced, in order (no queue, no encoding); its promise, when it
+   * returns one, holds the producer back.
+   */
+  send?(line: OutputLine): Promise<void> | undefined;
   log: (line: string) => void;
   replayUserMessages?: boolean;
   /** `stdio`: ask the client through `can_use_tool` control requests. */
@@ -35,10 +40,10 @@ export interface StreamSessionOptions {
 /** Runs until the input ended and every queued prompt finished; returns the last result. */
 export async function runStreamSession(o: StreamSessionOptions): Promise<ResultMessage | undefined> {
   const queue = new AsyncMessageQueue<OutputLine>({ highWaterMark: o.highWaterMark ?? 256 });
-  const send = (line: OutputLine) => queue.push(line);
+  const send = o.send ? (line: OutputLine) => o.send!(line) : (line: OutputLine) => queue.push(line);
   const format = new StreamJsonFormat();
   const output = (async () => {
-    for await (const line of queue) await o.write(format.line(line));
+    if (o.write) for await (const line of queue) await o.write(format.line(line));
   })();
   let opened;
   try {
@@ -67,7 +72,7 @@ export async function runStreamSession(o: StreamSessionOptions): Promise<ResultM
   const { session, runner } = opened;
   o.onSession?.(session);
   const stop = () => {
-    session.interrupt();
+    session.interrupt(o.signal?.reason);
     void queue.return();
   };
   if (o.signal?.aborted) stop();

@@ -54,6 +54,7 @@ import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import { keepsInTranscript, type Transcript } from './transcript.ts';
+import type { CutTurn } from './transcript-rebuild.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
 import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
 import {
@@ -64,7 +65,8 @@ import {
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
 import { DEFAULT_MAX_RETRIES } from '../agent/retry.ts';
-import { isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
+import { closeSandbox, isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
+import type { ParentContext, Telemetry } from '../telemetry/types.ts';
 
 /**
  * Sees each message of the session's stream before the transcript and the client do, and the session's end: a tape
@@ -119,6 +121,8 @@ export class Session {
   transcript?: Transcript;
   /** True when the history came from a transcript (SessionStart hooks then see `source: "resume"`). */
   resumed = false;
+  /** The turn the transcript ended in the middle of (`continueCutTurn`), until `continueCutTurn()` goes on with it. */
+  cutTurn?: CutTurn;
   /** JSON schema the final answer must match (`outputFormat`, `initialize.jsonSchema`). */
   outputSchema?: Record<string, unknown>;
   readonly compactor: AutoCompactor;
@@ -129,6 +133,10 @@ export class Session {
   harness?: Harness;
   /** A tape's view of the stream (`record`, `replay`); set by `openSession`. */
   tap?: SessionTap;
+  /** Telemetry of the session's prompts (absent when off); set by `openSession`. */
+  telemetry?: Telemetry;
+  /** The parent of each prompt's span: TRACEPARENT from the caller, an ACP request's `_meta` (telemetry on). */
+  traceParent?: ParentContext;
   /** Where the stream goes after the transcript (the constructor's `emit`). */
   readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
@@ -204,6 +212,7 @@ export class Session {
       maxRetries:
         options.maxRetries ?? envCount('CLAUDE_CODE_MAX_RETRIES', DEFAULT_MAX_RETRIES, options.env ?? process.env),
       emit: (message) => this.emit(message),
+      ...(options.runGuard ? { guard: options.runGuard } : {}),
     };
     this.#forward = emit;
     this.compactor = new AutoCompactor(this.history, options.maxContextTokens);
@@ -261,10 +270,35 @@ export class Session {
    */
   emit(message: AgentMessage): Promise<void> | undefined {
     if (this.tap) message = this.tap.message(message);
-    this.stats.observe(message);
+    if (this.telemetry) this.#observeForTelemetry(this.telemetry, message);
+    else this.stats.observe(message);
     // Deltas and progress are not recorded: they go on without a promise (the delta path's hot loop).
     if (!this.transcript || !keepsInTranscript(message)) return this.#forward(message);
     return this.#record(message).then(() => this.#forward(message));
+  }
+
+  /**
+   * Counts a message in the stats, and projects onto the telemetry what the stream alone tells: the lines an edit
+   * changed, and hooks and compactions as events of the prompt's span.
+   */
+  #observeForTelemetry(telemetry: Telemetry, message: AgentMessage): void {
+    const { linesAdded, linesRemoved } = this.stats;
+    this.stats.observe(message);
+    if (this.stats.linesAdded !== linesAdded || this.stats.linesRemoved !== linesRemoved)
+      telemetry.linesChanged(this.stats.linesAdded - linesAdded, this.stats.linesRemoved - linesRemoved);
+    if (message.type !== 'system') return;
+    if (message.subtype === 'hook_response')
+      this.ctx.span?.event('hook', {
+        'agentpipe.hook.event': message.hook_event,
+        'agentpipe.hook.name': message.hook_name,
+        'agentpipe.hook.outcome': message.outcome,
+        ...(message.exit_code !== undefined ? { 'agentpipe.hook.exit_code': message.exit_code } : {}),
+      });
+    else if (message.subtype === 'compact_boundary')
+      this.ctx.span?.event('compaction', {
+        'agentpipe.compaction.trigger': message.compact_metadata.trigger,
+        'agentpipe.compaction.pre_tokens': message.compact_metadata.pre_tokens,
+      });
   }
 
   /** Writes a message to the transcript; a compaction also records the new history. */
@@ -337,13 +371,38 @@ export class Session {
     return true;
   }
 
-  /** Aborts the running prompt (model request, tools, child processes). */
-  interrupt(): void {
-    this.#abort?.abort(new DOMException('Interrupted', 'AbortError'));
+  /** Aborts the running prompt (model request, tools, child processes), with `reason` as the abort's reason. */
+  interrupt(reason: unknown = new DOMException('Interrupted', 'AbortError')): void {
+    this.#abort?.abort(reason);
   }
 
   /** Runs one prompt to its single `result`, which is emitted and returned. */
-  async runPrompt(input: InputUserMessage, signal?: AbortSignal): Promise<ResultMessage> {
+  runPrompt(input: InputUserMessage, signal?: AbortSignal): Promise<ResultMessage> {
+    return this.#runTurn(
+      (run) => (this.harness ? this.#runHarness(this.harness, input, run) : this.#runOwnLoop(input, run)),
+      signal,
+      input,
+    );
+  }
+
+  /**
+   * Goes on with the turn the transcript ended in the middle of (`cutTurn`, a cluster takeover): the tool calls of its
+   * last answer that have no result run, then the model carries on from the history, and the prompt ends in its one
+   * `result` (no `system/init` or prompt echo: the client had them from the run that was cut).
+   */
+  continueCutTurn(signal?: AbortSignal): Promise<ResultMessage> {
+    const cut = this.cutTurn;
+    this.cutTurn = undefined;
+    if (!cut) throw new Error('no cut turn to continue');
+    return this.#runTurn((run) => this.#continueOwnLoop(cut, run), signal);
+  }
+
+  /** Runs one turn's body to its single `result`, which is emitted and returned; `input` is its prompt, if new. */
+  async #runTurn(
+    body: (run: RunState) => Promise<StructuredOutcome>,
+    signal?: AbortSignal,
+    input?: InputUserMessage,
+  ): Promise<ResultMessage> {
     const started = Date.now();
     const startedAt = monotonicMs();
     const marks: NonNullable<RunState['marks']> = {};
@@ -363,8 +422,19 @@ export class Session {
       marks,
       subagents: emptySubagentStats(),
     };
+    const span = this.telemetry?.prompt(
+      {
+        sessionId: this.id,
+        model: this.ctx.model,
+        name: 'agentpipe',
+        provider: this.harness?.name ?? this.ctx.provider.provider,
+        prompt: input?.message.content ?? '',
+      },
+      typeof input?._meta?.traceparent === 'string' ? input._meta : this.traceParent,
+    );
+    this.ctx.span = span;
     try {
-      outcome = this.harness ? await this.#runHarness(this.harness, input, run) : await this.#runOwnLoop(input, run);
+      outcome = await body(run);
     } catch (error) {
       // A prompt a UserPromptSubmit hook blocked ends as Claude Code ends it: a success whose result
       // is the notice (system/informational said it first), no turn taken.
@@ -382,6 +452,7 @@ export class Session {
       signal?.removeEventListener('abort', onOuterAbort);
       this.#abort = undefined;
       this.#running = false;
+      this.ctx.span = undefined;
     }
     const since = (mark: number | undefined) => (mark ? Math.max(0, Math.round(mark - startedAt)) : undefined);
     outcome.timings ??= {
@@ -390,7 +461,14 @@ export class Session {
       time_to_request_ms: since(marks.requestSent),
       first_content_frame_ms: since(marks.firstContent),
     };
-    return this.#finish(outcome, usage, denials, started, run.subagents);
+    const result = await this.#finish(outcome, usage, denials, started, run.subagents);
+    span?.end({
+      subtype: result.subtype,
+      costUsd: result.total_cost_usd,
+      errors: outcome.errors,
+      ...('result' in result ? { output: result.result } : {}),
+    });
+    return result;
   }
 
   /** One prompt on agentpipe's own loop (or a `/compact` command). */
@@ -417,6 +495,28 @@ export class Session {
     return this.outputSchema
       ? await runWithSchema(this.ctx, this.history, run, this.outputSchema, this.#maxStructuredRetries)
       : await runAgentLoop(this.ctx, this.history, run);
+  }
+
+  /** The rest of a cut turn on agentpipe's own loop (see continueCutTurn). */
+  async #continueOwnLoop(cut: CutTurn, run: RunState): Promise<StructuredOutcome> {
+    await this.loadAgentFiles();
+    if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
+    await this.#syncMcpTools(run.signal);
+    // The answer was complete, only its result is missing.
+    if (cut.answer !== undefined)
+      return {
+        subtype: 'success',
+        text: cut.answer,
+        errors: [],
+        numTurns: 1,
+        requests: 0,
+        stopReason: 'end_turn',
+        terminalReason: 'completed',
+      };
+    const resume = { pendingUses: cut.pendingUses };
+    return this.outputSchema
+      ? await runWithSchema(this.ctx, this.history, run, this.outputSchema, this.#maxStructuredRetries, resume)
+      : await runAgentLoop(this.ctx, this.history, run, this.ctx.maxTurns, resume);
   }
 
   /** Emits the prompt's one `result`. */
@@ -454,6 +554,7 @@ export class Session {
     return runHarness(harness, {
       prompt: content,
       signal: run.signal,
+      ...(this.ctx.span ? { traceparent: this.ctx.span.traceparent } : {}),
       usage: run.usage,
       emit,
       init: (fields) => ({
@@ -625,14 +726,16 @@ export class Session {
     }
   }
 
-  /** Ends the session: SessionEnd hooks, then stops the MCP servers. */
+  /** Ends the session: SessionEnd hooks, then stops the MCP servers and the sandbox's egress proxies. */
   async close(): Promise<void> {
     this.interrupt();
     await this.harness?.close();
     await fireHook(this.ctx, 'SessionEnd', { reason: 'other' }, { signal: new AbortController().signal });
     await this.mcp.close();
+    closeSandbox(this.ctx.sandbox);
     await this.transcript?.close();
     await this.tap?.close();
+    await this.telemetry?.flush();
   }
 
   #result(

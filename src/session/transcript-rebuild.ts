@@ -4,13 +4,25 @@
  * whether the last turn was cut off. Assistant messages (one per content block, sharing
  * `message.id`) are merged back; tool results of one call batch become one user entry again.
  * A turn cut off mid-way (kill -9, or a `--resume-session-at` point) is closed the way an
- * interrupt closes it live: unanswered tool calls get an error result, then the notice. Lines the
+ * interrupt closes it live: unanswered tool calls get an error result, then the notice; or, with
+ * `keepCutTurn` (a cluster worker taking a session over), it is left open to be continued. Lines the
  * reader skipped (not JSON, or the wrong shape) may leave a tool call without its result or a result
- * without its call: they are paired again (`pairToolCalls`), so the resumed session can go on.
+ * without its call: they are paired again (`pairToolCalls`), so the resumed session can go on (the
+ * calls of a turn left open stay open: they run, or are reported, when it goes on).
  */
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import type { MessageParam, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
 import type { TranscriptLine } from './transcript-format.ts';
+
+/** A turn the transcript ends in the middle of, left open to be continued (`keepCutTurn`). */
+export interface CutTurn {
+  /** The uuid of its prompt. */
+  promptUuid: string;
+  /** Tool calls of the last answer that have no result: they run first. */
+  pendingUses: ToolUseBlock[];
+  /** The final answer's text, when the answer was complete and only the result is missing. */
+  answer?: string;
+}
 
 export interface RebuiltSession {
   sessionId?: string;
@@ -23,15 +35,25 @@ export interface RebuiltSession {
    * them.
    */
   harness?: { name: string; sessionId: string };
+  /** The turn the transcript ends in, with `keepCutTurn`. */
+  cutTurn?: CutTurn;
 }
 
 interface State extends RebuiltSession {
   inTurn: boolean;
   lastAssistantId?: string;
+  /** The prompt of the turn in progress. */
+  turnPrompt?: string;
+  /** The stop reason the last assistant line carried (null until its answer completed). */
+  lastStop?: unknown;
 }
 
 /** Replays `lines` (up to and including the line with uuid `until`, when given). */
-export function rebuild(lines: TranscriptLine[], until?: string): RebuiltSession & { found: boolean } {
+export function rebuild(
+  lines: TranscriptLine[],
+  until?: string,
+  options: { keepCutTurn?: boolean } = {},
+): RebuiltSession & { found: boolean } {
   const state: State = { history: [], seenUuids: new Set(), inTurn: false };
   let found = until === undefined;
   for (let i = 0; i < lines.length; i++) {
@@ -48,17 +70,58 @@ export function rebuild(lines: TranscriptLine[], until?: string): RebuiltSession
       break;
     }
   }
-  if (state.inTurn) closeTurn(state.history);
-  pairToolCalls(state.history);
+  const cutTurn = state.inTurn && options.keepCutTurn && state.turnPrompt ? openTurn(state) : undefined;
+  if (state.inTurn && !cutTurn) closeTurn(state.history);
+  pairToolCalls(state.history, { leaveLastOpen: cutTurn !== undefined });
   return {
     sessionId: state.sessionId,
     history: state.history,
     seenUuids: state.seenUuids,
     lastUuid: state.lastUuid,
     harness: state.harness,
+    ...(cutTurn ? { cutTurn } : {}),
     found,
   };
 }
+
+/**
+ * The turn the history ends in, left open: the tool calls of its last answer that have no result, or the answer's
+ * text when it was complete. An answer cut off while it streamed, with no tool call in it, is dropped (the model is
+ * asked again).
+ */
+function openTurn(state: State): CutTurn {
+  const history = state.history;
+  const promptUuid = state.turnPrompt!;
+  const last = history.at(-1);
+  if (last?.role === 'assistant') {
+    const uses = blocksOf(last).filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    if (uses.length) return { promptUuid, pendingUses: uses };
+    if (state.lastStop !== null && state.lastStop !== undefined) {
+      const text = blocksOf(last)
+        .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+        .join('');
+      return { promptUuid, pendingUses: [], answer: text };
+    }
+    history.pop();
+    return { promptUuid, pendingUses: [] };
+  }
+  const lastAssistant = history.findLastIndex((m) => m.role === 'assistant');
+  const promptAt = history.findLastIndex((m) => m.role === 'user' && isPromptOf(m));
+  if (lastAssistant < 0 || lastAssistant < promptAt) return { promptUuid, pendingUses: [] };
+  const answered = new Set(
+    history
+      .slice(lastAssistant + 1)
+      .flatMap(blocksOf)
+      .flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])),
+  );
+  const pendingUses = blocksOf(history[lastAssistant]!).filter(
+    (b): b is ToolUseBlock => b.type === 'tool_use' && !answered.has(b.id),
+  );
+  return { promptUuid, pendingUses };
+}
+
+/** A user entry that is a prompt (text, no tool results). */
+const isPromptOf = (message: MessageParam): boolean => !blocksOf(message).some((b) => b.type === 'tool_result');
 
 function apply(state: State, line: TranscriptLine): void {
   if (typeof line.session_id === 'string' && line.session_id) state.sessionId ??= line.session_id;
@@ -85,6 +148,7 @@ function apply(state: State, line: TranscriptLine): void {
       }
       if (line.agentpipe_prompt) {
         if (typeof line.uuid === 'string') state.seenUuids.add(line.uuid);
+        state.turnPrompt = line.agentpipe_command ? undefined : line.uuid;
         state.inTurn = !line.agentpipe_command;
         if (line.agentpipe_command) return;
       }
@@ -101,8 +165,14 @@ function apply(state: State, line: TranscriptLine): void {
       const blocks = structuredClone(line.message.content);
       if (last?.role === 'assistant' && state.lastAssistantId === line.message.id && Array.isArray(last.content))
         last.content.push(...blocks);
+      // Another answer right after an answer (no user entry between) replaces it, as the loop's history does: the first
+      // was given up (a request retried after part of it was emitted, or an answer cut off and asked again after a
+      // takeover); kept, it would be an answer the model never saw as its own.
+      else if (last?.role === 'assistant' && state.lastAssistantId !== undefined)
+        state.history[state.history.length - 1] = { role: 'assistant', content: blocks };
       else state.history.push({ role: 'assistant', content: blocks });
       state.lastAssistantId = line.message.id;
+      state.lastStop = line.message.stop_reason ?? null;
       return;
     }
     case 'result':
@@ -167,7 +237,7 @@ export const LOST_RESULT = '[The result of this tool call could not be read back
  * of the answer before it is dropped (its call's line was skipped), and a call left without a result
  * gets an error result right after its answer. A transcript that was read whole has neither.
  */
-export function pairToolCalls(history: MessageParam[]): void {
+export function pairToolCalls(history: MessageParam[], options: { leaveLastOpen?: boolean } = {}): void {
   let open = new Set<string>();
   let answerAt = -1;
   const closeOpen = (at: number): number => {
@@ -196,7 +266,7 @@ export function pairToolCalls(history: MessageParam[]): void {
     if (kept.length > 0) history[i] = { ...message, content: kept };
     else history.splice(i--, 1);
   }
-  closeOpen(answerAt + 1);
+  if (!options.leaveLastOpen) closeOpen(answerAt + 1);
 }
 
 /** The interruption notice a user message consists of, if it is one. */

@@ -18,7 +18,7 @@ import {
 } from './permission-rules.ts';
 import { protectedReason } from './protected-paths.ts';
 import type { Tool } from './types.ts';
-import type { CommandProfile } from '../sandbox/config.ts';
+import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
 import { isPreapprovedUrl } from './preapproved-hosts.ts';
 
 export { formatRule, isWholeToolRule, parseRules, type PermissionRule } from './permission-rules.ts';
@@ -34,12 +34,21 @@ export type PermissionVerdict =
       behavior: 'allow';
       /**
        * Why it may run, which decides its sandbox: `read-only` when the check calls it read-only
-       * (or plan mode), `workspace` when a rule or the mode allowed it.
+       * (or plan mode), `workspace` when a rule or the mode allowed it, `unsandboxed` for a line of
+       * `sandbox.excludedCommands` a rule or the mode approved.
        */
       sandbox: CommandProfile;
     }
   | { behavior: 'deny'; reason: string; by: 'rule' | 'path_rule' | 'mode' }
-  | { behavior: 'ask'; reason: string };
+  | {
+      behavior: 'ask';
+      reason: string;
+      /**
+       * Approved, it runs outside the sandbox: `requested` (dangerouslyDisableSandbox: only the
+       * permission prompt may approve it, not a hook) or `excluded` (sandbox.excludedCommands).
+       */
+      unsandboxed?: 'requested' | 'excluded';
+    };
 
 /** Everything a verdict depends on. */
 export interface PermissionQuery {
@@ -51,6 +60,8 @@ export interface PermissionQuery {
   cwd: string;
   /** Extra working folders (`--add-dir`): acceptEdits covers them like the cwd. */
   directories?: string[];
+  /** For a shell tool: the sandbox settings that bear on it (absent: none do). */
+  sandbox?: ShellSandbox;
 }
 
 /** The path a file tool's input names, if any. */
@@ -101,6 +112,14 @@ export function readDeniedFor(
 
 /** The rule-and-mode verdict for one call, before hooks and callbacks. */
 export async function checkPermission(query: PermissionQuery): Promise<PermissionVerdict> {
+  const verdict = await ruleVerdict(query);
+  const { tool, input, sandbox } = query;
+  if (!tool.shell || typeof input.command !== 'string' || !sandbox?.confining) return verdict;
+  return sandboxVerdict(verdict, query.mode, sandbox, input);
+}
+
+/** The verdict without the sandbox's settings. */
+async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & { unsure?: true }> {
   const { tool, input, mode, allow, deny, cwd } = query;
   const shell = tool.shell === true && typeof input.command === 'string';
   const mine = (rules: PermissionRule[], family = false) =>
@@ -145,7 +164,9 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
     };
   }
   if (unsure)
-    return mode === 'dontAsk' ? { behavior: 'deny', reason: unsure, by: 'mode' } : { behavior: 'ask', reason: unsure };
+    return mode === 'dontAsk'
+      ? { behavior: 'deny', reason: unsure, by: 'mode', unsure: true }
+      : { behavior: 'ask', reason: unsure, unsure: true };
   if (allowed || mode === 'bypassPermissions' || (readOnly && outside === undefined)) {
     const byCheck = mode === 'plan' || (readOnly && outside === undefined && !allowed && mode !== 'bypassPermissions');
     return { behavior: 'allow', sandbox: byCheck ? 'read-only' : 'workspace' };
@@ -166,6 +187,44 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
     `Allow it with --allowedTools "${tool.name}" or run with --permission-mode ` +
     `${tool.editsFiles ? 'acceptEdits' : 'bypassPermissions'}.`;
   return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
+}
+
+/**
+ * The sandbox's say on a Bash call the rules judged (Claude Code's settings, made safe where they
+ * would weaken a guarantee, see docs/security.md):
+ * - `dangerouslyDisableSandbox: true` (when allowUnsandboxedCommands is not false) always asks:
+ *   no rule, mode or hook runs a command outside the sandbox, only an answer to this very call;
+ *   plan and dontAsk refuse it.
+ * - a line of `excludedCommands` runs outside when a rule, the mode or an answer approved it; one
+ *   the check let through as read-only stays in the read-only sandbox (nobody approved it).
+ * - `autoAllowBashIfSandboxed` approves what would be asked, in the workspace sandbox, unless a
+ *   safety check (what the line runs cannot be known) asked.
+ */
+async function sandboxVerdict(
+  verdict: PermissionVerdict & { unsure?: true },
+  mode: PermissionMode,
+  sandbox: ShellSandbox,
+  input: Record<string, unknown>,
+): Promise<PermissionVerdict> {
+  const { unsure, ...plain } = verdict;
+  if (verdict.behavior === 'deny' && verdict.by !== 'mode') return plain;
+  if (input.dangerouslyDisableSandbox === true && sandbox.allowUnsandboxed) {
+    const reason =
+      'Bash asks to run outside the sandbox (dangerouslyDisableSandbox): only an answer to this call can approve it';
+    if (mode === 'plan' || mode === 'dontAsk') return { behavior: 'deny', reason, by: 'mode' };
+    return { behavior: 'ask', reason, unsandboxed: 'requested' };
+  }
+  if (mode === 'plan') return plain;
+  if (
+    sandbox.excluded.length &&
+    (await (await import('./shell/excluded.ts')).isExcludedLine(input.command as string, sandbox.excluded))
+  ) {
+    if (verdict.behavior === 'allow')
+      return verdict.sandbox === 'read-only' ? plain : { behavior: 'allow', sandbox: 'unsandboxed' };
+    return verdict.behavior === 'ask' ? { behavior: 'ask', reason: verdict.reason, unsandboxed: 'excluded' } : plain;
+  }
+  if (sandbox.autoAllow && !unsure && verdict.behavior !== 'allow') return { behavior: 'allow', sandbox: 'workspace' };
+  return plain;
 }
 
 /** The working folders (cwd and `--add-dir`), real paths. */

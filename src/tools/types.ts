@@ -26,6 +26,11 @@ export interface ToolContext {
    * or undefined. Tools that show many files (Grep's matches, Glob's results) leave protected ones out.
    */
   readDenied?: (file: string) => string | undefined;
+  /**
+   * The W3C `traceparent` of this call's `execute_tool` span (telemetry on): what an MCP request's `_meta` carries so
+   * the server's spans join the trace.
+   */
+  traceparent?: string;
 }
 
 /** The outcome of a call. */
@@ -43,6 +48,8 @@ export interface ToolResult {
   denied?: string;
   /** The call gave the prompt's structured output (StructuredOutput): the run ends after this turn's calls, with it. */
   structuredOutput?: unknown;
+  /** A command's exit code (Bash), for telemetry. */
+  exitCode?: number;
 }
 
 /** A tool the model can call. */

@@ -18,6 +18,7 @@ import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { socketWriter } from '../pipeline/socket-writer.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { runStreamSession } from '../session/serve-session.ts';
+import { listen } from './listen.ts';
 import { checkAccess, type AccessPolicy, type Refusal } from './access.ts';
 import { classifyLine, envInt, frameLines, KEEP_ALIVE_LINE } from './ws-lines.ts';
 
@@ -148,14 +149,7 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
     o.keepAliveMs ?? envInt('AGENTPIPE_WS_KEEPALIVE_MS', 15_000),
   );
   heartbeat.unref();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => {
-      const address = server.address();
-      policy.port = typeof address === 'object' && address ? address.port : o.port;
-      resolve();
-    });
-  });
+  policy.port = await listen(server, o.port, o.host);
   const port = policy.port;
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
   return {

@@ -13,7 +13,7 @@
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { ClusterClient } from '../cluster/session-client.ts';
-import type { LogMessage } from '../cluster/redis-log.ts';
+import type { LogMessage } from '../cluster/log/index.ts';
 import { pause } from '../cluster/connection.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { socketWriter } from '../pipeline/socket-writer.ts';
@@ -27,6 +27,7 @@ const NOT_SHOWN = new Set([
   'keep_alive',
   'transcript_mirror',
   'agentpipe_session_end',
+  'agentpipe_tool_start',
   'agentpipe_snapshot',
 ]);
 

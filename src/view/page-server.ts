@@ -7,6 +7,7 @@ import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkAccess, type AccessPolicy } from '../transport/access.ts';
+import { listen } from '../transport/listen.ts';
 import { assetNames, pageHtml, webDir, type PageData } from './page.ts';
 
 const TYPES: Record<string, string> = {
@@ -77,14 +78,7 @@ export async function servePage(
     if (refusal) res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
     else handler(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      const address = server.address();
-      policy.port = typeof address === 'object' && address ? address.port : port;
-      resolve();
-    });
-  });
+  policy.port = await listen(server, port, host);
   const actual = policy.port;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/`,

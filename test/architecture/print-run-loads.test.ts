@@ -2,7 +2,8 @@
  * What a scripted print run into a pipe really loads, seen from inside the process: two files of
  * the bundle (the entry chunk and rolldown's runtime) and none of Node's heavier builtins. Each of
  * these cost a one-turn run 1-3 ms when something pulled it in at start-up (issue 13); a change
- * that brings one back fails here by name instead of showing only as a slower bench.
+ * that brings one back fails here by name instead of showing only as a slower bench. With telemetry off, no
+ * OpenTelemetry package loads either (issue 32).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,5 +67,45 @@ test('a scripted print run into a pipe loads the entry chunk and no heavy builti
       [],
       `${run}: load these where they are used`,
     );
+    assert.deepEqual(
+      openTelemetryFiles(loaded.files),
+      [],
+      `${run}: telemetry is off, so no OpenTelemetry package loads`,
+    );
   }
+});
+
+/** The files of OpenTelemetry packages among `files`. */
+const openTelemetryFiles = (files: string[]) =>
+  files.filter((file) => file.includes(`${path.sep}@opentelemetry${path.sep}`));
+
+test('with telemetry on, the OpenTelemetry packages load and stdout still carries only the stream', async () => {
+  const dir = tempDir();
+  const script = writeScript(dir, [{ text: 'Traced.' }]);
+  const probe = path.join(dir, 'probe.cjs');
+  const out = path.join(dir, 'loaded.json');
+  writeFileSync(
+    probe,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, ` +
+      `JSON.stringify(Object.keys(require.cache))));\n`,
+  );
+  const result = await runCli(['-p', 'hi', ...scriptedStreamArgs(script)], {
+    cwd: dir,
+    env: {
+      AGENTPIPE_HOME: scratchDir('loads-home-'),
+      NODE_OPTIONS: `--require ${probe}`,
+      OTEL_TRACES_EXPORTER: 'console',
+      OTEL_METRICS_EXPORTER: 'none',
+    },
+  });
+  assert.equal(result.code, 0, result.stderr);
+  for (const line of result.stdout.trim().split('\n')) assert.ok(line.startsWith('{"type":'), line);
+  assert.match(result.stderr, /"name":"invoke_agent agentpipe"/);
+  // The OpenTelemetry packages are bundled into lazy chunks (scripts/bundle.ts): one of them loaded.
+  const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
+  const chunks = loaded.filter((file) => file.includes(`${path.sep}dist${path.sep}bin${path.sep}`));
+  assert.ok(
+    chunks.some((file) => readFileSync(file, 'utf8').includes('BatchSpanProcessor')),
+    `the SDK's chunk loaded: ${chunks.map((f) => path.basename(f)).join(', ')}`,
+  );
 });

@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Appender } from '../../src/cluster/appender.ts';
+import { Appender } from '../../src/cluster/run/appender.ts';
 import { FencedError, SessionLog, type LogMessage } from '../../src/cluster/redis.ts';
 import { startRedis } from './redis-server.ts';
 import { delta, textOf, user } from './messages.ts';
@@ -20,14 +20,14 @@ test('bursts of pushes land in order (log and live stream), drain waits for them
   const token = randomUUID();
   assert.equal(await log.acquire(sessionId, token, 60_000), true);
   const failures: Error[] = [];
-  const appender = new Appender({ log, sessionId, token, leaseMs: 60_000 }, (e) => failures.push(e));
+  const appender = new Appender({ log, sessionId, token, leaseMs: 60_000 }, (e: Error) => failures.push(e));
   const sent: LogMessage[] = [];
   for (let burst = 0; burst < 20; burst++) {
     // One burst: many pushes in the same tick (as a model's stream produces them), then a yield.
     for (let i = 0; i < 50; i++) {
       const message = i % 5 === 0 ? user(sessionId, `u${burst}.${i}`) : delta(sessionId, `d${burst}.${i}`);
       sent.push(message);
-      await appender.push([message]);
+      await appender.push(log.encode([message]));
     }
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -44,17 +44,17 @@ test('a lost lease: one FencedError, nothing appended after it', async () => {
   const token = randomUUID();
   assert.equal(await log.acquire(sessionId, token, 60_000), true);
   const failures: Error[] = [];
-  const appender = new Appender({ log, sessionId, token, leaseMs: 60_000 }, (e) => failures.push(e));
-  await appender.push([user(sessionId, 'before')]);
+  const appender = new Appender({ log, sessionId, token, leaseMs: 60_000 }, (e: Error) => failures.push(e));
+  await appender.push(log.encode([user(sessionId, 'before')]));
   await appender.drain();
   await log.release(sessionId, token);
   assert.equal(await log.acquire(sessionId, 'another owner', 60_000), true);
-  for (let i = 0; i < 30; i++) await appender.push([user(sessionId, `after ${i}`)]);
+  for (let i = 0; i < 30; i++) await appender.push(log.encode([user(sessionId, `after ${i}`)]));
   await appender.drain();
   assert.equal(failures.length, 1);
   assert.ok(failures[0] instanceof FencedError);
   assert.ok(appender.failed instanceof FencedError);
-  await appender.push([user(sessionId, 'later')]);
+  await appender.push(log.encode([user(sessionId, 'later')]));
   await appender.drain();
   assert.deepEqual(
     (await log.read(sessionId)).map((e) => textOf(e.message)),

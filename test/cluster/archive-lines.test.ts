@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SessionLog, type LogMessage } from '../../src/cluster/redis.ts';
-import { transcriptLine } from '../../src/cluster/redis-log.ts';
+import { transcriptLine } from '../../src/cluster/log/index.ts';
 import { keepsInTranscript } from '../../src/session/transcript.ts';
 import { readTranscript } from '../../src/session/transcript-format.ts';
 import type { AgentMessage } from '../../src/messages/types.ts';

@@ -8,11 +8,14 @@ import { after } from 'node:test';
 import WebSocket from 'ws';
 import { watchedCli } from '../transport/ws-helpers.ts';
 
-/** Worker tuning for tests: a dead worker's sessions are taken over within about 4 s. */
+/**
+ * Worker tuning for tests: a dead worker's sessions are taken over within about 5 s. The lease is long enough that a
+ * run on a loaded machine still renews it in time (a run stops, its tools killed, when none landed for 3/4 of it).
+ */
 export const FAST_TAKEOVER = {
   AGENTPIPE_WORKER_LOCK_MS: '2000',
   AGENTPIPE_WORKER_STALLED_MS: '1000',
-  AGENTPIPE_LEASE_MS: '2000',
+  AGENTPIPE_LEASE_MS: '4000',
   AGENTPIPE_SESSION_IDLE_MS: '60000',
 };
 
@@ -60,6 +63,12 @@ export async function kill9(cli: ClusterProcess): Promise<void> {
   await cli.exited;
 }
 
+/**
+ * A Bash command that runs until the file `release` appears in its folder (at most a minute): a tool call still
+ * running whenever the test kills its worker, however loaded the machine; the test releases it when done.
+ */
+export const UNTIL_RELEASED = 'for i in $(seq 600); do [ -e release ] && exit 0; sleep 0.1; done';
+
 /** The lines of a user prompt. */
 export const prompt = (text: string): string =>
   JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' }) +
@@ -68,12 +77,15 @@ export const prompt = (text: string): string =>
 /** A WebSocket client that records every message it is sent (keep_alive lines left out). */
 export class Client {
   readonly messages: Array<Record<string, any>> = [];
+  /** The session id the upgrade response named (before any message). */
+  sessionId?: string;
   readonly ws: WebSocket;
   readonly closed: Promise<{ code: number; reason: string }>;
   readonly #waiters = new Set<() => void>();
 
   constructor(url: string) {
     this.ws = new WebSocket(url);
+    this.ws.on('upgrade', (res) => (this.sessionId = res.headers['x-agentpipe-session-id']?.toString()));
     this.ws.on('message', (data) => {
       for (const line of data.toString().split('\n').filter(Boolean)) {
         const message = JSON.parse(line) as Record<string, any>;

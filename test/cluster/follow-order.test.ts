@@ -69,6 +69,21 @@ test('a message, its deltas and the next message in one append reach a blocked f
   await items.return(undefined);
 });
 
+test('a batch appended again (a retry after a lost reply) lands its messages once, and a follower gives its deltas once', async () => {
+  const id = randomUUID();
+  const owner = randomUUID();
+  assert.ok(await log.acquire(id, owner, 60_000));
+  const batch: LogMessage[] = [delta(id, 'd1'), delta(id, 'd2'), assistant(id, 'm1'), delta(id, 'd3')];
+  await log.append(id, owner, batch);
+  await log.append(id, owner, batch); // the same records again: the reply to the first was lost
+  await log.append(id, owner, [assistant(id, 'm2')]);
+  assert.equal((await log.readLive(id)).length, 6, 'the live stream holds the repeated deltas');
+  const stop = new AbortController();
+  const items = log.follow(id, '0-0', stop.signal, { fromId: '0-0' });
+  assert.deepEqual(await take(items, 5), ['~d1', '~d2', 'm1', '~d3', 'm2']);
+  stop.abort();
+});
+
 test('more deltas than one read takes: the message after them still comes after them', async () => {
   const id = randomUUID();
   const owner = randomUUID();

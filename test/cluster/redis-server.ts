@@ -21,6 +21,8 @@ export interface RedisServer {
   dir: string;
   /** Stops the server (SIGTERM: Redis flushes its AOF and exits). */
   stop(): Promise<void>;
+  /** Kills the server with SIGKILL (what the AOF has synced survives: everything, with `fsync: 'always'`). */
+  kill9(): Promise<void>;
   /** Starts it again on the same port and folder (the AOF is loaded back). */
   start(): Promise<void>;
 }
@@ -57,13 +59,25 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-/** Starts a private server; `password` sets `--requirepass`. */
-export async function startRedis(options: { password?: string } = {}): Promise<RedisServer> {
+/** How a private server keeps its data. */
+export interface RedisServerOptions {
+  /** Sets `--requirepass`. */
+  password?: string;
+  /** False: no persistence at all (a restart loses every key). Default true (append-only file). */
+  persistence?: boolean;
+  /** `appendfsync`: `always` makes every acknowledged write survive a SIGKILL. Default Redis's `everysec`. */
+  fsync?: 'always' | 'everysec';
+}
+
+/** Starts a private server (see RedisServerOptions). */
+export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-redis-'));
   let child: ChildProcess | undefined;
   let port = 0;
   const launch = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''];
+    const persistence = options.persistence === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', ''];
+    if (options.fsync) args.push('--appendfsync', options.fsync);
     args.push('--daemonize', 'no', '--loglevel', 'warning');
     if (options.password) args.push('--requirepass', options.password);
     const proc = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -85,16 +99,17 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
     proc.kill('SIGKILL');
     throw new Error(`redis-server on port ${port} did not answer PING within 10 s: ${stderr}`);
   };
-  const stop = async (): Promise<void> => {
+  const end = async (signal: NodeJS.Signals): Promise<void> => {
     const proc = child;
     child = undefined;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill('SIGTERM');
+    proc.kill(signal);
     const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(timer);
   };
+  const stop = (): Promise<void> => end('SIGTERM');
   // A port may be taken between freePort() and the bind: try a few.
   for (let attempt = 0; ; attempt++) {
     port = await freePort();
@@ -113,5 +128,5 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
     rmSync(dir, { recursive: true, force: true });
   });
   const auth = options.password ? `:${encodeURIComponent(options.password)}@` : '';
-  return { port, dir, url: `redis://${auth}127.0.0.1:${port}`, stop, start: launch };
+  return { port, dir, url: `redis://${auth}127.0.0.1:${port}`, stop, kill9: () => end('SIGKILL'), start: launch };
 }

@@ -72,6 +72,8 @@ test("a later run does not register an earlier client's hooks", async () => {
   for await (const { entry } of client.follow(sessionId, '0-0', stop.signal))
     if (entry.message.type === 'agentpipe_session_end') break;
   assert.equal(await ended(), 1);
+  // Its job let go (else a run of the first job's options would take the next prompt as input that came as it ended).
+  await worker.waitFor(new RegExp(`session ${sessionId}: ended`));
 
   // A client with no hooks: a plain prompt line into the inbox, the session started again.
   const from = await client.sessions.lastId(sessionId);

@@ -7,7 +7,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { realpathSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   foldSessionSummary,
   InMemorySessionStore,
@@ -20,6 +23,7 @@ import { redisSessionStore } from '../../src/cluster/redis.ts';
 import { startRedis } from './redis-server.ts';
 import { runPrompts, sdkOptions } from '../sdk/helpers.ts';
 import { tempDir } from '../helpers/workspace.ts';
+import { ROOT } from '../helpers/cli.ts';
 
 const server = await startRedis();
 const stores: Array<{ close(): Promise<void> }> = [];
@@ -221,5 +225,51 @@ test('end to end: the official SDK on agentpipe mirrors the transcript to Redis 
     after.slice(4),
     ['agentpipe_snapshot', 'system', 'user', 'assistant', 'result'],
     'the resumed session appends to the same stored session',
+  );
+});
+
+test('without @anthropic-ai/claude-agent-sdk (an optional peer dependency), the main transcript’s append says what to install; subagent transcripts and the foldSessionSummary option need nothing', async () => {
+  const dir = tempDir();
+  // A process in which the package cannot be found (a resolve hook refuses it), as in a project without it.
+  writeFileSync(
+    path.join(dir, 'hooks.mjs'),
+    `export async function resolve(specifier, context, next) {
+      if (specifier === '@anthropic-ai/claude-agent-sdk')
+        throw Object.assign(new Error("Cannot find package '" + specifier + "'"), { code: 'ERR_MODULE_NOT_FOUND' });
+      return next(specifier, context);
+    }\n`,
+  );
+  writeFileSync(
+    path.join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`,
+  );
+  const store = pathToFileURL(path.join(ROOT, 'dist/cluster/redis.js')).href;
+  const script = `
+    const { redisSessionStore } = await import(${JSON.stringify(store)});
+    const entry = { type: 'user', uuid: 'u1', message: { role: 'user', content: 'hi' } };
+    const store = redisSessionStore({ redis: ${JSON.stringify(server.url)} });
+    await store.append({ projectKey: 'p', sessionId: 's', subpath: 'agent-1' }, [entry]);
+    const fold = (prev, key) => ({ sessionId: key.sessionId, mtime: 1, data: {} });
+    const folded = redisSessionStore({ redis: ${JSON.stringify(server.url)}, foldSessionSummary: fold });
+    await folded.append({ projectKey: 'p', sessionId: 's2' }, [entry]);
+    try { await store.append({ projectKey: 'p', sessionId: 's' }, [entry]); console.log('appended'); }
+    catch (error) { console.log(error.message); }
+    await store.close(); await folded.close();`;
+  const run = spawnSync(
+    process.execPath,
+    ['--import', path.join(dir, 'register.mjs'), '--input-type=module', '-e', script],
+    {
+      encoding: 'utf8',
+      timeout: 30_000,
+    },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(
+    run.stdout.trim(),
+    new RegExp(
+      String.raw`^agentpipe/redis: the main transcript's summary needs @anthropic-ai/claude-agent-sdk, an optional ` +
+        String.raw`peer dependency of agentpipe that is not installed \(npm install ` +
+        String.raw`@anthropic-ai/claude-agent-sdk\), or the foldSessionSummary option \(Cannot find package`,
+    ),
   );
 });

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { Queue } from 'bullmq';
 import { SessionLog, type LogMessage } from '../../src/cluster/redis.ts';
 import { tempDir } from '../helpers/workspace.ts';
 import { startRedis } from './redis-server.ts';
@@ -81,6 +82,37 @@ test('the sweep archives an idle session nobody owns and no job would archive; a
     await worker.waitFor(new RegExp(`session ${held.id}: archived to`));
     assert.equal(await log.exists(held.id), false);
   } finally {
+    await kill9(worker);
+  }
+});
+
+test('B3: a session whose prompt awaits a takeover (its log ends in a cut turn) is never archived, by the sweep or by its archive job', async () => {
+  const dir = tempDir();
+  const archiveDir = path.join(dir, 'archive');
+  // A worker died mid-prompt: the prompt line and the answer so far, no result, no end marker; its lease expired.
+  const id = randomUUID();
+  const owner = randomUUID();
+  assert.ok(await log.acquire(id, owner, 60_000));
+  await log.append(id, owner, [prompt(id, 'hello'), init(id), assistant(id, 'working on it')]);
+  await raw.del(log.keys(id).owner);
+  const worker = await startWorker(server.url, { AGENTPIPE_SWEEP_MS: '100' }, [
+    ...['--archive-dir', archiveDir, '--archive-after', '300'],
+  ]);
+  const queue = new Queue('sessions', { connection: raw, prefix: 'agentpipe' });
+  try {
+    // Two whole passes over every session: not queued for archiving.
+    await until(async () => Number(await raw.hget('ap:sweep', 'passes')) >= 1, 'a sweep pass');
+    const passes = Number(await raw.hget('ap:sweep', 'passes'));
+    await until(async () => Number(await raw.hget('ap:sweep', 'passes')) >= passes + 2, 'two more sweep passes');
+    assert.doesNotMatch(worker.stderr(), new RegExp(`sweep: session ${id}`));
+    // Its archive job, queued anyway (an old worker's, say), refuses too.
+    await queue.add('archive', { sessionId: id }, { jobId: `archive-${id}`, removeOnComplete: false });
+    await until(async () => (await queue.getJob(`archive-${id}`))?.isCompleted() ?? false, 'the archive job');
+    assert.match(String((await queue.getJob(`archive-${id}`))!.returnvalue), /in flight or awaits a takeover/);
+    assert.ok(await log.exists(id), 'still in Redis for the run that takes it over');
+    assert.ok(!existsSync(path.join(archiveDir, `${id}.jsonl`)));
+  } finally {
+    await queue.close();
     await kill9(worker);
   }
 });

@@ -7,15 +7,26 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli, parseLines } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { SessionLog } from '../../src/cluster/redis.ts';
+import { ViewStore } from '../../web/src/model/store.ts';
 import { startRedis } from './redis-server.ts';
 import WebSocket from 'ws';
 import { watchedCli } from '../transport/ws-helpers.ts';
-import { Client, kill9, prompt, sessionOf, startFrontEnd, startWorker, uuids } from './cluster.ts';
+import {
+  Client,
+  eventually,
+  kill9,
+  prompt,
+  sessionOf,
+  startFrontEnd,
+  startWorker,
+  UNTIL_RELEASED,
+  uuids,
+} from './cluster.ts';
 
 const redis = await startRedis();
 /** The messages a log keeps (attach replays them; deltas and heartbeats are live only). */
@@ -78,27 +89,21 @@ test('one worker, one front end: two prompts, every message once and in order, o
   await kill9(worker);
 });
 
-test('a worker killed with SIGKILL mid-turn: another takes the session over, the prompt ends with one result, the next has the history', async () => {
+test('a worker killed with SIGKILL mid-tool: another takes the session over, the call is reported unknown (not run again), the prompt goes on to its success, the next has the history', async () => {
   const dir = tempDir();
   const debugFile = path.join(dir, 'debug.log');
+  const ledger = path.join(dir, 'ledger.txt');
   const script = writeScript(dir, [
-    { text: 'running it', tool_calls: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
+    {
+      text: 'running it',
+      tool_calls: [{ id: 'toolu_slow', name: 'Bash', input: { command: `echo ran >> ${ledger}; ${UNTIL_RELEASED}` } }],
+    },
     { text: 'never sent' },
   ]);
   const first = await startWorker(redis.url);
   const front = await startFrontEnd(redis.url, [
-    '--model',
-    'scripted',
-    '--script',
-    script,
-    '--cwd',
-    dir,
-    '--permission-mode',
-    'bypassPermissions',
-    '--debug',
-    'api',
-    '--debug-file',
-    debugFile,
+    ...['--model', 'scripted', '--script', script, '--cwd', dir, '--permission-mode', 'bypassPermissions'],
+    ...['--debug', 'api', '--debug-file', debugFile],
   ]);
   const client = new Client(front.url);
   await client.open();
@@ -109,8 +114,10 @@ test('a worker killed with SIGKILL mid-turn: another takes the session over, the
     'the Bash call',
   );
   await first.waitFor(/session \S+: started/);
-  // The new owner's model answers the next prompt; the first worker already read its script.
-  writeScript(dir, [{ text: 'second answer' }]);
+  await eventually(() => existsSync(ledger), 'the Bash call running');
+  // The new owner's model (a fresh process reads the script from its start) goes on with the cut prompt, then answers
+  // the next one.
+  writeScript(dir, [{ text: 'its outcome is unknown; I carry on' }, { text: 'second answer' }]);
   const second = await startWorker(redis.url);
   const killedAt = Date.now();
   await kill9(first);
@@ -118,29 +125,59 @@ test('a worker killed with SIGKILL mid-turn: another takes the session over, the
   await client.until(() => client.results().length === 1, "the cut-off prompt's result", 20_000);
   const takeoverMs = Date.now() - killedAt;
   assert.ok(takeoverMs < 12_000, `taken over after ${takeoverMs} ms`);
-  await second.waitFor(/session \S+: prompt \S+ was cut off/);
+  await second.waitFor(
+    /session \S+: prompt \S+ was cut off by its worker's end \(1 tool call\(s\) of unknown outcome\); it goes on here/,
+  );
   const [cut] = client.results();
-  assert.equal(cut!.subtype, 'error_during_execution');
-  assert.deepEqual(cut!.errors, ['the worker running this prompt stopped; the session was resumed on another worker']);
+  assert.deepEqual(
+    [cut!.subtype, cut!.is_error, cut!.result],
+    ['success', false, 'its outcome is unknown; I carry on'],
+  );
+  const lost = client.messages.find((m) => m.type === 'system' && m.subtype === 'worker_lost');
+  assert.ok(lost, 'a system/worker_lost notice');
+  assert.deepEqual(lost.unknown_tool_use_ids, ['toolu_slow']);
+  assert.match(
+    lost.content,
+    new RegExp(
+      String.raw`was lost; worker \S+ took the session over\. The prompt goes on here\. ` +
+        String.raw`The outcome of Bash \(toolu_slow\) is unknown`,
+    ),
+  );
+  const unknown = client.messages.find(
+    (m) => m.type === 'user' && Array.isArray(m.message.content) && m.message.content[0]?.tool_use_id === 'toolu_slow',
+  );
+  assert.ok(unknown, 'the call got a tool_result');
+  assert.match(unknown.message.content[0].content, /^The outcome of this tool call is unknown/);
+  assert.equal(unknown.message.content[0].is_error, true);
+  assert.ok(client.messages.indexOf(lost) < client.messages.indexOf(unknown), 'the notice first');
+  assert.ok(!client.messages.some((m) => /interrupted by user/.test(JSON.stringify(m))), 'never "interrupted by user"');
+  // The viewer's projection of the same stream says so (issue 30): a "worker lost" notice, no "Interrupted".
+  const view = new ViewStore();
+  for (const m of client.messages) view.push(m as never);
+  const notices = view.items.flatMap((i) => (i.kind === 'notice' ? [`${i.level}: ${i.title}`] : []));
+  assert.deepEqual(notices, ['retry: Worker lost: the session was taken over']);
+  assert.equal(view.tools.get('toolu_slow')?.status, 'failed', 'the cut call shows as failed (its outcome unknown)');
 
   client.send(prompt('and now?'));
   await client.until(() => client.results().length === 2, "the second prompt's result");
   assert.deepEqual([client.results()[1]!.subtype, client.results()[1]!.result], ['success', 'second answer']);
   client.send('{"type":"end_input"}\n');
   await client.closed;
+  assert.equal(readFileSync(ledger, 'utf8'), 'ran\n', 'the call ran once');
 
   const ids = uuids(client.messages);
   assert.equal(new Set(ids).size, ids.length, 'no message twice');
   assert.equal(client.results().length, 2, 'one result per prompt');
-  // The new worker's request for the second prompt holds the history: prompt 1, the Bash call, then one user message
-  // (consecutive user entries are merged for the API): the call's interrupted result, the notice, prompt 2.
+  // The new worker's requests hold the history: the continued one prompt 1, the Bash call and its unknown result; the
+  // second prompt's, that and the answer and prompt 2.
   const requests = readFileSync(debugFile, 'utf8')
     .split('\n')
     .filter((l) => /request: model/.test(l));
-  assert.equal(requests.length, 2, requests.join('\n'));
+  assert.equal(requests.length, 3, requests.join('\n'));
+  assert.match(requests[1]!, /, 3 messages,/, `the continued request holds the cut turn:\n${requests.join('\n')}`);
   assert.match(
-    requests[1]!,
-    /, 3 messages,/,
+    requests[2]!,
+    /, 5 messages,/,
     `the second prompt's request holds the whole history:\n${requests.join('\n')}`,
   );
   const replay = await attach(sessionOf(client.messages));
@@ -151,6 +188,7 @@ test('a worker killed with SIGKILL mid-turn: another takes the session over, the
   );
   await kill9(front);
   await kill9(second);
+  writeFileSync(path.join(dir, 'release'), ''); // the dead worker's orphaned call ends
 });
 
 test('a front end restarted mid-stream: the client reconnects to another with its last message and misses nothing', async () => {

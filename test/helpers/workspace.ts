@@ -12,9 +12,17 @@ export function tempDir(files: Record<string, string> = {}): string {
   return dir;
 }
 
-/** Writes a scripted-model script into `dir` and returns its path. */
-export function writeScript(dir: string, turns: unknown[], name = 'script.json'): string {
+/**
+ * Writes a scripted-model script into `dir` and returns its path; `order: 'history'` answers by the history's answers
+ * (any process resuming the session answers alike).
+ */
+export function writeScript(
+  dir: string,
+  turns: unknown[],
+  name = 'script.json',
+  order?: 'sequence' | 'history',
+): string {
   const file = path.join(dir, name);
-  writeFileSync(file, JSON.stringify({ turns }));
+  writeFileSync(file, JSON.stringify({ turns, ...(order ? { order } : {}) }));
   return file;
 }

@@ -26,7 +26,7 @@ test('SessionOptions.mcpServers connects the servers; their tools sit beside cus
   );
   const init = messages.find((m) => m.subtype === 'init')!;
   assert.deepEqual(init.mcp_servers, [
-    { name: 'calc', status: 'connected', tools: ['add', 'crash', 'sleep', 'fail', 'env'] },
+    { name: 'calc', status: 'connected', tools: ['add', 'crash', 'sleep', 'traced', 'fail', 'env'] },
   ]);
   const offered = requests[0].tools.map((t) => t.name);
   assert.ok(offered.includes('mcp__calc__add') && offered.includes('double'));

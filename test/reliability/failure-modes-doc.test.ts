@@ -62,10 +62,13 @@ test('docs/failure-modes.md: every test the table names exists', () => {
       .split('|')
       .at(-2)!
       .split(',')
-      .map((name) => name.trim().split(' ')[0]!),
+      .map((name) => name.trim().split(' ')[0]!)
+      // A row no test covers yet says so with a dash.
+      .filter((name) => name !== '—'),
   );
   assert.ok(named.length >= 15);
   for (const name of named) {
-    assert.ok(existsSync(path.join(ROOT, 'test', `${name}.test.ts`)), `${name}: no test/${name}.test.ts`);
+    const file = ['test', 'unit.test'].map((kind) => path.join(ROOT, 'test', `${name}.${kind}.ts`)).find(existsSync);
+    assert.ok(file, `${name}: no test/${name}.test.ts`);
   }
 });

@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseLines, runCli, scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { processesWith } from '../helpers/processes.ts';
@@ -35,6 +35,18 @@ function bash(command: string) {
   return { tool_calls: [{ name: 'Bash', input: { command } }] };
 }
 
+/** Runs each command as one Bash call in bypassPermissions (the check out of the way): the sandbox alone holds. */
+async function bypassing(w: ReturnType<typeof world>, commands: string[]) {
+  const script = writeScript(w.work, [...commands.map(bash), { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: w.env,
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  return run;
+}
+
 test('bypassPermissions: Bash cannot write outside or into .git/hooks, read keys, credential stores or the network', async () => {
   const w = world();
   const attacks = [
@@ -46,13 +58,7 @@ test('bypassPermissions: Bash cannot write outside or into .git/hooks, read keys
     'exec 3<>/dev/tcp/127.0.0.1/9 && echo CONNECTED || echo no-network',
     'echo inside > made.txt && cat made.txt',
   ];
-  const script = writeScript(w.work, [...attacks.map(bash), { text: 'done' }]);
-  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
-    cwd: w.work,
-    env: w.env,
-    timeoutMs: 60_000,
-  });
-  assert.equal(run.code, 0, run.stderr);
+  const run = await bypassing(w, attacks);
   const results = parseLines(run.stdout)
     .filter((m) => m.type === 'user')
     .map((m) => JSON.stringify(m.message.content));
@@ -118,7 +124,19 @@ test('sandbox doctor: every probe holds; with the sandbox off it says so and exi
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const report = JSON.parse(run.stdout) as { confined: boolean; probes: Array<{ name: string; held: boolean }> };
   assert.equal(report.confined, true);
-  assert.ok(report.probes.length >= 20);
+  assert.ok(report.probes.length >= 25);
+  for (const name of [
+    'reach an allowed host through the egress proxy',
+    'reach a host not in allowedDomains',
+    'reach a host in deniedDomains',
+    "reach the host's loopback through the egress proxy",
+    "reach the host's loopback",
+  ])
+    assert.ok(
+      report.probes.some((p) => p.name === name),
+      name,
+    );
+  assert.equal(run.stderr, '', 'the refusals the probes provoke are in the report, not on stderr');
   assert.deepEqual(
     report.probes.filter((p) => !p.held),
     [],
@@ -167,9 +185,9 @@ test('a stop ends a sandboxed command that ignores SIGTERM: nothing of it outliv
   let stdout = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  // Wait for the command itself, as the host sees it.
-  while (processesWith(marker).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.ok(existsSync(path.join(w.work, 'started.txt')));
+  // Wait for the command itself (bubblewrap's own argv holds the marker too: the file says the command runs).
+  while (!existsSync(path.join(w.work, 'started.txt'))) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(processesWith(marker).length > 0);
   child.kill('SIGTERM');
   assert.equal(await exited, 143);
   const results = parseLines(stdout).filter((l) => l.type === 'result');
@@ -191,16 +209,30 @@ test('bypassPermissions: a command cannot put a .git of its own in place or poin
     // A .git moved aside and a new one made in its place, with a config of the command's.
     `mv .git .git-old && mkdir -p .git/objects .git/refs && printf '${config}' > .git/config; echo done`,
   ];
-  const script = writeScript(w.work, [...attacks.map(bash), { text: 'done' }]);
-  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
-    cwd: w.work,
-    env: w.env,
-    timeoutMs: 60_000,
-  });
-  assert.equal(run.code, 0, run.stderr);
+  const run = await bypassing(w, attacks);
   assert.equal(existsSync(path.join(w.work, '.git-old')), false, '.git not moved');
   assert.equal(existsSync(path.join(w.work, '.git', 'commondir')), false, 'no commondir left');
   assert.match(run.stderr, /removed .*\.git\/commondir/);
   assert.doesNotMatch(readFileSync(path.join(w.work, '.git', 'HEAD'), 'utf8'), /evil/);
   assert.equal(existsSync(path.join(w.work, '.git', 'config')), false, 'no config planted');
+});
+
+test('a working folder whose .git is a file (a linked worktree, a submodule): commands run, and cannot repoint it', async () => {
+  const w = world();
+  rmSync(path.join(w.work, '.git'), { recursive: true, force: true });
+  const gitdir = path.join(path.dirname(w.work), 'real-gitdir');
+  mkdirSync(gitdir);
+  writeFileSync(path.join(w.work, '.git'), `gitdir: ${gitdir}\n`);
+  const script = writeScript(w.work, [
+    bash('echo "gitdir: /tmp/evil" > .git; echo ok > made.txt; echo done'),
+    { text: 'x' },
+  ]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: w.env,
+  });
+  const result = parseLines(run.stdout).at(-1)!;
+  assert.equal(result.type, 'result', run.stderr);
+  assert.equal(readFileSync(path.join(w.work, '.git'), 'utf8'), `gitdir: ${gitdir}\n`);
+  assert.equal(readFileSync(path.join(w.work, 'made.txt'), 'utf8'), 'ok\n');
 });

@@ -9,17 +9,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { ROOT } from '../helpers/cli.ts';
+import { docBlocks, runWithLauncher } from '../helpers/docs.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { anthropicBlock, anthropicStream, startFakeServer, type Reply } from '../model/fake-servers.ts';
 
 const DOC = readFileSync(path.join(ROOT, 'docs/tapes.md'), 'utf8');
 
 /** The fenced blocks of `lang` in the section titled `heading`. */
-function blocks(heading: string, lang: string): string[] {
-  const section = DOC.split(/^## /m).find((s) => s.startsWith(`${heading}\n`));
-  assert.ok(section, `docs/tapes.md has a section "${heading}"`);
-  return [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
-}
+const blocks = (heading: string, lang: string) => docBlocks(DOC, 'docs/tapes.md', heading, lang);
 
 /** The command lines of a shell block, comments dropped. */
 const commands = (block: string) =>
@@ -29,29 +26,7 @@ const commands = (block: string) =>
     .filter((line) => line && !line.startsWith('#'));
 
 /** Runs a command line with the repository's `agentpipe` launcher first on PATH. */
-function sh(
-  line: string,
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', line], {
-      cwd,
-      env: {
-        ...process.env,
-        ANTHROPIC_API_KEY: '',
-        PATH: `${ROOT}${path.delimiter}${process.env.PATH ?? ''}`,
-        ...env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let [out, err] = ['', ''];
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.stdin.end();
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const sh = (line: string, cwd: string, env: Record<string, string>) => runWithLauncher('sh', ['-c', line], cwd, env);
 
 test('docs/tapes.md: record, then the CI workflow replays and verifies offline; the script example plays', async () => {
   const repo = scratchDir('tape-docs-');

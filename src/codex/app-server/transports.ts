@@ -6,7 +6,7 @@
  */
 import type WebSocket from 'ws';
 import type http from 'node:http';
-import { readLines } from '../../transport/ndjson.ts';
+import { readLines } from '../../messages/ndjson.ts';
 import { frameLines } from '../../transport/ws-lines.ts';
 import { stdoutWriter } from '../../pipeline/fd-writer.ts';
 import { socketWriter } from '../../pipeline/socket-writer.ts';

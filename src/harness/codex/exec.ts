@@ -23,6 +23,7 @@ import { OneShotCliHarness } from '../one-shot.ts';
 import { todoWriteAnswer } from '../../tools/builtin/todo-write.ts';
 import { TurnState } from '../turn-state.ts';
 import type { HarnessOutcome, HarnessTurn } from '../types.ts';
+import { retry } from '../../process/retry.ts';
 import {
   commandResult,
   fileCallOf,
@@ -203,31 +204,34 @@ export class CodexExecHarness extends OneShotCliHarness {
   /** The before-text of a change from codex's rollout (its `unified_diff`), polled briefly while codex writes it. */
   async #fromRollout(file: string, after: string): Promise<string | undefined> {
     if (!this.nativeId) return undefined;
-    for (let attempt = 0; attempt < 6; attempt++) {
-      const rollout = findRollout(this.#codexHome, this.nativeId);
-      const text = rollout ? await readFile(rollout, 'utf8').catch(() => '') : '';
-      const lines = text
-        .split('\n')
-        .filter((line) => line.includes('"FileChange"') && !this.#usedRolloutLines.has(line));
-      for (const line of lines.reverse()) {
-        let diff: string | undefined;
-        try {
-          const value: unknown = JSON.parse(line);
-          const item =
-            isObj(value) && isObj(value.payload) && isObj(value.payload.item) ? value.payload.item : undefined;
-          const changes = item && isObj(item.changes) ? item.changes : undefined;
-          const entry = changes && isObj(changes[file]) ? changes[file] : undefined;
-          diff = entry ? str(entry.unified_diff) : undefined;
-        } catch {
-          continue;
+    const nativeId = this.nativeId;
+    return retry(
+      async () => {
+        const rollout = findRollout(this.#codexHome, nativeId);
+        const text = rollout ? await readFile(rollout, 'utf8').catch(() => '') : '';
+        const lines = text
+          .split('\n')
+          .filter((line) => line.includes('"FileChange"') && !this.#usedRolloutLines.has(line));
+        for (const line of lines.reverse()) {
+          let diff: string | undefined;
+          try {
+            const value: unknown = JSON.parse(line);
+            const item =
+              isObj(value) && isObj(value.payload) && isObj(value.payload.item) ? value.payload.item : undefined;
+            const changes = item && isObj(item.changes) ? item.changes : undefined;
+            const entry = changes && isObj(changes[file]) ? changes[file] : undefined;
+            diff = entry ? str(entry.unified_diff) : undefined;
+          } catch {
+            continue;
+          }
+          if (diff === undefined) continue;
+          this.#usedRolloutLines.add(line);
+          return reverseUnifiedDiff(after, diff);
         }
-        if (diff === undefined) continue;
-        this.#usedRolloutLines.add(line);
-        return reverseUnifiedDiff(after, diff);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return undefined;
+        return undefined;
+      },
+      { attempts: 6, delayMs: 50 },
+    );
   }
 
   get model(): string {

@@ -1,8 +1,10 @@
 /**
  * Bash: runs a command in its own process group under the session's folder, inside the session's
  * sandbox with the profile its permission verdict gave (read-only when the check called it
- * read-only). Output is capped with a clear notice; a timeout or an abort kills the whole group
- * (SIGTERM, then SIGKILL).
+ * read-only; outside the sandbox only for an approved line of `sandbox.excludedCommands` or a
+ * `dangerouslyDisableSandbox` call the user approved). Output is capped with a clear notice, and
+ * network connections the sandbox refused are named after it; a timeout or an abort kills the
+ * whole group (SIGTERM, then SIGKILL).
  */
 import { envNumber } from '../../process/env-number.ts';
 import { objectSchema, optionalNumber, optionalString, requireString } from '../input.ts';
@@ -35,6 +37,12 @@ export const bashTool: Tool = {
       command: { type: 'string', description: 'The command to run' },
       timeout: { type: 'number', description: 'Timeout in milliseconds (default 120000, max 600000)' },
       description: { type: 'string', description: 'What the command does, in 5-10 words' },
+      dangerouslyDisableSandbox: {
+        type: 'boolean',
+        description:
+          'Set this to true to dangerously override sandbox mode and run commands without sandboxing ' +
+          '(always asks for approval of this call)',
+      },
     },
     ['command'],
   ),
@@ -44,6 +52,8 @@ export const bashTool: Tool = {
   async call(input, context): Promise<ToolResult> {
     const command = requireString(input, 'command');
     optionalString(input, 'description');
+    if (input.dangerouslyDisableSandbox !== undefined && typeof input.dangerouslyDisableSandbox !== 'boolean')
+      throw new Error('dangerouslyDisableSandbox must be a boolean');
     const timeout = optionalNumber(input, 'timeout', 1, MAX_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
     // A line of read-only programs must not run programs named by repository config either,
     // whatever let it run (judged on its parse here: the config may have changed since the check).
@@ -64,9 +74,11 @@ export const bashTool: Tool = {
     });
     const exit = { code: run.code, error: run.error };
     const reason = run.stopped === 'aborted' ? 'interrupted' : run.stopped;
+    // What the egress proxy refused meanwhile: the command may only have printed a 403 or a refusal.
+    const refused = (run.refused ?? []).map((d) => `[sandbox] network access refused: ${d.reason}`);
     const out = capped(run.stdout, run.dropped.stdout);
     const err = capped(run.stderr, run.dropped.stderr);
-    const body = [out, err].filter(Boolean).join('\n');
+    const body = [out, err, ...refused].filter(Boolean).join('\n');
     // As Claude Code 2.1: stderr comes in stdout (it runs commands with the two merged), and the
     // SDK's BashOutput has no exit code; a failed command's result is "Exit code N" then its output.
     const data = {
@@ -80,7 +92,9 @@ export const bashTool: Tool = {
     if (reason === 'timeout')
       return { content: `${body}\nCommand timed out after ${timeout} ms and was killed`.trim(), isError: true, data };
     if (reason === 'interrupted') return { content: `${body}\nCommand was interrupted`.trim(), isError: true, data };
-    if (exit.code !== 0) return { content: `Exit code ${exit.code ?? 'unknown'}\n${body}`.trim(), isError: true };
-    return { content: body || '(Bash completed with no output)', data };
+    const exitCode = exit.code ?? undefined;
+    if (exit.code !== 0)
+      return { content: `Exit code ${exit.code ?? 'unknown'}\n${body}`.trim(), isError: true, exitCode };
+    return { content: body || '(Bash completed with no output)', data, exitCode };
   },
 };

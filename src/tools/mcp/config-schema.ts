@@ -19,6 +19,7 @@ const Stdio = z.object({
     .object({
       enabled: z.boolean().optional(),
       network: z.boolean().optional(),
+      allowedDomains: z.array(z.string()).optional(),
       allowWrite: z.array(z.string()).optional(),
       allowRead: z.array(z.string()).optional(),
     })

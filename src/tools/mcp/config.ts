@@ -15,10 +15,17 @@ export interface McpStdioServerConfig {
   cwd?: string;
   /**
    * agentpipe's addition: what the server's sandbox opens beyond the workspace profile (the
-   * working folders writable, no network): `network: true` gives it the host's network,
+   * working folders writable, no network): `network: true` lets it reach the hosts of
+   * `sandbox.network.allowedDomains` and its own `allowedDomains` through the egress proxy,
    * `allowWrite`/`allowRead` more paths (its own config or cache), `enabled: false` runs it unconfined.
    */
-  sandbox?: { enabled?: boolean; network?: boolean; allowWrite?: string[]; allowRead?: string[] };
+  sandbox?: {
+    enabled?: boolean;
+    network?: boolean;
+    allowedDomains?: string[];
+    allowWrite?: string[];
+    allowRead?: string[];
+  };
 }
 /** A remote server over Streamable HTTP or (legacy) SSE. */
 export interface McpRemoteServerConfig {

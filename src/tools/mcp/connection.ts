@@ -187,16 +187,21 @@ export class McpConnection {
     return client.readResource({ uri }, { signal, timeout: timeoutMs });
   }
 
-  /** Calls one tool of this server. */
+  /**
+   * Calls one tool of this server. `trace.traceparent` (telemetry on) goes in the request's `_meta`, as the MCP
+   * semantic conventions carry the W3C trace context, so the server's spans join the caller's trace.
+   */
   async callTool(
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
     timeoutMs: number,
     onProgress?: (text: string) => void,
+    trace: { traceparent?: string } = {},
   ): Promise<CallToolResult> {
     const client = this.#connected();
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+    const meta = trace.traceparent ? { _meta: { traceparent: trace.traceparent } } : {};
+    const result = await client.callTool({ name: tool, arguments: args, ...meta }, undefined, {
       signal,
       timeout: timeoutMs,
       ...(onProgress

@@ -23,7 +23,9 @@ export function mcpTool(connection: McpConnection, def: McpToolDef, callTimeoutM
     async call(input, context): Promise<ToolResult> {
       const timeoutMs = callTimeoutMs();
       try {
-        const result = await connection.callTool(def.name, input, context.signal, timeoutMs, context.onOutput);
+        const result = await connection.callTool(def.name, input, context.signal, timeoutMs, context.onOutput, {
+          traceparent: context.traceparent,
+        });
         return convertResult(result);
       } catch (error) {
         if (context.signal.aborted) throw error;

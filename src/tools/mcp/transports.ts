@@ -89,7 +89,7 @@ async function confine(
     command: argv,
     cwd,
     env,
-    network: own?.network ? 'host' : 'none',
+    network: own?.network ? { hosts: own.allowedDomains ?? [] } : 'none',
     writable: own?.allowWrite?.map(expand),
     readable: own?.allowRead?.map(expand),
   });

@@ -1,6 +1,6 @@
 /**
  * The few wire fields neither projection carries: a prompt's turns and duration and its
- * permission denials (`result`), the seconds of `tool_progress`, `api_retry`, and the usage of
+ * permission denials (`result`), the seconds of `tool_progress`, `api_retry`, `worker_lost`, and the usage of
  * the running prompt (so the footer moves before the result arrives).
  */
 import type { AgentMessage } from '../../../src/messages/types.ts';
@@ -30,6 +30,9 @@ export function applyRaw(store: ViewStore, message: AgentMessage): void {
       return;
     }
     case 'system':
+      // A cluster worker lost mid-session: another took it over (the prompt goes on there), never "interrupted".
+      if (message.subtype === 'worker_lost')
+        notice(store, 'retry', 'Worker lost: the session was taken over', message.content);
       if (message.subtype === 'api_retry') {
         notice(
           store,

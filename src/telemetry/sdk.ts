@@ -1,0 +1,191 @@
+/**
+ * The OpenTelemetry SDK set-up: loaded only when telemetry is on (`./load.ts` imports this module). Spans go through a
+ * batch processor (a bounded queue: a slow or absent collector never holds up the stream; what overflows is dropped
+ * and counted by the SDK's own `otel.sdk.processor.span.processed` metric), metrics through a periodic reader, both
+ * to OTLP over HTTP (protobuf or JSON) or the console, configured by the standard OTEL_* variables. A caller's own
+ * providers are used as they are.
+ */
+import {
+  diag,
+  DiagLogLevel,
+  trace,
+  metrics,
+  type Meter,
+  type MeterProvider,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import { VERSION } from '../version.ts';
+import { Metrics } from './metrics.ts';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.ts';
+import { OtelAgentSpan, promptParent, type ContentPolicy, type SpanSink } from './spans.ts';
+import type { AgentInfo, AgentSpan, ParentContext, Telemetry } from './types.ts';
+
+export type ExporterKind = 'otlp' | 'console' | 'none';
+
+export interface TelemetrySettings {
+  traces: ExporterKind;
+  metrics: ExporterKind;
+  content: ContentPolicy;
+  /** The caller's own providers (the library's `telemetry` option): used instead of exporters of ours. */
+  tracerProvider?: TracerProvider;
+  meterProvider?: MeterProvider;
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+}
+
+/** Longest wait for the exporters at the end of a session. */
+const FLUSH_LIMIT_MS = 5_000;
+
+type Protocol = 'http/protobuf' | 'http/json';
+
+function protocolOf(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS', log: (line: string) => void): Protocol {
+  const named = env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  if (named === 'http/protobuf' || named === 'http/json') return named;
+  log(
+    `telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=${named} is not supported (http/protobuf, http/json); using http/protobuf`,
+  );
+  return 'http/protobuf';
+}
+
+async function resource(env: NodeJS.ProcessEnv) {
+  const { detectResources, envDetector, resourceFromAttributes } = await import('@opentelemetry/resources');
+  const own = resourceFromAttributes({
+    [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? 'agentpipe',
+    [ATTR_SERVICE_VERSION]: VERSION,
+  });
+  return own.merge(detectResources({ detectors: [envDetector] }));
+}
+
+async function ownTracerProvider(settings: TelemetrySettings, meterProvider: MeterProvider | undefined) {
+  const { BasicTracerProvider } = await import('@opentelemetry/sdk-trace-base');
+  const { BatchSpanProcessor } = await import('@opentelemetry/sdk-trace');
+  let exporter;
+  if (settings.traces === 'console') exporter = new (await import('./console.ts')).StderrSpanExporter();
+  else if (protocolOf(settings.env, 'TRACES', settings.log) === 'http/json')
+    exporter = new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  else exporter = new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+  const env = settings.env;
+  const processor = new BatchSpanProcessor({
+    exporter,
+    ...envInteger(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 'maxQueueSize'),
+    ...envInteger(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'maxExportBatchSize'),
+    ...envInteger(env, 'OTEL_BSP_SCHEDULE_DELAY', 'scheduledDelayMillis'),
+    ...envInteger(env, 'OTEL_BSP_EXPORT_TIMEOUT', 'exportTimeoutMillis'),
+    // Spans dropped on a full queue are counted in `otel.sdk.processor.span.processed` (error.type queue_full).
+    ...(meterProvider ? { selfObsMeterProvider: meterProvider } : {}),
+  });
+  return new BasicTracerProvider({ resource: await resource(settings.env), spanProcessors: [processor] });
+}
+
+/** `{ [key]: n }` for a positive integer variable, else nothing (the SDK's default). */
+function envInteger<K extends string>(env: NodeJS.ProcessEnv, name: string, key: K): Partial<Record<K, number>> {
+  const n = Number(env[name]);
+  return Number.isInteger(n) && n > 0 ? ({ [key]: n } as Partial<Record<K, number>>) : {};
+}
+
+async function ownMeterProvider(settings: TelemetrySettings) {
+  const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics');
+  let exporter;
+  if (settings.metrics === 'console') exporter = new (await import('./console.ts')).StderrMetricExporter();
+  else if (protocolOf(settings.env, 'METRICS', settings.log) === 'http/json')
+    exporter = new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter();
+  else exporter = new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter();
+  const interval = Number(settings.env.OTEL_METRIC_EXPORT_INTERVAL);
+  const reader = new PeriodicExportingMetricReader({
+    exporter,
+    exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
+  });
+  return new MeterProvider({ resource: await resource(settings.env), readers: [reader] });
+}
+
+interface Flushable {
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Waits for `work` at most FLUSH_LIMIT_MS; never throws. */
+async function bounded(work: Promise<unknown>, log: (line: string) => void, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), FLUSH_LIMIT_MS);
+    timer.unref();
+  });
+  try {
+    if ((await Promise.race([work, limit])) === 'late')
+      log(`telemetry: ${what} did not finish in ${FLUSH_LIMIT_MS} ms`);
+  } catch (error) {
+    log(`telemetry: ${what} failed: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class OtelTelemetry implements Telemetry {
+  readonly #sink: SpanSink;
+  readonly settings: TelemetrySettings;
+  readonly owned: Flushable[];
+
+  constructor(tracer: Tracer, meter: Meter | undefined, settings: TelemetrySettings, owned: Flushable[]) {
+    this.#sink = { tracer, metrics: new Metrics(meter), content: settings.content };
+    this.settings = settings;
+    this.owned = owned;
+  }
+
+  prompt(info: AgentInfo, parent?: ParentContext): AgentSpan {
+    return new OtelAgentSpan(this.#sink, info, promptParent(parent));
+  }
+
+  sessionStarted(): void {
+    this.#sink.metrics.session();
+  }
+
+  linesChanged(added: number, removed: number): void {
+    this.#sink.metrics.lines(added, removed);
+  }
+
+  async flush(): Promise<void> {
+    await bounded(Promise.all(this.owned.map((p) => p.forceFlush())), this.settings.log, 'export');
+  }
+
+  async shutdown(): Promise<void> {
+    await bounded(Promise.all(this.owned.map((p) => p.shutdown())), this.settings.log, 'export');
+  }
+}
+
+/** Telemetry on the caller's providers, or on exporters set up from the OTEL_* variables. */
+export async function startTelemetry(settings: TelemetrySettings): Promise<Telemetry> {
+  const owned: Flushable[] = [];
+  if (!settings.tracerProvider && !settings.meterProvider) {
+    const level = settings.env.OTEL_LOG_LEVEL?.toUpperCase();
+    // The SDK's own diagnostics (an export that failed, spans dropped) on the session's log, one line each.
+    const line = (message: string, ...args: unknown[]) =>
+      settings.log(
+        `telemetry: ${[message, ...args.map((a) => (a instanceof Error ? a.message : String(a)))].join(' ')}`,
+      );
+    diag.setLogger(
+      { error: line, warn: line, info: line, debug: line, verbose: line },
+      {
+        logLevel: level && level in DiagLogLevel ? DiagLogLevel[level as keyof typeof DiagLogLevel] : DiagLogLevel.WARN,
+      },
+    );
+  }
+  let meterProvider = settings.meterProvider;
+  if (!meterProvider && !settings.tracerProvider && settings.metrics !== 'none') {
+    const own = await ownMeterProvider(settings);
+    owned.push(own);
+    meterProvider = own;
+  }
+  let tracerProvider = settings.tracerProvider;
+  if (!tracerProvider && !settings.meterProvider && settings.traces !== 'none') {
+    const own = await ownTracerProvider(settings, meterProvider);
+    owned.unshift(own);
+    tracerProvider = own;
+  }
+  const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer('agentpipe', VERSION);
+  const meter = (meterProvider ?? (settings.tracerProvider ? metrics.getMeterProvider() : undefined))?.getMeter(
+    'agentpipe',
+    VERSION,
+  );
+  return new OtelTelemetry(tracer, meter, settings, owned);
+}

@@ -1,0 +1,96 @@
+/**
+ * Every mistake is one clear line with the way out, through the real CLI: a mistyped command never runs as a prompt,
+ * `help <command>`, a port in use, session flags given to `worker`, and the library's missing cwd.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import path from 'node:path';
+import { CLI_PATH, runCli, type RunResult } from '../helpers/cli.ts';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { query } from '../../src/index.ts';
+
+/** One line on stderr, exit 1, nothing on stdout, no stack trace. */
+function oneLineError(result: RunResult, pattern: RegExp): void {
+  assert.equal(result.code, 1, result.stderr);
+  assert.equal(result.stdout, '');
+  assert.equal(result.stderr.split('\n').filter(Boolean).length, 1, result.stderr);
+  assert.doesNotMatch(result.stderr, /internal error|\n\s+at /);
+  assert.match(result.stderr, pattern);
+}
+
+test('a mistyped or unknown command is refused with the nearest command and the way to send it as a prompt', async () => {
+  // A script that would answer if a model ran: it must not.
+  const dir = tempDir();
+  const script = writeScript(dir, [{ text: 'A MODEL RAN' }]);
+  const cases: Array<[string[], RegExp]> = [
+    [['sesions'], /^agentpipe: error: unknown command 'sesions' \(did you mean sessions\?\); .*agentpipe -p sesions/],
+    [['serv', '--port', '0'], /unknown command 'serv' \(did you mean serve\?\)/],
+    [['completion'], /^agentpipe: error: unknown command 'completion'; .*: agentpipe -p completion /],
+    [['help', 'sevre'], /^agentpipe: error: no command 'sevre' \(did you mean serve\?\); agentpipe help lists/],
+  ];
+  for (const [args, pattern] of cases) oneLineError(await runCli(args, { cwd: dir }), pattern);
+  // With -p a word is a prompt; so is a prompt of several words, and a word after the flags (as scripts write it).
+  for (const args of [['-p', 'serv'], ['list the files'], ['--model', 'scripted', 'atach']]) {
+    const run = await runCli([...args, '--script', script, '--model', 'scripted'], { cwd: dir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'A MODEL RAN\n');
+  }
+});
+
+test('agentpipe help [command] prints the help of the program or of the command, exit 0', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['help'], /^Usage: agentpipe \[options\] \[command\] \[prompt\]/],
+    [['help', 'serve'], /^Usage: agentpipe serve \[options\]/],
+    [['help', 'sandbox', 'doctor'], /^Usage: agentpipe sandbox doctor \[options\]/],
+    [['help', 'acp'], /^Usage: agentpipe acp \[options\]/],
+    [['help', 'exec'], /codex exec|Usage: agentpipe exec/i],
+  ];
+  for (const [args, pattern] of cases) {
+    const run = await runCli(args);
+    assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stdout, pattern);
+  }
+});
+
+test('serve, view --live and view of a file on a port in use: one line naming the port and the way out, exit 1', async () => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as net.AddressInfo).port;
+  const dir = tempDir({
+    'saved.jsonl': `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' }, uuid: 'u' })}\n`,
+  });
+  const saved = path.join(dir, 'saved.jsonl');
+  try {
+    const line = new RegExp(`^agentpipe: error: port ${port} is in use: pick another --port, or --port 0`);
+    for (const args of [
+      ['serve', '--port', String(port)],
+      ['view', '--live', '--port', String(port)],
+      ['view', saved, '--port', String(port)],
+    ])
+      oneLineError(await runCli(args, { cwd: dir }), line);
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+  }
+});
+
+test('worker refuses the session flags it would ignore, naming them and where they belong', async () => {
+  const run = await runCli(['worker', '--redis', 'redis://127.0.0.1:1', '--model', 'scripted', '--cwd', '/no/such']);
+  oneLineError(run, /^agentpipe worker: error: --model, --cwd are session flags: .*agentpipe serve --redis/);
+  // Before the subcommand too.
+  const before = await runCli(['--permission-mode', 'plan', 'worker', '--redis', 'redis://127.0.0.1:1']);
+  oneLineError(before, /--permission-mode is a session flag/);
+});
+
+test('query() with a cwd that does not exist fails with one clear error, in process and with the CLI as executable', async () => {
+  const cwd = '/no/such/project';
+  for (const executable of [undefined, CLI_PATH]) {
+    const q = query({ prompt: 'hi', options: { cwd, model: 'scripted', ...(executable ? { executable } : {}) } });
+    await assert.rejects(
+      async () => {
+        for await (const message of q) assert.fail(`no message expected, got ${message.type}`);
+      },
+      { message: `query(): cwd ${cwd}: no such folder (give an existing folder, or leave cwd out)` },
+    );
+  }
+});

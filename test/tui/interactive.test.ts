@@ -1,0 +1,108 @@
+/**
+ * The interactive session in a real pseudo-terminal (test/tui/pty.py types the keys once the screen shows what each
+ * step waits for): a prompt, the streamed answer, a permission question answered "always" (saved to the folder's
+ * local settings), Ctrl-C in the middle of a running tool, then /resume of the saved session in a new process and
+ * Ctrl-C twice to leave.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CLI_PATH } from '../helpers/cli.ts';
+import { runToEnd } from '../helpers/processes.ts';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+
+const PTY = path.join(import.meta.dirname, 'pty.py');
+/** The prompt line, as readline draws it (a cursor move may follow). */
+const PROMPT = '> (\u001b\\[\\d+G)?$';
+
+/** Runs the CLI in a pseudo-terminal, typing each step's keys once its pattern showed; what the screen kept. */
+async function session(args: string[], steps: Array<[string, string]>, cwd: string) {
+  const { NO_COLOR: _, FORCE_COLOR: __, ...env } = process.env;
+  const run = await runToEnd(
+    'python3',
+    [PTY, '100', JSON.stringify(steps), '--', process.execPath, CLI_PATH, ...args],
+    {
+      cwd,
+      env: { ...env, ANTHROPIC_API_KEY: '', NO_COLOR: '1', TERM: 'xterm-256color' },
+    },
+  );
+  // Everything written, in order (readline redraws its line: each redraw is a line here).
+  const screen = run.stdout
+    .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '\n')
+    .split(/[\r\n]+/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  return { code: run.code, screen, text: screen.join('\n') };
+}
+
+test('interactive: prompt, streamed answer, "always" saved, Ctrl-C mid-tool; /resume in a new process; Ctrl-C twice leaves', async () => {
+  const dir = tempDir();
+  const first = writeScript(
+    dir,
+    [
+      { text: 'Let me write it.', tool_calls: [{ name: 'Write', input: { file_path: 'out.txt', content: 'x\n' } }] },
+      { text: 'Written.' },
+      { tool_calls: [{ name: 'Bash', input: { command: 'sleep 30' } }] },
+    ],
+    'first.json',
+  );
+  const one = await session(
+    ['--model', 'scripted', '--script', first],
+    [
+      [PROMPT, 'write it\r'],
+      ['\\[a\\]lways', 'a\r'],
+      [PROMPT, 'wait\r'],
+      ['\\[a\\]lways', 'y\r'],
+      ['sleep 30` running', '\u0003'],
+      [PROMPT, '/cost\r'],
+      [PROMPT, '\u0004'],
+    ],
+    dir,
+  );
+  assert.equal(one.code, 0, one.text);
+  const id = /^session ([0-9a-f-]{36}) · model scripted · \/help for commands$/m.exec(one.text)?.[1];
+  assert.ok(id, one.text);
+  const at = (pattern: RegExp) => {
+    const index = one.screen.findIndex((line) => pattern.test(line));
+    assert.ok(index >= 0, `${pattern} in:\n${one.text}`);
+    return index;
+  };
+  const order = [
+    at(/^Let me write it\.$/),
+    at(/^Allow Write out\.txt\? \[y\]es, \[n\]o, \[a\]lways \(Write\):/),
+    at(/^saved: Write is allowed in .*settings\.local\.json$/),
+    at(/^✓ Write out\.txt \(\d+\.\d s\)$/),
+    at(/^Written\.$/),
+    at(/^Allow `sleep 30`\? \[y\]es/),
+    at(/^… `sleep 30` running$/),
+    at(/^interrupting \(Ctrl-C\)$/),
+    at(/^✗ `sleep 30` \(\d+\.\d s\): Command was interrupted/),
+    at(/^\$\d+\.\d{4} in session /),
+  ];
+  assert.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+  );
+  assert.equal(readFileSync(path.join(dir, 'out.txt'), 'utf8'), 'x\n');
+  const saved = JSON.parse(readFileSync(path.join(dir, '.agentpipe', 'settings.local.json'), 'utf8')) as {
+    permissions: { allow: string[] };
+  };
+  assert.deepEqual(saved.permissions.allow, ['Write']);
+
+  const second = writeScript(dir, [{ text: 'Back again.' }], 'second.json');
+  const two = await session(
+    ['--model', 'scripted', '--script', second],
+    [
+      [PROMPT, `/resume ${id}\r`],
+      [PROMPT, 'go on\r'],
+      ['Back again\\.[\\s\\S]*' + PROMPT, '\u0003'],
+      ['Ctrl-C again', '\u0003'],
+    ],
+    dir,
+  );
+  assert.equal(two.code, 0, two.text);
+  assert.match(two.text, new RegExp(`^resuming ${id}$`, 'm'));
+  assert.match(two.text, new RegExp(`^session ${id} · model scripted`, 'm'), 'the same session goes on');
+  assert.match(two.text, /^Back again\.$/m);
+});
