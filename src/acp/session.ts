@@ -58,6 +58,8 @@ export class AcpSession {
       options: {
         ...options,
         ...start,
+        // ACP's own contract, not Claude Code's: agentpipe's retries and endings unless the command line says.
+        outcomePolicy: options.outcomePolicy ?? 'agentpipe',
         replayUserMessages: true,
         canUseTool: (name, input, o) => this.#ask(name, input, o),
       },

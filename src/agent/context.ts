@@ -11,6 +11,7 @@ import type { RunGuard } from './run-guard.ts';
 import type { SandboxConfig } from '../sandbox/config.ts';
 import type { ToolCalls } from '../tools/tape-calls.ts';
 import type { AgentSpan } from '../telemetry/types.ts';
+import type { OutcomePolicy } from './outcome-policy.ts';
 
 /** The library's permission callback (also backs `--permission-prompt-tool stdio`). */
 export type CanUseTool = (
@@ -76,8 +77,10 @@ export interface AgentContext {
   /** A tool running longer than this gets `tool_progress` heartbeats. */
   progressThresholdMs: number;
   progressIntervalMs: number;
-  /** Retries of a failed model request (429, 5xx, cut connection). */
+  /** Retries of a failed model request (which ones: `policy.retries`). */
   maxRetries: number;
+  /** How failed requests, cut or empty replies, a spent budget and calls' defaults are met (outcome-policy.ts). */
+  policy: OutcomePolicy;
   /** Automatic compaction, checked before each model request (the session sets it). */
   compaction?: {
     beforeRequest(

@@ -29,7 +29,7 @@ import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
 import { redactTokens } from '../model/auth.ts';
 import { newRecoveryState, recoveryFor, systemReminder } from './recovery.ts';
-import { retryDelayMs, retryErrorName, shouldRetry } from './retry.ts';
+import { retryErrorName } from './retry.ts';
 import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
 import { runToolCall, toolNamed } from './tool-runner.ts';
@@ -180,7 +180,8 @@ export async function runAgentLoop(
       history.push({ role: 'assistant', content: blocks.length ? blocks : [{ type: 'text', text: '' }] });
 
       const uses = blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-      const recovery = uses.length === 0 ? recoveryFor(blocks, stopReason, recoveries) : undefined;
+      const recovery =
+        uses.length === 0 && ctx.policy.recoversReplies ? recoveryFor(blocks, stopReason, recoveries) : undefined;
       if (recovery) {
         // As Claude Code: a cut reply is continued, an empty one nudged, instead of ending the turn.
         if (recovery.dropReply) history.pop();
@@ -204,7 +205,7 @@ export async function runAgentLoop(
         continue;
       }
       // As Claude Code: a budget spent by this turn stops the prompt before its tools run.
-      if (overBudget(ctx, run)) {
+      if (ctx.policy.budgetStopsBeforeTools && overBudget(ctx, run)) {
         history.push({ role: 'user', content: uses.map((use) => notRun(use, 'the prompt reached --max-budget-usd')) });
         return end('error_max_budget_usd', 'budget_exhausted', [`Reached maximum budget ($${ctx.maxBudgetUsd})`]);
       }
@@ -219,7 +220,7 @@ export async function runAgentLoop(
 
 /** A call completed with its tool's `inputDefaults` (a call of invalid JSON stays as it is, for the tool to report). */
 function fillDefaults(ctx: AgentContext, use: ToolUseBlock): void {
-  const defaults = toolNamed(ctx.tools, use.name)?.inputDefaults;
+  const defaults = ctx.policy.fillsInputDefaults ? toolNamed(ctx.tools, use.name)?.inputDefaults : undefined;
   if (!defaults || '__invalid_input' in use.input) return;
   for (const [key, value] of Object.entries(defaults)) if (!(key in use.input)) use.input[key] = value;
 }
@@ -386,7 +387,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
         chat?.fail('interrupted', 'aborted');
         return { kind: 'aborted', streamed: assembler.finished };
       }
-      const modelError = shouldRetry(error) ? error : undefined;
+      const modelError = ctx.policy.retries.shouldRetry(error) ? error : undefined;
       if (!modelError || assembler.started || attempt >= ctx.maxRetries) {
         const failure = ModelError.isInstance(error) ? error : undefined;
         chat?.fail(error instanceof Error ? error.message : String(error), failure?.kind ?? 'error');
@@ -405,7 +406,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
         await ctx.emit(apiErrorAssistant(report, { sessionId: ctx.sessionId, parentToolUseId: ctx.parentToolUseId }));
         return { kind: 'failed', report };
       }
-      const delay = retryDelayMs(modelError, attempt);
+      const delay = ctx.policy.retries.delayMs(modelError, attempt);
       chat?.retry(attempt + 1, delay, modelError.kind);
       ctx.debug?.(
         'api',

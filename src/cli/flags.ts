@@ -160,6 +160,13 @@ export function addSessionOptions(command: Command): Command {
       '--include-hook-events',
       'emit system/hook_started before each hook (hook_response after it is always emitted)',
     )
+    .addOption(
+      new Option(
+        '--outcome-policy <policy>',
+        "whose contract retries, cut or empty replies and budget stops follow: claude-code (default: Claude Code's) " +
+          "or agentpipe (agentpipe's own, as the Codex and ACP faces)",
+      ).choices(['claude-code', 'agentpipe']),
+    )
     .option(
       '--fallback-model <models>',
       'model(s) to switch to, for the rest of the prompt, when a request fails with overloaded, model not ' +

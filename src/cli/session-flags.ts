@@ -1,11 +1,12 @@
 /**
  * Flags of durable sessions → session options: resume/continue/fork, persistence, compaction, structured output, key
- * helper.
+ * helper, outcome policy.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionOptions } from '../session/options.ts';
 import type { CliFlags } from './flags.ts';
+import { isOutcomePolicyName } from '../agent/outcome-policy.ts';
 
 type SessionFlagOptions = Pick<
   SessionOptions,
@@ -19,6 +20,7 @@ type SessionFlagOptions = Pick<
   | 'maxContextTokens'
   | 'outputFormat'
   | 'apiKeyHelper'
+  | 'outcomePolicy'
 >;
 
 /** Maps the flags; throws an Error with a clear message for bad values. */
@@ -37,6 +39,7 @@ export function sessionFlagOptions(flags: CliFlags, cwd: string): SessionFlagOpt
   if (flags.sessionPersistence === false) options.persistSession = false;
   if (typeof flags.maxContextTokens === 'number') options.maxContextTokens = flags.maxContextTokens;
   if (typeof flags.apiKeyHelper === 'string') options.apiKeyHelper = flags.apiKeyHelper;
+  if (isOutcomePolicyName(flags.outcomePolicy)) options.outcomePolicy = flags.outcomePolicy;
   if (typeof flags.jsonSchema === 'string')
     options.outputFormat = { type: 'json_schema', schema: readSchema(flags.jsonSchema, cwd) };
   if (options.resume && options.continue) throw new Error('--resume and --continue cannot be combined');

@@ -67,6 +67,7 @@ export function flagsFromOptions(options: QueryOptions): { args: string[]; tempF
   if (options.outputFormat?.type === 'json_schema') add('--json-schema', JSON.stringify(options.outputFormat.schema));
   add('--api-key-helper', options.apiKeyHelper);
   add('--fallback-model', options.fallbackModel);
+  add('--outcome-policy', options.outcomePolicy);
   add('--effort', options.effort);
   if (options.thinking) {
     add('--thinking', options.thinking.type);

@@ -11,6 +11,7 @@ import { HARNESS_NAMES, type HarnessName } from '../harness/types.ts';
 import type { SandboxSettings } from '../sandbox/config.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../sandbox/config.ts';
 import type { SessionOptions } from './options.ts';
+import { isOutcomePolicyName, OUTCOME_POLICIES, type OutcomePolicyName } from '../agent/outcome-policy.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A JSON object typed as the option's type (its fields are the session's to check). */
@@ -48,6 +49,9 @@ export const SerializableOptionsSchema = z.strictObject({
   toolProgressThresholdMs: z.number(),
   toolProgressIntervalMs: z.number(),
   maxRetries: z.number(),
+  outcomePolicy: z.custom<OutcomePolicyName>(isOutcomePolicyName, {
+    message: `expected one of ${OUTCOME_POLICIES.join(', ')}`,
+  }),
   sessionMirror: z.boolean(),
   maxContextTokens: z.number(),
   outputFormat: object<NonNullable<SessionOptions['outputFormat']>>(),

@@ -8,6 +8,7 @@ import type { EffortLevel, ThinkingConfig } from '../model/types.ts';
 import type { SettingSource } from './setting-sources.ts';
 import type { CanUseTool } from '../agent/context.ts';
 import type { RunGuard } from '../agent/run-guard.ts';
+import type { OutcomePolicyName } from '../agent/outcome-policy.ts';
 import type { AgentDefinition } from '../agent/subagent.ts';
 import type { HookCallbacks } from '../tools/hooks/types.ts';
 import type { Tool } from '../tools/types.ts';
@@ -80,8 +81,18 @@ export interface SessionOptions extends ModelOptions {
   /** Heartbeat threshold and interval of `tool_progress` (ms). */
   toolProgressThresholdMs?: number;
   toolProgressIntervalMs?: number;
-  /** Retries of failed model requests (default 10, as Claude Code; `src/agent/retry.ts` says which). */
+  /**
+   * Retries of failed model requests (default: CLAUDE_CODE_MAX_RETRIES, else the outcome policy's: 10 for
+   * `claude-code`, 3 for `agentpipe`; `src/agent/retry.ts` says which failures).
+   */
   maxRetries?: number;
+  /**
+   * Whose contract the session's outcomes follow (`--outcome-policy`): `claude-code` (default; Claude Code 2.1.332's
+   * retries, a reply cut at max_tokens continued and an empty one nudged, a budget stop before the tools, Edit's
+   * `replace_all: false` filled in) or `agentpipe` (agentpipe's own, which the Codex and ACP faces use). See
+   * `src/agent/outcome-policy.ts` and docs/compat.md.
+   */
+  outcomePolicy?: OutcomePolicyName;
   /** Write the transcript to $AGENTPIPE_HOME/projects/<cwd>/<id>.jsonl (default true; `--no-session-persistence`). */
   persistSession?: boolean;
   /** Resume a session: its id or the path of its .jsonl transcript. */

@@ -64,7 +64,7 @@ import {
   type StructuredOutcome,
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
-import { DEFAULT_MAX_RETRIES } from '../agent/retry.ts';
+import { outcomePolicy } from '../agent/outcome-policy.ts';
 import { closeSandbox, isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
 import type { ParentContext, Telemetry } from '../telemetry/types.ts';
 
@@ -177,6 +177,7 @@ export class Session {
       emit: (m) => this.ctx.emit(m),
     });
     this.mcp.start();
+    const policy = outcomePolicy(options.outcomePolicy);
     this.ctx = {
       provider,
       model,
@@ -210,7 +211,9 @@ export class Session {
       progressIntervalMs: options.toolProgressIntervalMs ?? 1000,
       // CLAUDE_CODE_MAX_RETRIES as Claude Code reads it (the SDK passes it in `env`).
       maxRetries:
-        options.maxRetries ?? envCount('CLAUDE_CODE_MAX_RETRIES', DEFAULT_MAX_RETRIES, options.env ?? process.env),
+        options.maxRetries ??
+        envCount('CLAUDE_CODE_MAX_RETRIES', policy.retries.defaultMaxRetries, options.env ?? process.env),
+      policy,
       emit: (message) => this.emit(message),
       ...(options.runGuard ? { guard: options.runGuard } : {}),
     };

@@ -67,6 +67,7 @@ const KEPT = [
   'additionalDirectories',
   'settingSources',
   'maxRetries',
+  'outcomePolicy',
 ] as const satisfies ReadonlyArray<keyof SessionOptions & keyof TapeSession>;
 
 /** The KEPT fields `from` has. */

@@ -57,9 +57,10 @@ test('acp: initialize, session/new, session/prompt stream the projection; permis
   );
   assertGolden('acp-server-prompt', normalize(value.firstUpdates, cwd));
 
-  // The server's updates are the ACP projection of the same stream (plus usage_update).
+  // The server's updates are the ACP projection of the same stream (plus usage_update), run as the ACP face runs it.
   const local: AgentMessage[] = [];
   const options = scriptedOptions({
+    outcomePolicy: 'agentpipe',
     script: ACP_SCRIPT,
     allowedTools: ALLOWED,
     includePartialMessages: true,

@@ -66,3 +66,24 @@ test('an empty reply is nudged once and left out of the conversation; a second e
   assert.equal(twice.requests.length, 2);
   assert.deepEqual([parseLines(r2.stdout).at(-1)!.subtype, parseLines(r2.stdout).at(-1)!.result], ['success', '']);
 });
+
+test('--outcome-policy agentpipe (the Codex and ACP faces): a cut or empty reply ends the prompt, a 401 is not retried', async () => {
+  const AGENTPIPE = ['--outcome-policy', 'agentpipe'];
+  const cut = await anthropic([stopping('a', 'max_tokens'), text('never asked')]);
+  const r1 = await run(place(), [...STREAM, ...CLAUDE, ...AGENTPIPE, 'hi'], { env: cut.env });
+  assert.deepEqual(shape(r1.stdout), ['assistant:a']);
+  assert.deepEqual([cut.requests.length, parseLines(r1.stdout).at(-1)!.result], [1, 'a']);
+
+  const nothing = await anthropic([empty, text('never asked')]);
+  const r2 = await run(place(), [...STREAM, ...CLAUDE, ...AGENTPIPE, 'hi'], { env: nothing.env });
+  assert.deepEqual([nothing.requests.length, parseLines(r2.stdout).at(-1)!.subtype], [1, 'success']);
+
+  const rejected = await anthropic([
+    { kind: 'json', status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'no' } } },
+    text('never asked'),
+  ]);
+  const r3 = await run(place(), [...STREAM, ...CLAUDE, ...AGENTPIPE, 'hi'], { env: rejected.env });
+  assert.equal(r3.code, 1);
+  assert.equal(rejected.requests.length, 1);
+  assert.equal(parseLines(r3.stdout).filter((l) => l.subtype === 'api_retry').length, 0);
+});

@@ -103,6 +103,8 @@ export class CodexThread {
       options: {
         ...setup.options,
         cwd: setup.cwd,
+        // Codex's contract, not Claude Code's: agentpipe's retries and endings unless the command line says.
+        outcomePolicy: setup.options.outcomePolicy ?? 'agentpipe',
         replayUserMessages: true,
         includePartialMessages: true,
         canUseTool: (name, input, o) => this.#canUseTool(name, input, o),

@@ -55,6 +55,8 @@ export function execPlan(args: ExecArgs, env: NodeJS.ProcessEnv, cwdNow: string)
     // untrusted projects get no .codex/config.toml.
     trustProject: false,
     includePartialMessages: false,
+    // codex exec's contract, not Claude Code's: agentpipe's retries and endings (a 401 fails the turn, as codex).
+    outcomePolicy: 'agentpipe',
     env,
   };
   return { options, permissions, ignoredKeys: settings.ignoredKeys };

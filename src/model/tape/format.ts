@@ -64,6 +64,8 @@ export interface TapeSession {
   additionalDirectories?: string[];
   settingSources?: string[];
   maxRetries?: number;
+  /** The session's outcome policy (agent/outcome-policy.ts), when it was not the default. */
+  outcomePolicy?: 'claude-code' | 'agentpipe';
 }
 
 /** The first line. */

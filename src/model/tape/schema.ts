@@ -72,6 +72,7 @@ const Session = z.looseObject({
   additionalDirectories: Strings.optional(),
   settingSources: Strings.optional(),
   maxRetries: z.number().int().nonnegative().optional(),
+  outcomePolicy: z.enum(['claude-code', 'agentpipe']).optional(),
 });
 
 const Header = z.object({

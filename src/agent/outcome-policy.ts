@@ -1,0 +1,54 @@
+/**
+ * How a session meets the outcomes a client or a model can tell apart: failed model requests, replies that are not
+ * an ending, a budget spent mid-turn, the calls the model sees again. Each face of agentpipe keeps the contract of
+ * the product it stands in for (`SessionOptions.outcomePolicy`):
+ *
+ * - `claude-code` (the Claude faces: `-p` and stream-json, `query()`, `serve`, the default): as Claude Code 2.1.332,
+ *   measured with the differential suite (docs/compat.md): its retries (retry.ts); a reply cut at `max_tokens`
+ *   continued and an empty one nudged (recovery.ts); a `--max-budget-usd` spent by a turn stops it before its tools
+ *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`).
+ * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
+ *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
+ *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them.
+ */
+import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, type RetryPolicy } from './retry.ts';
+
+/** The names `SessionOptions.outcomePolicy` takes. */
+export const OUTCOME_POLICIES = ['claude-code', 'agentpipe'] as const;
+export type OutcomePolicyName = (typeof OUTCOME_POLICIES)[number];
+
+/** What a policy decides; the agent loop asks it, never a face. */
+export interface OutcomePolicy {
+  readonly name: OutcomePolicyName;
+  readonly retries: RetryPolicy;
+  /** A reply cut at `max_tokens` is continued, an empty one nudged (recovery.ts), instead of ending the turn. */
+  readonly recoversReplies: boolean;
+  /** A budget spent by a turn stops the prompt before that turn's tools run (else: before the next request). */
+  readonly budgetStopsBeforeTools: boolean;
+  /** A call is completed with its tool's `inputDefaults` when its block ends (the stream and history carry them). */
+  readonly fillsInputDefaults: boolean;
+}
+
+const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
+  'claude-code': {
+    name: 'claude-code',
+    retries: CLAUDE_CODE_RETRIES,
+    recoversReplies: true,
+    budgetStopsBeforeTools: true,
+    fillsInputDefaults: true,
+  },
+  agentpipe: {
+    name: 'agentpipe',
+    retries: AGENTPIPE_RETRIES,
+    recoversReplies: false,
+    budgetStopsBeforeTools: false,
+    fillsInputDefaults: false,
+  },
+};
+
+/** The policy of that name (`claude-code` when none is given: the library's and the CLI's contract). */
+export const outcomePolicy = (name: OutcomePolicyName = 'claude-code'): OutcomePolicy => POLICIES[name];
+
+/** True for a name of OUTCOME_POLICIES. */
+export const isOutcomePolicyName = (value: unknown): value is OutcomePolicyName =>
+  OUTCOME_POLICIES.some((name) => name === value);
