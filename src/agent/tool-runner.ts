@@ -9,6 +9,8 @@ import { newUuid } from '../messages/ids.ts';
 import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../messages/notices.ts';
 import { checkPermission, readDeniedFor } from '../tools/permissions.ts';
 import { toolNameMatches } from '../tools/permission-rules.ts';
+import { hasInputProblem, inputValidationFailure } from '../tools/input-validation.ts';
+import { isBuiltinTool } from '../tools/builtin/index.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import { sandboxOf, type AgentContext } from './context.ts';
@@ -74,13 +76,22 @@ async function runCall(
   span?: ToolSpan,
 ): Promise<ToolOutcome> {
   const tool = toolNamed(ctx.tools, use.name);
-  if (!tool) return errorOutcome(use, wrapToolUseError(`Error: No such tool available: ${use.name}`));
+  if (!tool) {
+    const message = `Error: No such tool available: ${use.name}`;
+    return { ...errorOutcome(use, wrapToolUseError(message)), data: message };
+  }
   if ('__invalid_input' in use.input)
     return errorOutcome(
       use,
       wrapToolUseError(`The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`),
     );
 
+  // As Claude Code: a built-in tool's input that does not fit its schema is refused before the permission checks and
+  // hooks (custom tools check their own input; an MCP tool's is its server's to check).
+  if (isBuiltinTool(tool) && hasInputProblem(tool.inputSchema, use.input)) {
+    const failure = await inputValidationFailure(tool.modelName ?? tool.name, tool.inputSchema, use.input);
+    if (failure) return { ...errorOutcome(use, wrapToolUseError(failure.text)), data: failure.data };
+  }
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);
   const how = decision.how?.permission_decision;

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { StreamDriver } from '../helpers/stream-driver.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
@@ -120,7 +120,8 @@ test('tool_use_result shapes: Read file.content, Edit structuredPatch with real 
   ]);
   assert.deepEqual(results.get('toolu_read')!.data, {
     type: 'text',
-    file: { filePath: file, content: 'line 2\nline 3', numLines: 2, startLine: 2, totalLines: 11 },
+    // The path as the model gave it, as Claude Code 2.1.332 gives it.
+    file: { filePath: 'a.txt', content: 'line 2\nline 3', numLines: 2, startLine: 2, totalLines: 11 },
   });
   const edit = results.get('toolu_edit')!;
   assert.notEqual(edit.block.is_error, true, edit.block.content);
@@ -151,4 +152,54 @@ test('tool_use_result shapes: Read file.content, Edit structuredPatch with real 
     [results.get('toolu_nope')!.block.content, results.get('toolu_nope')!.block.is_error],
     ['<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>', true],
   );
+  assert.equal(results.get('toolu_nope')!.data, 'Error: No such tool available: NoSuchTool');
+});
+
+test("Claude Code 2.1.332's texts: Read of a folder, of an empty file, input that does not fit the schema", async () => {
+  const dir = tempDir({ 'empty.txt': '' });
+  mkdirSync(path.join(dir, 'd'));
+  const results = await run(dir, [
+    { id: 'toolu_dir', name: 'Read', input: { file_path: 'd' } },
+    { id: 'toolu_empty', name: 'Read', input: { file_path: 'empty.txt' } },
+    { id: 'toolu_missing', name: 'Read', input: {} },
+    { id: 'toolu_type', name: 'Read', input: { file_path: 7 } },
+    { id: 'toolu_two', name: 'Edit', input: { file_path: 'empty.txt', old_string: 1 } },
+  ]);
+  const eisdir = `EISDIR: illegal operation on a directory, read '${path.join(dir, 'd')}'`;
+  assert.deepEqual(
+    [results.get('toolu_dir')!.block.content, results.get('toolu_dir')!.data],
+    [eisdir, `Error: ${eisdir}`],
+  );
+  assert.deepEqual(results.get('toolu_empty')!.data.file, {
+    filePath: 'empty.txt',
+    content: '',
+    numLines: 1,
+    startLine: 1,
+    totalLines: 1,
+  });
+  const invalid = (id: string) => [results.get(id)!.block.content, results.get(id)!.block.is_error];
+  assert.deepEqual(invalid('toolu_missing'), [
+    '<tool_use_error>InputValidationError: Read failed due to the following issue:\n' +
+      'The required parameter `file_path` is missing</tool_use_error>',
+    true,
+  ]);
+  assert.deepEqual(JSON.parse(results.get('toolu_missing')!.data.replace('InputValidationError: ', '')), [
+    {
+      expected: 'string',
+      code: 'invalid_type',
+      path: ['file_path'],
+      message: 'Invalid input: expected string, received undefined',
+    },
+  ]);
+  assert.deepEqual(invalid('toolu_type'), [
+    '<tool_use_error>InputValidationError: Read failed due to the following issue:\n' +
+      'The parameter `file_path` type is expected as `string` but provided as `number`</tool_use_error>',
+    true,
+  ]);
+  assert.deepEqual(invalid('toolu_two'), [
+    '<tool_use_error>InputValidationError: Edit failed due to the following issues:\n' +
+      'The required parameter `new_string` is missing\n' +
+      'The parameter `old_string` type is expected as `string` but provided as `number`</tool_use_error>',
+    true,
+  ]);
 });

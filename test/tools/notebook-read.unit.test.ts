@@ -39,11 +39,11 @@ test('a notebook reads as its cells and outputs, in one text block, as Claude Co
         '<cell id="cell-5"><cell_type>raw</cell_type>raw stuff</cell id="cell-5">',
     },
   ]);
-  const file = path.join(dir, 'n.ipynb');
   assert.deepEqual(result.data, {
     type: 'notebook',
     file: {
-      filePath: file,
+      // The path as the model gave it, as Claude Code gives it.
+      filePath: 'n.ipynb',
       cells: [
         { cellType: 'markdown', source: '# Title\nSome text', cell_id: 'md1' },
         {

@@ -28,3 +28,20 @@ export function builtinTools(provider?: ModelProvider): Tool[] {
     writeTool,
   ];
 }
+
+/** agentpipe's versions of Claude Code's tools: their input is checked as Claude Code's (input-validation.ts). */
+const BUILTIN: ReadonlySet<Tool> = new Set([
+  bashTool,
+  editTool,
+  globTool,
+  grepTool,
+  notebookEditTool,
+  readTool,
+  todoWriteTool,
+  webFetchTool,
+  webSearchTool,
+  writeTool,
+]);
+
+/** True for one of the built-in tools (not a custom, MCP or agent tool). */
+export const isBuiltinTool = (tool: Tool): boolean => BUILTIN.has(tool);

@@ -39,16 +39,19 @@ export const readTool: Tool = {
   ),
   isReadOnly: () => true,
   async call(input, context): Promise<ToolResult> {
-    const file = resolvePath(context.cwd, requireString(input, 'file_path'));
+    const given = requireString(input, 'file_path');
+    const file = resolvePath(context.cwd, given);
     const offset = optionalNumber(input, 'offset', 1) ?? 1;
     const chosen = optionalNumber(input, 'limit', 1);
     const info = await stat(file).catch(() => undefined);
     // Claude Code says it as the call's error, not as a refused call (no <tool_use_error> tags).
     if (!info) return { content: fileDoesNotExist(context.cwd), isError: true };
-    if (info.isDirectory()) return toolUseError(`${file} is a directory; list it with Bash (ls) or Glob`);
+    // Claude Code 2.1.332 answers with the system's error, as the call's error.
+    if (info.isDirectory())
+      return { content: `EISDIR: illegal operation on a directory, read '${file}'`, isError: true };
     if (!info.isFile()) return toolUseError(`${file} is ${kindOf(info)}; only regular files can be read`);
     try {
-      const result = await readAs(file, info.size, offset, chosen, context.signal);
+      const result = await readAs({ file, given }, info.size, offset, chosen, context.signal);
       if (!result.isError) await recordRead(context.state, file);
       return result;
     } catch (error) {
@@ -60,7 +63,8 @@ export const readTool: Tool = {
 
 /** Reads the file as an image or as numbered text lines. */
 async function readAs(
-  file: string,
+  /** The file (absolute) and its path as the model gave it (the result's `filePath`, as Claude Code's). */
+  { file, given }: { file: string; given: string },
   size: number,
   offset: number,
   /** The model's limit; without one, DEFAULT_LIMIT lines and a note when there are more. */
@@ -72,7 +76,7 @@ async function readAs(
     const data = (await readRegularFile(file, MAX_IMAGE_BYTES, signal)).toString('base64');
     return {
       content: [{ type: 'image', source: { type: 'base64', media_type: mediaType, data } }],
-      data: { type: 'image', file: { filePath: file, base64: data, type: mediaType, originalSize: size } },
+      data: { type: 'image', file: { filePath: given, base64: data, type: mediaType, originalSize: size } },
     };
   }
   if (size > MAX_TEXT_BYTES)
@@ -87,7 +91,7 @@ async function readAs(
     const notebook = await import('./notebook-read.ts');
     try {
       const cells = notebook.notebookCells(text);
-      return { content: notebook.notebookContent(cells), data: { type: 'notebook', file: { filePath: file, cells } } };
+      return { content: notebook.notebookContent(cells), data: { type: 'notebook', file: { filePath: given, cells } } };
     } catch (error) {
       if (error instanceof notebook.NotebookReadError) return { content: error.message, isError: true };
       throw error;
@@ -106,7 +110,14 @@ async function readAs(
             `file has ${lines.length} lines.</system-reminder>`,
       data: {
         type: 'text',
-        file: { filePath: file, content: '', numLines: 0, startLine: offset, totalLines: lines.length },
+        // An empty file is one empty line to Claude Code.
+        file: {
+          filePath: given,
+          content: '',
+          numLines: lines.length === 0 ? 1 : 0,
+          startLine: offset,
+          totalLines: Math.max(lines.length, 1),
+        },
       },
     };
   }
@@ -122,7 +133,7 @@ async function readAs(
     data: {
       type: 'text',
       file: {
-        filePath: file,
+        filePath: given,
         content: slice.join('\n'),
         numLines: slice.length,
         startLine: offset,
