@@ -137,8 +137,8 @@ export async function runAgentLoop(
   /** Runs one answer's tool calls and records their results; the outcome to end with, or undefined to go on. */
   const runCalls = async (uses: ToolUseBlock[]): Promise<LoopOutcome | undefined> => {
     const batch = await runToolBatch(ctx, run, uses, emitUser);
-    // The results in the order of the calls, whatever order they finished in.
-    history.push({ role: 'user', content: uses.map((use) => batch.results.get(use.id)!) });
+    // The results in the order they finished in, as Claude Code 2.1.332 sends them and as the transcript has them.
+    history.push({ role: 'user', content: [...batch.results.values()] });
     if (batch.hookStop !== undefined)
       return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${batch.hookStop}`]);
     if (run.signal.aborted || batch.interruptedByAnswer) return stopInterrupted(INTERRUPTED_TOOLS, 'aborted_tools');
@@ -238,6 +238,7 @@ const notRun = (use: ToolUseBlock, why: string): UserContentBlock => ({
 
 /** What one answer's tool calls gave. */
 interface BatchOutcome {
+  /** By call id, in the order the calls finished. */
   results: Map<string, UserContentBlock>;
   interruptedByAnswer: boolean;
   hookStop?: string;

@@ -12,7 +12,7 @@ import { sdkOptions } from '../sdk/helpers.ts';
 import { StreamDriver } from '../helpers/stream-driver.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { CLAUDE, anthropic, place, text } from '../session/helpers.ts';
-import { anthropicBlock, anthropicStart } from '../model/fake-servers.ts';
+import { anthropicBlock, anthropicStart, anthropicStream } from '../model/fake-servers.ts';
 
 const ARGS = ['--model', 'scripted', '--no-session-persistence'];
 
@@ -94,18 +94,24 @@ test('read-only calls of one model turn run at the same time; each result is emi
       ),
     ],
   });
-  const options = sdkOptions(
-    [
-      {
-        tool_calls: [
-          { name: 'mcp__probe__look', id: 'toolu_slow', input: { name: 'slow' } },
-          { name: 'mcp__probe__look', id: 'toolu_fast', input: { name: 'fast' } },
-        ],
-      },
-      { text: 'both seen' },
-    ],
-    { mcpServers: { probe }, allowedTools: ['mcp__probe__look'] },
-  );
+  const look = (id: string, name: string, index: number) =>
+    anthropicBlock(index, { type: 'tool_use', id, name: 'mcp__probe__look', input: {} }, [
+      { type: 'input_json_delta', partial_json: JSON.stringify({ name }) },
+    ]);
+  const server = await anthropic([
+    {
+      kind: 'sse',
+      frames: anthropicStream([look('toolu_slow', 'slow', 0), look('toolu_fast', 'fast', 1)], 'tool_use'),
+    },
+    text('both seen'),
+  ]);
+  const options = sdkOptions([], {
+    mcpServers: { probe },
+    allowedTools: ['mcp__probe__look'],
+    model: 'claude-sonnet-4-5',
+    extraArgs: {},
+  });
+  options.env = { ...options.env, ...server.env };
   const messages = await collect('look twice', options);
   assert.equal(started.size, 2);
   const results = messages
@@ -113,6 +119,12 @@ test('read-only calls of one model turn run at the same time; each result is emi
     .filter((b) => b.type === 'tool_result')
     .map((b) => b.tool_use_id);
   assert.deepEqual(results, ['toolu_fast', 'toolu_slow'], 'the result that completed first comes first');
+  // The model gets them in that order too, as Claude Code 2.1.332 sends them.
+  const next = server.requests[1]!.body as { messages: Array<{ content: Array<{ tool_use_id?: string }> }> };
+  assert.deepEqual(
+    next.messages.at(-1)!.content.map((b) => b.tool_use_id),
+    ['toolu_fast', 'toolu_slow'],
+  );
   const result = resultOf(messages);
   assert.equal(result.subtype, 'success');
   assert.equal(result.num_turns, 3);
