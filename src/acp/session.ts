@@ -94,6 +94,7 @@ export class AcpSession {
   }
 
   async cancel(): Promise<void> {
+    // The prompt ended meanwhile: nothing to cancel.
     if (this.#busy) await this.#query.interrupt().catch(() => {});
   }
 

@@ -3,6 +3,7 @@
  * tool_result messages) → again, until the model ends its turn, a limit is hit, the run is
  * interrupted or something fails. It never throws: every ending is a `LoopOutcome`.
  */
+import { errorMessage } from '../process/errors.ts';
 import { userMessage } from '../messages/user.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { modelRequest } from './request.ts';
@@ -196,7 +197,7 @@ export async function runAgentLoop(
     }
   } catch (error) {
     if (run.signal.aborted) return await stopInterrupted(INTERRUPTED, 'aborted_streaming');
-    return end('error_during_execution', 'model_error', [error instanceof Error ? error.message : String(error)]);
+    return end('error_during_execution', 'model_error', [errorMessage(error)]);
   }
 }
 
@@ -353,7 +354,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       }
       const modelError = ModelError.isInstance(error) ? error : undefined;
       if (!modelError?.retryable || assembler.started || attempt >= ctx.maxRetries) {
-        chat?.fail(error instanceof Error ? error.message : String(error), modelError?.kind ?? 'error');
+        chat?.fail(errorMessage(error), modelError?.kind ?? 'error');
         if (!assembler.started && (await fallBack(ctx, modelError, run))) {
           attempt = -1; // the fallback model gets its own retries
           chat = ctx.span?.chat(currentModel(ctx, run), ctx.maxTokens);

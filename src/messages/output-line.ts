@@ -2,6 +2,7 @@
  * Parses one line of the CLI's stream-json output (read by the SDK's child-process engine):
  * control lines are validated in full; any other object with a string `type` is a message.
  */
+import { errorMessage } from '../process/errors.ts';
 import { z } from 'zod';
 import type { ControlCancelRequest, ControlRequest, ControlResponse, KeepAlive, OutboundRequest } from './control.ts';
 import {
@@ -36,7 +37,7 @@ export function parseOutputLine(line: string): { ok: true; line: OutputLineRead 
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { ok: false, error: `malformed JSON (${(error as Error).message})` };
+    return { ok: false, error: `malformed JSON (${errorMessage(error)})` };
   }
   return parseOutputValue(value);
 }

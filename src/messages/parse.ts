@@ -5,6 +5,7 @@
  * path cost ~11 ms of start-up (measured with the bundled CLI). Field-level schemas (zod) check
  * the requests' contents where they are handled (`initialize`, answers, MCP configs).
  */
+import { errorMessage } from '../process/errors.ts';
 import type { InputMessage } from './control.ts';
 import { nestedDeeper, tooDeepError } from './json-limits.ts';
 
@@ -26,7 +27,7 @@ export function parseInputLine(line: string): ParsedLine {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { ok: false, error: `malformed JSON (${(error as Error).message})`, refused: refusedFromHead(line) };
+    return { ok: false, error: `malformed JSON (${errorMessage(error)})`, refused: refusedFromHead(line) };
   }
   if (!isObject(value)) return { ok: false, error: 'expected a JSON object' };
   const parsed = checkMessage(value);
