@@ -13,6 +13,7 @@ import {
 } from './control-schema.ts';
 import { issuesOf } from './issues.ts';
 import type { AgentMessage } from './types.ts';
+import { ownMessage } from './wire.ts';
 
 export type OutputLineRead =
   | ControlResponse
@@ -64,5 +65,5 @@ export function parseOutputValue(value: unknown): { ok: true; line: OutputLineRe
   const parsed = MessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: `not a message: ${issuesOf(parsed.error)}` };
   // The CLI's own messages: their type is checked, their fields are passed on as the CLI wrote them.
-  return { ok: true, line: { type: 'message', message: parsed.data as unknown as AgentMessage } };
+  return { ok: true, line: { type: 'message', message: ownMessage(parsed.data) } };
 }
