@@ -9,6 +9,7 @@ import { AgentpipeError, errorCode } from '../process/errors.ts';
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { processAlive } from '../process/alive.ts';
 import { makePrivateFolderSync, PRIVATE_FILE, tightenFolderSync } from '../process/private-files.ts';
 
 /** The session is in use by another writer. */
@@ -24,15 +25,6 @@ interface Owner {
 
 const held = new Set<string>();
 let exitHook = false;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errorCode(error) === 'EPERM';
-  }
-}
 
 function readOwner(lock: string): Owner | undefined {
   try {
@@ -82,7 +74,7 @@ export function lockTranscript(transcript: string, sessionId: string): () => voi
       if (errorCode(error) !== 'EEXIST') throw error;
       const owner = readOwner(lock);
       // A lock of a dead process on this machine (or an unreadable one) is stale: take it over.
-      if (owner === undefined || (owner.host === me.host && !alive(owner.pid))) {
+      if (owner === undefined || (owner.host === me.host && !processAlive(owner.pid))) {
         rmSync(lock, { force: true });
         continue;
       }
