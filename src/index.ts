@@ -47,6 +47,7 @@ export { LifecycleTracker, LIFECYCLE_REASONS } from './sdk/lifecycle.ts';
 export type { LifecycleEvent, LifecycleReason, SandboxLifecycleState, AgentRuntimeState } from './sdk/lifecycle.ts';
 export { SessionEventProjector, isEventOf, toSessionEvents } from './sdk/session-events.ts';
 export type { SessionEvent, SessionEventDataMap, SessionEventType, ToolRequest } from './sdk/session-events.ts';
+export { AgentpipeError } from './process/errors.ts';
 export { SessionSetupError } from './session/open.ts';
 export { CodexItemProjector, toCodexItemEvents } from './codex/projector.ts';
 export type {

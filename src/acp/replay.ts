@@ -5,12 +5,14 @@
  * acp` or of any other entry point).
  */
 import type { AgentMessage } from '../messages/types.ts';
+import { ownMessage } from '../messages/wire.ts';
 import { AcpUpdateProjector } from '../sdk/acp-updates.ts';
+import type { SessionUpdate } from '../sdk/acp-types.ts';
 import type { TranscriptLine } from '../session/transcript-format.ts';
 
-export function replayUpdates(log: readonly AgentMessage[]): Array<Record<string, unknown>> {
+export function replayUpdates(log: readonly AgentMessage[]): SessionUpdate[] {
   const projector = new AcpUpdateProjector({ showPrompts: true });
-  return log.flatMap((message) => projector.push(message) as unknown as Array<Record<string, unknown>>);
+  return log.flatMap((message) => projector.push(message));
 }
 
 /**
@@ -24,10 +26,10 @@ export function transcriptLog(lines: TranscriptLine[]): AgentMessage[] {
     if (line.type === 'agentpipe_snapshot' || (line.type === 'user' && (line.agentpipe_context || line.isReplay)))
       continue;
     // The fields the projection reads were validated (transcript-schema.ts); the rest are as the session emitted them.
-    const message = line as unknown as AgentMessage;
+    const message = ownMessage(line);
     log.push(
-      line.type === 'user' && line.agentpipe_prompt
-        ? { ...(message as AgentMessage & { type: 'user' }), isReplay: true }
+      message.type === 'user' && line.type === 'user' && line.agentpipe_prompt
+        ? { ...message, isReplay: true }
         : message,
     );
   }

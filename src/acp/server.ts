@@ -4,6 +4,7 @@
  * saved as a transcript like every session: `session/list` lists the saved sessions of a
  * folder, `session/load` resumes one and replays it, `session/resume` resumes it silently.
  */
+import { errorMessage } from '../process/errors.ts';
 import path from 'node:path';
 import { newUuid } from '../messages/ids.ts';
 import type { McpServer } from '@agentclientprotocol/sdk';
@@ -51,7 +52,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
     try {
       servers = await mcpServersOf(mcpServers);
     } catch (error) {
-      throw RequestError.invalidParams({ mcpServers }, `invalid mcpServers: ${(error as Error).message}`);
+      throw RequestError.invalidParams({ mcpServers }, `invalid mcpServers: ${errorMessage(error)}`);
     }
     const session = new AcpSession(
       sessionId,

@@ -8,6 +8,7 @@ import type { AgentMessage, PermissionMode, ResultMessage } from '../messages/ty
 import type { PermissionResult } from '../messages/control.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { AcpUpdateProjector } from '../sdk/acp-updates.ts';
+import type { SessionUpdate } from '../sdk/acp-types.ts';
 import { contextTokensOf } from '../sdk/session-event-data.ts';
 import { query } from '../sdk/query.ts';
 import type { PromptMessage, Query, QueryOptions } from '../sdk/types.ts';
@@ -16,8 +17,13 @@ import { promptContent, usageUpdateOf } from './convert.ts';
 import { titleOf, type SavedSession } from './saved.ts';
 
 /** What the session needs of the connection. */
+/** What the server sends in `session/update`: the projection's updates, usage and mode changes. */
+export type PeerUpdate =
+  SessionUpdate | ReturnType<typeof usageUpdateOf> | { sessionUpdate: 'current_mode_update'; currentModeId: string };
+
 export interface AcpPeer {
-  update(sessionId: string, update: Record<string, unknown>): Promise<void>;
+  /** Sends a `session/update` (the projection's updates, usage and mode changes). */
+  update(sessionId: string, update: PeerUpdate): Promise<void>;
   requestPermission(
     params: Record<string, unknown>,
   ): Promise<{ outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } }>;
@@ -82,8 +88,7 @@ export class AcpSession {
         const message = next.value;
         this.log.push(message);
         this.#contextTokens = contextTokensOf(message) ?? this.#contextTokens;
-        for (const update of this.#projector.push(message))
-          await this.#peer.update(this.id, update as unknown as Record<string, unknown>);
+        for (const update of this.#projector.push(message)) await this.#peer.update(this.id, update);
         if (message.type === 'result') {
           await this.#peer.update(this.id, usageUpdateOf(message, this.#contextTokens));
           this.updatedAt = new Date().toISOString();
@@ -96,6 +101,7 @@ export class AcpSession {
   }
 
   async cancel(): Promise<void> {
+    // The prompt ended meanwhile: nothing to cancel.
     if (this.#busy) await this.#query.interrupt().catch(() => {});
   }
 

@@ -7,6 +7,7 @@
  * of the agent's requests becomes an error response to it (so nothing waits for it), anything else
  * gets the error with `id: null`, as JSON-RPC answers what it cannot read.
  */
+import { errorMessage } from '../process/errors.ts';
 import { Writable } from 'node:stream';
 import type { AnyMessage } from '@agentclientprotocol/sdk';
 import { nestedDeeper, tooDeepError } from '../messages/json-limits.ts';
@@ -56,6 +57,7 @@ export function acpStdioStream(
   const send = (message: Message | AnyMessage): Promise<void> => {
     const bytes = encoder.encode(`${JSON.stringify(message)}\n`);
     const write = queue.then(() => writer.write(bytes));
+    // The write's failure goes to its caller; the queue moves on.
     queue = write.catch(() => undefined);
     return write;
   };
@@ -80,7 +82,7 @@ export function acpStdioStream(
       try {
         value = JSON.parse(item.line);
       } catch (error) {
-        yield* refuse(undefined, item.line, PARSE_ERROR, `Parse error: ${(error as Error).message}`);
+        yield* refuse(undefined, item.line, PARSE_ERROR, `Parse error: ${errorMessage(error)}`);
         continue;
       }
       if (nestedDeeper(value)) yield* refuse(value, '', INVALID_REQUEST, tooDeepError());

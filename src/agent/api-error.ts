@@ -7,6 +7,7 @@
  * model (404), a request too large (413), a prompt too long, 5xx/529, a connection that failed, and
  * any other status. Its subscription (claude.ai) and cloud-provider branches have no counterpart here.
  */
+import { errorCode, errorMessage } from '../process/errors.ts';
 import { newUuid } from '../messages/ids.ts';
 import { apiMessage } from '../messages/usage.ts';
 import type { AssistantMessage, MessageParam, TerminalReason } from '../messages/types.ts';
@@ -49,7 +50,7 @@ const PROVIDER_MESSAGE = /^API error(?: (\d{3}))?(?: \(([^)]*)\))?(?: in stream)
 export function describeApiError(error: unknown, scene: ApiErrorScene): ApiErrorReport {
   const env = scene.env ?? process.env;
   const modelError = ModelError.isInstance(error) ? error : undefined;
-  const raw = error instanceof Error ? error.message : String(error);
+  const raw = errorMessage(error);
   const parsed = PROVIDER_MESSAGE.exec(raw);
   const status = modelError?.status ?? (parsed?.[1] ? Number(parsed[1]) : undefined);
   // The text after the status (a provider's message may start with the status itself).
@@ -240,7 +241,7 @@ function promptTooLong(detail: string, scene: ApiErrorScene): string {
 function connectionCode(error: Error): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    const code = (current as NodeJS.ErrnoException).code;
+    const code = errorCode(current);
     if (typeof code === 'string') return code;
     current = current.cause;
   }

@@ -5,6 +5,7 @@
  * run first (they may add instructions, or block). The kept tail starts at a user message that
  * carries no tool results, so tool_use/tool_result pairs are never split.
  */
+import { errorMessage } from '../process/errors.ts';
 import { currentModel } from './fallback.ts';
 import { modelRequest } from './request.ts';
 import type { MessageParam } from '../messages/types.ts';
@@ -99,7 +100,7 @@ export async function compactHistory(
     return { ok: true, preTokens: options.preTokens, postTokens };
   } catch (error) {
     run.signal.throwIfAborted();
-    return { ok: false, error: `Compaction failed: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `Compaction failed: ${errorMessage(error)}` };
   } finally {
     await ctx.emit({ type: 'system', subtype: 'status', status: null, uuid: newUuid(), session_id: ctx.sessionId });
   }

@@ -3,6 +3,7 @@
  * tool_result messages) → again, until the model ends its turn, a limit is hit, the run is
  * interrupted or something fails. It never throws: every ending is a `LoopOutcome`.
  */
+import { errorMessage } from '../process/errors.ts';
 import { userMessage } from '../messages/user.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS, toolUseError } from '../messages/notices.ts';
 import { modelRequest } from './request.ts';
@@ -214,7 +215,7 @@ export async function runAgentLoop(
     }
   } catch (error) {
     if (run.signal.aborted) return await stopInterrupted(INTERRUPTED, 'aborted_streaming');
-    return end('error_during_execution', 'model_error', [error instanceof Error ? error.message : String(error)]);
+    return end('error_during_execution', 'model_error', [errorMessage(error)]);
   }
 }
 
@@ -391,7 +392,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       const modelError = ctx.policy.retries.shouldRetry(error) ? error : undefined;
       if (!modelError || assembler.started || attempt >= ctx.maxRetries) {
         const failure = ModelError.isInstance(error) ? error : undefined;
-        chat?.fail(error instanceof Error ? error.message : String(error), failure?.kind ?? 'error');
+        chat?.fail(errorMessage(error), failure?.kind ?? 'error');
         if (!assembler.started && (await fallBack(ctx, failure, run))) {
           attempt = -1; // the fallback model gets its own retries
           chat = ctx.span?.chat(currentModel(ctx, run), ctx.maxTokens);

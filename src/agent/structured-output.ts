@@ -10,6 +10,7 @@
  *   with `error_max_structured_output_retries`.
  * ajv is loaded only when a schema is set.
  */
+import { errorMessage } from '../process/errors.ts';
 import { userMessage } from '../messages/user.ts';
 import type { MessageParam } from '../messages/types.ts';
 import { compileJsonSchema, type AjvValidate } from '../tools/schema.ts';
@@ -32,7 +33,7 @@ export async function compileSchema(schema: Record<string, unknown>): Promise<Sc
   try {
     validate = await compileJsonSchema(schema);
   } catch (error) {
-    throw new Error(`invalid JSON schema: ${(error as Error).message}`);
+    throw new Error(`invalid JSON schema: ${errorMessage(error)}`);
   }
   const check: SchemaCheck = (value) =>
     validate(value)
@@ -87,7 +88,7 @@ export function parseFinalJson(text: string): { ok: true; value: unknown } | { o
   try {
     return { ok: true, value: JSON.parse(candidate) };
   } catch (error) {
-    return { ok: false, error: `the final answer is not JSON (${(error as Error).message})` };
+    return { ok: false, error: `the final answer is not JSON (${errorMessage(error)})` };
   }
 }
 

@@ -4,6 +4,7 @@
  * tool state, hooks, permissions, usage tracker and abort signal, so its usage and cost land in
  * the parent's result and an interrupt stops it too. Subagents may nest, to a bounded depth.
  */
+import { errorMessage } from '../process/errors.ts';
 import { emptySubagentStats, noteEnded, noteSpawned } from './subagent-stats.ts';
 import { userMessage } from '../messages/user.ts';
 import { newUuid } from '../messages/ids.ts';
@@ -134,7 +135,7 @@ export async function runSubagent(
       signal: stop.signal,
     });
   } catch (error) {
-    child.span?.end({ subtype: 'error_during_execution', errors: [(error as Error).message] });
+    child.span?.end({ subtype: 'error_during_execution', errors: [errorMessage(error)] });
     noteEnded(run.subagents, stop.signal.aborted ? 'stopped' : 'failed');
     await emitTask({
       type: 'system',
@@ -142,7 +143,7 @@ export async function runSubagent(
       ...task,
       status: stop.signal.aborted ? 'stopped' : 'failed',
       output_file: '',
-      summary: (error as Error).message,
+      summary: errorMessage(error),
       usage: taskUsage(),
     });
     throw error;

@@ -3,6 +3,7 @@
  * the call itself with `tool_progress` heartbeats, and the conversion of any failure into
  * an `is_error` tool result. Progress never arrives after the result.
  */
+import { errorMessage } from '../process/errors.ts';
 import type { PermissionResult } from '../messages/control.ts';
 import type { ToolProgressMessage, ToolResultBlock, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
@@ -127,7 +128,7 @@ async function runCall(
       const call = { toolUseId: use.id, toolName: tool.name, parentToolUseId: ctx.parentToolUseId };
       await ctx.guard.toolStarting(call, signal);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       ctx.debug?.('tools', `${tool.name} (${use.id}) not run: ${why}`);
       return errorOutcome(use, wrapToolUseError(`Not run: ${why}`));
     }
@@ -332,7 +333,7 @@ async function authorize(
     };
   } catch (error) {
     if (signal.aborted) throw error;
-    return { behavior: 'deny', message: `Permission check for ${tool.name} failed: ${(error as Error).message}` };
+    return { behavior: 'deny', message: `Permission check for ${tool.name} failed: ${errorMessage(error)}` };
   }
 }
 
@@ -394,7 +395,7 @@ async function callWithProgress(
       runsAgent ? (tool as AgentTool).callInAgent(use.input, context, { ctx, run }) : tool.call(use.input, context);
     return await (ctx.toolCalls ? ctx.toolCalls.run({ tool, input: use.input, context, runsAgent }, call) : call());
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return signal.aborted
       ? { content: `${tool.name} was interrupted`, isError: true }
       : toolUseError(`${tool.name} failed: ${message}`);

@@ -1,4 +1,5 @@
 /** `--settings` (hooks), `--agents` (subagents) and the tool progress variables → session options. */
+import { errorMessage } from '../process/errors.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateAgents } from '../agent/task-tool.ts';
@@ -39,7 +40,7 @@ function parseJsonArg(value: string, flag: string, cwd: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${flag}: not valid JSON: ${(error as Error).message}`);
+    throw new Error(`${flag}: not valid JSON: ${errorMessage(error)}`);
   }
 }
 

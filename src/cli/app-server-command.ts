@@ -6,6 +6,7 @@
  * `--allow-origin`). The model and session flags every entry point shares set what threads start
  * from; `-c key=value` takes codex's config keys (src/codex/config-options.ts).
  */
+import { errorMessage } from '../process/errors.ts';
 import { Command } from 'commander';
 import { addSessionOptions, type CliFlags } from './flags.ts';
 import { UsageError, reportUsageError, sessionOptionsFromFlags } from './options.ts';
@@ -72,7 +73,7 @@ export async function runAppServerCommand(argv: string[], log: (line: string) =>
     try {
       config = (flags.config ?? []).map(parseOverride);
     } catch (error) {
-      throw new UsageError(`-c: ${(error as Error).message}`);
+      throw new UsageError(`-c: ${errorMessage(error)}`);
     }
     const base = await sessionOptionsFromFlags(flags);
     const { checkSessionOptions } = await import('../session/open.ts');

@@ -5,6 +5,7 @@
  * deltas interleaved) until the session's run ends, it is archived or deleted, or SIGINT. A
  * reader that goes away (EPIPE) ends it quietly; output is flushed before exit.
  */
+import { errorMessage } from '../process/errors.ts';
 import type { Command } from 'commander';
 import type { CliFlags } from './flags.ts';
 import type { LogMessage } from '../cluster/log/index.ts';
@@ -70,7 +71,7 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
     try {
       keysOk(sessions, sessionId);
     } catch (error) {
-      return fail((error as Error).message);
+      return fail(errorMessage(error));
     }
     await sessions.connect();
     // Redis restarted without its data: said, not waited on (watched from the start: a loss while the log is printed
@@ -124,7 +125,7 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
     }
     return lostData ? fail(DATA_LOST) : 0;
   } catch (error) {
-    if (error instanceof RedisConnectionError) return fail(error.message);
+    if (RedisConnectionError.isInstance(error)) return fail(error.message);
     throw error;
   } finally {
     epoch?.stop();

@@ -28,7 +28,7 @@ export async function runExecCommand(argv: string[], log: (line: string) => void
   try {
     args = parseExecArgs(argv);
   } catch (error) {
-    if (!(error instanceof ExecUsageError)) throw error;
+    if (!ExecUsageError.isInstance(error)) throw error;
     log(`error: ${error.message}\n\n${EXEC_USAGE}\n\nFor more information, try '--help'.`);
     return 2;
   }
@@ -43,11 +43,11 @@ export async function runExecCommand(argv: string[], log: (line: string) => void
   try {
     return await run(args, log);
   } catch (error) {
-    if (error instanceof ExecUsageError) {
+    if (ExecUsageError.isInstance(error)) {
       log(`error: ${error.message}`);
       return 2;
     }
-    if (!(error instanceof ExecSetupError || error instanceof SessionSetupError)) throw error;
+    if (!(ExecSetupError.isInstance(error) || SessionSetupError.isInstance(error))) throw error;
     log(`Error: ${error.message}`);
     return 1;
   }

@@ -1,4 +1,5 @@
 /** Maps parsed flags onto the shared session options, and validates their combinations. */
+import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionOptions } from '../session/options.ts';
@@ -12,8 +13,8 @@ import { telemetryInEnv } from '../telemetry/load.ts';
 import { ListenError } from '../transport/listen.ts';
 
 /** A usage error: one line on stderr, exit 1. */
-export class UsageError extends Error {
-  override name = 'UsageError';
+export class UsageError extends AgentpipeError {
+  static override readonly errorName: string = 'UsageError';
 }
 
 /**
@@ -21,7 +22,7 @@ export class UsageError extends Error {
  * stderr with exit code 1; any other error is thrown on (an internal error).
  */
 export function reportUsageError(error: unknown, log: (line: string) => void): void {
-  if (!(error instanceof UsageError) && !ListenError.isInstance(error)) throw error;
+  if (!UsageError.isInstance(error) && !ListenError.isInstance(error)) throw error;
   log(`agentpipe: error: ${error.message}`);
   process.exitCode = 1;
 }
@@ -49,7 +50,7 @@ export async function sessionOptionsFromFlags(flags: CliFlags): Promise<SessionO
       ...modelFlagOptions(flags, cwd),
     };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   const tools =
     flags.tools && flags.tools !== 'default'
@@ -113,7 +114,7 @@ async function mcpServersOf(values: string[] | undefined): Promise<Record<string
     try {
       Object.assign(servers, await readMcpConfigArg(value, process.cwd()));
     } catch (error) {
-      throw new UsageError((error as Error).message);
+      throw new UsageError(errorMessage(error));
     }
   }
   return servers;

@@ -194,7 +194,7 @@ class PrintRun {
       });
       return this.#opened;
     } catch (error) {
-      if (!(error instanceof SessionSetupError)) throw error;
+      if (!SessionSetupError.isInstance(error)) throw error;
       const refusal = [DROPS_TURN_REFUSAL, NOT_FOUND].some((start) => error.message.startsWith(start));
       if (!refusal && !error.asResult) throw new UsageError(error.message);
       // A --resume-drops-turn refusal, or a --resume of an unknown session, is the prompt's one result, as Claude Code

@@ -6,6 +6,7 @@
  * difference. Exit 0 when they are the same (without `--verify`:
  * when the last result is not an error), 1 otherwise.
  */
+import { errorMessage } from '../process/errors.ts';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,7 +64,7 @@ function read(file: string, cwd: string): Tape {
   try {
     return readTape(file, { cwd, places: sceneNow(cwd).places });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
 }
 
@@ -100,7 +101,7 @@ async function replaySession(
   } catch (error) {
     queue.done();
     await output;
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   const prompts = opened.tape!.inputPrompts(undefined).map((message): ParsedLine => ({ ok: true, message }));
   await opened.runner.run(

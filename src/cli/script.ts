@@ -4,6 +4,7 @@
  * calls with their ids, its usage, stop reason and model, a failure as the turn's `error`, and the pace it streamed
  * at as `delay_ms`); a tape of a wrapped CLI, or a saved transcript (.jsonl), gives a turn per assistant message id.
  */
+import { errorCode, errorMessage } from '../process/errors.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MessageAssembler } from '../agent/assembler.ts';
@@ -23,7 +24,7 @@ export async function runScript(
   try {
     first = readFileSync(source, 'utf8').split('\n', 1)[0] ?? '';
   } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UsageError(`cannot read ${file}: ${errorCode(error) ?? String(error)}`);
   }
   const script = /^\s*\{\s*"type"\s*:\s*"tape"/.test(first)
     ? fromTape(source, flags.timing !== false)
@@ -40,7 +41,7 @@ function fromTape(file: string, timing: boolean): Script {
   try {
     tape = readTape(file);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   const responses = tape.lines
     .filter((l): l is ModelResponseLine => l.type === 'model_response')
@@ -114,7 +115,7 @@ async function fromTranscript(file: string, log: (line: string) => void): Promis
   try {
     lines = await readTranscript(file, log);
   } catch (error) {
-    throw new UsageError(`${file}: neither a tape nor a transcript (${(error as Error).message})`);
+    throw new UsageError(`${file}: neither a tape nor a transcript (${errorMessage(error)})`);
   }
   return { turns: turnsOfMessages(lines.filter((l): l is AgentMessage & typeof l => l.type === 'assistant')) };
 }

@@ -3,6 +3,7 @@
  * dials instead of stdio. Input and output are stream-json whatever the format flags say.
  * `AGENTPIPE_SDK_URL_TOKEN`, when set, is sent as `Authorization: Bearer <token>`.
  */
+import { errorMessage } from '../process/errors.ts';
 import { runStreamSession } from '../session/serve-session.ts';
 import { maxLineFromEnv } from '../messages/ndjson.ts';
 import type { CliFlags } from './flags.ts';
@@ -35,7 +36,7 @@ export async function runSdkUrl(
       headers: token ? { authorization: `Bearer ${token}` } : undefined,
     });
   } catch (error) {
-    log(`agentpipe: error: ${(error as Error).message}`);
+    log(`agentpipe: error: ${errorMessage(error)}`);
     return 1;
   }
   const interrupted = new AbortController();

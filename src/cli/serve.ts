@@ -1,4 +1,5 @@
 /** `agentpipe serve`: checks the flags, starts the WebSocket server, runs until SIGINT/SIGTERM. */
+import { errorMessage } from '../process/errors.ts';
 import { maxLineFromEnv } from '../messages/ndjson.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { UsageError, tapesForMany, sessionOptionsFromFlags, unsupportedFlagsGiven } from './options.ts';
@@ -27,7 +28,7 @@ export async function serve(flags: ServeFlags, log: (line: string) => void): Pro
   try {
     await checkSessionOptions(options, log);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   if ((options.resume || options.continue) && !options.forkSession) {
     log(
@@ -97,7 +98,7 @@ async function serveCluster(
       },
     });
   } catch (error) {
-    if (!(error instanceof RedisConnectionError)) throw error;
+    if (!RedisConnectionError.isInstance(error)) throw error;
     log(`agentpipe serve: error: ${error.message}`);
     return 1;
   }

@@ -5,6 +5,7 @@
  * but is visible in `ps` to every user of the machine: it says so once. With none, a fresh token
  * is generated and shown once, in the printed URL. `--no-token` is for loopback only.
  */
+import { errorMessage } from '../process/errors.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { generateToken, isLoopback } from '../transport/access.ts';
 import { UsageError } from './options.ts';
@@ -60,7 +61,7 @@ function readTokenFile(file: string, log: (line: string) => void): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`--token-file ${file}: ${(error as Error).message}`);
+    throw new UsageError(`--token-file ${file}: ${errorMessage(error)}`);
   }
   const token = text.split(/\r?\n/)[0]!.trim();
   if (!token) throw new UsageError(`--token-file ${file}: the file holds no token`);

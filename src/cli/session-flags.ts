@@ -2,6 +2,7 @@
  * Flags of durable sessions → session options: resume/continue/fork, persistence, compaction, structured output, key
  * helper, outcome policy.
  */
+import { errorMessage } from '../process/errors.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionOptions } from '../session/options.ts';
@@ -58,7 +59,7 @@ function readSchema(value: string, cwd: string): Record<string, unknown> {
   try {
     schema = JSON.parse(text);
   } catch (error) {
-    throw new Error(`--json-schema: not valid JSON (${(error as Error).message})`);
+    throw new Error(`--json-schema: not valid JSON (${errorMessage(error)})`);
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
     throw new Error('--json-schema: the schema must be a JSON object');

@@ -4,6 +4,7 @@
  * This records the folder (its real path) in `$AGENTPIPE_HOME/settings.json` (`trustedFolders`),
  * and says what its settings hold; `--list` shows the trusted folders, `--remove` forgets one.
  */
+import { errorMessage } from '../process/errors.ts';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -28,7 +29,7 @@ export function addTrustCommand(program: Command, log: (line: string) => void): 
         await trustAction(dir, flags, log);
       } catch (error) {
         // A settings file that is not a JSON object, a home that cannot be written: one line, exit 1.
-        fail((error as Error).message, log);
+        fail(errorMessage(error), log);
       }
     });
 }

@@ -5,6 +5,7 @@
  * AGENTPIPE_SERVE_TOKEN, or generated and printed in the URL), the Host and Origin checks. The
  * page only reads: nothing is written to Redis.
  */
+import { errorMessage } from '../process/errors.ts';
 import type http from 'node:http';
 import type WebSocket from 'ws';
 import { UsageError } from './options.ts';
@@ -62,7 +63,7 @@ export async function clusterPage(
   try {
     client = await ClusterClient.open({ redis, log });
   } catch (error) {
-    if (!(error instanceof RedisConnectionError)) throw error;
+    if (!RedisConnectionError.isInstance(error)) throw error;
     log(`agentpipe view: error: ${error.message}`);
     return undefined;
   }
@@ -72,7 +73,7 @@ export async function clusterPage(
     httpHandler = await pageHandler({ mode: 'cluster', title: client.where, canStart });
   } catch (error) {
     await client.close();
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   const feed = { client, log };
   return {

@@ -4,6 +4,7 @@
  * when a prompt is sent. Only pages of this server may connect (Host, Origin and token checks in
  * transport/access.ts), so another web site open in the same browser cannot start sessions here.
  */
+import { errorMessage } from '../process/errors.ts';
 import type http from 'node:http';
 import { UsageError } from './options.ts';
 import { openBrowser } from '../view/open-browser.ts';
@@ -13,7 +14,7 @@ export async function uiServerOptions(): Promise<{ httpHandler: http.RequestList
   try {
     return { httpHandler: await pageHandler({ mode: 'live', title: 'live' }) };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
 }
 

@@ -1,4 +1,5 @@
 /** `agentpipe view`: a saved stream served as a page or exported as one HTML file, or live sessions. */
+import { errorMessage } from '../process/errors.ts';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from './options.ts';
@@ -18,7 +19,7 @@ export async function runView(
   try {
     webDir();
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   if (flags.redis !== undefined) {
     if (file || flags.live || flags.export)
@@ -37,7 +38,7 @@ export async function runView(
   try {
     stream = await readStream(path.resolve(file));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   if (stream.skipped)
     log(

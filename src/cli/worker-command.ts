@@ -95,7 +95,7 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
           archiveAfterMs: flags.archiveAfter,
         });
       } catch (error) {
-        if (!(error instanceof RedisConnectionError)) throw error;
+        if (!RedisConnectionError.isInstance(error)) throw error;
         log(`agentpipe worker: error: ${error.message}`);
         process.exitCode = 1;
         return;

@@ -14,6 +14,7 @@ export async function bounded<T>(step: Promise<T>, ms: number, onLate: () => voi
     timer.unref();
   });
   try {
+    // A failed step of a shutdown gives undefined, as documented above.
     return await Promise.race([step.catch(() => undefined), late]);
   } finally {
     clearTimeout(timer);

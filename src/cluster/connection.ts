@@ -5,6 +5,7 @@
  * is picked up again), while each command fails after `maxRetriesPerRequest` reconnect attempts
  * instead of waiting forever. ioredis is imported lazily: only a Redis option loads it.
  */
+import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import type { Redis, RedisOptions } from 'ioredis';
 
 /** Where to connect: a `redis://` / `rediss://` URL, or a client the caller owns (never closed here). */
@@ -33,8 +34,8 @@ export interface RedisConnectionOptions {
 }
 
 /** Redis could not be reached, refused the credentials, or went away for too long. */
-export class RedisConnectionError extends Error {
-  override name = 'RedisConnectionError';
+export class RedisConnectionError extends AgentpipeError {
+  static override readonly errorName: string = 'RedisConnectionError';
 }
 
 /** Reconnect delay: 50 ms doubling up to 2 s, with jitter, forever (workers outlive Redis restarts). */
@@ -134,7 +135,7 @@ function track(client: Redis, owned: boolean): Connection {
     owned,
     lastError: () => last,
     wrap(error) {
-      if (error instanceof RedisConnectionError || !isConnectionFailure(error)) return error;
+      if (RedisConnectionError.isInstance(error) || !isConnectionFailure(error)) return error;
       const cause = last ?? error;
       return new RedisConnectionError(`Redis at ${where} is unavailable: ${explainRedisError(cause)}`, { cause });
     },
@@ -142,6 +143,7 @@ function track(client: Redis, owned: boolean): Connection {
       if (!owned) return;
       // QUIT waits for pending replies; a dead server must not hold us, so bound it.
       if (client.status === 'ready') {
+        // Disconnect() below ends it either way.
         await Promise.race([client.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
       }
       client.disconnect();
@@ -198,7 +200,7 @@ export async function openRedis(target: RedisTarget, options: RedisConnectionOpt
   try {
     client = new Redis(target, clientOptions(options, false));
   } catch (error) {
-    throw new RedisConnectionError(`invalid Redis URL ${where}: ${(error as Error).message}`, { cause: error });
+    throw new RedisConnectionError(`invalid Redis URL ${where}: ${errorMessage(error)}`, { cause: error });
   }
   return connect(client, where, (options.connectTimeoutMs ?? 3000) + 1000);
 }

@@ -21,7 +21,7 @@ export interface RetryBound {
   signal?: AbortSignal;
 }
 
-const retryable = (error: unknown): boolean => error instanceof RedisConnectionError || isConnectionFailure(error);
+const retryable = (error: unknown): boolean => RedisConnectionError.isInstance(error) || isConnectionFailure(error);
 
 /** Runs `command`, retrying it through lost connections within `bound`. */
 export async function retryRedis<T>(command: () => Promise<T>, bound: RetryBound): Promise<T> {
@@ -34,7 +34,7 @@ export async function retryRedis<T>(command: () => Promise<T>, bound: RetryBound
       return await (left === undefined ? command() : within(command(), Math.max(0, left)));
     } catch (error) {
       if (!retryable(error)) throw error;
-      if (!(error instanceof GivenUp)) said = error;
+      if (!GivenUp.isInstance(error)) said = error;
       const delay = reconnectDelay(attempt);
       const spent = bound.forMs !== undefined && monotonicMs() - started + delay > bound.forMs;
       if (spent || bound.signal?.aborted || (bound.while && !bound.while())) throw said ?? error;
@@ -44,7 +44,9 @@ export async function retryRedis<T>(command: () => Promise<T>, bound: RetryBound
 }
 
 /** An attempt given up on: Redis did not answer in the time left. */
-class GivenUp extends RedisConnectionError {}
+class GivenUp extends RedisConnectionError {
+  static override readonly errorName: string = 'RedisGivenUpError';
+}
 
 /** `pending`, or a GivenUp once `ms` passed without an answer. */
 function within<T>(pending: Promise<T>, ms: number): Promise<T> {

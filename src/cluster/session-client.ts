@@ -9,6 +9,7 @@
  * yet), adding a job with the same id would be a no-op, so `start` waits for that job to go and
  * adds it again.
  */
+import { errorMessage } from '../process/errors.ts';
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -133,7 +134,7 @@ export class ClusterClient {
       await Promise.allSettled([queue.close(), sessions.close()]);
       redis.disconnect();
       throw new RedisConnectionError(
-        `cannot open the sessions queue on ${redactUrl(o.redis)}: ${(error as Error).message}`,
+        `cannot open the sessions queue on ${redactUrl(o.redis)}: ${errorMessage(error)}`,
         {
           cause: error,
         },

@@ -20,6 +20,7 @@
  * that dies between the two leaves the listing one step behind until the session's next append.
  * Names are URI-encoded.
  */
+import { errorMessage } from '../process/errors.ts';
 import type { Redis } from 'ioredis';
 import { openRedis, type Connection, type RedisConnectionOptions, type RedisTarget } from './connection.ts';
 import { callScript } from './log/lua/call.ts';
@@ -197,6 +198,7 @@ class RedisStore implements RedisSessionStore {
   async close(): Promise<void> {
     const c = this.#connection;
     this.#connection = undefined;
+    // A connection that failed to open told whoever awaited it.
     await (await c?.catch(() => undefined))?.close();
   }
 
@@ -227,7 +229,7 @@ class RedisStore implements RedisSessionStore {
         throw new Error(
           `agentpipe/redis: the main transcript's summary needs ${SDK}, an optional peer dependency of agentpipe ` +
             `that is not installed (npm install ${SDK}), or the foldSessionSummary option ` +
-            `(${error instanceof Error ? error.message : String(error)})`,
+            `(${errorMessage(error)})`,
           { cause: error },
         );
       },

@@ -9,6 +9,7 @@
  * `model_providers.<id>.base_url`) runs on agentpipe's OpenAI-compatible provider; with none of
  * these, agentpipe's own defaults apply. `agentpipe.provider` chooses outright.
  */
+import { AgentpipeError, errorCode } from '../process/errors.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EffortLevel } from '../model/types.ts';
@@ -19,8 +20,8 @@ import { APPROVAL_POLICIES, SANDBOX_MODES, type CodexApprovalPolicy, type CodexS
 import { holdSecretVariable } from '../process/env.ts';
 
 /** A config value that cannot be used (exec: exit 2; app-server: -32602). */
-export class CodexConfigError extends Error {
-  override name = 'CodexConfigError';
+export class CodexConfigError extends AgentpipeError {
+  static override readonly errorName: string = 'CodexConfigError';
 }
 
 /** What the config keys ask for. */
@@ -181,6 +182,6 @@ function readText(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new CodexConfigError(`${what}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new CodexConfigError(`${what}: cannot read ${file} (${errorCode(error) ?? 'error'})`);
   }
 }

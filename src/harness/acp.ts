@@ -86,14 +86,14 @@ export class AcpHarness implements Harness {
     try {
       return await this.#run(state);
     } catch (error) {
-      if (error instanceof Aborted) {
+      if (Aborted.isInstance(error)) {
         try {
           return await state.interrupted();
         } catch (inner) {
           return state.failure([`harness acp: ${errorText(inner)}`], 'aborted_streaming');
         }
       }
-      return state.failure([error instanceof AgentError ? error.message : `harness acp: ${errorText(error)}`]);
+      return state.failure([AgentError.isInstance(error) ? error.message : `harness acp: ${errorText(error)}`]);
     } finally {
       this.#prompt = undefined;
     }
@@ -154,7 +154,7 @@ export class AcpHarness implements Harness {
       try {
         answer = await link.call('session/prompt', response, { signal: prompt.interrupt.signal });
       } catch (error) {
-        if (!(error instanceof Aborted)) failure = error instanceof AgentError ? error.message : errorText(error);
+        if (!Aborted.isInstance(error)) failure = AgentError.isInstance(error) ? error.message : errorText(error);
       }
       if (!answer && failure === undefined) return await this.#cancel(link, sessionId, prompt, response);
       await prompt.finish();
@@ -177,6 +177,7 @@ export class AcpHarness implements Harness {
     prompt: PromptTranslator,
     response: Promise<unknown>,
   ): Promise<HarnessOutcome> {
+    // A link that is gone cannot cancel; the response below settles either way.
     void link.agent.notify('session/cancel', { sessionId }).catch(() => {});
     const answered = response.then(
       () => 'answered',
@@ -288,7 +289,7 @@ export class AcpHarness implements Harness {
         });
         this.#native = resume;
       } catch (error) {
-        if (!(error instanceof AgentError) || link.exited || link.connection.signal.aborted) throw error;
+        if (!AgentError.isInstance(error) || link.exited || link.connection.signal.aborted) throw error;
         this.#config.warn(
           `harness acp: could not resume the agent's session ${resume} (${error.message}): starting a new one`,
         );

@@ -7,12 +7,20 @@
  * after a grace period when it does not end the prompt. A process that dies is started again at
  * the next prompt, resuming its own session.
  */
-import type { AgentMessage, ResultErrorSubtype, TerminalReason } from '../messages/types.ts';
+import type { AgentMessage } from '../messages/types.ts';
+import { errorMessage } from '../process/errors.ts';
 import { newUuid } from '../messages/ids.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
 import { howItEnded, startCli, stderrTail, withTraceparent, type CliLine, type CliProcess } from './cli-process.ts';
+import {
+  ClaudeControlRequestSchema,
+  ClaudeInitSchema,
+  ClaudeResultSchema,
+  errorSubtypeOf,
+  type ClaudeControlRequest,
+} from './claude-events.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -227,7 +235,7 @@ export class ClaudeStreamHarness implements Harness {
     const type = value.type;
     if (type === 'result') return value;
     if (type === 'control_request') {
-      await this.#answer(value, turn, cli);
+      await this.#answer(ClaudeControlRequestSchema.parse(value), turn, cli);
       return undefined;
     }
     if (type === 'control_response' || type === 'keep_alive' || type === 'control_cancel_request') return undefined;
@@ -236,13 +244,9 @@ export class ClaudeStreamHarness implements Harness {
       return undefined;
     }
     if (type === 'system' && value.subtype === 'init') {
-      if (typeof value.session_id === 'string') this.#native = value.session_id;
-      await state.init({
-        model: str(value.model),
-        tools: Array.isArray(value.tools) ? value.tools.filter((t) => typeof t === 'string') : undefined,
-        cwd: str(value.cwd),
-        nativeSessionId: this.#native,
-      });
+      const init = ClaudeInitSchema.parse(value);
+      if (init.session_id !== undefined) this.#native = init.session_id;
+      await state.init({ model: init.model, tools: init.tools, cwd: init.cwd, nativeSessionId: this.#native });
       return undefined;
     }
     if (type === 'stream_event') {
@@ -264,27 +268,26 @@ export class ClaudeStreamHarness implements Harness {
   }
 
   /** Answers the CLI's control requests: permission prompts through the session, the rest refused. */
-  async #answer(value: Record<string, unknown>, turn: HarnessTurn, cli: CliProcess): Promise<void> {
+  async #answer(value: ClaudeControlRequest, turn: HarnessTurn, cli: CliProcess): Promise<void> {
     const requestId = value.request_id;
-    const request = isObject(value.request) ? value.request : {};
+    const request = value.request;
     let response: Record<string, unknown>;
-    if (request.subtype === 'can_use_tool' && typeof request.tool_name === 'string') {
-      const input = isObject(request.input) ? request.input : {};
-      const toolUseId = str(request.tool_use_id) ?? newUuid();
+    if (request.subtype === 'can_use_tool' && request.tool_name !== undefined) {
+      const input = request.input ?? {};
+      const toolUseId = request.tool_use_id ?? newUuid();
       const toolName = this.name === 'qwen' ? (QWEN_TOOLS[request.tool_name] ?? request.tool_name) : request.tool_name;
-      const text = (key: string) => str(request[key]);
       const shown = {
-        ...(Array.isArray(request.permission_suggestions) ? { suggestions: request.permission_suggestions } : {}),
-        ...(text('display_name') !== undefined ? { displayName: text('display_name') } : {}),
-        ...(text('description') !== undefined ? { description: text('description') } : {}),
-        ...(text('decision_reason') !== undefined ? { decisionReason: text('decision_reason') } : {}),
-        ...(text('decision_reason_type') !== undefined ? { decisionReasonType: text('decision_reason_type') } : {}),
+        ...(request.permission_suggestions ? { suggestions: request.permission_suggestions } : {}),
+        ...(request.display_name !== undefined ? { displayName: request.display_name } : {}),
+        ...(request.description !== undefined ? { description: request.description } : {}),
+        ...(request.decision_reason !== undefined ? { decisionReason: request.decision_reason } : {}),
+        ...(request.decision_reason_type !== undefined ? { decisionReasonType: request.decision_reason_type } : {}),
       };
       const verdict = await turn
         .askPermission(toolName, input, toolUseId, turn.signal, Object.keys(shown).length ? shown : undefined)
         .catch((error: unknown): { behavior: 'deny'; message: string } => ({
           behavior: 'deny',
-          message: error instanceof Error ? error.message : String(error),
+          message: errorMessage(error),
         }));
       response =
         verdict.behavior === 'allow'
@@ -304,77 +307,66 @@ export class ClaudeStreamHarness implements Harness {
   }
 
   /** The outcome from the CLI's own result (its turns, usage and cost). */
-  #outcome(result: Record<string, unknown>, state: TurnState, turn: HarnessTurn, interrupted: boolean): HarnessOutcome {
+  #outcome(line: Record<string, unknown>, state: TurnState, turn: HarnessTurn, interrupted: boolean): HarnessOutcome {
     state.stopHeartbeats();
-    const models = isObject(result.modelUsage)
-      ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isObject(e[1]))
-      : [];
-    for (const [model, u] of models) {
+    const result = ClaudeResultSchema.parse(line);
+    if (typeof line.terminal_reason === 'string' && result.terminal_reason === undefined)
+      state.unknown(`terminal_reason ${JSON.stringify(line.terminal_reason)}`);
+    for (const [model, u] of result.modelUsage) {
       turn.usage.add(
         model,
         {
-          input_tokens: num(u.inputTokens),
-          output_tokens: num(u.outputTokens),
-          cache_read_input_tokens: num(u.cacheReadInputTokens),
-          cache_creation_input_tokens: num(u.cacheCreationInputTokens),
+          input_tokens: u.inputTokens ?? 0,
+          output_tokens: u.outputTokens ?? 0,
+          cache_read_input_tokens: u.cacheReadInputTokens ?? 0,
+          cache_creation_input_tokens: u.cacheCreationInputTokens ?? 0,
         },
-        num(u.costUSD),
+        u.costUSD ?? 0,
       );
     }
-    if (models.length === 0 && isObject(result.usage)) {
+    if (result.modelUsage.length === 0 && result.usage) {
       const u = result.usage;
       turn.usage.add(
         this.config.model ?? this.name,
         {
-          input_tokens: num(u.input_tokens),
-          output_tokens: num(u.output_tokens),
-          cache_read_input_tokens: num(u.cache_read_input_tokens),
-          cache_creation_input_tokens: num(u.cache_creation_input_tokens),
+          input_tokens: u.input_tokens ?? 0,
+          output_tokens: u.output_tokens ?? 0,
+          cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+          cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
         },
-        num(result.total_cost_usd),
+        result.total_cost_usd ?? 0,
       );
     }
-    turn.usage.apiDurationMs += num(result.duration_api_ms);
-    const numTurns = typeof result.num_turns === 'number' ? result.num_turns : state.numTurns;
-    const terminalReason = (
-      typeof result.terminal_reason === 'string'
-        ? result.terminal_reason
-        : interrupted
-          ? 'aborted_streaming'
-          : 'completed'
-    ) as TerminalReason;
-    const common = { numTurns, requests: numTurns, stopReason: str(result.stop_reason) ?? null, terminalReason };
+    turn.usage.apiDurationMs += result.duration_api_ms ?? 0;
+    const numTurns = result.num_turns ?? state.numTurns;
+    const terminalReason = result.terminal_reason ?? (interrupted ? 'aborted_streaming' : 'completed');
+    const common = { numTurns, requests: numTurns, stopReason: result.stop_reason ?? null, terminalReason };
     if (result.subtype === 'success' && result.is_error !== true) {
       const timings = {
-        ttft_ms: optionalNum(result.ttft_ms),
-        ttft_stream_ms: optionalNum(result.ttft_stream_ms),
-        time_to_request_ms: optionalNum(result.time_to_request_ms),
+        ttft_ms: result.ttft_ms,
+        ttft_stream_ms: result.ttft_stream_ms,
+        time_to_request_ms: result.time_to_request_ms,
       };
-      return { ...common, subtype: 'success', text: str(result.result) ?? state.text, errors: [], timings };
+      return { ...common, subtype: 'success', text: result.result ?? state.text, errors: [], timings };
     }
     // Claude Code ends a prompt whose request failed (a rejected key, an API error) with `success` and is_error:
     // passed on in that form (its text, api_error_status, terminal_reason); inside agentpipe it counts as an error.
     if (result.subtype === 'success') {
-      const text = str(result.result) ?? 'the request failed';
+      const text = result.result ?? 'the request failed';
       return {
         ...common,
         subtype: 'error_during_execution',
         text: '',
         errors: [text],
-        apiError: { text, status: optionalNum(result.api_error_status) ?? null, terminalReason },
+        apiError: { text, status: result.api_error_status ?? null, terminalReason },
       };
     }
-    const errors = Array.isArray(result.errors) ? result.errors.filter((e) => typeof e === 'string') : [];
-    // Qwen Code: `error: {message}`.
-    if (isObject(result.error) && typeof result.error.message === 'string') errors.push(result.error.message);
-    const subtype = (
-      ERROR_SUBTYPES.has(str(result.subtype) ?? '') ? result.subtype : 'error_during_execution'
-    ) as ResultErrorSubtype;
+    const errors = [...result.errors, ...(result.error ? [result.error.message] : [])];
     return {
       ...common,
-      subtype,
+      subtype: errorSubtypeOf(result.subtype),
       text: '',
-      errors: errors.length ? errors : [`${this.name} ended the prompt with ${String(result.subtype)}`],
+      errors: errors.length ? errors : [`${this.name} ended the prompt with ${result.subtype}`],
     };
   }
 
@@ -496,21 +488,6 @@ const QWEN_APPROVAL: Record<HarnessConfig['permissionMode'], string> = {
   bypassPermissions: 'yolo',
   dontAsk: 'default',
 };
-
-const ERROR_SUBTYPES: ReadonlySet<string> = new Set([
-  'error_during_execution',
-  'error_max_turns',
-  'error_max_budget_usd',
-  'error_max_structured_output_retries',
-]);
-
-function optionalNum(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

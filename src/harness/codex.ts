@@ -44,7 +44,7 @@ export class CodexHarness implements Harness {
     try {
       return await this.#impl.run(turn);
     } catch (error) {
-      if (!(error instanceof AppServerUnavailable) || this.#protocol === 'app-server') throw error;
+      if (!AppServerUnavailable.isInstance(error) || this.#protocol === 'app-server') throw error;
       this.config.warn(`harness codex: ${error.message}; using codex exec instead`);
       this.config.resumeNativeId = this.#impl.nativeSessionId ?? this.config.resumeNativeId;
       this.#impl = this.#exec();

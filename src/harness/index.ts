@@ -4,6 +4,7 @@
  * (agentpipe's secrets out, the CLI's own key in) and loads the translator lazily, so a session
  * on agentpipe's own loop never loads any of this.
  */
+import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { childEnv, OTLP_HEADER_VARIABLES } from '../process/env.ts';
 import { findExecutable } from '../process/executable.ts';
 import type { AgentMessage } from '../messages/types.ts';
@@ -26,8 +27,8 @@ export const HARNESS_CLIS: Record<
 };
 
 /** A harness that cannot start (CLI not installed, bad `--harness-command`). */
-export class HarnessSetupError extends Error {
-  override name = 'HarnessSetupError';
+export class HarnessSetupError extends AgentpipeError {
+  static override readonly errorName: string = 'HarnessSetupError';
 }
 
 /** The argv that starts the wrapped CLI; throws HarnessSetupError with what to install when it is missing. */
@@ -118,7 +119,7 @@ export async function runHarness(harness: Harness, turn: HarnessTurn): Promise<H
   try {
     outcome = await harness.run({ ...turn, emit });
   } catch (error) {
-    const message = `harness ${harness.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `harness ${harness.name} failed: ${errorMessage(error)}`;
     outcome = {
       subtype: 'error_during_execution',
       text: '',

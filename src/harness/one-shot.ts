@@ -5,6 +5,7 @@
  * stopped on an abort), and `run`/`close` around them. Each subclass builds its argv and
  * translates its CLI's events.
  */
+import { errorMessage } from '../process/errors.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,7 +54,7 @@ export abstract class OneShotCliHarness implements Harness {
       return await this.runPrompt(state, turn);
     } catch (error) {
       if (this.#process) await this.stop(this.#process);
-      return state.failure([`${this.name} harness: ${error instanceof Error ? error.message : String(error)}`]);
+      return state.failure([`${this.name} harness: ${errorMessage(error)}`]);
     } finally {
       this.#process = undefined;
     }

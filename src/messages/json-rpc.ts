@@ -10,6 +10,7 @@
  * own requests are never queued. Closing the peer aborts the handler running, refuses what is
  * queued and rejects its own requests still waiting.
  */
+import { AgentpipeError, errorMessage } from '../process/errors.ts';
 
 /** A request id. */
 export type RequestId = string | number;
@@ -24,8 +25,8 @@ export const RPC_ERROR = {
 } as const;
 
 /** A JSON-RPC error, thrown by handlers and sent as the response's `error`. */
-export class RpcError extends Error {
-  override name = 'RpcError';
+export class RpcError extends AgentpipeError {
+  static override readonly errorName: string = 'RpcError';
   readonly code: number;
   readonly data?: unknown;
 
@@ -193,6 +194,7 @@ export class JsonRpcPeer {
     signal?.addEventListener('abort', onAbort, { once: true });
     const sent = this.#o.send({ id, method, ...(params !== undefined ? { params } : {}) });
     const settled = Promise.all([sent, answer]).then(([, value]) => value);
+    // The caller awaits `settled`; this chain only removes the listener.
     void settled.finally(() => signal?.removeEventListener('abort', onAbort)).catch(() => {});
     return { id, answer: settled };
   }
@@ -216,7 +218,7 @@ export class JsonRpcPeer {
 
   #reply(frame: Record<string, unknown>): void {
     if (this.#status !== 'open') return;
-    this.#o.send(frame).catch((error: unknown) => this.#o.log?.(`json-rpc: send failed: ${(error as Error).message}`));
+    this.#o.send(frame).catch((error: unknown) => this.#o.log?.(`json-rpc: send failed: ${errorMessage(error)}`));
   }
 
   async #pump(): Promise<void> {
@@ -236,7 +238,7 @@ export class JsonRpcPeer {
     try {
       await this.#o.onNotification?.(method, params);
     } catch (error) {
-      this.#o.log?.(`json-rpc: notification ${method} failed: ${(error as Error).message}`);
+      this.#o.log?.(`json-rpc: notification ${method} failed: ${errorMessage(error)}`);
     }
   }
 
@@ -248,10 +250,9 @@ export class JsonRpcPeer {
       const result = await this.#o.onRequest(method, params, { id, signal: abort.signal });
       frame = { id, result: result ?? {} };
     } catch (error) {
-      const rpc =
-        error instanceof RpcError
-          ? error
-          : new RpcError(RPC_ERROR.internal, `Internal error: ${(error as Error).message}`);
+      const rpc = RpcError.isInstance(error)
+        ? error
+        : new RpcError(RPC_ERROR.internal, `Internal error: ${errorMessage(error)}`);
       frame = { id, error: rpc.toJSON() };
     } finally {
       this.#running = undefined;
@@ -260,7 +261,7 @@ export class JsonRpcPeer {
     try {
       await this.#o.send(frame);
     } catch (error) {
-      this.#o.log?.(`json-rpc: send failed: ${(error as Error).message}`);
+      this.#o.log?.(`json-rpc: send failed: ${errorMessage(error)}`);
     }
   }
 }

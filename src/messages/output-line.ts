@@ -2,6 +2,7 @@
  * Parses one line of the CLI's stream-json output (read by the SDK's child-process engine):
  * control lines are validated in full; any other object with a string `type` is a message.
  */
+import { errorMessage } from '../process/errors.ts';
 import { z } from 'zod';
 import type { ControlCancelRequest, ControlRequest, ControlResponse, KeepAlive, OutboundRequest } from './control.ts';
 import {
@@ -12,6 +13,7 @@ import {
 } from './control-schema.ts';
 import { issuesOf } from './issues.ts';
 import type { AgentMessage } from './types.ts';
+import { ownMessage } from './wire.ts';
 
 export type OutputLineRead =
   | ControlResponse
@@ -36,7 +38,7 @@ export function parseOutputLine(line: string): { ok: true; line: OutputLineRead 
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { ok: false, error: `malformed JSON (${(error as Error).message})` };
+    return { ok: false, error: `malformed JSON (${errorMessage(error)})` };
   }
   return parseOutputValue(value);
 }
@@ -63,5 +65,5 @@ export function parseOutputValue(value: unknown): { ok: true; line: OutputLineRe
   const parsed = MessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: `not a message: ${issuesOf(parsed.error)}` };
   // The CLI's own messages: their type is checked, their fields are passed on as the CLI wrote them.
-  return { ok: true, line: { type: 'message', message: parsed.data as unknown as AgentMessage } };
+  return { ok: true, line: { type: 'message', message: ownMessage(parsed.data) } };
 }

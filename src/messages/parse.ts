@@ -5,7 +5,8 @@
  * path cost ~11 ms of start-up (measured with the bundled CLI). Field-level schemas (zod) check
  * the requests' contents where they are handled (`initialize`, answers, MCP configs).
  */
-import type { InputMessage } from './control.ts';
+import { errorMessage } from '../process/errors.ts';
+import type { ControlResponse, InputMessage } from './control.ts';
 import { nestedDeeper, tooDeepError } from './json-limits.ts';
 
 /**
@@ -26,7 +27,7 @@ export function parseInputLine(line: string): ParsedLine {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { ok: false, error: `malformed JSON (${(error as Error).message})`, refused: refusedFromHead(line) };
+    return { ok: false, error: `malformed JSON (${errorMessage(error)})`, refused: refusedFromHead(line) };
   }
   if (!isObject(value)) return { ok: false, error: 'expected a JSON object' };
   const parsed = checkMessage(value);
@@ -83,33 +84,38 @@ function checkMessage(value: Record<string, unknown>): ParsedLine {
       }
       return { ok: true, message: { ...value, message: { ...message, role: 'user', content } } as InputMessage };
     }
-    case 'control_request':
-      if (
-        typeof value.request_id !== 'string' ||
-        !isObject(value.request) ||
-        typeof value.request.subtype !== 'string'
-      ) {
+    case 'control_request': {
+      const { request_id, request } = value;
+      const subtype = isObject(request) ? request.subtype : undefined;
+      if (typeof request_id !== 'string' || !isObject(request) || typeof subtype !== 'string')
         return { ok: false, error: 'control_request needs a string request_id and a request with a subtype' };
-      }
-      return { ok: true, message: value as unknown as InputMessage };
-    case 'control_response': {
-      const response = value.response;
-      if (
-        !isObject(response) ||
-        typeof response.request_id !== 'string' ||
-        (response.subtype !== 'success' && response.subtype !== 'error')
-      ) {
-        return { ok: false, error: 'control_response needs response.subtype (success|error) and response.request_id' };
-      }
-      return { ok: true, message: value as unknown as InputMessage };
+      // The request's fields are checked where it is handled (zod, loaded there).
+      return { ok: true, message: { ...value, type: 'control_request', request_id, request: { ...request, subtype } } };
     }
-    case 'control_cancel_request':
-      if (typeof value.request_id !== 'string')
-        return { ok: false, error: 'control_cancel_request needs a request_id' };
-      return { ok: true, message: value as unknown as InputMessage };
+    case 'control_response': {
+      const response = controlAnswer(value.response);
+      if (!response)
+        return { ok: false, error: 'control_response needs response.subtype (success|error) and response.request_id' };
+      return { ok: true, message: { ...value, type: 'control_response', response } };
+    }
+    case 'control_cancel_request': {
+      const { request_id } = value;
+      if (typeof request_id !== 'string') return { ok: false, error: 'control_cancel_request needs a request_id' };
+      return { ok: true, message: { ...value, type: 'control_cancel_request', request_id } };
+    }
     case 'keep_alive':
       return { ok: true, message: { type: 'keep_alive' } };
     default:
       return { ok: false, error: `unknown message type ${JSON.stringify(value.type)}` };
   }
+}
+
+/** A control response's `response`, when it has a request id and says success or error (an error's text as sent). */
+function controlAnswer(value: unknown): ControlResponse['response'] | undefined {
+  if (!isObject(value)) return undefined;
+  const { request_id, subtype, response, error, ...rest } = value;
+  if (typeof request_id !== 'string') return undefined;
+  if (subtype === 'success') return { ...rest, subtype, request_id, ...(isObject(response) ? { response } : {}) };
+  if (subtype === 'error') return { ...rest, subtype, request_id, error: typeof error === 'string' ? error : '' };
+  return undefined;
 }

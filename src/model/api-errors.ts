@@ -20,7 +20,7 @@ export function toModelError(
 ): unknown {
   if (signal.aborted) return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
   const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
-  if (error instanceof HttpStatusError) {
+  if (HttpStatusError.isInstance(error)) {
     const ms = Number(error.header('retry-after-ms') ?? NaN);
     const retryAfterMs = Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(error.header('retry-after'));
     return fromApiError(error, { redact, retryAfterMs });

@@ -4,6 +4,7 @@
  * with `error` when it fails or when the provider rejects the key (401/403). The key itself
  * (the helper's stdout) is never emitted or logged; token-like words in output are redacted.
  */
+import { errorMessage } from '../process/errors.ts';
 import { childEnv } from '../process/env.ts';
 import { defaultSandbox, type SandboxConfig } from '../sandbox/config.ts';
 import type { StreamEvent } from '../messages/types.ts';
@@ -123,7 +124,7 @@ export class KeyHelperProvider implements ModelProvider {
       );
     } catch (error) {
       signal.throwIfAborted();
-      const message = `API key helper failed: ${(error as Error).message}`;
+      const message = `API key helper failed: ${errorMessage(error)}`;
       await this.#onStatus({ isAuthenticating: false, output: output.slice(-20), error: message });
       throw new ModelError({ kind: 'authentication_failed', message });
     }

@@ -1,5 +1,4 @@
-/** Errors of model requests, recognisable across duplicate bundles. */
-const marker = Symbol.for('agentpipe.error.ModelError');
+import { AgentpipeError } from '../process/errors.ts';
 
 /** What kind of failure a model request met; drives retries and `assistant.error`. */
 export type ModelErrorKind =
@@ -21,8 +20,9 @@ export type ModelErrorKind =
  */
 export type AnswerFault = 'html' | 'cut';
 
-export class ModelError extends Error {
-  readonly [marker] = true;
+/** An error of a model request, recognisable across duplicate bundles (`ModelError.isInstance`). */
+export class ModelError extends AgentpipeError {
+  static override readonly errorName: string = 'ModelError';
   /** HTTP status, when there was a response. */
   readonly status: number | undefined;
   readonly kind: ModelErrorKind;
@@ -40,7 +40,6 @@ export class ModelError extends Error {
     fault?: AnswerFault;
   }) {
     super(options.message, { cause: options.cause });
-    this.name = 'ModelError';
     this.kind = options.kind;
     this.fault = options.fault;
     this.status = options.status;
@@ -55,10 +54,6 @@ export class ModelError extends Error {
       this.kind === 'server_error' ||
       this.kind === 'connection'
     );
-  }
-
-  static isInstance(error: unknown): error is ModelError {
-    return typeof error === 'object' && error !== null && marker in error;
   }
 
   /** Classifies an HTTP status. */

@@ -5,6 +5,7 @@
  * node's own client streams the same bytes with neither. Keep-alive sockets are reused between
  * turns (node's default agents), and an aborted signal destroys the request at once.
  */
+import { AgentpipeError, errorCode } from '../process/errors.ts';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { VERSION } from '../version.ts';
@@ -71,8 +72,8 @@ export interface JsonPost {
 }
 
 /** A response with a status of 400 or more, with its body (parsed when it is JSON). */
-export class HttpStatusError extends Error {
-  override name = 'HttpStatusError';
+export class HttpStatusError extends AgentpipeError {
+  static override readonly errorName: string = 'HttpStatusError';
   readonly status: number;
   readonly headers: IncomingMessage['headers'];
   readonly body: unknown;
@@ -330,7 +331,7 @@ function cutError(error: unknown, signal: AbortSignal): unknown {
 
 /** "Connection error: connect ECONNREFUSED 127.0.0.1:1", "Connection error: aborted". */
 function connectionError(error: unknown): ModelError {
-  const detail = error instanceof Error ? error.message || (error as NodeJS.ErrnoException).code || error.name : '';
+  const detail = error instanceof Error ? error.message || errorCode(error) || error.name : '';
   return new ModelError({
     kind: 'connection',
     message: `Connection error: ${detail || String(error)}`,

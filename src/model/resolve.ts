@@ -5,6 +5,7 @@
  * - otherwise Anthropic (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`).
  * Real providers are imported lazily so the scripted path starts fast.
  */
+import { AgentpipeError, errorCode, errorMessage } from '../process/errors.ts';
 import { readFileSync } from 'node:fs';
 import { DemoScript } from './demo.ts';
 import { FixedScript, ScriptedProvider, validateScript } from './scripted.ts';
@@ -35,8 +36,8 @@ export interface ResolvedModel {
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 
 /** Raised when credentials are missing; the session reports it with `auth_status`. */
-export class MissingCredentialsError extends Error {
-  override name = 'MissingCredentialsError';
+export class MissingCredentialsError extends AgentpipeError {
+  static override readonly errorName: string = 'MissingCredentialsError';
 }
 
 export function chooseProvider(options: ModelOptions): ProviderName {
@@ -95,13 +96,13 @@ async function loadScript(file: string): Promise<Script> {
     // Synchronously: read once at start-up, and node:fs/promises would load ~20 modules (~3 ms).
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read script ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(`cannot read script ${file}: ${errorCode(error) ?? errorMessage(error)}`);
   }
   try {
     // YAML is a superset of JSON; its parser loads only for .yaml/.yml scripts.
     const value: unknown = /\.ya?ml$/i.test(file) ? (await import('yaml')).parse(text) : JSON.parse(text);
     return validateScript(value, file);
   } catch (error) {
-    throw new Error(`invalid script ${file}: ${(error as Error).message}`);
+    throw new Error(`invalid script ${file}: ${errorMessage(error)}`);
   }
 }

@@ -11,6 +11,7 @@
  * allowed name that does not resolve, or a host that does not answer, is no refusal: 502 Bad
  * Gateway (SOCKS: host unreachable), and not reported.
  */
+import { errorCode } from '../process/errors.ts';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -132,7 +133,7 @@ export class EgressProxy {
     try {
       addresses = net.isIP(host) ? [host] : await (this.#options.lookup ?? systemLookup)(host);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      const code = errorCode(error) ?? String(error);
       return { unreachable: `${host} could not be resolved (${code})` };
     }
     if (!addresses.length) return { unreachable: `${host} has no address` };

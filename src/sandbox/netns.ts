@@ -56,7 +56,7 @@ const send = (message, server) => new Promise((ok, fail) =>
 (async () => {
   for (const port of forwards) {
     await send({ kind: 'forward', port }, await listen(port, '127.0.0.1'));
-    const v6 = await listen(port, '::1').catch(() => undefined);
+    const v6 = await listen(port, '::1').catch(() => undefined); // no IPv6 loopback here: the IPv4 forward is enough
     if (v6) await send({ kind: 'forward', port }, v6);
   }
   for (const kind of ['http', 'socks']) {

@@ -8,6 +8,7 @@
  * wrapped CLI's local API) is forwarded there, at the same port. Every refusal is one stderr line
  * per host and port, and the commands running at the time hear of it (`watch`).
  */
+import { errorMessage } from '../process/errors.ts';
 import { findExecutable } from '../process/executable.ts';
 import { holdForSession, type SandboxConfig } from './config.ts';
 import { EgressProxy, type Denial } from './egress-proxy.ts';
@@ -132,7 +133,7 @@ async function open(
     });
     return { ns, proxy, watchers };
   } catch (error) {
-    warnOnce(config, `sandbox: ${(error as Error).message}; sandboxed commands run without network`);
+    warnOnce(config, `sandbox: ${errorMessage(error)}; sandboxed commands run without network`);
     forget();
     return undefined;
   }

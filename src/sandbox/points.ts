@@ -17,6 +17,7 @@
  * The registry lives in the temp folder, private to the user (mode 0700, checked): sandboxed
  * commands cannot write there (their temp folder is a private one under agentpipe's runtime).
  */
+import { errorCode } from '../process/errors.ts';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -130,7 +131,7 @@ function locked<T>(dir: string, work: () => T): T {
       mkdirSync(lock, { mode: 0o700 });
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errorCode(error) !== 'EEXIST') throw error;
       if (lockAge(lock) > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
       else if (Date.now() > deadline) throw new Error(`sandbox: the mount point lock ${lock} is held by another run`);
       else pause(1);

@@ -10,6 +10,7 @@
  * otherwise says once on stderr which guarantee is missing and why; `required` throws
  * SandboxUnavailableError instead of running anything unconfined.
  */
+import { AgentpipeError } from '../process/errors.ts';
 import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -22,8 +23,8 @@ import type { Denial } from './egress-proxy.ts';
 import type { NetworkGrant } from './network.ts';
 
 /** The sandbox is required (`--sandbox required`, `failIfUnavailable`) and cannot start here. */
-export class SandboxUnavailableError extends Error {
-  override name = 'SandboxUnavailableError';
+export class SandboxUnavailableError extends AgentpipeError {
+  static override readonly errorName: string = 'SandboxUnavailableError';
   /** Claude Code's startup failure reason for the same case. */
   readonly reason = 'sandbox_required_unavailable';
 }

@@ -3,6 +3,7 @@
  * folder, with `content` (ACP SessionUpdates), `event` (Copilot-style session events),
  * `lifecycle`, `stdout` and `stderr` events, all projected from one query() stream.
  */
+import { errorMessage } from '../process/errors.ts';
 import { isPromptEcho, promptMessage } from '../messages/user.ts';
 import { EventEmitter } from 'node:events';
 import type { AgentMessage, ResultMessage } from '../messages/types.ts';
@@ -88,9 +89,11 @@ export class Agent extends EventEmitter {
     const resultArrived = new Promise<ResultMessage | undefined>((resolve) => (this.#waiting = resolve));
     await this.#input!.push(promptMessage(prompt, this.#sessionId));
     let timedOut = false;
-    const timer = timeoutMs
-      ? setTimeout(() => ((timedOut = true), void q.interrupt().catch(() => {})), timeoutMs)
-      : undefined;
+    const onTimeout = (): void => {
+      timedOut = true;
+      void q.interrupt().catch(() => {}); // the run has ended meanwhile: nothing to interrupt
+    };
+    const timer = timeoutMs ? setTimeout(onTimeout, timeoutMs) : undefined;
     const result = await resultArrived;
     clearTimeout(timer);
     if (!result) {
@@ -161,6 +164,7 @@ export class Agent extends EventEmitter {
   /** Interrupts the running prompt (it ends with its result) and stops running commands. */
   async interrupt(): Promise<void> {
     for (const command of this.#commands) command.stop();
+    // The run has ended: nothing to interrupt.
     if (this.#run) await this.#query?.interrupt().catch(() => {});
     await this.#settle();
   }
@@ -181,6 +185,7 @@ export class Agent extends EventEmitter {
 
   /** Stops everything, ends the session and removes the sandbox folder (unless it was the user's). */
   async kill(): Promise<void> {
+    // A boot that failed was reported to its caller; nothing to stop.
     if (this.#booting) await this.#booting.catch(() => {});
     const sandbox = this.#sandbox;
     if (!sandbox) return;
@@ -247,7 +252,7 @@ export class Agent extends EventEmitter {
     try {
       for await (const message of q) this.#dispatch(message);
     } catch (error) {
-      this.emit('stderr', `agentpipe: ${(error as Error).message}\n`);
+      this.emit('stderr', `agentpipe: ${errorMessage(error)}\n`);
     } finally {
       if (this.#query === q) this.#query = undefined;
       this.#waiting?.(undefined);

@@ -3,6 +3,7 @@
  * It writes the prompt's user messages, sends control requests, answers `can_use_tool` with the
  * options' callback, and yields the messages it reads.
  */
+import { errorMessage } from '../process/errors.ts';
 import { rmSync } from 'node:fs';
 import type { ControlRequest, ControlResponse, OutboundRequest, PermissionResult } from '../messages/control.ts';
 import type { AgentMessage } from '../messages/types.ts';
@@ -51,7 +52,7 @@ export function startChildProcess(
         sent++;
       }
     } catch (error) {
-      log(`agentpipe: prompt input failed: ${(error as Error).message}`);
+      log(`agentpipe: prompt input failed: ${errorMessage(error)}`);
     }
     await results.reached(sent);
     transport.endInput();
@@ -77,7 +78,7 @@ export function startChildProcess(
       });
       response = { subtype: 'success', request_id: request.request_id, response: { ...decision } };
     } catch (error) {
-      response = { subtype: 'error', request_id: request.request_id, error: (error as Error).message };
+      response = { subtype: 'error', request_id: request.request_id, error: errorMessage(error) };
     } finally {
       aborts.delete(request.request_id);
     }
@@ -110,7 +111,7 @@ export function startChildProcess(
       }
       return undefined;
     } catch (error) {
-      return new Error(`reading agentpipe's output failed: ${(error as Error).message}`);
+      return new Error(`reading agentpipe's output failed: ${errorMessage(error)}`);
     }
   }
 

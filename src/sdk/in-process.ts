@@ -50,6 +50,7 @@ export async function startInProcess(
       queue.done();
     },
     async (error: unknown) => {
+      // The run's own failure is what the query reports.
       await session.close().catch(() => {});
       queue.error(error);
     },

@@ -45,11 +45,13 @@ export function query({ prompt, options = {} }: QueryParams): Query {
               m.startChildProcess(prompt, { ...options, executable: options.executable! }),
             )
           : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
+  // Awaited below, where its failure is the query's.
   engine.catch(() => {});
   const signal = options.abortController?.signal;
   const onAbort = () => {
     void engine.then(
       (e) => {
+        // The engine has ended: nothing to interrupt.
         void e.control({ subtype: 'interrupt' }).catch(() => {});
         e.endInput();
       },

@@ -14,6 +14,7 @@ export interface Sandbox {
 export async function openSandbox(cwd?: string): Promise<Sandbox> {
   if (cwd !== undefined) {
     const folder = path.resolve(cwd);
+    // Missing: created below.
     const info = await stat(folder).catch(() => undefined);
     if (!info?.isDirectory()) throw new Error(`sandbox folder ${folder} does not exist or is not a folder`);
     return { path: folder, owned: false };

@@ -5,6 +5,7 @@
  * (required), `tools` / `disallowedTools` (comma-separated or a list) and `model`; the body is
  * the agent's prompt. A malformed file is skipped with a warning naming it.
  */
+import { errorCode, errorMessage } from '../process/errors.ts';
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -42,9 +43,9 @@ export function agentFiles(
       );
     } catch (error) {
       // No folder there (a home that is a file has none either).
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR')
-        warn(`cannot read the agents folder ${folder}: ${(error as Error).message}`);
+        warn(`cannot read the agents folder ${folder}: ${errorMessage(error)}`);
     }
   }
   return out;
@@ -61,7 +62,7 @@ export async function readAgentFiles(
       const agent = await parseAgentFile(await readFile(file, 'utf8'), path.basename(file, '.md'));
       out[agent.name] = agent.definition;
     } catch (error) {
-      warn(`skipped the agent file ${file}: ${(error as Error).message}`);
+      warn(`skipped the agent file ${file}: ${errorMessage(error)}`);
     }
   }
   return out;
@@ -105,7 +106,7 @@ export async function parseAgentFile(
   try {
     meta = parse(match[1]!);
   } catch (error) {
-    throw new Error(`invalid YAML frontmatter: ${(error as Error).message.split('\n')[0]}`);
+    throw new Error(`invalid YAML frontmatter: ${errorMessage(error).split('\n')[0]}`);
   }
   if (!meta || typeof meta !== 'object' || Array.isArray(meta))
     throw new Error('the frontmatter must be a mapping (name: ..., description: ...)');

@@ -3,6 +3,7 @@
  * `initialize` handler): a malformed request gets an error response naming the field, and the
  * session goes on. zod loads lazily: `import()` this module.
  */
+import { errorMessage } from '../process/errors.ts';
 import { z } from 'zod';
 import { issuesOf } from '../messages/issues.ts';
 import type { SDKHookCallbackMatcher } from '../messages/control.ts';
@@ -14,7 +15,7 @@ const McpServers = z.record(z.string(), z.unknown()).transform((raw, ctx): Recor
   try {
     return parseMcpServers(raw, 'mcpServers');
   } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    ctx.addIssue({ code: 'custom', message: errorMessage(error) });
     return z.NEVER;
   }
 });

@@ -5,6 +5,7 @@
  * Lines never carry keys, headers or tool inputs. The filter names categories to keep
  * (`api,tools`) or to drop (`!control`); the categories are api, tools, control.
  */
+import { errorMessage } from '../process/errors.ts';
 import { appendFileSync, closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { makePrivateFolderSync, PRIVATE_FILE, tightenFileSync } from '../process/private-files.ts';
@@ -43,7 +44,7 @@ export function debugLogger(
         closeSync(fd);
       }
     } catch (error) {
-      throw new Error(`--debug-file ${options.debugFile}: ${(error as Error).message}`);
+      throw new Error(`--debug-file ${options.debugFile}: ${errorMessage(error)}`);
     }
     // Opened per line (the log is a few lines per turn): no descriptor outlives the session,
     // however many sessions a server runs.

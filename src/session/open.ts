@@ -5,6 +5,7 @@
  * helper, `auth_status` on a rejected or missing key), and `can_use_tool` over the control
  * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
  */
+import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
@@ -27,8 +28,8 @@ import type { SessionTape } from './tape.ts';
 import { isTrustedFolder } from './trust.ts';
 
 /** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
-export class SessionSetupError extends Error {
-  override name = 'SessionSetupError';
+export class SessionSetupError extends AgentpipeError {
+  static override readonly errorName: string = 'SessionSetupError';
   /** Report it as the session's one error `result` too (exit 1), not only on stderr: a required sandbox. */
   readonly asResult: boolean;
   constructor(message: string, options: { asResult?: boolean } = {}) {
@@ -75,7 +76,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     if (options.outputFormat) await compileSchema(options.outputFormat.schema);
   } catch (error) {
     await start?.transcript?.close(); // releases the session's lock
-    throw new SessionSetupError((error as Error).message);
+    throw new SessionSetupError(errorMessage(error));
   }
   const sessionId = start.sessionId;
   let session: Session | undefined;
@@ -95,7 +96,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   } catch (error) {
     await start.transcript?.close();
     await tape?.close();
-    throw error instanceof SessionSetupError ? error : new SessionSetupError((error as Error).message);
+    throw SessionSetupError.isInstance(error) ? error : new SessionSetupError(errorMessage(error));
   }
   const { provider, model, authError } = resolved;
 
@@ -107,7 +108,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   } catch (error) {
     await start.transcript?.close();
     await tape?.close();
-    throw new SessionSetupError((error as Error).message); // a malformed settings file, an unwritable debug file
+    throw new SessionSetupError(errorMessage(error)); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
   await startTelemetry(session, options, io.log);
@@ -119,7 +120,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     } catch (error) {
       await tape?.close();
       await session.close();
-      throw new SessionSetupError((error as Error).message);
+      throw new SessionSetupError(errorMessage(error));
     }
   }
   if (wrapped) {
@@ -136,7 +137,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     } catch (error) {
       await tape?.close();
       await session.close();
-      throw new SessionSetupError((error as Error).message);
+      throw new SessionSetupError(errorMessage(error));
     }
   }
   const runner = new SessionRunner(session, io.send, {
@@ -284,7 +285,7 @@ async function sessionModel(
     // A key the provider rejects is reported by the agent loop once the retries are over (agent/loop.ts).
     return await resolveModel(options);
   } catch (error) {
-    if (!(error instanceof MissingCredentialsError)) throw new SessionSetupError((error as Error).message);
+    if (!MissingCredentialsError.isInstance(error)) throw new SessionSetupError(errorMessage(error));
     const failure = new ModelError({ message: error.message, kind: 'authentication_failed' });
     return {
       provider: new FailingProvider(chooseProvider(options), failure),
@@ -313,7 +314,7 @@ export async function checkSessionOptions(options: SessionOptions, log: (line: s
       ).harnessCommand(wrapped, options.harnessCommand, options.env ?? process.env);
     else if (!options.apiKeyHelper) await resolveModel(options);
   } catch (error) {
-    if (!(error instanceof MissingCredentialsError)) throw new SessionSetupError((error as Error).message);
+    if (!MissingCredentialsError.isInstance(error)) throw new SessionSetupError(errorMessage(error));
   }
 }
 
@@ -332,7 +333,7 @@ async function checkSandbox(session: Session): Promise<void> {
     await sandboxState(config);
   } catch (error) {
     await session.close();
-    throw new SessionSetupError((error as Error).message, { asResult: error instanceof SandboxUnavailableError });
+    throw new SessionSetupError(errorMessage(error), { asResult: SandboxUnavailableError.isInstance(error) });
   }
 }
 
@@ -347,7 +348,7 @@ async function startTelemetry(session: Session, options: SessionOptions, log: (l
     const { loadTelemetry } = await import('../telemetry/load.ts');
     session.telemetry = await loadTelemetry(options.telemetry, process.env, log);
   } catch (error) {
-    log(`agentpipe: warning: telemetry is off: ${(error as Error).message}`);
+    log(`agentpipe: warning: telemetry is off: ${errorMessage(error)}`);
     return;
   }
   const given = typeof options.telemetry === 'object' ? options.telemetry : {};

@@ -3,6 +3,7 @@
  * `continue` the latest of this folder, `forkSession` into a new id, `resumeSessionAt` a
  * message), and where it is written (`persistSession: false`: nowhere).
  */
+import { AgentpipeError, errorCode, errorMessage } from '../process/errors.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import path from 'node:path';
 import type { MessageParam } from '../messages/types.ts';
@@ -22,8 +23,8 @@ import { rebuild, type CutTurn } from './transcript-rebuild.ts';
 /** How a `--resume` of an unknown session id is refused (Claude Code's words). */
 export const NOT_FOUND = 'No conversation found with session ID:';
 
-export class ResumeError extends Error {
-  override name = 'ResumeError';
+export class ResumeError extends AgentpipeError {
+  static override readonly errorName: string = 'ResumeError';
 }
 
 /** Where a session starts. */
@@ -77,9 +78,7 @@ export async function prepareSession(
   try {
     lines = await readTranscript(source, log);
   } catch (error) {
-    throw new ResumeError(
-      `cannot read the transcript ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new ResumeError(`cannot read the transcript ${source}: ${errorCode(error) ?? errorMessage(error)}`);
   }
   const rebuilt = rebuild(lines, options.resumeSessionAt, { keepCutTurn: options.continueCutTurn === true });
   if (!rebuilt.found) throw new ResumeError(`--resume-session-at: no message ${options.resumeSessionAt} in ${source}`);
@@ -125,6 +124,7 @@ async function storedCopy(
 ): Promise<string | undefined> {
   if (!env.CLAUDE_CONFIG_DIR) return undefined;
   const file = mirrorPath(cwd, sessionId, env);
+  // No mirror of the session: undefined says so.
   return (await stat(file).catch(() => undefined))?.isFile() ? file : undefined;
 }
 
@@ -180,7 +180,7 @@ function openTranscript(file: string, sessionId: string, log: (line: string) => 
   try {
     return new Transcript(file, sessionId, log);
   } catch (error) {
-    if (error instanceof SessionLockedError) throw error;
+    if (SessionLockedError.isInstance(error)) throw error;
     log(transcriptOff(file, error));
     return undefined;
   }

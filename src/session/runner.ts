@@ -5,6 +5,7 @@
  * not cancel queued or running prompts: they finish, their results are emitted, then the output
  * closes; requests still waiting for the client are refused at EOF (nobody can answer them).
  */
+import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import Denque from 'denque';
 import { envMs } from '../process/env-number.ts';
 import type {
@@ -58,8 +59,8 @@ function controlTimeoutFromEnv(): number {
 }
 
 /** Error of a control request the client answered with `error`, or that was cancelled. */
-export class ControlRequestError extends Error {
-  override name = 'ControlRequestError';
+export class ControlRequestError extends AgentpipeError {
+  static override readonly errorName: string = 'ControlRequestError';
 }
 
 export class SessionRunner implements ControlHost {
@@ -155,7 +156,7 @@ export class SessionRunner implements ControlHost {
         await this.#dispatch(parsed.message);
       }
     } catch (error) {
-      this.#options.log(`agentpipe: input failed: ${(error as Error).message}`);
+      this.#options.log(`agentpipe: input failed: ${errorMessage(error)}`);
     } finally {
       if (this.#options.awaitInitialize && !this.#initialized && this.#prompts.length) {
         this.#options.log(
@@ -272,7 +273,7 @@ export class SessionRunner implements ControlHost {
     } catch (error) {
       response = {
         type: 'control_response',
-        response: { subtype: 'error', request_id: request.request_id, error: (error as Error).message },
+        response: { subtype: 'error', request_id: request.request_id, error: errorMessage(error) },
       };
     } finally {
       this.#inbound.delete(request.request_id);

@@ -56,7 +56,7 @@ export async function runStreamSession(o: StreamSessionOptions): Promise<ResultM
       announceRequests: true,
     });
   } catch (error) {
-    if (!(error instanceof SessionSetupError)) {
+    if (!SessionSetupError.isInstance(error)) {
       queue.done();
       await output;
       throw error;

@@ -2,6 +2,7 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
+import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { emptySubagentStats } from '../agent/subagent-stats.ts';
 import { resultFields } from './result-fields.ts';
 import { SessionStats } from './session-stats.ts';
@@ -441,11 +442,11 @@ export class Session {
     } catch (error) {
       // A prompt a UserPromptSubmit hook blocked ends as Claude Code ends it: a success whose result
       // is the notice (system/informational said it first), no turn taken.
-      const blocked = error instanceof PromptBlocked;
+      const blocked = PromptBlocked.isInstance(error);
       outcome = {
         subtype: blocked ? 'success' : 'error_during_execution',
-        text: blocked ? (error as Error).message : '',
-        errors: blocked ? [] : [(error as Error).message],
+        text: blocked ? errorMessage(error) : '',
+        errors: blocked ? [] : [errorMessage(error)],
         numTurns: 0,
         requests: 0,
         stopReason: null,
@@ -817,8 +818,8 @@ function withStructuredOutput(names: string[], schema: boolean): string[] {
 }
 
 /** A UserPromptSubmit hook blocked the prompt. */
-class PromptBlocked extends Error {
-  override name = 'PromptBlocked';
+class PromptBlocked extends AgentpipeError {
+  static override readonly errorName: string = 'PromptBlocked';
 }
 
 /** The session's sandbox: the mode option, the settings layers' `sandbox` blocks, the option's block last. */

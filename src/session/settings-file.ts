@@ -4,6 +4,7 @@
  * renamed into place, so a reader never sees half a file and other keys stay as they were. A file
  * that is not a JSON object is left alone with an error naming it.
  */
+import { errorCode } from '../process/errors.ts';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makePrivateFolder, PRIVATE_FILE } from '../process/private-files.ts';
@@ -14,7 +15,7 @@ export async function readSettingsObject(file: string, label: string): Promise<R
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if (errorCode(error) === 'ENOENT') return {};
     throw error;
   }
   let parsed: unknown;

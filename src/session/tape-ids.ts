@@ -107,16 +107,18 @@ export class RecordedIds {
 
 /** `message` with the clock values `recorded` has where it has them too. */
 function withClockOf(message: AgentMessage, recorded: AgentMessage): AgentMessage {
-  const out = message as unknown as Record<string, unknown>;
-  const from = recorded as unknown as Record<string, unknown>;
-  for (const field of [...CLOCK_FIELDS, ...RUN_FIELDS]) if (field in out && field in from) out[field] = from[field];
+  // Fields of any message type, by name: read and set through Reflect (the union has no common index).
+  const mine = (field: string): unknown => Reflect.get(message, field);
+  const theirs = (field: string): unknown => Reflect.get(recorded, field);
+  for (const field of [...CLOCK_FIELDS, ...RUN_FIELDS])
+    if (field in message && field in recorded) Reflect.set(message, field, theirs(field));
   for (const holder of ['tool_use_result', 'usage'] as const) {
-    const [mine, theirs] = [out[holder], from[holder]];
-    if (!isRecord(mine) || !isRecord(theirs)) continue;
+    const [own, their] = [mine(holder), theirs(holder)];
+    if (!isRecord(own) || !isRecord(their)) continue;
     let copy: Record<string, unknown> | undefined;
     for (const field of NESTED_DRAWN_FIELDS)
-      if (field in mine && field in theirs) (copy ??= { ...mine })[field] = theirs[field];
-    if (copy) out[holder] = copy;
+      if (field in own && field in their) (copy ??= { ...own })[field] = their[field];
+    if (copy) Reflect.set(message, holder, copy);
   }
   return message;
 }

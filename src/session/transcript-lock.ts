@@ -5,6 +5,7 @@
  * dead (same host, no such pid) is stale and taken over. Locks are released when the session
  * closes, and on process exit for whatever is still held.
  */
+import { AgentpipeError, errorCode } from '../process/errors.ts';
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,8 +13,8 @@ import { processAlive } from '../process/alive.ts';
 import { makePrivateFolderSync, PRIVATE_FILE, tightenFolderSync } from '../process/private-files.ts';
 
 /** The session is in use by another writer. */
-export class SessionLockedError extends Error {
-  override name = 'SessionLockedError';
+export class SessionLockedError extends AgentpipeError {
+  static override readonly errorName: string = 'SessionLockedError';
 }
 
 interface Owner {
@@ -70,7 +71,7 @@ export function lockTranscript(transcript: string, sessionId: string): () => voi
         if (held.delete(lock)) rmSync(lock, { force: true });
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errorCode(error) !== 'EEXIST') throw error;
       const owner = readOwner(lock);
       // A lock of a dead process on this machine (or an unreadable one) is stale: take it over.
       if (owner === undefined || (owner.host === me.host && !processAlive(owner.pid))) {

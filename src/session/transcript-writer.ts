@@ -66,6 +66,7 @@ export class TranscriptWriter {
     await this.sync();
     const fd = await this.#fd;
     this.#fd = Promise.resolve(undefined);
+    // The lines are synced above (a failure there is reported); a failed close loses nothing.
     if (fd !== undefined) await call((done) => close(fd, (error) => done(error, undefined))).catch(() => undefined);
   }
 

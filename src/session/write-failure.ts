@@ -3,6 +3,7 @@
  * full (ENOSPC)", "/home/me/.agentpipe is a file, not a folder"), not a raw errno line. A session
  * whose transcript cannot be written goes on without it and says so once (see `transcriptOff`).
  */
+import { errorCode, errorMessage } from '../process/errors.ts';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -21,7 +22,7 @@ const WORDS: Record<string, string> = {
 
 /** Why `target` could not be written, given the error that said so. */
 export function whyNotWritable(error: unknown, target: string): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errorCode(error);
   if (code && WORDS[code]) return `${WORDS[code]} (${code})`;
   // A missing or wrong folder on the way: a file in the way, or a folder that cannot be written (a
   // recursive mkdir on a read-only file system says ENOENT).
@@ -32,12 +33,12 @@ export function whyNotWritable(error: unknown, target: string): string {
       try {
         accessSync(found.path, constants.W_OK);
       } catch (denied) {
-        const deniedCode = (denied as NodeJS.ErrnoException).code;
+        const deniedCode = errorCode(denied);
         if (deniedCode && WORDS[deniedCode]) return `${WORDS[deniedCode]} (${deniedCode}, at ${found.path})`;
       }
     }
   }
-  return code ?? (error instanceof Error ? error.message : String(error));
+  return code ?? errorMessage(error);
 }
 
 /** The one warning of a session whose transcript is off (`midway`: its lines so far were written). */

@@ -5,6 +5,7 @@
  * to OTLP over HTTP (protobuf or JSON) or the console, configured by the standard OTEL_* variables. A caller's own
  * providers are used as they are.
  */
+import { errorMessage } from '../process/errors.ts';
 import {
   diag,
   DiagLogLevel,
@@ -115,7 +116,7 @@ async function bounded(work: Promise<unknown>, log: (line: string) => void, what
     if ((await Promise.race([work, limit])) === 'late')
       log(`telemetry: ${what} did not finish in ${FLUSH_LIMIT_MS} ms`);
   } catch (error) {
-    log(`telemetry: ${what} failed: ${(error as Error).message}`);
+    log(`telemetry: ${what} failed: ${errorMessage(error)}`);
   } finally {
     clearTimeout(timer);
   }
@@ -160,9 +161,7 @@ export async function startTelemetry(settings: TelemetrySettings): Promise<Telem
     const level = settings.env.OTEL_LOG_LEVEL?.toUpperCase();
     // The SDK's own diagnostics (an export that failed, spans dropped) on the session's log, one line each.
     const line = (message: string, ...args: unknown[]) =>
-      settings.log(
-        `telemetry: ${[message, ...args.map((a) => (a instanceof Error ? a.message : String(a)))].join(' ')}`,
-      );
+      settings.log(`telemetry: ${[message, ...args.map((a) => errorMessage(a))].join(' ')}`);
     diag.setLogger(
       { error: line, warn: line, info: line, debug: line, verbose: line },
       {

@@ -8,6 +8,7 @@
  * changes nothing. Folders above the last component are resolved as the permission check
  * resolved them (realpath); a folder swapped for a link after the check is not caught here.
  */
+import { AgentpipeError, errorCode } from '../process/errors.ts';
 import { constants } from 'node:fs';
 import { open, readlink, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -15,11 +16,12 @@ import path from 'node:path';
 import { kindOf } from './regular-file.ts';
 
 /** The file is a symbolic link (or not a regular file): the tool refuses it, and says why. */
-export class LinkedFileError extends Error {
-  override name = 'LinkedFileError';
+export class LinkedFileError extends AgentpipeError {
+  static override readonly errorName: string = 'LinkedFileError';
 }
 
 async function linkRefusal(file: string, verb: string): Promise<LinkedFileError> {
+  // The message then names no target.
   const target = await readlink(file).catch(() => undefined);
   return new LinkedFileError(
     `${file} is a symbolic link${target === undefined ? '' : ` to ${target}`}: ${verb} does not follow links; ` +
@@ -32,7 +34,7 @@ async function openNoFollow(file: string, flags: number, verb: string, mode?: nu
   try {
     return await open(file, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY, mode);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw await linkRefusal(file, verb);
+    if (errorCode(error) === 'ELOOP') throw await linkRefusal(file, verb);
     throw error;
   }
 }
@@ -46,7 +48,7 @@ export async function readTextNoFollow(file: string, verb: string): Promise<stri
   try {
     handle = await openNoFollow(file, constants.O_RDONLY, verb);
   } catch (error) {
-    if (error instanceof LinkedFileError) throw error;
+    if (LinkedFileError.isInstance(error)) throw error;
     return null;
   }
   try {
@@ -94,6 +96,7 @@ async function replaceFile(file: string, content: string, mode: number, signal?:
     }
     await rename(temporary, file);
   } catch (error) {
+    // The temporary file may not exist yet; the write's own failure is thrown.
     await unlink(temporary).catch(() => {});
     throw error;
   }

@@ -20,6 +20,7 @@ async function keyOf(file: string): Promise<string> {
 
 /** Notes that the model has seen `file` as it is now (after a Read, or after its own write). */
 export async function recordRead(state: ToolState, file: string): Promise<void> {
+  // Missing: nothing to record.
   const info = await stat(file).catch(() => undefined);
   if (info) reads(state).set(await keyOf(file), info.mtimeMs);
 }
@@ -31,6 +32,7 @@ export async function seedRead(state: ToolState, file: string, mtimeMs: number):
 
 /** Why the model may not change `file` now, or undefined when it may (a file that does not exist may be created). */
 export async function writeRefusal(state: ToolState, file: string): Promise<string | undefined> {
+  // Missing: a new file, nothing read to be stale.
   const info = await stat(file).catch(() => undefined);
   if (!info) return undefined;
   const seen = reads(state).get(await keyOf(file));

@@ -4,12 +4,13 @@
  * non-blocking (opening a FIFO would otherwise wait for a writer, past any interrupt) and checked
  * with fstat on the opened descriptor, so a path swapped after a check cannot slip through.
  */
+import { AgentpipeError } from '../process/errors.ts';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /** A file that is not a regular file, or is larger than allowed. */
-export class NotReadableError extends Error {
-  override name = 'NotReadableError';
+export class NotReadableError extends AgentpipeError {
+  static override readonly errorName: string = 'NotReadableError';
 }
 
 /** What a non-regular file is, in words. */

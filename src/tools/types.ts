@@ -1,4 +1,5 @@
 /** The tool contract: what a tool declares and what one call gets and returns. */
+import { AgentpipeError } from '../process/errors.ts';
 import type { ImageBlock, TextBlock } from '../messages/types.ts';
 import { toolUseError as wrapToolUseError } from '../messages/notices.ts';
 import type { ToolState } from './state.ts';
@@ -88,6 +89,6 @@ export function toolUseError(message: string): ToolResult {
 }
 
 /** An error whose message is meant for the model as the tool result. */
-export class ToolInputError extends Error {
-  override name = 'ToolInputError';
+export class ToolInputError extends AgentpipeError {
+  static override readonly errorName: string = 'ToolInputError';
 }

@@ -3,23 +3,16 @@
  * page). What the user can mend (a port in use, a port that needs privileges, an address that is not this
  * machine's) is a ListenError whose message is one line with the way out; anything else is thrown as it came.
  */
+import { AgentpipeError } from '../process/errors.ts';
 import type { Server } from 'node:net';
 
-const MARKER = Symbol.for('agentpipe.error.ListenError');
-
 /** A server could not listen for a reason the user can mend; the message says how. */
-export class ListenError extends Error {
-  override name = 'ListenError';
-  readonly [MARKER] = true;
+export class ListenError extends AgentpipeError {
+  static override readonly errorName: string = 'ListenError';
   readonly code: string;
   constructor(message: string, options: { code: string; cause: unknown }) {
     super(message, { cause: options.cause });
     this.code = options.code;
-  }
-
-  /** True for a ListenError, also one from another copy of this module (a second bundle). */
-  static isInstance(error: unknown): error is ListenError {
-    return typeof error === 'object' && error !== null && MARKER in error;
   }
 }
 

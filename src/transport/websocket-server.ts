@@ -9,6 +9,7 @@
  * The upgrade response names the connection's session in `X-Agentpipe-Session-Id` (not for a
  * resumed session: its id is the transcript's), so a client knows it before the first message.
  */
+import { errorMessage } from '../process/errors.ts';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -219,7 +220,7 @@ async function serveConnection(
       onSession: (session) => o.log(`agentpipe serve: connection ${id} from ${remote}: session ${session.id}`),
     });
   } catch (error) {
-    o.log(`agentpipe serve: connection ${id}: session failed: ${(error as Error).message}`);
+    o.log(`agentpipe serve: connection ${id}: session failed: ${errorMessage(error)}`);
   }
   if (ws.readyState === ws.OPEN) ws.close(1000, 'session ended');
   o.log(`agentpipe serve: connection ${id} ended`);

@@ -5,6 +5,7 @@
  * to its local settings), Ctrl-C interrupts a running turn and twice at the prompt leaves, and the commands /model,
  * /clear, /resume, /cost, /help, /exit. A projection of the same stream: the session is the library's query().
  */
+import { errorMessage } from '../process/errors.ts';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline/promises';
@@ -127,7 +128,7 @@ export class InteractiveSession {
     this.#prompts = prompts;
     this.#query = q;
     this.#consuming = this.#consume(q, progress).catch((error: unknown) => {
-      this.#say(`error: ${(error as Error).message}`);
+      this.#say(`error: ${errorMessage(error)}`);
       this.#running = false;
       if (!this.#leaving) this.#rl.prompt();
     });
@@ -246,6 +247,7 @@ export class InteractiveSession {
   #interrupt(): void {
     if (this.#running) {
       this.#say('interrupting (Ctrl-C)');
+      // The query has ended already: nothing is running to interrupt.
       void this.#query?.interrupt().catch(() => {});
       return;
     }

@@ -10,6 +10,7 @@
  *
  * Nothing is ever written to Redis here.
  */
+import { errorMessage } from '../process/errors.ts';
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { ClusterClient } from '../cluster/session-client.ts';
@@ -120,8 +121,8 @@ export async function serveFeed(
     else await feedSession(o, url.searchParams.get('session') ?? '', ws, send, closed.signal);
   } catch (error) {
     if (!closed.signal.aborted) {
-      o.log(`agentpipe view: connection ${connection}: ${(error as Error).message}`);
-      if (ws.readyState === ws.OPEN) ws.close(1011, (error as Error).message.slice(0, 120));
+      o.log(`agentpipe view: connection ${connection}: ${errorMessage(error)}`);
+      if (ws.readyState === ws.OPEN) ws.close(1011, errorMessage(error).slice(0, 120));
     }
   }
 }

@@ -3,6 +3,7 @@
  * ours or Claude Code's. One JSON object per line; other lines (logs, blank lines, a torn last
  * line) are skipped and counted. Transport lines (keep_alive, control_*) are left out.
  */
+import { errorCode, errorMessage } from '../process/errors.ts';
 import { readFile } from 'node:fs/promises';
 
 const SKIP_TYPES = new Set([
@@ -45,8 +46,8 @@ export async function readStream(file: string): Promise<SavedStream> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(code === 'ENOENT' ? `${file}: no such file` : `${file}: ${(error as Error).message}`);
+    const code = errorCode(error);
+    throw new Error(code === 'ENOENT' ? `${file}: no such file` : `${file}: ${errorMessage(error)}`);
   }
   return parseStream(text);
 }

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import { UUID_PATTERN } from '../../messages/ids.ts';
-import { errorMessage } from '../../process/error-message.ts';
+import { errorMessage } from '../../process/errors.ts';
 import { socketWriter } from '../../pipeline/socket-writer.ts';
 import { setupErrorResult } from '../../session/open.ts';
 import { compareStreamIds, isInternal, START_ID, STREAM_ID, DATA_LOST, type LogEntry } from '../log/index.ts';

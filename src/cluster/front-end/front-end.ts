@@ -22,7 +22,7 @@ import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { SessionOptions } from '../../session/options.ts';
 import { envCount, envMs, MAX_TIMER_MS } from '../../process/env-number.ts';
-import { errorMessage } from '../../process/error-message.ts';
+import { errorMessage } from '../../process/errors.ts';
 import { UUID_PATTERN } from '../../messages/ids.ts';
 import { DATA_LOST } from '../log/index.ts';
 import { jobOptions, type SessionJob, type StreamFlags } from '../jobs.ts';

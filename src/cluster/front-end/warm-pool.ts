@@ -11,7 +11,7 @@
  * find it handed over to the sessions queue (or gone), a slower start.
  */
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from '../../process/error-message.ts';
+import { errorMessage } from '../../process/errors.ts';
 import type { SessionJob } from '../jobs.ts';
 import type { ClusterClient } from '../session-client.ts';
 

@@ -3,6 +3,7 @@
  * (so `agentpipe --resume <file>` works), then every Redis key of the session deleted, only if
  * nothing changed since it was read (lua/scripts.ts, DELETE_IF_UNCHANGED).
  */
+import { AgentpipeError } from '../../process/errors.ts';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from '../../process/private-files.ts';
 import path from 'node:path';
@@ -18,8 +19,8 @@ import type { LogStore } from './store.ts';
  * An archive that would lose something: the session runs on a worker, or input waits in its inbox. Nothing was
  * deleted.
  */
-export class ArchiveRefusedError extends Error {
-  override name = 'ArchiveRefusedError';
+export class ArchiveRefusedError extends AgentpipeError {
+  static override readonly errorName: string = 'ArchiveRefusedError';
   readonly sessionId: string;
   constructor(sessionId: string, why: string) {
     super(`session ${sessionId}: not archived: ${why}`);

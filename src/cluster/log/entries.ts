@@ -5,6 +5,7 @@
  * messages by their envelope (a string `type`, a string `uuid` if any): they were written by a
  * worker from the typed stream, and the front ends pass them on as they were written.
  */
+import { errorMessage } from '../../process/errors.ts';
 import { z } from 'zod';
 import type { OutputLine } from '../../messages/wire.ts';
 import { issuesOf } from '../../messages/issues.ts';
@@ -132,7 +133,7 @@ export function parseStoredMessage(json: unknown, where: string): LogMessage {
   try {
     value = JSON.parse(json);
   } catch (error) {
-    throw new Error(`${where}: the message is not JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${where}: the message is not JSON (${errorMessage(error)})`);
   }
   const envelope = EnvelopeSchema.safeParse(value);
   if (!envelope.success) throw new Error(`${where}: not a message: ${issuesOf(envelope.error)}`);

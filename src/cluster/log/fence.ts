@@ -4,10 +4,11 @@
  * `FENCED taken` otherwise; `fenced()` is the one place that turns those replies into a
  * FencedError. Owner tokens must be unique per acquisition (a random uuid), never reused.
  */
+import { AgentpipeError } from '../../process/errors.ts';
 
 /** The caller no longer owns the session's lease: its append (or renewal) was refused and nothing of it landed. */
-export class FencedError extends Error {
-  override name = 'FencedError';
+export class FencedError extends AgentpipeError {
+  static override readonly errorName: string = 'FencedError';
   readonly sessionId: string;
   /** `expired`: nobody holds the lease now; `taken`: another owner holds it. */
   readonly reason: 'expired' | 'taken';

@@ -142,7 +142,7 @@ export class LogStore {
           next = undefined;
           if (signal.aborted || !this.#tails.has(blocking)) return;
           const wrapped = blocking.wrap(error);
-          if (!(wrapped instanceof RedisConnectionError)) throw wrapped;
+          if (!RedisConnectionError.isInstance(wrapped)) throw wrapped;
           failingSince ??= monotonicMs();
           if (monotonicMs() - failingSince > giveUpMs) throw wrapped;
           await pause(reconnectDelay(failures++), signal);
@@ -197,12 +197,14 @@ export class LogStore {
   async close(): Promise<void> {
     const spare = this.#spare;
     this.#spare = undefined;
+    // A spare that failed to open has nothing to close.
     await (await spare?.catch(() => undefined))?.close();
     const tails = [...this.#tails];
     this.#tails.clear();
     await Promise.all(tails.map((t) => t.close()));
     const connection = this.#connection;
     this.#connection = undefined;
+    // A connection that failed to open told whoever awaited it.
     await (await connection?.catch(() => undefined))?.close();
   }
 
@@ -229,6 +231,7 @@ export class LogStore {
   async #takeBlocking(): Promise<Connection> {
     const spare = this.#spare;
     this.#spare = this.#keepSpare ? this.#openBlocking() : undefined;
+    // A spare that failed to open: a new one is opened below.
     const taken = spare ? await spare.catch(() => undefined) : undefined;
     if (taken && taken.client.status === 'ready') return taken;
     taken?.client.disconnect();

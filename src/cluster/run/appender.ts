@@ -128,12 +128,12 @@ export class Appender {
   }
 
   /** Appends a batch again after a connection failure (in order: the later batches wait for it). */
-  async #retry(batch: AppendRecord[], first: Error): Promise<void> {
+  async #retry(batch: AppendRecord[], first: unknown): Promise<void> {
     const bound = this.#o.mayRetry
       ? { while: () => !this.#sealed && this.#o.mayRetry!() }
       : { forMs: Math.max(this.#o.leaseMs, 5000), while: () => !this.#sealed };
     try {
-      if (!(first instanceof RedisConnectionError)) throw first;
+      if (!RedisConnectionError.isInstance(first)) throw first;
       await retryRedis(() => this.#append(batch), bound);
     } catch (error) {
       if (this.failed) return;

@@ -16,9 +16,10 @@
  * or started after that. A Redis restart shorter than half the lease costs nothing: the lease was
  * kept with its absolute expiry in the append-only file, and the next renewal lands.
  */
+import { AgentpipeError } from '../../process/errors.ts';
 import { monotonicMs } from '../../process/clock.ts';
 import { killAtOnce } from '../../process/run.ts';
-import { errorMessage } from '../../process/error-message.ts';
+import { errorMessage } from '../../process/errors.ts';
 import { FencedError } from '../log/index.ts';
 import { RedisConnectionError } from '../connection.ts';
 import { retryRedis } from '../redis-retry.ts';
@@ -27,8 +28,8 @@ import { retryRedis } from '../redis-retry.ts';
 export type LeaseState = 'held' | 'unconfirmed' | 'lost' | 'released';
 
 /** Why a run may not act any more: its lease is lost (or was given up). Stops its tools' groups at once. */
-export class LeaseLostError extends Error {
-  override name = 'LeaseLostError';
+export class LeaseLostError extends AgentpipeError {
+  static override readonly errorName: string = 'LeaseLostError';
   /** `fenced`: another owner took it (or it expired); `unconfirmed`: no renewal landed in time. */
   readonly reason: 'fenced' | 'unconfirmed' | 'released';
   constructor(message: string, reason: LeaseLostError['reason']) {
@@ -118,8 +119,8 @@ export class LeaseKeeper {
       await retryRedis(() => this.#o.ops.renew(), { while: () => this.#state !== 'lost', signal });
       this.confirm(sent);
     } catch (error) {
-      if (error instanceof FencedError) this.#lose(new LeaseLostError(error.message, 'fenced'));
-      else if (!(error instanceof RedisConnectionError)) throw error;
+      if (FencedError.isInstance(error)) this.#lose(new LeaseLostError(error.message, 'fenced'));
+      else if (!RedisConnectionError.isInstance(error)) throw error;
     }
     this.assertHeld();
   }
@@ -158,7 +159,7 @@ export class LeaseKeeper {
       await this.#o.ops.renew();
       this.confirm(sent);
     } catch (error) {
-      if (error instanceof FencedError) return this.#lose(new LeaseLostError(error.message, 'fenced'));
+      if (FencedError.isInstance(error)) return this.#lose(new LeaseLostError(error.message, 'fenced'));
       if (this.#state === 'held')
         this.#o.print(
           `agentpipe worker: session ${this.#o.sessionId}: lease renewal failed (retrying; its tools are stopped ` +

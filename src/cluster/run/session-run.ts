@@ -23,6 +23,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { newUuid } from '../../messages/ids.ts';
 import { monotonicMs } from '../../process/clock.ts';
+import { errorMessage } from '../../process/errors.ts';
 import { killAtOnce } from '../../process/run.ts';
 import { FencedError, transcriptLine, type LogEntry, type SessionEndMarker, type SessionLog } from '../log/index.ts';
 import { pause } from '../connection.ts';
@@ -126,6 +127,7 @@ export class SessionRun {
     let at = monotonicMs();
     const [leased, read] = await Promise.all([
       log.acquire(this.#id, token, leaseMs),
+      // Read again after the lease, as when it had to wait.
       log.read(this.#id).catch(() => undefined),
     ]);
     if (leased) return { entries: read, at };
@@ -176,7 +178,7 @@ export class SessionRun {
       await appender.drain();
       return await this.#outcome(claimed, wrote);
     } catch (error) {
-      if (error instanceof FencedError || error instanceof LeaseLostError) return this.#lostOutcome();
+      if (FencedError.isInstance(error) || LeaseLostError.isInstance(error)) return this.#lostOutcome();
       throw error;
     } finally {
       keeper.stop();
@@ -244,7 +246,7 @@ export class SessionRun {
   #lostOutcome(): RunOutcome {
     const lost = this.#keeper?.lostError;
     const failed = this.#appender?.failed;
-    if (lost?.reason === 'fenced' || failed instanceof FencedError) return 'fenced';
+    if (lost?.reason === 'fenced' || FencedError.isInstance(failed)) return 'fenced';
     return this.#o.signal.aborted && !lost ? 'stopped' : 'lost';
   }
 
@@ -257,7 +259,7 @@ export class SessionRun {
 
   /** An append failed for good (fenced, or Redis gone too long): the run stops, its tools at once. */
   #fail(error: Error): void {
-    if (error instanceof FencedError && this.#keeper) return this.#keeper.fence(error);
+    if (FencedError.isInstance(error) && this.#keeper) return this.#keeper.fence(error);
     this.#o.print(`agentpipe worker: session ${this.#id}: stopping: ${error.message}`);
     this.#stop.abort(killAtOnce(error));
   }
@@ -268,6 +270,10 @@ export class SessionRun {
     if (this.#giveUpAt === Infinity) this.#giveUpAt = monotonicMs() + Math.max(bound, this.#o.leaseMs);
     await this.#appender?.drain();
     await this.#keeper?.release(bound);
-    if (this.#dir) await rm(this.#dir, { recursive: true, force: true }).catch(() => undefined);
+    const dir = this.#dir;
+    if (dir)
+      await rm(dir, { recursive: true, force: true }).catch((error: unknown) =>
+        this.#o.print(`agentpipe worker: session ${this.#id}: its work folder ${dir} is left: ${errorMessage(error)}`),
+      );
   }
 }

@@ -1,4 +1,5 @@
 /** What the Redis session store reads back, parsed with a schema where it enters. */
+import { errorMessage } from '../../process/errors.ts';
 import { z } from 'zod';
 import { issuesOf } from '../../messages/issues.ts';
 import type { StoreEntry, StoreSummary } from '../session-store.ts';
@@ -14,7 +15,7 @@ function json(text: string, where: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${where}: ${what} is not JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${where}: ${what} is not JSON (${errorMessage(error)})`);
   }
 }
 

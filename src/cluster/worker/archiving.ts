@@ -87,9 +87,10 @@ export class Archiving {
       );
       return 'archived';
     } catch (error) {
+      // The lease expires on its own; the archive's failure is what is reported.
       await log.release(sessionId, owner).catch(() => undefined);
       // Input came in for it (the front end that took it starts its run, which schedules the next archive).
-      if (!(error instanceof ArchiveRefusedError)) throw error;
+      if (!ArchiveRefusedError.isInstance(error)) throw error;
       return error.message;
     }
   }

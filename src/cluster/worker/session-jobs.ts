@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
-import { errorMessage } from '../../process/error-message.ts';
+import { errorMessage } from '../../process/errors.ts';
 import type { SessionLog } from '../log/index.ts';
 import { parseSessionJob, sessionJobOptions, WARM_QUEUE, type SessionJob } from '../jobs.ts';
 import { SessionRun, type RunOutcome } from '../run/session-run.ts';

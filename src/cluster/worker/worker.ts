@@ -30,7 +30,7 @@ import os from 'node:os';
 import type { Job, Processor, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { envCount, envMs } from '../../process/env-number.ts';
-import { errorMessage } from '../../process/error-message.ts';
+import { errorMessage } from '../../process/errors.ts';
 import { bounded } from '../bounded.ts';
 import { redactUrl, reconnectDelay } from '../connection.ts';
 import { SessionLog } from '../log/index.ts';

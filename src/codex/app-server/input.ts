@@ -3,6 +3,7 @@
  * blocks. What agentpipe cannot take (audio, skills, mentions, image URLs on the web) is refused
  * by name: -32602.
  */
+import { errorMessage } from '../../process/errors.ts';
 import type { z } from 'zod';
 import { RpcError } from '../../messages/json-rpc.ts';
 import type { ImageMediaType, UserContentBlock } from '../../messages/types.ts';
@@ -33,7 +34,7 @@ export function promptOf(input: z.infer<typeof UserInput>[], cwd: string): strin
   try {
     fromFiles = promptContent(text, files, cwd);
   } catch (error) {
-    throw RpcError.invalidParams((error as Error).message);
+    throw RpcError.invalidParams(errorMessage(error));
   }
   const blocks = typeof fromFiles === 'string' ? (text ? [{ type: 'text' as const, text }] : []) : fromFiles;
   if (!images.length) return files.length ? blocks : text;

@@ -3,6 +3,7 @@
  * Thread methods: thread-methods.ts. Here: initialize, the turn methods, and what clients read
  * about the server (models, config, account, MCP servers).
  */
+import { errorMessage } from '../../process/errors.ts';
 import os from 'node:os';
 import { RpcError, type RequestId } from '../../messages/json-rpc.ts';
 import { knownModels } from '../../model/pricing.ts';
@@ -79,7 +80,7 @@ function turnSteer(server: AppServer, _c: Connection, params: unknown): unknown 
   try {
     return { turnId: thread.steer(promptOf(p.input, thread.cwd), p.expectedTurnId) };
   } catch (error) {
-    throw RpcError.invalidRequest((error as Error).message);
+    throw RpcError.invalidRequest(errorMessage(error));
   }
 }
 

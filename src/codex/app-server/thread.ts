@@ -7,6 +7,7 @@
  * prompt and drops the queued ones. The thread is `idle` or `active` (`waitingOnApproval` while
  * the client is asked), changed in one place that tells the clients.
  */
+import { errorMessage } from '../../process/errors.ts';
 import type { AgentMessage, McpServerInfo, PermissionMode, UserContentBlock } from '../../messages/types.ts';
 import type { PermissionResult } from '../../messages/control.ts';
 import type { RequestId } from '../../messages/json-rpc.ts';
@@ -201,6 +202,7 @@ export class CodexThread {
   async close(): Promise<void> {
     this.#input.done();
     this.#query.close();
+    // #run reports its own failures on the log.
     await this.#pump.catch(() => {});
   }
 
@@ -216,7 +218,7 @@ export class CodexThread {
     try {
       for await (const message of this.#query) await this.#message(message);
     } catch (error) {
-      this.#clients.log(`agentpipe app-server: thread ${this.id}: ${(error as Error).message}`);
+      this.#clients.log(`agentpipe app-server: thread ${this.id}: ${errorMessage(error)}`);
     }
     const turn = this.#turn;
     if (turn) await this.#complete(turn, 'the session ended');

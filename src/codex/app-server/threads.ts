@@ -78,7 +78,7 @@ export function planThread(server: AppServer, p: Settings, ephemeral: boolean, o
     const config = configMap([...o.config, ...flattenConfig(p.config ?? {})]);
     settings = codexSettings(config, o.env, cwd, p.model ?? undefined);
   } catch (error) {
-    if (error instanceof CodexConfigError) throw RpcError.invalidParams(error.message);
+    if (CodexConfigError.isInstance(error)) throw RpcError.invalidParams(error.message);
     throw error;
   }
   if (settings.ignoredKeys.length)

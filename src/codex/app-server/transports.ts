@@ -4,6 +4,7 @@
  * WebSocket, one JSON-RPC message per text frame or line of a frame), through the WebSocket server
  * `agentpipe serve` uses: the Host, Origin and token checks of transport/access.ts come first.
  */
+import { errorMessage } from '../../process/errors.ts';
 import type WebSocket from 'ws';
 import type http from 'node:http';
 import { readLines } from '../../messages/ndjson.ts';
@@ -19,7 +20,7 @@ function receiveLine(connection: Connection, line: string): void {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    connection.peer.receive(undefined, (error as Error).message);
+    connection.peer.receive(undefined, errorMessage(error));
     return;
   }
   connection.peer.receive(value);

@@ -5,13 +5,14 @@
  * prompt on stdin). Every flag codex exec has is known here; one it does not have is an error, as
  * in codex (exit 2). Parsed with Node's `util.parseArgs`.
  */
+import { AgentpipeError, errorMessage } from '../../process/errors.ts';
 import { parseArgs } from 'node:util';
 import { parseOverride, type ConfigOverride } from '../config-overrides.ts';
 import { SANDBOX_MODES, type CodexSandboxMode } from '../permissions.ts';
 
 /** A wrong command line (exit 2, as clap's usage errors). */
-export class ExecUsageError extends Error {
-  override name = 'ExecUsageError';
+export class ExecUsageError extends AgentpipeError {
+  static override readonly errorName: string = 'ExecUsageError';
 }
 
 /** What the command line asks for. */
@@ -147,7 +148,7 @@ export function parseExecArgs(argv: string[]): ExecArgs {
     try {
       return parseOverride(text);
     } catch (error) {
-      throw new ExecUsageError(`invalid value '${text}' for '--config <key=value>': ${(error as Error).message}`);
+      throw new ExecUsageError(`invalid value '${text}' for '--config <key=value>': ${errorMessage(error)}`);
     }
   });
   return {

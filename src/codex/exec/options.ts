@@ -2,6 +2,7 @@
  * `agentpipe exec`'s command line and environment → agentpipe's session options and prompt (the
  * config keys and the model are chosen as for the app-server: config-options.ts).
  */
+import { AgentpipeError, errorCode, errorMessage } from '../../process/errors.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { UserContentBlock } from '../../messages/types.ts';
@@ -11,8 +12,8 @@ import { codexPermissions, sessionPermissions, type CodexPermissions } from '../
 import { ExecUsageError, type ExecArgs } from './args.ts';
 
 /** A run that cannot start (exit 1, as codex's own start-up errors). */
-export class ExecSetupError extends Error {
-  override name = 'ExecSetupError';
+export class ExecSetupError extends AgentpipeError {
+  static override readonly errorName: string = 'ExecSetupError';
 }
 
 /** What a run needs. */
@@ -33,7 +34,7 @@ export function execPlan(args: ExecArgs, env: NodeJS.ProcessEnv, cwdNow: string)
   try {
     settings = codexSettings(configMap(args.config), env, cwd, args.model);
   } catch (error) {
-    if (error instanceof CodexConfigError) throw new ExecUsageError(error.message);
+    if (CodexConfigError.isInstance(error)) throw new ExecUsageError(error.message);
     throw error;
   }
   const permissions = codexPermissions({
@@ -84,7 +85,7 @@ function readText(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ExecSetupError(`${what}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ExecSetupError(`${what}: cannot read ${file} (${errorCode(error) ?? 'error'})`);
   }
 }
 
@@ -95,7 +96,7 @@ function readSchema(file: string, cwd: string): Record<string, unknown> {
   try {
     schema = JSON.parse(text);
   } catch (error) {
-    throw new ExecSetupError(`--output-schema ${file}: not valid JSON (${(error as Error).message})`);
+    throw new ExecSetupError(`--output-schema ${file}: not valid JSON (${errorMessage(error)})`);
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
     throw new ExecSetupError(`--output-schema ${file}: the schema must be a JSON object`);
@@ -122,9 +123,7 @@ export function promptContent(text: string, images: string[], cwd: string): stri
     try {
       data = readFileSync(file);
     } catch (error) {
-      throw new ExecSetupError(
-        `--image ${image}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
+      throw new ExecSetupError(`--image ${image}: cannot read it (${errorCode(error) ?? 'error'})`);
     }
     blocks.push({ type: 'image', source: { type: 'base64', media_type: mediaType, data: data.toString('base64') } });
   }

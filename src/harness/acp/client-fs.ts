@@ -3,6 +3,7 @@
  * only, on absolute paths inside the working folder (symbolic links followed), with the Read and
  * Write deny rules, as the tools hold them.
  */
+import { errorCode } from '../../process/errors.ts';
 import { mkdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
@@ -48,7 +49,7 @@ export class ClientFs {
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw acp.RequestError.resourceNotFound(params.path);
+      if (errorCode(error) === 'ENOENT') throw acp.RequestError.resourceNotFound(params.path);
       throw acp.RequestError.internalError(undefined, `cannot read ${params.path}: ${errorText(error)}`);
     }
     if (params.line == null && params.limit == null) return { content: text };
@@ -94,7 +95,7 @@ async function realpathOfPrefix(file: string): Promise<string> {
   try {
     return await realpath(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (errorCode(error) !== 'ENOENT') throw error;
     const parent = path.dirname(file);
     if (parent === file) return file;
     return path.join(await realpathOfPrefix(parent), path.basename(file));

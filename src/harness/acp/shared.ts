@@ -1,15 +1,16 @@
 /** What the pieces of the ACP harness share: its errors, guards and grace periods. */
+import { AgentpipeError } from '../../process/errors.ts';
 
 /** SIGTERM → SIGKILL grace of the agent and of terminals. */
 export const STOP_GRACE_MS = 2_000;
 
 /** A failure to report as the prompt's outcome (never thrown out of `run`). */
-export class AgentError extends Error {
-  override name = 'AgentError';
+export class AgentError extends AgentpipeError {
+  static override readonly errorName: string = 'AgentError';
 }
 /** The prompt was interrupted. */
-export class Aborted extends Error {
-  override name = 'Aborted';
+export class Aborted extends AgentpipeError {
+  static override readonly errorName: string = 'Aborted';
 }
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>

@@ -9,6 +9,7 @@
  * States: `idle` (not started) → `starting` → `ready` (a thread) → `closed`; `unavailable` when the
  * wrapped codex has no app-server (codex.ts then runs `codex exec` instead).
  */
+import { AgentpipeError, errorMessage } from '../../process/errors.ts';
 import { JsonRpcPeer, RpcError } from '../../messages/json-rpc.ts';
 import type { PermissionMode, UserContentBlock } from '../../messages/types.ts';
 import { VERSION } from '../../version.ts';
@@ -25,8 +26,8 @@ const START_TIMEOUT_MS = 30_000;
 const INTERRUPT_GRACE_MS = 3_000;
 
 /** The wrapped codex has no app-server (or it failed before answering `initialize`). */
-export class AppServerUnavailable extends Error {
-  override name = 'AppServerUnavailable';
+export class AppServerUnavailable extends AgentpipeError {
+  static override readonly errorName: string = 'AppServerUnavailable';
 }
 
 /** Codex's sandbox and approval policy for a permission mode: codex asks, agentpipe's session answers. */
@@ -121,7 +122,7 @@ export class CodexAppServerHarness implements Harness {
       const exit = await proc.done;
       const tail = stderrOf(exit.stderr);
       const how = exit.code === null && !exit.error ? 'did not answer' : howItEnded(exit);
-      throw new AppServerUnavailable(`codex app-server ${how}${tail ? `: ${tail}` : ''} (${(error as Error).message})`);
+      throw new AppServerUnavailable(`codex app-server ${how}${tail ? `: ${tail}` : ''} (${errorMessage(error)})`);
     }
     await peer.notify('initialized', undefined);
     const permissions = codexThreadPermissions(c.permissionMode);
@@ -200,8 +201,8 @@ export class CodexAppServerHarness implements Harness {
     try {
       await this.start();
     } catch (error) {
-      if (error instanceof AppServerUnavailable) throw error;
-      return state.failure([`codex app-server: ${(error as Error).message}`]);
+      if (AppServerUnavailable.isInstance(error)) throw error;
+      return state.failure([`codex app-server: ${errorMessage(error)}`]);
     }
     if (turn.signal.aborted) return state.interrupted();
     await state.init({
@@ -232,7 +233,7 @@ export class CodexAppServerHarness implements Harness {
       return outcome;
     } catch (error) {
       await t.closeOpen();
-      return state.failure([`codex app-server: ${(error as Error).message}`]);
+      return state.failure([`codex app-server: ${errorMessage(error)}`]);
     } finally {
       turn.signal.removeEventListener('abort', onAbort);
       this.#turn = undefined;
@@ -251,9 +252,7 @@ export class CodexAppServerHarness implements Harness {
       });
       return true;
     } catch (error) {
-      this.config.warn(
-        `harness codex: turn/steer was refused (${(error as Error).message}); the message waits its turn`,
-      );
+      this.config.warn(`harness codex: turn/steer was refused (${errorMessage(error)}); the message waits its turn`);
       return false;
     }
   }
@@ -268,6 +267,7 @@ export class CodexAppServerHarness implements Harness {
     void t.outcome.finally(() => clearTimeout(timer));
     // turn/start may not have answered yet: the turn is interrupted as soon as it has an id.
     const turnId = t.turnId ?? (await t.idKnown);
+    // Refused or gone: the grace timer above stops the process.
     await this.#peer?.request('turn/interrupt', { threadId: this.#threadId, turnId }).catch(() => {});
   }
 

@@ -3,6 +3,7 @@
  * recording saw of its working folder mapped to the folder the replay runs in, except in the recorded requests (a
  * replay's requests are mapped the other way before they are compared).
  */
+import { AgentpipeError, errorCode, errorMessage } from '../../process/errors.ts';
 import { readFileSync, statSync } from 'node:fs';
 import type { Tape, TapeLine } from './format.ts';
 import { mapChunks, mapMessages, mapTimedEvents } from './deltas.ts';
@@ -13,8 +14,8 @@ import { parseHeader, parseLine } from './schema.ts';
 const MAX_TAPE_BYTES = 256 * 1024 * 1024;
 
 /** A tape that cannot be read: missing, too large, not a tape, a malformed line. */
-export class TapeError extends Error {
-  override name = 'TapeError';
+export class TapeError extends AgentpipeError {
+  static override readonly errorName: string = 'TapeError';
 }
 
 /**
@@ -28,22 +29,22 @@ export function readTape(file: string, options: { cwd?: string; places?: Record<
     if (size > MAX_TAPE_BYTES) throw new TapeError(`the tape ${file} is larger than ${MAX_TAPE_BYTES >> 20} MB`);
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    if (error instanceof TapeError) throw error;
-    throw new TapeError(`cannot read the tape ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    if (TapeError.isInstance(error)) throw error;
+    throw new TapeError(`cannot read the tape ${file}: ${errorCode(error) ?? String(error)}`);
   }
   const rows = text.split('\n');
   const parse = (row: string, number: number): unknown => {
     try {
       return JSON.parse(row);
     } catch (error) {
-      throw new TapeError(`${file}:${number}: not JSON (${(error as Error).message})`);
+      throw new TapeError(`${file}:${number}: not JSON (${errorMessage(error)})`);
     }
   };
   let header;
   try {
     header = parseHeader(parse(rows[0] ?? '', 1));
   } catch (error) {
-    throw new TapeError(`${file}:1: ${(error as Error).message}`);
+    throw new TapeError(`${file}:1: ${errorMessage(error)}`);
   }
   const recorded = { cwd: [header.cwd, ...(header.realCwd ? [header.realCwd] : [])], places: header.places ?? {} };
   const map = placesMapper(recorded, { cwd: [options.cwd ?? header.cwd], places: options.places ?? recorded.places });
@@ -57,8 +58,8 @@ export function readTape(file: string, options: { cwd?: string; places?: Record<
     try {
       line = parseLine(parse(row, i + 1));
     } catch (error) {
-      if (error instanceof TapeError) throw error;
-      throw new TapeError(`${file}:${i + 1}: ${(error as Error).message}`);
+      if (TapeError.isInstance(error)) throw error;
+      throw new TapeError(`${file}:${i + 1}: ${errorMessage(error)}`);
     }
     if (line) lines.push(line);
   }

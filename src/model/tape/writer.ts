@@ -4,6 +4,7 @@
  * Every line is scrubbed of the secrets the writer was given (the values of the key variables agentpipe knows, a key
  * given as an option). The file is private (0600): it holds the conversation, like a transcript.
  */
+import { errorMessage } from '../../process/errors.ts';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { SECRET_VARIABLES } from '../../process/env.ts';
 import type { TapeHeader, TapeLine } from './format.ts';
@@ -85,7 +86,7 @@ export class TapeWriter {
       for (let at = 0; at < data.length;) at += writeSync(this.#fd, data, at);
     } catch (error) {
       this.#failed = true;
-      this.#warn(`the tape ${this.file} could not be written (${(error as Error).message}); it is incomplete`);
+      this.#warn(`the tape ${this.file} could not be written (${errorMessage(error)}); it is incomplete`);
     }
   }
 

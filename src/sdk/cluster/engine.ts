@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentMessage } from '../../messages/types.ts';
 import { parseOutputValue } from '../../messages/output-line.ts';
-import { errorMessage } from '../../process/error-message.ts';
+import { errorMessage } from '../../process/errors.ts';
 import { AsyncMessageQueue } from '../../pipeline/queue.ts';
 import { setupErrorResult } from '../../session/open.ts';
 import { ClusterClient } from '../../cluster/session-client.ts';
@@ -79,7 +79,7 @@ class ClusterEngine {
     try {
       client = await ClusterClient.open({ redis: this.#options.cluster.redis, log: this.#log });
     } catch (error) {
-      if (error instanceof RedisConnectionError) return this.#failed(error.message);
+      if (RedisConnectionError.isInstance(error)) return this.#failed(error.message);
       throw error;
     }
     this.#client = client;
@@ -95,7 +95,7 @@ class ClusterEngine {
     } catch (error) {
       await client.close();
       return this.#failed(
-        error instanceof RedisConnectionError
+        RedisConnectionError.isInstance(error)
           ? error.message
           : `cannot start session ${this.#sessionId}: ${errorMessage(error)}`,
       );
@@ -153,6 +153,7 @@ class ClusterEngine {
           this.#closing = this.#push([
             { type: 'control_request', request_id: `${this.#prefix}_close`, request: { subtype: 'interrupt' } },
             { type: 'end_input' },
+            // The query is over: a client gone with Redis cannot stop it either.
           ]).catch(() => undefined);
         }
         this.#stop.abort();
@@ -236,6 +237,7 @@ class ClusterEngine {
     await pause(ms, this.#stop.signal);
     if (this.#stop.signal.aborted || this.#seen || (await client.sessions.owner(this.#sessionId).catch(() => null)))
       return;
+    // The count is then said as unknown.
     const workers = await client.workers().catch(() => undefined);
     await this.#fail(
       `no agentpipe worker took session ${this.#sessionId} within ${ms} ms (${workers ?? 'unknown'} ` +

@@ -5,7 +5,7 @@
  * `set_model`...), answered by the worker through the log.
  */
 import type { ControlRequest, OutboundRequest } from '../../messages/control.ts';
-import { errorMessage } from '../../process/error-message.ts';
+import { errorMessage } from '../../process/errors.ts';
 import type { HookInput } from '../../tools/hooks/types.ts';
 import type { QueryOptions } from '../types.ts';
 import type { HookRegistry } from './options.ts';

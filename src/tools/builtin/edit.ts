@@ -39,7 +39,7 @@ export const editTool: Tool = {
     try {
       before = await readTextNoFollow(file, 'Edit');
     } catch (error) {
-      if (error instanceof LinkedFileError) return toolUseError(error.message);
+      if (LinkedFileError.isInstance(error)) return toolUseError(error.message);
       throw error;
     }
     if (before === null) return toolUseError(fileDoesNotExist(context.cwd));
@@ -59,7 +59,7 @@ export const editTool: Tool = {
     try {
       await writeTextNoFollow(file, after, 'Edit', context.signal);
     } catch (error) {
-      if (error instanceof LinkedFileError) return toolUseError(error.message);
+      if (LinkedFileError.isInstance(error)) return toolUseError(error.message);
       throw error;
     }
     await recordRead(context.state, file);

@@ -5,6 +5,7 @@
  * outputs, metadata and the other cells are kept. `tool_use_result` is the SDK's
  * `NotebookEditOutput`.
  */
+import { errorMessage } from '../../process/errors.ts';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { objectSchema, optionalString, requireString, requireText, resolvePath } from '../input.ts';
@@ -120,7 +121,7 @@ export const notebookEditTool: Tool = {
     try {
       notebook = parseNotebook(before);
     } catch (error) {
-      return toolUseError((error as Error).message);
+      return toolUseError(errorMessage(error));
     }
     if (cellId === undefined && mode !== 'insert')
       return toolUseError('Cell ID must be specified when not inserting a new cell.');

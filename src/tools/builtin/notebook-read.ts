@@ -5,6 +5,7 @@
  * block with newlines where two texts meet; images stay image blocks. The `tool_use_result` is
  * the SDK's notebook shape: `{ type: 'notebook', file: { filePath, cells } }`.
  */
+import { AgentpipeError, errorMessage } from '../../process/errors.ts';
 import { z } from 'zod';
 import type { ImageBlock, ImageMediaType, TextBlock } from '../../messages/types.ts';
 
@@ -61,8 +62,8 @@ export interface NotebookCell {
 }
 
 /** The notebook file could not be read as a notebook (the model sees the message). */
-export class NotebookReadError extends Error {
-  override name = 'NotebookReadError';
+export class NotebookReadError extends AgentpipeError {
+  static override readonly errorName: string = 'NotebookReadError';
 }
 
 const joined = (text: string | string[] | undefined): string =>
@@ -137,7 +138,7 @@ export function notebookCells(text: string): NotebookCell[] {
   } catch (error) {
     throw new NotebookReadError(
       `Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): ` +
-        `${(error as Error).message}`,
+        `${errorMessage(error)}`,
     );
   }
   const parsed = Notebook.safeParse(raw);

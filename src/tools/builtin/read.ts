@@ -43,6 +43,7 @@ export const readTool: Tool = {
     const file = resolvePath(context.cwd, given);
     const offset = optionalNumber(input, 'offset', 1) ?? 1;
     const chosen = optionalNumber(input, 'limit', 1);
+    // Missing: the read below reports it.
     const info = await stat(file).catch(() => undefined);
     // Claude Code says it as the call's error, not as a refused call (no <tool_use_error> tags).
     if (!info) return { content: fileDoesNotExist(context.cwd), isError: true };
@@ -55,7 +56,7 @@ export const readTool: Tool = {
       if (!result.isError) await recordRead(context.state, file);
       return result;
     } catch (error) {
-      if (error instanceof NotReadableError) return toolUseError(error.message);
+      if (NotReadableError.isInstance(error)) return toolUseError(error.message);
       throw error;
     }
   },

@@ -29,6 +29,7 @@ export async function findFiles(
     const folder = path.dirname(file);
     if (!folders.has(folder)) folders.set(folder, await folderUnder(folder, realRoot));
     if (!folders.get(folder)) continue;
+    // Gone or unreadable since it was listed: skipped.
     const info = await fsp.stat(file).catch(() => undefined);
     if (info?.isFile()) found.push({ file, mtime: info.mtimeMs });
     if (found.length > 10 * max) break;
@@ -39,6 +40,7 @@ export async function findFiles(
 
 /** True when `folder`, its links resolved, is `root` or inside it. */
 async function folderUnder(folder: string, root: string): Promise<boolean> {
+  // Gone or unreadable: not under the root.
   const real = await fsp.realpath(folder).catch(() => undefined);
   return real !== undefined && (real === root || real.startsWith(root + path.sep));
 }

@@ -5,6 +5,7 @@
  * on first use), and answers `prompt` about the page with the session's model. Pages are cached
  * for 15 minutes per URL. `tool_use_result` is the SDK's `WebFetchOutput`.
  */
+import { AgentpipeError, errorMessage } from '../../process/errors.ts';
 import type { MessageParam, StreamEvent } from '../../messages/types.ts';
 import type { ModelProvider } from '../../model/types.ts';
 import { VERSION } from '../../version.ts';
@@ -64,8 +65,8 @@ type Fetched =
   | { type: 'status'; code: number; retryAfter?: string };
 
 /** A failure the model should read as the tool result (bad URL, unreachable host, binary content). */
-class FetchError extends Error {
-  override name = 'FetchError';
+class FetchError extends AgentpipeError {
+  static override readonly errorName: string = 'FetchError';
 }
 
 /** What WebFetch can use of the calling agent: its provider and model, and the prompt's usage. */
@@ -125,7 +126,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): WebFetchTool 
       if (!cached && fetched.type === 'page') cache.set(given, fetched.page);
     } catch (error) {
       if (context.signal.aborted) throw error;
-      if (error instanceof FetchError) return toolUseError(error.message);
+      if (FetchError.isInstance(error)) return toolUseError(error.message);
       throw error;
     }
     const output = (code: number, result: string, bytes: number, codeText = statusText(code)): ToolResult => {
@@ -267,7 +268,7 @@ async function fetchFollowing(
       return { type: 'page', page: await pageOf(response, current, limits.maxBytes) };
     }
   } catch (error) {
-    if (signal.aborted || error instanceof FetchError) throw error;
+    if (signal.aborted || FetchError.isInstance(error)) throw error;
     if (timeout.aborted)
       throw new FetchError(`Fetching ${current.href} timed out after ${Math.round(limits.timeoutMs / 100) / 10} s`);
     throw new FetchError(`Fetching ${current.href} failed: ${networkReason(error)}`);
@@ -454,7 +455,7 @@ async function applyPrompt(parent: AgentParent, text: string, prompt: string, si
     }
   } catch (error) {
     if (signal.aborted) throw error;
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return `[The prompt could not be applied: the model request failed (${why}). The page content follows.]\n\n${text}`;
   } finally {
     if (usage) parent.run.usage.add(reported, usage);

@@ -36,7 +36,7 @@ export const writeTool: Tool = {
       await writeTextNoFollow(file, content, 'Write', context.signal);
       return await written(context, file, before, content);
     } catch (error) {
-      if (error instanceof LinkedFileError) return toolUseError(error.message);
+      if (LinkedFileError.isInstance(error)) return toolUseError(error.message);
       throw error;
     }
   },

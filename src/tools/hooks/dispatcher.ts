@@ -3,6 +3,7 @@
  * callbacks all register here. `run` picks the hooks whose matcher fits, runs them in parallel,
  * reports each in a `system/hook_response` message and merges their decisions into one verdict.
  */
+import { errorMessage } from '../../process/errors.ts';
 import { newUuid } from '../../messages/ids.ts';
 import type { HookResponseMessage } from '../../messages/types.ts';
 import { DEFAULT_HOOK_TIMEOUT_MS, callbackHook, clientHook, type HookRequester } from './callback.ts';
@@ -201,7 +202,7 @@ function matcherOf(event: HookEvent, matcher: string | undefined): (value: strin
   } catch (error) {
     throw new Error(
       `${event} hook matcher ${JSON.stringify(matcher)} is not a valid regular expression ` +
-        `(${(error as Error).message})`,
+        `(${errorMessage(error)})`,
     );
   }
   return (value) => value === undefined || regex.test(value);

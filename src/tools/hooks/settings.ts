@@ -4,6 +4,7 @@
  * `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}`.
  * Anything malformed is a clear error naming where it is.
  */
+import { errorCode, errorMessage } from '../../process/errors.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { HOOK_EVENTS, type HookEvent } from './types.ts';
@@ -43,7 +44,7 @@ export function loadSettings(value: string | Record<string, unknown>, cwd: strin
     try {
       settings = JSON.parse(text);
     } catch (error) {
-      throw new Error(`${label}: not valid JSON: ${(error as Error).message}`);
+      throw new Error(`${label}: not valid JSON: ${errorMessage(error)}`);
     }
   }
   if (!isObject(settings)) throw new Error(`${label}: expected a JSON object`);
@@ -61,10 +62,7 @@ function readSettingsFile(file: string, label: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(
-      `${label} ${file}: ` +
-        `${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-    );
+    throw new Error(`${label} ${file}: ` + `${errorCode(error) === 'ENOENT' ? 'no such file' : errorMessage(error)}`);
   }
 }
 

@@ -2,6 +2,7 @@
  * MCP server configuration, in Claude Code's format: `{"mcpServers": {"name": {...}}}`.
  * Read from a file or a JSON string (`--mcp-config`), or given as is (library options).
  */
+import { errorMessage } from '../../process/errors.ts';
 import { envMs } from '../../process/env-number.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,7 +50,7 @@ export async function readMcpConfigArg(value: string, cwd: string): Promise<Reco
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new Error(`--mcp-config: invalid JSON: ${(error as Error).message}`);
+      throw new Error(`--mcp-config: invalid JSON: ${errorMessage(error)}`);
     }
   } else {
     const file = path.resolve(cwd, text);
@@ -57,7 +58,7 @@ export async function readMcpConfigArg(value: string, cwd: string): Promise<Reco
     try {
       parsed = JSON.parse(readFileSync(file, 'utf8'));
     } catch (error) {
-      throw new Error(`--mcp-config ${value}: invalid JSON: ${(error as Error).message}`);
+      throw new Error(`--mcp-config ${value}: invalid JSON: ${errorMessage(error)}`);
     }
   }
   const { parseMcpConfigDocument } = await import('./config-schema.ts');

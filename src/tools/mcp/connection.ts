@@ -2,6 +2,7 @@
  * One MCP server: its client, status and tool list. `connect` never throws (a server that
  * fails to start is `failed`); a server that closes on its own is announced by `onCrash`.
  */
+import { AgentpipeError, errorMessage } from '../../process/errors.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type {
   CallToolResult,
@@ -22,8 +23,8 @@ export type McpStatus = McpServerInfo['status'];
 export type McpSource = 'config' | 'dynamic' | 'sdk';
 
 /** An MCP call that cannot be made or failed at the connection level (message names the server). */
-export class McpUnavailableError extends Error {
-  override name = 'McpUnavailableError';
+export class McpUnavailableError extends AgentpipeError {
+  static override readonly errorName: string = 'McpUnavailableError';
 }
 
 export class McpConnection {
@@ -71,7 +72,7 @@ export class McpConnection {
       if (generation !== this.#generation) return;
       const tail = this.#opened?.stderrTail();
       this.status = 'failed';
-      this.error = `${(error as Error).message}${tail ? ` (stderr: ${tail})` : ''}`;
+      this.error = `${errorMessage(error)}${tail ? ` (stderr: ${tail})` : ''}`;
       this.#generation++; // an opening still under way gives up
       this.#stopping = this.#shutdown(); // in the background: a stuck child takes seconds to stop
     } finally {

@@ -3,6 +3,7 @@
  * `ReadMcpResourceTool` ({server, uri}), both read-only, present while a connected server
  * offers resources; and the reads behind them that the control requests share.
  */
+import { errorMessage } from '../../process/errors.ts';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ImageBlock, TextBlock } from '../../messages/types.ts';
 import { objectSchema, optionalString, requireString } from '../input.ts';
@@ -115,5 +116,5 @@ function resourceBlocks(result: ReadResourceResult): string | Array<TextBlock | 
 }
 
 function failure(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

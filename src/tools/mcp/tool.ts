@@ -1,4 +1,5 @@
 /** Adapts one MCP tool to agentpipe's Tool: `mcp__<server>__<tool>`, results as content blocks. */
+import { errorMessage } from '../../process/errors.ts';
 import type { CallToolResult, Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
 import type { ImageBlock, TextBlock } from '../../messages/types.ts';
 import type { Tool, ToolResult } from '../types.ts';
@@ -36,9 +37,9 @@ export function mcpTool(connection: McpConnection, def: McpToolDef, callTimeoutM
 }
 
 function failureText(server: string, tool: string, error: unknown, timeoutMs: number): string {
-  if (error instanceof McpUnavailableError) return `${error.message}; ${tool} could not be called`;
+  if (McpUnavailableError.isInstance(error)) return `${error.message}; ${tool} could not be called`;
   const code = (error as { code?: number }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (code === -32001) return `MCP tool ${tool} of server "${server}" timed out after ${timeoutMs} ms`;
   if (code === -32000) return `MCP server "${server}" closed the connection during the call to ${tool}`;
   return `MCP tool ${tool} of server "${server}" failed: ${message}`;
