@@ -59,9 +59,15 @@ const PROTECTED = [
   '.idea',
   '.mcp.json',
   '.envrc',
+  // pre-commit's hooks run on the next `git commit` outside the sandbox.
+  '.pre-commit-config.yaml',
 ];
-/** Protected folders made (empty, read-only) when missing, so a command cannot create them. */
-const CREATE_WHEN_MISSING = new Set(['.agentpipe', '.claude']);
+/**
+ * Protected folders made (empty, read-only) when missing, so a command cannot create them: a
+ * `.vscode/tasks.json` or `.vscode/settings.json` runs on the editor's next open, a `.git/hooks/pre-commit`
+ * on the next commit (git makes `hooks/` at init, but not every tool does).
+ */
+const CREATE_WHEN_MISSING = new Set(['.agentpipe', '.claude', '.vscode', '.idea', '.husky', '.git/hooks']);
 /**
  * Protected files that cannot get a mount point while missing (git reads an empty `commondir`
  * as an error): the run's own `release` removes one that appeared (see `mustStayMissing`).
@@ -135,7 +141,8 @@ export function mountArgs(plan: MountPlan): Mounts {
     else if (found !== undefined && gitDir === undefined) args.push('--ro-bind', found, found);
     for (const name of PROTECTED) {
       const target = path.join(root, name);
-      if (CREATE_WHEN_MISSING.has(name)) {
+      // Inside .git only when it is a folder this run may write (bubblewrap would make a missing .git too).
+      if (CREATE_WHEN_MISSING.has(name) && (!name.startsWith('.git/') || gitWritable)) {
         const claim = protectFolder(target, plan.emptyDir, args);
         if (claim) claims.push(claim);
         continue;

@@ -1,0 +1,108 @@
+/**
+ * An attacker's rows against the workspace sandbox (bypassPermissions: the check out of the way):
+ * configuration that a later program outside the sandbox runs must not be creatable when it does not
+ * exist yet, and must stay unwritable when it does. Rows marked todo are open holes (each says what
+ * runs, and when); they pass the day the hole is closed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+
+/** A working folder holding a repository without `.git/hooks` (as some tools make them), and a folder outside it. */
+function world() {
+  const root = tempDir();
+  const work = path.join(root, 'work');
+  const outside = path.join(root, 'outside');
+  const home = path.join(root, 'home');
+  mkdirSync(outside);
+  mkdirSync(home);
+  execFileSync('git', ['init', '-q', work]);
+  rmSync(path.join(work, '.git', 'hooks'), { recursive: true, force: true });
+  return { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
+}
+
+/** Runs each command as one Bash call in bypassPermissions; returns the tool results' texts. */
+async function bypassing(w: ReturnType<typeof world>, commands: string[]): Promise<string[]> {
+  const calls = commands.map((command) => ({ tool_calls: [{ name: 'Bash', input: { command } }] }));
+  const script = writeScript(w.outside, [...calls, { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: w.work,
+    env: w.env,
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const results = parseLines(run.stdout)
+    .filter((m) => m.type === 'user')
+    .map((m) => JSON.stringify(m.message.content));
+  assert.equal(results.length, commands.length);
+  return results;
+}
+
+const plant = (file: string) =>
+  `mkdir -p $(dirname ${file}); echo 'touch PWNED' > ${file}; chmod +x ${file}; echo done`;
+
+test('missing editor, hook and husky folders cannot be created (and no point is left after the run)', async () => {
+  const w = world();
+  const files = ['.vscode/tasks.json', '.idea/workspace.xml', '.husky/pre-commit', '.git/hooks/pre-commit'];
+  const results = await bypassing(w, [...files.map(plant), 'echo ok > made.txt']);
+  for (const [i, file] of files.entries()) {
+    assert.match(results[i]!, /Read-only file system/, file);
+    assert.equal(existsSync(path.join(w.work, path.dirname(file))), false, `${file}: its folder is gone after the run`);
+  }
+  assert.equal(readFileSync(path.join(w.work, 'made.txt'), 'utf8'), 'ok\n', 'the folder stays writable');
+});
+
+test('an existing .pre-commit-config.yaml stays read-only (pre-commit runs it on the next commit)', async () => {
+  const w = world();
+  writeFileSync(path.join(w.work, '.pre-commit-config.yaml'), 'repos: []\n');
+  const [result] = await bypassing(w, ['echo "- repo: local" >> .pre-commit-config.yaml']);
+  assert.match(result!, /Read-only file system/);
+  assert.equal(readFileSync(path.join(w.work, '.pre-commit-config.yaml'), 'utf8'), 'repos: []\n');
+});
+
+test(
+  'a missing .mcp.json or .envrc cannot be created (a trusted folder starts its MCP servers; direnv)',
+  { todo: 'open: a missing protected file has no mount point (see the attacker report)' },
+  async () => {
+    const w = world();
+    await bypassing(w, [plant('.mcp.json'), plant('.envrc')]);
+    assert.equal(existsSync(path.join(w.work, '.mcp.json')), false);
+    assert.equal(existsSync(path.join(w.work, '.envrc')), false);
+  },
+);
+
+test(
+  'a command cannot make git outside the sandbox run a program through a submodule it registers',
+  { todo: 'open: .git/index and objects are writable, and a gitlink makes `git status` read the nested config' },
+  async () => {
+    const w = world();
+    const pwned = path.join(w.outside, 'PWNED');
+    const git = 'git -c user.email=a@b -c user.name=a';
+    await bypassing(w, [
+      `mkdir sub && cd sub && git init -q && ${git} commit -q --allow-empty -m s && ` +
+        `git config core.fsmonitor 'touch ${pwned}; false' && cd .. && ` +
+        `git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub; echo done`,
+    ]);
+    // The user's next `git status` (or an editor's) in the folder, outside the sandbox.
+    execFileSync('git', ['status', '--short'], { cwd: w.work, stdio: ['pipe', 'ignore', 'ignore'] });
+    assert.equal(existsSync(pwned), false, 'git status ran the submodule config the command wrote');
+  },
+);
+
+test(
+  'a command cannot make a repository of the working folder when it has none (git status would run its config)',
+  { todo: 'open: a missing .git gets no mount point' },
+  async () => {
+    const w = world();
+    rmSync(path.join(w.work, '.git'), { recursive: true, force: true });
+    const pwned = path.join(w.outside, 'PWNED');
+    await bypassing(w, [`git init -q && git config core.fsmonitor 'touch ${pwned}; false'; echo done`]);
+    if (existsSync(path.join(w.work, '.git')))
+      execFileSync('git', ['status', '--short'], { cwd: w.work, stdio: ['pipe', 'ignore', 'ignore'] });
+    assert.equal(existsSync(pwned), false, 'git status ran the config the command wrote');
+  },
+);
