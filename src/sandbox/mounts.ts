@@ -118,14 +118,16 @@ export function mountArgs(plan: MountPlan): Mounts {
     ? unique(plan.homes).flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
     : [];
   const remount: string[] = [];
+  // Hidden paths inside a writable folder (a home folder that is the working folder): hidden once it is bound.
+  const hiddenInside: string[] = [];
   for (const target of existing([...stores, ...plan.hidden])) {
-    // A path kept visible (or inside one) is not hidden; one holding a kept path is, and the kept path is bound back.
-    if (kept.some((keep) => inside(target, keep))) continue;
-    if (isDirectory(target)) {
-      args.push('--tmpfs', target);
-      remount.push(target);
-    } else args.push('--ro-bind', '/dev/null', target);
+    // A path kept visible by name (or inside one) is not hidden; one holding a kept path is, and the kept path is
+    // bound back. A working folder that merely holds a hidden path does not make it visible.
+    if (allowRead.some((keep) => inside(target, keep)) || writable.includes(target)) continue;
+    if (writable.some((dir) => inside(target, dir))) hiddenInside.push(target);
+    else hide(target, args, remount);
   }
+  const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
   for (const dir of writable) args.push('--bind', dir, dir);
   for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
   for (const root of writable.filter(isDirectory)) {
@@ -155,8 +157,20 @@ export function mountArgs(plan: MountPlan): Mounts {
   }
   for (const target of existing(plan.denyWrite))
     if (writable.some((dir) => inside(target, dir))) args.push('--ro-bind', target, target);
+  for (const target of hiddenInside) {
+    hide(target, args, remount);
+    for (const keep of kept) if (keep !== target && inside(keep, target)) bindKept(keep);
+  }
   for (const target of remount) args.push('--remount-ro', target);
   return { args, claims, mustStayMissing };
+}
+
+/** Hides `target`: an empty tmpfs over a folder (made read-only at the end, see `remount`), /dev/null over a file. */
+function hide(target: string, args: string[], remount: string[]): void {
+  if (isDirectory(target)) {
+    args.push('--tmpfs', target);
+    remount.push(target);
+  } else args.push('--ro-bind', '/dev/null', target);
 }
 
 /**

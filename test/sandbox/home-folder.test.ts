@@ -1,0 +1,42 @@
+/**
+ * An attacker's row: agentpipe started in the home folder (`cd ~ && agentpipe …`, or `--add-dir ~`).
+ * The working folder then holds the credential stores and agentpipe's home; being writable must not
+ * make them visible. Before, a bypassPermissions Bash call (or any approved command) read
+ * `~/.ssh`, `~/.codex/auth.json` and the transcripts, and appended to `~/.ssh/authorized_keys`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+
+test('a home folder that is the working folder: its credential stores and agentpipe home stay hidden', async () => {
+  const home = path.join(tempDir(), 'home');
+  for (const dir of ['.ssh', '.codex', '.agentpipe/projects']) mkdirSync(path.join(home, dir), { recursive: true });
+  writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'SSH-SECRET\n');
+  writeFileSync(path.join(home, '.codex', 'auth.json'), 'CODEX-TOKEN\n');
+  writeFileSync(path.join(home, '.agentpipe', 'projects', 'old.jsonl'), 'TRANSCRIPT\n');
+  const commands = [
+    'cat ~/.ssh/id_ed25519 ~/.codex/auth.json ~/.agentpipe/projects/old.jsonl',
+    'echo ssh-ed25519 EVIL >> ~/.ssh/authorized_keys',
+    'echo ok > notes.txt && cat notes.txt',
+  ];
+  const calls = commands.map((command) => ({ tool_calls: [{ name: 'Bash', input: { command } }] }));
+  const script = writeScript(path.dirname(home), [...calls, { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: home,
+    env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') },
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const results = parseLines(run.stdout)
+    .filter((m) => m.type === 'user')
+    .map((m) => JSON.stringify(m.message.content));
+  assert.equal(results.length, commands.length);
+  assert.doesNotMatch(results[0]!, /SSH-SECRET|CODEX-TOKEN|TRANSCRIPT/);
+  assert.match(results[1]!, /Read-only file system/);
+  assert.equal(existsSync(path.join(home, '.ssh', 'authorized_keys')), false);
+  assert.match(results[2]!, /ok/, 'the rest of the home folder stays writable');
+  assert.equal(readFileSync(path.join(home, 'notes.txt'), 'utf8'), 'ok\n');
+});
