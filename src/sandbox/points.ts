@@ -82,12 +82,16 @@ export function releasePoint(claim: PointClaim): void {
 
 /** The marker folder of one point (made under its lock by the run that claims it, removed with the point). */
 function markersOf(point: string): string {
-  return path.join(registry(), createHash('sha256').update(point).digest('hex').slice(0, 32));
+  return path.join(pointRegistry(), createHash('sha256').update(point).digest('hex').slice(0, 32));
 }
 
-/** The user's registry folder, made once per process and checked to be the user's own and private. */
+/**
+ * The user's registry folder, made once per process and checked to be the user's own and private.
+ * Every sandbox hides it (a writable temp folder, `allowWrite: ["/tmp"]`, would let a command drop
+ * another run's markers, plant its own or hold a lock).
+ */
 let registryDir: string | undefined;
-function registry(): string {
+export function pointRegistry(): string {
   if (registryDir !== undefined) return registryDir;
   const uid = process.getuid?.() ?? 0;
   const dir = path.join(os.tmpdir(), `agentpipe-points-${uid}`);

@@ -17,6 +17,7 @@ import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import type { SandboxConfig, SandboxProfile, ShellSandbox } from './config.ts';
 import { expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
+import { pointRegistry } from './points.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
@@ -144,7 +145,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
         ]
       : [],
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
-    hidden: [agentpipeHome(env), ...policy.denyRead.map((p) => expandHome(p, config.cwd, home))],
+    hidden: [agentpipeHome(env), pointRegistry(), ...policy.denyRead.map((p) => expandHome(p, config.cwd, home))],
     allowRead: [
       ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
       ...(request.readable ?? []),
