@@ -167,6 +167,10 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
     return mode === 'dontAsk'
       ? { behavior: 'deny', reason: unsure, by: 'mode', unsure: true }
       : { behavior: 'ask', reason: unsure, unsure: true };
+  // As Claude Code (2.1.77 on): bypassPermissions still asks before an edit of configuration that makes programs
+  // run (.git/, .claude/, .vscode/, shell start-up files ...); the OS sandbox holds Bash to the same, not the tools.
+  const guarded = mode === 'bypassPermissions' && !allowed && tool.editsFiles ? protectedTarget(input, cwd) : undefined;
+  if (guarded !== undefined) return { behavior: 'ask', reason: `${tool.name} needs approval: ${guarded}` };
   if (allowed || mode === 'bypassPermissions' || (readOnly && outside === undefined)) {
     const byCheck = mode === 'plan' || (readOnly && outside === undefined && !allowed && mode !== 'bypassPermissions');
     return { behavior: 'allow', sandbox: byCheck ? 'read-only' : 'workspace' };
@@ -269,6 +273,14 @@ function editNeedsApproval(input: Record<string, unknown>, cwd: string, director
     const via = file === lexical ? '' : ` (${lexical} leads there)`;
     return `${file}${via} is outside the working folders (${folders.join(', ')}); add its folder with --add-dir`;
   }
-  const protectedWhy = protectedReason(file) ?? protectedReason(lexical);
+  return protectedTarget(input, cwd);
+}
+
+/** Why the target of an edit is configuration that can make programs run (through links too), if it is. */
+function protectedTarget(input: Record<string, unknown>, cwd: string): string | undefined {
+  const target = targetPath(input);
+  if (target === undefined) return undefined;
+  const lexical = expandPath(cwd, target);
+  const protectedWhy = protectedReason(realPath(lexical)) ?? protectedReason(lexical);
   return protectedWhy === undefined ? undefined : `${target}: ${protectedWhy}`;
 }
