@@ -49,6 +49,16 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
 /** The policy of that name (`claude-code` when none is given: the library's and the CLI's contract). */
 export const outcomePolicy = (name: OutcomePolicyName = 'claude-code'): OutcomePolicy => POLICIES[name];
 
+/**
+ * The policy of a session on `provider`: Claude Code's retries are its retries of Anthropic's API (it asks again
+ * after a 401 because it refreshes its key). A session on an OpenAI-compatible provider, which Claude Code cannot
+ * talk to, retries as agentpipe does, so a wrong key fails at once instead of after ten backoffs.
+ */
+export function outcomePolicyFor(name: OutcomePolicyName | undefined, provider: string): OutcomePolicy {
+  const policy = outcomePolicy(name);
+  return provider === 'openai-compatible' ? { ...policy, retries: AGENTPIPE_RETRIES } : policy;
+}
+
 /** True for a name of OUTCOME_POLICIES. */
 export const isOutcomePolicyName = (value: unknown): value is OutcomePolicyName =>
   OUTCOME_POLICIES.some((name) => name === value);

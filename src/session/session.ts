@@ -65,7 +65,7 @@ import {
   type StructuredOutcome,
 } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
-import { outcomePolicy } from '../agent/outcome-policy.ts';
+import { outcomePolicyFor } from '../agent/outcome-policy.ts';
 import { closeSandbox, isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
 import type { ParentContext, Telemetry } from '../telemetry/types.ts';
 
@@ -178,7 +178,7 @@ export class Session {
       emit: (m) => this.ctx.emit(m),
     });
     this.mcp.start();
-    const policy = outcomePolicy(options.outcomePolicy);
+    const policy = outcomePolicyFor(options.outcomePolicy, provider.provider);
     this.ctx = {
       provider,
       model,

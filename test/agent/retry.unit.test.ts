@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, retryErrorName } from '../../src/agent/retry.ts';
-import { outcomePolicy } from '../../src/agent/outcome-policy.ts';
+import { outcomePolicy, outcomePolicyFor } from '../../src/agent/outcome-policy.ts';
 import { ModelError } from '../../src/model/errors.ts';
 
 const status = (s: number, retryAfterMs?: number) => ModelError.fromStatus(s, `status ${s}`, retryAfterMs);
@@ -61,6 +61,15 @@ test('the outcome policies: claude-code is the default and does what Claude Code
       [AGENTPIPE_RETRIES, false, false, false],
     ],
   );
+});
+
+test('a session on an OpenAI-compatible provider keeps Claude Code outcomes but retries as agentpipe (no 401 retry)', () => {
+  const openai = outcomePolicyFor('claude-code', 'openai-compatible');
+  assert.equal(openai.retries, AGENTPIPE_RETRIES);
+  assert.equal(openai.recoversReplies, true);
+  assert.equal(openai.retries.shouldRetry(status(401)), false);
+  assert.equal(outcomePolicyFor(undefined, 'anthropic'), outcomePolicy('claude-code'));
+  assert.equal(outcomePolicyFor('agentpipe', 'openai-compatible').retries, AGENTPIPE_RETRIES);
 });
 
 test("api_retry's error names the failure as Claude Code does", () => {
