@@ -253,7 +253,10 @@ function outsideFolders(
     return folders.some((dir) => isInside(file, dir)) ? undefined : file;
   };
   const target = targetPath(input);
-  const found = target === undefined ? undefined : outside(target);
+  // Every path member is judged, not only the first: Grep reads `path`, and an extra `file_path` (unknown members
+  // pass the input schema) must not stand in for it.
+  const members = [input.file_path, input.path, input.notebook_path].filter((v): v is string => typeof v === 'string');
+  const found = members.map(outside).find((file) => file !== undefined);
   if (found !== undefined || toolName !== 'Glob' || typeof input.pattern !== 'string') return found;
   const parts = input.pattern.split('/');
   const wild = parts.findIndex((part) => /[*?[{]/.test(part));
