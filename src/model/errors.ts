@@ -30,6 +30,8 @@ export class ModelError extends Error {
   readonly fault: AnswerFault | undefined;
   /** Server-requested wait before a retry (from `retry-after`). */
   readonly retryAfterMs: number | undefined;
+  /** `host:port` the request went to, when it never got an answer (a refused, reset or unresolved connection). */
+  readonly endpoint: string | undefined;
 
   constructor(options: {
     message: string;
@@ -38,6 +40,7 @@ export class ModelError extends Error {
     retryAfterMs?: number;
     cause?: unknown;
     fault?: AnswerFault;
+    endpoint?: string;
   }) {
     super(options.message, { cause: options.cause });
     this.name = 'ModelError';
@@ -45,6 +48,7 @@ export class ModelError extends Error {
     this.fault = options.fault;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
+    this.endpoint = options.endpoint;
   }
 
   /** True for failures worth another attempt (429, 5xx, 529, a cut connection). */

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { DemoScript } from './demo.ts';
+import { checkModelName } from './model-names.ts';
 import { FixedScript, ScriptedProvider, validateScript } from './scripted.ts';
 import type { Script } from './scripted.ts';
 import type { ModelProvider } from './types.ts';
@@ -52,6 +53,7 @@ export function chooseProvider(options: ModelOptions): ProviderName {
 export async function resolveModel(options: ModelOptions): Promise<ResolvedModel> {
   const env = options.env ?? process.env;
   const name = chooseProvider(options);
+  checkModelName(options, name);
   if (name === 'scripted') {
     const script = typeof options.script === 'string' ? await loadScript(options.script) : options.script;
     const source = script ? new FixedScript(validateScript(script)) : new DemoScript();

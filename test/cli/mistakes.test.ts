@@ -94,3 +94,69 @@ test('query() with a cwd that does not exist fails with one clear error, in proc
     );
   }
 });
+
+test('a model name that cannot be right is one line with the nearest name or the way to a non-Claude model', async () => {
+  const dir = tempDir();
+  const cases: Array<[string[], RegExp]> = [
+    [['--model', 'scriptd'], /^agentpipe: error: unknown model 'scriptd' \(did you mean scripted\?/],
+    [['--model', 'claude-sonet-4-6'], /unknown model 'claude-sonet-4-6' \(did you mean claude-sonnet-4-6\?\)/],
+    [['--model', 'gpt-4o'], /: gpt-4o is not a Claude model: give --base-url .* or --provider openai/],
+    [['--model', 'qwen3:8b'], /: qwen3:8b is not a Claude model: give --base-url/],
+  ];
+  // Said before the key is looked at: the same with a key as without one.
+  for (const env of [{}, { ANTHROPIC_API_KEY: 'sk-ant-test' }])
+    for (const [args, pattern] of cases) oneLineError(await runCli(['-p', 'hi', ...args], { cwd: dir, env }), pattern);
+  // A Claude model this table does not know yet, and an alias, get as far as the key check.
+  for (const model of ['claude-opus-5', 'sonnet']) {
+    const run = await runCli(['-p', 'hi', '--model', model], { cwd: dir });
+    assert.match(run.stdout, /^No Anthropic API key/, run.stderr);
+  }
+  // Behind a gateway or with --base-url any name may be right: the request is made (and here refused).
+  const gateway = await runCli(['-p', 'hi', '--model', 'gpt-4o'], {
+    cwd: dir,
+    env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: `http://127.0.0.1:${await closedPort()}`, ...NO_RETRY },
+  });
+  assert.match(gateway.stdout, /^API Error: Connection refused/);
+});
+
+test('a connection that fails names the host and port the request went to, and the setting that names them', async () => {
+  const dir = tempDir();
+  const port = await closedPort();
+  const anthropic = await runCli(['-p', 'hi', '--model', 'claude-sonnet-4-6'], {
+    cwd: dir,
+    env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, ...NO_RETRY },
+  });
+  assert.equal(anthropic.code, 1);
+  assert.equal(
+    anthropic.stdout,
+    'API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED) · ' +
+      `the API at 127.0.0.1:${port} (ANTHROPIC_BASE_URL)\n`,
+  );
+  const local = await runCli(['-p', 'hi', '--model', 'qwen3:8b', '--base-url', `http://localhost:${port}/v1`], {
+    cwd: dir,
+    env: NO_RETRY,
+  });
+  assert.match(local.stdout, new RegExp(`· the API at localhost:${port} \\(--base-url, OPENAI_BASE_URL\\)\\n$`));
+  // A name that does not resolve: Claude Code's words for it, and the host.
+  const unresolved = await runCli(['-p', 'hi', '--model', 'm', '--base-url', 'http://no-such-host.invalid/v1'], {
+    cwd: dir,
+    env: NO_RETRY,
+  });
+  assert.match(
+    unresolved.stdout,
+    /^API Error: Can't reach the API server — check your internet or DNS \((ENOTFOUND|EAI_AGAIN)\) · /,
+  );
+  assert.match(unresolved.stdout, / · the API at no-such-host\.invalid:80 \(--base-url, OPENAI_BASE_URL\)\n$/);
+});
+
+/** No retries of a failed request (each would wait). */
+const NO_RETRY = { CLAUDE_CODE_MAX_RETRIES: '0' };
+
+/** A loopback port nothing listens on (a server bound it, then closed). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -249,7 +249,19 @@ for (const [name, replies] of [
 
 test('a refused connection: "Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)", api_error_status null', async () => {
   const port = await closedPort();
-  await sameFailure({ replies: [], args: [...STREAM, 'hi'], env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } });
+  const { claude, agentpipe } = await sideBySide({
+    replies: [],
+    args: [...STREAM, 'hi'],
+    env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` },
+  });
+  // agentpipe adds where the request went (Claude Code names no host); the rest is Claude Code's.
+  const where = ` · the API at 127.0.0.1:${port} (ANTHROPIC_BASE_URL)`;
+  assert.ok(agentpipe.stdout.includes(where), agentpipe.stdout);
+  const withoutWhere = {
+    ...agentpipe,
+    lines: agentpipe.lines.map((l) => JSON.parse(JSON.stringify(l).replaceAll(where, ''))),
+  };
+  assert.deepEqual(failure(withoutWhere), failure(claude));
 });
 
 test("a prompt too long: Claude Code's \"cannot be compacted\" text (the conversation's own size is each one's estimate)", async () => {
