@@ -31,7 +31,15 @@ export interface ModelOptions {
 export interface ResolvedModel {
   provider: ModelProvider;
   model: string;
+  /** True when the built-in demo answers because no model and no key were given (the session says so once). */
+  demo?: boolean;
 }
+
+/** What a session says once when the demo answers for want of a model (`ResolvedModel.demo`). */
+export const DEMO_NOTICE =
+  'agentpipe: this is the offline demo (no --model and no API key): it looks at the folder, whatever the prompt. ' +
+  'For a real model set ANTHROPIC_API_KEY, or give --base-url URL --model NAME for a local server; ' +
+  '--model scripted --script FILE answers from your own script.';
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 
@@ -60,6 +68,7 @@ export async function resolveModel(options: ModelOptions): Promise<ResolvedModel
     return {
       provider: new ScriptedProvider(source),
       model: options.model && options.model !== 'scripted' ? options.model : 'scripted',
+      ...(!script && options.model === undefined && options.provider === undefined ? { demo: true } : {}),
     };
   }
   if (name === 'anthropic') {

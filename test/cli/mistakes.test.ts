@@ -6,7 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
-import { CLI_PATH, runCli, type RunResult } from '../helpers/cli.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { CLI_PATH, parseLines, runCli, type RunResult } from '../helpers/cli.ts';
+import { DEMO_NOTICE } from '../../src/model/resolve.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { query } from '../../src/index.ts';
 
@@ -148,6 +150,61 @@ test('a connection that fails names the host and port the request went to, and t
   );
   assert.match(unresolved.stdout, / · the API at no-such-host\.invalid:80 \(--base-url, OPENAI_BASE_URL\)\n$/);
 });
+
+test('settings: unknown keys and malformed rules are one warning line each naming the file, and the run goes on', async () => {
+  const dir = tempDir();
+  mkdirSync(path.join(dir, '.agentpipe'));
+  const project = path.join(dir, '.agentpipe', 'settings.json');
+  const settings = {
+    modle: 'claude-opus-4-8',
+    env: { X: '1' },
+    permissions: { allow: ['Bash(echo hi)', 'Bash(npm test:*', 'bash'], deny: ['Raed(./secret)'] },
+  };
+  writeFileSync(project, JSON.stringify(settings));
+  const script = writeScript(dir, [
+    { tool_calls: [{ name: 'Bash', input: { command: 'echo hi' } }] },
+    { text: 'done' },
+  ]);
+  const flag = JSON.stringify({ permissions: { deny: ['WebFetch('] } });
+  const run = await runCli(
+    ['-p', 'go', '--model', 'scripted', '--script', script, '--trust-project', '--settings', flag, ...STREAM],
+    { cwd: dir },
+  );
+  // The run goes on, and the well-formed rule beside the malformed ones is in effect: echo ran without asking.
+  assert.equal(run.code, 0, run.stderr);
+  const lines = parseLines(run.stdout);
+  const result = lines.find((l) => l.type === 'user' && l.message.content[0]?.type === 'tool_result');
+  assert.equal(result?.message.content[0].content, 'hi');
+  assert.equal(lines.at(-1)?.type, 'result');
+  const at = `agentpipe: warning: project settings ${project}`;
+  assert.deepEqual(run.stderr.trimEnd().split('\n'), [
+    `${at}: unknown key "modle" (did you mean model?), ignored`,
+    `${at}: env is a Claude Code setting agentpipe does not apply, ignored ` +
+      '(instead, env: the environment agentpipe starts in)',
+    `${at} (permissions.allow): invalid permission rule "Bash(npm test:*" skipped: malformed Tool(content) rule: ` +
+      'rules take the form Tool or Tool(content) and must end at the closing ")"; parentheses inside the content ' +
+      'are literal',
+    `${at} (permissions.allow): invalid permission rule "bash" skipped: ` +
+      'tool names start with an uppercase letter (Bash)',
+    'agentpipe: warning: --settings (permissions.deny): invalid permission rule "WebFetch(" skipped: malformed ' +
+      'Tool(content) rule: rules take the form Tool or Tool(content) and must end at the closing ")"; parentheses ' +
+      'inside the content are literal',
+    `agentpipe: warning: ${project}: permission deny rule "Raed(./secret)" matches no known tool (did you mean Read?)`,
+  ]);
+});
+
+test('the offline demo says once on stderr that it is the demo and how to use a real model', async () => {
+  const dir = tempDir({ 'notes.txt': 'hello\n' });
+  const run = await runCli(['-p', 'Write a haiku about cats'], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /notes\.txt/);
+  assert.deepEqual(run.stderr.trimEnd().split('\n'), [DEMO_NOTICE]);
+  assert.match(DEMO_NOTICE, /offline demo .*ANTHROPIC_API_KEY.*--base-url/);
+  // Asked for by name, the scripted model is not a surprise.
+  assert.equal((await runCli(['-p', 'hi', '--model', 'scripted'], { cwd: dir })).stderr, '');
+});
+
+const STREAM = ['--output-format', 'stream-json', '--verbose'];
 
 /** No retries of a failed request (each would wait). */
 const NO_RETRY = { CLAUDE_CODE_MAX_RETRIES: '0' };
