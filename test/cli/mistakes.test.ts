@@ -217,3 +217,20 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+test('attach prints stream-json by default; another format is one line saying so; its help says what it prints', async () => {
+  const redis = ['--redis', `redis://127.0.0.1:${await closedPort()}`, '--no-follow'];
+  oneLineError(
+    await runCli(['attach', 'some-session', ...redis, '--output-format', 'text']),
+    /^agentpipe attach: error: attach prints stream-json only \(its default\), not text: leave --output-format out/,
+  );
+  // No format flags: past the format check, to the Redis server (which is not there).
+  const plain = await runCli(['attach', 'some-session', ...redis]);
+  assert.equal(plain.code, 1);
+  assert.doesNotMatch(plain.stderr, /output-format/);
+  assert.match(plain.stderr, /redis|Redis/);
+  assert.match((await runCli(['help', 'attach'])).stdout, /stream-json, as\s+--output-format stream-json --verbose/);
+  // serve and view say they take the model and session flags.
+  for (const command of ['serve', 'view'])
+    assert.match((await runCli(['help', command])).stdout, /model and session flags\s+\(--model,/, command);
+});
