@@ -11,6 +11,7 @@ import { CLI_PATH, parseLines, runCli, type RunResult } from '../helpers/cli.ts'
 import { DEMO_NOTICE } from '../../src/model/resolve.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { query } from '../../src/index.ts';
+import { closedPort } from '../helpers/ports.ts';
 
 /** One line on stderr, exit 1, nothing on stdout, no stack trace. */
 function oneLineError(result: RunResult, pattern: RegExp): void {
@@ -208,15 +209,6 @@ const STREAM = ['--output-format', 'stream-json', '--verbose'];
 
 /** No retries of a failed request (each would wait). */
 const NO_RETRY = { CLAUDE_CODE_MAX_RETRIES: '0' };
-
-/** A loopback port nothing listens on (a server bound it, then closed). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test('attach prints stream-json by default; another format is one line saying so; its help says what it prints', async () => {
   const redis = ['--redis', `redis://127.0.0.1:${await closedPort()}`, '--no-follow'];

@@ -8,10 +8,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.ts';
 import { answer, calls, normalize, sideBySide, type Line, type Scenario, type SideRun } from './side-by-side.ts';
+import { closedPort } from '../helpers/ports.ts';
 
 const STREAM = ['-p', '--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-6'];
 const NOTEBOOK = readFileSync(path.join(ROOT, 'test/fixtures/notebooks/outputs.ipynb'), 'utf8');
@@ -293,15 +293,6 @@ test('text and json output of a failed request: the error text on stdout, nothin
     assert.deepEqual(shown(agentpipe), shown(claude));
   }
 });
-
-/** A loopback port nothing listens on (a server bound it, then closed). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test("result and system/init carry Claude Code's fields: api_error_status null, fast_mode_state 'off', the ttft timings", () =>
   same({ replies: [answer('hello')], args: [...STREAM, 'hi'] }, (run) => {
