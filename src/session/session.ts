@@ -27,6 +27,7 @@ import { runAgentLoop, type RunState } from '../agent/loop.ts';
 import { fireHook, userPromptSubmit } from '../agent/hooks.ts';
 import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { createTaskTool } from '../agent/task-tool.ts';
+import { unknownToolWarnings } from '../tools/hooks/settings-check.ts';
 import { HookDispatcher } from '../tools/hooks/dispatcher.ts';
 import { sessionSettings } from './setting-sources.ts';
 import { agentFilesLoader } from './agent-files.ts';
@@ -164,6 +165,7 @@ export class Session {
     const { allow, deny } = this.#rules();
     const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
     let tools: Tool[] = [...builtinTools(provider), ...(options.extraTools ?? [])];
+    for (const line of unknownToolWarnings(settings, tools)) log(`agentpipe: warning: ${line}`);
     if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
     tools = tools.filter((t) => !deny.some((rule) => isWholeToolRule(rule, t.name)));
     // `tools` limits the built-in tools, the MCP resource tools among them.
