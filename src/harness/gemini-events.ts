@@ -5,20 +5,10 @@
  * not lose a prompt over it; an event of another type is not in the union and is reported by the translator.
  */
 import { z } from 'zod';
+import { lenient, lenientEntries, lenientFlag, lenientNumber, lenientRecord, lenientText } from './lenient.ts';
 
-const text = z
-  .string()
-  .optional()
-  .catch(() => undefined);
-const count = z
-  .number()
-  .refine(Number.isFinite)
-  .optional()
-  .catch(() => undefined);
-const record = z
-  .record(z.string(), z.unknown())
-  .optional()
-  .catch(() => undefined);
+const text = lenientText;
+const count = lenientNumber;
 
 /** Token counts of a run, or of one model in `models`. */
 const GeminiCountsSchema = z.looseObject({
@@ -32,21 +22,10 @@ const GeminiCountsSchema = z.looseObject({
 export type GeminiCounts = z.infer<typeof GeminiCountsSchema>;
 
 const GeminiStatsSchema = GeminiCountsSchema.extend({
-  models: z
-    .record(z.string(), z.unknown())
-    .transform((models) =>
-      Object.entries(models).flatMap(([model, value]) => {
-        const parsed = GeminiCountsSchema.safeParse(value);
-        return parsed.success ? [[model, parsed.data] as const] : [];
-      }),
-    )
-    .catch(() => []),
+  models: lenientEntries(GeminiCountsSchema),
 });
 
-const ErrorSchema = z
-  .looseObject({ type: text, message: text })
-  .optional()
-  .catch(() => undefined);
+const ErrorSchema = lenient(z.looseObject({ type: text, message: text }));
 
 /** One event of the stream. */
 export const GeminiEventSchema = z.discriminatedUnion('type', [
@@ -55,19 +34,16 @@ export const GeminiEventSchema = z.discriminatedUnion('type', [
     type: z.literal('message'),
     role: text,
     content: text,
-    delta: z
-      .boolean()
-      .optional()
-      .catch(() => undefined),
+    delta: lenientFlag,
   }),
-  z.looseObject({ type: z.literal('tool_use'), tool_name: text, tool_id: text, parameters: record }),
+  z.looseObject({ type: z.literal('tool_use'), tool_name: text, tool_id: text, parameters: lenientRecord }),
   z.looseObject({ type: z.literal('tool_result'), tool_id: text, status: text, output: text, error: ErrorSchema }),
   z.looseObject({ type: z.literal('error'), severity: text, message: text }),
   z.looseObject({
     type: z.literal('result'),
     status: text,
     error: ErrorSchema,
-    stats: GeminiStatsSchema.optional().catch(() => undefined),
+    stats: lenient(GeminiStatsSchema),
   }),
 ]);
 export type GeminiEvent = z.infer<typeof GeminiEventSchema>;
