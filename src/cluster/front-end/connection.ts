@@ -29,7 +29,8 @@ import { setupErrorResult } from '../../session/open.ts';
 import { compareStreamIds, isInternal, START_ID, STREAM_ID, DATA_LOST, type LogEntry } from '../log/index.ts';
 import { retryRedis } from '../redis-retry.ts';
 import type { ClusterClient } from '../session-client.ts';
-import { answers, END_INPUT, frameLines, inboxLine } from './frames.ts';
+import { answers, END_INPUT, inboxLine } from './frames.ts';
+import { frameLines } from '../../messages/ndjson.ts';
 
 /** How long a reconnect to an archived session waits for a worker to restore it. */
 const RESTORE_WAIT_MS = 30_000;

@@ -1,21 +1,10 @@
 /** What a front end reads from a client's WebSocket frames and what it makes of them for the inbox. */
 import { nestedDeeper } from '../../messages/json-limits.ts';
 import { randomUUID } from 'node:crypto';
-import type WebSocket from 'ws';
 import type { LogMessage } from '../log/index.ts';
 
 /** The inbox line that ends a session's run. */
 export const END_INPUT = '{"type":"end_input"}';
-
-/** The text of a frame, split into its non-blank lines. */
-export function frameLines(data: WebSocket.RawData): string[] {
-  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-  return bytes
-    .toString('utf8')
-    .split('\n')
-    .map((line) => line.replace(/\r$/, ''))
-    .filter((line) => line.trim() !== '');
-}
 
 /** An input line as the inbox keeps it: undefined for transport-only lines; user messages get a uuid. */
 export function inboxLine(line: string): { line: string; prompt: boolean } | undefined {

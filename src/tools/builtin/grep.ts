@@ -9,6 +9,7 @@
 import { findExecutable } from '../../process/executable.ts';
 import { defaultSandbox } from '../../sandbox/config.ts';
 import { childEnv } from '../../process/env.ts';
+import { errorCode } from '../../process/errors.ts';
 import { objectSchema, optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
 import { ripgrepCommand } from '../ripgrep.ts';
 import type { Tool, ToolResult } from '../types.ts';
@@ -187,7 +188,7 @@ export const grepTool: Tool = {
       graceMs: 500,
     });
     if (run.error) {
-      const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
+      const missing = errorCode(run.error) === 'ENOENT';
       throw new ToolInputError(missing ? RG_MISSING : `Grep could not run ripgrep: ${run.error.message}`);
     }
     context.signal.throwIfAborted();
