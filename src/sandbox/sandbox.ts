@@ -130,7 +130,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
   const {
     args: mounts,
-    createdPoints,
+    claims,
     mustStayMissing,
   } = mountArgs({
     writable: writes
@@ -175,7 +175,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     env: { ...childEnv, ...egress?.env, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
     confined: true,
     release: () => {
-      releaseMountPoints(createdPoints);
+      releaseMountPoints(claims);
       for (const file of mustStayMissing) removePlanted(file, config.warn);
       refused = watching?.stop() ?? refused;
     },

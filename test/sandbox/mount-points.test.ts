@@ -1,24 +1,27 @@
 /**
  * A protected folder missing from a writable folder gets a mount point for the run (bubblewrap
  * makes it) that is removed after the run. Runs at once in one folder (a cluster worker's sessions,
- * the process's shared temp folder) share it: it stays until the last of them ends, and a run that
- * starts while another's point is there mounts it as a point, not as a folder of the user's. Before,
- * the first run to end removed it while another's bubblewrap was mounting it ("Can't find source
- * path .../.agentpipe"), seen in the cluster chaos test with hundreds of commands at once.
+ * the process's shared temp folder, several agentpipe processes in one project) share it: it stays
+ * until the last of them ends, and a run that starts while another's point is there mounts it as a
+ * point, not as a folder of the user's. Before, the first run to end removed it while another's
+ * bubblewrap was mounting it ("Can't get type of source .../.agentpipe", seen in CI with two test
+ * files in the repository's folder at once), or while another process had it mounted, which
+ * detaches that mount (Linux 3.18+) and lets that process's command create the folder.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { mountArgs, releaseMountPoints, type MountPlan } from '../../src/sandbox/mounts.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
-test('a mount point shared by runs at once stays until the last of them ends', () => {
-  const root = tempDir();
+function planIn(root: string): { plan: MountPlan; point: string; emptyDir: string } {
   const work = path.join(root, 'work');
   const emptyDir = path.join(root, 'empty');
-  mkdirSync(work);
-  mkdirSync(emptyDir);
+  mkdirSync(work, { recursive: true });
+  mkdirSync(emptyDir, { recursive: true });
   const plan: MountPlan = {
     writable: [work],
     denyWrite: [],
@@ -28,29 +31,53 @@ test('a mount point shared by runs at once stays until the last of them ends', (
     emptyDir,
     homes: [],
   };
-  const point = path.join(work, '.agentpipe');
+  return { plan, point: path.join(work, '.agentpipe'), emptyDir };
+}
+
+test('a mount point shared by runs at once stays until the last of them ends', () => {
+  const { plan, point, emptyDir } = planIn(tempDir());
   const bindsEmptyOn = (args: string[]): boolean =>
     args.some((arg, i) => arg === '--ro-bind' && args[i + 1] === emptyDir && args[i + 2] === point);
 
   const first = mountArgs(plan);
   assert.ok(bindsEmptyOn(first.args));
-  assert.ok(first.createdPoints.includes(point));
+  assert.equal(first.claims.filter((claim) => claim.point === point).length, 1);
   mkdirSync(point); // what the first run's bubblewrap does
 
   const second = mountArgs(plan);
   assert.ok(bindsEmptyOn(second.args), 'the point is mounted as a point, not bound as a folder that stays');
-  assert.ok(second.createdPoints.includes(point));
+  assert.equal(second.claims.filter((claim) => claim.point === point).length, 1);
 
-  releaseMountPoints(first.createdPoints);
+  releaseMountPoints(first.claims);
   assert.ok(existsSync(point), 'kept while the second run may still mount it');
-  releaseMountPoints(second.createdPoints);
+  releaseMountPoints(second.claims);
   assert.equal(existsSync(point), false, 'removed after the last run');
 
   // A folder of the user's (not a point of ours) is bound as it is and never removed.
   mkdirSync(point);
   const third = mountArgs(plan);
   assert.ok(!bindsEmptyOn(third.args));
-  assert.ok(!third.createdPoints.includes(point));
-  releaseMountPoints(third.createdPoints);
+  assert.equal(third.claims.filter((claim) => claim.point === point).length, 0);
+  releaseMountPoints(third.claims);
   assert.ok(existsSync(point));
+});
+
+const RUNNER = fileURLToPath(new URL('./fixtures/point-runner.ts', import.meta.url));
+
+test('runs in several processes at once in one folder: no run binds a point another removes, none loses its own', async () => {
+  const root = tempDir();
+  const { point } = planIn(root);
+  const runs = 4;
+  const results = await Promise.all(
+    Array.from({ length: runs }, () => {
+      const child = spawn(process.execPath, [RUNNER, root, '150'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      child.stdin.end();
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      return new Promise<string>((resolve) => child.on('close', () => resolve(out)));
+    }),
+  );
+  for (const out of results) assert.deepEqual(JSON.parse(out), { runs: 150, failures: [] });
+  assert.equal(existsSync(point), false, 'the last run removed the point');
+  assert.deepEqual(readdirSync(path.join(root, 'work')), []);
 });

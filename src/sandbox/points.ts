@@ -1,0 +1,157 @@
+/**
+ * Mount points bubblewrap makes in a working folder for a protected folder that is missing
+ * (`.agentpipe`, `.claude`: see mounts.ts), shared by every agentpipe process of this user on
+ * the machine.
+ *
+ * A point may be removed only when no run anywhere has it mounted. Removing a folder that is a
+ * mount point in another process's mount namespace succeeds and detaches that mount there
+ * (Linux 3.18 and later), so the other run's command could then create the folder it protects;
+ * and a run that found the point and is about to bind it fails ("bwrap: Can't get type of source").
+ * Each run that mounts a point leaves a marker file `<registry>/<hash of the point>/<pid>-<n>`;
+ * the run that releases the last marker of a live process removes the point. Claiming and
+ * releasing happen under a per-point lock (an exclusive mkdir), so no run can claim a point
+ * between another's last look and its removal. Markers of processes that died (SIGKILL) are
+ * dropped on the next look, and the point they left is then claimed as a point, not taken for a
+ * folder of the user's.
+ *
+ * The registry lives in the temp folder, private to the user (mode 0700, checked): sandboxed
+ * commands cannot write there (their temp folder is a private one under agentpipe's runtime).
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { processAlive } from '../process/alive.ts';
+import { makePrivateFolderSync, PRIVATE_FILE } from '../process/private-files.ts';
+
+/** A run's hold on a mount point; give it back with `releasePoint` once the run ended. */
+export interface PointClaim {
+  point: string;
+  marker: string;
+}
+
+/** What is known of a point when a run looks at it (under its lock). */
+export interface PointState {
+  /** Another live run has it mounted now. */
+  inUse: boolean;
+  /** It was a point of ours (markers were left, live or of a process that died). */
+  wasPoint: boolean;
+}
+
+/** How long a lock may be held before it is taken for one a dead process left. */
+const STALE_LOCK_MS = 10_000;
+/** How long a run waits for a point's lock before it gives up with an error. */
+const LOCK_WAIT_MS = 30_000;
+
+let sequence = 0;
+
+/**
+ * Looks at `point` under its lock; `mount(state)` says whether this run mounts it as a point. If it
+ * does, a marker is left and the claim returned.
+ */
+export function claimPoint(point: string, mount: (state: PointState) => boolean): PointClaim | undefined {
+  const dir = markersOf(point);
+  return locked(dir, () => {
+    const { live, stale } = markers(dir);
+    if (!mount({ inUse: live > 0, wasPoint: live + stale > 0 })) {
+      if (stale > 0) rmSync(dir, { recursive: true, force: true });
+      return undefined;
+    }
+    makePrivateFolderSync(dir);
+    const marker = path.join(dir, `${process.pid}-${++sequence}`);
+    writeFileSync(marker, point, { mode: PRIVATE_FILE });
+    return { point, marker };
+  });
+}
+
+/** Gives back a claim: the point is removed if no live run holds it any more (and it is empty). */
+export function releasePoint(claim: PointClaim): void {
+  const dir = path.dirname(claim.marker);
+  locked(dir, () => {
+    rmSync(claim.marker, { force: true });
+    if (markers(dir).live > 0) return;
+    try {
+      rmdirSync(claim.point);
+    } catch {
+      // already gone, or not empty (something outside the sandbox wrote there): left as it is
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/** The marker folder of one point (made under its lock by the run that claims it, removed with the point). */
+function markersOf(point: string): string {
+  return path.join(registry(), createHash('sha256').update(point).digest('hex').slice(0, 32));
+}
+
+/** The user's registry folder, made once per process and checked to be the user's own and private. */
+let registryDir: string | undefined;
+function registry(): string {
+  if (registryDir !== undefined) return registryDir;
+  const uid = process.getuid?.() ?? 0;
+  const dir = path.join(os.tmpdir(), `agentpipe-points-${uid}`);
+  makePrivateFolderSync(dir);
+  const info = lstatSync(dir);
+  if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o077) !== 0)
+    throw new Error(
+      `sandbox: ${dir} must be a folder of the user's own with mode 0700 (remove it to have it made again)`,
+    );
+  registryDir = dir;
+  return dir;
+}
+
+/** Counts the markers of live processes and drops those of processes that are gone. */
+function markers(dir: string): { live: number; stale: number } {
+  let live = 0;
+  let stale = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return { live, stale };
+  }
+  for (const name of names) {
+    const pid = Number(name.split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) live++;
+    else {
+      stale++;
+      rmSync(path.join(dir, name), { force: true });
+    }
+  }
+  return { live, stale };
+}
+
+/** Runs `work` holding the lock of a marker folder (an exclusive mkdir beside it). */
+function locked<T>(dir: string, work: () => T): T {
+  const lock = `${dir}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock, { mode: 0o700 });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (lockAge(lock) > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`sandbox: the mount point lock ${lock} is held by another run`);
+      else pause(1);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function lockAge(lock: string): number {
+  try {
+    return Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** A blocking pause for the lock's short waits (mountArgs is synchronous; a lock is held for microseconds). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
