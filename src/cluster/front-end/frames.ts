@@ -6,8 +6,15 @@ import type { LogMessage } from '../log/index.ts';
 /** The inbox line that ends a session's run. */
 export const END_INPUT = '{"type":"end_input"}';
 
+/** An input line for the inbox; a user message's parsed value too (with its uuid). */
+export interface InboxLine {
+  line: string;
+  prompt: boolean;
+  user?: Record<string, unknown> & { uuid: string };
+}
+
 /** An input line as the inbox keeps it: undefined for transport-only lines; user messages get a uuid. */
-export function inboxLine(line: string): { line: string; prompt: boolean } | undefined {
+export function inboxLine(line: string): InboxLine | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -21,8 +28,10 @@ export function inboxLine(line: string): { line: string; prompt: boolean } | und
   if (type === 'keep_alive') return undefined;
   if (type === 'end_input') return { line: END_INPUT, prompt: false };
   if (type !== 'user') return { line, prompt: false };
-  if ('uuid' in value && typeof value.uuid === 'string') return { line, prompt: true };
-  return { line: JSON.stringify({ ...value, uuid: randomUUID() }), prompt: true };
+  if ('uuid' in value && typeof value.uuid === 'string')
+    return { line, prompt: true, user: { ...value, uuid: value.uuid } };
+  const user = { ...value, uuid: randomUUID() };
+  return { line: JSON.stringify(user), prompt: true, user };
 }
 
 /** True for the messages that show a prompt is being answered: its first delta, assistant message or result. */
