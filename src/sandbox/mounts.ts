@@ -4,15 +4,14 @@
  * them that makes programs run bound read-only on top, and the credential stores and agentpipe's
  * own home hidden (an empty read-only tmpfs over a folder, /dev/null over a file). Only paths that
  * exist are mounted; a protected folder that does not exist yet gets an empty read-only mount so
- * that it cannot be created (its mount point is removed again after the run: see `createdPoints`);
- * a protected file that cannot have one (`.git/commondir`) is removed after the run if it appeared.
- * Runs at once in one folder share such a point: it is removed after the last run that uses it
- * (`releaseMountPoints`), never while another run's bubblewrap may be mounting it (a worker's
- * sessions run many commands at once in one folder and in the process's temp folder).
+ * that it cannot be created (its mount point is claimed for the run and removed after the last run
+ * of any process that uses it: see ./points.ts); a protected file that cannot have one
+ * (`.git/commondir`) is removed after the run if it appeared.
  */
-import { lstatSync, realpathSync, rmdirSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { claimPoint, isPoint, releasePoint } from './points.ts';
 
 /** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
 export const CREDENTIAL_STORES = [
@@ -87,14 +86,14 @@ export interface MountPlan {
 }
 
 /**
- * The mount arguments of a plan, and the mount points bubblewrap will create (to remove after
- * the run). Order matters: hidden paths first (an empty tmpfs stays writable until the end, so
+ * The mount arguments of a plan, and the claims on mount points it made (to release after the
+ * run: `releaseMountPoints`). Order matters: hidden paths first (an empty tmpfs stays writable until the end, so
  * allowed paths under it can get their mount points), then the writable and readable paths, the
  * protected ones on top, and the hidden folders made read-only last.
  */
-export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: string[]; mustStayMissing: string[] } {
+export function mountArgs(plan: MountPlan): { args: string[]; claims: string[]; mustStayMissing: string[] } {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  const createdPoints: string[] = [];
+  const claims: string[] = [];
   const mustStayMissing: string[] = [];
   const writable = existing(plan.writable);
   const allowRead = existing(plan.allowRead);
@@ -128,40 +127,25 @@ export function mountArgs(plan: MountPlan): { args: string[]; createdPoints: str
       const target = path.join(root, name);
       // Through a link too: the folder it leads to is what a write would change.
       const resolved = real(target);
-      // A point another run of this process made (and will remove) is mounted as made, not as a folder that stays.
-      const shared = pointsInUse.has(target);
-      if (resolved !== undefined && !shared) args.push('--ro-bind', resolved, resolved);
-      else if (CREATE_WHEN_MISSING.has(name) && (shared || !isLink(target))) {
+      // A missing folder, or a point of runs (this process's or another's), is claimed and covered by an empty one.
+      if (CREATE_WHEN_MISSING.has(name) && !isLink(target) && (resolved === undefined || isPoint(resolved))) {
+        const claim = claimPoint(target);
+        if (claim === undefined) continue; // it cannot be made here, by agentpipe or the command
         args.push('--ro-bind', plan.emptyDir, target);
-        createdPoints.push(target);
-        pointsInUse.set(target, (pointsInUse.get(target) ?? 0) + 1);
-      } else if (REMOVE_WHEN_CREATED.has(name) && gitWritable) mustStayMissing.push(target);
+        claims.push(claim);
+      } else if (resolved !== undefined) args.push('--ro-bind', resolved, resolved);
+      else if (REMOVE_WHEN_CREATED.has(name) && gitWritable) mustStayMissing.push(target);
     }
   }
   for (const target of existing(plan.denyWrite))
     if (writable.some((dir) => inside(target, dir))) args.push('--ro-bind', target, target);
   for (const target of remount) args.push('--remount-ro', target);
-  return { args, createdPoints, mustStayMissing };
+  return { args, claims, mustStayMissing };
 }
 
-/** The mount points runs of this process made, with the number of runs using each. */
-const pointsInUse = new Map<string, number>();
-
-/** A run that got `createdPoints` from mountArgs ended: each point is removed once no run uses it. */
-export function releaseMountPoints(points: string[]): void {
-  for (const point of points) {
-    const users = (pointsInUse.get(point) ?? 1) - 1;
-    if (users > 0) {
-      pointsInUse.set(point, users);
-      continue;
-    }
-    pointsInUse.delete(point);
-    try {
-      rmdirSync(point);
-    } catch {
-      // not empty, already gone, or another process's run still has it mounted: left as it is
-    }
-  }
+/** A run that got `claims` from mountArgs ended: each point is removed once no run of any process uses it. */
+export function releaseMountPoints(claims: string[]): void {
+  for (const claim of claims) releasePoint(claim);
 }
 
 /** The real paths of those that exist, once each. */

@@ -54,7 +54,7 @@ export interface SandboxedCommand {
   env: Record<string, string>;
   /** True when the command runs confined. */
   confined: boolean;
-  /** Call when the process has ended: removes the mount points bubblewrap had to create. */
+  /** Call when the process has ended: releases its mount points (removed when no other run uses them). */
   release(): void;
   /** The connections the egress proxy refused while it ran (until `release()`). */
   refused(): Denial[];
@@ -130,7 +130,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
   const {
     args: mounts,
-    createdPoints,
+    claims,
     mustStayMissing,
   } = mountArgs({
     writable: writes
@@ -155,7 +155,13 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   });
   const grant = networkGrant(policy, request);
   // The proxy, its HTTP and SOCKS servers load only for a command that may reach some host.
-  const egress = grant && (await (await import('./network.ts')).egressFor(config, grant, state.bwrap));
+  let egress;
+  try {
+    egress = grant && (await (await import('./network.ts')).egressFor(config, grant, state.bwrap));
+  } catch (error) {
+    releaseMountPoints(claims);
+    throw error;
+  }
   const watching = egress?.watch();
   let refused: Denial[] = [];
   const bwrapArgs = [
@@ -175,7 +181,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     env: { ...childEnv, ...egress?.env, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
     confined: true,
     release: () => {
-      releaseMountPoints(createdPoints);
+      releaseMountPoints(claims);
       for (const file of mustStayMissing) removePlanted(file, config.warn);
       refused = watching?.stop() ?? refused;
     },
