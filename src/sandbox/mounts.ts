@@ -4,14 +4,15 @@
  * them that makes programs run bound read-only on top, and the credential stores and agentpipe's
  * own home hidden (an empty read-only tmpfs over a folder, /dev/null over a file). Only paths that
  * exist are mounted; a protected folder that does not exist yet gets an empty read-only mount so
- * that it cannot be created (its mount point is claimed for the run and removed after the last run
- * of any process that uses it: see ./points.ts); a protected file that cannot have one
- * (`.git/commondir`) is removed after the run if it appeared.
+ * that it cannot be created (its mount point is removed again after the run: see `claims`);
+ * a protected file that cannot have one (`.git/commondir`) is removed after the run if it appeared.
+ * Runs at once in one folder, in this process or another, share such a point: it is removed after
+ * the last run that uses it (points.ts), never while another run may mount it or has it mounted.
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { claimPoint, isPoint, releasePoint } from './points.ts';
+import { claimPoint, releasePoint, type PointClaim } from './points.ts';
 
 /** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
 export const CREDENTIAL_STORES = [
@@ -85,15 +86,24 @@ export interface MountPlan {
   homes: string[];
 }
 
+/** What `mountArgs` gives: bubblewrap's arguments, the claims on mount points, files to remove if they appear. */
+export interface Mounts {
+  args: string[];
+  claims: PointClaim[];
+  mustStayMissing: string[];
+}
+
 /**
- * The mount arguments of a plan, and the claims on mount points it made (to release after the
- * run: `releaseMountPoints`). Order matters: hidden paths first (an empty tmpfs stays writable until the end, so
- * allowed paths under it can get their mount points), then the writable and readable paths, the
- * protected ones on top, and the hidden folders made read-only last.
+ * The mount arguments of a plan, and the claims on the mount points bubblewrap will create (to
+ * give back after the run with `releaseMountPoints`). Order matters: hidden paths first (an empty
+ * tmpfs stays writable until the end, so allowed paths under it can get their mount points), then
+ * the writable and readable paths, the protected ones on top, and the hidden folders made
+ * read-only last.
  */
-export function mountArgs(plan: MountPlan): { args: string[]; claims: string[]; mustStayMissing: string[] } {
+
+export function mountArgs(plan: MountPlan): Mounts {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  const claims: string[] = [];
+  const claims: PointClaim[] = [];
   const mustStayMissing: string[] = [];
   const writable = existing(plan.writable);
   const allowRead = existing(plan.allowRead);
@@ -125,15 +135,14 @@ export function mountArgs(plan: MountPlan): { args: string[]; claims: string[]; 
     else if (found !== undefined && gitDir === undefined) args.push('--ro-bind', found, found);
     for (const name of PROTECTED) {
       const target = path.join(root, name);
-      // Through a link too: the folder it leads to is what a write would change.
+      if (CREATE_WHEN_MISSING.has(name)) {
+        const claim = protectFolder(target, plan.emptyDir, args);
+        if (claim) claims.push(claim);
+        continue;
+      }
+      // Through a link too: the file or folder it leads to is what a write would change.
       const resolved = real(target);
-      // A missing folder, or a point of runs (this process's or another's), is claimed and covered by an empty one.
-      if (CREATE_WHEN_MISSING.has(name) && !isLink(target) && (resolved === undefined || isPoint(resolved))) {
-        const claim = claimPoint(target);
-        if (claim === undefined) continue; // it cannot be made here, by agentpipe or the command
-        args.push('--ro-bind', plan.emptyDir, target);
-        claims.push(claim);
-      } else if (resolved !== undefined) args.push('--ro-bind', resolved, resolved);
+      if (resolved !== undefined) args.push('--ro-bind', resolved, resolved);
       else if (REMOVE_WHEN_CREATED.has(name) && gitWritable) mustStayMissing.push(target);
     }
   }
@@ -143,8 +152,27 @@ export function mountArgs(plan: MountPlan): { args: string[]; claims: string[]; 
   return { args, claims, mustStayMissing };
 }
 
-/** A run that got `claims` from mountArgs ended: each point is removed once no run of any process uses it. */
-export function releaseMountPoints(claims: string[]): void {
+/**
+ * Mounts a protected folder read-only: the user's folder as it is (through a link, the folder it
+ * leads to); a missing one, or a point runs of agentpipe made, as an empty read-only mount point
+ * this run claims. bubblewrap makes the point if it is gone by the time it mounts, so a point never
+ * needs to exist when it is claimed. A dangling link is left alone (a mount would follow it).
+ */
+function protectFolder(target: string, emptyDir: string, args: string[]): PointClaim | undefined {
+  return claimPoint(target, ({ wasPoint }) => {
+    const resolved = real(target);
+    if (resolved !== undefined && !wasPoint) {
+      args.push('--ro-bind', resolved, resolved);
+      return false;
+    }
+    if (resolved === undefined && isLink(target)) return false;
+    args.push('--ro-bind', emptyDir, target);
+    return true;
+  });
+}
+
+/** A run that got `claims` from mountArgs ended: each point is removed once no run anywhere uses it. */
+export function releaseMountPoints(claims: PointClaim[]): void {
   for (const claim of claims) releasePoint(claim);
 }
 

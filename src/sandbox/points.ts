@@ -1,117 +1,157 @@
 /**
- * Mount points for protected folders that do not exist (`.agentpipe/`, `.claude/` in a writable
- * folder): made for a run, mounted read-only and empty inside, removed once no run of any process
- * uses them.
+ * Mount points bubblewrap makes in a working folder for a protected folder that is missing
+ * (`.agentpipe`, `.claude`: see mounts.ts), shared by every agentpipe process of this user on
+ * the machine.
  *
- * Why it needs care: several agentpipe processes often run commands in one folder at once (a
- * cluster's workers, parallel tests, two sessions). On the host, `rmdir` of a folder that is a
- * mount point in another mount namespace succeeds and detaches that mount there (Linux 3.18 and
- * later): one process removing "its" point after its run would make another process's bubblewrap
- * fail ("Can't find source path .../.claude") or, worse, lift the protection of a command still
- * running, which could then create `.claude/settings.json` on the host.
+ * A point may be removed only when no run anywhere has it mounted. Removing a folder that is a
+ * mount point in another process's mount namespace succeeds and detaches that mount there
+ * (Linux 3.18 and later), so the other run's command could then create the folder it protects;
+ * and a run that found the point and is about to bind it fails ("bwrap: Can't get type of source").
+ * Each run that mounts a point leaves a marker file `<registry>/<hash of the point>/<pid>-<n>`;
+ * the run that releases the last marker of a live process removes the point. Claiming and
+ * releasing happen under a per-point lock (an exclusive mkdir), so no run can claim a point
+ * between another's last look and its removal. Markers of processes that died (SIGKILL) are
+ * dropped on the next look, and the point they left is then claimed as a point, not taken for a
+ * folder of the user's.
  *
- * So each run claims a point by making a marker folder inside it (on the host; inside the sandbox
- * the point is covered by an empty read-only folder, so the command never sees it). A folder that
- * holds a marker cannot be removed (ENOTEMPTY), whoever tries: the kernel is the lock. A run's
- * release removes its own marker and then tries `rmdir` on the point, which only the last user
- * manages. A marker left by a process that was killed (same PID namespace, process gone) is removed
- * by the next release; one whose owner cannot be told stays, and so does the point (an empty
- * folder: safe, only untidy).
- *
- * A protected folder that holds nothing but markers, or nothing at all, is treated as a point: an
- * empty `.claude/` of the user's is therefore removed after a run, which loses no data.
+ * The registry lives in the temp folder, private to the user (mode 0700, checked): sandboxed
+ * commands cannot write there (their temp folder is a private one under agentpipe's runtime).
  */
-import { mkdirSync, readdirSync, readlinkSync, rmdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { processAlive } from '../process/alive.ts';
+import { makePrivateFolderSync, PRIVATE_FILE } from '../process/private-files.ts';
 
-const MARKER = '.agentpipe-sandbox-point-';
-
-/** This process's PID namespace (markers of another namespace are never judged stale). */
-const pidNamespace = (() => {
-  try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-})();
-let claims = 0;
-
-/** True when `dir` holds nothing but markers of runs (a point, not a folder of the user's). */
-export function isPoint(dir: string): boolean {
-  try {
-    return readdirSync(dir).every((name) => name.startsWith(MARKER));
-  } catch {
-    return false;
-  }
+/** A run's hold on a mount point; give it back with `releasePoint` once the run ended. */
+export interface PointClaim {
+  point: string;
+  marker: string;
 }
+
+/** What is known of a point when a run looks at it (under its lock). */
+export interface PointState {
+  /** Another live run has it mounted now. */
+  inUse: boolean;
+  /** It was a point of ours (markers were left, live or of a process that died). */
+  wasPoint: boolean;
+}
+
+/** How long a lock may be held before it is taken for one a dead process left. */
+const STALE_LOCK_MS = 10_000;
+/** How long a run waits for a point's lock before it gives up with an error. */
+const LOCK_WAIT_MS = 30_000;
+
+let sequence = 0;
 
 /**
- * Claims the point `target` for one run: makes it when missing and puts this run's marker in it.
- * Returns the marker (for `releasePoint`), or undefined when the folder cannot be made here (then a
- * command, which has no more rights inside than agentpipe outside, cannot make it either).
+ * Looks at `point` under its lock; `mount(state)` says whether this run mounts it as a point. If it
+ * does, a marker is left and the claim returned.
  */
-export function claimPoint(target: string): string | undefined {
-  const marker = path.join(target, `${MARKER}${pidNamespace}-${process.pid}-${++claims}`);
-  // Another run's release may remove the point between the two mkdirs: then make it again.
-  for (let attempt = 0; attempt < 8; attempt++) {
-    try {
-      mkdirSync(target, { mode: 0o755 });
-    } catch (error) {
-      if (code(error) !== 'EEXIST') return undefined;
+export function claimPoint(point: string, mount: (state: PointState) => boolean): PointClaim | undefined {
+  const dir = markersOf(point);
+  return locked(dir, () => {
+    const { live, stale } = markers(dir);
+    if (!mount({ inUse: live > 0, wasPoint: live + stale > 0 })) {
+      if (stale > 0) rmSync(dir, { recursive: true, force: true });
+      return undefined;
     }
+    makePrivateFolderSync(dir);
+    const marker = path.join(dir, `${process.pid}-${++sequence}`);
+    writeFileSync(marker, point, { mode: PRIVATE_FILE });
+    return { point, marker };
+  });
+}
+
+/** Gives back a claim: the point is removed if no live run holds it any more (and it is empty). */
+export function releasePoint(claim: PointClaim): void {
+  const dir = path.dirname(claim.marker);
+  locked(dir, () => {
+    rmSync(claim.marker, { force: true });
+    if (markers(dir).live > 0) return;
     try {
-      mkdirSync(marker, { mode: 0o700 });
-      return marker;
-    } catch (error) {
-      if (code(error) !== 'ENOENT') return undefined;
+      rmdirSync(claim.point);
+    } catch {
+      // already gone, or not empty (something outside the sandbox wrote there): left as it is
     }
-  }
-  throw new Error(`sandbox: could not claim the mount point ${target} (removed again and again meanwhile)`);
+    rmSync(dir, { recursive: true, force: true });
+  });
 }
 
-/** The run that claimed `marker` ended: its marker goes, and the point too when no run uses it any more. */
-export function releasePoint(marker: string): void {
-  const point = path.dirname(marker);
-  tryRmdir(marker);
-  if (tryRmdir(point) !== 'ENOTEMPTY') return;
-  let removedStale = false;
-  for (const name of safeReaddir(point))
-    if (isStale(name)) removedStale = tryRmdir(path.join(point, name)) === undefined || removedStale;
-  if (removedStale) tryRmdir(point);
+/** The marker folder of one point (made under its lock by the run that claims it, removed with the point). */
+function markersOf(point: string): string {
+  return path.join(registry(), createHash('sha256').update(point).digest('hex').slice(0, 32));
 }
 
-/** A marker of this PID namespace whose process is gone. */
-function isStale(name: string): boolean {
-  const match = /^(.+)-(\d+)-\d+$/.exec(name.slice(MARKER.length));
-  if (!name.startsWith(MARKER) || !match || match[1] !== pidNamespace) return false;
-  const pid = Number(match[2]);
-  if (pid === process.pid) return false;
+/** The user's registry folder, made once per process and checked to be the user's own and private. */
+let registryDir: string | undefined;
+function registry(): string {
+  if (registryDir !== undefined) return registryDir;
+  const uid = process.getuid?.() ?? 0;
+  const dir = path.join(os.tmpdir(), `agentpipe-points-${uid}`);
+  makePrivateFolderSync(dir);
+  const info = lstatSync(dir);
+  if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o077) !== 0)
+    throw new Error(
+      `sandbox: ${dir} must be a folder of the user's own with mode 0700 (remove it to have it made again)`,
+    );
+  registryDir = dir;
+  return dir;
+}
+
+/** Counts the markers of live processes and drops those of processes that are gone. */
+function markers(dir: string): { live: number; stale: number } {
+  let live = 0;
+  let stale = 0;
+  let names: string[];
   try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return code(error) === 'ESRCH';
-  }
-}
-
-/** rmdir, returning the error code (undefined on success). */
-function tryRmdir(dir: string): string | undefined {
-  try {
-    rmdirSync(dir);
-    return undefined;
-  } catch (error) {
-    return code(error) ?? 'error';
-  }
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
+    names = readdirSync(dir);
   } catch {
-    return [];
+    return { live, stale };
+  }
+  for (const name of names) {
+    const pid = Number(name.split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) live++;
+    else {
+      stale++;
+      rmSync(path.join(dir, name), { force: true });
+    }
+  }
+  return { live, stale };
+}
+
+/** Runs `work` holding the lock of a marker folder (an exclusive mkdir beside it). */
+function locked<T>(dir: string, work: () => T): T {
+  const lock = `${dir}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock, { mode: 0o700 });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (lockAge(lock) > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`sandbox: the mount point lock ${lock} is held by another run`);
+      else pause(1);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
   }
 }
 
-function code(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
+function lockAge(lock: string): number {
+  try {
+    return Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** A blocking pause for the lock's short waits (mountArgs is synchronous; a lock is held for microseconds). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

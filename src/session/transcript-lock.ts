@@ -8,6 +8,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { processAlive } from '../process/alive.ts';
 import { makePrivateFolderSync, PRIVATE_FILE, tightenFolderSync } from '../process/private-files.ts';
 
 /** The session is in use by another writer. */
@@ -23,15 +24,6 @@ interface Owner {
 
 const held = new Set<string>();
 let exitHook = false;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function readOwner(lock: string): Owner | undefined {
   try {
@@ -81,7 +73,7 @@ export function lockTranscript(transcript: string, sessionId: string): () => voi
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = readOwner(lock);
       // A lock of a dead process on this machine (or an unreadable one) is stale: take it over.
-      if (owner === undefined || (owner.host === me.host && !alive(owner.pid))) {
+      if (owner === undefined || (owner.host === me.host && !processAlive(owner.pid))) {
         rmSync(lock, { force: true });
         continue;
       }

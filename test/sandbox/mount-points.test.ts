@@ -1,26 +1,27 @@
 /**
- * A protected folder missing from a writable folder gets a mount point for the run that is removed
- * once no run of any process uses it. Each run claims the point with a marker folder inside it, so
- * the kernel refuses to remove the point while another run (of this process or another) may be
- * mounting it or running under it. Before, one process's release removed a point another process's
- * bubblewrap was mounting ("Can't find source path .../.claude") or had mounted (rmdir in another
- * mount namespace detaches the mount: the running command could then create the folder).
- * test/sandbox/concurrent.test.ts runs processes at once through the real CLI.
+ * A protected folder missing from a writable folder gets a mount point for the run (bubblewrap
+ * makes it) that is removed after the run. Runs at once in one folder (a cluster worker's sessions,
+ * the process's shared temp folder, several agentpipe processes in one project) share it: it stays
+ * until the last of them ends, and a run that starts while another's point is there mounts it as a
+ * point, not as a folder of the user's. Before, the first run to end removed it while another's
+ * bubblewrap was mounting it ("Can't get type of source .../.agentpipe", seen in CI with two test
+ * files in the repository's folder at once), or while another process had it mounted, which
+ * detaches that mount (Linux 3.18+) and lets that process's command create the folder.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { mountArgs, releaseMountPoints, type MountPlan } from '../../src/sandbox/mounts.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
-function setup() {
-  const root = tempDir();
+function planIn(root: string): { plan: MountPlan; point: string; emptyDir: string } {
   const work = path.join(root, 'work');
   const emptyDir = path.join(root, 'empty');
-  mkdirSync(work);
-  mkdirSync(emptyDir);
+  mkdirSync(work, { recursive: true });
+  mkdirSync(emptyDir, { recursive: true });
   const plan: MountPlan = {
     writable: [work],
     denyWrite: [],
@@ -30,60 +31,53 @@ function setup() {
     emptyDir,
     homes: [],
   };
-  const point = path.join(work, '.agentpipe');
-  const bindsEmptyOn = (args: string[]): boolean =>
-    args.some((arg, i) => arg === '--ro-bind' && args[i + 1] === emptyDir && args[i + 2] === point);
-  return { work, plan, point, bindsEmptyOn };
+  return { plan, point: path.join(work, '.agentpipe'), emptyDir };
 }
 
 test('a mount point shared by runs at once stays until the last of them ends', () => {
-  const { plan, point, bindsEmptyOn } = setup();
+  const { plan, point, emptyDir } = planIn(tempDir());
+  const bindsEmptyOn = (args: string[]): boolean =>
+    args.some((arg, i) => arg === '--ro-bind' && args[i + 1] === emptyDir && args[i + 2] === point);
+
   const first = mountArgs(plan);
   assert.ok(bindsEmptyOn(first.args));
-  assert.ok(existsSync(point), 'made before bubblewrap starts, with the run claim in it');
+  assert.equal(first.claims.filter((claim) => claim.point === point).length, 1);
+  mkdirSync(point); // what the first run's bubblewrap does
 
   const second = mountArgs(plan);
   assert.ok(bindsEmptyOn(second.args), 'the point is mounted as a point, not bound as a folder that stays');
-  assert.equal(readdirSync(point).length, 2, 'one claim per run');
+  assert.equal(second.claims.filter((claim) => claim.point === point).length, 1);
 
   releaseMountPoints(first.claims);
   assert.ok(existsSync(point), 'kept while the second run may still mount it');
   releaseMountPoints(second.claims);
   assert.equal(existsSync(point), false, 'removed after the last run');
-});
 
-test("another process's claim keeps the point; a dead process's claim does not", () => {
-  const { plan, point } = setup();
-  const run = mountArgs(plan);
-  // What another agentpipe process's run leaves while it runs: a claim of a live process (this test's parent).
-  const [own] = readdirSync(point);
-  const other = own!.replace(/-\d+-\d+$/, `-${process.ppid}-1`);
-  mkdirSync(path.join(point, other));
-  releaseMountPoints(run.claims);
-  assert.deepEqual(readdirSync(point), [other], "the other process's run still has it mounted");
-
-  // That process was killed before it released: its claim is stale, and the next release removes it and the point.
-  const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8', input: '' });
-  const gone = own!.replace(/-\d+-\d+$/, `-${dead.stdout.trim()}-1`);
-  mkdirSync(path.join(point, gone));
-  releaseMountPoints(mountArgs(plan).claims);
-  assert.deepEqual(readdirSync(point), [other]);
-
-  // Once the other process's run released its claim too, a stale claim alone does not keep the point.
-  rmdirSync(path.join(point, other));
-  mkdirSync(path.join(point, gone));
-  releaseMountPoints(mountArgs(plan).claims);
-  assert.equal(existsSync(point), false);
-});
-
-test("a folder of the user's is bound as it is, never claimed or removed", () => {
-  const { plan, point, bindsEmptyOn } = setup();
+  // A folder of the user's (not a point of ours) is bound as it is and never removed.
   mkdirSync(point);
-  writeFileSync(path.join(point, 'settings.json'), '{}');
-  const run = mountArgs(plan);
-  assert.ok(!bindsEmptyOn(run.args));
-  assert.ok(run.args.some((arg, i) => arg === '--ro-bind' && run.args[i + 1] === point && run.args[i + 2] === point));
-  assert.ok(!run.claims.some((claim) => claim.startsWith(point + path.sep)), 'not claimed');
-  releaseMountPoints(run.claims);
-  assert.deepEqual(readdirSync(point), ['settings.json']);
+  const third = mountArgs(plan);
+  assert.ok(!bindsEmptyOn(third.args));
+  assert.equal(third.claims.filter((claim) => claim.point === point).length, 0);
+  releaseMountPoints(third.claims);
+  assert.ok(existsSync(point));
+});
+
+const RUNNER = fileURLToPath(new URL('./fixtures/point-runner.ts', import.meta.url));
+
+test('runs in several processes at once in one folder: no run binds a point another removes, none loses its own', async () => {
+  const root = tempDir();
+  const { point } = planIn(root);
+  const runs = 4;
+  const results = await Promise.all(
+    Array.from({ length: runs }, () => {
+      const child = spawn(process.execPath, [RUNNER, root, '150'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      child.stdin.end();
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      return new Promise<string>((resolve) => child.on('close', () => resolve(out)));
+    }),
+  );
+  for (const out of results) assert.deepEqual(JSON.parse(out), { runs: 150, failures: [] });
+  assert.equal(existsSync(point), false, 'the last run removed the point');
+  assert.deepEqual(readdirSync(path.join(root, 'work')), []);
 });

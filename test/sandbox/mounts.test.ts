@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { mountArgs } from '../../src/sandbox/mounts.ts';
+import { mountArgs, releaseMountPoints } from '../../src/sandbox/mounts.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 function plan(writable: string[], emptyDir: string) {
@@ -21,7 +21,8 @@ test('a writable folder: its .git is bound onto itself, its missing commondir re
   const root = realpathSync(tempDir());
   const work = path.join(root, 'work');
   mkdirSync(path.join(work, '.git', 'hooks'), { recursive: true });
-  const { args, mustStayMissing } = mountArgs(plan([work], path.join(root, 'empty')));
+  const { args, claims, mustStayMissing } = mountArgs(plan([work], path.join(root, 'empty')));
+  releaseMountPoints(claims);
   const git = path.join(work, '.git');
   assert.ok(binds(args).includes(`${git} ${git}`), args.join(' '));
   assert.deepEqual(mustStayMissing, [path.join(git, 'commondir')]);
@@ -34,7 +35,8 @@ test('a .git that is a link to a folder outside the writable ones is not made wr
   mkdirSync(path.join(elsewhere, 'hooks'), { recursive: true });
   mkdirSync(work);
   symlinkSync(elsewhere, path.join(work, '.git'));
-  const { args, mustStayMissing } = mountArgs(plan([work], path.join(root, 'empty')));
+  const { args, claims, mustStayMissing } = mountArgs(plan([work], path.join(root, 'empty')));
+  releaseMountPoints(claims);
   assert.ok(!binds(args).some((b) => b.startsWith(elsewhere)), args.join(' '));
   assert.deepEqual(mustStayMissing, []);
 });

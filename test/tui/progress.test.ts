@@ -12,9 +12,19 @@ import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 const PTY = path.join(import.meta.dirname, 'pty.py');
 
-/** The environment of a colour terminal: no colour settings of the machine running the tests. */
+/**
+ * The environment of a colour terminal: no colour settings of the machine running the tests. `CI` goes too: Node's
+ * `hasColors()` counts a terminal under an unnamed CI as colourless (`getColorDepth` returns 2 when `CI` is set).
+ */
 function terminalEnv(): NodeJS.ProcessEnv {
-  const { NO_COLOR: _, FORCE_COLOR: __, NODE_DISABLE_COLORS: ___, ...env } = process.env;
+  const {
+    NO_COLOR: _,
+    FORCE_COLOR: __,
+    NODE_DISABLE_COLORS: ___,
+    CI: ____,
+    TEAMCITY_VERSION: _____,
+    ...env
+  } = process.env;
   return { ...env, ANTHROPIC_API_KEY: '', TERM: 'xterm-256color' };
 }
 
