@@ -84,6 +84,11 @@ export interface MountPlan {
   emptyDir: string;
   /** The home folders whose credential stores are hidden (the user's, and a child's own HOME when it differs). */
   homes: string[];
+  /**
+   * Writable folders private to this process that go when it exits (its sandboxes' temp folder):
+   * no protected paths inside, as nothing outside a sandbox runs from there.
+   */
+  scratch?: string[];
 }
 
 /** What `mountArgs` gives: bubblewrap's arguments, the claims on mount points, files to remove if they appear. */
@@ -100,7 +105,6 @@ export interface Mounts {
  * the writable and readable paths, the protected ones on top, and the hidden folders made
  * read-only last.
  */
-
 export function mountArgs(plan: MountPlan): Mounts {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   const claims: PointClaim[] = [];
@@ -122,7 +126,8 @@ export function mountArgs(plan: MountPlan): Mounts {
   }
   for (const dir of writable) args.push('--bind', dir, dir);
   for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
-  for (const root of writable.filter(isDirectory)) {
+  const scratch = existing(plan.scratch ?? []);
+  for (const root of writable.filter((dir) => isDirectory(dir) && !scratch.includes(dir))) {
     // The git folder bound onto itself is a mount point: it cannot be renamed or removed, so a
     // command cannot set a .git of its own (config, hooks) in its place.
     // Only a git folder that is writable already: one a link leads to elsewhere stays read-only.

@@ -14,8 +14,9 @@ import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
-import type { SandboxConfig, SandboxProfile, ShellSandbox } from './config.ts';
+import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
+import type { PointClaim } from './points.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
@@ -151,6 +152,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     ],
     credentialStores: request.profile !== 'helper',
     emptyDir: runtime.emptyDir,
+    scratch: tmp === runtime.tmpDir ? [tmp] : [],
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
   const grant = networkGrant(policy, request);
@@ -181,7 +183,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     env: { ...childEnv, ...egress?.env, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
     confined: true,
     release: () => {
-      releaseMountPoints(claims);
+      keepPointsForSession(config, claims);
       for (const file of mustStayMissing) removePlanted(file, config.warn);
       refused = watching?.stop() ?? refused;
     },
@@ -221,6 +223,31 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The mount points each session holds until it closes. */
+const sessionPoints = new WeakMap<SandboxConfig, Set<string>>();
+
+/**
+ * A run ended: the session keeps one hold on each of its mount points until it closes (or the
+ * process exits), so its next commands neither claim nor remove them again (each costs a lock and
+ * folder changes, ~10 ms per command on a busy machine). The run's own holds are given back.
+ */
+function keepPointsForSession(config: SandboxConfig, claims: PointClaim[]): void {
+  let points = sessionPoints.get(config);
+  if (!points) sessionPoints.set(config, (points = new Set()));
+  const giveBack: PointClaim[] = [];
+  for (const claim of claims) {
+    if (points.has(claim.point)) giveBack.push(claim);
+    else {
+      points.add(claim.point);
+      holdForSession(config, () => {
+        points.delete(claim.point);
+        releaseMountPoints([claim]);
+      });
+    }
+  }
+  releaseMountPoints(giveBack);
 }
 
 /** Removes a protected file a sandboxed command created (it could not be mounted while missing), saying so. */
