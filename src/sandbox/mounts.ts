@@ -47,7 +47,7 @@ export const CREDENTIAL_STORES = [
 ] as const;
 
 /** Inside a writable folder: configuration a later program outside the sandbox would run, kept read-only. */
-const PROTECTED = [
+export const PROTECTED = [
   '.git/hooks',
   '.git/config',
   // A gitdir's `commondir` names the folder git takes config and hooks from (a linked worktree's).

@@ -15,7 +15,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
-import { expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
+import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import type { PointClaim } from './points.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
@@ -109,6 +109,35 @@ export async function shellSandbox(config: SandboxConfig): Promise<ShellSandbox>
     autoAllow: policy.autoAllowBashIfSandboxed,
     excluded: policy.excludedCommands,
     allowUnsandboxed: policy.allowUnsandboxedCommands,
+  };
+}
+
+/** Where sandboxed commands of a session may write (`sandboxWritable`). */
+export interface SandboxWritable {
+  /** The folders writable inside: the working folders, the sandboxes' temp folder, `allowWrite`. */
+  roots: string[];
+  /** Paths kept read-only inside them (`denyWrite`); in each root, `PROTECTED` (mounts.ts) too. */
+  denyWrite: string[];
+  /** Paths hidden from every sandboxed command (agentpipe's home, credential stores, `denyRead`). */
+  hidden: string[];
+}
+
+/** What a workspace command of `config` may write; undefined when commands are not confined (off, unavailable). */
+export async function sandboxWritable(config: SandboxConfig): Promise<SandboxWritable | undefined> {
+  const state = await sandboxState(config).catch(() => undefined);
+  if (!state?.ok) return undefined;
+  const policy = await policyOf(config);
+  const env = config.env ?? process.env;
+  const home = env.HOME || os.homedir();
+  const expand = (p: string) => expandHome(p, config.cwd, home);
+  return {
+    roots: [config.cwd, ...config.directories, sandboxRuntime().tmpDir, ...policy.allowWrite.map(expand)],
+    denyWrite: policy.denyWrite.map(expand),
+    hidden: [
+      agentpipeHome(env),
+      ...policy.denyRead.map(expand),
+      ...unique([home, os.homedir()]).flatMap((dir) => CREDENTIAL_STORES.map((name) => path.join(dir, name))),
+    ],
   };
 }
 
@@ -213,6 +242,10 @@ function launcher(start: string[], args: string[], filter: string | undefined): 
   const shell = leaked.some((fd) => fd > 9) ? 'bash' : '/bin/sh';
   const argv = [...start, ...(filter ? ['--seccomp', '9'] : []), ...args];
   return [shell, '-c', `exec ${closes} "$@"${seccomp}`.replace(/ {2,}/g, ' '), 'agentpipe-sandbox', ...argv];
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)];
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
