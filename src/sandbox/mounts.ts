@@ -9,7 +9,7 @@
  * Runs at once in one folder, in this process or another, share such a point: it is removed after
  * the last run that uses it (points.ts), never while another run may mount it or has it mounted.
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { claimPoint, releasePoint, type PointClaim } from './points.ts';
@@ -89,6 +89,12 @@ export interface MountPlan {
    * no protected paths inside, as nothing outside a sandbox runs from there.
    */
   scratch?: string[];
+  /**
+   * A writable folder without `.git` gets an empty read-only one, so a command cannot make a
+   * repository there whose hooks and config a later git outside the sandbox would run (`git init`
+   * fails inside). Off for wrapped CLIs, which may take any `.git` for a repository.
+   */
+  maskMissingGit?: boolean;
 }
 
 /** What `mountArgs` gives: bubblewrap's arguments, the claims on mount points, files to remove if they appear. */
@@ -133,8 +139,13 @@ export function mountArgs(plan: MountPlan): Mounts {
     // Only a git folder that is writable already: one a link leads to elsewhere stays read-only.
     const found = real(path.join(root, '.git'));
     const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
-    const gitWritable = gitDir !== undefined && writable.some((dir) => inside(gitDir, dir));
-    if (gitWritable) args.push('--bind', gitDir, gitDir);
+    // No repository here (no .git, or an empty one: a point of ours, or no repository to git): kept from being made.
+    const noRepository = found === undefined || (gitDir !== undefined && isEmptyDirectory(gitDir));
+    const gitWritable = gitDir !== undefined && !noRepository && writable.some((dir) => inside(gitDir, dir));
+    if (noRepository && plan.maskMissingGit) {
+      const claim = protectFolder(path.join(root, '.git'), plan.emptyDir, args);
+      if (claim) claims.push(claim);
+    } else if (gitWritable) args.push('--bind', gitDir, gitDir);
     // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
     // point git at a gitdir (config, hooks) of its own.
     else if (found !== undefined && gitDir === undefined) args.push('--ro-bind', found, found);
@@ -214,6 +225,14 @@ function inside(file: string, dir: string): boolean {
 function isDirectory(target: string): boolean {
   try {
     return statSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isEmptyDirectory(dir: string): boolean {
+  try {
+    return readdirSync(dir).length === 0;
   } catch {
     return false;
   }

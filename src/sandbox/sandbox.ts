@@ -182,6 +182,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     credentialStores: request.profile !== 'helper',
     emptyDir: runtime.emptyDir,
     scratch: tmp === runtime.tmpDir ? [tmp] : [],
+    maskMissingGit: request.profile !== 'harness',
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
   const grant = networkGrant(policy, request);

@@ -99,10 +99,11 @@ test('a session holds its points from its first command to its end; its temp fol
     });
   const first = await run();
   assert.equal(first.code, 0, first.stderr);
-  assert.equal(first.stdout, '.agentpipe\n.claude\n', 'the working folder has both points, the temp folder nothing');
+  assert.equal(first.stdout, '.agentpipe\n.claude\n.git\n', 'the working folder has its points, the temp folder none');
   assert.ok(existsSync(path.join(work, '.claude')), 'kept for the next command: no claim or removal per command');
   assert.equal((await run()).code, 0);
   closeSandbox(config);
   assert.equal(existsSync(path.join(work, '.claude')), false, 'removed when the session ends');
   assert.equal(existsSync(path.join(work, '.agentpipe')), false);
+  assert.equal(existsSync(path.join(work, '.git')), false);
 });
