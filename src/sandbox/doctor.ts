@@ -232,7 +232,7 @@ async function listen(server: net.Server): Promise<number> {
   return (server.address() as net.AddressInfo).port;
 }
 
-/** The throwaway world: working folders with a repository and without, a home with credential stores, a folder outside. */
+/** The throwaway world: working folders with and without a repository, a home with credential stores, outside. */
 function makeWorld(root: string): { work: string; outside: string; fresh: string; env: Record<string, string> } {
   const work = path.join(root, 'work');
   // A second working folder (--add-dir), with no repository.
