@@ -22,6 +22,7 @@
  * 8. `agentpipe exec` beside `codex exec` (bench/codex.ts): spawn → the first `item.completed` of the
  *    answer, against the same local server.
  * 9. Tapes (bench/tapes.ts): a 10,000-event tape replayed, spawn → result, beside the same scripted session.
+ * 10. The single executable (bench/sea.ts): the one turn of 2., spawn → result and peak RSS, beside the launcher's.
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
@@ -34,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { providerServer, providerServerProcess } from './providers.ts';
 import { benchCluster, SEQUENTIAL } from './cluster.ts';
 import { benchCodexExec } from './codex.ts';
+import { benchSea } from './sea.ts';
 import { benchTapes } from './tapes.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -434,6 +436,7 @@ async function main() {
   } else clusterRows.push(['cluster', 'skipped: redis-server is not installed', '']);
 
   const tapeRows = await benchTapes(CLI, dir, script, measure);
+  const seaRows = await benchSea(turnArgs, measure);
 
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
@@ -507,6 +510,7 @@ async function main() {
       `${fmt(median(results), 1)} ms`,
       `${(median(results) / floor).toFixed(2)} × node -e ''`,
     ],
+    ...seaRows,
     [
       'one turn with one Bash call in the sandbox, spawn → result (median of 20)',
       `${fmt(median(sandboxedRuns), 1)} ms, ${fmt(median(sandboxedRuns) - median(unsandboxedRuns), 1)} ms above ` +

@@ -71,26 +71,11 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
     return report(`API Error: ${raw}; the answer is incomplete. ${TRY_AGAIN}`, 'server_error');
   // The request never got an answer.
   if (status === undefined && modelError?.kind === 'connection') {
-    // No answer in time (API_TIMEOUT_MS, as Claude Code's request timeout); a stream that went quiet midway in
-    // agentpipe's words.
-    if (raw.includes('no response within') || /timed? ?out\b/i.test(raw))
-      return report('Request timed out', 'server_error');
-    if (raw.includes('stream stalled')) return report(`API Error: ${raw}`, 'unknown');
-    const code = connectionCode(modelError);
-    if (code === 'ECONNREFUSED')
-      return report(
-        'API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)',
-        'server_error',
-      );
-    if (code === 'ECONNRESET' || code === 'EPIPE')
-      return report(
-        `API Error: Connection to the API was lost (${code}). This is usually temporary — try again.`,
-        'server_error',
-      );
+    const [text, kind] = connectionFailure(modelError, raw);
+    // Claude Code's words, then where the request went: the host and port, and the setting that names them.
     return report(
-      `API Error: ` +
-        `${code ? `Unable to connect to API (${code})` : 'Unable to connect to API. Check your internet connection'}`,
-      'server_error',
+      modelError.endpoint ? `${text} · the API at ${modelError.endpoint} (${baseUrlSetting(scene)})` : text,
+      kind,
     );
   }
   // No key at all (agentpipe's own check; Claude Code says "Not logged in · Please run /login",
@@ -188,6 +173,26 @@ export function apiErrorAssistant(
 
 const NOT_THE_API = 'a proxy, a login page or another web server answered instead of the API.';
 const TRY_AGAIN = 'This is usually temporary — try again.';
+
+/**
+ * A request that got no answer, in Claude Code 2.1.332's words: no answer in time (API_TIMEOUT_MS, as Claude Code's
+ * request timeout), a refused, lost or unresolved connection; a stream that went quiet midway in agentpipe's words.
+ */
+function connectionFailure(error: ModelError, raw: string): [string, ApiErrorReport['error']] {
+  if (raw.includes('no response within') || /timed? ?out\b/i.test(raw)) return ['Request timed out', 'server_error'];
+  if (raw.includes('stream stalled')) return [`API Error: ${raw}`, 'unknown'];
+  const code = connectionCode(error);
+  if (code === 'ECONNREFUSED')
+    return ['API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)', 'server_error'];
+  if (code === 'ECONNRESET' || code === 'EPIPE')
+    return [`API Error: Connection to the API was lost (${code}). ${TRY_AGAIN}`, 'server_error'];
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return [`API Error: Can't reach the API server — check your internet or DNS (${code})`, 'server_error'];
+  const unable = code
+    ? `Unable to connect to API (${code})`
+    : 'Unable to connect to API. Check your internet connection';
+  return [`API Error: ${unable}`, 'server_error'];
+}
 
 /** Where the provider's base URL is set. */
 function baseUrlSetting(scene: ApiErrorScene): string {

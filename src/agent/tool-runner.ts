@@ -244,12 +244,19 @@ function byConfig(tool: Tool, decision: 'accept' | 'reject', byRule: boolean): D
     : { permission_decision: { decision, source: 'config' }, non_execution_kind: 'user-rejected' };
 }
 
-async function authorize(
-  ctx: AgentContext,
-  tool: Tool,
-  use: ToolUseBlock,
-  signal: AbortSignal,
-): Promise<PermissionResult & { stop?: string; auto?: AutoDenial; sandbox?: CommandProfile; how?: Decided }> {
+type Authorized = PermissionResult & { stop?: string; auto?: AutoDenial; sandbox?: CommandProfile; how?: Decided };
+
+/** `decide`, then in bypassPermissions the sandbox's wall for the file tools (tools/sandbox-writes.ts). */
+async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<Authorized> {
+  const decision = await decide(ctx, tool, use, signal);
+  if (decision.behavior !== 'allow' || !tool.editsFiles || ctx.permissions.mode !== 'bypassPermissions')
+    return decision;
+  const { sandboxWriteDenial } = await import('../tools/sandbox-writes.ts');
+  const denied = await sandboxWriteDenial(sandboxOf(ctx), tool.name, decision.updatedInput ?? use.input);
+  return denied ? { behavior: 'deny', message: denied, auto: 'mode', how: byConfig(tool, 'reject', false) } : decision;
+}
+
+async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<Authorized> {
   let input = use.input;
   const hook = await fireHook(
     ctx,

@@ -92,6 +92,7 @@ export async function runAppServerCommand(argv: string[], log: (line: string) =>
     if (!address) {
       log('agentpipe app-server: listening on stdio');
       await transports.serveStdio(server, maxLineFromEnv());
+      await shutdownTelemetry(base);
       return;
     }
     const { token, generated } = serverToken({ token: flags.token, host: address.host }, log);
@@ -106,7 +107,14 @@ export async function runAppServerCommand(argv: string[], log: (line: string) =>
     await untilSignal();
     await running.close();
     await server.close();
+    await shutdownTelemetry(base);
   } catch (error) {
     reportUsageError(error, log);
   }
+}
+
+/** Sends the spans and metrics the threads left queued (bounded) and closes the exporters, when telemetry is on. */
+async function shutdownTelemetry(base: { telemetry?: unknown }): Promise<void> {
+  if (base.telemetry === undefined || base.telemetry === false) return;
+  await (await import('../telemetry/load.ts')).shutdownTelemetry();
 }

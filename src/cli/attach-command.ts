@@ -25,13 +25,19 @@ const FOLLOW_RETRY_MS = 30_000;
 export function addAttachCommand(program: Command, log: (line: string) => void): void {
   program
     .command('attach')
-    .description("print a cluster session's messages (stream-json) from its Redis log, then follow it live")
+    .description(
+      "print a cluster session's messages from its Redis log, then follow it live: stream-json, as " +
+        '--output-format stream-json --verbose prints them (the default; --include-partial-messages adds the deltas)',
+    )
     .argument('<session-id>', 'the session (its id, as the front end or `result.session_id` gave it)')
     .requiredOption('--redis <url>', 'the Redis server: redis://[:password@]host:port[/db]')
     .option('--from <id>', 'only messages after this one: a stream id (<ms>-<seq>) or a message uuid')
     .option('--no-follow', 'print what the log holds and exit')
     .action(async (sessionId: string, _flags: unknown, command: Command) => {
-      process.exitCode = await attach(sessionId, command.optsWithGlobals<AttachFlags>(), log);
+      // stream-json is attach's only format, so it is the default: the program's own default (text) does not apply.
+      const given = command.getOptionValueSourceWithGlobals('outputFormat') === 'cli';
+      const flags = command.optsWithGlobals<AttachFlags>();
+      process.exitCode = await attach(sessionId, given ? flags : { ...flags, outputFormat: 'stream-json' }, log);
     });
 }
 
@@ -40,8 +46,8 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
     log(`agentpipe attach: error: ${message}`);
     return 1;
   };
-  if (flags.outputFormat !== 'stream-json' || !flags.verbose)
-    return fail('attach prints stream-json: give --output-format stream-json --verbose');
+  if (flags.outputFormat !== 'stream-json')
+    return fail(`attach prints stream-json only (its default), not ${flags.outputFormat}: leave --output-format out`);
   const { SessionLog, RedisConnectionError } = await import('../cluster/redis.ts');
   const { DATA_LOST, isInternal } = await import('../cluster/log/index.ts');
   const { retryRedis } = await import('../cluster/redis-retry.ts');

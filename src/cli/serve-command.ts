@@ -26,7 +26,9 @@ export function addServeCommand(program: Command, log: (line: string) => void): 
   program
     .command('serve')
     .description(
-      'WebSocket server: each connection is one stream-json session (same protocol as --input-format stream-json)',
+      'WebSocket server: each connection is one stream-json session (same protocol as --input-format stream-json). ' +
+        'It takes the model and session flags (--model, --permission-mode, --cwd, ...: agentpipe --help lists them) ' +
+        "as each session's options",
     )
     .requiredOption('--port <n>', 'port to listen on (0: any free port, printed on stderr)', port)
     .option('--host <host>', 'address to bind', '127.0.0.1')

@@ -24,7 +24,8 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
     .command('view')
     .description(
       'web page of a session: a saved stream (.jsonl transcript or stream-json output), or --live sessions ' +
-        'started from the page',
+        'started from the page, which take the model and session flags (--model, --permission-mode, --cwd, ...: ' +
+        'agentpipe --help lists them)',
     )
     .argument(
       '[file]',

@@ -112,6 +112,7 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
         for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(1));
         await worker.drain(flags.grace);
         log('agentpipe worker: drained: every session handed back');
+        await shutdownTelemetry();
         return;
       }
       if (outcome) {
@@ -119,5 +120,11 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
         process.exitCode = 1;
       }
       await worker.close();
+      await shutdownTelemetry();
     });
+}
+
+/** Sends the spans and metrics the sessions left queued (bounded), when telemetry ever started. */
+async function shutdownTelemetry(): Promise<void> {
+  await (await import('../telemetry/load.ts')).shutdownTelemetry();
 }

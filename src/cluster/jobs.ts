@@ -50,6 +50,11 @@ export interface SessionJob {
    * many ms (no client took it).
    */
   warmMs?: number;
+  /**
+   * The W3C trace context the session's prompts run under when their input line carries none (`_meta`): the caller's
+   * (`query({ cluster, telemetry: { traceparent } })`, TRACEPARENT), so a worker's spans join the caller's trace.
+   */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /** The options a front end must not send: the cluster owns the session's id and history. */
@@ -103,7 +108,7 @@ export function parseArchiveJob(data: unknown): ArchiveJob {
 /** Checks job data read from Redis; throws an Error naming the bad field. */
 export function parseSessionJob(data: unknown): SessionJob {
   if (!isObject(data)) throw new Error('job data is not an object');
-  const { sessionId, options, stream, warmMs } = data;
+  const { sessionId, options, stream, warmMs, trace } = data;
   if (typeof sessionId !== 'string' || !UUID_PATTERN.test(sessionId))
     throw new Error(`job data: sessionId is not a UUID: ${JSON.stringify(sessionId)}`);
   if (!isObject(options)) throw new Error('job data: options is not an object');
@@ -124,5 +129,16 @@ export function parseSessionJob(data: unknown): SessionJob {
       `job data: warmMs should be a positive number of ms up to ${MAX_TIMER_MS}, ` +
         `not ${JSON.stringify(warmMs).slice(0, 80)}`,
     );
-  return { sessionId, options: checked, stream: flags, ...(warmMs ? { warmMs } : {}) };
+  return { sessionId, options: checked, stream: flags, ...(warmMs ? { warmMs } : {}), ...traceOf(trace) };
+}
+
+/** A W3C `traceparent` (version 00's shape; what contextOf reads) and a `tracestate` of a sane length. */
+const TRACEPARENT = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
+
+/** A job's trace context, checked: one that is malformed is left out (the prompts start a new trace). */
+function traceOf(trace: unknown): Pick<SessionJob, 'trace'> {
+  if (!isObject(trace) || typeof trace.traceparent !== 'string' || !TRACEPARENT.test(trace.traceparent)) return {};
+  const tracestate =
+    typeof trace.tracestate === 'string' && trace.tracestate.length <= 512 ? { tracestate: trace.tracestate } : {};
+  return { trace: { traceparent: trace.traceparent, ...tracestate } };
 }

@@ -7,17 +7,18 @@
  */
 import { z } from 'zod';
 import type { ResultErrorSubtype, TerminalReason } from '../messages/types.ts';
+import {
+  lenient,
+  lenientEntries,
+  lenientFlag,
+  lenientNumber,
+  lenientRecord,
+  lenientStrings,
+  lenientText,
+} from './lenient.ts';
 
-/** A finite number, or undefined for anything else. */
-const num = z
-  .number()
-  .refine(Number.isFinite)
-  .optional()
-  .catch(() => undefined);
-const text = z
-  .string()
-  .optional()
-  .catch(() => undefined);
+const num = lenientNumber;
+const text = lenientText;
 
 const TERMINAL_REASONS = [
   'completed',
@@ -60,42 +61,22 @@ const UsageSchema = z.looseObject({
 export const ClaudeResultSchema = z.looseObject({
   type: z.literal('result'),
   subtype: z.string().catch('unknown'),
-  is_error: z
-    .boolean()
-    .optional()
-    .catch(() => undefined),
+  is_error: lenientFlag,
   result: text,
   num_turns: num,
   duration_api_ms: num,
   total_cost_usd: num,
   stop_reason: text,
-  terminal_reason: z
-    .enum(TERMINAL_REASONS)
-    .optional()
-    .catch(() => undefined),
+  terminal_reason: lenient(z.enum(TERMINAL_REASONS)),
   api_error_status: num,
   ttft_ms: num,
   ttft_stream_ms: num,
   time_to_request_ms: num,
-  errors: z
-    .array(z.unknown())
-    .transform((errors) => errors.filter((e) => typeof e === 'string'))
-    .catch(() => []),
+  errors: lenientStrings.transform((errors) => errors ?? []),
   /** Qwen Code: `error: {message}`. */
-  error: z
-    .looseObject({ message: z.string() })
-    .optional()
-    .catch(() => undefined),
-  modelUsage: z
-    .record(z.string(), z.unknown())
-    .transform((usage) =>
-      Object.entries(usage).flatMap(([model, value]) => {
-        const parsed = ModelUsageSchema.safeParse(value);
-        return parsed.success ? [[model, parsed.data] as const] : [];
-      }),
-    )
-    .catch(() => []),
-  usage: UsageSchema.optional().catch(() => undefined),
+  error: lenient(z.looseObject({ message: z.string() })),
+  modelUsage: lenientEntries(ModelUsageSchema),
+  usage: lenient(UsageSchema),
 });
 export type ClaudeResult = z.infer<typeof ClaudeResultSchema>;
 
@@ -112,15 +93,9 @@ export const ClaudeControlRequestSchema = z.looseObject({
     .looseObject({
       subtype: z.unknown(),
       tool_name: text,
-      input: z
-        .record(z.string(), z.unknown())
-        .optional()
-        .catch(() => undefined),
+      input: lenientRecord,
       tool_use_id: text,
-      permission_suggestions: z
-        .array(z.unknown())
-        .optional()
-        .catch(() => undefined),
+      permission_suggestions: lenient(z.array(z.unknown())),
       display_name: text,
       description: text,
       decision_reason: text,
@@ -137,9 +112,5 @@ export const ClaudeInitSchema = z.looseObject({
   session_id: text,
   model: text,
   cwd: text,
-  tools: z
-    .array(z.unknown())
-    .transform((tools) => tools.filter((t) => typeof t === 'string'))
-    .optional()
-    .catch(() => undefined),
+  tools: lenientStrings,
 });

@@ -29,7 +29,7 @@ const INTERRUPT_GRACE_MS = 5000;
 
 /** Message types passed through as they are (the CLI's `stream_event` too, when partial messages were asked for). */
 const PASSED = new Set(['assistant', 'user', 'stream_event', 'tool_progress', 'auth_status', 'system']);
-/** `stream_event` event types of the union (Qwen Code adds its own, which are dropped). */
+/** `stream_event` event types of the union. */
 const STREAM_EVENTS = new Set([
   'message_start',
   'content_block_start',
@@ -38,6 +38,9 @@ const STREAM_EVENTS = new Set([
   'message_delta',
   'message_stop',
 ]);
+
+/** Qwen Code's own `stream_event` types (its goal state, its tools' progress): known, and not passed on. */
+const QWEN_STREAM_EVENTS = new Set(['goal_state', 'tool_progress']);
 
 export class ClaudeStreamHarness implements Harness {
   readonly name: 'claude' | 'qwen';
@@ -252,6 +255,8 @@ export class ClaudeStreamHarness implements Harness {
     if (type === 'stream_event') {
       const event = value.event as { type?: unknown } | undefined;
       if (!this.config.includePartialMessages) return undefined;
+      if (typeof event?.type === 'string' && this.name === 'qwen' && QWEN_STREAM_EVENTS.has(event.type))
+        return undefined;
       if (typeof event?.type !== 'string' || !STREAM_EVENTS.has(event.type)) {
         state.unknown(`stream_event ${JSON.stringify(event?.type)}`);
         return undefined;

@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { AssistantMessage, PermissionMode, StopReason, UserContentBlock } from '../messages/types.ts';
 import { INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
+import { GeminiEventSchema, type GeminiCounts, type GeminiEventOf } from './gemini-events.ts';
 import { howItEnded, stderrTail, type CliProcess } from './cli-process.ts';
 import { OneShotCliHarness } from './one-shot.ts';
 import { TurnState } from './turn-state.ts';
@@ -297,21 +298,24 @@ class GeminiTurn {
     this.#model = harness.config.model ?? 'gemini';
   }
 
-  async event(e: Json): Promise<void> {
+  /** Translates one line of the CLI, parsed here into its declared event (gemini-events.ts). */
+  async event(value: Json): Promise<void> {
     const s = this.state;
-    const type = str(e.type) ?? '(no type)';
-    switch (type) {
+    const parsed = GeminiEventSchema.safeParse(value);
+    if (!parsed.success) return s.unknown(`event type ${str(value.type) ?? '(no type)'}`);
+    const e = parsed.data;
+    switch (e.type) {
       case 'init': {
-        const id = str(e.session_id);
+        const id = e.session_id;
         if (id) this.harness.session(id);
-        const model = str(e.model);
+        const model = e.model;
         if (model && !this.harness.config.model) this.#model = model;
         await s.init({ nativeSessionId: id, model: this.harness.config.model ?? model, cwd: this.harness.config.cwd });
         return;
       }
       case 'message': {
-        const role = str(e.role);
-        const content = str(e.content) ?? '';
+        const role = e.role;
+        const content = e.content ?? '';
         if (role === 'user') return; // the prompt's echo: the session records the prompt itself
         if (role !== 'assistant') return s.unknown(`message role ${role ?? '(none)'}`);
         if (e.delta !== true) await this.endText('end_turn');
@@ -324,43 +328,38 @@ class GeminiTurn {
       case 'tool_result':
         return await this.#toolResult(e);
       case 'error': {
-        const text = str(e.message) ?? 'gemini reported an error';
-        if (str(e.severity) === 'warning') this.harness.config.warn(`harness gemini: ${text}`);
+        const text = e.message ?? 'gemini reported an error';
+        if (e.severity === 'warning') this.harness.config.warn(`harness gemini: ${text}`);
         else this.errors.push(text);
         return;
       }
       case 'result': {
         await this.endText('end_turn');
-        this.status = str(e.status) ?? 'error';
-        if (isObj(e.error)) this.errors.push(str(e.error.message) ?? str(e.error.type) ?? 'gemini reported an error');
+        this.status = e.status ?? 'error';
+        if (e.error) this.errors.push(e.error.message ?? e.error.type ?? 'gemini reported an error');
         this.#usage(e.stats);
         return;
       }
-      default:
-        s.unknown(`event type ${type}`);
     }
   }
 
   /** Adds the token counts of `stats` (per model when it has them). */
-  #usage(stats: unknown): void {
-    if (!isObj(stats)) return;
-    const add = (model: string, counts: Json): void => {
-      const input = num(counts.input_tokens) ?? 0;
-      const cached = num(counts.cached) ?? 0;
-      const output = num(counts.output_tokens) ?? 0;
+  #usage(stats: GeminiEventOf<'result'>['stats']): void {
+    if (!stats) return;
+    const add = (model: string, counts: GeminiCounts): void => {
+      const input = counts.input_tokens ?? 0;
+      const cached = counts.cached ?? 0;
+      const output = counts.output_tokens ?? 0;
       if (!input && !output) return;
       // Gemini's input_tokens include the cached ones; the API's do not.
-      const uncached = num(counts.input) ?? Math.max(0, input - cached);
+      const uncached = counts.input ?? Math.max(0, input - cached);
       this.state.turn.usage.add(model, {
         input_tokens: uncached,
         output_tokens: output,
         cache_read_input_tokens: cached,
       });
     };
-    const models = isObj(stats.models)
-      ? Object.entries(stats.models).filter((entry): entry is [string, Json] => isObj(entry[1]))
-      : [];
-    if (models.length) for (const [model, counts] of models) add(model, counts);
+    if (stats.models.length) for (const [model, counts] of stats.models) add(model, counts);
     else add(this.#model, stats);
   }
 
@@ -399,10 +398,10 @@ class GeminiTurn {
     await s.emit(final);
   }
 
-  async #toolUse(e: Json): Promise<void> {
-    const id = str(e.tool_id) ?? `gemini_tool_${this.#open.size}`;
-    const native = str(e.tool_name) ?? 'unknown';
-    const { name, input } = mapGeminiTool(native, isObj(e.parameters) ? e.parameters : {}, this.harness.config.cwd);
+  async #toolUse(e: GeminiEventOf<'tool_use'>): Promise<void> {
+    const id = e.tool_id ?? `gemini_tool_${this.#open.size}`;
+    const native = e.tool_name ?? 'unknown';
+    const { name, input } = mapGeminiTool(native, e.parameters ?? {}, this.harness.config.cwd);
     const file = str(input.file_path);
     // The file before the call, read now: Gemini runs it right after printing this line.
     const open: OpenTool = {
@@ -415,15 +414,15 @@ class GeminiTurn {
     await this.state.emit(this.state.assistant([{ type: 'tool_use', id, name, input }], this.#model, 'tool_use'));
   }
 
-  async #toolResult(e: Json): Promise<void> {
-    const id = str(e.tool_id) ?? '';
+  async #toolResult(e: GeminiEventOf<'tool_result'>): Promise<void> {
+    const id = e.tool_id ?? '';
     const open = this.#open.get(id);
     if (!open) return this.state.unknown('tool_result for an unknown tool_id');
     this.#open.delete(id);
     await this.endText('tool_use');
-    const output = str(e.output) ?? '';
-    if (str(e.status) === 'error') {
-      const error = (isObj(e.error) ? str(e.error.message) : undefined) ?? (output || 'the tool call failed');
+    const output = e.output ?? '';
+    if (e.status === 'error') {
+      const error = e.error?.message ?? (output || 'the tool call failed');
       await this.state.emit(
         this.state.toolResult(id, `<tool_use_error>${error}</tool_use_error>`, true, `Error: ${error}`),
       );

@@ -26,7 +26,12 @@ export class TurnState {
   text = '';
   readonly denials: PermissionDenial[] = [];
   #initSent = false;
-  readonly #unknown = new Set<string>();
+  /** How many events of each kind the translator did not know, this prompt. */
+  readonly unknownCounts = new Map<string, number>();
+  /** Notices of unknown events met before `system/init` (the stream starts with it): emitted right after it. */
+  readonly #notices: AgentMessage[] = [];
+  /** The notices on their way into the stream: the next message waits for them. */
+  #noticesSent: Promise<void> = Promise.resolve();
   /** Tool calls announced and not answered yet, with their heartbeat timers (`tool_progress`). */
   readonly #running = new Map<string, NodeJS.Timeout>();
   /** The wrapped CLI sends its own `tool_progress`: no heartbeats of ours. */
@@ -49,6 +54,7 @@ export class TurnState {
     if (this.#initSent) return;
     this.#initSent = true;
     await this.turn.emit(this.turn.init(fields));
+    for (const notice of this.#notices.splice(0)) await this.turn.emit(notice);
   }
 
   /**
@@ -57,6 +63,7 @@ export class TurnState {
    */
   async emit(message: AgentMessage): Promise<void> {
     if (!this.#initSent) await this.init();
+    await this.#noticesSent;
     this.#track(message);
     if (message.type === 'user' && !message.isReplay) this.numTurns++;
     if (message.type === 'assistant' && message.parent_tool_use_id === null) {
@@ -121,11 +128,32 @@ export class TurnState {
     this.#running.clear();
   }
 
-  /** Reports an event type the translator does not know, once per type per prompt. */
+  /**
+   * Counts an event the translator does not know and reports it, once per kind per prompt: on stderr, and in the
+   * stream as a `system/informational` warning (a client sees that the wrapped CLI said something agentpipe did not
+   * pass on). The notice enters the stream at once, so it comes before the prompt's result.
+   */
   unknown(kind: string, detail = ''): void {
-    if (this.#unknown.has(kind)) return;
-    this.#unknown.add(kind);
-    this.config.warn(`harness ${this.config.name}: ignored an unknown ${kind}${detail ? ` (${detail})` : ''}`);
+    const count = (this.unknownCounts.get(kind) ?? 0) + 1;
+    this.unknownCounts.set(kind, count);
+    if (count > 1) return;
+    const content = `harness ${this.config.name}: ignored an unknown ${kind}${detail ? ` (${detail})` : ''}`;
+    this.config.warn(content);
+    const notice: AgentMessage = {
+      type: 'system',
+      subtype: 'informational',
+      level: 'warning',
+      content: content.slice(0, 500),
+      session_id: this.sessionId,
+      uuid: newUuid(),
+    };
+    if (!this.#initSent) this.#notices.push(notice);
+    // A stream that cannot take the notice fails the next message too, which says so: not twice.
+    else
+      this.#noticesSent = Promise.all([this.#noticesSent, this.turn.emit(notice)]).then(
+        () => undefined,
+        () => undefined,
+      );
   }
 
   /** One assistant message holding `blocks`. */

@@ -53,9 +53,18 @@ export class RpcError extends AgentpipeError {
   }
 }
 
+/**
+ * A W3C trace context on a request's envelope (`trace: { traceparent, tracestate }`), as Codex's app-server takes it:
+ * transport-level, whatever the method.
+ */
+export interface RpcTrace {
+  traceparent: string;
+  tracestate?: string;
+}
+
 /** One frame, classified. */
 export type RpcFrame =
-  | { kind: 'request'; id: RequestId; method: string; params: unknown }
+  | { kind: 'request'; id: RequestId; method: string; params: unknown; trace?: RpcTrace }
   | { kind: 'notification'; method: string; params: unknown }
   | { kind: 'response'; id: RequestId; result: unknown }
   | { kind: 'error'; id: RequestId | null; error: { code: number; message: string; data?: unknown } }
@@ -63,6 +72,13 @@ export type RpcFrame =
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+
+/** An envelope's trace carrier, when it has the shape of one (the telemetry checks the traceparent itself). */
+function traceOf(value: unknown): RpcTrace | undefined {
+  if (!isObject(value) || typeof value.traceparent !== 'string' || value.traceparent.length > 128) return undefined;
+  const state = typeof value.tracestate === 'string' && value.tracestate.length <= 512 ? value.tracestate : undefined;
+  return { traceparent: value.traceparent, ...(state ? { tracestate: state } : {}) };
+}
 
 /** Classifies a parsed frame. */
 export function classifyFrame(value: unknown): RpcFrame {
@@ -73,7 +89,8 @@ export function classifyFrame(value: unknown): RpcFrame {
   if (typeof value.method === 'string') {
     if (value.id === undefined) return { kind: 'notification', method: value.method, params: value.params };
     if (id === null) return { kind: 'invalid', id: null, reason: '"id" must be a string or an integer' };
-    return { kind: 'request', id, method: value.method, params: value.params };
+    const trace = traceOf(value.trace);
+    return { kind: 'request', id, method: value.method, params: value.params, ...(trace ? { trace } : {}) };
   }
   if (id !== null && 'result' in value) return { kind: 'response', id, result: value.result };
   if ('error' in value && isObject(value.error) && typeof value.error.code === 'number')
@@ -94,7 +111,11 @@ export interface PeerOptions {
   /** Writes one frame; resolves when the transport can take more (backpressure). */
   send: (frame: Record<string, unknown>) => Promise<void>;
   /** Answers a request of the other side; throw an RpcError to answer with an error. */
-  onRequest: (method: string, params: unknown, context: { id: RequestId; signal: AbortSignal }) => Promise<unknown>;
+  onRequest: (
+    method: string,
+    params: unknown,
+    context: { id: RequestId; signal: AbortSignal; trace?: RpcTrace },
+  ) => Promise<unknown>;
   /** A notification of the other side. */
   onNotification?: (method: string, params: unknown) => void | Promise<void>;
   /** Requests waiting to be handled before -32001 (default 128, as codex's channel). */
@@ -104,7 +125,7 @@ export interface PeerOptions {
 }
 
 type Incoming =
-  | { kind: 'request'; id: RequestId; method: string; params: unknown }
+  | { kind: 'request'; id: RequestId; method: string; params: unknown; trace?: RpcTrace }
   | { kind: 'notification'; method: string; params: unknown };
 
 /** The peer's states: `open` until `close()`, then `closed` for good. */
@@ -227,7 +248,7 @@ export class JsonRpcPeer {
     try {
       for (let next = this.#queue.shift(); next && this.#status === 'open'; next = this.#queue.shift()) {
         if (next.kind === 'notification') await this.#notification(next.method, next.params);
-        else await this.#handle(next.id, next.method, next.params);
+        else await this.#handle(next);
       }
     } finally {
       this.#pumping = false;
@@ -242,12 +263,12 @@ export class JsonRpcPeer {
     }
   }
 
-  async #handle(id: RequestId, method: string, params: unknown): Promise<void> {
+  async #handle({ id, method, params, trace }: Extract<Incoming, { kind: 'request' }>): Promise<void> {
     const abort = new AbortController();
     this.#running = abort;
     let frame: Record<string, unknown>;
     try {
-      const result = await this.#o.onRequest(method, params, { id, signal: abort.signal });
+      const result = await this.#o.onRequest(method, params, { id, signal: abort.signal, ...(trace ? { trace } : {}) });
       frame = { id, result: result ?? {} };
     } catch (error) {
       const rpc = RpcError.isInstance(error)

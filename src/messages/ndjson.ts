@@ -2,7 +2,8 @@
  * The one newline-delimited JSON framer: splits a byte (or text) stream into lines with one size
  * cap. An oversized line is skipped to its end (its bytes counted, never held) and reported with
  * its first characters; the stream goes on. Each chunk is scanned once, so a huge line costs linear
- * time. Used for agentpipe's own input (transport/ndjson.ts), WebSocket frames (transport/ws-lines.ts),
+ * time. Used for agentpipe's own input (transport/ndjson.ts), WebSocket frames (`frameLines`: the servers, the
+ * cluster's front end),
  * the wrapped CLIs' stdout (harness/cli-process.ts) and ACP agents (harness/acp/link.ts).
  */
 import { StringDecoder } from 'node:string_decoder';
@@ -112,6 +113,18 @@ export class LineSplitter {
     this.#skipping = false;
     this.#head = '';
   }
+}
+
+/**
+ * The non-blank lines of one whole text: a WebSocket frame (a frame may hold several lines). Every server and client
+ * caps a frame (`maxPayload`) at the line cap (`maxLineFromEnv`), so no line of a frame is over it.
+ */
+export function frameLines(data: Uint8Array | ArrayBuffer | Uint8Array[] | string): string[] {
+  const splitter = new LineSplitter();
+  const chunks = Array.isArray(data) ? data : [data instanceof ArrayBuffer ? new Uint8Array(data) : data];
+  return [...chunks.flatMap((chunk) => splitter.push(chunk)), ...splitter.end()].flatMap((item) =>
+    'line' in item ? [item.line] : [],
+  );
 }
 
 /** Yields the non-blank lines of a stream, or `tooLong` for a line over `maxLine`. */

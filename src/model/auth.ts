@@ -9,6 +9,7 @@ import { childEnv } from '../process/env.ts';
 import { defaultSandbox, type SandboxConfig } from '../sandbox/config.ts';
 import type { StreamEvent } from '../messages/types.ts';
 import { ModelError } from './errors.ts';
+import { checkModelName } from './model-names.ts';
 import { eventsOf, type ModelProvider, type ModelRequest, type WebSearchRequest } from './types.ts';
 import {
   chooseProvider,
@@ -187,6 +188,7 @@ export async function resolveWithKeyHelper(
 ): Promise<ResolvedModel> {
   const env = options.env ?? process.env;
   const name = chooseProvider({ ...options, apiKey: options.apiKey ?? 'from-helper' });
+  checkModelName(options, name);
   if (name === 'scripted') return resolveModel(options);
   const model = name === 'anthropic' ? (options.model ?? DEFAULT_ANTHROPIC_MODEL) : (options.model ?? env.OPENAI_MODEL);
   if (!model) throw new Error('--base-url needs --model: the model id the server should run (e.g. qwen3:8b)');

@@ -30,6 +30,8 @@ export class ModelError extends AgentpipeError {
   readonly fault: AnswerFault | undefined;
   /** Server-requested wait before a retry (from `retry-after`). */
   readonly retryAfterMs: number | undefined;
+  /** `host:port` the request went to, when it never got an answer (a refused, reset or unresolved connection). */
+  readonly endpoint: string | undefined;
 
   constructor(options: {
     message: string;
@@ -38,12 +40,14 @@ export class ModelError extends AgentpipeError {
     retryAfterMs?: number;
     cause?: unknown;
     fault?: AnswerFault;
+    endpoint?: string;
   }) {
     super(options.message, { cause: options.cause });
     this.kind = options.kind;
     this.fault = options.fault;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
+    this.endpoint = options.endpoint;
   }
 
   /** True for failures worth another attempt (429, 5xx, 529, a cut connection). */

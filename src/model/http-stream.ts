@@ -264,7 +264,7 @@ function post(request: JsonPost, accept: string): Promise<Answer> {
     signal.addEventListener('abort', onAbort, { once: true });
     req.on('error', (error) => {
       settle();
-      reject(signal.aborted ? abortReason(signal) : connectionError(error));
+      reject(signal.aborted ? abortReason(signal) : connectionError(error, endpointOf(url)));
     });
     req.end(payload);
   });
@@ -330,11 +330,17 @@ function cutError(error: unknown, signal: AbortSignal): unknown {
 }
 
 /** "Connection error: connect ECONNREFUSED 127.0.0.1:1", "Connection error: aborted". */
-function connectionError(error: unknown): ModelError {
+function connectionError(error: unknown, endpoint?: string): ModelError {
   const detail = error instanceof Error ? error.message || errorCode(error) || error.name : '';
   return new ModelError({
     kind: 'connection',
     message: `Connection error: ${detail || String(error)}`,
     cause: error instanceof Error ? error : undefined,
+    ...(endpoint ? { endpoint } : {}),
   });
+}
+
+/** `host:port` of a request's URL, the port always written (`api.anthropic.com:443`). */
+function endpointOf(url: URL): string {
+  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
 }

@@ -8,6 +8,7 @@
 import { AgentpipeError, errorCode, errorMessage } from '../process/errors.ts';
 import { readFileSync } from 'node:fs';
 import { DemoScript } from './demo.ts';
+import { checkModelName } from './model-names.ts';
 import { FixedScript, ScriptedProvider, validateScript } from './scripted.ts';
 import type { Script } from './scripted.ts';
 import type { ModelProvider } from './types.ts';
@@ -31,7 +32,15 @@ export interface ModelOptions {
 export interface ResolvedModel {
   provider: ModelProvider;
   model: string;
+  /** True when the built-in demo answers because no model and no key were given (the session says so once). */
+  demo?: boolean;
 }
+
+/** What a session says once when the demo answers for want of a model (`ResolvedModel.demo`). */
+export const DEMO_NOTICE =
+  'agentpipe: this is the offline demo (no --model and no API key): it looks at the folder, whatever the prompt. ' +
+  'For a real model set ANTHROPIC_API_KEY, or give --base-url URL --model NAME for a local server; ' +
+  '--model scripted --script FILE answers from your own script.';
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 
@@ -53,12 +62,14 @@ export function chooseProvider(options: ModelOptions): ProviderName {
 export async function resolveModel(options: ModelOptions): Promise<ResolvedModel> {
   const env = options.env ?? process.env;
   const name = chooseProvider(options);
+  checkModelName(options, name);
   if (name === 'scripted') {
     const script = typeof options.script === 'string' ? await loadScript(options.script) : options.script;
     const source = script ? new FixedScript(validateScript(script)) : new DemoScript();
     return {
       provider: new ScriptedProvider(source),
       model: options.model && options.model !== 'scripted' ? options.model : 'scripted',
+      ...(!script && options.model === undefined && options.provider === undefined ? { demo: true } : {}),
     };
   }
   if (name === 'anthropic') {

@@ -63,7 +63,7 @@ function viaProxy(target: string, expect: string): string {
 }
 
 /** The probes, given the throwaway world's paths. */
-function probes(w: { outside: string; port: number; allowedPort: number; pid: number }): Probe[] {
+function probes(w: { outside: string; fresh: string; port: number; allowedPort: number; pid: number }): Probe[] {
   const q = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
   const fails = (attempt: string) => `if { ${attempt}; } 2>/dev/null; then echo ESCAPED; else echo HELD; fi`;
   return [
@@ -75,6 +75,11 @@ function probes(w: { outside: string; port: number; allowedPort: number; pid: nu
       name: 'create .agentpipe/settings.json',
       profile: 'workspace',
       script: fails('echo {} > .agentpipe/settings.json'),
+    },
+    {
+      name: 'make a repository where there is none',
+      profile: 'workspace',
+      script: fails(`mkdir -p ${q(w.fresh)}/.git/hooks && echo x > ${q(w.fresh)}/.git/hooks/pre-commit`),
     },
     { name: 'read-only command writes its folder', profile: 'read-only', script: fails('echo x > written') },
     { name: 'read ~/.ssh', profile: 'workspace', script: fails('grep -q SECRET ~/.ssh/id_ed25519') },
@@ -184,7 +189,7 @@ export async function runDoctor(config: Omit<SandboxConfig, 'cwd' | 'directories
       ...config,
       layers: [...config.layers, { source: 'option', label: 'sandbox doctor', block: { network } }],
       cwd: world.work,
-      directories: [],
+      directories: [world.fresh],
       env: world.env,
       // The refusals are what the probes provoke: the report says how each ended.
       warn: (line) => {
@@ -194,7 +199,7 @@ export async function runDoctor(config: Omit<SandboxConfig, 'cwd' | 'directories
     const state = await sandboxState(sandbox).catch((error: Error) => ({ ok: false as const, reason: error.message }));
     if (!state.ok) return { confined: false, reason: 'off' in state ? 'the sandbox is off' : state.reason, probes: [] };
     const results: ProbeResult[] = [];
-    for (const probe of probes({ outside: world.outside, port, allowedPort, pid: process.pid })) {
+    for (const probe of probes({ outside: world.outside, fresh: world.fresh, port, allowedPort, pid: process.pid })) {
       const run = await runSandboxed(sandbox, {
         profile: probe.profile,
         command: probe.script,
@@ -227,9 +232,12 @@ async function listen(server: net.Server): Promise<number> {
   return (server.address() as net.AddressInfo).port;
 }
 
-/** The throwaway world: a working folder with a repository, a home with credential stores, a folder outside. */
-function makeWorld(root: string): { work: string; outside: string; env: Record<string, string> } {
+/** The throwaway world: working folders with and without a repository, a home with credential stores, outside. */
+function makeWorld(root: string): { work: string; outside: string; fresh: string; env: Record<string, string> } {
   const work = path.join(root, 'work');
+  // A second working folder (--add-dir), with no repository.
+  const fresh = path.join(root, 'fresh');
+  mkdirSync(fresh);
   const outside = path.join(root, 'outside');
   const home = path.join(root, 'home');
   const secret = 'SECRET\n';
@@ -243,7 +251,7 @@ function makeWorld(root: string): { work: string; outside: string; env: Record<s
   writeFileSync(path.join(home, '.aws', 'credentials'), secret);
   writeFileSync(path.join(home, '.agentpipe', 'session.jsonl'), secret);
   const env = { ...childEnv(), HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') };
-  return { work, outside, env };
+  return { work, outside, fresh, env };
 }
 
 /** The report as lines for a person. */

@@ -9,7 +9,7 @@
  * Runs at once in one folder, in this process or another, share such a point: it is removed after
  * the last run that uses it (points.ts), never while another run may mount it or has it mounted.
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { claimPoint, releasePoint, type PointClaim } from './points.ts';
@@ -47,7 +47,7 @@ export const CREDENTIAL_STORES = [
 ] as const;
 
 /** Inside a writable folder: configuration a later program outside the sandbox would run, kept read-only. */
-const PROTECTED = [
+export const PROTECTED = [
   '.git/hooks',
   '.git/config',
   // A gitdir's `commondir` names the folder git takes config and hooks from (a linked worktree's).
@@ -90,6 +90,17 @@ export interface MountPlan {
   emptyDir: string;
   /** The home folders whose credential stores are hidden (the user's, and a child's own HOME when it differs). */
   homes: string[];
+  /**
+   * Writable folders private to this process that go when it exits (its sandboxes' temp folder):
+   * no protected paths inside, as nothing outside a sandbox runs from there.
+   */
+  scratch?: string[];
+  /**
+   * A writable folder without `.git` gets an empty read-only one, so a command cannot make a
+   * repository there whose hooks and config a later git outside the sandbox would run (`git init`
+   * fails inside). Off for wrapped CLIs, which may take any `.git` for a repository.
+   */
+  maskMissingGit?: boolean;
 }
 
 /** What `mountArgs` gives: bubblewrap's arguments, the claims on mount points, files to remove if they appear. */
@@ -106,7 +117,6 @@ export interface Mounts {
  * the writable and readable paths, the protected ones on top, and the hidden folders made
  * read-only last.
  */
-
 export function mountArgs(plan: MountPlan): Mounts {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   const claims: PointClaim[] = [];
@@ -130,14 +140,20 @@ export function mountArgs(plan: MountPlan): Mounts {
   const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
   for (const dir of writable) args.push('--bind', dir, dir);
   for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
-  for (const root of writable.filter(isDirectory)) {
+  const scratch = existing(plan.scratch ?? []);
+  for (const root of writable.filter((dir) => isDirectory(dir) && !scratch.includes(dir))) {
     // The git folder bound onto itself is a mount point: it cannot be renamed or removed, so a
     // command cannot set a .git of its own (config, hooks) in its place.
     // Only a git folder that is writable already: one a link leads to elsewhere stays read-only.
     const found = real(path.join(root, '.git'));
     const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
-    const gitWritable = gitDir !== undefined && writable.some((dir) => inside(gitDir, dir));
-    if (gitWritable) args.push('--bind', gitDir, gitDir);
+    // No repository here (no .git, or an empty one: a point of ours, or no repository to git): kept from being made.
+    const noRepository = found === undefined || (gitDir !== undefined && isEmptyDirectory(gitDir));
+    const gitWritable = gitDir !== undefined && !noRepository && writable.some((dir) => inside(gitDir, dir));
+    if (noRepository && plan.maskMissingGit) {
+      const claim = protectFolder(path.join(root, '.git'), plan.emptyDir, args);
+      if (claim) claims.push(claim);
+    } else if (gitWritable) args.push('--bind', gitDir, gitDir);
     // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
     // point git at a gitdir (config, hooks) of its own.
     else if (found !== undefined && gitDir === undefined) args.push('--ro-bind', found, found);
@@ -230,6 +246,14 @@ function inside(file: string, dir: string): boolean {
 function isDirectory(target: string): boolean {
   try {
     return statSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isEmptyDirectory(dir: string): boolean {
+  try {
+    return readdirSync(dir).length === 0;
   } catch {
     return false;
   }

@@ -18,7 +18,6 @@
  * commands cannot write there (their temp folder is a private one under agentpipe's runtime).
  */
 import { errorCode } from '../process/errors.ts';
-import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,6 +50,33 @@ let sequence = 0;
  * does, a marker is left and the claim returned.
  */
 export function claimPoint(point: string, mount: (state: PointState) => boolean): PointClaim | undefined {
+  const mine = held.get(point);
+  if (mine) {
+    // This process holds it already (another run, a session's hold): no other process may remove it meanwhile.
+    if (!mount({ inUse: true, wasPoint: true })) return undefined;
+    mine.users++;
+    return mine.claim;
+  }
+  const claim = claimLocked(point, mount);
+  if (claim) {
+    held.set(point, { claim, users: 1 });
+    if (!releasingAtExit) process.once('exit', releaseAllPoints);
+    releasingAtExit = true;
+  }
+  return claim;
+}
+
+/** Points this process holds a marker on, with the number of its runs (and sessions) using each. */
+const held = new Map<string, { claim: PointClaim; users: number }>();
+let releasingAtExit = false;
+
+/** Gives back every point this process holds (it exits). */
+function releaseAllPoints(): void {
+  for (const { claim } of held.values()) releaseLocked(claim);
+  held.clear();
+}
+
+function claimLocked(point: string, mount: (state: PointState) => boolean): PointClaim | undefined {
   const dir = markersOf(point);
   return locked(dir, () => {
     const { live, stale } = markers(dir);
@@ -67,6 +93,13 @@ export function claimPoint(point: string, mount: (state: PointState) => boolean)
 
 /** Gives back a claim: the point is removed if no live run holds it any more (and it is empty). */
 export function releasePoint(claim: PointClaim): void {
+  const mine = held.get(claim.point);
+  if (mine && --mine.users > 0) return;
+  held.delete(claim.point);
+  releaseLocked(claim);
+}
+
+function releaseLocked(claim: PointClaim): void {
   const dir = path.dirname(claim.marker);
   locked(dir, () => {
     rmSync(claim.marker, { force: true });
@@ -82,7 +115,18 @@ export function releasePoint(claim: PointClaim): void {
 
 /** The marker folder of one point (made under its lock by the run that claims it, removed with the point). */
 function markersOf(point: string): string {
-  return path.join(pointRegistry(), createHash('sha256').update(point).digest('hex').slice(0, 32));
+  return path.join(pointRegistry(), `${fnv1a(point, 0x811c9dc5)}${fnv1a(point, 0x050c5d1f)}`);
+}
+
+/**
+ * A 32-bit FNV-1a hash of `text` from `seed`, as 8 hex digits (two seeds name a point's folder).
+ * Not node:crypto: its first use costs tens of milliseconds, paid by every sandboxed run's first
+ * command. Two points that collided would only share their claims (a point kept a little longer).
+ */
+function fnv1a(text: string, seed: number): string {
+  let hash = seed;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
 /**

@@ -15,9 +15,9 @@ import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
-import type { SandboxConfig, SandboxProfile, ShellSandbox } from './config.ts';
-import { expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
-import { pointRegistry } from './points.ts';
+import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
+import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
+import { pointRegistry, type PointClaim } from './points.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
@@ -56,7 +56,7 @@ export interface SandboxedCommand {
   env: Record<string, string>;
   /** True when the command runs confined. */
   confined: boolean;
-  /** Call when the process has ended: removes the mount points bubblewrap had to create. */
+  /** Call when the process has ended: releases its mount points (removed when no other run uses them). */
   release(): void;
   /** The connections the egress proxy refused while it ran (until `release()`). */
   refused(): Denial[];
@@ -113,6 +113,35 @@ export async function shellSandbox(config: SandboxConfig): Promise<ShellSandbox>
   };
 }
 
+/** Where sandboxed commands of a session may write (`sandboxWritable`). */
+export interface SandboxWritable {
+  /** The folders writable inside: the working folders, the sandboxes' temp folder, `allowWrite`. */
+  roots: string[];
+  /** Paths kept read-only inside them (`denyWrite`); in each root, `PROTECTED` (mounts.ts) too. */
+  denyWrite: string[];
+  /** Paths hidden from every sandboxed command (agentpipe's home, credential stores, `denyRead`). */
+  hidden: string[];
+}
+
+/** What a workspace command of `config` may write; undefined when commands are not confined (off, unavailable). */
+export async function sandboxWritable(config: SandboxConfig): Promise<SandboxWritable | undefined> {
+  const state = await sandboxState(config).catch(() => undefined);
+  if (!state?.ok) return undefined;
+  const policy = await policyOf(config);
+  const env = config.env ?? process.env;
+  const home = env.HOME || os.homedir();
+  const expand = (p: string) => expandHome(p, config.cwd, home);
+  return {
+    roots: [config.cwd, ...config.directories, sandboxRuntime().tmpDir, ...policy.allowWrite.map(expand)],
+    denyWrite: policy.denyWrite.map(expand),
+    hidden: [
+      agentpipeHome(env),
+      ...policy.denyRead.map(expand),
+      ...unique([home, os.homedir()]).flatMap((dir) => CREDENTIAL_STORES.map((name) => path.join(dir, name))),
+    ],
+  };
+}
+
 /** The command to start for `request` under `config`'s sandbox. */
 export async function sandboxed(config: SandboxConfig, request: SandboxRequest): Promise<SandboxedCommand> {
   const inner = typeof request.command === 'string' ? ['bash', '-c', request.command] : request.command;
@@ -153,11 +182,19 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     ],
     credentialStores: request.profile !== 'helper',
     emptyDir: runtime.emptyDir,
+    scratch: tmp === runtime.tmpDir ? [tmp] : [],
+    maskMissingGit: request.profile !== 'harness',
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
   const grant = networkGrant(policy, request);
   // The proxy, its HTTP and SOCKS servers load only for a command that may reach some host.
-  const egress = grant && (await (await import('./network.ts')).egressFor(config, grant, state.bwrap));
+  let egress;
+  try {
+    egress = grant && (await (await import('./network.ts')).egressFor(config, grant, state.bwrap));
+  } catch (error) {
+    releaseMountPoints(claims);
+    throw error;
+  }
   const watching = egress?.watch();
   let refused: Denial[] = [];
   const bwrapArgs = [
@@ -177,7 +214,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     env: { ...childEnv, ...egress?.env, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
     confined: true,
     release: () => {
-      releaseMountPoints(claims);
+      keepPointsForSession(config, claims);
       for (const file of mustStayMissing) removePlanted(file, config.warn);
       refused = watching?.stop() ?? refused;
     },
@@ -209,6 +246,10 @@ function launcher(start: string[], args: string[], filter: string | undefined): 
   return [shell, '-c', `exec ${closes} "$@"${seccomp}`.replace(/ {2,}/g, ' '), 'agentpipe-sandbox', ...argv];
 }
 
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)];
+}
+
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
@@ -217,6 +258,31 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The mount points each session holds until it closes. */
+const sessionPoints = new WeakMap<SandboxConfig, Set<string>>();
+
+/**
+ * A run ended: the session keeps one hold on each of its mount points until it closes (or the
+ * process exits), so its next commands neither claim nor remove them again (each costs a lock and
+ * folder changes, ~10 ms per command on a busy machine). The run's own holds are given back.
+ */
+function keepPointsForSession(config: SandboxConfig, claims: PointClaim[]): void {
+  let points = sessionPoints.get(config);
+  if (!points) sessionPoints.set(config, (points = new Set()));
+  const giveBack: PointClaim[] = [];
+  for (const claim of claims) {
+    if (points.has(claim.point)) giveBack.push(claim);
+    else {
+      points.add(claim.point);
+      holdForSession(config, () => {
+        points.delete(claim.point);
+        releaseMountPoints([claim]);
+      });
+    }
+  }
+  releaseMountPoints(giveBack);
 }
 
 /** Removes a protected file a sandboxed command created (it could not be mounted while missing), saying so. */

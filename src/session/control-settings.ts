@@ -25,6 +25,7 @@ export function applyFlagSettings(session: Session, settings: Record<string, unk
   if (raw.model !== undefined && typeof raw.model !== 'string')
     throw new Error('apply_flag_settings: model must be a string');
   const layer = { ...loadSettings(raw, session.ctx.cwd, 'apply_flag_settings'), source: 'flagSettings' as const };
+  for (const line of layer.warnings) session.ctx.warn(line);
   session.setFlagLayer(layer);
   if (typeof settings.model === 'string')
     session.ctx.model = settings.model === 'default' ? session.defaultModel : settings.model;

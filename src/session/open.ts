@@ -10,7 +10,13 @@ import type { AgentMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
-import { chooseProvider, MissingCredentialsError, resolveModel, type ResolvedModel } from '../model/resolve.ts';
+import {
+  chooseProvider,
+  DEMO_NOTICE,
+  MissingCredentialsError,
+  resolveModel,
+  type ResolvedModel,
+} from '../model/resolve.ts';
 import { resolveWithKeyHelper, type AuthStatus } from '../model/auth.ts';
 import { FailingProvider } from '../model/failing.ts';
 import { ModelError } from '../model/errors.ts';
@@ -99,6 +105,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw SessionSetupError.isInstance(error) ? error : new SessionSetupError(errorMessage(error));
   }
   const { provider, model, authError } = resolved;
+  if (resolved.demo) io.log(DEMO_NOTICE);
 
   // The prompt echoes are on the session's stream for every face; stream-json prints them only when asked.
   const forward = (message: AgentMessage) =>

@@ -126,7 +126,9 @@ export class SessionRunner implements ControlHost {
         if (prompt) {
           // The prompt of a turn the transcript was cut in (a cluster takeover) goes on where it was.
           const cut = prompt.uuid !== undefined && prompt.uuid === this.session.cutTurn?.promptUuid;
-          this.#lastResult = cut ? await this.session.continueCutTurn() : await this.session.runPrompt(prompt);
+          this.#lastResult = cut
+            ? await this.session.continueCutTurn(undefined, prompt)
+            : await this.session.runPrompt(prompt);
           continue;
         }
         if (this.#inputEnded || this.#stopped) break;

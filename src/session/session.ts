@@ -27,6 +27,7 @@ import { runAgentLoop, type RunState } from '../agent/loop.ts';
 import { fireHook, userPromptSubmit } from '../agent/hooks.ts';
 import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { createTaskTool } from '../agent/task-tool.ts';
+import { unknownToolWarnings } from '../tools/hooks/settings-check.ts';
 import { HookDispatcher } from '../tools/hooks/dispatcher.ts';
 import { sessionSettings } from './setting-sources.ts';
 import { agentFilesLoader } from './agent-files.ts';
@@ -164,6 +165,7 @@ export class Session {
     const { allow, deny } = this.#rules();
     const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
     let tools: Tool[] = [...builtinTools(provider), ...(options.extraTools ?? [])];
+    for (const line of unknownToolWarnings(settings, tools)) log(`agentpipe: warning: ${line}`);
     if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
     tools = tools.filter((t) => !deny.some((rule) => isWholeToolRule(rule, t.name)));
     // `tools` limits the built-in tools, the MCP resource tools among them.
@@ -394,14 +396,28 @@ export class Session {
    * last answer that have no result run, then the model carries on from the history, and the prompt ends in its one
    * `result` (no `system/init` or prompt echo: the client had them from the run that was cut).
    */
-  continueCutTurn(signal?: AbortSignal): Promise<ResultMessage> {
+  continueCutTurn(signal?: AbortSignal, input?: InputUserMessage): Promise<ResultMessage> {
     const cut = this.cutTurn;
     this.cutTurn = undefined;
     if (!cut) throw new Error('no cut turn to continue');
-    return this.#runTurn((run) => this.#continueOwnLoop(cut, run), signal);
+    return this.#runTurn((run) => this.#continueOwnLoop(cut, run), signal, input);
   }
 
-  /** Runs one turn's body to its single `result`, which is emitted and returned; `input` is its prompt, if new. */
+  /**
+   * The trace context a prompt runs under: its own `_meta` (a streaming client's, a cluster front end's), else the
+   * session's (TRACEPARENT, a cluster job's). The prompt line of the transcript keeps it, so a worker that takes a cut
+   * turn over continues it in the same trace.
+   */
+  #traceOf(input: InputUserMessage | undefined): ParentContext | undefined {
+    const meta = input?._meta;
+    if (typeof meta?.traceparent !== 'string') return this.traceParent;
+    return {
+      traceparent: meta.traceparent,
+      ...(typeof meta.tracestate === 'string' ? { tracestate: meta.tracestate } : {}),
+    };
+  }
+
+  /** Runs one turn's body to its single `result`, which is emitted and returned; `input` is its prompt. */
   async #runTurn(
     body: (run: RunState) => Promise<StructuredOutcome>,
     signal?: AbortSignal,
@@ -434,7 +450,7 @@ export class Session {
         provider: this.harness?.name ?? this.ctx.provider.provider,
         prompt: input?.message.content ?? '',
       },
-      typeof input?._meta?.traceparent === 'string' ? input._meta : this.traceParent,
+      this.#traceOf(input),
     );
     this.ctx.span = span;
     try {
@@ -486,7 +502,10 @@ export class Session {
     await this.ctx.emit(promptEcho(input, this.id, uuid, new Date().toISOString()));
     const compact = compactCommandOf(input.message.content);
     if (compact !== undefined) {
-      await this.transcript?.recordPrompt(uuid, normalizeContent(input.message.content), 'compact');
+      await this.transcript?.recordPrompt(uuid, normalizeContent(input.message.content), {
+        command: 'compact',
+        trace: this.#traceOf(input),
+      });
       const outcome = await runCompactCommand(this.ctx, this.history, run, compact);
       this.compactor.reset();
       return outcome;
@@ -495,7 +514,7 @@ export class Session {
     const prompt = await userPromptSubmit(this.ctx, normalizeContent(input.message.content), run.signal);
     if (prompt.blocked) throw new PromptBlocked(prompt.blocked);
     this.history.push({ role: 'user', content: prompt.content });
-    await this.transcript?.recordPrompt(uuid, prompt.content);
+    await this.transcript?.recordPrompt(uuid, prompt.content, { trace: this.#traceOf(input) });
     return this.outputSchema
       ? await runWithSchema(this.ctx, this.history, run, this.outputSchema, this.#maxStructuredRetries)
       : await runAgentLoop(this.ctx, this.history, run);
@@ -545,7 +564,7 @@ export class Session {
   async #runHarness(harness: Harness, input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
     const content = normalizeContent(input.message.content);
     const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
-    await this.transcript?.recordPrompt(uuid, content);
+    await this.transcript?.recordPrompt(uuid, content, { trace: this.#traceOf(input) });
     const { runHarness } = await import('../harness/index.ts');
     // The wrapped agent sends the prompt's system/init: its echo follows it, as on agentpipe's own loop.
     let echoed = false;

@@ -9,6 +9,7 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadSettings, type Settings } from '../tools/hooks/settings.ts';
+import { settingsKeyWarnings } from '../tools/hooks/settings-check.ts';
 import { agentFiles } from './agent-files.ts';
 import { userSettingsFile } from './paths.ts';
 import { isTrustedFolder } from './trust.ts';
@@ -147,9 +148,17 @@ export function sessionSettings(
   const layers: SettingsLayer[] = [];
   for (const source of sources) {
     const file = settingsFile(source, cwd);
-    if (existsSync(file))
-      layers.push({ ...loadSettings(file, cwd, `${source} settings ${file}`), source: LAYER_OF[source], file });
+    if (!existsSync(file)) continue;
+    const label = `${source} settings ${file}`;
+    layers.push({ ...said(loadSettings(file, cwd, label), label, warn), source: LAYER_OF[source], file });
   }
-  if (options.settings !== undefined) layers.push({ ...loadSettings(options.settings, cwd), source: 'flagSettings' });
+  if (options.settings !== undefined)
+    layers.push({ ...said(loadSettings(options.settings, cwd), '--settings', warn), source: 'flagSettings' });
   return { layers, sources };
+}
+
+/** Says on `warn` what of a layer is left out: its malformed rules, its keys agentpipe does not apply. */
+function said(settings: Settings, label: string, warn: (line: string) => void): Settings {
+  for (const line of [...settingsKeyWarnings(settings.raw, label), ...settings.warnings]) warn(line);
+  return settings;
 }

@@ -22,6 +22,8 @@ export interface PromptLine {
   timestamp: string;
   agentpipe_prompt: true;
   agentpipe_command?: 'compact';
+  /** The W3C trace context the prompt ran under (a cluster worker taking the turn over goes on in that trace). */
+  _meta?: { traceparent: string; tracestate?: string };
 }
 
 /** A history snapshot line. */

@@ -6,6 +6,7 @@
 import type { AgentMessage, MessageParam } from '../messages/types.ts';
 import type { TranscriptMirror } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
+import type { ParentContext } from '../telemetry/types.ts';
 import type { PromptLine, SnapshotLine, TitleLine } from './transcript-format.ts';
 import { lockTranscript } from './transcript-lock.ts';
 import { TranscriptWriter } from './transcript-writer.ts';
@@ -63,8 +64,12 @@ export class Transcript {
     if (message.type === 'result') await this.writer.sync();
   }
 
-  /** Records the prompt of a turn (or a slash command). */
-  recordPrompt(uuid: string, content: MessageParam['content'], command?: 'compact'): Promise<void> {
+  /** Records the prompt of a turn (or a slash command), with the trace context it runs under. */
+  recordPrompt(
+    uuid: string,
+    content: MessageParam['content'],
+    { command, trace }: { command?: 'compact'; trace?: ParentContext } = {},
+  ): Promise<void> {
     const line: PromptLine = {
       type: 'user',
       message: { role: 'user', content },
@@ -74,6 +79,7 @@ export class Transcript {
       timestamp: new Date().toISOString(),
       agentpipe_prompt: true,
       ...(command ? { agentpipe_command: command } : {}),
+      ...(trace?.traceparent ? { _meta: { ...trace, traceparent: trace.traceparent } } : {}),
     };
     return this.#append(line);
   }

@@ -6,6 +6,7 @@
  * providers are used as they are.
  */
 import { errorMessage } from '../process/errors.ts';
+import { randomUUID } from 'node:crypto';
 import {
   diag,
   DiagLogLevel,
@@ -18,7 +19,7 @@ import {
 } from '@opentelemetry/api';
 import { VERSION } from '../version.ts';
 import { Metrics } from './metrics.ts';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.ts';
+import { ATTR_PROCESS_PID, ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.ts';
 import { OtelAgentSpan, promptParent, type ContentPolicy, type SpanSink } from './spans.ts';
 import type { AgentInfo, AgentSpan, ParentContext, Telemetry } from './types.ts';
 
@@ -49,11 +50,17 @@ function protocolOf(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS', log: (
   return 'http/protobuf';
 }
 
+/** This process, told apart from the others of a cluster that share the service name (not its command line). */
+const INSTANCE_ID = randomUUID();
+
 async function resource(env: NodeJS.ProcessEnv) {
   const { detectResources, envDetector, resourceFromAttributes } = await import('@opentelemetry/resources');
+  // OTEL_RESOURCE_ATTRIBUTES (the env detector, merged last) may name the instance itself.
   const own = resourceFromAttributes({
     [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? 'agentpipe',
     [ATTR_SERVICE_VERSION]: VERSION,
+    [ATTR_SERVICE_INSTANCE_ID]: INSTANCE_ID,
+    [ATTR_PROCESS_PID]: process.pid,
   });
   return own.merge(detectResources({ detectors: [envDetector] }));
 }
@@ -135,6 +142,10 @@ class OtelTelemetry implements Telemetry {
 
   prompt(info: AgentInfo, parent?: ParentContext): AgentSpan {
     return new OtelAgentSpan(this.#sink, info, promptParent(parent));
+  }
+
+  remotePrompt(info: AgentInfo, parent?: ParentContext): AgentSpan {
+    return new OtelAgentSpan(this.#sink, info, promptParent(parent), 'client');
   }
 
   sessionStarted(): void {

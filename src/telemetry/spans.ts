@@ -73,7 +73,8 @@ export class OtelAgentSpan implements AgentSpan {
   readonly sink: SpanSink;
   readonly info: AgentInfo;
 
-  constructor(sink: SpanSink, info: AgentInfo, parent: Context) {
+  /** `client`: a prompt this process hands to another (a cluster front end's, run by a worker). */
+  constructor(sink: SpanSink, info: AgentInfo, parent: Context, kind: 'internal' | 'client' = 'internal') {
     this.sink = sink;
     this.info = info;
     const attributes: Record<string, string> = {
@@ -89,7 +90,11 @@ export class OtelAgentSpan implements AgentSpan {
         { role: 'user', parts: [{ type: 'text', content: info.prompt }] },
       ]);
     }
-    this.#span = sink.tracer.startSpan(`invoke_agent ${info.name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
+    this.#span = sink.tracer.startSpan(
+      `invoke_agent ${info.name}`,
+      { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes },
+      parent,
+    );
     this.#context = trace.setSpan(parent, this.#span);
     this.traceparent = traceparentOf(this.#span);
   }

@@ -77,6 +77,12 @@ export interface ParentContext {
 /** Telemetry of a process or a library caller: starts prompt spans; flushed at the end of a session. */
 export interface Telemetry {
   prompt(info: AgentInfo, parent?: ParentContext): AgentSpan;
+  /**
+   * A prompt this process hands to another that runs it (a cluster front end's prompt, run by a worker): an
+   * `invoke_agent` span of kind CLIENT, as the GenAI conventions name a remote agent's; the runner's prompt span is
+   * its child (its `traceparent` travels with the prompt). Only `traceparent`, `event` and `end` apply.
+   */
+  remotePrompt(info: AgentInfo, parent?: ParentContext): AgentSpan;
   /** A session started (`agentpipe.session.count`). */
   sessionStarted(sessionId: string): void;
   /** Lines an edit added and removed (`agentpipe.lines_of_code.count`). */

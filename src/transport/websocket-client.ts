@@ -10,7 +10,8 @@ import Denque from 'denque';
 import type WebSocket from 'ws';
 import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
-import { classifyLine, envInt, frameLines, KEEP_ALIVE_LINE } from './ws-lines.ts';
+import { classifyLine, envInt, KEEP_ALIVE_LINE } from './ws-lines.ts';
+import { frameLines } from '../messages/ndjson.ts';
 
 export interface SdkUrlOptions {
   url: string;

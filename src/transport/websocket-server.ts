@@ -21,7 +21,8 @@ import type { SessionOptions } from '../session/options.ts';
 import { runStreamSession } from '../session/serve-session.ts';
 import { listen } from './listen.ts';
 import { checkAccess, type AccessPolicy, type Refusal } from './access.ts';
-import { classifyLine, envInt, frameLines, KEEP_ALIVE_LINE } from './ws-lines.ts';
+import { classifyLine, envInt, KEEP_ALIVE_LINE } from './ws-lines.ts';
+import { frameLines } from '../messages/ndjson.ts';
 
 export interface WebSocketServerOptions {
   port: number;

@@ -8,22 +8,10 @@
  *   their output is sent, then the CLI closes the connection normally.
  */
 import { envNumber } from '../process/env-number.ts';
-import type WebSocket from 'ws';
-import { LineSplitter } from '../messages/ndjson.ts';
 import { parseInputLine, type ParsedLine } from '../messages/parse.ts';
 
 /** What one input line means to the transport. */
 export type WsInput = { kind: 'ack'; ack: number } | { kind: 'end_input' } | { kind: 'message'; parsed: ParsedLine };
-
-/**
- * The text of a frame, split into its non-blank lines. The servers and the client cap a frame
- * (`maxPayload`) at the same size as a line (`maxLineFromEnv`), so no line of a frame is over it.
- */
-export function frameLines(data: WebSocket.RawData): string[] {
-  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-  const splitter = new LineSplitter();
-  return [...splitter.push(bytes), ...splitter.end()].flatMap((item) => ('line' in item ? [item.line] : []));
-}
 
 /** Classifies one line; transport messages are recognised before the session parser. */
 export function classifyLine(line: string): WsInput {

@@ -110,12 +110,15 @@ export class AppServerClient {
       }
   }
 
-  /** Sends a request; resolves with the response frame (`result` or `error`). */
-  request(method: string, params?: unknown): Promise<Frame> {
+  /**
+   * Sends a request (`envelope`: more fields of its envelope, such as `trace`); resolves with the response frame
+   * (`result` or `error`).
+   */
+  request(method: string, params?: unknown, envelope: Record<string, unknown> = {}): Promise<Frame> {
     const id = this.#nextId++;
     this.#methods.set(id, method);
     const answer = new Promise<Frame>((resolve) => this.#pending.set(id, resolve));
-    this.#send(`${JSON.stringify({ id, method, ...(params !== undefined ? { params } : {}) })}\n`);
+    this.#send(`${JSON.stringify({ ...envelope, id, method, ...(params !== undefined ? { params } : {}) })}\n`);
     return answer;
   }
 

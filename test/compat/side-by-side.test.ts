@@ -8,10 +8,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.ts';
 import { answer, calls, normalize, sideBySide, type Line, type Scenario, type SideRun } from './side-by-side.ts';
+import { closedPort } from '../helpers/ports.ts';
 
 const STREAM = ['-p', '--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-6'];
 const NOTEBOOK = readFileSync(path.join(ROOT, 'test/fixtures/notebooks/outputs.ipynb'), 'utf8');
@@ -249,7 +249,19 @@ for (const [name, replies] of [
 
 test('a refused connection: "Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)", api_error_status null', async () => {
   const port = await closedPort();
-  await sameFailure({ replies: [], args: [...STREAM, 'hi'], env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } });
+  const { claude, agentpipe } = await sideBySide({
+    replies: [],
+    args: [...STREAM, 'hi'],
+    env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` },
+  });
+  // agentpipe adds where the request went (Claude Code names no host); the rest is Claude Code's.
+  const where = ` · the API at 127.0.0.1:${port} (ANTHROPIC_BASE_URL)`;
+  assert.ok(agentpipe.stdout.includes(where), agentpipe.stdout);
+  const withoutWhere = {
+    ...agentpipe,
+    lines: agentpipe.lines.map((l) => JSON.parse(JSON.stringify(l).replaceAll(where, ''))),
+  };
+  assert.deepEqual(failure(withoutWhere), failure(claude));
 });
 
 test("a prompt too long: Claude Code's \"cannot be compacted\" text (the conversation's own size is each one's estimate)", async () => {
@@ -281,15 +293,6 @@ test('text and json output of a failed request: the error text on stdout, nothin
     assert.deepEqual(shown(agentpipe), shown(claude));
   }
 });
-
-/** A loopback port nothing listens on (a server bound it, then closed). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test("result and system/init carry Claude Code's fields: api_error_status null, fast_mode_state 'off', the ttft timings", () =>
   same({ replies: [answer('hello')], args: [...STREAM, 'hi'] }, (run) => {

@@ -446,7 +446,10 @@ test('acp harness: fs/* is served inside the cwd only (symbolic links followed),
       assert.match(said, /;write a hook refused \(.*not written: it is inside \.git\/.*\);/);
       assert.match(said, /;read a denied file refused \(.*not read: denied by Read\(\.\/\.env\)\);/);
       assert.match(said, /;write settings refused \(.*not written: it is inside \.agentpipe\/.*\);/);
-      assert.ok(!existsSync(path.join(cwd, '.git/hooks/pre-commit')) && !existsSync(path.join(cwd, '.agentpipe')));
+      assert.ok(
+        !existsSync(path.join(cwd, '.git/hooks/pre-commit')) &&
+          !existsSync(path.join(cwd, '.agentpipe', 'settings.json')),
+      );
       assert.equal(readFileSync(path.join(cwd, 'sub/out.txt'), 'utf8'), 'written by the agent');
       assert.ok(!existsSync(path.join(home, 'escape.txt')));
       assert.deepEqual(

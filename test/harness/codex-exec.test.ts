@@ -14,7 +14,7 @@ import { INTERRUPTED, INTERRUPTED_TOOLS } from '../../src/messages/notices.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
 import { processesWith } from '../helpers/processes.ts';
-import { driveHarness, harnessDirs, toolResults, toolUses, typesOf, type DrivenHarness } from './helpers.ts';
+import { driveHarness, harnessDirs, noticesOf, toolResults, toolUses, typesOf, type DrivenHarness } from './helpers.ts';
 import {
   FAKE_USAGE,
   startResponsesServer,
@@ -381,7 +381,15 @@ test('codex: bad output (non-JSON, unknown events and items, exit without turn.c
   );
   try {
     const { messages, outcome, warnings } = await driven.prompt('anything');
-    assert.deepEqual(typesOf(messages), ['system/init', 'assistant']);
+    // Each unknown kind once: on stderr and in the stream, as a system notice.
+    assert.deepEqual(typesOf(messages), [
+      'system/init',
+      'system/informational',
+      'system/informational',
+      'system/informational',
+      'assistant',
+    ]);
+    assert.deepEqual(noticesOf(messages), warnings);
     assert.equal(outcome.subtype, 'error_during_execution');
     assert.equal(outcome.errors.length, 1);
     assert.match(outcome.errors[0]!, /codex exited with code 3 before its turn completed: fatal: the fake codex broke/);

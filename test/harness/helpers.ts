@@ -155,6 +155,11 @@ function initMessage(
 }
 
 /** The types of the messages, `system/<subtype>` for system messages. */
+/** The texts of the `system/informational` notices in `messages` (unknown events of the wrapped CLI, ...). */
+export function noticesOf(messages: AgentMessage[]): string[] {
+  return messages.flatMap((m) => (m.type === 'system' && m.subtype === 'informational' ? [m.content] : []));
+}
+
 export function typesOf(messages: AgentMessage[]): string[] {
   return messages.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
 }

@@ -120,8 +120,9 @@ test('qwen: text in deltas, then a shell call asked as Bash through the permissi
     assert.equal(made.outcome.subtype, 'success', made.outcome.errors.join('\n'));
     assert.deepEqual(asked, ['Bash:touch made.txt']);
     assert.ok(existsSync(path.join(cwd, 'made.txt')));
+    // tool_progress heartbeats come when the call runs past a second: how many depends on the machine's load.
     assert.deepEqual(
-      typesOf(made.messages).filter((t) => t !== 'stream_event'),
+      typesOf(made.messages).filter((t) => t !== 'stream_event' && t !== 'tool_progress'),
       ['system/init', 'assistant', 'user', 'assistant'],
     );
     const use = made.messages.find(

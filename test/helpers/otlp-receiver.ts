@@ -97,11 +97,43 @@ export interface OtlpReceiver {
   protobuf: Array<{ path: string; body: Buffer }>;
   /** Requests that were not OTLP as expected (a test fails on them). */
   errors: string[];
+  /**
+   * Waits until the spans received so far hold one that `check` accepts (checked again at each request, never on a
+   * timer); fails naming `what` and the spans got after `timeoutMs`.
+   */
+  waitForSpan(check: (span: ReceivedSpan) => boolean, what: string, timeoutMs?: number): Promise<ReceivedSpan>;
 }
 
 /** Starts a receiver on 127.0.0.1, port 0; closed after the test file. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const received: OtlpReceiver = { url: '', spans: [], points: [], protobuf: [], errors: [] };
+  const arrived = new Set<() => void>();
+  const received: OtlpReceiver = {
+    url: '',
+    spans: [],
+    points: [],
+    protobuf: [],
+    errors: [],
+    waitForSpan: (check, what, timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        const look = (): void => {
+          const found = received.spans.find(check);
+          if (!found) return;
+          stop();
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          stop();
+          const got = received.spans.map((s) => `${s.name} (pid ${String(s.resource['process.pid'])})`);
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; got: ${got.join(', ')}`));
+        }, timeoutMs);
+        const stop = (): void => {
+          clearTimeout(timer);
+          arrived.delete(look);
+        };
+        arrived.add(look);
+        look();
+      }),
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -117,6 +149,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         received.errors.push(`${req.url}: ${(error as Error).message}`);
       }
       res.writeHead(200, { 'content-type': type || 'application/json' }).end(type.includes('json') ? '{}' : '');
+      for (const look of [...arrived]) look();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,7 +1,7 @@
 /** The one NDJSON framer (src/messages/ndjson.ts): lines, their numbers, and the size cap. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LineSplitter, maxLineFromEnv, readLines, type FramedLine } from '../../src/messages/ndjson.ts';
+import { frameLines, LineSplitter, maxLineFromEnv, readLines, type FramedLine } from '../../src/messages/ndjson.ts';
 
 async function* chunks(...parts: Array<string | Buffer>): AsyncGenerator<string | Buffer> {
   yield* parts;
@@ -51,4 +51,17 @@ test('a line exactly at the cap passes; the cap comes from AGENTPIPE_MAX_INPUT_L
   assert.deepEqual(await collect(chunks('0123456789\n'), 10), [{ line: '0123456789', number: 1 }]);
   assert.equal(maxLineFromEnv({ AGENTPIPE_MAX_INPUT_LINE: '1000' }), 1000);
   assert.equal(maxLineFromEnv({}), 64 * 1024 * 1024);
+});
+
+test('frameLines: the non-blank lines of a WebSocket frame, whatever form ws gives it in', () => {
+  const text = '{"a":1}\r\n\n  \n{"b":"é"}\n{"c":3}';
+  const bytes = Buffer.from(text);
+  const expected = ['{"a":1}', '{"b":"é"}', '{"c":3}'];
+  assert.deepEqual(frameLines(text), expected);
+  assert.deepEqual(frameLines(bytes), expected);
+  assert.deepEqual(frameLines(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)), expected);
+  // Fragments cut inside a character and inside a line.
+  const cut = text.indexOf('é') + 1;
+  assert.deepEqual(frameLines([bytes.subarray(0, 3), bytes.subarray(3, cut), bytes.subarray(cut)]), expected);
+  assert.deepEqual(frameLines(''), []);
 });

@@ -59,19 +59,23 @@ test('errorMessage and errorCode read anything thrown', () => {
   assert.equal(errorCode(null), undefined);
 });
 
-test('every error class in src/ derives from AgentpipeError and names itself (its first member)', () => {
-  const offenders: string[] = [];
-  const src = path.join(ROOT, 'src');
-  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+/** Every TypeScript file of src/: its path from the root and its text. */
+function* sourceFiles(): Generator<{ file: string; text: string }> {
+  for (const entry of readdirSync(path.join(ROOT, 'src'), { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
     const file = path.join(entry.parentPath, entry.name);
-    const text = readFileSync(file, 'utf8');
+    yield { file: path.relative(ROOT, file), text: readFileSync(file, 'utf8') };
+  }
+}
+
+test('every error class in src/ derives from AgentpipeError and names itself (its first member)', () => {
+  const offenders: string[] = [];
+  for (const { file, text } of sourceFiles()) {
     for (const [, name, base] of text.matchAll(/class (\w+) extends (\w*Error)\b/g)) {
-      const where = `${path.relative(ROOT, file)}: ${name}`;
       if (name === 'AgentpipeError') continue;
-      if (base === 'Error') offenders.push(`${where} extends Error`);
+      if (base === 'Error') offenders.push(`${file}: ${name} extends Error`);
       else if (!new RegExp(`class ${name} extends \\w+ \\{\\n  static override readonly errorName`).test(text))
-        offenders.push(`${where} sets no errorName`);
+        offenders.push(`${file}: ${name} sets no errorName`);
     }
   }
   assert.deepEqual(offenders, []);
@@ -79,15 +83,12 @@ test('every error class in src/ derives from AgentpipeError and names itself (it
 
 test('every silent catch in src/ says why it is silent (a comment on its line or the line before)', () => {
   const silent: string[] = [];
-  const src = path.join(ROOT, 'src');
-  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    const lines = readFileSync(file, 'utf8').split('\n');
+  for (const { file, text } of sourceFiles()) {
+    const lines = text.split('\n');
     lines.forEach((line, i) => {
       if (!/\.catch\(\(\) => (undefined|\{\})\)/.test(line) || line.includes('//')) return;
       const before = lines[i - 1]?.trim() ?? '';
-      if (!before.startsWith('//') && !before.endsWith('*/')) silent.push(`${path.relative(ROOT, file)}:${i + 1}`);
+      if (!before.startsWith('//') && !before.endsWith('*/')) silent.push(`${file}:${i + 1}`);
     });
   }
   assert.deepEqual(silent, []);

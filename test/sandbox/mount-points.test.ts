@@ -81,3 +81,29 @@ test('runs in several processes at once in one folder: no run binds a point anot
   assert.equal(existsSync(point), false, 'the last run removed the point');
   assert.deepEqual(readdirSync(path.join(root, 'work')), []);
 });
+
+test('a session holds its points from its first command to its end; its temp folder gets none', async () => {
+  const { runSandboxed } = await import('../../src/sandbox/run.ts');
+  const { closeSandbox } = await import('../../src/sandbox/config.ts');
+  const work = path.join(tempDir(), 'work');
+  mkdirSync(work);
+  const config = { layers: [], cwd: work, directories: [], warn: () => {} };
+  // Lists the temp folder's dot entries: none is a mount point of a protected folder.
+  const run = () =>
+    runSandboxed(config, {
+      profile: 'workspace',
+      command: 'ls -A "$TMPDIR"; ls -A',
+      cwd: work,
+      env: { PATH: process.env.PATH },
+      stdin: '',
+    });
+  const first = await run();
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stdout, '.agentpipe\n.claude\n.git\n', 'the working folder has its points, the temp folder none');
+  assert.ok(existsSync(path.join(work, '.claude')), 'kept for the next command: no claim or removal per command');
+  assert.equal((await run()).code, 0);
+  closeSandbox(config);
+  assert.equal(existsSync(path.join(work, '.claude')), false, 'removed when the session ends');
+  assert.equal(existsSync(path.join(work, '.agentpipe')), false);
+  assert.equal(existsSync(path.join(work, '.git')), false);
+});

@@ -45,3 +45,25 @@ test('docs/telemetry.md: the library example prints the spans to its own console
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('README: Traces in Jaeger — the docker line starts Jaeger with OTLP/HTTP, the one command exports to it', async () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = /^### Traces in Jaeger\n([\s\S]*?)^##/m.exec(readme)?.[1];
+  assert.ok(section, 'README.md has a section "Traces in Jaeger"');
+  assert.match(section, /`docker run --rm -d -p 16686:16686 -p 4318:4318 jaegertracing\/jaeger:latest`/);
+  assert.match(section, /http:\/\/localhost:16686/);
+  const [command] = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+  assert.equal(command, 'agentpipe --otel -p "Look around"');
+  // Jaeger's OTLP/HTTP port is the exporters' default endpoint (localhost:4318); here a receiver stands in for it,
+  // and the scripted model for the user's.
+  const receiver = await startOtlpReceiver();
+  const result = await runWithLauncher('sh', ['-c', `${command} --model scripted`], tempDir(), {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  });
+  assert.equal(result.code, 0, result.err);
+  const traces = receiver.protobuf.filter((b) => b.path === '/v1/traces');
+  assert.ok(
+    traces.some((t) => t.body.includes('invoke_agent agentpipe')),
+    'the prompt’s trace arrived',
+  );
+});

@@ -81,10 +81,47 @@ test('Bash timeout and abort kill the whole process group', async () => {
 });
 
 test('Glob and Grep find files and lines', async () => {
+  // As Claude Code 2.1.332: paths relative to the working folder, its header and footer lines.
   const glob = await globTool.call({ pattern: '*.ts' }, ctx());
-  assert.equal(glob.content, path.join(dir, 'b.ts'));
+  assert.equal(glob.content, 'b.ts');
+  assert.deepEqual(glob.data, {
+    filenames: ['b.ts'],
+    numFiles: 1,
+    truncated: false,
+    durationMs: (glob.data as { durationMs: number }).durationMs,
+    totalMatches: 1,
+    countIsComplete: true,
+  });
   const grep = await grepTool.call({ pattern: 'const \\w = x', output_mode: 'content' }, ctx());
-  assert.equal(grep.content, `${path.join(dir, 'b.ts')}:2:const y = x;`);
+  assert.equal(grep.content, 'b.ts:2:const y = x;');
+  const files = await grepTool.call({ pattern: 'const \\w = x' }, ctx());
+  assert.equal(files.content, 'Found 1 file\nb.ts');
+  const count = await grepTool.call({ pattern: 'const', output_mode: 'count', glob: '*.ts' }, ctx());
+  assert.equal(count.content, 'b.ts:2\n\nFound 2 total occurrences across 1 file.');
+  const none = await grepTool.call({ pattern: 'no such text here' }, ctx());
+  assert.equal(none.content, 'No files found');
+  const bad = await grepTool.call({ pattern: '(unclosed' }, ctx());
+  assert.equal(bad.isError, true);
+  assert.match(
+    String(bad.content),
+    /^Search failed — ripgrep rejected the pattern, glob, or file type without searching:\n/,
+  );
+});
+
+test('Glob lists files oldest first; Grep its files newest first (ties by name), as Claude Code 2.1.332', async () => {
+  const { utimesSync, writeFileSync } = await import('node:fs');
+  for (const [name, seconds] of [
+    ['old.md', 1_000],
+    ['new.md', 3_000],
+    ['mid.md', 2_000],
+  ] as const) {
+    writeFileSync(path.join(dir, name), 'needle\n');
+    utimesSync(path.join(dir, name), seconds, seconds);
+  }
+  const glob = await globTool.call({ pattern: '*.md' }, ctx());
+  assert.equal(glob.content, 'old.md\nmid.md\nnew.md');
+  const grep = await grepTool.call({ pattern: 'needle', glob: '*.md' }, ctx());
+  assert.equal(grep.content, 'Found 3 files\nnew.md\nmid.md\nold.md');
 });
 
 test('read-only Bash commands are recognised conservatively', async () => {

@@ -29,7 +29,9 @@ import { setupErrorResult } from '../../session/open.ts';
 import { compareStreamIds, isInternal, START_ID, STREAM_ID, DATA_LOST, type LogEntry } from '../log/index.ts';
 import { retryRedis } from '../redis-retry.ts';
 import type { ClusterClient } from '../session-client.ts';
-import { answers, END_INPUT, frameLines, inboxLine } from './frames.ts';
+import { answers, END_INPUT, inboxLine } from './frames.ts';
+import { frameLines } from '../../messages/ndjson.ts';
+import type { PromptSpans } from './prompt-spans.ts';
 
 /** How long a reconnect to an archived session waits for a worker to restore it. */
 const RESTORE_WAIT_MS = 30_000;
@@ -50,6 +52,8 @@ export interface ConnectionHost {
   refillFor(sessionId: string): (() => void) | undefined;
   /** How long input and a start are retried through a lost Redis connection. */
   retryMs: number;
+  /** The spans of a connection's prompts (telemetry on). */
+  promptSpans?: () => PromptSpans;
 }
 
 /** Where the connection starts reading, and what ends it. */
@@ -86,6 +90,8 @@ export class FrontConnection {
   #prompts = 0;
   #results = 0;
   #sessionId?: string;
+  /** Telemetry on: the spans of this client's prompts (their context goes with them to the worker). */
+  readonly #spans?: PromptSpans;
 
   constructor(host: ConnectionHost, ws: WebSocket, req: IncomingMessage, id: number, assigned?: string) {
     this.#host = host;
@@ -94,6 +100,7 @@ export class FrontConnection {
     this.#id = id;
     this.#assigned = assigned;
     this.#stop = new AbortController();
+    this.#spans = host.promptSpans?.();
     const session = new Promise<string | undefined>((resolve) => (this.#known = resolve));
     this.#pushing = session.then(() => undefined);
     ws.on('close', () => {
@@ -142,17 +149,10 @@ export class FrontConnection {
     this.#pushing = this.#pushing.then(async () => {
       const sessionId = await session;
       if (!sessionId || this.#status === 'lost') return; // refused: nothing of it runs
+      const spans = this.#spans;
+      const input = lines.map((l) => (spans && l.user ? JSON.stringify(spans.start(sessionId, l.user)) : l.line));
       try {
-        await retryRedis(
-          () =>
-            this.#host.client.sessions.pushInput(
-              sessionId,
-              lines.map((l) => l.line),
-            ),
-          {
-            forMs: this.#host.retryMs,
-          },
-        );
+        await retryRedis(() => this.#host.client.sessions.pushInput(sessionId, input), { forMs: this.#host.retryMs });
         this.#prompts += lines.filter((l) => l.prompt).length;
       } catch (error) {
         this.#host.print(`agentpipe serve: connection ${this.#id}: input lost: ${errorMessage(error)}`);
@@ -275,6 +275,7 @@ export class FrontConnection {
     try {
       const live = { fromId: position.liveFrom ?? START_ID };
       for await (const { entry } of sessions.follow(sessionId, position.from, this.#stop.signal, live)) {
+        this.#spans?.seen(entry.message);
         if (entry.message.type !== 'agentpipe_session_end') {
           if (!isInternal(entry.message)) await send(entry);
           continue;
@@ -315,6 +316,7 @@ export class FrontConnection {
   /** Closes the socket as the state says. */
   #finish(ended: boolean): void {
     const ws = this.#ws;
+    this.#spans?.close(`the client's connection ended (${this.#status === 'lost' ? DATA_LOST : 'closed'})`);
     if (this.#status === 'lost') {
       // Every prompt ends in one result: one sent and not answered gets it now.
       if (this.#prompts > this.#results && ws.readyState === ws.OPEN)

@@ -1,24 +1,20 @@
 /** What a front end reads from a client's WebSocket frames and what it makes of them for the inbox. */
 import { nestedDeeper } from '../../messages/json-limits.ts';
 import { randomUUID } from 'node:crypto';
-import type WebSocket from 'ws';
 import type { LogMessage } from '../log/index.ts';
 
 /** The inbox line that ends a session's run. */
 export const END_INPUT = '{"type":"end_input"}';
 
-/** The text of a frame, split into its non-blank lines. */
-export function frameLines(data: WebSocket.RawData): string[] {
-  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-  return bytes
-    .toString('utf8')
-    .split('\n')
-    .map((line) => line.replace(/\r$/, ''))
-    .filter((line) => line.trim() !== '');
+/** An input line for the inbox; a user message's parsed value too (with its uuid). */
+export interface InboxLine {
+  line: string;
+  prompt: boolean;
+  user?: Record<string, unknown> & { uuid: string };
 }
 
 /** An input line as the inbox keeps it: undefined for transport-only lines; user messages get a uuid. */
-export function inboxLine(line: string): { line: string; prompt: boolean } | undefined {
+export function inboxLine(line: string): InboxLine | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -32,8 +28,10 @@ export function inboxLine(line: string): { line: string; prompt: boolean } | und
   if (type === 'keep_alive') return undefined;
   if (type === 'end_input') return { line: END_INPUT, prompt: false };
   if (type !== 'user') return { line, prompt: false };
-  if ('uuid' in value && typeof value.uuid === 'string') return { line, prompt: true };
-  return { line: JSON.stringify({ ...value, uuid: randomUUID() }), prompt: true };
+  if ('uuid' in value && typeof value.uuid === 'string')
+    return { line, prompt: true, user: { ...value, uuid: value.uuid } };
+  const user = { ...value, uuid: randomUUID() };
+  return { line: JSON.stringify(user), prompt: true, user };
 }
 
 /** True for the messages that show a prompt is being answered: its first delta, assistant message or result. */

@@ -29,7 +29,9 @@ import { jobOptions, type SessionJob, type StreamFlags } from '../jobs.ts';
 import { bounded } from '../bounded.ts';
 import { retryRedis } from '../redis-retry.ts';
 import { claimLine, ClusterClient } from '../session-client.ts';
+import type { Telemetry } from '../../telemetry/types.ts';
 import { FrontConnection } from './connection.ts';
+import { PromptSpans } from './prompt-spans.ts';
 import { WarmPool } from './warm-pool.ts';
 
 /** Options of a front end. */
@@ -61,10 +63,13 @@ export class ClusterFrontEnd {
   readonly #starting = new Map<string, Promise<void>>();
   readonly #connections = new Set<FrontConnection>();
   #stopWatch: () => void = () => undefined;
+  /** Telemetry on (`--otel`, OTEL_* variables): each prompt's span, the parent of the worker's (prompt-spans.ts). */
+  readonly #telemetry?: Telemetry;
 
-  private constructor(o: FrontEndOptions, client: ClusterClient) {
+  private constructor(o: FrontEndOptions, client: ClusterClient, telemetry: Telemetry | undefined) {
     this.#o = o;
     this.#client = client;
+    this.#telemetry = telemetry;
     this.#retryMs = o.retryMs ?? envMs('AGENTPIPE_FRONT_END_RETRY_MS', 10_000);
     this.#pool = new WarmPool({
       client,
@@ -79,7 +84,7 @@ export class ClusterFrontEnd {
   static async open(o: FrontEndOptions): Promise<ClusterFrontEnd> {
     const client = await ClusterClient.open({ redis: o.redis, log: o.log });
     await client.sessions.warm();
-    const front = new ClusterFrontEnd(o, client);
+    const front = new ClusterFrontEnd(o, client, await frontEndTelemetry(o));
     const watch = await client.sessions.watchDataLoss(() => {
       o.log(`agentpipe serve: ${DATA_LOST}; closing its ${front.#connections.size} connection(s)`);
       for (const connection of front.#connections) connection.dataLost();
@@ -155,6 +160,9 @@ export class ClusterFrontEnd {
           return starting;
         },
         refillFor: (sessionId) => this.#pool.refillFor(sessionId),
+        ...(this.#telemetry
+          ? { promptSpans: () => new PromptSpans(this.#telemetry!, this.#o.options.model ?? '') }
+          : {}),
       },
       ws,
       req,
@@ -183,5 +191,19 @@ export class ClusterFrontEnd {
     const late = (what: string) => () => this.#o.log(`agentpipe serve: ${what}: not done within ${ms} ms`);
     await bounded(this.#pool.close(), ms, late('removing the warm sessions no worker took'));
     await bounded(this.#client.close(), ms, late('closing the queue and Redis connections'));
+    // Bounded itself: the spans of the last prompts are sent before the process ends.
+    if (this.#telemetry) await this.#telemetry.shutdown();
+  }
+}
+
+/** The front end's telemetry, when its session options ask for it (the SDK loads only then); off if it cannot start. */
+async function frontEndTelemetry(o: FrontEndOptions): Promise<Telemetry | undefined> {
+  if (o.options.telemetry === undefined || o.options.telemetry === false) return undefined;
+  try {
+    const { loadTelemetry } = await import('../../telemetry/load.ts');
+    return await loadTelemetry(o.options.telemetry, process.env, o.log);
+  } catch (error) {
+    o.log(`agentpipe serve: warning: telemetry is off: ${errorMessage(error)}`);
+    return undefined;
   }
 }

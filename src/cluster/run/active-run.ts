@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { ParsedLine } from '../../messages/parse.ts';
 import { runStreamSession } from '../../session/serve-session.ts';
 import type { SessionOptions } from '../../session/options.ts';
+import { telemetryInEnv } from '../../telemetry/load.ts';
 import type { SessionJob } from '../jobs.ts';
 import type { Appender } from './appender.ts';
 import { InboxInput } from './inbox-input.ts';
@@ -155,10 +156,14 @@ function startedPrompts(opened: Opened): Set<string> {
   );
 }
 
-/** The session options of a run: the job's, resumed from the run's transcript, guarded, the cut turn going on. */
+/**
+ * The session options of a run: the job's, resumed from the run's transcript, guarded, the cut turn going on; with
+ * telemetry when the worker's OTEL_* variables ask for it (the job's trace context the parent of its prompts).
+ */
 function sessionOptions(job: SessionJob, opened: Opened, guard: ToolJournal): SessionOptions {
   return {
     ...job.options,
+    ...(telemetryInEnv(process.env) ? { telemetry: job.trace ? { ...job.trace } : true } : {}),
     resume: opened.file,
     persistSession: true,
     sessionMirror: true,
@@ -183,6 +188,8 @@ function continuedPrompt(sessionId: string, cut: CutTurnFound): ParsedLine {
       parent_tool_use_id: null,
       session_id: sessionId,
       uuid: cut.prompt.uuid,
+      // The trace it ran under: its rest is in the same trace (parsed when the session reads it).
+      ...(cut.prompt._meta ? { _meta: cut.prompt._meta } : {}),
     },
   };
 }

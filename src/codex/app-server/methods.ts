@@ -5,7 +5,7 @@
  */
 import { errorMessage } from '../../process/errors.ts';
 import os from 'node:os';
-import { RpcError, type RequestId } from '../../messages/json-rpc.ts';
+import { RpcError, type RequestId, type RpcTrace } from '../../messages/json-rpc.ts';
 import { knownModels } from '../../model/pricing.ts';
 import { agentpipeHome } from '../../session/paths.ts';
 import { VERSION } from '../../version.ts';
@@ -28,7 +28,14 @@ import { policyOf } from './threads.ts';
 import type { z } from 'zod';
 
 /** A method's handler. */
-export type Method = (server: AppServer, connection: Connection, params: unknown, id: RequestId) => unknown;
+/** A method's handler; `trace`: the W3C trace context of the request's envelope (turn/start's prompt runs under it). */
+export type Method = (
+  server: AppServer,
+  connection: Connection,
+  params: unknown,
+  id: RequestId,
+  trace?: RpcTrace,
+) => unknown;
 
 function initialize(server: AppServer, _c: Connection, p: z.infer<typeof InitializeParams>): unknown {
   const platform = process.platform;
@@ -46,7 +53,13 @@ function sandboxOf(policy: z.infer<typeof SandboxPolicy>): CodexSandboxMode {
   return policy.type === 'workspaceWrite' ? 'workspace-write' : 'read-only';
 }
 
-async function turnStart(server: AppServer, connection: Connection, params: unknown): Promise<unknown> {
+async function turnStart(
+  server: AppServer,
+  connection: Connection,
+  params: unknown,
+  _id: RequestId,
+  trace?: RpcTrace,
+): Promise<unknown> {
   const p = parseParams(TurnStartParams, params, 'turn/start');
   const thread = loadedThread(server, p.threadId);
   if (p.cwd && p.cwd !== thread.cwd)
@@ -70,7 +83,7 @@ async function turnStart(server: AppServer, connection: Connection, params: unkn
   const content = promptOf(p.input, thread.cwd);
   server.subscribe(thread.id, connection);
   server.own(thread.id, connection);
-  const turn = thread.startTurn(content);
+  const turn = thread.startTurn(content, trace);
   return { turn: turn.toV2('notLoaded', true) };
 }
 

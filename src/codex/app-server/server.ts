@@ -7,7 +7,7 @@
  * requests wait in a bounded queue (-32001 when full, as codex).
  */
 import type { QueryOptions } from '../../sdk/types.ts';
-import { JsonRpcPeer, RpcError, type RequestId } from '../../messages/json-rpc.ts';
+import { JsonRpcPeer, RpcError, type RequestId, type RpcTrace } from '../../messages/json-rpc.ts';
 import type { ConfigOverride } from '../config-overrides.ts';
 import { InitializeParams, parseParams } from './params.ts';
 import type { CodexThread, ThreadClients } from './thread.ts';
@@ -57,7 +57,7 @@ export class AppServer implements ThreadClients {
       send,
       queueLimit: this.options.queueLimit,
       log: this.log,
-      onRequest: (method, params, context) => this.#request(box.connection!, method, params, context.id),
+      onRequest: (method, params, context) => this.#request(box.connection!, method, params, context.id, context.trace),
       onNotification: (method) => {
         if (method === 'initialized' && box.connection) box.connection.initialized = true;
       },
@@ -115,7 +115,13 @@ export class AppServer implements ThreadClients {
     return target.peer.startRequest(method, params, signal);
   };
 
-  async #request(connection: Connection, method: string, params: unknown, id: RequestId): Promise<unknown> {
+  async #request(
+    connection: Connection,
+    method: string,
+    params: unknown,
+    id: RequestId,
+    trace: RpcTrace | undefined,
+  ): Promise<unknown> {
     if (method === 'initialize') {
       if (connection.initialized || connection.clientName !== null)
         throw RpcError.invalidRequest('Already initialized');
@@ -127,6 +133,6 @@ export class AppServer implements ThreadClients {
     if (connection.clientName === null) throw RpcError.invalidRequest('Not initialized');
     const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
     if (!handler) throw RpcError.methodNotFound(method);
-    return handler(this, connection, params, id);
+    return handler(this, connection, params, id, trace);
   }
 }

@@ -10,7 +10,7 @@
 import { errorMessage } from '../../process/errors.ts';
 import type { AgentMessage, McpServerInfo, PermissionMode, UserContentBlock } from '../../messages/types.ts';
 import type { PermissionResult } from '../../messages/control.ts';
-import type { RequestId } from '../../messages/json-rpc.ts';
+import type { RequestId, RpcTrace } from '../../messages/json-rpc.ts';
 import { newUuid } from '../../messages/ids.ts';
 import { promptMessage } from '../../messages/user.ts';
 import { AsyncMessageQueue } from '../../pipeline/queue.ts';
@@ -159,19 +159,20 @@ export class CodexThread {
    * Starts a turn; its prompt is sent once the caller's response left (`setImmediate`), so the
    * client reads the turn/start response before the turn's notifications, as from codex.
    */
-  startTurn(content: string | UserContentBlock[]): CodexTurn {
+  startTurn(content: string | UserContentBlock[], trace?: RpcTrace): CodexTurn {
     if (this.#turn) throw new Error('a turn is already running in this thread; steer or interrupt it');
     const turn = new CodexTurn({ id: newUuid(), threadId: this.id, notify: this.#notify, usage: this.#usage });
     this.#turn = turn;
     if (!this.preview) this.preview = previewOf(content);
-    setImmediate(() => void this.#begin(turn, content));
+    setImmediate(() => void this.#begin(turn, content, trace));
     return turn;
   }
 
-  async #begin(turn: CodexTurn, content: string | UserContentBlock[]): Promise<void> {
+  /** Sends the turn's prompt; under the request's trace context (`_meta`, telemetry on) when it carried one. */
+  async #begin(turn: CodexTurn, content: string | UserContentBlock[], trace?: RpcTrace): Promise<void> {
     await this.#setStatus({ type: 'active', activeFlags: [] });
     await this.#notify('turn/started', { threadId: this.id, turn: turn.toV2('notLoaded') });
-    await this.#input.push(promptMessage(content, this.id));
+    await this.#input.push({ ...promptMessage(content, this.id), ...(trace ? { _meta: trace } : {}) });
   }
 
   /** Queues a message behind the running prompt of turn `expectedTurnId` (turn/steer). */

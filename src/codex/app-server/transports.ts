@@ -8,7 +8,7 @@ import { errorMessage } from '../../process/errors.ts';
 import type WebSocket from 'ws';
 import type http from 'node:http';
 import { readLines } from '../../messages/ndjson.ts';
-import { frameLines } from '../../transport/ws-lines.ts';
+import { frameLines } from '../../messages/ndjson.ts';
 import { stdoutWriter } from '../../pipeline/fd-writer.ts';
 import { socketWriter } from '../../pipeline/socket-writer.ts';
 import type { RunningServer } from '../../transport/websocket-server.ts';

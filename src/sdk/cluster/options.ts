@@ -41,7 +41,22 @@ export function jobOf(sessionId: string, options: QueryOptions): SessionJob {
       ...(options.canUseTool ? { permissionPromptTool: 'stdio' } : {}),
       ...(options.replayUserMessages ? { replayUserMessages: true } : {}),
     },
+    ...traceOf(options),
   };
+}
+
+/**
+ * The trace context the session's prompts run under on the workers (exporting with their own OTEL_* settings): the
+ * `telemetry` option's `traceparent`, else TRACEPARENT when telemetry is on, as a child CLI would read it.
+ */
+function traceOf(options: QueryOptions): Pick<SessionJob, 'trace'> {
+  const telemetry = options.telemetry;
+  if (telemetry === undefined || telemetry === false) return {};
+  const given = typeof telemetry === 'object' && telemetry.traceparent !== undefined;
+  const traceparent = given ? telemetry.traceparent : process.env.TRACEPARENT;
+  const tracestate = given ? telemetry.tracestate : process.env.TRACESTATE;
+  if (!traceparent) return {};
+  return { trace: { traceparent, ...(tracestate ? { tracestate } : {}) } };
 }
 
 /** An `initialize` request's hooks: each callback with the id the worker asks it by. */

@@ -1,14 +1,14 @@
-/** Glob: files matching a pattern, newest first. */
+/** Glob: files matching a pattern, oldest first, as Claude Code 2.1.332 lists them (paths relative to the cwd). */
 import { objectSchema, optionalString, requireString, resolvePath } from '../input.ts';
 import type { Tool, ToolResult } from '../types.ts';
-import { findFiles } from './walk.ts';
+import { findFiles, relativeToCwd } from './walk.ts';
 
 const MAX_RESULTS = 100;
 
 export const globTool: Tool = {
   name: 'Glob',
   description:
-    'Finds files by glob pattern (e.g. "**/*.ts"), newest first. Skips .git and node_modules unless the ' +
+    'Finds files by glob pattern (e.g. "**/*.ts"), by modification time. Skips .git and node_modules unless the ' +
     'pattern names them.',
   inputSchema: objectSchema(
     {
@@ -23,13 +23,27 @@ export const globTool: Tool = {
     const root = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
     const started = Date.now();
     // Files a Read deny rule protects are left out, as Grep leaves out their lines.
-    const { files, truncated } = await findFiles(root, pattern, context.signal, MAX_RESULTS, context.readDenied);
+    const found = await findFiles(root, pattern, context.signal, MAX_RESULTS, context.readDenied);
+    const files = found.files.map((file) => relativeToCwd(context.cwd, file));
     const body = files.length ? files.join('\n') : 'No files found';
     return {
-      content: truncated
-        ? `${body}\n(Results are truncated to ${MAX_RESULTS}. Use a more specific path or pattern.)`
-        : body,
-      data: { filenames: files, numFiles: files.length, truncated, durationMs: Date.now() - started },
+      content: found.truncated ? `${body}\n${truncationNote(files.length, found.total, found.complete)}` : body,
+      data: {
+        filenames: files,
+        numFiles: files.length,
+        truncated: found.truncated,
+        durationMs: Date.now() - started,
+        totalMatches: found.total,
+        countIsComplete: found.complete,
+      },
     };
   },
 };
+
+/** Claude Code's note under a list cut at MAX_RESULTS. */
+const truncationNote = (shown: number, total: number, complete: boolean) =>
+  complete
+    ? `(Showing ${shown} of ${total} matching files; ${total - shown} more are not listed. Narrow the pattern or ` +
+      'path to see the rest.)'
+    : `(Showing the first ${shown} files; there are more than ${total} matches. Narrow the pattern or path to see ` +
+      'the rest.)';

@@ -9,10 +9,13 @@
 import { findExecutable } from '../../process/executable.ts';
 import { defaultSandbox } from '../../sandbox/config.ts';
 import { childEnv } from '../../process/env.ts';
+import { errorCode } from '../../process/errors.ts';
 import { objectSchema, optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
 import { ripgrepCommand } from '../ripgrep.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
+import * as fsp from 'node:fs/promises';
+import { relativeToCwd } from './walk.ts';
 
 const MAX_FILE_SIZE = '2M';
 const OUTPUT_CAP = 4 * 1024 * 1024;
@@ -28,21 +31,98 @@ const RG_MISSING =
   'Grep needs ripgrep: reinstall agentpipe with its optional dependencies (@vscode/ripgrep carries ' +
   'the binary), or put rg on PATH (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)';
 
+/** One line of ripgrep's output: its file, and the rest (`line:text`, a count) unless it names a file only. */
+interface Entry {
+  file: string;
+  rest?: string;
+}
+
 /**
- * ripgrep's lines (`path\0rest`, or `path\0` alone for file names) as `path:rest`, without the
- * files `denied` protects; a line whose file is not known (no NUL) is left out.
+ * ripgrep's lines (`path\0rest`, or `path\0` alone for file names) without the files `denied` protects; a line whose
+ * file is not known (no NUL) is left out.
  */
-function lines(stdout: string, mode: Mode, denied?: (file: string) => string | undefined): string[] {
-  const entries =
+function entries(stdout: string, mode: Mode, denied?: (file: string) => string | undefined): Entry[] {
+  const all: Entry[] =
     mode === 'files_with_matches'
-      ? stdout.split('\0').flatMap((file) => (file ? [{ file, rest: undefined }] : []))
+      ? stdout.split('\0').flatMap((file) => (file ? [{ file }] : []))
       : stdout.split('\n').flatMap((line) => {
           const nul = line.indexOf('\0');
           return nul === -1 ? [] : [{ file: line.slice(0, nul), rest: line.slice(nul + 1) }];
         });
-  return entries
-    .filter(({ file }) => !denied?.(file))
-    .map(({ file, rest }) => (rest === undefined ? file : `${file}:${rest}`));
+  return all.filter(({ file }) => !denied?.(file));
+}
+
+/** Files newest first, ties by name, as Claude Code 2.1.332 lists Grep's files. */
+async function newestFirst(files: string[]): Promise<string[]> {
+  const times = await Promise.all(
+    files.map((file) =>
+      fsp.stat(file).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    ),
+  );
+  return files
+    .map((file, i) => ({ file, mtime: times[i]! }))
+    .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
+    .map((f) => f.file);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The tool result of a search, in Claude Code 2.1.332's words and shapes (its Grep's result mapping). */
+async function answer(mode: Mode, found: Entry[], limit: number, cwd: string): Promise<ToolResult> {
+  const shown = (n: number) => Math.min(n, limit);
+  const more = (n: number) => (n > limit ? limit : undefined);
+  const pagination = (n: number) => (n > limit ? `limit: ${limit}` : '');
+  if (mode === 'files_with_matches') {
+    const all = (await newestFirst(found.map((e) => e.file))).map((file) => relativeToCwd(cwd, file));
+    const files = all.slice(0, shown(all.length));
+    const page = pagination(all.length);
+    const content = files.length
+      ? `Found ${plural(files.length, 'file')}${page ? ` ${page}` : ''}\n${files.join('\n')}`
+      : 'No files found';
+    const appliedLimit = more(all.length);
+    return {
+      content,
+      data: {
+        mode,
+        filenames: files,
+        numFiles: files.length,
+        totalFiles: all.length,
+        ...(appliedLimit ? { appliedLimit } : {}),
+      },
+    };
+  }
+  const lines = found.map(({ file, rest }) => `${relativeToCwd(cwd, file)}:${rest ?? ''}`);
+  const text = lines.slice(0, shown(lines.length)).join('\n');
+  const page = pagination(lines.length);
+  const appliedLimit = more(lines.length);
+  const limited = appliedLimit ? { appliedLimit } : {};
+  if (mode === 'content') {
+    const body = text || 'No matches found';
+    return {
+      content: page ? `${body}\n\n[Showing results with pagination = ${page}]` : body,
+      data: {
+        mode,
+        numFiles: 0,
+        filenames: [],
+        content: text,
+        numLines: shown(lines.length),
+        totalLines: lines.length,
+        ...limited,
+      },
+    };
+  }
+  const numMatches = found.reduce((n, e) => n + Number(e.rest ?? 0), 0);
+  const numFiles = found.length;
+  const summary =
+    `\n\nFound ${plural(numMatches, 'total occurrence')} across ` +
+    `${plural(numFiles, 'file')}.${page ? ` with pagination = ${page}` : ''}`;
+  return {
+    content: (text || (numMatches > 0 ? 'No entries at this offset' : 'No matches found')) + summary,
+    data: { mode, numFiles, filenames: [], content: text, numMatches, ...limited },
+  };
 }
 
 export const grepTool: Tool = {
@@ -108,31 +188,19 @@ export const grepTool: Tool = {
       graceMs: 500,
     });
     if (run.error) {
-      const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
+      const missing = errorCode(run.error) === 'ENOENT';
       throw new ToolInputError(missing ? RG_MISSING : `Grep could not run ripgrep: ${run.error.message}`);
     }
     context.signal.throwIfAborted();
     // ripgrep: 0 matches found, 1 none, 2 an error (a bad pattern says why on stderr).
-    if (run.code === 2 && !run.stdout)
-      throw new ToolInputError(`Invalid search: ${run.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
-    const out = lines(run.stdout, mode, context.readDenied);
-    const numMatches =
-      mode === 'content'
-        ? out.length
-        : mode === 'count'
-          ? out.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(':') + 1)), 0)
-          : out.length;
-    const shown = out.slice(0, limit);
-    const body = shown.length ? shown.join('\n') : 'No matches found';
-    const more = out.length > limit || run.dropped.stdout > 0;
-    return {
-      content: more ? `${body}\n(Showing the first ${shown.length} results)` : body,
-      data: {
-        mode,
-        numFiles: mode === 'content' ? new Set(out.map((l) => l.slice(0, l.indexOf(':')))).size : out.length,
-        numMatches,
-        filenames: mode === 'files_with_matches' ? shown : [],
-      },
-    };
+    if (run.code === 2 && !run.stdout) {
+      const why = run.stderr.trim().split('\n').slice(0, 6).join('\n');
+      // Claude Code's words, as the call's error (no <tool_use_error> tags).
+      return {
+        content: `Search failed — ripgrep rejected the pattern, glob, or file type without searching:\n${why}`,
+        isError: true,
+      };
+    }
+    return answer(mode, entries(run.stdout, mode, context.readDenied), limit, context.cwd);
   },
 };

@@ -12,25 +12,8 @@ import { isWebSearchAvailable, webSearchTool } from './web-search.ts';
 import { writeTool } from './write.ts';
 import type { ModelProvider } from '../../model/types.ts';
 
-/** Every built-in tool; WebSearch only when `provider` runs Anthropic's server-side search (see web-search.ts). */
-export function builtinTools(provider?: ModelProvider): Tool[] {
-  const search = provider && isWebSearchAvailable(provider) ? [webSearchTool] : [];
-  return [
-    bashTool,
-    editTool,
-    globTool,
-    grepTool,
-    notebookEditTool,
-    readTool,
-    todoWriteTool,
-    webFetchTool,
-    ...search,
-    writeTool,
-  ];
-}
-
-/** agentpipe's versions of Claude Code's tools: their input is checked as Claude Code's (input-validation.ts). */
-const BUILTIN: ReadonlySet<Tool> = new Set([
+/** agentpipe's versions of Claude Code's tools, in the order `system/init` lists them. */
+const BUILTIN: readonly Tool[] = [
   bashTool,
   editTool,
   globTool,
@@ -41,7 +24,16 @@ const BUILTIN: ReadonlySet<Tool> = new Set([
   webFetchTool,
   webSearchTool,
   writeTool,
-]);
+];
 
-/** True for one of the built-in tools (not a custom, MCP or agent tool). */
-export const isBuiltinTool = (tool: Tool): boolean => BUILTIN.has(tool);
+/** Every built-in tool; WebSearch only when `provider` runs Anthropic's server-side search (see web-search.ts). */
+export function builtinTools(provider?: ModelProvider): Tool[] {
+  const search = provider !== undefined && isWebSearchAvailable(provider);
+  return BUILTIN.filter((tool) => tool !== webSearchTool || search);
+}
+
+/**
+ * True for one of the built-in tools (not a custom, MCP or agent tool): their input is checked as Claude Code checks
+ * its own (input-validation.ts).
+ */
+export const isBuiltinTool = (tool: Tool): boolean => BUILTIN.includes(tool);

@@ -7,6 +7,7 @@
 import { errorCode, errorMessage } from '../../process/errors.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ruleProblem } from './settings-check.ts';
 import { HOOK_EVENTS, type HookEvent } from './types.ts';
 
 /** One configured command hook. */
@@ -26,6 +27,8 @@ export interface Settings {
   mcpServers?: Record<string, unknown>;
   /** The whole object as written (`get_settings` shows it). */
   raw: Record<string, unknown>;
+  /** What was left out and why, one line each (a malformed permission rule, naming `label` and the list). */
+  warnings: string[];
 }
 
 /** Reads `--settings` (a file path or a JSON object string) and validates its hooks. */
@@ -50,11 +53,13 @@ export function loadSettings(value: string | Record<string, unknown>, cwd: strin
   if (!isObject(settings)) throw new Error(`${label}: expected a JSON object`);
   if (settings.mcpServers !== undefined && !isObject(settings.mcpServers))
     throw new Error(`${label}: "mcpServers" must be an object of MCP server configs by name`);
+  const warnings: string[] = [];
   return {
     hooks: validateHooks(settings.hooks, label),
-    permissions: validatePermissions(settings.permissions, label),
+    permissions: validatePermissions(settings.permissions, label, warnings),
     ...(settings.mcpServers !== undefined ? { mcpServers: settings.mcpServers } : {}),
     raw: settings,
+    warnings,
   };
 }
 
@@ -66,7 +71,8 @@ function readSettingsFile(file: string, label: string): string {
   }
 }
 
-function validatePermissions(permissions: unknown, label: string): Settings['permissions'] {
+/** The rule lists; a malformed rule is skipped with a line on `warnings`, the rest are in effect (as Claude Code). */
+function validatePermissions(permissions: unknown, label: string, warnings: string[]): Settings['permissions'] {
   if (permissions === undefined) return { allow: [], deny: [] };
   if (!isObject(permissions))
     throw new Error(`${label}: "permissions" must be an object {"allow": [...], "deny": [...]}`);
@@ -75,7 +81,12 @@ function validatePermissions(permissions: unknown, label: string): Settings['per
     if (value === undefined) return [];
     if (!Array.isArray(value) || !value.every((rule) => typeof rule === 'string'))
       throw new Error(`${label}: permissions.${key} must be an array of rule strings`);
-    return value;
+    return value.filter((rule: string) => {
+      const problem = ruleProblem(rule);
+      if (problem)
+        warnings.push(`${label} (permissions.${key}): invalid permission rule "${rule}" skipped: ${problem}`);
+      return !problem;
+    });
   };
   return { allow: list('allow'), deny: list('deny') };
 }

@@ -49,9 +49,15 @@ let parserPromise: Promise<ParserType> | undefined;
 async function loadParser(): Promise<ParserType> {
   beforeWasmCompile();
   const { Parser, Language } = await import('web-tree-sitter');
-  await Parser.init();
-  const require = createRequire(import.meta.url);
-  const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  // In the single executable (scripts/sea.ts) both grammars are assets of the executable, not files beside it.
+  const sea = process.getBuiltinModule('node:sea');
+  const asset = (name: string) => new Uint8Array(sea.getRawAsset(name));
+  await Parser.init(sea.isSea() ? { wasmBinary: asset('web-tree-sitter.wasm') } : undefined);
+  const language = await Language.load(
+    sea.isSea()
+      ? asset('tree-sitter-bash.wasm')
+      : createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm'),
+  );
   const parser = new Parser();
   parser.setLanguage(language);
   return parser;

@@ -14,16 +14,6 @@ export const known = new Map<string, string>([
   ['tools/edit-missing-file', 'differs first in .stream[].tool_result_meta'],
   ['tools/bash-timeout', 'differs first in .requests[].messages[].content[].content'],
   ['tools/bash-cd-stays', 'differs first in .requests[].messages[].content[]'],
-  ['tools/glob-pattern', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/glob-no-match', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/glob-in-path', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/grep-files', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/grep-content', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/grep-count', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/grep-no-match', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/grep-ignore-case', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/grep-glob-filter', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/grep-bad-regex', 'differs first in .requests[].messages[].content[].content'],
   ['tools/notebook-edit', 'differs first in .requests[].messages[].content[]'],
   ['tools/todowrite', 'differs first in .requests[].messages[].content[].content'],
   ['permissions/default-bash-asks', 'differs first in .requests[].messages[].content[].content'],
@@ -70,6 +60,9 @@ export const known = new Map<string, string>([
   ['thinking/partial', 'differs first in kinds'],
   ['stream/stream-json-input-two-prompts', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
   ['stream/two-text-blocks', 'differs first in .stream[].result'],
+  // Claude Code's Grep lists files newest first, ties by name, and so does agentpipe's; the three files are written
+  // within a few ms of each other, so which share a modification time is each run's timing (the same in 3 of 4 runs).
+  ['tools/grep-files', 'timing: which files share a modification time'],
   // Both return parallel results as they finish now (test/compat/turns-and-tools.test.ts pins it); the same in 4 of 4
   // runs, but which of two reads of one file finishes first is the machine's timing in both products: kept listed.
   ['tools/parallel-reads', 'timing: which of two reads of one file finishes first'],

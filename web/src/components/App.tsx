@@ -10,6 +10,7 @@ import { PromptBox } from './PromptBox.tsx';
 import { matches } from './search.ts';
 import { Settings } from './settings.ts';
 import { VirtualList, type ListHandle } from './VirtualList.tsx';
+import { Waterfall } from './Waterfall.tsx';
 import { useKeys } from './useKeys.ts';
 
 function initialTheme(): string {
@@ -39,6 +40,7 @@ export function App({
   const [diffMode, setDiffMode] = useState<DiffMode>('unified');
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState(-1);
+  const [showWaterfall, setShowWaterfall] = useState(false);
   const list = useRef<ListHandle | null>(null);
   const search = useRef<HTMLInputElement>(null);
   const live = data.mode === 'live';
@@ -95,6 +97,16 @@ export function App({
           >
             {diffMode === 'unified' ? 'Side by side' : 'Unified'}
           </button>
+          <button
+            type="button"
+            class={`btn small${showWaterfall ? ' on' : ''}`}
+            data-testid="waterfall-toggle"
+            aria-pressed={showWaterfall}
+            title="Where the prompt's time went: model requests, tools, subagents"
+            onClick={() => setShowWaterfall(!showWaterfall)}
+          >
+            Waterfall
+          </button>
           <ThemeToggle theme={theme} onToggle={() => setTheme(theme === 'dark' ? 'light' : 'dark')} />
           {status ? (
             <span class="muted small" data-testid="watch-state">
@@ -104,7 +116,10 @@ export function App({
             <></>
           )}
         </Header>
-        <Timeline items={items} selected={selected} onPick={(i) => setSelected(i)} />
+        <div class="bars">
+          <Timeline items={items} selected={selected} onPick={(i) => setSelected(i)} />
+          {showWaterfall && <Waterfall store={store} />}
+        </div>
         <div class="middle">
           <main class="conversation" data-testid="conversation">
             {items.length === 0 ? (

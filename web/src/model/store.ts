@@ -12,6 +12,7 @@ import type { Header, Item, PlanEntry, Totals, ToolItem } from './types.ts';
 import { applyUpdate } from './apply-acp.ts';
 import { applyEvent } from './apply-events.ts';
 import { applyRaw } from './apply-raw.ts';
+import { timingRecord, type TimingRecord } from './waterfall.ts';
 
 export const emptyTotals = (): Totals => ({
   input: 0,
@@ -36,6 +37,9 @@ export class ViewStore {
   turn = 0;
   /** Bumped on every change. */
   version = 0;
+  /** What each prompt's messages say about time, per prompt (the waterfall's input). */
+  readonly timing: TimingRecord[][] = [];
+  #promptOpen = false;
   /** Which raw message the last user item came from (its blocks form one item). */
   lastUserSource = '';
   readonly #acp = new AcpUpdateProjector();
@@ -55,7 +59,17 @@ export class ViewStore {
     for (const event of this.#events.push(message)) applyEvent(this, event);
     for (const update of this.#acp.push(message)) applyUpdate(this, update, parent, src);
     applyRaw(this, message);
+    this.#time(message as unknown as Record<string, unknown>);
     this.changed();
+  }
+
+  /** Keeps what a message says about time in its prompt's records (a result ends the prompt). */
+  #time(message: Record<string, unknown>): void {
+    const record = timingRecord(message);
+    if (!record) return;
+    if (!this.#promptOpen) this.timing.push([]);
+    this.timing.at(-1)!.push(record);
+    this.#promptOpen = record.k !== 'result';
   }
 
   /** The container a new item of `parent` goes into: the Task card's children, or the top level. */

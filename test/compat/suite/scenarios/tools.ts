@@ -27,6 +27,11 @@ function oneByOne(
 }
 
 const TEXT = { 'a.txt': 'alpha\nbeta\ngamma\n' };
+/**
+ * Claude Code 2.1.332 offers Glob and Grep only when --allowedTools names them (otherwise "No such tool available", a
+ * deliberate difference: docs/compat.md); the scenarios name them, to compare what the tools answer.
+ */
+const SEARCH = ['--allowedTools', 'Glob', 'Grep'];
 const TREE = { 'a.txt': 'alpha\nbeta\n', 'src/b.ts': 'const beta = 1;\nconst Beta = 2;\n', 'src/c.md': '# beta\n' };
 
 export const toolScenarios: CliScenario[] = [
@@ -126,16 +131,16 @@ export const toolScenarios: CliScenario[] = [
     ],
     BYPASS,
   ),
-  oneByOne('glob-pattern', TREE, () => [['Glob', { pattern: '**/*.ts' }]]),
-  oneByOne('glob-no-match', TREE, () => [['Glob', { pattern: '**/*.py' }]]),
-  oneByOne('glob-in-path', TREE, (cwd) => [['Glob', { pattern: '*', path: `${cwd}/src` }]]),
-  oneByOne('grep-files', TREE, () => [['Grep', { pattern: 'beta' }]]),
-  oneByOne('grep-content', TREE, () => [['Grep', { pattern: 'beta', output_mode: 'content' }]]),
-  oneByOne('grep-count', TREE, () => [['Grep', { pattern: 'beta', output_mode: 'count' }]]),
-  oneByOne('grep-no-match', TREE, () => [['Grep', { pattern: 'zeta' }]]),
-  oneByOne('grep-ignore-case', TREE, () => [['Grep', { pattern: 'BETA', '-i': true, output_mode: 'content' }]]),
-  oneByOne('grep-glob-filter', TREE, () => [['Grep', { pattern: 'beta', glob: '*.md' }]]),
-  oneByOne('grep-bad-regex', TREE, () => [['Grep', { pattern: '(unclosed' }]]),
+  oneByOne('glob-pattern', TREE, () => [['Glob', { pattern: '**/*.ts' }]], SEARCH),
+  oneByOne('glob-no-match', TREE, () => [['Glob', { pattern: '**/*.py' }]], SEARCH),
+  oneByOne('glob-in-path', TREE, (cwd) => [['Glob', { pattern: '*', path: `${cwd}/src` }]], SEARCH),
+  oneByOne('grep-files', TREE, () => [['Grep', { pattern: 'beta' }]], SEARCH),
+  oneByOne('grep-content', TREE, () => [['Grep', { pattern: 'beta', output_mode: 'content' }]], SEARCH),
+  oneByOne('grep-count', TREE, () => [['Grep', { pattern: 'beta', output_mode: 'count' }]], SEARCH),
+  oneByOne('grep-no-match', TREE, () => [['Grep', { pattern: 'zeta' }]], SEARCH),
+  oneByOne('grep-ignore-case', TREE, () => [['Grep', { pattern: 'BETA', '-i': true, output_mode: 'content' }]], SEARCH),
+  oneByOne('grep-glob-filter', TREE, () => [['Grep', { pattern: 'beta', glob: '*.md' }]], SEARCH),
+  oneByOne('grep-bad-regex', TREE, () => [['Grep', { pattern: '(unclosed' }]], SEARCH),
   oneByOne(
     'notebook-edit',
     { 'n.ipynb': NOTEBOOK },

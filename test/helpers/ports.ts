@@ -1,0 +1,11 @@
+/** Ports for tests. */
+import net from 'node:net';
+
+/** A loopback port nothing listens on (a server bound it, then closed): a connection to it is refused. */
+export async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
