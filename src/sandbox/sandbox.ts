@@ -125,6 +125,7 @@ export interface SandboxWritable {
 
 /** What a workspace command of `config` may write; undefined when commands are not confined (off, unavailable). */
 export async function sandboxWritable(config: SandboxConfig): Promise<SandboxWritable | undefined> {
+  // A sandbox that cannot start confines nothing: the file tools then write as they do with it off.
   const state = await sandboxState(config).catch(() => undefined);
   if (!state?.ok) return undefined;
   const policy = await policyOf(config);

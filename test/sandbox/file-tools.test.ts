@@ -2,7 +2,8 @@
  * bypassPermissions with the OS sandbox on: Write, Edit and NotebookEdit, which run inside agentpipe
  * rather than in a sandbox, write only where a sandboxed command may (the working folders, never
  * .git/hooks, .git/config, .agentpipe/ or .claude/, nothing hidden such as ~/.ssh), each refusal a
- * clear error result; with --sandbox off the same calls write (the test has teeth).
+ * clear error result; with --sandbox off the same calls write (the test has teeth), but for the
+ * configuration that makes programs run, which the permission check asks for first in every mode.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,6 +34,9 @@ function world() {
   return { root, work, outside, home, env };
 }
 
+/** The calls at .git/hooks, .git/config, .claude/, .agentpipe/ and ~/.ssh/authorized_keys: asked for first. */
+const PROTECTED_CALLS = [1, 2, 3, 4, 5];
+
 const write = (file_path: string) => ({ tool_calls: [{ name: 'Write', input: { file_path, content: 'PWNED\n' } }] });
 
 async function attack(w: ReturnType<typeof world>, extra: string[] = []) {
@@ -62,6 +66,7 @@ async function attack(w: ReturnType<typeof world>, extra: string[] = []) {
       ],
     },
     write('inside.txt'),
+    write(path.join(w.home, '.ssh', 'notes.txt')),
   ];
   const script = writeScript(w.root, [...calls, { text: 'done' }]);
   const run = await runCli(
@@ -79,14 +84,18 @@ async function attack(w: ReturnType<typeof world>, extra: string[] = []) {
 test('bypassPermissions with the sandbox on: the file tools write only where a sandboxed command may', async () => {
   const w = world();
   const results = await attack(w);
-  const refused = [0, 1, 2, 3, 4, 5, 6, 8, 9];
-  for (const i of refused) {
+  // Configuration that makes programs run is asked for before any write, in every mode (the permission check).
+  for (const i of PROTECTED_CALLS) {
+    assert.ok(results[i]!.error, `call ${i} refused: ${results[i]!.text}`);
+    assert.match(results[i]!.text, /needs approval/);
+  }
+  for (const i of [0, 6, 8, 9]) {
     assert.ok(results[i]!.error, `call ${i} refused: ${results[i]!.text}`);
     assert.match(results[i]!.text, /bypassPermissions does not lift the OS sandbox/);
   }
   assert.match(results[0]!.text, /outside the folders sandboxed commands may write/);
-  assert.match(results[1]!.text, /which the sandbox keeps read-only/);
-  assert.match(results[5]!.text, /which the sandbox hides from commands/);
+  assert.ok(results[11]!.error, results[11]!.text);
+  assert.match(results[11]!.text, /which the sandbox hides from commands/);
   assert.match(results[6]!.text, /leads there/);
   assert.equal(results[10]!.error, false, results[10]!.text);
   assert.equal(readFileSync(path.join(w.work, 'inside.txt'), 'utf8'), 'PWNED\n');
@@ -96,6 +105,7 @@ test('bypassPermissions with the sandbox on: the file tools write only where a s
     path.join(w.work, '.claude/settings.json'),
     path.join(w.work, '.agentpipe/settings.json'),
     path.join(w.home, '.ssh/authorized_keys'),
+    path.join(w.home, '.ssh/notes.txt'),
     path.join(w.outside, 'via-link.txt'),
   ])
     assert.equal(existsSync(file), false, file);
@@ -109,6 +119,8 @@ test('bypassPermissions with --sandbox off: the same calls write (nothing but th
   const results = await attack(w, ['--sandbox', 'off']);
   for (const [i, r] of results.entries()) assert.doesNotMatch(r.text, /OS sandbox/, `call ${i}`);
   assert.equal(readFileSync(path.join(w.outside, 'new.txt'), 'utf8'), 'PWNED\n');
-  assert.equal(readFileSync(path.join(w.work, '.git/hooks/pre-commit'), 'utf8'), 'PWNED\n');
   assert.equal(readFileSync(path.join(w.outside, 'notes.txt'), 'utf8'), 'PWNED\n');
+  // The permission check still asks before configuration that makes programs run, sandbox or not.
+  for (const i of PROTECTED_CALLS) assert.match(results[i]!.text, /needs approval/, `call ${i}`);
+  assert.equal(existsSync(path.join(w.work, '.git/hooks/pre-commit')), false);
 });

@@ -99,7 +99,11 @@ test('a session holds its points from its first command to its end; its temp fol
     });
   const first = await run();
   assert.equal(first.code, 0, first.stderr);
-  assert.equal(first.stdout, '.agentpipe\n.claude\n.git\n', 'the working folder has its points, the temp folder none');
+  assert.equal(
+    first.stdout,
+    '.agentpipe\n.claude\n.git\n.husky\n.idea\n.vscode\n',
+    'the working folder has its points, the temp folder none',
+  );
   assert.ok(existsSync(path.join(work, '.claude')), 'kept for the next command: no claim or removal per command');
   assert.equal((await run()).code, 0);
   closeSandbox(config);
