@@ -14,28 +14,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mountArgs, releaseMountPoints, type MountPlan } from '../../src/sandbox/mounts.ts';
+import { mountArgs, releaseMountPoints } from '../../src/sandbox/mounts.ts';
+import { pointPlan } from './fixtures/point-plan.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
-function planIn(root: string): { plan: MountPlan; point: string; emptyDir: string } {
-  const work = path.join(root, 'work');
-  const emptyDir = path.join(root, 'empty');
-  mkdirSync(work, { recursive: true });
-  mkdirSync(emptyDir, { recursive: true });
-  const plan: MountPlan = {
-    writable: [work],
-    denyWrite: [],
-    hidden: [],
-    allowRead: [],
-    credentialStores: false,
-    emptyDir,
-    homes: [],
-  };
-  return { plan, point: path.join(work, '.agentpipe'), emptyDir };
-}
-
 test('a mount point shared by runs at once stays until the last of them ends', () => {
-  const { plan, point, emptyDir } = planIn(tempDir());
+  const { plan, point, emptyDir } = pointPlan(tempDir());
   const bindsEmptyOn = (args: string[]): boolean =>
     args.some((arg, i) => arg === '--ro-bind' && args[i + 1] === emptyDir && args[i + 2] === point);
 
@@ -66,7 +50,7 @@ const RUNNER = fileURLToPath(new URL('./fixtures/point-runner.ts', import.meta.u
 
 test('runs in several processes at once in one folder: no run binds a point another removes, none loses its own', async () => {
   const root = tempDir();
-  const { point } = planIn(root);
+  const { point } = pointPlan(root);
   const runs = 4;
   const results = await Promise.all(
     Array.from({ length: runs }, () => {
