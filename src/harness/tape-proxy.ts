@@ -17,6 +17,7 @@ import { numberUuids } from '../model/tape/canonical.ts';
 import type { HttpApi, HttpLine, TimedChunk } from '../model/tape/format.ts';
 import { RequestMatcher } from '../model/tape/matcher.ts';
 import { mapStrings } from '../model/tape/scene.ts';
+import { inOrderGemini } from './tape-unordered.ts';
 import type { HarnessName } from './types.ts';
 
 /** Requests larger than this are refused (413). */
@@ -234,12 +235,16 @@ const DRAWN: Array<[RegExp, string]> = [
 ];
 const undrawn = (text: string) => DRAWN.reduce((out, [pattern, to]) => out.replace(pattern, to), text);
 
-/** What a replay compares of a request: the method, the path, the body without UNSEEN fields or DRAWN values. */
+/**
+ * What a replay compares of a request: the method, the path, the body without UNSEEN fields or DRAWN values (and the
+ * Gemini CLI's unordered skill lists sorted).
+ */
 function canonicalExchange(method: string, path: string, body: unknown): unknown {
-  let seen = body;
-  const unseen = UNSEEN[apiOf(path)];
-  if (unseen.length && body && typeof body === 'object' && !Array.isArray(body))
-    seen = Object.fromEntries(Object.entries(body).filter(([key]) => !unseen.includes(key)));
+  const api = apiOf(path);
+  let seen = api === 'gemini' ? inOrderGemini(body) : body;
+  const unseen = UNSEEN[api];
+  if (unseen.length && seen && typeof seen === 'object' && !Array.isArray(seen))
+    seen = Object.fromEntries(Object.entries(seen).filter(([key]) => !unseen.includes(key)));
   return { method, path, body: numberUuids(mapStrings(seen, undrawn)) };
 }
 

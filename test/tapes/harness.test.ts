@@ -149,6 +149,8 @@ test('--harness claude: recorded through the proxy, replayed with the API stoppe
 });
 
 test('--harness gemini: recorded through the proxy (the Gemini API), replayed with the API stopped and no key', async () => {
+  // The Gemini CLI's skills stay on, as users have them: it lists its built-in skills in the order glob() finds them,
+  // another each run, and the replay compares that list sorted (test/tapes/unordered.unit.test.ts).
   const fake = await startFakeGemini([{ kind: 'text', chunks: ['Hello ', 'from the ', 'fake Gemini.'] }]);
   const key = 'gemini-tape-test-key-0123';
   const { lines, http } = await recordAndReplay({
