@@ -43,6 +43,7 @@ test('app-server: turn/start’s envelope trace is the prompt span’s parent; w
   });
   await turn('two');
   await client.close();
+  assert.deepEqual(client.schemaErrors, [], 'every frame validates against the pinned Codex schema');
 
   const prompts = await Promise.all(
     [REQUEST_PARENT, ENV_PARENT].map((parent) =>
