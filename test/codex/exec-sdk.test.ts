@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Codex } from '@openai/codex-sdk';
 import { processesWith } from '../helpers/processes.ts';
+import type { FakeServer } from '../model/fake-servers.ts';
 import {
   AGENTPIPE,
   chatCompletionsServer,
@@ -219,6 +220,103 @@ test('an OpenAI-compatible server: the SDK baseUrl and apiKey reach it; resumeTh
     assert.ok(
       history.includes('run a tool') && history.includes('from-the-tool') && history.includes('what did I ask?'),
     );
+  } finally {
+    await server.close();
+  }
+});
+
+/** The SDK on agentpipe against the OpenAI-compatible fake `server`. */
+function openaiCodex(server: FakeServer, dir: { home: string }): Codex {
+  return new Codex({
+    codexPathOverride: AGENTPIPE,
+    env: sdkEnv(dir.home),
+    baseUrl: `${server.url}/v1`,
+    apiKey: 'sk-codex-test',
+  });
+}
+
+test('an OpenAI-compatible server: runStreamed() gives the items as they happen, turn.completed with usage last', async () => {
+  const server = await chatCompletionsServer([
+    { tool: 'Bash', args: { command: 'echo streamed' } },
+    { text: 'It printed streamed.' },
+  ]);
+  try {
+    const dir = codexDirs('openai-streamed');
+    const thread = openaiCodex(server, dir).startThread({
+      workingDirectory: dir.cwd,
+      model: 'gpt-test',
+      sandboxMode: 'danger-full-access',
+    });
+    const all = await collectEvents((await thread.runStreamed('print')).events);
+    assert.deepEqual(eventKinds(all), [
+      'thread.started',
+      'turn.started',
+      'item.started:command_execution',
+      'item.completed:command_execution',
+      'item.completed:agent_message',
+      'turn.completed',
+    ]);
+    const [started, , , command, message, completed] = all;
+    assert.ok(started!.type === 'thread.started' && started.thread_id === thread.id);
+    assert.ok(command!.type === 'item.completed' && command.item.type === 'command_execution');
+    assert.deepEqual([command.item.aggregated_output, command.item.exit_code], ['streamed', 0]);
+    assert.ok(message!.type === 'item.completed' && message.item.type === 'agent_message');
+    assert.equal(message.item.text, 'It printed streamed.');
+    assert.ok(completed!.type === 'turn.completed');
+    assert.deepEqual([completed.usage.input_tokens, completed.usage.cached_input_tokens], [200, 40]);
+    assert.equal(server.requests.length, 2);
+  } finally {
+    await server.close();
+  }
+});
+
+test('an OpenAI-compatible server: an output schema is a StructuredOutput tool; its call is the final JSON', async () => {
+  const answer = { city: 'Paris', population: 2_100_000 };
+  const server = await chatCompletionsServer([{ tool: 'StructuredOutput', args: answer }, { text: 'not asked for' }]);
+  try {
+    const dir = codexDirs('openai-schema');
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, population: { type: 'number' } },
+      required: ['city', 'population'],
+      additionalProperties: false,
+    };
+    const turn = await openaiCodex(server, dir)
+      .startThread({ workingDirectory: dir.cwd, model: 'gpt-test' })
+      .run('capital of France?', { outputSchema: schema });
+    assert.deepEqual(JSON.parse(turn.finalResponse), answer);
+    assert.deepEqual(
+      turn.items.map((i) => i.type),
+      ['agent_message'],
+    );
+    assert.equal(server.requests.length, 1, 'the structured answer ends the turn');
+    const tools = server.requests[0]!.body.tools as Array<{ function: { name: string; parameters: unknown } }>;
+    const structured = tools.find((t) => t.function.name === 'StructuredOutput');
+    assert.deepEqual(structured?.function.parameters, schema, 'the model is given the schema as the tool’s input');
+  } finally {
+    await server.close();
+  }
+});
+
+test('an OpenAI-compatible server: an abort while the reply hangs closes the request and ends agentpipe', async () => {
+  const server = await chatCompletionsServer([{ hang: 'Thinking about it' }]);
+  try {
+    const dir = codexDirs('openai-abort');
+    const model = `gpt-hang-${process.pid}`;
+    const controller = new AbortController();
+    const thread = openaiCodex(server, dir).startThread({ workingDirectory: dir.cwd, model });
+    const { events } = await thread.runStreamed('take your time', { signal: controller.signal });
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of events) seen.push(event.type);
+    })();
+    const request = await server.arrived(1);
+    controller.abort();
+    await assert.rejects(reading, /abort/i);
+    await request.closed; // the model request agentpipe made is closed, not left hanging on the server
+    assert.deepEqual(seen.slice(0, 2), ['thread.started', 'turn.started']);
+    for (let i = 0; i < 100 && processesWith(model).length; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(processesWith(model), [], 'agentpipe exec is gone');
   } finally {
     await server.close();
   }

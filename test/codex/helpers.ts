@@ -4,7 +4,15 @@ import path from 'node:path';
 import { Codex, type CodexOptions, type ThreadEvent } from '@openai/codex-sdk';
 import { ROOT } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
-import { openaiChunk, openaiUsage, OPENAI_DONE, startFakeServer, type FakeServer } from '../model/fake-servers.ts';
+import {
+  openaiChunk,
+  openaiUsage,
+  OPENAI_DONE,
+  startFakeServer,
+  type FakeServer,
+  type RecordedRequest,
+  type Reply,
+} from '../model/fake-servers.ts';
 
 /** The launcher the SDK starts as its codex (`codexPathOverride`): agentpipe with its pinned Node. */
 export const AGENTPIPE = path.join(ROOT, 'agentpipe');
@@ -54,14 +62,24 @@ export function eventKinds(events: ThreadEvent[]): string[] {
   return events.map((e) => ('item' in e ? `${e.type}:${e.item.type}` : e.type));
 }
 
-/** One chat-completions answer of the OpenAI-compatible fake: text, or one tool call. */
-export type ChatReply = { text: string } | { tool: string; args: Record<string, unknown> };
+/** One chat-completions answer of the OpenAI-compatible fake: text, one tool call, or text and then no end. */
+export type ChatReply = { text: string } | { tool: string; args: Record<string, unknown> } | { hang: string };
+
+/** The OpenAI-compatible fake, with a wait for its n-th request. */
+export interface ChatServer extends FakeServer {
+  /** Resolves with the n-th request (from 1) once it has arrived. */
+  arrived(n: number): Promise<RecordedRequest>;
+}
 
 /** A local OpenAI-compatible server answering the n-th request with `replies[n]` (the last repeats). */
-export async function chatCompletionsServer(replies: ChatReply[]): Promise<FakeServer> {
+export async function chatCompletionsServer(replies: ChatReply[]): Promise<ChatServer> {
   let n = 0;
-  return startFakeServer(() => {
+  const waiters: Array<{ n: number; resolve: (r: RecordedRequest) => void }> = [];
+  const server = await startFakeServer((request): Reply => {
     const reply = replies[Math.min(n++, replies.length - 1)]!;
+    for (const w of waiters.filter((w) => w.n === n)) w.resolve(request);
+    if ('hang' in reply)
+      return { kind: 'sse', frames: [openaiChunk({ role: 'assistant', content: reply.hang })], then: 'hang' };
     const frames =
       'text' in reply
         ? [openaiChunk({ role: 'assistant', content: reply.text }), openaiChunk({}, 'stop')]
@@ -81,4 +99,9 @@ export async function chatCompletionsServer(replies: ChatReply[]): Promise<FakeS
           ];
     return { kind: 'sse', frames: [...frames, openaiUsage(100, 10, 20), OPENAI_DONE] };
   });
+  const arrived = (at: number) =>
+    server.requests[at - 1]
+      ? Promise.resolve(server.requests[at - 1]!)
+      : new Promise<RecordedRequest>((resolve) => waiters.push({ n: at, resolve }));
+  return { ...server, arrived };
 }
