@@ -5,23 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppServerClient, type Frame } from './app-server-client.ts';
-import { codexDirs, sdkEnv } from './helpers.ts';
-
-/** A stdio app-server on a scripted model of `turns`, in a fresh folder. */
-function appServer(turns: unknown[], args: string[] = []) {
-  const dir = codexDirs('app');
-  const script = path.join(dir.home, 'script.json');
-  writeFileSync(script, JSON.stringify({ turns }));
-  const client = AppServerClient.stdio({
-    args: ['--model', 'scripted', '--script', script, ...args],
-    cwd: dir.cwd,
-    env: sdkEnv(dir.home, { AGENTPIPE_TOOL_PROGRESS_MS: '50' }),
-  });
-  return { client, ...dir };
-}
+import type { Frame } from './app-server-client.ts';
+import { appServer, runTurn, startThread } from './app-server-turns.ts';
 
 /** `method` and, for items, `type:status`. */
 function shape(frames: Frame[]): string[] {
@@ -36,27 +23,6 @@ function shape(frames: Frame[]): string[] {
       return [f.id !== undefined ? `request ${f.method}` : f.method];
     return [];
   });
-}
-
-async function startThread(client: AppServerClient, cwd: string, params: Record<string, unknown> = {}) {
-  await client.initialize();
-  const started = await client.request('thread/start', {
-    cwd,
-    approvalPolicy: 'untrusted',
-    sandbox: 'read-only',
-    ...params,
-  });
-  assert.equal(started.error, undefined, JSON.stringify(started.error));
-  return started.result.thread.id as string;
-}
-
-async function runTurn(client: AppServerClient, threadId: string, text: string) {
-  const from = client.frames.length;
-  const response = await client.request('turn/start', { threadId, input: [{ type: 'text', text, text_elements: [] }] });
-  assert.equal(response.error, undefined, JSON.stringify(response.error));
-  const turnId = response.result.turn.id as string;
-  const completed = await client.turnCompleted(turnId, from);
-  return { turnId, completed, frames: client.frames.slice(from) };
 }
 
 test('a turn: user message, reasoning and text with deltas, a command and a file change asked and accepted, the plan', async () => {
