@@ -1,4 +1,7 @@
-/** `agentpipe exec`'s command line as codex exec takes it: errors, the prompt, resume and fork, plain output. */
+/**
+ * `agentpipe exec`'s command line as codex exec takes it: errors, the prompt (after `--` too), resume and fork, plain
+ * output, the config keys that reach the model request, `--image` and `--add-dir`.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -6,6 +9,7 @@ import path from 'node:path';
 import { parseLines, runCli } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { parseOverride } from '../../src/codex/config-overrides.ts';
+import { anthropicBlock, anthropicStream, startFakeServer } from '../model/fake-servers.ts';
 import { chatCompletionsServer, codexDirs } from './helpers.ts';
 
 /** Runs `agentpipe exec` in `cwd` with a scripted model of `turns`. */
@@ -168,4 +172,72 @@ test('--image attaches files to the prompt; a missing or unknown image is an err
   } finally {
     await server.close();
   }
+});
+
+test('-c model_reasoning_effort reaches the model request; a prompt after -- is the prompt, dashes and all', async () => {
+  const server = await chatCompletionsServer([{ text: 'Fine.' }]);
+  try {
+    const dir = codexDirs('effort');
+    const env = { CODEX_API_KEY: 'sk-test', OPENAI_BASE_URL: `${server.url}/v1` };
+    const json = ['--json', '--model', 'gpt-test'];
+    const effort = await exec(dir, [...json, '-c', 'model_reasoning_effort="high"', '--', '--help me out'], { env });
+    assert.equal(effort.code, 0, effort.stderr);
+    const plain = await exec(dir, [...json, 'plain'], { env });
+    assert.equal(plain.code, 0, plain.stderr);
+    const [first, second] = server.requests.map((r) => r.body);
+    assert.equal(first.reasoning_effort, 'high');
+    assert.equal(second.reasoning_effort, undefined);
+    assert.deepEqual(first.messages.at(-1), { role: 'user', content: '--help me out' });
+    const bad = await exec(dir, [...json, '-c', 'model_reasoning_effort="extreme"', 'x'], { env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /-c model_reasoning_effort: unknown effort "extreme"/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('-c web_search="disabled" takes WebSearch out of the tools the model is offered', async () => {
+  const frames = anthropicStream(
+    [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Fine.' }])],
+    'end_turn',
+  );
+  const server = await startFakeServer({ kind: 'sse', frames });
+  try {
+    const dir = codexDirs('web-search');
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.url };
+    const json = ['--json', '--model', 'claude-sonnet-4-6'];
+    const on = await exec(dir, [...json, 'search if you like'], { env });
+    assert.equal(on.code, 0, on.stderr);
+    const off = await exec(dir, [...json, '-c', 'web_search="disabled"', 'no search'], { env });
+    assert.equal(off.code, 0, off.stderr);
+    const tools = (n: number) => (server.requests[n]!.body.tools as Array<{ name: string }>).map((t) => t.name);
+    assert.ok(tools(0).includes('WebSearch'));
+    assert.deepEqual(
+      tools(1),
+      tools(0).filter((name) => name !== 'WebSearch'),
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+test('--add-dir: a file in the added folder is read in a read-only sandbox; without it, the read is declined', async () => {
+  const dir = codexDirs('add-dir');
+  const other = scratchDir('codex-other-');
+  writeFileSync(path.join(other, 'shared.txt'), 'from the other folder\n');
+  const turns = [
+    { tool_calls: [{ name: 'Read', input: { file_path: path.join(other, 'shared.txt') } }] },
+    { text: 'Read.' },
+  ];
+  const read = (args: string[]) => exec(dir, ['--json', '--sandbox', 'read-only', ...args, 'read it'], { turns });
+  const item = (stdout: string) =>
+    parseLines(stdout).find((l) => l.type === 'item.completed' && l.item.type === 'mcp_tool_call')!.item;
+  const added = await read(['--add-dir', other]);
+  assert.equal(added.code, 0, added.stderr);
+  assert.equal(item(added.stdout).status, 'completed');
+  assert.match(JSON.stringify(item(added.stdout).result), /from the other folder/);
+  const without = await read([]);
+  assert.equal(without.code, 0, without.stderr);
+  assert.equal(item(without.stdout).status, 'failed');
+  assert.doesNotMatch(JSON.stringify(item(without.stdout)), /from the other folder/);
 });

@@ -1,10 +1,15 @@
-/** The shared Codex item projection on hand-made streams: deltas, output tails, declines, subagents, the end. */
+/**
+ * The shared Codex item projection on hand-made streams: deltas, output tails, declines, subagents, the end, and
+ * WebSearch (through codex exec's format too).
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentMessage } from '../../src/messages/types.ts';
 import { CodexItemProjector, tailDelta } from '../../src/codex/projector.ts';
 import type { ItemEvent } from '../../src/codex/items.ts';
 import { apiMessage } from '../../src/messages/usage.ts';
+import { CodexExecFormat } from '../../src/codex/exec/format.ts';
+import type { OutputLine } from '../../src/pipeline/format/types.ts';
 
 const S = 'session-1';
 let n = 0;
@@ -245,4 +250,38 @@ test('TodoWrite is the plan; MCP tools keep their server; api_retry is a retry; 
   assert.ok(mcp.type === 'completed' && mcp.item.kind === 'mcpToolCall');
   assert.deepEqual([mcp.item.server, mcp.item.tool, mcp.item.status], ['docs', 'find', 'completed']);
   assert.deepEqual(mcp.item.result, { content: [{ type: 'text', text: 'found' }], structuredContent: null });
+});
+
+test('WebSearch is a webSearch item with its query; codex exec --json prints it as web_search', () => {
+  const search = () => [
+    assistant('m1', [{ type: 'tool_use', id: 'ws1', name: 'WebSearch', input: { query: 'agentpipe tapes' } }]),
+    result('ws1', 'Links: [{"title":"Tapes","url":"https://example.com/tapes"}]'),
+  ];
+  const p = new CodexItemProjector({ cwd: '/w' });
+  const events = search().flatMap((m) => p.push(m));
+  assert.deepEqual(kinds(events), ['started:webSearch', 'completed:webSearch']);
+  assert.deepEqual(events[0], {
+    type: 'started',
+    item: { kind: 'webSearch', id: 'ws1', query: 'agentpipe tapes', status: 'inProgress' },
+  });
+  assert.deepEqual(events[1], {
+    type: 'completed',
+    item: { kind: 'webSearch', id: 'ws1', query: 'agentpipe tapes', status: 'completed' },
+  });
+
+  const format = new CodexExecFormat({ json: true, cwd: '/w', log: () => {} });
+  const init = { type: 'system', subtype: 'init', session_id: S, uuid: uuid() } as unknown as OutputLine;
+  const lines = [init, ...search()]
+    .map((m) => format.line(m as OutputLine) ?? '')
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const search0 = { id: 'item_0', type: 'web_search', query: 'agentpipe tapes' };
+  assert.deepEqual(lines, [
+    { type: 'thread.started', thread_id: S },
+    { type: 'turn.started' },
+    { type: 'item.started', item: { ...search0, action: { type: 'search', query: 'agentpipe tapes' } } },
+    { type: 'item.completed', item: { ...search0, action: { type: 'search', query: 'agentpipe tapes' } } },
+  ]);
 });
