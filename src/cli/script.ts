@@ -2,7 +2,8 @@
  * `agentpipe script <file>`: a script for the `scripted` model from a real run, so a UI gets realistic fixtures
  * without turns written by hand. From a tape, each recorded model answer becomes a turn (its thinking, text and tool
  * calls with their ids, its usage, stop reason and model, a failure as the turn's `error`, and the pace it streamed
- * at as `delay_ms`); a tape of a wrapped CLI, or a saved transcript (.jsonl), gives a turn per assistant message id.
+ * at as `delay_ms`); a tape of a wrapped CLI, or a saved transcript (.jsonl), gives a turn per model answer (the
+ * assistant messages of one message id, up to the tool results that answer them).
  */
 import { errorCode, errorMessage } from '../process/errors.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -97,16 +98,32 @@ function turnOfBlocks(blocks: AssistantContentBlock[]): ScriptTurn {
   return turn;
 }
 
-/** Assistant messages (one per block) grouped into turns by their message id, in order. */
+/**
+ * Assistant messages (one per block) grouped into turns, in order: the blocks of one model answer share its message
+ * id. An answer ends where the id changes, and where a user message comes that is a prompt or answers every tool call
+ * of the answer so far (a server that gives every answer the same id still gives a turn per answer).
+ */
 function turnsOfMessages(messages: AgentMessage[]): ScriptTurn[] {
-  const groups = new Map<string, { blocks: AssistantContentBlock[]; model: string }>();
+  type Turn = { id: string; blocks: AssistantContentBlock[]; model: string; results: Set<string>; ended: boolean };
+  const turns: Turn[] = [];
+  let current: Turn | undefined;
   for (const message of messages) {
+    if (message.type === 'user' && current) {
+      const content = message.message.content;
+      const results = typeof content === 'string' ? [] : content.filter((b) => b.type === 'tool_result');
+      for (const result of results) current.results.add(result.tool_use_id);
+      const calls = current.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+      if (results.length === 0 || calls.every((id) => current!.results.has(id))) current.ended = true;
+    }
     if (message.type !== 'assistant' || message.message.model === '<synthetic>') continue;
-    const group = groups.get(message.message.id);
-    if (group) group.blocks.push(...message.message.content);
-    else groups.set(message.message.id, { blocks: [...message.message.content], model: message.message.model });
+    const { id, content, model } = message.message;
+    if (current && current.id === id && !current.ended) current.blocks.push(...content);
+    else {
+      current = { id, blocks: [...content], model, results: new Set(), ended: false };
+      turns.push(current);
+    }
   }
-  return [...groups.values()].map(({ blocks, model }) => ({ ...turnOfBlocks(blocks), ...(model ? { model } : {}) }));
+  return turns.map(({ blocks, model }) => ({ ...turnOfBlocks(blocks), ...(model ? { model } : {}) }));
 }
 
 async function fromTranscript(file: string, log: (line: string) => void): Promise<Script> {
@@ -117,5 +134,9 @@ async function fromTranscript(file: string, log: (line: string) => void): Promis
   } catch (error) {
     throw new UsageError(`${file}: neither a tape nor a transcript (${errorMessage(error)})`);
   }
-  return { turns: turnsOfMessages(lines.filter((l): l is AgentMessage & typeof l => l.type === 'assistant')) };
+  return {
+    turns: turnsOfMessages(
+      lines.filter((l): l is AgentMessage & typeof l => l.type === 'assistant' || l.type === 'user'),
+    ),
+  };
 }
