@@ -26,6 +26,7 @@
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
+ * `npm run bench -- codex tapes` runs only the sections named (8. and 9.).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -564,4 +565,23 @@ async function main() {
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }
 
-await main();
+/** Sections that run alone: `npm run bench -- codex tapes` prints only their rows (the whole bench takes minutes). */
+const ALONE: Record<string, () => Promise<Array<[string, string, string]>>> = {
+  codex: () => benchCodexExec(ROOT, CLI, dir, measure, fmt),
+  tapes: () => benchTapes(CLI, dir, script, measure),
+};
+
+const only = process.argv.slice(2);
+if (only.length === 0) await main();
+else {
+  const unknown = only.filter((name) => !(name in ALONE));
+  if (unknown.length) {
+    console.error(
+      `bench: unknown section ${unknown.join(', ')}; the ones that run alone: ${Object.keys(ALONE).join(', ')}`,
+    );
+    process.exit(2);
+  }
+  console.log(`agentpipe bench (${only.join(', ')}) — node ${process.version}, ${os.cpus().length} cores`);
+  console.log('| measure | value | ratio |\n|---|---|---|');
+  for (const name of only) for (const row of await ALONE[name]!()) console.log(`| ${row.join(' | ')} |`);
+}
