@@ -21,6 +21,22 @@ import {
 } from './helpers.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The events of a streamed turn that runs one command and answers. */
+const ONE_COMMAND = [
+  'thread.started',
+  'turn.started',
+  'item.started:command_execution',
+  'item.completed:command_execution',
+  'item.completed:agent_message',
+  'turn.completed',
+];
+/** The output schema of the structured-output tests. */
+const CITY_SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, population: { type: 'number' } },
+  required: ['city', 'population'],
+  additionalProperties: false,
+};
 
 test('run(): the items of a turn (reasoning, message, command, tool, file changes, to-dos), its answer and usage', async () => {
   const dir = codexDirs('run');
@@ -100,14 +116,7 @@ test('runStreamed(): thread.started, turn.started, items as they happen, turn.co
   const thread = codex.startThread({ workingDirectory: dir.cwd, sandboxMode: 'workspace-write' });
   const { events } = await thread.runStreamed('count');
   const all = await collectEvents(events);
-  assert.deepEqual(eventKinds(all), [
-    'thread.started',
-    'turn.started',
-    'item.started:command_execution',
-    'item.completed:command_execution',
-    'item.completed:agent_message',
-    'turn.completed',
-  ]);
+  assert.deepEqual(eventKinds(all), ONE_COMMAND);
   const started = all[0]!;
   assert.ok(started.type === 'thread.started' && started.thread_id === thread.id);
   const done = all[3]!;
@@ -142,15 +151,9 @@ test('an output schema: the final message is the JSON the model gave', async () 
   const codex = scriptedCodex(dir, [
     { tool_calls: [{ name: 'StructuredOutput', input: { city: 'Paris', population: 2_100_000 } }] },
   ]);
-  const schema = {
-    type: 'object',
-    properties: { city: { type: 'string' }, population: { type: 'number' } },
-    required: ['city', 'population'],
-    additionalProperties: false,
-  };
   const turn = await codex
     .startThread({ workingDirectory: dir.cwd })
-    .run('capital of France?', { outputSchema: schema });
+    .run('capital of France?', { outputSchema: CITY_SCHEMA });
   assert.deepEqual(JSON.parse(turn.finalResponse), { city: 'Paris', population: 2_100_000 });
   assert.deepEqual(
     turn.items.map((i) => i.type),
@@ -248,14 +251,7 @@ test('an OpenAI-compatible server: runStreamed() gives the items as they happen,
       sandboxMode: 'danger-full-access',
     });
     const all = await collectEvents((await thread.runStreamed('print')).events);
-    assert.deepEqual(eventKinds(all), [
-      'thread.started',
-      'turn.started',
-      'item.started:command_execution',
-      'item.completed:command_execution',
-      'item.completed:agent_message',
-      'turn.completed',
-    ]);
+    assert.deepEqual(eventKinds(all), ONE_COMMAND);
     const [started, , , command, message, completed] = all;
     assert.ok(started!.type === 'thread.started' && started.thread_id === thread.id);
     assert.ok(command!.type === 'item.completed' && command.item.type === 'command_execution');
@@ -275,15 +271,10 @@ test('an OpenAI-compatible server: an output schema is a StructuredOutput tool; 
   const server = await chatCompletionsServer([{ tool: 'StructuredOutput', args: answer }, { text: 'not asked for' }]);
   try {
     const dir = codexDirs('openai-schema');
-    const schema = {
-      type: 'object',
-      properties: { city: { type: 'string' }, population: { type: 'number' } },
-      required: ['city', 'population'],
-      additionalProperties: false,
-    };
+
     const turn = await openaiCodex(server, dir)
       .startThread({ workingDirectory: dir.cwd, model: 'gpt-test' })
-      .run('capital of France?', { outputSchema: schema });
+      .run('capital of France?', { outputSchema: CITY_SCHEMA });
     assert.deepEqual(JSON.parse(turn.finalResponse), answer);
     assert.deepEqual(
       turn.items.map((i) => i.type),
@@ -292,7 +283,7 @@ test('an OpenAI-compatible server: an output schema is a StructuredOutput tool; 
     assert.equal(server.requests.length, 1, 'the structured answer ends the turn');
     const tools = server.requests[0]!.body.tools as Array<{ function: { name: string; parameters: unknown } }>;
     const structured = tools.find((t) => t.function.name === 'StructuredOutput');
-    assert.deepEqual(structured?.function.parameters, schema, 'the model is given the schema as the tool’s input');
+    assert.deepEqual(structured?.function.parameters, CITY_SCHEMA, 'the model is given the schema as the tool’s input');
   } finally {
     await server.close();
   }
