@@ -6,8 +6,8 @@
  * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 20,
  *    each beside a `node -e ''`), against spawn → exit of `node -e ''`; and the first run after a
  *    build, before the CLI has its code cache (the bench has its own AGENTPIPE_HOME).
- *    Beside each, the same one turn with one Bash call of a 60-character read-only command (the
- *    permission check parses it with tree-sitter-bash): time and peak RSS as ratios to the plain one.
+ *    Beside each, the same one turn with one Bash call of a 60-character read-only command with globs
+ *    (the permission check loads tree-sitter-bash to parse it): time and peak RSS as ratios to the plain one.
  * 3. Peak RSS of a one-turn run, and of BENCH_SLOW_DELTAS (1,000,000) deltas into a consumer that
  *    reads slowly (memory must stay flat), against the RSS of `node -e ''`.
  * 4. The same through the real providers (Anthropic Messages SSE, OpenAI-compatible chat
@@ -193,8 +193,9 @@ async function main() {
     'stream-json',
     '--verbose',
   ];
-  // 60 characters, quotes included: the permission check parses it (tree-sitter-bash) and finds it read-only.
-  const bashCommand = 'grep -c "turns" one-turn.json && ls -la . | head -n 3 && pwd';
+  // 60 characters, quotes included, with globs: too much for the fast reader (fast-parse.ts), so the permission check
+  // loads tree-sitter-bash, parses it and finds it read-only (the globs expand to this folder's .json files).
+  const bashCommand = 'grep -c "turns" *.json && ls -la | head -n 3 && wc -l *.json';
   const bashTurn = script('bash-turn.json', [
     { tool_calls: [{ name: 'Bash', id: 'toolu_bench', input: { command: bashCommand } }] },
     { text: 'Hello from the bench.' },

@@ -10,7 +10,7 @@
 import { errorMessage } from '../process/errors.ts';
 import { Writable } from 'node:stream';
 import type { AnyMessage } from '@agentclientprotocol/sdk';
-import { nestedDeeper, tooDeepError } from '../messages/json-limits.ts';
+import { identify, nestedDeeper, tooDeepError } from '../messages/json-limits.ts';
 import { readLines } from '../messages/ndjson.ts';
 import type { MessageStream } from './pipelined.ts';
 
@@ -25,25 +25,6 @@ const errorResponse = (id: Id, code: number, message: string): Message => ({
   id,
   error: { code, message },
 });
-
-const HEAD_ID = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/;
-
-/** A refused message's id and kind, read from the parsed value or, for a line that could not be parsed, its head. */
-function identify(value: unknown, head: string): { id: Id; request: boolean } {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const m = value as Message;
-    const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
-    return { id, request: 'method' in m };
-  }
-  const raw = HEAD_ID.exec(head.slice(0, 4096))?.[1];
-  let id: Id = null;
-  try {
-    id = raw === undefined ? null : (JSON.parse(raw) as string | number);
-  } catch {
-    id = null;
-  }
-  return { id, request: /"method"\s*:/.test(head.slice(0, 4096)) };
-}
 
 /** The message streams of an ACP agent on `input` and `output` (stdin and stdout). */
 export function acpStdioStream(

@@ -46,3 +46,28 @@ export function nestedDeeper(value: unknown, limit = limitOfProcess()): boolean 
 export function tooDeepError(limit = limitOfProcess()): string {
   return `JSON nested deeper than ${limit} levels (AGENTPIPE_MAX_INPUT_DEPTH)`;
 }
+
+/** A JSON-RPC id (`null`: none could be read). */
+type Id = string | number | null;
+
+const HEAD_ID = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/;
+
+/**
+ * A refused JSON-RPC message's id and whether it is a request, read from the parsed value or, for a line that
+ * could not be parsed (too long, broken), from its head.
+ */
+export function identify(value: unknown, head: string): { id: Id; request: boolean } {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const m = value as Record<string, unknown>;
+    const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
+    return { id, request: 'method' in m };
+  }
+  const raw = HEAD_ID.exec(head.slice(0, 4096))?.[1];
+  let id: Id = null;
+  try {
+    id = raw === undefined ? null : (JSON.parse(raw) as string | number);
+  } catch {
+    id = null;
+  }
+  return { id, request: /"method"\s*:/.test(head.slice(0, 4096)) };
+}

@@ -195,6 +195,23 @@ export class JsonRpcPeer {
     void this.#pump();
   }
 
+  /**
+   * Refuses a frame that arrived but may not be used (nested too deep, over the size limit): a request gets an
+   * invalid-request error with its id, an answer fails the request of ours it answers, anything else is logged.
+   */
+  refuse(frame: { id: RequestId | null; request: boolean }, reason: string): void {
+    if (this.#status !== 'open') return;
+    this.#o.log?.(`json-rpc: input refused: ${reason}`);
+    if (frame.id === null) return;
+    if (frame.request) {
+      this.#reply({ id: frame.id, error: { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${reason}` } });
+      return;
+    }
+    const pending = this.#pending.get(frame.id);
+    this.#pending.delete(frame.id);
+    pending?.reject(new RpcError(RPC_ERROR.invalidRequest, `the answer was refused: ${reason}`));
+  }
+
   /** Sends a request to the other side and waits for its answer (rejects with its error, or when closed). */
   request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
     return this.startRequest(method, params, signal).answer;

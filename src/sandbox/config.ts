@@ -105,6 +105,11 @@ export interface SandboxConfig {
   env?: Record<string, string | undefined>;
   /** Where warnings go (the session's stderr). */
   warn: (line: string) => void;
+  /**
+   * The specifiers of the `Read(...)` deny rules in force now (the session's rules may change):
+   * their paths are hidden from the commands the model runs (./deny-read.ts).
+   */
+  readDenied?: () => readonly string[];
 }
 
 /** True when `value` is a sandbox mode. */

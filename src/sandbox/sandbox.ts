@@ -16,6 +16,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
+import { readDeniedPaths } from './deny-read.ts';
 import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import { pointRegistry, type PointClaim } from './points.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
@@ -143,6 +144,12 @@ export async function sandboxWritable(config: SandboxConfig): Promise<SandboxWri
   };
 }
 
+/** What the Read deny rules hide from what the model runs (Bash, Grep, a wrapped CLI), not from hooks or servers. */
+function readDeniedFor(config: SandboxConfig, profile: SandboxProfile, home: string): string[] {
+  if (!config.readDenied || !['read-only', 'workspace', 'harness'].includes(profile)) return [];
+  return readDeniedPaths(config.readDenied(), config.cwd, home);
+}
+
 /** The command to start for `request` under `config`'s sandbox. */
 export async function sandboxed(config: SandboxConfig, request: SandboxRequest): Promise<SandboxedCommand> {
   const inner = typeof request.command === 'string' ? ['bash', '-c', request.command] : request.command;
@@ -175,7 +182,12 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
         ]
       : [],
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
-    hidden: [agentpipeHome(env), pointRegistry(), ...policy.denyRead.map((p) => expandHome(p, config.cwd, home))],
+    hidden: [
+      agentpipeHome(env),
+      pointRegistry(),
+      ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
+      ...readDeniedFor(config, request.profile, home),
+    ],
     allowRead: [
       ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
       ...(request.readable ?? []),

@@ -173,6 +173,9 @@ export class Session {
       deny.some((rule) => isWholeToolRule(rule, name)) ||
       (!!options.tools && !name.startsWith('mcp__') && !options.tools.includes(name));
     const sandbox = sessionSandbox(options, settings, cwd, directories, (line) => log(`agentpipe: warning: ${line}`));
+    // The Read deny rules in force when a command starts: the sandbox hides their paths.
+    sandbox.readDenied = () =>
+      this.ctx.permissions.deny.flatMap((r) => (r.tool === 'Read' && r.specifier !== undefined ? [r.specifier] : []));
     this.mcp = new McpManager(options.mcpServers ?? {}, {
       cwd,
       sessionId: this.id,

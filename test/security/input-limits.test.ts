@@ -1,16 +1,19 @@
 /**
  * Depth and size limits on the JSON a client sends (issue 27): hostile lines (10,000 deep in every
  * place JSON can go, 100,000 wide, over the size limit, broken) through stdin stream-json,
- * `serve`, `serve --ui`, `--sdk-url` and `agentpipe acp`. Every refused user message ends in an
- * error result, every refused control request in an error response with its id, and the server
- * answers the next client as before. (`serve --redis`: test/cluster/input-limits.test.ts.)
+ * `serve`, `serve --ui`, `--sdk-url`, `agentpipe acp` and `agentpipe app-server` (stdio and
+ * `--listen ws://`). Every refused user message ends in an error result, every refused request in
+ * an error response with its id, and the server answers the next client as before. (`serve
+ * --redis`: test/cluster/input-limits.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import WebSocket, { WebSocketServer } from 'ws';
-import { CLI_PATH, parseLines, runCli } from '../helpers/cli.ts';
-import { deepValue, hostileCases, unmetDebts } from '../helpers/hostile-json.ts';
+import { CLI_PATH, parseLines, runCli, startCli } from '../helpers/cli.ts';
+import { deepValue, hostileCases, unmetDebts, wideObject } from '../helpers/hostile-json.ts';
+import { AppServerClient } from '../codex/app-server-client.ts';
+import { codexDirs, sdkEnv } from '../codex/helpers.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { userLine, watchedCli } from '../transport/ws-helpers.ts';
 
@@ -205,4 +208,98 @@ test('acp: a request nested too deep, one over the size limit and a broken one g
   assert.match(byId.get('big')?.error?.message ?? '', /over the limit of 100000/);
   assert.equal(byId.get(4)?.error?.code, -32700, 'a broken line: a parse error, with the id its start names');
   assert.match(byId.get(5)?.result?.sessionId ?? '', /^[0-9a-f-]{36}$/, 'the agent goes on');
+});
+
+/**
+ * The app-server's hostile requests (JSON-RPC: each request is owed a response with its id): values 10,000 deep in
+ * a request's params, in a turn's input and as a whole line; a wide one; a line over the size limit (on stdio:
+ * refused with its id; a WebSocket frame over it closes its connection, below); a broken one. Then a turn runs.
+ */
+async function appServerHostile(client: AppServerClient, cwd: string, overLimit: boolean): Promise<void> {
+  await client.initialize();
+  const deep = deepValue(10_000);
+  const [deepStart, wide, huge, deepTurn] = client.reserveIds([
+    'thread/start',
+    'model/list',
+    'thread/start',
+    'turn/start',
+  ]);
+  const answered = (id: number) => client.waitFor((f) => f.id === id && f.method === undefined);
+  const lines = [
+    `{"id":${deepStart},"method":"thread/start","params":{"cwd":${JSON.stringify(cwd)},"x":${deep}}}`,
+    `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+    `{"id":${wide},"method":"model/list","params":${wideObject(100_000)}}`,
+    `{"id":"broken","method":"thread/start","params":{`,
+    ...(overLimit ? [`{"id":${huge},"method":"thread/start","params":{"cwd":"${'a'.repeat(MAX_LINE)}"}}`] : []),
+  ];
+  client.raw(lines.map((l) => `${l}\n`).join(''));
+  const refused = await answered(deepStart!);
+  assert.equal(refused.error?.code, -32600);
+  assert.match(refused.error?.message ?? '', /nested deeper than 200 levels/);
+  const wideAnswer = await answered(wide!);
+  assert.ok('result' in wideAnswer || 'error' in wideAnswer, 'a wide request is answered');
+  if (overLimit) assert.match((await answered(huge!)).error?.message ?? '', /over the limit of 2000000/);
+  const thread = await client.request('thread/start', { cwd });
+  const threadId = thread.result.thread.id as string;
+  client.raw(
+    `{"id":${deepTurn},"method":"turn/start","params":{"threadId":"${threadId}","input":` +
+      `[{"type":"text","text":"hi","text_elements":[],"x":${deep}}]}}\n`,
+  );
+  assert.match((await answered(deepTurn!)).error?.message ?? '', /nested deeper than 200 levels/);
+  const turn = await client.request('turn/start', {
+    threadId,
+    input: [{ type: 'text', text: 'good', text_elements: [] }],
+  });
+  assert.equal((await client.turnCompleted(turn.result.turn.id)).params.turn.status, 'completed', 'the server goes on');
+  assert.doesNotMatch(client.stderr, /RangeError|\n\s+at /);
+}
+
+/** A scripted model for the app-server tests: one answer a turn. */
+function appServerDirs() {
+  const dir = codexDirs('limits');
+  const script = writeScript(dir.home, [{ text: 'fine' }, { text: 'fine' }]);
+  return { ...dir, args: ['--model', 'scripted', '--script', script], env: sdkEnv(dir.home, LIMITS) };
+}
+
+test('app-server on stdio: deep, wide, huge and broken requests are refused with their ids or answered; a turn runs', async () => {
+  const dir = appServerDirs();
+  const client = AppServerClient.stdio({ args: dir.args, cwd: dir.cwd, env: dir.env, validate: false });
+  try {
+    await appServerHostile(client, dir.cwd, true);
+  } finally {
+    await client.close();
+  }
+});
+
+test('app-server --listen ws://: the same on a connection; a frame over the limit closes only its own (1009)', async (t) => {
+  const dir = appServerDirs();
+  const child = startCli(['app-server', '--listen', 'ws://127.0.0.1:0', ...dir.args], { cwd: dir.cwd, env: dir.env });
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  t.after(async () => {
+    child.kill('SIGTERM');
+    await exited;
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      const match = /listening on (ws:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.once('close', () => reject(new Error(`app-server exited: ${stderr}`)));
+  });
+  const huge = new WebSocket(url);
+  await new Promise((resolve) => huge.once('open', resolve));
+  const code = new Promise<number>((resolve) => huge.once('close', (c) => resolve(c)));
+  huge.on('error', () => undefined);
+  huge.send(`{"id":1,"method":"initialize","params":{"x":"${'z'.repeat(MAX_LINE + 1)}"}}`);
+  assert.equal(await code, 1009, 'Message Too Big');
+  const client = await AppServerClient.ws(url, {}, false);
+  try {
+    await appServerHostile(client, dir.cwd, false);
+  } finally {
+    await client.close();
+  }
+  assert.equal(child.exitCode, null);
+  assert.doesNotMatch(stderr, /RangeError|\n\s+at /);
 });

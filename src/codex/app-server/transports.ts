@@ -7,6 +7,7 @@
 import { errorMessage } from '../../process/errors.ts';
 import type WebSocket from 'ws';
 import type http from 'node:http';
+import { identify, nestedDeeper, tooDeepError } from '../../messages/json-limits.ts';
 import { readLines } from '../../messages/ndjson.ts';
 import { frameLines } from '../../messages/ndjson.ts';
 import { stdoutWriter } from '../../pipeline/fd-writer.ts';
@@ -14,7 +15,10 @@ import { socketWriter } from '../../pipeline/socket-writer.ts';
 import type { RunningServer } from '../../transport/websocket-server.ts';
 import type { AppServer, Connection } from './server.ts';
 
-/** Hands one line of the client to the connection (parsed; a line that is not JSON is answered -32700). */
+/**
+ * Hands one line of the client to the connection, parsed: a line that is not JSON is logged (codex's schema has no
+ * `id: null` to answer it with), one nested deeper than the limit is refused before anything walks it.
+ */
 function receiveLine(connection: Connection, line: string): void {
   let value: unknown;
   try {
@@ -23,7 +27,8 @@ function receiveLine(connection: Connection, line: string): void {
     connection.peer.receive(undefined, errorMessage(error));
     return;
   }
-  connection.peer.receive(value);
+  if (nestedDeeper(value)) connection.peer.refuse(identify(value, ''), tooDeepError());
+  else connection.peer.receive(value);
 }
 
 /** Serves one connection on stdin and stdout until stdin closes. */
@@ -32,7 +37,10 @@ export async function serveStdio(server: AppServer, maxLine: number): Promise<vo
   const connection = server.connect((frame) => writer.write(`${JSON.stringify(frame)}\n`));
   for await (const item of readLines(process.stdin, maxLine)) {
     if ('tooLong' in item)
-      connection.peer.receive(undefined, `a line of ${item.tooLong} characters is over the limit of ${maxLine}`);
+      connection.peer.refuse(
+        identify(undefined, item.head),
+        `a line of ${item.tooLong} characters is over the limit of ${maxLine} (AGENTPIPE_MAX_INPUT_LINE)`,
+      );
     else receiveLine(connection, item.line);
   }
   server.disconnect(connection);

@@ -6,15 +6,15 @@
  * working folders and outside Read deny rules, every folder it walks clear of them, and git's
  * repository (the one the session is in, with a config that names no program).
  */
-import path from 'node:path';
 import { childEnv } from '../../process/env.ts';
-import { formatRule, commandRuleMatches, pathRuleMatches, type PermissionRule } from '../permission-rules.ts';
-import { expandPath, isInside, realPath, resolvedPath } from '../paths.ts';
+import { formatRule, commandRuleMatches, type PermissionRule } from '../permission-rules.ts';
+import { isInside, realPath, resolvedPath } from '../paths.ts';
 import { repositoryOf, unsafeRepositoryConfig } from './git-repository.ts';
 import { walkLine, type LineWalk, type Named } from './line-walk.ts';
 import { analyzeShell, type ShellAnalysis } from './parse.ts';
 import { inventory, type RunInventory } from './programs.ts';
 import { readOnlyEnv } from './read-only-env.ts';
+import { lineNamed, readDenyFacts, unresolvable } from './read-deny.ts';
 
 /** The rules that bear on a Bash call. */
 export interface ShellRules {
@@ -50,23 +50,11 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
   const denied = commandDenial(runs, rules);
   if (denied) return denied;
   const walk = walkLine(analysis, rules.cwd, rules.readDeny.length > 0);
-  const lineDirs = [...new Set([rules.cwd, ...walk.named.map((n) => n.dir)])];
-  // Files the line names may not be ones a Read deny rule protects.
-  const named: Named[] = [
-    ...[...analysis.reads, ...analysis.writes].flatMap((word) => lineDirs.map((dir) => ({ word, dir }))),
-    ...walk.named,
-  ];
-  for (const { word, dir } of named) {
-    const rule = rules.readDeny.find((r) => pathRuleMatches(r.specifier!, joined(dir, word), rules.cwd));
-    if (rule)
-      return {
-        denied: `Permission to read ${word} was denied by the rule ${formatRule(rule)}`,
-        readOnly: false,
-        allowed: false,
-      };
-  }
+  const named = lineNamed(analysis, walk, rules.cwd);
+  const reading = await readDenyFacts(analysis, rules.cwd, walk, named, rules);
+  if (reading.denied) return { denied: reading.denied, readOnly: false, allowed: false };
   const plain = analysis.complex.length === 0 && !analysis.opaqueName;
-  const unsure = unknownRuns(analysis, runs) ?? readDenyDoubt(walk, named, plain, rules);
+  const unsure = unknownRuns(analysis, runs) ?? reading.unsure;
   let readOnly = plain && !unsure && analysis.writes.length === 0 && analysis.commands.length > 0 && walk.readOnly;
   if (readOnly && walk.git.length) readOnly = (await gitProblem(walk, rules.cwd)) === undefined;
   const whole = rules.allow.some((r) => r.specifier === undefined || r.specifier === '*');
@@ -113,37 +101,6 @@ function unknownRuns(analysis: ShellAnalysis, runs: RunInventory | undefined): s
   );
 }
 
-/** With Read deny rules set, a line that may read what they protect without naming it: why it asks. */
-function readDenyDoubt(walk: LineWalk, named: Named[], plain: boolean, rules: ShellRules): string | undefined {
-  if (!rules.readDeny.length) return undefined;
-  // A computed word (`"$PWD/.env"`, `$(…)`) names a file no one can check beforehand.
-  if (!plain || walk.unexpanded || named.some(({ word }) => unresolvable(word)))
-    return (
-      'Bash needs approval: Read deny rules are set and a word of this line expands to file names that cannot ' +
-      'be checked beforehand'
-    );
-  const folder = walk.roots.find(({ word, dir }) =>
-    rules.readDeny.some((r) => overlaps(r.specifier!, resolvedPath(dir, word), rules.cwd)),
-  );
-  if (folder)
-    return `Bash needs approval: ${folder.word} is read recursively and holds files a Read deny rule protects`;
-  const git = walk.git.find(({ dir, content }) => {
-    const repository = content ? repositoryOf(realPath(dir)) : undefined;
-    return repository !== undefined && rules.readDeny.some((r) => overlaps(r.specifier!, repository, rules.cwd));
-  });
-  if (git) return 'Bash needs approval: this git command may print the contents of files a Read deny rule protects';
-  return undefined;
-}
-
-/** True when the files a path rule covers and the folder `dir` (resolved) meet: one is inside the other. */
-function overlaps(specifier: string, dir: string, cwd: string): boolean {
-  const pattern = expandPath(cwd, specifier.startsWith('//') ? specifier.slice(1) : specifier);
-  const parts = pattern.split('/');
-  const glob = parts.findIndex((p) => /[*?[{]/.test(p));
-  const fixed = (glob === -1 ? parts : parts.slice(0, glob)).join('/') || '/';
-  return [fixed, realPath(fixed)].some((f) => isInside(f, dir) || isInside(dir, f));
-}
-
 /** Why git may not run without asking here: a `cd` into another repository, or config that names a program. */
 async function gitProblem(walk: LineWalk, cwd: string): Promise<string | undefined> {
   const home = repositoryOf(realPath(cwd));
@@ -159,15 +116,6 @@ async function gitProblem(walk: LineWalk, cwd: string): Promise<string | undefin
   }
   return undefined;
 }
-
-/**
- * `word` as a path from `dir`, not folded (`sub/../.env` stays so: the kernel follows `sub` first);
- * `~` words and absolute ones as they are.
- */
-const joined = (dir: string, word: string) => (word.startsWith('~') || path.isAbsolute(word) ? word : `${dir}/${word}`);
-
-/** A word whose file cannot be known before bash expands it: `~user`, `~+`, `~-` (a home, $PWD, $OLDPWD). */
-const unresolvable = (word: string) => /^~[^/]/.test(word);
 
 /** The first path outside `folders` among the named words and walked folders, or where a `cd` leaves to. */
 function outsidePath(walk: LineWalk, named: Named[], folders: string[]): string | undefined {

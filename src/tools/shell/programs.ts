@@ -17,6 +17,8 @@ export interface RunInventory {
   commands: string[][];
   /** Something runs that cannot be named (a computed name, `bash script.sh`, `source f` ...). */
   unknown: boolean;
+  /** The shell lines the line's own commands hand to a shell (`bash -c`, `eval`, `trap`, `flock -c` ...), unparsed. */
+  lines: string[];
 }
 
 /** A program that runs another: its options, the operands before the program, a shell line it runs. */
@@ -261,7 +263,7 @@ const MAX_DEPTH = 8;
 
 /** Every command the analysed line runs, wrappers and nested shells included. */
 export async function inventory(analysis: ShellAnalysis, depth = 0): Promise<RunInventory> {
-  const out: RunInventory = { commands: [], unknown: analysis.opaqueName };
+  const out: RunInventory = { commands: [], unknown: analysis.opaqueName, lines: [] };
   for (const command of analysis.commands) await unwrap(command.argv, globbedIndexes(command), out, depth);
   return out;
 }
@@ -369,6 +371,8 @@ async function wrapped(
 }
 
 async function nestedLine(line: string, out: RunInventory, depth: number): Promise<void> {
+  // Only this line's own: a nested line's lines are its own inventory's, judged when it is.
+  out.lines.push(line);
   const inner = await inventory(await analyzeShell(line), depth + 1);
   out.commands.push(...inner.commands);
   if (inner.unknown) out.unknown = true;
