@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import { pathOperands } from './line-walk.ts';
+import { sedScriptReachesOut, sedScripts } from './sed-script.ts';
 
 /** Interpreters, and the options that hand them code on the command line (with no operand, code comes on stdin). */
 const INTERPRETERS: Array<{ name: RegExp; code: RegExp }> = [
@@ -28,6 +29,33 @@ const INTERPRETERS: Array<{ name: RegExp; code: RegExp }> = [
 const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk']);
 /** Programs that take a query able to read files (`readfile('.env')`, `read_text`): any use. */
 const QUERIES = new Set(['sqlite3', 'duckdb']);
+/**
+ * Editors, calculators and terminal multiplexers whose commands (on their command line or input)
+ * read any file or run a shell line (`ed` and `dc` read theirs from stdin: `… | ed -s a.txt`).
+ */
+const COMMAND_RUNNERS = new Set([
+  ...'ed red dc ex vi vim nvim view vimdiff emacs nano mg'.split(' '),
+  ...'tmux screen dtach abduco at batch'.split(' '),
+]);
+/**
+ * Options that hand a program a command to run (`tar --to-command='cat .env'`, `sort
+ * --compress-program=./x.sh`, `split --filter`, `ssh -o ProxyCommand=…`): their GNU abbreviations too.
+ */
+const RUNS_OPTION: Record<string, RegExp> = {
+  tar: /^(-[a-zA-Z]*[IF]|--(to-c|checkpoint-a|use-c|rsh|info|new-v|rmt)[a-z-]*(=|$))/,
+  gtar: /^(-[a-zA-Z]*[IF]|--(to-c|checkpoint-a|use-c|rsh|info|new-v|rmt)[a-z-]*(=|$))/,
+  sort: /^--com[a-z-]*(=|$)/,
+  split: /^--fi[a-z-]*(=|$)/,
+  diff: /^--diff-p[a-z-]*(=|$)/,
+  sdiff: /^--diff-p[a-z-]*(=|$)/,
+  diff3: /^--diff-p[a-z-]*(=|$)/,
+  zip: /^(-TT|--unzip-command)/,
+  rsync: /^(-[a-zA-Z]*e|--(rsh|rsync-path)(=|$))/,
+  ssh: /^-[a-zA-Z]*[oF]/,
+  scp: /^-[a-zA-Z]*[oFS]/,
+  sftp: /^-[a-zA-Z]*[oFSD]/,
+  man: /^(-[a-zA-Z]*[PH]|--(pager|html)(=|$))/,
+};
 /** Programs that read the names of the files they open from stdin or a file. */
 const NAMES_FROM_INPUT = new Set(['xargs', 'parallel', 'cpio', 'afio']);
 /** Programs that copy, link or archive what they are given, folders whole. */
@@ -52,11 +80,22 @@ export function unseenReads(argv: string[]): string | undefined {
   if (AWKS.has(name) && !args.some((a) => /^(-[a-zA-Z]*f|--file)/.test(a)))
     return `${name} runs the program it is given, which may read any file (getline)`;
   if (QUERIES.has(name)) return `${name} runs a query, which may read any file`;
+  if (COMMAND_RUNNERS.has(name) && !asksVersion)
+    return `${name} runs the commands it is given, which may read any file`;
+  if (RUNS_OPTION[name] && args.some((a) => RUNS_OPTION[name]!.test(a)))
+    return `${name} is given a command to run, which may read any file`;
+  if ((name === 'sed' || name === 'gsed') && !args.some((a) => isSandboxed(a))) {
+    const { scripts } = sedScripts(args);
+    if (scripts.some(sedScriptReachesOut)) return `${name} is given a script that reads, writes or runs (r, R, w, e)`;
+  }
   if (NAMES_FROM_INPUT.has(name) && (name !== 'xargs' || words.length > 0))
     return `${name} opens files whose names it reads from its input`;
   if (name === 'git') return gitUnknown(args);
   return undefined;
 }
+
+/** GNU sed's `--sandbox` (any abbreviation of it): e, r and w are refused. */
+const isSandboxed = (arg: string) => /^--sa(n(d(b(o(x)?)?)?)?)?$/.test(arg);
 
 /** The folders `argv` reads every file of without being read-only (grep -R, rg -L, cp -r, tar, find -exec). */
 export function folderReads(argv: string[]): string[] {
@@ -105,15 +144,30 @@ const NO_CONTENT = new Set(
   (
     'add branch checkout switch restore reset rm mv init commit fetch pull merge rebase revert cherry-pick clean ' +
     'config describe ls-files ls-tree ls-remote rev-list rev-parse remote shortlog show-ref status tag gc prune ' +
-    'count-objects symbolic-ref update-ref update-index write-tree check-ignore check-attr var version help ' +
-    'stash bisect submodule notes log'
+    'count-objects symbolic-ref update-ref write-tree check-ignore check-attr var version help ' +
+    'stash bisect submodule log'
   ).split(' '),
 );
 /** Options that make those print changes as patches or search them (`log -p`, `log -S`, `stash list -p`, `add -p`). */
-const PATCHY =
-  /^(-[a-zA-Z]*[pSG]|--patch|--patch-with-\w+|--stdout|--binary|--cc|--word-diff|--color-words|--pickaxe-\w+)(=|$)/;
+const PATCHY = new RegExp(
+  '^(-[a-zA-Z]*[pSGcW]|-[a-zA-Z]*U\\d*|--patch|--patch-with-\\w+|--stdout|--binary|--cc|--word-diff|--color-words|' +
+    '--pickaxe-\\w+|--unified|--remerge-diff|--function-context)(=|$)',
+);
 /** Subcommand words that run a program or a shell line: what they read is unknown. */
-const RUNS = /^(-x|--exec(=|$)|-i|--interactive|run|foreach)$/;
+const RUNS = /^(-x.*|--exec(=.*)?|-i|--interactive|run|foreach)$/;
+/** Options of any subcommand that name the program git runs for the other side (`fetch --upload-pack='cat .env'`). */
+const REMOTE_PROGRAM = /^--(upload-pack|receive-pack|exec)(=|$)/;
+
+/** Keys `git config` may set without naming a program or a file git reads (the rest may: hooksPath, fsmonitor …). */
+const PLAIN_KEY = /^(user\.(name|email)|color\.[\w.]+|advice\.\w+|init\.defaultbranch|push\.default|pull\.rebase)$/i;
+
+/** True when a `git config` argv (after the subcommand) sets a key other than a plain one. */
+function configSets(rest: string[]): boolean {
+  if (rest.some((a) => /^(-e|--edit|--add|--replace-all|--rename-section)$/.test(a))) return true;
+  const words = rest.filter((a) => !a.startsWith('-'));
+  const [key, value] = words[0] === 'set' ? [words[1], words[2]] : [words[0], words[1]];
+  return value !== undefined && !PLAIN_KEY.test(key ?? '');
+}
 
 /** A git command whose program or repository cannot be judged (`git -c alias.x='!cat .env'`, `rebase -x`). */
 function gitUnknown(args: string[]): string | undefined {
@@ -122,6 +176,11 @@ function gitUnknown(args: string[]): string | undefined {
   if (args[i]?.startsWith('-')) return `git ${args[i]} changes what git runs or which repository it reads`;
   if (['rebase', 'bisect', 'submodule'].includes(args[i] ?? '') && args.slice(i + 1).some((a) => RUNS.test(a)))
     return `git ${args[i]} runs a command it is given`;
+  const rest = args.slice(i + 1);
+  if (args[i] === 'config' && configSets(rest))
+    return 'git config sets a value, which may name a program git runs later (a hook path, fsmonitor, a filter)';
+  if (rest.some((a) => REMOTE_PROGRAM.test(a)) || (args[i] === 'ls-remote' && rest.some((a) => /^-[a-zA-Z]*u/.test(a))))
+    return `git ${args[i]} is given a program to run`;
   return undefined;
 }
 
@@ -136,6 +195,8 @@ export function gitPrints(argv: string[]): boolean {
   const rest = args.slice(i + 1);
   if (!NO_CONTENT.has(sub)) return true;
   if (sub === 'stash' && (rest[0] === 'show' || rest[0] === 'list')) return true;
-  // `status -v` shows the staged changes as a patch.
-  return rest.some((a) => PATCHY.test(a) || (sub === 'status' && /^(-[a-zA-Z]*v|--verbose)$/.test(a)));
+  // `status -v` and `commit -v` (`--dry-run`, or in the editor's template) show the staged changes as a patch.
+  return rest.some(
+    (a) => PATCHY.test(a) || (['status', 'commit'].includes(sub) && /^(-[a-zA-Z]*v|--verbose)$/.test(a)),
+  );
 }
