@@ -11,7 +11,7 @@
  * (`session/request_permission`), client-fs.ts (`fs/*`), settings.ts (modes and models); this file
  * starts the agent, opens its session and runs the prompts.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { atMost, sleep } from '../process/retry.ts';
 import * as acp from '@agentclientprotocol/sdk';
 import type { InitializeResponse, SessionNotification } from '@agentclientprotocol/sdk';
 import type { PermissionMode } from '../messages/types.ts';
@@ -109,15 +109,12 @@ export class AcpHarness implements Harness {
       // In stages: stdin closed first, so an agent that ends on it saves what it holds (its telemetry, its session),
       // then SIGTERM (and SIGKILL after the grace period) to one that does not.
       link.group.input?.end();
-      await Promise.race([link.group.done, sleep(STOP_GRACE_MS, undefined, { ref: false })]);
+      await atMost(link.group.done, STOP_GRACE_MS);
       link.stop();
     }
     // The agents dropped after a failure too: none outlives the harness.
     const agents = [...(link ? [link] : []), ...this.#dropped];
-    await Promise.race([
-      Promise.all(agents.map((l) => l.group.done)),
-      sleep(STOP_GRACE_MS + 1000, undefined, { ref: false }),
-    ]);
+    await atMost(Promise.all(agents.map((l) => l.group.done)), STOP_GRACE_MS + 1000);
   }
 
   /** Adds the prompt's share of the agent's cumulative cost (`usage_update`). */
@@ -194,7 +191,7 @@ export class AcpHarness implements Harness {
     const ended = await Promise.race([
       answered,
       link.gone.then(() => 'gone'),
-      sleep(CANCEL_GRACE_MS, 'late', { ref: false }),
+      sleep(CANCEL_GRACE_MS, { ref: false }).then(() => 'late'),
     ]);
     if (ended === 'gone') this.#drop(link);
     if (ended === 'late') {
