@@ -4,9 +4,9 @@
  */
 import { startFakeServer, type RecordedRequest } from '../../model/fake-servers.ts';
 import { CLI_PATH } from '../../helpers/cli.ts';
-import { driveHarness, harnessDirs, type DrivenHarness } from '../helpers.ts';
+import { driveHarness, harnessDirs } from '../helpers.ts';
 import type { HarnessConfig } from '../../../src/harness/types.ts';
-import { runConformance } from './common.ts';
+import { conformanceRun, runConformance, turnsOf } from './common.ts';
 import { chatReply } from './openai-chat.ts';
 
 const isModel = (r: RecordedRequest) => r.method === 'POST' && r.path.includes('/chat/completions');
@@ -16,30 +16,18 @@ runConformance({
   // ACP's answer to session/request_permission is an option, without the session's message.
   denial: /rejected Bash/,
   async start(script, config = {}) {
-    let answered = 0;
+    const next = turnsOf(script);
     const api = await startFakeServer((request) =>
-      isModel(request)
-        ? chatReply(script[Math.min(answered++, script.length - 1)]!, 'Bash')
-        : { kind: 'json', status: 404, body: {} },
+      isModel(request) ? chatReply(next(), 'Bash') : { kind: 'json', status: 404, body: {} },
     );
     const { home, cwd } = harnessDirs('acp-conformance');
     const command = [process.execPath, CLI_PATH, 'acp', '--base-url', `${api.url}/v1`, '--model', 'local-model'];
-    const started: DrivenHarness[] = [];
-    const another = async (more: Partial<HarnessConfig>) => {
-      const driven = await driveHarness({ name: 'acp', cwd, command, ...config, ...more }, { AGENTPIPE_HOME: home });
-      started.push(driven);
-      return driven;
-    };
-    return {
-      driven: await another({}),
+    return conformanceRun({
       cwd,
-      another,
+      start: (more) => driveHarness({ name: 'acp', cwd, command, ...config, ...more }, { AGENTPIPE_HOME: home }),
       modelRequests: () => api.requests.filter(isModel).map((r) => JSON.stringify(r.body?.messages ?? [])),
-      async close() {
-        for (const h of started) await h.harness.close();
-        await api.close();
-      },
-    };
+      closeFake: () => api.close(),
+    });
   },
   async commandConfig(command) {
     const { home, cwd } = harnessDirs('acp-conformance-command');

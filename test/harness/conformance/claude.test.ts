@@ -1,8 +1,8 @@
 /** The conformance suite (common.ts) against the real `claude` CLI on a local fake of the Messages API. */
 import { anthropicBlock, anthropicStream, startFakeServer, type Reply } from '../../model/fake-servers.ts';
-import { claudeOfflineEnv, driveHarness, harnessDirs, type DrivenHarness } from '../helpers.ts';
+import { claudeOfflineEnv, driveHarness, harnessDirs } from '../helpers.ts';
 import type { HarnessConfig } from '../../../src/harness/types.ts';
-import { runConformance, type ModelTurn } from './common.ts';
+import { conformanceRun, runConformance, turnsOf, type ModelTurn } from './common.ts';
 
 /** `turn` as a Messages API answer. */
 function reply(turn: ModelTurn): Reply {
@@ -45,31 +45,19 @@ runConformance({
   async start(script, config = {}) {
     const isModel = (method: string, p: string) =>
       method === 'POST' && p.startsWith('/v1/messages') && !p.includes('count_tokens');
-    let answered = 0;
+    const next = turnsOf(script);
     const api = await startFakeServer((request) =>
-      isModel(request.method, request.path)
-        ? reply(script[Math.min(answered++, script.length - 1)]!)
-        : { kind: 'json', status: 200, body: { input_tokens: 1 } },
+      isModel(request.method, request.path) ? reply(next()) : { kind: 'json', status: 200, body: { input_tokens: 1 } },
     );
     const { home, cwd } = harnessDirs('claude-conformance');
     const env = claudeOfflineEnv(api.url, home);
-    const started: DrivenHarness[] = [];
-    const another = async (more: Partial<HarnessConfig>) => {
-      const driven = await driveHarness({ name: 'claude', cwd, ...config, ...more }, env);
-      started.push(driven);
-      return driven;
-    };
-    return {
-      driven: await another({}),
+    return conformanceRun({
       cwd,
-      another,
+      start: (more) => driveHarness({ name: 'claude', cwd, ...config, ...more }, env),
       modelRequests: () =>
         api.requests.filter((r) => isModel(r.method, r.path)).map((r) => JSON.stringify(r.body?.messages ?? [])),
-      async close() {
-        for (const h of started) await h.harness.close();
-        await api.close();
-      },
-    };
+      closeFake: () => api.close(),
+    });
   },
   async commandConfig(command) {
     const { cwd } = harnessDirs('claude-conformance-command');

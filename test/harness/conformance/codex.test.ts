@@ -5,9 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startResponsesServer, type ResponsesReply } from '../fakes/responses-api.ts';
-import { driveHarness, harnessDirs, type DrivenHarness } from '../helpers.ts';
+import { driveHarness, harnessDirs } from '../helpers.ts';
 import type { HarnessConfig } from '../../../src/harness/types.ts';
-import { runConformance, type ModelTurn } from './common.ts';
+import { conformanceRun, runConformance, type ModelTurn } from './common.ts';
 
 /** `turn` as a Responses API answer. */
 function reply(turn: ModelTurn): ResponsesReply {
@@ -39,25 +39,13 @@ runConformance({
     const server = await startResponsesServer(script.map(reply));
     const { home, cwd } = harnessDirs('codex-conformance');
     const env = codexEnv(home);
-    const started: DrivenHarness[] = [];
-    const another = async (more: Partial<HarnessConfig>) => {
-      const driven = await driveHarness(
-        { name: 'codex', cwd, baseUrl: server.baseUrl, model: 'fake-model', ...config, ...more },
-        env,
-      );
-      started.push(driven);
-      return driven;
-    };
-    return {
-      driven: await another({}),
+    return conformanceRun({
       cwd,
-      another,
+      start: (more) =>
+        driveHarness({ name: 'codex', cwd, baseUrl: server.baseUrl, model: 'fake-model', ...config, ...more }, env),
       modelRequests: () => server.modelRequests.map((r) => JSON.stringify(r.body)),
-      async close() {
-        for (const h of started) await h.harness.close();
-        await server.close();
-      },
-    };
+      closeFake: () => server.close(),
+    });
   },
   async commandConfig(command) {
     const { home, cwd } = harnessDirs('codex-conformance-command');

@@ -71,6 +71,40 @@ export interface ConformanceAdapter {
   skip?: Partial<Record<CaseName, string>>;
 }
 
+/** A function giving the turns of `script` in order, the last one repeating. */
+export function turnsOf<T>(script: T[]): () => T {
+  let answered = 0;
+  return () => script[Math.min(answered++, script.length - 1)]!;
+}
+
+/**
+ * A ConformanceRun from how to start one harness (`start`, given config over the run's): every harness started is
+ * closed by `close`, then the fake (also when the first harness cannot start).
+ */
+export async function conformanceRun(o: {
+  cwd: string;
+  start: (more: Partial<HarnessConfig>) => Promise<DrivenHarness>;
+  modelRequests: () => string[];
+  closeFake: () => Promise<void>;
+}): Promise<ConformanceRun> {
+  const started: DrivenHarness[] = [];
+  const another = async (more: Partial<HarnessConfig>) => {
+    const driven = await o.start(more);
+    started.push(driven);
+    return driven;
+  };
+  const close = async () => {
+    for (const h of started) await h.harness.close();
+    await o.closeFake();
+  };
+  try {
+    return { driven: await another({}), cwd: o.cwd, another, modelRequests: o.modelRequests, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
 /** The stream events of the Messages API: the only ones a harness emits. */
 const ANTHROPIC_EVENTS: string[] = [
   'message_start',

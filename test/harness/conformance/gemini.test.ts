@@ -2,9 +2,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeGemini, type GeminiReply } from '../fakes/gemini-api.ts';
-import { driveHarness, harnessDirs, type DrivenHarness } from '../helpers.ts';
+import { driveHarness, harnessDirs } from '../helpers.ts';
 import type { HarnessConfig } from '../../../src/harness/types.ts';
-import { runConformance, type ModelTurn } from './common.ts';
+import { conformanceRun, runConformance, type ModelTurn } from './common.ts';
 
 /** `turn` as a streamGenerateContent answer. */
 function reply(turn: ModelTurn): GeminiReply {
@@ -38,25 +38,13 @@ runConformance({
     const fake = await startFakeGemini(script.map(reply));
     const { home, cwd } = harnessDirs('gemini-conformance');
     const env = geminiEnv(home);
-    const started: DrivenHarness[] = [];
-    const another = async (more: Partial<HarnessConfig>) => {
-      const driven = await driveHarness(
-        { name: 'gemini', cwd, baseUrl: fake.url, model: 'gemini-2.5-flash', ...config, ...more },
-        env,
-      );
-      started.push(driven);
-      return driven;
-    };
-    return {
-      driven: await another({}),
+    return conformanceRun({
       cwd,
-      another,
+      start: (more) =>
+        driveHarness({ name: 'gemini', cwd, baseUrl: fake.url, model: 'gemini-2.5-flash', ...config, ...more }, env),
       modelRequests: () => fake.chats().map((chat) => JSON.stringify(chat)),
-      async close() {
-        for (const h of started) await h.harness.close();
-        await fake.close();
-      },
-    };
+      closeFake: () => fake.close(),
+    });
   },
   async commandConfig(command) {
     const { home, cwd } = harnessDirs('gemini-conformance-command');

@@ -1,8 +1,8 @@
 /** The conformance suite (common.ts) against the real `qwen` CLI on a local fake of an OpenAI-compatible API. */
 import { startFakeServer, type RecordedRequest } from '../../model/fake-servers.ts';
-import { driveHarness, harnessDirs, type DrivenHarness } from '../helpers.ts';
+import { driveHarness, harnessDirs } from '../helpers.ts';
 import type { HarnessConfig } from '../../../src/harness/types.ts';
-import { runConformance } from './common.ts';
+import { conformanceRun, runConformance, turnsOf } from './common.ts';
 import { chatReply } from './openai-chat.ts';
 
 type ChatMessage = { role: string; content: unknown };
@@ -17,30 +17,20 @@ runConformance({
   name: 'qwen',
   denial: /not today/,
   async start(script, config = {}) {
-    let answered = 0;
+    const next = turnsOf(script);
     const api = await startFakeServer((request) => {
-      if (isModel(request)) return chatReply(script[Math.min(answered++, script.length - 1)]!, 'run_shell_command');
+      if (isModel(request)) return chatReply(next(), 'run_shell_command');
       if (isSideRequest(request)) return chatReply({ kind: 'text', chunks: ['nothing to remember'] }, '');
       return { kind: 'json', status: 200, body: {} };
     });
     const { home, cwd } = harnessDirs('qwen-conformance');
     const env = { HOME: home, OPENAI_BASE_URL: `${api.url}/v1`, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'qwen-test' };
-    const started: DrivenHarness[] = [];
-    const another = async (more: Partial<HarnessConfig>) => {
-      const driven = await driveHarness({ name: 'qwen', cwd, ...config, ...more }, env);
-      started.push(driven);
-      return driven;
-    };
-    return {
-      driven: await another({}),
+    return conformanceRun({
       cwd,
-      another,
+      start: (more) => driveHarness({ name: 'qwen', cwd, ...config, ...more }, env),
       modelRequests: () => api.requests.filter(isModel).map((r) => JSON.stringify(r.body?.messages ?? [])),
-      async close() {
-        for (const h of started) await h.harness.close();
-        await api.close();
-      },
-    };
+      closeFake: () => api.close(),
+    });
   },
   async commandConfig(command) {
     const { home, cwd } = harnessDirs('qwen-conformance-command');
