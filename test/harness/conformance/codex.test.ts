@@ -35,6 +35,12 @@ function codexEnv(home: string): Record<string, string> {
 runConformance({
   name: 'codex',
   denial: /declined/,
+  toolCallMode: {
+    mode: 'acceptEdits',
+    why:
+      'in the default mode (read-only sandbox, approval untrusted) codex asks, and a command allowed may still run ' +
+      "in its read-only sandbox ('ran.txt: Read-only file system' in 2 runs of 4)",
+  },
   async start(script, config = {}) {
     const server = await startResponsesServer(script.map(reply));
     const { home, cwd } = harnessDirs('codex-conformance');

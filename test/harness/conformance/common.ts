@@ -14,7 +14,7 @@ import path from 'node:path';
 import { toAcpUpdates } from '../../../src/index.ts';
 import { harnessCommand, HarnessSetupError, HARNESS_CLIS } from '../../../src/harness/index.ts';
 import type { HarnessConfig } from '../../../src/harness/types.ts';
-import type { AgentMessage } from '../../../src/messages/types.ts';
+import type { AgentMessage, PermissionMode } from '../../../src/messages/types.ts';
 import { liveGroupCount } from '../../../src/process/run.ts';
 import { assertOneTerminalUpdate } from '../../helpers/acp-properties.ts';
 import { scratchDir } from '../../helpers/temp.ts';
@@ -65,6 +65,11 @@ export interface ConformanceAdapter {
    * instead): the tool call then runs in bypassPermissions and the denial case checks the refusal alone.
    */
   noPermissionPrompt?: string;
+  /**
+   * The mode the tool-call case runs in where the default mode cannot run an allowed command that writes, and why
+   * (the case then does not check the question: the denial case does).
+   */
+  toolCallMode?: { mode: PermissionMode; why: string };
   /** What the tool result of a denied call says (the session's message, or the CLI's own words). */
   denial: RegExp;
   /** Cases this harness skips, each with its reason. */
@@ -204,7 +209,11 @@ export const CASES: Record<CaseName, { title: string; run: Case }> = {
             { kind: 'shell', command: 'echo conformance-ran > ran.txt && cat ran.txt' },
             { kind: 'text', chunks: ['It ran.'] },
           ],
-          adapter.noPermissionPrompt ? { permissionMode: 'bypassPermissions' } : {},
+          adapter.noPermissionPrompt
+            ? { permissionMode: 'bypassPermissions' }
+            : adapter.toolCallMode
+              ? { permissionMode: adapter.toolCallMode.mode }
+              : {},
         ),
         async ({ driven, cwd }) => {
           const asked: Array<[string, unknown]> = [];
@@ -217,10 +226,11 @@ export const CASES: Record<CaseName, { title: string; run: Case }> = {
           assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
           assert.equal(outcome.text, 'It ran.');
           assert.equal(readFileSync(path.join(cwd, 'ran.txt'), 'utf8'), 'conformance-ran\n');
-          assert.deepEqual(
-            asked,
-            adapter.noPermissionPrompt ? [] : [['Bash', 'echo conformance-ran > ran.txt && cat ran.txt']],
-          );
+          if (!adapter.toolCallMode)
+            assert.deepEqual(
+              asked,
+              adapter.noPermissionPrompt ? [] : [['Bash', 'echo conformance-ran > ran.txt && cat ran.txt']],
+            );
           const uses = toolUses(messages);
           assert.equal(uses.length, 1);
           assert.equal(uses[0]!.name, 'Bash');
