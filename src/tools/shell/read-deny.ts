@@ -9,7 +9,8 @@
  */
 import path from 'node:path';
 import { formatRule, pathRuleMatches, type PermissionRule } from '../permission-rules.ts';
-import { expandPath, isInside, realPath, resolvedPath } from '../paths.ts';
+import { expandPath, realPath, resolvedPath } from '../paths.ts';
+import { isInside } from '../../process/paths.ts';
 import { repositoryOf } from './git-repository.ts';
 import { walkLine, type LineWalk, type Named } from './line-walk.ts';
 import { analyzeShell, type ShellAnalysis } from './parse.ts';
