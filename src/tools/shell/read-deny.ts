@@ -39,9 +39,9 @@ export function lineNamed(analysis: ShellAnalysis, walk: LineWalk, cwd: string):
     ...[...analysis.reads, ...analysis.writes].flatMap((word) => dirs.map((dir) => ({ word, dir }))),
     ...walk.named,
   ];
-  // `curl -d @.env`, `file://…`: the file behind a word's prefix.
+  // `curl -d @.env`, `file://…`, `dd if=.env`: the file behind a word's prefix.
   for (const { word, dir } of named.slice()) {
-    const bare = /^(@|file:\/\/)(.+)$/.exec(word)?.[2];
+    const bare = /^(@|file:\/\/|[\w.-]+=)(.+)$/.exec(word)?.[2];
     if (bare !== undefined) named.push({ word: bare, dir });
   }
   return named;
