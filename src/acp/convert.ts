@@ -66,6 +66,30 @@ export function stopReasonOf(
   return result.subtype === 'success' && !result.is_error ? 'end_turn' : undefined;
 }
 
+/**
+ * The token counts of a prompt's result, as the `usage` of ACP's PromptResponse (unstable in ACP: clients that do not
+ * know it ignore it; agentpipe's ACP harness reads it).
+ */
+export function promptUsageOf(result: ResultMessage): {
+  totalTokens: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedReadTokens: number;
+  cachedWriteTokens: number;
+} {
+  const u = result.usage;
+  const counts = {
+    inputTokens: u.input_tokens,
+    outputTokens: u.output_tokens,
+    cachedReadTokens: u.cache_read_input_tokens,
+    cachedWriteTokens: u.cache_creation_input_tokens,
+  };
+  return {
+    totalTokens: counts.inputTokens + counts.outputTokens + counts.cachedReadTokens + counts.cachedWriteTokens,
+    ...counts,
+  };
+}
+
 /** The `usage_update` of a result: context used of its window, and the cost. */
 export function usageUpdateOf(
   result: ResultMessage,

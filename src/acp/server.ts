@@ -12,7 +12,7 @@ import type { PermissionMode } from '../messages/types.ts';
 import type { QueryOptions } from '../sdk/types.ts';
 import { VERSION } from '../version.ts';
 import { AcpSession, type AcpPeer } from './session.ts';
-import { MODES, stopReasonOf } from './convert.ts';
+import { MODES, promptUsageOf, stopReasonOf } from './convert.ts';
 import { mcpServersOf } from './mcp-servers.ts';
 import { holdUntilInitialized } from './pipelined.ts';
 import { acpStdioStream } from './stdio-stream.ts';
@@ -151,7 +151,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
           { subtype: result.subtype },
           result.is_error ? errorsOf(result).join('; ') : 'the prompt failed',
         );
-      return { stopReason };
+      return { stopReason, usage: promptUsageOf(result) };
     })
     .onNotification('session/cancel', async ({ params }) => {
       await sessions.get(params.sessionId)?.cancel();

@@ -11,7 +11,7 @@ import { watchStalls } from './stall-watch.ts';
 import { mergeConsecutive } from './merged-history.ts';
 import { monotonicMs } from '../process/clock.ts';
 import { envNumber } from '../process/env-number.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../process/retry.ts';
 import type {
   SubagentStats,
   ApiUsage,
@@ -427,7 +427,7 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
         session_id: ctx.sessionId,
       });
       try {
-        await sleep(delay, undefined, { signal: run.signal });
+        await sleep(delay, { signal: run.signal });
       } catch {
         return { kind: 'aborted', streamed: [] };
       }

@@ -240,8 +240,8 @@ class PrintRun {
     killAllGroups();
     this.#out.seal(owed);
     // A reader that does not read cannot hold the exit.
-    const atMost = new Promise<void>((resolve) => setTimeout(resolve, 1000).unref());
-    await Promise.race([this.#out.done.then(flushStdio), atMost]);
+    const { atMost } = await import('../process/retry.ts');
+    await atMost(this.#out.done.then(flushStdio), 1000);
     process.exit(this.#stop.exitCode ?? 1);
   }
 

@@ -6,6 +6,7 @@
  * instead of waiting forever. ioredis is imported lazily: only a Redis option loads it.
  */
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
+import { atMost } from '../process/retry.ts';
 import type { Redis, RedisOptions } from 'ioredis';
 
 /** Where to connect: a `redis://` / `rediss://` URL, or a client the caller owns (never closed here). */
@@ -41,19 +42,6 @@ export class RedisConnectionError extends AgentpipeError {
 /** Reconnect delay: 50 ms doubling up to 2 s, with jitter, forever (workers outlive Redis restarts). */
 export function reconnectDelay(attempt: number): number {
   return Math.min(50 * 2 ** Math.min(attempt, 10), 2000) + Math.floor(Math.random() * 50);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (a wait between tries that a stop cuts short). */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
 
 /** `redis://host:port/db` without the credentials (for messages). */
@@ -143,8 +131,11 @@ function track(client: Redis, owned: boolean): Connection {
       if (!owned) return;
       // QUIT waits for pending replies; a dead server must not hold us, so bound it.
       if (client.status === 'ready') {
-        // Disconnect() below ends it either way.
-        await Promise.race([client.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
+        await atMost(
+          // Disconnect() below ends it either way.
+          client.quit().catch(() => undefined),
+          500,
+        );
       }
       client.disconnect();
     },

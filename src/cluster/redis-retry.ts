@@ -8,8 +8,9 @@
  * late and twice (the log's appends are idempotent by uuid, a warm claim by its line; an inbox
  * push may land twice if its answer was lost: the worker's reader skips a prompt it has run).
  */
+import { sleep } from '../process/retry.ts';
 import { monotonicMs } from '../process/clock.ts';
-import { isConnectionFailure, pause, reconnectDelay, RedisConnectionError } from './connection.ts';
+import { isConnectionFailure, reconnectDelay, RedisConnectionError } from './connection.ts';
 
 /** How long a retry goes on. */
 export interface RetryBound {
@@ -38,7 +39,7 @@ export async function retryRedis<T>(command: () => Promise<T>, bound: RetryBound
       const delay = reconnectDelay(attempt);
       const spent = bound.forMs !== undefined && monotonicMs() - started + delay > bound.forMs;
       if (spent || bound.signal?.aborted || (bound.while && !bound.while())) throw said ?? error;
-      await pause(delay, bound.signal);
+      await sleep(delay, { signal: bound.signal, onAbort: 'resolve' });
     }
   }
 }

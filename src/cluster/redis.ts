@@ -12,16 +12,6 @@ export type {
   StoreKey,
   StoreSummary,
 } from './session-store.ts';
-export { ArchiveRefusedError, FencedError, isEphemeral, SessionLog } from './log/index.ts';
-export type {
-  FollowedEntry,
-  InputEntry,
-  LiveEntry,
-  LogEntry,
-  LogMessage,
-  SessionEndMarker,
-  SessionKeys,
-  SessionLogOptions,
-} from './log/index.ts';
+export * from './log/public.ts';
 export { RedisConnectionError } from './connection.ts';
 export type { RedisConnectionOptions, RedisTarget } from './connection.ts';

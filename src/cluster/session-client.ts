@@ -9,11 +9,12 @@
  * yet), adding a job with the same id would be a no-op, so `start` waits for that job to go and
  * adds it again.
  */
+import { sleep } from '../process/retry.ts';
 import { errorMessage } from '../process/errors.ts';
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { pause, reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
+import { reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
 import { retryRedis } from './redis-retry.ts';
 import { SessionLog, type FollowedEntry, type LogEntry } from './log/index.ts';
 import { QUEUE, sessionJobOptions, WARM_QUEUE, type SessionJob } from './jobs.ts';
@@ -199,7 +200,7 @@ export class ClusterClient {
       }
       if (state === 'unknown') continue; // gone between the add and the look: add again
       if (attempt === 0) this.#log(`agentpipe cluster: session ${id}: waiting for its previous run to finish`);
-      await pause(Math.min(reconnectDelay(attempt), 200), signal);
+      await sleep(Math.min(reconnectDelay(attempt), 200), { signal, onAbort: 'resolve' });
     }
     return 'pending';
   }

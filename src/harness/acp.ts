@@ -11,7 +11,7 @@
  * (`session/request_permission`), client-fs.ts (`fs/*`), settings.ts (modes and models); this file
  * starts the agent, opens its session and runs the prompts.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { atMost, sleep } from '../process/retry.ts';
 import * as acp from '@agentclientprotocol/sdk';
 import type { InitializeResponse, SessionNotification } from '@agentclientprotocol/sdk';
 import type { PermissionMode } from '../messages/types.ts';
@@ -41,6 +41,8 @@ export class AcpHarness implements Harness {
   readonly #permissions: AcpPermissions;
   readonly #fs: ClientFs;
   #link?: AgentLink;
+  /** Agents dropped but maybe not gone yet: close() waits for them too. */
+  readonly #dropped = new Set<AgentLink>();
   #native?: string;
   /** The agent's permission mode and model, as far as it says. */
   readonly #current: AgentSettings = {};
@@ -103,13 +105,16 @@ export class AcpHarness implements Harness {
     const link = this.#link;
     this.#link = undefined;
     this.#terminals.stopAll();
-    if (!link) return;
-    // In stages: stdin closed first, so an agent that ends on it saves what it holds (its telemetry, its session),
-    // then SIGTERM (and SIGKILL after the grace period) to one that does not.
-    link.group.input?.end();
-    await Promise.race([link.group.done, sleep(STOP_GRACE_MS, undefined, { ref: false })]);
-    link.stop();
-    await Promise.race([link.group.done, sleep(STOP_GRACE_MS + 1000, undefined, { ref: false })]);
+    if (link) {
+      // In stages: stdin closed first, so an agent that ends on it saves what it holds (its telemetry, its session),
+      // then SIGTERM (and SIGKILL after the grace period) to one that does not.
+      link.group.input?.end();
+      await atMost(link.group.done, STOP_GRACE_MS);
+      link.stop();
+    }
+    // The agents dropped after a failure too: none outlives the harness.
+    const agents = [...(link ? [link] : []), ...this.#dropped];
+    await atMost(Promise.all(agents.map((l) => l.group.done)), STOP_GRACE_MS + 1000);
   }
 
   /** Adds the prompt's share of the agent's cumulative cost (`usage_update`). */
@@ -186,7 +191,7 @@ export class AcpHarness implements Harness {
     const ended = await Promise.race([
       answered,
       link.gone.then(() => 'gone'),
-      sleep(CANCEL_GRACE_MS, 'late', { ref: false }),
+      sleep(CANCEL_GRACE_MS, { ref: false }).then(() => 'late'),
     ]);
     if (ended === 'gone') this.#drop(link);
     if (ended === 'late') {
@@ -220,6 +225,8 @@ export class AcpHarness implements Harness {
   /** Forgets a dead (or stopped) agent: the next prompt starts it again and loads its session. */
   #drop(link: AgentLink): void {
     link.stop();
+    this.#dropped.add(link);
+    void link.group.done.then(() => this.#dropped.delete(link));
     this.#terminals.stopAll();
     if (this.#link === link) this.#link = undefined;
   }

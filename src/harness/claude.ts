@@ -128,10 +128,12 @@ export class ClaudeStreamHarness implements Harness {
         parent_tool_use_id: null,
         session_id: '',
       });
-      if (!sent)
+      if (!sent) {
+        const exit = await cli.done;
         return state.failure([
-          `${this.name} exited before the prompt could be sent: ${stderrTail((await cli.done).stderr) || 'no output'}`,
+          `${this.name} ${howItEnded(exit)} before the prompt could be sent: ${stderrTail(exit.stderr) || 'no output'}`,
         ]);
+      }
       for (;;) {
         const line = await next();
         if ('exit' in line) {

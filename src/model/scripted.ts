@@ -3,7 +3,7 @@
  * request with the next turn of a script (or of the built-in demo) and streams it in small
  * deltas with usage, exactly like a remote model would.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../process/retry.ts';
 import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
 import { PrefixMemo } from '../messages/prefix-memo.ts';
 import { newApiId } from '../messages/ids.ts';
@@ -173,7 +173,7 @@ export class ScriptedProvider implements ModelProvider {
       const body =
         block.type === 'text' ? block.text : block.type === 'thinking' ? block.thinking : JSON.stringify(block.input);
       for (let at = 0; at < body.length; at += chunk) {
-        if (delay > 0) await sleep(delay, undefined, { signal });
+        if (delay > 0) await sleep(delay, { signal });
         else signal.throwIfAborted();
         const piece = body.slice(at, at + chunk);
         const delta: ContentDelta =

@@ -12,6 +12,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isInside } from '../process/paths.ts';
 import { claimPoint, releasePoint, type PointClaim } from './points.ts';
 
 /** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
@@ -133,8 +134,8 @@ export function mountArgs(plan: MountPlan): Mounts {
   for (const target of existing([...stores, ...plan.hidden])) {
     // A path kept visible by name (or inside one) is not hidden; one holding a kept path is, and the kept path is
     // bound back. A working folder that merely holds a hidden path does not make it visible.
-    if (allowRead.some((keep) => inside(target, keep)) || writable.includes(target)) continue;
-    if (writable.some((dir) => inside(target, dir))) hiddenInside.push(target);
+    if (allowRead.some((keep) => isInside(target, keep)) || writable.includes(target)) continue;
+    if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
     else hide(target, args, remount);
   }
   const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
@@ -149,7 +150,7 @@ export function mountArgs(plan: MountPlan): Mounts {
     const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
     // No repository here (no .git, or an empty one: a point of ours, or no repository to git): kept from being made.
     const noRepository = found === undefined || (gitDir !== undefined && isEmptyDirectory(gitDir));
-    const gitWritable = gitDir !== undefined && !noRepository && writable.some((dir) => inside(gitDir, dir));
+    const gitWritable = gitDir !== undefined && !noRepository && writable.some((dir) => isInside(gitDir, dir));
     if (noRepository && plan.maskMissingGit) {
       const claim = protectFolder(path.join(root, '.git'), plan.emptyDir, args);
       if (claim) claims.push(claim);
@@ -172,10 +173,10 @@ export function mountArgs(plan: MountPlan): Mounts {
     }
   }
   for (const target of existing(plan.denyWrite))
-    if (writable.some((dir) => inside(target, dir))) args.push('--ro-bind', target, target);
+    if (writable.some((dir) => isInside(target, dir))) args.push('--ro-bind', target, target);
   for (const target of hiddenInside) {
     hide(target, args, remount);
-    for (const keep of kept) if (keep !== target && inside(keep, target)) bindKept(keep);
+    for (const keep of kept) if (keep !== target && isInside(keep, target)) bindKept(keep);
   }
   for (const target of remount) args.push('--remount-ro', target);
   return { args, claims, mustStayMissing };
@@ -236,11 +237,6 @@ export function expandHome(target: string, cwd: string, home: string = os.homedi
 
 function unique(paths: string[]): string[] {
   return [...new Set(paths)];
-}
-
-function inside(file: string, dir: string): boolean {
-  const rel = path.relative(dir, file);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function isDirectory(target: string): boolean {

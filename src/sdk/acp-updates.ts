@@ -94,7 +94,12 @@ export class AcpUpdateProjector {
   #streamEvent(message: StreamEventMessage): SessionUpdate[] {
     const event = message.event;
     if (message.parent_tool_use_id !== null) return [];
-    if (event.type === 'message_start') this.#streamingMessage = event.message.id;
+    if (event.type === 'message_start') {
+      // A new API message: its blocks count from 0 again, also when a provider reuses ids across responses.
+      this.#streamingMessage = event.message.id;
+      this.#streamed.delete(event.message.id);
+      this.#blocksSeen.delete(event.message.id);
+    }
     if (!this.#streamingMessage) return [];
     if (
       event.type === 'content_block_start' &&

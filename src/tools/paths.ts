@@ -33,12 +33,6 @@ export function realPath(target: string): string {
   }
 }
 
-/** True when `file` is `dir` or inside it (both already resolved). */
-export function isInside(file: string, dir: string): boolean {
-  const rel = path.relative(dir, file);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 /**
  * `target` (relative to `cwd`, `~` expanded) as the kernel resolves it: a symlink is followed
  * before a `..` after it is applied, so `link/../f.txt` is the f.txt beside the link's target,

@@ -7,7 +7,8 @@
  */
 import path from 'node:path';
 import { domainToASCII } from 'node:url';
-import { expandPath, isInside, realPath, resolvedPath } from './paths.ts';
+import { expandPath, realPath, resolvedPath } from './paths.ts';
+import { isInside } from '../process/paths.ts';
 
 /** One parsed rule. */
 export interface PermissionRule {

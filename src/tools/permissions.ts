@@ -8,7 +8,8 @@
  */
 import path from 'node:path';
 import type { PermissionMode } from '../messages/types.ts';
-import { expandPath, isInside, realPath } from './paths.ts';
+import { expandPath, realPath } from './paths.ts';
+import { isInside } from '../process/paths.ts';
 import {
   domainRuleMatches,
   formatRule,

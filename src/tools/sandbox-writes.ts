@@ -7,7 +7,8 @@
  */
 import path from 'node:path';
 import type { SandboxConfig } from '../sandbox/config.ts';
-import { expandPath, isInside, realPath } from './paths.ts';
+import { expandPath, realPath } from './paths.ts';
+import { isInside } from '../process/paths.ts';
 import { targetPath } from './permissions.ts';
 
 /** The denial of a file tool's call that the sandbox refuses (bypassPermissions), or undefined. */

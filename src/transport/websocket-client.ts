@@ -12,6 +12,7 @@ import type { ParsedLine } from '../messages/parse.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { classifyLine, envInt, KEEP_ALIVE_LINE } from './ws-lines.ts';
 import { frameLines } from '../messages/ndjson.ts';
+import { sleep } from '../process/retry.ts';
 
 export interface SdkUrlOptions {
   url: string;
@@ -99,7 +100,7 @@ export class SdkUrlTransport {
       const ws = this.#ws;
       const flushed = this.#ready && ws !== undefined && ws.bufferedAmount === 0;
       if (flushed && (!this.#clientAcks || this.#unacked.length === 0)) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
     }
     this.#closing = true;
     clearInterval(this.#timer);

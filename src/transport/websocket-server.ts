@@ -10,6 +10,7 @@
  * resumed session: its id is the transcript's), so a client knows it before the first message.
  */
 import { errorMessage } from '../process/errors.ts';
+import { atMost } from '../process/retry.ts';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -160,10 +161,7 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
     async close() {
       clearInterval(heartbeat);
       for (const ws of wss.clients) ws.close(1001, 'server stopping');
-      await Promise.race([
-        Promise.allSettled([...sessions]),
-        new Promise((resolve) => setTimeout(resolve, 3000).unref()),
-      ]);
+      await atMost(Promise.allSettled([...sessions]), 3000);
       for (const ws of wss.clients) ws.terminate();
       await new Promise((resolve) => server.close(resolve));
     },

@@ -15,7 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { ClusterClient } from '../cluster/session-client.ts';
 import type { LogMessage } from '../cluster/log/index.ts';
-import { pause } from '../cluster/connection.ts';
+import { sleep } from '../process/retry.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { socketWriter } from '../pipeline/socket-writer.ts';
 import type { ClusterSessionSummary, ClusterSessionsMessage } from './cluster-sessions.ts';
@@ -134,7 +134,7 @@ async function feedList(o: ClusterFeedOptions, send: (m: object) => Promise<void
     const text = JSON.stringify(list);
     if (text !== previous) await send(list);
     previous = text;
-    await pause(o.intervalMs ?? 2000, signal);
+    await sleep(o.intervalMs ?? 2000, { signal, onAbort: 'resolve' });
   }
 }
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppServerClient } from './app-server-client.ts';
-import { codexDirs, sdkEnv } from './helpers.ts';
+import { codexDirs, sdkEnv, wsAppServer as wsServer } from './helpers.ts';
 import { startCli } from '../helpers/cli.ts';
 
 function scripted(dir: { home: string }, turns: unknown[]): string {
@@ -78,31 +78,6 @@ test('thread/list and thread/read find saved threads; thread/resume in a new ser
     await second.close();
   }
 });
-
-/** `agentpipe app-server --listen ws://127.0.0.1:0` with `args`; resolves with its URL once it listens. */
-async function wsServer(dir: { cwd: string; home: string }, args: string[], env: Record<string, string> = {}) {
-  const child = startCli(['app-server', '--listen', 'ws://127.0.0.1:0', '--model', 'scripted', ...args], {
-    cwd: dir.cwd,
-    env: { ...sdkEnv(dir.home), ...env },
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-      const match = /listening on (ws:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('close', () => reject(new Error(`app-server exited: ${stderr}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 test('WebSocket: a token is required, other origins are refused, JSON-RPC frames only', async () => {
   const dir = codexDirs('ws');

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Codex, type CodexOptions, type ThreadEvent } from '@openai/codex-sdk';
-import { ROOT } from '../helpers/cli.ts';
+import { ROOT, startCli } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import {
   openaiChunk,
@@ -104,4 +104,35 @@ export async function chatCompletionsServer(replies: ChatReply[]): Promise<ChatS
       ? Promise.resolve(server.requests[at - 1]!)
       : new Promise<RecordedRequest>((resolve) => waiters.push({ n: at, resolve }));
   return { ...server, arrived };
+}
+
+/** `agentpipe app-server --listen ws://127.0.0.1:0` with `args`; resolves with its URL once it listens. */
+export async function wsAppServer(
+  dir: { cwd: string; home: string },
+  args: string[],
+  env: Record<string, string> = {},
+) {
+  const child = startCli(['app-server', '--listen', 'ws://127.0.0.1:0', '--model', 'scripted', ...args], {
+    cwd: dir.cwd,
+    env: { ...sdkEnv(dir.home), ...env },
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      const match = /listening on (ws:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.once('close', () => reject(new Error(`app-server exited: ${stderr}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return {
+    url,
+    stderr: () => stderr,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

@@ -11,7 +11,6 @@ import { CLI_PATH } from '../helpers/cli.ts';
 import { assertOneTerminalUpdate } from '../helpers/acp-properties.ts';
 import { processesWith } from '../helpers/processes.ts';
 import { driveHarness, harnessDirs, typesOf } from './helpers.ts';
-import { OPENAI_DONE, openaiChunk, openaiUsage, startFakeServer } from '../model/fake-servers.ts';
 import { toAcpUpdates, type AgentMessage, type SessionUpdate } from '../../src/index.ts';
 import { liveGroupCount } from '../../src/process/run.ts';
 import { INIT_TIMEOUT_MS } from '../../src/harness/acp.ts';
@@ -256,43 +255,6 @@ test('acp harness: an interrupt mid-tool cancels the prompt (interrupted outcome
     await h.harness.close();
   }
   assert.equal(liveGroupCount(), 0, 'no process group left');
-});
-
-test('acp harness: a second harness resumes the session (session/load) and the agent sees the earlier prompt', async () => {
-  const { home, cwd, command } = scripted('resume', [{ text: 'Noted: pelican.' }]);
-  const first = await drive({ cwd, command }, home);
-  const run = await first.prompt('Remember the word pelican.');
-  assert.equal(run.outcome.subtype, 'success', run.outcome.errors.join('\n'));
-  const nativeId = first.harness.nativeSessionId!;
-  await first.harness.close();
-
-  const frames = [
-    openaiChunk({ role: 'assistant', content: 'The word was pelican.' }),
-    openaiChunk({}, 'stop'),
-    openaiUsage(40, 6),
-    OPENAI_DONE,
-  ];
-  const server = await startFakeServer({ kind: 'sse', frames });
-  const remote = [process.execPath, CLI_PATH, 'acp', '--base-url', `${server.url}/v1`, '--model', 'local-model'];
-  const second = await drive({ cwd, command: remote, resumeNativeId: nativeId }, home);
-  try {
-    const { messages, outcome, warnings } = await second.prompt('Which word?');
-    assert.equal(outcome.subtype, 'success', outcome.errors.join('\n'));
-    assert.equal(outcome.text, 'The word was pelican.');
-    assert.equal(second.harness.nativeSessionId, nativeId);
-    // The replay of session/load is not emitted again: only this prompt's messages.
-    assert.deepEqual(typesOf(messages), ['system/init', 'assistant']);
-    assert.ok(
-      messages[0]!.type === 'system' && messages[0]!.subtype === 'init' && messages[0]!.harness_session_id === nativeId,
-    );
-    const sent = JSON.stringify(server.requests[0]!.body.messages);
-    for (const piece of ['Remember the word pelican.', 'Noted: pelican.', 'Which word?'])
-      assert.ok(sent.includes(piece), `the request carries ${piece}`);
-    assert.deepEqual(warnings, []);
-  } finally {
-    await second.harness.close();
-    await server.close();
-  }
 });
 
 test('acp harness: a crashing agent, a non-ACP command and a hanging agent each end in one failure outcome, never a throw', async () => {

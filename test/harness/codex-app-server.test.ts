@@ -8,7 +8,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentMessage } from '../../src/index.ts';
 import type { HarnessConfig } from '../../src/harness/types.ts';
 import { liveGroupCount } from '../../src/process/run.ts';
 import { INTERRUPTED } from '../../src/messages/notices.ts';
@@ -73,44 +72,6 @@ test('codex app-server: live text deltas join to the answer; instructions, threa
     assert.ok(bodies(server)[0]!.includes('Answer briefly.'));
     assert.ok(usage.usage.output_tokens > 0);
     assert.deepEqual(server.upgrades, []);
-  } finally {
-    await driven.harness.close();
-    await server.close();
-  }
-});
-
-test('codex app-server: codex asks before a command; the session answers (allow runs it, deny declines it)', async () => {
-  const { server, driven, cwd } = await codexOn([
-    { kind: 'call', name: 'exec_command', arguments: { cmd: 'echo made > made.txt' } },
-    { kind: 'text', text: 'Made it.' },
-    { kind: 'call', name: 'exec_command', arguments: { cmd: 'echo no > refused.txt' } },
-    { kind: 'text', text: 'Refused.' },
-  ]);
-  try {
-    const asked: Array<[string, Record<string, unknown>]> = [];
-    const first = await driven.prompt('make a file', {
-      askPermission: async (tool, input) => {
-        asked.push([tool, input]);
-        return { behavior: 'allow' };
-      },
-    });
-    assert.equal(first.outcome.subtype, 'success', first.outcome.errors.join('\n'));
-    assert.deepEqual(asked, [['Bash', { command: 'echo made > made.txt' }]]);
-    assert.equal(readFileSync(path.join(cwd, 'made.txt'), 'utf8'), 'made\n');
-    const [use] = toolUses(first.messages);
-    assert.equal(use!.name, 'Bash');
-    assert.deepEqual(
-      toolResults(first.messages).map((r) => r.block.is_error ?? false),
-      [false],
-    );
-    const second = await driven.prompt('another', {
-      askPermission: async () => ({ behavior: 'deny', message: 'not this one' }),
-    });
-    assert.equal(second.outcome.subtype, 'success');
-    const [refused] = toolResults(second.messages);
-    assert.equal(refused!.block.is_error, true);
-    assert.match(String(refused!.block.content), /declined/);
-    assert.throws(() => readFileSync(path.join(cwd, 'refused.txt')));
   } finally {
     await driven.harness.close();
     await server.close();
@@ -182,36 +143,6 @@ test('codex app-server: an interrupt is turn/interrupt; the command stops; the n
     await server.close();
   }
   assert.equal(liveGroupCount(), 0, 'codex app-server is stopped with the harness');
-});
-
-test('codex app-server: a new harness resumes the thread by resumeNativeId; a provider error fails the prompt', async () => {
-  const { server, driven, home } = await codexOn([{ kind: 'text', text: 'first answer' }]);
-  let second: Awaited<ReturnType<typeof codexOn>> | undefined;
-  try {
-    const one = await driven.prompt('remember apples');
-    assert.equal(one.outcome.text, 'first answer');
-    const thread = driven.harness.nativeSessionId!;
-    await driven.harness.close();
-    second = await codexOn(
-      [
-        { kind: 'text', text: 'apples' },
-        { kind: 'status', status: 401, message: 'Incorrect API key provided' },
-      ],
-      { resumeNativeId: thread },
-      home,
-    );
-    const two = await second.driven.prompt('what did I say?');
-    assert.equal(two.outcome.text, 'apples');
-    assert.equal(second.driven.harness.nativeSessionId, thread);
-    assert.ok(bodies(second.server)[0]!.includes('remember apples'), 'the resumed thread carries the history');
-    const three = await second.driven.prompt('again');
-    assert.equal(three.outcome.subtype, 'error_during_execution');
-    assert.match(three.outcome.errors.join('\n'), /401 Unauthorized: Incorrect API key provided/);
-  } finally {
-    await server.close();
-    await second?.driven.harness.close();
-    await second?.server.close();
-  }
 });
 
 test('a codex without an app-server: the harness says so once and runs codex exec', async () => {

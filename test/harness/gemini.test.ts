@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { toAcpUpdates, type AgentMessage, type SessionUpdate } from '../../src/index.ts';
+import { toAcpUpdates, type AgentMessage } from '../../src/index.ts';
 import { liveGroupCount } from '../../src/process/run.ts';
 import type { HarnessConfig } from '../../src/harness/types.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../../src/messages/notices.ts';
@@ -368,55 +368,6 @@ test('gemini: an interrupt during a running shell command ends the turn interrup
     for (let i = 0; i < 20 && processesWith(marker).length; i++)
       await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(processesWith(marker), []);
-  } finally {
-    await done();
-  }
-});
-
-test('gemini: the next prompt resumes the native session (also from resumeNativeId)', async () => {
-  const dirs = harnessDirs('gemini-resume');
-  const { fake, driven, done } = await geminiOn(
-    [
-      { kind: 'text', chunks: ['The secret word is ', 'PAPAYA.'] },
-      { kind: 'text', chunks: ['You asked about the secret word.'] },
-      { kind: 'text', chunks: ['Still PAPAYA.'] },
-    ],
-    {},
-    dirs,
-  );
-  try {
-    const first = await driven.prompt('what is the secret word?');
-    assert.equal(first.outcome.text, 'The secret word is PAPAYA.');
-    const native = driven.harness.nativeSessionId;
-    assert.ok(native);
-    const second = await driven.prompt('what did I ask?');
-    assert.equal(second.outcome.subtype, 'success');
-    assert.deepEqual(typesOf(second.messages), ['system/init', 'assistant']);
-    const init = second.messages[0]!;
-    assert.ok(init.type === 'system' && init.subtype === 'init');
-    assert.equal(init.harness_session_id, native, 'the same Gemini session');
-    const chat = JSON.stringify(fake.chats()[1]);
-    assert.match(chat, /what is the secret word\?/);
-    assert.match(chat, /The secret word is PAPAYA\./);
-    assert.match(chat, /what did I ask\?/);
-    // A new harness (a resumed agentpipe session) continues it through resumeNativeId.
-    const resumed = await driveHarness(
-      { name: 'gemini', cwd: dirs.cwd, baseUrl: fake.url, model: MODEL, resumeNativeId: native },
-      {
-        HOME: dirs.home,
-        TMPDIR: path.join(dirs.home, 'tmp'),
-        GEMINI_API_KEY: 'fake-key',
-        GEMINI_CLI_TRUST_WORKSPACE: 'true',
-      },
-    );
-    try {
-      assert.equal(resumed.harness.nativeSessionId, native);
-      const third = await resumed.prompt('and now?');
-      assert.equal(third.outcome.text, 'Still PAPAYA.');
-      assert.match(JSON.stringify(fake.chats()[2]), /what did I ask\?.*You asked about the secret word\..*and now\?/);
-    } finally {
-      await resumed.harness.close();
-    }
   } finally {
     await done();
   }

@@ -1,7 +1,7 @@
 /** The one sleep and retry loop (src/process/retry.ts): tries, waits, growth, abort. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { retry, sleep } from '../../src/process/retry.ts';
+import { atMost, retry, sleep } from '../../src/process/retry.ts';
 
 /** A sleep that records the waits instead of waiting. */
 function recorder(): { waits: number[]; sleep: (ms: number, signal?: AbortSignal) => Promise<void> } {
@@ -61,5 +61,16 @@ test('retry: an abort stops the waiting; what a try throws propagates', async ()
     ),
     /broken/,
   );
-  await assert.rejects(sleep(60_000, stop.signal), aborted);
+  await assert.rejects(sleep(60_000, { signal: stop.signal }), aborted);
+});
+
+test("sleep with onAbort 'resolve' ends quietly on an abort; atMost gives the value, or undefined when time is up", async () => {
+  const stop = new AbortController();
+  const quiet = sleep(60_000, { signal: stop.signal, onAbort: 'resolve' });
+  stop.abort(new Error('stopped'));
+  assert.equal(await quiet, undefined);
+  // The long timer is cleared as soon as the value is there: the test does not wait for it.
+  assert.equal(await atMost(Promise.resolve(5), 60_000), 5);
+  assert.equal(await atMost(new Promise<number>(() => {}), 10), undefined);
+  await assert.rejects(atMost(Promise.reject(new Error('failed')), 60_000), /failed/);
 });

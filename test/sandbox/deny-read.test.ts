@@ -2,7 +2,8 @@
  * The sandbox hides what `Read(...)` deny rules protect from the commands the model runs: a program
  * the permission check lets through in bypassPermissions (a script file it cannot see into) reads
  * nothing where `.env` is (an empty file it may not open), and an empty folder where `secret/` is,
- * while the rest of the working folder stays readable and writable and the protected files stay as they were.
+ * while the rest of the working folder stays readable and writable and the protected files stay as
+ * they were.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

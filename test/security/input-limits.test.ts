@@ -10,10 +10,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import WebSocket, { WebSocketServer } from 'ws';
-import { CLI_PATH, parseLines, runCli, startCli } from '../helpers/cli.ts';
+import { CLI_PATH, parseLines, runCli } from '../helpers/cli.ts';
 import { deepValue, hostileCases, unmetDebts, wideObject } from '../helpers/hostile-json.ts';
 import { AppServerClient } from '../codex/app-server-client.ts';
-import { codexDirs, sdkEnv } from '../codex/helpers.ts';
+import { codexDirs, sdkEnv, wsAppServer } from '../codex/helpers.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { userLine, watchedCli } from '../transport/ws-helpers.ts';
 
@@ -273,21 +273,9 @@ test('app-server on stdio: deep, wide, huge and broken requests are refused with
 
 test('app-server --listen ws://: the same on a connection; a frame over the limit closes only its own (1009)', async (t) => {
   const dir = appServerDirs();
-  const child = startCli(['app-server', '--listen', 'ws://127.0.0.1:0', ...dir.args], { cwd: dir.cwd, env: dir.env });
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  t.after(async () => {
-    child.kill('SIGTERM');
-    await exited;
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-      const match = /listening on (ws:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('close', () => reject(new Error(`app-server exited: ${stderr}`)));
-  });
+  const server = await wsAppServer(dir, dir.args.slice(2), LIMITS);
+  t.after(() => server.stop());
+  const url = server.url;
   const huge = new WebSocket(url);
   await new Promise((resolve) => huge.once('open', resolve));
   const code = new Promise<number>((resolve) => huge.once('close', (c) => resolve(c)));
@@ -300,6 +288,6 @@ test('app-server --listen ws://: the same on a connection; a frame over the limi
   } finally {
     await client.close();
   }
-  assert.equal(child.exitCode, null);
-  assert.doesNotMatch(stderr, /RangeError|\n\s+at /);
+  assert.ok(server.alive());
+  assert.doesNotMatch(server.stderr(), /RangeError|\n\s+at /);
 });

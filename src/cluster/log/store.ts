@@ -3,9 +3,10 @@
  * use; a failed connect is not cached), dedicated connections for blocking reads (one per tail,
  * with a spare opened ahead), and the paged and blocking reads every concern of the log shares.
  */
+import { sleep } from '../../process/retry.ts';
 import type { Redis } from 'ioredis';
 import { monotonicMs } from '../../process/clock.ts';
-import { openBlocking, openRedis, pause, reconnectDelay, RedisConnectionError } from '../connection.ts';
+import { openBlocking, openRedis, reconnectDelay, RedisConnectionError } from '../connection.ts';
 import type { Connection, RedisConnectionOptions, RedisTarget } from '../connection.ts';
 import { retryRedis } from '../redis-retry.ts';
 import { callScript, type LuaScript } from './lua/call.ts';
@@ -145,7 +146,7 @@ export class LogStore {
           if (!RedisConnectionError.isInstance(wrapped)) throw wrapped;
           failingSince ??= monotonicMs();
           if (monotonicMs() - failingSince > giveUpMs) throw wrapped;
-          await pause(reconnectDelay(failures++), signal);
+          await sleep(reconnectDelay(failures++), { signal, onAbort: 'resolve' });
           continue;
         }
         if (reply !== null && reply !== undefined) yield reply;

@@ -19,6 +19,7 @@
  *   worker is stopping (`stopped`), or a warm session was never claimed (`unclaimed`).
  * Whatever happens, the lease is given up (unless another owner has it) within a bounded time.
  */
+import { sleep } from '../../process/retry.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { newUuid } from '../../messages/ids.ts';
@@ -26,7 +27,6 @@ import { monotonicMs } from '../../process/clock.ts';
 import { errorMessage } from '../../process/errors.ts';
 import { killAtOnce } from '../../process/run.ts';
 import { FencedError, transcriptLine, type LogEntry, type SessionEndMarker, type SessionLog } from '../log/index.ts';
-import { pause } from '../connection.ts';
 import type { SessionJob } from '../jobs.ts';
 import { ActiveRun } from './active-run.ts';
 import { Appender } from './appender.ts';
@@ -138,7 +138,7 @@ export class SessionRun {
       if (!said)
         this.#o.print(`agentpipe worker: session ${this.#id}: waiting for the previous owner's lease to expire`);
       said = true;
-      await pause(Math.max(50, Math.min(500, leaseMs / 4)), signal);
+      await sleep(Math.max(50, Math.min(500, leaseMs / 4)), { signal, onAbort: 'resolve' });
     }
     return undefined;
   }

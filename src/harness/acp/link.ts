@@ -1,6 +1,6 @@
 /** The running ACP agent: its process group and the JSON-RPC connection over its stdio. */
 import { Readable, Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { atMost, sleep } from '../../process/retry.ts';
 import * as acp from '@agentclientprotocol/sdk';
 import type {
   ClientConnection,
@@ -117,9 +117,7 @@ export class AgentLink {
     this.connection = app.connect(stream);
     // The exit status says more than the closed output: wait a moment for it.
     const closed = () =>
-      Promise.race([this.group.done, sleep(1000, undefined, { ref: false })]).then(() =>
-        this.#reportGone(this.#withStderr('the ACP agent closed its output')),
-      );
+      atMost(this.group.done, 1000).then(() => this.#reportGone(this.#withStderr('the ACP agent closed its output')));
     void this.connection.closed.then(closed, closed);
   }
 
@@ -137,9 +135,7 @@ export class AgentLink {
     const failed = request.catch(async (error: unknown) => {
       // A closed connection rejects every request: the exit status says more.
       if (this.connection.signal.aborted) {
-        throw new AgentError(
-          `${await Promise.race([this.gone, sleep(1000, errorText(error), { ref: false })])} (during ${what})`,
-        );
+        throw new AgentError(`${(await atMost(this.gone, 1000)) ?? errorText(error)} (during ${what})`);
       }
       throw new AgentError(`${what} failed: ${errorText(error)}`);
     });
@@ -149,7 +145,7 @@ export class AgentLink {
     if (o.timeoutMs !== undefined) {
       const seconds = o.timeoutMs / 1000;
       waits.push(
-        sleep(o.timeoutMs, undefined, { signal: stop.signal, ref: false }).then(
+        sleep(o.timeoutMs, { signal: stop.signal, ref: false }).then(
           () =>
             Promise.reject(
               new AgentError(this.#withStderr(`the ACP agent did not answer ${what} within ${seconds} s`)),

@@ -24,6 +24,7 @@ import { todoWriteAnswer } from '../../tools/builtin/todo-write.ts';
 import { TurnState } from '../turn-state.ts';
 import type { HarnessOutcome, HarnessTurn } from '../types.ts';
 import { retry } from '../../process/retry.ts';
+import { CodexExecEventSchema, CodexItemSchema, type CodexItem, type CodexItemOf } from './exec-events.ts';
 import {
   commandResult,
   fileCallOf,
@@ -53,7 +54,6 @@ export function codexPermissionArgs(mode: PermissionMode): string[] {
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** Finds codex's session log (rollout) of a thread, to read the diffs its exec events leave out. */
 function findRollout(codexHome: string, threadId: string): string | undefined {
@@ -257,6 +257,10 @@ async function streamWhole(s: TurnState, final: AssistantMessage, text: string, 
   await s.streamEvent({ type: 'content_block_stop', index: 0 });
 }
 
+/** Where an item is in its life. */
+type Phase = 'started' | 'updated' | 'completed';
+const PHASES = { 'item.started': 'started', 'item.updated': 'updated', 'item.completed': 'completed' } as const;
+
 /** The translation of one prompt's events. */
 class CodexTurn {
   completed = false;
@@ -278,12 +282,15 @@ class CodexTurn {
     this.state = state;
   }
 
-  async event(e: Json): Promise<void> {
-    const type = str(e.type) ?? '(no type)';
+  /** Translates one line of codex, parsed here into its declared event (exec-events.ts). */
+  async event(value: Json): Promise<void> {
     const s = this.state;
-    switch (type) {
+    const parsed = CodexExecEventSchema.safeParse(value);
+    if (!parsed.success) return s.unknown(`event type ${str(value.type) ?? '(no type)'}`);
+    const e = parsed.data;
+    switch (e.type) {
       case 'thread.started': {
-        const id = str(e.thread_id);
+        const id = e.thread_id;
         if (id) this.harness.thread(id);
         const { model, cwd, permissionMode } = this.harness.config;
         await s.init({ nativeSessionId: id, model, cwd, permissionMode });
@@ -293,23 +300,22 @@ class CodexTurn {
         return;
       case 'turn.completed': {
         this.completed = true;
-        const u = isObj(e.usage) ? e.usage : {};
-        const input = num(u.input_tokens) ?? 0;
-        const cached = num(u.cached_input_tokens) ?? 0;
+        const input = e.usage?.input_tokens ?? 0;
+        const cached = e.usage?.cached_input_tokens ?? 0;
         // OpenAI counts cached tokens in input_tokens; Anthropic's usage (the result's) does not.
         s.turn.usage.add(this.harness.model, {
           input_tokens: Math.max(0, input - cached),
-          output_tokens: num(u.output_tokens) ?? 0,
+          output_tokens: e.usage?.output_tokens ?? 0,
           cache_read_input_tokens: cached,
-          cache_creation_input_tokens: num(u.cache_write_input_tokens) ?? 0,
+          cache_creation_input_tokens: e.usage?.cache_write_input_tokens ?? 0,
         });
         return;
       }
       case 'turn.failed':
-        this.failed = (isObj(e.error) ? str(e.error.message) : undefined) ?? 'codex reported a failed turn';
+        this.failed = e.error?.message ?? 'codex reported a failed turn';
         return;
       case 'error': {
-        const text = str(e.message) ?? 'codex reported an error';
+        const text = e.message ?? 'codex reported an error';
         this.lastError = text;
         this.harness.config.warn(`harness codex: ${text}`);
         return;
@@ -317,12 +323,12 @@ class CodexTurn {
       case 'item.started':
       case 'item.updated':
       case 'item.completed': {
-        if (!isObj(e.item)) return s.unknown(`${type} without an item`);
-        await this.#item(type.slice(5) as 'started' | 'updated' | 'completed', e.item);
+        if (!e.item) return s.unknown(`${e.type} without an item`);
+        const item = CodexItemSchema.safeParse(e.item);
+        if (!item.success) return s.unknown(`item type ${str(e.item.type) ?? '(no type)'}`);
+        await this.#item(PHASES[e.type], item.data);
         return;
       }
-      default:
-        s.unknown(`event type ${type}`);
     }
   }
 
@@ -347,133 +353,133 @@ class CodexTurn {
     for (const itemId of [...this.#open.keys()]) await this.#toolResult(itemId, INTERRUPTED_TOOLS, true);
   }
 
-  async #item(phase: 'started' | 'updated' | 'completed', item: Json): Promise<void> {
-    const s = this.state;
-    const id = str(item.id) ?? '';
-    const kind = str(item.type) ?? '(no type)';
-    const model = this.harness.model;
-    switch (kind) {
+  async #item(phase: Phase, item: CodexItem): Promise<void> {
+    switch (item.type) {
       case 'agent_message':
       case 'plan':
-      case 'reasoning': {
-        const text = str(item.text);
-        if (phase !== 'completed' || !text) return;
-        const thinking = kind === 'reasoning';
-        const block: AssistantContentBlock = thinking
-          ? { type: 'thinking', thinking: text, signature: '' }
-          : { type: 'text', text, citations: null };
-        const final = s.assistant([block], model);
-        if (s.config.includePartialMessages) await streamWhole(s, final, text, thinking);
-        await s.emit(final);
-        return;
-      }
-      case 'command_execution': {
-        const command = unwrapShell(str(item.command) ?? '');
-        if (!this.#open.has(id)) {
-          if (phase === 'updated') return;
-          await this.#toolUse(id, 'Bash', { command });
-        }
-        if (phase !== 'completed') return;
-        const output = str(item.aggregated_output) ?? '';
-        const done = commandResult(output, num(item.exit_code), str(item.status));
-        await this.#toolResult(id, done.content, done.isError, done.result);
-        return;
-      }
-      case 'file_change': {
-        const changes = (Array.isArray(item.changes) ? item.changes : [])
-          .filter(isObj)
-          .map((c) => ({ path: str(c.path) ?? '', kind: str(c.kind) ?? 'update' }))
-          .filter((c) => c.path);
-        if (phase === 'started') {
-          const before = new Map<string, string>();
-          for (const c of changes) {
-            const text = await readFile(c.path, 'utf8').catch(() => null);
-            if (text !== null) before.set(c.path, text);
-          }
-          this.#before.set(id, before);
-          return;
-        }
-        if (phase !== 'completed') return;
-        const before = this.#before.get(id);
-        this.#before.delete(id);
-        const failed = str(item.status) === 'failed';
-        for (const [n, change] of changes.entries()) {
-          const key = `${id}#${n}`;
-          if (failed) {
-            const name = change.kind === 'add' ? 'Write' : 'Edit';
-            await this.#toolUse(key, name, {
-              file_path: change.path,
-              ...(name === 'Write' ? { content: '' } : { old_string: '', new_string: '' }),
-            });
-            await this.#toolResult(
-              key,
-              `<tool_use_error>codex could not apply its patch to ${change.path}</tool_use_error>`,
-              true,
-            );
-            continue;
-          }
-          const call = await this.harness.fileCall(change, before?.get(change.path));
-          await this.#toolUse(key, call.name, call.input);
-          await this.#toolResult(key, call.content, false, call.result);
-        }
-        return;
-      }
-      case 'todo_list': {
-        const todos = (Array.isArray(item.items) ? item.items : []).filter(isObj).map((t, n, all) => {
-          const done = t.completed === true;
-          const firstOpen = all.findIndex((x) => x.completed !== true) === n;
-          const content = str(t.text) ?? '';
-          return { content, status: done ? 'completed' : firstOpen ? 'in_progress' : 'pending', activeForm: content };
-        });
-        const key = JSON.stringify(todos);
-        if (this.#todos.get(id) === key) return;
-        this.#todos.set(id, key);
-        const useKey = `${id}@todo${++this.#todoCalls}`;
-        await this.#toolUse(useKey, 'TodoWrite', { todos });
-        await this.#toolResult(useKey, todoWriteAnswer, false, { newTodos: todos });
-        return;
-      }
-      case 'mcp_tool_call': {
-        const server = str(item.server) ?? 'unknown';
-        const tool = str(item.tool) ?? 'unknown';
-        if (!this.#open.has(id)) {
-          if (phase === 'updated') return;
-          await this.#toolUse(id, `mcp__${server}__${tool}`, isObj(item.arguments) ? item.arguments : {});
-        }
-        if (phase !== 'completed') return;
-        const error = isObj(item.error) ? str(item.error.message) : undefined;
-        const result = isObj(item.result) ? item.result : undefined;
-        const content = Array.isArray(result?.content) ? result.content : [];
-        const text = content
-          .map((b) => (isObj(b) && b.type === 'text' ? (str(b.text) ?? '') : ''))
-          .filter(Boolean)
-          .join('\n');
-        const isError = error !== undefined || str(item.status) === 'failed';
-        await this.#toolResult(
-          id,
-          isError ? `<tool_use_error>${error ?? 'the MCP tool call failed'}</tool_use_error>` : text,
-          isError,
-          result,
-        );
-        return;
-      }
+      case 'reasoning':
+        return this.#message(phase, item);
+      case 'command_execution':
+        return this.#command(phase, item);
+      case 'file_change':
+        return this.#fileChange(phase, item);
+      case 'todo_list':
+        return this.#todoList(item);
+      case 'mcp_tool_call':
+        return this.#mcpCall(phase, item);
       case 'web_search': {
-        const query = str(item.query) ?? '';
-        if (!this.#open.has(id)) {
-          if (phase === 'updated') return;
-          await this.#toolUse(id, 'WebSearch', { query });
-        }
+        const id = item.id ?? '';
+        const query = item.query ?? '';
+        if (!(await this.#opened(phase, id, 'WebSearch', { query }))) return;
         if (phase === 'completed') await this.#toolResult(id, `Web search: ${query}`, false, { query, results: [] });
         return;
       }
-      case 'error': {
-        if (phase !== 'completed') return;
-        const text = str(item.message) ?? 'codex reported an error';
-        this.harness.config.warn(`harness codex: ${text}`);
+      case 'error':
+        if (phase === 'completed')
+          this.harness.config.warn(`harness codex: ${item.message ?? 'codex reported an error'}`);
         return;
-      }
-      default:
-        s.unknown(`item type ${kind}`);
     }
+  }
+
+  /**
+   * Opens the tool call of item `id` on its first sight (an update of an item never started is skipped); false when
+   * there is nothing to do for this phase.
+   */
+  async #opened(phase: Phase, id: string, name: string, input: Json): Promise<boolean> {
+    if (this.#open.has(id)) return true;
+    if (phase === 'updated') return false;
+    await this.#toolUse(id, name, input);
+    return true;
+  }
+
+  async #message(phase: Phase, item: CodexItemOf<'agent_message' | 'plan' | 'reasoning'>): Promise<void> {
+    const s = this.state;
+    const text = item.text;
+    if (phase !== 'completed' || !text) return;
+    const thinking = item.type === 'reasoning';
+    const block: AssistantContentBlock = thinking
+      ? { type: 'thinking', thinking: text, signature: '' }
+      : { type: 'text', text, citations: null };
+    const final = s.assistant([block], this.harness.model);
+    if (s.config.includePartialMessages) await streamWhole(s, final, text, thinking);
+    await s.emit(final);
+  }
+
+  async #command(phase: Phase, item: CodexItemOf<'command_execution'>): Promise<void> {
+    const id = item.id ?? '';
+    const command = unwrapShell(item.command ?? '');
+    if (!(await this.#opened(phase, id, 'Bash', { command })) || phase !== 'completed') return;
+    const done = commandResult(item.aggregated_output ?? '', item.exit_code, item.status);
+    await this.#toolResult(id, done.content, done.isError, done.result);
+  }
+
+  async #fileChange(phase: Phase, item: CodexItemOf<'file_change'>): Promise<void> {
+    const id = item.id ?? '';
+    const changes = item.changes;
+    if (phase === 'started') {
+      const before = new Map<string, string>();
+      for (const c of changes) {
+        const text = await readFile(c.path, 'utf8').catch(() => null); // not there (yet): a new file
+        if (text !== null) before.set(c.path, text);
+      }
+      this.#before.set(id, before);
+      return;
+    }
+    if (phase !== 'completed') return;
+    const before = this.#before.get(id);
+    this.#before.delete(id);
+    for (const [n, change] of changes.entries()) {
+      const key = `${id}#${n}`;
+      if (item.status === 'failed') {
+        const name = change.kind === 'add' ? 'Write' : 'Edit';
+        await this.#toolUse(key, name, {
+          file_path: change.path,
+          ...(name === 'Write' ? { content: '' } : { old_string: '', new_string: '' }),
+        });
+        await this.#toolResult(
+          key,
+          `<tool_use_error>codex could not apply its patch to ${change.path}</tool_use_error>`,
+          true,
+        );
+        continue;
+      }
+      const call = await this.harness.fileCall(change, before?.get(change.path));
+      await this.#toolUse(key, call.name, call.input);
+      await this.#toolResult(key, call.content, false, call.result);
+    }
+  }
+
+  async #todoList(item: CodexItemOf<'todo_list'>): Promise<void> {
+    const id = item.id ?? '';
+    const firstOpen = item.items.findIndex((t) => !t.completed);
+    const todos = item.items.map((t, n) => ({
+      content: t.text,
+      status: t.completed ? 'completed' : n === firstOpen ? 'in_progress' : 'pending',
+      activeForm: t.text,
+    }));
+    const key = JSON.stringify(todos);
+    if (this.#todos.get(id) === key) return;
+    this.#todos.set(id, key);
+    const useKey = `${id}@todo${++this.#todoCalls}`;
+    await this.#toolUse(useKey, 'TodoWrite', { todos });
+    await this.#toolResult(useKey, todoWriteAnswer, false, { newTodos: todos });
+  }
+
+  async #mcpCall(phase: Phase, item: CodexItemOf<'mcp_tool_call'>): Promise<void> {
+    const id = item.id ?? '';
+    const name = `mcp__${item.server ?? 'unknown'}__${item.tool ?? 'unknown'}`;
+    if (!(await this.#opened(phase, id, name, item.arguments ?? {})) || phase !== 'completed') return;
+    const error = item.error?.message;
+    const text = (item.result?.content ?? [])
+      .map((b) => (b.type === 'text' ? (str(b.text) ?? '') : ''))
+      .filter(Boolean)
+      .join('\n');
+    const isError = error !== undefined || item.status === 'failed';
+    await this.#toolResult(
+      id,
+      isError ? `<tool_use_error>${error ?? 'the MCP tool call failed'}</tool_use_error>` : text,
+      isError,
+      item.result,
+    );
   }
 }

@@ -23,7 +23,8 @@ import { errorMessage } from '../../process/errors.ts';
 import { AsyncMessageQueue } from '../../pipeline/queue.ts';
 import { setupErrorResult } from '../../session/open.ts';
 import { ClusterClient } from '../../cluster/session-client.ts';
-import { pause, RedisConnectionError } from '../../cluster/connection.ts';
+import { RedisConnectionError } from '../../cluster/connection.ts';
+import { sleep } from '../../process/retry.ts';
 import { DATA_LOST, isInternal, START_ID, type LogMessage } from '../../cluster/log/index.ts';
 import { Counter, promptMessages } from '../prompt-input.ts';
 import type { ClusterOptions, Engine, PromptMessage, QueryOptions } from '../types.ts';
@@ -234,7 +235,7 @@ class ClusterEngine {
   /** START race: fails the start when no worker took the session in time. */
   async #watchStart(ms: number): Promise<void> {
     const client = this.#client!;
-    await pause(ms, this.#stop.signal);
+    await sleep(ms, { signal: this.#stop.signal, onAbort: 'resolve' });
     if (this.#stop.signal.aborted || this.#seen || (await client.sessions.owner(this.#sessionId).catch(() => null)))
       return;
     // The count is then said as unknown.

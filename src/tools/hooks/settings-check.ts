@@ -118,7 +118,9 @@ export function ruleProblem(rule: string): string | undefined {
       'malformed Tool(content) rule: rules take the form Tool or Tool(content) and must end at the closing ")"; ' +
       'parentheses inside the content are literal'
     );
-  const [, tool, content] = match as unknown as [string, string, string | undefined];
+  // Group 1 always takes part in a match (one character at least); group 2 only with the parentheses.
+  const tool = match[1] ?? '';
+  const content = match[2];
   if (content !== undefined && content.trim() === '')
     return `empty parentheses: use ${tool.trim()} without them, or give a pattern (${tool.trim()}(some-pattern))`;
   if (!tool.includes('_') && tool[0] !== tool[0]!.toUpperCase())

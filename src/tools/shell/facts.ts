@@ -8,7 +8,8 @@
  */
 import { childEnv } from '../../process/env.ts';
 import { formatRule, commandRuleMatches, type PermissionRule } from '../permission-rules.ts';
-import { isInside, realPath, resolvedPath } from '../paths.ts';
+import { realPath, resolvedPath } from '../paths.ts';
+import { isInside } from '../../process/paths.ts';
 import { repositoryOf, unsafeRepositoryConfig } from './git-repository.ts';
 import { walkLine, type LineWalk, type Named } from './line-walk.ts';
 import { analyzeShell, type ShellAnalysis } from './parse.ts';

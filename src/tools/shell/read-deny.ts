@@ -9,7 +9,8 @@
  */
 import path from 'node:path';
 import { formatRule, pathRuleMatches, type PermissionRule } from '../permission-rules.ts';
-import { expandPath, isInside, realPath, resolvedPath } from '../paths.ts';
+import { expandPath, realPath, resolvedPath } from '../paths.ts';
+import { isInside } from '../../process/paths.ts';
 import { repositoryOf } from './git-repository.ts';
 import { walkLine, type LineWalk, type Named } from './line-walk.ts';
 import { analyzeShell, type ShellAnalysis } from './parse.ts';
@@ -40,7 +41,7 @@ export function lineNamed(analysis: ShellAnalysis, walk: LineWalk, cwd: string):
   ];
   // `curl -d @.env`, `file://…`, `dd if=.env`: the file behind a word's prefix.
   for (const { word, dir } of named.slice()) {
-    const bare = /^(@|file:\/\/|if=)(.+)$/.exec(word)?.[2];
+    const bare = /^(@|file:\/\/|[\w.-]+=)(.+)$/.exec(word)?.[2];
     if (bare !== undefined) named.push({ word: bare, dir });
   }
   return named;

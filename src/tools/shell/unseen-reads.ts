@@ -12,8 +12,11 @@ import path from 'node:path';
 import { pathOperands } from './line-walk.ts';
 import { sedScriptReachesOut, sedScripts } from './sed-script.ts';
 
-/** Interpreters, and the options that hand them code on the command line (with no operand, code comes on stdin). */
-const INTERPRETERS: Array<{ name: RegExp; code: RegExp }> = [
+/**
+ * Interpreters, and the options that hand them code on the command line; `stdin`: with no operand, the code comes on
+ * standard input (an editor with none just opens).
+ */
+const INTERPRETERS: Array<{ name: RegExp; code: RegExp; stdin?: false }> = [
   { name: /^(python|pypy)[\d.]*$/, code: /^-[a-zA-Z]*[cm]/ },
   { name: /^(node|nodejs|bun)$/, code: /^(-[a-zA-Z]*[ep]|--eval|--print)(=|$)/ },
   { name: /^deno$/, code: /^(eval|repl|-)$/ },
@@ -24,6 +27,9 @@ const INTERPRETERS: Array<{ name: RegExp; code: RegExp }> = [
   { name: /^php[\d.]*$/, code: /^-[a-zA-Z]*[rRBE]/ },
   { name: /^(pwsh|powershell)$/, code: /^-[cCeE]/ },
   { name: /^(guile|sbcl|clisp|ocaml|ghci|runghc|tclsh|wish|expect|irb|jshell)$/, code: /^-/ },
+  // Editors run the commands they are given (`vim -c ':r .env'`, `emacs --eval`).
+  { name: /^(vim?|nvim|ex|view|gvim|vimdiff)$/, code: /^(-[a-zA-Z]*[cSs]$|--cmd|\+)/, stdin: false },
+  { name: /^emacs(client)?$/, code: /^(--eval|-l|--load|-batch|--batch|--script|-x)/, stdin: false },
 ];
 /** Programs whose first operand is code (unless `-f` names a program file): awk's getline reads any file. */
 const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk']);
@@ -69,14 +75,9 @@ export function unseenReads(argv: string[]): string | undefined {
   const [program = '', ...args] = argv;
   const name = path.basename(program);
   const words = args.filter((a) => !a.startsWith('-'));
-  const interpreter = INTERPRETERS.find((i) => i.name.test(name));
   const asksVersion = args.length > 0 && args.every((a) => /^(--version|-V|--help|-h)$/.test(a));
-  if (
-    interpreter &&
-    !asksVersion &&
-    (words.length === 0 || words[0] === '-' || args.some((a) => interpreter.code.test(a)))
-  )
-    return `${name} runs code given on its command line or its input, which may read any file`;
+  const code = interpreterCode(argv);
+  if (code) return `${code} runs code given on its command line or its input, which may read any file`;
   if (AWKS.has(name) && !args.some((a) => /^(-[a-zA-Z]*f|--file)/.test(a)))
     return `${name} runs the program it is given, which may read any file (getline)`;
   if (QUERIES.has(name)) return `${name} runs a query, which may read any file`;
@@ -96,6 +97,25 @@ export function unseenReads(argv: string[]): string | undefined {
 
 /** GNU sed's `--sandbox` (any abbreviation of it): e, r and w are refused. */
 const isSandboxed = (arg: string) => /^--sa(n(d(b(o(x)?)?)?)?)?$/.test(arg);
+
+/**
+ * The interpreter of `argv` that is given code: the program itself (code in an option, or on stdin when it has no
+ * operand), or one a runner starts with code in an option (`uv run python -c`, `npx node -e`, `poetry run …`).
+ */
+function interpreterCode(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const name = path.basename(argv[i]!);
+    const interpreter = INTERPRETERS.find((it) => it.name.test(name));
+    if (!interpreter) continue;
+    const args = argv.slice(i + 1);
+    if (args.some((a) => interpreter.code.test(a))) return name;
+    if (i > 0 || interpreter.stdin === false) continue;
+    const words = args.filter((a) => !a.startsWith('-'));
+    const asksVersion = args.length > 0 && args.every((a) => /^(--version|-V|--help|-h)$/.test(a));
+    if (!asksVersion && (words.length === 0 || words[0] === '-')) return name;
+  }
+  return undefined;
+}
 
 /** The folders `argv` reads every file of without being read-only (grep -R, rg -L, cp -r, tar, find -exec). */
 export function folderReads(argv: string[]): string[] {

@@ -1,0 +1,130 @@
+/**
+ * Prompts a takeover cannot continue (issue 28, G1): a `/compact` command and a `--harness` prompt
+ * whose worker is killed with SIGKILL mid-prompt. The client gets the `system/worker_lost` notice,
+ * then exactly one result for the cut prompt, an `error_during_execution` saying the worker
+ * stopped (docs/failure-modes.md says why), and the session goes on on the new worker and closes
+ * as usual.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { anthropicBlock, anthropicStream, startFakeServer, type Reply } from '../model/fake-servers.ts';
+import { harnessDirs, testPath } from '../harness/helpers.ts';
+import { startRedis } from './redis-server.ts';
+import { Client, kill9, prompt, startFrontEnd, startWorker, uuids } from './cluster.ts';
+
+const redis = await startRedis();
+
+/** Checks what a client saw of a cut prompt (the `index`th result): the notice first, then one error result. */
+function assertCut(client: Client, index: number): void {
+  const cut = client.results()[index]!;
+  assert.deepEqual([cut.subtype, cut.is_error], ['error_during_execution', true]);
+  assert.match(JSON.stringify(cut.errors), /the worker running this prompt stopped; the session was resumed/);
+  const lost = client.messages.find((m) => m.type === 'system' && m.subtype === 'worker_lost');
+  assert.ok(lost, 'a system/worker_lost notice');
+  assert.match(lost.content, /was lost; worker \S+ took the session over\. The prompt that was running ends here\./);
+  assert.ok(client.messages.indexOf(lost) < client.messages.indexOf(cut), 'the notice before the result');
+}
+
+test('a /compact cut by a lost worker: worker_lost, one error result, then the session goes on and closes', async () => {
+  const dir = tempDir();
+  // The summary request never answers in time: the worker is killed while it waits.
+  const script = writeScript(dir, [{ text: 'first answer' }, { text: 'the summary', delay_ms: 120_000 }]);
+  const first = await startWorker(redis.url);
+  const front = await startFrontEnd(redis.url, ['--model', 'scripted', '--script', script, '--cwd', dir]);
+  const client = new Client(front.url);
+  await client.open();
+  client.send(prompt('one'));
+  await client.until(() => client.results().length === 1, 'the first result');
+  client.send(prompt('/compact'));
+  await client.until(
+    () => client.messages.some((m) => m.type === 'system' && m.subtype === 'status' && m.status === 'compacting'),
+    'the compaction under way',
+  );
+  // The new owner's model reads the script from its start: it answers the prompt after the cut one.
+  writeScript(dir, [{ text: 'second answer' }]);
+  const second = await startWorker(redis.url);
+  await kill9(first);
+  await client.until(() => client.results().length === 2, "the cut prompt's result", 30_000);
+  assertCut(client, 1);
+
+  client.send(prompt('and now?'));
+  await client.until(() => client.results().length === 3, 'the next result');
+  assert.deepEqual([client.results()[2]!.subtype, client.results()[2]!.result], ['success', 'second answer']);
+  client.send('{"type":"end_input"}\n');
+  assert.deepEqual(await client.closed, { code: 1000, reason: 'session ended' });
+  assert.equal(client.results().length, 3, 'one result per prompt');
+  const ids = uuids(client.messages);
+  assert.equal(new Set(ids).size, ids.length, 'no message twice');
+  await kill9(second);
+  await kill9(front);
+});
+
+/** Claude Code's answer of one text block. */
+const text = (words: string): Reply => ({
+  kind: 'sse',
+  frames: anthropicStream(
+    [anthropicBlock(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: words }])],
+    'end_turn',
+  ),
+});
+
+test('a --harness claude prompt cut by a lost worker: worker_lost, one error result, then the session goes on and closes', async () => {
+  // The fake API holds the first prompt's request open (the worker is killed while Claude Code waits) and answers
+  // the rest at once.
+  const api = await startFakeServer((request) => {
+    if (request.method !== 'POST' || !request.path.startsWith('/v1/messages') || request.path.includes('count_tokens'))
+      return { kind: 'json', status: 200, body: { input_tokens: 1 } };
+    const messages = JSON.stringify(request.body?.messages ?? []);
+    return /hold this one/.test(messages) && !/and now\?/.test(messages)
+      ? { kind: 'sse', frames: [], flushHeaders: true, then: 'hang' }
+      : text('second answer');
+  });
+  const { home, cwd } = harnessDirs('cluster-cut');
+  const env = {
+    PATH: testPath(),
+    HOME: home,
+    AGENTPIPE_HOME: path.join(home, '.agentpipe'),
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+  };
+  const first = await startWorker(redis.url, env);
+  const front = await startFrontEnd(
+    redis.url,
+    ['--harness', 'claude', '--base-url', api.url, '--cwd', cwd, '--sandbox', 'off'],
+    env,
+  );
+  const client = new Client(front.url);
+  try {
+    await client.open();
+    client.send(prompt('hold this one'));
+    await client.until(
+      () => api.requests.some((r) => /hold this one/.test(JSON.stringify(r.body ?? ''))),
+      'Claude Code asking the API',
+      60_000,
+    );
+    const second = await startWorker(redis.url, env);
+    await kill9(first);
+    await client.until(() => client.results().length === 1, "the cut prompt's result", 60_000);
+    assertCut(client, 0);
+
+    client.send(prompt('and now?'));
+    await client.until(() => client.results().length === 2, 'the next result', 60_000);
+    assert.deepEqual([client.results()[1]!.subtype, client.results()[1]!.result], ['success', 'second answer']);
+    client.send('{"type":"end_input"}\n');
+    assert.deepEqual(await client.closed, { code: 1000, reason: 'session ended' });
+    assert.equal(client.results().length, 2, 'one result per prompt');
+    // The new worker resumed Claude Code's own session (the harness records its id): the cut prompt is in its history.
+    const next = api.requests.filter((r) => /and now\?/.test(JSON.stringify(r.body?.messages ?? '')));
+    assert.ok(next.length > 0 && next.every((r) => /hold this one/.test(JSON.stringify(r.body.messages))));
+    await kill9(second);
+  } finally {
+    await kill9(front);
+    await api.close();
+  }
+});

@@ -1,0 +1,61 @@
+/**
+ * The conformance suite (common.ts) against the real `codex` CLI on its app-server protocol (the default of a codex
+ * that has one) and a local fake of the Responses API, in a throwaway CODEX_HOME.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startResponsesServer, type ResponsesReply } from '../fakes/responses-api.ts';
+import { driveHarness, harnessDirs } from '../helpers.ts';
+import type { HarnessConfig } from '../../../src/harness/types.ts';
+import { conformanceRun, runConformance, type ModelTurn } from './common.ts';
+
+/** `turn` as a Responses API answer. */
+function reply(turn: ModelTurn): ResponsesReply {
+  switch (turn.kind) {
+    case 'text':
+      return { kind: 'text', text: turn.chunks.join(''), chunks: turn.chunks.length };
+    case 'hang':
+      return { kind: 'hang', text: turn.text };
+    case 'shell':
+      return { kind: 'call', name: 'exec_command', arguments: { cmd: turn.command } };
+    case 'unauthorized':
+      return { kind: 'status', status: 401, message: 'Incorrect API key provided' };
+  }
+}
+
+/** A CODEX_HOME without retries, and the variables that keep codex in it, offline, on the app-server protocol. */
+function codexEnv(home: string): Record<string, string> {
+  writeFileSync(
+    path.join(home, 'config.toml'),
+    '[model_providers.agentpipe]\nrequest_max_retries = 0\nstream_max_retries = 0\n',
+  );
+  return { HOME: home, CODEX_HOME: home, CODEX_API_KEY: 'sk-fake', AGENTPIPE_CODEX_PROTOCOL: 'app-server' };
+}
+
+runConformance({
+  name: 'codex',
+  denial: /declined/,
+  toolCallMode: {
+    mode: 'acceptEdits',
+    why:
+      'in the default mode (read-only sandbox, approval untrusted) codex asks, and a command allowed may still run ' +
+      "in its read-only sandbox ('ran.txt: Read-only file system' in 2 runs of 4)",
+  },
+  async start(script, config = {}) {
+    const server = await startResponsesServer(script.map(reply));
+    const { home, cwd } = harnessDirs('codex-conformance');
+    const env = codexEnv(home);
+    return conformanceRun({
+      cwd,
+      start: (more) =>
+        driveHarness({ name: 'codex', cwd, baseUrl: server.baseUrl, model: 'fake-model', ...config, ...more }, env),
+      modelRequests: () => server.modelRequests.map((r) => JSON.stringify(r.body)),
+      closeFake: () => server.close(),
+    });
+  },
+  async commandConfig(command) {
+    const { home, cwd } = harnessDirs('codex-conformance-command');
+    const driven = await driveHarness({ name: 'codex', cwd, command }, codexEnv(home));
+    return { driven, close: () => driven.harness.close() };
+  },
+});
