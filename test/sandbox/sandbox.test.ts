@@ -125,13 +125,15 @@ test('sandbox doctor: every probe holds; with the sandbox off it says so and exi
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const report = JSON.parse(run.stdout) as { confined: boolean; probes: Array<{ name: string; held: boolean }> };
   assert.equal(report.confined, true);
-  assert.ok(report.probes.length >= 25);
+  assert.ok(report.probes.length >= 28);
   for (const name of [
     'reach an allowed host through the egress proxy',
     'reach a host not in allowedDomains',
     'reach a host in deniedDomains',
     "reach the host's loopback through the egress proxy",
     "reach the host's loopback",
+    'write the git index',
+    'create .mcp.json',
   ])
     assert.ok(
       report.probes.some((p) => p.name === name),
