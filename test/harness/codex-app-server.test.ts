@@ -79,11 +79,18 @@ test('codex app-server: live text deltas join to the answer; instructions, threa
   }
 });
 
+// In default mode codex's own sandbox is read-only. A command that writes asks to run outside it
+// (`require_escalated`), as codex's instructions tell its models: once approved, it runs there at once. Without the
+// request codex runs an approved command in its read-only sandbox first and retries outside only when it failed
+// within 150 ms (codex 0.169, unified exec's denial check), which a loaded machine misses: the model then sees
+// "Read-only file system" (the flake this test had).
+const escalated = { sandbox_permissions: 'require_escalated', justification: 'Write the file?' };
+
 test('codex app-server: codex asks before a command; the session answers (allow runs it, deny declines it)', async () => {
   const { server, driven, cwd } = await codexOn([
-    { kind: 'call', name: 'exec_command', arguments: { cmd: 'echo made > made.txt' } },
+    { kind: 'call', name: 'exec_command', arguments: { cmd: 'echo made > made.txt', ...escalated } },
     { kind: 'text', text: 'Made it.' },
-    { kind: 'call', name: 'exec_command', arguments: { cmd: 'echo no > refused.txt' } },
+    { kind: 'call', name: 'exec_command', arguments: { cmd: 'echo no > refused.txt', ...escalated } },
     { kind: 'text', text: 'Refused.' },
   ]);
   try {
