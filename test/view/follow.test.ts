@@ -104,6 +104,10 @@ test('view --live follows new output unless the user scrolled up, and again once
   await atEnd(page, 'following again');
   assert.ok((await scrollTop(page)) > resumed, 'the list follows the answer again');
 
+  // Typing in the prompt box (`g`, `k`, Home are the list's keys elsewhere) does not stop following.
+  await page.getByTestId('prompt-input').pressSequentially('go back home');
+  await page.getByTestId('prompt-input').press('Home');
+  assert.equal(await follow(page), 'pinned');
   await page.getByTestId('stop').click();
   await page.getByTestId('notice').filter({ hasText: 'Interrupted' }).waitFor({ timeout: 10_000 });
 });

@@ -9,6 +9,7 @@
  */
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { isTyping } from './useKeys.ts';
 
 /** Within this many pixels of its end, the list counts as at the end. */
 const SLACK = 24;
@@ -44,6 +45,7 @@ export function useFollow(scroller: RefObject<HTMLElement | null>, follow: boole
       if (event.deltaY < 0) set('reading');
     };
     const onKey = (event: KeyboardEvent) => {
+      if (isTyping(event)) return;
       if (UP_KEYS.has(event.key)) set('reading');
       else if (event.key === 'End') {
         set('pinned');
