@@ -7,7 +7,7 @@
  * are not offered to the model), so permission modes choose its approval mode.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -216,6 +216,17 @@ export class GeminiHarness extends OneShotCliHarness {
     const c = this.config;
     const env: Record<string, string> = { GEMINI_CLI_NO_RELAUNCH: 'true', ...c.env };
     if (c.baseUrl) env.GOOGLE_GEMINI_BASE_URL = c.baseUrl;
+    // Gemini takes a base URL for its `gateway` auth, which `-p` refuses ("Invalid auth method selected"; with no
+    // base URL it picks the API key itself): the key's auth as the lowest layer of its settings, its system defaults,
+    // so an auth the user's own settings select still wins. The file is in Gemini's own home: it reads system files
+    // only under folders no one else may write (never the temp folder), and its home is what its sandbox lets it read.
+    if (env.GEMINI_API_KEY && !env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH) {
+      const folder = path.join(this.geminiHome, '.gemini');
+      const file = path.join(folder, 'agentpipe-system-defaults.json');
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      writeFileSync(file, JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }), { mode: 0o600 });
+      env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = file;
+    }
     if (c.systemPrompt !== undefined) {
       const file = path.join(this.temp(), 'system.md');
       writeFileSync(file, c.appendSystemPrompt ? `${c.systemPrompt}\n\n${c.appendSystemPrompt}` : c.systemPrompt);

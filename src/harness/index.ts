@@ -10,6 +10,8 @@ import { findExecutable } from '../process/executable.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import type { Harness, HarnessConfig, HarnessName, HarnessOutcome, HarnessTurn } from './types.ts';
 
+export { missingLogin } from './login.ts';
+
 /** What each wrapped CLI is called, which package brings it, and which variables hold its key. */
 export const HARNESS_CLIS: Record<
   Exclude<HarnessName, 'agentpipe'>,

@@ -234,7 +234,8 @@ async function startHarness(
   log: (line: string) => void,
   sandbox: SandboxConfig | undefined,
 ): Promise<Harness> {
-  const { createHarness, harnessCommand, harnessEnv } = await import('../harness/index.ts');
+  const { createHarness, harnessCommand, harnessEnv, HarnessSetupError, HARNESS_CLIS, missingLogin } =
+    await import('../harness/index.ts');
   const base = options.env ?? process.env;
   const ignored = NOT_FOR_HARNESSES.filter((key) => {
     const value = options[key];
@@ -245,12 +246,17 @@ async function startHarness(
     );
   });
   if (ignored.length) log(`agentpipe: warning: --harness ${name} cannot honour ${ignored.join(', ')} (ignored)`);
+  const command = await harnessCommand(name, options.harnessCommand, base);
+  const env = harnessEnv(name, base, options.apiKey);
+  const cwd = options.cwd ?? process.cwd();
+  const noLogin = missingLogin(name, HARNESS_CLIS[name].keys, env, cwd);
+  if (noLogin) throw new HarnessSetupError(noLogin);
   return createHarness(
     {
       name,
-      command: await harnessCommand(name, options.harnessCommand, base),
-      cwd: options.cwd ?? process.cwd(),
-      env: harnessEnv(name, base, options.apiKey),
+      command,
+      cwd,
+      env,
       sandbox,
       model: options.model,
       baseUrl: options.baseUrl,

@@ -11,12 +11,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI_PATH, ROOT } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { FIXTURE } from '../mcp/helpers.ts';
+import { docsShellEnv } from './shell.ts';
 import { clonedRepository } from '../helpers/git-clone.ts';
 import { tempDir } from '../helpers/workspace.ts';
 import { runToEnd } from '../helpers/processes.ts';
@@ -31,15 +32,7 @@ interface Place {
 
 /** A shell with `agentpipe` on PATH and a throwaway AGENTPIPE_HOME. */
 function basePlace(cwd: string): Place {
-  const bin = scratchDir('docs-bin-');
-  writeFileSync(path.join(bin, 'agentpipe'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`);
-  chmodSync(path.join(bin, 'agentpipe'), 0o755);
-  const env = {
-    PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
-    AGENTPIPE_HOME: scratchDir('docs-home-'),
-    ANTHROPIC_API_KEY: '',
-  };
-  return { cwd, env, paths: [] };
+  return { cwd, env: docsShellEnv(), paths: [] };
 }
 
 /** docs/trust.md talks about /home/me/repo: a real clone of a repository with hooks, rules, an MCP server, an agent. */

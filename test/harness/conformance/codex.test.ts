@@ -17,7 +17,15 @@ function reply(turn: ModelTurn): ResponsesReply {
     case 'hang':
       return { kind: 'hang', text: turn.text };
     case 'shell':
-      return { kind: 'call', name: 'exec_command', arguments: { cmd: turn.command } };
+      // A command that writes asks to run outside codex's own read-only sandbox (`require_escalated`), as codex's
+      // instructions tell its models: once approved it runs there at once. Without the request codex runs an approved
+      // command in its read-only sandbox first and retries outside only when it failed within 150 ms (codex 0.169,
+      // unified exec's denial check), which a loaded machine misses ("Read-only file system").
+      return {
+        kind: 'call',
+        name: 'exec_command',
+        arguments: { cmd: turn.command, sandbox_permissions: 'require_escalated', justification: 'Run it?' },
+      };
     case 'unauthorized':
       return { kind: 'status', status: 401, message: 'Incorrect API key provided' };
   }
@@ -35,12 +43,6 @@ function codexEnv(home: string): Record<string, string> {
 runConformance({
   name: 'codex',
   denial: /declined/,
-  toolCallMode: {
-    mode: 'acceptEdits',
-    why:
-      'in the default mode (read-only sandbox, approval untrusted) codex asks, and a command allowed may still run ' +
-      "in its read-only sandbox ('ran.txt: Read-only file system' in 2 runs of 4)",
-  },
   async start(script, config = {}) {
     const server = await startResponsesServer(script.map(reply));
     const { home, cwd } = harnessDirs('codex-conformance');

@@ -3,6 +3,7 @@ import type { JSX } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { Item } from '../model/types.ts';
 import { ItemView } from './ItemView.tsx';
+import { useFollow } from './useFollow.ts';
 import { useVirtualizer } from './useVirtualizer.ts';
 
 const ESTIMATE: Record<Item['kind'], number> = { user: 70, text: 90, thought: 44, tool: 160, notice: 56 };
@@ -31,8 +32,8 @@ export function VirtualList({
     estimateSize: (i) => ESTIMATE[items[i]?.kind ?? 'text'],
     getItemKey: (i) => items[i]?.key ?? i,
     overscan: 6,
-    followOnAppend: follow,
   });
+  useFollow(scroller, follow);
   handle.current = { scrollTo: (index) => virtualizer.scrollToIndex(index, { align: 'auto' }) };
   useEffect(() => {
     if (selected >= 0) virtualizer.scrollToIndex(selected, { align: 'auto' });

@@ -1,3 +1,9 @@
+/** True when a key goes to a text field (the page's keys leave it alone). */
+export function isTyping(event: KeyboardEvent): boolean {
+  const target = event.target as HTMLElement | null;
+  return !!target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA');
+}
+
 /** Keyboard navigation: j/k or ↓/↑ move between items, g/G (Home/End) first/last, / search, Esc clears. */
 import { useEffect, useRef } from 'preact/hooks';
 
@@ -25,7 +31,7 @@ export function useKeys(o: {
     const onKey = (e: KeyboardEvent) => {
       const { count, setSelected, search, clearSearch } = latest.current;
       const target = e.target as HTMLElement | null;
-      const typing = !!target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA');
+      const typing = isTyping(e);
       if (e.key === 'Escape') {
         if (target === search.current) {
           clearSearch();

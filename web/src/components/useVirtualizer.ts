@@ -10,7 +10,7 @@ import {
 
 type Options = Pick<
   VirtualizerOptions<HTMLElement, HTMLElement>,
-  'count' | 'getScrollElement' | 'estimateSize' | 'getItemKey' | 'overscan' | 'followOnAppend'
+  'count' | 'getScrollElement' | 'estimateSize' | 'getItemKey' | 'overscan'
 >;
 
 export function useVirtualizer(options: Options): Virtualizer<HTMLElement, HTMLElement> {
