@@ -331,12 +331,23 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
       // Outside only for the very line judged (an answer that rewrites it gets the workspace sandbox).
       const same =
         approved.command === input.command && (outside === 'excluded' || approved.dangerouslyDisableSandbox === true);
-      return { behavior: 'allow', updatedInput: approved, sandbox: outside && same ? 'unsandboxed' : 'workspace' };
+      return {
+        behavior: 'allow',
+        updatedInput: approved,
+        sandbox: outside && same ? 'unsandboxed' : 'workspace',
+        how: { permission_decision: { decision: 'accept', source: answer.decisionClassification ?? 'user_temporary' } },
+      };
     }
     return {
       behavior: 'deny',
       message: answer.message || `Permission to use ${tool.name} was denied`,
       interrupt: answer.interrupt,
+      how: answer.interrupt
+        ? { non_execution_kind: 'user-rejected' }
+        : {
+            permission_decision: { decision: 'reject', source: answer.decisionClassification ?? 'user_reject' },
+            non_execution_kind: 'permission-rule',
+          },
     };
   } catch (error) {
     if (signal.aborted) throw error;

@@ -81,7 +81,6 @@ export const known = new Map<string, string>([
   ['sdk/can-use-tool-deny', 'differs first in .extra[].blockedPath'],
   ['sdk/can-use-tool-deny-interrupt', 'differs first in .extra[].blockedPath'],
   ['sdk/can-use-tool-updated-input', 'differs first in .extra[].blockedPath'],
-  ['sdk/can-use-tool-write-suggestions', 'differs first in .stream[].tool_result_meta'],
   ['sdk/can-use-tool-outside-read', 'differs first in .extra[].reason'],
   ['sdk/hook-pre-tool-use', 'differs first in kinds'],
   ['sdk/hook-deny', 'differs first in kinds'],
