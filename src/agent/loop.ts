@@ -279,13 +279,7 @@ async function runToolBatch(
     const outcome = await runToolCall(ctx, use, run.signal, run);
     if (outcome.stop !== undefined) out.hookStop ??= outcome.stop;
     if (outcome.structuredOutput !== undefined) out.structuredOutput ??= outcome.structuredOutput;
-    if (outcome.denied)
-      run.denials.push({
-        tool_name: use.name,
-        tool_use_id: use.id,
-        tool_input: use.input,
-        reason: outcome.denied.reason,
-      });
+    if (outcome.denied) run.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: use.input });
     out.results.set(use.id, outcome.block);
     await emitUser([outcome.block], {
       ...(outcome.data !== undefined ? { tool_use_result: outcome.data } : {}),

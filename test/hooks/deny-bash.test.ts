@@ -37,7 +37,6 @@ test('exit code 2 blocks the call: denial in the result, hook_response, is_error
   assert.equal(final.permission_denials.length, 1);
   assert.deepEqual(final.permission_denials[0].tool_input, { command: 'touch ran.txt' });
   assert.equal(final.permission_denials[0].tool_use_id, 'toolu_b1');
-  assert.match(final.permission_denials[0].reason, /no touching/);
 
   // The hook got Claude Code's input on stdin.
   const input = JSON.parse(
