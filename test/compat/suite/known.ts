@@ -71,8 +71,6 @@ export const known = new Map<string, string>([
   ['sessions/resume', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
   ['sessions/continue', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
   ['sessions/fork', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
-  ['structured/valid', 'differs first in .stream[].tool_result_meta[].permission_decision.reason_type'],
-  ['structured/invalid-then-valid', 'differs first in .stream[].tool_result_meta[].permission_decision.reason_type'],
   ['mcp/echo-tool', 'differs first in .stream[].mcp_servers[].source'],
   ['mcp/tool-asks-in-default', 'differs first in kinds'],
   ['mcp/unknown-server-tool', 'differs first in .stream[].mcp_servers[].source'],
@@ -96,6 +94,5 @@ export const known = new Map<string, string>([
   ['sdk/disallowed-tools', 'differs first in .requests[].messages[].content[].content'],
   ['sdk/default-no-callback', 'differs first in .requests[].messages[].content[].content'],
   ['sdk/interrupt-mid-stream', 'differs first in kinds'],
-  ['sdk/output-format', 'differs first in .stream[].tool_result_meta[].permission_decision.reason_type'],
   ['sdk/resume', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
 ]);
