@@ -11,7 +11,7 @@ import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../me
 import { checkPermission, readDeniedFor } from '../tools/permissions.ts';
 import { toolNameMatches } from '../tools/permission-rules.ts';
 import { hasInputProblem, inputValidationFailure } from '../tools/input-validation.ts';
-import { isBuiltinTool } from '../tools/builtin/index.ts';
+import { isBuiltinTool, isBuiltinToolName } from '../tools/builtin/index.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import { sandboxOf, type AgentContext } from './context.ts';
@@ -78,7 +78,13 @@ async function runCall(
 ): Promise<ToolOutcome> {
   const tool = toolNamed(ctx.tools, use.name);
   if (!tool) {
-    const message = `Error: No such tool available: ${use.name}`;
+    // As Claude Code 2.1.332 answers a call of a built-in tool that --tools or --disallowedTools took away (a
+    // subagent's own tool list is not the session's: its call gets the plain answer).
+    const disabled =
+      isBuiltinToolName(use.name) && !ctx.agent
+        ? `. ${use.name} is disabled for this session, in subagents as well as here.`
+        : '';
+    const message = `Error: No such tool available: ${use.name}${disabled}`;
     return { ...errorOutcome(use, wrapToolUseError(message)), data: message };
   }
   if ('__invalid_input' in use.input)
