@@ -64,7 +64,6 @@ export const known = new Map<string, string>([
   ['limits/max-turns-2-parallel', 'differs first in .stream[].message.content[].content'],
   // Deliberate (docs/compat.md): Claude Code's budget-stop result says 0 tokens in `usage`; agentpipe counts them.
   ['limits/max-budget', 'differs first in .stream[].usage.input_tokens'],
-  ['sessions/resume-unknown', 'differs first in .stream[].result_index'],
   ['sessions/resume', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
   ['sessions/continue', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
   ['sessions/fork', 'differs first in .stream[].modelUsage.claude-sonnet-4-6.inputTokens'],
