@@ -191,10 +191,8 @@ export async function runAgentLoop(
         continue;
       }
       if (uses.length === 0) {
-        const text = blocks
-          .filter((b) => b.type === 'text')
-          .map((b) => b.text)
-          .join('');
+        const texts = blocks.filter((b) => b.type === 'text').map((b) => b.text);
+        const text = ctx.policy.lastTextIsResult ? (texts.at(-1) ?? '') : texts.join('');
         const stop = await stopHook(ctx, text, stopHookContinuations, run.signal);
         if (stop.stop) return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${stop.stop}`], text);
         if (stop.continueWith === undefined) return end('success', 'completed', [], text);
