@@ -484,7 +484,7 @@ export class Session {
     const result = await this.#finish(outcome, usage, denials, started, run.subagents);
     span?.end({
       subtype: result.subtype,
-      costUsd: result.total_cost_usd,
+      costUsd: usage.totalCostUsd,
       errors: outcome.errors,
       ...('result' in result ? { output: result.result } : {}),
     });
@@ -770,6 +770,7 @@ export class Session {
   ): ResultMessage {
     const subtype = outcome.subtype;
     const apiError = outcome.apiError;
+    const totals = this.stats.totals(usage);
     const base = {
       type: 'result' as const,
       subtype,
@@ -779,14 +780,15 @@ export class Session {
       num_turns: outcome.numTurns,
       stop_reason: outcome.stopReason,
       session_id: this.id,
-      total_cost_usd: usage.totalCostUsd,
+      total_cost_usd: totals.totalCostUsd,
       usage: usage.usage,
       permission_denials: denials,
       terminal_reason: apiError?.terminalReason ?? outcome.terminalReason,
       // No fast mode here: 'off', as Claude Code reports it while its fast mode is off.
       fast_mode_state: 'off' as const,
       ...resultFields({
-        modelUsage: usage.modelUsage,
+        modelUsage: totals.modelUsage,
+        sinceLastResult: usage.modelUsage,
         provider: this.ctx.provider.provider,
         maxTokens: this.ctx.maxTokens,
         resultIndex: this.#results++,
