@@ -232,6 +232,14 @@ export class Session {
       this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
     this.hooks.announce = options.includeHookEvents === true;
+    // Every hook is an event of the prompt's span, whether or not its response is in the stream.
+    this.hooks.observe = (response) =>
+      this.ctx.span?.event('hook', {
+        'agentpipe.hook.event': response.hook_event,
+        'agentpipe.hook.name': response.hook_name,
+        'agentpipe.hook.outcome': response.outcome,
+        ...(response.exit_code !== undefined ? { 'agentpipe.hook.exit_code': response.exit_code } : {}),
+      });
     // Task with the general-purpose agent is always there, as in Claude Code (unless denied or left out of `tools`).
     const hideTask = this.#hideTool('Task');
     this.defineAgents(options.agents ?? {}, hideTask);
@@ -285,7 +293,7 @@ export class Session {
 
   /**
    * Counts a message in the stats, and projects onto the telemetry what the stream alone tells: the lines an edit
-   * changed, and hooks and compactions as events of the prompt's span.
+   * changed, and compactions as events of the prompt's span (hooks: `hooks.observe`).
    */
   #observeForTelemetry(telemetry: Telemetry, message: AgentMessage): void {
     const { linesAdded, linesRemoved } = this.stats;
@@ -293,14 +301,7 @@ export class Session {
     if (this.stats.linesAdded !== linesAdded || this.stats.linesRemoved !== linesRemoved)
       telemetry.linesChanged(this.stats.linesAdded - linesAdded, this.stats.linesRemoved - linesRemoved);
     if (message.type !== 'system') return;
-    if (message.subtype === 'hook_response')
-      this.ctx.span?.event('hook', {
-        'agentpipe.hook.event': message.hook_event,
-        'agentpipe.hook.name': message.hook_name,
-        'agentpipe.hook.outcome': message.outcome,
-        ...(message.exit_code !== undefined ? { 'agentpipe.hook.exit_code': message.exit_code } : {}),
-      });
-    else if (message.subtype === 'compact_boundary')
+    if (message.subtype === 'compact_boundary')
       this.ctx.span?.event('compaction', {
         'agentpipe.compaction.trigger': message.compact_metadata.trigger,
         'agentpipe.compaction.pre_tokens': message.compact_metadata.pre_tokens,

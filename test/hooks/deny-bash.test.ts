@@ -16,7 +16,9 @@ test('exit code 2 blocks the call: denial in the result, hook_response, is_error
   const settings = JSON.stringify({
     hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'bash hook.sh' }] }] },
   });
-  const run = await runScripted(dir, bashTurns, ['--settings', settings, '--permission-mode', 'bypassPermissions']);
+  const run = await runScripted(dir, bashTurns, [
+    ...['--settings', settings, '--permission-mode', 'bypassPermissions', '--include-hook-events'],
+  ]);
   assert.equal(run.code, 0, run.stderr);
   assert.equal(existsSync(path.join(dir, 'ran.txt')), false, 'the command must not run');
 
@@ -76,7 +78,9 @@ test('JSON permissionDecision "deny" from a settings file; the matcher skips oth
     },
     { text: 'done' },
   ];
-  const run = await runScripted(dir, turns, ['--settings', 'settings.json', '--permission-mode', 'bypassPermissions']);
+  const run = await runScripted(dir, turns, [
+    ...['--settings', 'settings.json', '--permission-mode', 'bypassPermissions', '--include-hook-events'],
+  ]);
   assert.equal(run.code, 0, run.stderr);
   assert.equal(ofType(run.lines, 'system', 'hook_response').length, 1, 'only the Bash call matched');
   const results = toolResults(run.lines);

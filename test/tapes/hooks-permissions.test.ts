@@ -43,6 +43,7 @@ test('a command hook is recorded, then answered from the tape without running (-
     cwd,
     settings,
     persistSession: false,
+    includeHookEvents: true,
     record: tape,
   });
   assert.equal(readFileSync(path.join(cwd, 'hook.log'), 'utf8'), 'ran\n');
@@ -60,6 +61,7 @@ test('a command hook is recorded, then answered from the tape without running (-
     cwd: folder,
     settings,
     persistSession: false,
+    includeHookEvents: true,
     replay: tape,
     replayTools: 'tape',
   });
