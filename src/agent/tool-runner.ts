@@ -277,11 +277,21 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
     { signal, matchValue: tool.name, toolUseId: use.id },
   );
   if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
-  if (hook.permission === 'deny')
+  if (hook.permission === 'deny') {
+    // Claude Code 2.1.332's words: an exit-2 hook's command and stderr as written, else the hook's reason.
+    const why =
+      hook.blockedBy !== undefined && hook.blockedStderr
+        ? `[${hook.blockedBy}]: ${hook.blockedStderr}`
+        : (hook.permissionReason ?? 'no reason given');
     return {
       behavior: 'deny',
-      message: `${tool.name} was blocked by a PreToolUse hook: ${hook.permissionReason ?? 'no reason given'}`,
+      message: `PreToolUse:${tool.name} hook error: ${why}`,
+      how: {
+        permission_decision: { decision: 'reject', source: 'hook', reason_type: 'hook' },
+        non_execution_kind: 'permission-rule',
+      },
     };
+  }
   if (hook.updatedInput) input = hook.updatedInput;
   const verdict = await checkPermission({
     tool,

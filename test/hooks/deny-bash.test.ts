@@ -32,7 +32,7 @@ test('exit code 2 blocks the call: denial in the result, hook_response, is_error
 
   const result = toolResults(run.lines).get('toolu_b1')!;
   assert.equal(result.is_error, true);
-  assert.match(result.content, /blocked by a PreToolUse hook: no touching/);
+  assert.equal(result.content, 'PreToolUse:Bash hook error: [bash hook.sh]: no touching\n');
 
   const final = run.lines.at(-1)!;
   assert.equal(final.type, 'result');

@@ -259,6 +259,7 @@ const RANK = { allow: 1, ask: 2, deny: 3 } as const;
 function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOutput | undefined, label: string): void {
   if (run.blocked) {
     verdict.blockedBy ??= verdict.block === undefined ? label : undefined;
+    verdict.blockedStderr ??= verdict.block === undefined ? run.stderr : undefined;
     verdict.block ??= run.blocked;
     if (event === 'PreToolUse') setPermission(verdict, 'deny', run.blocked);
     return;
