@@ -44,6 +44,8 @@ export interface ToolOutcome {
   structuredOutput?: unknown;
   /** A command's exit code (Bash), for telemetry. */
   exitCode?: number;
+  /** What PostToolUse hooks told the model, beside the result (`OutcomePolicy.hookContextApart`). */
+  context?: string[];
 }
 
 /** The tool a model's call names: by its name, or the name the model is offered (`Agent` for Task). */
@@ -207,7 +209,8 @@ async function afterToolUse(
     ...(verdict.block ? [`PostToolUse hook feedback: ${verdict.block}`] : []),
     ...verdict.additionalContext,
   ];
-  if (notes.length) {
+  if (notes.length && ctx.policy.hookContextApart) outcome.context = notes;
+  else if (notes.length) {
     const blocks =
       typeof outcome.block.content === 'string'
         ? [{ type: 'text' as const, text: outcome.block.content }]

@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/workspace.ts';
 import { ofType, runScripted, toolResults } from '../helpers/agent-run.ts';
+import { parseLines } from '../helpers/cli.ts';
+import { anthropic, CLAUDE, place, run, STREAM, text, toolCall } from '../session/helpers.ts';
 
 /** A settings object whose hooks append their stdin to events.log. */
 function logging(events: string[]): string {
@@ -163,20 +165,18 @@ test('continue:false from PostToolUse stops the prompt with hook_stopped; later 
   );
 });
 
-test('PostToolUse additionalContext reaches the model with the tool result', async () => {
-  const dir = tempDir();
+test('PostToolUse additionalContext reaches the model beside the tool result, as a system reminder', async () => {
   const out = { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'remember: output is cached' } };
   const settings = JSON.stringify({
     hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] },
   });
-  const run = await runScripted(
-    dir,
-    [{ tool_calls: [{ name: 'Bash', id: 'toolu_c', input: { command: 'echo x' } }] }, { text: 'ok' }],
-    ['--settings', settings, '--allowedTools', 'Bash'],
-  );
-  const content = toolResults(run.lines).get('toolu_c')!.content;
-  assert.deepEqual(
-    content.map((b: any) => b.text),
-    ['x', 'remember: output is cached'],
-  );
+  const server = await anthropic([toolCall('toolu_c', 'Bash', { command: 'echo x' }), text('ok')]);
+  const result = await run(place(), [...STREAM, ...CLAUDE, '--settings', settings, 'go'], { env: server.env });
+  assert.equal(result.code, 0, result.stderr);
+  // As Claude Code 2.1.332: the tool result stays as the tool gave it, in the stream and in the next request.
+  assert.equal(toolResults(parseLines(result.stdout)).get('toolu_c')!.content, 'x');
+  assert.deepEqual(server.requests[1]!.body.messages.at(-1).content, [
+    { type: 'tool_result', tool_use_id: 'toolu_c', content: 'x', is_error: false },
+    { type: 'text', text: '<system-reminder>\nremember: output is cached\n</system-reminder>' },
+  ]);
 });

@@ -31,8 +31,6 @@ export const known = new Map<string, string>([
   ['permissions/read-outside', 'differs first in .requests[].messages[].content[].content'],
   ['permissions/edit-git-config', 'differs first in .requests[].messages[].content[].content'],
   ['permissions/deny-rule-read-path', 'differs first in .requests[].messages[].content[].content'],
-  ['hooks/post-tool-context', 'differs first in kinds'],
-  ['hooks/post-tool-block', 'differs first in kinds'],
   ['hooks/prompt-block', 'differs first in kinds'],
   ['hooks/prompt-context', 'differs first in kinds'],
   ['hooks/stop-continue-once', 'differs first in kinds'],
