@@ -8,7 +8,8 @@
  *   continued and an empty one nudged (recovery.ts); a `--max-budget-usd` spent by a turn stops it before its tools
  *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`); the result's text is the
  *   last text block of the final reply; a PostToolUse hook's context or feedback goes to the model in a
- *   `<system-reminder>` beside the tool result, which stays as the tool gave it.
+ *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
+ *   in one too).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
  *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
@@ -32,7 +33,10 @@ export interface OutcomePolicy {
   readonly fillsInputDefaults: boolean;
   /** The result's text is the final reply's last text block (else: all its text blocks joined). */
   readonly lastTextIsResult: boolean;
-  /** A PostToolUse hook's context goes beside the tool result as a `<system-reminder>` (else: into the result). */
+  /**
+   * A PostToolUse hook's context goes beside the tool result as a `<system-reminder>` (else: into the result); a
+   * UserPromptSubmit hook's context is one too (else: plain text).
+   */
   readonly hookContextApart: boolean;
 }
 

@@ -274,6 +274,8 @@ export interface InformationalMessage extends Envelope {
   level: 'info' | 'notice' | 'suggestion' | 'warning';
   tool_use_id?: string;
   prevent_continuation?: boolean;
+  /** What became of a prompt a UserPromptSubmit hook blocked (Claude Code 2.1.332). */
+  prompt_submit_outcome?: { kind: 'blocked_by_hook'; prompt_kept: boolean; reason: string };
 }
 
 /** A retry of a failed model request. */

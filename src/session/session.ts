@@ -807,6 +807,11 @@ export class Session {
         ...(apiError.type ? { api_error_type: apiError.type } : {}),
         result: apiError.text,
       };
+    if (subtype === 'success' && outcome.terminalReason === 'hook_stopped') {
+      // A prompt a UserPromptSubmit hook blocked: Claude Code 2.1.332's result has no terminal_reason, no API status.
+      const { terminal_reason: _none, ...rest } = base;
+      return { ...rest, subtype, is_error: false, result: outcome.text };
+    }
     if (subtype === 'success') {
       const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
       return {

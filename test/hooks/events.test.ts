@@ -109,8 +109,15 @@ test('UserPromptSubmit exit 2 blocks the prompt: no model request; a system/info
     [informational.content, informational.level, informational.prevent_continuation],
     [notice, 'warning', true],
   );
+  assert.deepEqual(informational.prompt_submit_outcome, {
+    kind: 'blocked_by_hook',
+    prompt_kept: false,
+    reason: 'no secrets in prompts',
+  });
   const result = run.lines.at(-1)!;
   assert.deepEqual([result.subtype, result.is_error, result.result, result.num_turns], ['success', false, notice, 0]);
+  // As Claude Code 2.1.332: no terminal_reason and no API status on this result.
+  assert.equal('terminal_reason' in result || 'api_error_status' in result, false);
 });
 
 test('a Stop hook with decision "block" sends the model back with the reason, bounded by stop_hook_active', async () => {

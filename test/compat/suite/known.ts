@@ -31,8 +31,6 @@ export const known = new Map<string, string>([
   ['permissions/read-outside', 'differs first in .requests[].messages[].content[].content'],
   ['permissions/edit-git-config', 'differs first in .requests[].messages[].content[].content'],
   ['permissions/deny-rule-read-path', 'differs first in .requests[].messages[].content[].content'],
-  ['hooks/prompt-block', 'differs first in kinds'],
-  ['hooks/prompt-context', 'differs first in kinds'],
   ['hooks/stop-continue-once', 'differs first in kinds'],
   ['errors/400', 'differs first in .requests[]'],
   ['errors/401', 'differs first in kinds'],
