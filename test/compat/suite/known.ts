@@ -38,7 +38,6 @@ export const known = new Map<string, string>([
   ['errors/404-model', 'differs first in .requests[]'],
   ['errors/prompt-too-long', 'differs first in .stream[].api_error_status'],
   ['errors/400-not-retried', 'differs first in .code'],
-  ['errors/500-json-output', 'differs first in .stream[].api_error_type'],
   ['errors/cut-stream', 'differs first in kinds'],
   ['partial/text', 'differs first in kinds'],
   ['partial/text-and-tool', 'differs first in kinds'],
