@@ -27,6 +27,8 @@ export type CanUseTool = (
     description?: string;
     decisionReason?: string;
     decisionReasonType?: string;
+    /** The path the prompt is about (Claude Code's `blocked_path`: a Bash line's first written path). */
+    blockedPath?: string;
   },
 ) => Promise<PermissionResult>;
 

@@ -343,7 +343,12 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
   if (!ctx.canUseTool)
     return { behavior: 'deny', message: why, auto: 'no_permission_prompt', how: byConfig(tool, 'reject', false) };
   try {
-    const { suggestions, ...shown } = permissionPromptInfo(tool.name, input, ctx.cwd);
+    const { suggestions, ...shown } = await permissionPromptInfo(
+      tool.name,
+      input,
+      ctx.cwd,
+      ctx.permissions.directories,
+    );
     const answer = await ctx.canUseTool(tool.name, input, {
       signal,
       toolUseId: use.id,

@@ -100,6 +100,7 @@ export const ClaudeControlRequestSchema = z.looseObject({
       description: text,
       decision_reason: text,
       decision_reason_type: text,
+      blocked_path: text,
     })
     .catch(() => ({ subtype: undefined })),
 });

@@ -289,6 +289,7 @@ export class ClaudeStreamHarness implements Harness {
         ...(request.description !== undefined ? { description: request.description } : {}),
         ...(request.decision_reason !== undefined ? { decisionReason: request.decision_reason } : {}),
         ...(request.decision_reason_type !== undefined ? { decisionReasonType: request.decision_reason_type } : {}),
+        ...(request.blocked_path !== undefined ? { blockedPath: request.blocked_path } : {}),
       };
       const verdict = await turn
         .askPermission(toolName, input, toolUseId, turn.signal, Object.keys(shown).length ? shown : undefined)

@@ -99,6 +99,7 @@ export interface PermissionPromptDetails {
   description?: string;
   decisionReason?: string;
   decisionReasonType?: string;
+  blockedPath?: string;
 }
 
 /** What the wrapped agent said about itself at its start. */

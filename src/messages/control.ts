@@ -133,6 +133,8 @@ export type OutboundRequest =
       description?: string;
       decision_reason?: string;
       decision_reason_type?: string;
+      /** The path the prompt is about (a Bash line's first written path). */
+      blocked_path?: string;
       agent_id?: string;
     }
   | { subtype: 'hook_callback'; callback_id: string; input: Record<string, unknown>; tool_use_id?: string }

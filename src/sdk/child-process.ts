@@ -75,6 +75,7 @@ export function startChildProcess(
         ...(r.description !== undefined ? { description: r.description } : {}),
         ...(r.decision_reason !== undefined ? { decisionReason: r.decision_reason } : {}),
         ...(r.decision_reason_type !== undefined ? { decisionReasonType: r.decision_reason_type } : {}),
+        ...(r.blocked_path !== undefined ? { blockedPath: r.blocked_path } : {}),
       });
       response = { subtype: 'success', request_id: request.request_id, response: { ...decision } };
     } catch (error) {

@@ -167,6 +167,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
           ...(shown.description !== undefined ? { description: shown.description } : {}),
           ...(shown.decisionReason !== undefined ? { decision_reason: shown.decisionReason } : {}),
           ...(shown.decisionReasonType !== undefined ? { decision_reason_type: shown.decisionReasonType } : {}),
+          ...(shown.blockedPath !== undefined ? { blocked_path: shown.blockedPath } : {}),
         },
         signal,
       );

@@ -648,7 +648,8 @@ export class Session {
           `(canUseTool, --permission-prompt-tool stdio)`,
       };
     // The wrapped agent's own prompt details (Claude Code sends them), else agentpipe's for the call.
-    const { suggestions, ...details } = shown ?? permissionPromptInfo(toolName, input, this.ctx.cwd);
+    const { suggestions, ...details } =
+      shown ?? (await permissionPromptInfo(toolName, input, this.ctx.cwd, p.directories));
     return ask(toolName, input, {
       signal,
       toolUseId,

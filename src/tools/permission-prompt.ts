@@ -1,50 +1,46 @@
 /**
- * What a permission prompt shows besides the call, as Claude Code 2.1.197 fills `can_use_tool`:
- * the tool's display name, a one-line description of the call, why it asks, and the permission
- * updates the user could accept instead of a one-off answer (`permission_suggestions`), computed
- * as Claude Code computes them for the common cases:
+ * What a permission prompt shows besides the call, as Claude Code 2.1.332 fills `can_use_tool`:
+ * the tool's display name, a one-line description of the call, why it asks, the path it asks
+ * about, and the permission updates the user could accept instead of a one-off answer
+ * (`permission_suggestions`), computed as Claude Code computes them for the common cases:
  * - Bash: an allow rule for the command's prefix `<command> <subcommand> *` when the command has a
  *   plain-word subcommand (`npm test *`), else for the exact command (Claude Code's rule, ported);
+ *   when the line writes a path (shell/blocked-path.ts), that path as `blockedPath`, its folder
+ *   to add, and (for a writing program, not a redirection) acceptEdits, with no reason given;
  * - Edit, Write, NotebookEdit inside the working folder: switch the session to acceptEdits;
+ * - Read outside the working folders: an allow rule for the file's folder, for this session;
  * - WebFetch: an allow rule for the URL's domain.
  * Other calls get none.
  */
 import path from 'node:path';
 import type { PermissionUpdate } from '../messages/control.ts';
+import { isInside } from '../process/paths.ts';
+import { expandPath, realPath } from './paths.ts';
 
 export interface PermissionPromptInfo {
   suggestions: PermissionUpdate[];
   displayName: string;
   description?: string;
   decisionReason?: string;
-  decisionReasonType?: 'other';
+  decisionReasonType?: 'other' | 'workingDir';
+  /** The path the prompt is about (a Bash line's first written path). */
+  blockedPath?: string;
 }
 
 const EDIT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit']);
 
-/** The prompt details of a call of `toolName` with `input` in `cwd`. */
-export function permissionPromptInfo(
+/**
+ * The prompt details of a call of `toolName` with `input` in `cwd` (`directories`: the other
+ * working folders, `--add-dir`).
+ */
+export async function permissionPromptInfo(
   toolName: string,
   input: Record<string, unknown>,
   cwd: string,
-): PermissionPromptInfo {
+  directories: string[] = [],
+): Promise<PermissionPromptInfo> {
   const info: PermissionPromptInfo = { suggestions: [], displayName: toolName };
-  if (toolName === 'Bash' && typeof input.command === 'string') {
-    const command = input.command;
-    const prefix = commandPrefix(command);
-    info.suggestions = [
-      {
-        type: 'addRules',
-        rules: [{ toolName: 'Bash', ruleContent: prefix ? `${prefix} *` : command }],
-        behavior: 'allow',
-        destination: 'localSettings',
-      },
-    ];
-    info.description = command;
-    info.decisionReason = 'This command requires approval';
-    info.decisionReasonType = 'other';
-    return info;
-  }
+  if (toolName === 'Bash' && typeof input.command === 'string') return bashPromptInfo(info, input.command, cwd);
   const file = typeof input.file_path === 'string' ? input.file_path : input.notebook_path;
   if (typeof file === 'string') {
     const absolute = path.resolve(cwd, file);
@@ -53,6 +49,15 @@ export function permissionPromptInfo(
     info.description = inside ? relative : absolute;
     if (EDIT_TOOLS.has(toolName) && inside)
       info.suggestions = [{ type: 'setMode', mode: 'acceptEdits', destination: 'session' }];
+    const real = realPath(expandPath(cwd, file));
+    const folders = [cwd, ...directories].map((dir) => realPath(expandPath(cwd, dir)));
+    if (toolName === 'Read' && !folders.some((dir) => isInside(real, dir))) {
+      info.decisionReason = 'Path is outside allowed working directories';
+      info.decisionReasonType = 'workingDir';
+      // Claude Code's rule syntax: `//` starts an absolute path.
+      const rule = { toolName: 'Read', ruleContent: `/${path.dirname(absolute)}/**` };
+      info.suggestions = [{ type: 'addRules', rules: [rule], behavior: 'allow', destination: 'session' }];
+    }
     return info;
   }
   if (toolName === 'WebFetch' && typeof input.url === 'string') {
@@ -68,6 +73,31 @@ export function permissionPromptInfo(
         },
       ];
   }
+  return info;
+}
+
+/** A Bash prompt: the prefix rule, and the path the line writes with its folder and acceptEdits, or a reason. */
+async function bashPromptInfo(info: PermissionPromptInfo, command: string, cwd: string): Promise<PermissionPromptInfo> {
+  const prefix = commandPrefix(command);
+  info.suggestions = [
+    {
+      type: 'addRules',
+      rules: [{ toolName: 'Bash', ruleContent: prefix ? `${prefix} *` : command }],
+      behavior: 'allow',
+      destination: 'localSettings',
+    },
+  ];
+  info.description = command;
+  const { blockedPath } = await import('./shell/blocked-path.ts');
+  const blocked = await blockedPath(command, cwd).catch(() => undefined);
+  if (!blocked) {
+    info.decisionReason = 'This command requires approval';
+    info.decisionReasonType = 'other';
+    return info;
+  }
+  info.blockedPath = blocked.path;
+  info.suggestions.push({ type: 'addDirectories', directories: [path.dirname(blocked.path)], destination: 'session' });
+  if (blocked.by === 'command') info.suggestions.push({ type: 'setMode', mode: 'acceptEdits', destination: 'session' });
   return info;
 }
 
