@@ -39,6 +39,7 @@ import { currentModel, fallBack } from './fallback.ts';
 import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultApiError } from './api-error.ts';
 import type { UsageTracker } from './usage.ts';
 import type { ChatSpan } from '../telemetry/types.ts';
+import { toolUseMeta } from './tool-use-meta.ts';
 
 /** How a run of the loop ended. */
 export interface LoopOutcome {
@@ -490,6 +491,7 @@ async function streamOnce(
   const emitBlock = async (block: AssistantContentBlock) => {
     const start = assembler.message;
     if (!start) return;
+    const meta = toolUseMeta(block, ctx.tools);
     const message: AssistantMessage = {
       type: 'assistant',
       message: {
@@ -506,6 +508,7 @@ async function streamOnce(
       parent_tool_use_id: ctx.parentToolUseId,
       session_id: ctx.sessionId,
       uuid: newUuid(),
+      ...(meta ? { tool_use_meta: meta } : {}),
       timestamp: new Date().toISOString(),
     };
     if (marks) marks.firstAssistant ??= monotonicMs();

@@ -19,7 +19,8 @@ export interface McpServerInfo {
   name: string;
   status: 'connected' | 'failed' | 'pending' | 'needs-auth' | 'disabled';
   error?: string;
-  tools?: string[];
+  /** Where the server was configured, as Claude Code 2.1.332 says: `dynamic` (flags, options), `sdk` (in process). */
+  source?: 'dynamic' | 'sdk';
 }
 
 /** Fields every emitted message carries. */
@@ -85,6 +86,17 @@ export interface SystemInitMessage extends Envelope {
   harness_session_id?: string;
 }
 
+/**
+ * How a client names an MCP tool call: the id of its `tool_use` block, its display name (the tool's
+ * name, capitalized), and when the tool is known, the tool's own name and its server's.
+ */
+export interface ToolUseMeta {
+  id: string;
+  display_name: string;
+  tool_name?: string;
+  server_display_name?: string;
+}
+
 /** One content block of the model's answer (one message per block, as the real CLI does). */
 export interface AssistantMessage extends Envelope {
   type: 'assistant';
@@ -101,6 +113,8 @@ export interface AssistantMessage extends Envelope {
     | 'overloaded'
     | 'model_not_found';
   request_id?: string;
+  /** For each MCP tool call of the message, how a client names it (Claude Code 2.1.332; agent/tool-use-meta.ts). */
+  tool_use_meta?: ToolUseMeta[];
   /** When the block was emitted (Claude Code sends it on every assistant message). */
   timestamp?: string;
   /** A failed request's synthetic message: the HTTP status and error type the API answered, and the mark. */

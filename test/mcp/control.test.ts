@@ -58,7 +58,7 @@ test('mcp_reconnect brings a crashed server back', async () => {
   const mark = cli.lines.length;
   cli.prompt('use it');
   const result = await cli.waitFor((m) => m.type === 'user' && m.message.content[0]?.type === 'tool_result', mark);
-  assert.equal(result.message.content[0].content, '42');
+  assert.deepEqual(result.message.content[0].content, [{ type: 'text', text: '42' }]);
   await assert.rejects(cli.control({ subtype: 'mcp_reconnect', serverName: 'nope' }), /no MCP server named "nope"/);
   await cli.end();
 });

@@ -20,7 +20,7 @@ test('a server that fails to start is failed in init with its error; the session
   assert.match(byName.broken.error, /cannot start: missing config/);
   assert.equal(byName.ok.status, 'connected');
   assert.ok(!init.tools.some((t: string) => t.startsWith('mcp__broken__')));
-  assert.equal(toolResults(messages)[0].content, '4');
+  assert.deepEqual(toolResults(messages)[0].content, [{ type: 'text', text: '4' }]);
   assert.equal(code, 0);
   assert.equal(messages.at(-1)!.result, 'fine');
 });
@@ -71,7 +71,7 @@ test('a call that outlives MCP_TOOL_TIMEOUT fails as a timeout; the server stays
   assert.deepEqual([fast.tool_use_id, slow.tool_use_id], ['toolu_fast', 'toolu_slow']);
   assert.equal(slow.is_error, true);
   assert.equal(slow.content, 'MCP tool sleep of server "t" timed out after 400 ms');
-  assert.equal(fast.content, '11');
+  assert.deepEqual(fast.content, [{ type: 'text', text: '11' }]);
   assert.ok(Date.now() - started < 15_000);
 });
 

@@ -44,7 +44,7 @@ test('a Streamable HTTP server is listed and its tools are called', async () => 
   assert.equal(init.mcp_servers[0].status, 'connected');
   assert.ok(init.tools.includes('mcp__web__echo'));
   const [sum, image] = toolResults(messages);
-  assert.equal(sum.content, 'The sum of 1 and 2 is 3.');
+  assert.deepEqual(sum.content, [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }]);
   assert.ok(image.content.some((b: any) => b.type === 'image' && b.source.media_type === 'image/png'));
   assert.equal(messages.at(-1)!.subtype, 'success');
 });
@@ -56,7 +56,7 @@ test('an SSE server is listed and its tools are called', async () => {
     { text: 'done' },
   ]);
   assert.equal(messages.find((m) => m.subtype === 'init')!.mcp_servers[0].status, 'connected');
-  assert.equal(toolResults(messages)[0].content, 'Echo: over sse');
+  assert.deepEqual(toolResults(messages)[0].content, [{ type: 'text', text: 'Echo: over sse' }]);
 });
 
 test('an HTTP server that is not there is failed in init and the session goes on', async () => {

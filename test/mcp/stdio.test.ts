@@ -3,19 +3,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { everythingStdio, runWithMcp, toolResults } from './helpers.ts';
 
-test('init lists the stdio server as connected with its tools, named mcp__<server>__<tool>', async () => {
+test('init lists the stdio server as connected (source dynamic, as --mcp-config in Claude Code), its tools named mcp__<server>__<tool>', async () => {
   const { messages, code } = await runWithMcp({ everything: everythingStdio() }, [{ text: 'ok' }]);
   assert.equal(code, 0);
   const init = messages.find((m) => m.subtype === 'init')!;
   const server = init.mcp_servers.find((s: any) => s.name === 'everything');
-  assert.equal(server.status, 'connected');
-  assert.ok(server.tools.includes('echo') && server.tools.includes('get-sum'), JSON.stringify(server.tools));
+  assert.deepEqual(server, { name: 'everything', status: 'connected', source: 'dynamic' });
   assert.ok(init.tools.includes('mcp__everything__echo'));
   assert.ok(init.tools.includes('mcp__everything__get-tiny-image'));
   assert.equal(messages.at(-1)!.subtype, 'success');
 });
 
-test('MCP tools are called with their arguments and answer as text', async () => {
+test('MCP tools are called with their arguments and answer with their text blocks', async () => {
   const { messages } = await runWithMcp({ everything: everythingStdio() }, [
     {
       tool_calls: [
@@ -27,9 +26,18 @@ test('MCP tools are called with their arguments and answer as text', async () =>
   ]);
   const [echo, sum] = toolResults(messages);
   assert.notEqual(echo.is_error, true);
-  assert.equal(echo.content, 'Echo: hello pipes');
-  assert.equal(sum.content, 'The sum of 19 and 23 is 42.');
-  assert.deepEqual(sum.tool_use_result.content, [{ type: 'text', text: 'The sum of 19 and 23 is 42.' }]);
+  assert.deepEqual(echo.content, [{ type: 'text', text: 'Echo: hello pipes' }]);
+  assert.deepEqual(sum.content, [{ type: 'text', text: 'The sum of 19 and 23 is 42.' }]);
+  assert.deepEqual(sum.tool_use_result, [{ type: 'text', text: 'The sum of 19 and 23 is 42.' }]);
+  // Each call's assistant message names it as Claude Code 2.1.332 does (tool_use_meta), the server by its own name.
+  const metas = messages.filter((m) => m.type === 'assistant' && m.tool_use_meta).map((m) => m.tool_use_meta);
+  assert.deepEqual(
+    metas.map(([meta]: any[]) => ({ ...meta, id: typeof meta.id })),
+    [
+      { id: 'string', display_name: 'Echo', tool_name: 'echo', server_display_name: 'mcp-servers/everything' },
+      { id: 'string', display_name: 'Get-sum', tool_name: 'get-sum', server_display_name: 'mcp-servers/everything' },
+    ],
+  );
   assert.equal(messages.at(-1)!.result, 'done');
 });
 
@@ -70,5 +78,5 @@ test('MCP progress notifications show up in tool_progress while the call runs', 
   );
   const resultAt = messages.findIndex((m) => m.type === 'user' && m.message.content[0]?.type === 'tool_result');
   assert.ok(messages.indexOf(progress.at(-1)!) < resultAt, 'no progress after the result');
-  assert.match(String(toolResults(messages)[0].content), /Long running operation completed/);
+  assert.match(toolResults(messages)[0].content[0].text, /Long running operation completed/);
 });

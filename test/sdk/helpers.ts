@@ -84,7 +84,15 @@ export function textOf(message: SDKMessage | undefined): string {
   if (!Array.isArray(content)) return '';
   return content
     .map((b: { type: string; text?: string; content?: unknown }) =>
-      b.type === 'text' ? b.text : typeof b.content === 'string' ? b.content : '',
+      b.type === 'text'
+        ? b.text
+        : typeof b.content === 'string'
+          ? b.content
+          : Array.isArray(b.content) // a tool result's blocks (an MCP tool's)
+            ? (b.content as Array<{ type: string; text?: string }>)
+                .map((c) => (c.type === 'text' ? c.text : ''))
+                .join('')
+            : '',
     )
     .join('');
 }

@@ -243,13 +243,18 @@ export class McpConnection {
     opened?.release?.();
   }
 
-  /** The `system/init` entry. */
+  /** The `system/init` entry, as Claude Code 2.1.332 lists a server (its tools are the init's `tools`). */
   info(): McpServerInfo {
     return {
       name: this.name,
       status: this.status,
       ...(this.error ? { error: this.error } : {}),
-      ...(this.status === 'connected' ? { tools: this.tools.map((t) => t.name) } : {}),
+      source: this.source === 'sdk' ? 'sdk' : 'dynamic',
     };
+  }
+
+  /** The names of the server's tools, once connected. */
+  toolNames(): string[] | undefined {
+    return this.status === 'connected' ? this.tools.map((t) => t.name) : undefined;
   }
 }

@@ -4,7 +4,7 @@
  * runtime changes (reconnect, toggle, set servers). The MCP SDK loads only when a server is
  * configured. A server that goes away is announced with a `system/mcp_server_status` message.
  */
-import type { McpServerStatusMessage } from '../../messages/types.ts';
+import type { McpServerInfo, McpServerStatusMessage } from '../../messages/types.ts';
 import { newUuid } from '../../messages/ids.ts';
 import type { Tool } from '../types.ts';
 import { mcpTimeouts, type McpServerConfig } from './config.ts';
@@ -122,7 +122,7 @@ export class McpManager {
   /** The `mcp_status` answer: the status plus server info, config and tool details. */
   detailedStatus() {
     return [...this.#servers.values()].map((c) => ({
-      ...c.info(),
+      ...withoutSource(c.info()),
       ...(c.serverInfo ? { serverInfo: c.serverInfo } : {}),
       config: c.config,
       scope: c.source === 'dynamic' ? 'dynamic' : c.source === 'sdk' ? 'sdk' : 'flag',
@@ -231,9 +231,15 @@ export class McpManager {
       server_name: connection.name,
       status: info.status,
       ...(info.error ? { error: info.error } : {}),
-      ...(info.tools ? { tools: info.tools } : {}),
+      ...(connection.toolNames() ? { tools: connection.toolNames() } : {}),
       uuid: newUuid(),
       session_id: this.#options.sessionId,
     });
   }
+}
+
+/** A server's status without the init's `source` (`mcp_status` says `scope`). */
+function withoutSource(info: McpServerInfo): Omit<McpServerInfo, 'source'> {
+  const { source: _source, ...rest } = info;
+  return rest;
 }

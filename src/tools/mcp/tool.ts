@@ -10,6 +10,8 @@ import { McpUnavailableError, type McpConnection } from './connection.ts';
 export interface McpTool extends Tool {
   readonly mcpServer: string;
   readonly mcpTool: string;
+  /** The name the server gives itself (its `initialize` answer's serverInfo), else its configured name. */
+  serverDisplayName(): string;
 }
 
 export function mcpTool(connection: McpConnection, def: McpToolDef, callTimeoutMs: () => number): McpTool {
@@ -18,6 +20,7 @@ export function mcpTool(connection: McpConnection, def: McpToolDef, callTimeoutM
     name: mcpToolName(server, def.name),
     mcpServer: server,
     mcpTool: def.name,
+    serverDisplayName: () => connection.serverInfo?.name ?? server,
     description: def.description ?? def.title ?? `${def.name} (MCP server ${server})`,
     inputSchema: (def.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown>,
     isReadOnly: () => def.annotations?.readOnlyHint === true,
@@ -87,14 +90,21 @@ export function convertResult(result: CallToolResult): ToolResult {
   if (blocks.length === 0 && result.structuredContent !== undefined)
     blocks.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
   const isError = result.isError === true;
-  const onlyText = blocks.every((b) => b.type === 'text');
-  const content = onlyText ? blocks.map((b) => (b as TextBlock).text).join('\n') : blocks;
+  if (isError) {
+    const onlyText = blocks.every((b) => b.type === 'text');
+    const content = onlyText ? blocks.map((b) => (b as TextBlock).text).join('\n') : blocks;
+    return {
+      content: content === '' ? 'The MCP tool reported an error without details' : content,
+      isError,
+      data: { content: blocks },
+    };
+  }
+  // As Claude Code 2.1.332: the result's blocks, for the model and as the client's tool_use_result.
   return {
-    content: isError && content === '' ? 'The MCP tool reported an error without details' : content,
-    ...(isError ? { isError } : {}),
-    data: {
-      content: blocks,
-      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
-    },
+    content: blocks,
+    data:
+      result.structuredContent !== undefined
+        ? { content: blocks, structuredContent: result.structuredContent }
+        : blocks,
   };
 }
