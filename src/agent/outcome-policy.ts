@@ -9,11 +9,12 @@
  *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`); the result's text is the
  *   last text block of the final reply; a PostToolUse hook's context or feedback goes to the model in a
  *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
- *   in one too).
+ *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
  *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
- *   result's text is every text block of the final reply; a PostToolUse hook's context is added to the tool result.
+ *   result's text is every text block of the final reply; a PostToolUse hook's context is added to the tool result;
+ *   a refusal says what would allow the call.
  */
 import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, type RetryPolicy } from './retry.ts';
 
@@ -38,6 +39,8 @@ export interface OutcomePolicy {
    * UserPromptSubmit hook's context is one too (else: plain text).
    */
   readonly hookContextApart: boolean;
+  /** A call refused without asking says so in Claude Code's words where they are known (claude-denial.ts). */
+  readonly claudeDenials: boolean;
 }
 
 const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
@@ -49,6 +52,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     fillsInputDefaults: true,
     lastTextIsResult: true,
     hookContextApart: true,
+    claudeDenials: true,
   },
   agentpipe: {
     name: 'agentpipe',
@@ -58,6 +62,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     fillsInputDefaults: false,
     lastTextIsResult: false,
     hookContextApart: false,
+    claudeDenials: false,
   },
 };
 

@@ -5,7 +5,13 @@
  */
 import { errorMessage } from '../process/errors.ts';
 import type { PermissionResult } from '../messages/control.ts';
-import type { ToolProgressMessage, ToolResultBlock, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
+import type {
+  PermissionDeniedMessage,
+  ToolProgressMessage,
+  ToolResultBlock,
+  ToolResultMeta,
+  ToolUseBlock,
+} from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../messages/notices.ts';
 import { checkPermission, readDeniedFor } from '../tools/permissions.ts';
@@ -115,8 +121,7 @@ async function runCall(
         tool_name: tool.name,
         tool_use_id: use.id,
         ...(ctx.agent ? { agent_id: ctx.agent.id } : {}),
-        decision_reason_type: decision.auto,
-        decision_reason: decision.message,
+        ...(decision.reasons ?? { decision_reason_type: decision.auto, decision_reason: decision.message }),
         message: decision.message,
         uuid: newUuid(),
         session_id: ctx.sessionId,
@@ -259,11 +264,40 @@ function byConfig(tool: Tool, decision: 'accept' | 'reject', byRule: boolean): D
     : { permission_decision: { decision, source: 'config' }, non_execution_kind: 'user-rejected' };
 }
 
-type Authorized = PermissionResult & { stop?: string; auto?: AutoDenial; sandbox?: CommandProfile; how?: Decided };
+type Authorized = PermissionResult & {
+  stop?: string;
+  auto?: AutoDenial;
+  sandbox?: CommandProfile;
+  how?: Decided;
+  /** `system/permission_denied`'s reason fields when they are not `auto` and the message (Claude Code's words). */
+  reasons?: Pick<PermissionDeniedMessage, 'decision_reason_type' | 'decision_reason'>;
+};
 
 /** `decide`, then in bypassPermissions the sandbox's wall for the file tools (tools/sandbox-writes.ts). */
 async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<Authorized> {
   const decision = await decide(ctx, tool, use, signal);
+  if (decision.behavior === 'deny' && decision.auto && ctx.policy.claudeDenials) {
+    const { claudeDenial } = await import('./claude-denial.ts');
+    const { mode, directories } = ctx.permissions;
+    const said = await claudeDenial({
+      tool,
+      input: use.input,
+      refusal: decision.auto,
+      mode,
+      cwd: ctx.cwd,
+      directories,
+    });
+    if (said)
+      return {
+        ...decision,
+        message: said.message,
+        how: said.how ?? decision.how,
+        reasons: {
+          ...(said.reasonType ? { decision_reason_type: said.reasonType } : {}),
+          ...(said.reason ? { decision_reason: said.reason } : {}),
+        },
+      };
+  }
   if (decision.behavior !== 'allow' || !tool.editsFiles || ctx.permissions.mode !== 'bypassPermissions')
     return decision;
   const { sandboxWriteDenial } = await import('../tools/sandbox-writes.ts');
@@ -307,7 +341,14 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
     sandbox: tool.shell && typeof input.command === 'string' ? await shellSandboxOf(ctx) : undefined,
   });
   if (verdict.behavior === 'deny') {
-    if (verdict.by === 'path_rule') return { behavior: 'deny', message: verdict.reason };
+    if (verdict.by === 'path_rule')
+      return ctx.policy.claudeDenials
+        ? {
+            behavior: 'deny',
+            message: wrapToolUseError('File is in a directory that is denied by your permission settings.'),
+            how: { permission_decision: { decision: 'reject', source: 'config', reason_type: 'rule' } },
+          }
+        : { behavior: 'deny', message: verdict.reason };
     return {
       behavior: 'deny',
       message: verdict.reason,
@@ -327,7 +368,11 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
       how: { permission_decision: { decision: 'accept', source: 'hook', reason_type: 'hook' } },
     };
   if (verdict.behavior === 'allow' && hook.permission !== 'ask') {
-    const byRule = ctx.permissions.allow.some((rule) => toolNameMatches(rule.tool, tool.name));
+    // A line the check found read-only is allowed by its subcommands, as Claude Code 2.1.332 says (not by the mode).
+    const { mode } = ctx.permissions;
+    const byLine =
+      tool.shell === true && verdict.sandbox === 'read-only' && mode !== 'plan' && mode !== 'bypassPermissions';
+    const byRule = byLine || ctx.permissions.allow.some((rule) => toolNameMatches(rule.tool, tool.name));
     return { behavior: 'allow', updatedInput: input, sandbox: verdict.sandbox, how: byConfig(tool, 'accept', byRule) };
   }
   const why =

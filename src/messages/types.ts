@@ -272,7 +272,8 @@ export interface PermissionDeniedMessage extends Envelope {
   tool_name: string;
   tool_use_id: string;
   agent_id?: string;
-  decision_reason_type?: 'rule' | 'mode' | 'no_permission_prompt';
+  /** agentpipe's `rule`, `mode`, `no_permission_prompt`, or in the Claude faces Claude Code's (`workingDir` ...). */
+  decision_reason_type?: 'rule' | 'mode' | 'no_permission_prompt' | 'workingDir' | 'subcommandResults' | 'safetyCheck';
   decision_reason?: string;
   message: string;
 }

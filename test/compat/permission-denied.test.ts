@@ -29,7 +29,8 @@ test('a path-scoped deny rule on Read sends no permission_denied; a Bash deny ru
     denied.map((d) =>
       d.type === 'system' && d.subtype === 'permission_denied' ? [d.tool_use_id, d.decision_reason_type] : [],
     ),
-    [['toolu_bash', 'rule']],
+    // Claude Code 2.1.332's type for a Bash deny rule (the compat suite's permissions/deny-rule-bash).
+    [['toolu_bash', 'subcommandResults']],
   );
   const result = messages.at(-1);
   assert.ok(result?.type === 'result' && result.subtype === 'success');

@@ -50,10 +50,15 @@ test('docs/permissions.md: the example runs as the doc says', async () => {
     if (outcome === 'runs') assert.equal(denial, undefined, `${id} runs`);
     else {
       assert.ok(denial, `${id} did not run`);
-      const rule = /by `([^`]+)`/.exec(why!)?.[1];
+      assert.ok(/by `([^`]+)`/.test(why!) === (outcome === 'denied'), `${id}: a denial names its rule`);
+      // `-p` says a refusal in Claude Code 2.1.332's words (agent/claude-denial.ts): a Bash deny rule's names the
+      // command, not the rule, and permission_denied types it `subcommandResults`; an ask nobody answered is not one.
       const text = JSON.stringify(results.get(id)!.content);
-      if (outcome === 'denied') assert.ok(text.includes(`denied by the rule ${rule}`), text);
-      else assert.doesNotMatch(text, /denied by the rule/);
+      const announced = lines.find((m) => m.subtype === 'permission_denied' && m.tool_use_id === id);
+      if (outcome === 'denied') {
+        assert.equal(announced?.decision_reason_type, 'subcommandResults', text);
+        assert.match(text, /^"Permission to use Bash with command .* has been denied\."$/);
+      } else assert.notEqual(announced?.decision_reason_type, 'subcommandResults', text);
     }
   }
   assert.doesNotMatch(JSON.stringify(results.get('search')!.content), /doc-secret/);

@@ -84,10 +84,11 @@ async function attack(w: ReturnType<typeof world>, extra: string[] = []) {
 test('bypassPermissions with the sandbox on: the file tools write only where a sandboxed command may', async () => {
   const w = world();
   const results = await attack(w);
-  // Configuration that makes programs run is asked for before any write, in every mode (the permission check).
+  // Configuration that makes programs run is asked for before any write, in every mode (the permission check), in
+  // Claude Code's words (agent/claude-denial.ts).
   for (const i of PROTECTED_CALLS) {
     assert.ok(results[i]!.error, `call ${i} refused: ${results[i]!.text}`);
-    assert.match(results[i]!.text, /needs approval/);
+    assert.match(results[i]!.text, /which is a sensitive file/);
   }
   for (const i of [0, 6, 8, 9]) {
     assert.ok(results[i]!.error, `call ${i} refused: ${results[i]!.text}`);
@@ -121,6 +122,6 @@ test('bypassPermissions with --sandbox off: the same calls write (nothing but th
   assert.equal(readFileSync(path.join(w.outside, 'new.txt'), 'utf8'), 'PWNED\n');
   assert.equal(readFileSync(path.join(w.outside, 'notes.txt'), 'utf8'), 'PWNED\n');
   // The permission check still asks before configuration that makes programs run, sandbox or not.
-  for (const i of PROTECTED_CALLS) assert.match(results[i]!.text, /needs approval/, `call ${i}`);
+  for (const i of PROTECTED_CALLS) assert.match(results[i]!.text, /which is a sensitive file/, `call ${i}`);
   assert.equal(existsSync(path.join(w.work, '.git/hooks/pre-commit')), false);
 });

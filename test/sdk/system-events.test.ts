@@ -112,11 +112,16 @@ test("permission_denied for calls denied without asking (dontAsk, a deny rule), 
   assert.deepEqual(
     denied.map((d) => [d.tool_name, d.tool_use_id, d.decision_reason_type]),
     [
-      ['Bash', 'toolu_bash', 'rule'],
+      ['Bash', 'toolu_bash', 'subcommandResults'],
       ['Write', 'toolu_write', 'mode'],
     ],
   );
-  assert.match(denied[0]!.message, /denied by the rule Bash\(touch:\*\)/);
+  // Claude Code 2.1.332's words (agent/claude-denial.ts; the compat suite's permissions/deny-rule-bash, dont-ask-bash).
+  assert.equal(denied[0]!.message, 'Permission to use Bash with command touch x has been denied.');
+  assert.match(
+    denied[1]!.message,
+    /^Permission to use Write has been denied because Claude Code is running in don't ask mode/,
+  );
   for (const d of denied) {
     const result = messages.findIndex(
       (m) => m.type === 'user' && JSON.stringify(m.message.content).includes(d.tool_use_id),

@@ -16,6 +16,8 @@ const WRITERS = new Set(['touch', 'mkdir', 'rm', 'rmdir', 'mv', 'cp']);
 export interface BlockedPath {
   path: string;
   by: 'command' | 'redirect';
+  /** The program that writes it (for `by: 'command'`). */
+  program?: string;
 }
 
 /** The first path argument of a writing command (options and what follows `--` told apart). */
@@ -35,7 +37,7 @@ export async function blockedPath(line: string, cwd: string): Promise<BlockedPat
     const program = command.argv[0]?.split('/').pop();
     if (!program || !WRITERS.has(program)) continue;
     const word = firstPathArgument(command.argv);
-    if (word !== undefined) return { path: path.resolve(expandPath(cwd, word)), by: 'command' };
+    if (word !== undefined) return { path: path.resolve(expandPath(cwd, word)), by: 'command', program };
   }
   const written = analysis.writes[0];
   return written === undefined ? undefined : { path: path.resolve(expandPath(cwd, written)), by: 'redirect' };

@@ -16,21 +16,12 @@ export const known = new Map<string, string>([
   ['tools/bash-cd-stays', 'differs first in .requests[].messages[].content[]'],
   ['tools/notebook-edit', 'differs first in .requests[].messages[].content[]'],
   ['tools/todowrite', 'differs first in .requests[].messages[].content[].content'],
-  ['permissions/default-bash-asks', 'differs first in .requests[].messages[].content[].content'],
-  [
-    'permissions/default-read-only-bash',
-    'differs first in .stream[].tool_result_meta[].permission_decision.reason_type',
-  ],
-  ['permissions/default-write-asks', 'differs first in .requests[].messages[].content[].content'],
+  // Claude Code's acceptEdits runs file commands (touch, mkdir ...) inside the folders; agentpipe's check asks: the
+  // permission logic's, left as it is (docs/compat.md).
   ['permissions/accept-edits-bash', 'differs first in kinds'],
-  ['permissions/plan-write', 'differs first in .requests[].messages[].content[].content'],
+  // Claude Code 2.1.332's plan mode judges Bash with its server-side auto-mode check, unavailable behind a custom
+  // base URL (the suite's fake API); agentpipe's plan mode refuses the call by its own rule (docs/compat.md).
   ['permissions/plan-bash', 'differs first in kinds'],
-  ['permissions/dont-ask-bash', 'differs first in .requests[].messages[].content[].content'],
-  ['permissions/allow-rule-other-command', 'differs first in .requests[].messages[].content[].content'],
-  ['permissions/deny-rule-bash', 'differs first in .requests[].messages[].content[].content'],
-  ['permissions/read-outside', 'differs first in .requests[].messages[].content[].content'],
-  ['permissions/edit-git-config', 'differs first in .requests[].messages[].content[].content'],
-  ['permissions/deny-rule-read-path', 'differs first in .requests[].messages[].content[].content'],
   ['hooks/stop-continue-once', 'differs first in kinds'],
   ['errors/400', 'differs first in .requests[]'],
   ['errors/401', 'differs first in kinds'],
@@ -65,6 +56,5 @@ export const known = new Map<string, string>([
   ['sdk/set-model', 'differs first in kinds'],
   ['sdk/initialization-result', 'differs first in .extra.account.apiProvider'],
   ['sdk/plan-mode', 'differs first in kinds'],
-  ['sdk/default-no-callback', 'differs first in .requests[].messages[].content[].content'],
   ['sdk/interrupt-mid-stream', 'differs first in kinds'],
 ]);
