@@ -257,7 +257,8 @@ test("a wrapped agent's permission questions meet the session's rules first: a d
   assert.ok(existsSync(path.join(cwd, 'keep.txt')), 'the deny rule held although canUseTool allows everything');
   assert.ok(existsSync(path.join(cwd, 'made.txt')));
   assert.deepEqual(asked, ['Bash:touch made.txt'], 'only the open question reached canUseTool');
-  // An ACP agent sends no suggestions: agentpipe's own for the call (Claude Code's rule: the exact command here).
+  // An ACP agent sends no suggestions: agentpipe's own for the call (Claude Code 2.1.332's: the exact command, the
+  // folder of the path it writes, acceptEdits).
   assert.deepEqual(shown, [
     {
       suggestions: [
@@ -267,6 +268,8 @@ test("a wrapped agent's permission questions meet the session's rules first: a d
           behavior: 'allow',
           destination: 'localSettings',
         },
+        { type: 'addDirectories', directories: [cwd], destination: 'session' },
+        { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
       ],
       description: 'touch made.txt',
     },
