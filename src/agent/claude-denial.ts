@@ -104,6 +104,7 @@ export async function claudeDenial(call: RefusedCall): Promise<ClaudeDenial | un
 /** A Bash line nobody could be asked about: its written path inside the working folders, named with its program. */
 async function unaskedLine(call: RefusedCall, command: string): Promise<ClaudeDenial | undefined> {
   const { blockedPath } = await import('../tools/shell/blocked-path.ts');
+  // A line the parser cannot read names no path: agentpipe's own words then.
   const blocked = await blockedPath(command, call.cwd).catch(() => undefined);
   const inside = folders(call);
   if (!blocked?.program || !inside.some((dir) => isInside(realPath(blocked.path), dir))) return undefined;

@@ -89,6 +89,7 @@ async function bashPromptInfo(info: PermissionPromptInfo, command: string, cwd: 
   ];
   info.description = command;
   const { blockedPath } = await import('./shell/blocked-path.ts');
+  // A line the parser cannot read names no path: the prompt then gives the plain reason.
   const blocked = await blockedPath(command, cwd).catch(() => undefined);
   if (!blocked) {
     info.decisionReason = 'This command requires approval';
