@@ -37,7 +37,7 @@ test('the recording ran the whole session against the fake API and wrote a priva
       (m) =>
         m.type === 'user' &&
         m.message.content[0]?.tool_use_id === 'toolu_06mcp' &&
-        m.message.content[0].content === '5',
+        JSON.stringify(m.message.content[0].content) === JSON.stringify([{ type: 'text', text: '5' }]),
     ),
     'the MCP server answered',
   );
