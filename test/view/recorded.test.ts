@@ -179,7 +179,11 @@ test('image from Read, nested subagent under its Task, plan checklist, notices',
       page.getByTestId('notice').evaluateAll((n) => n.map((x) => `${x.getAttribute('data-level')}: ${x.textContent}`)),
     )),
   ].join('\n');
-  assert.match(all, /denial: Permission denied: `rm -f notes\.md\.bak`.*Bash\(rm:\*\)/);
+  // The refusal in Claude Code 2.1.332's words (agent/claude-denial.ts): the command, not the rule.
+  assert.match(
+    all,
+    /denial: Permission denied: `rm -f notes\.md\.bak`.*with command rm -f notes\.md\.bak has been denied/,
+  );
   assert.match(all, /hook: PostToolUse:Edit hook ran.*formatted notes\.md/);
   assert.match(all, /error: Error: api_error.*refuses this one/);
 });
