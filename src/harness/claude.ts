@@ -9,6 +9,7 @@
  */
 import type { AgentMessage } from '../messages/types.ts';
 import { errorMessage } from '../process/errors.ts';
+import { isRecord, str } from '../process/guards.ts';
 import { newUuid } from '../messages/ids.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -264,7 +265,7 @@ export class ClaudeStreamHarness implements Harness {
         return undefined;
       }
     }
-    if ((type === 'assistant' || type === 'user') && !isObject(value.message)) {
+    if ((type === 'assistant' || type === 'user') && !isRecord(value.message)) {
       state.unknown(`${type} line without a message`);
       return undefined;
     }
@@ -407,9 +408,9 @@ const QWEN_TOOLS: Record<string, string> = {
  */
 function renameTools(value: Record<string, unknown>): Array<Record<string, unknown>> {
   const message = value.message;
-  if (!isObject(message) || !Array.isArray(message.content)) return [];
+  if (!isRecord(message) || !Array.isArray(message.content)) return [];
   const uses = (message.content as unknown[]).filter(
-    (b): b is Record<string, unknown> => isObject(b) && b.type === 'tool_use' && typeof b.name === 'string',
+    (b): b is Record<string, unknown> => isRecord(b) && b.type === 'tool_use' && typeof b.name === 'string',
   );
   for (const block of uses) block.name = QWEN_TOOLS[block.name as string] ?? block.name;
   return uses;
@@ -434,7 +435,7 @@ class FileChanges {
   /** Reads the files the announced Write/Edit calls will change. */
   watch(uses: Array<Record<string, unknown>>): void {
     for (const use of uses) {
-      const input = isObject(use.input) ? use.input : {};
+      const input = isRecord(use.input) ? use.input : {};
       if (
         (use.name !== 'Write' && use.name !== 'Edit') ||
         typeof use.id !== 'string' ||
@@ -449,9 +450,9 @@ class FileChanges {
   /** Adds `tool_use_result` to a user message carrying the result of a watched call. */
   async complete(value: Record<string, unknown>): Promise<void> {
     const message = value.message;
-    if (!isObject(message) || !Array.isArray(message.content)) return;
+    if (!isRecord(message) || !Array.isArray(message.content)) return;
     for (const block of message.content as unknown[]) {
-      if (!isObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
+      if (!isRecord(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
       const call = this.#pending.get(block.tool_use_id);
       if (!call) continue;
       this.#pending.delete(block.tool_use_id);
@@ -495,11 +496,3 @@ const QWEN_APPROVAL: Record<HarnessConfig['permissionMode'], string> = {
   bypassPermissions: 'yolo',
   dontAsk: 'default',
 };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}

@@ -1,5 +1,6 @@
 /** Gemini CLI's tools in agentpipe's names and input shapes, and agentpipe's tool rules in Gemini's spelling. */
 import path from 'node:path';
+import { finite, str } from '../../process/guards.ts';
 
 /** agentpipe's tool names → Gemini's. */
 export const GEMINI_TOOLS: Record<string, string> = {
@@ -27,8 +28,6 @@ export function geminiToolRule(rule: string): string {
 }
 
 type Json = Record<string, unknown>;
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** A Gemini tool call as agentpipe's tool: its name and input. */
 export function mapGeminiTool(name: string, args: Json, cwd: string): { name: string; input: Json } {
@@ -45,7 +44,7 @@ export function mapGeminiTool(name: string, args: Json, cwd: string): { name: st
     case 'write_file':
       return { name: 'Write', input: { file_path: abs(file ?? ''), content: str(args.content) ?? '' } };
     case 'replace': {
-      const many = args.allow_multiple === true || (num(args.expected_replacements) ?? 1) > 1;
+      const many = args.allow_multiple === true || (finite(args.expected_replacements) ?? 1) > 1;
       return {
         name: 'Edit',
         input: {
@@ -59,7 +58,11 @@ export function mapGeminiTool(name: string, args: Json, cwd: string): { name: st
     case 'read_file':
       return {
         name: 'Read',
-        input: { file_path: abs(file ?? ''), ...opt('offset', num(args.offset)), ...opt('limit', num(args.limit)) },
+        input: {
+          file_path: abs(file ?? ''),
+          ...opt('offset', finite(args.offset)),
+          ...opt('limit', finite(args.limit)),
+        },
       };
     case 'glob':
       return { name: 'Glob', input: { pattern: str(args.pattern) ?? '', ...opt('path', dir) } };

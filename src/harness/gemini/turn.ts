@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AssistantMessage, StopReason } from '../../messages/types.ts';
 import { INTERRUPTED_TOOLS } from '../../messages/notices.ts';
+import { isRecord, str } from '../../process/guards.ts';
 import { retry } from '../../process/retry.ts';
 import { editResultOf, reverseEdit, writeResultOf } from '../../tools/file-patch.ts';
 import type { GeminiHarness } from '../gemini.ts';
@@ -13,8 +14,6 @@ import { readOrNull } from './process-tree.ts';
 import { mapGeminiTool } from './tools.ts';
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** An open tool call: what it was announced as, and the file before it ran (Edit/Write). */
 interface OpenTool {
@@ -275,9 +274,9 @@ function recordedChange(line: string, id: string): { originalContent: string; is
   } catch {
     return undefined;
   }
-  if (!isObj(value) || !Array.isArray(value.toolCalls)) return undefined;
+  if (!isRecord(value) || !Array.isArray(value.toolCalls)) return undefined;
   for (const call of value.toolCalls as unknown[]) {
-    if (!isObj(call) || call.id !== id || !isObj(call.resultDisplay)) continue;
+    if (!isRecord(call) || call.id !== id || !isRecord(call.resultDisplay)) continue;
     const original = str(call.resultDisplay.originalContent);
     if (original !== undefined) return { originalContent: original, isNewFile: call.resultDisplay.isNewFile === true };
   }
