@@ -4,8 +4,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isRecord, str } from '../process/guards.ts';
-import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
+import { isRecord } from '../process/guards.ts';
+import { fileChangeResult, isFileCallName, type FileCall } from './file-changes.ts';
 import type { HarnessConfig } from './types.ts';
 
 /** Qwen Code's own `stream_event` types (its goal state, its tools' progress): known, and not passed on. */
@@ -45,10 +45,7 @@ export function renameTools(value: Record<string, unknown>): Array<Record<string
  */
 export class FileChanges {
   readonly #cwd: string;
-  readonly #pending = new Map<
-    string,
-    { name: string; file: string; input: Record<string, unknown>; before: Promise<string | null> }
-  >();
+  readonly #pending = new Map<string, FileCall & { before: Promise<string | null> }>();
 
   constructor(cwd: string) {
     this.#cwd = cwd;
@@ -58,12 +55,8 @@ export class FileChanges {
   watch(uses: Array<Record<string, unknown>>): void {
     for (const use of uses) {
       const input = isRecord(use.input) ? use.input : {};
-      if (
-        (use.name !== 'Write' && use.name !== 'Edit') ||
-        typeof use.id !== 'string' ||
-        typeof input.file_path !== 'string'
-      )
-        continue;
+      if (typeof use.name !== 'string' || !isFileCallName(use.name)) continue;
+      if (typeof use.id !== 'string' || typeof input.file_path !== 'string') continue;
       const file = path.resolve(this.#cwd, input.file_path);
       this.#pending.set(use.id, { name: use.name, file, input, before: readFile(file, 'utf8').catch(() => null) });
     }
@@ -80,32 +73,8 @@ export class FileChanges {
       this.#pending.delete(block.tool_use_id);
       if (block.is_error === true || value.tool_use_result !== undefined) continue;
       const after = await readFile(call.file, 'utf8').catch(() => null);
-      let before = await call.before;
-      if (after === null) continue;
-      const oldString = str(call.input.old_string) ?? '';
-      const newString = str(call.input.new_string) ?? '';
-      // Changed before it was read (no permission prompt): undo the replacement instead.
-      if (call.name === 'Edit' && (before === null || before === after))
-        before = reverseEdit(after, oldString, newString) ?? before;
-      if (call.name === 'Write' || before === null) {
-        // Written before it was read: the CLI's own words say whether the file was new.
-        const raced = before === after;
-        const created = before === null || (raced && /\b(created|new file)\b/i.test(JSON.stringify(block.content)));
-        value.tool_use_result = await writeResultOf(
-          call.file,
-          created || raced ? null : before,
-          after,
-          created ? 'create' : 'update',
-        );
-      } else
-        value.tool_use_result = await editResultOf(
-          call.file,
-          oldString,
-          newString,
-          before,
-          after,
-          call.input.replace_all === true,
-        );
+      const result = await fileChangeResult(call, await call.before, after, JSON.stringify(block.content));
+      if (result) value.tool_use_result = result;
     }
   }
 }

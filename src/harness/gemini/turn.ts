@@ -6,7 +6,7 @@ import type { AssistantMessage, StopReason } from '../../messages/types.ts';
 import { INTERRUPTED_TOOLS } from '../../messages/notices.ts';
 import { isRecord, str } from '../../process/guards.ts';
 import { retry } from '../../process/retry.ts';
-import { editResultOf, reverseEdit, writeResultOf } from '../../tools/file-patch.ts';
+import { fileChangeResult, isFileCallName } from '../file-changes.ts';
 import type { GeminiHarness } from '../gemini.ts';
 import { GeminiEventSchema, type GeminiCounts, type GeminiEventOf } from '../gemini-events.ts';
 import type { TurnState } from '../turn-state.ts';
@@ -150,7 +150,7 @@ export class GeminiTurn {
     const open: OpenTool = {
       name,
       input,
-      ...((name === 'Edit' || name === 'Write') && file ? { before: readOrNull(file) } : {}),
+      ...(isFileCallName(name) && file ? { before: readOrNull(file) } : {}),
     };
     this.#open.set(id, open);
     await this.endText('tool_use');
@@ -181,31 +181,19 @@ export class GeminiTurn {
     const file = str(input.file_path) ?? '';
     if (name === 'Bash')
       return { content: output, result: { stdout: output, stderr: '', interrupted: false, isImage: false } };
-    if (name !== 'Edit' && name !== 'Write') return { content: output };
-    const after = (await readFile(file, 'utf8').catch(() => null)) ?? '';
+    if (!isFileCallName(name)) return { content: output };
+    const after = await readFile(file, 'utf8').catch(() => null);
     let before = open.before;
     if (before === undefined || before === after) {
       // Gemini may have changed the file before it was read: its session recording has the original.
       const recorded = await this.#recorded(id);
       if (recorded) before = recorded.isNewFile ? null : recorded.originalContent;
-      else if (name === 'Edit')
-        before = reverseEdit(after, str(input.old_string) ?? '', str(input.new_string) ?? '') ?? before;
     }
-    const original = before ?? null;
-    if (name === 'Write') {
-      const result = await writeResultOf(file, original, after);
-      return {
-        content:
-          output ||
-          (original === null ? `File created successfully at: ${file}` : `The file ${file} has been updated.`),
-        result,
-      };
-    }
-    const oldString = str(input.old_string) ?? '';
-    const newString = str(input.new_string) ?? '';
+    const result = await fileChangeResult({ name, file, input }, before, after, output);
+    const created = result !== undefined && 'type' in result && result.type === 'create';
     return {
-      content: output || `The file ${file} has been updated.`,
-      result: await editResultOf(file, oldString, newString, original ?? '', after, input.replace_all === true),
+      content: output || (created ? `File created successfully at: ${file}` : `The file ${file} has been updated.`),
+      ...(result ? { result } : {}),
     };
   }
 
