@@ -5,23 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { UsageTracker } from '../../src/agent/usage.ts';
 import { fileChangeResult } from '../../src/harness/file-changes.ts';
 import { GeminiHarness } from '../../src/harness/gemini.ts';
 import { GeminiTurn } from '../../src/harness/gemini/turn.ts';
 import { FileChanges } from '../../src/harness/qwen.ts';
-import { TurnState } from '../../src/harness/turn-state.ts';
-import type { HarnessConfig, HarnessTurn } from '../../src/harness/types.ts';
 import type { AgentMessage } from '../../src/messages/types.ts';
-
-function tempFolder(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'file-changes-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { scratchDir } from '../helpers/temp.ts';
+import { turnState } from '../helpers/turn-state.ts';
 
 test('a Write raced by the CLI: its words tell a created file from an overwritten one (old text unknown)', async () => {
   const call = { name: 'Write' as const, file: '/w/a.txt', input: { file_path: '/w/a.txt', content: 'new\n' } };
@@ -49,39 +41,12 @@ test('an Edit raced by the CLI is undone from its own strings; its diff is the r
   );
 });
 
-function turnState(cwd: string) {
-  const stream: AgentMessage[] = [];
-  const config: HarnessConfig = {
-    name: 'gemini',
-    command: ['gemini'],
-    cwd,
-    env: { HOME: cwd },
-    permissionMode: 'acceptEdits',
-    allowedTools: [],
-    disallowedTools: [],
-    includePartialMessages: false,
-    warn: () => undefined,
-  };
-  const turn: HarnessTurn = {
-    prompt: 'write it',
-    signal: new AbortController().signal,
-    emit: (message) => {
-      stream.push(message);
-      return Promise.resolve();
-    },
-    usage: new UsageTracker(),
-    init: () => ({ type: 'system', subtype: 'init' }) as never,
-    askPermission: () => Promise.resolve({ behavior: 'deny', message: 'no' }),
-  };
-  return { config, state: new TurnState(turn, config, 'session-1'), stream };
-}
-
 const toolUseResults = (stream: AgentMessage[]): unknown[] =>
   stream.flatMap((m) => (m.type === 'user' && m.tool_use_result !== undefined ? [m.tool_use_result] : []));
 
 test('gemini: a file written before its tool_use is read is a created file, not an empty update', async (t) => {
-  const cwd = tempFolder(t);
-  const { config, state, stream } = turnState(cwd);
+  const cwd = scratchDir('file-changes-');
+  const { config, state, stream } = turnState({ name: 'gemini', command: ['gemini'], cwd, env: { HOME: cwd } });
   const harness = new GeminiHarness(config, 'session-1');
   t.after(() => harness.close());
   const gemini = new GeminiTurn(harness, state);
@@ -116,7 +81,7 @@ test('gemini: a file written before its tool_use is read is a created file, not 
 });
 
 test('qwen: a file written before the call is watched is a created file, from the CLI’s words', async (t) => {
-  const cwd = tempFolder(t);
+  const cwd = scratchDir('file-changes-');
   const file = path.join(cwd, 'made.txt');
   writeFileSync(file, 'made\n'); // the CLI ran the call before its announcement was read
   const changes = new FileChanges(cwd);
