@@ -3,6 +3,7 @@
  * at its `content_block_stop`, so the loop can emit one `assistant` message per block.
  */
 import type { ApiMessage, ApiUsage, AssistantContentBlock, StreamEvent } from '../messages/types.ts';
+import { isRecord } from '../process/guards.ts';
 
 /**
  * Text streamed into one field of a block. The pieces are joined every 1,024: `text += delta`
@@ -142,6 +143,3 @@ function parseToolInput(json: string): Record<string, unknown> {
     return { __invalid_input: json };
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

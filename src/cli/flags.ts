@@ -87,6 +87,20 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
  * permissions, MCP servers, hooks, subagents, transcripts. `sessionOptionsFromFlags` maps them.
  */
 export function addSessionOptions(command: Command): Command {
+  // In this order: the order of --help.
+  const groups = [
+    addRuntimeOptions,
+    addModelOptions,
+    addToolOptions,
+    addModelBehaviourOptions,
+    addFolderOptions,
+    addDebugOptions,
+  ];
+  return groups.reduce((added, group) => group(added), command);
+}
+
+/** The agent that runs the session, its sandbox and its telemetry. */
+function addRuntimeOptions(command: Command): Command {
   return command
     .addOption(
       new Option(
@@ -107,7 +121,12 @@ export function addSessionOptions(command: Command): Command {
       ).choices(['auto', 'required', 'off']),
     )
     .option('--otel', 'export OpenTelemetry traces and metrics (OTLP, configured by the OTEL_* variables)')
-    .option('--otel-content', 'with the telemetry, export prompts, tool inputs and outputs too')
+    .option('--otel-content', 'with the telemetry, export prompts, tool inputs and outputs too');
+}
+
+/** The model, its provider and system prompt, and the limits of a prompt. */
+function addModelOptions(command: Command): Command {
+  return command
     .option('--model <model>', 'model: scripted, a Claude model, or a model of the --base-url server')
     .addOption(new Option('--provider <name>', 'force a provider').choices(['scripted', 'anthropic', 'openai']))
     .option('--base-url <url>', 'OpenAI-compatible server (Ollama, vLLM, llama.cpp), e.g. http://localhost:11434/v1')
@@ -122,7 +141,12 @@ export function addSessionOptions(command: Command): Command {
       '--max-context-tokens <n>',
       "compact the history when the context nears this many tokens (default: the model's window)",
       integer('--max-context-tokens'),
-    )
+    );
+}
+
+/** Tools and permissions, MCP servers, settings with hooks, subagents, the answer's schema. */
+function addToolOptions(command: Command): Command {
+  return command
     .option('--allowedTools, --allowed-tools <rules...>', 'permission rules that allow (e.g. "Bash(git log:*)" Read)')
     .option(
       '--disallowedTools, --disallowed-tools <rules...>',
@@ -159,7 +183,12 @@ export function addSessionOptions(command: Command): Command {
     .option(
       '--include-hook-events',
       'emit system/hook_started and system/hook_response for each hook (without it: SessionStart hooks only)',
-    )
+    );
+}
+
+/** How the model answers: the outcome policy, fallback models, effort, thinking, betas. */
+function addModelBehaviourOptions(command: Command): Command {
+  return command
     .addOption(
       new Option(
         '--outcome-policy <policy>',
@@ -187,7 +216,12 @@ export function addSessionOptions(command: Command): Command {
     .addOption(
       new Option('--thinking-display <mode>', 'how thinking comes back (Anthropic)').choices(['summarized', 'omitted']),
     )
-    .option('--betas <betas>', 'Anthropic betas, comma-separated (anthropic-beta header)')
+    .option('--betas <betas>', 'Anthropic betas, comma-separated (anthropic-beta header)');
+}
+
+/** The folders the agent works in, the settings files it loads, the agent it runs as. */
+function addFolderOptions(command: Command): Command {
+  return command
     .option('--add-dir <dir>', 'extra folder the agent works in, like the cwd (repeatable)', collect)
     .option(
       '--setting-sources <sources>',
@@ -203,7 +237,12 @@ export function addSessionOptions(command: Command): Command {
     .option(
       '--agent <name>',
       "run the main thread as this agent (--agents or the SDK's agents): its prompt, tools and model",
-    )
+    );
+}
+
+/** Debug lines, and recording or replaying the session on a tape. */
+function addDebugOptions(command: Command): Command {
+  return command
     .option(
       '--debug [filter]',
       'debug lines on stderr (requests, retries, tool calls, control requests); filter e.g. "api,tools" or "!control"',

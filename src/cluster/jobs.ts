@@ -9,6 +9,7 @@ import { SerializableOptionsSchema } from '../session/options-schema.ts';
 import { issuesOf } from '../messages/issues.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { MAX_TIMER_MS } from '../process/env-number.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** The BullMQ key prefix and queue name: keys `agentpipe:sessions:*` (BullMQ forbids `:` in queue names). */
 export const QUEUE = { prefix: 'agentpipe', name: 'sessions' } as const;
@@ -60,8 +61,6 @@ export interface SessionJob {
 /** The options a front end must not send: the cluster owns the session's id and history. */
 export { CLUSTER_OWNED_OPTIONS } from '../session/options-schema.ts';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The options a job may carry (the one definition, session/options-schema.ts), each optional. */
 const JobOptionsSchema = SerializableOptionsSchema.partial();
 const OPTION_SHAPES = SerializableOptionsSchema.shape;
@@ -100,22 +99,22 @@ export const archiveJobId = (sessionId: string): string => `archive-${sessionId}
 
 /** Checks archive job data read from Redis. */
 export function parseArchiveJob(data: unknown): ArchiveJob {
-  if (!isObject(data) || typeof data.sessionId !== 'string' || !UUID_PATTERN.test(data.sessionId))
+  if (!isRecord(data) || typeof data.sessionId !== 'string' || !UUID_PATTERN.test(data.sessionId))
     throw new Error('archive job data: sessionId is not a UUID');
   return { sessionId: data.sessionId };
 }
 
 /** Checks job data read from Redis; throws an Error naming the bad field. */
 export function parseSessionJob(data: unknown): SessionJob {
-  if (!isObject(data)) throw new Error('job data is not an object');
+  if (!isRecord(data)) throw new Error('job data is not an object');
   const { sessionId, options, stream, warmMs, trace } = data;
   if (typeof sessionId !== 'string' || !UUID_PATTERN.test(sessionId))
     throw new Error(`job data: sessionId is not a UUID: ${JSON.stringify(sessionId)}`);
-  if (!isObject(options)) throw new Error('job data: options is not an object');
+  if (!isRecord(options)) throw new Error('job data: options is not an object');
   const checked = parseJobOptions(options);
   const flags: StreamFlags = {};
   if (stream !== undefined) {
-    if (!isObject(stream)) throw new Error('job data: stream is not an object');
+    if (!isRecord(stream)) throw new Error('job data: stream is not an object');
     if (stream.replayUserMessages !== undefined) flags.replayUserMessages = stream.replayUserMessages === true;
     if (stream.awaitInitialize !== undefined) flags.awaitInitialize = stream.awaitInitialize === true;
     if (stream.permissionPromptTool !== undefined) {
@@ -137,7 +136,7 @@ const TRACEPARENT = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
 
 /** A job's trace context, checked: one that is malformed is left out (the prompts start a new trace). */
 function traceOf(trace: unknown): Pick<SessionJob, 'trace'> {
-  if (!isObject(trace) || typeof trace.traceparent !== 'string' || !TRACEPARENT.test(trace.traceparent)) return {};
+  if (!isRecord(trace) || typeof trace.traceparent !== 'string' || !TRACEPARENT.test(trace.traceparent)) return {};
   const tracestate =
     typeof trace.tracestate === 'string' && trace.tracestate.length <= 512 ? { tracestate: trace.tracestate } : {};
   return { trace: { traceparent: trace.traceparent, ...tracestate } };

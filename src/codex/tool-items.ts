@@ -9,11 +9,9 @@ import { withoutToolUseErrorTags } from '../messages/notices.ts';
 import type { ToolResultBlock } from '../messages/types.ts';
 import { fileDiff } from '../sdk/tool-info.ts';
 import { AGENTPIPE_SERVER, type CodexItem, type FileChange, type ItemStatus } from './items.ts';
+import { isRecord, str } from '../process/guards.ts';
 
 const FILE_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const isObj = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The text of a tool result, without agentpipe's `<tool_use_error>` tags. */
 export function resultText(block: ToolResultBlock): string {
@@ -129,7 +127,7 @@ export function completeToolItem(
 
 /** An MCP tool's structured content, when its result carries one. */
 function mcpStructured(structured: unknown): unknown {
-  if (isObj(structured) && 'structuredContent' in structured) return structured.structuredContent ?? null;
+  if (isRecord(structured) && 'structuredContent' in structured) return structured.structuredContent ?? null;
   return null;
 }
 
@@ -142,7 +140,7 @@ function commandOutcome(
 ): { output: string; exitCode: number | null } {
   if (declined) return { output: text, exitCode: null };
   if (!block.is_error) {
-    const stdout = isObj(structured) ? str(structured.stdout) : undefined;
+    const stdout = isRecord(structured) ? str(structured.stdout) : undefined;
     return { output: stdout ?? (text === '(Bash completed with no output)' ? '' : text), exitCode: 0 };
   }
   const failed = /^Exit code (\d+)\n?/.exec(text);

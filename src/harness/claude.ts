@@ -9,10 +9,8 @@
  */
 import type { AgentMessage } from '../messages/types.ts';
 import { errorMessage } from '../process/errors.ts';
+import { isRecord, str } from '../process/guards.ts';
 import { newUuid } from '../messages/ids.ts';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { editResultOf, reverseEdit, writeResultOf } from '../tools/file-patch.ts';
 import { howItEnded, startCli, stderrTail, withTraceparent, type CliLine, type CliProcess } from './cli-process.ts';
 import {
   ClaudeControlRequestSchema,
@@ -21,6 +19,7 @@ import {
   errorSubtypeOf,
   type ClaudeControlRequest,
 } from './claude-events.ts';
+import { FileChanges, QWEN_APPROVAL, QWEN_STREAM_EVENTS, QWEN_TOOLS, renameTools } from './qwen.ts';
 import { TurnState } from './turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 
@@ -38,9 +37,6 @@ const STREAM_EVENTS = new Set([
   'message_delta',
   'message_stop',
 ]);
-
-/** Qwen Code's own `stream_event` types (its goal state, its tools' progress): known, and not passed on. */
-const QWEN_STREAM_EVENTS = new Set(['goal_state', 'tool_progress']);
 
 export class ClaudeStreamHarness implements Harness {
   readonly name: 'claude' | 'qwen';
@@ -264,7 +260,7 @@ export class ClaudeStreamHarness implements Harness {
         return undefined;
       }
     }
-    if ((type === 'assistant' || type === 'user') && !isObject(value.message)) {
+    if ((type === 'assistant' || type === 'user') && !isRecord(value.message)) {
       state.unknown(`${type} line without a message`);
       return undefined;
     }
@@ -387,120 +383,4 @@ export class ClaudeStreamHarness implements Harness {
     clearTimeout(timer);
     await this.#pump;
   }
-}
-
-/** Qwen Code's tools that are agentpipe's (Claude Code's) under another name, with the same input fields. */
-const QWEN_TOOLS: Record<string, string> = {
-  run_shell_command: 'Bash',
-  write_file: 'Write',
-  edit: 'Edit',
-  read_file: 'Read',
-  glob: 'Glob',
-  grep_search: 'Grep',
-  web_fetch: 'WebFetch',
-  todo_write: 'TodoWrite',
-  list_directory: 'LS',
-};
-
-/**
- * Gives the tool calls of a Qwen Code assistant message agentpipe's names, so every face shows them as it shows its
- * own; returns them.
- */
-function renameTools(value: Record<string, unknown>): Array<Record<string, unknown>> {
-  const message = value.message;
-  if (!isObject(message) || !Array.isArray(message.content)) return [];
-  const uses = (message.content as unknown[]).filter(
-    (b): b is Record<string, unknown> => isObject(b) && b.type === 'tool_use' && typeof b.name === 'string',
-  );
-  for (const block of uses) block.name = QWEN_TOOLS[block.name as string] ?? block.name;
-  return uses;
-}
-
-/**
- * The Write/Edit results of a CLI that reports none (Qwen Code): the file is read when the call
- * is announced (before it runs: a permission prompt comes after) and when its result arrives,
- * and the result gets Claude Code's `tool_use_result`, so the faces show the diff.
- */
-class FileChanges {
-  readonly #cwd: string;
-  readonly #pending = new Map<
-    string,
-    { name: string; file: string; input: Record<string, unknown>; before: Promise<string | null> }
-  >();
-
-  constructor(cwd: string) {
-    this.#cwd = cwd;
-  }
-
-  /** Reads the files the announced Write/Edit calls will change. */
-  watch(uses: Array<Record<string, unknown>>): void {
-    for (const use of uses) {
-      const input = isObject(use.input) ? use.input : {};
-      if (
-        (use.name !== 'Write' && use.name !== 'Edit') ||
-        typeof use.id !== 'string' ||
-        typeof input.file_path !== 'string'
-      )
-        continue;
-      const file = path.resolve(this.#cwd, input.file_path);
-      this.#pending.set(use.id, { name: use.name, file, input, before: readFile(file, 'utf8').catch(() => null) });
-    }
-  }
-
-  /** Adds `tool_use_result` to a user message carrying the result of a watched call. */
-  async complete(value: Record<string, unknown>): Promise<void> {
-    const message = value.message;
-    if (!isObject(message) || !Array.isArray(message.content)) return;
-    for (const block of message.content as unknown[]) {
-      if (!isObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
-      const call = this.#pending.get(block.tool_use_id);
-      if (!call) continue;
-      this.#pending.delete(block.tool_use_id);
-      if (block.is_error === true || value.tool_use_result !== undefined) continue;
-      const after = await readFile(call.file, 'utf8').catch(() => null);
-      let before = await call.before;
-      if (after === null) continue;
-      const oldString = str(call.input.old_string) ?? '';
-      const newString = str(call.input.new_string) ?? '';
-      // Changed before it was read (no permission prompt): undo the replacement instead.
-      if (call.name === 'Edit' && (before === null || before === after))
-        before = reverseEdit(after, oldString, newString) ?? before;
-      if (call.name === 'Write' || before === null) {
-        // Written before it was read: the CLI's own words say whether the file was new.
-        const raced = before === after;
-        const created = before === null || (raced && /\b(created|new file)\b/i.test(JSON.stringify(block.content)));
-        value.tool_use_result = await writeResultOf(
-          call.file,
-          created || raced ? null : before,
-          after,
-          created ? 'create' : 'update',
-        );
-      } else
-        value.tool_use_result = await editResultOf(
-          call.file,
-          oldString,
-          newString,
-          before,
-          after,
-          call.input.replace_all === true,
-        );
-    }
-  }
-}
-
-/** agentpipe's permission modes as Qwen Code's approval modes. */
-const QWEN_APPROVAL: Record<HarnessConfig['permissionMode'], string> = {
-  default: 'default',
-  acceptEdits: 'auto-edit',
-  plan: 'plan',
-  bypassPermissions: 'yolo',
-  dontAsk: 'default',
-};
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }

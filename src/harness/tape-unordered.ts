@@ -8,6 +8,7 @@
  * read meaning into stays a difference.
  */
 import { mapStrings } from '../model/tape/scene.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** The Gemini CLI's skill list in its system instruction (its `renderAgentSkills`). */
 const SKILLS_BLOCK = /(<available_skills>\n)([\s\S]*?)(\n<\/available_skills>)/g;
@@ -45,8 +46,6 @@ function sortSkillDeclaration(declaration: Record<string, unknown>): Record<stri
   }
   return out;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** A Gemini API request body with the Gemini CLI's unordered skill lists sorted (other bodies as they are). */
 export function inOrderGemini(body: unknown): unknown {

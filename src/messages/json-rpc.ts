@@ -11,6 +11,7 @@
  * queued and rejects its own requests still waiting.
  */
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** A request id. */
 export type RequestId = string | number;
@@ -70,19 +71,18 @@ export type RpcFrame =
   | { kind: 'error'; id: RequestId | null; error: { code: number; message: string; data?: unknown } }
   | { kind: 'invalid'; id: RequestId | null; reason: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 /** An envelope's trace carrier, when it has the shape of one (the telemetry checks the traceparent itself). */
 function traceOf(value: unknown): RpcTrace | undefined {
-  if (!isObject(value) || typeof value.traceparent !== 'string' || value.traceparent.length > 128) return undefined;
+  if (!isRecord(value) || typeof value.traceparent !== 'string' || value.traceparent.length > 128) return undefined;
   const state = typeof value.tracestate === 'string' && value.tracestate.length <= 512 ? value.tracestate : undefined;
   return { traceparent: value.traceparent, ...(state ? { tracestate: state } : {}) };
 }
 
 /** Classifies a parsed frame. */
 export function classifyFrame(value: unknown): RpcFrame {
-  if (!isObject(value)) return { kind: 'invalid', id: null, reason: 'a JSON-RPC message must be an object' };
+  if (!isRecord(value)) return { kind: 'invalid', id: null, reason: 'a JSON-RPC message must be an object' };
   const id = isId(value.id) ? value.id : null;
   if (value.jsonrpc !== undefined && value.jsonrpc !== '2.0')
     return { kind: 'invalid', id, reason: 'unsupported "jsonrpc" version' };
@@ -93,7 +93,7 @@ export function classifyFrame(value: unknown): RpcFrame {
     return { kind: 'request', id, method: value.method, params: value.params, ...(trace ? { trace } : {}) };
   }
   if (id !== null && 'result' in value) return { kind: 'response', id, result: value.result };
-  if ('error' in value && isObject(value.error) && typeof value.error.code === 'number')
+  if ('error' in value && isRecord(value.error) && typeof value.error.code === 'number')
     return {
       kind: 'error',
       id,

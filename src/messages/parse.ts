@@ -8,6 +8,7 @@
 import { errorMessage } from '../process/errors.ts';
 import type { ControlResponse, InputMessage } from './control.ts';
 import { nestedDeeper, tooDeepError } from './json-limits.ts';
+import { isRecord } from '../process/guards.ts';
 
 /**
  * What a refused line was, when its top level says so: the session answers it rather than leave
@@ -20,8 +21,6 @@ export type RefusedInput =
 /** A parsed line, or the reason it was rejected (and what it was, when known). */
 export type ParsedLine = { ok: true; message: InputMessage } | { ok: false; error: string; refused?: RefusedInput };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export function parseInputLine(line: string): ParsedLine {
   let value: unknown;
   try {
@@ -29,7 +28,7 @@ export function parseInputLine(line: string): ParsedLine {
   } catch (error) {
     return { ok: false, error: `malformed JSON (${errorMessage(error)})`, refused: refusedFromHead(line) };
   }
-  if (!isObject(value)) return { ok: false, error: 'expected a JSON object' };
+  if (!isRecord(value)) return { ok: false, error: 'expected a JSON object' };
   const parsed = checkMessage(value);
   const error = !parsed.ok ? parsed.error : nestedDeeper(value) ? tooDeepError() : undefined;
   return error === undefined ? parsed : { ok: false, error, refused: refusedOf(value) };
@@ -42,7 +41,7 @@ function refusedOf(value: Record<string, unknown>): RefusedInput | undefined {
   if (value.type === 'user')
     return typeof value.uuid === 'string' ? { type: 'user', uuid: value.uuid } : { type: 'user' };
   const id =
-    value.type === 'control_response' && isObject(value.response) ? value.response.request_id : value.request_id;
+    value.type === 'control_response' && isRecord(value.response) ? value.response.request_id : value.request_id;
   if (typeof id !== 'string' || id.length > REQUEST_ID_MAX) return undefined;
   if (value.type === 'control_request' || value.type === 'control_response')
     return { type: value.type, request_id: id };
@@ -75,19 +74,19 @@ function checkMessage(value: Record<string, unknown>): ParsedLine {
   switch (value.type) {
     case 'user': {
       const message = value.message;
-      if (!isObject(message)) return { ok: false, error: 'user message without a "message" object' };
+      if (!isRecord(message)) return { ok: false, error: 'user message without a "message" object' };
       const content = message.content;
       if (typeof content !== 'string' && !Array.isArray(content))
         return { ok: false, error: 'user message content must be a string or an array of blocks' };
-      if (Array.isArray(content) && !content.every((b) => isObject(b) && typeof b.type === 'string')) {
+      if (Array.isArray(content) && !content.every((b) => isRecord(b) && typeof b.type === 'string')) {
         return { ok: false, error: 'every content block needs a "type"' };
       }
       return { ok: true, message: { ...value, message: { ...message, role: 'user', content } } as InputMessage };
     }
     case 'control_request': {
       const { request_id, request } = value;
-      const subtype = isObject(request) ? request.subtype : undefined;
-      if (typeof request_id !== 'string' || !isObject(request) || typeof subtype !== 'string')
+      const subtype = isRecord(request) ? request.subtype : undefined;
+      if (typeof request_id !== 'string' || !isRecord(request) || typeof subtype !== 'string')
         return { ok: false, error: 'control_request needs a string request_id and a request with a subtype' };
       // The request's fields are checked where it is handled (zod, loaded there).
       return { ok: true, message: { ...value, type: 'control_request', request_id, request: { ...request, subtype } } };
@@ -112,10 +111,10 @@ function checkMessage(value: Record<string, unknown>): ParsedLine {
 
 /** A control response's `response`, when it has a request id and says success or error (an error's text as sent). */
 function controlAnswer(value: unknown): ControlResponse['response'] | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const { request_id, subtype, response, error, ...rest } = value;
   if (typeof request_id !== 'string') return undefined;
-  if (subtype === 'success') return { ...rest, subtype, request_id, ...(isObject(response) ? { response } : {}) };
+  if (subtype === 'success') return { ...rest, subtype, request_id, ...(isRecord(response) ? { response } : {}) };
   if (subtype === 'error') return { ...rest, subtype, request_id, error: typeof error === 'string' ? error : '' };
   return undefined;
 }

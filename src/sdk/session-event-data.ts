@@ -1,7 +1,7 @@
 /** Payload builders of the Copilot-style session events (kept apart to keep the projector short). */
 import { withoutToolUseErrorTags } from '../messages/notices.ts';
 import type { AgentMessage, ResultMessage, SystemInitMessage, ToolResultBlock } from '../messages/types.ts';
-import type { SessionEventDataMap } from './session-events.ts';
+import type { SessionEventDataMap } from './session-event-types.ts';
 
 export function sessionStartData(init: SystemInitMessage): SessionEventDataMap['session.start'] {
   return {

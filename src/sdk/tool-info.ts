@@ -1,6 +1,7 @@
 /** How a tool call looks in ACP: its kind (icon), title, locations and diff content (absolute paths). */
 import path from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from './acp-types.ts';
+import { str } from '../process/guards.ts';
 
 const KINDS: Record<string, ToolKind> = {
   Read: 'read',
@@ -26,8 +27,6 @@ const KINDS: Record<string, ToolKind> = {
 export function toolKind(name: string): ToolKind {
   return Object.hasOwn(KINDS, name) ? KINDS[name] : 'other';
 }
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** A short human title: `Read src/a.ts`, `` `ls -la` ``, `server: tool` for MCP tools. */
 export function toolTitle(name: string, input: Record<string, unknown>): string {

@@ -12,10 +12,10 @@ import type { SandboxSettings } from '../sandbox/config.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../sandbox/config.ts';
 import type { SessionOptions } from './options.ts';
 import { isOutcomePolicyName, OUTCOME_POLICIES, type OutcomePolicyName } from '../agent/outcome-policy.ts';
+import { isRecord } from '../process/guards.ts';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A JSON object typed as the option's type (its fields are the session's to check). */
-const object = <T>() => z.custom<T>(isObject, { message: 'expected an object' });
+const object = <T>() => z.custom<T>(isRecord, { message: 'expected an object' });
 /** A string typed as the option's union (its value is the session's to check). */
 const text = <T extends string>() => z.custom<T>((v) => typeof v === 'string', { message: 'expected a string' });
 const strings = z.array(z.string());

@@ -6,6 +6,7 @@
  * stream event's index), else in order; concurrent tool results pair with their own records whichever finishes first.
  */
 import type { AgentMessage } from '../messages/types.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** Top-level fields that hold clock values. */
 export const CLOCK_FIELDS = [
@@ -122,6 +123,3 @@ function withClockOf(message: AgentMessage, recorded: AgentMessage): AgentMessag
   }
   return message;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

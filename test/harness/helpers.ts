@@ -11,6 +11,7 @@ import type { Harness, HarnessConfig, HarnessOutcome, PermissionPromptDetails } 
 import { UsageTracker } from '../../src/agent/usage.ts';
 import type { AgentMessage, SystemInitMessage } from '../../src/messages/types.ts';
 import type { PermissionResult } from '../../src/messages/control.ts';
+import { configDefaults } from '../helpers/turn-state.ts';
 
 /** The folder holding the installed CLIs' executables (`npm run harness-clis`). */
 export const CLI_BIN = path.join(ROOT, 'test/harness/clis/node_modules/.bin');
@@ -92,11 +93,7 @@ export async function driveHarness(
   const full: HarnessConfig = {
     command: [config.name === 'acp' ? 'false' : cliBin(config.name)],
     env: harnessEnv(config.name, base, config.apiKey),
-    permissionMode: 'default',
-    allowedTools: [],
-    disallowedTools: [],
-    includePartialMessages: false,
-    warn: (line) => warnings.push(line),
+    ...configDefaults(warnings),
     ...config,
   };
   const sessionId = crypto.randomUUID();

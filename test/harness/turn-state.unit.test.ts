@@ -4,38 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TurnState } from '../../src/harness/turn-state.ts';
-import type { HarnessConfig, HarnessTurn } from '../../src/harness/types.ts';
 import type { AgentMessage } from '../../src/messages/types.ts';
-import { UsageTracker } from '../../src/agent/usage.ts';
-
-function turnState() {
-  const stream: AgentMessage[] = [];
-  const warnings: string[] = [];
-  const config: HarnessConfig = {
-    name: 'codex',
-    command: ['codex'],
-    cwd: '/tmp',
-    env: {},
-    permissionMode: 'default',
-    allowedTools: [],
-    disallowedTools: [],
-    includePartialMessages: false,
-    warn: (line) => warnings.push(line),
-  };
-  const turn: HarnessTurn = {
-    prompt: 'hi',
-    signal: new AbortController().signal,
-    emit: (message) => {
-      stream.push(message);
-      return Promise.resolve();
-    },
-    usage: new UsageTracker(),
-    init: () => ({ type: 'system', subtype: 'init' }) as never,
-    askPermission: () => Promise.resolve({ behavior: 'deny', message: 'no' }),
-  };
-  return { state: new TurnState(turn, config, 'session-1'), stream, warnings };
-}
+import { turnState } from '../helpers/turn-state.ts';
 
 const shape = (m: AgentMessage) => (m.type === 'system' ? `system/${m.subtype}` : m.type);
 

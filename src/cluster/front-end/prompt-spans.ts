@@ -8,12 +8,11 @@
  */
 import type { LogMessage } from '../log/index.ts';
 import type { AgentSpan, ParentContext, Telemetry } from '../../telemetry/types.ts';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord } from '../../process/guards.ts';
 
 /** The trace context of a client's `_meta`, when it names one. */
 function parentOf(meta: unknown): ParentContext | undefined {
-  if (!isObject(meta) || typeof meta.traceparent !== 'string') return undefined;
+  if (!isRecord(meta) || typeof meta.traceparent !== 'string') return undefined;
   return {
     traceparent: meta.traceparent,
     ...(typeof meta.tracestate === 'string' ? { tracestate: meta.tracestate } : {}),
@@ -38,14 +37,14 @@ export class PromptSpans {
     // The same prompt sent again (the worker runs it once): the span it has.
     let span = this.#open.get(user.uuid);
     if (!span) {
-      const message = isObject(user.message) ? user.message : {};
+      const message = isRecord(user.message) ? user.message : {};
       span = this.#telemetry.remotePrompt(
         { sessionId, model: this.#model, name: 'agentpipe', provider: 'agentpipe', prompt: message.content },
         parentOf(user._meta),
       );
       this.#open.set(user.uuid, span);
     }
-    const meta = isObject(user._meta) ? user._meta : {};
+    const meta = isRecord(user._meta) ? user._meta : {};
     return { ...user, _meta: { ...meta, traceparent: span.traceparent } };
   }
 

@@ -13,9 +13,7 @@ export class Aborted extends AgentpipeError {
   static override readonly errorName: string = 'Aborted';
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+export { isRecord, str } from '../../process/guards.ts';
 /** An error's message with its JSON-RPC `data`, or the thrown value as text. */
 export const errorText = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error);

@@ -25,6 +25,7 @@ import {
 } from './protocol.ts';
 import { commandResult, fileCallOf, plannedCall, reverseUnifiedDiff, unwrapShell } from './shared.ts';
 import type { z } from 'zod';
+import { isRecord } from '../../process/guards.ts';
 
 /** A text or reasoning item streaming now: its message id and whether its block was opened. */
 interface Streaming {
@@ -156,7 +157,7 @@ export class AppServerTurn {
       case 'mcpToolCall': {
         const failed = item.error != null || item.status === 'failed';
         const text = (item.result?.content ?? [])
-          .map((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : ''))
+          .map((b) => (isRecord(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : ''))
           .filter(Boolean)
           .join('\n');
         const content = failed
@@ -388,5 +389,4 @@ export class AppServerTurn {
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const inputOf = (v: unknown): Record<string, unknown> => (isObj(v) ? v : {});
+const inputOf = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});

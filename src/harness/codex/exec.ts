@@ -36,6 +36,7 @@ import {
   type CodexFileChange as Change,
   type FileCall,
 } from './shared.ts';
+import { isRecord, str } from '../../process/guards.ts';
 
 /** Codex's sandbox per permission mode; exec mode never asks, so "default" cannot ask before edits and is read-only. */
 export function codexPermissionArgs(mode: PermissionMode): string[] {
@@ -52,8 +53,6 @@ export function codexPermissionArgs(mode: PermissionMode): string[] {
 }
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Finds codex's session log (rollout) of a thread, to read the diffs its exec events leave out. */
 function findRollout(codexHome: string, threadId: string): string | undefined {
@@ -217,9 +216,11 @@ export class CodexExecHarness extends OneShotCliHarness {
           try {
             const value: unknown = JSON.parse(line);
             const item =
-              isObj(value) && isObj(value.payload) && isObj(value.payload.item) ? value.payload.item : undefined;
-            const changes = item && isObj(item.changes) ? item.changes : undefined;
-            const entry = changes && isObj(changes[file]) ? changes[file] : undefined;
+              isRecord(value) && isRecord(value.payload) && isRecord(value.payload.item)
+                ? value.payload.item
+                : undefined;
+            const changes = item && isRecord(item.changes) ? item.changes : undefined;
+            const entry = changes && isRecord(changes[file]) ? changes[file] : undefined;
             diff = entry ? str(entry.unified_diff) : undefined;
           } catch {
             continue;

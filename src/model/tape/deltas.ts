@@ -10,6 +10,7 @@
 import type { AgentMessage } from '../../messages/types.ts';
 import type { HttpApi, TimedChunk, TimedEvent } from './format.ts';
 import type { PathMap } from './scene.ts';
+import { isRecord } from '../../process/guards.ts';
 
 /** A streamed piece of text: the field of an object that holds it, and the whole text it belongs to. */
 interface Piece {
@@ -18,9 +19,6 @@ interface Piece {
   holder: Record<string, unknown>;
   field: string;
 }
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Maps each streamed text as a whole and cuts it again where it was cut. */
 function mapPieces(pieces: Piece[], map: PathMap): void {
@@ -70,7 +68,7 @@ function mapWithPieces<T>(value: T, pieces: (copy: T) => Piece[], map: PathMap):
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return map(v);
     if (Array.isArray(v)) return v.map(walk);
-    if (!isObject(v)) return v;
+    if (!isRecord(v)) return v;
     const skip = done.get(v);
     for (const [key, item] of Object.entries(v)) if (!skip?.has(key)) v[key] = walk(item);
     return v;
@@ -80,7 +78,7 @@ function mapWithPieces<T>(value: T, pieces: (copy: T) => Piece[], map: PathMap):
 
 /** The streamed text of an Anthropic event (`delta.text`, `.thinking`, `.partial_json`), keyed by its block. */
 function anthropicPieces(event: unknown, prefix: string): Piece[] {
-  if (!isObject(event) || event.type !== 'content_block_delta' || !isObject(event.delta)) return [];
+  if (!isRecord(event) || event.type !== 'content_block_delta' || !isRecord(event.delta)) return [];
   const delta = event.delta;
   const field = ['text', 'thinking', 'partial_json'].find((f) => typeof delta[f] === 'string');
   return field ? [{ key: `${prefix}/${String(event.index)}/${field}`, holder: delta, field }] : [];
@@ -110,7 +108,7 @@ export function mapMessages(messages: AgentMessage[], map: PathMap): AgentMessag
 
 /** The streamed texts of one SSE frame's data, by wire format. */
 function wirePieces(api: HttpApi, data: unknown): Piece[] {
-  if (!isObject(data)) return [];
+  if (!isRecord(data)) return [];
   if (api === 'anthropic') return anthropicPieces(data, 'a');
   if (api === 'openai-responses') {
     const type = data.type;
@@ -122,12 +120,12 @@ function wirePieces(api: HttpApi, data: unknown): Piece[] {
   const pieces: Piece[] = [];
   if (api === 'openai-chat') {
     for (const choice of Array.isArray(data.choices) ? data.choices : []) {
-      if (!isObject(choice) || !isObject(choice.delta)) continue;
+      if (!isRecord(choice) || !isRecord(choice.delta)) continue;
       const delta = choice.delta;
       if (typeof delta.content === 'string')
         pieces.push({ key: `${String(choice.index)}/content`, holder: delta, field: 'content' });
       for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : [])
-        if (isObject(call) && isObject(call.function) && typeof call.function.arguments === 'string')
+        if (isRecord(call) && isRecord(call.function) && typeof call.function.arguments === 'string')
           pieces.push({
             key: `${String(choice.index)}/tool/${String(call.index)}`,
             holder: call.function,
@@ -137,9 +135,9 @@ function wirePieces(api: HttpApi, data: unknown): Piece[] {
   }
   if (api === 'gemini') {
     for (const [c, candidate] of (Array.isArray(data.candidates) ? data.candidates : []).entries()) {
-      const parts = isObject(candidate) && isObject(candidate.content) ? candidate.content.parts : undefined;
+      const parts = isRecord(candidate) && isRecord(candidate.content) ? candidate.content.parts : undefined;
       for (const part of Array.isArray(parts) ? parts : [])
-        if (isObject(part) && typeof part.text === 'string')
+        if (isRecord(part) && typeof part.text === 'string')
           pieces.push({ key: `${c}/${part.thought ? 'thought' : 'text'}`, holder: part, field: 'text' });
     }
   }

@@ -6,15 +6,15 @@
 import { z } from 'zod';
 import { issuesOf } from '../../messages/issues.ts';
 import { TAPE_VERSION, type TapeHeader, type TapeLine } from './format.ts';
+import { isRecord } from '../../process/guards.ts';
 
 /**
  * The bulk of a tape (a stream's messages, an answer's events: tens of thousands of lines in a long answer) is
  * checked with a predicate each (zod's object schemas cost a replay of 10,000 events ~50 ms).
  */
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const Message = z.custom<{ type: string }>(
   (v) =>
-    isObject(v) &&
+    isRecord(v) &&
     typeof v.type === 'string' &&
     (v.uuid === undefined || typeof v.uuid === 'string') &&
     (v.session_id === undefined || typeof v.session_id === 'string'),
@@ -26,7 +26,7 @@ const TimedEvent = z.custom<[number, { type: string }]>(
     v.length === 2 &&
     typeof v[0] === 'number' &&
     v[0] >= 0 &&
-    isObject(v[1]) &&
+    isRecord(v[1]) &&
     typeof v[1].type === 'string',
   'an event: [ms, {"type": ...}]',
 );

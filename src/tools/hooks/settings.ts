@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ruleProblem } from './settings-check.ts';
 import { HOOK_EVENTS, type HookEvent } from './types.ts';
+import { isRecord } from '../../process/guards.ts';
 
 /** One configured command hook. */
 export interface CommandHookConfig {
@@ -50,8 +51,8 @@ export function loadSettings(value: string | Record<string, unknown>, cwd: strin
       throw new Error(`${label}: not valid JSON: ${errorMessage(error)}`);
     }
   }
-  if (!isObject(settings)) throw new Error(`${label}: expected a JSON object`);
-  if (settings.mcpServers !== undefined && !isObject(settings.mcpServers))
+  if (!isRecord(settings)) throw new Error(`${label}: expected a JSON object`);
+  if (settings.mcpServers !== undefined && !isRecord(settings.mcpServers))
     throw new Error(`${label}: "mcpServers" must be an object of MCP server configs by name`);
   const warnings: string[] = [];
   return {
@@ -74,7 +75,7 @@ function readSettingsFile(file: string, label: string): string {
 /** The rule lists; a malformed rule is skipped with a line on `warnings`, the rest are in effect (as Claude Code). */
 function validatePermissions(permissions: unknown, label: string, warnings: string[]): Settings['permissions'] {
   if (permissions === undefined) return { allow: [], deny: [] };
-  if (!isObject(permissions))
+  if (!isRecord(permissions))
     throw new Error(`${label}: "permissions" must be an object {"allow": [...], "deny": [...]}`);
   const list = (key: 'allow' | 'deny'): string[] => {
     const value = permissions[key];
@@ -93,7 +94,7 @@ function validatePermissions(permissions: unknown, label: string, warnings: stri
 
 function validateHooks(hooks: unknown, label: string): HookSettings {
   if (hooks === undefined) return {};
-  if (!isObject(hooks)) throw new Error(`${label}: "hooks" must be an object of events`);
+  if (!isRecord(hooks)) throw new Error(`${label}: "hooks" must be an object of events`);
   const out: HookSettings = {};
   for (const [event, matchers] of Object.entries(hooks)) {
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
@@ -102,12 +103,12 @@ function validateHooks(hooks: unknown, label: string): HookSettings {
     if (!Array.isArray(matchers)) throw new Error(`${label}: hooks.${event} must be an array of {matcher, hooks}`);
     out[event as HookEvent] = matchers.map((entry: unknown, i) => {
       const where = `hooks.${event}[${i}]`;
-      if (!isObject(entry) || !Array.isArray(entry.hooks)) throw new Error(`${label}: ${where} needs a "hooks" array`);
+      if (!isRecord(entry) || !Array.isArray(entry.hooks)) throw new Error(`${label}: ${where} needs a "hooks" array`);
       if (entry.matcher !== undefined && typeof entry.matcher !== 'string')
         throw new Error(`${label}: ${where}.matcher must be a string`);
       if (entry.matcher) checkRegex(entry.matcher, where, label);
       const list = entry.hooks.map((hook: unknown, j): CommandHookConfig => {
-        if (!isObject(hook) || hook.type !== 'command' || typeof hook.command !== 'string' || !hook.command.trim()) {
+        if (!isRecord(hook) || hook.type !== 'command' || typeof hook.command !== 'string' || !hook.command.trim()) {
           throw new Error(`${label}: ${where}.hooks[${j}] must be {"type": "command", "command": "..."}`);
         }
         if (hook.timeout !== undefined && (typeof hook.timeout !== 'number' || !(hook.timeout > 0))) {
@@ -129,5 +130,3 @@ function checkRegex(matcher: string, where: string, label: string): void {
     throw new Error(`${label}: ${where}.matcher is not a valid regular expression: ${matcher}`);
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

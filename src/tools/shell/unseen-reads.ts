@@ -13,6 +13,18 @@ import { pathOperands } from './line-walk.ts';
 import { sedScriptReachesOut, sedScripts } from './sed-script.ts';
 
 /**
+ * Programs that run the commands they are given or open an editor, which runs them: editors, calculators, terminal
+ * multiplexers and job schedulers, whose commands (on their command line or input) read any file or run a shell line
+ * (`ed` and `dc` read theirs from stdin: `… | ed -s a.txt`). Any use of one as the command counts; `code`: the options
+ * that hand an editor commands, which count wherever another program starts it (`npx vim -c ':r .env'`).
+ */
+const COMMAND_RUNNERS: Array<{ name: RegExp; code?: RegExp }> = [
+  { name: /^(vim?|nvim|ex|view|gvim|vimdiff)$/, code: /^(-[a-zA-Z]*[cSs]$|--cmd|\+)/ },
+  { name: /^emacs(client)?$/, code: /^(--eval|-l|--load|-batch|--batch|--script|-x)/ },
+  { name: /^(ed|red|dc|nano|mg|tmux|screen|dtach|abduco|at|batch)$/ },
+];
+
+/**
  * Interpreters, and the options that hand them code on the command line; `stdin`: with no operand, the code comes on
  * standard input (an editor with none just opens).
  */
@@ -27,22 +39,13 @@ const INTERPRETERS: Array<{ name: RegExp; code: RegExp; stdin?: false }> = [
   { name: /^php[\d.]*$/, code: /^-[a-zA-Z]*[rRBE]/ },
   { name: /^(pwsh|powershell)$/, code: /^-[cCeE]/ },
   { name: /^(guile|sbcl|clisp|ocaml|ghci|runghc|tclsh|wish|expect|irb|jshell)$/, code: /^-/ },
-  // Editors run the commands they are given (`vim -c ':r .env'`, `emacs --eval`).
-  { name: /^(vim?|nvim|ex|view|gvim|vimdiff)$/, code: /^(-[a-zA-Z]*[cSs]$|--cmd|\+)/, stdin: false },
-  { name: /^emacs(client)?$/, code: /^(--eval|-l|--load|-batch|--batch|--script|-x)/, stdin: false },
+  // Editors run the commands they are given (`vim -c ':r .env'`, `emacs --eval`): COMMAND_RUNNERS.
+  ...COMMAND_RUNNERS.flatMap(({ name, code }) => (code ? [{ name, code, stdin: false as const }] : [])),
 ];
 /** Programs whose first operand is code (unless `-f` names a program file): awk's getline reads any file. */
 const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk']);
 /** Programs that take a query able to read files (`readfile('.env')`, `read_text`): any use. */
 const QUERIES = new Set(['sqlite3', 'duckdb']);
-/**
- * Editors, calculators and terminal multiplexers whose commands (on their command line or input)
- * read any file or run a shell line (`ed` and `dc` read theirs from stdin: `… | ed -s a.txt`).
- */
-const COMMAND_RUNNERS = new Set([
-  ...'ed red dc ex vi vim nvim view vimdiff emacs nano mg'.split(' '),
-  ...'tmux screen dtach abduco at batch'.split(' '),
-]);
 /**
  * Options that hand a program a command to run (`tar --to-command='cat .env'`, `sort
  * --compress-program=./x.sh`, `split --filter`, `ssh -o ProxyCommand=…`): their GNU abbreviations too.
@@ -81,7 +84,7 @@ export function unseenReads(argv: string[]): string | undefined {
   if (AWKS.has(name) && !args.some((a) => /^(-[a-zA-Z]*f|--file)/.test(a)))
     return `${name} runs the program it is given, which may read any file (getline)`;
   if (QUERIES.has(name)) return `${name} runs a query, which may read any file`;
-  if (COMMAND_RUNNERS.has(name) && !asksVersion)
+  if (COMMAND_RUNNERS.some((runner) => runner.name.test(name)) && !asksVersion)
     return `${name} runs the commands it is given, which may read any file`;
   if (RUNS_OPTION[name] && args.some((a) => RUNS_OPTION[name]!.test(a)))
     return `${name} is given a command to run, which may read any file`;
