@@ -14,11 +14,11 @@
  * dropped on the next look, and the point they left is then claimed as a point, not taken for a
  * folder of the user's.
  *
- * The registry lives in the temp folder, private to the user (mode 0700, checked): sandboxed
- * commands cannot write there (their temp folder is a private one under agentpipe's runtime).
+ * The registry is private to the user (mode 0700, checked) and hidden from every sandbox (see
+ * `pointRegistry`).
  */
 import { errorCode } from '../process/errors.ts';
-import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../process/alive.ts';
@@ -104,13 +104,20 @@ function releaseLocked(claim: PointClaim): void {
   locked(dir, () => {
     rmSync(claim.marker, { force: true });
     if (markers(dir).live > 0) return;
-    try {
-      rmdirSync(claim.point);
-    } catch {
-      // already gone, or not empty (something outside the sandbox wrote there): left as it is
-    }
+    removePoint(claim.point);
     rmSync(dir, { recursive: true, force: true });
   });
+}
+
+/** Removes a point no run uses: an empty folder, or an empty file (one written outside the sandbox is left). */
+function removePoint(point: string): void {
+  try {
+    const info = lstatSync(point);
+    if (info.isDirectory()) rmdirSync(point);
+    else if (info.isFile() && info.size === 0) unlinkSync(point);
+  } catch {
+    // already gone, or not empty (something outside the sandbox wrote there): left as it is
+  }
 }
 
 /** The marker folder of one point (made under its lock by the run that claims it, removed with the point). */
@@ -132,20 +139,47 @@ function fnv1a(text: string, seed: number): string {
 /**
  * The user's registry folder, made once per process and checked to be the user's own and private.
  * Every sandbox hides it (a writable temp folder, `allowWrite: ["/tmp"]`, would let a command drop
- * another run's markers, plant its own or hold a lock).
+ * another run's markers, plant its own or hold a lock). It is found from the user's account, never
+ * from the environment, so every process of the user on this machine shares it whatever its
+ * TMPDIR, HOME or AGENTPIPE_HOME: `<home from the password database>/.cache/agentpipe/points-<host>`
+ * (the host's name in it, as a home folder may be shared between machines, whose pids differ). Only
+ * where that folder cannot be made (no home, a read-only one) is it `agentpipe-points-<uid>` in the
+ * temp folder, where another user could have made the name first: that fails closed.
  */
 let registryDir: string | undefined;
 export function pointRegistry(): string {
   if (registryDir !== undefined) return registryDir;
   const uid = process.getuid?.() ?? 0;
-  const dir = path.join(os.tmpdir(), `agentpipe-points-${uid}`);
+  const home = accountHome();
+  if (home !== undefined) {
+    const dir = path.join(home, '.cache', 'agentpipe', `points-${os.hostname()}`);
+    try {
+      return (registryDir = privateRegistry(dir, uid));
+    } catch {
+      // no usable home folder: the temp folder's, below
+    }
+  }
+  return (registryDir = privateRegistry(path.join(os.tmpdir(), `agentpipe-points-${uid}`), uid));
+}
+
+/** The home folder the password database names for this user (not $HOME); undefined when there is none. */
+function accountHome(): string | undefined {
+  try {
+    const home = os.userInfo().homedir;
+    return home && home !== '/' && path.isAbsolute(home) ? home : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes `dir` (0700) and checks that it is a folder of the user's own that nobody else may enter. */
+function privateRegistry(dir: string, uid: number): string {
   makePrivateFolderSync(dir);
   const info = lstatSync(dir);
   if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o077) !== 0)
     throw new Error(
       `sandbox: ${dir} must be a folder of the user's own with mode 0700 (remove it to have it made again)`,
     );
-  registryDir = dir;
   return dir;
 }
 

@@ -19,6 +19,7 @@ import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSand
 import { readDeniedPaths } from './deny-read.ts';
 import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import { pointRegistry, type PointClaim } from './points.ts';
+import { submoduleCheckouts } from './submodules.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
@@ -167,20 +168,20 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const workDirs = [config.cwd, ...config.directories, request.cwd];
   // A wrapped CLI keeps the temp folder its environment names (its own files may be there).
   const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
+  const writable = writes
+    ? [
+        ...workDirs,
+        ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home)),
+        ...(request.writable ?? []),
+        ...(ownHome ? [ownHome] : []),
+      ]
+    : [];
   const {
     args: mounts,
     claims,
     mustStayMissing,
   } = mountArgs({
-    writable: writes
-      ? [
-          ...workDirs,
-          tmp,
-          ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home)),
-          ...(request.writable ?? []),
-          ...(ownHome ? [ownHome] : []),
-        ]
-      : [],
+    writable: [...writable, ...(writes ? [tmp] : [])],
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
     hidden: [
       agentpipeHome(env),
@@ -195,8 +196,10 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     ],
     credentialStores: request.profile !== 'helper',
     emptyDir: runtime.emptyDir,
+    emptyFile: runtime.emptyFile,
     scratch: tmp === runtime.tmpDir ? [tmp] : [],
     maskMissingGit: request.profile !== 'harness',
+    submodules: await submoduleCheckouts(unique(writable), env),
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
   const grant = networkGrant(policy, request);
