@@ -48,7 +48,8 @@ export function codexThreadPermissions(mode: PermissionMode): { sandbox: string;
 /** codex's `sandboxPolicy` (turn/start) of a sandbox mode. */
 function sandboxPolicy(sandbox: string): Record<string, unknown> {
   if (sandbox === 'danger-full-access') return { type: 'dangerFullAccess' };
-  if (sandbox === 'workspace-write') return { type: 'workspaceWrite', writableRoots: [], networkAccess: false };
+  if (sandbox === 'workspace-write')
+    return { type: 'workspaceWrite', writableRoots: [], networkAccess: false, excludeSlashTmp: true };
   return { type: 'readOnly', networkAccess: false };
 }
 

@@ -94,6 +94,12 @@ export function providerOverrides(baseUrl: string | undefined, env: Record<strin
   return overrides;
 }
 
+/**
+ * codex's sandbox never writes the shared /tmp (its TMPDIR, private to the harness, is writable instead): see
+ * src/harness/codex.ts.
+ */
+export const PRIVATE_TEMP_OVERRIDES = ['-c', 'sandbox_workspace_write.exclude_slash_tmp=true'];
+
 /** One changed file of codex. */
 export interface CodexFileChange {
   path: string;
