@@ -167,7 +167,11 @@ export function mountArgs(plan: MountPlan): Mounts {
   const roots = writable.filter((dir) => isDirectory(dir) && !scratch.includes(dir));
   // A git folder that `allowWrite` names is one root's repository, protected as such, not a folder of its own.
   const gitDirs = new Set(roots.map((root) => real(path.join(root, '.git'))));
-  for (const root of roots.filter((dir) => !gitDirs.has(dir))) {
+  // Outer folders first; a writable folder inside another is bound again first, as that one's protected paths
+  // (`.agentpipe` holding a wrapped CLI's own agentpipe home) may cover it read-only by now.
+  const ordered = roots.filter((dir) => !gitDirs.has(dir)).sort((a, b) => a.length - b.length);
+  for (const root of ordered) {
+    if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
     protectGit(root, writable, plan, { args, claims, mustStayMissing });
     for (const checkout of plan.submodules ?? [])
       if (checkout !== root && isInside(checkout, root)) protectCheckout(root, checkout, plan, args, claims);

@@ -5,6 +5,7 @@
  * the run.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -70,4 +71,27 @@ test('a .git that is a link to a folder outside the writable ones is not made wr
   releaseMountPoints(claims);
   assert.ok(!binds(args).some((b) => b.startsWith(elsewhere)), args.join(' '));
   assert.deepEqual(mustStayMissing, []);
+});
+
+test("a writable folder inside another one's protected folder stays writable (a CLI's own agentpipe home)", () => {
+  // `--harness` with AGENTPIPE_HOME inside the CLI's home: `<home>/.agentpipe` is protected read-only in `<home>`, and
+  // `<home>/.agentpipe/harness` is writable; it was covered by the first, and bubblewrap failed making its points.
+  const root = realpathSync(tempDir());
+  const home = path.join(root, 'home');
+  const own = path.join(home, '.agentpipe', 'harness');
+  mkdirSync(own, { recursive: true });
+  mkdirSync(path.join(root, 'empty'));
+  writeFileSync(path.join(root, 'empty-file'), '');
+  const { args, claims } = mountArgs(plan([home, own], path.join(root, 'empty')));
+  try {
+    const script = `echo x > ${own}/made && echo OWN_WRITTEN; echo x > ${home}/.agentpipe/planted || echo PROTECTED`;
+    const out = execFileSync('bwrap', ['--unshare-user', '--cap-drop', 'ALL', ...args, '--', 'sh', '-c', script], {
+      input: '',
+      encoding: 'utf8',
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    assert.equal(out, 'OWN_WRITTEN\nPROTECTED\n');
+  } finally {
+    releaseMountPoints(claims);
+  }
 });
