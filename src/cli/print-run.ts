@@ -203,7 +203,12 @@ class PrintRun {
       // sandbox_required_unavailable). Said on stderr too; exit 1.
       this.#log(`agentpipe: error: ${error.message}`);
       const resume = this.#options.resume;
-      this.#out.seal(setupErrorResult(error.message, resume && UUID_PATTERN.test(resume) ? resume : undefined));
+      // As Claude Code 2.1.332 numbers a start-up failure's result: the process's first, with no terminal_reason.
+      const { terminal_reason: _none, ...result } = setupErrorResult(
+        error.message,
+        resume && UUID_PATTERN.test(resume) ? resume : undefined,
+      );
+      this.#out.seal({ ...result, result_index: 0 });
       await this.#out.done;
       return 1;
     }

@@ -235,6 +235,14 @@ export class Session {
       this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
     this.hooks.announce = options.includeHookEvents === true;
+    // Every hook is an event of the prompt's span, whether or not its response is in the stream.
+    this.hooks.observe = (response) =>
+      this.ctx.span?.event('hook', {
+        'agentpipe.hook.event': response.hook_event,
+        'agentpipe.hook.name': response.hook_name,
+        'agentpipe.hook.outcome': response.outcome,
+        ...(response.exit_code !== undefined ? { 'agentpipe.hook.exit_code': response.exit_code } : {}),
+      });
     // Task with the general-purpose agent is always there, as in Claude Code (unless denied or left out of `tools`).
     const hideTask = this.#hideTool('Task');
     this.defineAgents(options.agents ?? {}, hideTask);
@@ -288,7 +296,7 @@ export class Session {
 
   /**
    * Counts a message in the stats, and projects onto the telemetry what the stream alone tells: the lines an edit
-   * changed, and hooks and compactions as events of the prompt's span.
+   * changed, and compactions as events of the prompt's span (hooks: `hooks.observe`).
    */
   #observeForTelemetry(telemetry: Telemetry, message: AgentMessage): void {
     const { linesAdded, linesRemoved } = this.stats;
@@ -296,14 +304,7 @@ export class Session {
     if (this.stats.linesAdded !== linesAdded || this.stats.linesRemoved !== linesRemoved)
       telemetry.linesChanged(this.stats.linesAdded - linesAdded, this.stats.linesRemoved - linesRemoved);
     if (message.type !== 'system') return;
-    if (message.subtype === 'hook_response')
-      this.ctx.span?.event('hook', {
-        'agentpipe.hook.event': message.hook_event,
-        'agentpipe.hook.name': message.hook_name,
-        'agentpipe.hook.outcome': message.outcome,
-        ...(message.exit_code !== undefined ? { 'agentpipe.hook.exit_code': message.exit_code } : {}),
-      });
-    else if (message.subtype === 'compact_boundary')
+    if (message.subtype === 'compact_boundary')
       this.ctx.span?.event('compaction', {
         'agentpipe.compaction.trigger': message.compact_metadata.trigger,
         'agentpipe.compaction.pre_tokens': message.compact_metadata.pre_tokens,
@@ -487,7 +488,7 @@ export class Session {
     const result = await this.#finish(outcome, usage, denials, started, run.subagents);
     span?.end({
       subtype: result.subtype,
-      costUsd: result.total_cost_usd,
+      costUsd: usage.totalCostUsd,
       errors: outcome.errors,
       ...('result' in result ? { output: result.result } : {}),
     });
@@ -773,6 +774,7 @@ export class Session {
   ): ResultMessage {
     const subtype = outcome.subtype;
     const apiError = outcome.apiError;
+    const totals = this.stats.totals(usage);
     const base = {
       type: 'result' as const,
       subtype,
@@ -782,14 +784,15 @@ export class Session {
       num_turns: outcome.numTurns,
       stop_reason: outcome.stopReason,
       session_id: this.id,
-      total_cost_usd: usage.totalCostUsd,
+      total_cost_usd: totals.totalCostUsd,
       usage: usage.usage,
       permission_denials: denials,
       terminal_reason: apiError?.terminalReason ?? outcome.terminalReason,
       // No fast mode here: 'off', as Claude Code reports it while its fast mode is off.
       fast_mode_state: 'off' as const,
       ...resultFields({
-        modelUsage: usage.modelUsage,
+        modelUsage: totals.modelUsage,
+        sinceLastResult: usage.modelUsage,
         provider: this.ctx.provider.provider,
         maxTokens: this.ctx.maxTokens,
         resultIndex: this.#results++,
@@ -807,6 +810,11 @@ export class Session {
         ...(apiError.type ? { api_error_type: apiError.type } : {}),
         result: apiError.text,
       };
+    if (subtype === 'success' && outcome.terminalReason === 'hook_stopped') {
+      // A prompt a UserPromptSubmit hook blocked: Claude Code 2.1.332's result has no terminal_reason, no API status.
+      const { terminal_reason: _none, ...rest } = base;
+      return { ...rest, subtype, is_error: false, result: outcome.text };
+    }
     if (subtype === 'success') {
       const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
       return {
