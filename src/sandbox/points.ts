@@ -7,21 +7,33 @@
  * mount point in another process's mount namespace succeeds and detaches that mount there
  * (Linux 3.18 and later), so the other run's command could then create the folder it protects;
  * and a run that found the point and is about to bind it fails ("bwrap: Can't get type of source").
- * Each run that mounts a point leaves a marker file `<registry>/<hash of the point>/<pid>-<n>`;
+ * Each run that mounts a point leaves a marker file `<registry>/<hash of the point>/<pid>-<start time>-<n>`;
  * the run that releases the last marker of a live process removes the point. Claiming and
  * releasing happen under a per-point lock (an exclusive mkdir), so no run can claim a point
  * between another's last look and its removal. Markers of processes that died (SIGKILL) are
  * dropped on the next look, and the point they left is then claimed as a point, not taken for a
- * folder of the user's.
+ * folder of the user's; a process reaps every such folder when it first uses the registry
+ * (`reapDead`). A pid used again by another process is not taken for the one that died: the
+ * marker holds the process's start time.
  *
  * The registry is private to the user (mode 0700, checked) and hidden from every sandbox (see
  * `pointRegistry`).
  */
 import { errorCode } from '../process/errors.ts';
-import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processAlive } from '../process/alive.ts';
+import { processAlive, startTimeOf } from '../process/alive.ts';
 import { makePrivateFolderSync, PRIVATE_FILE } from '../process/private-files.ts';
 
 /** A run's hold on a mount point; give it back with `releasePoint` once the run ended. */
@@ -44,6 +56,12 @@ const STALE_LOCK_MS = 10_000;
 const LOCK_WAIT_MS = 30_000;
 
 let sequence = 0;
+let started: string | undefined;
+
+/** This process's start time as its markers record it ('0' where /proc does not say). */
+function ownStart(): string {
+  return (started ??= startTimeOf(process.pid) ?? '0');
+}
 
 /**
  * Looks at `point` under its lock; `mount(state)` says whether this run mounts it as a point. If it
@@ -85,7 +103,7 @@ function claimLocked(point: string, mount: (state: PointState) => boolean): Poin
       return undefined;
     }
     makePrivateFolderSync(dir);
-    const marker = path.join(dir, `${process.pid}-${++sequence}`);
+    const marker = path.join(dir, `${process.pid}-${ownStart()}-${++sequence}`);
     writeFileSync(marker, point, { mode: PRIVATE_FILE });
     return { point, marker };
   });
@@ -154,12 +172,43 @@ export function pointRegistry(): string {
   if (home !== undefined) {
     const dir = path.join(home, '.cache', 'agentpipe', `points-${os.hostname()}`);
     try {
-      return (registryDir = privateRegistry(dir, uid));
+      registryDir = privateRegistry(dir, uid);
     } catch {
       // no usable home folder: the temp folder's, below
     }
   }
-  return (registryDir = privateRegistry(path.join(os.tmpdir(), `agentpipe-points-${uid}`), uid));
+  registryDir ??= privateRegistry(path.join(os.tmpdir(), `agentpipe-points-${uid}`), uid);
+  reapDead(registryDir);
+  return registryDir;
+}
+
+/**
+ * Drops the claims of processes that are gone (killed with SIGKILL, they gave nothing back), once per process when it
+ * first uses the registry: each marker folder that no live process holds goes, with the point it names (when it is
+ * still an empty folder or file). A folder is otherwise only looked at when a run claims the same point again, which
+ * a run in a fresh temp folder never does.
+ */
+function reapDead(registry: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(registry);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.endsWith('.lock')) continue;
+    const dir = path.join(registry, name);
+    try {
+      locked(dir, () => {
+        const { live, point } = markers(dir);
+        if (live > 0) return;
+        if (point !== undefined) removePoint(point);
+        rmSync(dir, { recursive: true, force: true });
+      });
+    } catch {
+      // held by a run that is stuck, or not ours to remove: the next start looks again
+    }
+  }
 }
 
 /** The home folder the password database names for this user (not $HOME); undefined when there is none. */
@@ -183,10 +232,14 @@ function privateRegistry(dir: string, uid: number): string {
   return dir;
 }
 
-/** Counts the markers of live processes and drops those of processes that are gone. */
-function markers(dir: string): { live: number; stale: number } {
+/**
+ * Counts the markers of live processes and drops those of processes that are gone: no process with the marker's pid,
+ * or one started at another time (the pid was used again). Says which point the markers name.
+ */
+function markers(dir: string): { live: number; stale: number; point?: string } {
   let live = 0;
   let stale = 0;
+  let point: string | undefined;
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -194,14 +247,34 @@ function markers(dir: string): { live: number; stale: number } {
     return { live, stale };
   }
   for (const name of names) {
-    const pid = Number(name.split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) live++;
+    const file = path.join(dir, name);
+    if (markerLive(name)) live++;
     else {
       stale++;
-      rmSync(path.join(dir, name), { force: true });
+      point ??= readPoint(file);
+      rmSync(file, { force: true });
     }
   }
-  return { live, stale };
+  return { live, stale, point };
+}
+
+/** Whether the process that left marker `<pid>-<start time>-<n>` (or an older `<pid>-<n>`) still runs. */
+function markerLive(name: string): boolean {
+  const parts = name.split('-');
+  const pid = Number(parts[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return false;
+  const recorded = parts.length === 3 ? parts[1] : '0';
+  return recorded === '0' || startTimeOf(pid) === recorded;
+}
+
+/** The point a marker file names (an absolute path), if it can be read. */
+function readPoint(file: string): string | undefined {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return path.isAbsolute(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs `work` holding the lock of a marker folder (an exclusive mkdir beside it). */

@@ -8,11 +8,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { startTimeOf } from '../../src/process/alive.ts';
 
 const registry = path.join(os.userInfo().homedir, '.cache', 'agentpipe', `points-${os.hostname()}`);
 
@@ -55,4 +57,31 @@ test("a registry name planted in the temp folder (another user's, shared /tmp) i
   assert.ok(existsSync(path.join(work, 'made.txt')));
   assert.deepEqual(readdirSync(planted), [], 'nothing written to the planted folder');
   assert.deepEqual(readdirSync(work), ['made.txt'], 'the run gave its points back');
+});
+
+test('claims of processes killed with SIGKILL are reaped at the next start: a dead pid, a pid used again', async () => {
+  const gone = spawnSync('true').pid!;
+  const root = tempDir();
+  const plant = (name: string, marker: string) => {
+    const point = path.join(root, name);
+    mkdirSync(point);
+    const dir = path.join(registry, `test-reap-${process.pid}-${name}`);
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(path.join(dir, marker), point, { mode: 0o600 });
+    return { point, dir };
+  };
+  const dead = plant('dead', `${gone}-${startTimeOf(process.pid)}-1`);
+  // This test's own pid, started at another time: the pid of a process that died, used again.
+  const reused = plant('reused', `${process.pid}-1-1`);
+  const live = plant('live', `${process.pid}-${startTimeOf(process.pid)}-1`);
+  try {
+    await once('echo ok', { sandbox: { enabled: true } });
+    for (const { point, dir } of [dead, reused]) {
+      assert.equal(existsSync(dir), false, `${dir}: reaped`);
+      assert.equal(existsSync(point), false, `${point}: the point it left removed`);
+    }
+    assert.ok(existsSync(live.dir) && existsSync(live.point), 'a live claim is kept');
+  } finally {
+    for (const { dir } of [dead, reused, live]) rmSync(dir, { recursive: true, force: true });
+  }
 });
