@@ -16,7 +16,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
-import { readDeniedPaths } from './deny-read.ts';
+import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import { pointRegistry, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
@@ -146,9 +146,11 @@ export async function sandboxWritable(config: SandboxConfig): Promise<SandboxWri
 }
 
 /** What the Read deny rules hide from what the model runs (Bash, Grep, a wrapped CLI), not from hooks or servers. */
-function readDeniedFor(config: SandboxConfig, profile: SandboxProfile, home: string): string[] {
+async function readDeniedFor(config: SandboxConfig, profile: SandboxProfile, home: string): Promise<string[]> {
   if (!config.readDenied || !['read-only', 'workspace', 'harness'].includes(profile)) return [];
-  return readDeniedPaths(config.readDenied(), config.cwd, home);
+  const paths = readDeniedPaths(config.readDenied(), config.cwd, home);
+  // A tracked one has a copy in the repository's objects (`git show HEAD:.env`): those are hidden too.
+  return paths.length ? [...paths, ...(await trackedObjectStores(paths, config.env ?? process.env))] : [];
 }
 
 /** The command to start for `request` under `config`'s sandbox. */
@@ -187,7 +189,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
       agentpipeHome(env),
       pointRegistry(),
       ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
-      ...readDeniedFor(config, request.profile, home),
+      ...(await readDeniedFor(config, request.profile, home)),
     ],
     allowRead: [
       ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
