@@ -57,8 +57,9 @@ import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import { keepsInTranscript, type Transcript } from './transcript.ts';
 import type { CutTurn } from './transcript-rebuild.ts';
+import { harnessContinuation } from './continuation.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
-import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
+import { compactCommandOf, compactedOutcome, runCompactCommand } from '../agent/compact.ts';
 import {
   runWithSchema,
   schemaInstruction,
@@ -396,15 +397,28 @@ export class Session {
   }
 
   /**
-   * Goes on with the turn the transcript ended in the middle of (`cutTurn`, a cluster takeover): the tool calls of its
-   * last answer that have no result run, then the model carries on from the history, and the prompt ends in its one
-   * `result` (no `system/init` or prompt echo: the client had them from the run that was cut).
+   * Goes on with the turn the transcript ended in the middle of (`cutTurn`, a cluster takeover), and the prompt ends in
+   * its one `result` (no prompt echo: the client had it from the run that was cut). On agentpipe's own loop the tool
+   * calls of its last answer that have no result run, then the model carries on from the history (no `system/init`
+   * either); a `/compact` compacts (or gives the result of the compaction it had recorded); a wrapped CLI resumes its
+   * own session and is asked to go on (harnessContinuation), `input` (the cut prompt) repeated in case it had not
+   * recorded it.
    */
   continueCutTurn(signal?: AbortSignal, input?: InputUserMessage): Promise<ResultMessage> {
     const cut = this.cutTurn;
     this.cutTurn = undefined;
     if (!cut) throw new Error('no cut turn to continue');
-    return this.#runTurn((run) => this.#continueOwnLoop(cut, run), signal, input);
+    const harness = this.harness;
+    return this.#runTurn(
+      (run) =>
+        harness
+          ? this.#runHarness(harness, input ?? { type: 'user', message: { role: 'user', content: '' } }, run, {
+              continuation: harnessContinuation(input),
+            })
+          : this.#continueOwnLoop(cut, run),
+      signal,
+      input,
+    );
   }
 
   /**
@@ -529,6 +543,13 @@ export class Session {
     await this.loadAgentFiles();
     if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
     await this.#syncMcpTools(run.signal);
+    if (cut.compact) {
+      const { done, instructions } = cut.compact;
+      if (done) return compactedOutcome(done.preTokens, done.postTokens, 0);
+      const outcome = await runCompactCommand(this.ctx, this.history, run, instructions);
+      this.compactor.reset();
+      return outcome;
+    }
     // The answer was complete, only its result is missing.
     if (cut.answer !== undefined)
       return {
@@ -565,13 +586,19 @@ export class Session {
    * One prompt on the wrapped agent: it emits the messages, agentpipe records them; its permission
    * prompts go to the session's (`canUseTool`, `can_use_tool`), and are denied with none.
    */
-  async #runHarness(harness: Harness, input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
-    const content = normalizeContent(input.message.content);
+  async #runHarness(
+    harness: Harness,
+    input: InputUserMessage,
+    run: RunState,
+    { continuation }: { continuation?: string } = {},
+  ): Promise<StructuredOutcome> {
+    const content = continuation ?? normalizeContent(input.message.content);
     const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
-    await this.transcript?.recordPrompt(uuid, content, { trace: this.#traceOf(input) });
+    // A cut turn going on (continuation) has its prompt line and echo from the run that was cut.
+    if (continuation === undefined) await this.transcript?.recordPrompt(uuid, content, { trace: this.#traceOf(input) });
     const { runHarness } = await import('../harness/index.ts');
     // The wrapped agent sends the prompt's system/init: its echo follows it, as on agentpipe's own loop.
-    let echoed = false;
+    let echoed = continuation !== undefined;
     const emit = async (message: AgentMessage) => {
       await this.ctx.emit(message);
       if (echoed || message.type !== 'system' || message.subtype !== 'init') return;

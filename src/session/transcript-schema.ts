@@ -62,6 +62,11 @@ const SystemLine = z.looseObject({
   type: z.literal('system'),
   subtype: z.string(),
   cwd: z.string().optional(),
+  /** A compaction's token counts (`compact_boundary`): the result of a `/compact` cut off after it (a takeover). */
+  compact_metadata: z
+    .looseObject({ pre_tokens: z.number(), post_tokens: z.number().optional() })
+    .optional()
+    .catch(undefined),
   ...Envelope,
 });
 /** The other wire messages (a new message type must be added here: tsc checks the list is complete). */
