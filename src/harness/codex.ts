@@ -5,7 +5,17 @@
  * runs joins it through codex's turn/steer (app-server only). A codex whose app-server does not answer
  * `initialize` gets the exec harness, with one warning. AGENTPIPE_CODEX_PROTOCOL=exec or
  * =app-server (in the environment codex gets) chooses outright.
+ *
+ * codex's own sandbox covers each missing `.git`, `.codex`, `.agents` and `.aws` of every folder it
+ * may write with an empty mount, which bubblewrap creates on the host for as long as the command
+ * runs: in the shared /tmp, where any other program (Gemini CLI looking for a repository from its
+ * folder upward, an editor) sees them come and go. So codex never gets /tmp to write
+ * (`exclude_slash_tmp`), and its TMPDIR is a folder private to this harness, removed at close: the
+ * empty mounts are made there, where no one else looks.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { PermissionMode, UserContentBlock } from '../messages/types.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 import { AppServerUnavailable, CodexAppServerHarness } from './codex/app-server.ts';
@@ -19,8 +29,12 @@ export class CodexHarness implements Harness {
   readonly sessionId: string;
   #impl: Harness;
   readonly #protocol: string;
+  /** codex's TMPDIR (see the module comment). */
+  readonly #tmp: string;
 
   constructor(config: HarnessConfig, sessionId: string) {
+    this.#tmp = mkdtempSync(path.join(config.env.TMPDIR || os.tmpdir(), 'agentpipe-codex-'));
+    config.env = { ...config.env, TMPDIR: this.#tmp };
     this.config = config;
     this.sessionId = sessionId;
     this.#protocol = config.env.AGENTPIPE_CODEX_PROTOCOL ?? 'auto';
@@ -57,8 +71,12 @@ export class CodexHarness implements Harness {
     return (await this.#impl.steer?.(prompt)) ?? false;
   }
 
-  close(): Promise<void> {
-    return this.#impl.close();
+  async close(): Promise<void> {
+    try {
+      await this.#impl.close();
+    } finally {
+      rmSync(this.#tmp, { recursive: true, force: true });
+    }
   }
 }
 

@@ -9,9 +9,14 @@
  * without glob characters hides what it names, `dir/**` the folder; a rule with a glob elsewhere
  * (`**\/.env`, `./config/*.pem`) hides the files that match it when the command starts (its walk
  * skips node_modules and git's object store).
+ *
+ * A denied file that a repository tracks has a copy in that repository's object store (`git show
+ * HEAD:.env`): the store is hidden too (`trackedObjectStores`), and git commands that read history
+ * then fail in the sandbox.
  */
-import { globSync } from 'node:fs';
+import { globSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { runProcessGroup } from '../process/run.ts';
 import { expandHome } from './mounts.ts';
 
 /** Folders a glob rule's walk does not enter (their size, not their secrets: a rule naming them hides them). */
@@ -39,5 +44,72 @@ function globMatches(pattern: string): string[] {
   } catch {
     // A start folder that cannot be read: nothing in it for a command to read either.
     return [];
+  }
+}
+
+/** Answers of `trackedObjectStores` per repository, kept until its index or the denied paths change. */
+const tracked = new Map<string, { key: string; store: string | undefined }>();
+
+/** The object stores (`.git/objects`, a linked worktree's common one) of the repositories tracking any of `paths`. */
+export async function trackedObjectStores(paths: readonly string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+  const byRoot = new Map<string, string[]>();
+  for (const target of paths) {
+    const root = repositoryOf(path.dirname(target));
+    if (root) byRoot.set(root, [...(byRoot.get(root) ?? []), path.relative(root, target) || '.']);
+  }
+  const stores = await Promise.all([...byRoot].map(([root, names]) => storeIfTracked(root, names, env)));
+  return [...new Set(stores.filter((s): s is string => s !== undefined))];
+}
+
+async function storeIfTracked(root: string, names: string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const gitDir = gitDirOf(root);
+  if (!gitDir) return undefined;
+  const index = statSync(path.join(gitDir, 'index'), { throwIfNoEntry: false });
+  const key = `${names.join('\0')}\0${index?.mtimeMs}:${index?.size}`;
+  const cached = tracked.get(root);
+  if (cached?.key === key) return cached.store;
+  // ls-files runs nothing of the repository's (fsmonitor off); any answer line is a tracked file under a name.
+  const run = await runProcessGroup({
+    command: ['git', '-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', ...names.map((n) => `:(literal)${n}`)],
+    cwd: root,
+    env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
+    cap: 1 << 20,
+    timeoutMs: 10_000,
+    graceMs: 500,
+  });
+  // git cannot say (no git, a broken index): hidden, as a copy may be there.
+  const isTracked = run.error !== undefined || run.code !== 0 || run.stdout.length > 0;
+  const store = isTracked ? objectStoreOf(gitDir) : undefined;
+  tracked.set(root, { key, store });
+  return store;
+}
+
+/** The nearest folder at or above `dir` holding a `.git` (folder or file). */
+function repositoryOf(dir: string): string | undefined {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (statSync(path.join(at, '.git'), { throwIfNoEntry: false })) return at;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/** The git folder of `root`: its `.git` folder, or the one a `.git` file names (a linked worktree, a submodule). */
+function gitDirOf(root: string): string | undefined {
+  const git = path.join(root, '.git');
+  if (statSync(git, { throwIfNoEntry: false })?.isDirectory()) return git;
+  const named = /^gitdir: (.+)$/m.exec(readText(git))?.[1]?.trim();
+  return named ? path.resolve(root, named) : undefined;
+}
+
+/** Where a git folder keeps its objects: its own, or its common folder's (a linked worktree's `commondir`). */
+function objectStoreOf(gitDir: string): string {
+  const common = readText(path.join(gitDir, 'commondir')).trim();
+  return path.join(common ? path.resolve(gitDir, common) : gitDir, 'objects');
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
   }
 }

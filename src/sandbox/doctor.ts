@@ -71,6 +71,9 @@ function probes(w: { outside: string; fresh: string; port: number; allowedPort: 
     { name: 'write into /etc', profile: 'workspace', script: fails('touch /etc/agentpipe-doctor') },
     { name: 'write .git/hooks', profile: 'workspace', script: fails('echo x > .git/hooks/pre-commit') },
     { name: 'rewrite .git/config', profile: 'workspace', script: fails('echo x >> .git/config') },
+    // A writable index lets a command register a repository of its own as a submodule, which git status runs.
+    { name: 'write the git index', profile: 'workspace', script: fails('echo x > .git/index') },
+    { name: 'create .mcp.json', profile: 'workspace', script: fails('echo {} > .mcp.json') },
     {
       name: 'create .agentpipe/settings.json',
       profile: 'workspace',

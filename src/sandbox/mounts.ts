@@ -47,12 +47,14 @@ export const CREDENTIAL_STORES = [
   '.qwen',
 ] as const;
 
-/** Inside a writable folder: configuration a later program outside the sandbox would run, kept read-only. */
+/**
+ * Inside a writable folder: configuration a later program outside the sandbox would run, kept
+ * read-only. A missing one is covered by an empty read-only folder or file (a mount point that
+ * goes after the run: see `claims`), so that it cannot be created either: a `.vscode/tasks.json`
+ * runs on the editor's next open, a `.mcp.json` starts servers when the folder is trusted, an
+ * `.envrc` runs on direnv's next `cd`, a `.pre-commit-config.yaml` on the next commit.
+ */
 export const PROTECTED = [
-  '.git/hooks',
-  '.git/config',
-  // A gitdir's `commondir` names the folder git takes config and hooks from (a linked worktree's).
-  '.git/commondir',
   '.agentpipe',
   '.claude',
   '.husky',
@@ -60,20 +62,36 @@ export const PROTECTED = [
   '.idea',
   '.mcp.json',
   '.envrc',
-  // pre-commit's hooks run on the next `git commit` outside the sandbox.
   '.pre-commit-config.yaml',
 ];
 /**
- * Protected folders made (empty, read-only) when missing, so a command cannot create them: a
- * `.vscode/tasks.json` or `.vscode/settings.json` runs on the editor's next open, a `.git/hooks/pre-commit`
- * on the next commit (git makes `hooks/` at init, but not every tool does).
+ * Inside a repository's git folder that `sandbox.filesystem.allowWrite` names (otherwise the git
+ * folder is read-only whole): what git outside runs or takes its configuration from. `commondir`
+ * names the folder git takes config and hooks from (a linked worktree's); `modules` holds the
+ * submodules' git folders (their config and hooks), `worktrees` the linked worktrees'.
  */
-const CREATE_WHEN_MISSING = new Set(['.agentpipe', '.claude', '.vscode', '.idea', '.husky', '.git/hooks']);
+export const GIT_PROTECTED = ['hooks', 'config', 'commondir', 'config.worktree', 'modules', 'worktrees'];
+/** Protected names covered by an empty read-only folder when missing (git makes `hooks/` at init, not every tool). */
+const MISSING_AS_FOLDER = new Set(['.agentpipe', '.claude', '.vscode', '.idea', '.husky', 'hooks']);
+/** Protected names covered by an empty read-only file when missing (an empty one means nothing to their readers). */
+const MISSING_AS_FILE = new Set(['.mcp.json', '.envrc', '.pre-commit-config.yaml', 'config', 'config.worktree']);
 /**
  * Protected files that cannot get a mount point while missing (git reads an empty `commondir`
  * as an error): the run's own `release` removes one that appeared (see `mustStayMissing`).
  */
-const REMOVE_WHEN_CREATED = new Set(['.git/commondir']);
+const REMOVE_WHEN_CREATED = new Set(['commondir']);
+
+/**
+ * The paths of writable folder `root` that stay read-only: `PROTECTED`, and its git folder whole,
+ * or (when `sandbox.filesystem.allowWrite` names the git folder: `gitWritable`) `GIT_PROTECTED` in it.
+ */
+export function protectedIn(root: string, gitWritable: boolean): string[] {
+  const git = path.join(root, '.git');
+  return [
+    ...PROTECTED.map((name) => path.join(root, name)),
+    ...(gitWritable ? GIT_PROTECTED.map((name) => path.join(git, name)) : [git]),
+  ];
+}
 
 /** What one sandboxed run may see and write. */
 export interface MountPlan {
@@ -89,6 +107,8 @@ export interface MountPlan {
   credentialStores: boolean;
   /** An empty folder of agentpipe's (mounted read-only where a protected folder is missing). */
   emptyDir: string;
+  /** An empty file of agentpipe's (mounted read-only where a protected file is missing). */
+  emptyFile: string;
   /** The home folders whose credential stores are hidden (the user's, and a child's own HOME when it differs). */
   homes: string[];
   /**
@@ -102,6 +122,8 @@ export interface MountPlan {
    * fails inside). Off for wrapped CLIs, which may take any `.git` for a repository.
    */
   maskMissingGit?: boolean;
+  /** Submodule checkouts in the writable folders (submodules.ts): their `.git` kept, their folders in place. */
+  submodules?: string[];
 }
 
 /** What `mountArgs` gives: bubblewrap's arguments, the claims on mount points, files to remove if they appear. */
@@ -142,35 +164,18 @@ export function mountArgs(plan: MountPlan): Mounts {
   for (const dir of writable) args.push('--bind', dir, dir);
   for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
   const scratch = existing(plan.scratch ?? []);
-  for (const root of writable.filter((dir) => isDirectory(dir) && !scratch.includes(dir))) {
-    // The git folder bound onto itself is a mount point: it cannot be renamed or removed, so a
-    // command cannot set a .git of its own (config, hooks) in its place.
-    // Only a git folder that is writable already: one a link leads to elsewhere stays read-only.
-    const found = real(path.join(root, '.git'));
-    const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
-    // No repository here (no .git, or an empty one: a point of ours, or no repository to git): kept from being made.
-    const noRepository = found === undefined || (gitDir !== undefined && isEmptyDirectory(gitDir));
-    const gitWritable = gitDir !== undefined && !noRepository && writable.some((dir) => isInside(gitDir, dir));
-    if (noRepository && plan.maskMissingGit) {
-      const claim = protectFolder(path.join(root, '.git'), plan.emptyDir, args);
-      if (claim) claims.push(claim);
-    } else if (gitWritable) args.push('--bind', gitDir, gitDir);
-    // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
-    // point git at a gitdir (config, hooks) of its own.
-    else if (found !== undefined && gitDir === undefined) args.push('--ro-bind', found, found);
-    for (const name of PROTECTED) {
-      const target = path.join(root, name);
-      // Inside .git only when it is a folder this run may write (bubblewrap would make a missing .git too).
-      if (CREATE_WHEN_MISSING.has(name) && (!name.startsWith('.git/') || gitWritable)) {
-        const claim = protectFolder(target, plan.emptyDir, args);
-        if (claim) claims.push(claim);
-        continue;
-      }
-      // Through a link too: the file or folder it leads to is what a write would change.
-      const resolved = real(target);
-      if (resolved !== undefined) args.push('--ro-bind', resolved, resolved);
-      else if (REMOVE_WHEN_CREATED.has(name) && gitWritable) mustStayMissing.push(target);
-    }
+  const roots = writable.filter((dir) => isDirectory(dir) && !scratch.includes(dir));
+  // A git folder that `allowWrite` names is one root's repository, protected as such, not a folder of its own.
+  const gitDirs = new Set(roots.map((root) => real(path.join(root, '.git'))));
+  // Outer folders first; a writable folder inside another is bound again first, as that one's protected paths
+  // (`.agentpipe` holding a wrapped CLI's own agentpipe home) may cover it read-only by now.
+  const ordered = roots.filter((dir) => !gitDirs.has(dir)).sort((a, b) => a.length - b.length);
+  for (const root of ordered) {
+    if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
+    protectGit(root, writable, plan, { args, claims, mustStayMissing });
+    for (const checkout of plan.submodules ?? [])
+      if (checkout !== root && isInside(checkout, root)) protectCheckout(root, checkout, plan, args, claims);
+    for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   for (const target of existing(plan.denyWrite))
     if (writable.some((dir) => isInside(target, dir))) args.push('--ro-bind', target, target);
@@ -182,6 +187,77 @@ export function mountArgs(plan: MountPlan): Mounts {
   return { args, claims, mustStayMissing };
 }
 
+/**
+ * The git folder of writable folder `root`. A repository's is read-only whole (as Codex keeps it): a
+ * command that could write the index could register a nested repository of its own as a submodule,
+ * whose config (`core.fsmonitor`) the user's next `git status` runs. Bound onto itself, it is a mount
+ * point: it cannot be moved aside and replaced by one of the command's. When `allowWrite` names it,
+ * it is writable but for `GIT_PROTECTED`. No repository (no `.git`, or an empty one: a point of ours, or
+ * no repository to git): an empty read-only `.git` keeps one from being made (`maskMissingGit`).
+ */
+function protectGit(root: string, writable: string[], plan: MountPlan, out: Mounts): void {
+  const found = real(path.join(root, '.git'));
+  const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
+  const noRepository = found === undefined || (gitDir !== undefined && isEmptyDirectory(gitDir));
+  if (noRepository) {
+    if (plan.maskMissingGit) protectPath(path.join(root, '.git'), plan.emptyDir, out.args, out.claims);
+    return;
+  }
+  // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
+  // point git at a gitdir (config, hooks) of its own. A git folder outside the writable ones is read-only already.
+  if (gitDir === undefined) out.args.push('--ro-bind', found, found);
+  else if (!writable.some((dir) => isInside(gitDir, dir))) return;
+  else if (!writable.includes(gitDir)) out.args.push('--ro-bind', gitDir, gitDir);
+  else {
+    out.args.push('--bind', gitDir, gitDir);
+    for (const name of GIT_PROTECTED) {
+      const target = path.join(gitDir, name);
+      if (REMOVE_WHEN_CREATED.has(name) && real(target) === undefined) out.mustStayMissing.push(target);
+      else protectPath(target, emptyFor(name, plan), out.args, out.claims);
+    }
+  }
+}
+
+/**
+ * A submodule's checkout under `root`: its `.git` read-only as it is (a folder or a file naming the
+ * git folder), or an empty read-only one when missing, so no repository of a command's making is
+ * there for git outside to look into; each folder from the root down to it bound onto itself, so
+ * none can be moved aside for a new one in its place. A missing folder on the way is covered by an
+ * empty read-only one; a link on the way is left (git does not look into a submodule behind one).
+ */
+function protectCheckout(root: string, checkout: string, plan: MountPlan, args: string[], claims: PointClaim[]) {
+  let dir = root;
+  for (const part of path.relative(root, checkout).split(path.sep)) {
+    dir = path.join(dir, part);
+    if (isLink(dir)) return;
+    if (!isDirectory(dir)) return protectPath(dir, plan.emptyDir, args, claims);
+    args.push('--bind', dir, dir);
+  }
+  const git = path.join(checkout, '.git');
+  if (isLink(git)) return;
+  if (real(git) !== undefined) args.push('--ro-bind', git, git);
+  else protectPath(git, plan.emptyDir, args, claims);
+}
+
+/** What covers protected `name` while it is missing: an empty folder, an empty file, or nothing. */
+function emptyFor(name: string, plan: MountPlan): string | undefined {
+  return MISSING_AS_FOLDER.has(name) ? plan.emptyDir : MISSING_AS_FILE.has(name) ? plan.emptyFile : undefined;
+}
+
+/**
+ * Keeps one protected path read-only: an existing one as it is (through a link, what it leads to);
+ * a missing one, when `empty` is given, as that empty folder or file on a point this run claims.
+ */
+function protectPath(target: string, empty: string | undefined, args: string[], claims: PointClaim[]): void {
+  if (empty === undefined) {
+    const resolved = real(target);
+    if (resolved !== undefined) args.push('--ro-bind', resolved, resolved);
+    return;
+  }
+  const claim = protectPoint(target, empty, args);
+  if (claim) claims.push(claim);
+}
+
 /** Hides `target`: an empty tmpfs over a folder (made read-only at the end, see `remount`), /dev/null over a file. */
 function hide(target: string, args: string[], remount: string[]): void {
   if (isDirectory(target)) {
@@ -191,12 +267,12 @@ function hide(target: string, args: string[], remount: string[]): void {
 }
 
 /**
- * Mounts a protected folder read-only: the user's folder as it is (through a link, the folder it
- * leads to); a missing one, or a point runs of agentpipe made, as an empty read-only mount point
- * this run claims. bubblewrap makes the point if it is gone by the time it mounts, so a point never
- * needs to exist when it is claimed. A dangling link is left alone (a mount would follow it).
+ * Mounts a protected folder or file read-only: the user's as it is (through a link, what it leads
+ * to); a missing one, or a point runs of agentpipe made, as `empty` (an empty folder or file) on a
+ * mount point this run claims. bubblewrap makes the point if it is gone by the time it mounts, so a
+ * point never needs to exist when it is claimed. A dangling link is left alone (a mount would follow it).
  */
-function protectFolder(target: string, emptyDir: string, args: string[]): PointClaim | undefined {
+function protectPoint(target: string, empty: string, args: string[]): PointClaim | undefined {
   return claimPoint(target, ({ wasPoint }) => {
     const resolved = real(target);
     if (resolved !== undefined && !wasPoint) {
@@ -204,7 +280,7 @@ function protectFolder(target: string, emptyDir: string, args: string[]): PointC
       return false;
     }
     if (resolved === undefined && isLink(target)) return false;
-    args.push('--ro-bind', emptyDir, target);
+    args.push('--ro-bind', empty, target);
     return true;
   });
 }

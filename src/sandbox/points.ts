@@ -7,21 +7,33 @@
  * mount point in another process's mount namespace succeeds and detaches that mount there
  * (Linux 3.18 and later), so the other run's command could then create the folder it protects;
  * and a run that found the point and is about to bind it fails ("bwrap: Can't get type of source").
- * Each run that mounts a point leaves a marker file `<registry>/<hash of the point>/<pid>-<n>`;
+ * Each run that mounts a point leaves a marker file `<registry>/<hash of the point>/<pid>-<start time>-<n>`;
  * the run that releases the last marker of a live process removes the point. Claiming and
  * releasing happen under a per-point lock (an exclusive mkdir), so no run can claim a point
  * between another's last look and its removal. Markers of processes that died (SIGKILL) are
  * dropped on the next look, and the point they left is then claimed as a point, not taken for a
- * folder of the user's.
+ * folder of the user's; a process reaps every such folder when it first uses the registry
+ * (`reapDead`). A pid used again by another process is not taken for the one that died: the
+ * marker holds the process's start time.
  *
- * The registry lives in the temp folder, private to the user (mode 0700, checked): sandboxed
- * commands cannot write there (their temp folder is a private one under agentpipe's runtime).
+ * The registry is private to the user (mode 0700, checked) and hidden from every sandbox (see
+ * `pointRegistry`).
  */
 import { errorCode } from '../process/errors.ts';
-import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processAlive } from '../process/alive.ts';
+import { processAlive, startTimeOf } from '../process/alive.ts';
 import { makePrivateFolderSync, PRIVATE_FILE } from '../process/private-files.ts';
 
 /** A run's hold on a mount point; give it back with `releasePoint` once the run ended. */
@@ -44,6 +56,12 @@ const STALE_LOCK_MS = 10_000;
 const LOCK_WAIT_MS = 30_000;
 
 let sequence = 0;
+let started: string | undefined;
+
+/** This process's start time as its markers record it ('0' where /proc does not say). */
+function ownStart(): string {
+  return (started ??= startTimeOf(process.pid) ?? '0');
+}
 
 /**
  * Looks at `point` under its lock; `mount(state)` says whether this run mounts it as a point. If it
@@ -85,7 +103,7 @@ function claimLocked(point: string, mount: (state: PointState) => boolean): Poin
       return undefined;
     }
     makePrivateFolderSync(dir);
-    const marker = path.join(dir, `${process.pid}-${++sequence}`);
+    const marker = path.join(dir, `${process.pid}-${ownStart()}-${++sequence}`);
     writeFileSync(marker, point, { mode: PRIVATE_FILE });
     return { point, marker };
   });
@@ -104,13 +122,20 @@ function releaseLocked(claim: PointClaim): void {
   locked(dir, () => {
     rmSync(claim.marker, { force: true });
     if (markers(dir).live > 0) return;
-    try {
-      rmdirSync(claim.point);
-    } catch {
-      // already gone, or not empty (something outside the sandbox wrote there): left as it is
-    }
+    removePoint(claim.point);
     rmSync(dir, { recursive: true, force: true });
   });
+}
+
+/** Removes a point no run uses: an empty folder, or an empty file (one written outside the sandbox is left). */
+function removePoint(point: string): void {
+  try {
+    const info = lstatSync(point);
+    if (info.isDirectory()) rmdirSync(point);
+    else if (info.isFile() && info.size === 0) unlinkSync(point);
+  } catch {
+    // already gone, or not empty (something outside the sandbox wrote there): left as it is
+  }
 }
 
 /** The marker folder of one point (made under its lock by the run that claims it, removed with the point). */
@@ -132,27 +157,89 @@ function fnv1a(text: string, seed: number): string {
 /**
  * The user's registry folder, made once per process and checked to be the user's own and private.
  * Every sandbox hides it (a writable temp folder, `allowWrite: ["/tmp"]`, would let a command drop
- * another run's markers, plant its own or hold a lock).
+ * another run's markers, plant its own or hold a lock). It is found from the user's account, never
+ * from the environment, so every process of the user on this machine shares it whatever its
+ * TMPDIR, HOME or AGENTPIPE_HOME: `<home from the password database>/.cache/agentpipe/points-<host>`
+ * (the host's name in it, as a home folder may be shared between machines, whose pids differ). Only
+ * where that folder cannot be made (no home, a read-only one) is it `agentpipe-points-<uid>` in the
+ * temp folder, where another user could have made the name first: that fails closed.
  */
 let registryDir: string | undefined;
 export function pointRegistry(): string {
   if (registryDir !== undefined) return registryDir;
   const uid = process.getuid?.() ?? 0;
-  const dir = path.join(os.tmpdir(), `agentpipe-points-${uid}`);
+  const home = accountHome();
+  if (home !== undefined) {
+    const dir = path.join(home, '.cache', 'agentpipe', `points-${os.hostname()}`);
+    try {
+      registryDir = privateRegistry(dir, uid);
+    } catch {
+      // no usable home folder: the temp folder's, below
+    }
+  }
+  registryDir ??= privateRegistry(path.join(os.tmpdir(), `agentpipe-points-${uid}`), uid);
+  reapDead(registryDir);
+  return registryDir;
+}
+
+/**
+ * Drops the claims of processes that are gone (killed with SIGKILL, they gave nothing back), once per process when it
+ * first uses the registry: each marker folder that no live process holds goes, with the point it names (when it is
+ * still an empty folder or file). A folder is otherwise only looked at when a run claims the same point again, which
+ * a run in a fresh temp folder never does.
+ */
+function reapDead(registry: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(registry);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.endsWith('.lock')) continue;
+    const dir = path.join(registry, name);
+    try {
+      locked(dir, () => {
+        const { live, point } = markers(dir);
+        if (live > 0) return;
+        if (point !== undefined) removePoint(point);
+        rmSync(dir, { recursive: true, force: true });
+      });
+    } catch {
+      // held by a run that is stuck, or not ours to remove: the next start looks again
+    }
+  }
+}
+
+/** The home folder the password database names for this user (not $HOME); undefined when there is none. */
+function accountHome(): string | undefined {
+  try {
+    const home = os.userInfo().homedir;
+    return home && home !== '/' && path.isAbsolute(home) ? home : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes `dir` (0700) and checks that it is a folder of the user's own that nobody else may enter. */
+function privateRegistry(dir: string, uid: number): string {
   makePrivateFolderSync(dir);
   const info = lstatSync(dir);
   if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o077) !== 0)
     throw new Error(
       `sandbox: ${dir} must be a folder of the user's own with mode 0700 (remove it to have it made again)`,
     );
-  registryDir = dir;
   return dir;
 }
 
-/** Counts the markers of live processes and drops those of processes that are gone. */
-function markers(dir: string): { live: number; stale: number } {
+/**
+ * Counts the markers of live processes and drops those of processes that are gone: no process with the marker's pid,
+ * or one started at another time (the pid was used again). Says which point the markers name.
+ */
+function markers(dir: string): { live: number; stale: number; point?: string } {
   let live = 0;
   let stale = 0;
+  let point: string | undefined;
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -160,14 +247,34 @@ function markers(dir: string): { live: number; stale: number } {
     return { live, stale };
   }
   for (const name of names) {
-    const pid = Number(name.split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) live++;
+    const file = path.join(dir, name);
+    if (markerLive(name)) live++;
     else {
       stale++;
-      rmSync(path.join(dir, name), { force: true });
+      point ??= readPoint(file);
+      rmSync(file, { force: true });
     }
   }
-  return { live, stale };
+  return { live, stale, point };
+}
+
+/** Whether the process that left marker `<pid>-<start time>-<n>` (or an older `<pid>-<n>`) still runs. */
+function markerLive(name: string): boolean {
+  const parts = name.split('-');
+  const pid = Number(parts[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return false;
+  const recorded = parts.length === 3 ? parts[1] : '0';
+  return recorded === '0' || startTimeOf(pid) === recorded;
+}
+
+/** The point a marker file names (an absolute path), if it can be read. */
+function readPoint(file: string): string | undefined {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return path.isAbsolute(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs `work` holding the lock of a marker folder (an exclusive mkdir beside it). */

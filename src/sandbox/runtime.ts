@@ -1,6 +1,6 @@
 /**
  * What the sandbox needs once per agentpipe process: a private folder (mode 0700, removed at
- * exit) holding the seccomp filter, an empty folder for missing protected folders and the
+ * exit) holding the seccomp filter, an empty folder and file for missing protected ones and the
  * session's temp folder; bubblewrap's path; and whether bubblewrap can start here at all, found
  * by starting it once with the arguments every run uses (user namespaces may be refused, as in
  * unprivileged containers or under AppArmor's userns restriction).
@@ -21,6 +21,8 @@ export interface SandboxRuntime {
   /** The same with unix sockets allowed (`network.allowAllUnixSockets`). */
   filterUnix?: string;
   emptyDir: string;
+  /** An empty read-only file (mounted where a protected file is missing). */
+  emptyFile: string;
   /** The session's temp folder: TMPDIR inside, writable by workspace commands. */
   tmpDir: string;
 }
@@ -36,6 +38,8 @@ export function sandboxRuntime(): SandboxRuntime {
   const tmpDir = path.join(dir, 'tmp');
   mkdirSync(emptyDir, { mode: 0o500 });
   mkdirSync(tmpDir, { mode: 0o700 });
+  const emptyFile = path.join(dir, 'empty-file');
+  writeFileSync(emptyFile, '', { mode: 0o400 });
   let filter: string | undefined;
   let filterUnix: string | undefined;
   if (seccompSupported()) {
@@ -44,7 +48,7 @@ export function sandboxRuntime(): SandboxRuntime {
     writeFileSync(filter, seccompBytes(), { mode: 0o400 });
     writeFileSync(filterUnix, seccompBytes(process.arch, { allowUnixSockets: true }), { mode: 0o400 });
   }
-  runtime = { dir, filter, filterUnix, emptyDir, tmpDir };
+  runtime = { dir, filter, filterUnix, emptyDir, emptyFile, tmpDir };
   return runtime;
 }
 

@@ -16,9 +16,10 @@ import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
-import { readDeniedPaths } from './deny-read.ts';
+import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import { pointRegistry, type PointClaim } from './points.ts';
+import { submoduleCheckouts } from './submodules.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
@@ -145,9 +146,11 @@ export async function sandboxWritable(config: SandboxConfig): Promise<SandboxWri
 }
 
 /** What the Read deny rules hide from what the model runs (Bash, Grep, a wrapped CLI), not from hooks or servers. */
-function readDeniedFor(config: SandboxConfig, profile: SandboxProfile, home: string): string[] {
+async function readDeniedFor(config: SandboxConfig, profile: SandboxProfile, home: string): Promise<string[]> {
   if (!config.readDenied || !['read-only', 'workspace', 'harness'].includes(profile)) return [];
-  return readDeniedPaths(config.readDenied(), config.cwd, home);
+  const paths = readDeniedPaths(config.readDenied(), config.cwd, home);
+  // A tracked one has a copy in the repository's objects (`git show HEAD:.env`): those are hidden too.
+  return paths.length ? [...paths, ...(await trackedObjectStores(paths, config.env ?? process.env))] : [];
 }
 
 /** The command to start for `request` under `config`'s sandbox. */
@@ -167,26 +170,26 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const workDirs = [config.cwd, ...config.directories, request.cwd];
   // A wrapped CLI keeps the temp folder its environment names (its own files may be there).
   const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
+  const writable = writes
+    ? [
+        ...workDirs,
+        ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home)),
+        ...(request.writable ?? []),
+        ...(ownHome ? [ownHome] : []),
+      ]
+    : [];
   const {
     args: mounts,
     claims,
     mustStayMissing,
   } = mountArgs({
-    writable: writes
-      ? [
-          ...workDirs,
-          tmp,
-          ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home)),
-          ...(request.writable ?? []),
-          ...(ownHome ? [ownHome] : []),
-        ]
-      : [],
+    writable: [...writable, ...(writes ? [tmp] : [])],
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
     hidden: [
       agentpipeHome(env),
       pointRegistry(),
       ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
-      ...readDeniedFor(config, request.profile, home),
+      ...(await readDeniedFor(config, request.profile, home)),
     ],
     allowRead: [
       ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
@@ -195,8 +198,10 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     ],
     credentialStores: request.profile !== 'helper',
     emptyDir: runtime.emptyDir,
+    emptyFile: runtime.emptyFile,
     scratch: tmp === runtime.tmpDir ? [tmp] : [],
     maskMissingGit: request.profile !== 'harness',
+    submodules: await submoduleCheckouts(unique(writable), env),
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
   const grant = networkGrant(policy, request);

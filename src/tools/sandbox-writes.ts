@@ -29,7 +29,7 @@ export async function sandboxWriteDenial(
 
 /** Why the sandbox refuses a file tool's write to `target`; undefined when a sandboxed command could write it. */
 export async function sandboxWriteRefusal(config: SandboxConfig, target: string): Promise<string | undefined> {
-  const [{ sandboxWritable }, { PROTECTED }] = await Promise.all([
+  const [{ sandboxWritable }, { protectedIn }] = await Promise.all([
     import('../sandbox/sandbox.ts'),
     import('../sandbox/mounts.ts'),
   ]);
@@ -46,7 +46,8 @@ export async function sandboxWriteRefusal(config: SandboxConfig, target: string)
     return `${shown} is outside the folders sandboxed commands may write (${writable.roots.join(', ')})`;
   const denied = under(writable.denyWrite);
   if (denied) return `${shown} is in ${denied}, which sandbox.filesystem.denyWrite keeps read-only`;
-  const kept = under(roots.flatMap((root) => PROTECTED.map((name) => path.join(root, name))));
+  const rootPaths = writable.roots.map(realPath);
+  const kept = under(roots.flatMap((root) => protectedIn(root, rootPaths.includes(realPath(path.join(root, '.git'))))));
   if (kept) return `${shown} is in ${kept}, which the sandbox keeps read-only (it can make programs run outside it)`;
   return undefined;
 }

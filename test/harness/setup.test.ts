@@ -5,8 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseLines, runCli } from '../helpers/cli.ts';
 import { scratchDir, scratchDirOutsideTemp } from '../helpers/temp.ts';
@@ -15,9 +14,9 @@ import { startFakeGemini } from './fakes/gemini-api.ts';
 
 test('--harness gemini --base-url with GEMINI_API_KEY alone answers: no settings file to write first', async () => {
   const fake = await startFakeGemini([{ kind: 'text', chunks: ['Hello ', 'from Gemini.'] }]);
-  // Gemini reads the auth default only from a folder no one else may write: a home outside the temp folder, and
-  // under the user's own home when the checkout itself is under a world-writable folder (a CI clone in /tmp).
-  const home = privateDir('gemini-setup-');
+  // Gemini reads the auth default only from a folder no one else may write: a home outside the temp folder (under the
+  // user's own home when the checkout itself is under a world-writable folder: a CI clone in /tmp).
+  const home = scratchDirOutsideTemp('gemini-setup-');
   mkdirSync(path.join(home, 'tmp'));
   const cwd = scratchDir('gemini-setup-work-');
   try {
@@ -53,26 +52,8 @@ test('--harness gemini --base-url with GEMINI_API_KEY alone answers: no settings
     assert.ok(!existsSync(path.join(home, '.gemini', 'settings.json')), "the user's own settings are left alone");
   } finally {
     await fake.close();
-    if (home.startsWith(os.homedir())) rmSync(home, { recursive: true, force: true });
   }
 });
-
-/** Whether `dir` or a folder above it may be written by anyone. */
-function underWorldWritable(dir: string): boolean {
-  for (let d = dir; ; d = path.dirname(d)) {
-    if ((statSync(d).mode & 0o002) !== 0) return true;
-    if (path.dirname(d) === d) return false;
-  }
-}
-
-/** A fresh folder with no world-writable folder above it. */
-function privateDir(prefix: string): string {
-  const dir = scratchDirOutsideTemp(prefix);
-  if (!underWorldWritable(dir)) return dir;
-  const base = path.join(os.homedir(), '.cache');
-  mkdirSync(base, { recursive: true });
-  return mkdtempSync(path.join(base, `agentpipe-${prefix}`));
-}
 
 test('a wrapped CLI with no key: one line with the fix, exit 1, the CLI never started', async () => {
   const home = scratchDir('harness-nokey-');

@@ -3,7 +3,7 @@
  * folders live under /tmp whatever TMPDIR says: golden tests whose token counts depend on the
  * length of the working folder's path stay the same on every machine.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -21,14 +21,26 @@ export function scratchDir(prefix: string, fixedBase = false): string {
 }
 
 /**
- * A fresh folder outside the temporary folder (under the checkout's ignored `tmp/`), removed at
- * exit: for programs that refuse to keep state under it (codex will not create its sandbox's
- * helper binaries in a CODEX_HOME under $TMPDIR or /tmp, and its sandboxed patches then fail).
+ * A fresh folder outside the temporary folder, removed at exit: for programs that refuse to keep state under it
+ * (codex will not create its sandbox's helper binaries in a CODEX_HOME under $TMPDIR or /tmp, and its sandboxed
+ * patches then fail; Gemini CLI ignores a system-defaults file with a world-writable folder above it). Under the
+ * checkout's ignored `tmp/`, or under the user's own ~/.cache when the checkout itself is in a temp or
+ * world-writable folder (a CI clone in /tmp).
  */
 export function scratchDirOutsideTemp(prefix: string): string {
-  const base = path.resolve(import.meta.dirname, '../../tmp');
+  const checkout = path.resolve(import.meta.dirname, '../../tmp');
+  const base = sharedFolder(checkout) ? path.join(os.homedir(), '.cache', 'agentpipe-tests') : checkout;
   mkdirSync(base, { recursive: true });
   const dir = mkdtempSync(path.join(base, prefix));
   made.push(dir);
   return dir;
+}
+
+/** Whether `dir` is in the temp folder or under a folder anyone may write. */
+function sharedFolder(dir: string): boolean {
+  for (const temp of new Set([os.tmpdir(), '/tmp'])) if (dir === temp || dir.startsWith(temp + path.sep)) return true;
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    if (existsSync(d) && (statSync(d).mode & 0o002) !== 0) return true;
+    if (path.dirname(d) === d) return false;
+  }
 }

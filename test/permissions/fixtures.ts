@@ -92,6 +92,11 @@ function bareWithTextconv(ws: Workspace, dir: string): void {
 /** The setups rows name (`setup:`), applied to a base workspace. */
 export const SETUPS: Record<string, (ws: Workspace) => void> = {
   repo: (ws) => repository(ws),
+  // A link in the working folder that leads into the git folder's hooks.
+  'repo-hooks-link': (ws) => {
+    repository(ws);
+    symlinkSync(path.join(ws.cwd, '.git', 'hooks'), path.join(ws.cwd, 'hooks-link'));
+  },
   'repo-textconv': configured('diff.x.textconv', PWNED),
   'repo-filter': configured('filter.y.clean', PWNED),
   'repo-diff-command': configured('diff.x.command', PWNED),

@@ -6,6 +6,7 @@
  * they were.
  */
 import { test } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -106,4 +107,31 @@ test('readDeniedPaths: paths, folders, globs and home', () => {
       '/etc/x',
     ],
   );
+});
+
+/** A repository in `w.work` with `.env` committed (or left out by .gitignore), and a script that reads it from git. */
+function committed(w: ReturnType<typeof world>, tracked: boolean) {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', ...args], { cwd: w.work, stdio: 'pipe' });
+  if (!tracked) writeFileSync(path.join(w.work, '.gitignore'), '.env\n');
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'first');
+  writeFileSync(
+    path.join(w.work, 'show.py'),
+    "import subprocess\nsubprocess.run(['sh', '-c', 'git show HEAD:.env; git log --format=LOG:%s 2>&1'])\n",
+  );
+}
+
+test('a committed copy of a denied file: the object store is hidden too (git show HEAD:.env from a script)', async () => {
+  const w = world();
+  committed(w, true);
+  const shown = await run(w, 'required', ['Read(./.env)']);
+  assert.doesNotMatch(shown, /hunter2/, 'not from the objects');
+  assert.doesNotMatch(shown, /LOG:first/, 'git cannot read history in the sandbox then (the cost, docs/security.md)');
+  const untracked = world();
+  committed(untracked, false);
+  const history = await run(untracked, 'required', ['Read(./.env)']);
+  assert.match(history, /LOG:first/, 'a denied file git does not track leaves the history readable');
+  assert.doesNotMatch(history, /hunter2/);
 });

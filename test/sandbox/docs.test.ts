@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -121,4 +122,31 @@ test('docs/security.md: the excludedCommands example runs where it says', async 
   });
   assert.deepEqual(where, expected);
   assert.equal(ofType(run.lines, 'result')[0]!.subtype, 'success');
+});
+
+test('docs/security.md: the allowWrite example lets git commit, and the hooks stay read-only', async () => {
+  const [settings] = blocks('Layer 2: the OS sandbox (`src/sandbox/`)', 'json');
+  const dir = tempDir();
+  execFileSync('git', ['init', '-q', dir]);
+  writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+  const git = 'git -c user.email=a@b -c user.name=a';
+  const commands = [
+    `${git} add a.txt && ${git} commit -qm first 2>&1; echo "commit=$?"`,
+    'echo x > .git/hooks/pre-commit 2>&1; echo "hook=$?"',
+  ];
+  const bypass = ['--permission-mode', 'bypassPermissions'];
+  const without = await runScripted(dir, [...commands.map(bash), { text: 'done' }], bypass);
+  const opened = await runScripted(
+    dir,
+    [...commands.map(bash), { text: 'done' }],
+    [...bypass, '--settings', settings!],
+  );
+  const texts = (run: typeof without) => [...toolResults(run.lines).values()].map((r) => JSON.stringify(r.content));
+  const [before, hookBefore] = texts(without);
+  const [after, hookAfter] = texts(opened);
+  assert.match(before!, /commit=[1-9]/, 'without it the git folder is read-only');
+  assert.match(before!, /index\.lock': Read-only file system/);
+  assert.match(after!, /commit=0/, 'with it git commits');
+  for (const hook of [hookBefore, hookAfter]) assert.match(hook!, /hook=[1-9]/);
+  assert.equal(execFileSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' }), 'first\n');
 });

@@ -85,7 +85,7 @@ test('a session holds its points from its first command to its end; its temp fol
   assert.equal(first.code, 0, first.stderr);
   assert.equal(
     first.stdout,
-    '.agentpipe\n.claude\n.git\n.husky\n.idea\n.vscode\n',
+    '.agentpipe\n.claude\n.envrc\n.git\n.husky\n.idea\n.mcp.json\n.pre-commit-config.yaml\n.vscode\n',
     'the working folder has its points, the temp folder none',
   );
   assert.ok(existsSync(path.join(work, '.claude')), 'kept for the next command: no claim or removal per command');
@@ -94,4 +94,6 @@ test('a session holds its points from its first command to its end; its temp fol
   assert.equal(existsSync(path.join(work, '.claude')), false, 'removed when the session ends');
   assert.equal(existsSync(path.join(work, '.agentpipe')), false);
   assert.equal(existsSync(path.join(work, '.git')), false);
+  assert.equal(existsSync(path.join(work, '.mcp.json')), false, 'a file point goes too');
+  assert.deepEqual(readdirSync(work), []);
 });

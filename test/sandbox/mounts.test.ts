@@ -1,30 +1,62 @@
 /**
- * mountArgs on the git folder of a writable folder: bound onto itself (a mount point cannot be
- * moved aside or replaced) when it is writable already, never made writable when a link leads
- * elsewhere; a missing commondir is named for removal after the run.
+ * mountArgs on the git folder of a writable folder: bound read-only onto itself (a mount point
+ * cannot be moved aside or replaced), writable but for what git runs when allowWrite names it,
+ * never made writable when a link leads elsewhere; a missing commondir is named for removal after
+ * the run.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { mountArgs, releaseMountPoints } from '../../src/sandbox/mounts.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 function plan(writable: string[], emptyDir: string) {
-  return { writable, denyWrite: [], hidden: [], allowRead: [], credentialStores: false, emptyDir, homes: [] };
+  const emptyFile = `${emptyDir}-file`;
+  const none: string[] = [];
+  return {
+    writable,
+    denyWrite: none,
+    hidden: none,
+    allowRead: none,
+    credentialStores: false,
+    emptyDir,
+    emptyFile,
+    homes: none,
+  };
 }
 
-/** The `--bind SRC DEST` pairs of an argument list. */
-const binds = (args: string[]) => args.flatMap((a, i) => (a === '--bind' ? [`${args[i + 1]} ${args[i + 2]}`] : []));
+/** The `--bind SRC DEST` (or `--ro-bind`) pairs of an argument list. */
+const binds = (args: string[], kind = '--bind') =>
+  args.flatMap((a, i) => (a === kind ? [`${args[i + 1]} ${args[i + 2]}`] : []));
 
-test('a writable folder: its .git is bound onto itself, its missing commondir removed after the run', () => {
+test('a writable folder: its .git is bound read-only onto itself (a mount point that cannot be replaced)', () => {
   const root = realpathSync(tempDir());
   const work = path.join(root, 'work');
   mkdirSync(path.join(work, '.git', 'hooks'), { recursive: true });
   const { args, claims, mustStayMissing } = mountArgs(plan([work], path.join(root, 'empty')));
   releaseMountPoints(claims);
   const git = path.join(work, '.git');
+  assert.ok(binds(args, '--ro-bind').includes(`${git} ${git}`), args.join(' '));
+  assert.ok(!binds(args).includes(`${git} ${git}`), args.join(' '));
+  assert.deepEqual(mustStayMissing, []);
+});
+
+test('a .git that allowWrite names: writable, but for hooks, config, modules; a missing commondir removed after', () => {
+  const root = realpathSync(tempDir());
+  const work = path.join(root, 'work');
+  const git = path.join(work, '.git');
+  mkdirSync(path.join(git, 'hooks'), { recursive: true });
+  mkdirSync(path.join(git, 'modules'));
+  writeFileSync(path.join(git, 'config'), '[core]\n');
+  const { args, claims, mustStayMissing } = mountArgs(plan([work, git], path.join(root, 'empty')));
+  releaseMountPoints(claims);
   assert.ok(binds(args).includes(`${git} ${git}`), args.join(' '));
+  for (const name of ['hooks', 'config', 'modules'])
+    assert.ok(binds(args, '--ro-bind').includes(`${git}/${name} ${git}/${name}`), name);
+  assert.ok(binds(args, '--ro-bind').includes(`${root}/empty-file ${git}/config.worktree`), 'a missing one: a point');
+  assert.ok(!args.includes(`${git}/.claude`), 'the git folder is no working folder of its own');
   assert.deepEqual(mustStayMissing, [path.join(git, 'commondir')]);
 });
 
@@ -39,4 +71,27 @@ test('a .git that is a link to a folder outside the writable ones is not made wr
   releaseMountPoints(claims);
   assert.ok(!binds(args).some((b) => b.startsWith(elsewhere)), args.join(' '));
   assert.deepEqual(mustStayMissing, []);
+});
+
+test("a writable folder inside another one's protected folder stays writable (a CLI's own agentpipe home)", () => {
+  // `--harness` with AGENTPIPE_HOME inside the CLI's home: `<home>/.agentpipe` is protected read-only in `<home>`, and
+  // `<home>/.agentpipe/harness` is writable; it was covered by the first, and bubblewrap failed making its points.
+  const root = realpathSync(tempDir());
+  const home = path.join(root, 'home');
+  const own = path.join(home, '.agentpipe', 'harness');
+  mkdirSync(own, { recursive: true });
+  mkdirSync(path.join(root, 'empty'));
+  writeFileSync(path.join(root, 'empty-file'), '');
+  const { args, claims } = mountArgs(plan([home, own], path.join(root, 'empty')));
+  try {
+    const script = `echo x > ${own}/made && echo OWN_WRITTEN; echo x > ${home}/.agentpipe/planted || echo PROTECTED`;
+    const out = execFileSync('bwrap', ['--unshare-user', '--cap-drop', 'ALL', ...args, '--', 'sh', '-c', script], {
+      input: '',
+      encoding: 'utf8',
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    assert.equal(out, 'OWN_WRITTEN\nPROTECTED\n');
+  } finally {
+    releaseMountPoints(claims);
+  }
 });

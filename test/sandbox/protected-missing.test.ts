@@ -1,8 +1,7 @@
 /**
  * An attacker's rows against the workspace sandbox (bypassPermissions: the check out of the way):
  * configuration that a later program outside the sandbox runs must not be creatable when it does not
- * exist yet, and must stay unwritable when it does. Rows marked todo are open holes (each says what
- * runs, and when); they pass the day the hole is closed.
+ * exist yet, and must stay unwritable when it does.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,45 +63,60 @@ test('an existing .pre-commit-config.yaml stays read-only (pre-commit runs it on
   assert.equal(readFileSync(path.join(w.work, '.pre-commit-config.yaml'), 'utf8'), 'repos: []\n');
 });
 
-test(
-  'a missing .mcp.json or .envrc cannot be created (a trusted folder starts its MCP servers; direnv)',
-  { todo: 'open: a missing protected file has no mount point (see the attacker report)' },
-  async () => {
-    const w = world();
-    await bypassing(w, [plant('.mcp.json'), plant('.envrc')]);
-    assert.equal(existsSync(path.join(w.work, '.mcp.json')), false);
-    assert.equal(existsSync(path.join(w.work, '.envrc')), false);
-  },
-);
+test('a missing .mcp.json, .envrc or .pre-commit-config.yaml cannot be created (MCP servers, direnv, pre-commit)', async () => {
+  const w = world();
+  const files = ['.mcp.json', '.envrc', '.pre-commit-config.yaml'];
+  const results = await bypassing(w, [...files.map(plant), 'cat .mcp.json && echo "[empty]"; rm -f .envrc 2>&1']);
+  for (const [i, file] of files.entries()) {
+    assert.match(results[i]!, /Read-only file system/, file);
+    assert.equal(existsSync(path.join(w.work, file)), false, `${file}: gone after the run`);
+  }
+  assert.match(results[3]!, /\[empty\].*(Read-only file system|busy)/, 'an empty file inside, which stays');
+});
 
-test(
-  'a command cannot make git outside the sandbox run a program through a submodule it registers',
-  { todo: 'open: .git/index and objects are writable, and a gitlink makes `git status` read the nested config' },
-  async () => {
-    const w = world();
-    const pwned = path.join(w.outside, 'PWNED');
-    const git = 'git -c user.email=a@b -c user.name=a';
-    await bypassing(w, [
-      `mkdir sub && cd sub && git init -q && ${git} commit -q --allow-empty -m s && ` +
-        `git config core.fsmonitor 'touch ${pwned}; false' && cd .. && ` +
-        `git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub; echo done`,
-    ]);
-    // The user's next `git status` (or an editor's) in the folder, outside the sandbox.
+test('a command cannot make git outside the sandbox run a program through a submodule it registers', async () => {
+  const w = world();
+  const pwned = path.join(w.outside, 'PWNED');
+  const git = 'git -c user.email=a@b -c user.name=a';
+  const [result] = await bypassing(w, [
+    `mkdir sub && cd sub && git init -q && ${git} commit -q --allow-empty -m s && ` +
+      `git config core.fsmonitor 'touch ${pwned}; false' && cd .. && ` +
+      `git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub; echo done`,
+  ]);
+  assert.match(result!, /index\.lock.*Read-only file system/, 'the index cannot be written');
+  // The user's next `git status` (or an editor's) in the folder, outside the sandbox.
+  execFileSync('git', ['status', '--short'], { cwd: w.work, stdio: ['pipe', 'ignore', 'ignore'] });
+  assert.equal(existsSync(pwned), false, 'git status ran the submodule config the command wrote');
+});
+
+test('a command cannot make a repository of the working folder when it has none (git status would run its config)', async () => {
+  const w = world();
+  rmSync(path.join(w.work, '.git'), { recursive: true, force: true });
+  const pwned = path.join(w.outside, 'PWNED');
+  await bypassing(w, [`git init -q && git config core.fsmonitor 'touch ${pwned}; false'; echo done`]);
+  if (existsSync(path.join(w.work, '.git')))
     execFileSync('git', ['status', '--short'], { cwd: w.work, stdio: ['pipe', 'ignore', 'ignore'] });
-    assert.equal(existsSync(pwned), false, 'git status ran the submodule config the command wrote');
-  },
-);
+  assert.equal(existsSync(pwned), false, 'git status ran the config the command wrote');
+});
 
-test(
-  'a command cannot make a repository of the working folder when it has none (git status would run its config)',
-  { todo: 'open: a missing .git gets no mount point' },
-  async () => {
-    const w = world();
-    rmSync(path.join(w.work, '.git'), { recursive: true, force: true });
-    const pwned = path.join(w.outside, 'PWNED');
-    await bypassing(w, [`git init -q && git config core.fsmonitor 'touch ${pwned}; false'; echo done`]);
-    if (existsSync(path.join(w.work, '.git')))
-      execFileSync('git', ['status', '--short'], { cwd: w.work, stdio: ['pipe', 'ignore', 'ignore'] });
-    assert.equal(existsSync(pwned), false, 'git status ran the config the command wrote');
-  },
-);
+test("a command cannot put a repository of its own in an existing submodule's place (git status would run its config)", async () => {
+  const w = world();
+  const pwned = path.join(w.outside, 'PWNED');
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', ...args], { cwd: w.work, stdio: 'pipe' });
+  // A repository with a submodule `lib`, not checked out (its folder empty, as after a clone without --recursive).
+  const other = path.join(w.outside, 'lib-src');
+  execFileSync('git', ['init', '-q', other]);
+  execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'l'], {
+    cwd: other,
+  });
+  const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: other, encoding: 'utf8' }).trim();
+  git('update-index', '--add', '--cacheinfo', `160000,${head},lib`);
+  mkdirSync(path.join(w.work, 'lib'));
+  const plant = `git init -q && git config core.fsmonitor 'touch ${pwned}; false'; echo done`;
+  const results = await bypassing(w, [`cd lib && ${plant}`, `mv lib lib.old && mkdir lib && cd lib && ${plant}`]);
+  assert.match(results[0]!, /Read-only file system/, 'no repository made in the checkout');
+  assert.match(results[1]!, /Device or resource busy/, 'the checkout not moved aside');
+  execFileSync('git', ['status', '--short'], { cwd: w.work, stdio: ['pipe', 'ignore', 'ignore'] });
+  assert.equal(existsSync(pwned), false, 'git status ran the config the command wrote in the submodule');
+});

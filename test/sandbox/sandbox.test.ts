@@ -36,9 +36,10 @@ function bash(command: string) {
 }
 
 /** Runs each command as one Bash call in bypassPermissions (the check out of the way): the sandbox alone holds. */
-async function bypassing(w: ReturnType<typeof world>, commands: string[]) {
+async function bypassing(w: ReturnType<typeof world>, commands: string[], extra: string[] = []) {
   const script = writeScript(w.work, [...commands.map(bash), { text: 'done' }]);
-  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+  const args = ['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions', ...extra];
+  const run = await runCli(args, {
     cwd: w.work,
     env: w.env,
     timeoutMs: 60_000,
@@ -124,13 +125,15 @@ test('sandbox doctor: every probe holds; with the sandbox off it says so and exi
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const report = JSON.parse(run.stdout) as { confined: boolean; probes: Array<{ name: string; held: boolean }> };
   assert.equal(report.confined, true);
-  assert.ok(report.probes.length >= 25);
+  assert.ok(report.probes.length >= 28);
   for (const name of [
     'reach an allowed host through the egress proxy',
     'reach a host not in allowedDomains',
     'reach a host in deniedDomains',
     "reach the host's loopback through the egress proxy",
     "reach the host's loopback",
+    'write the git index',
+    'create .mcp.json',
   ])
     assert.ok(
       report.probes.some((p) => p.name === name),
@@ -197,24 +200,49 @@ test('a stop ends a sandboxed command that ignores SIGTERM: nothing of it outliv
   assert.deepEqual(processesWith(marker), []);
 });
 
-test('bypassPermissions: a command cannot put a .git of its own in place or point it elsewhere (commondir)', async () => {
-  const w = world();
+/** Attacks on a repository's git folder: repoint it (commondir) or replace it, each planting a config of its own. */
+function gitFolderAttacks(w: ReturnType<typeof world>): string[] {
   writeFileSync(path.join(w.work, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   mkdirSync(path.join(w.work, '.git', 'objects'));
   mkdirSync(path.join(w.work, '.git', 'refs'));
   const config = `[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch PWNED; false\\n`;
-  const attacks = [
+  return [
     // git takes config and hooks from the folder commondir names: the next `git status` outside would run it.
     `mkdir -p evil/objects evil/refs && printf '${config}' > evil/config && echo ../evil > .git/commondir; echo done`,
     // A .git moved aside and a new one made in its place, with a config of the command's.
     `mv .git .git-old && mkdir -p .git/objects .git/refs && printf '${config}' > .git/config; echo done`,
+    'git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,x.txt 2>&1; echo "index=$?"',
   ];
-  const run = await bypassing(w, attacks);
+}
+
+function assertGitFolderHeld(w: ReturnType<typeof world>): void {
   assert.equal(existsSync(path.join(w.work, '.git-old')), false, '.git not moved');
   assert.equal(existsSync(path.join(w.work, '.git', 'commondir')), false, 'no commondir left');
-  assert.match(run.stderr, /removed .*\.git\/commondir/);
   assert.doesNotMatch(readFileSync(path.join(w.work, '.git', 'HEAD'), 'utf8'), /evil/);
   assert.equal(existsSync(path.join(w.work, '.git', 'config')), false, 'no config planted');
+}
+
+test("bypassPermissions: a repository's git folder is read-only whole: no commondir, no .git in its place, no index", async () => {
+  const w = world();
+  const run = await bypassing(w, gitFolderAttacks(w));
+  const results = parseLines(run.stdout)
+    .filter((m) => m.type === 'user')
+    .map((m) => JSON.stringify(m.message.content));
+  assert.match(results[0]!, /commondir: Read-only file system/);
+  assert.match(results[2]!, /Read-only file system.*index=[1-9]/);
+  assertGitFolderHeld(w);
+});
+
+test('allowWrite naming the git folder: git may write it, but not commondir, config or hooks', async () => {
+  const w = world();
+  const settings = JSON.stringify({ sandbox: { filesystem: { allowWrite: ['./.git'] } } });
+  const run = await bypassing(w, gitFolderAttacks(w), ['--settings', settings]);
+  const results = parseLines(run.stdout)
+    .filter((m) => m.type === 'user')
+    .map((m) => JSON.stringify(m.message.content));
+  assert.match(run.stderr, /removed .*\.git\/commondir/, 'a commondir made is removed after the command');
+  assert.match(results[2]!, /index=0/, 'git writes the index');
+  assertGitFolderHeld(w);
 });
 
 test('a working folder whose .git is a file (a linked worktree, a submodule): commands run, and cannot repoint it', async () => {

@@ -8,21 +8,11 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startTimeOf } from '../../process/alive.ts';
 import { signalGroup, watchGroups } from '../../process/run.ts';
 
 const PREFIX = 'agentpipe-worker-';
 const FOLDER = /^agentpipe-worker-(\d+)-/;
-
-/** A process's start time (clock ticks since boot, /proc/<pid>/stat field 22); undefined when it does not run. */
-export function startTimeOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: the fields after its last ')' are plain.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
 
 /** True while the process that wrote a record (`<pid> <start time>`) runs. */
 function runs(record: string): boolean {

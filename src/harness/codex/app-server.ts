@@ -13,12 +13,12 @@ import { AgentpipeError, errorMessage } from '../../process/errors.ts';
 import { JsonRpcPeer, RpcError } from '../../messages/json-rpc.ts';
 import type { PermissionMode, UserContentBlock } from '../../messages/types.ts';
 import { VERSION } from '../../version.ts';
-import { CliProcess, howItEnded } from '../cli-process.ts';
+import { howItEnded, startCli, type CliProcess } from '../cli-process.ts';
 import { TurnState } from '../turn-state.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from '../types.ts';
 import { AppServerTurn } from './app-server-turn.ts';
 import { ThreadResponse, TurnStartResponse } from './protocol.ts';
-import { providerOverrides, stderrOf } from './shared.ts';
+import { PRIVATE_TEMP_OVERRIDES, providerOverrides, stderrOf } from './shared.ts';
 
 /** How long codex has to answer `initialize` and thread/start or thread/resume. */
 const START_TIMEOUT_MS = 30_000;
@@ -48,7 +48,8 @@ export function codexThreadPermissions(mode: PermissionMode): { sandbox: string;
 /** codex's `sandboxPolicy` (turn/start) of a sandbox mode. */
 function sandboxPolicy(sandbox: string): Record<string, unknown> {
   if (sandbox === 'danger-full-access') return { type: 'dangerFullAccess' };
-  if (sandbox === 'workspace-write') return { type: 'workspaceWrite', writableRoots: [], networkAccess: false };
+  if (sandbox === 'workspace-write')
+    return { type: 'workspaceWrite', writableRoots: [], networkAccess: false, excludeSlashTmp: true };
   return { type: 'readOnly', networkAccess: false };
 }
 
@@ -59,6 +60,7 @@ export class CodexAppServerHarness implements Harness {
   readonly config: HarnessConfig;
   readonly sessionId: string;
   #status: Status = 'idle';
+  #starting?: Promise<void>;
   #threadId: string | undefined;
   #model: string;
   #process?: CliProcess;
@@ -84,16 +86,18 @@ export class CodexAppServerHarness implements Harness {
   }
 
   /** Starts codex's app-server and its thread; throws AppServerUnavailable when there is none to talk to. */
-  async start(): Promise<void> {
-    if (this.#status !== 'idle') return;
+  start(): Promise<void> {
+    // One start at a time: a caller while it runs waits for the same one (starting the sandbox is asynchronous).
+    if (this.#status !== 'idle') return this.#starting ?? Promise.resolve();
     this.#status = 'starting';
+    return (this.#starting = this.#start().finally(() => (this.#starting = undefined)));
+  }
+
+  async #start(): Promise<void> {
     const c = this.config;
-    const proc = new CliProcess({
-      argv: [...c.command, 'app-server', ...providerOverrides(c.baseUrl, c.env)],
-      cwd: c.cwd,
-      env: c.env,
-      idleMs: c.idleMs,
-    });
+    // In the session's sandbox, as every CLI agentpipe wraps.
+    const argv = [...c.command, 'app-server', ...PRIVATE_TEMP_OVERRIDES, ...providerOverrides(c.baseUrl, c.env)];
+    const proc = await startCli({ argv, cwd: c.cwd, env: c.env, idleMs: c.idleMs }, c);
     this.#process = proc;
     const peer = new JsonRpcPeer({
       send: async (frame) => {

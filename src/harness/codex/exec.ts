@@ -29,9 +29,11 @@ import {
   commandResult,
   fileCallOf,
   providerOverrides,
+  forwardUnifiedDiff,
   reverseUnifiedDiff,
   stderrOf,
   tomlString,
+  PRIVATE_TEMP_OVERRIDES,
   unwrapShell,
   type CodexFileChange as Change,
   type FileCall,
@@ -77,6 +79,42 @@ function findRollout(codexHome: string, threadId: string): string | undefined {
   return walk(path.join(codexHome, 'sessions'), 3);
 }
 
+/** One file's change as codex's rollout records it: an added file's text, or an update's unified diff. */
+interface RecordedChange {
+  key: string;
+  type: 'add' | 'update';
+  text: string;
+}
+
+/** The change of `file` in one rollout line (a completed FileChange item), if it holds one. */
+function recordedChange(line: string, file: string): RecordedChange[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return [];
+  }
+  const payload = isObj(value) && isObj(value.payload) ? value.payload : undefined;
+  const item = payload?.type === 'item_completed' && isObj(payload.item) ? payload.item : undefined;
+  const changes = item && isObj(item.changes) ? item.changes : undefined;
+  const entry = changes && isObj(changes[file]) ? changes[file] : undefined;
+  if (!entry) return [];
+  // The line itself names the change: it is unique (its timestamp), where a call id may come again in a later turn.
+  const key = `${line}\0${file}`;
+  const add = entry.type === 'add' ? str(entry.content) : undefined;
+  if (add !== undefined) return [{ key, type: 'add', text: add }];
+  const diff = str(entry.unified_diff);
+  return diff === undefined ? [] : [{ key, type: 'update', text: diff }];
+}
+
+/** The file before `later` changes (its text now, unwound through their diffs); undefined when one does not fit. */
+function unwind(now: string, later: RecordedChange[]): string | undefined {
+  let text: string | undefined = now;
+  for (const change of [...later].reverse())
+    text = change.type === 'update' && text !== undefined ? reverseUnifiedDiff(text, change.text) : undefined;
+  return text;
+}
+
 /** A wrapped `codex exec` (a codex without an app-server): see the module comment. */
 export class CodexExecHarness extends OneShotCliHarness {
   readonly name = 'codex' as const;
@@ -84,7 +122,7 @@ export class CodexExecHarness extends OneShotCliHarness {
   /** File contents after codex's last change to them (the before-text of its next change). */
   readonly #known = new Map<string, string>();
   /** Rollout file changes already matched to an exec event. */
-  readonly #usedRolloutLines = new Set<string>();
+  readonly #usedRecords = new Set<string>();
 
   get #model(): string {
     return this.config.model ?? 'codex';
@@ -129,6 +167,7 @@ export class CodexExecHarness extends OneShotCliHarness {
       `--cd=${c.cwd}`,
       ...codexPermissionArgs(c.permissionMode),
       ...(c.model ? [`--model=${c.model}`] : []),
+      ...PRIVATE_TEMP_OVERRIDES,
       ...overrides,
       ...(this.nativeId ? ['resume'] : []),
       ...images.map((file) => `--image=${file}`),
@@ -186,6 +225,8 @@ export class CodexExecHarness extends OneShotCliHarness {
 
   /**
    * The Edit or Write call (input, result, content) of one completed change, with what is known of the file before it.
+   * Its text comes from codex's rollout, not the disk: codex may have applied its next changes by the time this event
+   * is read (the disk is then unwound through them).
    */
   async fileCall(change: Change, before: string | undefined): Promise<FileCall> {
     const file = change.path;
@@ -193,45 +234,42 @@ export class CodexExecHarness extends OneShotCliHarness {
       this.#known.delete(file);
       return fileCallOf(change, undefined, '');
     }
-    const after = (await readFile(file, 'utf8').catch(() => null)) ?? '';
+    const disk = (await readFile(file, 'utf8').catch(() => null)) ?? '';
+    const [recorded, ...later] = await this.#recorded(file);
     const known = this.#known.get(file);
+    let after: string | undefined;
+    if (recorded?.type === 'add') after = recorded.text;
+    else if (recorded && known !== undefined) after = forwardUnifiedDiff(known, recorded.text);
+    after ??= unwind(disk, later) ?? disk;
     this.#known.set(file, after);
     let original = known ?? (before !== undefined && before !== after ? before : undefined);
-    if (change.kind === 'update' && original === undefined) original = await this.#fromRollout(file, after);
+    if (change.kind === 'update' && original === undefined && recorded?.type === 'update')
+      original = reverseUnifiedDiff(after, recorded.text);
     return fileCallOf(change, original, after);
   }
 
-  /** The before-text of a change from codex's rollout (its `unified_diff`), polled briefly while codex writes it. */
-  async #fromRollout(file: string, after: string): Promise<string | undefined> {
-    if (!this.nativeId) return undefined;
+  /**
+   * The changes of `file` codex's rollout records and no earlier event took, oldest first: the first is this event's.
+   * Polled briefly while codex writes it.
+   */
+  async #recorded(file: string): Promise<RecordedChange[]> {
+    if (!this.nativeId) return [];
     const nativeId = this.nativeId;
-    return retry(
+    const found = await retry(
       async () => {
         const rollout = findRollout(this.#codexHome, nativeId);
         const text = rollout ? await readFile(rollout, 'utf8').catch(() => '') : '';
-        const lines = text
+        const changes = text
           .split('\n')
-          .filter((line) => line.includes('"FileChange"') && !this.#usedRolloutLines.has(line));
-        for (const line of lines.reverse()) {
-          let diff: string | undefined;
-          try {
-            const value: unknown = JSON.parse(line);
-            const item =
-              isObj(value) && isObj(value.payload) && isObj(value.payload.item) ? value.payload.item : undefined;
-            const changes = item && isObj(item.changes) ? item.changes : undefined;
-            const entry = changes && isObj(changes[file]) ? changes[file] : undefined;
-            diff = entry ? str(entry.unified_diff) : undefined;
-          } catch {
-            continue;
-          }
-          if (diff === undefined) continue;
-          this.#usedRolloutLines.add(line);
-          return reverseUnifiedDiff(after, diff);
-        }
-        return undefined;
+          .filter((line) => line.includes('"FileChange"'))
+          .flatMap((line) => recordedChange(line, file))
+          .filter((c) => !this.#usedRecords.has(c.key));
+        return changes.length ? changes : undefined;
       },
       { attempts: 6, delayMs: 50 },
     );
+    if (found?.[0]) this.#usedRecords.add(found[0].key);
+    return found ?? [];
   }
 
   get model(): string {

@@ -60,6 +60,12 @@ export function reverseUnifiedDiff(after: string, diff: string): string | undefi
   return lines.join('\n');
 }
 
+/** A unified diff applied to `before`; undefined when it does not fit. */
+export function forwardUnifiedDiff(before: string, diff: string): string | undefined {
+  const applied = applyPatch(before, diff);
+  return applied === false ? undefined : applied;
+}
+
 /** The smallest differing middle of `before` and `after`, in whole lines (Edit's old_string/new_string). */
 export function changedRegion(before: string, after: string): { oldString: string; newString: string } {
   const a = before.split(/(?<=\n)/);
@@ -87,6 +93,12 @@ export function providerOverrides(baseUrl: string | undefined, env: Record<strin
   else set(`${p}.requires_openai_auth`, 'true');
   return overrides;
 }
+
+/**
+ * codex's sandbox never writes the shared /tmp (its TMPDIR, private to the harness, is writable instead): see
+ * src/harness/codex.ts.
+ */
+export const PRIVATE_TEMP_OVERRIDES = ['-c', 'sandbox_workspace_write.exclude_slash_tmp=true'];
 
 /** One changed file of codex. */
 export interface CodexFileChange {
@@ -172,9 +184,9 @@ export function plannedCall(
   if (change.kind.type === 'delete') return { name: 'Bash', input: { command: `rm ${file}` }, before: now };
   if (change.kind.type === 'add' || now === null)
     return { name: 'Write', input: { file_path: file, content: change.diff }, before: null };
-  const applied = applyPatch(now, change.diff);
-  const before = applied === false ? reverseUnifiedDiff(now, change.diff) : now;
-  const after = applied === false ? now : applied;
+  const applied = forwardUnifiedDiff(now, change.diff);
+  const before = applied === undefined ? reverseUnifiedDiff(now, change.diff) : now;
+  const after = applied ?? now;
   if (before === undefined) return { name: 'Edit', input: { file_path: file, old_string: '', new_string: '' }, before };
   const { oldString, newString } = changedRegion(before, after);
   return { name: 'Edit', input: { file_path: file, old_string: oldString, new_string: newString }, before };
