@@ -60,7 +60,7 @@ test('.env committed once, untracked since: its old copy is not readable from hi
   assert.doesNotMatch(shown, /hunter2/);
 });
 
-test('a clone borrowing its objects (alternates): the borrowed store is hidden too', OPEN, async () => {
+test('a clone borrowing its objects (alternates): the borrowed store is hidden too', async () => {
   const w = world();
   const clone = path.join(w.root, 'clone');
   git(w.root, 'clone', '-q', '--shared', w.work, clone);
