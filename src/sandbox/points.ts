@@ -199,14 +199,19 @@ function reapDead(registry: string): void {
     if (name.endsWith('.lock')) continue;
     const dir = path.join(registry, name);
     try {
-      locked(dir, () => {
-        const { live, point } = markers(dir);
-        if (live > 0) return;
-        if (point !== undefined) removePoint(point);
-        rmSync(dir, { recursive: true, force: true });
-      });
+      // Not waiting for a lock another run holds (that run looks at the folder itself): start-up stays quick.
+      locked(
+        dir,
+        () => {
+          const { live, point } = markers(dir);
+          if (live > 0) return;
+          if (point !== undefined) removePoint(point);
+          rmSync(dir, { recursive: true, force: true });
+        },
+        0,
+      );
     } catch {
-      // held by a run that is stuck, or not ours to remove: the next start looks again
+      // its lock is held, or it is not ours to remove: the next start looks again
     }
   }
 }
@@ -277,10 +282,13 @@ function readPoint(file: string): string | undefined {
   }
 }
 
-/** Runs `work` holding the lock of a marker folder (an exclusive mkdir beside it). */
-function locked<T>(dir: string, work: () => T): T {
+/**
+ * Runs `work` holding the lock of a marker folder (an exclusive mkdir beside it), waiting up to `waitMs` for it
+ * (then an error).
+ */
+function locked<T>(dir: string, work: () => T, waitMs = LOCK_WAIT_MS): T {
   const lock = `${dir}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   for (;;) {
     try {
       mkdirSync(lock, { mode: 0o700 });
