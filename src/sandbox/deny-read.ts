@@ -48,26 +48,29 @@ function globMatches(pattern: string): string[] {
 }
 
 /** Answers of `trackedObjectStores` per repository, kept until its index or the denied paths change. */
-const tracked = new Map<string, { key: string; store: string | undefined }>();
+const tracked = new Map<string, { key: string; stores: string[] }>();
 
-/** The object stores (`.git/objects`, a linked worktree's common one) of the repositories tracking any of `paths`. */
+/**
+ * The object stores (`.git/objects`, a linked worktree's common one, and the stores its alternates borrow from) of the
+ * repositories tracking any of `paths`.
+ */
 export async function trackedObjectStores(paths: readonly string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   const byRoot = new Map<string, string[]>();
   for (const target of paths) {
     const root = repositoryOf(path.dirname(target));
     if (root) byRoot.set(root, [...(byRoot.get(root) ?? []), path.relative(root, target) || '.']);
   }
-  const stores = await Promise.all([...byRoot].map(([root, names]) => storeIfTracked(root, names, env)));
-  return [...new Set(stores.filter((s): s is string => s !== undefined))];
+  const stores = await Promise.all([...byRoot].map(([root, names]) => storesIfTracked(root, names, env)));
+  return [...new Set(stores.flat())];
 }
 
-async function storeIfTracked(root: string, names: string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
+async function storesIfTracked(root: string, names: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   const gitDir = gitDirOf(root);
-  if (!gitDir) return undefined;
+  if (!gitDir) return [];
   const index = statSync(path.join(gitDir, 'index'), { throwIfNoEntry: false });
   const key = `${names.join('\0')}\0${index?.mtimeMs}:${index?.size}`;
   const cached = tracked.get(root);
-  if (cached?.key === key) return cached.store;
+  if (cached?.key === key) return cached.stores;
   // ls-files runs nothing of the repository's (fsmonitor off); any answer line is a tracked file under a name.
   const run = await runProcessGroup({
     command: ['git', '-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', ...names.map((n) => `:(literal)${n}`)],
@@ -79,9 +82,23 @@ async function storeIfTracked(root: string, names: string[], env: NodeJS.Process
   });
   // git cannot say (no git, a broken index): hidden, as a copy may be there.
   const isTracked = run.error !== undefined || run.code !== 0 || run.stdout.length > 0;
-  const store = isTracked ? objectStoreOf(gitDir) : undefined;
-  tracked.set(root, { key, store });
-  return store;
+  const stores = isTracked ? withAlternates(objectStoreOf(gitDir)) : [];
+  tracked.set(root, { key, stores });
+  return stores;
+}
+
+/**
+ * A store and those it borrows from (`objects/info/alternates`, each line a store, relative to the one naming it;
+ * `git clone --shared` or `--reference`), followed through theirs: a committed copy may be only there.
+ */
+function withAlternates(store: string, seen: string[] = []): string[] {
+  if (seen.includes(store)) return seen;
+  seen.push(store);
+  for (const line of readText(path.join(store, 'info', 'alternates')).split('\n')) {
+    const named = line.trim();
+    if (named && !named.startsWith('#')) withAlternates(path.resolve(store, named), seen);
+  }
+  return seen;
 }
 
 /** The nearest folder at or above `dir` holding a `.git` (folder or file). */

@@ -120,3 +120,35 @@ test("a command cannot put a repository of its own in an existing submodule's pl
   execFileSync('git', ['status', '--short'], { cwd: w.work, stdio: ['pipe', 'ignore', 'ignore'] });
   assert.equal(existsSync(pwned), false, 'git status ran the config the command wrote in the submodule');
 });
+
+/** A folder of clones as the working folder (`--cwd ~/code`): `app`, and a vendored clone in it, no submodule. */
+function folderOfClones() {
+  const root = tempDir();
+  const work = path.join(root, 'code');
+  const outside = path.join(root, 'outside');
+  const home = path.join(root, 'home');
+  mkdirSync(outside);
+  mkdirSync(home);
+  mkdirSync(work);
+  execFileSync('git', ['init', '-q', path.join(work, 'app')]);
+  execFileSync('git', ['init', '-q', path.join(work, 'app', 'vendor', 'lib')]);
+  return { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
+}
+
+// todo: the hole stands (only a working folder's own .git and the index's gitlinks are protected: mounts.ts protectGit,
+// submodules.ts); this row fails until repositories below a working folder's root are found and protected too.
+const OPEN = { todo: 'open hole: repositories below a working folder are writable (attacker pass, issue 26)' };
+
+test('a repository below the working folder: its hooks and config stay unwritable', OPEN, async () => {
+  const w = folderOfClones();
+  const pwned = path.join(w.outside, 'PWNED');
+  const results = await bypassing(w, [
+    `mkdir -p app/.git/hooks && printf '#!/bin/sh\\ntouch ${pwned}\\n' > app/.git/hooks/post-checkout; echo rc=$?`,
+    `git -C app config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`,
+    `git -C app/vendor/lib config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`,
+  ]);
+  for (const r of results) assert.doesNotMatch(r, /rc=0/, r);
+  for (const repo of ['app', 'app/vendor/lib'])
+    execFileSync('git', ['status', '--short'], { cwd: path.join(w.work, repo), stdio: 'ignore' });
+  assert.equal(existsSync(pwned), false, "git status outside the sandbox ran the command's program");
+});
