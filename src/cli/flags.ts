@@ -251,7 +251,10 @@ export function buildProgram(): Command {
   addSessionOptions(program)
     // Which session a run is (acp's client chooses with session/new and session/load instead).
     .option('--session-id <uuid>', 'use this session id')
-    .option('-r, --resume <id>', 'resume a session: its id, or the path of its .jsonl transcript')
+    .option(
+      '-r, --resume <id>',
+      'resume a session: its id (or a unique start of it), or the path of its .jsonl transcript',
+    )
     .option('-c, --continue', 'continue the latest session of this folder')
     .option(
       '--fork-session',
