@@ -57,17 +57,24 @@ export async function findSessionByPrefix(
       if (!found.has(id)) found.set(id, path.join(dir, name));
     }
   }
-  const exact = [...found].find(([id]) => id.toLowerCase() === prefix);
-  if (exact) return { sessionId: exact[0], file: exact[1] };
-  if (found.size === 1) {
-    const [[sessionId, file]] = [...found];
-    return { sessionId: sessionId!, file: file! };
-  }
-  if (found.size === 0)
+  const match = matchIdPrefix(ref, found.keys());
+  if (typeof match === 'string') return { sessionId: match, file: found.get(match)! };
+  if (match.length === 0)
     return new Error(`no saved session has an id starting with ${ref} (agentpipe sessions lists this folder's)`);
-  const ids = [...found.keys()].sort();
+  return new Error(ambiguousIdLine(ref, match));
+}
+
+/** The one of `ids` that is `ref` or starts with it (any case); else those that start with it (none, or several). */
+export function matchIdPrefix(ref: string, ids: Iterable<string>): string | string[] {
+  const prefix = ref.toLowerCase();
+  const fitting = [...ids].filter((id) => id.toLowerCase().startsWith(prefix));
+  const exact = fitting.find((id) => id.toLowerCase() === prefix);
+  if (exact !== undefined) return exact;
+  return fitting.length === 1 ? fitting[0]! : fitting.sort();
+}
+
+/** The line for a start of an id that fits several: the candidates (up to 5, then how many more). */
+export function ambiguousIdLine(ref: string, ids: string[]): string {
   const more = ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : '';
-  return new Error(
-    `session id prefix ${ref} is ambiguous: ${ids.slice(0, SHOWN).join(', ')}${more} (give more of the id)`,
-  );
+  return `session id prefix ${ref} is ambiguous: ${ids.slice(0, SHOWN).join(', ')}${more} (give more of the id)`;
 }
