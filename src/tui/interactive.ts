@@ -1,9 +1,10 @@
 /**
  * The interactive session: `agentpipe` with no prompt, stdin and stdout terminals. A prompt line (node:readline), the
- * answer streamed as it comes, tool calls as lines (progress.ts), permission questions answered in the terminal (yes,
- * no, always: always is saved as an allow rule in the folder's .agentpipe/settings.local.json, as Claude Code saves
- * to its local settings), Ctrl-C interrupts a running turn and twice at the prompt leaves, and the commands /model,
- * /clear, /resume, /cost, /help, /exit. A projection of the same stream: the session is the library's query().
+ * answer streamed as it comes and rendered as Markdown (markdown.ts), Edit and Write diffs (diff-view.ts), tool calls
+ * as lines (progress.ts), permission questions answered in the terminal (yes, no, always: always is saved as an allow
+ * rule in the folder's .agentpipe/settings.local.json, as Claude Code saves to its local settings), Ctrl-C interrupts
+ * a running turn and twice at the prompt leaves, and the commands /model, /clear, /resume, /cost, /help, /exit. A
+ * projection of the same stream: the session is the library's query().
  */
 import { errorMessage } from '../process/errors.ts';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,8 @@ import { toolTitle } from '../sdk/tool-info.ts';
 import type { PromptMessage, Query } from '../sdk/types.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { ProgressView } from './progress.ts';
+import { MarkdownStream } from './markdown.ts';
+import { diffOfResult } from './diff-view.ts';
 
 const HELP = [
   '/model [name]   show the model, or switch to another',
@@ -87,12 +90,13 @@ export class InteractiveSession {
   #prompts: Prompts | undefined;
   #consuming: Promise<void> = Promise.resolve();
   #running = false;
-  #midLine = false;
   #leaving = false;
   #ctrlC = false;
   #model = '';
   #sessionId = '';
   #cost = 0;
+  /** The answer being streamed, as Markdown. */
+  readonly #markdown = new MarkdownStream({ width: process.stdout.columns, colors: process.stdout.hasColors() });
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -166,13 +170,19 @@ export class InteractiveSession {
     }
     if (message.type === 'stream_event' && message.parent_tool_use_id === null) {
       const event = message.event as { type: string; delta?: { type: string; text?: string } };
-      if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' && event.delta.text) {
-        process.stdout.write(event.delta.text);
-        this.#midLine = !event.delta.text.endsWith('\n');
-      }
+      if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' && event.delta.text)
+        process.stdout.write(this.#markdown.push(event.delta.text));
+      else if (event.type === 'content_block_stop' || event.type === 'message_stop')
+        process.stdout.write(this.#markdown.end());
       return;
     }
+    if (message.type === 'result') process.stdout.write(this.#markdown.end());
     progress.onMessage(message);
+    // What an Edit or Write changed, under its line.
+    if (message.type === 'user' && message.parent_tool_use_id === null && message.tool_use_result !== undefined) {
+      const diff = diffOfResult(message.tool_use_result, process.stderr.hasColors());
+      if (diff) this.#terminal().write(diff);
+    }
   }
 
   async #onLine(line: string): Promise<void> {
@@ -263,9 +273,9 @@ export class InteractiveSession {
     this.#rl.close();
   }
 
+  /** Before a line of ours: the answer's block read so far is printed first. */
   #endLine(): void {
-    if (this.#midLine) process.stdout.write('\n');
-    this.#midLine = false;
+    process.stdout.write(this.#markdown.end());
   }
 
   #say(text: string): void {

@@ -106,3 +106,63 @@ test('interactive: prompt, streamed answer, "always" saved, Ctrl-C mid-tool; /re
   assert.match(two.text, new RegExp(`^session ${id} · model scripted`, 'm'), 'the same session goes on');
   assert.match(two.text, /^Back again\.$/m);
 });
+
+test('interactive: the answer is rendered as Markdown, and an Edit shows its diff', async () => {
+  const dir = tempDir({ 'notes.txt': 'one\ntwo\nthree\n' });
+  const answer = [
+    '# The plan',
+    '',
+    'This is **bold** and `inline code`.',
+    '',
+    '- first item',
+    '- second item',
+    '',
+    '```js',
+    'const answer = 42;',
+    '```',
+    '',
+    'Done.',
+  ].join('\n');
+  const script = writeScript(dir, [
+    { tool_calls: [{ name: 'Read', input: { file_path: 'notes.txt' } }] },
+    {
+      text: 'Editing.',
+      tool_calls: [{ name: 'Edit', input: { file_path: 'notes.txt', old_string: 'two', new_string: 'TWO' } }],
+    },
+    { text: answer, chunk_size: 7 },
+  ]);
+  const run = await session(
+    ['--model', 'scripted', '--script', script, '--permission-mode', 'acceptEdits'],
+    [
+      [PROMPT, 'go\r'],
+      ['Done\\.[\\s\\S]*' + PROMPT, '\u0004'],
+    ],
+    dir,
+  );
+  assert.equal(run.code, 0, run.text);
+  const at = (line: string) => {
+    const index = run.screen.indexOf(line);
+    assert.ok(index >= 0, `${JSON.stringify(line)} in:\n${run.text}`);
+    return index;
+  };
+  // The diff under the Edit's line, then the answer's blocks in order, their Markdown marks rendered away.
+  const order = [
+    at('Editing.'),
+    run.screen.findIndex((l) => /^✓ Edit notes\.txt \(\d+\.\d s\)$/.test(l)),
+    at('@@ -1,3 +1,3 @@'),
+    at('-two'),
+    at('+TWO'),
+    at('# The plan'),
+    at('This is bold and inline code.'),
+    at('* first item'),
+    at('* second item'),
+    at('const answer = 42;'),
+    at('Done.'),
+  ];
+  assert.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+  );
+  assert.doesNotMatch(run.text, /\*\*bold\*\*|```|`inline code`/);
+  assert.equal(readFileSync(path.join(dir, 'notes.txt'), 'utf8'), 'one\nTWO\nthree\n');
+});
