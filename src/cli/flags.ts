@@ -42,6 +42,7 @@ export interface CliFlags {
   replay?: string;
   replayTools?: 'run' | 'tape';
   replayUntil?: string;
+  connect?: string;
   [flag: string]: unknown;
 }
 
@@ -247,6 +248,11 @@ export function buildProgram(): Command {
     .option(
       '--sdk-url <url>',
       'speak stream-json over a WebSocket: dial this ws:// URL of the client (reconnects, resends unacked lines)',
+    )
+    .option(
+      '--connect <url>',
+      'the interactive session on an agentpipe serve: its ws:// URL as serve printed it (the token: its ?token= or ' +
+        "AGENTPIPE_SERVE_TOKEN); the server's model and flags apply",
     );
   addSessionOptions(program)
     // Which session a run is (acp's client chooses with session/new and session/load instead).

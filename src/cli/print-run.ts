@@ -63,12 +63,19 @@ export async function runPrint(promptArg: string | undefined, flags: CliFlags, l
     );
   }
   reachedStage('options');
-  // No prompt and no -p in a terminal: the interactive session (src/tui/, loaded only then).
+  // No prompt and no -p in a terminal: the interactive session (src/tui/, loaded only then), here or on a serve.
   const noPrompt = promptArg === undefined && flags.print !== true && flags.inputFormat !== 'stream-json';
-  if (noPrompt && options.replay === undefined && isTerminal(0) && isTerminal(1)) {
+  const interactive = noPrompt && options.replay === undefined && isTerminal(0) && isTerminal(1);
+  if (flags.connect !== undefined && !interactive)
+    throw new UsageError(
+      '--connect starts the interactive session on a serve, in a terminal: leave out -p, the prompt and ' +
+        '--input-format (a program connects with the library: query({ options: { connect: { url } } }))',
+    );
+  if (interactive) {
     releaseEarlySignals(); // the terminal's Ctrl-C is the session's (raw mode): a key, not a signal
     const { InteractiveSession } = await import('../tui/interactive.ts');
-    return new InteractiveSession(options).run();
+    const connect = flags.connect ? { url: flags.connect, token: process.env.AGENTPIPE_SERVE_TOKEN } : undefined;
+    return new InteractiveSession(options, connect).run();
   }
   return new PrintRun(flags, options, stop, log, await progressView(flags)).run(promptArg);
 }

@@ -13,7 +13,7 @@ import readline from 'node:readline/promises';
 import type { AgentMessage } from '../messages/types.ts';
 import { query } from '../sdk/query.ts';
 import { toolTitle } from '../sdk/tool-info.ts';
-import type { PromptMessage, Query } from '../sdk/types.ts';
+import type { ConnectOptions, PromptMessage, Query } from '../sdk/types.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { ProgressView } from './progress.ts';
 import { MarkdownStream } from './markdown.ts';
@@ -84,6 +84,7 @@ function saveAllowRule(cwd: string, rule: string): string {
 
 export class InteractiveSession {
   readonly #options: SessionOptions;
+  readonly #connect: ConnectOptions | undefined;
   readonly #rl: readline.Interface;
   readonly #allowed = new Set<string>();
   #query: Query | undefined;
@@ -95,11 +96,15 @@ export class InteractiveSession {
   #model = '';
   #sessionId = '';
   #cost = 0;
+  /** Text deltas came for the assistant message being read. */
+  #streamed = false;
   /** The answer being streamed, as Markdown. */
   readonly #markdown = new MarkdownStream({ width: process.stdout.columns, colors: process.stdout.hasColors() });
 
-  constructor(options: SessionOptions) {
+  /** `connect`: the session runs on this `agentpipe serve` (`--connect`). */
+  constructor(options: SessionOptions, connect?: ConnectOptions) {
     this.#options = options;
+    this.#connect = connect;
     this.#rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true });
     this.#rl.setPrompt('> ');
   }
@@ -125,6 +130,7 @@ export class InteractiveSession {
       options: {
         ...this.#options,
         ...extra,
+        ...(this.#connect ? { connect: this.#connect } : {}),
         includePartialMessages: true,
         canUseTool: (n, i, o) => this.#ask(n, i, o),
       },
@@ -170,13 +176,21 @@ export class InteractiveSession {
     }
     if (message.type === 'stream_event' && message.parent_tool_use_id === null) {
       const event = message.event as { type: string; delta?: { type: string; text?: string } };
-      if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' && event.delta.text)
+      if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' && event.delta.text) {
         process.stdout.write(this.#markdown.push(event.delta.text));
-      else if (event.type === 'content_block_stop' || event.type === 'message_stop')
+        this.#streamed = true;
+      } else if (event.type === 'content_block_stop' || event.type === 'message_stop')
         process.stdout.write(this.#markdown.end());
       return;
     }
     if (message.type === 'result') process.stdout.write(this.#markdown.end());
+    if (message.type === 'assistant' && message.parent_tool_use_id === null) {
+      // A server that sends no deltas (serve without --include-partial-messages): the text of the whole message.
+      if (!this.#streamed)
+        for (const block of message.message.content)
+          if (block.type === 'text') process.stdout.write(this.#markdown.push(`${block.text}\n\n`));
+      this.#streamed = false;
+    }
     progress.onMessage(message);
     // What an Edit or Write changed, under its line.
     if (message.type === 'user' && message.parent_tool_use_id === null && message.tool_use_result !== undefined) {
@@ -209,6 +223,10 @@ export class InteractiveSession {
         return this.#rl.prompt();
       case '/clear':
       case '/resume': {
+        if (command === '/resume' && this.#connect) {
+          this.#say('/resume is not available on a remote session: the server chooses its sessions');
+          return this.#rl.prompt();
+        }
         if (command === '/resume' && !rest[0]) {
           this.#say('give the id: /resume <session id> (agentpipe sessions lists them)');
           return this.#rl.prompt();
