@@ -6,8 +6,8 @@
  * 2. Startup: spawn → first `system/init` line and → `result` line of a one-turn run (median of 20,
  *    each beside a `node -e ''`), against spawn → exit of `node -e ''`; and the first run after a
  *    build, before the CLI has its code cache (the bench has its own AGENTPIPE_HOME).
- *    Beside each, the same one turn with one Bash call of a 60-character read-only command with globs
- *    (the permission check loads tree-sitter-bash to parse it): time and peak RSS as ratios to the plain one.
+ *    And the grammar's cost (bench/parser.ts): the one turn, the same with a Bash line the fast reader judges, and
+ *    with a 60-character line that needs tree-sitter-bash running the same programs: time and peak RSS.
  * 3. Peak RSS of a one-turn run, and of BENCH_SLOW_DELTAS (1,000,000) deltas into a consumer that
  *    reads slowly (memory must stay flat), against the RSS of `node -e ''`.
  * 4. The same through the real providers (Anthropic Messages SSE, OpenAI-compatible chat
@@ -26,7 +26,7 @@
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
- * `npm run bench -- codex tapes` runs only the sections named (8. and 9.).
+ * `npm run bench -- codex tapes parser` runs only the sections named (8., 9. and the grammar's rows of 2.).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -36,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { providerServer, providerServerProcess } from './providers.ts';
 import { benchCluster, SEQUENTIAL } from './cluster.ts';
 import { benchCodexExec } from './codex.ts';
+import { benchParser } from './parser.ts';
 import { benchSea } from './sea.ts';
 import { benchTapes } from './tapes.ts';
 
@@ -214,14 +215,6 @@ async function main() {
     'stream-json',
     '--verbose',
   ];
-  // 60 characters, quotes included, with globs: too much for the fast reader (fast-parse.ts), so the permission check
-  // loads tree-sitter-bash, parses it and finds it read-only (the globs expand to this folder's .json files).
-  const bashCommand = 'grep -c "turns" *.json && ls -la | head -n 3 && wc -l *.json';
-  const bashTurn = script('bash-turn.json', [
-    { tool_calls: [{ name: 'Bash', id: 'toolu_bench', input: { command: bashCommand } }] },
-    { text: 'Hello from the bench.' },
-  ]);
-  const bashArgs = turnArgs.map((a) => (a === oneTurn ? bashTurn : a));
   // The first run after a build: no code cache of the CLI's entry yet (bin/agentpipe.js writes it).
   const cold = await measure(turnArgs, { marks: [/"type":"result"/] });
   const coldFloor = (await measure(['-e', ''])).ms;
@@ -256,8 +249,6 @@ async function main() {
   const inits: number[] = [];
   const results: number[] = [];
   const turnRss: number[] = [];
-  const bashResults: number[] = [];
-  const bashRss: number[] = [];
   const floors: number[] = [];
   // 20 runs, each beside a `node -e ''`: on a busy machine 10 moved the ratio by 0.3.
   for (let i = 0; i < 20; i++) {
@@ -265,9 +256,6 @@ async function main() {
     inits.push(r.marks[0]!);
     results.push(r.marks[1]!);
     turnRss.push(r.peakRssKb);
-    const b = await measure(bashArgs, { marks: [/"type":"result"/] });
-    bashResults.push(b.marks[0] ?? b.ms);
-    bashRss.push(b.peakRssKb);
     floors.push((await measure(['-e', ''])).ms);
   }
   const floor = median(floors);
@@ -461,6 +449,7 @@ async function main() {
 
   const tapeRows = await benchTapes(CLI, dir, script, measure);
   const seaRows = await benchSea(turnArgs, measure);
+  const parserRows = await benchParser(CLI, dir, env);
 
   // A long tool loop: the cost of a turn must not grow with the history.
   writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n');
@@ -558,16 +547,7 @@ async function main() {
       `${fmt(median(turnRss) / 1024, 1)} MB`,
       `${(median(turnRss) / floorRss).toFixed(2)} × node -e '' (${fmt(floorRss / 1024, 1)} MB)`,
     ],
-    [
-      `spawn → result, one turn with a ${bashCommand.length}-character Bash command (median of 20)`,
-      `${fmt(median(bashResults), 1)} ms`,
-      `${(median(bashResults) / median(results)).toFixed(2)} × the plain one turn`,
-    ],
-    [
-      `peak RSS, one turn with a ${bashCommand.length}-character Bash command (median of 20)`,
-      `${fmt(median(bashRss) / 1024, 1)} MB`,
-      `${(median(bashRss) / median(turnRss)).toFixed(2)} × the plain one turn`,
-    ],
+    ...parserRows,
     [
       `peak RSS, ${fmt(SLOW_DELTAS)} deltas into a slow consumer`,
       `${fmt(slow.peakRssKb / 1024, 1)} MB`,
@@ -598,6 +578,7 @@ async function main() {
 const ALONE: Record<string, () => Promise<Array<[string, string, string]>>> = {
   codex: () => benchCodexExec(ROOT, CLI, dir, measure, fmt),
   tapes: () => benchTapes(CLI, dir, script, measure),
+  parser: () => benchParser(CLI, dir, env),
 };
 
 const only = process.argv.slice(2);

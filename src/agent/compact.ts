@@ -154,13 +154,21 @@ export async function runCompactCommand(
       stopReason: null,
       terminalReason: 'model_error',
     };
+  return compactedOutcome(result.preTokens, result.postTokens, 1);
+}
+
+/**
+ * The outcome of a `/compact` that compacted; `requests` 0 for one whose compaction a lost cluster worker had recorded
+ * before its result (the worker that takes the session over gives the result).
+ */
+export function compactedOutcome(preTokens: number, postTokens: number, requests: number) {
   return {
-    subtype: 'success',
-    text: `Compacted: ${result.preTokens} → ${result.postTokens} tokens`,
+    subtype: 'success' as const,
+    text: `Compacted: ${preTokens} → ${postTokens} tokens`,
     errors: [],
     numTurns: 1,
-    requests: 1,
+    requests,
     stopReason: null,
-    terminalReason: 'completed',
+    terminalReason: 'completed' as const,
   };
 }

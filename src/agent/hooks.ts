@@ -6,6 +6,7 @@ import { newUuid } from '../messages/ids.ts';
 import type { UserContentBlock } from '../messages/types.ts';
 import type { HookEvent, HookVerdict } from '../tools/hooks/types.ts';
 import type { AgentContext } from './context.ts';
+import { systemReminder } from './recovery.ts';
 
 const NONE: HookVerdict = { ran: false, additionalContext: [] };
 
@@ -46,6 +47,7 @@ export async function userPromptSubmit(
       content: notice,
       level: 'warning',
       prevent_continuation: true,
+      prompt_submit_outcome: { kind: 'blocked_by_hook', prompt_kept: false, reason: blocked },
       uuid: newUuid(),
       session_id: ctx.sessionId,
     });
@@ -53,7 +55,9 @@ export async function userPromptSubmit(
   }
   if (verdict.additionalContext.length === 0) return { content };
   const blocks: UserContentBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
-  for (const text of verdict.additionalContext) blocks.push({ type: 'text', text });
+  // On the Claude faces each in a <system-reminder>, as Claude Code 2.1.332 adds a hook's context.
+  for (const text of verdict.additionalContext)
+    blocks.push({ type: 'text', text: ctx.policy.hookContextApart ? systemReminder(text) : text });
   return { content: blocks };
 }
 

@@ -138,8 +138,10 @@ export async function runAgentLoop(
   /** Runs one answer's tool calls and records their results; the outcome to end with, or undefined to go on. */
   const runCalls = async (uses: ToolUseBlock[]): Promise<LoopOutcome | undefined> => {
     const batch = await runToolBatch(ctx, run, uses, emitUser);
-    // The results in the order they finished in, as Claude Code 2.1.332 sends them and as the transcript has them.
-    history.push({ role: 'user', content: [...batch.results.values()] });
+    // The results in the order they finished in, as Claude Code 2.1.332 sends them and as the transcript has them;
+    // then what PostToolUse hooks told the model, each in a <system-reminder>.
+    const context = batch.context.map((text) => ({ type: 'text' as const, text: systemReminder(text) }));
+    history.push({ role: 'user', content: [...batch.results.values(), ...context] });
     if (batch.hookStop !== undefined)
       return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${batch.hookStop}`]);
     if (run.signal.aborted || batch.interruptedByAnswer) return stopInterrupted(INTERRUPTED_TOOLS, 'aborted_tools');
@@ -191,10 +193,8 @@ export async function runAgentLoop(
         continue;
       }
       if (uses.length === 0) {
-        const text = blocks
-          .filter((b) => b.type === 'text')
-          .map((b) => b.text)
-          .join('');
+        const texts = blocks.filter((b) => b.type === 'text').map((b) => b.text);
+        const text = ctx.policy.lastTextIsResult ? (texts.at(-1) ?? '') : texts.join('');
         const stop = await stopHook(ctx, text, stopHookContinuations, run.signal);
         if (stop.stop) return end('error_during_execution', 'hook_stopped', [`Stopped by a hook: ${stop.stop}`], text);
         if (stop.continueWith === undefined) return end('success', 'completed', [], text);
@@ -242,6 +242,8 @@ interface BatchOutcome {
   /** By call id, in the order the calls finished. */
   results: Map<string, UserContentBlock>;
   interruptedByAnswer: boolean;
+  /** PostToolUse hooks' context for the model, beside the results. */
+  context: string[];
   hookStop?: string;
   structuredOutput?: unknown;
 }
@@ -258,7 +260,7 @@ async function runToolBatch(
     extra?: Pick<UserMessage, 'tool_use_result' | 'tool_result_meta'>,
   ) => Promise<void>,
 ): Promise<BatchOutcome> {
-  const out: BatchOutcome = { results: new Map(), interruptedByAnswer: false };
+  const out: BatchOutcome = { results: new Map(), interruptedByAnswer: false, context: [] };
   /** Runs one call (or says why it did not run) and emits its result as soon as it is there. */
   const runOne = async (use: ToolUseBlock): Promise<void> => {
     if (run.signal.aborted) {
@@ -279,14 +281,9 @@ async function runToolBatch(
     const outcome = await runToolCall(ctx, use, run.signal, run);
     if (outcome.stop !== undefined) out.hookStop ??= outcome.stop;
     if (outcome.structuredOutput !== undefined) out.structuredOutput ??= outcome.structuredOutput;
-    if (outcome.denied)
-      run.denials.push({
-        tool_name: use.name,
-        tool_use_id: use.id,
-        tool_input: use.input,
-        reason: outcome.denied.reason,
-      });
+    if (outcome.denied) run.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: use.input });
     out.results.set(use.id, outcome.block);
+    if (outcome.context) out.context.push(...outcome.context);
     await emitUser([outcome.block], {
       ...(outcome.data !== undefined ? { tool_use_result: outcome.data } : {}),
       ...(outcome.meta ? { tool_result_meta: [outcome.meta] } : {}),

@@ -6,10 +6,14 @@
  * - `claude-code` (the Claude faces: `-p` and stream-json, `query()`, `serve`, the default): as Claude Code 2.1.332,
  *   measured with the differential suite (docs/compat.md): its retries (retry.ts); a reply cut at `max_tokens`
  *   continued and an empty one nudged (recovery.ts); a `--max-budget-usd` spent by a turn stops it before its tools
- *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`).
+ *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`); the result's text is the
+ *   last text block of the final reply; a PostToolUse hook's context or feedback goes to the model in a
+ *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
+ *   in one too).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
- *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them.
+ *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
+ *   result's text is every text block of the final reply; a PostToolUse hook's context is added to the tool result.
  */
 import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, type RetryPolicy } from './retry.ts';
 
@@ -27,6 +31,13 @@ export interface OutcomePolicy {
   readonly budgetStopsBeforeTools: boolean;
   /** A call is completed with its tool's `inputDefaults` when its block ends (the stream and history carry them). */
   readonly fillsInputDefaults: boolean;
+  /** The result's text is the final reply's last text block (else: all its text blocks joined). */
+  readonly lastTextIsResult: boolean;
+  /**
+   * A PostToolUse hook's context goes beside the tool result as a `<system-reminder>` (else: into the result); a
+   * UserPromptSubmit hook's context is one too (else: plain text).
+   */
+  readonly hookContextApart: boolean;
 }
 
 const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
@@ -36,6 +47,8 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     recoversReplies: true,
     budgetStopsBeforeTools: true,
     fillsInputDefaults: true,
+    lastTextIsResult: true,
+    hookContextApart: true,
   },
   agentpipe: {
     name: 'agentpipe',
@@ -43,6 +56,8 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     recoversReplies: false,
     budgetStopsBeforeTools: false,
     fillsInputDefaults: false,
+    lastTextIsResult: false,
+    hookContextApart: false,
   },
 };
 

@@ -11,7 +11,7 @@ import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../me
 import { checkPermission, readDeniedFor } from '../tools/permissions.ts';
 import { toolNameMatches } from '../tools/permission-rules.ts';
 import { hasInputProblem, inputValidationFailure } from '../tools/input-validation.ts';
-import { isBuiltinTool } from '../tools/builtin/index.ts';
+import { isBuiltinTool, isBuiltinToolName } from '../tools/builtin/index.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import { sandboxOf, type AgentContext } from './context.ts';
@@ -44,6 +44,8 @@ export interface ToolOutcome {
   structuredOutput?: unknown;
   /** A command's exit code (Bash), for telemetry. */
   exitCode?: number;
+  /** What PostToolUse hooks told the model, beside the result (`OutcomePolicy.hookContextApart`). */
+  context?: string[];
 }
 
 /** The tool a model's call names: by its name, or the name the model is offered (`Agent` for Task). */
@@ -78,7 +80,13 @@ async function runCall(
 ): Promise<ToolOutcome> {
   const tool = toolNamed(ctx.tools, use.name);
   if (!tool) {
-    const message = `Error: No such tool available: ${use.name}`;
+    // As Claude Code 2.1.332 answers a call of a built-in tool that --tools or --disallowedTools took away (a
+    // subagent's own tool list is not the session's: its call gets the plain answer).
+    const disabled =
+      isBuiltinToolName(use.name) && !ctx.agent
+        ? `. ${use.name} is disabled for this session, in subagents as well as here.`
+        : '';
+    const message = `Error: No such tool available: ${use.name}${disabled}`;
     return { ...errorOutcome(use, wrapToolUseError(message)), data: message };
   }
   if ('__invalid_input' in use.input)
@@ -201,7 +209,8 @@ async function afterToolUse(
     ...(verdict.block ? [`PostToolUse hook feedback: ${verdict.block}`] : []),
     ...verdict.additionalContext,
   ];
-  if (notes.length) {
+  if (notes.length && ctx.policy.hookContextApart) outcome.context = notes;
+  else if (notes.length) {
     const blocks =
       typeof outcome.block.content === 'string'
         ? [{ type: 'text' as const, text: outcome.block.content }]
@@ -235,9 +244,15 @@ function errorData(content: ToolResult['content']): string {
 type AutoDenial = 'rule' | 'mode' | 'no_permission_prompt';
 type Decided = Omit<ToolResultMeta, 'id'>;
 
-/** How Claude Code names a decision of the settings: the mode, or a rule (`subcommandResults` for a shell line). */
+/**
+ * How Claude Code names a decision of the settings: the mode, or a rule (`subcommandResults` for a shell line). The
+ * StructuredOutput tool (structured-output.ts, not imported here: it loads only with --json-schema) always runs, so its
+ * acceptance names no reason.
+ */
 function byConfig(tool: Tool, decision: 'accept' | 'reject', byRule: boolean): Decided {
   const reason_type = byRule ? (tool.shell ? 'subcommandResults' : 'rule') : 'mode';
+  if (decision === 'accept' && tool.name === 'StructuredOutput' && !byRule)
+    return { permission_decision: { decision, source: 'config' } };
   if (decision === 'accept') return { permission_decision: { decision, source: 'config', reason_type } };
   return byRule
     ? { permission_decision: { decision, source: 'config', reason_type }, non_execution_kind: 'permission-rule' }
@@ -265,11 +280,21 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
     { signal, matchValue: tool.name, toolUseId: use.id },
   );
   if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
-  if (hook.permission === 'deny')
+  if (hook.permission === 'deny') {
+    // Claude Code 2.1.332's words: an exit-2 hook's command and stderr as written, else the hook's reason.
+    const why =
+      hook.blockedBy !== undefined && hook.blockedStderr
+        ? `[${hook.blockedBy}]: ${hook.blockedStderr}`
+        : (hook.permissionReason ?? 'no reason given');
     return {
       behavior: 'deny',
-      message: `${tool.name} was blocked by a PreToolUse hook: ${hook.permissionReason ?? 'no reason given'}`,
+      message: `PreToolUse:${tool.name} hook error: ${why}`,
+      how: {
+        permission_decision: { decision: 'reject', source: 'hook', reason_type: 'hook' },
+        non_execution_kind: 'permission-rule',
+      },
     };
+  }
   if (hook.updatedInput) input = hook.updatedInput;
   const verdict = await checkPermission({
     tool,
@@ -331,12 +356,23 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
       // Outside only for the very line judged (an answer that rewrites it gets the workspace sandbox).
       const same =
         approved.command === input.command && (outside === 'excluded' || approved.dangerouslyDisableSandbox === true);
-      return { behavior: 'allow', updatedInput: approved, sandbox: outside && same ? 'unsandboxed' : 'workspace' };
+      return {
+        behavior: 'allow',
+        updatedInput: approved,
+        sandbox: outside && same ? 'unsandboxed' : 'workspace',
+        how: { permission_decision: { decision: 'accept', source: answer.decisionClassification ?? 'user_temporary' } },
+      };
     }
     return {
       behavior: 'deny',
       message: answer.message || `Permission to use ${tool.name} was denied`,
       interrupt: answer.interrupt,
+      how: answer.interrupt
+        ? { non_execution_kind: 'user-rejected' }
+        : {
+            permission_decision: { decision: 'reject', source: answer.decisionClassification ?? 'user_reject' },
+            non_execution_kind: 'permission-rule',
+          },
     };
   } catch (error) {
     if (signal.aborted) throw error;

@@ -159,7 +159,7 @@ export function addSessionOptions(command: Command): Command {
     )
     .option(
       '--include-hook-events',
-      'emit system/hook_started before each hook (hook_response after it is always emitted)',
+      'emit system/hook_started and system/hook_response for each hook (without it: SessionStart hooks only)',
     )
     .addOption(
       new Option(

@@ -115,7 +115,9 @@ function givenSessionId(id: string | undefined): string | undefined {
  */
 async function endUnstarted(out: PrintOutput, message: string, log: Log, sessionId: string | false | undefined) {
   log(`agentpipe: error: ${message}`);
-  out.seal(sessionId === false ? undefined : setupErrorResult(message, sessionId));
+  // As Claude Code 2.1.332 numbers a start-up failure's result: the process's first, with no terminal_reason.
+  const { terminal_reason: _none, ...result } = setupErrorResult(message, sessionId || undefined);
+  out.seal(sessionId === false ? undefined : { ...result, result_index: 0 });
   await out.done;
   return 1;
 }

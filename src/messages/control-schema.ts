@@ -44,13 +44,20 @@ export const OutboundRequestSchema = z.discriminatedUnion('subtype', [
 ]) satisfies z.ZodType<OutboundRequest>;
 
 /** A client's answer to `can_use_tool` (the official SDK's `PermissionResult`). */
+const Classification = z.enum(['user_temporary', 'user_permanent', 'user_reject']).optional().catch(undefined);
 export const PermissionResultSchema = z.discriminatedUnion('behavior', [
-  z.object({ behavior: z.literal('allow'), updatedInput: Record.optional(), toolUseID: z.string().optional() }),
+  z.object({
+    behavior: z.literal('allow'),
+    updatedInput: Record.optional(),
+    toolUseID: z.string().optional(),
+    decisionClassification: Classification,
+  }),
   z.object({
     behavior: z.literal('deny'),
     message: z.string(),
     interrupt: z.boolean().optional(),
     toolUseID: z.string().optional(),
+    decisionClassification: Classification,
   }),
 ]) satisfies z.ZodType<PermissionResult>;
 

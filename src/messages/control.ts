@@ -87,10 +87,27 @@ export interface InitializeRequest {
   agents?: Record<string, { description: string; prompt: string; tools?: string[]; model?: string }>;
 }
 
+/**
+ * How the host says the user decided (the SDK's `PermissionDecisionClassification`): once, always, or no. It is what
+ * the call's `tool_result_meta` names as the decision's source.
+ */
+export type PermissionDecisionClassification = 'user_temporary' | 'user_permanent' | 'user_reject';
+
 /** The answer of `can_use_tool`. */
 export type PermissionResult =
-  | { behavior: 'allow'; updatedInput?: Record<string, unknown>; toolUseID?: string }
-  | { behavior: 'deny'; message: string; interrupt?: boolean; toolUseID?: string };
+  | {
+      behavior: 'allow';
+      updatedInput?: Record<string, unknown>;
+      toolUseID?: string;
+      decisionClassification?: PermissionDecisionClassification;
+    }
+  | {
+      behavior: 'deny';
+      message: string;
+      interrupt?: boolean;
+      toolUseID?: string;
+      decisionClassification?: PermissionDecisionClassification;
+    };
 
 /** A change of permissions a prompt offers instead of a one-off answer (the SDK's `PermissionUpdate`). */
 export type PermissionUpdate =

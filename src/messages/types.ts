@@ -112,13 +112,15 @@ export interface AssistantMessage extends Envelope {
 /**
  * How a tool call was decided (Claude Code 2.1.332's `tool_result_meta` entry): `accept` by the permission mode, a
  * rule (`subcommandResults` for a shell line's rules) or a hook; `reject` by a rule (`non_execution_kind:
- * permission-rule`) or for want of an allowance (`user-rejected`).
+ * permission-rule`) or for want of an allowance (`user-rejected`). A host's `canUseTool` answer names the user
+ * (`user_temporary`, `user_permanent`, `user_reject`: its `decisionClassification`, else once or no); a denial that
+ * interrupts has only `non_execution_kind: user-rejected`.
  */
 export interface ToolResultMeta {
   id: string;
-  permission_decision: {
+  permission_decision?: {
     decision: 'accept' | 'reject';
-    source: 'config' | 'hook';
+    source: 'config' | 'hook' | 'user_temporary' | 'user_permanent' | 'user_reject';
     reason_type?: 'mode' | 'rule' | 'subcommandResults' | 'hook';
   };
   non_execution_kind?: 'user-rejected' | 'permission-rule';
@@ -272,6 +274,8 @@ export interface InformationalMessage extends Envelope {
   level: 'info' | 'notice' | 'suggestion' | 'warning';
   tool_use_id?: string;
   prevent_continuation?: boolean;
+  /** What became of a prompt a UserPromptSubmit hook blocked (Claude Code 2.1.332). */
+  prompt_submit_outcome?: { kind: 'blocked_by_hook'; prompt_kept: boolean; reason: string };
 }
 
 /** A retry of a failed model request. */
@@ -333,12 +337,11 @@ export interface McpServerStatusMessage extends Envelope {
   tools?: string[];
 }
 
-/** A tool call that was not allowed to run. */
+/** A tool call that was not allowed to run (why is its `tool_result`'s text, as in Claude Code). */
 export interface PermissionDenial {
   tool_name: string;
   tool_use_id: string;
   tool_input: Record<string, unknown>;
-  reason?: string;
 }
 
 /** Token and cost totals of one model, as in `result.modelUsage`. */

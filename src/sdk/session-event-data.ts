@@ -46,7 +46,8 @@ export function usageEvents(
   messages: number,
 ): { usage: Array<SessionEventDataMap['assistant.usage']>; info: SessionEventDataMap['session.usage_info'] } {
   let tokenLimit = 0;
-  const usage = Object.entries(result.modelUsage).map(([model, u]) => {
+  // The prompt's own usage: modelUsage is the session's running total (as in Claude Code 2.1.332).
+  const usage = Object.entries(result.model_usage_since_last_result ?? result.modelUsage).map(([model, u]) => {
     tokenLimit = Math.max(tokenLimit, u.contextWindow);
     return {
       model,

@@ -70,7 +70,8 @@ async function summarize(
       start: lines.find((l) => typeof l.timestamp === 'string')?.timestamp ?? new Date(mtimeMs).toISOString(),
       updated: new Date(mtimeMs).toISOString(),
       turns: results.length,
-      costUsd: results.reduce((sum, r) => sum + (typeof r.total_cost_usd === 'number' ? r.total_cost_usd : 0), 0),
+      // A result's total_cost_usd is the session's running total (as in Claude Code 2.1.332): the last one says it.
+      costUsd: results.findLast((r) => typeof r.total_cost_usd === 'number')?.total_cost_usd ?? 0,
       firstPrompt: prompt?.type === 'user' ? textOf(prompt.message.content) : '',
       cwd: init?.type === 'system' ? init.cwd : undefined,
       ...(title?.type === 'custom-title' ? { title: title.customTitle } : {}),

@@ -55,7 +55,10 @@ export interface SessionOptions extends ModelOptions {
   permissionMode?: PermissionMode;
   /** Emit `stream_event` messages with the raw deltas. */
   includePartialMessages?: boolean;
-  /** Emit `system/hook_started` before each hook runs (`hook_response` after it is always emitted). */
+  /**
+   * Emit `system/hook_started` before each hook runs and `hook_response` after it (without it, only SessionStart
+   * and Setup hooks' `hook_response`, as in Claude Code 2.1.332).
+   */
   includeHookEvents?: boolean;
   /** Session id (a UUID); generated when absent. */
   sessionId?: string;

@@ -1,12 +1,15 @@
 /**
  * The members Claude Code 2.1.332 adds to every `result` beside the ones agentpipe always had: the fast-mode reason,
- * `modelUsage` entries with their further members (and the same again as `model_usage_since_last_result`), the
- * queue, the result's index, the safety stops and the subagents' counts.
+ * `modelUsage` entries with their further members (the session's running totals; the prompt's own as
+ * `model_usage_since_last_result`), the queue, the result's index, the safety stops and the subagents' counts.
  */
 import type { ModelUsage, ResultMessage, SubagentStats } from '../messages/types.ts';
 
 export interface ResultFieldsInput {
+  /** The session's running totals per model. */
   modelUsage: Record<string, ModelUsage>;
+  /** What this process counted since its previous result (the prompt's own). */
+  sinceLastResult: Record<string, ModelUsage>;
   /** `anthropic`, `openai-compatible`, `scripted`: the provider the requests went to. */
   provider: string;
   /** The `max_tokens` of the requests: what Claude Code reports as `maxOutputTokens`. */
@@ -27,8 +30,22 @@ type Fields = Pick<
 >;
 
 export function resultFields(input: ResultFieldsInput): Fields {
-  const modelUsage = Object.fromEntries(
-    Object.entries(input.modelUsage).map(([model, entry]) => [
+  return {
+    modelUsage: withMembers(input.modelUsage, input),
+    fast_mode_disabled_reason: 'sdk_opt_in_required',
+    model_usage_since_last_result: withMembers(input.sinceLastResult, input),
+    // The session runs the queue's prompts one by one: when a result is made, the next has not been taken.
+    queued_turn_count: 0,
+    result_index: input.resultIndex,
+    safety_stops: 0,
+    subagent_stats: input.subagents,
+  };
+}
+
+/** `modelUsage` entries with Claude Code 2.1.332's further members. */
+function withMembers(usage: Record<string, ModelUsage>, input: ResultFieldsInput): Record<string, ModelUsage> {
+  return Object.fromEntries(
+    Object.entries(usage).map(([model, entry]) => [
       model,
       {
         ...entry,
@@ -42,15 +59,4 @@ export function resultFields(input: ResultFieldsInput): Fields {
       },
     ]),
   );
-  return {
-    modelUsage,
-    fast_mode_disabled_reason: 'sdk_opt_in_required',
-    // One prompt's tracker: what it used is what was used since the last result.
-    model_usage_since_last_result: structuredClone(modelUsage),
-    // The session runs the queue's prompts one by one: when a result is made, the next has not been taken.
-    queued_turn_count: 0,
-    result_index: input.resultIndex,
-    safety_stops: 0,
-    subagent_stats: input.subagents,
-  };
 }

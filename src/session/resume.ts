@@ -11,6 +11,7 @@ import type { TranscriptMirror } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { SessionOptions } from './options.ts';
 import type { Session } from './session.ts';
+import type { SavedUsage } from './session-stats.ts';
 import { stat } from 'node:fs/promises';
 import { agentpipeHome, findTranscript, mirrorPath, sessionFiles, transcriptPath } from './paths.ts';
 import { Transcript } from './transcript.ts';
@@ -41,6 +42,8 @@ export interface SessionStart {
   harness?: { name: string; sessionId: string };
   /** The turn the transcript ended in the middle of, left open (`continueCutTurn`): the session goes on with it. */
   cutTurn?: CutTurn;
+  /** The running totals the transcript's last result saved: a resumed or forked session goes on from them. */
+  usage?: SavedUsage;
 }
 
 /** `mirror` receives the transcript's lines with `sessionMirror` (the runner's output). */
@@ -95,6 +98,7 @@ export async function prepareSession(
     ...(lines.length ? { resumedFrom: source } : {}),
     harness: rebuilt.harness,
     ...(rebuilt.cutTurn ? { cutTurn: rebuilt.cutTurn } : {}),
+    ...savedUsage(lines),
   };
   if (!persist) return start;
   // A stored copy lives in the SDK's temporary folder: the session goes on in agentpipe's own transcript.
@@ -194,8 +198,16 @@ function openTranscript(file: string, sessionId: string, log: (line: string) => 
   }
 }
 
+/** The running totals of the transcript's last result that has them, as `SessionStart.usage`. */
+function savedUsage(lines: TranscriptLine[]): { usage?: SavedUsage } {
+  const last = lines.findLast((l) => l.type === 'result' && l.modelUsage !== undefined);
+  if (last?.type !== 'result' || !last.modelUsage) return {};
+  return { usage: { modelUsage: last.modelUsage, totalCostUsd: last.total_cost_usd ?? 0 } };
+}
+
 /** Gives a new session what it starts from: the restored history and the transcript to write. */
 export function attachStart(session: Session, start: SessionStart): void {
+  if (start.usage) session.stats.carry(start.usage);
   session.history.push(...start.history);
   session.transcript = start.transcript;
   session.resumed = start.resumedFrom !== undefined;

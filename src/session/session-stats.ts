@@ -1,10 +1,18 @@
 /** What a whole session did, for `get_usage` and `get_session_cost`: usage per model, time, lines changed. */
-import type { AgentMessage } from '../messages/types.ts';
+import type { AgentMessage, ModelUsage } from '../messages/types.ts';
 import { UsageTracker } from '../agent/usage.ts';
 
+/** The totals a resumed session's transcript saved (its last result's `modelUsage` and `total_cost_usd`). */
+export interface SavedUsage {
+  modelUsage: Record<string, ModelUsage>;
+  totalCostUsd: number;
+}
+
 export class SessionStats {
-  /** Tokens and cost of every finished prompt. */
+  /** Tokens and cost of every finished prompt of this process. */
   readonly usage = new UsageTracker();
+  /** What the earlier processes of a resumed (or forked) session spent, as its transcript saved it. */
+  readonly #carried = new UsageTracker();
   /** Wall time of every finished prompt. */
   durationMs = 0;
   linesAdded = 0;
@@ -31,6 +39,30 @@ export class SessionStats {
         else if (line.startsWith('-')) this.linesRemoved++;
       }
     }
+  }
+
+  /** Goes on from the totals a resumed session's transcript saved. */
+  carry(saved: SavedUsage): void {
+    this.#carried.totalCostUsd = saved.totalCostUsd;
+    for (const [model, u] of Object.entries(saved.modelUsage)) {
+      const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens, webSearchRequests } = u;
+      this.#carried.modelUsage[model] = {
+        ...{ inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens, webSearchRequests },
+        ...{ costUSD: u.costUSD, contextWindow: u.contextWindow, maxOutputTokens: u.maxOutputTokens },
+      };
+    }
+  }
+
+  /**
+   * The session's running totals with `prompt` (not yet added) counted: what a result's `modelUsage` and
+   * `total_cost_usd` say, as in Claude Code 2.1.332 (cumulative across prompts, and across a resume).
+   */
+  totals(prompt: UsageTracker): UsageTracker {
+    const totals = new UsageTracker();
+    totals.merge(this.#carried);
+    totals.merge(this.usage);
+    totals.merge(prompt);
+    return totals;
   }
 
   /** Adds a finished prompt. */

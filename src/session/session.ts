@@ -57,8 +57,9 @@ import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import { keepsInTranscript, type Transcript } from './transcript.ts';
 import type { CutTurn } from './transcript-rebuild.ts';
+import { harnessContinuation } from './continuation.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
-import { compactCommandOf, runCompactCommand } from '../agent/compact.ts';
+import { compactCommandOf, compactedOutcome, runCompactCommand } from '../agent/compact.ts';
 import {
   runWithSchema,
   schemaInstruction,
@@ -235,6 +236,14 @@ export class Session {
       this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
     if (options.hooks) this.hooks.addCallbacks(options.hooks);
     this.hooks.announce = options.includeHookEvents === true;
+    // Every hook is an event of the prompt's span, whether or not its response is in the stream.
+    this.hooks.observe = (response) =>
+      this.ctx.span?.event('hook', {
+        'agentpipe.hook.event': response.hook_event,
+        'agentpipe.hook.name': response.hook_name,
+        'agentpipe.hook.outcome': response.outcome,
+        ...(response.exit_code !== undefined ? { 'agentpipe.hook.exit_code': response.exit_code } : {}),
+      });
     // Task with the general-purpose agent is always there, as in Claude Code (unless denied or left out of `tools`).
     const hideTask = this.#hideTool('Task');
     this.defineAgents(options.agents ?? {}, hideTask);
@@ -288,7 +297,7 @@ export class Session {
 
   /**
    * Counts a message in the stats, and projects onto the telemetry what the stream alone tells: the lines an edit
-   * changed, and hooks and compactions as events of the prompt's span.
+   * changed, and compactions as events of the prompt's span (hooks: `hooks.observe`).
    */
   #observeForTelemetry(telemetry: Telemetry, message: AgentMessage): void {
     const { linesAdded, linesRemoved } = this.stats;
@@ -296,14 +305,7 @@ export class Session {
     if (this.stats.linesAdded !== linesAdded || this.stats.linesRemoved !== linesRemoved)
       telemetry.linesChanged(this.stats.linesAdded - linesAdded, this.stats.linesRemoved - linesRemoved);
     if (message.type !== 'system') return;
-    if (message.subtype === 'hook_response')
-      this.ctx.span?.event('hook', {
-        'agentpipe.hook.event': message.hook_event,
-        'agentpipe.hook.name': message.hook_name,
-        'agentpipe.hook.outcome': message.outcome,
-        ...(message.exit_code !== undefined ? { 'agentpipe.hook.exit_code': message.exit_code } : {}),
-      });
-    else if (message.subtype === 'compact_boundary')
+    if (message.subtype === 'compact_boundary')
       this.ctx.span?.event('compaction', {
         'agentpipe.compaction.trigger': message.compact_metadata.trigger,
         'agentpipe.compaction.pre_tokens': message.compact_metadata.pre_tokens,
@@ -395,15 +397,28 @@ export class Session {
   }
 
   /**
-   * Goes on with the turn the transcript ended in the middle of (`cutTurn`, a cluster takeover): the tool calls of its
-   * last answer that have no result run, then the model carries on from the history, and the prompt ends in its one
-   * `result` (no `system/init` or prompt echo: the client had them from the run that was cut).
+   * Goes on with the turn the transcript ended in the middle of (`cutTurn`, a cluster takeover), and the prompt ends in
+   * its one `result` (no prompt echo: the client had it from the run that was cut). On agentpipe's own loop the tool
+   * calls of its last answer that have no result run, then the model carries on from the history (no `system/init`
+   * either); a `/compact` compacts (or gives the result of the compaction it had recorded); a wrapped CLI resumes its
+   * own session and is asked to go on (harnessContinuation), `input` (the cut prompt) repeated in case it had not
+   * recorded it.
    */
   continueCutTurn(signal?: AbortSignal, input?: InputUserMessage): Promise<ResultMessage> {
     const cut = this.cutTurn;
     this.cutTurn = undefined;
     if (!cut) throw new Error('no cut turn to continue');
-    return this.#runTurn((run) => this.#continueOwnLoop(cut, run), signal, input);
+    const harness = this.harness;
+    return this.#runTurn(
+      (run) =>
+        harness
+          ? this.#runHarness(harness, input ?? { type: 'user', message: { role: 'user', content: '' } }, run, {
+              continuation: harnessContinuation(input),
+            })
+          : this.#continueOwnLoop(cut, run),
+      signal,
+      input,
+    );
   }
 
   /**
@@ -487,7 +502,7 @@ export class Session {
     const result = await this.#finish(outcome, usage, denials, started, run.subagents);
     span?.end({
       subtype: result.subtype,
-      costUsd: result.total_cost_usd,
+      costUsd: usage.totalCostUsd,
       errors: outcome.errors,
       ...('result' in result ? { output: result.result } : {}),
     });
@@ -528,6 +543,13 @@ export class Session {
     await this.loadAgentFiles();
     if (this.#mainAgent) this.#applyMainAgent(this.#mainAgent);
     await this.#syncMcpTools(run.signal);
+    if (cut.compact) {
+      const { done, instructions } = cut.compact;
+      if (done) return compactedOutcome(done.preTokens, done.postTokens, 0);
+      const outcome = await runCompactCommand(this.ctx, this.history, run, instructions);
+      this.compactor.reset();
+      return outcome;
+    }
     // The answer was complete, only its result is missing.
     if (cut.answer !== undefined)
       return {
@@ -564,13 +586,19 @@ export class Session {
    * One prompt on the wrapped agent: it emits the messages, agentpipe records them; its permission
    * prompts go to the session's (`canUseTool`, `can_use_tool`), and are denied with none.
    */
-  async #runHarness(harness: Harness, input: InputUserMessage, run: RunState): Promise<StructuredOutcome> {
-    const content = normalizeContent(input.message.content);
+  async #runHarness(
+    harness: Harness,
+    input: InputUserMessage,
+    run: RunState,
+    { continuation }: { continuation?: string } = {},
+  ): Promise<StructuredOutcome> {
+    const content = continuation ?? normalizeContent(input.message.content);
     const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
-    await this.transcript?.recordPrompt(uuid, content, { trace: this.#traceOf(input) });
+    // A cut turn going on (continuation) has its prompt line and echo from the run that was cut.
+    if (continuation === undefined) await this.transcript?.recordPrompt(uuid, content, { trace: this.#traceOf(input) });
     const { runHarness } = await import('../harness/index.ts');
     // The wrapped agent sends the prompt's system/init: its echo follows it, as on agentpipe's own loop.
-    let echoed = false;
+    let echoed = continuation !== undefined;
     const emit = async (message: AgentMessage) => {
       await this.ctx.emit(message);
       if (echoed || message.type !== 'system' || message.subtype !== 'init') return;
@@ -773,6 +801,7 @@ export class Session {
   ): ResultMessage {
     const subtype = outcome.subtype;
     const apiError = outcome.apiError;
+    const totals = this.stats.totals(usage);
     const base = {
       type: 'result' as const,
       subtype,
@@ -782,14 +811,15 @@ export class Session {
       num_turns: outcome.numTurns,
       stop_reason: outcome.stopReason,
       session_id: this.id,
-      total_cost_usd: usage.totalCostUsd,
+      total_cost_usd: totals.totalCostUsd,
       usage: usage.usage,
       permission_denials: denials,
       terminal_reason: apiError?.terminalReason ?? outcome.terminalReason,
       // No fast mode here: 'off', as Claude Code reports it while its fast mode is off.
       fast_mode_state: 'off' as const,
       ...resultFields({
-        modelUsage: usage.modelUsage,
+        modelUsage: totals.modelUsage,
+        sinceLastResult: usage.modelUsage,
         provider: this.ctx.provider.provider,
         maxTokens: this.ctx.maxTokens,
         resultIndex: this.#results++,
@@ -807,6 +837,11 @@ export class Session {
         ...(apiError.type ? { api_error_type: apiError.type } : {}),
         result: apiError.text,
       };
+    if (subtype === 'success' && outcome.terminalReason === 'hook_stopped') {
+      // A prompt a UserPromptSubmit hook blocked: Claude Code 2.1.332's result has no terminal_reason, no API status.
+      const { terminal_reason: _none, ...rest } = base;
+      return { ...rest, subtype, is_error: false, result: outcome.text };
+    }
     if (subtype === 'success') {
       const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
       return {

@@ -10,6 +10,7 @@
  * without its call: they are paired again (`pairToolCalls`), so the resumed session can go on (the
  * calls of a turn left open stay open: they run, or are reported, when it goes on).
  */
+import { compactCommandOf } from '../agent/compact.ts';
 import { INTERRUPTED, INTERRUPTED_TOOLS } from '../messages/notices.ts';
 import type { MessageParam, ToolResultBlock, ToolUseBlock } from '../messages/types.ts';
 import type { TranscriptLine } from './transcript-format.ts';
@@ -22,6 +23,19 @@ export interface CutTurn {
   pendingUses: ToolUseBlock[];
   /** The final answer's text, when the answer was complete and only the result is missing. */
   answer?: string;
+  /**
+   * The turn is a `/compact` command: it goes on by compacting (again, from the history before it), or, when its
+   * compaction was recorded and only its result is missing, by that result.
+   */
+  compact?: CutCompact;
+}
+
+/** A `/compact` command cut off before its result. */
+export interface CutCompact {
+  /** The command's instructions (`/compact <instructions>`), empty without. */
+  instructions: string;
+  /** Its compaction was recorded (the `compact_boundary`): the token counts of its result. */
+  done?: { preTokens: number; postTokens: number };
 }
 
 export interface RebuiltSession {
@@ -46,6 +60,8 @@ interface State extends RebuiltSession {
   turnPrompt?: string;
   /** The stop reason the last assistant line carried (null until its answer completed). */
   lastStop?: unknown;
+  /** The `/compact` command in progress (its prompt's uuid and what it was asked), until its result. */
+  command?: { uuid: string } & CutCompact;
 }
 
 /** Replays `lines` (up to and including the line with uuid `until`, when given). */
@@ -70,7 +86,13 @@ export function rebuild(
       break;
     }
   }
-  const cutTurn = state.inTurn && options.keepCutTurn && state.turnPrompt ? openTurn(state) : undefined;
+  const cutTurn = !options.keepCutTurn
+    ? undefined
+    : state.command
+      ? { promptUuid: state.command.uuid, pendingUses: [], compact: compactOf(state.command) }
+      : state.inTurn && state.turnPrompt
+        ? openTurn(state)
+        : undefined;
   if (state.inTurn && !cutTurn) closeTurn(state.history);
   pairToolCalls(state.history, { leaveLastOpen: cutTurn !== undefined });
   return {
@@ -82,6 +104,10 @@ export function rebuild(
     ...(cutTurn ? { cutTurn } : {}),
     found,
   };
+}
+
+function compactOf({ instructions, done }: CutCompact): CutCompact {
+  return { instructions, ...(done ? { done } : {}) };
 }
 
 /**
@@ -132,6 +158,10 @@ function apply(state: State, line: TranscriptLine): void {
       if (line.subtype === 'init' && typeof line.harness === 'string' && typeof line.harness_session_id === 'string') {
         state.harness = { name: line.harness, sessionId: line.harness_session_id };
       }
+      if (line.subtype === 'compact_boundary' && state.command && line.compact_metadata) {
+        const { pre_tokens, post_tokens } = line.compact_metadata;
+        state.command.done = { preTokens: pre_tokens, postTokens: post_tokens ?? pre_tokens };
+      }
       return;
     case 'agentpipe_snapshot':
       state.history = structuredClone(line.history);
@@ -150,6 +180,10 @@ function apply(state: State, line: TranscriptLine): void {
         if (typeof line.uuid === 'string') state.seenUuids.add(line.uuid);
         state.turnPrompt = line.agentpipe_command ? undefined : line.uuid;
         state.inTurn = !line.agentpipe_command;
+        state.command =
+          line.agentpipe_command && typeof line.uuid === 'string'
+            ? { uuid: line.uuid, instructions: compactCommandOf(line.message.content) ?? '' }
+            : undefined;
         if (line.agentpipe_command) return;
       }
       const notice = noticeOf(line.message.content);
@@ -176,6 +210,7 @@ function apply(state: State, line: TranscriptLine): void {
       return;
     }
     case 'result':
+      state.command = undefined;
       // Tools a hook kept from running got results that were not emitted.
       fillMissingResults(state.history);
       // A model answer without any block is not emitted, but the loop recorded an empty text (not

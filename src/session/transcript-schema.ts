@@ -38,10 +38,22 @@ const AssistantLine = z.looseObject({
   error: z.string().optional(),
   ...Envelope,
 });
+/** A model's totals in a result (`modelUsage`): the counts a resumed session goes on from. */
+const ModelUsageLine = z.looseObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadInputTokens: z.number(),
+  cacheCreationInputTokens: z.number(),
+  webSearchRequests: z.number(),
+  costUSD: z.number(),
+  contextWindow: z.number(),
+  maxOutputTokens: z.number(),
+});
 const ResultLine = z.looseObject({
   type: z.literal('result'),
   subtype: z.string(),
   total_cost_usd: z.number().optional(),
+  modelUsage: z.record(z.string(), ModelUsageLine).optional().catch(undefined),
   ...Envelope,
 });
 /** The title the client gave the session (`rename_session`), Claude Code's `custom-title` line. */
@@ -50,6 +62,11 @@ const SystemLine = z.looseObject({
   type: z.literal('system'),
   subtype: z.string(),
   cwd: z.string().optional(),
+  /** A compaction's token counts (`compact_boundary`): the result of a `/compact` cut off after it (a takeover). */
+  compact_metadata: z
+    .looseObject({ pre_tokens: z.number(), post_tokens: z.number().optional() })
+    .optional()
+    .catch(undefined),
   ...Envelope,
 });
 /** The other wire messages (a new message type must be added here: tsc checks the list is complete). */

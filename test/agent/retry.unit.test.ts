@@ -55,10 +55,12 @@ test('the outcome policies: claude-code is the default and does what Claude Code
       p.recoversReplies,
       p.budgetStopsBeforeTools,
       p.fillsInputDefaults,
+      p.lastTextIsResult,
+      p.hookContextApart,
     ]),
     [
-      [CLAUDE_CODE_RETRIES, true, true, true],
-      [AGENTPIPE_RETRIES, false, false, false],
+      [CLAUDE_CODE_RETRIES, true, true, true, true, true],
+      [AGENTPIPE_RETRIES, false, false, false, false, false],
     ],
   );
 });

@@ -1,9 +1,10 @@
 /**
- * Prompts a takeover cannot continue (issue 28, G1): a `/compact` command and a `--harness` prompt
- * whose worker is killed with SIGKILL mid-prompt. The client gets the `system/worker_lost` notice,
- * then exactly one result for the cut prompt, an `error_during_execution` saying the worker
- * stopped (docs/failure-modes.md says why), and the session goes on on the new worker and closes
- * as usual.
+ * Prompts that are not a turn of agentpipe's own loop, cut by a lost worker (issue 28, G1: the prompt goes on): a
+ * `/compact` command and a `--harness` prompt whose worker is killed with SIGKILL mid-prompt. The client gets the
+ * `system/worker_lost` notice ("The prompt goes on here."), then exactly one result for the cut prompt, the one it
+ * would have had: the compaction done again on the new worker; the wrapped CLI resuming its own session and asked to
+ * go on. A wrapped CLI that had not reported a session of its own ends the prompt in an error result that says so. The
+ * session goes on on the new worker and closes as usual (docs/failure-modes.md).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,22 +13,23 @@ import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { anthropicBlock, anthropicStream, startFakeServer, type Reply } from '../model/fake-servers.ts';
 import { harnessDirs, testPath } from '../harness/helpers.ts';
 import { startRedis } from './redis-server.ts';
+import { HARNESS_CONTINUATION_MARK } from '../../src/session/continuation.ts';
 import { Client, kill9, prompt, startFrontEnd, startWorker, uuids } from './cluster.ts';
 
 const redis = await startRedis();
 
-/** Checks what a client saw of a cut prompt (the `index`th result): the notice first, then one error result. */
-function assertCut(client: Client, index: number): void {
+/** Checks what a client saw of a cut prompt (the `index`th result): the notice first, then one result, `expected`. */
+function assertWentOn(client: Client, index: number, expected: { subtype: string; result: RegExp }): void {
   const cut = client.results()[index]!;
-  assert.deepEqual([cut.subtype, cut.is_error], ['error_during_execution', true]);
-  assert.match(JSON.stringify(cut.errors), /the worker running this prompt stopped; the session was resumed/);
+  assert.equal(cut.subtype, expected.subtype, JSON.stringify(cut));
+  assert.match(String(cut.result), expected.result);
   const lost = client.messages.find((m) => m.type === 'system' && m.subtype === 'worker_lost');
   assert.ok(lost, 'a system/worker_lost notice');
-  assert.match(lost.content, /was lost; worker \S+ took the session over\. The prompt that was running ends here\./);
+  assert.match(lost.content, /was lost; worker \S+ took the session over\. The prompt goes on here\./);
   assert.ok(client.messages.indexOf(lost) < client.messages.indexOf(cut), 'the notice before the result');
 }
 
-test('a /compact cut by a lost worker: worker_lost, one error result, then the session goes on and closes', async () => {
+test('a /compact cut by a lost worker goes on: worker_lost, the compaction done on the new worker, its one result', async () => {
   const dir = tempDir();
   // The summary request never answers in time: the worker is killed while it waits.
   const script = writeScript(dir, [{ text: 'first answer' }, { text: 'the summary', delay_ms: 120_000 }]);
@@ -42,12 +44,15 @@ test('a /compact cut by a lost worker: worker_lost, one error result, then the s
     () => client.messages.some((m) => m.type === 'system' && m.subtype === 'status' && m.status === 'compacting'),
     'the compaction under way',
   );
-  // The new owner's model reads the script from its start: it answers the prompt after the cut one.
-  writeScript(dir, [{ text: 'second answer' }]);
+  // The new owner's model reads the script from its start: the summary of the compaction done again, then the answer
+  // to the prompt after the cut one.
+  writeScript(dir, [{ text: 'the summary' }, { text: 'second answer' }]);
   const second = await startWorker(redis.url);
   await kill9(first);
   await client.until(() => client.results().length === 2, "the cut prompt's result", 30_000);
-  assertCut(client, 1);
+  assertWentOn(client, 1, { subtype: 'success', result: /^Compacted: \d+ → \d+ tokens$/ });
+  const boundaries = client.messages.filter((m) => m.type === 'system' && m.subtype === 'compact_boundary');
+  assert.equal(boundaries.length, 1, 'one compaction: the one done on the new worker');
 
   client.send(prompt('and now?'));
   await client.until(() => client.results().length === 3, 'the next result');
@@ -70,16 +75,16 @@ const text = (words: string): Reply => ({
   ),
 });
 
-test('a --harness claude prompt cut by a lost worker: worker_lost, one error result, then the session goes on and closes', async () => {
-  // The fake API holds the first prompt's request open (the worker is killed while Claude Code waits) and answers
-  // the rest at once.
+test('a --harness claude prompt cut by a lost worker goes on: Claude Code resumes its own session on the new worker', async () => {
+  // The fake API holds the first prompt's request open (the worker is killed while Claude Code waits), answers the
+  // request of the resumed session asked to go on, and the rest at once.
   const api = await startFakeServer((request) => {
     if (request.method !== 'POST' || !request.path.startsWith('/v1/messages') || request.path.includes('count_tokens'))
       return { kind: 'json', status: 200, body: { input_tokens: 1 } };
     const messages = JSON.stringify(request.body?.messages ?? []);
-    return /hold this one/.test(messages) && !/and now\?/.test(messages)
-      ? { kind: 'sse', frames: [], flushHeaders: true, then: 'hang' }
-      : text('second answer');
+    if (/and now\?/.test(messages)) return text('second answer');
+    if (messages.includes(HARNESS_CONTINUATION_MARK)) return text('went on');
+    return /hold this one/.test(messages) ? { kind: 'sse', frames: [], flushHeaders: true, then: 'hang' } : text('hi');
   });
   const { home, cwd } = harnessDirs('cluster-cut');
   const env = {
@@ -111,7 +116,13 @@ test('a --harness claude prompt cut by a lost worker: worker_lost, one error res
     const second = await startWorker(redis.url, env);
     await kill9(first);
     await client.until(() => client.results().length === 1, "the cut prompt's result", 60_000);
-    assertCut(client, 0);
+    assertWentOn(client, 0, { subtype: 'success', result: /^went on$/ });
+    // Claude Code resumed its own session: the request that went on holds the cut prompt as Claude Code recorded it.
+    const wentOn = api.requests.filter((r) =>
+      JSON.stringify(r.body?.messages ?? '').includes(HARNESS_CONTINUATION_MARK),
+    );
+    assert.ok(wentOn.length > 0, 'Claude Code was asked to go on');
+    assert.ok(wentOn.every((r) => /hold this one/.test(JSON.stringify(r.body.messages))));
 
     client.send(prompt('and now?'));
     await client.until(() => client.results().length === 2, 'the next result', 60_000);
@@ -119,9 +130,12 @@ test('a --harness claude prompt cut by a lost worker: worker_lost, one error res
     client.send('{"type":"end_input"}\n');
     assert.deepEqual(await client.closed, { code: 1000, reason: 'session ended' });
     assert.equal(client.results().length, 2, 'one result per prompt');
-    // The new worker resumed Claude Code's own session (the harness records its id): the cut prompt is in its history.
+    // The next prompt goes on in the same Claude Code session: the cut prompt and its continuation are in its history.
     const next = api.requests.filter((r) => /and now\?/.test(JSON.stringify(r.body?.messages ?? '')));
     assert.ok(next.length > 0 && next.every((r) => /hold this one/.test(JSON.stringify(r.body.messages))));
+    assert.ok(next.every((r) => JSON.stringify(r.body.messages).includes('went on')));
+    const ids = uuids(client.messages);
+    assert.equal(new Set(ids).size, ids.length, 'no message twice');
     await kill9(second);
   } finally {
     await kill9(front);

@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/workspace.ts';
 import { ofType, runScripted, toolResults } from '../helpers/agent-run.ts';
+import { parseLines } from '../helpers/cli.ts';
+import { anthropic, CLAUDE, place, run, STREAM, text, toolCall } from '../session/helpers.ts';
 
 /** A settings object whose hooks append their stdin to events.log. */
 function logging(events: string[]): string {
@@ -40,9 +42,14 @@ test('SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailur
     },
     { text: 'all done' },
   ];
-  const run = await runScripted(dir, turns, ['--settings', logging(events), '--allowedTools', 'Bash'], {
-    prompt: 'hello hooks',
-  });
+  const run = await runScripted(
+    dir,
+    turns,
+    ['--settings', logging(events), '--allowedTools', 'Bash', '--include-hook-events'],
+    {
+      prompt: 'hello hooks',
+    },
+  );
   assert.equal(run.code, 0, run.stderr);
   const log = logged(dir);
   assert.deepEqual(
@@ -72,10 +79,15 @@ test('SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailur
     responses.map((r) => r.hook_event),
     log.map((e) => e.hook_event_name),
   );
-  // SessionStart reports before system/init; SessionEnd after the result.
-  assert.equal(run.lines[0].subtype, 'hook_response');
-  assert.equal(run.lines[1].subtype, 'init');
-  assert.equal(run.lines.at(-2)!.type, 'result');
+  // SessionStart reports before system/init (hook_started, then hook_response); SessionEnd after the result.
+  assert.deepEqual(
+    run.lines.slice(0, 3).map((l) => l.subtype),
+    ['hook_started', 'hook_response', 'init'],
+  );
+  assert.deepEqual(
+    run.lines.slice(-3).map((l) => l.subtype ?? l.type),
+    ['success', 'hook_started', 'hook_response'],
+  );
   assert.equal(run.lines.at(-1)!.hook_event, 'SessionEnd');
 });
 
@@ -97,8 +109,15 @@ test('UserPromptSubmit exit 2 blocks the prompt: no model request; a system/info
     [informational.content, informational.level, informational.prevent_continuation],
     [notice, 'warning', true],
   );
+  assert.deepEqual(informational.prompt_submit_outcome, {
+    kind: 'blocked_by_hook',
+    prompt_kept: false,
+    reason: 'no secrets in prompts',
+  });
   const result = run.lines.at(-1)!;
   assert.deepEqual([result.subtype, result.is_error, result.result, result.num_turns], ['success', false, notice, 0]);
+  // As Claude Code 2.1.332: no terminal_reason and no API status on this result.
+  assert.equal('terminal_reason' in result || 'api_error_status' in result, false);
 });
 
 test('a Stop hook with decision "block" sends the model back with the reason, bounded by stop_hook_active', async () => {
@@ -119,7 +138,8 @@ test('a Stop hook with decision "block" sends the model back with the reason, bo
   const result = run.lines.at(-1)!;
   assert.equal(result.result, 'tests pass, finished');
   assert.equal(result.num_turns, 2);
-  assert.equal(ofType(run.lines, 'system', 'hook_response').length, 2);
+  // Without --include-hook-events, as in Claude Code 2.1.332: no hook_response but a SessionStart hook's.
+  assert.equal(ofType(run.lines, 'system', 'hook_response').length, 0);
 });
 
 test('continue:false from PostToolUse stops the prompt with hook_stopped; later calls are not run', async () => {
@@ -152,20 +172,18 @@ test('continue:false from PostToolUse stops the prompt with hook_stopped; later 
   );
 });
 
-test('PostToolUse additionalContext reaches the model with the tool result', async () => {
-  const dir = tempDir();
+test('PostToolUse additionalContext reaches the model beside the tool result, as a system reminder', async () => {
   const out = { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'remember: output is cached' } };
   const settings = JSON.stringify({
     hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: `echo '${JSON.stringify(out)}'` }] }] },
   });
-  const run = await runScripted(
-    dir,
-    [{ tool_calls: [{ name: 'Bash', id: 'toolu_c', input: { command: 'echo x' } }] }, { text: 'ok' }],
-    ['--settings', settings, '--allowedTools', 'Bash'],
-  );
-  const content = toolResults(run.lines).get('toolu_c')!.content;
-  assert.deepEqual(
-    content.map((b: any) => b.text),
-    ['x', 'remember: output is cached'],
-  );
+  const server = await anthropic([toolCall('toolu_c', 'Bash', { command: 'echo x' }), text('ok')]);
+  const result = await run(place(), [...STREAM, ...CLAUDE, '--settings', settings, 'go'], { env: server.env });
+  assert.equal(result.code, 0, result.stderr);
+  // As Claude Code 2.1.332: the tool result stays as the tool gave it, in the stream and in the next request.
+  assert.equal(toolResults(parseLines(result.stdout)).get('toolu_c')!.content, 'x');
+  assert.deepEqual(server.requests[1]!.body.messages.at(-1).content, [
+    { type: 'tool_result', tool_use_id: 'toolu_c', content: 'x', is_error: false },
+    { type: 'text', text: '<system-reminder>\nremember: output is cached\n</system-reminder>' },
+  ]);
 });

@@ -21,7 +21,7 @@ test('updatedInput from a command hook replaces the Bash command', async () => {
     { text: 'ok' },
   ];
   // Default mode: the hook's "allow" lets Bash run without --allowedTools.
-  const run = await runScripted(dir, turns, ['--settings', settings]);
+  const run = await runScripted(dir, turns, ['--settings', settings, '--include-hook-events']);
   assert.equal(run.code, 0, run.stderr);
   const result = toolResults(run.lines).get('toolu_r')!;
   assert.notEqual(result.is_error, true);

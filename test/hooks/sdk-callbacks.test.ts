@@ -12,7 +12,9 @@ test('initialize.hooks: the CLI sends hook_callback, the client denies, the call
     { tool_calls: [{ name: 'Bash', id: 'toolu_s', input: { command: 'touch ran' } }] },
     { text: 'ok' },
   ]);
-  const child = startCli([...scriptedStreamArgs(script), '--input-format', 'stream-json'], { cwd: dir });
+  const child = startCli([...scriptedStreamArgs(script), '--input-format', 'stream-json', '--include-hook-events'], {
+    cwd: dir,
+  });
   const send = (line: unknown) => child.stdin!.write(`${JSON.stringify(line)}\n`);
   send({
     type: 'control_request',
@@ -67,6 +69,7 @@ test('library callbacks get the input, tool use id and a signal; one rewrites, t
     {
       cwd: tempDir(),
       allowedTools: ['Bash'],
+      includeHookEvents: true,
       hooks: {
         PreToolUse: [
           {
@@ -115,6 +118,7 @@ test('a callback that throws is reported as an error and does not block', async 
     [{ tool_calls: [{ name: 'Glob', id: 'toolu_e', input: { pattern: '*' } }] }, { text: 'ok' }],
     {
       cwd: tempDir(),
+      includeHookEvents: true,
       hooks: {
         PreToolUse: [
           {

@@ -14,7 +14,13 @@ test('a command hook past its timeout is killed, reported as an error, and does 
     { text: 'ok' },
   ];
   const started = Date.now();
-  const run = await runScripted(dir, turns, ['--settings', settings, '--allowedTools', 'Bash']);
+  const run = await runScripted(dir, turns, [
+    '--settings',
+    settings,
+    '--allowedTools',
+    'Bash',
+    '--include-hook-events',
+  ]);
   const elapsed = Date.now() - started;
   assert.equal(run.code, 0, run.stderr);
   assert.ok(elapsed < 8000, `took ${elapsed} ms`);
@@ -31,6 +37,7 @@ test('a library callback that never settles is abandoned at its timeout', async 
     [{ tool_calls: [{ name: 'Glob', id: 'toolu_h', input: { pattern: '*' } }] }, { text: 'ok' }],
     {
       cwd: tempDir({ 'a.txt': 'a' }),
+      includeHookEvents: true,
       hooks: {
         PreToolUse: [
           {

@@ -42,7 +42,15 @@ test('deny: an is_error result with the message, a denial, and the prompt goes o
       tool_name: 'Write',
       tool_use_id: 'toolu_w',
       tool_input: { file_path: 'x.txt', content: 'x' },
-      reason: 'not in this folder',
+    },
+  ]);
+  // As Claude Code 2.1.332 says how the host's answer decided it.
+  const meta = out.find((m) => m.type === 'user' && 'tool_result_meta' in m && m.tool_result_meta);
+  assert.deepEqual((meta as { tool_result_meta?: unknown }).tool_result_meta, [
+    {
+      id: 'toolu_w',
+      permission_decision: { decision: 'reject', source: 'user_reject' },
+      non_execution_kind: 'permission-rule',
     },
   ]);
 });

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { scriptedStreamArgs, startCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
-/** The bench's command (bench/run.ts): 60 characters with globs, read-only. */
+/** 60 characters with globs, read-only: the grammar reads it (bench/parser.ts times a line like it). */
 const GRAMMAR_COMMAND = 'grep -c "turns" *.json && ls -la | head -n 3 && wc -l *.json';
 
 /** Runs one prompt on `turns` in stream-json; the process's peak RSS (MB) once the result is out, and its lines. */

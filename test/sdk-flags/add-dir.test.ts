@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseLines, runCli } from '../helpers/cli.ts';
+import { toolResults } from '../helpers/agent-run.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { CLAUDE, STREAM, anthropic, place, run, text } from '../session/helpers.ts';
 
@@ -48,7 +49,10 @@ test('acceptEdits writes in the --add-dir folders like in the cwd; elsewhere it 
     result.permission_denials.map((d: { tool_use_id: string }) => d.tool_use_id),
     ['toolu_w2'],
   );
-  assert.match(result.permission_denials[0].reason, /outside the working folders.*--add-dir/);
+  assert.match(
+    String(toolResults(parseLines(stdout)).get('toolu_w2')!.content),
+    /outside the working folders.*--add-dir/,
+  );
 });
 
 test('without --add-dir, acceptEdits does not cover other folders', async () => {

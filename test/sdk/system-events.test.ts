@@ -90,7 +90,8 @@ test('includeHookEvents: hook_started before each hook, hook_response after, wit
     }),
   );
   assert.equal(system(without, 'hook_started').length, 0, 'only with includeHookEvents');
-  assert.equal(system(without, 'hook_response').length, 1);
+  // As Claude Code 2.1.332: without includeHookEvents, only SessionStart hooks' responses are in the stream.
+  assert.equal(system(without, 'hook_response').length, 0);
 });
 
 test("permission_denied for calls denied without asking (dontAsk, a deny rule), before their tool results; none for the client's own answer", async () => {

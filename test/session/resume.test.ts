@@ -28,6 +28,20 @@ test('a resumed session sends the model exactly the history an uninterrupted ses
   assert.deepEqual(server.requests[2].body.messages, control.requests[2].body.messages);
   assert.equal(server.requests[2].body.messages.length, 5);
   assert.equal(transcripts(two.home).length, 1, 'resume appends to the same transcript');
+
+  // As Claude Code 2.1.332: modelUsage and total_cost_usd are the session's running totals, carried over a resume;
+  // model_usage_since_last_result is what the process counted since its previous result.
+  const tokens = (usage: Record<string, { inputTokens: number; outputTokens: number }>) =>
+    Object.values(usage).map((u) => [u.inputTokens, u.outputTokens]);
+  const [oneFirst, oneSecond] = parseLines(a.stdout).filter((l) => l.type === 'result');
+  const [firstResult, secondResult] = [parseLines(first.stdout).at(-1)!, lines.at(-1)!];
+  assert.deepEqual(tokens(secondResult.modelUsage), tokens(oneSecond.modelUsage));
+  assert.equal(secondResult.total_cost_usd, oneSecond.total_cost_usd);
+  assert.ok(oneSecond.total_cost_usd > oneFirst.total_cost_usd);
+  const [[inFirst, outFirst]] = tokens(firstResult.modelUsage) as [[number, number]];
+  const [[inSince, outSince]] = tokens(secondResult.model_usage_since_last_result) as [[number, number]];
+  assert.deepEqual(tokens(secondResult.modelUsage), [[inFirst + inSince, outFirst + outSince]]);
+  assert.equal(secondResult.usage.input_tokens, inSince, "usage is the prompt's own");
 });
 
 test('--continue resumes the latest session of the folder (a new one when there is none); a missing --resume is a clear error', async () => {

@@ -68,7 +68,7 @@ test('query() with the caller’s providers: spans under the caller’s span, Ge
     finished.filter((s) => s.parentSpanContext?.spanId === root.spanContext().spanId).map((s) => s.name),
     ['chat scripted', 'execute_tool Read', 'execute_tool Edit', 'execute_tool Write', 'chat scripted'],
   );
-  // The hook, from its hook_response on the stream, is an event of the prompt's span.
+  // The hook is an event of the prompt's span (its hook_response is not in the stream: no includeHookEvents).
   const hook = root.events.find((e) => e.name === 'hook');
   assert.equal(hook?.attributes?.['agentpipe.hook.event'], 'PostToolUse');
   assert.equal(hook?.attributes?.['agentpipe.hook.outcome'], 'success');

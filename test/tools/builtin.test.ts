@@ -65,6 +65,15 @@ test('Bash caps output with a notice and reports exit codes', async () => {
   assert.equal(failed.content, 'Exit code 3\noops');
 });
 
+test('Bash says noOutputExpected for lines of silent commands only, as Claude Code 2.1.332', async () => {
+  const quiet = async (command: string) =>
+    ((await bashTool.call({ command }, ctx())).data as { noOutputExpected: boolean }).noOutputExpected;
+  assert.equal(await quiet('mkdir -p q && touch q/x && cd q'), true);
+  assert.equal(await quiet('touch q/y; echo made'), false);
+  assert.equal(await quiet('X=1 touch q/z'), false);
+  assert.equal(await quiet('ls q'), false);
+});
+
 test('Bash timeout and abort kill the whole process group', async () => {
   const marker = path.join(dir, 'survivor');
   const timed = await bashTool.call({ command: `(sleep 1.5; touch ${marker}) & sleep 30`, timeout: 300 }, ctx());

@@ -30,7 +30,11 @@ test('WebSearch is not offered without Anthropic, and a model that calls it gets
   assert.ok(!ofType(out, 'system', 'init')[0]!.tools.includes('WebSearch'));
   const result = toolResults(out).get('toolu_s')!;
   assert.equal(result.is_error, true);
-  assert.equal(result.content, '<tool_use_error>Error: No such tool available: WebSearch</tool_use_error>');
+  assert.equal(
+    result.content,
+    '<tool_use_error>Error: No such tool available: WebSearch. WebSearch is disabled for this session, in ' +
+      'subagents as well as here.</tool_use_error>',
+  );
 });
 
 test('only an Anthropic provider with the server-side search could run it; others get an honest error', async () => {

@@ -64,7 +64,7 @@ test('a malformed hook_callback answer makes the hook fail (hook_response outcom
     { tool_calls: [{ name: 'Read', input: { file_path: 'a.txt' } }] },
     { text: 'read it' },
   ]);
-  const cli = new StreamDriver([...ARGS, '--script', script], dir);
+  const cli = new StreamDriver([...ARGS, '--script', script, '--include-hook-events'], dir);
   assert.equal(
     (
       await cli.control({

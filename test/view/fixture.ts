@@ -2,7 +2,7 @@
  * A recorded session for the viewer tests, made by the real CLI on the scripted model: text,
  * thinking, every tool kind the built-ins have (read, search, execute, edit, think) plus an
  * unknown one (fetch), an Edit diff, a Write, an image (Read of a PNG), a subagent (--agents),
- * a TodoWrite plan, a denial (--disallowedTools), a failing command, a hook, and an error
+ * a TodoWrite plan, a denial (--disallowedTools), a failing command, a hook (--include-hook-events), and an error
  * (the second prompt's model request fails).
  */
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -165,6 +165,8 @@ export async function recordSession(): Promise<RecordedSession> {
       JSON.stringify({ reviewer: { description: 'Reviews code', prompt: 'You review changes.' } }),
       '--settings',
       JSON.stringify(settings),
+      // The view shows the hook's notice from its system/hook_response, only in the stream with this flag.
+      '--include-hook-events',
     ],
     {
       cwd: dir,

@@ -68,9 +68,11 @@ export class PromptSpans {
       return;
     }
     if (message.type !== 'result' || ('parent_tool_use_id' in message && message.parent_tool_use_id)) return;
+    // The prompt's own cost: total_cost_usd is the session's running total, its spend is since the last result.
+    const since = message.model_usage_since_last_result;
     span.end({
       subtype: message.subtype,
-      costUsd: message.total_cost_usd,
+      costUsd: since ? Object.values(since).reduce((sum, u) => sum + u.costUSD, 0) : message.total_cost_usd,
       ...('errors' in message ? { errors: message.errors } : {}),
       ...('result' in message ? { output: message.result } : {}),
     });

@@ -4,6 +4,32 @@ import { fenced } from './fence.ts';
 import { logEntry, type LogEntry, type LogMessage } from './entries.ts';
 import { checkId, STREAM_ID, type SessionKeys } from './keys.ts';
 import type { LogStore } from './store.ts';
+import { AgentpipeError } from '../../process/errors.ts';
+
+/** Where a batch stands in its writer's order: numbered 1, 2, 3… by one writer (an id unique to it). */
+export interface AppendOrder {
+  writer: string;
+  seq: number;
+}
+
+/**
+ * An ordered batch was refused before anything of it was written: `gap`, the batch before it has not landed (it failed
+ * and is being sent again); `landed`, it was appended already (an earlier attempt's reply was lost).
+ */
+export class AppendOrderError extends AgentpipeError {
+  static override readonly errorName: string = 'AppendOrderError';
+  readonly reason: 'gap' | 'landed';
+  constructor(sessionId: string, order: AppendOrder, reason: 'gap' | 'landed') {
+    super(
+      reason === 'gap'
+        ? `session ${sessionId}: batch ${order.seq} refused: the batch before it has not landed`
+        : `session ${sessionId}: batch ${order.seq} was appended already`,
+    );
+    this.reason = reason;
+  }
+}
+
+const ORDER_REPLY = /^ORDER (gap|landed)/;
 
 /** A message encoded for the append script: durable (`d`) or ephemeral (`e`), its uuid ('' : none) and JSON. */
 export interface AppendRecord {
@@ -41,7 +67,8 @@ export class DurableLog {
 
   /**
    * Appends records in order, atomically and only while `token` holds the lease (else a FencedError and nothing
-   * lands), extending the lease by `leaseMs` when given. Returns each record's stream id, in order.
+   * lands), extending the lease by `leaseMs` when given. Returns each record's stream id, in order. With `order`, the
+   * batch must be the next of its writer (else an AppendOrderError and nothing lands).
    */
   async append(
     sessionId: string,
@@ -49,6 +76,7 @@ export class DurableLog {
     token: string,
     records: readonly AppendRecord[],
     leaseMs?: number,
+    order?: AppendOrder,
   ): Promise<string[]> {
     if (records.length === 0) return [];
     const rest = records.flatMap((r) => [r.kind, r.uuid, r.json]);
@@ -57,8 +85,15 @@ export class DurableLog {
       liveMaxLen: this.#settings.liveMaxLen,
       liveTtlMs: this.#settings.liveTtlMs,
       leaseMs: leaseMs === undefined ? 0 : Math.max(1, Math.ceil(leaseMs)),
+      writer: order?.writer ?? '',
+      seq: order?.seq ?? 0,
     };
-    const answer = await fenced(sessionId, () => this.#store.script(APPEND, keys, argv, rest));
+    const answer = await fenced(sessionId, () => this.#store.script(APPEND, keys, argv, rest)).catch(
+      (error: unknown) => {
+        const match = order && error instanceof Error ? ORDER_REPLY.exec(error.message) : null;
+        throw match && order ? new AppendOrderError(sessionId, order, match[1] === 'gap' ? 'gap' : 'landed') : error;
+      },
+    );
     if (!Array.isArray(answer) || answer.length !== records.length)
       throw new Error(`session ${sessionId}: unexpected answer from the append script: ${JSON.stringify(answer)}`);
     return answer.map((id: unknown) => {

@@ -15,6 +15,9 @@
  * - `state`  Hash: the last state-setting control request of each kind the owner handled.
  * - `ready`  Stream, expiring: a warm session's worker adds one entry once the session is open.
  * - `pooled` String, expiring: set while a warm session waits in a front end's pool.
+ * - `order`  String: `<writer> <seq>`, the last batch an ordered writer (a run's Appender) appended. A batch that is
+ *            not the next of its writer is refused (`ORDER gap`), one that already landed is answered `ORDER landed`:
+ *            pipelined appends land in the order sent even when one of them fails and is sent again.
  */
 
 /** The Redis keys of one session. */
@@ -28,6 +31,7 @@ export interface SessionKeys {
   state: string;
   ready: string;
   pooled: string;
+  order: string;
 }
 
 /** The keys of a session (a hash tag per session: one Redis Cluster slot); a TypeError for an unusable id. */
@@ -45,6 +49,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     state: `${base}:state`,
     ready: `${base}:ready`,
     pooled: `${base}:pooled`,
+    order: `${base}:order`,
   };
 }
 
@@ -59,6 +64,7 @@ export const allKeys = (keys: SessionKeys): string[] => [
   keys.state,
   keys.ready,
   keys.pooled,
+  keys.order,
 ];
 
 /** A stream id: `<ms>-<seq>`. */

@@ -10,7 +10,7 @@
  */
 import { Archiver } from './archive.ts';
 import { DataEpoch } from './epoch.ts';
-import { appendRecord, DurableLog, isEphemeral, type AppendRecord } from './durable.ts';
+import { appendRecord, DurableLog, isEphemeral, type AppendOrder, type AppendRecord } from './durable.ts';
 import {
   logEntry,
   type FollowedEntry,
@@ -154,14 +154,18 @@ export class SessionLog {
     return messages.map((m) => appendRecord(m, this.#ephemeral(m)));
   }
 
-  /** `append` of encoded messages; with `leaseMs`, the append also extends the lease (a renewal). */
+  /**
+   * `append` of encoded messages; with `leaseMs`, the append also extends the lease (a renewal); with `order`, only as
+   * the next batch of its writer (an AppendOrderError otherwise, and nothing lands).
+   */
   async appendRecords(
     sessionId: string,
     token: string,
     records: readonly AppendRecord[],
     leaseMs?: number,
+    order?: AppendOrder,
   ): Promise<string[]> {
-    return this.#durable.append(sessionId, this.keys(sessionId), token, records, leaseMs);
+    return this.#durable.append(sessionId, this.keys(sessionId), token, records, leaseMs, order);
   }
 
   /** Every durable message after `fromId` (exclusive; default: from the start), in order, with stream ids. */

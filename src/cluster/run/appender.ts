@@ -4,14 +4,19 @@
  * while many are in flight is gathered until the current burst of work yields (`setImmediate`)
  * and appended as one batch, pipelined behind the ones in flight instead of waiting for their
  * replies (Redis runs one connection's commands in order). Every append is fenced and extends the
- * lease (`onLanded` tells the lease keeper when it was sent). Connection failures are retried in
- * order while `mayRetry` holds (durable messages land once: appends are idempotent by uuid; an
- * ephemeral delta may be stored twice, and followers skip the repeat); a FencedError or a failure
- * that lasts ends it, as does
- * `seal()` (the lease is lost: nothing more may land).
+ * lease (`onLanded` tells the lease keeper when it was sent).
+ *
+ * Pipelining alone does not keep the order when one append fails and a later one does not (a
+ * script Redis forgot and loads again, an attempt given up on that lands late, a reply lost):
+ * so the batches are numbered, and the append script refuses a batch whose predecessor has not
+ * landed (`gap`: it is sent again once the ones before it settled) and answers a batch that
+ * landed already as such (`landed`: not stored twice). Connection failures are retried in order
+ * while `mayRetry` holds; a FencedError or a failure that lasts ends it, as does `seal()` (the
+ * lease is lost: nothing more may land).
  */
+import { randomUUID } from 'node:crypto';
 import { monotonicMs } from '../../process/clock.ts';
-import type { AppendRecord, SessionLog } from '../log/index.ts';
+import { AppendOrderError, type AppendOrder, type AppendRecord, type SessionLog } from '../log/index.ts';
 import { RedisConnectionError } from '../connection.ts';
 import { retryRedis } from '../redis-retry.ts';
 
@@ -44,6 +49,9 @@ export class Appender {
   #scheduled = false;
   #failed?: Error;
   #sealed?: Error;
+  /** This appender's batches in the append script's order check: its own writer id, the last number given. */
+  readonly #writer = randomUUID();
+  #seq = 0;
   readonly #o: AppenderOptions;
   readonly #onFailure: (error: Error) => void;
 
@@ -106,8 +114,9 @@ export class Appender {
   #send(): void {
     while (this.#pending.length && !this.failed) {
       const batch = this.#pending.splice(0, BATCH);
+      const order: AppendOrder = { writer: this.#writer, seq: ++this.#seq };
       this.#inFlight++;
-      const sent = this.#append(batch).then(
+      const sent = this.#append(batch, order).then(
         () => undefined,
         (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
       );
@@ -115,26 +124,35 @@ export class Appender {
       this.#chain = (async () => {
         const error = await sent;
         await before;
-        if (error && !this.failed) await this.#retry(batch, error);
+        if (error && !this.failed) await this.#retry(batch, order, error);
       })().finally(() => this.#inFlight--);
     }
   }
 
-  async #append(batch: AppendRecord[]): Promise<void> {
+  /** One attempt at a batch; one that landed already (an earlier attempt's reply was lost) counts as landed. */
+  async #append(batch: AppendRecord[], order: AppendOrder): Promise<void> {
     const { log, sessionId, token, leaseMs } = this.#o;
     const sentAt = monotonicMs();
-    await log.appendRecords(sessionId, token, batch, leaseMs);
+    try {
+      await log.appendRecords(sessionId, token, batch, leaseMs, order);
+    } catch (error) {
+      if (!(AppendOrderError.isInstance(error) && error.reason === 'landed')) throw error;
+    }
     this.#o.onLanded?.(sentAt);
   }
 
-  /** Appends a batch again after a connection failure (in order: the later batches wait for it). */
-  async #retry(batch: AppendRecord[], first: unknown): Promise<void> {
+  /**
+   * Appends a batch again once the ones before it settled: after a connection failure (with backoff), or after a gap
+   * (its predecessor failed where it did not, and has landed since).
+   */
+  async #retry(batch: AppendRecord[], order: AppendOrder, first: unknown): Promise<void> {
     const bound = this.#o.mayRetry
       ? { while: () => !this.#sealed && this.#o.mayRetry!() }
       : { forMs: Math.max(this.#o.leaseMs, 5000), while: () => !this.#sealed };
     try {
-      if (!RedisConnectionError.isInstance(first)) throw first;
-      await retryRedis(() => this.#append(batch), bound);
+      const gap = AppendOrderError.isInstance(first) && first.reason === 'gap';
+      if (!gap && !RedisConnectionError.isInstance(first)) throw first;
+      await retryRedis(() => this.#append(batch, order), bound);
     } catch (error) {
       if (this.failed) return;
       this.#failed = error instanceof Error ? error : new Error(String(error));

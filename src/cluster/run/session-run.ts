@@ -32,7 +32,7 @@ import { ActiveRun } from './active-run.ts';
 import { Appender } from './appender.ts';
 import { restoreArchive } from './archive-restore.ts';
 import { LeaseKeeper, LeaseLostError } from './lease-keeper.ts';
-import { findCutTurn, takeoverMessages, type CutTurnFound } from './takeover.ts';
+import { continuationOf, findCutTurn, takeoverMessages, type CutTurnFound } from './takeover.ts';
 
 /** What a run needs. */
 export interface SessionRunOptions {
@@ -191,14 +191,17 @@ export class SessionRun {
     const { log, job, token } = this.#o;
     let entries = read ?? (await log.read(this.#id));
     if (entries.length === 0 && this.#o.archiveDir) entries = await restoreArchive(this.#o, this.#o.archiveDir);
-    const cut = findCutTurn(entries);
-    const continues = cut !== undefined && !job.options.harness && !cut.prompt.agentpipe_command;
+    const wrapped = job.options.harness !== undefined && job.options.harness !== 'agentpipe';
+    const cut = findCutTurn(entries, wrapped);
+    const continuation = continuationOf(entries, job.options.harness);
+    const continues = cut !== undefined && continuation.continues;
     if (cut) {
       this.#o.print(
         `agentpipe worker: session ${this.#id}: prompt ${cut.prompt.uuid} was cut off by its worker's end ` +
-          `(${cut.unknown.length} tool call(s) of unknown outcome); ${continues ? 'it goes on here' : 'closing it'}`,
+          `(${cut.unknown.length} tool call(s) of unknown outcome); ` +
+          (continuation.continues ? 'it goes on here' : `closing it: ${continuation.reason}`),
       );
-      const messages = takeoverMessages(this.#id, this.#o.worker, cut, continues);
+      const messages = takeoverMessages(this.#id, this.#o.worker, cut, continuation);
       const records = log.encode(messages);
       const ids = await log.appendRecords(this.#id, token, records, this.#o.leaseMs);
       messages.forEach((message, i) => entries.push({ id: ids[i]!, message, json: records[i]!.json }));

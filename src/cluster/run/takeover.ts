@@ -8,8 +8,11 @@
  * call that never started runs when the turn goes on. The requests the lost worker asked the
  * client in that turn (`can_use_tool`, `hook_callback`) are cancelled (a call tried again asks
  * anew). Then the turn CONTINUES on this worker: the model gets the recorded results, the unknown
- * ones included, and the prompt ends in the one result it would have had. A turn that cannot be
- * continued (a wrapped CLI ran it, or a /compact command) ends with an error result instead.
+ * ones included, and the prompt ends in the one result it would have had. A `/compact` command goes on by
+ * compacting (or, when its compaction was recorded, by its result). A wrapped CLI's (`--harness`) turn goes on where
+ * the wrapped CLI can resume its own session: each tool call of the turn without a result is of unknown outcome (the
+ * wrapped CLI runs its tools unjournalled), and the wrapped CLI is asked to go on knowing that. Without a session id of
+ * the wrapped CLI in the log, the turn ends with an error result that says why.
  */
 import { newUuid } from '../../messages/ids.ts';
 import type { ResultMessage, WorkerLostMessage } from '../../messages/types.ts';
@@ -66,12 +69,38 @@ function answered(m: LogMessage): string[] {
   return m.message.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []));
 }
 
+/** Whether a cut turn can go on here (`reason`: why not, for its error result). */
+export type Continuation = { continues: true } | { continues: false; reason: string };
+
+/**
+ * A turn of agentpipe's own loop (or a `/compact`) always goes on; a wrapped CLI's turn goes on when the log holds the
+ * wrapped CLI's own session id (a `system/init` it sent), which the session resumes (claude/gemini `--resume`, codex's
+ * thread, an ACP agent's session/load).
+ */
+export function continuationOf(entries: readonly LogEntry[], harness: string | undefined): Continuation {
+  if (!harness || harness === 'agentpipe') return { continues: true };
+  const reported = entries.some(
+    (e) =>
+      e.message.type === 'system' &&
+      e.message.subtype === 'init' &&
+      'harness' in e.message &&
+      e.message.harness === harness &&
+      typeof e.message.harness_session_id === 'string',
+  );
+  return reported
+    ? { continues: true }
+    : { continues: false, reason: `the wrapped CLI (${harness}) had not reported a session of its own to resume` };
+}
+
 /** The worker id in an owner token (`<worker id>:<job id>:<random>`). */
 export const workerOfToken = (token: string | undefined): string | undefined =>
   token === undefined ? undefined : (/^(.+):[^:]+:[^:]+$/.exec(token)?.[1] ?? token);
 
-/** The cut turn of a log, if it ends in one. */
-export function findCutTurn(entries: readonly LogEntry[]): CutTurnFound | undefined {
+/**
+ * The cut turn of a log, if it ends in one. With `wrapped` (a wrapped CLI ran it, its tool calls unjournalled), every
+ * tool call of the turn without a result is of unknown outcome.
+ */
+export function findCutTurn(entries: readonly LogEntry[], wrapped = false): CutTurnFound | undefined {
   const start = entries.findLastIndex((e) => isPrompt(e.message));
   if (start < 0) return undefined;
   const turn = entries.slice(start + 1).map((e) => e.message);
@@ -81,9 +110,11 @@ export function findCutTurn(entries: readonly LogEntry[]): CutTurnFound | undefi
   const results = new Set(turn.filter(isMain).flatMap(answered));
   const called = new Map(turn.filter(isMain).flatMap((m) => uses(m).map((c) => [c.id, c] as const)));
   const started = turn.flatMap((m) => (m.type === 'agentpipe_tool_start' && m.parent_tool_use_id === null ? [m] : []));
-  const unknown = started
-    .filter((s) => !results.has(s.tool_use_id))
-    .map((s) => called.get(s.tool_use_id) ?? { id: s.tool_use_id, name: s.tool_name });
+  const unknown = wrapped
+    ? [...called.values()].filter((c) => !results.has(c.id))
+    : started
+        .filter((s) => !results.has(s.tool_use_id))
+        .map((s) => called.get(s.tool_use_id) ?? { id: s.tool_use_id, name: s.tool_name });
   const allAnswered = new Set(turn.flatMap(answered));
   const openRequests = turn.flatMap((m) => {
     if (m.type !== 'control_request' || !CLIENT_REQUESTS.has(m.request.subtype)) return [];
@@ -132,7 +163,7 @@ export function takeoverMessages(
   sessionId: string,
   worker: string,
   cut: CutTurnFound,
-  continues: boolean,
+  continuation: Continuation,
 ): LogMessage[] {
   const cancels: LogMessage[] = cut.openRequests.map((id) => ({ type: 'control_cancel_request', request_id: id }));
   const unknown = cut.unknown.map((call) =>
@@ -145,13 +176,13 @@ export function takeoverMessages(
       },
     ),
   );
-  const closing: ResultMessage[] = continues
+  const closing: ResultMessage[] = continuation.continues
     ? []
     : [
         {
-          ...setupErrorResult(WORKER_STOPPED, sessionId),
+          ...setupErrorResult(`${WORKER_STOPPED}: ${continuation.reason}`, sessionId),
           terminal_reason: cut.unknown.length ? 'aborted_tools' : 'aborted_streaming',
         },
       ];
-  return [...cancels, workerLostNotice(sessionId, worker, cut, continues), ...unknown, ...closing];
+  return [...cancels, workerLostNotice(sessionId, worker, cut, continuation.continues), ...unknown, ...closing];
 }

@@ -78,12 +78,7 @@ export class AcpPermissions {
       }
       return choose(params, ['allow_once', 'allow_always']);
     }
-    prompt.state.denials.push({
-      tool_name: tool.name,
-      tool_use_id: tool.id,
-      tool_input: tool.input,
-      reason: answer.message,
-    });
+    prompt.state.denials.push({ tool_name: tool.name, tool_use_id: tool.id, tool_input: tool.input });
     if (answer.interrupt) prompt.interrupt.abort();
     return choose(params, ['reject_once', 'reject_always']);
   }

@@ -81,12 +81,13 @@ export const bashTool: Tool = {
     const body = [out, err, ...refused].filter(Boolean).join('\n');
     // As Claude Code 2.1: stderr comes in stdout (it runs commands with the two merged), and the
     // SDK's BashOutput has no exit code; a failed command's result is "Exit code N" then its output.
+    const { expectsNoOutput } = await import('../shell/quiet.ts');
     const data = {
       stdout: body,
       stderr: '',
       interrupted: reason !== undefined,
       isImage: false,
-      noOutputExpected: false,
+      noOutputExpected: await expectsNoOutput(command),
     };
     if (exit.error) return { content: `Failed to run bash: ${exit.error.message}`, isError: true };
     if (reason === 'timeout')

@@ -37,3 +37,6 @@ export function builtinTools(provider?: ModelProvider): Tool[] {
  * its own (input-validation.ts).
  */
 export const isBuiltinTool = (tool: Tool): boolean => BUILTIN.includes(tool);
+
+/** True for the name of a built-in tool, offered in this session or not. */
+export const isBuiltinToolName = (name: string): boolean => BUILTIN.some((tool) => tool.name === name);

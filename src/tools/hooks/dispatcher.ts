@@ -45,13 +45,21 @@ interface Registered {
   type: HookListing['type'];
 }
 
+/** Events whose `hook_response` is in the stream without `includeHookEvents` (the SDK's typings). */
+const ALWAYS_SHOWN = new Set<string>(['SessionStart', 'Setup']);
+
 /** Events whose plain stdout (exit 0, not JSON) becomes context for the model, as in Claude Code. */
 const CONTEXT_FROM_STDOUT = new Set<HookEvent>(['UserPromptSubmit', 'SessionStart']);
 
 export class HookDispatcher implements HookRunner {
   readonly #hooks = new Map<HookEvent, Registered[]>();
-  /** Emit `hook_started` before each hook (`includeHookEvents`); `hook_response` is always emitted. */
+  /**
+   * Emit `hook_started` before each hook and `hook_response` after it (`includeHookEvents`); without it, as in Claude
+   * Code 2.1.332, only SessionStart and Setup hooks' responses are in the stream.
+   */
   announce = false;
+  /** Sees every hook's response, in the stream or not (the session's telemetry). */
+  observe?: (response: HookResponseMessage) => void;
   /** The sandbox command hooks run in (the session sets it). */
   sandbox?: SandboxConfig;
 
@@ -179,7 +187,9 @@ export class HookDispatcher implements HookRunner {
     const outputs = runs.map((run) => (parse ? checkOutput(run, parse) : undefined));
     verdict.ran = true;
     for (const [i, run] of runs.entries()) {
-      await call.emit(responseMessage(ids[i]!, name, event, run, call.sessionId));
+      const response = responseMessage(ids[i]!, name, event, run, call.sessionId);
+      this.observe?.(response);
+      if (this.announce || ALWAYS_SHOWN.has(event)) await call.emit(response);
       merge(verdict, event, run, outputs[i], selected[i]!.handler.label);
     }
     return verdict;
@@ -249,6 +259,7 @@ const RANK = { allow: 1, ask: 2, deny: 3 } as const;
 function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOutput | undefined, label: string): void {
   if (run.blocked) {
     verdict.blockedBy ??= verdict.block === undefined ? label : undefined;
+    verdict.blockedStderr ??= verdict.block === undefined ? run.stderr : undefined;
     verdict.block ??= run.blocked;
     if (event === 'PreToolUse') setPermission(verdict, 'deny', run.blocked);
     return;

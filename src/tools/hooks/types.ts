@@ -96,6 +96,8 @@ export interface HookVerdict {
   block?: string;
   /** The label of the hook that blocked (a command hook's command). */
   blockedBy?: string;
+  /** What the hook that blocked with exit code 2 wrote on stderr, as it wrote it. */
+  blockedStderr?: string;
   permission?: 'allow' | 'deny' | 'ask';
   permissionReason?: string;
   updatedInput?: Record<string, unknown>;

@@ -1,10 +1,12 @@
 /**
  * `npm run compat`: the differential suite against the real Claude Code 2.1.332 (test/harness/clis).
  * Flags: `--only <substring>` (repeatable), `--twice` (run Claude Code twice per scenario and leave
- * out the scenarios where it differs from itself), `--concurrency N`, `--json <file>` (the verdicts).
+ * out the scenarios where it differs from itself), `--concurrency N`, `--json <file>` (the verdicts),
+ * `--dump <dir>` (each scenario's compared outcomes, `<name>.claude.json` and `<name>.agentpipe.json`).
  * Prints each difference and `N/M same` for the CLI and the SDK scenarios.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { scenarios } from './scenarios/index.ts';
 import { report, runSuite } from './suite.ts';
@@ -15,6 +17,7 @@ const { values } = parseArgs({
     twice: { type: 'boolean' },
     concurrency: { type: 'string' },
     json: { type: 'string' },
+    dump: { type: 'string' },
   },
 });
 const chosen = scenarios.filter((s) => !values.only || values.only.some((o) => s.name.includes(o)));
@@ -33,3 +36,10 @@ if (values.json)
       1,
     ),
   );
+if (values.dump)
+  for (const v of verdicts)
+    for (const [product, outcome] of Object.entries(v.outcomes)) {
+      const file = path.join(values.dump, `${v.scenario.name}.${product}.json`);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(outcome, null, 1));
+    }

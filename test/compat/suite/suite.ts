@@ -16,6 +16,8 @@ export interface Verdict {
   unstable: boolean;
   /** The differences, by part, Claude Code's value first. */
   diffs: string[];
+  /** What each product left, as compared (for `--dump`). */
+  outcomes: { claude: Outcome; agentpipe: Outcome };
 }
 
 export interface SuiteOptions {
@@ -71,7 +73,13 @@ export async function runSuite(scenarios: Scenario[], options: SuiteOptions = {}
       const [claude, agentpipe, again] = await Promise.all(products.map((p) => runScenario(api, scenario, p)));
       const unstable = again !== undefined && compare(claude!, again).length > 0;
       const diffs = compare(claude!, agentpipe!);
-      const verdict = { scenario, same: diffs.length === 0, unstable, diffs };
+      const verdict = {
+        scenario,
+        same: diffs.length === 0,
+        unstable,
+        diffs,
+        outcomes: { claude: claude!, agentpipe: agentpipe! },
+      };
       options.onVerdict?.(verdict);
       return verdict;
     });

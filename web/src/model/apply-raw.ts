@@ -48,8 +48,7 @@ export function applyRaw(store: ViewStore, message: AgentMessage): void {
       store.totals.durationMs += message.duration_ms ?? 0;
       store.pendingUsage.clear();
       store.running = false;
-      for (const denial of message.permission_denials ?? [])
-        markDenied(store, denial.tool_use_id, denial.tool_name, denial.reason);
+      for (const denial of message.permission_denials ?? []) markDenied(store, denial.tool_use_id, denial.tool_name);
       return;
     }
     default:
@@ -58,9 +57,9 @@ export function applyRaw(store: ViewStore, message: AgentMessage): void {
 }
 
 /** Marks a card denied and puts a denial notice right after it. */
-function markDenied(store: ViewStore, id: string, toolName: string, reason?: string): void {
+function markDenied(store: ViewStore, id: string, toolName: string): void {
   const card = store.tools.get(id);
-  const why = reason ?? (card ? outputText(card.content) : '');
+  const why = card ? outputText(card.content) : '';
   if (!card) {
     notice(store, 'denial', `Permission denied: ${toolName}`, why);
     return;

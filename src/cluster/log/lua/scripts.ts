@@ -72,18 +72,34 @@ end`;
  * ARGV is (kind, uuid, json) triplets: kind `d` (durable: to the log, once per uuid; '' for none) or `e` (ephemeral:
  * to the capped, expiring live stream, after the last durable id). Answers each message's stream id, in order (the
  * earlier id for a uuid the log has).
+ *
+ * Ordered writers (`writer` non-empty) number their batches 1, 2, 3…: a batch that is not the next of its writer is
+ * refused before anything is written (`ORDER gap <last>`), one at or below the last is answered `ORDER landed` (it
+ * was appended; its reply was lost). A new writer starts at 1. `writer` '' appends without the check.
  */
 export const APPEND = script({
   name: 'append',
-  keys: ['owner', 'log', 'live', 'uuids'],
-  argv: ['token', 'liveMaxLen', 'liveTtlMs', 'leaseMs'],
+  keys: ['owner', 'log', 'live', 'uuids', 'order'],
+  argv: ['token', 'liveMaxLen', 'liveTtlMs', 'leaseMs', 'writer', 'seq'],
   lua: `${FENCE}
+if ARGV[5] ~= '' then
+  local last = 0
+  local cur = redis.call('GET', KEYS[5])
+  if cur then
+    local space = string.find(cur, ' ', 1, true)
+    if space and string.sub(cur, 1, space - 1) == ARGV[5] then last = tonumber(string.sub(cur, space + 1)) end
+  end
+  local seq = tonumber(ARGV[6])
+  if seq <= last then return redis.error_reply('ORDER landed') end
+  if seq ~= last + 1 then return redis.error_reply('ORDER gap ' .. last) end
+  redis.call('SET', KEYS[5], ARGV[5] .. ' ' .. ARGV[6])
+end
 if ARGV[4] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 local ids = {}
 local last = nil
 local live = false
 local lastLive = nil
-for i = 5, #ARGV, 3 do
+for i = 7, #ARGV, 3 do
   local kind, uuid, json = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   if kind == 'd' then
     local known = false
@@ -121,7 +137,7 @@ return ids`,
  */
 export const DELETE_IF_UNCHANGED = script({
   name: 'deleteIfUnchanged',
-  keys: ['log', 'owner', 'live', 'uuids', 'inbox', 'cursor', 'state', 'ready', 'pooled'],
+  keys: ['log', 'owner', 'live', 'uuids', 'inbox', 'cursor', 'state', 'ready', 'pooled', 'order'],
   argv: ['lastId', 'token'],
   lua: `
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
