@@ -177,6 +177,27 @@ async function telemetryDeltaRuns(args: string[]): Promise<{ off: number; on: nu
   return { off: median(off), on: median(traced) };
 }
 
+/**
+ * One turn with `--otel` and no collector listening, and the same without `--otel`, alternating, 3 each: the medians
+ * of their times to the exit (the end waits a bounded time for the exporters; it says so on stderr, shown here).
+ */
+async function noCollectorRuns(args: string[]): Promise<{ off: number; on: number }> {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise((resolve) => probe.close(resolve)); // nothing listens there now
+  const on = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
+  const off: number[] = [];
+  const traced: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    off.push((await measure(args)).ms);
+    traced.push((await measure([...args, '--otel'], { env: on })).ms);
+  }
+  return { off: median(off), on: median(traced) };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 
@@ -221,6 +242,7 @@ async function main() {
   };
   const baseMs = await baselineWrite(DELTAS, sample);
   const telemetry = await telemetryDeltaRuns(deltaArgs);
+  const noCollector = await noCollectorRuns(turnArgs);
   const cliRate = DELTAS / (run.ms / 1000);
   const baseRate = DELTAS / (baseMs / 1000);
 
@@ -485,6 +507,12 @@ async function main() {
       'delta events/s with telemetry on (OTLP traces and metrics to a loopback collector; median of 3)',
       `${fmt(DELTAS / (telemetry.on / 1000))} /s, off ${fmt(DELTAS / (telemetry.off / 1000))} /s (runs alternating)`,
       `${(telemetry.off / telemetry.on).toFixed(2)} × the same run with telemetry off`,
+    ],
+    [
+      'spawn → exit, one turn with --otel and no collector listening (median of 3)',
+      `${fmt(noCollector.on, 1)} ms, ${fmt(noCollector.on - noCollector.off, 1)} ms above without --otel ` +
+        `(${fmt(noCollector.off, 1)} ms, runs alternating)`,
+      `${(noCollector.on / noCollector.off).toFixed(2)} × the same run without --otel`,
     ],
     [
       'spawn → result, one turn, the first run after a build (no code cache yet)',

@@ -30,7 +30,7 @@ export { AsyncMessageQueue } from './pipeline/queue.ts';
 export { VERSION } from './version.ts';
 export { query } from './sdk/query.ts';
 export type { QueryParams } from './sdk/query.ts';
-export type { Query, QueryOptions, PromptMessage, ModelInfo, ClusterOptions } from './sdk/types.ts';
+export type { Query, QueryOptions, PromptMessage, ModelInfo, ClusterOptions, ConnectOptions } from './sdk/types.ts';
 export {
   isResultMessage,
   isSystemInitMessage,

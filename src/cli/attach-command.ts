@@ -29,7 +29,10 @@ export function addAttachCommand(program: Command, log: (line: string) => void):
       "print a cluster session's messages from its Redis log, then follow it live: stream-json, as " +
         '--output-format stream-json --verbose prints them (the default; --include-partial-messages adds the deltas)',
     )
-    .argument('<session-id>', 'the session (its id, as the front end or `result.session_id` gave it)')
+    .argument(
+      '<session-id>',
+      'the session (its id, as the front end or `result.session_id` gave it, or a unique start of it)',
+    )
     .requiredOption('--redis <url>', 'the Redis server: redis://[:password@]host:port[/db]')
     .option('--from <id>', 'only messages after this one: a stream id (<ms>-<seq>) or a message uuid')
     .option('--no-follow', 'print what the log holds and exit')
@@ -87,8 +90,18 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
       lostData = true;
       stop.abort();
     });
-    if (!(await sessions.exists(sessionId)))
-      return fail(`no session ${sessionId} in Redis (not started yet, archived or deleted)`);
+    if (!(await sessions.exists(sessionId))) {
+      // A unique start of a session's id will do.
+      const { isSessionIdPrefix, matchIdPrefix, ambiguousIdLine } = await import('../session/find-session.ts');
+      const match = isSessionIdPrefix(sessionId) ? matchIdPrefix(sessionId, await sessions.sessionIds(10_000)) : [];
+      if (typeof match !== 'string')
+        return fail(
+          match.length > 1
+            ? ambiguousIdLine(sessionId, match)
+            : `no session ${sessionId} in Redis (not started yet, archived or deleted)`,
+        );
+      sessionId = match;
+    }
     let from = '0-0';
     if (flags.from !== undefined) {
       const id = STREAM_ID.test(flags.from) ? flags.from : await sessions.idOfUuid(sessionId, flags.from);

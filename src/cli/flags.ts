@@ -42,6 +42,7 @@ export interface CliFlags {
   replay?: string;
   replayTools?: 'run' | 'tape';
   replayUntil?: string;
+  connect?: string;
   [flag: string]: unknown;
 }
 
@@ -286,11 +287,19 @@ export function buildProgram(): Command {
     .option(
       '--sdk-url <url>',
       'speak stream-json over a WebSocket: dial this ws:// URL of the client (reconnects, resends unacked lines)',
+    )
+    .option(
+      '--connect <url>',
+      'the interactive session on an agentpipe serve: its ws:// URL as serve printed it (the token: its ?token= or ' +
+        "AGENTPIPE_SERVE_TOKEN); the server's model and flags apply",
     );
   addSessionOptions(program)
     // Which session a run is (acp's client chooses with session/new and session/load instead).
     .option('--session-id <uuid>', 'use this session id')
-    .option('-r, --resume <id>', 'resume a session: its id, or the path of its .jsonl transcript')
+    .option(
+      '-r, --resume <id>',
+      'resume a session: its id (or a unique start of it), or the path of its .jsonl transcript',
+    )
     .option('-c, --continue', 'continue the latest session of this folder')
     .option(
       '--fork-session',

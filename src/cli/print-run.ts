@@ -47,14 +47,35 @@ export async function runPrint(promptArg: string | undefined, flags: CliFlags, l
         `supported yet; it has no effect`,
     );
   }
-  const options = await sessionOptionsFromFlags(flags);
+  let options: SessionOptions;
+  try {
+    options = await sessionOptionsFromFlags(flags);
+  } catch (error) {
+    // In json and stream-json a flag that cannot be used (an unreadable --settings, a bad --mcp-config) is the
+    // prompt's one result too; in text mode its one line on stderr is all.
+    if (!UsageError.isInstance(error) || flags.outputFormat === 'text') throw error;
+    const out = new PrintOutput(createOutputFormat(flags.outputFormat, flags.verbose ?? false), () => undefined);
+    return endUnstarted(
+      out,
+      error.message,
+      log,
+      givenSessionId(typeof flags.resume === 'string' ? flags.resume : flags.sessionId),
+    );
+  }
   reachedStage('options');
-  // No prompt and no -p in a terminal: the interactive session (src/tui/, loaded only then).
+  // No prompt and no -p in a terminal: the interactive session (src/tui/, loaded only then), here or on a serve.
   const noPrompt = promptArg === undefined && flags.print !== true && flags.inputFormat !== 'stream-json';
-  if (noPrompt && options.replay === undefined && isTerminal(0) && isTerminal(1)) {
+  const interactive = noPrompt && options.replay === undefined && isTerminal(0) && isTerminal(1);
+  if (flags.connect !== undefined && !interactive)
+    throw new UsageError(
+      '--connect starts the interactive session on a serve, in a terminal: leave out -p, the prompt and ' +
+        '--input-format (a program connects with the library: query({ options: { connect: { url } } }))',
+    );
+  if (interactive) {
     releaseEarlySignals(); // the terminal's Ctrl-C is the session's (raw mode): a key, not a signal
     const { InteractiveSession } = await import('../tui/interactive.ts');
-    return new InteractiveSession(options).run();
+    const connect = flags.connect ? { url: flags.connect, token: process.env.AGENTPIPE_SERVE_TOKEN } : undefined;
+    return new InteractiveSession(options, connect).run();
   }
   return new PrintRun(flags, options, stop, log, await progressView(flags)).run(promptArg);
 }
@@ -82,6 +103,25 @@ async function progressView(flags: CliFlags): Promise<ProgressView | undefined> 
   return new ProgressView(process.stderr);
 }
 
+/** The session id given by --resume or --session-id, when it is one (a result must name a session). */
+function givenSessionId(id: string | undefined): string | undefined {
+  return id !== undefined && UUID_PATTERN.test(id) ? id : undefined;
+}
+
+/**
+ * A run that could not start (a flag, a settings file, a model, a wrapped CLI): its one line on stderr, then on `out`
+ * the prompt's one result, `error_during_execution` as Claude Code ends a run that failed before its turn (none when
+ * `sessionId` is `false`: a text run says its error on stderr only); exit code 1.
+ */
+async function endUnstarted(out: PrintOutput, message: string, log: Log, sessionId: string | false | undefined) {
+  log(`agentpipe: error: ${message}`);
+  // As Claude Code 2.1.332 numbers a start-up failure's result: the process's first, with no terminal_reason.
+  const { terminal_reason: _none, ...result } = setupErrorResult(message, sessionId || undefined);
+  out.seal(sessionId === false ? undefined : { ...result, result_index: 0 });
+  await out.done;
+  return 1;
+}
+
 /** The result a stopped run still owes its prompt. */
 function stoppedResult(signal: StopSignal, when: string, sessionId?: string): ResultMessage {
   return setupErrorResult(`${signal} received ${when}`, sessionId, 'aborted_streaming');
@@ -96,6 +136,11 @@ class PrintRun {
   readonly #streamInput: boolean;
   readonly #progress: ProgressView | undefined;
   #opened?: OpenedSession;
+  /** The session id given by --resume or --session-id, if any. */
+  get #given(): string | undefined {
+    return givenSessionId(this.#options.resume ?? this.#options.sessionId);
+  }
+
   /** The reader of stdout went away (`failed`: stdout failed). */
   #closed?: { failed: boolean };
 
@@ -121,10 +166,10 @@ class PrintRun {
     if (this.#stop.stopSignal) return this.#end('before the prompt started');
     // A replay without a prompt runs the tape's own prompts.
     if (!this.#streamInput && !prompt?.trim() && this.#options.replay === undefined) {
-      throw new UsageError(
+      const message =
         'Input must be provided either through stdin or as a prompt argument when using --print ' +
-          '(e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)',
-      );
+        '(e.g. agentpipe -p "What is in this folder?"; agentpipe --help lists the commands)';
+      return endUnstarted(this.#out, message, this.#log, this.#flags.outputFormat === 'text' ? false : this.#given);
     }
     const opened = await this.#open();
     if (typeof opened === 'number') return opened;
@@ -164,8 +209,7 @@ class PrintRun {
     const session = this.#opened?.session;
     const owes = this.#streamInput ? this.#out.promptOpen || session?.running === true : this.#out.results === 0;
     if (!owes) return undefined;
-    const resumed = this.#options.resume && UUID_PATTERN.test(this.#options.resume) ? this.#options.resume : undefined;
-    return stoppedResult(signal, when, session?.id ?? resumed);
+    return stoppedResult(signal, when, session?.id ?? givenSessionId(this.#options.resume));
   }
 
   /** The prompt: the argument, else stdin to its end (or to a stop). */
@@ -195,22 +239,14 @@ class PrintRun {
       return this.#opened;
     } catch (error) {
       if (!SessionSetupError.isInstance(error)) throw error;
-      const refusal = [DROPS_TURN_REFUSAL, NOT_FOUND].some((start) => error.message.startsWith(start));
-      if (!refusal && !error.asResult) throw new UsageError(error.message);
       // A --resume-drops-turn refusal, or a --resume of an unknown session, is the prompt's one result, as Claude Code
       // sends it (an error_during_execution result; for the first, its error starts with DROPS_TURN_REFUSAL, sdk.d.ts,
-      // which the SDK maps to its rewind recovery). So is a required sandbox that cannot start (Claude Code's
-      // sandbox_required_unavailable). Said on stderr too; exit 1.
-      this.#log(`agentpipe: error: ${error.message}`);
-      const resume = this.#options.resume;
-      // As Claude Code 2.1.332 numbers a start-up failure's result: the process's first, with no terminal_reason.
-      const { terminal_reason: _none, ...result } = setupErrorResult(
-        error.message,
-        resume && UUID_PATTERN.test(resume) ? resume : undefined,
-      );
-      this.#out.seal({ ...result, result_index: 0 });
-      await this.#out.done;
-      return 1;
+      // which the SDK maps to its rewind recovery); in text mode too ("Execution error"). So is a required sandbox
+      // that cannot start (Claude Code's sandbox_required_unavailable). In json and stream-json, so is every other
+      // set-up error (an unknown model, a wrapped CLI not installed). Said on stderr too; exit 1.
+      const refusal = [DROPS_TURN_REFUSAL, NOT_FOUND].some((start) => error.message.startsWith(start));
+      const asResult = refusal || error.asResult || this.#flags.outputFormat !== 'text';
+      return endUnstarted(this.#out, error.message, this.#log, asResult ? this.#given : false);
     }
   }
 

@@ -30,7 +30,7 @@ export function addViewCommand(program: Command, log: (line: string) => void): v
     .argument(
       '[file]',
       'saved stream: a transcript ($AGENTPIPE_HOME/projects/…/<id>.jsonl) or stream-json output of agentpipe ' +
-        'or Claude Code',
+        'or Claude Code, or a saved session by its id or a unique start of it (agentpipe sessions lists them)',
     )
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(port).default(0))
     .option('--host <host>', 'address to bind', '127.0.0.1')

@@ -1,5 +1,6 @@
 /** `agentpipe view`: a saved stream served as a page or exported as one HTML file, or live sessions. */
 import { errorMessage } from '../process/errors.ts';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from './options.ts';
@@ -10,6 +11,7 @@ import { openBrowser } from '../view/open-browser.ts';
 import { exportHtml, webDir } from '../view/page.ts';
 import { servePage } from '../view/page-server.ts';
 import { readStream } from '../view/read-stream.ts';
+import { findSessionByPrefix, isSessionIdPrefix } from '../session/find-session.ts';
 
 export async function runView(
   file: string | undefined,
@@ -34,9 +36,10 @@ export async function runView(
     return serve({ ...flags, includePartialMessages: true, ui: true }, log);
   }
   if (!file) throw new UsageError('give a saved stream (a .jsonl transcript or stream-json output), or --live');
+  const source = await savedStream(file, flags.cwd);
   let stream;
   try {
-    stream = await readStream(path.resolve(file));
+    stream = await readStream(source);
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
@@ -46,7 +49,7 @@ export async function runView(
     );
   const data = {
     mode: 'file' as const,
-    title: path.basename(file),
+    title: path.basename(source),
     messages: stream.messages,
     skipped: stream.skipped,
   };
@@ -66,4 +69,16 @@ export async function runView(
   await untilSignal();
   await server.close();
   return 0;
+}
+
+/**
+ * The file to show: `file` as a path, else the transcript of the saved session it names by its id or a unique start
+ * of it (`agentpipe view 3f2a`: any folder's, this one's first).
+ */
+async function savedStream(file: string, cwd: string | undefined): Promise<string> {
+  const resolved = path.resolve(file);
+  if (existsSync(resolved) || !isSessionIdPrefix(file)) return resolved;
+  const found = await findSessionByPrefix(file, path.resolve(cwd ?? process.cwd()));
+  if (found instanceof Error) throw new UsageError(found.message);
+  return found.file;
 }

@@ -231,19 +231,8 @@ export class ClusterClient {
   }
 
   /** Session ids that have a log in Redis (a SCAN: fine for a page, not for a hot path). */
-  async sessionIds(limit = 1000): Promise<string[]> {
-    const pattern = `${this.sessions.prefix}:{*}:log`;
-    const ids: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.#redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      cursor = next;
-      for (const key of keys) {
-        const match = /:\{([^{}]+)\}:log$/.exec(key);
-        if (match) ids.push(match[1]!);
-      }
-    } while (cursor !== '0' && ids.length < limit);
-    return ids.slice(0, limit);
+  sessionIds(limit = 1000): Promise<string[]> {
+    return this.sessions.sessionIds(limit);
   }
 
   /** The first entries of a session's log (for a summary: its first prompt, model, start time). */

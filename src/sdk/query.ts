@@ -2,7 +2,7 @@
  * `query({prompt, options})`: the typed message stream as an async generator, with the control
  * methods of the official SDK. In-process by default; with `options.executable` it runs
  * agentpipe's CLI over the stream-json protocol; with `options.cluster` it runs on the worker
- * pool of a Redis (`agentpipe worker`). All yield the same messages.
+ * pool of a Redis (`agentpipe worker`); with `options.connect` on an `agentpipe serve`. All yield the same messages.
  */
 import { statSync } from 'node:fs';
 import type { AgentMessage, McpServerInfo, PermissionMode } from '../messages/types.ts';
@@ -34,17 +34,21 @@ export function query({ prompt, options = {} }: QueryParams): Query {
     throw new TypeError('query(): prompt must be a string or an AsyncIterable of user messages');
   }
   const engine: Promise<Engine> =
-    !options.cluster && missingFolder(options.cwd)
+    !options.cluster && !options.connect && missingFolder(options.cwd)
       ? Promise.reject(
           new Error(`query(): cwd ${options.cwd}: no such folder (give an existing folder, or leave cwd out)`),
         )
       : options.cluster
         ? import('./cluster/engine.ts').then((m) => m.startCluster(prompt, { ...options, cluster: options.cluster! }))
-        : options.executable
-          ? import('./child-process.ts').then((m) =>
-              m.startChildProcess(prompt, { ...options, executable: options.executable! }),
+        : options.connect
+          ? import('./websocket-engine.ts').then((m) =>
+              m.startRemote(prompt, { ...options, connect: options.connect! }),
             )
-          : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
+          : options.executable
+            ? import('./child-process.ts').then((m) =>
+                m.startChildProcess(prompt, { ...options, executable: options.executable! }),
+              )
+            : import('./in-process.ts').then((m) => m.startInProcess(prompt, options));
   // Awaited below, where its failure is the query's.
   engine.catch(() => {});
   const signal = options.abortController?.signal;

@@ -37,6 +37,20 @@ export interface QueryOptions extends SessionOptions {
    * as a client of `serve --redis` would; `resume` then names a session of the cluster.
    */
   cluster?: ClusterOptions;
+  /**
+   * Run the session on an `agentpipe serve` over its WebSocket instead of in this process: the server's model, folder
+   * and flags apply (the options here that shape a session do not); `canUseTool` is asked when the server was started
+   * with `--permission-prompt-tool stdio`.
+   */
+  connect?: ConnectOptions;
+}
+
+/** Which `serve` a remote session runs on. */
+export interface ConnectOptions {
+  /** The server's URL, as `agentpipe serve` printed it: `ws://host:port/`, maybe with `?token=`. */
+  url: string;
+  /** The server's token (default: the URL's `?token=`), sent as `Authorization: Bearer`. */
+  token?: string;
 }
 
 /** Where `query()` runs a session of the cluster. */

@@ -15,6 +15,7 @@ import type { SavedUsage } from './session-stats.ts';
 import { stat } from 'node:fs/promises';
 import { agentpipeHome, findTranscript, mirrorPath, sessionFiles, transcriptPath } from './paths.ts';
 import { Transcript } from './transcript.ts';
+import { findSessionByPrefix, isSessionIdPrefix } from './find-session.ts';
 import { SessionLockedError } from './transcript-lock.ts';
 import { transcriptOff } from './write-failure.ts';
 import { readTranscript, type TranscriptLine } from './transcript-format.ts';
@@ -162,8 +163,15 @@ async function sourceFile(options: SessionOptions, cwd: string, home: string): P
   if (options.resume) {
     const resume = options.resume;
     if (resume.endsWith('.jsonl')) return path.resolve(cwd, resume);
-    if (!UUID_PATTERN.test(resume))
-      throw new ResumeError(`--resume expects a session id (a UUID) or a .jsonl file, got ${resume}`);
+    if (!UUID_PATTERN.test(resume)) {
+      if (!isSessionIdPrefix(resume))
+        throw new ResumeError(
+          `--resume expects a session id (a UUID, or a unique start of one) or a .jsonl file, got ${resume}`,
+        );
+      const found = await findSessionByPrefix(resume, cwd, home);
+      if (found instanceof Error) throw new ResumeError(`--resume: ${found.message}`);
+      return found.file;
+    }
     const file = await findTranscript(resume, cwd, home);
     if (!file) throw new ResumeError(`${NOT_FOUND} ${resume}`);
     return file;

@@ -36,8 +36,33 @@ export interface TelemetrySettings {
   log: (line: string) => void;
 }
 
-/** Longest wait for the exporters at the end of a session. */
-const FLUSH_LIMIT_MS = 5_000;
+/**
+ * Longest wait for the exporters at the end of a session, unless OTEL_EXPORTER_OTLP_TIMEOUT says how long an export
+ * may take: a collector that is not there must not hold a one-line run for the SDK's retries (10 s by default); what
+ * is still unsent then is dropped when the process exits.
+ */
+const FLUSH_LIMIT_MS = 1_000;
+
+/** How long the end of a session waits for the exporters: the OTLP timeout the variables give, else FLUSH_LIMIT_MS. */
+function flushLimitMs(env: NodeJS.ProcessEnv): number {
+  for (const name of [
+    'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+    'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT',
+    'OTEL_EXPORTER_OTLP_TIMEOUT',
+  ]) {
+    const n = Number(env[name]);
+    if (env[name] && Number.isFinite(n) && n > 0) return n;
+  }
+  return FLUSH_LIMIT_MS;
+}
+
+/** Where OTLP traces go (as the exporter reads the variables), for the line saying they were not delivered. */
+function tracesEndpoint(env: NodeJS.ProcessEnv): string {
+  const specific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (specific) return specific;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318';
+  return `${base.replace(/\/+$/, '')}/v1/traces`;
+}
 
 type Protocol = 'http/protobuf' | 'http/json';
 
@@ -112,21 +137,41 @@ interface Flushable {
   shutdown(): Promise<void>;
 }
 
-/** Waits for `work` at most FLUSH_LIMIT_MS; never throws. */
-async function bounded(work: Promise<unknown>, log: (line: string) => void, what: string): Promise<void> {
+/**
+ * Waits for the exporters' `work` at most the flush limit; never throws. What they could not send (no answer in time,
+ * an export that failed) is one line naming what was lost and where it was going.
+ */
+async function bounded(work: Promise<unknown>, settings: TelemetrySettings): Promise<void> {
+  const limitMs = flushLimitMs(settings.env);
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), FLUSH_LIMIT_MS);
+    timer = setTimeout(() => resolve('late'), limitMs);
     timer.unref();
   });
   try {
     if ((await Promise.race([work, limit])) === 'late')
-      log(`telemetry: ${what} did not finish in ${FLUSH_LIMIT_MS} ms`);
+      settings.log(
+        `telemetry: ${lost(settings)} not delivered: ${destination(settings)} did not take them within ${limitMs} ms ` +
+          '(is the collector running? OTEL_EXPORTER_OTLP_TIMEOUT=<ms> waits longer)',
+      );
   } catch (error) {
-    log(`telemetry: ${what} failed: ${errorMessage(error)}`);
+    settings.log(`telemetry: ${lost(settings)} not delivered to ${destination(settings)}: ${errorMessage(error)}`);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What the exporters carry: "traces", "metrics" or both. */
+function lost(settings: TelemetrySettings): string {
+  const kinds = [settings.traces !== 'none' && 'traces', settings.metrics !== 'none' && 'metrics'].filter(Boolean);
+  return kinds.join(' and ') || 'telemetry';
+}
+
+/** Where they were going: the OTLP collector's traces endpoint, or the console. */
+function destination(settings: TelemetrySettings): string {
+  return settings.traces === 'otlp' || settings.metrics === 'otlp'
+    ? `the collector at ${tracesEndpoint(settings.env).replace(/\/v1\/traces$/, '')}`
+    : 'the console exporter';
 }
 
 class OtelTelemetry implements Telemetry {
@@ -157,11 +202,11 @@ class OtelTelemetry implements Telemetry {
   }
 
   async flush(): Promise<void> {
-    await bounded(Promise.all(this.owned.map((p) => p.forceFlush())), this.settings.log, 'export');
+    await bounded(Promise.all(this.owned.map((p) => p.forceFlush())), this.settings);
   }
 
   async shutdown(): Promise<void> {
-    await bounded(Promise.all(this.owned.map((p) => p.shutdown())), this.settings.log, 'export');
+    await bounded(Promise.all(this.owned.map((p) => p.shutdown())), this.settings);
   }
 }
 

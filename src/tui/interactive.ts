@@ -1,9 +1,10 @@
 /**
  * The interactive session: `agentpipe` with no prompt, stdin and stdout terminals. A prompt line (node:readline), the
- * answer streamed as it comes, tool calls as lines (progress.ts), permission questions answered in the terminal (yes,
- * no, always: always is saved as an allow rule in the folder's .agentpipe/settings.local.json, as Claude Code saves
- * to its local settings), Ctrl-C interrupts a running turn and twice at the prompt leaves, and the commands /model,
- * /clear, /resume, /cost, /help, /exit. A projection of the same stream: the session is the library's query().
+ * answer streamed as it comes and rendered as Markdown (markdown.ts), Edit and Write diffs (diff-view.ts), tool calls
+ * as lines (progress.ts), permission questions answered in the terminal (yes, no, always: always is saved as an allow
+ * rule in the folder's .agentpipe/settings.local.json, as Claude Code saves to its local settings), Ctrl-C interrupts
+ * a running turn and twice at the prompt leaves, and the commands /model, /clear, /resume, /cost, /help, /exit. A
+ * projection of the same stream: the session is the library's query().
  */
 import { errorMessage } from '../process/errors.ts';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,9 +13,11 @@ import readline from 'node:readline/promises';
 import type { AgentMessage } from '../messages/types.ts';
 import { query } from '../sdk/query.ts';
 import { toolTitle } from '../sdk/tool-info.ts';
-import type { PromptMessage, Query } from '../sdk/types.ts';
+import type { ConnectOptions, PromptMessage, Query } from '../sdk/types.ts';
 import type { SessionOptions } from '../session/options.ts';
 import { ProgressView } from './progress.ts';
+import { MarkdownStream } from './markdown.ts';
+import { diffOfResult } from './diff-view.ts';
 
 const HELP = [
   '/model [name]   show the model, or switch to another',
@@ -81,21 +84,27 @@ function saveAllowRule(cwd: string, rule: string): string {
 
 export class InteractiveSession {
   readonly #options: SessionOptions;
+  readonly #connect: ConnectOptions | undefined;
   readonly #rl: readline.Interface;
   readonly #allowed = new Set<string>();
   #query: Query | undefined;
   #prompts: Prompts | undefined;
   #consuming: Promise<void> = Promise.resolve();
   #running = false;
-  #midLine = false;
   #leaving = false;
   #ctrlC = false;
   #model = '';
   #sessionId = '';
   #cost = 0;
+  /** Text deltas came for the assistant message being read. */
+  #streamed = false;
+  /** The answer being streamed, as Markdown. */
+  readonly #markdown = new MarkdownStream({ width: process.stdout.columns, colors: process.stdout.hasColors() });
 
-  constructor(options: SessionOptions) {
+  /** `connect`: the session runs on this `agentpipe serve` (`--connect`). */
+  constructor(options: SessionOptions, connect?: ConnectOptions) {
     this.#options = options;
+    this.#connect = connect;
     this.#rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true });
     this.#rl.setPrompt('> ');
   }
@@ -121,6 +130,7 @@ export class InteractiveSession {
       options: {
         ...this.#options,
         ...extra,
+        ...(this.#connect ? { connect: this.#connect } : {}),
         includePartialMessages: true,
         canUseTool: (n, i, o) => this.#ask(n, i, o),
       },
@@ -167,12 +177,26 @@ export class InteractiveSession {
     if (message.type === 'stream_event' && message.parent_tool_use_id === null) {
       const event = message.event as { type: string; delta?: { type: string; text?: string } };
       if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' && event.delta.text) {
-        process.stdout.write(event.delta.text);
-        this.#midLine = !event.delta.text.endsWith('\n');
-      }
+        process.stdout.write(this.#markdown.push(event.delta.text));
+        this.#streamed = true;
+      } else if (event.type === 'content_block_stop' || event.type === 'message_stop')
+        process.stdout.write(this.#markdown.end());
       return;
     }
+    if (message.type === 'result') process.stdout.write(this.#markdown.end());
+    if (message.type === 'assistant' && message.parent_tool_use_id === null) {
+      // A server that sends no deltas (serve without --include-partial-messages): the text of the whole message.
+      if (!this.#streamed)
+        for (const block of message.message.content)
+          if (block.type === 'text') process.stdout.write(this.#markdown.push(`${block.text}\n\n`));
+      this.#streamed = false;
+    }
     progress.onMessage(message);
+    // What an Edit or Write changed, under its line.
+    if (message.type === 'user' && message.parent_tool_use_id === null && message.tool_use_result !== undefined) {
+      const diff = diffOfResult(message.tool_use_result, process.stderr.hasColors());
+      if (diff) this.#terminal().write(diff);
+    }
   }
 
   async #onLine(line: string): Promise<void> {
@@ -199,6 +223,10 @@ export class InteractiveSession {
         return this.#rl.prompt();
       case '/clear':
       case '/resume': {
+        if (command === '/resume' && this.#connect) {
+          this.#say('/resume is not available on a remote session: the server chooses its sessions');
+          return this.#rl.prompt();
+        }
         if (command === '/resume' && !rest[0]) {
           this.#say('give the id: /resume <session id> (agentpipe sessions lists them)');
           return this.#rl.prompt();
@@ -263,9 +291,9 @@ export class InteractiveSession {
     this.#rl.close();
   }
 
+  /** Before a line of ours: the answer's block read so far is printed first. */
   #endLine(): void {
-    if (this.#midLine) process.stdout.write('\n');
-    this.#midLine = false;
+    process.stdout.write(this.#markdown.end());
   }
 
   #say(text: string): void {

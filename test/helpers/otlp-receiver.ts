@@ -191,6 +191,8 @@ export function otlpEnv(receiver: OtlpReceiver, extra: Record<string, string> = 
     OTEL_METRICS_EXPORTER: 'otlp',
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    // The end of a session waits this long for the receiver (1 s by default): ample on a loaded machine.
+    OTEL_EXPORTER_OTLP_TIMEOUT: '10000',
     ...extra,
   };
 }

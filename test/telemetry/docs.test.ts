@@ -59,6 +59,7 @@ test('README: Traces in Jaeger — the docker line starts Jaeger with OTLP/HTTP,
   const receiver = await startOtlpReceiver();
   const result = await runWithLauncher('sh', ['-c', `${command} --model scripted`], tempDir(), {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_TIMEOUT: '10000', // ample on a loaded machine (the end waits 1 s by default)
   });
   assert.equal(result.code, 0, result.err);
   const traces = receiver.protobuf.filter((b) => b.path === '/v1/traces');

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { otlpEnv, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
+import { closedPort } from '../helpers/ports.ts';
 
 test('a collector that never answers does not hold up the result; the run ends after the export timeout', async () => {
   const held: http.ServerResponse[] = [];
@@ -35,10 +36,31 @@ test('a collector that never answers does not hold up the result; the run ends a
     assert.equal(result.code, 0, result.stderr);
     assert.equal((JSON.parse(result.stdout) as { result: string }).result, 'Still here.');
     assert.ok(requests > 0, 'the exporter tried');
+    // What was lost is said once, naming the collector.
+    assert.deepEqual(result.stderr.split('\n').filter((l) => l.startsWith('telemetry:')).length, 1, result.stderr);
+    assert.match(result.stderr, new RegExp(`^telemetry: traces and metrics not delivered(:| to) .*${url}`, 'm'));
   } finally {
     for (const res of held) res.destroy();
     server.close();
   }
+});
+
+test('--otel with no collector listening ends after a bounded wait, saying in one line that nothing was delivered', async () => {
+  const dir = tempDir();
+  const script = writeScript(dir, [{ text: 'Nobody listens.' }]);
+  const url = `http://127.0.0.1:${await closedPort()}`;
+  // No OTEL_EXPORTER_OTLP_TIMEOUT: the SDK would retry a refused connection for 10 s; the end waits 1 s at most.
+  const result = await runCli(['-p', 'hi', '--model', 'scripted', '--script', script, '--otel'], {
+    cwd: dir,
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: url },
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'Nobody listens.\n');
+  assert.equal(
+    result.stderr,
+    `telemetry: traces and metrics not delivered: the collector at ${url} did not take them within 1000 ms ` +
+      '(is the collector running? OTEL_EXPORTER_OTLP_TIMEOUT=<ms> waits longer)\n',
+  );
 });
 
 test('a malformed TRACEPARENT starts a trace of its own', async () => {

@@ -190,7 +190,11 @@ test('the default protocol is OTLP over HTTP with protobuf', async () => {
   const script = writeScript(dir, [{ text: 'Short.' }]);
   const result = await runCli(['-p', 'hi', '--model', 'scripted', '--script', script, '--output-format', 'json'], {
     cwd: dir,
-    env: { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    env: {
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '10000',
+    },
   });
   assert.equal(result.code, 0, result.stderr);
   const traces = receiver.protobuf.filter((b) => b.path === '/v1/traces');

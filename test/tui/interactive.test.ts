@@ -11,6 +11,7 @@ import path from 'node:path';
 import { CLI_PATH } from '../helpers/cli.ts';
 import { runToEnd } from '../helpers/processes.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { watchedCli } from '../transport/ws-helpers.ts';
 
 const PTY = path.join(import.meta.dirname, 'pty.py');
 /** The prompt line, as readline draws it (a cursor move may follow). */
@@ -105,4 +106,124 @@ test('interactive: prompt, streamed answer, "always" saved, Ctrl-C mid-tool; /re
   assert.match(two.text, new RegExp(`^resuming ${id}$`, 'm'));
   assert.match(two.text, new RegExp(`^session ${id} · model scripted`, 'm'), 'the same session goes on');
   assert.match(two.text, /^Back again\.$/m);
+});
+
+test('interactive: the answer is rendered as Markdown, and an Edit shows its diff', async () => {
+  const dir = tempDir({ 'notes.txt': 'one\ntwo\nthree\n' });
+  const answer = [
+    '# The plan',
+    '',
+    'This is **bold** and `inline code`.',
+    '',
+    '- first item',
+    '- second item',
+    '',
+    '```js',
+    'const answer = 42;',
+    '```',
+    '',
+    'Done.',
+  ].join('\n');
+  const script = writeScript(dir, [
+    { tool_calls: [{ name: 'Read', input: { file_path: 'notes.txt' } }] },
+    {
+      text: 'Editing.',
+      tool_calls: [{ name: 'Edit', input: { file_path: 'notes.txt', old_string: 'two', new_string: 'TWO' } }],
+    },
+    { text: answer, chunk_size: 7 },
+  ]);
+  const run = await session(
+    ['--model', 'scripted', '--script', script, '--permission-mode', 'acceptEdits'],
+    [
+      [PROMPT, 'go\r'],
+      ['Done\\.[\\s\\S]*' + PROMPT, '\u0004'],
+    ],
+    dir,
+  );
+  assert.equal(run.code, 0, run.text);
+  const at = (line: string) => {
+    const index = run.screen.indexOf(line);
+    assert.ok(index >= 0, `${JSON.stringify(line)} in:\n${run.text}`);
+    return index;
+  };
+  // The diff under the Edit's line, then the answer's blocks in order, their Markdown marks rendered away.
+  const order = [
+    at('Editing.'),
+    run.screen.findIndex((l) => /^✓ Edit notes\.txt \(\d+\.\d s\)$/.test(l)),
+    at('@@ -1,3 +1,3 @@'),
+    at('-two'),
+    at('+TWO'),
+    at('# The plan'),
+    at('This is bold and inline code.'),
+    at('* first item'),
+    at('* second item'),
+    at('const answer = 42;'),
+    at('Done.'),
+  ];
+  assert.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+  );
+  assert.doesNotMatch(run.text, /\*\*bold\*\*|```|`inline code`/);
+  assert.equal(readFileSync(path.join(dir, 'notes.txt'), 'utf8'), 'one\nTWO\nthree\n');
+});
+
+test('interactive --connect: the session runs on a serve (its token from the URL), asks here, answers here', async () => {
+  const dir = tempDir();
+  const script = writeScript(dir, [
+    { text: 'Remote here.', tool_calls: [{ name: 'Write', input: { file_path: 'remote.txt', content: 'r\n' } }] },
+    { text: 'Wrote **it** remotely.' },
+  ]);
+  const server = watchedCli([
+    ...['serve', '--port', '0', '--model', 'scripted', '--script', script, '--cwd', dir],
+    ...['--permission-prompt-tool', 'stdio'],
+  ]);
+  try {
+    const url = (await server.waitFor(/listening on (ws:\/\/\S+\?token=\S+) /))[1]!;
+    const here = tempDir();
+    const run = await session(
+      ['--connect', url],
+      [
+        [PROMPT, 'write remotely\r'],
+        ['\\[a\\]lways', 'y\r'],
+        ['Wrote it remotely\\.[\\s\\S]*' + PROMPT, '/resume x\r'],
+        ['not available on a remote session[\\s\\S]*' + PROMPT, '\u0004'],
+      ],
+      here,
+    );
+    assert.equal(run.code, 0, run.text);
+    const at = (pattern: RegExp) => {
+      const index = run.screen.findIndex((line) => pattern.test(line));
+      assert.ok(index >= 0, `${pattern} in:\n${run.text}`);
+      return index;
+    };
+    const order = [
+      at(/^session [0-9a-f-]{36} · model scripted · \/help for commands$/),
+      at(/^Remote here\.$/),
+      at(/^Allow Write remote\.txt\? \[y\]es, \[n\]o, \[a\]lways/),
+      at(/^✓ Write remote\.txt \(\d+\.\d s\)$/),
+      at(/^Wrote it remotely\.$/),
+    ];
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => a - b),
+    );
+    // The tool ran on the server's folder, not here.
+    assert.equal(readFileSync(path.join(dir, 'remote.txt'), 'utf8'), 'r\n');
+
+    // A wrong token is one line, before any prompt.
+    const refused = await session(
+      ['--connect', url.replace(/token=\S+/, 'token=wrong')],
+      [['refused the connection[\\s\\S]*' + PROMPT, '\u0004']],
+      here,
+    );
+    assert.equal(refused.code, 0, refused.text);
+    assert.match(
+      refused.text,
+      /error: connect: ws:\/\/\S+ refused the connection \(HTTP 401: the token is missing or wrong\)/,
+    );
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
 });

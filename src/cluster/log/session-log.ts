@@ -203,6 +203,22 @@ export class SessionLog {
     return this.#durable.exists(this.keys(sessionId));
   }
 
+  /** Ids of the sessions that have a log in Redis, at most `limit` (a SCAN: for a page or a command, not hot paths). */
+  async sessionIds(limit = 1000): Promise<string[]> {
+    const pattern = `${this.prefix}:{*}:log`;
+    const ids: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.#store.call((c) => c.scan(cursor, 'MATCH', pattern, 'COUNT', 500));
+      cursor = next;
+      for (const key of keys) {
+        const match = /:\{([^{}]+)\}:log$/.exec(key);
+        if (match) ids.push(match[1]!);
+      }
+    } while (cursor !== '0' && ids.length < limit);
+    return ids.slice(0, limit);
+  }
+
   /** Resolves true once the session has a log (at once if it has), false after `timeoutMs` or when `signal` aborts. */
   async waitForLog(sessionId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (await this.exists(sessionId)) return true;

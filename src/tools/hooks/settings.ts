@@ -44,11 +44,14 @@ export function loadHookSettings(value: string | Record<string, unknown>, cwd: s
 export function loadSettings(value: string | Record<string, unknown>, cwd: string, label = '--settings'): Settings {
   let settings: unknown = value;
   if (typeof value === 'string') {
-    const text = value.trim().startsWith('{') ? value : readSettingsFile(path.resolve(cwd, value), label);
+    const inline = value.trim().startsWith('{');
+    const text = inline ? value : readSettingsFile(path.resolve(cwd, value), label);
     try {
       settings = JSON.parse(text);
     } catch (error) {
-      throw new Error(`${label}: not valid JSON: ${errorMessage(error)}`);
+      // A file is named (the label of a settings source names it already).
+      const named = inline || label.includes(value) ? label : `${label} ${value}`;
+      throw new Error(`${named}: not valid JSON: ${errorMessage(error)}`);
     }
   }
   if (!isRecord(settings)) throw new Error(`${label}: expected a JSON object`);

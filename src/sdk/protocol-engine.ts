@@ -1,0 +1,146 @@
+/**
+ * The control protocol of `query()` over a line transport (a child's stdio, a `serve` WebSocket): writes the prompt's
+ * user messages, sends control requests, answers `can_use_tool` with the options' callback, and yields the messages
+ * it reads. The transport frames and carries the lines; how its end is judged is the caller's (`failure`).
+ */
+import { errorMessage } from '../process/errors.ts';
+import type { ControlRequest, ControlResponse, OutboundRequest, PermissionResult } from '../messages/control.ts';
+import type { AgentMessage } from '../messages/types.ts';
+import type { OutputLineRead } from '../messages/output-line.ts';
+import { AsyncMessageQueue } from '../pipeline/queue.ts';
+import { Counter, promptMessages } from './prompt-input.ts';
+import type { Engine, PromptMessage, QueryOptions } from './types.ts';
+
+/** One JSON line each way. */
+export interface LineTransport {
+  /** True while lines can still be sent. */
+  readonly writable: boolean;
+  /** Sends one JSON line; resolves once the transport can take more (false when its input is closed). */
+  send(value: object): Promise<boolean>;
+  /** The lines that come back, to the end of the transport (a read error rejects the iteration). */
+  lines(): AsyncIterable<string>;
+  /** No more input: the other side finishes its prompts, then ends. */
+  endInput(): void;
+  /** Stops now. */
+  close(): Promise<void>;
+}
+
+type Pending = { resolve: (r: Record<string, unknown> | undefined) => void; reject: (e: Error) => void };
+
+/**
+ * Runs the protocol on `transport`. Once its lines end, `failure` says whether that was a failure (given the results
+ * read): its error ends the message stream; `gone` names the other side in the error of a request left unanswered.
+ */
+export function startLineEngine(
+  prompt: string | AsyncIterable<PromptMessage>,
+  options: QueryOptions,
+  transport: LineTransport,
+  end: { failure: (results: number) => Promise<Error | undefined>; gone: string },
+): Engine {
+  const log = options.stderr ?? (() => {});
+  const queue = new AsyncMessageQueue<AgentMessage>({ highWaterMark: 256 });
+  const pending = new Map<string, Pending>();
+  const results = new Counter();
+  const aborts = new Map<string, AbortController>();
+  let nextId = 0;
+
+  async function feed(): Promise<void> {
+    let sent = 0;
+    try {
+      for await (const message of promptMessages(prompt)) {
+        if (!(await transport.send(message))) return;
+        sent++;
+      }
+    } catch (error) {
+      log(`agentpipe: prompt input failed: ${errorMessage(error)}`);
+    }
+    await results.reached(sent);
+    transport.endInput();
+  }
+
+  async function answer(request: ControlRequest<OutboundRequest>): Promise<void> {
+    let response: ControlResponse['response'];
+    const abort = new AbortController();
+    aborts.set(request.request_id, abort);
+    try {
+      if (request.request.subtype !== 'can_use_tool' || !options.canUseTool)
+        throw new Error(`Unsupported control request subtype: ${request.request.subtype}`);
+      const r = request.request;
+      const decision: PermissionResult = await options.canUseTool(r.tool_name, r.input, {
+        signal: abort.signal,
+        toolUseId: r.tool_use_id,
+        suggestions: r.permission_suggestions,
+        parentToolUseId: null,
+        ...(r.display_name !== undefined ? { displayName: r.display_name } : {}),
+        ...(r.description !== undefined ? { description: r.description } : {}),
+        ...(r.decision_reason !== undefined ? { decisionReason: r.decision_reason } : {}),
+        ...(r.decision_reason_type !== undefined ? { decisionReasonType: r.decision_reason_type } : {}),
+        ...(r.blocked_path !== undefined ? { blockedPath: r.blocked_path } : {}),
+      });
+      response = { subtype: 'success', request_id: request.request_id, response: { ...decision } };
+    } catch (error) {
+      response = { subtype: 'error', request_id: request.request_id, error: errorMessage(error) };
+    } finally {
+      aborts.delete(request.request_id);
+    }
+    await transport.send({ type: 'control_response', response });
+  }
+
+  /** Routes one line the CLI wrote: control traffic to its handler, messages to the queue. */
+  async function route(line: OutputLineRead): Promise<void> {
+    if (line.type === 'control_response') {
+      const { response } = line;
+      const entry = pending.get(response.request_id);
+      pending.delete(response.request_id);
+      if (response.subtype === 'success') entry?.resolve(response.response);
+      else entry?.reject(new Error(response.error));
+    } else if (line.type === 'control_request') void answer(line);
+    else if (line.type === 'control_cancel_request') aborts.get(line.request_id)?.abort();
+    else if (line.type === 'message') {
+      await queue.push(line.message);
+      if (line.message.type === 'result') results.add();
+    }
+  }
+
+  async function read(): Promise<Error | undefined> {
+    try {
+      const { parseOutputLine } = await import('../messages/output-line.ts');
+      for await (const text of transport.lines()) {
+        const parsed = parseOutputLine(text);
+        if (parsed.ok) await route(parsed.line);
+        else log(`agentpipe: output line ignored (${parsed.error}): ${text.slice(0, 200)}`);
+      }
+      return undefined;
+    } catch (error) {
+      return new Error(`reading agentpipe's output failed: ${errorMessage(error)}`);
+    }
+  }
+
+  void feed();
+  void read().then(async (readError) => {
+    results.releaseAll();
+    for (const entry of pending.values()) entry.reject(new Error(end.gone));
+    pending.clear();
+    const error = readError ?? (await end.failure(results.value));
+    if (error) queue.error(error);
+    else queue.done();
+  });
+
+  return {
+    messages: queue,
+    control(request) {
+      if (!transport.writable)
+        return Promise.reject(new Error(`cannot send ${request.subtype}: the session's input is closed`));
+      const requestId = `sdk_req_${++nextId}`;
+      return new Promise((resolve, reject) => {
+        pending.set(requestId, { resolve, reject });
+        transport.send({ type: 'control_request', request_id: requestId, request }).catch(reject);
+      });
+    },
+    endInput: () => transport.endInput(),
+    close() {
+      void transport.close();
+      void queue.return();
+    },
+  };
+}
