@@ -1,6 +1,6 @@
 /** Summaries of the sessions of a folder (`agentpipe sessions`), newest first. */
 import path from 'node:path';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { agentpipeHome, jsonlFiles, sessionFiles } from './paths.ts';
 import type { MessageParam } from '../messages/types.ts';
 import { readTranscript } from './transcript-format.ts';
@@ -28,6 +28,20 @@ export async function listSessions(
   log: (line: string) => void = () => {},
 ): Promise<SessionSummary[]> {
   return summarize(await sessionFiles(cwd, home), log);
+}
+
+/** The summary of one saved session's transcript (undefined when it is gone or unreadable). */
+export async function summarizeSession(
+  file: string,
+  log: (line: string) => void = () => {},
+): Promise<SessionSummary | undefined> {
+  let mtimeMs: number;
+  try {
+    mtimeMs = (await stat(file)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  return (await summarize([{ file, mtimeMs }], log))[0];
 }
 
 /** Summaries of the sessions of every folder, newest first. */
