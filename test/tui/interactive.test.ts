@@ -1,8 +1,8 @@
 /**
  * The interactive session in a real pseudo-terminal (test/tui/pty.py types the keys once the screen shows what each
  * step waits for): a prompt, the streamed answer, a permission question answered "always" (saved to the folder's
- * local settings), Ctrl-C in the middle of a running tool, then /resume of the saved session in a new process and
- * Ctrl-C twice to leave.
+ * local settings; the next one not asked), Ctrl-C in the middle of a running tool (its process gone before the next
+ * key), /resume of the saved session in a new process and Ctrl-C twice to leave.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,9 +16,14 @@ import { watchedCli } from '../transport/ws-helpers.ts';
 const PTY = path.join(import.meta.dirname, 'pty.py');
 /** The prompt line, as readline draws it (a cursor move may follow). */
 const PROMPT = '> (\u001b\\[\\d+G)?$';
+/** The running tool's sleep: a duration no other process uses, to see its process gone after Ctrl-C. */
+const SLEEP = '31.4159';
 
-/** Runs the CLI in a pseudo-terminal, typing each step's keys once its pattern showed; what the screen kept. */
-async function session(args: string[], steps: Array<[string, string]>, cwd: string) {
+/**
+ * Runs the CLI in a pseudo-terminal, typing each step's keys once its pattern showed (and, with a third element, once
+ * no process's command line matches it); what the screen kept.
+ */
+async function session(args: string[], steps: Array<[string, string] | [string, string, string]>, cwd: string) {
   const { NO_COLOR: _, FORCE_COLOR: __, ...env } = process.env;
   const run = await runToEnd(
     'python3',
@@ -43,8 +48,9 @@ test('interactive: prompt, streamed answer, "always" saved, Ctrl-C mid-tool; /re
     dir,
     [
       { text: 'Let me write it.', tool_calls: [{ name: 'Write', input: { file_path: 'out.txt', content: 'x\n' } }] },
+      { tool_calls: [{ name: 'Write', input: { file_path: 'again.txt', content: 'y\n' } }] },
       { text: 'Written.' },
-      { tool_calls: [{ name: 'Bash', input: { command: 'sleep 30' } }] },
+      { tool_calls: [{ name: 'Bash', input: { command: `sleep ${SLEEP}` } }] },
     ],
     'first.json',
   );
@@ -55,8 +61,9 @@ test('interactive: prompt, streamed answer, "always" saved, Ctrl-C mid-tool; /re
       ['\\[a\\]lways', 'a\r'],
       [PROMPT, 'wait\r'],
       ['\\[a\\]lways', 'y\r'],
-      ['sleep 30` running', '\u0003'],
-      [PROMPT, '/cost\r'],
+      [`sleep ${SLEEP}\` running`, '\u0003'],
+      // The keys wait until no process runs the command: the interrupt ended the tool's whole process group.
+      ['Command was interrupted[\\s\\S]*' + PROMPT, '/cost\r', `sleep ${SLEEP.replace('.', '\\.')}`],
       [PROMPT, '\u0004'],
     ],
     dir,
@@ -74,18 +81,21 @@ test('interactive: prompt, streamed answer, "always" saved, Ctrl-C mid-tool; /re
     at(/^Allow Write out\.txt\? \[y\]es, \[n\]o, \[a\]lways \(Write\):/),
     at(/^saved: Write is allowed in .*settings\.local\.json$/),
     at(/^✓ Write out\.txt \(\d+\.\d s\)$/),
+    at(/^✓ Write again\.txt \(\d+\.\d s\)$/),
     at(/^Written\.$/),
-    at(/^Allow `sleep 30`\? \[y\]es/),
-    at(/^… `sleep 30` running$/),
+    at(/^Allow `sleep 31\.4159`\? \[y\]es/),
+    at(/^… `sleep 31\.4159` running$/),
     at(/^interrupting \(Ctrl-C\)$/),
-    at(/^✗ `sleep 30` \(\d+\.\d s\): Command was interrupted/),
+    at(/^✗ `sleep 31\.4159` \(\d+\.\d s\): Command was interrupted/),
     at(/^\$\d+\.\d{4} in session /),
   ];
   assert.deepEqual(
     order,
     [...order].sort((a, b) => a - b),
   );
+  assert.equal(one.screen.filter((line) => /^Allow Write/.test(line)).length, 1, 'after "always", Write is not asked');
   assert.equal(readFileSync(path.join(dir, 'out.txt'), 'utf8'), 'x\n');
+  assert.equal(readFileSync(path.join(dir, 'again.txt'), 'utf8'), 'y\n');
   const saved = JSON.parse(readFileSync(path.join(dir, '.agentpipe', 'settings.local.json'), 'utf8')) as {
     permissions: { allow: string[] };
   };
