@@ -16,6 +16,7 @@ import { applyInitialize, mcpControlHandlers } from '../tools/mcp/control.ts';
 import { infoHandlers, UNAVAILABLE } from './control-info.ts';
 import { applyFlagSettings } from './control-settings.ts';
 import { loadSettings } from '../tools/hooks/settings.ts';
+import { accountInfo, initializeState } from './initialize-state.ts';
 
 /** What the handlers may use of the runner. */
 export interface ControlHost {
@@ -88,8 +89,9 @@ const handlers: Record<string, Handler> = {
       output_style: 'default',
       available_output_styles: ['default'],
       models: modelList(ctx.model),
-      account: { apiKeySource: ctx.provider.apiKeySource, apiProvider: ctx.provider.provider, tokenSource: 'none' },
+      account: accountInfo(ctx.provider),
       pid: process.pid,
+      ...initializeState(host.session, init.hooks !== undefined),
     });
     // Agent files (after the client's agents, which win on a name clash); none: answered at once.
     const loading = host.session.loadAgentFiles();

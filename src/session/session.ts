@@ -2,6 +2,7 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
+import { CAPABILITIES } from './initialize-state.ts';
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { emptySubagentStats } from '../agent/subagent-stats.ts';
 import { resultFields } from './result-fields.ts';
@@ -350,7 +351,7 @@ export class Session {
       plugins: [],
       ...(ctx.effort ? { effort: ctx.effort } : {}),
       ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
-      capabilities: ['interrupt_receipt_v1', 'interrupt_cancel_queued_v1'],
+      capabilities: CAPABILITIES,
       // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
       // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
       fast_mode_state: 'off',

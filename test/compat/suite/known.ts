@@ -54,7 +54,8 @@ export const known = new Map<string, string>([
   ['sdk/supported-commands-and-models', 'differs first in .extra.commands[]'],
   ['sdk/set-permission-mode', 'differs first in kinds'],
   ['sdk/set-model', 'differs first in kinds'],
-  ['sdk/initialization-result', 'differs first in .extra.account.apiProvider'],
+  // agentpipe has no output styles of its own: no user_output_styles_dir to name (docs/compat.md).
+  ['sdk/initialization-result', 'differs first in .extra.keys[24]'],
   ['sdk/plan-mode', 'differs first in kinds'],
   ['sdk/interrupt-mid-stream', 'differs first in kinds'],
 ]);
