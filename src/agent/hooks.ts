@@ -35,7 +35,7 @@ export async function userPromptSubmit(
   signal: AbortSignal,
 ): Promise<{ blocked?: string; content: string | UserContentBlock[] }> {
   const prompt = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-  const verdict = await fireHook(ctx, 'UserPromptSubmit', { prompt, source: 'sdk' }, { signal });
+  const verdict = await fireHook(ctx, 'UserPromptSubmit', { prompt }, { signal });
   const blocked = verdict.stop ?? verdict.block;
   if (blocked) {
     const notice = blockedPromptNotice(verdict, blocked, prompt);

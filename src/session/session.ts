@@ -232,6 +232,7 @@ export class Session {
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
     this.ctx.sandbox = sandbox;
     this.hooks.sandbox = sandbox;
+    this.hooks.transcriptPath = () => this.transcript?.file ?? '';
     for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
     if (options.agent)
       this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
@@ -518,6 +519,7 @@ export class Session {
     if (!this.#started) await this.#sessionStart(run.signal);
     await this.ctx.emit(this.initMessage());
     const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
+    this.hooks.promptId = uuid;
     await this.ctx.emit(promptEcho(input, this.id, uuid, new Date().toISOString()));
     const compact = compactCommandOf(input.message.content);
     if (compact !== undefined) {

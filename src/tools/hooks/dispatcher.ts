@@ -67,6 +67,13 @@ export class HookDispatcher implements HookRunner {
   observe?: (response: HookResponseMessage) => void;
   /** The sandbox command hooks run in (the session sets it). */
   sandbox?: SandboxConfig;
+  /** The session's transcript file, for the hooks' `transcript_path` (`''` when the session keeps none). */
+  transcriptPath: () => string = () => '';
+  /**
+   * The uuid of the prompt running (`prompt_id`, as Claude Code 2.1.332 sends it: the same for every hook until the
+   * next prompt, absent before the first).
+   */
+  promptId?: string;
 
   add(
     event: HookEvent,
@@ -178,7 +185,8 @@ export class HookDispatcher implements HookRunner {
     if (selected.length === 0) return verdict;
     const input: HookInput = {
       session_id: call.sessionId,
-      transcript_path: '',
+      transcript_path: this.transcriptPath(),
+      ...(this.promptId !== undefined && event !== 'SessionStart' ? { prompt_id: this.promptId } : {}),
       cwd: call.cwd,
       permission_mode: call.permissionMode,
       ...(call.agent ? { agent_id: call.agent.id, agent_type: call.agent.type } : {}),

@@ -50,9 +50,11 @@ export const known = new Map<string, string>([
   ['mcp/tool-asks-in-default', 'differs first in kinds'],
   ['sdk/partial-messages', 'differs first in .stream[].api_message_id'],
   ['sdk/can-use-tool-deny-interrupt', 'differs first in .stream[].message.content[].content'],
-  ['sdk/hook-pre-tool-use', 'differs first in kinds'],
-  ['sdk/hook-post-tool-use', 'differs first in kinds'],
-  ['sdk/hook-user-prompt-submit', 'differs first in kinds'],
+  // transcript_path is each product's own transcript (~/.claude/projects vs $AGENTPIPE_HOME/projects); Claude Code
+  // also sends the session's effort ({level: "high"}), which agentpipe does not set unless --effort is given.
+  ['sdk/hook-pre-tool-use', 'differs first in .extra[0].effort'],
+  ['sdk/hook-post-tool-use', 'differs first in .extra[0].effort'],
+  ['sdk/hook-user-prompt-submit', 'differs first in .extra[0].transcript_path'],
   ['sdk/supported-commands-and-models', 'differs first in .extra.commands[]'],
   ['sdk/set-permission-mode', 'differs first in kinds'],
   ['sdk/set-model', 'differs first in kinds'],
