@@ -1,6 +1,7 @@
 /**
- * A saved session named by a unique start of its id, through the real CLI: `--resume <prefix>`, `view <prefix>` and
- * `sessions <prefix>` take it; an ambiguous prefix is one line listing the candidates; one that names no session is one line.
+ * A saved session named by a unique start of its id, through the real CLI: `--resume <prefix>`, `view <prefix>`
+ * and `sessions <prefix>` take it; an ambiguous prefix is one line listing the candidates; one that names no session
+ * is one line.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
