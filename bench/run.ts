@@ -26,7 +26,7 @@
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
- * `npm run bench -- codex tapes parser` runs only the sections named (8., 9. and the grammar's rows of 2.).
+ * `npm run bench -- codex tapes parser sea` runs only the sections named (8., 9., the grammar's rows of 2., 10.).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -201,20 +201,14 @@ async function noCollectorRuns(args: string[]): Promise<{ off: number; on: numbe
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 
+/** The one-turn run of 2. (and of the single executable's rows), answered from `oneTurn`. */
+function oneTurnArgs(oneTurn = script('one-turn.json', [{ text: 'Hello from the bench.' }])): string[] {
+  return [CLI, '-p', 'hi', '--model', 'scripted', '--script', oneTurn, '--output-format', 'stream-json', '--verbose'];
+}
+
 async function main() {
   const oneTurn = script('one-turn.json', [{ text: 'Hello from the bench.' }]);
-  const turnArgs = [
-    CLI,
-    '-p',
-    'hi',
-    '--model',
-    'scripted',
-    '--script',
-    oneTurn,
-    '--output-format',
-    'stream-json',
-    '--verbose',
-  ];
+  const turnArgs = oneTurnArgs(oneTurn);
   // The first run after a build: no code cache of the CLI's entry yet (bin/agentpipe.js writes it).
   const cold = await measure(turnArgs, { marks: [/"type":"result"/] });
   const coldFloor = (await measure(['-e', ''])).ms;
@@ -579,6 +573,7 @@ const ALONE: Record<string, () => Promise<Array<[string, string, string]>>> = {
   codex: () => benchCodexExec(ROOT, CLI, dir, measure, fmt),
   tapes: () => benchTapes(CLI, dir, script, measure),
   parser: () => benchParser(CLI, dir, env),
+  sea: () => benchSea(oneTurnArgs(), measure),
 };
 
 const only = process.argv.slice(2);

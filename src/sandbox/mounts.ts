@@ -122,7 +122,10 @@ export interface MountPlan {
    * fails inside). Off for wrapped CLIs, which may take any `.git` for a repository.
    */
   maskMissingGit?: boolean;
-  /** Submodule checkouts in the writable folders (submodules.ts): their `.git` kept, their folders in place. */
+  /**
+   * Submodule checkouts and other repositories below the top of the writable folders (submodules.ts,
+   * nested-repos.ts): their `.git` kept read-only as it is, their folders in place.
+   */
   submodules?: string[];
 }
 
@@ -173,8 +176,8 @@ export function mountArgs(plan: MountPlan): Mounts {
   for (const root of ordered) {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
     protectGit(root, writable, plan, { args, claims, mustStayMissing });
-    for (const checkout of plan.submodules ?? [])
-      if (checkout !== root && isInside(checkout, root)) protectCheckout(root, checkout, plan, args, claims);
+    const checkouts = (plan.submodules ?? []).filter((checkout) => checkout !== root && isInside(checkout, root));
+    protectCheckouts(root, checkouts, plan, args, claims);
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   for (const target of existing(plan.denyWrite))
@@ -219,24 +222,44 @@ function protectGit(root: string, writable: string[], plan: MountPlan, out: Moun
 }
 
 /**
- * A submodule's checkout under `root`: its `.git` read-only as it is (a folder or a file naming the
- * git folder), or an empty read-only one when missing, so no repository of a command's making is
- * there for git outside to look into; each folder from the root down to it bound onto itself, so
- * none can be moved aside for a new one in its place. A missing folder on the way is covered by an
- * empty read-only one; a link on the way is left (git does not look into a submodule behind one).
+ * Submodule checkouts and other repositories under `root`: each one's `.git` read-only as it is (a
+ * folder or a file naming the git folder), or an empty read-only one when missing, so no repository
+ * of a command's making is there for git outside to look into; each folder from the root down to
+ * them bound onto itself, so none can be moved aside for a new one in its place. A missing folder
+ * on the way is covered by an empty read-only one; a link on the way is left (git does not look into
+ * a repository behind one). All the folders are bound first, the `.git`s after: a folder bound
+ * later would cover a `.git` below it made read-only before (a repository inside another).
  */
-function protectCheckout(root: string, checkout: string, plan: MountPlan, args: string[], claims: PointClaim[]) {
-  let dir = root;
-  for (const part of path.relative(root, checkout).split(path.sep)) {
-    dir = path.join(dir, part);
-    if (isLink(dir)) return;
-    if (!isDirectory(dir)) return protectPath(dir, plan.emptyDir, args, claims);
-    args.push('--bind', dir, dir);
+function protectCheckouts(root: string, checkouts: string[], plan: MountPlan, args: string[], claims: PointClaim[]) {
+  const bound = new Set<string>();
+  const stopped = new Set<string>();
+  const reached: string[] = [];
+  for (const checkout of [...checkouts].sort((a, b) => a.length - b.length)) {
+    let dir = root;
+    let whole = true;
+    for (const part of path.relative(root, checkout).split(path.sep)) {
+      dir = path.join(dir, part);
+      if (bound.has(dir)) continue;
+      whole = !stopped.has(dir) && !isLink(dir);
+      if (whole && !isDirectory(dir)) {
+        protectPath(dir, plan.emptyDir, args, claims);
+        whole = false;
+      }
+      if (!whole) {
+        stopped.add(dir);
+        break;
+      }
+      bound.add(dir);
+      args.push('--bind', dir, dir);
+    }
+    if (whole) reached.push(checkout);
   }
-  const git = path.join(checkout, '.git');
-  if (isLink(git)) return;
-  if (real(git) !== undefined) args.push('--ro-bind', git, git);
-  else protectPath(git, plan.emptyDir, args, claims);
+  for (const checkout of reached) {
+    const git = path.join(checkout, '.git');
+    if (isLink(git)) continue;
+    if (real(git) !== undefined) args.push('--ro-bind', git, git);
+    else protectPath(git, plan.emptyDir, args, claims);
+  }
 }
 
 /** What covers protected `name` while it is missing: an empty folder, an empty file, or nothing. */
