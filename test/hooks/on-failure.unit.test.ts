@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { HookDispatcher } from '../../src/tools/hooks/dispatcher.ts';
 import { callbackHook, clientHook } from '../../src/tools/hooks/callback.ts';
 import { loadSettings } from '../../src/tools/hooks/settings.ts';
-import type { HookCall } from '../../src/tools/hooks/types.ts';
+import type { HookCall, HookOutput } from '../../src/tools/hooks/types.ts';
 
 const settings = (hook: Record<string, unknown>) =>
   JSON.stringify({
@@ -29,7 +29,7 @@ const call = (): HookCall => ({
   matchValue: 'Bash',
   toolUseId: 'toolu_1',
 });
-const ask = (reason: string) => ({
+const ask = (reason: string): HookOutput => ({
   hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason },
 });
 
