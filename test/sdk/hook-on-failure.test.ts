@@ -80,12 +80,18 @@ test('onFailure "block" on UserPromptSubmit: the prompt never reaches the model 
   );
   const notice = messages.find((m) => m.type === 'system' && m.subtype === 'informational');
   assert.ok(notice && notice.type === 'system' && notice.subtype === 'informational');
-  assert.deepEqual(notice.prompt_submit_outcome && { ...notice.prompt_submit_outcome, reason: '' }, {
-    kind: 'no_verdict',
-    no_verdict_kind: 'hook_failed',
-    prompt_kept: false,
-    reason: '',
-  });
+  // Not in the SDK's typings of 0.3.332 (Claude Code 2.1.332 sends it).
+  const outcome = 'prompt_submit_outcome' in notice ? notice.prompt_submit_outcome : undefined;
+  assert.ok(outcome && typeof outcome === 'object');
+  assert.deepEqual(
+    { ...outcome, reason: '' },
+    {
+      kind: 'no_verdict',
+      no_verdict_kind: 'hook_failed',
+      prompt_kept: false,
+      reason: '',
+    },
+  );
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result' && result.subtype === 'success');
   assert.match(
