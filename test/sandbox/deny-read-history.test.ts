@@ -1,7 +1,8 @@
 /**
  * An attacker's rows against the hiding of a denied file's committed copy (deny-read.ts hides the object store of a
- * repository while the file is tracked, or when a commit a ref or the reflog reaches holds it): `.env` committed once and untracked since (the usual leak:
- * `git rm --cached .env`, then .gitignore), and a clone that borrows its objects (`git clone --shared`: alternates).
+ * repository while the file is tracked, or when a commit a ref or the reflog reaches holds it): `.env` committed once
+ * and untracked since (the usual leak: `git rm --cached .env`, then .gitignore), and a clone that borrows its objects
+ * (`git clone --shared`: alternates).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
