@@ -11,8 +11,9 @@
  * skips node_modules and git's object store).
  *
  * A denied file that a repository tracks has a copy in that repository's object store (`git show
- * HEAD:.env`): the store is hidden too (`trackedObjectStores`), and git commands that read history
- * then fail in the sandbox.
+ * HEAD:.env`), as has one committed once and untracked since (the usual way a `.env` leaks): the store is
+ * hidden too (`trackedObjectStores`), and git commands that read history then fail in the sandbox. A copy that
+ * no ref, no reflog entry and no stash reaches any more (an unreachable object, until git's gc) is not looked for.
  */
 import { globSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -67,24 +68,42 @@ export async function trackedObjectStores(paths: readonly string[], env: NodeJS.
 async function storesIfTracked(root: string, names: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   const gitDir = gitDirOf(root);
   if (!gitDir) return [];
-  const index = statSync(path.join(gitDir, 'index'), { throwIfNoEntry: false });
-  const key = `${names.join('\0')}\0${index?.mtimeMs}:${index?.size}`;
+  const key = [names.join('\0'), ...STATE_FILES.map((file) => stateOf(gitDir, file))].join('\0');
   const cached = tracked.get(root);
   if (cached?.key === key) return cached.stores;
-  // ls-files runs nothing of the repository's (fsmonitor off); any answer line is a tracked file under a name.
+  const pathspecs = ['--', ...names.map((n) => `:(literal)${n}`)];
+  // Tracked now, or in any commit a ref or a reflog entry reaches (`.env` committed once, untracked since).
+  const copied =
+    (await gitSays(root, env, ['ls-files', '-z', ...pathspecs])) ||
+    (await gitSays(root, env, ['log', '--all', '--reflog', '-1', '--format=%H', ...pathspecs]));
+  const stores = copied ? withAlternates(objectStoreOf(gitDir)) : [];
+  tracked.set(root, { key, stores });
+  return stores;
+}
+
+/** What a change of the index, the refs or the reflog changes (the cached answer is asked again). */
+const STATE_FILES = ['index', 'HEAD', 'packed-refs', 'refs/heads', 'refs/tags', 'logs/HEAD', 'refs/stash'];
+
+function stateOf(gitDir: string, file: string): string {
+  const info = statSync(path.join(gitDir, file), { throwIfNoEntry: false });
+  return info ? `${info.mtimeMs}:${info.size}` : '-';
+}
+
+/**
+ * True when git answers anything (a path it tracks, a commit that holds one), or cannot say (no git, a broken
+ * repository, too slow): then the copy may be there, and the store is hidden. git runs nothing of the repository's
+ * (fsmonitor off, no optional locks).
+ */
+async function gitSays(root: string, env: NodeJS.ProcessEnv, args: string[]): Promise<boolean> {
   const run = await runProcessGroup({
-    command: ['git', '-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', ...names.map((n) => `:(literal)${n}`)],
+    command: ['git', '-c', 'core.fsmonitor=false', ...args],
     cwd: root,
     env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
     cap: 1 << 20,
     timeoutMs: 10_000,
     graceMs: 500,
   });
-  // git cannot say (no git, a broken index): hidden, as a copy may be there.
-  const isTracked = run.error !== undefined || run.code !== 0 || run.stdout.length > 0;
-  const stores = isTracked ? withAlternates(objectStoreOf(gitDir)) : [];
-  tracked.set(root, { key, stores });
-  return stores;
+  return run.error !== undefined || run.code !== 0 || run.stdout.length > 0;
 }
 
 /**
