@@ -56,6 +56,7 @@ export const known = new Map<string, string>([
   ['sdk/hook-post-tool-use', 'differs first in .extra[0].effort'],
   ['sdk/hook-user-prompt-submit', 'differs first in .extra[0].transcript_path'],
   ['sdk/supported-commands-and-models', 'differs first in .extra.commands[]'],
+  // Now only the permission logic's acceptEdits-Bash difference (permissions/accept-edits-bash).
   ['sdk/set-permission-mode', 'differs first in kinds'],
   ['sdk/set-model', 'differs first in kinds'],
   // agentpipe has no output styles of its own: no user_output_styles_dir to name (docs/compat.md).
