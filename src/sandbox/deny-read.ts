@@ -15,10 +15,11 @@
  * hidden too (`trackedObjectStores`), and git commands that read history then fail in the sandbox. A copy that
  * no ref, no reflog entry and no stash reaches any more (an unreachable object, until git's gc) is not looked for.
  */
-import { globSync, readFileSync, statSync } from 'node:fs';
+import { globSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runProcessGroup } from '../process/run.ts';
 import { expandHome } from './mounts.ts';
+import { commonDirOf, gitDirOf, readText } from './git-dir.ts';
 
 /** Folders a glob rule's walk does not enter (their size, not their secrets: a rule naming them hides them). */
 const NOT_WALKED = ['**/node_modules/**', '**/.git/objects/**'];
@@ -129,24 +130,7 @@ function repositoryOf(dir: string): string | undefined {
   }
 }
 
-/** The git folder of `root`: its `.git` folder, or the one a `.git` file names (a linked worktree, a submodule). */
-function gitDirOf(root: string): string | undefined {
-  const git = path.join(root, '.git');
-  if (statSync(git, { throwIfNoEntry: false })?.isDirectory()) return git;
-  const named = /^gitdir: (.+)$/m.exec(readText(git))?.[1]?.trim();
-  return named ? path.resolve(root, named) : undefined;
-}
-
 /** Where a git folder keeps its objects: its own, or its common folder's (a linked worktree's `commondir`). */
 function objectStoreOf(gitDir: string): string {
-  const common = readText(path.join(gitDir, 'commondir')).trim();
-  return path.join(common ? path.resolve(gitDir, common) : gitDir, 'objects');
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
+  return path.join(commonDirOf(gitDir), 'objects');
 }

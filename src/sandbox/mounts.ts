@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../process/paths.ts';
 import { claimPoint, releasePoint, type PointClaim } from './points.ts';
+import { commonDirOf, gitDirOf } from './git-dir.ts';
 
 /** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
 export const CREDENTIAL_STORES = [
@@ -208,8 +209,10 @@ function protectGit(root: string, writable: string[], plan: MountPlan, out: Moun
   }
   // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
   // point git at a gitdir (config, hooks) of its own. A git folder outside the writable ones is read-only already.
-  if (gitDir === undefined) out.args.push('--ro-bind', found, found);
-  else if (!writable.some((dir) => isInside(gitDir, dir))) return;
+  if (gitDir === undefined) {
+    out.args.push('--ro-bind', found, found);
+    protectNamedGitDir(root, out.args);
+  } else if (!writable.some((dir) => isInside(gitDir, dir))) return;
   else if (!writable.includes(gitDir)) out.args.push('--ro-bind', gitDir, gitDir);
   else {
     out.args.push('--bind', gitDir, gitDir);
@@ -256,9 +259,26 @@ function protectCheckouts(root: string, checkouts: string[], plan: MountPlan, ar
   }
   for (const checkout of reached) {
     const git = path.join(checkout, '.git');
-    if (isLink(git)) continue;
-    if (real(git) !== undefined) args.push('--ro-bind', git, git);
-    else protectPath(git, plan.emptyDir, args, claims);
+    if (real(git) === undefined) {
+      if (!isLink(git)) protectPath(git, plan.emptyDir, args, claims);
+      continue;
+    }
+    if (!isLink(git)) args.push('--ro-bind', git, git);
+    protectNamedGitDir(checkout, args);
+  }
+}
+
+/**
+ * The git folder a repository's `.git` names when it is not the `.git` folder itself (a link to one, a `gitdir:`
+ * file: a linked worktree, `--separate-git-dir`), and its common folder (a worktree's main git folder): read-only
+ * too, so a command cannot write the config and hooks git outside takes from there.
+ */
+function protectNamedGitDir(root: string, args: string[]): void {
+  const named = gitDirOf(root);
+  const own = path.join(root, '.git');
+  for (const dir of named === undefined ? [] : [named, commonDirOf(named)]) {
+    const resolved = real(dir);
+    if (resolved !== undefined && resolved !== own) args.push('--ro-bind', resolved, resolved);
   }
 }
 

@@ -139,13 +139,15 @@ function folderOfClones() {
   git('init', '-q', path.join(work, 'a', 'b', 'c', 'd', 'e', 'deep'));
   git('-C', path.join(work, 'app'), 'commit', '-q', '--allow-empty', '-m', 'one', '--author', 'a <a@b>');
   git('-C', path.join(work, 'app'), 'worktree', 'add', '-q', path.join(work, 'app-wt'));
+  // A clone whose git folder lives beside it (`--separate-git-dir`): its .git is a file naming `lib2.git`.
+  git('init', '-q', `--separate-git-dir=${path.join(work, 'lib2.git')}`, path.join(work, 'lib2'));
   return { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
 }
 
 test('repositories below the working folder (1, 3 and 6 deep, a worktree): their hooks and config stay unwritable', async () => {
   const w = folderOfClones();
   const pwned = path.join(w.outside, 'PWNED');
-  const repos = ['app', 'app/vendor/lib', 'a/b/c/d/e/deep', 'app-wt'];
+  const repos = ['app', 'app/vendor/lib', 'a/b/c/d/e/deep', 'app-wt', 'lib2'];
   const results = await bypassing(w, [
     `mkdir -p app/.git/hooks && printf '#!/bin/sh\\ntouch ${pwned}\\n' > app/.git/hooks/post-checkout; echo rc=$?`,
     ...repos.map((repo) => `git -C ${repo} config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`),
