@@ -1,29 +1,23 @@
 /**
- * `agentpipe sessions`: the saved sessions of this folder (id, start, turns, cost, first prompt).
- * `agentpipe sessions <id>`: the one session that id, or a unique start of it, names (any folder's, this one's
- * first), as --resume finds it.
+ * `agentpipe sessions`: the saved sessions of this folder (id, start, turns, cost, first prompt); `sessions <id>`: one
+ * session, named by its id or a unique prefix of it (in any folder), as `--resume` and `view` take it.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { SessionSummary } from '../session/list.ts';
-import { UsageError, reportUsageError } from './options.ts';
 
 export function addSessionsCommand(program: Command, log: (line: string) => void): void {
   program
     .command('sessions')
-    .argument('[id]', 'show only the session with this id or unique start of one (as --resume takes it)')
-    .description('list the saved sessions of this folder, newest first (resume one with --resume <id>)')
-    .option('--json', 'print a JSON array')
+    .argument('[id]', 'one session: its id or a unique prefix of it')
+    .description('list the saved sessions of this folder, newest first, or show one (resume one with --resume <id>)')
+    .option('--json', 'print JSON (an array, or the one session)')
     .action(async (id: string | undefined, flags: { json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<{ cwd?: string }>();
       const cwd = path.resolve(globals.cwd ?? process.cwd());
-      let sessions: SessionSummary[];
-      try {
-        sessions = id === undefined ? await thisFolders(cwd, log) : await named(id, cwd, log);
-      } catch (error) {
-        reportUsageError(error, log);
-        return;
-      }
+      if (id !== undefined) return showSession(id, cwd, flags.json === true, log);
+      const { listSessions } = await import('../session/list.ts');
+      const sessions = await listSessions(cwd, undefined, log);
       if (flags.json) {
         process.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
         return;
@@ -48,21 +42,43 @@ export function addSessionsCommand(program: Command, log: (line: string) => void
     });
 }
 
-async function thisFolders(cwd: string, log: (line: string) => void): Promise<SessionSummary[]> {
-  const { listSessions } = await import('../session/list.ts');
-  return listSessions(cwd, undefined, log);
+/** One session by id or unique prefix; none or several found is one line on stderr and exit code 1. */
+async function showSession(ref: string, cwd: string, json: boolean, log: (line: string) => void): Promise<void> {
+  const { findSessionByPrefix, isSessionIdPrefix } = await import('../session/find-session.ts');
+  const found = isSessionIdPrefix(ref)
+    ? await findSessionByPrefix(ref, cwd)
+    : new Error(`${ref} is not a session id or the start of one (agentpipe sessions lists this folder's)`);
+  const { summarizeSession } = await import('../session/list.ts');
+  const summary = found instanceof Error ? undefined : await summarizeSession(found.file, log);
+  if (!summary) {
+    log(`agentpipe: error: ${found instanceof Error ? found.message : `the transcript of ${ref} cannot be read`}`);
+    process.exitCode = 1;
+    return;
+  }
+  if (json) {
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(details(summary));
 }
 
-/** The one session `id` names, found as --resume finds it; a UsageError (one line) when it names none or several. */
-async function named(id: string, cwd: string, log: (line: string) => void): Promise<SessionSummary[]> {
-  const { findSessionByPrefix, isSessionIdPrefix } = await import('../session/find-session.ts');
-  if (!isSessionIdPrefix(id)) throw new UsageError(`sessions expects a session id or a unique start of one, got ${id}`);
-  const found = await findSessionByPrefix(id, cwd);
-  if (found instanceof Error) throw new UsageError(found.message);
-  const { summarizeSession } = await import('../session/list.ts');
-  const summary = await summarizeSession(found.file, log);
-  if (!summary) throw new UsageError(`session ${found.sessionId}: its transcript is gone or unreadable`);
-  return [summary];
+function details(s: SessionSummary): string {
+  const rows: Array<[string, string | undefined]> = [
+    ['session', s.sessionId],
+    ['folder', s.cwd],
+    ['started', `${s.start.slice(0, 19).replace('T', ' ')} UTC`],
+    ['updated', `${s.updated.slice(0, 19).replace('T', ' ')} UTC`],
+    ['turns', String(s.turns)],
+    ['cost', `$${s.costUsd.toFixed(4)}`],
+    ['title', s.title],
+    ['first prompt', s.firstPrompt ? oneLine(s.firstPrompt, 200) : undefined],
+    ['transcript', s.file],
+    ['resume', `agentpipe --resume ${s.sessionId}`],
+  ];
+  return rows
+    .filter((row): row is [string, string] => row[1] !== undefined)
+    .map(([name, value]) => `${name.padEnd(13)}${value}\n`)
+    .join('');
 }
 
 function oneLine(text: string, max: number): string {

@@ -30,20 +30,6 @@ export async function listSessions(
   return summarize(await sessionFiles(cwd, home), log);
 }
 
-/** The summary of one saved session's transcript (undefined when it is gone or unreadable). */
-export async function summarizeSession(
-  file: string,
-  log: (line: string) => void = () => {},
-): Promise<SessionSummary | undefined> {
-  let mtimeMs: number;
-  try {
-    mtimeMs = (await stat(file)).mtimeMs;
-  } catch {
-    return undefined;
-  }
-  return (await summarize([{ file, mtimeMs }], log))[0];
-}
-
 /** Summaries of the sessions of every folder, newest first. */
 export async function listAllSessions(
   home = agentpipeHome(),
@@ -60,6 +46,20 @@ export async function listAllSessions(
     files.sort((a, b) => b.mtimeMs - a.mtimeMs),
     log,
   );
+}
+
+/** The summary of one transcript file (`agentpipe sessions <id>`); undefined when it cannot be read. */
+export async function summarizeSession(
+  file: string,
+  log: (line: string) => void = () => {},
+): Promise<SessionSummary | undefined> {
+  let mtimeMs: number;
+  try {
+    mtimeMs = (await stat(file)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  return (await summarize([{ file, mtimeMs }], log))[0];
 }
 
 async function summarize(
