@@ -53,11 +53,11 @@ test('cli-flags: options map onto flags in order; lists, JSON, thinking and tape
 });
 
 test('cli-flags: a script object is written to a private temp file; a path is resolved', () => {
-  const { args, tempFiles } = flagsFromOptions({ script: [{ text: 'hi' }] });
+  const { args, tempFiles } = flagsFromOptions({ script: { turns: [{ text: 'hi' }] } });
   try {
     assert.equal(tempFiles.length, 1);
     assert.deepEqual(args.slice(0, 2), ['--script', tempFiles[0]]);
-    assert.deepEqual(JSON.parse(readFileSync(tempFiles[0]!, 'utf8')), [{ text: 'hi' }]);
+    assert.deepEqual(JSON.parse(readFileSync(tempFiles[0]!, 'utf8')), { turns: [{ text: 'hi' }] });
     assert.equal(statSync(tempFiles[0]!).mode & 0o077, 0);
   } finally {
     for (const file of tempFiles) rmSync(file, { force: true });
@@ -68,7 +68,7 @@ test('cli-flags: a script object is written to a private temp file; a path is re
 test('cli-flags: in-process-only options are refused before a script file is written', () => {
   assert.throws(() => flagsFromOptions({ hooks: {} }), /option "hooks" holds functions/);
   assert.throws(
-    () => flagsFromOptions({ script: [{ text: 'x' }], telemetry: { tracerProvider: {} as never } }),
+    () => flagsFromOptions({ script: { turns: [{ text: 'x' }] }, telemetry: { tracerProvider: {} as never } }),
     /tracerProvider and meterProvider work in-process only/,
   );
 });
