@@ -23,10 +23,12 @@
  *    answer, against the same local server.
  * 9. Tapes (bench/tapes.ts): a 10,000-event tape replayed, spawn → result, beside the same scripted session.
  * 10. The single executable (bench/sea.ts): the one turn of 2., spawn → result and peak RSS, beside the launcher's.
+ * 11. The sandbox (benchSandbox): a one-turn Bash run in it and with --sandbox off, and with the egress proxy.
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
- * `npm run bench -- codex tapes parser` runs only the sections named (8., 9. and the grammar's rows of 2.).
+ * `npm run bench -- codex tapes parser sea sandbox` runs only the sections named (8., 9., the grammar's rows of 2.,
+ * 10., 11.).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -201,20 +203,14 @@ async function noCollectorRuns(args: string[]): Promise<{ off: number; on: numbe
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 
+/** The one-turn run of 2. (and of the single executable's rows), answered from `oneTurn`. */
+function oneTurnArgs(oneTurn = script('one-turn.json', [{ text: 'Hello from the bench.' }])): string[] {
+  return [CLI, '-p', 'hi', '--model', 'scripted', '--script', oneTurn, '--output-format', 'stream-json', '--verbose'];
+}
+
 async function main() {
   const oneTurn = script('one-turn.json', [{ text: 'Hello from the bench.' }]);
-  const turnArgs = [
-    CLI,
-    '-p',
-    'hi',
-    '--model',
-    'scripted',
-    '--script',
-    oneTurn,
-    '--output-format',
-    'stream-json',
-    '--verbose',
-  ];
+  const turnArgs = oneTurnArgs(oneTurn);
   // The first run after a build: no code cache of the CLI's entry yet (bin/agentpipe.js writes it).
   const cold = await measure(turnArgs, { marks: [/"type":"result"/] });
   const coldFloor = (await measure(['-e', ''])).ms;
@@ -260,27 +256,7 @@ async function main() {
   }
   const floor = median(floors);
 
-  // A one-turn Bash run (a workspace-profile command: bypassPermissions) in the sandbox and with
-  // --sandbox off, alternating, to the result line: what bubblewrap's start-up adds to a command.
-  const writeTurn = script('write-turn.json', [
-    { tool_calls: [{ name: 'Bash', input: { command: 'echo hi > out.txt' } }] },
-    { text: 'done' },
-  ]);
-  const writeArgs = [...turnArgs.map((a) => (a === oneTurn ? writeTurn : a)), '--permission-mode', 'bypassPermissions'];
-  // The same with an allowed domain: the run starts the egress proxy's network namespace (once per session).
-  const networkArgs = [
-    ...writeArgs,
-    '--settings',
-    JSON.stringify({ sandbox: { network: { allowedDomains: ['x.test'] } } }),
-  ];
-  const sandboxedRuns: number[] = [];
-  const unsandboxedRuns: number[] = [];
-  const networkRuns: number[] = [];
-  for (let i = 0; i < 20; i++) {
-    sandboxedRuns.push((await measure(writeArgs, { marks: [/"type":"result"/] })).marks[0]!);
-    unsandboxedRuns.push((await measure([...writeArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
-    networkRuns.push((await measure(networkArgs, { marks: [/"type":"result"/] })).marks[0]!);
-  }
+  const sandboxRows = await benchSandbox();
   const SLOW_DELTAS = Number(process.env.BENCH_SLOW_DELTAS ?? 1_000_000);
   const slow = await measure(
     deltaArgs.map((a) => (a === stream ? script('slow.json', [{ text: 'x'.repeat(SLOW_DELTAS), chunk_size: 1 }]) : a)),
@@ -530,18 +506,7 @@ async function main() {
       `${(median(results) / floor).toFixed(2)} × node -e ''`,
     ],
     ...seaRows,
-    [
-      'one turn with one Bash call in the sandbox, spawn → result (median of 20)',
-      `${fmt(median(sandboxedRuns), 1)} ms, ${fmt(median(sandboxedRuns) - median(unsandboxedRuns), 1)} ms above ` +
-        `--sandbox off (${fmt(median(unsandboxedRuns), 1)} ms, runs alternating)`,
-      `${(median(sandboxedRuns) / median(unsandboxedRuns)).toFixed(2)} × the same with --sandbox off`,
-    ],
-    [
-      'the same with sandbox.network.allowedDomains (the egress proxy starts), spawn → result (median of 20)',
-      `${fmt(median(networkRuns), 1)} ms, ${fmt(median(networkRuns) - median(unsandboxedRuns), 1)} ms above ` +
-        `--sandbox off`,
-      `${(median(networkRuns) / median(unsandboxedRuns)).toFixed(2)} × the same with --sandbox off`,
-    ],
+    ...sandboxRows,
     [
       'peak RSS, one turn (median of 20)',
       `${fmt(median(turnRss) / 1024, 1)} MB`,
@@ -574,11 +539,53 @@ async function main() {
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }
 
+/**
+ * 11. A one-turn Bash run (a workspace-profile command: bypassPermissions) in the sandbox and with --sandbox off,
+ * alternating, to the result line: what bubblewrap's start-up adds to a command; and the same with an allowed domain,
+ * where the run starts the egress proxy's network namespace (once per session).
+ */
+async function benchSandbox(): Promise<Array<[string, string, string]>> {
+  const writeTurn = script('write-turn.json', [
+    { tool_calls: [{ name: 'Bash', input: { command: 'echo hi > out.txt' } }] },
+    { text: 'done' },
+  ]);
+  const writeArgs = [...oneTurnArgs(writeTurn), '--permission-mode', 'bypassPermissions'];
+  const networkArgs = [
+    ...writeArgs,
+    '--settings',
+    JSON.stringify({ sandbox: { network: { allowedDomains: ['x.test'] } } }),
+  ];
+  const sandboxedRuns: number[] = [];
+  const unsandboxedRuns: number[] = [];
+  const networkRuns: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    sandboxedRuns.push((await measure(writeArgs, { marks: [/"type":"result"/] })).marks[0]!);
+    unsandboxedRuns.push((await measure([...writeArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
+    networkRuns.push((await measure(networkArgs, { marks: [/"type":"result"/] })).marks[0]!);
+  }
+  const off = median(unsandboxedRuns);
+  return [
+    [
+      'one turn with one Bash call in the sandbox, spawn → result (median of 20)',
+      `${fmt(median(sandboxedRuns), 1)} ms, ${fmt(median(sandboxedRuns) - off, 1)} ms above ` +
+        `--sandbox off (${fmt(off, 1)} ms, runs alternating)`,
+      `${(median(sandboxedRuns) / off).toFixed(2)} × the same with --sandbox off`,
+    ],
+    [
+      'the same with sandbox.network.allowedDomains (the egress proxy starts), spawn → result (median of 20)',
+      `${fmt(median(networkRuns), 1)} ms, ${fmt(median(networkRuns) - off, 1)} ms above --sandbox off`,
+      `${(median(networkRuns) / off).toFixed(2)} × the same with --sandbox off`,
+    ],
+  ];
+}
+
 /** Sections that run alone: `npm run bench -- codex tapes` prints only their rows (the whole bench takes minutes). */
 const ALONE: Record<string, () => Promise<Array<[string, string, string]>>> = {
   codex: () => benchCodexExec(ROOT, CLI, dir, measure, fmt),
   tapes: () => benchTapes(CLI, dir, script, measure),
   parser: () => benchParser(CLI, dir, env),
+  sea: () => benchSea(oneTurnArgs(), measure),
+  sandbox: () => benchSandbox(),
 };
 
 const only = process.argv.slice(2);

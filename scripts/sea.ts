@@ -1,19 +1,23 @@
 /**
  * `npm run dist`: the single executable, `release/agentpipe-<platform>-<arch>`: the pinned Node with the whole CLI
- * injected as a single executable application (Node's SEA, with V8's code cache of the script), one file that runs
- * where no Node is installed, or an older one.
+ * injected as a single executable application (Node's SEA), one file that runs where no Node is installed, or an
+ * older one.
  *
- * 1. rolldown bundles src/cli/entry.ts with every package into one CommonJS script (what `import()` loads lazily in
- *    the dist/ build is inlined: a SEA's `require` reaches only Node's builtins).
- * 2. `node --experimental-sea-config` turns the script into a blob, with its code cache.
- * 3. postject injects the blob into a copy of the pinned Node binary.
+ * 1. rolldown bundles src/cli/entry.ts with every package into CommonJS chunks, split where the CLI loads lazily (a
+ *    SEA's `require` reaches only Node's builtins, so every package is inside the chunks).
+ * 2. Each chunk gets V8's code cache, made by the pinned Node itself (the executable's V8).
+ * 3. The chunks and their caches are assets of the executable; its main script (sea-main.cjs) is a small loader that
+ *    compiles a chunk from its asset, with its cache, when the CLI first requires it: a run loads what it uses, as
+ *    the launcher does from dist/, instead of one script holding the whole CLI.
+ * 4. `node --experimental-sea-config` turns the loader and the assets into a blob; postject injects it into a copy of
+ *    the pinned Node binary.
  *
- * The Bash grammar's two WebAssembly files are assets of the executable. What else lives beside the code as files is
- * not in it: the viewer's pages (`view`) and the ripgrep binary (Grep uses `rg` on PATH). The print path, the
- * providers, the tools, `serve` and the harnesses are.
+ * The Bash grammar's two WebAssembly files are assets too. What else lives beside the code as files is not in it:
+ * the viewer's pages (`view`) and the ripgrep binary (Grep uses `rg` on PATH). The print path, the providers, the
+ * tools, `serve` and the harnesses are.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { rolldown } from 'rolldown';
 
@@ -37,33 +41,37 @@ export function seaIsCurrent(): boolean {
   return existsSync(SEA_PATH) && existsSync(built) && statSync(SEA_PATH).mtimeMs >= statSync(built).mtimeMs;
 }
 
-/** Builds the executable (~25 s on a busy 2-core machine; 139 MB); `stdio`: where the tools' output goes. */
+/** Builds the executable (~25 s on a busy 2-core machine; 143 MB); `stdio`: where the tools' output goes. */
 export async function buildSea(stdio: 'inherit' | 'ignore' = 'inherit'): Promise<string> {
   rmSync(WORK, { recursive: true, force: true });
-  mkdirSync(WORK, { recursive: true });
-  const script = path.join(WORK, 'agentpipe.cjs');
+  const chunks = path.join(WORK, 'chunks');
+  mkdirSync(chunks, { recursive: true });
   const bundle = await rolldown({
-    input: path.join(ROOT, 'src/cli/entry.ts'),
+    input: { entry: path.join(ROOT, 'src/cli/entry.ts') },
     platform: 'node',
     external: (id) => id.startsWith('node:') || OPTIONAL.includes(id),
     transform: { target: 'node24' },
     logLevel: 'silent',
   });
-  await bundle.write({ file: script, format: 'cjs', codeSplitting: false });
+  await bundle.write({ dir: chunks, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' });
   await bundle.close();
+  const names = readdirSync(chunks).filter((name) => name.endsWith('.cjs'));
+  // The code caches, made by the executable's own V8 (the pinned Node), each beside its chunk.
+  execFileSync(NODE, [path.join(ROOT, 'scripts', 'sea-cache.cjs'), chunks, ...names], { stdio });
+  const main = path.join(WORK, 'sea-main.cjs');
+  copyFileSync(path.join(ROOT, 'scripts', 'sea-main.cjs'), main);
   const blob = path.join(WORK, 'agentpipe.blob');
   const config = path.join(WORK, 'sea-config.json');
-  const seaConfig = {
-    main: script,
-    output: blob,
-    disableExperimentalSEAWarning: true,
-    useCodeCache: true,
+  const assets: Record<string, string> = {
     // The Bash grammar (src/tools/shell/parse.ts reads them with node:sea when it runs as the executable).
-    assets: {
-      'web-tree-sitter.wasm': path.join(ROOT, 'node_modules/web-tree-sitter/web-tree-sitter.wasm'),
-      'tree-sitter-bash.wasm': path.join(ROOT, 'node_modules/tree-sitter-bash/tree-sitter-bash.wasm'),
-    },
+    'web-tree-sitter.wasm': path.join(ROOT, 'node_modules/web-tree-sitter/web-tree-sitter.wasm'),
+    'tree-sitter-bash.wasm': path.join(ROOT, 'node_modules/tree-sitter-bash/tree-sitter-bash.wasm'),
   };
+  for (const name of names) {
+    assets[`chunks/${name}`] = path.join(chunks, name);
+    assets[`chunks/${name}.cache`] = path.join(chunks, `${name}.cache`);
+  }
+  const seaConfig = { main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets };
   writeFileSync(config, JSON.stringify(seaConfig));
   execFileSync(NODE, ['--experimental-sea-config', config], { stdio });
   const partial = `${SEA_PATH}.partial`;

@@ -3,7 +3,7 @@
  * helper is a no-op without hooks for the event, so the plain path stays as it was.
  */
 import { newUuid } from '../messages/ids.ts';
-import type { UserContentBlock } from '../messages/types.ts';
+import type { PromptSubmitOutcome, UserContentBlock } from '../messages/types.ts';
 import type { HookEvent, HookVerdict } from '../tools/hooks/types.ts';
 import type { AgentContext } from './context.ts';
 import { systemReminder } from './recovery.ts';
@@ -35,23 +35,21 @@ export async function userPromptSubmit(
   signal: AbortSignal,
 ): Promise<{ blocked?: string; content: string | UserContentBlock[] }> {
   const prompt = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-  const verdict = await fireHook(ctx, 'UserPromptSubmit', { prompt, source: 'sdk' }, { signal });
+  const verdict = await fireHook(ctx, 'UserPromptSubmit', { prompt }, { signal });
   const blocked = verdict.stop ?? verdict.block;
   if (blocked) {
-    // Claude Code's words; it ends the prompt with them as a notice and as the result text.
-    const who = verdict.stop === undefined && verdict.blockedBy ? `[${verdict.blockedBy}]: ` : '';
-    const notice = `UserPromptSubmit operation blocked by hook:\n${who}${blocked}\n\n\nOriginal prompt: ${prompt}`;
+    const notice = blockedPromptNotice(verdict, blocked, prompt);
     await ctx.emit({
       type: 'system',
       subtype: 'informational',
-      content: notice,
+      content: notice.text,
       level: 'warning',
       prevent_continuation: true,
-      prompt_submit_outcome: { kind: 'blocked_by_hook', prompt_kept: false, reason: blocked },
+      prompt_submit_outcome: notice.outcome,
       uuid: newUuid(),
       session_id: ctx.sessionId,
     });
-    return { blocked: notice, content };
+    return { blocked: notice.text, content };
   }
   if (verdict.additionalContext.length === 0) return { content };
   const blocks: UserContentBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
@@ -59,6 +57,29 @@ export async function userPromptSubmit(
   for (const text of verdict.additionalContext)
     blocks.push({ type: 'text', text: ctx.policy.hookContextApart ? systemReminder(text) : text });
   return { content: blocks };
+}
+
+/**
+ * Claude Code 2.1.332's words for a blocked prompt; it ends the prompt with them as a notice and as the result text.
+ * A hook that failed with `onFailure: "block"` gave no verdict: its notice says so and shows its stderr.
+ */
+function blockedPromptNotice(
+  verdict: HookVerdict,
+  blocked: string,
+  prompt: string,
+): { text: string; outcome: PromptSubmitOutcome } {
+  const head = 'UserPromptSubmit operation blocked by hook:';
+  const failure = verdict.stop === undefined ? verdict.failure : undefined;
+  if (failure)
+    return {
+      text: `${head}\n${failure.reason}${failure.stderr ? `\n${failure.stderr}` : ''}`,
+      outcome: { kind: 'no_verdict', no_verdict_kind: 'hook_failed', prompt_kept: false, reason: failure.reason },
+    };
+  const who = verdict.stop === undefined && verdict.blockedBy ? `[${verdict.blockedBy}]: ` : '';
+  return {
+    text: `${head}\n${who}${blocked}\n\n\nOriginal prompt: ${prompt}`,
+    outcome: { kind: 'blocked_by_hook', prompt_kept: false, reason: blocked },
+  };
 }
 
 /** How many times Stop hooks may send the model back to work in one prompt. */
@@ -79,6 +100,17 @@ export async function stopHook(
   if (ctx.agent)
     Object.assign(fields, { agent_id: ctx.agent.id, agent_type: ctx.agent.type, agent_transcript_path: '' });
   const verdict = await fireHook(ctx, event, fields, { signal, matchValue: ctx.agent?.type });
+  if (verdict.failed && !ctx.agent)
+    // Claude Code 2.1.332's REPL notice, sent on the stream too.
+    await ctx.emit({
+      type: 'system',
+      subtype: 'notification',
+      key: 'stop-hook-error',
+      text: 'stop hook problem · ctrl+o to see',
+      priority: 'immediate',
+      uuid: newUuid(),
+      session_id: ctx.sessionId,
+    });
   if (verdict.stop) return { stop: verdict.stop };
   const reason = verdict.block ?? verdict.additionalContext.join('\n');
   if (!reason || continuations >= MAX_STOP_HOOK_CONTINUATIONS) return {};

@@ -10,12 +10,9 @@
  * may write with an empty mount, which bubblewrap creates on the host for as long as the command
  * runs: in the shared /tmp, where any other program (Gemini CLI looking for a repository from its
  * folder upward, an editor) sees them come and go. So codex never gets /tmp to write
- * (`exclude_slash_tmp`), and its TMPDIR is a folder private to this harness, removed at close: the
- * empty mounts are made there, where no one else looks.
+ * (`exclude_slash_tmp`), and its TMPDIR is a folder private to this harness (every harness gets one:
+ * `createHarness`), removed at close: the empty mounts are made there, where no one else looks.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { PermissionMode, UserContentBlock } from '../messages/types.ts';
 import type { Harness, HarnessConfig, HarnessOutcome, HarnessTurn } from './types.ts';
 import { AppServerUnavailable, CodexAppServerHarness } from './codex/app-server.ts';
@@ -29,12 +26,8 @@ export class CodexHarness implements Harness {
   readonly sessionId: string;
   #impl: Harness;
   readonly #protocol: string;
-  /** codex's TMPDIR (see the module comment). */
-  readonly #tmp: string;
 
   constructor(config: HarnessConfig, sessionId: string) {
-    this.#tmp = mkdtempSync(path.join(config.env.TMPDIR || os.tmpdir(), 'agentpipe-codex-'));
-    config.env = { ...config.env, TMPDIR: this.#tmp };
     this.config = config;
     this.sessionId = sessionId;
     this.#protocol = config.env.AGENTPIPE_CODEX_PROTOCOL ?? 'auto';
@@ -72,11 +65,7 @@ export class CodexHarness implements Harness {
   }
 
   async close(): Promise<void> {
-    try {
-      await this.#impl.close();
-    } finally {
-      rmSync(this.#tmp, { recursive: true, force: true });
-    }
+    await this.#impl.close();
   }
 }
 

@@ -4,6 +4,9 @@
  * (agentpipe's secrets out, the CLI's own key in) and loads the translator lazily, so a session
  * on agentpipe's own loop never loads any of this.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { childEnv, OTLP_HEADER_VARIABLES } from '../process/env.ts';
 import { findExecutable } from '../process/executable.ts';
@@ -92,8 +95,34 @@ export function harnessEnv(
   return env;
 }
 
-/** Starts the translator of `config.name` (loaded on first use). */
+/**
+ * Starts the translator of `config.name` (loaded on first use). The wrapped CLI gets a TMPDIR of its own (mode 0700,
+ * in the one its environment named), removed when the harness closes: in the sandbox its TMPDIR is writable, and the
+ * user's (often the shared /tmp) would make all of /tmp writable to it, and whatever empty mount points its own
+ * sandbox makes there (codex's cover each missing `.git` of a writable folder) visible to every other program.
+ */
 export async function createHarness(config: HarnessConfig, sessionId: string): Promise<Harness> {
+  const tmp = mkdtempSync(path.join(config.env.TMPDIR || os.tmpdir(), `agentpipe-${config.name}-`));
+  config.env = { ...config.env, TMPDIR: tmp };
+  let harness: Harness;
+  try {
+    harness = await translatorOf(config, sessionId);
+  } catch (error) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw error;
+  }
+  const close = harness.close.bind(harness);
+  harness.close = async () => {
+    try {
+      await close();
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  };
+  return harness;
+}
+
+async function translatorOf(config: HarnessConfig, sessionId: string): Promise<Harness> {
   switch (config.name) {
     case 'claude':
     case 'qwen':

@@ -74,6 +74,11 @@ export interface SDKHookCallbackMatcher {
   matcher?: string;
   hookCallbackIds: string[];
   timeout?: number;
+  /**
+   * What a failure of these callbacks does (the client answered the hook_callback request with an error, or with an
+   * answer that fails validation): `"continue"` (default) reports it; `"block"` blocks the action the event guards.
+   */
+  onFailure?: 'continue' | 'block';
 }
 
 /** The `initialize` request of the official SDK. */

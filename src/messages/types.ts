@@ -279,6 +279,14 @@ export interface PermissionDeniedMessage extends Envelope {
 }
 
 /**
+ * What became of a prompt a UserPromptSubmit hook stopped: blocked by its verdict, or (`no_verdict`) blocked because
+ * the hook failed with `onFailure: "block"`.
+ */
+export type PromptSubmitOutcome =
+  | { kind: 'blocked_by_hook'; prompt_kept: boolean; reason: string }
+  | { kind: 'no_verdict'; no_verdict_kind: 'hook_failed'; prompt_kept: boolean; reason: string };
+
+/**
  * A notice of the loop (Claude Code's `system/informational`): agentpipe sends one when a
  * UserPromptSubmit hook blocks the prompt (level `warning`, `prevent_continuation`), as Claude Code does.
  */
@@ -290,7 +298,21 @@ export interface InformationalMessage extends Envelope {
   tool_use_id?: string;
   prevent_continuation?: boolean;
   /** What became of a prompt a UserPromptSubmit hook blocked (Claude Code 2.1.332). */
-  prompt_submit_outcome?: { kind: 'blocked_by_hook'; prompt_kept: boolean; reason: string };
+  prompt_submit_outcome?: PromptSubmitOutcome;
+}
+
+/**
+ * A short notice for a person (Claude Code's `system/notification`, its REPL's notification queue): agentpipe sends
+ * `stop-hook-error` when a Stop hook fails, as Claude Code 2.1.332 does.
+ */
+export interface NotificationMessage extends Envelope {
+  type: 'system';
+  subtype: 'notification';
+  key: string;
+  text: string;
+  priority: 'low' | 'medium' | 'high' | 'immediate';
+  color?: string;
+  timeout_ms?: number;
 }
 
 /** A retry of a failed model request. */
@@ -507,6 +529,7 @@ export type AgentMessage =
   | TaskNotificationMessage
   | PermissionDeniedMessage
   | InformationalMessage
+  | NotificationMessage
   | ApiRetryMessage
   | ModelFallbackMessage
   | WorkerLostMessage

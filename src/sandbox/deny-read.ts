@@ -11,13 +11,15 @@
  * skips node_modules and git's object store).
  *
  * A denied file that a repository tracks has a copy in that repository's object store (`git show
- * HEAD:.env`): the store is hidden too (`trackedObjectStores`), and git commands that read history
- * then fail in the sandbox.
+ * HEAD:.env`), as has one committed once and untracked since (the usual way a `.env` leaks): the store is
+ * hidden too (`trackedObjectStores`), and git commands that read history then fail in the sandbox. A copy that
+ * no ref, no reflog entry and no stash reaches any more (an unreachable object, until git's gc) is not looked for.
  */
-import { globSync, readFileSync, statSync } from 'node:fs';
+import { globSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runProcessGroup } from '../process/run.ts';
 import { expandHome } from './mounts.ts';
+import { commonDirOf, gitDirOf, readText } from './git-dir.ts';
 
 /** Folders a glob rule's walk does not enter (their size, not their secrets: a rule naming them hides them). */
 const NOT_WALKED = ['**/node_modules/**', '**/.git/objects/**'];
@@ -67,24 +69,43 @@ export async function trackedObjectStores(paths: readonly string[], env: NodeJS.
 async function storesIfTracked(root: string, names: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   const gitDir = gitDirOf(root);
   if (!gitDir) return [];
-  const index = statSync(path.join(gitDir, 'index'), { throwIfNoEntry: false });
-  const key = `${names.join('\0')}\0${index?.mtimeMs}:${index?.size}`;
+  const key = [names.join('\0'), ...STATE_FILES.map((file) => stateOf(gitDir, file))].join('\0');
   const cached = tracked.get(root);
   if (cached?.key === key) return cached.stores;
-  // ls-files runs nothing of the repository's (fsmonitor off); any answer line is a tracked file under a name.
+  const pathspecs = ['--', ...names.map((n) => `:(literal)${n}`)];
+  // Tracked now, or in any commit a ref or a reflog entry reaches (`.env` committed once, untracked since).
+  const copied =
+    (await gitSays(root, env, ['ls-files', '-z', ...pathspecs])) ||
+    (await gitSays(root, env, ['log', '--all', '--reflog', '-1', '--format=%H', ...pathspecs]));
+  const stores = copied ? withAlternates(objectStoreOf(gitDir)) : [];
+  tracked.set(root, { key, stores });
+  return stores;
+}
+
+/** What a change of the index, the refs or the reflog changes (the cached answer is asked again). */
+const STATE_FILES = ['index', 'HEAD', 'packed-refs', 'refs/heads', 'refs/tags', 'logs/HEAD', 'refs/stash'];
+
+function stateOf(gitDir: string, file: string): string {
+  const info = statSync(path.join(gitDir, file), { throwIfNoEntry: false });
+  return info ? `${info.mtimeMs}:${info.size}` : '-';
+}
+
+/**
+ * True when git answers anything (a path it tracks, a commit that holds one), or cannot say (no git, a broken
+ * repository, too slow): then the copy may be there, and the store is hidden. git runs nothing of the repository's
+ * (fsmonitor off, no optional locks).
+ */
+async function gitSays(root: string, env: NodeJS.ProcessEnv, args: string[]): Promise<boolean> {
   const run = await runProcessGroup({
-    command: ['git', '-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', ...names.map((n) => `:(literal)${n}`)],
+    // No signature is verified (log.showSignature would run the repository's gpg.program).
+    command: ['git', '-c', 'core.fsmonitor=false', '-c', 'log.showSignature=false', ...args],
     cwd: root,
     env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
     cap: 1 << 20,
     timeoutMs: 10_000,
     graceMs: 500,
   });
-  // git cannot say (no git, a broken index): hidden, as a copy may be there.
-  const isTracked = run.error !== undefined || run.code !== 0 || run.stdout.length > 0;
-  const stores = isTracked ? withAlternates(objectStoreOf(gitDir)) : [];
-  tracked.set(root, { key, stores });
-  return stores;
+  return run.error !== undefined || run.code !== 0 || run.stdout.length > 0;
 }
 
 /**
@@ -109,24 +130,7 @@ function repositoryOf(dir: string): string | undefined {
   }
 }
 
-/** The git folder of `root`: its `.git` folder, or the one a `.git` file names (a linked worktree, a submodule). */
-function gitDirOf(root: string): string | undefined {
-  const git = path.join(root, '.git');
-  if (statSync(git, { throwIfNoEntry: false })?.isDirectory()) return git;
-  const named = /^gitdir: (.+)$/m.exec(readText(git))?.[1]?.trim();
-  return named ? path.resolve(root, named) : undefined;
-}
-
 /** Where a git folder keeps its objects: its own, or its common folder's (a linked worktree's `commondir`). */
 function objectStoreOf(gitDir: string): string {
-  const common = readText(path.join(gitDir, 'commondir')).trim();
-  return path.join(common ? path.resolve(gitDir, common) : gitDir, 'objects');
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
+  return path.join(commonDirOf(gitDir), 'objects');
 }

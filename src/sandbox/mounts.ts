@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../process/paths.ts';
 import { claimPoint, releasePoint, type PointClaim } from './points.ts';
+import { commonDirOf, gitDirOf } from './git-dir.ts';
 
 /** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
 export const CREDENTIAL_STORES = [
@@ -122,7 +123,10 @@ export interface MountPlan {
    * fails inside). Off for wrapped CLIs, which may take any `.git` for a repository.
    */
   maskMissingGit?: boolean;
-  /** Submodule checkouts in the writable folders (submodules.ts): their `.git` kept, their folders in place. */
+  /**
+   * Submodule checkouts and other repositories below the top of the writable folders (submodules.ts,
+   * nested-repos.ts): their `.git` kept read-only as it is, their folders in place.
+   */
   submodules?: string[];
 }
 
@@ -173,8 +177,8 @@ export function mountArgs(plan: MountPlan): Mounts {
   for (const root of ordered) {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
     protectGit(root, writable, plan, { args, claims, mustStayMissing });
-    for (const checkout of plan.submodules ?? [])
-      if (checkout !== root && isInside(checkout, root)) protectCheckout(root, checkout, plan, args, claims);
+    const checkouts = (plan.submodules ?? []).filter((checkout) => checkout !== root && isInside(checkout, root));
+    protectCheckouts(root, checkouts, plan, args, claims);
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   for (const target of existing(plan.denyWrite))
@@ -205,8 +209,10 @@ function protectGit(root: string, writable: string[], plan: MountPlan, out: Moun
   }
   // A linked worktree's or a submodule's `.git` is a file naming its gitdir: kept as it is, so a command cannot
   // point git at a gitdir (config, hooks) of its own. A git folder outside the writable ones is read-only already.
-  if (gitDir === undefined) out.args.push('--ro-bind', found, found);
-  else if (!writable.some((dir) => isInside(gitDir, dir))) return;
+  if (gitDir === undefined) {
+    out.args.push('--ro-bind', found, found);
+    protectNamedGitDir(root, out.args);
+  } else if (!writable.some((dir) => isInside(gitDir, dir))) return;
   else if (!writable.includes(gitDir)) out.args.push('--ro-bind', gitDir, gitDir);
   else {
     out.args.push('--bind', gitDir, gitDir);
@@ -219,24 +225,61 @@ function protectGit(root: string, writable: string[], plan: MountPlan, out: Moun
 }
 
 /**
- * A submodule's checkout under `root`: its `.git` read-only as it is (a folder or a file naming the
- * git folder), or an empty read-only one when missing, so no repository of a command's making is
- * there for git outside to look into; each folder from the root down to it bound onto itself, so
- * none can be moved aside for a new one in its place. A missing folder on the way is covered by an
- * empty read-only one; a link on the way is left (git does not look into a submodule behind one).
+ * Submodule checkouts and other repositories under `root`: each one's `.git` read-only as it is (a
+ * folder or a file naming the git folder), or an empty read-only one when missing, so no repository
+ * of a command's making is there for git outside to look into; each folder from the root down to
+ * them bound onto itself, so none can be moved aside for a new one in its place. A missing folder
+ * on the way is covered by an empty read-only one; a link on the way is left (git does not look into
+ * a repository behind one). All the folders are bound first, the `.git`s after: a folder bound
+ * later would cover a `.git` below it made read-only before (a repository inside another).
  */
-function protectCheckout(root: string, checkout: string, plan: MountPlan, args: string[], claims: PointClaim[]) {
-  let dir = root;
-  for (const part of path.relative(root, checkout).split(path.sep)) {
-    dir = path.join(dir, part);
-    if (isLink(dir)) return;
-    if (!isDirectory(dir)) return protectPath(dir, plan.emptyDir, args, claims);
-    args.push('--bind', dir, dir);
+function protectCheckouts(root: string, checkouts: string[], plan: MountPlan, args: string[], claims: PointClaim[]) {
+  const bound = new Set<string>();
+  const stopped = new Set<string>();
+  const reached: string[] = [];
+  for (const checkout of [...checkouts].sort((a, b) => a.length - b.length)) {
+    let dir = root;
+    let whole = true;
+    for (const part of path.relative(root, checkout).split(path.sep)) {
+      dir = path.join(dir, part);
+      if (bound.has(dir)) continue;
+      whole = !stopped.has(dir) && !isLink(dir);
+      if (whole && !isDirectory(dir)) {
+        protectPath(dir, plan.emptyDir, args, claims);
+        whole = false;
+      }
+      if (!whole) {
+        stopped.add(dir);
+        break;
+      }
+      bound.add(dir);
+      args.push('--bind', dir, dir);
+    }
+    if (whole) reached.push(checkout);
   }
-  const git = path.join(checkout, '.git');
-  if (isLink(git)) return;
-  if (real(git) !== undefined) args.push('--ro-bind', git, git);
-  else protectPath(git, plan.emptyDir, args, claims);
+  for (const checkout of reached) {
+    const git = path.join(checkout, '.git');
+    if (real(git) === undefined) {
+      if (!isLink(git)) protectPath(git, plan.emptyDir, args, claims);
+      continue;
+    }
+    if (!isLink(git)) args.push('--ro-bind', git, git);
+    protectNamedGitDir(checkout, args);
+  }
+}
+
+/**
+ * The git folder a repository's `.git` names when it is not the `.git` folder itself (a link to one, a `gitdir:`
+ * file: a linked worktree, `--separate-git-dir`), and its common folder (a worktree's main git folder): read-only
+ * too, so a command cannot write the config and hooks git outside takes from there.
+ */
+function protectNamedGitDir(root: string, args: string[]): void {
+  const named = gitDirOf(root);
+  const own = path.join(root, '.git');
+  for (const dir of named === undefined ? [] : [named, commonDirOf(named)]) {
+    const resolved = real(dir);
+    if (resolved !== undefined && resolved !== own) args.push('--ro-bind', resolved, resolved);
+  }
 }
 
 /** What covers protected `name` while it is missing: an empty folder, an empty file, or nothing. */

@@ -295,7 +295,7 @@ function locked<T>(dir: string, work: () => T, waitMs = LOCK_WAIT_MS): T {
       break;
     } catch (error) {
       if (errorCode(error) !== 'EEXIST') throw error;
-      if (lockAge(lock) > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      if (lockAge(lock) > STALE_LOCK_MS) removeLock(lock);
       else if (Date.now() > deadline) throw new Error(`sandbox: the mount point lock ${lock} is held by another run`);
       else pause(1);
     }
@@ -303,6 +303,17 @@ function locked<T>(dir: string, work: () => T, waitMs = LOCK_WAIT_MS): T {
   try {
     return work();
   } finally {
+    removeLock(lock);
+  }
+}
+
+/** A lock is an empty folder: rmdir, not a recursive removal (which lstats, unlinks and reads it first: ~2 ms). */
+function removeLock(lock: string): void {
+  try {
+    rmdirSync(lock);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return;
+    // Not empty (not one of ours as made): removed whole, as before.
     rmSync(lock, { recursive: true, force: true });
   }
 }

@@ -20,6 +20,7 @@ import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
 import { pointRegistry, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
+import { MAX_DEPTH, MAX_FOLDERS, nestedReposUnder } from './nested-repos.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
@@ -153,6 +154,18 @@ async function readDeniedFor(config: SandboxConfig, profile: SandboxProfile, hom
   return paths.length ? [...paths, ...(await trackedObjectStores(paths, config.env ?? process.env))] : [];
 }
 
+const searchLimited = new Set<string>();
+
+/** Once per folder: its search for repositories stopped at its bounds (nested-repos.ts). */
+function warnSearchLimit(config: SandboxConfig, root: string): void {
+  if (searchLimited.has(root)) return;
+  searchLimited.add(root);
+  config.warn(
+    `agentpipe: warning: sandbox: stopped looking for repositories in ${root} after ${MAX_FOLDERS} folders ` +
+      `(${MAX_DEPTH} deep at most): a repository beyond them is writable by sandboxed commands; give a smaller --cwd`,
+  );
+}
+
 /** The command to start for `request` under `config`'s sandbox. */
 export async function sandboxed(config: SandboxConfig, request: SandboxRequest): Promise<SandboxedCommand> {
   const inner = typeof request.command === 'string' ? ['bash', '-c', request.command] : request.command;
@@ -201,7 +214,10 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     emptyFile: runtime.emptyFile,
     scratch: tmp === runtime.tmpDir ? [tmp] : [],
     maskMissingGit: request.profile !== 'harness',
-    submodules: await submoduleCheckouts(unique(writable), env),
+    submodules: [
+      ...(await submoduleCheckouts(unique(writable), env)),
+      ...nestedReposUnder(unique(writable), (root) => warnSearchLimit(config, root)),
+    ],
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
   const grant = networkGrant(policy, request);

@@ -24,6 +24,7 @@ const HookCallbackMatcherSchema = z.object({
   matcher: z.string().optional(),
   hookCallbackIds: z.array(z.string()),
   timeout: z.number().positive().optional(),
+  onFailure: z.enum(['continue', 'block']).optional(),
 }) satisfies z.ZodType<SDKHookCallbackMatcher>;
 
 export const InitializeRequestSchema = z.looseObject({

@@ -9,6 +9,7 @@ import type { OutboundRequest } from '../messages/control.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import { isPermissionMode, PERMISSION_MODES } from '../messages/permission-modes.ts';
 import { checkpointsSince } from '../tools/checkpoints.ts';
+import { newUuid } from '../messages/ids.ts';
 import { knownModels } from '../model/pricing.ts';
 import { validateAgents } from '../agent/task-tool.ts';
 import { runningTasks } from '../agent/subagent.ts';
@@ -17,6 +18,7 @@ import { applyInitialize, mcpControlHandlers } from '../tools/mcp/control.ts';
 import { infoHandlers, UNAVAILABLE } from './control-info.ts';
 import { applyFlagSettings } from './control-settings.ts';
 import { loadSettings } from '../tools/hooks/settings.ts';
+import { accountInfo, initializeState } from './initialize-state.ts';
 
 /** What the handlers may use of the runner. */
 export interface ControlHost {
@@ -87,14 +89,15 @@ const handlers: Record<string, Handler> = {
       output_style: 'default',
       available_output_styles: ['default'],
       models: modelList(ctx.model),
-      account: { apiKeySource: ctx.provider.apiKeySource, apiProvider: ctx.provider.provider, tokenSource: 'none' },
+      account: accountInfo(ctx.provider),
       pid: process.pid,
+      ...initializeState(host.session, init.hooks !== undefined),
     });
     // Agent files (after the client's agents, which win on a name clash); none: answered at once.
     const loading = host.session.loadAgentFiles();
     return loading ? loading.then(answer) : answer();
   },
-  set_permission_mode(host, request) {
+  async set_permission_mode(host, request) {
     const mode = request.mode;
     if (!isPermissionMode(mode))
       throw new Error(
@@ -102,7 +105,16 @@ const handlers: Record<string, Handler> = {
       );
     host.session.ctx.permissions.mode = mode;
     host.session.harness?.configure({ permissionMode: mode });
-    return {};
+    // As Claude Code 2.1.332: the stream says the mode changed, and the answer names the mode now in effect.
+    await host.emit({
+      type: 'system',
+      subtype: 'status',
+      status: null,
+      permissionMode: mode,
+      uuid: newUuid(),
+      session_id: host.session.id,
+    });
+    return { mode };
   },
   set_model(host, request) {
     const model = request.model;

@@ -1,6 +1,6 @@
 /** Summaries of the sessions of a folder (`agentpipe sessions`), newest first. */
 import path from 'node:path';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { agentpipeHome, jsonlFiles, sessionFiles } from './paths.ts';
 import type { MessageParam } from '../messages/types.ts';
 import { readTranscript } from './transcript-format.ts';
@@ -46,6 +46,20 @@ export async function listAllSessions(
     files.sort((a, b) => b.mtimeMs - a.mtimeMs),
     log,
   );
+}
+
+/** The summary of one transcript file (`agentpipe sessions <id>`); undefined when it cannot be read. */
+export async function summarizeSession(
+  file: string,
+  log: (line: string) => void = () => {},
+): Promise<SessionSummary | undefined> {
+  let mtimeMs: number;
+  try {
+    mtimeMs = (await stat(file)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  return (await summarize([{ file, mtimeMs }], log))[0];
 }
 
 async function summarize(

@@ -2,6 +2,7 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
+import { CAPABILITIES } from './initialize-state.ts';
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { emptySubagentStats } from '../agent/subagent-stats.ts';
 import { resultFields } from './result-fields.ts';
@@ -231,6 +232,7 @@ export class Session {
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
     this.ctx.sandbox = sandbox;
     this.hooks.sandbox = sandbox;
+    this.hooks.transcriptPath = () => this.transcript?.file ?? '';
     for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
     if (options.agent)
       this.#mainAgent = { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories };
@@ -350,7 +352,7 @@ export class Session {
       plugins: [],
       ...(ctx.effort ? { effort: ctx.effort } : {}),
       ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
-      capabilities: ['interrupt_receipt_v1', 'interrupt_cancel_queued_v1'],
+      capabilities: CAPABILITIES,
       // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
       // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
       fast_mode_state: 'off',
@@ -517,6 +519,7 @@ export class Session {
     if (!this.#started) await this.#sessionStart(run.signal);
     await this.ctx.emit(this.initMessage());
     const uuid = input.uuid ?? this.tap?.promptUuid() ?? newUuid();
+    this.hooks.promptId = uuid;
     await this.ctx.emit(promptEcho(input, this.id, uuid, new Date().toISOString()));
     const compact = compactCommandOf(input.message.content);
     if (compact !== undefined) {

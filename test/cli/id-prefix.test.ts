@@ -1,6 +1,7 @@
 /**
- * A saved session named by a unique start of its id, through the real CLI: `--resume <prefix>` and `view <prefix>`
- * take it; an ambiguous prefix is one line listing the candidates; one that names no session is one line.
+ * A saved session named by a unique start of its id, through the real CLI: `--resume <prefix>`, `view <prefix>`
+ * and `sessions <prefix>` take it; an ambiguous prefix is one line listing the candidates; one that names no session
+ * is one line.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,6 +66,49 @@ test('--resume and view take a unique start of a session id; ambiguous and unkno
   oneLine(
     await runCli(['view', 'cccc', '--export', out], { cwd: dir, env }),
     /^agentpipe: error: no saved session has an id starting with cccc/,
+  );
+});
+
+test('sessions <prefix> shows one session (from any folder); ambiguous, unknown and non-ids are one line', async () => {
+  const home = tempDir();
+  const dir = tempDir();
+  const env = { AGENTPIPE_HOME: home };
+  const script = writeScript(dir, [{ text: 'Saved.' }]);
+  for (const id of [FIRST, SECOND]) {
+    const run = await runCli(['-p', `hello ${id}`, '--model', 'scripted', '--script', script, '--session-id', id], {
+      cwd: dir,
+      env,
+    });
+    assert.equal(run.code, 0, run.stderr);
+  }
+  const elsewhere = tempDir();
+  const shown = await runCli(['sessions', 'AAAA2'], { cwd: elsewhere, env });
+  assert.equal(shown.code, 0, shown.stderr);
+  const lines = shown.stdout.trimEnd().split('\n');
+  assert.deepEqual(
+    lines.map((line) => line.slice(0, 13).trim()),
+    ['session', 'folder', 'started', 'updated', 'turns', 'cost', 'first prompt', 'transcript', 'resume'],
+  );
+  assert.equal(lines[0], `session      ${SECOND}`);
+  assert.equal(lines[4], 'turns        1');
+  assert.equal(lines[6], `first prompt hello ${SECOND}`);
+  assert.equal(lines[8], `resume       agentpipe --resume ${SECOND}`);
+  const json = await runCli(['sessions', 'aaaa1', '--json'], { cwd: elsewhere, env });
+  assert.equal(json.code, 0, json.stderr);
+  const summary = JSON.parse(json.stdout) as { sessionId: string; turns: number; firstPrompt: string };
+  assert.deepEqual([summary.sessionId, summary.turns, summary.firstPrompt], [FIRST, 1, `hello ${FIRST}`]);
+
+  oneLine(
+    await runCli(['sessions', 'aaaa'], { cwd: dir, env }),
+    new RegExp(`^agentpipe: error: session id prefix aaaa is ambiguous: ${FIRST}, ${SECOND} \\(give more of the id\\)`),
+  );
+  oneLine(
+    await runCli(['sessions', 'cccc'], { cwd: dir, env }),
+    /^agentpipe: error: no saved session has an id starting with cccc/,
+  );
+  oneLine(
+    await runCli(['sessions', 'not-an-id'], { cwd: dir, env }),
+    /^agentpipe: error: not-an-id is not a session id or the start of one/,
   );
 });
 

@@ -45,6 +45,9 @@ test('agentpipe help [command] prints the help of the program or of the command,
   const cases: Array<[string[], RegExp]> = [
     [['help'], /^Usage: agentpipe \[options\] \[command\] \[prompt\]/],
     [['help', 'serve'], /^Usage: agentpipe serve \[options\]/],
+    // serve and view --live take the session flags: their help says so.
+    [['serve', '--help'], /takes? the model and session flags \(--model,\s+--permission-mode, --cwd/],
+    [['view', '--help'], /take the model and session flags\s+\(--model, --permission-mode, --cwd/],
     [['help', 'sandbox', 'doctor'], /^Usage: agentpipe sandbox doctor \[options\]/],
     [['help', 'acp'], /^Usage: agentpipe acp \[options\]/],
     [['help', 'exec'], /codex exec|Usage: agentpipe exec/i],

@@ -58,3 +58,26 @@ test('the single executable runs -p hi and a grammar-parsed Bash command with on
   assert.equal(toolResult?.message?.content[0]?.content, `from-the-grammar\n${dir}`);
   assert.equal(lines.at(-1)?.type, 'result');
 });
+
+test('the single executable sandboxes as the launcher does: sandbox doctor holds every probe, network ones too', async () => {
+  const executable = seaIsCurrent() ? SEA_PATH : await buildSea('ignore');
+  const dir = scratchDir('agentpipe-sea-doctor-');
+  const env = { PATH: SYSTEM_PATH, HOME: dir, AGENTPIPE_HOME: path.join(dir, '.agentpipe') };
+  // The sandbox starts small Node programs with the program's own binary (`<binary> -e CODE`): the executable runs
+  // them as node would, instead of taking -e for a flag of the CLI (its network namespace then failed to start).
+  const evaluated = await runToEnd(executable, ['-e', 'console.log(process.argv.slice(1).join(" "))', 'a', 'b'], {
+    cwd: dir,
+    env,
+  });
+  assert.equal(evaluated.stdout, 'a b\n', evaluated.stderr);
+  const doctor = await runToEnd(executable, ['sandbox', 'doctor', '--json'], { cwd: dir, env });
+  assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+  assert.doesNotMatch(doctor.stderr, /network namespace could not start/);
+  const report = JSON.parse(doctor.stdout) as { confined: boolean; probes: Array<{ name: string; held: boolean }> };
+  assert.equal(report.confined, true);
+  assert.deepEqual(
+    report.probes.filter((p) => !p.held).map((p) => p.name),
+    [],
+  );
+  assert.ok(report.probes.some((p) => p.name === 'reach a host not in allowedDomains'));
+});

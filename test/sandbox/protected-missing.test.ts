@@ -121,7 +121,10 @@ test("a command cannot put a repository of its own in an existing submodule's pl
   assert.equal(existsSync(pwned), false, 'git status ran the config the command wrote in the submodule');
 });
 
-/** A folder of clones as the working folder (`--cwd ~/code`): `app`, and a vendored clone in it, no submodule. */
+/**
+ * A folder of clones as the working folder (`--cwd ~/code`): `app`, a vendored clone in it, a linked worktree of
+ * `app` (its `.git` a file), and a clone six folders down; no submodule.
+ */
 function folderOfClones() {
   const root = tempDir();
   const work = path.join(root, 'code');
@@ -130,25 +133,43 @@ function folderOfClones() {
   mkdirSync(outside);
   mkdirSync(home);
   mkdirSync(work);
-  execFileSync('git', ['init', '-q', path.join(work, 'app')]);
-  execFileSync('git', ['init', '-q', path.join(work, 'app', 'vendor', 'lib')]);
+  const git = (...args: string[]) => execFileSync('git', args, { stdio: 'ignore' });
+  git('init', '-q', path.join(work, 'app'));
+  git('init', '-q', path.join(work, 'app', 'vendor', 'lib'));
+  git('init', '-q', path.join(work, 'a', 'b', 'c', 'd', 'e', 'deep'));
+  git('-C', path.join(work, 'app'), 'commit', '-q', '--allow-empty', '-m', 'one', '--author', 'a <a@b>');
+  git('-C', path.join(work, 'app'), 'worktree', 'add', '-q', path.join(work, 'app-wt'));
+  // A clone whose git folder lives beside it (`--separate-git-dir`): its .git is a file naming `lib2.git`.
+  git('init', '-q', `--separate-git-dir=${path.join(work, 'lib2.git')}`, path.join(work, 'lib2'));
   return { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
 }
 
-// todo: the hole stands (only a working folder's own .git and the index's gitlinks are protected: mounts.ts protectGit,
-// submodules.ts); this row fails until repositories below a working folder's root are found and protected too.
-const OPEN = { todo: 'open hole: repositories below a working folder are writable (attacker pass, issue 26)' };
+test('repositories below the working folder (1, 3 and 6 deep, a worktree): their hooks and config stay unwritable', async () => {
+  const w = folderOfClones();
+  const pwned = path.join(w.outside, 'PWNED');
+  const repos = ['app', 'app/vendor/lib', 'a/b/c/d/e/deep', 'app-wt', 'lib2'];
+  const results = await bypassing(w, [
+    `mkdir -p app/.git/hooks && printf '#!/bin/sh\\ntouch ${pwned}\\n' > app/.git/hooks/post-checkout; echo rc=$?`,
+    ...repos.map((repo) => `git -C ${repo} config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`),
+    // A worktree's .git names its gitdir: pointed at a gitdir of the command's making, git would run its config.
+    `echo 'gitdir: ${w.outside}' > app-wt/.git; echo rc=$?`,
+  ]);
+  for (const [i, r] of results.entries()) assert.doesNotMatch(r, /rc=0/, `command ${i}: ${r}`);
+  for (const repo of repos)
+    execFileSync('git', ['status', '--short'], { cwd: path.join(w.work, repo), stdio: 'ignore' });
+  assert.equal(existsSync(pwned), false, "git status outside the sandbox ran the command's program");
+});
 
-test('a repository below the working folder: its hooks and config stay unwritable', OPEN, async () => {
+test("a repository below the working folder cannot be moved aside for one of the command's making", async () => {
   const w = folderOfClones();
   const pwned = path.join(w.outside, 'PWNED');
   const results = await bypassing(w, [
-    `mkdir -p app/.git/hooks && printf '#!/bin/sh\\ntouch ${pwned}\\n' > app/.git/hooks/post-checkout; echo rc=$?`,
-    `git -C app config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`,
-    `git -C app/vendor/lib config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`,
+    `mv app app-old; echo rc=$?`,
+    `mv app/vendor/lib app/vendor/lib-old; echo rc=$?`,
+    `mv app/vendor app/vendor-old; echo rc=$?`,
   ]);
   for (const r of results) assert.doesNotMatch(r, /rc=0/, r);
-  for (const repo of ['app', 'app/vendor/lib'])
-    execFileSync('git', ['status', '--short'], { cwd: path.join(w.work, repo), stdio: 'ignore' });
-  assert.equal(existsSync(pwned), false, "git status outside the sandbox ran the command's program");
+  assert.ok(existsSync(path.join(w.work, 'app', 'vendor', 'lib', '.git')));
+  execFileSync('git', ['status', '--short'], { cwd: path.join(w.work, 'app'), stdio: 'ignore' });
+  assert.equal(existsSync(pwned), false);
 });

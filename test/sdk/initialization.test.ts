@@ -15,14 +15,32 @@ test('initializationResult() and supportedModels() carry the initialize answer',
     /* drain */
   }
 
+  // Claude Code 2.1.332's keys (its user_output_styles_dir aside: agentpipe has no output styles of its own).
   assert.deepEqual(Object.keys(init).sort(), [
     'account',
     'agents',
+    'analytics_disabled',
     'available_output_styles',
+    'capabilities',
+    'claude_code_version',
     'commands',
+    'current_permission_mode',
+    'fast_mode_disabled_reason',
+    'fast_mode_state',
+    'feedback_mode',
+    'hook_on_failure_supported',
+    'hooks_when_unanswered_kept',
+    'ide_rc_auto_enable_gate',
     'models',
+    'other_hook_ask_outranks_host',
     'output_style',
     'pid',
+    'remote_control_auto_connect_default',
+    'remote_control_auto_enable',
+    'remote_control_auto_on_by_default',
+    'remote_control_available',
+    'sandbox_enabled',
+    'session_state',
   ]);
   assert.equal(init.output_style, 'default');
   assert.deepEqual(init.available_output_styles, ['default']);
@@ -35,6 +53,8 @@ test('initializationResult() and supportedModels() carry the initialize answer',
     assert.equal(typeof model.description, 'string');
   }
   assert.equal(account.apiKeySource, 'none');
+  // The scripted model is no provider of the SDK's list: no apiProvider ("firstParty" is the Anthropic API's).
+  assert.equal(account.apiProvider, undefined);
 });
 
 test('agents given to query() are listed by supportedAgents()', async () => {

@@ -9,11 +9,12 @@ test('setModel and setPermissionMode mid-session show in the next system/init an
   prompts.push('first');
   const q = query({ prompt: prompts, options });
   const messages: SDKMessage[] = [];
+  let answer: unknown;
   for await (const message of q) {
     messages.push(message);
     if (message.type === 'system' && message.subtype === 'init' && messages.length === 1) {
       // While the first turn runs, as the SDK does in the reference trace.
-      await q.setPermissionMode('acceptEdits');
+      answer = await q.setPermissionMode('acceptEdits');
       await q.setModel('other-model');
     }
     if (message.type === 'result' && messages.filter((m) => m.type === 'result').length === 1) {
@@ -22,7 +23,20 @@ test('setModel and setPermissionMode mid-session show in the next system/init an
     }
   }
 
-  assert.deepEqual(kinds(messages), ['system/init', 'assistant', 'result', 'system/init', 'assistant', 'result']);
+  // As Claude Code 2.1.332: the answer names the mode in effect, and the stream says it changed.
+  assert.deepEqual(answer, { mode: 'acceptEdits' });
+  const status = messages.findIndex(
+    (m) => m.type === 'system' && m.subtype === 'status' && m.permissionMode === 'acceptEdits',
+  );
+  assert.ok(status > 0 && status < messages.findIndex((m) => m.type === 'result'), kinds(messages).join(' '));
+  assert.deepEqual(kinds(messages.filter((m) => !(m.type === 'system' && m.subtype === 'status'))), [
+    'system/init',
+    'assistant',
+    'result',
+    'system/init',
+    'assistant',
+    'result',
+  ]);
   const inits = messages.filter((m) => m.type === 'system' && m.subtype === 'init');
   assert.deepEqual(
     inits.map((m) => m.type === 'system' && m.subtype === 'init' && [m.model, m.permissionMode]),

@@ -25,6 +25,7 @@ import type {
   SDKTaskNotificationMessage,
   SDKPermissionDeniedMessage,
   SDKInformationalMessage,
+  SDKNotificationMessage,
   SDKControlGetUsageResponse,
   SDKControlInterruptResponse,
   SDKControlListPermissionRulesResponse,
@@ -42,6 +43,7 @@ import type {
   TaskNotificationMessage,
   PermissionDeniedMessage,
   InformationalMessage,
+  NotificationMessage,
   McpServerStatusMessage,
   ModelFallbackMessage,
   WorkerLostMessage,
@@ -110,6 +112,7 @@ export type Checks = [
   Assignable<SDKTaskNotificationMessage, TaskNotificationMessage>,
   Assignable<SDKPermissionDeniedMessage, PermissionDeniedMessage>,
   Assignable<SDKInformationalMessage, InformationalMessage>,
+  Assignable<SDKNotificationMessage, NotificationMessage>,
   // The control answers typed in the SDK (control-info.ts builds them).
   Assignable<SDKControlInterruptResponse, { still_queued: string[]; cancelled?: string[] }>,
   Assignable<

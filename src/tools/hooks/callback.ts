@@ -66,7 +66,13 @@ async function runWithTimeout(
   try {
     const result = await Promise.race([body(controller.signal).then((value) => ({ value })), stopped]);
     if (result === 'timeout')
-      return { stdout: '', stderr: `Hook timed out after ${timeoutMs / 1000}s`, outcome: 'error', exitCode: 1 };
+      return {
+        stdout: '',
+        stderr: `Hook timed out after ${timeoutMs / 1000}s`,
+        outcome: 'error',
+        exitCode: 1,
+        timedOut: true,
+      };
     if (result === 'cancelled') return { stdout: '', stderr: '', outcome: 'cancelled' };
     const output = result.value && typeof result.value === 'object' ? result.value : undefined;
     return { output, stdout: output ? JSON.stringify(output) : '', stderr: '', exitCode: 0, outcome: 'success' };

@@ -51,6 +51,7 @@ async function runCommand(
       stderr: `${stderr}Hook timed out after ${timeoutMs / 1000}s and was killed`,
       exitCode,
       outcome: 'error',
+      timedOut: true,
     };
   if (run.stopped === 'aborted') return { stdout, stderr, exitCode, outcome: 'cancelled' };
   return interpret(stdout, stderr, run.code ?? 1);

@@ -17,6 +17,7 @@ import {
   type HookEvent,
   type HookHandler,
   type HookInput,
+  type HookOnFailure,
   type HookOutput,
   type HookRun,
   type HookRunner,
@@ -43,7 +44,11 @@ interface Registered {
   matcher: string;
   source: HookSource;
   type: HookListing['type'];
+  onFailure: HookOnFailure;
 }
+
+/** Events whose hooks' `onFailure` is ignored: they guard no action (as in Claude Code). */
+const NO_FAILURE_BLOCK = new Set<HookEvent>(['Stop', 'SubagentStop']);
 
 /** Events whose `hook_response` is in the stream without `includeHookEvents` (the SDK's typings). */
 const ALWAYS_SHOWN = new Set<string>(['SessionStart', 'Setup']);
@@ -62,6 +67,13 @@ export class HookDispatcher implements HookRunner {
   observe?: (response: HookResponseMessage) => void;
   /** The sandbox command hooks run in (the session sets it). */
   sandbox?: SandboxConfig;
+  /** The session's transcript file, for the hooks' `transcript_path` (`''` when the session keeps none). */
+  transcriptPath: () => string = () => '';
+  /**
+   * The uuid of the prompt running (`prompt_id`, as Claude Code 2.1.332 sends it: the same for every hook until the
+   * next prompt, absent before the first).
+   */
+  promptId?: string;
 
   add(
     event: HookEvent,
@@ -69,11 +81,12 @@ export class HookDispatcher implements HookRunner {
     handler: HookHandler,
     source: HookSource = 'sessionHook',
     type: HookListing['type'] = 'callback',
+    onFailure: HookOnFailure = 'continue',
   ): void {
     if (!(HOOK_EVENTS as readonly string[]).includes(event))
       throw new Error(`unknown hook event "${event}"; expected one of ${HOOK_EVENTS.join(', ')}`);
     const list = this.#hooks.get(event) ?? [];
-    list.push({ matches: matcherOf(event, matcher), handler, matcher: matcher ?? '', source, type });
+    list.push({ matches: matcherOf(event, matcher), handler, matcher: matcher ?? '', source, type, onFailure });
     this.#hooks.set(event, list);
   }
 
@@ -90,6 +103,7 @@ export class HookDispatcher implements HookRunner {
             commandHook(hook.command, (hook.timeout ?? 60) * 1000, () => this.sandbox),
             source,
             'command',
+            hook.onFailure,
           );
       }
     }
@@ -123,27 +137,39 @@ export class HookDispatcher implements HookRunner {
     for (const [event, matchers] of Object.entries(callbacks) as Array<
       [HookEvent, NonNullable<HookCallbacks[HookEvent]>]
     >) {
-      for (const { matcher, hooks, timeout } of matchers ?? []) {
+      for (const { matcher, hooks, timeout, onFailure } of matchers ?? []) {
         for (const hook of hooks)
-          this.add(event, matcher, callbackHook(hook, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS));
+          this.add(
+            event,
+            matcher,
+            callbackHook(hook, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS),
+            'sessionHook',
+            'callback',
+            onFailure,
+          );
       }
     }
   }
 
   /** The SDK client's hooks from `initialize.hooks`; each runs through a `hook_callback` request. */
   addClientHooks(
-    hooks: Record<string, Array<{ matcher?: string; hookCallbackIds: string[]; timeout?: number }>>,
+    hooks: Record<
+      string,
+      Array<{ matcher?: string; hookCallbackIds: string[]; timeout?: number; onFailure?: HookOnFailure }>
+    >,
     request: HookRequester,
   ): void {
     for (const [event, matchers] of Object.entries(hooks)) {
       if (!(HOOK_EVENTS as readonly string[]).includes(event)) continue; // events agentpipe never fires
-      for (const { matcher, hookCallbackIds, timeout } of matchers ?? []) {
+      for (const { matcher, hookCallbackIds, timeout, onFailure } of matchers ?? []) {
         for (const id of hookCallbackIds ?? [])
           this.add(
             event as HookEvent,
             matcher,
             clientHook(id, timeout ? timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS, request),
             'sdkHook',
+            'callback',
+            onFailure,
           );
       }
     }
@@ -159,7 +185,8 @@ export class HookDispatcher implements HookRunner {
     if (selected.length === 0) return verdict;
     const input: HookInput = {
       session_id: call.sessionId,
-      transcript_path: '',
+      transcript_path: this.transcriptPath(),
+      ...(this.promptId !== undefined && event !== 'SessionStart' ? { prompt_id: this.promptId } : {}),
       cwd: call.cwd,
       permission_mode: call.permissionMode,
       ...(call.agent ? { agent_id: call.agent.id, agent_type: call.agent.type } : {}),
@@ -185,12 +212,15 @@ export class HookDispatcher implements HookRunner {
       ? (await import('./output-schema.ts')).parseHookOutput
       : undefined;
     const outputs = runs.map((run) => (parse ? checkOutput(run, parse) : undefined));
+    if (!NO_FAILURE_BLOCK.has(event))
+      for (const [i, run] of runs.entries()) if (selected[i]!.onFailure === 'block') blockOnFailure(run);
     verdict.ran = true;
     for (const [i, run] of runs.entries()) {
       const response = responseMessage(ids[i]!, name, event, run, call.sessionId);
       this.observe?.(response);
       if (this.announce || ALWAYS_SHOWN.has(event)) await call.emit(response);
-      merge(verdict, event, run, outputs[i], selected[i]!.handler.label);
+      const { handler, source } = selected[i]!;
+      merge(verdict, event, run, outputs[i], handler.label, source === 'sdkHook');
     }
     return verdict;
   }
@@ -231,6 +261,16 @@ function checkOutput(
   return undefined;
 }
 
+/**
+ * `onFailure: "block"`: a hook that failed (not one that blocked, nor one cancelled by an interrupt) counts as exit
+ * code 2, in Claude Code 2.1.332's words.
+ */
+function blockOnFailure(run: HookRun): void {
+  if (run.outcome !== 'error' || run.blocked !== undefined) return;
+  run.blocked = `${run.timedOut ? 'timed out' : 'failed'}; blocking because onFailure is "block"`;
+  run.failed = true;
+}
+
 function responseMessage(
   hookId: string,
   name: string,
@@ -256,10 +296,24 @@ function responseMessage(
 
 const RANK = { allow: 1, ask: 2, deny: 3 } as const;
 
-function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOutput | undefined, label: string): void {
+/** `host`: the hook is one the SDK client registered (its `ask` ranks below another hook's `ask`). */
+function merge(
+  verdict: HookVerdict,
+  event: HookEvent,
+  run: HookRun,
+  out: HookOutput | undefined,
+  label: string,
+  host: boolean,
+): void {
+  if (run.outcome === 'error' && run.blocked === undefined) verdict.failed = true;
   if (run.blocked) {
-    verdict.blockedBy ??= verdict.block === undefined ? label : undefined;
-    verdict.blockedStderr ??= verdict.block === undefined ? run.stderr : undefined;
+    if (verdict.block === undefined) {
+      verdict.blockedBy = label;
+      // A failed hook's own stderr follows the reason; a timed-out one's is agentpipe's note, left out.
+      const stderr = run.failed && !run.timedOut ? run.stderr.trim() || 'No stderr output' : '';
+      verdict.blockedStderr = run.failed ? `${run.blocked}${stderr ? `\n${stderr}` : ''}` : run.stderr;
+      if (run.failed) verdict.failure = { reason: `[${label}]: ${run.blocked}`, stderr };
+    }
     verdict.block ??= run.blocked;
     if (event === 'PreToolUse') setPermission(verdict, 'deny', run.blocked);
     return;
@@ -286,6 +340,7 @@ function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOu
         decision,
         specific.permissionDecisionReason ??
           (decision === 'deny' ? `Denied by the PreToolUse hook ${label}` : undefined),
+        host,
       );
       if (decision === 'deny') verdict.block ??= verdict.permissionReason;
     }
@@ -297,8 +352,20 @@ function merge(verdict: HookVerdict, event: HookEvent, run: HookRun, out: HookOu
   }
 }
 
-function setPermission(verdict: HookVerdict, decision: 'allow' | 'deny' | 'ask', reason: string | undefined): void {
-  if (verdict.permission && RANK[verdict.permission] >= RANK[decision]) return;
+/**
+ * The strongest decision wins (deny over ask over allow); between two asks, another hook's reason outranks the SDK
+ * client's own (Claude Code 2.1.332's `other_hook_ask_outranks_host`), so the can_use_tool request carries it.
+ */
+function setPermission(
+  verdict: HookVerdict,
+  decision: 'allow' | 'deny' | 'ask',
+  reason: string | undefined,
+  host = false,
+): void {
+  if (verdict.permission && RANK[verdict.permission] > RANK[decision]) return;
+  const outranksHost = decision === 'ask' && verdict.askByHost === true && !host;
+  if (verdict.permission === decision && !outranksHost) return;
   verdict.permission = decision;
   verdict.permissionReason = reason;
+  verdict.askByHost = decision === 'ask' && host;
 }

@@ -8,7 +8,7 @@ import { errorCode, errorMessage } from '../../process/errors.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ruleProblem } from './settings-check.ts';
-import { HOOK_EVENTS, type HookEvent } from './types.ts';
+import { HOOK_EVENTS, type HookEvent, type HookOnFailure } from './types.ts';
 import { isRecord } from '../../process/guards.ts';
 
 /** One configured command hook. */
@@ -16,6 +16,8 @@ export interface CommandHookConfig {
   type: 'command';
   command: string;
   /** Seconds. */ timeout?: number;
+  /** What the hook's failure does (`HookOnFailure`); `"continue"` when not set. */
+  onFailure?: HookOnFailure;
 }
 /** The hooks part of a settings file. */
 export type HookSettings = Partial<Record<HookEvent, Array<{ matcher?: string; hooks: CommandHookConfig[] }>>>;
@@ -117,7 +119,15 @@ function validateHooks(hooks: unknown, label: string): HookSettings {
         if (hook.timeout !== undefined && (typeof hook.timeout !== 'number' || !(hook.timeout > 0))) {
           throw new Error(`${label}: ${where}.hooks[${j}].timeout must be a number of seconds above 0`);
         }
-        return { type: 'command', command: hook.command, timeout: hook.timeout as number | undefined };
+        if (hook.onFailure !== undefined && hook.onFailure !== 'continue' && hook.onFailure !== 'block') {
+          throw new Error(`${label}: ${where}.hooks[${j}].onFailure must be "continue" or "block"`);
+        }
+        return {
+          type: 'command',
+          command: hook.command,
+          timeout: hook.timeout as number | undefined,
+          ...(hook.onFailure ? { onFailure: hook.onFailure } : {}),
+        };
       });
       return { matcher: entry.matcher as string | undefined, hooks: list };
     });

@@ -58,11 +58,19 @@ export type HookCallback = (
   options: { signal: AbortSignal },
 ) => Promise<HookOutput | undefined | void>;
 
+/**
+ * What a hook's failure does (it throws, times out, cannot start, exits with a code other than 0 or 2, or answers
+ * output that fails validation): `'continue'` (the default) reports it and the action goes ahead; `'block'` counts it
+ * as exit code 2, so the action the event guards (a tool call, a prompt) is blocked. Ignored on Stop and SubagentStop.
+ */
+export type HookOnFailure = 'continue' | 'block';
+
 /** Library hooks for one event: `matcher` is a regex on the tool name ('' or '*' for all). */
 export interface HookCallbackMatcher {
   matcher?: string;
   hooks: HookCallback[];
   /** Seconds. */ timeout?: number;
+  onFailure?: HookOnFailure;
 }
 
 /** Library hooks option: `{PreToolUse: [{matcher: 'Bash', hooks: [async (input) => ({...})]}]}`. */
@@ -78,6 +86,10 @@ export interface HookRun {
   outcome: 'success' | 'error' | 'cancelled';
   /** Exit code 2 of a command hook: block, stderr is the reason. */
   blocked?: string;
+  /** The hook ran past its timeout (outcome `error`). */
+  timedOut?: boolean;
+  /** `blocked` because the hook failed and its `onFailure` is `"block"`. */
+  failed?: boolean;
 }
 
 /** One runnable hook of any source (command, callback, SDK client). */
@@ -98,8 +110,14 @@ export interface HookVerdict {
   blockedBy?: string;
   /** What the hook that blocked with exit code 2 wrote on stderr, as it wrote it. */
   blockedStderr?: string;
+  /** A hook failed (an error outcome that blocked nothing). */
+  failed?: boolean;
+  /** The block came from a hook that failed with `onFailure: "block"`: why it failed, and what it wrote on stderr. */
+  failure?: { reason: string; stderr: string };
   permission?: 'allow' | 'deny' | 'ask';
   permissionReason?: string;
+  /** The `ask` came from a hook the SDK client registered (another hook's `ask` replaces its reason). */
+  askByHost?: boolean;
   updatedInput?: Record<string, unknown>;
   /** `continue: false`: stop the whole prompt with this reason. */
   stop?: string;

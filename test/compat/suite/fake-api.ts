@@ -32,6 +32,18 @@ const NO_REPLY: Reply = {
   body: { type: 'error', error: { type: 'api_error', message: 'the fake has no run for this key' } },
 };
 
+/**
+ * Each answer of a run gets its own message id (`msg_01Test` becomes `msg_01Test_<n>`), as the real API's ids are
+ * unique: Claude Code joins the assistant entries that share an id into one message when it builds the next request.
+ */
+function distinctId(reply: Reply, index: number): Reply {
+  if (reply.kind !== 'sse' || index === 0) return reply;
+  const frames = reply.frames.map((frame) =>
+    frame.startsWith('event: message_start') ? frame.replace('"id":"msg_01Test"', `"id":"msg_01Test_${index}"`) : frame,
+  );
+  return { ...reply, frames };
+}
+
 /** The shared fake: `open` a run to get its key, `requests` of a key once the run ended. */
 export class FakeApi {
   readonly #runs = new Map<string, RunState>();
@@ -71,8 +83,11 @@ export class FakeApi {
     const run = this.#runs.get(keyOf(request));
     if (!run) return NO_REPLY;
     const index = run.requests.push(request) - 1;
-    if (typeof run.replies === 'function') return run.replies(request.body as RequestBody, index);
-    return run.replies[Math.min(index, run.replies.length - 1)] ?? NO_REPLY;
+    const reply =
+      typeof run.replies === 'function'
+        ? run.replies(request.body as RequestBody, index)
+        : (run.replies[Math.min(index, run.replies.length - 1)] ?? NO_REPLY);
+    return distinctId(reply, index);
   }
 
   stop(): Promise<void> {

@@ -50,8 +50,10 @@ export const permissionScenarios: CliScenario[] = [
   ]),
 ];
 
-const hook = (event: string, command: string, matcher?: string) =>
-  settings({ hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command }] }] } });
+const hook = (event: string, command: string, matcher?: string, options: Record<string, unknown> = {}) =>
+  settings({
+    hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command, ...options }] }] },
+  });
 const json = (value: unknown) => `echo '${JSON.stringify(value)}'`;
 
 function hooked(
@@ -60,16 +62,18 @@ function hooked(
   command: string,
   call: Call | undefined,
   extra: string[] = [],
+  options: Record<string, unknown> = {},
 ): CliScenario {
   return cli({
     area: 'hooks',
     name: `hooks/${name}`,
-    files: { 'hooks.json': hook(event, command, event.endsWith('ToolUse') ? 'Bash' : undefined) },
+    files: { 'hooks.json': hook(event, command, event.endsWith('ToolUse') ? 'Bash' : undefined, options) },
     replies: call ? [calls(call), answer('done')] : [answer('done')],
     args: ['go', '--settings', 'hooks.json', ...mode('bypassPermissions'), ...extra],
   });
 }
 const echoCall: Call = ['toolu_h', 'Bash', { command: 'echo ran' }];
+const block = { onFailure: 'block' };
 
 export const hookScenarios: CliScenario[] = [
   hooked('pre-tool-deny-exit-2', 'PreToolUse', 'echo blocked by policy >&2; exit 2', echoCall),
@@ -115,6 +119,16 @@ export const hookScenarios: CliScenario[] = [
     undefined,
   ),
   hooked('pre-tool-failing-hook', 'PreToolUse', 'exit 1', echoCall),
+  hooked('pre-tool-invalid-json', 'PreToolUse', "echo '{not json'", echoCall),
+  // onFailure "block": a hook that fails counts as exit code 2.
+  hooked('pre-tool-failing-hook-block', 'PreToolUse', 'echo broke >&2; exit 1', echoCall, [], block),
+  hooked('pre-tool-invalid-json-block', 'PreToolUse', "echo '{not json'", echoCall, [], block),
+  hooked('pre-tool-timeout-block', 'PreToolUse', 'sleep 5', echoCall, [], { ...block, timeout: 1 }),
+  hooked('prompt-failing-hook-block', 'UserPromptSubmit', 'exit 1', undefined, [], block),
+  hooked('post-tool-failing-hook-block', 'PostToolUse', 'echo broke >&2; exit 1', echoCall, [], block),
+  hooked('stop-failing-hook-block', 'Stop', 'exit 1', undefined, [], block),
+  hooked('stop-failing-hook', 'Stop', 'echo broke >&2; exit 1', undefined),
+  hooked('pre-tool-silent-failing-hook-block', 'PreToolUse', 'exit 3', echoCall, [], block),
 ];
 
 const retries = (n: number) => ({ CLAUDE_CODE_MAX_RETRIES: String(n) });

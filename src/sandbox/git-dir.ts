@@ -1,0 +1,30 @@
+/**
+ * Where git outside the sandbox takes a repository's config and hooks from: the folder a `.git` names. A `.git`
+ * folder (or a link to one: git follows it), or a `.git` file's `gitdir:` (a linked worktree, a submodule, a clone
+ * made with `--separate-git-dir`), and that git folder's `commondir` (a linked worktree's main git folder, where its
+ * config and hooks are).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** The git folder `root`'s `.git` names: itself (a folder, or a link to one), or its `gitdir:`; undefined if none. */
+export function gitDirOf(root: string): string | undefined {
+  const git = path.join(root, '.git');
+  if (statSync(git, { throwIfNoEntry: false })?.isDirectory()) return git;
+  const named = /^gitdir: (.+)$/m.exec(readText(git))?.[1]?.trim();
+  return named ? path.resolve(root, named) : undefined;
+}
+
+/** The folder a git folder takes its config and hooks from: its `commondir` when it names one, else itself. */
+export function commonDirOf(gitDir: string): string {
+  const common = readText(path.join(gitDir, 'commondir')).trim();
+  return common ? path.resolve(gitDir, common) : gitDir;
+}
+
+export function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}

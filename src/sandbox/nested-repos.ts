@@ -1,0 +1,71 @@
+/**
+ * The repositories below the top of the folders a sandboxed command may write: a folder of clones given as the
+ * working folder (`--cwd ~/code`), a vendored clone, a project's `tools/some-repo`. git outside the sandbox (the
+ * user's next `git status` there, an editor's) runs what their `.git` holds (hooks, `core.fsmonitor`,
+ * `core.hooksPath`): mounts.ts keeps each one's `.git` read-only and the folders down to it in place, as it keeps a
+ * submodule's (see `protectCheckout`).
+ *
+ * Found by a bounded walk, as Claude Code's sandbox runtime bounds its search for such paths: at most `MAX_DEPTH`
+ * folders down, at most `MAX_FOLDERS` folders in all per session start, links not followed, and none of the folders
+ * no one runs git in (`node_modules` and the like, a repository's own `.git`). What lies beyond the bounds is not
+ * searched: a repository there is writable, and `onLimit` says so once per root (docs/security.md).
+ */
+import { readdirSync, type Dirent } from 'node:fs';
+import path from 'node:path';
+
+/** How deep below a root the walk looks (the root's children are depth 1). */
+export const MAX_DEPTH = 6;
+/** How many folders the walk reads under one root at most. */
+export const MAX_FOLDERS = 20_000;
+/** Folders not walked into: no one runs git in them, and they are large. */
+const SKIPPED = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__', '.venv', '.tox', '.cache']);
+
+/** What the walk found under one root. */
+export interface NestedRepos {
+  /** The folders (absolute) holding a `.git` (a folder or a file), the root itself excluded. */
+  checkouts: string[];
+  /** True when the walk stopped at `MAX_FOLDERS` before it had read every folder within `MAX_DEPTH`. */
+  truncated: boolean;
+}
+
+/**
+ * The repositories below `root` (its own `.git` aside), by a bounded breadth-first walk: the folders down to
+ * `depth` below it are read, each once, links not followed.
+ */
+export function nestedRepos(root: string, limits = { depth: MAX_DEPTH, folders: MAX_FOLDERS }): NestedRepos {
+  const checkouts: string[] = [];
+  let level = [root];
+  let read = 0;
+  for (let depth = 0; depth <= limits.depth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      if (read++ >= limits.folders) return { checkouts, truncated: true };
+      const list = entries(dir);
+      if (dir !== root && list.some((entry) => entry.name === '.git')) checkouts.push(dir);
+      if (depth === limits.depth) continue;
+      for (const entry of list)
+        if (entry.isDirectory() && !SKIPPED.has(entry.name)) next.push(path.join(dir, entry.name));
+    }
+    level = next;
+  }
+  return { checkouts, truncated: false };
+}
+
+/** The repositories below each of `roots`; `onLimit` hears of a root whose walk stopped at its bound. */
+export function nestedReposUnder(roots: string[], onLimit: (root: string) => void = () => {}): string[] {
+  const found = new Set<string>();
+  for (const root of roots) {
+    const { checkouts, truncated } = nestedRepos(root);
+    if (truncated) onLimit(root);
+    for (const checkout of checkouts) found.add(checkout);
+  }
+  return [...found];
+}
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return []; // unreadable or gone: nothing of it for git outside to run either
+  }
+}
