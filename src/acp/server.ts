@@ -21,10 +21,11 @@ import { replayUpdates } from './replay.ts';
 import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
 import { errorsOf } from '../messages/result-errors.ts';
 
+type AcpModule = typeof import('@agentclientprotocol/sdk');
+
 export async function serveAcp(base: QueryOptions, log: (line: string) => void): Promise<void> {
   const acp = await import('@agentclientprotocol/sdk');
   const { RequestError } = acp;
-  const sessions = new Map<string, AcpSession>();
   let client: AcpPeer | undefined;
   const peer: AcpPeer = {
     update: (sessionId, update) => client!.update(sessionId, update),
@@ -32,46 +33,8 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
   };
   if (base.telemetry) flushOnSigterm();
   const modes = (current: PermissionMode) => ({ currentModeId: current, availableModes: MODES });
-  const find = (sessionId: string) => {
-    const session = sessions.get(sessionId);
-    if (!session) throw RequestError.sessionNotFound(sessionId);
-    return session;
-  };
-  const env = base.env ?? process.env;
-  const absolute = (cwd: string) => {
-    if (typeof cwd !== 'string' || !path.isAbsolute(cwd))
-      throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
-  };
-  const open = async (
-    cwd: string,
-    mcpServers: McpServer[] | undefined,
-    sessionId: string = newUuid(),
-    saved?: SavedSession,
-  ) => {
-    let servers: Awaited<ReturnType<typeof mcpServersOf>>;
-    try {
-      servers = await mcpServersOf(mcpServers);
-    } catch (error) {
-      throw RequestError.invalidParams({ mcpServers }, `invalid mcpServers: ${errorMessage(error)}`);
-    }
-    const session = new AcpSession(
-      sessionId,
-      { ...base, cwd, ...(servers ? { mcpServers: { ...base.mcpServers, ...servers } } : {}) },
-      peer,
-      saved,
-    );
-    sessions.set(session.id, session);
-    return session;
-  };
-  /** The live session, or the saved session of `cwd` resumed from its transcript. */
-  const reopen = async (params: { sessionId: string; cwd: string; mcpServers?: McpServer[] }) => {
-    absolute(params.cwd);
-    const live = sessions.get(params.sessionId);
-    if (live) return live;
-    const saved = await readSavedSession(params.sessionId, params.cwd, env, log);
-    if (!saved) throw RequestError.resourceNotFound(params.sessionId);
-    return sessions.get(params.sessionId) ?? open(params.cwd, params.mcpServers, params.sessionId, saved);
-  };
+  const table = sessionTable(acp, base, peer, log);
+  const { sessions, find, absolute, open, reopen } = table;
 
   const app = acp
     .agent({ name: 'agentpipe' })
@@ -82,17 +45,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
           connection.client.request('session/request_permission', params as never) as never,
       };
     })
-    .onRequest('initialize', () => ({
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: true, embeddedContext: true },
-        mcpCapabilities: { http: true, sse: true },
-        sessionCapabilities: { list: {}, resume: {}, close: {} },
-      },
-      authMethods: [],
-      agentInfo: { name: 'agentpipe', title: 'agentpipe', version: VERSION },
-    }))
+    .onRequest('initialize', () => initializeResponse(acp.PROTOCOL_VERSION))
     .onRequest('authenticate', () => ({}))
     .onRequest('session/new', async ({ params }) => {
       absolute(params.cwd);
@@ -113,24 +66,7 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
       sessions.delete(params.sessionId);
       return {};
     })
-    .onRequest('session/list', async ({ params }) => {
-      if (params.cwd) absolute(params.cwd);
-      // Saved sessions, with this server's live ones (newer, or not written yet) over them.
-      const byId = new Map<string, SessionInfo>(
-        (await savedSessions(params.cwd ?? undefined, env, log)).map((s) => [s.sessionId, s]),
-      );
-      for (const s of sessions.values()) {
-        if (params.cwd && s.cwd !== params.cwd) continue;
-        const saved = byId.get(s.id);
-        byId.set(s.id, {
-          sessionId: s.id,
-          cwd: s.cwd,
-          title: s.title ?? saved?.title ?? null,
-          updatedAt: saved && saved.updatedAt > s.updatedAt ? saved.updatedAt : s.updatedAt,
-        });
-      }
-      return { sessions: [...byId.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) };
-    })
+    .onRequest('session/list', async ({ params }) => ({ sessions: await table.list(params.cwd ?? undefined) }))
     .onRequest('session/set_mode', async ({ params }) => {
       const session = find(params.sessionId);
       if (!MODES.some((m) => m.id === params.modeId))
@@ -166,6 +102,84 @@ export async function serveAcp(base: QueryOptions, log: (line: string) => void):
   for (const session of sessions.values()) session.close();
   // The sessions close without waiting; their telemetry is sent before the process ends.
   if (base.telemetry) await (await import('../telemetry/load.ts')).shutdownTelemetry();
+}
+
+/** What `initialize` answers: the protocol version and what this agent can do. */
+function initializeResponse(protocolVersion: number) {
+  return {
+    protocolVersion,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
+    },
+    authMethods: [],
+    agentInfo: { name: 'agentpipe', title: 'agentpipe', version: VERSION },
+  };
+}
+
+/** The server's live sessions: opened, found, resumed from their transcripts, and listed with the saved ones. */
+function sessionTable(acp: AcpModule, base: QueryOptions, peer: AcpPeer, log: (line: string) => void) {
+  const { RequestError } = acp;
+  const sessions = new Map<string, AcpSession>();
+  const env = base.env ?? process.env;
+  const find = (sessionId: string) => {
+    const session = sessions.get(sessionId);
+    if (!session) throw RequestError.sessionNotFound(sessionId);
+    return session;
+  };
+  const absolute = (cwd: string) => {
+    if (typeof cwd !== 'string' || !path.isAbsolute(cwd))
+      throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+  };
+  const open = async (
+    cwd: string,
+    mcpServers: McpServer[] | undefined,
+    sessionId: string = newUuid(),
+    saved?: SavedSession,
+  ) => {
+    let servers: Awaited<ReturnType<typeof mcpServersOf>>;
+    try {
+      servers = await mcpServersOf(mcpServers);
+    } catch (error) {
+      throw RequestError.invalidParams({ mcpServers }, `invalid mcpServers: ${errorMessage(error)}`);
+    }
+    const session = new AcpSession(
+      sessionId,
+      { ...base, cwd, ...(servers ? { mcpServers: { ...base.mcpServers, ...servers } } : {}) },
+      peer,
+      saved,
+    );
+    sessions.set(session.id, session);
+    return session;
+  };
+  /** The live session, or the saved session of `cwd` resumed from its transcript. */
+  const reopen = async (params: { sessionId: string; cwd: string; mcpServers?: McpServer[] }) => {
+    absolute(params.cwd);
+    const live = sessions.get(params.sessionId);
+    if (live) return live;
+    const saved = await readSavedSession(params.sessionId, params.cwd, env, log);
+    if (!saved) throw RequestError.resourceNotFound(params.sessionId);
+    return sessions.get(params.sessionId) ?? open(params.cwd, params.mcpServers, params.sessionId, saved);
+  };
+  /** Saved sessions, with this server's live ones (newer, or not written yet) over them; newest first. */
+  const list = async (cwd: string | undefined): Promise<SessionInfo[]> => {
+    if (cwd) absolute(cwd);
+    const byId = new Map<string, SessionInfo>((await savedSessions(cwd, env, log)).map((s) => [s.sessionId, s]));
+    for (const s of sessions.values()) {
+      if (cwd && s.cwd !== cwd) continue;
+      const saved = byId.get(s.id);
+      byId.set(s.id, {
+        sessionId: s.id,
+        cwd: s.cwd,
+        title: s.title ?? saved?.title ?? null,
+        updatedAt: saved && saved.updatedAt > s.updatedAt ? saved.updatedAt : s.updatedAt,
+      });
+    }
+    return [...byId.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  };
+  return { sessions, find, absolute, open, reopen, list };
 }
 
 /** The W3C trace context of a request's `_meta` (`traceparent`, `tracestate`), if it carries one. */

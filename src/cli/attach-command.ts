@@ -9,6 +9,7 @@ import { errorMessage } from '../process/errors.ts';
 import type { Command } from 'commander';
 import type { CliFlags } from './flags.ts';
 import type { LogMessage } from '../cluster/log/index.ts';
+import type { SessionLog } from '../cluster/redis.ts';
 
 /** Flags of `attach`, merged with the main program's. */
 interface AttachFlags extends CliFlags {
@@ -58,30 +59,12 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, onSignal);
-  let readerGone = false;
-  process.stdout.on('error', () => {
-    readerGone = true;
-    stop.abort();
-  });
-  const print = async (message: object): Promise<void> => {
-    if (readerGone) return;
-    if (!process.stdout.write(`${JSON.stringify(message)}\n`)) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => resolve();
-        process.stdout.once('drain', done);
-        process.stdout.once('error', done);
-        stop.signal.addEventListener('abort', done, { once: true });
-      });
-    }
-  };
+  const print = stdoutPrinter(stop);
   let watch: NodeJS.Timeout | undefined;
   let epoch: { stop: () => void; lost: () => Promise<boolean> } | undefined;
   try {
-    try {
-      keysOk(sessions, sessionId);
-    } catch (error) {
-      return fail(errorMessage(error));
-    }
+    const badId = keysError(sessions, sessionId);
+    if (badId !== undefined) return fail(badId);
     await sessions.connect();
     // Redis restarted without its data: said, not waited on (watched from the start: a loss while the log is printed
     // is seen too).
@@ -90,25 +73,12 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
       lostData = true;
       stop.abort();
     });
-    if (!(await sessions.exists(sessionId))) {
-      // A unique start of a session's id will do.
-      const { isSessionIdPrefix, matchIdPrefix, ambiguousIdLine } = await import('../session/find-session.ts');
-      const match = isSessionIdPrefix(sessionId) ? matchIdPrefix(sessionId, await sessions.sessionIds(10_000)) : [];
-      if (typeof match !== 'string')
-        return fail(
-          match.length > 1
-            ? ambiguousIdLine(sessionId, match)
-            : `no session ${sessionId} in Redis (not started yet, archived or deleted)`,
-        );
-      sessionId = match;
-    }
-    let from = '0-0';
-    if (flags.from !== undefined) {
-      const id = STREAM_ID.test(flags.from) ? flags.from : await sessions.idOfUuid(sessionId, flags.from);
-      if (!id)
-        return fail(`--from ${flags.from}: not a stream id, and no message of session ${sessionId} has that uuid`);
-      from = id;
-    }
+    const found = await findSession(sessions, sessionId);
+    if (!found.ok) return fail(found.error);
+    sessionId = found.id;
+    const start = await startId(sessions, sessionId, flags.from);
+    if (!start.ok) return fail(start.error);
+    const from = start.id;
     const partial = flags.includePartialMessages === true;
     const show = (message: LogMessage): boolean => !isInternal(message) && (partial || message.type !== 'stream_event');
     const liveFrom = await sessions.lastLiveId(sessionId);
@@ -154,7 +124,64 @@ async function attach(sessionId: string, flags: AttachFlags, log: (line: string)
   }
 }
 
-/** Throws when `sessionId` cannot name a session's keys. */
-function keysOk(sessions: { keys(id: string): unknown }, sessionId: string): void {
-  sessions.keys(sessionId);
+/** Why `sessionId` cannot name a session's keys, if it cannot. */
+function keysError(sessions: { keys(id: string): unknown }, sessionId: string): string | undefined {
+  try {
+    sessions.keys(sessionId);
+    return undefined;
+  } catch (error) {
+    return errorMessage(error);
+  }
+}
+
+type Found = { ok: true; id: string } | { ok: false; error: string };
+
+/** The session `sessionId` names: itself when in Redis, else the one session whose id starts with it. */
+async function findSession(sessions: SessionLog, sessionId: string): Promise<Found> {
+  if (await sessions.exists(sessionId)) return { ok: true, id: sessionId };
+  const { isSessionIdPrefix, matchIdPrefix, ambiguousIdLine } = await import('../session/find-session.ts');
+  const match = isSessionIdPrefix(sessionId) ? matchIdPrefix(sessionId, await sessions.sessionIds(10_000)) : [];
+  if (typeof match === 'string') return { ok: true, id: match };
+  return {
+    ok: false,
+    error:
+      match.length > 1
+        ? ambiguousIdLine(sessionId, match)
+        : `no session ${sessionId} in Redis (not started yet, archived or deleted)`,
+  };
+}
+
+/** The stream id to print after: `--from` as a stream id, or the id of the message with that uuid; else the start. */
+async function startId(sessions: SessionLog, sessionId: string, from: string | undefined): Promise<Found> {
+  if (from === undefined) return { ok: true, id: '0-0' };
+  const id = STREAM_ID.test(from) ? from : await sessions.idOfUuid(sessionId, from);
+  if (!id)
+    return {
+      ok: false,
+      error: `--from ${from}: not a stream id, and no message of session ${sessionId} has that uuid`,
+    };
+  return { ok: true, id };
+}
+
+/**
+ * Prints messages as stream-json lines on stdout, waiting for it to drain (or `stop`); a reader that went away
+ * (EPIPE) stops the attach and is written to no more.
+ */
+function stdoutPrinter(stop: AbortController): (message: object) => Promise<void> {
+  let readerGone = false;
+  process.stdout.on('error', () => {
+    readerGone = true;
+    stop.abort();
+  });
+  return async (message) => {
+    if (readerGone) return;
+    if (!process.stdout.write(`${JSON.stringify(message)}\n`)) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => resolve();
+        process.stdout.once('drain', done);
+        process.stdout.once('error', done);
+        stop.signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  };
 }

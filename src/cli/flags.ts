@@ -4,6 +4,9 @@
  */
 import { Command, Option, InvalidArgumentError } from 'commander';
 import { VERSION } from '../version.ts';
+import { HARNESS_NAMES, type HarnessName } from '../harness/types.ts';
+import { PERMISSION_MODES } from '../messages/permission-modes.ts';
+import type { PermissionMode } from '../messages/types.ts';
 
 /** Parsed flags, camelCased by commander. */
 export interface CliFlags {
@@ -29,9 +32,9 @@ export interface CliFlags {
   allowedTools?: string[];
   disallowedTools?: string[];
   tools?: string;
-  permissionMode?: 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
+  permissionMode?: PermissionMode;
   permissionPromptTool?: string;
-  harness?: 'agentpipe' | 'claude' | 'codex' | 'gemini' | 'qwen' | 'acp';
+  harness?: HarnessName;
   harnessCommand?: string;
   sandbox?: 'auto' | 'required' | 'off';
   dangerouslySkipPermissions?: boolean;
@@ -106,9 +109,9 @@ function addRuntimeOptions(command: Command): Command {
     .addOption(
       new Option(
         '--harness <agent>',
-        "the agent that runs the session: agentpipe's own loop (default), or a wrapped CLI: claude, codex, " +
-          'gemini, qwen, acp',
-      ).choices(['agentpipe', 'claude', 'codex', 'gemini', 'qwen', 'acp']),
+        "the agent that runs the session: agentpipe's own loop (default), or a wrapped CLI: " +
+          HARNESS_NAMES.filter((name) => name !== 'agentpipe').join(', '),
+      ).choices(HARNESS_NAMES),
     )
     .option(
       '--harness-command <command>',
@@ -154,15 +157,7 @@ function addToolOptions(command: Command): Command {
       'permission rules that deny; a bare name hides the tool',
     )
     .option('--tools <names>', 'restrict the built-in tools ("default" for all)')
-    .addOption(
-      new Option('--permission-mode <mode>', 'permission mode').choices([
-        'default',
-        'acceptEdits',
-        'bypassPermissions',
-        'plan',
-        'dontAsk',
-      ]),
-    )
+    .addOption(new Option('--permission-mode <mode>', 'permission mode').choices(PERMISSION_MODES))
     .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions')
     .option('--cwd <dir>', 'working folder of the agent')
     .option('--no-session-persistence', 'do not write a transcript ($AGENTPIPE_HOME/projects/<folder>/<id>.jsonl)')

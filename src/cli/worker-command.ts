@@ -68,60 +68,61 @@ export function addWorkerCommand(program: Command, log: (line: string) => void):
       whole('--grace', 0),
       30_000,
     )
-    .action(async (flags: WorkerFlags, command: Command) => {
-      const given = sessionFlagsGiven(command);
-      if (given.length) {
-        const what = given.length === 1 ? 'is a session flag' : 'are session flags';
-        log(
-          `agentpipe worker: error: ${given.join(', ')} ${what}: a worker runs each session with the options its ` +
-            'client sent; give them to `agentpipe serve --redis` or to query({cluster}) (agentpipe help worker ' +
-            "lists the worker's flags)",
-        );
-        process.exitCode = 1;
-        return;
-      }
-      const { startWorker } = await import('../cluster/worker/worker.ts');
-      const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
-      let worker;
-      try {
-        await warnIfPasswordless(flags.redis, 'agentpipe worker', log);
-        worker = await startWorker({
-          redis: flags.redis,
-          concurrency: flags.concurrency,
-          log,
-          archiveDir: flags.archive
-            ? path.resolve(flags.archiveDir ?? path.join(agentpipeHome(), 'archive'))
-            : undefined,
-          archiveAfterMs: flags.archiveAfter,
-        });
-      } catch (error) {
-        if (!RedisConnectionError.isInstance(error)) throw error;
-        log(`agentpipe worker: error: ${error.message}`);
-        process.exitCode = 1;
-        return;
-      }
-      const signalled = new Promise<NodeJS.Signals>((resolve) => {
-        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve(signal));
-      });
-      const outcome = await Promise.race([signalled, worker.done]);
-      if (typeof outcome === 'string') {
-        log(
-          `agentpipe worker: ${outcome}: draining: no new session, running prompts finish (up to ` +
-            `${flags.grace} ms), then each session goes back to the queue (again to exit at once)`,
-        );
-        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(1));
-        await worker.drain(flags.grace);
-        log('agentpipe worker: drained: every session handed back');
-        await shutdownTelemetry();
-        return;
-      }
-      if (outcome) {
-        log(`agentpipe worker: error: ${outcome.message}`);
-        process.exitCode = 1;
-      }
-      await worker.close();
-      await shutdownTelemetry();
+    .action((flags: WorkerFlags, command: Command) => runWorker(flags, command, log));
+}
+
+/** `agentpipe worker`: refuses session flags, runs the worker until it fails or a signal drains it. */
+async function runWorker(flags: WorkerFlags, command: Command, log: (line: string) => void): Promise<void> {
+  const given = sessionFlagsGiven(command);
+  if (given.length) {
+    const what = given.length === 1 ? 'is a session flag' : 'are session flags';
+    log(
+      `agentpipe worker: error: ${given.join(', ')} ${what}: a worker runs each session with the options its ` +
+        'client sent; give them to `agentpipe serve --redis` or to query({cluster}) (agentpipe help worker ' +
+        "lists the worker's flags)",
+    );
+    process.exitCode = 1;
+    return;
+  }
+  const { startWorker } = await import('../cluster/worker/worker.ts');
+  const { RedisConnectionError, warnIfPasswordless } = await import('../cluster/connection.ts');
+  let worker;
+  try {
+    await warnIfPasswordless(flags.redis, 'agentpipe worker', log);
+    worker = await startWorker({
+      redis: flags.redis,
+      concurrency: flags.concurrency,
+      log,
+      archiveDir: flags.archive ? path.resolve(flags.archiveDir ?? path.join(agentpipeHome(), 'archive')) : undefined,
+      archiveAfterMs: flags.archiveAfter,
     });
+  } catch (error) {
+    if (!RedisConnectionError.isInstance(error)) throw error;
+    log(`agentpipe worker: error: ${error.message}`);
+    process.exitCode = 1;
+    return;
+  }
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve(signal));
+  });
+  const outcome = await Promise.race([signalled, worker.done]);
+  if (typeof outcome === 'string') {
+    log(
+      `agentpipe worker: ${outcome}: draining: no new session, running prompts finish (up to ` +
+        `${flags.grace} ms), then each session goes back to the queue (again to exit at once)`,
+    );
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(1));
+    await worker.drain(flags.grace);
+    log('agentpipe worker: drained: every session handed back');
+    await shutdownTelemetry();
+    return;
+  }
+  if (outcome) {
+    log(`agentpipe worker: error: ${outcome.message}`);
+    process.exitCode = 1;
+  }
+  await worker.close();
+  await shutdownTelemetry();
 }
 
 /** Sends the spans and metrics the sessions left queued (bounded), when telemetry ever started. */

@@ -17,11 +17,11 @@ import type { PermissionResult } from '../messages/control.ts';
 import type { UsageTracker } from '../agent/usage.ts';
 import type { LoopOutcome } from '../agent/loop.ts';
 
-/** The wrapped agents; `agentpipe` is agentpipe's own loop. */
-export type HarnessName = 'agentpipe' | 'claude' | 'codex' | 'gemini' | 'qwen' | 'acp';
+/** The harness names accepted by `--harness`: the wrapped agents; `agentpipe` is agentpipe's own loop. */
+export const HARNESS_NAMES = ['agentpipe', 'claude', 'codex', 'gemini', 'qwen', 'acp'] as const;
 
-/** The harness names accepted by `--harness`. */
-export const HARNESS_NAMES: readonly HarnessName[] = ['agentpipe', 'claude', 'codex', 'gemini', 'qwen', 'acp'];
+/** A harness: one of `HARNESS_NAMES`. */
+export type HarnessName = (typeof HARNESS_NAMES)[number];
 
 /** How a wrapped agent is started, from the session's options. */
 export interface HarnessConfig {

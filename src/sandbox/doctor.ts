@@ -62,10 +62,27 @@ function viaProxy(target: string, expect: string): string {
   );
 }
 
-/** The probes, given the throwaway world's paths. */
-function probes(w: { outside: string; fresh: string; port: number; allowedPort: number; pid: number }): Probe[] {
-  const q = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-  const fails = (attempt: string) => `if { ${attempt}; } 2>/dev/null; then echo ESCAPED; else echo HELD; fi`;
+/** Quoted for sh. */
+const q = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+/** A probe script: HELD when `attempt` fails, ESCAPED when it succeeds. */
+const fails = (attempt: string) => `if { ${attempt}; } 2>/dev/null; then echo ESCAPED; else echo HELD; fi`;
+
+/** The throwaway world the probes run in. */
+interface World {
+  outside: string;
+  fresh: string;
+  port: number;
+  allowedPort: number;
+  pid: number;
+}
+
+/** The probes, given the throwaway world's paths, in the order the report lists them. */
+function probes(w: World): Probe[] {
+  return [...writeProbes(w), ...secretProbes(w), ...networkProbes(w), ...escapeProbes(w)];
+}
+
+/** Writes a command must not make: outside the working folders, into git's and agentpipe's own files. */
+function writeProbes(w: World): Probe[] {
   return [
     { name: 'write outside the working folders', profile: 'workspace', script: fails(`echo x > ${q(w.outside)}/new`) },
     { name: 'write into /etc', profile: 'workspace', script: fails('touch /etc/agentpipe-doctor') },
@@ -85,6 +102,12 @@ function probes(w: { outside: string; fresh: string; port: number; allowedPort: 
       script: fails(`mkdir -p ${q(w.fresh)}/.git/hooks && echo x > ${q(w.fresh)}/.git/hooks/pre-commit`),
     },
     { name: 'read-only command writes its folder', profile: 'read-only', script: fails('echo x > written') },
+  ];
+}
+
+/** What a command must not read or see: keys, agentpipe's home and environment, other processes. */
+function secretProbes(w: World): Probe[] {
+  return [
     { name: 'read ~/.ssh', profile: 'workspace', script: fails('grep -q SECRET ~/.ssh/id_ed25519') },
     { name: 'read ~/.aws', profile: 'workspace', script: fails('grep -q SECRET ~/.aws/credentials') },
     { name: "read agentpipe's home", profile: 'workspace', script: fails('grep -rq SECRET "$AGENTPIPE_HOME"') },
@@ -104,6 +127,12 @@ function probes(w: { outside: string; fresh: string; port: number; allowedPort: 
       profile: 'workspace',
       script: `if env | grep -q '^ANTHROPIC_API_KEY='; then echo ESCAPED; else echo HELD; fi`,
     },
+  ];
+}
+
+/** Where a command must not connect: the host's loopback, hosts the egress proxy refuses. */
+function networkProbes(w: World): Probe[] {
+  return [
     { name: "reach the host's loopback", profile: 'workspace', script: fails(`exec 3<>/dev/tcp/127.0.0.1/${w.port}`) },
     {
       name: 'reach an allowed host through the egress proxy',
@@ -135,6 +164,12 @@ function probes(w: { outside: string; fresh: string; port: number; allowedPort: 
       profile: 'workspace',
       script: `if grep -vqE '^ *(lo:|Inter|face)' /proc/net/dev; then echo ESCAPED; else echo HELD; fi`,
     },
+  ];
+}
+
+/** Ways out: inherited descriptors, privileges, unix sockets, links. */
+function escapeProbes(w: World): Probe[] {
+  return [
     {
       name: 'inherited file descriptors',
       profile: 'workspace',

@@ -9,95 +9,141 @@ import type { QueryOptions } from './types.ts';
 /** Options only the in-process engine can honour (functions and objects that cannot cross a process). */
 const IN_PROCESS_ONLY = ['hooks', 'extraTools'] as const;
 
+type Value = string | number | boolean | undefined;
+/** What a row sees: the options, and the temp files to remove afterwards (a script object is written to one). */
+interface Context {
+  readonly options: QueryOptions;
+  readonly tempFiles: string[];
+}
+/**
+ * One row: a flag and its value (left out when undefined or false; alone when true), or a function adding flags of its
+ * own (lists, and options that map onto several flags). The order of the rows is the order of the arguments.
+ */
+type Row =
+  readonly [flag: string, value: (o: QueryOptions, context: Context) => Value] | ((context: Context) => string[]);
+
+const nonEmpty = (o: object | undefined) => o !== undefined && Object.keys(o).length > 0;
+const listFlag =
+  (flag: string, list: (o: QueryOptions) => readonly string[] | undefined) =>
+  ({ options }: Context) => {
+    const values = list(options);
+    return values?.length ? [flag, ...values] : [];
+  };
+/** Tapes name files as the caller sees them (the CLI resolves them against its own folder, which is the caller's). */
+const tapeFile = (o: QueryOptions, file: string | undefined) =>
+  file === undefined ? undefined : path.resolve(o.cwd ?? '', file);
+
+const ROWS: readonly Row[] = [
+  ['--harness', (o) => o.harness],
+  ['--harness-command', (o) => o.harnessCommand],
+  ['--model', (o) => o.model],
+  ['--provider', (o) => o.provider],
+  ['--base-url', (o) => o.baseUrl],
+  ['--script', (o, context) => scriptFile(o, context.tempFiles)],
+  ['--cwd', (o) => o.cwd],
+  ['--system-prompt', (o) => o.systemPrompt],
+  ['--append-system-prompt', (o) => o.appendSystemPrompt],
+  ['--max-turns', (o) => o.maxTurns],
+  ['--max-budget-usd', (o) => o.maxBudgetUsd],
+  ['--max-thinking-tokens', (o) => o.maxThinkingTokens],
+  listFlag('--allowed-tools', (o) => o.allowedTools),
+  listFlag('--disallowed-tools', (o) => o.disallowedTools),
+  ['--tools', (o) => o.tools?.join(',')],
+  ['--permission-mode', (o) => o.permissionMode],
+  ['--include-partial-messages', (o) => o.includePartialMessages],
+  ['--replay-user-messages', (o) => o.replayUserMessages],
+  ['--include-hook-events', (o) => o.includeHookEvents],
+  ['--session-id', (o) => o.sessionId],
+  ['--mcp-config', (o) => (nonEmpty(o.mcpServers) ? JSON.stringify({ mcpServers: o.mcpServers }) : undefined)],
+  ['--agents', (o) => (nonEmpty(o.agents) ? JSON.stringify(o.agents) : undefined)],
+  ['--settings', (o) => settingsWithSandbox(o)],
+  ['--sandbox', (o) => (typeof o.sandbox === 'string' ? o.sandbox : undefined)],
+  ['--permission-prompt-tool', (o) => (o.canUseTool ? 'stdio' : undefined)],
+  ['--resume', (o) => o.resume],
+  ['--continue', (o) => o.continue],
+  ['--fork-session', (o) => o.forkSession],
+  ['--resume-session-at', (o) => o.resumeSessionAt],
+  ['--no-session-persistence', (o) => o.persistSession === false],
+  ['--max-context-tokens', (o) => o.maxContextTokens],
+  [
+    '--json-schema',
+    (o) => (o.outputFormat?.type === 'json_schema' ? JSON.stringify(o.outputFormat.schema) : undefined),
+  ],
+  ['--api-key-helper', (o) => o.apiKeyHelper],
+  ['--fallback-model', (o) => o.fallbackModel],
+  ['--outcome-policy', (o) => o.outcomePolicy],
+  ['--effort', (o) => o.effort],
+  ({ options }) => thinkingFlags(options.thinking),
+  ['--betas', (o) => (o.betas?.length ? o.betas.join(',') : undefined)],
+  // Resolved against --cwd, as in-process.
+  ({ options }) => (options.additionalDirectories ?? []).flatMap((dir) => ['--add-dir', dir]),
+  // The library reads no settings files unless asked; the CLI reads all of them without the flag.
+  ({ options }) => ['--setting-sources', (options.settingSources ?? []).join(',')],
+  ['--trust-project', (o) => o.trustProject === true],
+  ['--no-trust-project', (o) => o.trustProject === false],
+  ['--strict-mcp-config', (o) => o.strictMcpConfig === true],
+  ['--agent', (o) => o.agent],
+  ['--debug', (o) => (typeof o.debug === 'string' ? o.debug : o.debug === true)],
+  ['--debug-file', (o) => o.debugFile],
+  ['--record', (o) => tapeFile(o, o.record)],
+  ['--replay', (o) => tapeFile(o, o.replay)],
+  ['--replay-tools', (o) => o.replayTools],
+  ['--replay-until', (o) => o.replayUntil],
+  ['--otel', (o) => o.telemetry !== undefined && o.telemetry !== false],
+  ['--otel-content', (o) => typeof o.telemetry === 'object' && o.telemetry.content === true],
+];
+
+/** The arguments of one flag: none when its value is undefined or false, the flag alone when true. */
+function flagArgs(flag: string, value: Value): string[] {
+  if (value === undefined || value === false) return [];
+  return value === true ? [flag] : [flag, String(value)];
+}
+
 /** The flags for `options`, and temp files to remove afterwards. */
 export function flagsFromOptions(options: QueryOptions): { args: string[]; tempFiles: string[] } {
+  refuseInProcessOnly(options);
+  const context: Context = { options, tempFiles: [] };
+  const args = ROWS.flatMap((row) =>
+    typeof row === 'function' ? row(context) : flagArgs(row[0], row[1](options, context)),
+  );
+  return { args, tempFiles: context.tempFiles };
+}
+
+/** Options holding functions or objects that cannot cross a process are refused with what to do instead. */
+function refuseInProcessOnly(options: QueryOptions): void {
   for (const name of IN_PROCESS_ONLY) {
     if (options[name] !== undefined)
       throw new Error(
         `query(): option "${name}" holds functions and works in-process only; drop "executable" to use it`,
       );
   }
-  const args: string[] = [];
-  const tempFiles: string[] = [];
-  const add = (flag: string, value: string | number | boolean | undefined) => {
-    if (value === undefined || value === false) return;
-    args.push(flag);
-    if (value !== true) args.push(String(value));
-  };
-  add('--harness', options.harness);
-  add('--harness-command', options.harnessCommand);
-  add('--model', options.model);
-  add('--provider', options.provider);
-  add('--base-url', options.baseUrl);
-  if (typeof options.script === 'string') add('--script', path.resolve(options.script));
-  else if (options.script) {
-    const file = path.join(os.tmpdir(), `agentpipe-script-${newUuid()}.json`);
-    // The owner's only, and never through a file put there first (a shared temp folder).
-    writeFileSync(file, JSON.stringify(options.script), { mode: PRIVATE_FILE, flag: 'wx' });
-    tempFiles.push(file);
-    add('--script', file);
-  }
-  add('--cwd', options.cwd);
-  add('--system-prompt', options.systemPrompt);
-  add('--append-system-prompt', options.appendSystemPrompt);
-  add('--max-turns', options.maxTurns);
-  add('--max-budget-usd', options.maxBudgetUsd);
-  add('--max-thinking-tokens', options.maxThinkingTokens);
-  if (options.allowedTools?.length) args.push('--allowed-tools', ...options.allowedTools);
-  if (options.disallowedTools?.length) args.push('--disallowed-tools', ...options.disallowedTools);
-  if (options.tools) add('--tools', options.tools.join(','));
-  add('--permission-mode', options.permissionMode);
-  add('--include-partial-messages', options.includePartialMessages);
-  add('--replay-user-messages', options.replayUserMessages);
-  add('--include-hook-events', options.includeHookEvents);
-  add('--session-id', options.sessionId);
-  if (options.mcpServers && Object.keys(options.mcpServers).length)
-    add('--mcp-config', JSON.stringify({ mcpServers: options.mcpServers }));
-  if (options.agents && Object.keys(options.agents).length) add('--agents', JSON.stringify(options.agents));
-  const settings = settingsWithSandbox(options);
-  if (settings !== undefined) add('--settings', settings);
-  if (typeof options.sandbox === 'string') add('--sandbox', options.sandbox);
-  if (options.canUseTool) add('--permission-prompt-tool', 'stdio');
-  add('--resume', options.resume);
-  add('--continue', options.continue);
-  add('--fork-session', options.forkSession);
-  add('--resume-session-at', options.resumeSessionAt);
-  add('--no-session-persistence', options.persistSession === false);
-  add('--max-context-tokens', options.maxContextTokens);
-  if (options.outputFormat?.type === 'json_schema') add('--json-schema', JSON.stringify(options.outputFormat.schema));
-  add('--api-key-helper', options.apiKeyHelper);
-  add('--fallback-model', options.fallbackModel);
-  add('--outcome-policy', options.outcomePolicy);
-  add('--effort', options.effort);
-  if (options.thinking) {
-    add('--thinking', options.thinking.type);
-    if (options.thinking.type === 'enabled') add('--max-thinking-tokens', options.thinking.budgetTokens);
-    if (options.thinking.type !== 'disabled') add('--thinking-display', options.thinking.display);
-  }
-  if (options.betas?.length) add('--betas', options.betas.join(','));
-  for (const dir of options.additionalDirectories ?? []) add('--add-dir', dir); // resolved against --cwd, as in-process
-  // The library reads no settings files unless asked; the CLI reads all of them without the flag.
-  args.push('--setting-sources', (options.settingSources ?? []).join(','));
-  add('--trust-project', options.trustProject === true);
-  add('--no-trust-project', options.trustProject === false);
-  add('--strict-mcp-config', options.strictMcpConfig === true);
-  add('--agent', options.agent);
-  add('--debug', typeof options.debug === 'string' ? options.debug : options.debug === true);
-  add('--debug-file', options.debugFile);
-  // Tapes name files as the caller sees them (the CLI resolves them against its own folder, which is the caller's).
-  if (options.record !== undefined) add('--record', path.resolve(options.cwd ?? '', options.record));
-  if (options.replay !== undefined) add('--replay', path.resolve(options.cwd ?? '', options.replay));
-  add('--replay-tools', options.replayTools);
-  add('--replay-until', options.replayUntil);
   const telemetry = options.telemetry;
   if (typeof telemetry === 'object' && (telemetry.tracerProvider || telemetry.meterProvider))
     throw new Error(
       'query(): telemetry.tracerProvider and meterProvider work in-process only; drop "executable", or let the ' +
         'child export with the OTEL_* variables (telemetry: true)',
     );
-  add('--otel', telemetry !== undefined && telemetry !== false);
-  add('--otel-content', typeof telemetry === 'object' && telemetry.content === true);
-  return { args, tempFiles };
+}
+
+/** `--script`: a path as given (resolved), or a script object written to a private temp file. */
+function scriptFile(options: QueryOptions, tempFiles: string[]): string | undefined {
+  if (typeof options.script === 'string') return path.resolve(options.script);
+  if (!options.script) return undefined;
+  const file = path.join(os.tmpdir(), `agentpipe-script-${newUuid()}.json`);
+  // The owner's only, and never through a file put there first (a shared temp folder).
+  writeFileSync(file, JSON.stringify(options.script), { mode: PRIVATE_FILE, flag: 'wx' });
+  tempFiles.push(file);
+  return file;
+}
+
+/** `--thinking` with its budget (enabled) and display (not disabled). */
+function thinkingFlags(thinking: QueryOptions['thinking']): string[] {
+  if (!thinking) return [];
+  return [
+    ...flagArgs('--thinking', thinking.type),
+    ...(thinking.type === 'enabled' ? flagArgs('--max-thinking-tokens', thinking.budgetTokens) : []),
+    ...(thinking.type !== 'disabled' ? flagArgs('--thinking-display', thinking.display) : []),
+  ];
 }
 
 /** Environment of the child: the options' env (or ours) plus the API key, if given. */

@@ -25,6 +25,8 @@ export interface LineTransport {
   close(): Promise<void>;
 }
 
+type CanUseToolRequest = Extract<OutboundRequest, { subtype: 'can_use_tool' }>;
+type ToolUseContext = Parameters<NonNullable<QueryOptions['canUseTool']>>[2];
 type Pending = { resolve: (r: Record<string, unknown> | undefined) => void; reject: (e: Error) => void };
 
 /**
@@ -44,48 +46,6 @@ export function startLineEngine(
   const aborts = new Map<string, AbortController>();
   let nextId = 0;
 
-  async function feed(): Promise<void> {
-    let sent = 0;
-    try {
-      for await (const message of promptMessages(prompt)) {
-        if (!(await transport.send(message))) return;
-        sent++;
-      }
-    } catch (error) {
-      log(`agentpipe: prompt input failed: ${errorMessage(error)}`);
-    }
-    await results.reached(sent);
-    transport.endInput();
-  }
-
-  async function answer(request: ControlRequest<OutboundRequest>): Promise<void> {
-    let response: ControlResponse['response'];
-    const abort = new AbortController();
-    aborts.set(request.request_id, abort);
-    try {
-      if (request.request.subtype !== 'can_use_tool' || !options.canUseTool)
-        throw new Error(`Unsupported control request subtype: ${request.request.subtype}`);
-      const r = request.request;
-      const decision: PermissionResult = await options.canUseTool(r.tool_name, r.input, {
-        signal: abort.signal,
-        toolUseId: r.tool_use_id,
-        suggestions: r.permission_suggestions,
-        parentToolUseId: null,
-        ...(r.display_name !== undefined ? { displayName: r.display_name } : {}),
-        ...(r.description !== undefined ? { description: r.description } : {}),
-        ...(r.decision_reason !== undefined ? { decisionReason: r.decision_reason } : {}),
-        ...(r.decision_reason_type !== undefined ? { decisionReasonType: r.decision_reason_type } : {}),
-        ...(r.blocked_path !== undefined ? { blockedPath: r.blocked_path } : {}),
-      });
-      response = { subtype: 'success', request_id: request.request_id, response: { ...decision } };
-    } catch (error) {
-      response = { subtype: 'error', request_id: request.request_id, error: errorMessage(error) };
-    } finally {
-      aborts.delete(request.request_id);
-    }
-    await transport.send({ type: 'control_response', response });
-  }
-
   /** Routes one line the CLI wrote: control traffic to its handler, messages to the queue. */
   async function route(line: OutputLineRead): Promise<void> {
     if (line.type === 'control_response') {
@@ -94,7 +54,7 @@ export function startLineEngine(
       pending.delete(response.request_id);
       if (response.subtype === 'success') entry?.resolve(response.response);
       else entry?.reject(new Error(response.error));
-    } else if (line.type === 'control_request') void answer(line);
+    } else if (line.type === 'control_request') void answer(line, options, transport, aborts);
     else if (line.type === 'control_cancel_request') aborts.get(line.request_id)?.abort();
     else if (line.type === 'message') {
       await queue.push(line.message);
@@ -116,7 +76,7 @@ export function startLineEngine(
     }
   }
 
-  void feed();
+  void feed(prompt, transport, results, log);
   void read().then(async (readError) => {
     results.releaseAll();
     for (const entry of pending.values()) entry.reject(new Error(end.gone));
@@ -143,4 +103,63 @@ export function startLineEngine(
       void queue.return();
     },
   };
+}
+
+/** Answers one control request of the other side (`can_use_tool`, with the options' callback; abortable by id). */
+async function answer(
+  request: ControlRequest<OutboundRequest>,
+  options: QueryOptions,
+  transport: LineTransport,
+  aborts: Map<string, AbortController>,
+): Promise<void> {
+  let response: ControlResponse['response'];
+  const abort = new AbortController();
+  aborts.set(request.request_id, abort);
+  try {
+    if (request.request.subtype !== 'can_use_tool' || !options.canUseTool)
+      throw new Error(`Unsupported control request subtype: ${request.request.subtype}`);
+    const r = request.request;
+    const decision: PermissionResult = await options.canUseTool(r.tool_name, r.input, toolUseContext(r, abort.signal));
+    response = { subtype: 'success', request_id: request.request_id, response: { ...decision } };
+  } catch (error) {
+    response = { subtype: 'error', request_id: request.request_id, error: errorMessage(error) };
+  } finally {
+    aborts.delete(request.request_id);
+  }
+  await transport.send({ type: 'control_response', response });
+}
+
+/** The callback's context of a `can_use_tool` request: its wire fields in the SDK's names, those present only. */
+function toolUseContext(r: CanUseToolRequest, signal: AbortSignal): ToolUseContext {
+  return {
+    signal,
+    toolUseId: r.tool_use_id,
+    suggestions: r.permission_suggestions,
+    parentToolUseId: null,
+    ...(r.display_name !== undefined ? { displayName: r.display_name } : {}),
+    ...(r.description !== undefined ? { description: r.description } : {}),
+    ...(r.decision_reason !== undefined ? { decisionReason: r.decision_reason } : {}),
+    ...(r.decision_reason_type !== undefined ? { decisionReasonType: r.decision_reason_type } : {}),
+    ...(r.blocked_path !== undefined ? { blockedPath: r.blocked_path } : {}),
+  };
+}
+
+/** Writes the prompt's messages, then ends the input once as many results came back as messages were sent. */
+async function feed(
+  prompt: string | AsyncIterable<PromptMessage>,
+  transport: LineTransport,
+  results: Counter,
+  log: (line: string) => void,
+): Promise<void> {
+  let sent = 0;
+  try {
+    for await (const message of promptMessages(prompt)) {
+      if (!(await transport.send(message))) return;
+      sent++;
+    }
+  } catch (error) {
+    log(`agentpipe: prompt input failed: ${errorMessage(error)}`);
+  }
+  await results.reached(sent);
+  transport.endInput();
 }

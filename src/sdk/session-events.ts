@@ -25,6 +25,8 @@ import {
   type ToolRequest,
 } from './session-event-types.ts';
 
+type OfType<T extends AgentMessage['type']> = Extract<AgentMessage, { type: T }>;
+
 export { EPHEMERAL_TYPES, isEventOf } from './session-event-types.ts';
 export type { SessionEvent, SessionEventDataMap, SessionEventType, ToolRequest } from './session-event-types.ts';
 
@@ -67,85 +69,97 @@ export class SessionEventProjector {
     if (message.type !== 'assistant' && message.type !== 'stream_event') this.#flush(emit);
     switch (message.type) {
       case 'system':
-        if (message.subtype === 'init') {
-          if (!this.#started) emit('session.start', sessionStartData(message));
-          this.#started = true;
-          for (const text of this.#prompts.splice(0)) this.#userText(text, emit);
-        } else if (message.subtype === 'status' && message.status === 'compacting')
-          emit('session.compaction_start', {});
-        else if (message.subtype === 'compact_boundary') {
-          const meta = message.compact_metadata;
-          emit('session.compaction_complete', {
-            success: true,
-            trigger: meta.trigger,
-            preCompactionTokens: meta.pre_tokens,
-            postCompactionTokens: meta.post_tokens,
-          });
-        } else if (message.subtype === 'worker_lost') this.#workerLost = true;
-        else if (message.subtype === 'hook_response') {
-          const hook = { hookInvocationId: message.hook_id, hookType: message.hook_event, hookName: message.hook_name };
-          emit('hook.start', hook);
-          emit('hook.end', {
-            ...hook,
-            success: message.outcome === 'success',
-            ...(message.outcome === 'success'
-              ? { result: message.output }
-              : { error: { message: message.stderr || message.output || message.outcome } }),
-          });
-        }
+        this.#system(message, emit);
         break;
       case 'auth_status':
         if (message.error) emit('session.error', { errorType: 'authentication', message: message.error });
         break;
-      case 'stream_event': {
-        const event = message.event;
-        const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
-        if (event.type === 'message_start') this.#begin(event.message.id, message.parent_tool_use_id, emit);
-        else if (event.type === 'message_stop') this.#flush(emit);
-        else if (event.type === 'content_block_delta' && this.#pending) {
-          if (event.delta.type === 'text_delta')
-            emit('assistant.message_delta', {
-              messageId: this.#pending.messageId,
-              deltaContent: event.delta.text,
-              ...parent,
-            });
-          if (event.delta.type === 'thinking_delta')
-            emit('assistant.reasoning_delta', {
-              reasoningId: `${this.#pending.messageId}:${event.index}`,
-              deltaContent: event.delta.thinking,
-              ...parent,
-            });
-        }
+      case 'stream_event':
+        this.#streamEvent(message, emit);
         break;
-      }
       case 'assistant':
         this.#assistant(message, emit);
         break;
       case 'user':
         this.#user(message, emit);
         break;
-      case 'tool_progress': {
-        const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
-        emit('tool.execution_progress', {
-          toolCallId: message.tool_use_id,
-          progressMessage: `${message.tool_name} running for ${message.elapsed_time_seconds}s`,
-          ...parent,
-        });
-        if (message.output && message.output !== this.#lastOutput.get(message.tool_use_id)) {
-          this.#lastOutput.set(message.tool_use_id, message.output);
-          emit('tool.execution_partial_result', {
-            toolCallId: message.tool_use_id,
-            partialOutput: message.output,
-            ...parent,
-          });
-        }
+      case 'tool_progress':
+        this.#toolProgress(message, emit);
         break;
-      }
       case 'result':
         this.#result(message, emit);
         break;
     }
     return out;
+  }
+
+  /** A system message: the session's start (and the prompts shown before it), compaction, a lost worker, a hook. */
+  #system(message: OfType<'system'>, emit: Emit): void {
+    if (message.subtype === 'init') {
+      if (!this.#started) emit('session.start', sessionStartData(message));
+      this.#started = true;
+      for (const text of this.#prompts.splice(0)) this.#userText(text, emit);
+    } else if (message.subtype === 'status' && message.status === 'compacting') emit('session.compaction_start', {});
+    else if (message.subtype === 'compact_boundary') {
+      const meta = message.compact_metadata;
+      emit('session.compaction_complete', {
+        success: true,
+        trigger: meta.trigger,
+        preCompactionTokens: meta.pre_tokens,
+        postCompactionTokens: meta.post_tokens,
+      });
+    } else if (message.subtype === 'worker_lost') this.#workerLost = true;
+    else if (message.subtype === 'hook_response') {
+      const hook = { hookInvocationId: message.hook_id, hookType: message.hook_event, hookName: message.hook_name };
+      emit('hook.start', hook);
+      emit('hook.end', {
+        ...hook,
+        success: message.outcome === 'success',
+        ...(message.outcome === 'success'
+          ? { result: message.output }
+          : { error: { message: message.stderr || message.output || message.outcome } }),
+      });
+    }
+  }
+
+  /** A stream event: an API message begins or ends; its text and reasoning deltas. */
+  #streamEvent(message: OfType<'stream_event'>, emit: Emit): void {
+    const event = message.event;
+    const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
+    if (event.type === 'message_start') this.#begin(event.message.id, message.parent_tool_use_id, emit);
+    else if (event.type === 'message_stop') this.#flush(emit);
+    else if (event.type === 'content_block_delta' && this.#pending) {
+      if (event.delta.type === 'text_delta')
+        emit('assistant.message_delta', {
+          messageId: this.#pending.messageId,
+          deltaContent: event.delta.text,
+          ...parent,
+        });
+      if (event.delta.type === 'thinking_delta')
+        emit('assistant.reasoning_delta', {
+          reasoningId: `${this.#pending.messageId}:${event.index}`,
+          deltaContent: event.delta.thinking,
+          ...parent,
+        });
+    }
+  }
+
+  /** A running tool's progress, and its partial output when that changed. */
+  #toolProgress(message: OfType<'tool_progress'>, emit: Emit): void {
+    const parent = message.parent_tool_use_id ? { parentToolCallId: message.parent_tool_use_id } : {};
+    emit('tool.execution_progress', {
+      toolCallId: message.tool_use_id,
+      progressMessage: `${message.tool_name} running for ${message.elapsed_time_seconds}s`,
+      ...parent,
+    });
+    if (message.output && message.output !== this.#lastOutput.get(message.tool_use_id)) {
+      this.#lastOutput.set(message.tool_use_id, message.output);
+      emit('tool.execution_partial_result', {
+        toolCallId: message.tool_use_id,
+        partialOutput: message.output,
+        ...parent,
+      });
+    }
   }
 
   #event<K extends SessionEventType>(type: K, data: SessionEventDataMap[K]): SessionEvent {

@@ -6,7 +6,8 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { OutboundRequest } from '../messages/control.ts';
-import type { AgentMessage, PermissionMode } from '../messages/types.ts';
+import type { AgentMessage } from '../messages/types.ts';
+import { isPermissionMode, PERMISSION_MODES } from '../messages/permission-modes.ts';
 import { checkpointsSince } from '../tools/checkpoints.ts';
 import { newUuid } from '../messages/ids.ts';
 import { knownModels } from '../model/pricing.ts';
@@ -38,8 +39,6 @@ type Handler = (
   request: Request,
   signal: AbortSignal,
 ) => Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefined;
-
-const PERMISSION_MODES: PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
 
 let schemas: typeof import('./control-schema.ts') | undefined;
 
@@ -99,8 +98,8 @@ const handlers: Record<string, Handler> = {
     return loading ? loading.then(answer) : answer();
   },
   async set_permission_mode(host, request) {
-    const mode = request.mode as PermissionMode;
-    if (!PERMISSION_MODES.includes(mode))
+    const mode = request.mode;
+    if (!isPermissionMode(mode))
       throw new Error(
         `unknown permission mode ${JSON.stringify(request.mode)}; expected one of ${PERMISSION_MODES.join(', ')}`,
       );

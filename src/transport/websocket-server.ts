@@ -77,27 +77,7 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
   const { WebSocketServer } = await import('ws');
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
   const policy: AccessPolicy = { host: o.host, port: o.port, token: o.token, allowOrigins: o.allowOrigins };
-  const page =
-    o.httpHandler ??
-    ((_req, res) => {
-      res
-        .writeHead(426, { 'content-type': 'text/plain' })
-        .end('agentpipe serve speaks WebSocket: connect with a WebSocket client\n');
-    });
-  const server = http.createServer((req, res) => {
-    // The page itself shows and starts sessions: it needs the token too; its assets do not.
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const refusal = checkAccess(req, policy, path === '/' || path === '/index.html');
-    if (refusal) {
-      o.log(
-        `agentpipe serve: refused ${req.method ?? 'a request'} from ${req.socket.remoteAddress ?? '?'}: ` +
-          `${refusal.reason}`,
-      );
-      res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
-      return;
-    }
-    page(req, res);
-  });
+  const server = httpServer(o, policy);
   const sessions = new Set<Promise<void>>();
   let connections = 0;
   const sessionIdFor = o.sessionIdFor ?? (() => (o.options.resume || o.options.continue ? undefined : randomUUID()));
@@ -129,26 +109,7 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
     });
   });
   const heartbeat = setInterval(
-    () => {
-      for (const ws of wss.clients as Set<Client>) {
-        // A paused connection reads nothing, its pongs included: it is alive while its client takes the answers it was
-        // sent (the session paused it because they wait), or has taken them all.
-        if (ws.isPaused) {
-          const taken = ws.tcp?.bytesWritten ?? 0;
-          if (ws.bufferedAmount > 0 && taken === ws.taken) ws.terminate();
-          ws.taken = taken;
-          continue;
-        }
-        ws.taken = undefined;
-        if (ws.alive === false) {
-          ws.terminate();
-          continue;
-        }
-        ws.alive = false;
-        ws.ping();
-        if (o.keepAliveLine !== false && ws.bufferedAmount === 0) ws.send(KEEP_ALIVE_LINE);
-      }
-    },
+    () => beat(wss.clients as Set<Client>, o.keepAliveLine !== false),
     o.keepAliveMs ?? envInt('AGENTPIPE_WS_KEEPALIVE_MS', 15_000),
   );
   heartbeat.unref();
@@ -166,6 +127,55 @@ export async function startWebSocketServer(o: WebSocketServerOptions): Promise<R
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The HTTP server: a request the access policy refuses is answered with why; others go to the page handler. */
+function httpServer(o: WebSocketServerOptions, policy: AccessPolicy): http.Server {
+  const page =
+    o.httpHandler ??
+    ((_req, res) => {
+      res
+        .writeHead(426, { 'content-type': 'text/plain' })
+        .end('agentpipe serve speaks WebSocket: connect with a WebSocket client\n');
+    });
+  return http.createServer((req, res) => {
+    // The page itself shows and starts sessions: it needs the token too; its assets do not.
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const refusal = checkAccess(req, policy, path === '/' || path === '/index.html');
+    if (refusal) {
+      o.log(
+        `agentpipe serve: refused ${req.method ?? 'a request'} from ${req.socket.remoteAddress ?? '?'}: ` +
+          `${refusal.reason}`,
+      );
+      res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
+      return;
+    }
+    page(req, res);
+  });
+}
+
+/**
+ * One heartbeat: each connection answered a ping since the last beat or is ended. A paused connection reads nothing,
+ * its pongs included: it is alive while its client takes the answers it was sent (the session paused it because they
+ * wait), or has taken them all.
+ */
+function beat(clients: Set<Client>, keepAliveLine: boolean): void {
+  for (const ws of clients) {
+    if (ws.isPaused) {
+      const taken = ws.tcp?.bytesWritten ?? 0;
+      if (ws.bufferedAmount > 0 && taken === ws.taken) ws.terminate();
+      ws.taken = taken;
+      continue;
+    }
+    ws.taken = undefined;
+    if (ws.alive === false) {
+      ws.terminate();
+      continue;
+    }
+    ws.alive = false;
+    ws.ping();
+    if (keepAliveLine && ws.bufferedAmount === 0) ws.send(KEEP_ALIVE_LINE);
+  }
 }
 
 function refuse(socket: Duplex, req: http.IncomingMessage, refusal: Refusal, log: (line: string) => void): void {

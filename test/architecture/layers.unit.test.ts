@@ -48,3 +48,9 @@ test('no layer imports a higher one', () => {
   }
   assert.deepEqual(violations, []);
 });
+
+test("docs/architecture.md's layer table lists the layers this test enforces, in their order", () => {
+  const doc = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([a-z]+)` \|/gm)].map(([, name]) => name);
+  assert.deepEqual(rows, LAYERS);
+});

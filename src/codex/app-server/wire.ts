@@ -33,36 +33,11 @@ export function v2Item(item: CodexItem, times: { startedAtMs?: number; completed
         ...lifecycle,
       };
     case 'agentMessage':
-      return {
-        type: 'agentMessage',
-        moderation: null,
-        id: item.id,
-        text: item.text,
-        phase: null,
-        memoryCitation: null,
-        delivery: null,
-        questions: null,
-        ...lifecycle,
-      };
+      return { ...v2AgentMessage(item), ...lifecycle };
     case 'reasoning':
       return { type: 'reasoning', id: item.id, summary: item.text ? [item.text] : [], content: [], ...lifecycle };
     case 'commandExecution':
-      return {
-        type: 'commandExecution',
-        id: item.id,
-        pluginId: null,
-        scriptPath: null,
-        command: item.command,
-        cwd: item.cwd,
-        processId: null,
-        source: 'agent',
-        status: status(item.status),
-        commandActions: [{ type: 'unknown', command: item.command }],
-        aggregatedOutput: item.status === 'inProgress' ? null : item.output,
-        exitCode: item.exitCode,
-        durationMs: item.durationMs,
-        ...lifecycle,
-      };
+      return { ...v2Command(item), ...lifecycle };
     case 'fileChange':
       return {
         type: 'fileChange',
@@ -201,5 +176,38 @@ export function v2Usage(u: {
     cacheWriteInputTokens: u.cache_write_input_tokens,
     outputTokens: u.output_tokens,
     reasoningOutputTokens: u.reasoning_output_tokens,
+  };
+}
+
+/** A command run, its output once it ended. */
+function v2Command(item: Extract<CodexItem, { kind: 'commandExecution' }>): V2Item {
+  return {
+    type: 'commandExecution',
+    id: item.id,
+    pluginId: null,
+    scriptPath: null,
+    command: item.command,
+    cwd: item.cwd,
+    processId: null,
+    source: 'agent',
+    status: status(item.status),
+    commandActions: [{ type: 'unknown', command: item.command }],
+    aggregatedOutput: item.status === 'inProgress' ? null : item.output,
+    exitCode: item.exitCode,
+    durationMs: item.durationMs,
+  };
+}
+
+/** An answer of the agent, with the fields codex writes as null. */
+function v2AgentMessage(item: Extract<CodexItem, { kind: 'agentMessage' }>): V2Item {
+  return {
+    type: 'agentMessage',
+    moderation: null,
+    id: item.id,
+    text: item.text,
+    phase: null,
+    memoryCitation: null,
+    delivery: null,
+    questions: null,
   };
 }

@@ -4,7 +4,7 @@ import type { PermissionMode } from '../../messages/types.ts';
 import type { HarnessConfig } from '../types.ts';
 import type { AgentLink } from './link.ts';
 import { isRecord, str } from './shared.ts';
-import { PERMISSION_MODES } from './translator.ts';
+import { PERMISSION_MODES } from '../../messages/permission-modes.ts';
 
 /** How long the agent has to answer session/new, session/load and the session settings. */
 export const SESSION_TIMEOUT_MS = 60_000;

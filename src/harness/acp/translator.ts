@@ -1,7 +1,8 @@
 /** One prompt's `session/update` notifications translated into agentpipe's messages, in order. */
-import type { AssistantContentBlock, PermissionMode, StreamEvent } from '../../messages/types.ts';
+import type { AssistantContentBlock, StreamEvent } from '../../messages/types.ts';
 import type { ContentBlock, PlanEntry, SessionUpdate, StopReason, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { newApiId, newUuid } from '../../messages/ids.ts';
+import { PERMISSION_MODES } from '../../messages/permission-modes.ts';
 import { toolUseError } from '../../messages/notices.ts';
 import { todoWriteAnswer } from '../../tools/builtin/todo-write.ts';
 import type { TurnState } from '../turn-state.ts';
@@ -9,15 +10,6 @@ import type { HarnessOutcome, HarnessTurn } from '../types.ts';
 import { errorText, isRecord, settle } from './shared.ts';
 import type { Terminals } from './terminals.ts';
 import { chunkText, outputText, structuredResult, toolOf, type ToolState } from './tools.ts';
-
-/** The permission modes an agent's mode id may name. */
-export const PERMISSION_MODES: readonly PermissionMode[] = [
-  'default',
-  'acceptEdits',
-  'bypassPermissions',
-  'plan',
-  'dontAsk',
-];
 
 /** The agent's cumulative session cost (`usage_update`), reported to the harness. */
 export type CostReport = (cost: { amount: number; currency: string } | null | undefined) => void;

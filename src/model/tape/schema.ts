@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { issuesOf } from '../../messages/issues.ts';
+import { PERMISSION_MODES } from '../../messages/permission-modes.ts';
 import { TAPE_VERSION, type TapeHeader, type TapeLine } from './format.ts';
 import { isRecord } from '../../process/guards.ts';
 
@@ -56,7 +57,7 @@ const Session = z.looseObject({
   allowedTools: Strings.optional(),
   disallowedTools: Strings.optional(),
   tools: Strings.optional(),
-  permissionMode: z.enum(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk']).optional(),
+  permissionMode: z.enum(PERMISSION_MODES).optional(),
   includePartialMessages: z.boolean().optional(),
   includeHookEvents: z.boolean().optional(),
   settings: z.record(z.string(), z.unknown()).optional(),
