@@ -128,6 +128,8 @@ export interface MountPlan {
    * nested-repos.ts): their `.git` kept read-only as it is, their folders in place.
    */
   submodules?: string[];
+  /** Bare repositories below the top of the writable folders (nested-repos.ts): read-only whole, in place. */
+  bareRepos?: string[];
 }
 
 /** What `mountArgs` gives: bubblewrap's arguments, the claims on mount points, files to remove if they appear. */
@@ -174,13 +176,19 @@ export function mountArgs(plan: MountPlan): Mounts {
   // Outer folders first; a writable folder inside another is bound again first, as that one's protected paths
   // (`.agentpipe` holding a wrapped CLI's own agentpipe home) may cover it read-only by now.
   const ordered = roots.filter((dir) => !gitDirs.has(dir)).sort((a, b) => a.length - b.length);
+  // The read-only binds of git folders below the roots, made after every folder on the way to them is bound onto
+  // itself: a folder bound later (another root's, another repository's way) would cover one made before.
+  const late: string[] = [];
+  const below = (list: string[] | undefined, root: string) =>
+    (list ?? []).filter((checkout) => checkout !== root && isInside(checkout, root));
   for (const root of ordered) {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
-    protectGit(root, writable, plan, { args, claims, mustStayMissing });
-    const checkouts = (plan.submodules ?? []).filter((checkout) => checkout !== root && isInside(checkout, root));
-    protectCheckouts(root, checkouts, plan, args, claims);
+    protectGit(root, writable, plan, { args, claims, mustStayMissing }, late);
+    const bare = below(plan.bareRepos, root);
+    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, args, claims, late);
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
+  args.push(...late);
   for (const target of existing(plan.denyWrite))
     if (writable.some((dir) => isInside(target, dir))) args.push('--ro-bind', target, target);
   for (const target of hiddenInside) {
@@ -199,7 +207,7 @@ export function mountArgs(plan: MountPlan): Mounts {
  * it is writable but for `GIT_PROTECTED`. No repository (no `.git`, or an empty one: a point of ours, or
  * no repository to git): an empty read-only `.git` keeps one from being made (`maskMissingGit`).
  */
-function protectGit(root: string, writable: string[], plan: MountPlan, out: Mounts): void {
+function protectGit(root: string, writable: string[], plan: MountPlan, out: Mounts, late: string[]): void {
   const found = real(path.join(root, '.git'));
   const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
   const noRepository = found === undefined || (gitDir !== undefined && isEmptyDirectory(gitDir));
@@ -211,7 +219,7 @@ function protectGit(root: string, writable: string[], plan: MountPlan, out: Moun
   // point git at a gitdir (config, hooks) of its own. A git folder outside the writable ones is read-only already.
   if (gitDir === undefined) {
     out.args.push('--ro-bind', found, found);
-    protectNamedGitDir(root, out.args);
+    protectNamedGitDir(root, late);
   } else if (!writable.some((dir) => isInside(gitDir, dir))) return;
   else if (!writable.includes(gitDir)) out.args.push('--ro-bind', gitDir, gitDir);
   else {
@@ -233,7 +241,15 @@ function protectGit(root: string, writable: string[], plan: MountPlan, out: Moun
  * a repository behind one). All the folders are bound first, the `.git`s after: a folder bound
  * later would cover a `.git` below it made read-only before (a repository inside another).
  */
-function protectCheckouts(root: string, checkouts: string[], plan: MountPlan, args: string[], claims: PointClaim[]) {
+function protectCheckouts(
+  root: string,
+  checkouts: string[],
+  bare: Set<string>,
+  plan: MountPlan,
+  args: string[],
+  claims: PointClaim[],
+  late: string[],
+) {
   const bound = new Set<string>();
   const stopped = new Set<string>();
   const reached: string[] = [];
@@ -258,13 +274,17 @@ function protectCheckouts(root: string, checkouts: string[], plan: MountPlan, ar
     if (whole) reached.push(checkout);
   }
   for (const checkout of reached) {
-    const git = path.join(checkout, '.git');
-    if (real(git) === undefined) {
-      if (!isLink(git)) protectPath(git, plan.emptyDir, args, claims);
+    if (bare.has(checkout)) {
+      late.push('--ro-bind', checkout, checkout);
       continue;
     }
-    if (!isLink(git)) args.push('--ro-bind', git, git);
-    protectNamedGitDir(checkout, args);
+    const git = path.join(checkout, '.git');
+    if (real(git) === undefined) {
+      if (!isLink(git)) protectPath(git, plan.emptyDir, late, claims);
+      continue;
+    }
+    if (!isLink(git)) late.push('--ro-bind', git, git);
+    protectNamedGitDir(checkout, late);
   }
 }
 

@@ -8,7 +8,9 @@
  * Found by a bounded walk, as Claude Code's sandbox runtime bounds its search for such paths: at most `MAX_DEPTH`
  * folders down, at most `MAX_FOLDERS` folders in all per session start, links not followed, and none of the folders
  * no one runs git in (`node_modules` and the like, a repository's own `.git`). What lies beyond the bounds is not
- * searched: a repository there is writable, and `onLimit` says so once per root (docs/security.md).
+ * searched: a repository there is writable; `onLimit` says so once per root when the folder count stopped the walk
+ * (not for the depth: docs/security.md). Bare repositories (a mirror, a dotfiles repository) are found by their
+ * shape and protected whole.
  */
 import { readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +26,8 @@ const SKIPPED = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__', '
 export interface NestedRepos {
   /** The folders (absolute) holding a `.git` (a folder or a file), the root itself excluded. */
   checkouts: string[];
+  /** Bare repositories (a folder holding `HEAD`, `objects/` and `refs/`: a mirror, a dotfiles repository). */
+  bare: string[];
   /** True when the walk stopped at `MAX_FOLDERS` before it had read every folder within `MAX_DEPTH`. */
   truncated: boolean;
 }
@@ -34,32 +38,49 @@ export interface NestedRepos {
  */
 export function nestedRepos(root: string, limits = { depth: MAX_DEPTH, folders: MAX_FOLDERS }): NestedRepos {
   const checkouts: string[] = [];
+  const bare: string[] = [];
   let level = [root];
   let read = 0;
   for (let depth = 0; depth <= limits.depth && level.length > 0; depth++) {
     const next: string[] = [];
     for (const dir of level) {
-      if (read++ >= limits.folders) return { checkouts, truncated: true };
+      if (read++ >= limits.folders) return { checkouts, bare, truncated: true };
       const list = entries(dir);
       if (dir !== root && list.some((entry) => entry.name === '.git')) checkouts.push(dir);
+      if (dir !== root && isBare(list)) {
+        bare.push(dir); // protected whole: nothing below it to look for
+        continue;
+      }
       if (depth === limits.depth) continue;
       for (const entry of list)
         if (entry.isDirectory() && !SKIPPED.has(entry.name)) next.push(path.join(dir, entry.name));
     }
     level = next;
   }
-  return { checkouts, truncated: false };
+  return { checkouts, bare, truncated: false };
 }
 
-/** The repositories below each of `roots`; `onLimit` hears of a root whose walk stopped at its bound. */
-export function nestedReposUnder(roots: string[], onLimit: (root: string) => void = () => {}): string[] {
-  const found = new Set<string>();
+/** A bare repository's shape, as git recognizes one: `HEAD`, and the `objects` and `refs` folders. */
+function isBare(list: Dirent[]): boolean {
+  const has = (name: string, folder: boolean) =>
+    list.some((entry) => entry.name === name && (folder ? entry.isDirectory() : !entry.isDirectory()));
+  return has('HEAD', false) && has('objects', true) && has('refs', true);
+}
+
+/** The repositories below each of `roots`; `onLimit` hears of a root whose walk stopped at its folder bound. */
+export function nestedReposUnder(
+  roots: string[],
+  onLimit: (root: string) => void = () => {},
+): { checkouts: string[]; bare: string[] } {
+  const checkouts = new Set<string>();
+  const bare = new Set<string>();
   for (const root of roots) {
-    const { checkouts, truncated } = nestedRepos(root);
-    if (truncated) onLimit(root);
-    for (const checkout of checkouts) found.add(checkout);
+    const found = nestedRepos(root);
+    if (found.truncated) onLimit(root);
+    for (const checkout of found.checkouts) checkouts.add(checkout);
+    for (const repository of found.bare) bare.add(repository);
   }
-  return [...found];
+  return { checkouts: [...checkouts], bare: [...bare] };
 }
 
 function entries(dir: string): Dirent[] {

@@ -191,6 +191,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
         ...(ownHome ? [ownHome] : []),
       ]
     : [];
+  const nested = nestedReposUnder(unique(writable), (root) => warnSearchLimit(config, root));
   const {
     args: mounts,
     claims,
@@ -214,10 +215,8 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     emptyFile: runtime.emptyFile,
     scratch: tmp === runtime.tmpDir ? [tmp] : [],
     maskMissingGit: request.profile !== 'harness',
-    submodules: [
-      ...(await submoduleCheckouts(unique(writable), env)),
-      ...nestedReposUnder(unique(writable), (root) => warnSearchLimit(config, root)),
-    ],
+    submodules: [...(await submoduleCheckouts(unique(writable), env)), ...nested.checkouts],
+    bareRepos: nested.bare,
     homes: [home, os.homedir(), request.env.HOME ?? home],
   });
   const grant = networkGrant(policy, request);

@@ -141,6 +141,9 @@ function folderOfClones() {
   git('-C', path.join(work, 'app'), 'worktree', 'add', '-q', path.join(work, 'app-wt'));
   // A clone whose git folder lives beside it (`--separate-git-dir`): its .git is a file naming `lib2.git`.
   git('init', '-q', `--separate-git-dir=${path.join(work, 'lib2.git')}`, path.join(work, 'lib2'));
+  // Bare repositories: a mirror, and a dotfiles one (`git --git-dir=.dotfiles --work-tree=.`).
+  git('init', '-q', '--bare', path.join(work, 'mirror.git'));
+  git('init', '-q', '--bare', path.join(work, 'x', '.dotfiles'));
   return { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
 }
 
@@ -153,11 +156,38 @@ test('repositories below the working folder (1, 3 and 6 deep, a worktree): their
     ...repos.map((repo) => `git -C ${repo} config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`),
     // A worktree's .git names its gitdir: pointed at a gitdir of the command's making, git would run its config.
     `echo 'gitdir: ${w.outside}' > app-wt/.git; echo rc=$?`,
+    ...['mirror.git', 'x/.dotfiles'].map(
+      (bare) => `git --git-dir=${bare} config core.pager 'touch ${pwned}'; echo rc=$?`,
+    ),
+    `printf '#!/bin/sh\\ntouch ${pwned}\\n' > mirror.git/hooks/post-update; echo rc=$?`,
   ]);
   for (const [i, r] of results.entries()) assert.doesNotMatch(r, /rc=0/, `command ${i}: ${r}`);
   for (const repo of repos)
     execFileSync('git', ['status', '--short'], { cwd: path.join(w.work, repo), stdio: 'ignore' });
   assert.equal(existsSync(pwned), false, "git status outside the sandbox ran the command's program");
+});
+
+test('a working folder whose git folder is beside it, with a repository next to that: both stay unwritable', async () => {
+  const root = tempDir();
+  const work = path.join(root, 'work');
+  const outside = path.join(root, 'outside');
+  const home = path.join(root, 'home');
+  mkdirSync(outside);
+  mkdirSync(home);
+  mkdirSync(path.join(work, 'meta'), { recursive: true });
+  // The working folder's .git names work/meta/work.git; work/meta/other is a repository too, so the walk binds
+  // work/meta onto itself on the way to it: that bind must not cover work.git made read-only before.
+  execFileSync('git', ['init', '-q', `--separate-git-dir=${path.join(work, 'meta', 'work.git')}`, work]);
+  execFileSync('git', ['init', '-q', path.join(work, 'meta', 'other')]);
+  const w = { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
+  const pwned = path.join(outside, 'PWNED');
+  const results = await bypassing(w, [
+    `git config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`,
+    `git -C meta/other config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`,
+  ]);
+  for (const [i, r] of results.entries()) assert.doesNotMatch(r, /rc=0/, `command ${i}: ${r}`);
+  execFileSync('git', ['status', '--short'], { cwd: work, stdio: 'ignore' });
+  assert.equal(existsSync(pwned), false);
 });
 
 test("a repository below the working folder cannot be moved aside for one of the command's making", async () => {
