@@ -11,17 +11,22 @@ import path from 'node:path';
 import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
-/** A working folder holding a repository without `.git/hooks` (as some tools make them), and a folder outside it. */
-function world() {
+/** A working folder's path (`name`, not made), a folder outside it and a home folder, with the run's environment. */
+function places(name = 'work') {
   const root = tempDir();
-  const work = path.join(root, 'work');
   const outside = path.join(root, 'outside');
   const home = path.join(root, 'home');
   mkdirSync(outside);
   mkdirSync(home);
-  execFileSync('git', ['init', '-q', work]);
-  rmSync(path.join(work, '.git', 'hooks'), { recursive: true, force: true });
-  return { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
+  return { work: path.join(root, name), outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
+}
+
+/** A working folder holding a repository without `.git/hooks` (as some tools make them), and a folder outside it. */
+function world() {
+  const w = places();
+  execFileSync('git', ['init', '-q', w.work]);
+  rmSync(path.join(w.work, '.git', 'hooks'), { recursive: true, force: true });
+  return w;
 }
 
 /** Runs each command as one Bash call in bypassPermissions; returns the tool results' texts. */
@@ -126,12 +131,8 @@ test("a command cannot put a repository of its own in an existing submodule's pl
  * `app` (its `.git` a file), and a clone six folders down; no submodule.
  */
 function folderOfClones() {
-  const root = tempDir();
-  const work = path.join(root, 'code');
-  const outside = path.join(root, 'outside');
-  const home = path.join(root, 'home');
-  mkdirSync(outside);
-  mkdirSync(home);
+  const w = places('code');
+  const work = w.work;
   mkdirSync(work);
   const git = (...args: string[]) => execFileSync('git', args, { stdio: 'ignore' });
   git('init', '-q', path.join(work, 'app'));
@@ -144,7 +145,7 @@ function folderOfClones() {
   // Bare repositories: a mirror, and a dotfiles one (`git --git-dir=.dotfiles --work-tree=.`).
   git('init', '-q', '--bare', path.join(work, 'mirror.git'));
   git('init', '-q', '--bare', path.join(work, 'x', '.dotfiles'));
-  return { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
+  return w;
 }
 
 test('repositories below the working folder (1, 3 and 6 deep, a worktree): their hooks and config stay unwritable', async () => {
@@ -168,19 +169,14 @@ test('repositories below the working folder (1, 3 and 6 deep, a worktree): their
 });
 
 test('a working folder whose git folder is beside it, with a repository next to that: both stay unwritable', async () => {
-  const root = tempDir();
-  const work = path.join(root, 'work');
-  const outside = path.join(root, 'outside');
-  const home = path.join(root, 'home');
-  mkdirSync(outside);
-  mkdirSync(home);
+  const w = places();
+  const { work } = w;
   mkdirSync(path.join(work, 'meta'), { recursive: true });
   // The working folder's .git names work/meta/work.git; work/meta/other is a repository too, so the walk binds
   // work/meta onto itself on the way to it: that bind must not cover work.git made read-only before.
   execFileSync('git', ['init', '-q', `--separate-git-dir=${path.join(work, 'meta', 'work.git')}`, work]);
   execFileSync('git', ['init', '-q', path.join(work, 'meta', 'other')]);
-  const w = { work, outside, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
-  const pwned = path.join(outside, 'PWNED');
+  const pwned = path.join(w.outside, 'PWNED');
   const results = await bypassing(w, [
     `git config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`,
     `git -C meta/other config core.fsmonitor 'touch ${pwned}; false'; echo rc=$?`,
