@@ -19,7 +19,7 @@ import { globSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runProcessGroup } from '../process/run.ts';
 import { expandHome } from './mounts.ts';
-import { commonDirOf, gitDirOf, readText } from './git-dir.ts';
+import { commonDirOf, gitDirOf, readText, repositoryOf } from './git-dir.ts';
 
 /** Folders a glob rule's walk does not enter (their size, not their secrets: a rule naming them hides them). */
 const NOT_WALKED = ['**/node_modules/**', '**/.git/objects/**'];
@@ -120,14 +120,6 @@ function withAlternates(store: string, seen: string[] = []): string[] {
     if (named && !named.startsWith('#')) withAlternates(path.resolve(store, named), seen);
   }
   return seen;
-}
-
-/** The nearest folder at or above `dir` holding a `.git` (folder or file). */
-function repositoryOf(dir: string): string | undefined {
-  for (let at = dir; ; at = path.dirname(at)) {
-    if (statSync(path.join(at, '.git'), { throwIfNoEntry: false })) return at;
-    if (path.dirname(at) === at) return undefined;
-  }
 }
 
 /** Where a git folder keeps its objects: its own, or its common folder's (a linked worktree's `commondir`). */

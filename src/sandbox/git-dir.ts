@@ -7,6 +7,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
+/** The nearest folder at or above `dir` holding a `.git` (of any kind): the repository git finds from `dir`. */
+export function repositoryOf(dir: string): string | undefined {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (statSync(path.join(at, '.git'), { throwIfNoEntry: false })) return at;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
 /** The git folder `root`'s `.git` names: itself (a folder, or a link to one), or its `gitdir:`; undefined if none. */
 export function gitDirOf(root: string): string | undefined {
   const git = path.join(root, '.git');

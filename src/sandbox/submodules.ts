@@ -13,6 +13,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runProcessGroup } from '../process/run.ts';
+import { gitDirOf, repositoryOf } from './git-dir.ts';
 
 /** A gitlink's mode as the index stores it: 0o160000, 32 bits big-endian. */
 const GITLINK_MODE = Buffer.from([0, 0, 0xe0, 0]);
@@ -42,16 +43,9 @@ async function checkoutsUnder(root: string, env: NodeJS.ProcessEnv): Promise<str
 
 /** The index git uses in `root`: that of the nearest repository at or above it (a `.git` folder or file). */
 function indexOf(root: string): string | undefined {
-  for (let dir = root; ; dir = path.dirname(dir)) {
-    const git = path.join(dir, '.git');
-    const info = statSync(git, { throwIfNoEntry: false });
-    if (info?.isDirectory()) return path.join(git, 'index');
-    if (info?.isFile()) {
-      const named = /^gitdir: (.+)$/m.exec(readText(git))?.[1]?.trim();
-      return named ? path.join(path.resolve(dir, named), 'index') : undefined;
-    }
-    if (path.dirname(dir) === dir) return undefined;
-  }
+  const repository = repositoryOf(root);
+  const gitDir = repository === undefined ? undefined : gitDirOf(repository);
+  return gitDir === undefined ? undefined : path.join(gitDir, 'index');
 }
 
 /** False only when the index (and a split index's shared part) cannot hold a gitlink. */
@@ -80,12 +74,4 @@ async function gitlinks(root: string, env: NodeJS.ProcessEnv): Promise<string[]>
     .split('\0')
     .filter((line) => line.startsWith('160000 '))
     .map((line) => path.join(root, line.slice(line.indexOf('\t') + 1)));
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
 }
