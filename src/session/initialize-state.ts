@@ -23,6 +23,16 @@ export function accountInfo(provider: ModelProvider): Record<string, unknown> {
 /** What `system/init` and `initialize` both advertise (the SDK's capability names agentpipe implements). */
 export const CAPABILITIES = ['interrupt_receipt_v1', 'interrupt_cancel_queued_v1'];
 
+/**
+ * What Claude Code 2.1.332 sends in `system/init` and the `initialize` answer while these features are off: agentpipe
+ * has no fast mode and no analytics.
+ */
+export const FEATURES_OFF = {
+  fast_mode_state: 'off',
+  fast_mode_disabled_reason: 'sdk_opt_in_required',
+  analytics_disabled: true,
+} as const;
+
 /** The state fields of the `initialize` answer; `hooksSent`: the request carried hooks (then `hooks_applied`). */
 export function initializeState(session: Session, hooksSent: boolean): Record<string, unknown> {
   return {
@@ -39,9 +49,7 @@ export function initializeState(session: Session, hooksSent: boolean): Record<st
     other_hook_ask_outranks_host: true,
     session_state: session.running ? 'running' : 'idle',
     capabilities: CAPABILITIES,
-    fast_mode_state: 'off',
-    fast_mode_disabled_reason: 'sdk_opt_in_required',
-    analytics_disabled: true,
+    ...FEATURES_OFF,
     feedback_mode: { kind: 'disabled' },
     sandbox_enabled: false,
     remote_control_available: false,

@@ -2,7 +2,7 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
-import { CAPABILITIES } from './initialize-state.ts';
+import { CAPABILITIES, FEATURES_OFF } from './initialize-state.ts';
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { emptySubagentStats } from '../agent/subagent-stats.ts';
 import { resultFields } from './result-fields.ts';
@@ -355,9 +355,7 @@ export class Session {
       capabilities: CAPABILITIES,
       // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
       // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
-      fast_mode_state: 'off',
-      fast_mode_disabled_reason: 'sdk_opt_in_required',
-      analytics_disabled: true,
+      ...FEATURES_OFF,
       product_feedback_disabled: true,
       served_by_anthropic: ctx.provider.servedByAnthropic ?? false,
       sandbox_enabled: false,
