@@ -68,6 +68,19 @@ export interface SandboxSettings {
     allowAllUnixSockets?: boolean;
     [key: string]: unknown;
   };
+  /**
+   * Secrets sandboxed commands may use without holding them (Claude Code's block): each
+   * `envVars` entry is unset inside (`deny`) or replaced by a placeholder the egress proxy swaps for
+   * the real value in requests to `injectHosts` (`mask`); `files` entries are hidden (`mask` of a
+   * file is not supported yet and hides it too). docs/security.md, "Credentials".
+   */
+  credentials?: {
+    envVars?: CredentialEntry[];
+    files?: Array<Omit<CredentialEntry, 'name'> & { path: string }>;
+    /** Fill values in over plain `http://` too (default false: only over TLS the proxy verifies). */
+    allowPlaintextInject?: boolean;
+    [key: string]: unknown;
+  };
   filesystem?: {
     /** More paths workspace commands may write (`~` and relative paths allowed). */
     allowWrite?: string[];
@@ -79,6 +92,19 @@ export interface SandboxSettings {
     allowRead?: string[];
     [key: string]: unknown;
   };
+  [key: string]: unknown;
+}
+
+/** One `sandbox.credentials.envVars` entry. */
+export interface CredentialEntry {
+  name: string;
+  mode: 'deny' | 'mask';
+  /** A regular expression whose first group marks each secret span of the value (the rest stays). */
+  extract?: string;
+  /** When `extract` finds nothing: `warn` (default: passed on as it is, with a warning), `deny`, `error`. */
+  onExtractNoMatch?: 'deny' | 'error' | 'warn';
+  /** Where the proxy fills it in (default: every host of `network.allowedDomains`). */
+  injectHosts?: string[];
   [key: string]: unknown;
 }
 

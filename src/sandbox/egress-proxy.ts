@@ -17,6 +17,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { Socks5Server } from '@pondwader/socks5-server';
 import { canonicalHost, decideHost, isThisMachine, namesThisMachine, splitHostPort, type HostRules } from './hosts.ts';
+import { credentialsFor, fillIn, fillInHeaders, type Credential } from './credentials.ts';
+import { forwardRequest, Interceptor } from './egress-forward.ts';
+import type { CertificateAuthority } from './mitm-ca.ts';
 
 /** A connection the proxy refused. */
 export interface Denial {
@@ -31,32 +34,30 @@ export interface EgressProxyOptions {
   onDenied(denial: Denial): void;
   /** A name's addresses (default: the system resolver, every address). */
   lookup?: (host: string) => Promise<string[]>;
+  /** `sandbox.credentials`: placeholders filled in for their hosts (./credentials.ts). */
+  credentials?: {
+    list: readonly Credential[];
+    /** Fill values in over plain `http://` too (`allowPlaintextInject`). */
+    plaintext: boolean;
+    /** The authority that answers intercepted HTTPS tunnels (made on first use). */
+    authority(): Promise<CertificateAuthority>;
+  };
 }
 
 /** Where to connect; or refused by the rules (403, reported); or allowed but not reachable (502, not a refusal). */
 type Target = { address: string } | { denied: string } | { unreachable: string };
-
-/** Connection headers that concern one hop only (RFC 9110 7.6.1), never passed on. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 
 export class EgressProxy {
   readonly #options: EgressProxyOptions;
   readonly #http: http.Server;
   readonly #socks: Socks5Server;
   readonly #sockets = new Set<net.Socket>();
+  readonly #interceptor: Interceptor | undefined;
 
   constructor(options: EgressProxyOptions) {
     this.#options = options;
+    const credentials = options.credentials;
+    if (credentials?.list.length) this.#interceptor = new Interceptor(() => credentials.authority());
     this.#http = http.createServer({ requireHostHeader: false });
     this.#http.on('request', (req, res) => void this.#request(req, res));
     this.#http.on('connect', (req, socket, head) => void this.#connect(req, socket as net.Socket, head));
@@ -149,6 +150,16 @@ export class EgressProxy {
     socket.on('error', () => {});
     const { host, port } = splitHostPort(req.url ?? '');
     if (port === undefined) return refuse(socket, 400, `CONNECT needs host:port, got ${req.url ?? ''}`);
+    const credentials = this.#credentialsFor(host, port);
+    if (credentials.length && this.#interceptor) {
+      const target = await this.#open(host, port);
+      if ('denied' in target) return refuse(socket, 403, target.denied);
+      if ('unreachable' in target) return refuse(socket, 502, target.unreachable);
+      const name = canonicalHost(host)!;
+      return this.#interceptor
+        .intercept(socket, head, { host: name, port, address: target.address, credentials })
+        .catch((error: unknown) => refuse(socket, 502, `cannot answer TLS for ${name}: ${String(error)}`));
+    }
     await this.#dialFor(socket, host, port, (upstream) => {
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
@@ -164,25 +175,15 @@ export class EgressProxy {
     if ('denied' in target) return void res.writeHead(403, blocked).end(`agentpipe sandbox: ${target.denied}\n`);
     if ('unreachable' in target)
       return void res.writeHead(502, plain).end(`agentpipe sandbox proxy: ${target.unreachable}\n`);
-    const upstream = http.request({
-      host: target.address,
+    const credentials = this.#plaintextCredentialsFor(url.hostname, port);
+    const host = canonicalHost(url.hostname) ?? url.hostname;
+    forwardRequest(req, res, `${url.pathname}${url.search}`, {
+      host,
       port,
-      method: req.method,
-      path: `${url.pathname}${url.search}`,
-      headers: withoutHopByHop(req.rawHeaders),
-      setHost: false,
-      agent: false,
+      address: target.address,
+      credentials,
+      secure: false,
     });
-    upstream.on('response', (response) => {
-      res.writeHead(response.statusCode ?? 502, response.statusMessage, withoutHopByHop(response.rawHeaders));
-      response.pipe(res);
-    });
-    upstream.on('error', (error) => {
-      if (res.headersSent) res.destroy();
-      else res.writeHead(502, plain).end(`agentpipe sandbox proxy: ${url.host}: ${error.message}\n`);
-    });
-    res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
   }
 
   /** An absolute-form request asking to upgrade (a WebSocket over plain HTTP): tunneled after its head. */
@@ -191,13 +192,26 @@ export class EgressProxy {
     const url = absoluteUrl(req.url);
     if (!url) return refuse(socket, 400, 'expected an absolute http:// URL');
     await this.#dialFor(socket, url.hostname, Number(url.port || 80), (upstream) => {
-      const headers = withoutProxyHeaders(req.rawHeaders);
-      let text = `${req.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n`;
+      const credentials = this.#plaintextCredentialsFor(url.hostname, Number(url.port || 80));
+      const headers = fillInHeaders(withoutProxyHeaders(req.rawHeaders), credentials).headers;
+      let text = `${req.method ?? 'GET'} ${fillIn(`${url.pathname}${url.search}`, credentials)} HTTP/1.1\r\n`;
       for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`;
       upstream.write(`${text}\r\n`);
       if (head.length) upstream.write(head);
       this.#tunnel(socket, upstream);
     });
+  }
+
+  /** The credentials whose values may go to `rawHost:port`. */
+  #credentialsFor(rawHost: string, port: number): Credential[] {
+    const list = this.#options.credentials?.list;
+    const host = list?.length ? canonicalHost(rawHost) : undefined;
+    return host ? credentialsFor(list!, host, port) : [];
+  }
+
+  /** The same for plain `http://`: none unless `allowPlaintextInject` (the host's identity is not verified there). */
+  #plaintextCredentialsFor(rawHost: string, port: number): Credential[] {
+    return this.#options.credentials?.plaintext ? this.#credentialsFor(rawHost, port) : [];
   }
 
   /** For a raw client socket (CONNECT, an upgrade): decides and dials `host:port`, or answers 403 or 502 on it. */
@@ -259,20 +273,6 @@ function absoluteUrl(target: string | undefined): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Raw headers without the hop-by-hop ones (and those the Connection header names). */
-function withoutHopByHop(raw: string[]): string[] {
-  const named = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.toLowerCase() === 'connection')
-      for (const name of raw[i + 1]!.split(',')) named.add(name.trim().toLowerCase());
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!HOP_BY_HOP.has(name) && !named.has(name)) out.push(raw[i]!, raw[i + 1]!);
-  }
-  return out;
 }
 
 /** Raw headers without the proxy's own (an upgrade keeps Connection and Upgrade). */

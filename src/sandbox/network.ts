@@ -14,11 +14,20 @@ import { holdForSession, type SandboxConfig } from './config.ts';
 import { EgressProxy, type Denial } from './egress-proxy.ts';
 import { parseHostRules, ruleMatches, type HostRule } from './hosts.ts';
 import { startNamespace, type NetworkNamespace } from './netns.ts';
+import type { Credential } from './credentials.ts';
+import type { CertificateAuthority } from './mitm-ca.ts';
+import { sandboxRuntime } from './runtime.ts';
 
 /** The hosts a command may reach: entries of allowedDomains' syntax (with an optional port). */
 export interface NetworkGrant {
   allow: string[];
   deny: string[];
+}
+
+/** The credentials the proxy fills in (./credentials.ts), and whether over plain HTTP too. */
+export interface Injection {
+  list: readonly Credential[];
+  plaintext: boolean;
 }
 
 /** How a command reaches the allowed hosts. */
@@ -35,6 +44,8 @@ interface Entry {
   ns: NetworkNamespace;
   proxy: EgressProxy;
   watchers: Set<(denial: Denial) => void>;
+  /** The variables that make commands trust the proxy's authority (with credentials only). */
+  trust: Record<string, string>;
 }
 
 const entries = new WeakMap<SandboxConfig, Map<string, Promise<Entry | undefined>>>();
@@ -54,13 +65,14 @@ export async function egressFor(
   config: SandboxConfig,
   grant: NetworkGrant,
   bwrap: string,
+  credentials: Injection = { list: [], plaintext: false },
 ): Promise<Egress | undefined> {
   let map = entries.get(config);
   if (!map) entries.set(config, (map = new Map<string, Promise<Entry | undefined>>()));
   const key = JSON.stringify([[...new Set(grant.allow)].sort(), [...new Set(grant.deny)].sort()]);
   let pending = map.get(key);
   if (!pending) {
-    pending = open(config, grant, bwrap, () => map.delete(key));
+    pending = open(config, grant, bwrap, credentials, () => map.delete(key));
     map.set(key, pending);
   }
   const entry = await pending;
@@ -71,7 +83,7 @@ export async function egressFor(
   }
   return {
     join,
-    env: proxyEnv(entry.ns),
+    env: { ...proxyEnv(entry.ns), ...entry.trust },
     watch() {
       const seen: Denial[] = [];
       const watcher = (denial: Denial) => seen.push(denial);
@@ -90,6 +102,7 @@ async function open(
   config: SandboxConfig,
   grant: NetworkGrant,
   bwrap: string,
+  credentials: Injection,
   forget: () => void,
 ): Promise<Entry | undefined> {
   const invalid = (why: string) => warnOnce(config, `sandbox.network: ignored ${why}`);
@@ -101,7 +114,16 @@ async function open(
     return undefined;
   }
   const watchers = new Set<(denial: Denial) => void>();
+  let trust: Record<string, string> = {};
+  if (credentials.list.length) {
+    try {
+      trust = await processTrust(config.env ?? process.env);
+    } catch (error) {
+      warnOnce(config, `sandbox.credentials: cannot make the proxy's certificate authority (${errorMessage(error)})`);
+    }
+  }
   const proxy = new EgressProxy({
+    ...(credentials.list.length && trust.SSL_CERT_FILE ? { credentials: { ...credentials, authority } } : {}),
     rules,
     onDenied: (denial) => {
       warnOnce(config, `sandbox: refused a sandboxed command's connection: ${denial.reason}`);
@@ -131,12 +153,29 @@ async function open(
       ns.close();
       proxy.close();
     });
-    return { ns, proxy, watchers };
+    return { ns, proxy, watchers, trust };
   } catch (error) {
     warnOnce(config, `sandbox: ${errorMessage(error)}; sandboxed commands run without network`);
     forget();
     return undefined;
   }
+}
+
+let processAuthority: Promise<CertificateAuthority> | undefined;
+let trusted: Promise<Record<string, string>> | undefined;
+
+/** This process's authority for intercepted HTTPS (made once, on the first command with credentials). */
+function authority(): Promise<CertificateAuthority> {
+  processAuthority ??= import('./mitm-ca.ts').then((ca) => ca.createAuthority());
+  return processAuthority;
+}
+
+/** The trust variables for this process's authority (its files written once). */
+function processTrust(env: Record<string, string | undefined>): Promise<Record<string, string>> {
+  trusted ??= authority().then(async (ca) =>
+    (await import('./credential-trust.ts')).trustEnv(ca.certificate, sandboxRuntime().dir, env),
+  );
+  return trusted;
 }
 
 /** Allowed hosts on this machine's loopback with a port: forwarded from the namespace's loopback (port → host). */

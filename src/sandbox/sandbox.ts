@@ -14,7 +14,7 @@ import { AgentpipeError } from '../process/errors.ts';
 import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { agentpipeHome } from '../process/env.ts';
+import { agentpipeHome, childEnv as processChildEnv } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
@@ -25,6 +25,7 @@ import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, typ
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
 import type { NetworkGrant } from './network.ts';
+import { resolveCredentials, type CredentialSet } from './credentials.ts';
 
 /** The sandbox is required (`--sandbox required`, `failIfUnavailable`) and cannot start here. */
 export class SandboxUnavailableError extends AgentpipeError {
@@ -170,10 +171,11 @@ function warnSearchLimit(config: SandboxConfig, root: string): void {
 export async function sandboxed(config: SandboxConfig, request: SandboxRequest): Promise<SandboxedCommand> {
   const inner = typeof request.command === 'string' ? ['bash', '-c', request.command] : request.command;
   const state = await sandboxState(config);
+  const policy = await policyOf(config);
+  const credentials = credentialsOf(config, policy);
   const childEnv = definedOnly(request.env);
   if (!state.ok || request.profile === 'unsandboxed')
-    return { argv: inner, env: childEnv, confined: false, release: () => {}, refused: () => [] };
-  const policy = await policyOf(config);
+    return { argv: inner, env: withheld(childEnv, policy), confined: false, release: () => {}, refused: () => [] };
   const runtime = sandboxRuntime();
   const env = config.env ?? process.env;
   const home = env.HOME || os.homedir();
@@ -223,7 +225,8 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   // The proxy, its HTTP and SOCKS servers load only for a command that may reach some host.
   let egress;
   try {
-    egress = grant && (await (await import('./network.ts')).egressFor(config, grant, state.bwrap));
+    const inject = { list: credentials.credentials, plaintext: policy.allowPlaintextInject };
+    egress = grant && (await (await import('./network.ts')).egressFor(config, grant, state.bwrap, inject));
   } catch (error) {
     releaseMountPoints(claims);
     throw error;
@@ -244,7 +247,13 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
   return {
     argv: launcher([...(egress?.join ?? []), state.bwrap], bwrapArgs, filter),
-    env: { ...childEnv, ...egress?.env, TMPDIR: tmp, ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}) },
+    env: {
+      ...(request.profile === 'helper' ? childEnv : withheld(childEnv, policy)),
+      ...(request.profile === 'helper' ? {} : credentials.env),
+      ...egress?.env,
+      TMPDIR: tmp,
+      ...(ownHome ? { AGENTPIPE_HOME: ownHome } : {}),
+    },
     confined: true,
     release: () => {
       keepPointsForSession(config, claims);
@@ -253,6 +262,33 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     },
     refused: () => refused,
   };
+}
+
+const sessionCredentials = new WeakMap<SandboxConfig, CredentialSet>();
+
+/** The session's `sandbox.credentials.envVars` applied, with their placeholders (made once per session). */
+function credentialsOf(config: SandboxConfig, policy: SandboxPolicy): CredentialSet {
+  let set = sessionCredentials.get(config);
+  if (!set) {
+    set = policy.credentialVars.size
+      ? resolveCredentials(
+          policy.credentialVars,
+          processChildEnv(config.env ?? process.env),
+          policy.allowedDomains,
+          config.warn,
+        )
+      : { credentials: [], env: {}, names: [] };
+    sessionCredentials.set(config, set);
+  }
+  return set;
+}
+
+/** `env` without the variables `sandbox.credentials.envVars` lists (none reaches what agentpipe starts as it is). */
+function withheld(env: Record<string, string>, policy: SandboxPolicy): Record<string, string> {
+  if (!policy.credentialVars.size) return env;
+  const out = { ...env };
+  for (const name of policy.credentialVars.keys()) delete out[name];
+  return out;
 }
 
 /** The hosts `request` may reach under `policy`; undefined for none (no proxy, no namespace to join). */

@@ -5,6 +5,14 @@ import type { SandboxLayer, SandboxSettings } from './config.ts';
 
 const Strings = z.array(z.string());
 
+/** One entry of `credentials.envVars` or `credentials.files` (Claude Code's shape). */
+const Entry = z.looseObject({
+  mode: z.enum(['deny', 'mask']),
+  extract: z.string().optional(),
+  onExtractNoMatch: z.enum(['deny', 'error', 'warn']).optional(),
+  injectHosts: Strings.optional(),
+});
+
 /** The keys agentpipe reads; the rest of Claude Code's block passes through unread. */
 const Block = z.looseObject({
   enabled: z.boolean().optional(),
@@ -19,6 +27,13 @@ const Block = z.looseObject({
       deniedDomains: Strings.optional(),
       allowAllUnixSockets: z.boolean().optional(),
       allowLocalBinding: z.boolean().optional(),
+    })
+    .optional(),
+  credentials: z
+    .looseObject({
+      envVars: z.array(Entry.extend({ name: z.string().min(1) })).optional(),
+      files: z.array(Entry.extend({ path: z.string().min(1) })).optional(),
+      allowPlaintextInject: z.boolean().optional(),
     })
     .optional(),
   filesystem: z

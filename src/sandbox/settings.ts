@@ -7,7 +7,7 @@
  * Keys agentpipe does not use are accepted (the SDK may send them) and named once. The blocks
  * are validated by ./settings-schema.ts (zod), loaded only when a layer has one.
  */
-import type { SandboxConfig, SandboxLayer, SandboxMode, SandboxSettings } from './config.ts';
+import type { CredentialEntry, SandboxConfig, SandboxLayer, SandboxMode, SandboxSettings } from './config.ts';
 
 type Block = SandboxSettings;
 
@@ -26,6 +26,10 @@ export interface SandboxPolicy {
   /** Bash's dangerouslyDisableSandbox is honoured (it still asks); false from any layer wins. */
   allowUnsandboxedCommands: boolean;
   bwrapPath?: string;
+  /** `sandbox.credentials.envVars` by name: a `deny` from any layer wins, else the last layer's entry. */
+  credentialVars: Map<string, CredentialEntry>;
+  /** `sandbox.credentials.allowPlaintextInject` (not from the repository). */
+  allowPlaintextInject: boolean;
 }
 
 /** Keys of the block agentpipe reads; others are accepted and named in one warning. */
@@ -38,10 +42,30 @@ const READ_KEYS = new Set([
   'bwrapPath',
   'network',
   'filesystem',
+  'credentials',
 ]);
 /** allowLocalBinding: a sandboxed command binds in its own network namespace, which nothing outside reaches. */
+const READ_CREDENTIALS = new Set(['envVars', 'files', 'allowPlaintextInject']);
 const READ_NETWORK = new Set(['allowedDomains', 'deniedDomains', 'allowAllUnixSockets', 'allowLocalBinding']);
 const READ_FILESYSTEM = new Set(['allowWrite', 'denyWrite', 'denyRead', 'allowRead']);
+
+/**
+ * A layer's `credentials` into the policy: each variable's entry (a `deny` stays denied), and each
+ * file hidden as `filesystem.denyRead` hides it (`mask` of a file is not supported: hidden, said once).
+ */
+function mergeCredentials(policy: SandboxPolicy, block: Block, warn: (line: string) => void): void {
+  for (const entry of block.credentials?.envVars ?? []) {
+    if (policy.credentialVars.get(entry.name)?.mode !== 'deny') policy.credentialVars.set(entry.name, entry);
+  }
+  for (const file of block.credentials?.files ?? []) {
+    if (file.mode === 'mask')
+      warn(
+        `agentpipe: warning: sandbox.credentials.files: mask is not supported yet; ` +
+          `${file.path} is hidden instead (deny)`,
+      );
+    policy.denyRead.push(file.path);
+  }
+}
 
 /** True for layers an untrusted repository can write. */
 function fromRepository(layer: SandboxLayer): boolean {
@@ -61,6 +85,7 @@ function loosening(block: Block): string[] {
   if (block.network?.allowAllUnixSockets) out.push('network.allowAllUnixSockets');
   if (block.filesystem?.allowWrite?.length) out.push('filesystem.allowWrite');
   if (block.filesystem?.allowRead?.length) out.push('filesystem.allowRead');
+  if (block.credentials?.allowPlaintextInject) out.push('credentials.allowPlaintextInject');
   return out;
 }
 
@@ -69,6 +94,8 @@ function unread(block: Block): string[] {
   const out = Object.keys(block).filter((key) => !READ_KEYS.has(key));
   for (const key of Object.keys(block.network ?? {})) if (!READ_NETWORK.has(key)) out.push(`network.${key}`);
   for (const key of Object.keys(block.filesystem ?? {})) if (!READ_FILESYSTEM.has(key)) out.push(`filesystem.${key}`);
+  for (const key of Object.keys(block.credentials ?? {}))
+    if (!READ_CREDENTIALS.has(key)) out.push(`credentials.${key}`);
   return out;
 }
 
@@ -89,6 +116,8 @@ export function resolvePolicy(
     excludedCommands: [],
     autoAllowBashIfSandboxed: false,
     allowUnsandboxedCommands: true,
+    credentialVars: new Map(),
+    allowPlaintextInject: false,
   };
   let enabled: boolean | undefined;
   let required = false;
@@ -102,6 +131,8 @@ export function resolvePolicy(
     policy.denyWrite.push(...(block.filesystem?.denyWrite ?? []));
     policy.denyRead.push(...(block.filesystem?.denyRead ?? []));
     policy.deniedDomains.push(...(block.network?.deniedDomains ?? []));
+    // Credentials only take away (a masked value is one a command would otherwise hold whole): every layer.
+    mergeCredentials(policy, block, config.warn);
     if (block.allowUnsandboxedCommands === false) policy.allowUnsandboxedCommands = false;
     if (fromRepository(layer)) {
       const loose = loosening(block);
@@ -119,6 +150,8 @@ export function resolvePolicy(
     policy.allowRead.push(...(block.filesystem?.allowRead ?? []));
     policy.allowedDomains.push(...(block.network?.allowedDomains ?? []));
     policy.excludedCommands.push(...(block.excludedCommands ?? []));
+    if (block.credentials?.allowPlaintextInject !== undefined)
+      policy.allowPlaintextInject = block.credentials.allowPlaintextInject;
   }
   if (ignored.length)
     config.warn(`sandbox settings from the repository may only tighten the sandbox; ignored: ${ignored.join('; ')}`);
