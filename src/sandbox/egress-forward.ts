@@ -64,7 +64,9 @@ export function forwardRequest(
   const filledPath = fillIn(path, target.credentials);
   const filled = fillInHeaders(withoutHopByHop(req.rawHeaders), target.credentials);
   const carried = filled.changed || filledPath !== path;
-  const headers = carried ? identityEncoding(filled.headers) : filled.headers;
+  // A request that carries a value names the host it goes to: another Host could route it elsewhere
+  // behind a shared front end (domain fronting).
+  const headers = carried ? identityEncoding(withHost(filled.headers, target)) : filled.headers;
   const options = { host: target.address, port: target.port, method: req.method, path: filledPath, headers };
   const upstream = target.secure
     ? https.request({ ...options, ...serverName(target.host), setHost: false, agent: false })
@@ -88,6 +90,14 @@ export function forwardRequest(
 /** TLS's server name for `host` (none for an address, which is checked against the certificate's IP entries). */
 function serverName(host: string): { servername?: string } {
   return net.isIP(host) ? {} : { servername: host };
+}
+
+function withHost(raw: readonly string[], target: ForwardTarget): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() !== 'host') out.push(raw[i]!, raw[i + 1]!);
+  const name = net.isIPv6(target.host) ? `[${target.host}]` : target.host;
+  const usual = target.port === (target.secure ? 443 : 80);
+  return ['Host', usual ? name : `${name}:${target.port}`, ...out];
 }
 
 function identityEncoding(raw: readonly string[]): string[] {

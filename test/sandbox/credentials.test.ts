@@ -94,7 +94,7 @@ test('a sandboxed command uses a credential it cannot read: filled in for its ho
             'echo "denied=${AP_DENIED-unset}"',
         ),
         bash(curl(`-H "Authorization: Bearer $AP_TEST_TOKEN" "https://${hosts[0]}/echo?key=$AP_TEST_TOKEN"`)),
-        bash(curl(`-u "x-access-token:$AP_TEST_TOKEN" https://${hosts[0]}/basic`)),
+        bash(curl(`-u "x-access-token:$AP_TEST_TOKEN" -H "Host: evil.example" https://${hosts[0]}/basic`)),
         bash(curl(`-H "Authorization: Bearer $AP_TEST_TOKEN" https://${hosts[1]}/other`)),
         bash(curl(`-H "X-Key: $AP_TEST_TOKEN" http://${hosts[2]}/plain`)),
         { text: 'done' },
@@ -119,6 +119,7 @@ test('a sandboxed command uses a credential it cannot read: filled in for its ho
     assert.equal(listed.seen[0]?.headers['accept-encoding'], 'identity');
     const basic = String(listed.seen[1]?.headers.authorization).replace(/^Basic /, '');
     assert.equal(Buffer.from(basic, 'base64').toString(), `x-access-token:${SECRET}`);
+    assert.equal(listed.seen[1]?.headers.host, hosts[0], 'a request carrying the value names its own host');
     assert.equal(plain.seen[0]?.headers['x-key'], SECRET, 'plain HTTP to a listed host');
     // An allowed host that is not listed for it gets the placeholder, and its tunnel is not intercepted.
     assert.equal(other.seen[0]?.headers.authorization, `Bearer ${placeholder}`);
