@@ -58,3 +58,39 @@ test('the SDK asking for a sandbox that cannot start gets an error result (sandb
     /returned an error result: the sandbox is required .*bwrapPath \/nonexistent\/bwrap is not an executable/,
   );
 });
+
+test("the SDK's sandbox option carries credentials.envVars: a masked variable is a placeholder inside, a denied one unset", async () => {
+  const secret = 'sdk-secret-value-0123456789';
+  const options = sdkOptions(
+    [
+      { tool_calls: [{ name: 'Bash', input: { command: 'echo "m=$AP_MASKED d=${AP_DENIED-unset}"' } }] },
+      { text: 'done' },
+    ],
+    {},
+  );
+  const messages: SDKMessage[] = [];
+  for await (const message of query({
+    prompt: 'show them',
+    options: {
+      ...options,
+      env: { ...options.env, AP_MASKED: secret, AP_DENIED: secret },
+      permissionMode: 'bypassPermissions',
+      allowDangerouslySkipPermissions: true,
+      sandbox: {
+        enabled: true,
+        credentials: {
+          envVars: [
+            { name: 'AP_MASKED', mode: 'mask', injectHosts: ['api.example.com'] },
+            { name: 'AP_DENIED', mode: 'deny' },
+          ],
+        },
+      },
+    },
+  }))
+    messages.push(message);
+  const text = JSON.stringify(messages);
+  assert.match(text, /m=agentpipe_credential_AP_MASKED_[0-9a-f]{32} d=unset/, options.stderrText());
+  assert.ok(!text.includes(secret), 'the value reaches nothing the client sees');
+  const result = messages.at(-1);
+  assert.ok(result?.type === 'result' && result.subtype === 'success');
+});
