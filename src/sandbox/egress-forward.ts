@@ -43,6 +43,27 @@ export function withoutHopByHop(raw: readonly string[]): string[] {
   return out;
 }
 
+/** A request's head as bytes to write on a tunnel (line breaks in values dropped). */
+export function requestHead(method: string | undefined, target: string, headers: readonly string[]): string {
+  let text = `${method ?? 'GET'} ${target} HTTP/1.1\r\n`;
+  for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]!.replace(/[\r\n]/g, '')}\r\n`;
+  return `${text}\r\n`;
+}
+
+/** Pipes `a` and `b` both ways; either closing or failing ends both. */
+export function tunnel(a: net.Socket, b: net.Socket): void {
+  a.pipe(b);
+  b.pipe(a);
+  const end = () => {
+    a.destroy();
+    b.destroy();
+  };
+  a.once('close', end);
+  b.once('close', end);
+  a.on('error', end);
+  b.on('error', end);
+}
+
 /** Where a request goes: the host as the client named it, the address the proxy checked. */
 export interface ForwardTarget {
   host: string;
@@ -158,21 +179,9 @@ export class Interceptor {
     if (!target || !req.url?.startsWith('/')) return void socket.destroy();
     const headers = fillInHeaders(req.rawHeaders, target.credentials).headers;
     const upstream = tls.connect({ host: target.address, port: target.port, ...serverName(target.host) });
-    upstream.once('secureConnect', () => {
-      let text = `${req.method ?? 'GET'} ${fillIn(req.url!, target.credentials)} HTTP/1.1\r\n`;
-      for (let i = 0; i < headers.length; i += 2)
-        text += `${headers[i]}: ${headers[i + 1]!.replace(/[\r\n]/g, '')}\r\n`;
-      upstream.write(`${text}\r\n`);
-      if (head.length) upstream.write(head);
-      socket.pipe(upstream).pipe(socket);
-    });
-    const end = () => {
-      socket.destroy();
-      upstream.destroy();
-    };
-    upstream.on('error', end);
-    socket.on('error', end);
-    socket.once('close', end);
-    upstream.once('close', end);
+    // Written now, sent once the handshake is done, before anything the tunnel passes on.
+    upstream.write(requestHead(req.method, fillIn(req.url!, target.credentials), headers));
+    if (head.length) upstream.write(head);
+    tunnel(socket, upstream);
   }
 }

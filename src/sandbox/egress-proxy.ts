@@ -18,7 +18,7 @@ import net from 'node:net';
 import { Socks5Server } from '@pondwader/socks5-server';
 import { canonicalHost, decideHost, isThisMachine, namesThisMachine, splitHostPort, type HostRules } from './hosts.ts';
 import { credentialsFor, fillIn, fillInHeaders, type Credential } from './credentials.ts';
-import { forwardRequest, Interceptor } from './egress-forward.ts';
+import { forwardRequest, Interceptor, requestHead, tunnel } from './egress-forward.ts';
 import type { CertificateAuthority } from './mitm-ca.ts';
 
 /** A connection the proxy refused. */
@@ -85,7 +85,7 @@ export class EgressProxy {
             socket.off('data', keep);
             sendStatus('REQUEST_GRANTED');
             for (const chunk of early) upstream.write(chunk);
-            this.#tunnel(socket, upstream);
+            tunnel(socket, upstream);
           },
           (error) => sendStatus(error.code === 'ECONNREFUSED' ? 'CONNECTION_REFUSED' : 'HOST_UNREACHABLE'),
         );
@@ -110,7 +110,7 @@ export class EgressProxy {
     this.#dial(
       host,
       port,
-      (upstream) => this.#tunnel(socket, upstream),
+      (upstream) => tunnel(socket, upstream),
       () => socket.destroy(),
     );
   }
@@ -163,7 +163,7 @@ export class EgressProxy {
     await this.#dialFor(socket, host, port, (upstream) => {
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
-      this.#tunnel(socket, upstream);
+      tunnel(socket, upstream);
     });
   }
 
@@ -194,11 +194,9 @@ export class EgressProxy {
     await this.#dialFor(socket, url.hostname, Number(url.port || 80), (upstream) => {
       const credentials = this.#plaintextCredentialsFor(url.hostname, Number(url.port || 80));
       const headers = fillInHeaders(withoutProxyHeaders(req.rawHeaders), credentials).headers;
-      let text = `${req.method ?? 'GET'} ${fillIn(`${url.pathname}${url.search}`, credentials)} HTTP/1.1\r\n`;
-      for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`;
-      upstream.write(`${text}\r\n`);
+      upstream.write(requestHead(req.method, fillIn(`${url.pathname}${url.search}`, credentials), headers));
       if (head.length) upstream.write(head);
-      this.#tunnel(socket, upstream);
+      tunnel(socket, upstream);
     });
   }
 
@@ -236,19 +234,6 @@ export class EgressProxy {
       upstream.off('error', onError);
       opened(upstream);
     });
-  }
-
-  #tunnel(a: net.Socket, b: net.Socket): void {
-    a.pipe(b);
-    b.pipe(a);
-    const end = () => {
-      a.destroy();
-      b.destroy();
-    };
-    a.once('close', end);
-    b.once('close', end);
-    a.on('error', end);
-    b.on('error', end);
   }
 
   #track(socket: net.Socket): net.Socket {
