@@ -13,7 +13,7 @@ import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../process/paths.ts';
-import { claimPoint, releasePoint, type PointClaim } from './points.ts';
+import { claimingPoints, claimPoint, releasePoints, type PointClaim } from './points.ts';
 import { commonDirOf, gitDirOf } from './git-dir.ts';
 
 /** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
@@ -147,9 +147,15 @@ export interface Mounts {
  * read-only last.
  */
 export function mountArgs(plan: MountPlan): Mounts {
+  // Every point of the run is claimed in one look at the registry (one lock, one marker written).
+  return claimingPoints(() => planMounts(plan));
+}
+
+function planMounts(plan: MountPlan): Mounts {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   const claims: PointClaim[] = [];
   const mustStayMissing: string[] = [];
+  const out: Mounts = { args, claims, mustStayMissing };
   const writable = existing(plan.writable);
   const allowRead = existing(plan.allowRead);
   const kept = [...writable, ...allowRead];
@@ -183,9 +189,9 @@ export function mountArgs(plan: MountPlan): Mounts {
     (list ?? []).filter((checkout) => checkout !== root && isInside(checkout, root));
   for (const root of ordered) {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
-    protectGit(root, writable, plan, { args, claims, mustStayMissing }, late);
+    protectGit(root, writable, plan, out, late);
     const bare = below(plan.bareRepos, root);
-    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, args, claims, late);
+    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, out, late);
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   args.push(...late);
@@ -196,7 +202,7 @@ export function mountArgs(plan: MountPlan): Mounts {
     for (const keep of kept) if (keep !== target && isInside(keep, target)) bindKept(keep);
   }
   for (const target of remount) args.push('--remount-ro', target);
-  return { args, claims, mustStayMissing };
+  return out;
 }
 
 /**
@@ -246,10 +252,10 @@ function protectCheckouts(
   checkouts: string[],
   bare: Set<string>,
   plan: MountPlan,
-  args: string[],
-  claims: PointClaim[],
+  out: Mounts,
   late: string[],
 ) {
+  const { args, claims } = out;
   const bound = new Set<string>();
   const stopped = new Set<string>();
   const reached: string[] = [];
@@ -350,7 +356,7 @@ function protectPoint(target: string, empty: string, args: string[]): PointClaim
 
 /** A run that got `claims` from mountArgs ended: each point is removed once no run anywhere uses it. */
 export function releaseMountPoints(claims: PointClaim[]): void {
-  for (const claim of claims) releasePoint(claim);
+  releasePoints(claims);
 }
 
 /** The real paths of those that exist, once each. */

@@ -18,7 +18,7 @@ import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
-import { pointRegistry, type PointClaim } from './points.ts';
+import { pointRegistryFolders, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
 import { MAX_DEPTH, MAX_FOLDERS, nestedReposUnder } from './nested-repos.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
@@ -201,7 +201,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
     hidden: [
       agentpipeHome(env),
-      pointRegistry(),
+      ...pointRegistryFolders(),
       ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
       ...(await readDeniedFor(config, request.profile, home)),
     ],
@@ -293,27 +293,28 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The mount points each session holds until it closes. */
-const sessionPoints = new WeakMap<SandboxConfig, Set<string>>();
+/** The mount points each session holds until it closes, by point. */
+const sessionPoints = new WeakMap<SandboxConfig, Map<string, PointClaim>>();
 
 /**
  * A run ended: the session keeps one hold on each of its mount points until it closes (or the
- * process exits), so its next commands neither claim nor remove them again (each costs a lock and
- * folder changes, ~10 ms per command on a busy machine). The run's own holds are given back.
+ * process exits), so its next commands neither claim nor remove them again. The run's own holds
+ * are given back; the session's, all at once when it closes (one look at the registry).
  */
 function keepPointsForSession(config: SandboxConfig, claims: PointClaim[]): void {
   let points = sessionPoints.get(config);
-  if (!points) sessionPoints.set(config, (points = new Set()));
+  if (!points) {
+    const kept = new Map<string, PointClaim>();
+    sessionPoints.set(config, (points = kept));
+    holdForSession(config, () => {
+      sessionPoints.delete(config);
+      releaseMountPoints([...kept.values()]);
+    });
+  }
   const giveBack: PointClaim[] = [];
   for (const claim of claims) {
     if (points.has(claim.point)) giveBack.push(claim);
-    else {
-      points.add(claim.point);
-      holdForSession(config, () => {
-        points.delete(claim.point);
-        releaseMountPoints([claim]);
-      });
-    }
+    else points.set(claim.point, claim);
   }
   releaseMountPoints(giveBack);
 }
