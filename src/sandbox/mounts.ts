@@ -9,7 +9,7 @@
  * Runs at once in one folder, in this process or another, share such a point: it is removed after
  * the last run that uses it (points.ts), never while another run may mount it or has it mounted.
  */
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../process/paths.ts';
@@ -137,6 +137,18 @@ export interface Mounts {
   args: string[];
   claims: PointClaim[];
   mustStayMissing: string[];
+  /**
+   * Repositories' `.git` links (a `.git` that is a symbolic link to the git folder): no mount can sit on a link, so a
+   * command could replace one with a link to a git folder of its making, whose config git outside would run. The
+   * run's own `release` puts back one that changed (see `restoreLinks` in sandbox.ts).
+   */
+  keptLinks: KeptLink[];
+}
+
+/** A symbolic link and what it named when the run started. */
+export interface KeptLink {
+  link: string;
+  target: string;
 }
 
 /**
@@ -155,7 +167,8 @@ function planMounts(plan: MountPlan): Mounts {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   const claims: PointClaim[] = [];
   const mustStayMissing: string[] = [];
-  const out: Mounts = { args, claims, mustStayMissing };
+  const keptLinks: KeptLink[] = [];
+  const out: Mounts = { args, claims, mustStayMissing, keptLinks };
   const writable = existing(plan.writable);
   const allowRead = existing(plan.allowRead);
   const kept = [...writable, ...allowRead];
@@ -214,6 +227,7 @@ function planMounts(plan: MountPlan): Mounts {
  * no repository to git): an empty read-only `.git` keeps one from being made (`maskMissingGit`).
  */
 function protectGit(root: string, writable: string[], plan: MountPlan, out: Mounts, late: string[]): void {
+  keepLink(path.join(root, '.git'), out);
   const found = real(path.join(root, '.git'));
   const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
   const noRepository = found === undefined || (gitDir !== undefined && isEmptyDirectory(gitDir));
@@ -285,12 +299,22 @@ function protectCheckouts(
       continue;
     }
     const git = path.join(checkout, '.git');
+    keepLink(git, out);
     if (real(git) === undefined) {
       if (!isLink(git)) protectPath(git, plan.emptyDir, late, claims);
       continue;
     }
     if (!isLink(git)) late.push('--ro-bind', git, git);
     protectNamedGitDir(checkout, late);
+  }
+}
+
+/** Records `.git` when it is a symbolic link (`keptLinks`): what it names now is put back after the run. */
+function keepLink(git: string, out: Mounts): void {
+  try {
+    out.keptLinks.push({ link: git, target: readlinkSync(git) });
+  } catch {
+    // not a link (or gone): mounted, or covered, as it is
   }
 }
 

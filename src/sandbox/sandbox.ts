@@ -11,13 +11,13 @@
  * SandboxUnavailableError instead of running anything unconfined.
  */
 import { AgentpipeError } from '../process/errors.ts';
-import { lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
-import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
+import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints, type KeptLink } from './mounts.ts';
 import { pointRegistryFolders, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
 import { MAX_DEPTH, MAX_FOLDERS, nestedReposUnder } from './nested-repos.ts';
@@ -196,6 +196,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     args: mounts,
     claims,
     mustStayMissing,
+    keptLinks,
   } = mountArgs({
     writable: [...writable, ...(writes ? [tmp] : [])],
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
@@ -249,6 +250,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     release: () => {
       keepPointsForSession(config, claims);
       for (const file of mustStayMissing) removePlanted(file, config.warn);
+      restoreLinks(keptLinks, config.warn);
       refused = watching?.stop() ?? refused;
     },
     refused: () => refused,
@@ -324,6 +326,25 @@ function removePlanted(file: string, warn: (line: string) => void): void {
   if (!lstatSync(file, { throwIfNoEntry: false })) return;
   rmSync(file, { force: true, recursive: true });
   warn(`sandbox: removed ${file}, which a sandboxed command created (it would point git at other config and hooks)`);
+}
+
+/**
+ * Puts back each repository's `.git` link that a sandboxed command replaced or removed (no mount can keep a link in
+ * place), saying so: git outside would otherwise take the config and hooks of a git folder of the command's making.
+ */
+function restoreLinks(links: KeptLink[], warn: (line: string) => void): void {
+  for (const { link, target } of links) {
+    let now: string | undefined;
+    try {
+      now = readlinkSync(link);
+    } catch {
+      // removed, or replaced by something that is not a link
+    }
+    if (now === target) continue;
+    rmSync(link, { force: true, recursive: true });
+    symlinkSync(target, link);
+    warn(`sandbox: put back ${link} -> ${target}, which a sandboxed command changed (git outside would follow it)`);
+  }
 }
 
 /** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */
