@@ -21,3 +21,13 @@ export function startTimeOf(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Whether the process `pid` that was recorded with start time `started` still runs: a process with that pid exists
+ * and started then ('0' or undefined: the start time was not known, the pid alone counts). A pid used again by
+ * another process is not taken for the one that died.
+ */
+export function processRuns(pid: number, started: string | undefined): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return false;
+  return started === undefined || started === '0' || startTimeOf(pid) === started;
+}

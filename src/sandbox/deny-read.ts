@@ -12,8 +12,10 @@
  *
  * A denied file that a repository tracks has a copy in that repository's object store (`git show
  * HEAD:.env`), as has one committed once and untracked since (the usual way a `.env` leaks): the store is
- * hidden too (`trackedObjectStores`), and git commands that read history then fail in the sandbox. A copy that
- * no ref, no reflog entry and no stash reaches any more (an unreachable object, until git's gc) is not looked for.
+ * hidden too (`trackedObjectStores`), and git commands that read history then fail in the sandbox: a copy on any
+ * branch or tag (loose or in packed-refs), in any reflog entry, or in a stash (one made with `-u` keeps untracked
+ * files in its third parent). A copy that no ref, no reflog entry and no stash reaches any more (an unreachable
+ * object, until git's gc) is not looked for.
  */
 import { globSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -73,10 +75,12 @@ async function storesIfTracked(root: string, names: string[], env: NodeJS.Proces
   const cached = tracked.get(root);
   if (cached?.key === key) return cached.stores;
   const pathspecs = ['--', ...names.map((n) => `:(literal)${n}`)];
-  // Tracked now, or in any commit a ref or a reflog entry reaches (`.env` committed once, untracked since).
+  // Tracked now, or in any commit a ref or a reflog entry reaches (`.env` committed once, untracked since). Every
+  // parent of a merge is walked (`--full-history`): a stash made with `-u` keeps untracked files in its third parent,
+  // which git's history simplification skips, as the stash's own tree is the same as its first parent's for them.
   const copied =
     (await gitSays(root, env, ['ls-files', '-z', ...pathspecs])) ||
-    (await gitSays(root, env, ['log', '--all', '--reflog', '-1', '--format=%H', ...pathspecs]));
+    (await gitSays(root, env, ['log', '--all', '--reflog', '--full-history', '-1', '--format=%H', ...pathspecs]));
   const stores = copied ? withAlternates(objectStoreOf(gitDir)) : [];
   tracked.set(root, { key, stores });
   return stores;

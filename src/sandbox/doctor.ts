@@ -7,7 +7,7 @@
  * (`127.0.0.1:<port>`), and one denied name: the allowed server is reached, a host not listed, a
  * denied one and the other loopback server are refused by name, before any lookup.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,6 +88,12 @@ function writeProbes(w: World): Probe[] {
     { name: 'write into /etc', profile: 'workspace', script: fails('touch /etc/agentpipe-doctor') },
     { name: 'write .git/hooks', profile: 'workspace', script: fails('echo x > .git/hooks/pre-commit') },
     { name: 'rewrite .git/config', profile: 'workspace', script: fails('echo x >> .git/config') },
+    // A repository whose .git is a link to a plain folder: the folder it names is kept read-only.
+    {
+      name: 'rewrite the config a .git link names',
+      profile: 'workspace',
+      script: fails('echo x >> linked/.git/config'),
+    },
     // A writable index lets a command register a repository of its own as a submodule, which git status runs.
     { name: 'write the git index', profile: 'workspace', script: fails('echo x > .git/index') },
     { name: 'create .mcp.json', profile: 'workspace', script: fails('echo {} > .mcp.json') },
@@ -284,6 +290,11 @@ function makeWorld(root: string): { work: string; outside: string; fresh: string
   mkdirSync(path.join(home, '.aws'));
   mkdirSync(path.join(home, '.agentpipe'));
   writeFileSync(path.join(work, '.git', 'config'), '[core]\n');
+  // A repository below the working folder whose .git is a link to a plain folder beside it.
+  mkdirSync(path.join(work, 'linked-git'));
+  mkdirSync(path.join(work, 'linked'));
+  writeFileSync(path.join(work, 'linked-git', 'config'), '[core]\n');
+  symlinkSync('../linked-git', path.join(work, 'linked', '.git'));
   writeFileSync(path.join(outside, 'file'), secret);
   writeFileSync(path.join(home, '.ssh', 'id_ed25519'), secret);
   writeFileSync(path.join(home, '.aws', 'credentials'), secret);

@@ -9,11 +9,11 @@
  * Runs at once in one folder, in this process or another, share such a point: it is removed after
  * the last run that uses it (points.ts), never while another run may mount it or has it mounted.
  */
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../process/paths.ts';
-import { claimPoint, releasePoint, type PointClaim } from './points.ts';
+import { claimingPoints, claimPoint, releasePoints, type PointClaim } from './points.ts';
 import { commonDirOf, gitDirOf } from './git-dir.ts';
 
 /** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
@@ -137,6 +137,18 @@ export interface Mounts {
   args: string[];
   claims: PointClaim[];
   mustStayMissing: string[];
+  /**
+   * Repositories' `.git` links (a `.git` that is a symbolic link to the git folder): no mount can sit on a link, so a
+   * command could replace one with a link to a git folder of its making, whose config git outside would run. The
+   * run's own `release` puts back one that changed (see `restoreLinks` in sandbox.ts).
+   */
+  keptLinks: KeptLink[];
+}
+
+/** A symbolic link and what it named when the run started. */
+export interface KeptLink {
+  link: string;
+  target: string;
 }
 
 /**
@@ -147,9 +159,16 @@ export interface Mounts {
  * read-only last.
  */
 export function mountArgs(plan: MountPlan): Mounts {
+  // Every point of the run is claimed in one look at the registry (one lock, one marker written).
+  return claimingPoints(() => planMounts(plan));
+}
+
+function planMounts(plan: MountPlan): Mounts {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   const claims: PointClaim[] = [];
   const mustStayMissing: string[] = [];
+  const keptLinks: KeptLink[] = [];
+  const out: Mounts = { args, claims, mustStayMissing, keptLinks };
   const writable = existing(plan.writable);
   const allowRead = existing(plan.allowRead);
   const kept = [...writable, ...allowRead];
@@ -183,9 +202,9 @@ export function mountArgs(plan: MountPlan): Mounts {
     (list ?? []).filter((checkout) => checkout !== root && isInside(checkout, root));
   for (const root of ordered) {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
-    protectGit(root, writable, plan, { args, claims, mustStayMissing }, late);
+    protectGit(root, writable, plan, out, late);
     const bare = below(plan.bareRepos, root);
-    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, args, claims, late);
+    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, out, late);
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   args.push(...late);
@@ -196,7 +215,7 @@ export function mountArgs(plan: MountPlan): Mounts {
     for (const keep of kept) if (keep !== target && isInside(keep, target)) bindKept(keep);
   }
   for (const target of remount) args.push('--remount-ro', target);
-  return { args, claims, mustStayMissing };
+  return out;
 }
 
 /**
@@ -208,6 +227,7 @@ export function mountArgs(plan: MountPlan): Mounts {
  * no repository to git): an empty read-only `.git` keeps one from being made (`maskMissingGit`).
  */
 function protectGit(root: string, writable: string[], plan: MountPlan, out: Mounts, late: string[]): void {
+  keepLink(path.join(root, '.git'), out);
   const found = real(path.join(root, '.git'));
   const gitDir = found !== undefined && isDirectory(found) ? found : undefined;
   const noRepository = found === undefined || (gitDir !== undefined && isEmptyDirectory(gitDir));
@@ -246,10 +266,10 @@ function protectCheckouts(
   checkouts: string[],
   bare: Set<string>,
   plan: MountPlan,
-  args: string[],
-  claims: PointClaim[],
+  out: Mounts,
   late: string[],
 ) {
+  const { args, claims } = out;
   const bound = new Set<string>();
   const stopped = new Set<string>();
   const reached: string[] = [];
@@ -279,12 +299,22 @@ function protectCheckouts(
       continue;
     }
     const git = path.join(checkout, '.git');
+    keepLink(git, out);
     if (real(git) === undefined) {
       if (!isLink(git)) protectPath(git, plan.emptyDir, late, claims);
       continue;
     }
     if (!isLink(git)) late.push('--ro-bind', git, git);
     protectNamedGitDir(checkout, late);
+  }
+}
+
+/** Records `.git` when it is a symbolic link (`keptLinks`): what it names now is put back after the run. */
+function keepLink(git: string, out: Mounts): void {
+  try {
+    out.keptLinks.push({ link: git, target: readlinkSync(git) });
+  } catch {
+    // not a link (or gone): mounted, or covered, as it is
   }
 }
 
@@ -350,7 +380,7 @@ function protectPoint(target: string, empty: string, args: string[]): PointClaim
 
 /** A run that got `claims` from mountArgs ended: each point is removed once no run anywhere uses it. */
 export function releaseMountPoints(claims: PointClaim[]): void {
-  for (const claim of claims) releasePoint(claim);
+  releasePoints(claims);
 }
 
 /** The real paths of those that exist, once each. */

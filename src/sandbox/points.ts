@@ -7,24 +7,38 @@
  * mount point in another process's mount namespace succeeds and detaches that mount there
  * (Linux 3.18 and later), so the other run's command could then create the folder it protects;
  * and a run that found the point and is about to bind it fails ("bwrap: Can't get type of source").
- * Each run that mounts a point leaves a marker file `<registry>/<hash of the point>/<pid>-<start time>-<n>`;
- * the run that releases the last marker of a live process removes the point. Claiming and
- * releasing happen under a per-point lock (an exclusive mkdir), so no run can claim a point
- * between another's last look and its removal. Markers of processes that died (SIGKILL) are
- * dropped on the next look, and the point they left is then claimed as a point, not taken for a
- * folder of the user's; a process reaps every such folder when it first uses the registry
- * (`reapDead`). A pid used again by another process is not taken for the one that died: the
- * marker holds the process's start time.
+ * So each process that mounts points lists them in one marker file of its own in a registry,
+ * `<registry>/<pid>-<start time>` (a JSON array of absolute paths, replaced whole by a rename), and
+ * the process that gives back the last claim of a live process removes the point. Every look at the
+ * registry, and every change to it, happens under ONE lock (`<registry>/lock`, an empty file made
+ * exclusively): a run's points are all claimed in one locked look (`claimingPoints`), and given back
+ * in another. Markers of processes that died (SIGKILL) are dropped on the next look, and the points
+ * they name are then claimed as points, not taken for folders of the user's, or removed when no run
+ * uses them. A pid used again by another process is not taken for the one that died: the marker
+ * names the process's start time.
+ *
+ * Why one lock and one file per process: on a disk mounted with `discard` (cloud VMs), every folder
+ * removed and every non-empty file deleted costs a TRIM, ~1 ms (up to 10 under load). The per-point
+ * layout of earlier versions (a lock folder, a marker folder and a marker file for each point) cost
+ * about four of them per point and run; this costs one per process (its marker file), besides the
+ * points themselves.
+ *
+ * Earlier versions (`points-<host>`, a folder per point) may still run beside this one: their
+ * claims are read (legacy-points.ts), so a point one of them has mounted is neither removed nor
+ * taken for a folder of the user's. They do not read this registry: see docs/security.md.
  *
  * The registry is private to the user (mode 0700, checked) and hidden from every sandbox (see
- * `pointRegistry`).
+ * `pointRegistryFolders`).
  */
 import { errorCode } from '../process/errors.ts';
 import {
+  closeSync,
+  existsSync,
   lstatSync,
-  mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmdirSync,
   rmSync,
   statSync,
@@ -33,39 +47,67 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processAlive, startTimeOf } from '../process/alive.ts';
+import { processRuns, startTimeOf } from '../process/alive.ts';
 import { makePrivateFolderSync, PRIVATE_FILE } from '../process/private-files.ts';
+import { legacyClaimed, legacyRegistry } from './legacy-points.ts';
 
 /** A run's hold on a mount point; give it back with `releasePoint` once the run ended. */
 export interface PointClaim {
   point: string;
-  marker: string;
 }
 
-/** What is known of a point when a run looks at it (under its lock). */
+/** What is known of a point when a run looks at it (under the registry's lock). */
 export interface PointState {
   /** Another live run has it mounted now. */
   inUse: boolean;
-  /** It was a point of ours (markers were left, live or of a process that died). */
+  /** It was a point of ours (claims were left, live or of a process that died). */
   wasPoint: boolean;
 }
 
-/** How long a lock may be held before it is taken for one a dead process left. */
+/** How long the lock may be held before it is taken for one a dead process left. */
 const STALE_LOCK_MS = 10_000;
-/** How long a run waits for a point's lock before it gives up with an error. */
+/** How long a run waits for the lock before it gives up with an error. */
 const LOCK_WAIT_MS = 30_000;
+const LOCK = 'lock';
+const TEMP = '.tmp';
 
-let sequence = 0;
-let started: string | undefined;
+/** Points this process holds, with the number of its runs (and sessions) using each. */
+const held = new Map<string, { claim: PointClaim; users: number }>();
+let releasingAtExit = false;
 
-/** This process's start time as its markers record it ('0' where /proc does not say). */
-function ownStart(): string {
-  return (started ??= startTimeOf(process.pid) ?? '0');
+/** What the other processes' markers say, read under the lock. */
+interface Registry {
+  dir: string;
+  /** Points a live process (not this one) holds. */
+  live: Set<string>;
+  /** Points named by markers of processes that are gone. */
+  dead: Set<string>;
+  /** Those markers (and temp files of processes that died while writing one): removed after the look. */
+  deadFiles: string[];
+}
+
+/** The look in progress (`claimingPoints`): the registry as read under the lock, taken at the first claim. */
+let batch: { registry?: Registry; claimed: boolean } | undefined;
+
+/**
+ * Runs `work`, whose `claimPoint` calls share one look at the registry: the lock is taken at the first
+ * claim that needs it and given back, with this process's marker written once, when `work` returns.
+ */
+export function claimingPoints<T>(work: () => T): T {
+  if (batch) return work();
+  const current: { registry?: Registry; claimed: boolean } = { claimed: false };
+  batch = current;
+  try {
+    return work();
+  } finally {
+    batch = undefined;
+    if (current.registry) finishLook(current.registry, current.claimed);
+  }
 }
 
 /**
- * Looks at `point` under its lock; `mount(state)` says whether this run mounts it as a point. If it
- * does, a marker is left and the claim returned.
+ * Looks at `point`; `mount(state)` says whether this run mounts it as a point. If it does, the claim is recorded
+ * and returned. Inside `claimingPoints`, the look is that of the batch.
  */
 export function claimPoint(point: string, mount: (state: PointState) => boolean): PointClaim | undefined {
   const mine = held.get(point);
@@ -75,56 +117,125 @@ export function claimPoint(point: string, mount: (state: PointState) => boolean)
     mine.users++;
     return mine.claim;
   }
-  const claim = claimLocked(point, mount);
-  if (claim) {
+  return claimingPoints(() => {
+    const look = batch!;
+    look.registry ??= openLook();
+    const legacy = legacyClaimed(point, accountHome());
+    const inUse = !unused(point, look.registry);
+    if (!mount({ inUse, wasPoint: inUse || look.registry.dead.has(point) || legacy === 'dead' })) return undefined;
+    const claim = { point };
     held.set(point, { claim, users: 1 });
+    look.claimed = true;
     if (!releasingAtExit) process.once('exit', releaseAllPoints);
     releasingAtExit = true;
-  }
-  return claim;
-}
-
-/** Points this process holds a marker on, with the number of its runs (and sessions) using each. */
-const held = new Map<string, { claim: PointClaim; users: number }>();
-let releasingAtExit = false;
-
-/** Gives back every point this process holds (it exits). */
-function releaseAllPoints(): void {
-  for (const { claim } of held.values()) releaseLocked(claim);
-  held.clear();
-}
-
-function claimLocked(point: string, mount: (state: PointState) => boolean): PointClaim | undefined {
-  const dir = markersOf(point);
-  return locked(dir, () => {
-    const { live, stale } = markers(dir);
-    if (!mount({ inUse: live > 0, wasPoint: live + stale > 0 })) {
-      if (stale > 0) rmSync(dir, { recursive: true, force: true });
-      return undefined;
-    }
-    makePrivateFolderSync(dir);
-    const marker = path.join(dir, `${process.pid}-${ownStart()}-${++sequence}`);
-    writeFileSync(marker, point, { mode: PRIVATE_FILE });
-    return { point, marker };
+    return claim;
   });
 }
 
 /** Gives back a claim: the point is removed if no live run holds it any more (and it is empty). */
 export function releasePoint(claim: PointClaim): void {
-  const mine = held.get(claim.point);
-  if (mine && --mine.users > 0) return;
-  held.delete(claim.point);
-  releaseLocked(claim);
+  releasePoints([claim]);
 }
 
-function releaseLocked(claim: PointClaim): void {
-  const dir = path.dirname(claim.marker);
-  locked(dir, () => {
-    rmSync(claim.marker, { force: true });
-    if (markers(dir).live > 0) return;
-    removePoint(claim.point);
-    rmSync(dir, { recursive: true, force: true });
-  });
+/** Gives back claims, in one look at the registry. */
+export function releasePoints(claims: PointClaim[]): void {
+  const gone: string[] = [];
+  for (const claim of claims) {
+    const mine = held.get(claim.point);
+    if (!mine || --mine.users > 0) continue;
+    held.delete(claim.point);
+    gone.push(claim.point);
+  }
+  if (gone.length) giveBack(gone);
+}
+
+/** Gives back every point this process holds (it exits). */
+function releaseAllPoints(): void {
+  const all = [...held.keys()];
+  held.clear();
+  if (all.length) giveBack(all);
+}
+
+/** Under the lock: removes those of `points` no one else holds, then records what this process still holds. */
+function giveBack(points: string[]): void {
+  const registry = openLook();
+  for (const point of points) if (unused(point, registry)) removePoint(point);
+  finishLook(registry, true);
+}
+
+/** No other live process holds `point`, nor a process of an earlier version. */
+function unused(point: string, registry: Registry): boolean {
+  return !registry.live.has(point) && legacyClaimed(point, accountHome()) !== 'live';
+}
+
+/** Takes the lock and reads every marker. */
+function openLook(): Registry {
+  const dir = pointRegistry();
+  lock(dir);
+  try {
+    return readRegistry(dir);
+  } catch (error) {
+    unlock(dir);
+    throw error;
+  }
+}
+
+/**
+ * Ends a look: the points of processes that died that no one holds now are removed with their markers, this
+ * process's marker is written when its claims changed, and the lock is given back.
+ */
+function finishLook(registry: Registry, changed: boolean): void {
+  try {
+    for (const point of registry.dead) if (!held.has(point) && unused(point, registry)) removePoint(point);
+    for (const file of registry.deadFiles) rmSync(file, { force: true });
+    if (changed) writeOwnMarker(registry.dir);
+  } finally {
+    unlock(registry.dir);
+  }
+}
+
+/** The name of this process's marker: `<pid>-<start time>` ('0' where /proc does not say). */
+let ownName: string | undefined;
+function ownMarker(): string {
+  return (ownName ??= `${process.pid}-${startTimeOf(process.pid) ?? '0'}`);
+}
+
+/** Writes this process's marker (the points it holds) whole, by a rename; removes it when it holds none. */
+function writeOwnMarker(dir: string): void {
+  const file = path.join(dir, ownMarker());
+  if (held.size === 0) {
+    rmSync(file, { force: true });
+    return;
+  }
+  writeFileSync(file + TEMP, JSON.stringify([...held.keys()]), { mode: PRIVATE_FILE });
+  renameSync(file + TEMP, file);
+}
+
+function readRegistry(dir: string): Registry {
+  const registry: Registry = { dir, live: new Set(), dead: new Set(), deadFiles: [] };
+  for (const name of readdirSync(dir)) {
+    const owner = /^(\d+)-(\d+)(\.tmp)?$/.exec(name);
+    if (!owner || name === ownMarker() || name === ownMarker() + TEMP) continue;
+    const file = path.join(dir, name);
+    const alive = processRuns(Number(owner[1]), owner[2]);
+    // A live process's temp file is its marker being written: the marker itself says what it holds.
+    if (owner[3] && alive) continue;
+    if (!alive) registry.deadFiles.push(file);
+    if (!owner[3]) for (const point of readPoints(file)) (alive ? registry.live : registry.dead).add(point);
+  }
+  return registry;
+}
+
+/** The points a marker names (absolute paths); none when it cannot be read. */
+function readPoints(file: string): string[] {
+  try {
+    const list: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(list)
+      ? list.filter((point): point is string => typeof point === 'string' && path.isAbsolute(point))
+      : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Removes a point no run uses: an empty folder, or an empty file (one written outside the sandbox is left). */
@@ -138,30 +249,14 @@ function removePoint(point: string): void {
   }
 }
 
-/** The marker folder of one point (made under its lock by the run that claims it, removed with the point). */
-function markersOf(point: string): string {
-  return path.join(pointRegistry(), `${fnv1a(point, 0x811c9dc5)}${fnv1a(point, 0x050c5d1f)}`);
-}
-
-/**
- * A 32-bit FNV-1a hash of `text` from `seed`, as 8 hex digits (two seeds name a point's folder).
- * Not node:crypto: its first use costs tens of milliseconds, paid by every sandboxed run's first
- * command. Two points that collided would only share their claims (a point kept a little longer).
- */
-function fnv1a(text: string, seed: number): string {
-  let hash = seed;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(16).padStart(8, '0');
-}
-
 /**
  * The user's registry folder, made once per process and checked to be the user's own and private.
  * Every sandbox hides it (a writable temp folder, `allowWrite: ["/tmp"]`, would let a command drop
- * another run's markers, plant its own or hold a lock). It is found from the user's account, never
+ * another run's markers, plant its own or hold the lock). It is found from the user's account, never
  * from the environment, so every process of the user on this machine shares it whatever its
- * TMPDIR, HOME or AGENTPIPE_HOME: `<home from the password database>/.cache/agentpipe/points-<host>`
+ * TMPDIR, HOME or AGENTPIPE_HOME: `<home from the password database>/.cache/agentpipe/mounts-<host>`
  * (the host's name in it, as a home folder may be shared between machines, whose pids differ). Only
- * where that folder cannot be made (no home, a read-only one) is it `agentpipe-points-<uid>` in the
+ * where that folder cannot be made (no home, a read-only one) is it `agentpipe-mounts-<uid>` in the
  * temp folder, where another user could have made the name first: that fails closed.
  */
 let registryDir: string | undefined;
@@ -170,60 +265,39 @@ export function pointRegistry(): string {
   const uid = process.getuid?.() ?? 0;
   const home = accountHome();
   if (home !== undefined) {
-    const dir = path.join(home, '.cache', 'agentpipe', `points-${os.hostname()}`);
     try {
-      registryDir = privateRegistry(dir, uid);
+      registryDir = privateRegistry(path.join(home, '.cache', 'agentpipe', `mounts-${os.hostname()}`), uid);
     } catch {
       // no usable home folder: the temp folder's, below
     }
   }
-  registryDir ??= privateRegistry(path.join(os.tmpdir(), `agentpipe-points-${uid}`), uid);
-  reapDead(registryDir);
+  registryDir ??= privateRegistry(path.join(os.tmpdir(), `agentpipe-mounts-${uid}`), uid);
   return registryDir;
 }
 
 /**
- * Drops the claims of processes that are gone (killed with SIGKILL, they gave nothing back), once per process when it
- * first uses the registry: each marker folder that no live process holds goes, with the point it names (when it is
- * still an empty folder or file). A folder is otherwise only looked at when a run claims the same point again, which
- * a run in a fresh temp folder never does.
+ * What every sandbox hides of agentpipe's own folders for it: this registry, an older version's when there is one,
+ * and the kept sandbox parts (runtime.ts), each by name (a writable folder named in `allowWrite` that holds them,
+ * or is one of them, does not make them visible).
  */
-function reapDead(registry: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(registry);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (name.endsWith('.lock')) continue;
-    const dir = path.join(registry, name);
-    try {
-      // Not waiting for a lock another run holds (that run looks at the folder itself): start-up stays quick.
-      locked(
-        dir,
-        () => {
-          const { live, point } = markers(dir);
-          if (live > 0) return;
-          if (point !== undefined) removePoint(point);
-          rmSync(dir, { recursive: true, force: true });
-        },
-        0,
-      );
-    } catch {
-      // its lock is held, or it is not ours to remove: the next start looks again
-    }
-  }
+export function pointRegistryFolders(): string[] {
+  const home = accountHome();
+  const folders = [pointRegistry(), legacyRegistry(home)];
+  if (home !== undefined) folders.push(path.join(home, '.cache', 'agentpipe', 'sandbox'));
+  return folders.filter((dir) => existsSync(dir));
 }
 
 /** The home folder the password database names for this user (not $HOME); undefined when there is none. */
-function accountHome(): string | undefined {
+let account: { home: string | undefined } | undefined;
+export function accountHome(): string | undefined {
+  if (account) return account.home;
   try {
     const home = os.userInfo().homedir;
-    return home && home !== '/' && path.isAbsolute(home) ? home : undefined;
+    account = { home: home && home !== '/' && path.isAbsolute(home) ? home : undefined };
   } catch {
-    return undefined;
+    account = { home: undefined };
   }
+  return account.home;
 }
 
 /** Makes `dir` (0700) and checks that it is a folder of the user's own that nobody else may enter. */
@@ -238,95 +312,42 @@ function privateRegistry(dir: string, uid: number): string {
 }
 
 /**
- * Counts the markers of live processes and drops those of processes that are gone: no process with the marker's pid,
- * or one started at another time (the pid was used again). Says which point the markers name.
+ * Takes the registry's lock (an empty file made exclusively: no disk block to free when it goes), waiting up to
+ * `LOCK_WAIT_MS` (then an error). A lock older than `STALE_LOCK_MS` was left by a process that died holding it.
  */
-function markers(dir: string): { live: number; stale: number; point?: string } {
-  let live = 0;
-  let stale = 0;
-  let point: string | undefined;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return { live, stale };
-  }
-  for (const name of names) {
-    const file = path.join(dir, name);
-    if (markerLive(name)) live++;
-    else {
-      stale++;
-      point ??= readPoint(file);
-      rmSync(file, { force: true });
-    }
-  }
-  return { live, stale, point };
-}
-
-/** Whether the process that left marker `<pid>-<start time>-<n>` (or an older `<pid>-<n>`) still runs. */
-function markerLive(name: string): boolean {
-  const parts = name.split('-');
-  const pid = Number(parts[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return false;
-  const recorded = parts.length === 3 ? parts[1] : '0';
-  return recorded === '0' || startTimeOf(pid) === recorded;
-}
-
-/** The point a marker file names (an absolute path), if it can be read. */
-function readPoint(file: string): string | undefined {
-  try {
-    const text = readFileSync(file, 'utf8');
-    return path.isAbsolute(text) ? text : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Runs `work` holding the lock of a marker folder (an exclusive mkdir beside it), waiting up to `waitMs` for it
- * (then an error).
- */
-function locked<T>(dir: string, work: () => T, waitMs = LOCK_WAIT_MS): T {
-  const lock = `${dir}.lock`;
-  const deadline = Date.now() + waitMs;
+function lock(dir: string): void {
+  const file = path.join(dir, LOCK);
+  const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      mkdirSync(lock, { mode: 0o700 });
-      break;
+      closeSync(openSync(file, 'wx', PRIVATE_FILE));
+      return;
     } catch (error) {
       if (errorCode(error) !== 'EEXIST') throw error;
-      if (lockAge(lock) > STALE_LOCK_MS) removeLock(lock);
-      else if (Date.now() > deadline) throw new Error(`sandbox: the mount point lock ${lock} is held by another run`);
+      if (lockAge(file) > STALE_LOCK_MS) unlock(dir);
+      else if (Date.now() > deadline) throw new Error(`sandbox: the mount point lock ${file} is held by another run`);
       else pause(1);
     }
   }
-  try {
-    return work();
-  } finally {
-    removeLock(lock);
-  }
 }
 
-/** A lock is an empty folder: rmdir, not a recursive removal (which lstats, unlinks and reads it first: ~2 ms). */
-function removeLock(lock: string): void {
+function unlock(dir: string): void {
   try {
-    rmdirSync(lock);
+    unlinkSync(path.join(dir, LOCK));
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return;
-    // Not empty (not one of ours as made): removed whole, as before.
-    rmSync(lock, { recursive: true, force: true });
+    if (errorCode(error) !== 'ENOENT') throw error;
   }
 }
 
-function lockAge(lock: string): number {
+function lockAge(file: string): number {
   try {
-    return Date.now() - statSync(lock).mtimeMs;
+    return Date.now() - statSync(file).mtimeMs;
   } catch {
     return 0;
   }
 }
 
-/** A blocking pause for the lock's short waits (mountArgs is synchronous; a lock is held for microseconds). */
+/** A blocking pause for the lock's short waits (mountArgs is synchronous; the lock is held for microseconds). */
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

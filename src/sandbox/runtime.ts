@@ -5,51 +5,119 @@
  * by starting it once with the arguments every run uses (user namespaces may be refused, as in
  * unprivileged containers or under AppArmor's userns restriction).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { agentpipeHome } from '../process/env.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { findExecutable } from '../process/executable.ts';
 import { runProcessGroup } from '../process/run.ts';
 import { seccompBytes, seccompSupported } from './seccomp.ts';
+import { accountHome } from './points.ts';
+import { makePrivateFolderSync } from '../process/private-files.ts';
 
-/** The per-process folder and its parts. */
+/** The per-process temp folder and the parts every run mounts or reads. */
 export interface SandboxRuntime {
-  dir: string;
   /** The seccomp program (absent where the architecture has none). */
   filter?: string;
   /** The same with unix sockets allowed (`network.allowAllUnixSockets`). */
   filterUnix?: string;
+  /** An empty read-only folder (mounted where a protected folder is missing). */
   emptyDir: string;
   /** An empty read-only file (mounted where a protected file is missing). */
   emptyFile: string;
-  /** The session's temp folder: TMPDIR inside, writable by workspace commands. */
+  /** The session's temp folder: TMPDIR inside, writable by workspace commands, removed at exit. */
   tmpDir: string;
 }
 
+type Parts = Omit<SandboxRuntime, 'tmpDir'>;
+
 let runtime: SandboxRuntime | undefined;
 
-/** The process's sandbox folder, made on first use and removed when the process exits. */
+/**
+ * The process's sandbox runtime, made on first use: its temp folder (removed when the process exits), and the
+ * parts, kept for the user in `~/.cache/agentpipe/sandbox` (beside the point registry, hidden from every sandbox)
+ * so that a run makes and removes one folder, not five entries (each removal is a TRIM on a disk mounted with
+ * `discard`, ~1 ms). Where that folder cannot be used, they are made for the process beside its temp folder.
+ */
 export function sandboxRuntime(): SandboxRuntime {
   if (runtime) return runtime;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const emptyDir = path.join(dir, 'empty');
-  const tmpDir = path.join(dir, 'tmp');
-  mkdirSync(emptyDir, { mode: 0o500 });
-  mkdirSync(tmpDir, { mode: 0o700 });
-  const emptyFile = path.join(dir, 'empty-file');
-  writeFileSync(emptyFile, '', { mode: 0o400 });
-  let filter: string | undefined;
-  let filterUnix: string | undefined;
-  if (seccompSupported()) {
-    filter = path.join(dir, 'seccomp.bpf');
-    filterUnix = path.join(dir, 'seccomp-unix.bpf');
-    writeFileSync(filter, seccompBytes(), { mode: 0o400 });
-    writeFileSync(filterUnix, seccompBytes(process.arch, { allowUnixSockets: true }), { mode: 0o400 });
+  const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-'));
+  const removed = [tmpDir];
+  process.once('exit', () => {
+    for (const dir of removed) rmSync(dir, { recursive: true, force: true });
+  });
+  let parts = sharedParts();
+  if (!parts) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-parts-'));
+    removed.push(dir);
+    parts = makeParts(dir);
   }
-  runtime = { dir, filter, filterUnix, emptyDir, emptyFile, tmpDir };
+  runtime = { ...parts, tmpDir };
   return runtime;
+}
+
+/**
+ * The user's kept parts, checked each time a process starts: the folder the user's own and private, the empty
+ * folder and file empty, the filters as this version writes them (written again when not). Undefined when the
+ * user's home cannot hold them, or what is there is not as it must be.
+ */
+function sharedParts(): Parts | undefined {
+  const home = accountHome();
+  if (home === undefined) return undefined;
+  const dir = path.join(home, '.cache', 'agentpipe', 'sandbox');
+  try {
+    makePrivateFolderSync(dir);
+    const info = lstatSync(dir);
+    if (!info.isDirectory() || info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0) return undefined;
+    const parts = makeParts(dir);
+    const empty = lstatSync(parts.emptyDir);
+    const file = lstatSync(parts.emptyFile);
+    if (!empty.isDirectory() || readdirSync(parts.emptyDir).length > 0 || !file.isFile() || file.size > 0)
+      return undefined;
+    return parts;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parts in `dir`, made where missing: an empty folder, an empty file and the seccomp filters. */
+function makeParts(dir: string): Parts {
+  const emptyDir = path.join(dir, 'empty');
+  const emptyFile = path.join(dir, 'empty-file');
+  mkdirSync(emptyDir, { mode: 0o500, recursive: true });
+  if (!existsSync(emptyFile)) writeFileSync(emptyFile, '', { mode: 0o400 });
+  if (!seccompSupported()) return { emptyDir, emptyFile };
+  return {
+    emptyDir,
+    emptyFile,
+    filter: keptFile(dir, 'seccomp', seccompBytes()),
+    filterUnix: keptFile(dir, 'seccomp-unix', seccompBytes(process.arch, { allowUnixSockets: true })),
+  };
+}
+
+/** `<dir>/<name>-<arch>.bpf` holding `bytes`: written (by a rename, never seen half-written) when it does not. */
+function keptFile(dir: string, name: string, bytes: Uint8Array): string {
+  const file = path.join(dir, `${name}-${process.arch}.bpf`);
+  try {
+    if (Buffer.from(bytes).equals(readFileSync(file))) return file;
+  } catch {
+    // not there yet
+  }
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, bytes, { mode: 0o400 });
+  renameSync(temp, file);
+  return file;
 }
 
 /** Whether bubblewrap can confine commands here, and if not, why. */

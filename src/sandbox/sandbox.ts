@@ -11,14 +11,14 @@
  * SandboxUnavailableError instead of running anything unconfined.
  */
 import { AgentpipeError } from '../process/errors.ts';
-import { lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome, childEnv as processChildEnv } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
-import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints } from './mounts.ts';
-import { pointRegistry, type PointClaim } from './points.ts';
+import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints, type KeptLink } from './mounts.ts';
+import { pointRegistryFolders, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
 import { MAX_DEPTH, MAX_FOLDERS, nestedReposUnder } from './nested-repos.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
@@ -198,12 +198,13 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     args: mounts,
     claims,
     mustStayMissing,
+    keptLinks,
   } = mountArgs({
     writable: [...writable, ...(writes ? [tmp] : [])],
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
     hidden: [
       agentpipeHome(env),
-      pointRegistry(),
+      ...pointRegistryFolders(),
       ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
       ...(await readDeniedFor(config, request.profile, home)),
     ],
@@ -258,6 +259,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     release: () => {
       keepPointsForSession(config, claims);
       for (const file of mustStayMissing) removePlanted(file, config.warn);
+      restoreLinks(keptLinks, config.warn);
       refused = watching?.stop() ?? refused;
     },
     refused: () => refused,
@@ -329,27 +331,28 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The mount points each session holds until it closes. */
-const sessionPoints = new WeakMap<SandboxConfig, Set<string>>();
+/** The mount points each session holds until it closes, by point. */
+const sessionPoints = new WeakMap<SandboxConfig, Map<string, PointClaim>>();
 
 /**
  * A run ended: the session keeps one hold on each of its mount points until it closes (or the
- * process exits), so its next commands neither claim nor remove them again (each costs a lock and
- * folder changes, ~10 ms per command on a busy machine). The run's own holds are given back.
+ * process exits), so its next commands neither claim nor remove them again. The run's own holds
+ * are given back; the session's, all at once when it closes (one look at the registry).
  */
 function keepPointsForSession(config: SandboxConfig, claims: PointClaim[]): void {
   let points = sessionPoints.get(config);
-  if (!points) sessionPoints.set(config, (points = new Set()));
+  if (!points) {
+    const kept = new Map<string, PointClaim>();
+    sessionPoints.set(config, (points = kept));
+    holdForSession(config, () => {
+      sessionPoints.delete(config);
+      releaseMountPoints([...kept.values()]);
+    });
+  }
   const giveBack: PointClaim[] = [];
   for (const claim of claims) {
     if (points.has(claim.point)) giveBack.push(claim);
-    else {
-      points.add(claim.point);
-      holdForSession(config, () => {
-        points.delete(claim.point);
-        releaseMountPoints([claim]);
-      });
-    }
+    else points.set(claim.point, claim);
   }
   releaseMountPoints(giveBack);
 }
@@ -359,6 +362,25 @@ function removePlanted(file: string, warn: (line: string) => void): void {
   if (!lstatSync(file, { throwIfNoEntry: false })) return;
   rmSync(file, { force: true, recursive: true });
   warn(`sandbox: removed ${file}, which a sandboxed command created (it would point git at other config and hooks)`);
+}
+
+/**
+ * Puts back each repository's `.git` link that a sandboxed command replaced or removed (no mount can keep a link in
+ * place), saying so: git outside would otherwise take the config and hooks of a git folder of the command's making.
+ */
+function restoreLinks(links: KeptLink[], warn: (line: string) => void): void {
+  for (const { link, target } of links) {
+    let now: string | undefined;
+    try {
+      now = readlinkSync(link);
+    } catch {
+      // removed, or replaced by something that is not a link
+    }
+    if (now === target) continue;
+    rmSync(link, { force: true, recursive: true });
+    symlinkSync(target, link);
+    warn(`sandbox: put back ${link} -> ${target}, which a sandboxed command changed (git outside would follow it)`);
+  }
 }
 
 /** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */

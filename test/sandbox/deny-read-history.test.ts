@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
@@ -64,5 +64,39 @@ test('a clone borrowing its objects (alternates): the borrowed store is hidden t
   const clone = path.join(w.root, 'clone');
   git(w.root, 'clone', '-q', '--shared', w.work, clone);
   const shown = await bypassing(w, clone, `git --git-dir=${path.join(w.work, '.git')} show HEAD:.env`);
+  assert.doesNotMatch(shown, /hunter2/);
+});
+
+/** A repository whose one commit does not hold `.env`, and `.env` beside it, untracked. */
+function untrackedWorld() {
+  const w = world();
+  git(w.work, 'rm', '-q', '--cached', '.env');
+  writeFileSync(path.join(w.work, '.gitignore'), 'other\n');
+  git(w.work, 'add', '.gitignore');
+  git(w.work, 'commit', '-q', '--amend', '-m', 'first');
+  git(w.work, 'reflog', 'expire', '--expire=now', '--all');
+  git(w.work, 'gc', '-q', '--prune=now');
+  return w;
+}
+
+test('.env kept only in a stash made with -u (its third parent): not readable from there', async () => {
+  const w = untrackedWorld();
+  git(w.work, 'stash', 'push', '-q', '-u');
+  // The user takes the file back but keeps the stash (`git stash apply`): the copy stays in the stash's third parent.
+  git(w.work, 'stash', 'apply', '-q');
+  const shown = await bypassing(w, w.work, 'git show stash^3:.env; git log --all --format=%H --full-history -- .env');
+  assert.doesNotMatch(shown, /hunter2/);
+});
+
+test('.env committed only on a branch that lives in packed-refs: not readable from it', async () => {
+  const w = untrackedWorld();
+  git(w.work, 'checkout', '-q', '-b', 'secret');
+  git(w.work, 'add', '-f', '.env');
+  git(w.work, 'commit', '-q', '-m', 'keep the secret');
+  git(w.work, 'checkout', '-q', '-');
+  git(w.work, 'pack-refs', '--all');
+  git(w.work, 'reflog', 'expire', '--expire=now', '--all');
+  assert.equal(existsSync(path.join(w.work, '.git', 'refs', 'heads', 'secret')), false, 'only in packed-refs');
+  const shown = await bypassing(w, w.work, 'git show secret:.env');
   assert.doesNotMatch(shown, /hunter2/);
 });

@@ -6,7 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
@@ -198,4 +207,36 @@ test("a repository below the working folder cannot be moved aside for one of the
   assert.ok(existsSync(path.join(w.work, 'app', 'vendor', 'lib', '.git')));
   execFileSync('git', ['status', '--short'], { cwd: path.join(w.work, 'app'), stdio: 'ignore' });
   assert.equal(existsSync(pwned), false);
+});
+
+test('repositories whose .git is a link to a plain folder: that folder is read-only, and a link replaced is put back', async () => {
+  const w = places();
+  const { work } = w;
+  // The working folder's repository and one below it, each `.git` a link to a folder of the working folder.
+  for (const [repo, store, link] of [
+    [work, '.repo', '.repo'],
+    [path.join(work, 'sub'), 'store', '../store'],
+  ] as const) {
+    execFileSync('git', ['init', '-q', repo]);
+    renameSync(path.join(repo, '.git'), path.join(work, store));
+    symlinkSync(link, path.join(repo, '.git'));
+  }
+  const pwned = path.join(w.outside, 'PWNED');
+  const fsmonitor = `core.fsmonitor 'touch ${pwned}; false'`;
+  const results = await bypassing(w, [
+    `git -C sub config ${fsmonitor}; echo rc=$?`,
+    `git config ${fsmonitor}; echo rc=$?`,
+    `printf '#!/bin/sh\\ntouch ${pwned}\\n' > store/hooks/post-checkout; echo rc=$?`,
+    `printf '#!/bin/sh\\ntouch ${pwned}\\n' > .repo/hooks/post-checkout; echo rc=$?`,
+    // No mount can sit on a link: the command may replace them, with links to a repository of its making.
+    `git init -q evil && git -C evil config ${fsmonitor} && rm sub/.git .git && ` +
+      `ln -s ../evil/.git sub/.git && ln -s evil/.git .git; echo swapped=$?`,
+  ]);
+  for (const [i, r] of results.slice(0, 4).entries()) assert.doesNotMatch(r, /rc=0/, `command ${i}: ${r}`);
+  assert.match(results[4]!, /swapped=0/, 'the links were replaced inside (what the restore is for)');
+  assert.equal(readlinkSync(path.join(work, 'sub', '.git')), '../store', 'put back after the run');
+  assert.equal(readlinkSync(path.join(work, '.git')), '.repo');
+  for (const repo of [work, path.join(work, 'sub')])
+    execFileSync('git', ['status', '--short'], { cwd: repo, stdio: 'ignore' });
+  assert.equal(existsSync(pwned), false, "git status outside the sandbox ran the command's program");
 });

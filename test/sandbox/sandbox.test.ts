@@ -125,7 +125,7 @@ test('sandbox doctor: every probe holds; with the sandbox off it says so and exi
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const report = JSON.parse(run.stdout) as { confined: boolean; probes: Array<{ name: string; held: boolean }> };
   assert.equal(report.confined, true);
-  assert.ok(report.probes.length >= 28);
+  assert.ok(report.probes.length >= 29);
   for (const name of [
     'reach an allowed host through the egress proxy',
     'reach a host not in allowedDomains',
