@@ -6,7 +6,8 @@
  * - `as` casts (type assertions other than `as const`) and, among them, `as unknown as`;
  * - the pairs `duplicates` reports over src/, split into real ones and boilerplate.
  *
- * `--list` prints each long file and function and each file's cast count. The script reads the
+ * `--list` prints each long file and function and each file's cast count; `--casts` prints every cast with its
+ * file and line (to work through them). The script reads the
  * source with the TypeScript compiler's parser only (no type-check): it runs in about a second.
  */
 import { execFileSync } from 'node:child_process';
@@ -23,6 +24,8 @@ interface FileReport {
   lines: number;
   casts: number;
   unknownCasts: number;
+  /** Each cast: its line and its text on one line. */
+  castSites: string[];
   longFunctions: { name: string; line: number; lines: number }[];
 }
 
@@ -69,11 +72,15 @@ function measure(file: string): FileReport {
     lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0),
     casts: 0,
     unknownCasts: 0,
+    castSites: [],
     longFunctions: [],
   };
   const visit = (node: ts.Node): void => {
     if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && !isConstAssertion(node)) {
       report.casts += 1;
+      report.castSites.push(
+        `${lineOf(node.getStart(source))}: ${node.getText(source).replace(/\s+/g, ' ').slice(0, 160)}`,
+      );
       const inner = node.expression;
       if (ts.isAsExpression(inner) && inner.type.kind === ts.SyntaxKind.UnknownKeyword) report.unknownCasts += 1;
     }
@@ -124,5 +131,7 @@ if (list) {
     console.log(`  ${report.casts} ${report.file}`);
   }
 }
+if (process.argv.includes('--casts'))
+  for (const report of reports) for (const site of report.castSites) console.log(`  ${report.file}:${site}`);
 console.log(`duplicates pairs over ${ROOT}/: ${duplicates.real.length} real, ${duplicates.boilerplate} boilerplate`);
 for (const row of duplicates.real) console.log(`  ${row}`);

@@ -43,6 +43,8 @@ export interface ApiErrorScene {
   env?: Record<string, string | undefined>;
 }
 
+type Env = Record<string, string | undefined>;
+
 /** "API error 500 (api_error): boom" (Anthropic), "API error 404 model not found" (OpenAI-compatible). */
 const PROVIDER_MESSAGE = /^API error(?: (\d{3}))?(?: \(([^)]*)\))?(?: in stream)?:? ([\s\S]*)$/;
 
@@ -56,8 +58,7 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
   // The text after the status (a provider's message may start with the status itself).
   const text = parsed ? parsed[3]!.trim() : raw;
   const detail = status !== undefined && text.startsWith(`${status} `) ? text.slice(`${status} `.length) : text;
-  const lower = detail.toLowerCase();
-  const report = (text: string, kind: ApiErrorReport['error'], terminalReason: TerminalReason = 'api_error') => ({
+  const report: Report = (text, kind, terminalReason = 'api_error') => ({
     text,
     error: kind,
     status: status ?? null,
@@ -81,6 +82,18 @@ export function describeApiError(error: unknown, scene: ApiErrorScene): ApiError
   // No key at all (agentpipe's own check; Claude Code says "Not logged in · Please run /login",
   // a command agentpipe does not have): agentpipe's words, which say what to set.
   if (status === undefined && modelError?.kind === 'authentication_failed') return report(raw, 'authentication_failed');
+  return describeAnswer({ status, detail, scene, env }, report);
+}
+
+/** Builds the report of one wording: its text, `assistant.error` and `terminal_reason`. */
+type Report = (text: string, kind: ApiErrorReport['error'], terminalReason?: TerminalReason) => ApiErrorReport;
+
+/** Claude Code's words for an error the API answered (or a message that names one): by status, then by text. */
+function describeAnswer(
+  { status, detail, scene, env }: { status: number | undefined; detail: string; scene: ApiErrorScene; env: Env },
+  report: Report,
+): ApiErrorReport {
+  const lower = detail.toLowerCase();
   const withStatus = status !== undefined ? `${status} ${detail}` : detail;
   if (status === 429)
     return report(
@@ -200,7 +213,7 @@ function baseUrlSetting(scene: ApiErrorScene): string {
 }
 
 /** Where to look when a server error persists: Anthropic's status page, or the gateway the base URL names. */
-function statusHint(scene: ApiErrorScene, env: Record<string, string | undefined>): string {
+function statusHint(scene: ApiErrorScene, env: Env): string {
   if (scene.provider !== 'anthropic') return '';
   const base = env.ANTHROPIC_BASE_URL ?? '';
   let host: string | undefined;

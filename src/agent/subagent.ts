@@ -20,7 +20,7 @@ import type { ToolResult } from '../tools/types.ts';
 import type { AgentContext } from './context.ts';
 import { currentModel } from './fallback.ts';
 import { fireHook } from './hooks.ts';
-import { runAgentLoop, type RunState } from './loop.ts';
+import { runAgentLoop, type LoopOutcome, type RunState } from './loop.ts';
 
 /** A subagent definition (the official SDK's `AgentDefinition`, the fields agentpipe uses). */
 export interface AgentDefinition {
@@ -65,54 +65,14 @@ export async function runSubagent(
   run.subagents ??= emptySubagentStats();
   noteSpawned(run.subagents, type, depth);
   const agentId = randomUUID().replaceAll('-', '').slice(0, 17);
-  const child: AgentContext = {
-    ...parent,
-    system: definition.prompt,
-    tools: parent.tools.filter(
-      (t) => (!definition.tools || definition.tools.includes(t.name)) && !definition.disallowedTools?.includes(t.name),
-    ),
-    model: definition.model && definition.model !== 'inherit' ? definition.model : currentModel(parent, run),
-    parentToolUseId: toolUseId,
-    agent: { id: agentId, type },
-  };
-  child.span = parent.span?.subagent(toolUseId, { name: type, id: agentId, model: child.model, prompt });
+  const child = childContext(parent, run, definition, { type, agentId, toolUseId, prompt });
   depthOf.set(child, depth);
-  const before = {
-    input: run.usage.usage.input_tokens,
-    output: run.usage.usage.output_tokens,
-    cost: run.usage.totalCostUsd,
-  };
-  const started = Date.now();
-  // Live, attributed progress: task_started, a task_progress after each of its tool calls, task_notification at the
-  // end.
-  const task = { task_id: toolUseId, tool_use_id: toolUseId, description, subagent_type: type };
-  const emitTask = (message: TaskEvent) =>
-    parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId } as AgentMessage);
-  const progress = { toolUses: 0, lastTool: undefined as string | undefined };
-  const taskUsage = () => ({
-    total_tokens: run.usage.usage.input_tokens + run.usage.usage.output_tokens - before.input - before.output,
-    tool_uses: progress.toolUses,
-    duration_ms: Date.now() - started,
-  });
+  const report = taskReport(parent, run, toolUseId, { description, subagent_type: type });
   child.emit = async (message) => {
     await parent.emit(message);
-    // A nested subagent reports its own.
-    if (!('parent_tool_use_id' in message) || message.parent_tool_use_id !== toolUseId) return;
-    if (message.type === 'assistant')
-      for (const block of message.message.content) if (block.type === 'tool_use') progress.lastTool = block.name;
-    if (message.type !== 'user' || !Array.isArray(message.message.content)) return;
-    const results = message.message.content.filter((b) => b.type === 'tool_result').length;
-    if (results === 0) return;
-    progress.toolUses += results;
-    await emitTask({
-      type: 'system',
-      subtype: 'task_progress',
-      ...task,
-      usage: taskUsage(),
-      ...(progress.lastTool ? { last_tool_name: progress.lastTool } : {}),
-    });
+    await report.childMessage(message);
   };
-  await emitTask({ type: 'system', subtype: 'task_started', ...task, task_type: 'local_agent', prompt });
+  await report.emit({ type: 'system', subtype: 'task_started', ...report.task, task_type: 'local_agent', prompt });
 
   const start = await fireHook(
     child,
@@ -137,15 +97,7 @@ export async function runSubagent(
   } catch (error) {
     child.span?.end({ subtype: 'error_during_execution', errors: [errorMessage(error)] });
     noteEnded(run.subagents, stop.signal.aborted ? 'stopped' : 'failed');
-    await emitTask({
-      type: 'system',
-      subtype: 'task_notification',
-      ...task,
-      status: stop.signal.aborted ? 'stopped' : 'failed',
-      output_file: '',
-      summary: errorMessage(error),
-      usage: taskUsage(),
-    });
+    await report.end(stop.signal.aborted ? 'stopped' : 'failed', errorMessage(error));
     throw error;
   } finally {
     tasks.delete(toolUseId);
@@ -160,15 +112,7 @@ export async function runSubagent(
       : status === 'stopped'
         ? `The ${type} subagent was stopped`
         : outcome.errors.join('; ');
-  await emitTask({
-    type: 'system',
-    subtype: 'task_notification',
-    ...task,
-    status,
-    output_file: '',
-    summary,
-    usage: taskUsage(),
-  });
+  await report.end(status, summary);
   if (stop.signal.aborted && !run.signal.aborted) {
     return {
       content: `The ${type} subagent was stopped before it finished`,
@@ -176,6 +120,109 @@ export async function runSubagent(
       data: { status: 'stopped', agentId, agentType: type, prompt },
     };
   }
+  return subagentResult(outcome, run, report, { type, agentId, prompt });
+}
+
+/** Who a subagent is: its type, its id, the Task call that started it and the prompt it was given. */
+interface SubagentIdentity {
+  type: string;
+  agentId: string;
+  toolUseId: string;
+  prompt: string;
+}
+
+/** The child context: the definition's prompt, tools and model, its messages attributed to the Task call. */
+function childContext(
+  parent: AgentContext,
+  run: RunState,
+  definition: AgentDefinition,
+  { type, agentId, toolUseId, prompt }: SubagentIdentity,
+): AgentContext {
+  const child: AgentContext = {
+    ...parent,
+    system: definition.prompt,
+    tools: parent.tools.filter(
+      (t) => (!definition.tools || definition.tools.includes(t.name)) && !definition.disallowedTools?.includes(t.name),
+    ),
+    model: definition.model && definition.model !== 'inherit' ? definition.model : currentModel(parent, run),
+    parentToolUseId: toolUseId,
+    agent: { id: agentId, type },
+  };
+  child.span = parent.span?.subagent(toolUseId, { name: type, id: agentId, model: child.model, prompt });
+  return child;
+}
+
+/** A subagent's live, attributed progress and its usage since it started. */
+interface TaskReport {
+  /** The fields every task message carries. */
+  task: { task_id: string; tool_use_id: string; description: string; subagent_type: string };
+  /** The parent's usage and cost when the subagent started. */
+  before: { input: number; output: number; cost: number };
+  started: number;
+  emit(message: TaskEvent): Promise<void> | undefined;
+  /** The task's tokens, tool uses and duration so far. */
+  usage(): { total_tokens: number; tool_uses: number; duration_ms: number };
+  /** Notes a message of the child: a task_progress after each of its tool calls. */
+  childMessage(message: AgentMessage): Promise<void>;
+  /** The task_notification that ends the task. */
+  end(status: TaskNotificationMessage['status'], summary: string): Promise<void> | undefined;
+}
+
+/**
+ * Live, attributed progress: task_started, a task_progress after each of its tool calls, task_notification at the
+ * end.
+ */
+function taskReport(
+  parent: AgentContext,
+  run: RunState,
+  toolUseId: string,
+  names: { description: string; subagent_type: string },
+): TaskReport {
+  const before = {
+    input: run.usage.usage.input_tokens,
+    output: run.usage.usage.output_tokens,
+    cost: run.usage.totalCostUsd,
+  };
+  const started = Date.now();
+  const task = { task_id: toolUseId, tool_use_id: toolUseId, ...names };
+  const emit = (message: TaskEvent) =>
+    parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId } as AgentMessage);
+  const progress = { toolUses: 0, lastTool: undefined as string | undefined };
+  const usage = () => ({
+    total_tokens: run.usage.usage.input_tokens + run.usage.usage.output_tokens - before.input - before.output,
+    tool_uses: progress.toolUses,
+    duration_ms: Date.now() - started,
+  });
+  const childMessage = async (message: AgentMessage) => {
+    // A nested subagent reports its own.
+    if (!('parent_tool_use_id' in message) || message.parent_tool_use_id !== toolUseId) return;
+    if (message.type === 'assistant')
+      for (const block of message.message.content) if (block.type === 'tool_use') progress.lastTool = block.name;
+    if (message.type !== 'user' || !Array.isArray(message.message.content)) return;
+    const results = message.message.content.filter((b) => b.type === 'tool_result').length;
+    if (results === 0) return;
+    progress.toolUses += results;
+    await emit({
+      type: 'system',
+      subtype: 'task_progress',
+      ...task,
+      usage: usage(),
+      ...(progress.lastTool ? { last_tool_name: progress.lastTool } : {}),
+    });
+  };
+  const end = (status: TaskNotificationMessage['status'], summary: string) =>
+    emit({ type: 'system', subtype: 'task_notification', ...task, status, output_file: '', summary, usage: usage() });
+  return { task, before, started, emit, usage, childMessage, end };
+}
+
+/** The Task call's result of a subagent that ran to its end. */
+function subagentResult(
+  outcome: LoopOutcome,
+  run: RunState,
+  report: TaskReport,
+  { type, agentId, prompt }: Omit<SubagentIdentity, 'toolUseId'>,
+): ToolResult {
+  const { before, started } = report;
   const usage = {
     input_tokens: run.usage.usage.input_tokens - before.input,
     output_tokens: run.usage.usage.output_tokens - before.output,

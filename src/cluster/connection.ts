@@ -6,6 +6,7 @@
  * instead of waiting forever. ioredis is imported lazily: only a Redis option loads it.
  */
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
+import { isRecord, str } from '../process/guards.ts';
 import { atMost } from '../process/retry.ts';
 import type { Redis, RedisOptions } from 'ioredis';
 
@@ -64,8 +65,8 @@ export function describeTarget(client: Redis): string {
 
 /** A one-line reason for a Redis or socket error. */
 export function explainRedisError(error: unknown): string {
-  const e = error as { message?: string; code?: string; name?: string } | undefined;
-  const message = e?.message ?? String(error);
+  const e = isRecord(error) ? error : undefined;
+  const message = str(e?.message) ?? String(error);
   if (/WRONGPASS|invalid password|invalid username-password/i.test(message))
     return `authentication failed: wrong password (${message})`;
   if (/NOAUTH/i.test(message))
@@ -98,8 +99,8 @@ const CONNECTION_FAILURE = new RegExp(
 
 /** True when `error` means the connection failed (rather than a command error such as a script's reply). */
 export function isConnectionFailure(error: unknown): boolean {
-  const e = error as { name?: string; message?: string } | undefined;
-  return e?.name === 'MaxRetriesPerRequestError' || CONNECTION_FAILURE.test(e?.message ?? '');
+  const e = isRecord(error) ? error : undefined;
+  return e?.name === 'MaxRetriesPerRequestError' || CONNECTION_FAILURE.test(str(e?.message) ?? '');
 }
 
 /** A connected client with the last connection error it saw (errors arrive as events, commands only say "closed"). */

@@ -11,6 +11,7 @@
  */
 import { sleep } from '../process/retry.ts';
 import { errorMessage } from '../process/errors.ts';
+import { isRecord } from '../process/guards.ts';
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -190,7 +191,8 @@ export class ClusterClient {
         throw new Error(`session ${id}: its previous run did not finish within ${timeoutMs} ms`);
       await this.#queue.add('session', { ...job, nonce }, sessionJobOptions(id));
       const found = await this.#queue.getJob(id);
-      if ((found?.data as { nonce?: unknown } | undefined)?.nonce === nonce) return 'new'; // ours: a new run
+      const data: unknown = found?.data;
+      if (isRecord(data) && data.nonce === nonce) return 'new'; // ours: a new run
       const state = found ? await found.getState() : 'unknown';
       if (PENDING.has(state)) return 'pending';
       if (state === 'active' && (await this.running(id))) return 'running';

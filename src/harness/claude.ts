@@ -251,7 +251,7 @@ export class ClaudeStreamHarness implements Harness {
       return undefined;
     }
     if (type === 'stream_event') {
-      const event = value.event as { type?: unknown } | undefined;
+      const event = isRecord(value.event) ? value.event : undefined;
       if (!this.config.includePartialMessages) return undefined;
       if (typeof event?.type === 'string' && this.name === 'qwen' && QWEN_STREAM_EVENTS.has(event.type))
         return undefined;

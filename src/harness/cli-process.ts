@@ -9,6 +9,7 @@ import { type FramedLine, LineSplitter, maxLineFromEnv } from '../messages/ndjso
 import { startProcessGroup, type ProcessGroupResult, type RunningGroup } from '../process/run.ts';
 import { confineCli } from './confine.ts';
 import type { HarnessConfig } from './types.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** One line of the CLI's stdout: parsed JSON, or why it is not. */
 export type CliLine = { ok: true; value: Record<string, unknown> } | { ok: false; text: string; error: string };
@@ -142,8 +143,7 @@ export class CliProcess {
 function parseLine(line: string): CliLine {
   try {
     const value: unknown = JSON.parse(line);
-    if (value && typeof value === 'object' && !Array.isArray(value))
-      return { ok: true, value: value as Record<string, unknown> };
+    if (isRecord(value)) return { ok: true, value };
     return { ok: false, text: line.slice(0, 200), error: 'a JSON value that is not an object' };
   } catch {
     return { ok: false, text: line.slice(0, 200), error: 'not JSON' };

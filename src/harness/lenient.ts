@@ -30,7 +30,8 @@ export function lenientEntries<T extends z.ZodType>(schema: T) {
     .transform((record) =>
       Object.entries(record).flatMap(([key, value]) => {
         const parsed = schema.safeParse(value);
-        return parsed.success ? [[key, parsed.data] as [string, z.output<T>]] : [];
+        const entry: [string, z.output<T>] | undefined = parsed.success ? [key, parsed.data] : undefined;
+        return entry ? [entry] : [];
       }),
     )
     .catch(() => []);

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isRecord } from '../process/guards.ts';
+import { isArray, isRecord } from '../process/guards.ts';
 import { fileChangeResult, isFileCallName, type FileCall } from './file-changes.ts';
 import type { HarnessConfig } from './types.ts';
 
@@ -30,11 +30,12 @@ export const QWEN_TOOLS: Record<string, string> = {
  */
 export function renameTools(value: Record<string, unknown>): Array<Record<string, unknown>> {
   const message = value.message;
-  if (!isRecord(message) || !Array.isArray(message.content)) return [];
-  const uses = (message.content as unknown[]).filter(
-    (b): b is Record<string, unknown> => isRecord(b) && b.type === 'tool_use' && typeof b.name === 'string',
+  if (!isRecord(message) || !isArray(message.content)) return [];
+  const uses = message.content.filter(
+    (b): b is Record<string, unknown> & { name: string } =>
+      isRecord(b) && b.type === 'tool_use' && typeof b.name === 'string',
   );
-  for (const block of uses) block.name = QWEN_TOOLS[block.name as string] ?? block.name;
+  for (const block of uses) block.name = QWEN_TOOLS[block.name] ?? block.name;
   return uses;
 }
 
@@ -65,8 +66,8 @@ export class FileChanges {
   /** Adds `tool_use_result` to a user message carrying the result of a watched call. */
   async complete(value: Record<string, unknown>): Promise<void> {
     const message = value.message;
-    if (!isRecord(message) || !Array.isArray(message.content)) return;
-    for (const block of message.content as unknown[]) {
+    if (!isRecord(message) || !isArray(message.content)) return;
+    for (const block of message.content) {
       if (!isRecord(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
       const call = this.#pending.get(block.tool_use_id);
       if (!call) continue;

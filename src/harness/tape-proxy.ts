@@ -133,7 +133,8 @@ function bodyOf(body: Buffer): unknown {
   if (body.length === 0) return null;
   const text = body.toString('utf8');
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     return text;
   }

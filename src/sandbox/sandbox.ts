@@ -179,49 +179,16 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const runtime = sandboxRuntime();
   const env = config.env ?? process.env;
   const home = env.HOME || os.homedir();
-  const writes = request.profile !== 'read-only' && request.profile !== 'helper';
   // A wrapped CLI that is agentpipe (or keeps state there) gets a home of its own, never the session's.
   const ownHome = request.profile === 'harness' ? harnessHome(env) : undefined;
-  const workDirs = [config.cwd, ...config.directories, request.cwd];
   // A wrapped CLI keeps the temp folder its environment names (its own files may be there).
   const tmp = request.profile === 'harness' && request.env.TMPDIR ? request.env.TMPDIR : runtime.tmpDir;
-  const writable = writes
-    ? [
-        ...workDirs,
-        ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home)),
-        ...(request.writable ?? []),
-        ...(ownHome ? [ownHome] : []),
-      ]
-    : [];
-  const nested = nestedReposUnder(unique(writable), (root) => warnSearchLimit(config, root));
   const {
     args: mounts,
     claims,
     mustStayMissing,
     keptLinks,
-  } = mountArgs({
-    writable: [...writable, ...(writes ? [tmp] : [])],
-    denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
-    hidden: [
-      agentpipeHome(env),
-      ...pointRegistryFolders(),
-      ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
-      ...(await readDeniedFor(config, request.profile, home)),
-    ],
-    allowRead: [
-      ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
-      ...(request.readable ?? []),
-      ...(request.writable ?? []),
-    ],
-    credentialStores: request.profile !== 'helper',
-    emptyDir: runtime.emptyDir,
-    emptyFile: runtime.emptyFile,
-    scratch: tmp === runtime.tmpDir ? [tmp] : [],
-    maskMissingGit: request.profile !== 'harness',
-    submodules: [...(await submoduleCheckouts(unique(writable), env)), ...nested.checkouts],
-    bareRepos: nested.bare,
-    homes: [home, os.homedir(), request.env.HOME ?? home],
-  });
+  } = await mountsFor({ config, request, policy, runtime, env, home, tmp, ownHome });
   const grant = networkGrant(policy, request);
   // The proxy, its HTTP and SOCKS servers load only for a command that may reach some host.
   let egress;
@@ -291,6 +258,59 @@ function withheld(env: Record<string, string>, policy: SandboxPolicy): Record<st
   const out = { ...env };
   for (const name of policy.credentialVars.keys()) delete out[name];
   return out;
+}
+
+/** What one command's mounts depend on. */
+interface MountScene {
+  config: SandboxConfig;
+  request: SandboxRequest;
+  policy: SandboxPolicy;
+  runtime: ReturnType<typeof sandboxRuntime>;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** The command's temp folder. */
+  tmp: string;
+  /** A wrapped CLI's own home, when it gets one. */
+  ownHome: string | undefined;
+}
+
+/** The bubblewrap mounts of one command: what it may write, what stays hidden, what it may read. */
+async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs>> {
+  const { config, request, policy, runtime, env, home, tmp, ownHome } = scene;
+  const writes = request.profile !== 'read-only' && request.profile !== 'helper';
+  const workDirs = [config.cwd, ...config.directories, request.cwd];
+  const writable = writes
+    ? [
+        ...workDirs,
+        ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home)),
+        ...(request.writable ?? []),
+        ...(ownHome ? [ownHome] : []),
+      ]
+    : [];
+  const nested = nestedReposUnder(unique(writable), (root) => warnSearchLimit(config, root));
+  return mountArgs({
+    writable: [...writable, ...(writes ? [tmp] : [])],
+    denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
+    hidden: [
+      agentpipeHome(env),
+      ...pointRegistryFolders(),
+      ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
+      ...(await readDeniedFor(config, request.profile, home)),
+    ],
+    allowRead: [
+      ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
+      ...(request.readable ?? []),
+      ...(request.writable ?? []),
+    ],
+    credentialStores: request.profile !== 'helper',
+    emptyDir: runtime.emptyDir,
+    emptyFile: runtime.emptyFile,
+    scratch: tmp === runtime.tmpDir ? [tmp] : [],
+    maskMissingGit: request.profile !== 'harness',
+    submodules: [...(await submoduleCheckouts(unique(writable), env)), ...nested.checkouts],
+    bareRepos: nested.bare,
+    homes: [home, os.homedir(), request.env.HOME ?? home],
+  });
 }
 
 /** The hosts `request` may reach under `policy`; undefined for none (no proxy, no namespace to join). */

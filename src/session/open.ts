@@ -21,6 +21,7 @@ import { resolveWithKeyHelper, type AuthStatus } from '../model/auth.ts';
 import { FailingProvider } from '../model/failing.ts';
 import { ModelError } from '../model/errors.ts';
 import { compileSchema } from '../agent/structured-output.ts';
+import type { CanUseTool } from '../agent/context.ts';
 import type { SessionOptions } from './options.ts';
 import type { SettingsLayer } from './setting-sources.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
@@ -70,20 +71,9 @@ export interface OpenedSession {
 
 /** Opens the session; throws SessionSetupError when the options cannot start one. */
 export async function openSession(options: SessionOptions, io: SessionIo): Promise<OpenedSession> {
-  let start: Awaited<ReturnType<typeof prepareSession>> | undefined;
-  let tape: SessionTape | undefined;
-  try {
-    // Tapes load only when asked for (zod, the proxy): the plain print path never sees this module.
-    if (options.record !== undefined || options.replay !== undefined) {
-      tape = (await import('./tape.ts')).prepareTape(options, io.log);
-      options = tape.options;
-    }
-    start = await prepareSession(options, io.log, io.send);
-    if (options.outputFormat) await compileSchema(options.outputFormat.schema);
-  } catch (error) {
-    await start?.transcript?.close(); // releases the session's lock
-    throw new SessionSetupError(errorMessage(error));
-  }
+  const prepared = await prepare(options, io);
+  const { start, tape } = prepared;
+  options = prepared.options;
   const sessionId = start.sessionId;
   let session: Session | undefined;
   // Credentials are checked at model requests, once the session exists: its one emit carries the status.
@@ -120,32 +110,16 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   attachStart(session, start);
   await startTelemetry(session, options, io.log);
   await checkSandbox(session);
-  if (!wrapped && !options.strictMcpConfig) {
-    try {
+  try {
+    if (wrapped) session.harness = await startSessionHarness(session, options, wrapped, start, tape, io.log);
+    else if (!options.strictMcpConfig) {
       const servers = await settingsMcpServers(session.settingsLayers);
       if (servers) session.mcp.addServers(servers);
-    } catch (error) {
-      await tape?.close();
-      await session.close();
-      throw new SessionSetupError(errorMessage(error));
     }
-  }
-  if (wrapped) {
-    try {
-      const harnessOptions = tape ? await tape.harness(session.id, wrapped) : options;
-      session.harness = await startHarness(
-        harnessOptions,
-        wrapped,
-        session.id,
-        start.harness,
-        io.log,
-        session.ctx.sandbox,
-      );
-    } catch (error) {
-      await tape?.close();
-      await session.close();
-      throw new SessionSetupError(errorMessage(error));
-    }
+  } catch (error) {
+    await tape?.close();
+    await session.close();
+    throw new SessionSetupError(errorMessage(error));
   }
   const runner = new SessionRunner(session, io.send, {
     replayUserMessages: io.replayUserMessages,
@@ -154,29 +128,71 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     awaitInitialize: io.awaitInitialize,
   });
   session.ctx.announceRequests = io.announceRequests === true;
-  if (io.permissionPromptTool === 'stdio') {
-    session.ctx.canUseTool = async (toolName, input, { signal, toolUseId, suggestions, ...shown }) => {
-      const answer = await runner.request(
-        {
-          subtype: 'can_use_tool',
-          tool_name: toolName,
-          input,
-          tool_use_id: toolUseId,
-          permission_suggestions: suggestions,
-          ...(shown.displayName !== undefined ? { display_name: shown.displayName } : {}),
-          ...(shown.description !== undefined ? { description: shown.description } : {}),
-          ...(shown.decisionReason !== undefined ? { decision_reason: shown.decisionReason } : {}),
-          ...(shown.decisionReasonType !== undefined ? { decision_reason_type: shown.decisionReasonType } : {}),
-          ...(shown.blockedPath !== undefined ? { blocked_path: shown.blockedPath } : {}),
-        },
-        signal,
-      );
-      return (await import('../messages/control-schema.ts')).parsePermissionResult(answer);
-    };
-  }
+  if (io.permissionPromptTool === 'stdio') session.ctx.canUseTool = canUseToolOverControl(runner);
   tape?.attach(session);
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
   return { session, runner, ...(tape ? { tape } : {}) };
+}
+
+/** The tape (when one is asked for) and the session's start (fresh, resumed, forked); the output schema checked. */
+async function prepare(
+  options: SessionOptions,
+  io: SessionIo,
+): Promise<{
+  start: Awaited<ReturnType<typeof prepareSession>>;
+  tape: SessionTape | undefined;
+  options: SessionOptions;
+}> {
+  let start: Awaited<ReturnType<typeof prepareSession>> | undefined;
+  let tape: SessionTape | undefined;
+  try {
+    // Tapes load only when asked for (zod, the proxy): the plain print path never sees this module.
+    if (options.record !== undefined || options.replay !== undefined) {
+      tape = (await import('./tape.ts')).prepareTape(options, io.log);
+      options = tape.options;
+    }
+    start = await prepareSession(options, io.log, io.send);
+    if (options.outputFormat) await compileSchema(options.outputFormat.schema);
+  } catch (error) {
+    await start?.transcript?.close(); // releases the session's lock
+    throw new SessionSetupError(errorMessage(error));
+  }
+  return { start, tape, options };
+}
+
+/** The session's wrapped agent, started with the tape's options when it has one. */
+async function startSessionHarness(
+  session: Session,
+  options: SessionOptions,
+  wrapped: Exclude<NonNullable<SessionOptions['harness']>, 'agentpipe'>,
+  start: Awaited<ReturnType<typeof prepareSession>>,
+  tape: SessionTape | undefined,
+  log: (line: string) => void,
+): Promise<Harness> {
+  const harnessOptions = tape ? await tape.harness(session.id, wrapped) : options;
+  return await startHarness(harnessOptions, wrapped, session.id, start.harness, log, session.ctx.sandbox);
+}
+
+/** `--permission-prompt-tool stdio`: each permission prompt is a `can_use_tool` control request to the client. */
+function canUseToolOverControl(runner: SessionRunner): CanUseTool {
+  return async (toolName, input, { signal, toolUseId, suggestions, ...shown }) => {
+    const answer = await runner.request(
+      {
+        subtype: 'can_use_tool',
+        tool_name: toolName,
+        input,
+        tool_use_id: toolUseId,
+        permission_suggestions: suggestions,
+        ...(shown.displayName !== undefined ? { display_name: shown.displayName } : {}),
+        ...(shown.description !== undefined ? { description: shown.description } : {}),
+        ...(shown.decisionReason !== undefined ? { decision_reason: shown.decisionReason } : {}),
+        ...(shown.decisionReasonType !== undefined ? { decision_reason_type: shown.decisionReasonType } : {}),
+        ...(shown.blockedPath !== undefined ? { blocked_path: shown.blockedPath } : {}),
+      },
+      signal,
+    );
+    return (await import('../messages/control-schema.ts')).parsePermissionResult(answer);
+  };
 }
 
 /**

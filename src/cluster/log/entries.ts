@@ -7,7 +7,7 @@
  */
 import { errorMessage } from '../../process/errors.ts';
 import { z } from 'zod';
-import type { OutputLine } from '../../messages/wire.ts';
+import { ownMessage, type OutputLine } from '../../messages/wire.ts';
 import { issuesOf } from '../../messages/issues.ts';
 import type { PromptLine, SnapshotLine, TitleLine } from '../../session/transcript-format.ts';
 import { STREAM_ID } from './keys.ts';
@@ -123,9 +123,6 @@ const OWN: Record<string, z.ZodType<SessionEndMarker | ToolStartLine>> = {
   agentpipe_tool_start: ToolStartSchema,
 };
 
-/** A wire message or transcript line by its envelope (see the module comment: the one place it is typed so). */
-const asLogMessage = (value: z.infer<typeof EnvelopeSchema>): LogMessage => value as LogMessage;
-
 /** Parses one stored message (the JSON of a field); throws an Error naming `where` and what is wrong. */
 export function parseStoredMessage(json: unknown, where: string): LogMessage {
   if (typeof json !== 'string') throw new Error(`${where}: the entry has no message field`);
@@ -138,7 +135,8 @@ export function parseStoredMessage(json: unknown, where: string): LogMessage {
   const envelope = EnvelopeSchema.safeParse(value);
   if (!envelope.success) throw new Error(`${where}: not a message: ${issuesOf(envelope.error)}`);
   const own = OWN[envelope.data.type];
-  if (!own) return asLogMessage(envelope.data);
+  // A wire message or transcript line by its envelope: a worker wrote it from the typed stream (module comment).
+  if (!own) return ownMessage(envelope.data);
   const parsed = own.safeParse(value);
   if (!parsed.success) throw new Error(`${where}: ${issuesOf(parsed.error, envelope.data.type)}`);
   return parsed.data;

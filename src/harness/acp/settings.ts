@@ -21,10 +21,7 @@ export interface AgentSettings {
 /** The values a select config option offers (flat or grouped). */
 function optionValues(option: SessionConfigOption): string[] {
   if (option.type !== 'select') return [];
-  const entries = option.options as Array<Record<string, unknown>>;
-  return entries.flatMap((o) =>
-    Array.isArray(o.options) ? (o.options as Array<{ value: string }>).map((v) => v.value) : [String(o.value)],
-  );
+  return option.options.flatMap((o) => ('options' in o ? o.options.map((v) => v.value) : [o.value]));
 }
 
 /** Sets the session's permission mode and model where the agent offers them; `current` follows what the agent has. */
@@ -55,7 +52,7 @@ export async function applySettings(
     );
   }
   const option = session.configOptions?.find((o) => o.category === 'model' && o.type === 'select');
-  const models = (session as { models?: unknown }).models;
+  const models: unknown = 'models' in session ? session.models : undefined;
   const model = config.model;
   current.model =
     option && option.type === 'select'

@@ -17,7 +17,7 @@ export { isRecord, str } from '../../process/guards.ts';
 /** An error's message with its JSON-RPC `data`, or the thrown value as text. */
 export const errorText = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error);
-  const data = (error as { data?: unknown }).data;
+  const data: unknown = 'data' in error ? error.data : undefined;
   const detail = data === undefined ? '' : `: ${JSON.stringify(data).slice(0, 500)}`;
   return `${error.message}${detail}`;
 };

@@ -49,10 +49,10 @@ export class Terminals {
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
     const cwd = params.cwd ? path.resolve(this.#config.cwd, params.cwd) : this.#config.cwd;
     const limit = params.outputByteLimit ?? TERMINAL_OUTPUT_BYTES;
-    const terminal: Terminal = { output: '', truncated: false, limit } as Terminal;
+    const shown: Pick<Terminal, 'output' | 'truncated' | 'limit' | 'exit'> = { output: '', truncated: false, limit };
     // The agent's commands run in the session's sandbox too (workspace profile: the agent was allowed to run them).
     const { startSandboxed } = await import('../../sandbox/run.ts');
-    terminal.group = await startSandboxed(this.#config.sandbox ?? defaultSandbox(this.#config.cwd), {
+    const group = await startSandboxed(this.#config.sandbox ?? defaultSandbox(this.#config.cwd), {
       profile: 'workspace',
       // Without arguments the command is a shell line (agents send both forms).
       command: params.args?.length ? [params.command, ...params.args] : params.command,
@@ -61,19 +61,20 @@ export class Terminals {
       cap: 0,
       graceMs: STOP_GRACE_MS,
       onOutput: (_stream, chunk) => {
-        terminal.output += chunk;
-        if (terminal.output.length > terminal.limit) {
-          const kept = tailBytes(terminal.output, terminal.limit);
-          if (kept !== terminal.output) terminal.truncated = true;
-          terminal.output = kept;
+        shown.output += chunk;
+        if (shown.output.length > shown.limit) {
+          const kept = tailBytes(shown.output, shown.limit);
+          if (kept !== shown.output) shown.truncated = true;
+          shown.output = kept;
         }
       },
     });
-    terminal.done = terminal.group.done.then((result) => {
-      terminal.exit = { exitCode: result.code ?? (result.error ? 127 : null), signal: result.exitSignal };
-      if (result.error) terminal.output += `${result.error.message}\n`;
-      return terminal.exit;
+    const done = group.done.then((result) => {
+      shown.exit = { exitCode: result.code ?? (result.error ? 127 : null), signal: result.exitSignal };
+      if (result.error) shown.output += `${result.error.message}\n`;
+      return shown.exit;
     });
+    const terminal: Terminal = Object.assign(shown, { group, done });
     const terminalId = `term_${++this.#next}`;
     this.#all.set(terminalId, terminal);
     return { terminalId };

@@ -7,7 +7,7 @@ import { toolUseError } from '../../messages/notices.ts';
 import { todoWriteAnswer } from '../../tools/builtin/todo-write.ts';
 import type { TurnState } from '../turn-state.ts';
 import type { HarnessOutcome, HarnessTurn } from '../types.ts';
-import { errorText, isRecord, settle } from './shared.ts';
+import { errorText, isRecord, settle, str } from './shared.ts';
 import type { Terminals } from './terminals.ts';
 import { chunkText, outputText, structuredResult, toolOf, type ToolState } from './tools.ts';
 
@@ -126,8 +126,10 @@ export class PromptTranslator {
       case 'compaction_update':
       case 'compaction_summary_chunk':
         return;
-      default:
-        this.state.unknown('session/update', (update as { sessionUpdate?: unknown }).sessionUpdate as string);
+      default: {
+        const unknownUpdate: unknown = update; // a kind this SDK version does not declare
+        this.state.unknown('session/update', isRecord(unknownUpdate) ? str(unknownUpdate.sessionUpdate) : undefined);
+      }
     }
   }
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AssistantMessage, StopReason } from '../../messages/types.ts';
 import { INTERRUPTED_TOOLS } from '../../messages/notices.ts';
-import { isRecord, str } from '../../process/guards.ts';
+import { isArray, isRecord, str } from '../../process/guards.ts';
 import { retry } from '../../process/retry.ts';
 import { fileChangeResult, isFileCallName } from '../file-changes.ts';
 import type { GeminiHarness } from '../gemini.ts';
@@ -262,8 +262,8 @@ function recordedChange(line: string, id: string): { originalContent: string; is
   } catch {
     return undefined;
   }
-  if (!isRecord(value) || !Array.isArray(value.toolCalls)) return undefined;
-  for (const call of value.toolCalls as unknown[]) {
+  if (!isRecord(value) || !isArray(value.toolCalls)) return undefined;
+  for (const call of value.toolCalls) {
     if (!isRecord(call) || call.id !== id || !isRecord(call.resultDisplay)) continue;
     const original = str(call.resultDisplay.originalContent);
     if (original !== undefined) return { originalContent: original, isNewFile: call.resultDisplay.isNewFile === true };
