@@ -8,10 +8,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { anthropicBlock, anthropicStream, startFakeServer, type Reply } from '../model/fake-servers.ts';
 import { harnessDirs, testPath } from '../harness/helpers.ts';
+import { startFakeGemini, type GeminiRequest } from '../harness/fakes/gemini-api.ts';
 import { startRedis } from './redis-server.ts';
 import { HARNESS_CONTINUATION_MARK } from '../../src/session/continuation.ts';
 import { Client, kill9, prompt, startFrontEnd, startWorker, uuids } from './cluster.ts';
@@ -140,5 +142,69 @@ test('a --harness claude prompt cut by a lost worker goes on: Claude Code resume
   } finally {
     await kill9(front);
     await api.close();
+  }
+});
+
+test('a --harness gemini prompt cut by a lost worker goes on: the Gemini CLI resumes its own session (--resume) on the new worker', async () => {
+  // The fake Gemini API holds the first prompt's request open (the worker is killed while gemini waits), answers the
+  // resumed session asked to go on, and the rest at once.
+  const chat = (request: GeminiRequest) => JSON.stringify(request.body ?? '');
+  const fake = await startFakeGemini((request) => {
+    const contents = chat(request);
+    if (/and now\?/.test(contents)) return { kind: 'text', chunks: ['second answer'] };
+    if (contents.includes(HARNESS_CONTINUATION_MARK)) return { kind: 'text', chunks: ['went on'] };
+    return /hold this one/.test(contents) ? { kind: 'hang', chunks: [] } : { kind: 'text', chunks: ['hi'] };
+  });
+  const { home, cwd } = harnessDirs('cluster-cut-gemini');
+  mkdirSync(path.join(home, '.gemini'), { recursive: true });
+  mkdirSync(path.join(home, 'tmp'), { recursive: true });
+  const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, general: { maxAttempts: 1 } };
+  writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify(settings));
+  const env = {
+    PATH: testPath(),
+    HOME: home,
+    TMPDIR: path.join(home, 'tmp'),
+    AGENTPIPE_HOME: path.join(home, '.agentpipe'),
+    GEMINI_API_KEY: 'fake-key',
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+  };
+  const first = await startWorker(redis.url, env);
+  const front = await startFrontEnd(
+    redis.url,
+    ['--harness', 'gemini', '--base-url', fake.url, '--model', 'gemini-2.5-flash', '--cwd', cwd, '--sandbox', 'off'],
+    env,
+  );
+  const client = new Client(front.url);
+  try {
+    await client.open();
+    client.send(prompt('hold this one'));
+    await client.until(
+      () => fake.requests.some((r) => r.action === 'streamGenerateContent' && /hold this one/.test(chat(r))),
+      'gemini asking the API',
+      60_000,
+    );
+    const second = await startWorker(redis.url, env);
+    await kill9(first);
+    await client.until(() => client.results().length === 1, "the cut prompt's result", 60_000);
+    assertWentOn(client, 0, { subtype: 'success', result: /^went on$/ });
+    // gemini resumed its own session: the request that went on holds the cut prompt as gemini recorded it.
+    const wentOn = fake.requests.filter((r) => chat(r).includes(HARNESS_CONTINUATION_MARK));
+    assert.ok(wentOn.length > 0, 'gemini was asked to go on');
+
+    client.send(prompt('and now?'));
+    await client.until(() => client.results().length === 2, 'the next result', 60_000);
+    assert.deepEqual([client.results()[1]!.subtype, client.results()[1]!.result], ['success', 'second answer']);
+    client.send('{"type":"end_input"}\n');
+    assert.deepEqual(await client.closed, { code: 1000, reason: 'session ended' });
+    assert.equal(client.results().length, 2, 'one result per prompt');
+    // The next prompt goes on in the same gemini session: the continuation is in its history.
+    const next = fake.requests.filter((r) => r.action === 'streamGenerateContent' && /and now\?/.test(chat(r)));
+    assert.ok(next.length > 0 && next.every((r) => chat(r).includes('went on')));
+    const ids = uuids(client.messages);
+    assert.equal(new Set(ids).size, ids.length, 'no message twice');
+    await kill9(second);
+  } finally {
+    await kill9(front);
+    await fake.close();
   }
 });
