@@ -6,12 +6,14 @@
  * (b) one Bash call of a line the fast reader judges without the grammar (src/tools/shell/fast-parse.ts);
  * (c) one Bash call of a 60-character line that needs the grammar (quotes, globs, pipes), running the same programs
  *     on the same files as (b): its globs match the two files (b) names, the only ones in its folder.
+ * (w) (c) again with the add-ons off (`node --no-addons`): the grammar's WebAssembly build, which the single
+ *     executable and a run whose native binding cannot load use (src/tools/shell/grammar.ts).
  * (c)/(b) is the grammar's cost (loading tree-sitter-bash and parsing); (c)/(a) is the issue's literal ratio, which
  * also holds bash, the programs and the sandbox. Each run reads its prompt from stream-json stdin, so it is still
  * alive when its result is out: its peak RSS is its VmHWM read then (a sampled RSS misses the end of a short run).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The grammar's line: 60 characters, double quotes, globs, pipes and `&&`, read-only. */
@@ -25,6 +27,8 @@ const PROMPT = `${JSON.stringify(USER)}\n`;
 interface Run {
   ms: number;
   peakKb: number;
+  /** The run's own CPU time (all its threads, not its children) when its result is out. */
+  cpuMs: number;
   output: string;
 }
 
@@ -40,18 +44,35 @@ function runOnce(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEn
     let output = '';
     let ms = NaN;
     let peakKb = NaN;
+    let cpuMs = NaN;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       output += chunk;
       if (!Number.isNaN(ms) || !/"type":"result"/.test(chunk)) return;
       ms = performance.now() - started;
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       peakKb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+      cpuMs = cpuOf(child.pid!);
       child.stdin.end();
     });
     child.on('error', reject);
-    child.on('close', () => resolve({ ms, peakKb, output }));
+    child.on('close', () => resolve({ ms, peakKb, cpuMs, output }));
     child.stdin.write(PROMPT);
   });
+}
+
+/** CPU time (ms) of every thread of `pid` so far: the first field of each thread's schedstat, in nanoseconds. */
+function cpuOf(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`))
+    ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+  return ns / 1e6;
+}
+
+/** The medians of one kind's runs. */
+interface Figures {
+  ms: number;
+  kb: number;
+  cpu: number;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -77,44 +98,55 @@ export async function benchParser(
     return ['--model', 'scripted', '--script', file, '--output-format', 'stream-json', '--verbose'];
   };
   const kinds = { a: script('a'), b: script('b', FAST_COMMAND), c: script('c', GRAMMAR_COMMAND) };
-  // Both commands must run (not be asked about) and print the same thing, or the comparison is not one.
-  const outputs = (['b', 'c'] as const).map((kind) => {
-    const run = spawnSync(process.execPath, [cli, '-p', 'go', ...kinds[kind]], { cwd, env, encoding: 'utf8' });
+  const kindsAll = { ...kinds, w: kinds.c };
+  const wasmEnv = { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --no-addons`.trim() };
+  // Both commands (and the grammar's line on either parser) must run, not be asked about, and print the same thing,
+  // or the comparison is not one.
+  const outputs = (['b', 'c', 'w'] as const).map((kind) => {
+    const run = spawnSync(process.execPath, [cli, '-p', 'go', ...kindsAll[kind]], {
+      cwd,
+      env: kind === 'w' ? wasmEnv : env,
+      encoding: 'utf8',
+    });
     return /"tool_result","tool_use_id":"toolu_[bc]","content":("(?:[^"\\]|\\.)*"),"is_error":false/.exec(
       run.stdout,
     )?.[1];
   });
-  if (!outputs[0] || outputs[0] !== outputs[1]) throw new Error(`bench parser: the two commands differ: ${outputs}`);
-  const times = { a: [] as number[], b: [] as number[], c: [] as number[] };
-  const peaks = { a: [] as number[], b: [] as number[], c: [] as number[] };
+  if (!outputs[0] || outputs.some((output) => output !== outputs[0]))
+    throw new Error(`bench parser: the commands differ: ${outputs}`);
+  const runs = { a: [] as Run[], b: [] as Run[], c: [] as Run[], w: [] as Run[] };
   for (let i = 0; i < 21; i++) {
-    for (const kind of ['a', 'b', 'c'] as const) {
-      const run = await runOnce(cli, kinds[kind], cwd, env);
-      if (i === 0) continue; // warm-up: the page cache, the CLI's code cache
-      times[kind].push(run.ms);
-      peaks[kind].push(run.peakKb);
+    for (const kind of ['a', 'b', 'c', 'w'] as const) {
+      const run = await runOnce(cli, kindsAll[kind], cwd, kind === 'w' ? wasmEnv : env);
+      if (i > 0) runs[kind].push(run); // the first round warms up the page cache and the CLI's code cache
     }
   }
-  const [ta, tb, tc] = [median(times.a), median(times.b), median(times.c)];
-  const [pa, pb, pc] = [median(peaks.a), median(peaks.b), median(peaks.c)];
-  const both = (t: number, p: number) => `${fmt(t, 1)} ms, peak RSS ${fmt(p / 1024, 1)} MB`;
+  const [a, b, c, w] = (['a', 'b', 'c', 'w'] as const).map((kind) => ({
+    ms: median(runs[kind].map((run) => run.ms)),
+    kb: median(runs[kind].map((run) => run.peakKb)),
+    cpu: median(runs[kind].map((run) => run.cpuMs)),
+  })) as [Figures, Figures, Figures, Figures];
+  const both = (x: Figures) => `${fmt(x.ms, 1)} ms, peak RSS ${fmt(x.kb / 1024, 1)} MB, CPU ${fmt(x.cpu, 1)} ms`;
+  const ratios = (x: Figures, y: Figures) =>
+    `${(x.ms / y.ms).toFixed(2)} × in time, ${(x.kb / y.kb).toFixed(2)} × in peak RSS, ` +
+    `${(x.cpu / y.cpu).toFixed(2)} × in CPU`;
   return [
-    [
-      'parser (a): one turn, no tool, spawn → result (median of 20, runs alternating)',
-      both(ta, pa),
-      '1 (the baseline)',
-    ],
+    ['parser (a): one turn, no tool, spawn → result (median of 20, runs alternating)', both(a), '1 (the baseline)'],
     [
       `parser (b): one turn with one Bash call the fast reader judges (\`${cell(FAST_COMMAND)}\`)`,
-      both(tb, pb),
-      `${(tb / ta).toFixed(2)} × (a) in time, ${(pb / pa).toFixed(2)} × in peak RSS`,
+      both(b),
+      `${ratios(b, a)} of (a)`,
     ],
     [
-      `parser (c): the same programs, a ${GRAMMAR_COMMAND.length}-character line that needs the grammar ` +
-        `(\`${cell(GRAMMAR_COMMAND)}\`)`,
-      both(tc, pc),
-      `the grammar's cost (c)/(b): ${(tc / tb).toFixed(2)} × in time, ${(pc / pb).toFixed(2)} × in peak RSS; ` +
-        `(c)/(a): ${(tc / ta).toFixed(2)} × and ${(pc / pa).toFixed(2)} ×`,
+      `parser (c): the same programs, a ${GRAMMAR_COMMAND.length}-character line that needs the grammar, read by ` +
+        `the native tree-sitter binding (\`${cell(GRAMMAR_COMMAND)}\`)`,
+      both(c),
+      `the grammar's cost (c)/(b): ${ratios(c, b)}; (c)/(a): ${ratios(c, a)}`,
+    ],
+    [
+      'parser (w): (c) with the add-ons off (`--no-addons`): the WebAssembly grammar, as in the single executable',
+      both(w),
+      `(w)/(b): ${ratios(w, b)}; (w)/(c): ${ratios(w, c)}`,
     ],
   ];
 }

@@ -1,7 +1,8 @@
 /**
  * What an installed agentpipe may load at run time: a package src/ imports as a value (statically,
  * with `await import`, or `require`) must be a dependency, or an optional peer dependency that
- * the code reports clearly when missing. Packages used only for types (`import type`: erased by
+ * the code reports clearly when missing, or an optional dependency the code does without (tree-sitter: the
+ * WebAssembly grammar stands in). Packages used only for types (`import type`: erased by
  * the compiler) are devDependencies, so installs do not carry them (@anthropic-ai/sdk, openai:
  * ~47 MB). Published type declarations must not name a devDependency either.
  */
@@ -15,10 +16,13 @@ import { ROOT } from '../helpers/cli.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   exports: Record<string, string | { types?: string }>;
 };
-const RUNTIME = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]);
+const RUNTIME = new Set(
+  [pkg.dependencies, pkg.optionalDependencies, pkg.peerDependencies].flatMap((list) => Object.keys(list ?? {})),
+);
 
 /** `@scope/name` or `name` of an import specifier (`openai/resources` → `openai`). */
 function packageOf(specifier: string): string {

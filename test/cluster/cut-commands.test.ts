@@ -1,6 +1,7 @@
 /**
  * Prompts that are not a turn of agentpipe's own loop, cut by a lost worker (issue 28, G1: the prompt goes on): a
- * `/compact` command and a `--harness` prompt whose worker is killed with SIGKILL mid-prompt. The client gets the
+ * `/compact` command and a `--harness` prompt (claude, gemini, codex exec) whose worker is killed with SIGKILL
+ * mid-prompt. The client gets the
  * `system/worker_lost` notice ("The prompt goes on here."), then exactly one result for the cut prompt, the one it
  * would have had: the compaction done again on the new worker; the wrapped CLI resuming its own session and asked to
  * go on. A wrapped CLI that had not reported a session of its own ends the prompt in an error result that says so. The
@@ -8,10 +9,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { anthropicBlock, anthropicStream, startFakeServer, type Reply } from '../model/fake-servers.ts';
 import { harnessDirs, testPath } from '../harness/helpers.ts';
+import { startFakeGemini, type GeminiRequest } from '../harness/fakes/gemini-api.ts';
+import { startResponsesServer, type ResponsesRequest } from '../harness/fakes/responses-api.ts';
 import { startRedis } from './redis-server.ts';
 import { HARNESS_CONTINUATION_MARK } from '../../src/session/continuation.ts';
 import { Client, kill9, prompt, startFrontEnd, startWorker, uuids } from './cluster.ts';
@@ -75,54 +79,49 @@ const text = (words: string): Reply => ({
   ),
 });
 
-test('a --harness claude prompt cut by a lost worker goes on: Claude Code resumes its own session on the new worker', async () => {
-  // The fake API holds the first prompt's request open (the worker is killed while Claude Code waits), answers the
-  // request of the resumed session asked to go on, and the rest at once.
-  const api = await startFakeServer((request) => {
-    if (request.method !== 'POST' || !request.path.startsWith('/v1/messages') || request.path.includes('count_tokens'))
-      return { kind: 'json', status: 200, body: { input_tokens: 1 } };
-    const messages = JSON.stringify(request.body?.messages ?? []);
-    if (/and now\?/.test(messages)) return text('second answer');
-    if (messages.includes(HARNESS_CONTINUATION_MARK)) return text('went on');
-    return /hold this one/.test(messages) ? { kind: 'sse', frames: [], flushHeaders: true, then: 'hang' } : text('hi');
-  });
-  const { home, cwd } = harnessDirs('cluster-cut');
-  const env = {
-    PATH: testPath(),
-    HOME: home,
-    AGENTPIPE_HOME: path.join(home, '.agentpipe'),
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    CLAUDE_CODE_MAX_RETRIES: '0',
-    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
-  };
-  const first = await startWorker(redis.url, env);
-  const front = await startFrontEnd(
-    redis.url,
-    ['--harness', 'claude', '--base-url', api.url, '--cwd', cwd, '--sandbox', 'off'],
-    env,
-  );
+/** A wrapped CLI on a fake API: the worker's environment, the front end's flags, the bodies of its model requests. */
+interface WrappedCli {
+  name: string;
+  env: Record<string, string>;
+  flags: string[];
+  /** Each model request's conversation, as JSON. */
+  bodies(): string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The fake API's script for every wrapped CLI: the first prompt's request held open (the worker is killed while the CLI
+ * waits), the resumed session asked to go on answered `went on`, the next prompt `second answer`, anything else `hi`.
+ */
+function reply(conversation: string): 'hang' | string {
+  if (/and now\?/.test(conversation)) return 'second answer';
+  if (conversation.includes(HARNESS_CONTINUATION_MARK)) return 'went on';
+  return /hold this one/.test(conversation) ? 'hang' : 'hi';
+}
+
+/**
+ * Cuts the wrapped CLI's first prompt by killing its worker with SIGKILL (a second worker already running), and checks
+ * that the prompt went on: the notice, then the result `went on`, from the CLI's own session resumed and asked to go
+ * on; the next prompt runs in that same session (its history holds the continuation); one result per prompt.
+ */
+async function cutAndGoOn(cli: WrappedCli): Promise<void> {
+  const first = await startWorker(redis.url, cli.env);
+  const front = await startFrontEnd(redis.url, cli.flags, cli.env);
   const client = new Client(front.url);
   try {
     await client.open();
     client.send(prompt('hold this one'));
-    await client.until(
-      () => api.requests.some((r) => /hold this one/.test(JSON.stringify(r.body ?? ''))),
-      'Claude Code asking the API',
-      60_000,
-    );
-    const second = await startWorker(redis.url, env);
+    await client.until(() => cli.bodies().some((b) => /hold this one/.test(b)), `${cli.name} asking the API`, 60_000);
+    const second = await startWorker(redis.url, cli.env);
     await kill9(first);
     await client.until(() => client.results().length === 1, "the cut prompt's result", 60_000);
     assertWentOn(client, 0, { subtype: 'success', result: /^went on$/ });
-    // Claude Code resumed its own session: the request that went on holds the cut prompt as Claude Code recorded it.
-    const wentOn = api.requests.filter((r) =>
-      JSON.stringify(r.body?.messages ?? '').includes(HARNESS_CONTINUATION_MARK),
+    const wentOn = cli.bodies().filter((b) => b.includes(HARNESS_CONTINUATION_MARK));
+    assert.ok(wentOn.length > 0, `${cli.name} was asked to go on`);
+    assert.ok(
+      wentOn.every((b) => /hold this one/.test(b)),
+      'with the cut prompt',
     );
-    assert.ok(wentOn.length > 0, 'Claude Code was asked to go on');
-    assert.ok(wentOn.every((r) => /hold this one/.test(JSON.stringify(r.body.messages))));
 
     client.send(prompt('and now?'));
     await client.until(() => client.results().length === 2, 'the next result', 60_000);
@@ -130,15 +129,100 @@ test('a --harness claude prompt cut by a lost worker goes on: Claude Code resume
     client.send('{"type":"end_input"}\n');
     assert.deepEqual(await client.closed, { code: 1000, reason: 'session ended' });
     assert.equal(client.results().length, 2, 'one result per prompt');
-    // The next prompt goes on in the same Claude Code session: the cut prompt and its continuation are in its history.
-    const next = api.requests.filter((r) => /and now\?/.test(JSON.stringify(r.body?.messages ?? '')));
-    assert.ok(next.length > 0 && next.every((r) => /hold this one/.test(JSON.stringify(r.body.messages))));
-    assert.ok(next.every((r) => JSON.stringify(r.body.messages).includes('went on')));
+    // The next prompt goes on in the same session of the wrapped CLI: the cut prompt and its continuation are in it.
+    const next = cli.bodies().filter((b) => /and now\?/.test(b));
+    assert.ok(next.length > 0 && next.every((b) => /hold this one/.test(b) && b.includes('went on')));
     const ids = uuids(client.messages);
     assert.equal(new Set(ids).size, ids.length, 'no message twice');
     await kill9(second);
   } finally {
     await kill9(front);
-    await api.close();
+    await cli.close();
   }
+}
+
+test('a --harness claude prompt cut by a lost worker goes on: Claude Code resumes its own session on the new worker', async () => {
+  const api = await startFakeServer((request) => {
+    if (request.method !== 'POST' || !request.path.startsWith('/v1/messages') || request.path.includes('count_tokens'))
+      return { kind: 'json', status: 200, body: { input_tokens: 1 } };
+    const answer = reply(JSON.stringify(request.body?.messages ?? []));
+    return answer === 'hang' ? { kind: 'sse', frames: [], flushHeaders: true, then: 'hang' } : text(answer);
+  });
+  const { home, cwd } = harnessDirs('cluster-cut');
+  await cutAndGoOn({
+    name: 'Claude Code',
+    env: {
+      PATH: testPath(),
+      HOME: home,
+      AGENTPIPE_HOME: path.join(home, '.agentpipe'),
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      CLAUDE_CODE_MAX_RETRIES: '0',
+      CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+    },
+    flags: ['--harness', 'claude', '--base-url', api.url, '--cwd', cwd, '--sandbox', 'off'],
+    bodies: () => api.requests.map((r) => JSON.stringify(r.body?.messages ?? '')),
+    close: () => api.close(),
+  });
+});
+
+test('a --harness gemini prompt cut by a lost worker goes on: the Gemini CLI resumes its own session (--resume) on the new worker', async () => {
+  const chat = (request: GeminiRequest) => JSON.stringify(request.body ?? '');
+  const fake = await startFakeGemini((request) => {
+    const answer = reply(chat(request));
+    return answer === 'hang' ? { kind: 'hang', chunks: [] } : { kind: 'text', chunks: [answer] };
+  });
+  const { home, cwd } = harnessDirs('cluster-cut-gemini');
+  mkdirSync(path.join(home, '.gemini'), { recursive: true });
+  mkdirSync(path.join(home, 'tmp'), { recursive: true });
+  const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, general: { maxAttempts: 1 } };
+  writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify(settings));
+  await cutAndGoOn({
+    name: 'gemini',
+    env: {
+      PATH: testPath(),
+      HOME: home,
+      TMPDIR: path.join(home, 'tmp'),
+      AGENTPIPE_HOME: path.join(home, '.agentpipe'),
+      GEMINI_API_KEY: 'fake-key',
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    },
+    flags: [
+      ...['--harness', 'gemini', '--base-url', fake.url],
+      ...['--model', 'gemini-2.5-flash', '--cwd', cwd, '--sandbox', 'off'],
+    ],
+    bodies: () => fake.requests.filter((r) => r.action === 'streamGenerateContent').map(chat),
+    close: () => fake.close(),
+  });
+});
+
+// The killed worker's codex still runs (waiting on the API) and holds the thread as its writer: the new worker stops
+// what a dead worker on its machine left running before the turn goes on (without that, codex refused the resume,
+// "thread … already has an active writer", in 3 of 4 runs).
+test('a --harness codex prompt cut by a lost worker goes on: codex resumes its own thread (exec resume) on the new worker', async () => {
+  const body = (request: ResponsesRequest) => JSON.stringify(request.body ?? '');
+  const server = await startResponsesServer((_index, request) => {
+    const answer = reply(body(request));
+    return answer === 'hang' ? { kind: 'hang' } : { kind: 'text', text: answer };
+  });
+  const { home, cwd } = harnessDirs('cluster-cut-codex');
+  await cutAndGoOn({
+    name: 'codex',
+    env: {
+      PATH: testPath(),
+      HOME: home,
+      CODEX_HOME: home,
+      AGENTPIPE_HOME: path.join(home, '.agentpipe'),
+      CODEX_API_KEY: 'sk-fake',
+      AGENTPIPE_CODEX_PROTOCOL: 'exec',
+    },
+    flags: [
+      ...['--harness', 'codex', '--base-url', server.baseUrl],
+      ...['--model', 'fake-model', '--cwd', cwd, '--sandbox', 'off'],
+    ],
+    bodies: () => server.modelRequests.map(body),
+    close: () => server.close(),
+  });
 });

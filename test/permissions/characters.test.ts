@@ -8,30 +8,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeShell } from '../../src/tools/shell/parse.ts';
 import { bashRuns, refusedByBash } from './bash-runs.ts';
-
-function characters(): string[] {
-  const out: string[] = [];
-  for (let c = 1; c <= 0x24f; c++) out.push(String.fromCodePoint(c));
-  for (let c = 0x250; c <= 0xffff; c++) {
-    const ch = String.fromCodePoint(c);
-    if (/[\p{Z}\p{Cc}\p{Cf}]/u.test(ch)) out.push(ch);
-  }
-  out.push('日', 'ж', 'ا', '\u0301', '😀', '\u{e0001}');
-  return out;
-}
-
-/** Lines where `c` sits between words, before a comment sign, after an operator, inside a word. */
-const TEMPLATES = [
-  (c: string) => `p A${c}# ; x B`,
-  (c: string) => `p ;${c}# x; y`,
-  (c: string) => `p${c}q r`,
-  (c: string) => `p A${c}B; x`,
-  (c: string) => `p 'A${c}B' "C${c}D"`,
-];
+import { characterLines } from './shell-lines.ts';
 
 test('every character either makes the line ambiguous or is read as bash reads it', async () => {
-  const lines: string[] = [];
-  for (const c of characters()) for (const template of TEMPLATES) lines.push(template(c));
+  const lines = characterLines();
   const judged: Array<{ line: string; argv: string[][] }> = [];
   let ambiguous = 0;
   for (const line of lines) {

@@ -10,75 +10,8 @@ import { test } from 'node:test';
 import { fastAnalysis } from '../../src/tools/shell/fast-parse.ts';
 import { grammarAnalysis } from '../../src/tools/shell/parse.ts';
 import { random } from '../faults/engine.ts';
+import { seededLine as line } from './shell-lines.ts';
 import { bashRuns } from './bash-runs.ts';
-
-/** Words the plain reader takes, and near misses it must leave to the grammar. */
-const PLAIN = ['ls', '-la', 'a.txt', 'src/x.ts', '--format=%H', 'user@host:path', '+x', 'a,b', '-', '--', 'x=y', '=x'];
-const QUOTED = ["'a b'", "'$HOME'", "'a\\b'", '"c d"', '"e\'f"', "''", '""', 'a"b c"d', "'FOO=1'", '"#x"'];
-const NEAR = ['%1', "it's", '"$x"', '"a\\b"', '"!x"', '*.ts', 'a?', '[ab]', '{a,b}', '~', '~/x', '$x', '`x`', '#c'];
-const NEAR_COMMANDS = ['a#b', '!', 'if', 'then', 'fi', 'time', 'do', 'FOO=1', 'A+=1', '{', '}', '(x)', 'a\\ b', '\\ls'];
-/** Redirections that touch no file, glued to a word or not, and near misses that do touch one. */
-const REDIRECTIONS = [
-  '2>&1',
-  '>/dev/null',
-  '2>/dev/null',
-  '&>/dev/null',
-  '>&2',
-  '1>&-',
-  '>>/dev/null',
-  'a2>&1',
-  '"2">&1',
-];
-const NEAR_REDIRECTIONS = ['2>&1x', '>/dev/nullx', '2>x', '>&x', 'x&>/dev/null', '2>&', '<a.txt', '>|/dev/null'];
-const WORDS = [
-  ...PLAIN,
-  ...PLAIN,
-  ...QUOTED,
-  ...NEAR,
-  ...NEAR_COMMANDS,
-  ...REDIRECTIONS,
-  ...NEAR_REDIRECTIONS,
-  'é',
-  '\t',
-];
-const SEPARATORS = [
-  ' ',
-  ' ',
-  ' ',
-  '  ',
-  ';',
-  '; ',
-  ' && ',
-  '&&',
-  ' || ',
-  ' | ',
-  '|',
-  ' & ',
-  ';;',
-  '|&',
-  ' > ',
-  '<',
-  '\n',
-];
-
-/**
- * A line of up to 7 words. A word after an operator starts a command: bash runs a program named
- * with a `/` as a path, not through command_not_found_handle, so command words come without one.
- */
-function line(next: () => number): string {
-  const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)]!;
-  let out = '';
-  let command = true;
-  const words = 1 + Math.floor(next() * 7);
-  for (let i = 0; i < words; i++) {
-    const separator = i ? pick(SEPARATORS) : '';
-    if (i) command = separator.trim() !== '';
-    const word = pick(WORDS);
-    out += separator + (command && word.includes('/') ? word.replaceAll('/', '_') : word);
-    command = false;
-  }
-  return next() < 0.1 ? `${out}${pick(SEPARATORS)}` : out;
-}
 
 test('the plain-line reader agrees with the grammar and with bash on every line it accepts (5,000 seeded lines)', async () => {
   const next = random(27);

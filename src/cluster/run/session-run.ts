@@ -33,6 +33,7 @@ import { Appender } from './appender.ts';
 import { restoreArchive } from './archive-restore.ts';
 import { LeaseKeeper, LeaseLostError } from './lease-keeper.ts';
 import { continuationOf, findCutTurn, takeoverMessages, type CutTurnFound } from './takeover.ts';
+import { cleanDeadWorkers } from '../worker/work-dir.ts';
 
 /** What a run needs. */
 export interface SessionRunOptions {
@@ -196,6 +197,9 @@ export class SessionRun {
     const continuation = continuationOf(entries, job.options.harness);
     const continues = cut !== undefined && continuation.continues;
     if (cut) {
+      // What a dead worker on this machine left running (a wrapped CLI holding its session, a tool) stops before the
+      // turn goes on: a resumed codex finds its thread's writer gone, and a cut call does not run on beside the next.
+      cleanDeadWorkers(path.dirname(this.#o.workDir), this.#o.print);
       this.#o.print(
         `agentpipe worker: session ${this.#id}: prompt ${cut.prompt.uuid} was cut off by its worker's end ` +
           `(${cut.unknown.length} tool call(s) of unknown outcome); ` +

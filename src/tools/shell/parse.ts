@@ -6,12 +6,9 @@
  * Characters that bash and the grammar may read differently (control characters, a backslash
  * before a newline, Unicode spaces) make the line unknown whatever the parse says (bytes.ts).
  * A line of plain words and `;`, `&&`, `||`, `|` is read without the grammar (fast-parse.ts);
- * the grammar loads on first use (a WebAssembly module, about 30 ms), then parsing is cheap.
+ * the grammar loads on first use (grammar.ts: a native add-on, or its WebAssembly build), then parsing is cheap.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Node, Parser as ParserType } from 'web-tree-sitter';
-import { beforeWasmCompile } from '../../process/wasm-tier-up.ts';
+import { loadGrammar, type ShellGrammar, type ShellNode as Node } from './grammar.ts';
 import { ambiguousCharacter } from './bytes.ts';
 import { fastAnalysis } from './fast-parse.ts';
 import { literalOf } from './words.ts';
@@ -45,26 +42,7 @@ export interface ShellAnalysis {
   reads: string[];
 }
 
-let parserPromise: Promise<ParserType> | undefined;
-
-async function loadParser(): Promise<ParserType> {
-  beforeWasmCompile();
-  const { Parser, Language } = await import('web-tree-sitter');
-  // In the single executable (scripts/sea.ts) both grammars are assets of the executable, not files beside it.
-  const sea = process.getBuiltinModule('node:sea');
-  const asset = (name: string) => new Uint8Array(sea.getRawAsset(name));
-  await Parser.init(sea.isSea() ? { wasmBinary: asset('web-tree-sitter.wasm') } : undefined);
-  // Bytes, not a path: given a path, Language.load reads it through `import('fs/promises')`, and that first dynamic
-  // import starts Node's ES module loader in the CommonJS bundle (~4 ms and ~1.3 MB of the run that parses).
-  const language = await Language.load(
-    sea.isSea()
-      ? asset('tree-sitter-bash.wasm')
-      : readFileSync(createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm')),
-  );
-  const parser = new Parser();
-  parser.setLanguage(language);
-  return parser;
-}
+let grammarPromise: Promise<ShellGrammar> | undefined;
 
 /** Parses one command line. */
 export async function analyzeShell(line: string): Promise<ShellAnalysis> {
@@ -82,9 +60,8 @@ export async function analyzeShell(line: string): Promise<ShellAnalysis> {
 
 /** The grammar's reading of `line` alone (no fast path, no character check): the reference tests compare with. */
 export async function grammarAnalysis(line: string): Promise<ShellAnalysis> {
-  parserPromise ??= loadParser();
-  const parser = await parserPromise;
-  const tree = parser.parse(line);
+  grammarPromise ??= loadGrammar();
+  const tree = (await grammarPromise).parse(line);
   if (!tree) return { commands: [], complex: ['unparsable'], opaqueName: true, writes: [], reads: [] };
   try {
     const analysis: ShellAnalysis = { commands: [], complex: [], opaqueName: false, writes: [], reads: [] };
@@ -92,7 +69,7 @@ export async function grammarAnalysis(line: string): Promise<ShellAnalysis> {
     walk(tree.rootNode, analysis);
     return analysis;
   } finally {
-    tree.delete();
+    tree.delete?.();
   }
 }
 

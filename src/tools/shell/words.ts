@@ -3,7 +3,7 @@
  * would expand it with: its unquoted glob and brace characters (`* ? [ {`) stay special, every
  * quoted or backslash-escaped character is escaped with a backslash (`'*'x*` is `\*x*`).
  */
-import type { Node } from 'web-tree-sitter';
+import type { ShellNode as Node } from './grammar.ts';
 
 /** A literal word: its value, and its pattern when it has unquoted glob or brace characters. */
 export interface Literal {
