@@ -100,10 +100,11 @@ export class MessageAssembler {
           this.message.stop_sequence = event.delta.stop_sequence;
           const u = this.message.usage;
           u.output_tokens = event.usage.output_tokens;
-          if (event.usage.input_tokens !== null) u.input_tokens = event.usage.input_tokens;
-          if (event.usage.cache_creation_input_tokens !== null)
+          // A member the provider filled with null (or an API left out) keeps message_start's count.
+          if (event.usage.input_tokens != null) u.input_tokens = event.usage.input_tokens;
+          if (event.usage.cache_creation_input_tokens != null)
             u.cache_creation_input_tokens = event.usage.cache_creation_input_tokens;
-          if (event.usage.cache_read_input_tokens !== null)
+          if (event.usage.cache_read_input_tokens != null)
             u.cache_read_input_tokens = event.usage.cache_read_input_tokens;
         }
         return undefined;

@@ -40,6 +40,8 @@ import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultAp
 import type { UsageTracker } from './usage.ts';
 import type { ChatSpan } from '../telemetry/types.ts';
 import { toolUseMeta } from './tool-use-meta.ts';
+import { PartialStream, thinkingDisplayOf } from './partial-stream.ts';
+import { thinkingOf } from '../model/types.ts';
 
 /** How a run of the loop ended. */
 export interface LoopOutcome {
@@ -65,6 +67,8 @@ export interface LoopOutcome {
    * `RunState.marks`).
    */
   timings?: { ttft_ms?: number; ttft_stream_ms?: number; time_to_request_ms?: number; first_content_frame_ms?: number };
+  /** With partial messages, when the prompt made a request: `RunState.begunMessageIds` (`result.begun_message_ids`). */
+  begunMessageIds?: string[];
 }
 
 /** Per-prompt state shared with subagents. */
@@ -86,6 +90,8 @@ export interface RunState {
    * and the one used for the rest of the prompt (`currentModel`).
    */
   fallback?: { from: string; to: string };
+  /** With partial messages: the ids of the main agent's responses that began to stream (`result.begun_message_ids`). */
+  begunMessageIds?: string[];
 }
 
 /**
@@ -483,6 +489,13 @@ async function streamOnce(
   const marks = ctx.parentToolUseId === null ? run.marks : undefined;
   if (marks) marks.requestSent ??= monotonicMs();
   const asked = modelRequest(ctx, messages, request.signal, model);
+  const stream = new PartialStream({
+    parentToolUseId: ctx.parentToolUseId,
+    sessionId: ctx.sessionId,
+    thinkingDisplay: thinkingDisplayOf(thinkingOf(asked)),
+    sentAt: monotonicMs(),
+    begun: run.begunMessageIds,
+  });
   // Batches when the provider has them (one async step per network read), else single events.
   const batches = ctx.provider.streamBatches ? watchStalls(ctx.provider.streamBatches(asked), request) : undefined;
   const events = batches ? undefined : watchStalls(ctx.provider.stream(asked), request);
@@ -509,24 +522,19 @@ async function streamOnce(
       session_id: ctx.sessionId,
       uuid: newUuid(),
       ...(meta ? { tool_use_meta: meta } : {}),
+      ...stream.blockMembers(block),
       timestamp: new Date().toISOString(),
     };
     if (marks) marks.firstAssistant ??= monotonicMs();
     await ctx.emit(message);
   };
   const partial = (event: StreamEvent): Promise<void> | undefined =>
-    ctx.includePartialMessages
-      ? ctx.emit({
-          type: 'stream_event',
-          event,
-          parent_tool_use_id: ctx.parentToolUseId,
-          session_id: ctx.sessionId,
-          uuid: newUuid(),
-        })
-      : undefined;
+    ctx.includePartialMessages ? ctx.emit(stream.message(event)) : undefined;
   /** Takes any event but a delta; true at message_stop. */
   const takeOther = async (event: StreamEvent): Promise<boolean> => {
     if (marks && event.type === 'message_start') marks.firstEvent ??= monotonicMs();
+    const tokens = stream.observe(event);
+    if (tokens) await ctx.emit(tokens);
     if (marks && event.type === 'content_block_start') marks.firstContent ??= monotonicMs();
     const block = event.type === 'content_block_stop' ? assembler.add(event) : undefined;
     if (block?.type === 'tool_use') fillDefaults(ctx, block);
@@ -541,7 +549,7 @@ async function streamOnce(
    * without a promise unless the output queue is full (an await per delta cost the delta rate a microtask each).
    */
   const take = (event: StreamEvent): false | Promise<boolean> => {
-    if (event.type !== 'content_block_delta') return takeOther(event);
+    if (event.type !== 'content_block_delta' || event.delta.type === 'thinking_delta') return takeOther(event);
     const sent = partial(event);
     if (sent)
       return sent.then(() => {

@@ -89,9 +89,12 @@ export interface ApiMessage {
   stop_reason: StopReason | null;
   stop_sequence: string | null;
   usage: ApiUsage;
-  /** The API's null members: left out of the `assistant` messages of a streamed answer, as Claude Code does. */
+  /**
+   * The API's null members: left out of the `assistant` messages of a streamed answer, as Claude Code does (and out of
+   * a `message_start` the API sent without them).
+   */
   container?: null;
-  context_management: null;
+  context_management?: null;
   diagnostics?: null;
   stop_details?: null;
 }
@@ -102,7 +105,11 @@ export interface MessageParam {
   content: string | Array<AssistantContentBlock | UserContentBlock>;
 }
 
-/** Raw streaming events (Anthropic `BetaRawMessageStreamEvent`); every provider speaks them. */
+/**
+ * Raw streaming events (Anthropic `BetaRawMessageStreamEvent`); every provider speaks them. A provider's own events
+ * have every member, null where it has nothing; a `stream_event` message passes the Anthropic API's events as the API
+ * sent them (`src/model/wire-event.ts`), so the members that may be null may also be absent there.
+ */
 export type StreamEvent =
   | { type: 'message_start'; message: ApiMessage }
   | { type: 'content_block_start'; index: number; content_block: AssistantContentBlock }
@@ -110,27 +117,27 @@ export type StreamEvent =
   | { type: 'content_block_stop'; index: number }
   | {
       type: 'message_delta';
-      delta: { stop_reason: StopReason | null; stop_sequence: string | null; container: null; stop_details: null };
+      delta: { stop_reason: StopReason | null; stop_sequence: string | null; container?: null; stop_details?: null };
       usage: DeltaUsage;
-      context_management: null;
+      context_management?: null;
     }
   | { type: 'message_stop' };
 
 /** A delta inside a content block. */
 export type ContentDelta =
   | { type: 'text_delta'; text: string }
-  | { type: 'thinking_delta'; thinking: string; estimated_tokens: number | null }
+  | { type: 'thinking_delta'; thinking: string; estimated_tokens?: number | null }
   | { type: 'signature_delta'; signature: string }
   | { type: 'input_json_delta'; partial_json: string };
 
 /** Cumulative usage carried by `message_delta`. */
 export interface DeltaUsage {
-  input_tokens: number | null;
+  input_tokens?: number | null;
   output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-  server_tool_use: null;
-  iterations: null;
-  output_tokens_details: null;
-  fallback_credit: null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  server_tool_use?: null;
+  iterations?: null;
+  output_tokens_details?: null;
+  fallback_credit?: null;
 }

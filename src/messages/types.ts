@@ -117,6 +117,9 @@ export interface AssistantMessage extends Envelope {
   tool_use_meta?: ToolUseMeta[];
   /** When the block was emitted (Claude Code sends it on every assistant message). */
   timestamp?: string;
+  /** On a thinking block's message: the request's `thinking.display`, and how long the block took to stream (ms). */
+  thinking_display?: string;
+  thinking_duration_ms?: number;
   /** A failed request's synthetic message: the HTTP status and error type the API answered, and the mark. */
   api_error_status?: number;
   api_error_type?: string;
@@ -155,11 +158,29 @@ export interface UserMessage extends Envelope {
   isReplay?: true;
 }
 
-/** A raw streaming event (only with `--include-partial-messages`). */
+/**
+ * A raw streaming event (only with `--include-partial-messages`): the API's own event where the provider has it, with
+ * the response's id, the time to its `message_start` and the thinking display asked for, as Claude Code 2.1.332 sends
+ * them (`src/agent/partial-stream.ts`).
+ */
 export interface StreamEventMessage extends Envelope {
   type: 'stream_event';
   event: StreamEvent;
   parent_tool_use_id: string | null;
+  /** The API's id of the response the event belongs to (`msg_…`), from its `message_start` on. */
+  api_message_id?: string;
+  /** On `message_start`: milliseconds from the request to it. */
+  ttft_ms?: number;
+  /** The request's `thinking.display`, on `message_start` and a thinking block's start and deltas. */
+  thinking_display?: string;
+}
+
+/** The running estimate of the streaming thinking block's tokens (a token per 4 characters), before each delta. */
+export interface ThinkingTokensMessage extends Envelope {
+  type: 'system';
+  subtype: 'thinking_tokens';
+  estimated_tokens: number;
+  estimated_tokens_delta: number;
 }
 
 /** Heartbeat while a tool runs longer than the progress threshold. */
@@ -479,6 +500,8 @@ interface ResultBase extends Envelope {
   safety_stops?: number;
   /** The subagents the prompt started and how they ended. */
   subagent_stats?: SubagentStats;
+  /** With partial messages: the API ids of the main agent's responses that began to stream, in order. */
+  begun_message_ids?: string[];
 }
 
 /**
@@ -521,6 +544,7 @@ export type AgentMessage =
   | ToolProgressMessage
   | AuthStatusMessage
   | StatusMessage
+  | ThinkingTokensMessage
   | CompactBoundaryMessage
   | HookStartedMessage
   | HookResponseMessage

@@ -10,6 +10,7 @@ import { envMs } from '../process/env-number.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
 import { endpoint, HttpProvider, postForEvents, postJson, translatedBatches } from './http-stream.ts';
+import { keepWire } from './wire-event.ts';
 import {
   thinkingOf,
   type ModelProvider,
@@ -84,7 +85,10 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
         const raw = rawEvent(data);
         if (raw.type === 'error') throw streamError(raw);
         const normalised = normaliser.normalise(raw);
-        if (normalised) out.push(normalised);
+        if (normalised) {
+          if (showsWire(raw, normalised)) keepWire(normalised, raw);
+          out.push(normalised);
+        }
         // Whatever follows message_stop is not read: the answer is complete.
         return normaliser.stopped;
       });
@@ -179,6 +183,16 @@ function rawEvent(data: string): RawEvent {
     throw new ModelError({ kind: 'server_error', message: `Malformed stream event: ${data.slice(0, 200)}` });
   }
   return value as RawEvent;
+}
+
+/**
+ * Whether a `stream_event` shows the API's own event for `event`: not for text and JSON deltas (the same members
+ * either way: the hot path stays as it was), nor for an event whose block was renumbered past a dropped one.
+ */
+function showsWire(raw: RawEvent, event: StreamEvent): boolean {
+  if (event.type === 'content_block_delta')
+    return event.delta.type !== 'text_delta' && event.delta.type !== 'input_json_delta' && event.index === raw.index;
+  return !('index' in event) || event.index === raw.index;
 }
 
 /** An `error` event inside a 200 stream (e.g. overloaded_error mid-response). */

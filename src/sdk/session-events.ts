@@ -65,8 +65,13 @@ export class SessionEventProjector {
   push(message: AgentMessage): SessionEvent[] {
     const out: SessionEvent[] = [];
     const emit: Emit = (type, data) => out.push(this.#event(type, data));
-    // An API message ends at its message_stop, or (without stream events) at the next non-assistant message.
-    if (message.type !== 'assistant' && message.type !== 'stream_event') this.#flush(emit);
+    // An API message ends at its message_stop, or (without stream events) at the next message not of the answer (a
+    // thinking block's token estimates are of it).
+    const ofAnswer =
+      message.type === 'assistant' ||
+      message.type === 'stream_event' ||
+      (message.type === 'system' && message.subtype === 'thinking_tokens');
+    if (!ofAnswer) this.#flush(emit);
     switch (message.type) {
       case 'system':
         this.#system(message, emit);

@@ -459,6 +459,7 @@ export class Session {
       interrupt: () => abort.abort(),
       marks,
       subagents: emptySubagentStats(),
+      ...(this.ctx.includePartialMessages ? { begunMessageIds: [] } : {}),
     };
     const span = this.telemetry?.prompt(
       {
@@ -473,6 +474,7 @@ export class Session {
     this.ctx.span = span;
     try {
       outcome = await body(run);
+      if (marks.requestSent !== undefined) outcome.begunMessageIds ??= run.begunMessageIds;
     } catch (error) {
       // A prompt a UserPromptSubmit hook blocked ends as Claude Code ends it: a success whose result
       // is the notice (system/informational said it first), no turn taken.
@@ -827,6 +829,7 @@ export class Session {
         resultIndex: this.#results++,
         subagents,
       }),
+      ...(outcome.begunMessageIds ? { begun_message_ids: outcome.begunMessageIds } : {}),
       uuid: newUuid(),
     };
     // A model request that failed for good ends as in Claude Code: a success carrying the error's text.

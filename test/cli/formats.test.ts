@@ -44,7 +44,21 @@ test('stream-json: init, one assistant line per block, tool results, one result 
   const run = await demo('--output-format', 'stream-json', '--verbose');
   assert.equal(run.code, 0, run.stderr);
   // A heartbeat (tool_progress) may come when a tool runs past a second on a busy machine.
-  const lines = parseLines(run.stdout).filter((l) => l.type !== 'tool_progress');
+  const all = parseLines(run.stdout).filter((l) => l.type !== 'tool_progress');
+  // The demo thinks first: system/thinking_tokens before each thinking delta (Claude Code 2.1.332 sends them too),
+  // their running estimate rising to the block's size (a token per 4 characters).
+  const estimates = all.filter((l) => l.subtype === 'thinking_tokens');
+  assert.ok(estimates.length > 0);
+  assert.ok(
+    estimates.every(
+      (l, i) => l.estimated_tokens === (estimates[i - 1]?.estimated_tokens ?? 0) + l.estimated_tokens_delta,
+    ),
+  );
+  const thinking = all
+    .flatMap((l) => (l.type === 'assistant' ? l.message.content : []))
+    .find((b) => b.type === 'thinking');
+  assert.equal(estimates.at(-1)!.estimated_tokens, Math.round(thinking.thinking.length / 4));
+  const lines = all.filter((l) => l.subtype !== 'thinking_tokens');
   assert.deepEqual(
     lines.map((l) => l.type),
     [

@@ -78,12 +78,25 @@ type SentApiMessage = NullsOptional<Omit<SdkApiMessage, 'usage' | 'content'>> & 
 };
 type SentAssistantMessage = Omit<SDKAssistantMessage, 'message'> & { message: SentApiMessage };
 type SdkEvent = SDKPartialAssistantMessage['event'];
+type SdkDeltaEvent = Extract<SdkEvent, { type: 'content_block_delta' }>;
+type SdkMessageDelta = Extract<SdkEvent, { type: 'message_delta' }>;
+/**
+ * A stream event as Claude Code 2.1.332 passes it on: the API's own, so the null members the API did not send are
+ * absent (measured: a thinking delta's `estimated_tokens`, `message_delta`'s `context_management`, `container`,
+ * `stop_details` and its usage members but `output_tokens`).
+ */
 type SentPartialAssistantMessage = Omit<SDKPartialAssistantMessage, 'event'> & {
   event:
-    | Exclude<SdkEvent, { type: 'message_start' | 'content_block_start' }>
+    | Exclude<SdkEvent, { type: 'message_start' | 'content_block_start' | 'content_block_delta' | 'message_delta' }>
     | { type: 'message_start'; message: SentApiMessage }
     | (Omit<Extract<SdkEvent, { type: 'content_block_start' }>, 'content_block'> & {
         content_block: NullsOptional<Extract<SdkEvent, { type: 'content_block_start' }>['content_block']>;
+      })
+    | (Omit<SdkDeltaEvent, 'delta'> & { delta: NullsOptional<SdkDeltaEvent['delta']> })
+    | (NullsOptional<Omit<SdkMessageDelta, 'delta' | 'usage'>> & {
+        type: 'message_delta';
+        delta: NullsOptional<SdkMessageDelta['delta']>;
+        usage: NullsOptional<SdkMessageDelta['usage']>;
       });
 };
 type SentMessage =

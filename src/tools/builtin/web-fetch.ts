@@ -215,7 +215,7 @@ async function applyPrompt(parent: AgentParent, text: string, prompt: string, si
         usage = { ...event.message.usage };
       } else if (event.type === 'message_delta' && usage) {
         usage.output_tokens = event.usage.output_tokens;
-        if (event.usage.input_tokens !== null) usage.input_tokens = event.usage.input_tokens;
+        if (event.usage.input_tokens != null) usage.input_tokens = event.usage.input_tokens;
       } else if (event.type === 'message_stop') break;
     }
   } catch (error) {

@@ -1,0 +1,128 @@
+/**
+ * What a model response streams to the client beside its `assistant` messages, as Claude Code 2.1.332 sends it:
+ * - `stream_event` messages (with `--include-partial-messages`): the API's own event (`wireOf`), the response's id
+ *   (`api_message_id`) on every event from its `message_start` to its `message_stop`, the time from the request to
+ *   that `message_start` (`ttft_ms`) on it, and the thinking display the request asked for (`thinking_display`) on
+ *   `message_start` and on a thinking block's start and deltas;
+ * - `system/thinking_tokens` before each thinking delta (always): the running estimate of the block's tokens;
+ * - on a thinking block's `assistant` message, the display asked for and how long the block took to stream.
+ */
+import { newUuid } from '../messages/ids.ts';
+import type {
+  AssistantContentBlock,
+  AssistantMessage,
+  StreamEvent,
+  StreamEventMessage,
+  ThinkingTokensMessage,
+} from '../messages/types.ts';
+import { wireOf } from '../model/wire-event.ts';
+import { monotonicMs } from '../process/clock.ts';
+import type { ThinkingConfig } from '../model/types.ts';
+
+/** The thinking display a request asks for (`thinking.display`), when it asks for one. */
+export function thinkingDisplayOf(thinking: ThinkingConfig | undefined): string | undefined {
+  return thinking && thinking.type !== 'disabled' ? thinking.display : undefined;
+}
+
+export interface PartialStreamOptions {
+  parentToolUseId: string | null;
+  sessionId: string;
+  /** The request's `thinking.display`, if it had one. */
+  thinkingDisplay?: string;
+  /** When the request was sent (`monotonicMs()`). */
+  sentAt: number;
+  /** Where the ids of the responses that began to stream go (`result.begun_message_ids`), if anywhere. */
+  begun?: string[];
+}
+
+/** One response's stream: feed it every event in order. */
+export class PartialStream {
+  readonly #options: PartialStreamOptions;
+  #apiMessageId: string | undefined;
+  /** The thinking block streaming now: when it started and its text's estimate so far. */
+  #thinking: { startedAt: number; estimate: number; chars: number } | undefined;
+  #thinkingMs: number | undefined;
+
+  constructor(options: PartialStreamOptions) {
+    this.#options = options;
+  }
+
+  /** The `stream_event` message of `event`. */
+  message(event: StreamEvent): StreamEventMessage {
+    const { thinkingDisplay } = this.#options;
+    const message: StreamEventMessage = {
+      type: 'stream_event',
+      event: wireOf(event),
+      parent_tool_use_id: this.#options.parentToolUseId,
+      session_id: this.#options.sessionId,
+      uuid: newUuid(),
+    };
+    if (event.type === 'message_start') {
+      message.ttft_ms = Math.max(0, Math.round(monotonicMs() - this.#options.sentAt));
+      if (thinkingDisplay) message.thinking_display = thinkingDisplay;
+    } else if (thinkingDisplay && isThinkingEvent(event)) message.thinking_display = thinkingDisplay;
+    if (this.#apiMessageId) message.api_message_id = this.#apiMessageId;
+    return message;
+  }
+
+  /**
+   * Notes an event before it is sent: the response's id at `message_start`, a thinking block's start and end. For a
+   * thinking delta, returns the `system/thinking_tokens` message that goes before it.
+   */
+  observe(event: StreamEvent): ThinkingTokensMessage | undefined {
+    switch (event.type) {
+      case 'message_start':
+        this.#apiMessageId = event.message.id || undefined;
+        if (this.#apiMessageId && this.#options.parentToolUseId === null) this.#options.begun?.push(this.#apiMessageId);
+        return undefined;
+      case 'content_block_start':
+        if (event.content_block.type === 'thinking')
+          this.#thinking = { startedAt: monotonicMs(), estimate: 0, chars: event.content_block.thinking.length };
+        return undefined;
+      case 'content_block_stop':
+        if (this.#thinking) this.#thinkingMs = Math.max(1, Math.round(monotonicMs() - this.#thinking.startedAt));
+        this.#thinking = undefined;
+        return undefined;
+      case 'content_block_delta':
+        return event.delta.type === 'thinking_delta' && this.#options.parentToolUseId === null
+          ? this.#thinkingTokens(event.delta.thinking)
+          : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  /** The members a finished block's `assistant` message adds: for a thinking block, its display and duration. */
+  blockMembers(block: AssistantContentBlock): Partial<AssistantMessage> {
+    if (block.type !== 'thinking') return {};
+    const duration = this.#thinkingMs;
+    this.#thinkingMs = undefined;
+    return {
+      ...(this.#options.thinkingDisplay ? { thinking_display: this.#options.thinkingDisplay } : {}),
+      ...(duration !== undefined ? { thinking_duration_ms: duration } : {}),
+    };
+  }
+
+  #thinkingTokens(text: string): ThinkingTokensMessage | undefined {
+    const block = this.#thinking;
+    if (!block) return undefined;
+    block.chars += text.length;
+    // Claude Code's rough count: a token per 4 characters.
+    const estimate = Math.round(block.chars / 4);
+    const delta = estimate - block.estimate;
+    if (delta <= 0) return undefined;
+    block.estimate = estimate;
+    return {
+      type: 'system',
+      subtype: 'thinking_tokens',
+      estimated_tokens: estimate,
+      estimated_tokens_delta: delta,
+      uuid: newUuid(),
+      session_id: this.#options.sessionId,
+    };
+  }
+}
+
+const isThinkingEvent = (event: StreamEvent) =>
+  (event.type === 'content_block_start' && event.content_block.type === 'thinking') ||
+  (event.type === 'content_block_delta' && event.delta.type === 'thinking_delta');
