@@ -5,7 +5,7 @@
  */
 import { objectSchema, optionalBoolean, requireString, requireText, resolvePath } from '../input.ts';
 import { toolUseError, type Tool, type ToolResult } from '../types.ts';
-import { recordRead, writeRefusal } from '../read-state.ts';
+import { recordRead, writeStanding } from '../read-state.ts';
 import { editResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 import { fileDoesNotExist, fileEdited } from './file-answers.ts';
@@ -43,8 +43,9 @@ export const editTool: Tool = {
       throw error;
     }
     if (before === null) return toolUseError(fileDoesNotExist(context.cwd));
-    const refusal = await writeRefusal(context.state, file);
-    if (refusal) return toolUseError(refusal);
+    const standing = await writeStanding(context.state, file);
+    if (standing.kind === 'changed') return toolUseError(standing.refusal);
+    const unread = standing.kind === 'unread';
     const count = before.split(oldString).length - 1;
     if (count === 0) return toolUseError(`String to replace not found in file.\nString: ${oldString}`);
     if (count > 1 && !replaceAll) {
@@ -62,10 +63,13 @@ export const editTool: Tool = {
       if (LinkedFileError.isInstance(error)) return toolUseError(error.message);
       throw error;
     }
-    await recordRead(context.state, file);
+    await recordRead(context.state, file, unread);
+    const data = await editResultOf(file, oldString, newString, before, after, replaceAll);
+    // Claude Code 2.1.332: an Edit of a file the model never read runs; its result says so, and does not tell the
+    // model that it now knows the file.
     return {
-      content: fileEdited(file, replaceAll),
-      data: await editResultOf(file, oldString, newString, before, after, replaceAll),
+      content: fileEdited(file, replaceAll, unread),
+      data: unread ? { ...data, contentNotInModelContext: true } : data,
     };
   },
 };
