@@ -17,6 +17,7 @@ import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../me
 import { checkPermission, readDeniedFor } from '../tools/permissions.ts';
 import { toolNameMatches } from '../tools/permission-rules.ts';
 import { hasInputProblem, inputValidationFailure } from '../tools/input-validation.ts';
+import { refusalBeforePermission } from '../tools/validate-first.ts';
 import { isBuiltinTool, isBuiltinToolName } from '../tools/builtin/index.ts';
 import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
@@ -107,6 +108,9 @@ async function runCall(
     const failure = await inputValidationFailure(tool.modelName ?? tool.name, tool.inputSchema, use.input);
     if (failure) return { ...errorOutcome(use, wrapToolUseError(failure.text)), data: failure.data };
   }
+  // The tool's own check first, as Claude Code, where its error cannot tell what a Read could not (validate-first.ts).
+  const early = await refusalBeforePermission(tool, use.input, { cwd: ctx.cwd, ...ctx.permissions });
+  if (early !== undefined) return errorOutcome(use, wrapToolUseError(early));
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);
   const how = decision.how?.permission_decision;

@@ -18,11 +18,17 @@ export interface Checkpoints {
   byMessage: Map<string, Map<string, string | null>>;
 }
 
+/** A file the model has seen: its mtime then, and whether only by changing it unread (read-state.ts). */
+export interface FileSeen {
+  mtimeMs: number;
+  notInContext?: boolean;
+}
+
 export class ToolState {
   /** TodoWrite's current list. */
   todos: Todo[] = [];
-  /** Files the model has seen, by real path: their mtime then (Edit and Write refuse the rest: read-state.ts). */
-  readonly fileReads = new Map<string, number>();
+  /** Files the model has seen, by real path (Edit and Write refuse one that changed since: read-state.ts). */
+  readonly fileReads = new Map<string, FileSeen>();
   /** What files held before the session changed them, per user message (`rewind_files`: checkpoints.ts). */
   readonly checkpoints: Checkpoints = { byMessage: new Map() };
   /** Subagents running now, by the id of their Task call (what `stop_task` names). */

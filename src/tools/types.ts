@@ -77,6 +77,14 @@ export interface Tool {
    * `replace_all: false`): the stream, the transcript and the next request carry the completed input.
    */
   readonly inputDefaults?: Readonly<Record<string, unknown>>;
+  /**
+   * Checks a call against the file it names before anything runs (Edit: the strings differ, the file exists, the
+   * string occurs once), returning the refusal the model sees (without the `<tool_use_error>` tags), or undefined.
+   * The runner calls it before the hooks and the permission checks, as Claude Code does, but only when a Read of the
+   * same path would run without asking (tools/validate-first.ts): its error must not tell the model anything of a
+   * file it may not read. `call` checks again.
+   */
+  validate?(input: Record<string, unknown>, context: Pick<ToolContext, 'cwd'>): Promise<string | undefined>;
   call(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }
 

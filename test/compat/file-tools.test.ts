@@ -1,7 +1,8 @@
 /**
  * Edit, Write and Read as Claude Code runs them (issue 14, items 5 and 6), through the real CLI:
- * no blind edits (read first, and again after the file changed on disk), and `tool_use_result`
- * in the shapes of the SDK's sdk-tools.d.ts (FileEditOutput, FileWriteOutput, FileReadOutput).
+ * an Edit or Write of a never-read file runs (2.1.332), one of a file changed on disk since it was read is
+ * refused, and `tool_use_result` in the shapes of the SDK's sdk-tools.d.ts (FileEditOutput, FileWriteOutput,
+ * FileReadOutput).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,24 +39,41 @@ async function run(
   return resultsOf(cli.lines);
 }
 
-test("Edit and Write over a file the model has not read are refused with Claude Code's words; the file is untouched", async () => {
-  const dir = tempDir({ 'a.txt': TEN_LINES });
+test('Edit and Write of a never-read file run (Claude Code 2.1.332); the Edit says its content is not in context', async () => {
+  const dir = tempDir({ 'a.txt': TEN_LINES, 'b.txt': TEN_LINES });
+  const file = path.join(dir, 'a.txt');
   const results = await run(dir, [
     { id: 'toolu_edit', name: 'Edit', input: { file_path: 'a.txt', old_string: 'line 8', new_string: 'LINE EIGHT' } },
-    { id: 'toolu_write', name: 'Write', input: { file_path: 'a.txt', content: 'replaced' } },
+    { id: 'toolu_edit2', name: 'Edit', input: { file_path: 'a.txt', old_string: 'line 9', new_string: 'LINE NINE' } },
+    { id: 'toolu_read', name: 'Read', input: { file_path: 'a.txt' } },
+    { id: 'toolu_edit3', name: 'Edit', input: { file_path: 'a.txt', old_string: 'line 2', new_string: 'LINE TWO' } },
+    { id: 'toolu_write', name: 'Write', input: { file_path: 'b.txt', content: 'replaced' } },
     { id: 'toolu_new', name: 'Write', input: { file_path: 'new.txt', content: 'fresh\n' } },
   ]);
-  const refused = '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>';
+  const edit = results.get('toolu_edit')!;
+  // No "(file state is current in your context …)": the model has not seen the file.
   assert.deepEqual(
-    [results.get('toolu_edit')!.block.content, results.get('toolu_edit')!.block.is_error],
-    [refused, true],
+    [edit.block.content, edit.block.is_error],
+    [`The file ${file} has been updated successfully.`, undefined],
   );
-  assert.deepEqual(
-    [results.get('toolu_write')!.block.content, results.get('toolu_write')!.block.is_error],
-    [refused, true],
+  assert.equal(edit.data.contentNotInModelContext, true);
+  assert.equal(edit.data.originalFile, TEN_LINES);
+  // Its own edit did not show it the file: the next Edit is still one of a file not in context.
+  assert.equal(results.get('toolu_edit2')!.data.contentNotInModelContext, true);
+  // After a Read, it is.
+  const edit3 = results.get('toolu_edit3')!;
+  assert.equal(edit3.data.contentNotInModelContext, undefined);
+  assert.match(edit3.block.content, /file state is current in your context/);
+  assert.equal(
+    readFileSync(file, 'utf8'),
+    TEN_LINES.replace('line 8', 'LINE EIGHT').replace('line 9', 'LINE NINE').replace('line 2', 'LINE TWO'),
   );
-  assert.equal(readFileSync(path.join(dir, 'a.txt'), 'utf8'), TEN_LINES);
-  // A new file needs no read.
+  // Write replaces the whole file: the model knows what it holds.
+  const write = results.get('toolu_write')!;
+  assert.notEqual(write.block.is_error, true, write.block.content);
+  assert.equal(write.data.contentNotInModelContext, undefined);
+  assert.equal(write.data.type, 'update');
+  assert.equal(readFileSync(path.join(dir, 'b.txt'), 'utf8'), 'replaced');
   assert.deepEqual(results.get('toolu_new')!.data, {
     type: 'create',
     filePath: path.join(dir, 'new.txt'),

@@ -2,11 +2,12 @@
 import { ToolState } from '../../src/tools/state.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bashTool } from '../../src/tools/builtin/bash.ts';
 import { editTool } from '../../src/tools/builtin/edit.ts';
 import { readTool } from '../../src/tools/builtin/read.ts';
+import { writeTool } from '../../src/tools/builtin/write.ts';
 import { globTool } from '../../src/tools/builtin/glob.ts';
 import { grepTool } from '../../src/tools/builtin/grep.ts';
 import { isReadOnlyShell } from '../../src/tools/shell/facts.ts';
@@ -55,6 +56,36 @@ test('Edit fails clearly when the text is missing or not unique, then replaces e
   );
   assert.equal(all.isError, undefined);
   assert.equal(readFileSync(path.join(dir, 'e.txt'), 'utf8'), 'x = $&2\nx = $&2\n');
+});
+
+test('an Edit or Write of a never-read file runs, but not once the file changed on disk after the model saw it', async () => {
+  const changed =
+    '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before ' +
+    'attempting to write it.</tool_use_error>';
+  const later = (file: string) => {
+    const when = new Date(Date.now() + 60_000);
+    utimesSync(path.join(dir, file), when, when);
+  };
+  for (const file of ['u1.txt', 'u2.txt']) writeFileSync(path.join(dir, file), 'a\nb\n');
+  const session = ctx();
+  // Edited unread: the model knows the file is current, not what it holds.
+  const unread = await editTool.call({ file_path: 'u1.txt', old_string: 'a', new_string: 'A' }, session);
+  assert.equal((unread.data as Record<string, unknown>).contentNotInModelContext, true);
+  // Changed by someone else after that edit: the next Edit is refused, and so is a Write over it.
+  writeFileSync(path.join(dir, 'u1.txt'), 'A\nb\nc\n');
+  later('u1.txt');
+  const stale = await editTool.call({ file_path: 'u1.txt', old_string: 'b', new_string: 'B' }, session);
+  assert.deepEqual([stale.content, stale.isError], [changed, true]);
+  const staleWrite = await writeTool.call({ file_path: 'u1.txt', content: 'gone\n' }, session);
+  assert.deepEqual([staleWrite.content, staleWrite.isError], [changed, true]);
+  assert.equal(readFileSync(path.join(dir, 'u1.txt'), 'utf8'), 'A\nb\nc\n');
+  // Read, then changed on disk: refused too.
+  await readTool.call({ file_path: 'u2.txt' }, session);
+  writeFileSync(path.join(dir, 'u2.txt'), 'x\n');
+  later('u2.txt');
+  const afterRead = await editTool.call({ file_path: 'u2.txt', old_string: 'x', new_string: 'y' }, session);
+  assert.deepEqual([afterRead.content, afterRead.isError], [changed, true]);
+  assert.equal(readFileSync(path.join(dir, 'u2.txt'), 'utf8'), 'x\n');
 });
 
 test('Bash caps output with a notice and reports exit codes', async () => {

@@ -10,11 +10,13 @@ const FILE_STATE_CURRENT = ' (file state is current in your context \u2014 no ne
 export const fileDoesNotExist = (cwd: string): string =>
   `File does not exist. Note: your current working directory is ${cwd}.`;
 
-/** A successful Edit. */
-export const fileEdited = (file: string, replaceAll: boolean): string =>
-  replaceAll
-    ? `The file ${file} has been updated. All occurrences were successfully replaced.${FILE_STATE_CURRENT}`
-    : `The file ${file} has been updated successfully.${FILE_STATE_CURRENT}`;
+/** A successful Edit (`unread`: of a file the model never read, so its content is not in the model's context). */
+export const fileEdited = (file: string, replaceAll: boolean, unread = false): string => {
+  const current = unread ? '' : FILE_STATE_CURRENT;
+  return replaceAll
+    ? `The file ${file} has been updated. All occurrences were successfully replaced.${current}`
+    : `The file ${file} has been updated successfully.${current}`;
+};
 
 /** A successful Write of a new file (`created`) or over an existing one. */
 export const fileWritten = (file: string, created: boolean): string =>

@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { objectSchema, requireString, requireText, resolvePath } from '../input.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../types.ts';
-import { recordRead, writeRefusal } from '../read-state.ts';
+import { recordRead, writeStanding } from '../read-state.ts';
 import { writeResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 import { fileWritten } from './file-answers.ts';
@@ -29,8 +29,9 @@ export const writeTool: Tool = {
     const content = requireText(input, 'content');
     try {
       const before = await readTextNoFollow(file, 'Write');
-      const refusal = before === null ? undefined : await writeRefusal(context.state, file);
-      if (refusal) return toolUseError(refusal);
+      // An existing file the model never read may be replaced (Claude Code 2.1.332); one changed since it was read not.
+      const standing = before === null ? undefined : await writeStanding(context.state, file);
+      if (standing?.kind === 'changed') return toolUseError(standing.refusal);
       recordCheckpoint(context.state, file, before);
       await mkdir(path.dirname(file), { recursive: true });
       await writeTextNoFollow(file, content, 'Write', context.signal);

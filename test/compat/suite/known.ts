@@ -3,15 +3,6 @@
  * and what is left). The differential test fails when a scenario not listed here differs.
  */
 export const known = new Map<string, string>([
-  ['tools/write-unread-existing', 'differs first in .files.a.txt'],
-  ['tools/edit-unread', 'differs first in .files.a.txt'],
-  // Deliberate (docs/compat.md): Claude Code checks an Edit against the file BEFORE the permission check, so a failed
-  // edit has no tool_result_meta; agentpipe asks first, so that an Edit's error cannot tell the model anything of a
-  // file it may not read (whether a string occurs in it, whether it exists).
-  ['tools/edit-not-found', 'differs first in .stream[].tool_result_meta'],
-  ['tools/edit-not-unique', 'differs first in .stream[].tool_result_meta'],
-  ['tools/edit-same-strings', 'differs first in .stream[].tool_result_meta'],
-  ['tools/edit-missing-file', 'differs first in .stream[].tool_result_meta'],
   ['tools/bash-timeout', 'differs first in .requests[].messages[].content[].content'],
   ['tools/bash-cd-stays', 'differs first in .requests[].messages[].content[]'],
   ['tools/notebook-edit', 'differs first in .requests[].messages[].content[]'],
