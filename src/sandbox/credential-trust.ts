@@ -1,11 +1,13 @@
 /**
  * How confined commands come to trust the proxy's authority (./mitm-ca.ts) for the hosts of
- * `sandbox.credentials`: two files in the sandbox's private folder (read-only inside), named by
+ * `sandbox.credentials`: two files in a folder of this process's own (read-only inside the
+ * sandbox, which binds the file system read-only; removed when the process exits), named by
  * the variables common TLS stacks read. The bundle holds the roots the command would have used
  * (the environment's SSL_CERT_FILE, else the system's bundle, else Node's) and the authority's
  * certificate; Node's NODE_EXTRA_CA_CERTS file holds the environment's own extra file and it.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 
@@ -17,12 +19,10 @@ const SYSTEM_BUNDLES = [
   '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem',
 ];
 
-/** Writes the trust files into `dir` and returns the variables that name them. */
-export function trustEnv(
-  certificate: string,
-  dir: string,
-  env: Record<string, string | undefined>,
-): Record<string, string> {
+/** Writes the trust files (once per process) and returns the variables that name them. */
+export function trustEnv(certificate: string, env: Record<string, string | undefined>): Record<string, string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-ca-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const bundle = path.join(dir, 'credentials-ca-bundle.pem');
   const extra = path.join(dir, 'credentials-node-extra-ca.pem');
   writeFileSync(bundle, `${baseRoots(env)}\n${certificate}`, { mode: 0o444 });

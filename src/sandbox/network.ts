@@ -16,7 +16,6 @@ import { parseHostRules, ruleMatches, type HostRule } from './hosts.ts';
 import { startNamespace, type NetworkNamespace } from './netns.ts';
 import type { Credential } from './credentials.ts';
 import type { CertificateAuthority } from './mitm-ca.ts';
-import { sandboxRuntime } from './runtime.ts';
 
 /** The hosts a command may reach: entries of allowedDomains' syntax (with an optional port). */
 export interface NetworkGrant {
@@ -172,9 +171,7 @@ function authority(): Promise<CertificateAuthority> {
 
 /** The trust variables for this process's authority (its files written once). */
 function processTrust(env: Record<string, string | undefined>): Promise<Record<string, string>> {
-  trusted ??= authority().then(async (ca) =>
-    (await import('./credential-trust.ts')).trustEnv(ca.certificate, sandboxRuntime().dir, env),
-  );
+  trusted ??= authority().then(async (ca) => (await import('./credential-trust.ts')).trustEnv(ca.certificate, env));
   return trusted;
 }
 
