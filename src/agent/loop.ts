@@ -14,9 +14,8 @@ import { envNumber } from '../process/env-number.ts';
 import { sleep } from '../process/retry.ts';
 import type {
   SubagentStats,
-  ApiUsage,
+  ApiMessage,
   AssistantContentBlock,
-  AssistantMessage,
   MessageParam,
   PermissionDenial,
   ResultErrorSubtype,
@@ -30,7 +29,7 @@ import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
 import { redactTokens } from '../model/auth.ts';
 import { newRecoveryState, recoveryFor, systemReminder } from './recovery.ts';
-import { retryErrorName } from './retry.ts';
+import { resendableCut, retryErrorName } from './retry.ts';
 import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
 import { runToolCall, toolNamed } from './tool-runner.ts';
@@ -377,6 +376,7 @@ type Response =
 /** One model request, retried as `retry.ts` says while nothing was streamed yet. */
 async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run: RunState): Promise<Response> {
   let chat = ctx.span?.chat(currentModel(ctx, run), ctx.maxTokens);
+  let resent = 0;
   for (let attempt = 0; ; attempt++) {
     // A run that may have lost the right to act (a cluster lease) asks the model nothing more: thrown to the loop.
     await ctx.guard?.beforeModelRequest(run.signal);
@@ -392,6 +392,17 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
       if (run.signal.aborted) {
         chat?.fail('interrupted', 'aborted');
         return { kind: 'aborted', streamed: assembler.finished };
+      }
+      const shown = ctx.includePartialMessages || assembler.finished.length > 0;
+      const cut = resendableCut(ctx.policy.retries, error, { started: assembler.started, shown, resent });
+      if (cut) {
+        // Nothing of the cut answer reached the client: it is asked again, apart from the retries (Claude Code's).
+        // The tokens its message_start reported were spent: they count, as Claude Code counts them.
+        if (assembler.message) countUsage(ctx, run, assembler.message);
+        const delay = ctx.policy.retries.delayMs(cut, resent++);
+        chat?.retry(resent, delay, cut.kind);
+        if (await announceRetry(ctx, run, cut, resent, ctx.policy.retries.cutStreamResends, delay)) continue;
+        return { kind: 'aborted', streamed: [] };
       }
       const modelError = ctx.policy.retries.shouldRetry(error) ? error : undefined;
       if (!modelError || assembler.started || attempt >= ctx.maxRetries) {
@@ -419,23 +430,37 @@ async function requestWithRetry(ctx: AgentContext, history: MessageParam[], run:
         `retry ${attempt + 1}/${ctx.maxRetries} in ${delay} ms after ${modelError.kind}` +
           `${modelError.status ? ` (status ${modelError.status})` : ''}`,
       );
-      await ctx.emit({
-        type: 'system',
-        subtype: 'api_retry',
-        attempt: attempt + 1,
-        max_retries: ctx.maxRetries,
-        retry_delay_ms: delay,
-        error_status: modelError.status ?? null,
-        error: retryErrorName(modelError),
-        uuid: newUuid(),
-        session_id: ctx.sessionId,
-      });
-      try {
-        await sleep(delay, { signal: run.signal });
-      } catch {
+      if (!(await announceRetry(ctx, run, modelError, attempt + 1, ctx.maxRetries, delay)))
         return { kind: 'aborted', streamed: [] };
-      }
     }
+  }
+}
+
+/** `system/api_retry` for retry number `attempt` of `max`, then the wait; false when the prompt was interrupted. */
+async function announceRetry(
+  ctx: AgentContext,
+  run: RunState,
+  error: ModelError,
+  attempt: number,
+  max: number,
+  delay: number,
+): Promise<boolean> {
+  await ctx.emit({
+    type: 'system',
+    subtype: 'api_retry',
+    attempt,
+    max_retries: max,
+    retry_delay_ms: delay,
+    error_status: error.status ?? null,
+    error: retryErrorName(error),
+    uuid: newUuid(),
+    session_id: ctx.sessionId,
+  });
+  try {
+    await sleep(delay, { signal: run.signal });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -504,27 +529,7 @@ async function streamOnce(
   const emitBlock = async (block: AssistantContentBlock) => {
     const start = assembler.message;
     if (!start) return;
-    const meta = toolUseMeta(block, ctx.tools);
-    const message: AssistantMessage = {
-      type: 'assistant',
-      message: {
-        id: start.id,
-        type: 'message',
-        role: 'assistant',
-        model: start.model,
-        content: [sentBlock(block)],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: sentUsage(assembler.startUsage ?? start.usage),
-        context_management: null,
-      },
-      parent_tool_use_id: ctx.parentToolUseId,
-      session_id: ctx.sessionId,
-      uuid: newUuid(),
-      ...(meta ? { tool_use_meta: meta } : {}),
-      ...stream.blockMembers(block),
-      timestamp: new Date().toISOString(),
-    };
+    const message = stream.assistant(block, start, assembler.startUsage, toolUseMeta(block, ctx.tools));
     if (marks) marks.firstAssistant ??= monotonicMs();
     await ctx.emit(message);
   };
@@ -585,7 +590,12 @@ async function streamOnce(
   const message = assembler.message;
   if (!message)
     throw new ModelError({ message: 'the stream ended before message_start', kind: 'connection', fault: 'cut' });
-  // Keyed by the model asked for, as Claude Code keys modelUsage, unless the provider says otherwise.
+  return countUsage(ctx, run, message);
+}
+
+/** Adds an answer's usage to the prompt's; its cost. Keyed by the model asked for, as Claude Code keys modelUsage. */
+function countUsage(ctx: AgentContext, run: RunState, message: ApiMessage): number {
+  const model = currentModel(ctx, run);
   return run.usage.add(ctx.provider.usageModel?.(model, message.model) ?? model, message.usage);
 }
 
@@ -600,16 +610,4 @@ function endChat(chat: ChatSpan, assembler: MessageAssembler, costUsd: number): 
     finishReason: message.stop_reason ?? null,
     output: assembler.finished,
   });
-}
-
-/** A block as an `assistant` message carries it: a text block without the API's `citations: null`. */
-function sentBlock(block: AssistantContentBlock): AssistantContentBlock {
-  if (block.type !== 'text' || block.citations !== null) return block;
-  const { citations: _, ...rest } = block;
-  return rest;
-}
-
-/** Usage as the API sent it: the members the provider filled with null left out. */
-function sentUsage(usage: ApiUsage): ApiUsage {
-  return Object.fromEntries(Object.entries(usage).filter(([, v]) => v !== null && v !== undefined)) as ApiUsage;
 }

@@ -5,15 +5,18 @@
  *   that `message_start` (`ttft_ms`) on it, and the thinking display the request asked for (`thinking_display`) on
  *   `message_start` and on a thinking block's start and deltas;
  * - `system/thinking_tokens` before each thinking delta (always): the running estimate of the block's tokens;
- * - on a thinking block's `assistant` message, the display asked for and how long the block took to stream.
+ * - an `assistant` message per finished block; a thinking block's has the display asked for and how long it took.
  */
 import { newUuid } from '../messages/ids.ts';
 import type {
+  ApiMessage,
+  ApiUsage,
   AssistantContentBlock,
   AssistantMessage,
   StreamEvent,
   StreamEventMessage,
   ThinkingTokensMessage,
+  ToolUseMeta,
 } from '../messages/types.ts';
 import { wireOf } from '../model/wire-event.ts';
 import { monotonicMs } from '../process/clock.ts';
@@ -56,12 +59,12 @@ export class PartialStream {
       parent_tool_use_id: this.#options.parentToolUseId,
       session_id: this.#options.sessionId,
       uuid: newUuid(),
+      api_message_id: this.#apiMessageId,
     };
     if (event.type === 'message_start') {
       message.ttft_ms = Math.max(0, Math.round(monotonicMs() - this.#options.sentAt));
       if (thinkingDisplay) message.thinking_display = thinkingDisplay;
     } else if (thinkingDisplay && isThinkingEvent(event)) message.thinking_display = thinkingDisplay;
-    if (this.#apiMessageId) message.api_message_id = this.#apiMessageId;
     return message;
   }
 
@@ -92,8 +95,36 @@ export class PartialStream {
     }
   }
 
+  /**
+   * The `assistant` message of a finished block, sent at its end (before its content_block_stop), as Claude Code sends
+   * it: `message_start`'s fields and usage (as the API sent it), `stop_reason` null; the final ones are in the result.
+   */
+  assistant(block: AssistantContentBlock, start: ApiMessage, startUsage: ApiUsage | undefined, meta?: ToolUseMeta[]) {
+    const message: AssistantMessage = {
+      type: 'assistant',
+      message: {
+        id: start.id,
+        type: 'message',
+        role: 'assistant',
+        model: start.model,
+        content: [sentBlock(block)],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: sentUsage(startUsage ?? start.usage),
+        context_management: null,
+      },
+      parent_tool_use_id: this.#options.parentToolUseId,
+      session_id: this.#options.sessionId,
+      uuid: newUuid(),
+      ...(meta ? { tool_use_meta: meta } : {}),
+      ...this.#blockMembers(block),
+      timestamp: new Date().toISOString(),
+    };
+    return message;
+  }
+
   /** The members a finished block's `assistant` message adds: for a thinking block, its display and duration. */
-  blockMembers(block: AssistantContentBlock): Partial<AssistantMessage> {
+  #blockMembers(block: AssistantContentBlock): Partial<AssistantMessage> {
     if (block.type !== 'thinking') return {};
     const duration = this.#thinkingMs;
     this.#thinkingMs = undefined;
@@ -121,6 +152,18 @@ export class PartialStream {
       session_id: this.#options.sessionId,
     };
   }
+}
+
+/** A block as an `assistant` message carries it: a text block without the API's `citations: null`. */
+function sentBlock(block: AssistantContentBlock): AssistantContentBlock {
+  if (block.type !== 'text' || block.citations !== null) return block;
+  const { citations: _, ...rest } = block;
+  return rest;
+}
+
+/** Usage as the API sent it: the members the provider filled with null left out. */
+function sentUsage(usage: ApiUsage): ApiUsage {
+  return Object.fromEntries(Object.entries(usage).filter(([, v]) => v !== null && v !== undefined)) as ApiUsage;
 }
 
 const isThinkingEvent = (event: StreamEvent) =>

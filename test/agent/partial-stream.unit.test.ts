@@ -43,7 +43,7 @@ test('the Anthropic provider keeps the API event as sent for stream_event, the n
   // The loop's: every member, null where the API sent none.
   assert.equal((start as { message: { container?: null } }).message.container, null);
   // The client's: what the fake API wrote, member for member.
-  const wire = wireOf(start) as { message: Record<string, unknown> };
+  const wire = wireOf(start) as unknown as { message: Record<string, unknown> };
   assert.equal('container' in wire.message, false);
   assert.deepEqual(wireOf(got[1]!), {
     type: 'content_block_start',
@@ -106,10 +106,12 @@ test('PartialStream: api_message_id from message_start on, ttft_ms and the displ
     events_.map((m) => m.thinking_display ?? '-'),
     ['summarized', 'summarized', 'summarized', 'summarized', '-', '-', '-', '-', '-', '-', '-'],
   );
-  assert.deepEqual(
-    stream.blockMembers({ type: 'thinking', thinking: 'x', signature: '' }).thinking_display,
-    'summarized',
-  );
+  const start = got[0] as Extract<StreamEvent, { type: 'message_start' }>;
+  const thinking = stream.assistant({ type: 'thinking', thinking: 'x', signature: '' }, start.message, undefined);
+  assert.equal(thinking.thinking_display, 'summarized');
+  assert.ok(thinking.thinking_duration_ms! >= 1);
+  assert.equal(thinking.message.stop_reason, null);
+  assert.equal('container' in thinking.message, false);
   // No display asked for: none named.
   assert.equal(thinkingDisplayOf(undefined), undefined);
   assert.equal(thinkingDisplayOf({ type: 'disabled' }), undefined);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, retryErrorName } from '../../src/agent/retry.ts';
+import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, resendableCut, retryErrorName } from '../../src/agent/retry.ts';
 import { outcomePolicy, outcomePolicyFor } from '../../src/agent/outcome-policy.ts';
 import { ModelError } from '../../src/model/errors.ts';
 
@@ -79,4 +79,22 @@ test("api_retry's error names the failure as Claude Code does", () => {
     [401, 408, 409, 429, 500, 529].map((s) => retryErrorName(status(s))),
     ['authentication_failed', 'server_error', 'server_error', 'rate_limit', 'server_error', 'overloaded'],
   );
+});
+
+test('a stream cut after its answer began is sent again twice (Claude Code), while nothing of it reached the client', () => {
+  const cut = new ModelError({ message: 'cut', kind: 'connection', fault: 'cut' });
+  const fresh = { started: true, shown: false, resent: 0 };
+  assert.equal(resendableCut(CLAUDE_CODE_RETRIES, cut, fresh), cut);
+  assert.equal(resendableCut(CLAUDE_CODE_RETRIES, cut, { ...fresh, resent: 1 }), cut);
+  assert.equal(resendableCut(CLAUDE_CODE_RETRIES, cut, { ...fresh, resent: 2 }), undefined, 'twice at most');
+  // A block ended (its assistant message was sent) or partial messages were on: the client saw some of it.
+  assert.equal(resendableCut(CLAUDE_CODE_RETRIES, cut, { ...fresh, shown: true }), undefined);
+  // Nothing began: the retries' business (maxRetries), not this.
+  assert.equal(resendableCut(CLAUDE_CODE_RETRIES, cut, { ...fresh, started: false }), undefined);
+  // A connection reset while the answer streamed is a cut too.
+  assert.equal(resendableCut(CLAUDE_CODE_RETRIES, reset, fresh), reset);
+  assert.equal(resendableCut(CLAUDE_CODE_RETRIES, status(500), fresh), undefined);
+  // agentpipe's own policy (Codex, ACP) ends the prompt.
+  assert.equal(resendableCut(AGENTPIPE_RETRIES, cut, fresh), undefined);
+  assert.equal(retryErrorName(cut), 'unknown');
 });

@@ -7,8 +7,9 @@
  * - a web page where the API should be (text/html, or HTML labelled as an event stream): "the API
  *   at … answered HTML (status 200, "<title>")", retried as today's policy retries a cut
  *   connection;
- * - a stream that ends before its end (message_stop, finish_reason) after content came: "the
- *   stream ended before message_stop; the answer is incomplete", not "Unable to connect to API".
+ * - a stream that ends before its end (message_stop, finish_reason) after content came: sent again twice on the
+ *   Claude faces' Anthropic policy (nothing of it reached the client), then "the stream ended before message_stop;
+ *   the answer is incomplete", not "Unable to connect to API".
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
@@ -33,6 +34,11 @@ interface Provider {
   /** Content, then the stream ends without its end. */
   cut: Reply;
   end: string;
+  /**
+   * Times a cut stream is sent again before it is named: Claude Code's twice on the Anthropic API (retry.ts
+   * `cutStreamResends`); agentpipe's own policy, which an OpenAI-compatible session retries by, none.
+   */
+  resends: number;
 }
 
 const anthropic: Provider = {
@@ -48,6 +54,7 @@ const anthropic: Provider = {
     ],
   },
   end: 'message_stop',
+  resends: 2,
 };
 
 const openai: Provider = {
@@ -60,6 +67,7 @@ const openai: Provider = {
   },
   cut: { kind: 'sse', frames: [openaiChunk({ role: 'assistant', content: 'Half an ans' })] },
   end: 'finish_reason',
+  resends: 0,
 };
 
 /** A fake API answering request n with replies[n] (the last repeats). */
@@ -119,9 +127,15 @@ for (const provider of [anthropic, openai]) {
     });
   }
 
-  test(`${provider.name}: a stream that ends before ${provider.end} after content: named, not retried`, async () => {
-    const { final, lines } = await prompt(provider, [provider.cut, provider.ok]);
-    assert.equal(retries(lines), 0, 'content had come: not retried');
+  test(`${provider.name}: a stream that ends before ${provider.end} after content: sent again as policy says, then named`, async () => {
+    // Nothing of the cut answer reached the client (no block ended): sent again, apart from the retries.
+    const cuts = Array.from({ length: provider.resends + 1 }, () => provider.cut);
+    const { final, lines } = await prompt(provider, [...cuts, provider.ok], { CLAUDE_CODE_MAX_RETRIES: '0' });
+    assert.equal(retries(lines), provider.resends);
+    assert.ok(
+      lines.filter((l) => l.subtype === 'api_retry').every((l) => l.error === 'unknown' && l.max_retries === 2),
+    );
+    assert.equal(lines.filter((l) => l.type === 'assistant' && !l.message.model.startsWith('<')).length, 0);
     assert.equal(final.is_error, true);
     assert.equal(
       final.result,
@@ -131,6 +145,16 @@ for (const provider of [anthropic, openai]) {
     assert.doesNotMatch(JSON.stringify(lines), /Unable to connect/);
   });
 }
+
+test("Anthropic: a cut stream sent again answers the prompt; the cut attempt's tokens count", async () => {
+  const { final, lines } = await prompt(anthropic, [anthropic.cut, anthropic.ok], { CLAUDE_CODE_MAX_RETRIES: '0' });
+  assert.equal(retries(lines), 1);
+  assert.equal(final.subtype, 'success');
+  assert.equal(final.result, 'fine');
+  // The cut answer's message_start said 5 input tokens: they were spent, and counted beside the answer's.
+  const ok = lines.find((l) => l.type === 'assistant')!;
+  assert.equal(final.usage.input_tokens, 5 + ok.message.usage.input_tokens);
+});
 
 test('an HTML error page (502) is named by its title, not printed whole', async () => {
   const page: Reply = {

@@ -22,7 +22,6 @@ export const known = new Map<string, string>([
   ['errors/404-model', 'differs first in .requests[]'],
   ['errors/prompt-too-long', 'differs first in .stream[].api_error_status'],
   ['errors/400-not-retried', 'differs first in .code'],
-  ['errors/cut-stream', 'differs first in kinds'],
   // Only thinking_display now: Claude Code asks claude-sonnet-4-6 for adaptive thinking with display "updates" by
   // default and says so on the events; agentpipe asks for no thinking unless told, so it has no display to name.
   ['partial/text', 'differs first in .stream[].thinking_display'],
