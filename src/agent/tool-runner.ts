@@ -108,8 +108,10 @@ async function runCall(
     const failure = await inputValidationFailure(tool.modelName ?? tool.name, tool.inputSchema, use.input);
     if (failure) return { ...errorOutcome(use, wrapToolUseError(failure.text)), data: failure.data };
   }
-  // The tool's own check first, as Claude Code, where its error cannot tell what a Read could not (validate-first.ts).
-  const early = await refusalBeforePermission(tool, use.input, { cwd: ctx.cwd, ...ctx.permissions });
+  // The tool's own check first, as Claude Code, where its error cannot tell what a Read could not (validate-first.ts);
+  // not under a tape (ctx.toolCalls), which records and replays what the tool itself answered.
+  const scope = { cwd: ctx.cwd, ...ctx.permissions };
+  const early = ctx.toolCalls ? undefined : await refusalBeforePermission(tool, use.input, scope);
   if (early !== undefined) return errorOutcome(use, wrapToolUseError(early));
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);

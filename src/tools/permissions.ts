@@ -151,7 +151,8 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
         reason: `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}`,
         by: isPathScoped(denied, tool.name, input) ? 'path_rule' : 'rule',
       };
-    readOnly = await tool.isReadOnly(input);
+    // A tool's own claim to be read-only (an MCP server's readOnlyHint) is not the check's judgment: it asks.
+    readOnly = tool.readOnlyClaimed !== true && (await tool.isReadOnly(input));
     if (readOnly) outside = outsideFolders(tool.name, input, cwd, query.directories);
     allowed =
       mine(allow).some((rule) => specifierMatches(rule, input, cwd)) ||

@@ -67,6 +67,11 @@ export interface Tool {
   /** True when this call changes nothing (no file writes, no side effects). */
   isReadOnly(input: Record<string, unknown>): boolean | Promise<boolean>;
   /**
+   * `isReadOnly` is only what someone else claims (an MCP server's `readOnlyHint`): it lets such calls run side by
+   * side, but the permission check treats the call as one that may change things (it asks, as Claude Code does).
+   */
+  readonly readOnlyClaimed?: boolean;
+  /**
    * The input's `command` is a shell line: permissions judge its parse (deny rules per command, read-only per program).
    */
   readonly shell?: boolean;

@@ -87,7 +87,13 @@ test('acp: MCP servers passed by the client become tools; "always allow" is reme
       );
       return recorded;
     },
-    (request) => (request.toolCall.toolCallId === 'w1' ? 'allow_always' : 'reject'),
+    // The MCP tool asks too (its readOnlyHint is the server's claim): allowed once.
+    (request) =>
+      request.toolCall.toolCallId === 'w1'
+        ? 'allow_always'
+        : request.toolCall.toolCallId === 'toolu_add'
+          ? 'allow'
+          : 'reject',
   );
   const add = value.updates.map((u) => u.update).filter((u) => u.toolCallId === 'toolu_add');
   assert.deepEqual([add[0].kind, add[0].title], ['other', 'calc: add']);

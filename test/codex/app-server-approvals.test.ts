@@ -158,8 +158,9 @@ test('another tool is asked with mcpServer/elicitation/request: declined, it doe
       [
         ['mcpServer/elicitation/request', 'agentpipe', 'Allow WebFetch?'],
         ['mcpServer/elicitation/request', 'tools', 'Allow tools.fail?'],
+        ['mcpServer/elicitation/request', 'tools', 'Allow tools.add?'],
       ],
-      'add is read-only (its readOnlyHint): not asked',
+      "add's readOnlyHint is the server's claim, not the permission check's: asked too",
     );
     const [web] = requests.map((r) => r.params);
     assert.deepEqual([web.threadId, web.turnId, web.mode], [threadId, turnId, 'form']);

@@ -20,7 +20,16 @@ export const fixtureServer = (env: Record<string, string> = {}) => ({
 export const userLine = (text: string) =>
   JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
 
-/** The flags of a stream-json CLI run on `script` with these MCP servers. */
+/**
+ * An allow rule for every tool of these servers: MCP tools ask in the default mode, read-only (`readOnlyHint`) or
+ * not, as in Claude Code (the hint is the server's claim); the tests that run them name them, as a user would.
+ */
+const allowServers = (servers: Record<string, unknown>) => [
+  '--allowedTools',
+  ...Object.keys(servers).map((name) => `mcp__${name}`),
+];
+
+/** The flags of a stream-json CLI run on `script` with these MCP servers (their tools allowed). */
 export function mcpCliArgs(servers: Record<string, unknown>, script: string, extraArgs: string[] = []): string[] {
   return [
     '-p',
@@ -33,13 +42,14 @@ export function mcpCliArgs(servers: Record<string, unknown>, script: string, ext
     'scripted',
     '--script',
     script,
+    ...allowServers(servers),
     ...extraArgs,
     '--mcp-config',
     JSON.stringify({ mcpServers: servers }),
   ];
 }
 
-/** A CLI driver (control requests, prompts) with these MCP servers and scripted turns. */
+/** A CLI driver (control requests, prompts) with these MCP servers (their tools allowed) and scripted turns. */
 export function startWithMcp(servers: Record<string, unknown>, turns: unknown[] = []): CliDriver {
   const script = writeScript(tempDir(), turns);
   return new CliDriver([
@@ -47,6 +57,7 @@ export function startWithMcp(servers: Record<string, unknown>, turns: unknown[] 
     'scripted',
     '--script',
     script,
+    ...allowServers(servers),
     '--mcp-config',
     JSON.stringify({ mcpServers: servers }),
   ]);

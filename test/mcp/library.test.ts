@@ -13,7 +13,7 @@ test('SessionOptions.mcpServers connects the servers; their tools sit beside cus
     handler: ({ n }: { n: number }) => String(n * 2),
   });
   const { messages, toolResults, requests, result } = await runLibrarySession(
-    { mcpServers: { calc: fixtureServer() }, extraTools: [double] },
+    { mcpServers: { calc: fixtureServer() }, extraTools: [double], allowedTools: ['mcp__calc'] },
     [
       {
         tool_calls: [
@@ -37,10 +37,25 @@ test('SessionOptions.mcpServers connects the servers; their tools sit beside cus
   assert.equal(result.subtype, 'success');
 });
 
-test('a non-read-only MCP tool is denied in the default mode unless allowed by a rule', async () => {
+test('an MCP tool is denied in the default mode unless allowed by a rule, even one its server calls read-only', async () => {
   const turns = [{ tool_calls: [{ name: 'mcp__calc__fail', input: {} }] }, { text: 'ok' }];
   const denied = await runLibrarySession({ mcpServers: { calc: fixtureServer() } }, turns);
   assert.equal(denied.result.permission_denials[0].tool_name, 'mcp__calc__fail');
+  // `add` says readOnlyHint: that is the server's claim, not the check's judgment (as Claude Code 2.1.332 asks).
+  const readOnly = await runLibrarySession({ mcpServers: { calc: fixtureServer() } }, [
+    { tool_calls: [{ name: 'mcp__calc__add', input: { a: 2, b: 3 } }] },
+    { text: 'ok' },
+  ]);
+  assert.deepEqual(
+    readOnly.result.permission_denials.map((d: { tool_name: string }) => d.tool_name),
+    ['mcp__calc__add'],
+  );
+  // In plan mode too: it is not known to change nothing.
+  const planned = await runLibrarySession({ mcpServers: { calc: fixtureServer() }, permissionMode: 'plan' }, [
+    { tool_calls: [{ name: 'mcp__calc__add', input: { a: 2, b: 3 } }] },
+    { text: 'ok' },
+  ]);
+  assert.equal(planned.result.permission_denials.length, 1);
   const allowed = await runLibrarySession(
     { mcpServers: { calc: fixtureServer() }, allowedTools: ['mcp__calc'] },
     turns,

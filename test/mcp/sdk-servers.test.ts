@@ -48,7 +48,8 @@ test('sdkMcpServers are connected over mcp_message: listed in init and called', 
     { tool_calls: [{ name: 'mcp__tools__greet', input: { name: 'Ada' } }] },
     { text: 'greeted' },
   ]);
-  const cli = new CliDriver(['--model', 'scripted', '--script', script]);
+  // Its readOnlyHint is the server's claim: an allow rule lets it run (tools/permissions.ts).
+  const cli = new CliDriver(['--model', 'scripted', '--script', script, '--allowedTools', 'mcp__tools']);
   cli.onRequest = answer;
   await cli.control({ subtype: 'initialize', sdkMcpServers: ['tools'] });
   cli.prompt('greet Ada');

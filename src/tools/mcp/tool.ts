@@ -24,6 +24,8 @@ export function mcpTool(connection: McpConnection, def: McpToolDef, callTimeoutM
     description: def.description ?? def.title ?? `${def.name} (MCP server ${server})`,
     inputSchema: (def.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown>,
     isReadOnly: () => def.annotations?.readOnlyHint === true,
+    // The server's word, not ours to trust with a permission: the check asks (tools/permissions.ts).
+    readOnlyClaimed: true,
     async call(input, context): Promise<ToolResult> {
       const timeoutMs = callTimeoutMs();
       try {

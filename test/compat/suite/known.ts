@@ -37,9 +37,6 @@ export const known = new Map<string, string>([
   ['limits/max-turns-2-parallel', 'differs first in .stream[].message.content[].content'],
   // Deliberate (docs/compat.md): Claude Code's budget-stop result says 0 tokens in `usage`; agentpipe counts them.
   ['limits/max-budget', 'differs first in .stream[].usage.input_tokens'],
-  // agentpipe runs an MCP tool the server marks read-only (readOnlyHint) without asking; Claude Code asks: the
-  // permission logic's (docs/compat.md).
-  ['mcp/tool-asks-in-default', 'differs first in kinds'],
   ['sdk/partial-messages', 'differs first in .stream[].thinking_display'],
   ['sdk/can-use-tool-deny-interrupt', 'differs first in .stream[].message.content[].content'],
   // transcript_path is each product's own transcript (~/.claude/projects vs $AGENTPIPE_HOME/projects); Claude Code
