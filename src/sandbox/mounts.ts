@@ -183,6 +183,9 @@ function planMounts(plan: MountPlan): Mounts {
     // bound back. A working folder that merely holds a hidden path does not make it visible.
     if (allowRead.some((keep) => isInside(target, keep)) || writable.includes(target)) continue;
     if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
+    // Nothing is mounted below a hidden folder that holds no kept path: the empty folder, read-only, in one mount.
+    else if (isDirectory(target) && !kept.some((keep) => isInside(keep, target)))
+      args.push('--ro-bind', plan.emptyDir, target);
     else hide(target, args, remount);
   }
   const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
@@ -204,7 +207,7 @@ function planMounts(plan: MountPlan): Mounts {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
     protectGit(root, writable, plan, out, late);
     const bare = below(plan.bareRepos, root);
-    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, out, late);
+    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, out, { late, writable });
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   args.push(...late);
@@ -239,7 +242,7 @@ function protectGit(root: string, writable: string[], plan: MountPlan, out: Moun
   // point git at a gitdir (config, hooks) of its own. A git folder outside the writable ones is read-only already.
   if (gitDir === undefined) {
     out.args.push('--ro-bind', found, found);
-    protectNamedGitDir(root, late);
+    protectNamedGitDir(root, late, writable);
   } else if (!writable.some((dir) => isInside(gitDir, dir))) return;
   else if (!writable.includes(gitDir)) out.args.push('--ro-bind', gitDir, gitDir);
   else {
@@ -267,7 +270,7 @@ function protectCheckouts(
   bare: Set<string>,
   plan: MountPlan,
   out: Mounts,
-  late: string[],
+  { late, writable }: { late: string[]; writable: string[] },
 ) {
   const { args, claims } = out;
   const bound = new Set<string>();
@@ -305,7 +308,7 @@ function protectCheckouts(
       continue;
     }
     if (!isLink(git)) late.push('--ro-bind', git, git);
-    protectNamedGitDir(checkout, late);
+    protectNamedGitDir(checkout, late, writable);
   }
 }
 
@@ -323,12 +326,14 @@ function keepLink(git: string, out: Mounts): void {
  * file: a linked worktree, `--separate-git-dir`), and its common folder (a worktree's main git folder): read-only
  * too, so a command cannot write the config and hooks git outside takes from there.
  */
-function protectNamedGitDir(root: string, args: string[]): void {
+function protectNamedGitDir(root: string, args: string[], writable: string[]): void {
   const named = gitDirOf(root);
   const own = path.join(root, '.git');
   for (const dir of named === undefined ? [] : [named, commonDirOf(named)]) {
     const resolved = real(dir);
-    if (resolved !== undefined && resolved !== own) args.push('--ro-bind', resolved, resolved);
+    // One outside every writable folder is read-only already (`--ro-bind / /`), or hidden with what holds it.
+    if (resolved !== undefined && resolved !== own && writable.some((root) => isInside(resolved, root)))
+      args.push('--ro-bind', resolved, resolved);
   }
 }
 
