@@ -2,7 +2,8 @@
  * What a sandboxed process sees of the file system, as bubblewrap arguments: the whole tree
  * read-only, then the folders its profile may write bound writable again, the configuration in
  * them that makes programs run bound read-only on top, and the credential stores and agentpipe's
- * own home hidden (an empty read-only tmpfs over a folder, /dev/null over a file). Only paths that
+ * own home hidden (the empty folder, or an empty tmpfs where a kept path lies below, over a folder;
+ * /dev/null over a file). Only paths that
  * exist are mounted; a protected folder that does not exist yet gets an empty read-only mount so
  * that it cannot be created (its mount point is removed again after the run: see `claims`);
  * a protected file that cannot have one (`.git/commondir`) is removed after the run if it appeared.
