@@ -2,7 +2,8 @@
  * What a sandboxed process sees of the file system, as bubblewrap arguments: the whole tree
  * read-only, then the folders its profile may write bound writable again, the configuration in
  * them that makes programs run bound read-only on top, and the credential stores and agentpipe's
- * own home hidden (an empty read-only tmpfs over a folder, /dev/null over a file). Only paths that
+ * own home hidden (the empty folder, or an empty tmpfs where a kept path lies below, over a folder;
+ * /dev/null over a file). Only paths that
  * exist are mounted; a protected folder that does not exist yet gets an empty read-only mount so
  * that it cannot be created (its mount point is removed again after the run: see `claims`);
  * a protected file that cannot have one (`.git/commondir`) is removed after the run if it appeared.
@@ -183,6 +184,9 @@ function planMounts(plan: MountPlan): Mounts {
     // bound back. A working folder that merely holds a hidden path does not make it visible.
     if (allowRead.some((keep) => isInside(target, keep)) || writable.includes(target)) continue;
     if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
+    // Nothing is mounted below a hidden folder that holds no kept path: the empty folder, read-only, in one mount.
+    else if (isDirectory(target) && !kept.some((keep) => isInside(keep, target)))
+      args.push('--ro-bind', plan.emptyDir, target);
     else hide(target, args, remount);
   }
   const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
@@ -204,7 +208,7 @@ function planMounts(plan: MountPlan): Mounts {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
     protectGit(root, writable, plan, out, late);
     const bare = below(plan.bareRepos, root);
-    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, out, late);
+    protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, out, { late, writable });
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   args.push(...late);
@@ -239,7 +243,7 @@ function protectGit(root: string, writable: string[], plan: MountPlan, out: Moun
   // point git at a gitdir (config, hooks) of its own. A git folder outside the writable ones is read-only already.
   if (gitDir === undefined) {
     out.args.push('--ro-bind', found, found);
-    protectNamedGitDir(root, late);
+    protectNamedGitDir(root, late, writable);
   } else if (!writable.some((dir) => isInside(gitDir, dir))) return;
   else if (!writable.includes(gitDir)) out.args.push('--ro-bind', gitDir, gitDir);
   else {
@@ -267,7 +271,7 @@ function protectCheckouts(
   bare: Set<string>,
   plan: MountPlan,
   out: Mounts,
-  late: string[],
+  { late, writable }: { late: string[]; writable: string[] },
 ) {
   const { args, claims } = out;
   const bound = new Set<string>();
@@ -305,7 +309,7 @@ function protectCheckouts(
       continue;
     }
     if (!isLink(git)) late.push('--ro-bind', git, git);
-    protectNamedGitDir(checkout, late);
+    protectNamedGitDir(checkout, late, writable);
   }
 }
 
@@ -323,12 +327,14 @@ function keepLink(git: string, out: Mounts): void {
  * file: a linked worktree, `--separate-git-dir`), and its common folder (a worktree's main git folder): read-only
  * too, so a command cannot write the config and hooks git outside takes from there.
  */
-function protectNamedGitDir(root: string, args: string[]): void {
+function protectNamedGitDir(root: string, args: string[], writable: string[]): void {
   const named = gitDirOf(root);
   const own = path.join(root, '.git');
   for (const dir of named === undefined ? [] : [named, commonDirOf(named)]) {
     const resolved = real(dir);
-    if (resolved !== undefined && resolved !== own) args.push('--ro-bind', resolved, resolved);
+    // One outside every writable folder is read-only already (`--ro-bind / /`), or hidden with what holds it.
+    if (resolved !== undefined && resolved !== own && writable.some((root) => isInside(resolved, root)))
+      args.push('--ro-bind', resolved, resolved);
   }
 }
 
