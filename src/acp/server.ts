@@ -20,6 +20,7 @@ import { maxLineFromEnv } from '../messages/ndjson.ts';
 import { replayUpdates } from './replay.ts';
 import { readSavedSession, savedSessions, type SavedSession, type SessionInfo } from './saved.ts';
 import { errorsOf } from '../messages/result-errors.ts';
+import { isRecord } from '../process/guards.ts';
 
 type AcpModule = typeof import('@agentclientprotocol/sdk');
 
@@ -184,8 +185,8 @@ function sessionTable(acp: AcpModule, base: QueryOptions, peer: AcpPeer, log: (l
 
 /** The W3C trace context of a request's `_meta` (`traceparent`, `tracestate`), if it carries one. */
 function traceOf(meta: unknown): { traceparent: string; tracestate?: string } | undefined {
-  if (typeof meta !== 'object' || meta === null) return undefined;
-  const { traceparent, tracestate } = meta as Record<string, unknown>;
+  if (!isRecord(meta)) return undefined;
+  const { traceparent, tracestate } = meta;
   if (typeof traceparent !== 'string') return undefined;
   return { traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) };
 }

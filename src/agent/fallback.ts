@@ -5,6 +5,7 @@
  * says so. The session returns to its own model at the next prompt (as the official SDK documents).
  */
 import { newUuid } from '../messages/ids.ts';
+import { isKeyOf } from '../process/guards.ts';
 import type { ModelError } from '../model/errors.ts';
 import type { AgentContext } from './context.ts';
 import type { RunState } from './loop.ts';
@@ -43,8 +44,9 @@ export async function fallBack(
   run: Pick<RunState, 'fallback'>,
 ): Promise<boolean> {
   const models = ctx.fallbackModels;
-  if (!error || !models?.length || !Object.hasOwn(TRIGGERS, error.kind)) return false;
-  const trigger = error.kind as keyof typeof TRIGGERS;
+  if (!error || !models?.length) return false;
+  const trigger = error.kind;
+  if (!isKeyOf(TRIGGERS, trigger)) return false;
   const original = currentModel(ctx, run);
   const next = models.slice(models.indexOf(original) + 1).find((m) => m !== original);
   if (next === undefined) return false;

@@ -185,9 +185,8 @@ function taskReport(
   };
   const started = Date.now();
   const task = { task_id: toolUseId, tool_use_id: toolUseId, ...names };
-  const emit = (message: TaskEvent) =>
-    parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId } as AgentMessage);
-  const progress = { toolUses: 0, lastTool: undefined as string | undefined };
+  const emit = (message: TaskEvent) => parent.emit({ ...message, uuid: newUuid(), session_id: parent.sessionId });
+  const progress: { toolUses: number; lastTool?: string } = { toolUses: 0 };
   const usage = () => ({
     total_tokens: run.usage.usage.input_tokens + run.usage.usage.output_tokens - before.input - before.output,
     tool_uses: progress.toolUses,

@@ -4,6 +4,7 @@
  * agents can grow while the session runs (`initialize.agents`), so the description is computed
  * when asked for.
  */
+import { isArray, isRecord } from '../process/guards.ts';
 import { requireString } from '../tools/input.ts';
 import type { ToolResult } from '../tools/types.ts';
 import { runSubagent, type AgentDefinition } from './subagent.ts';
@@ -54,23 +55,26 @@ export function createTaskTool(agents: () => Record<string, AgentDefinition>): A
 
 /** Checks agent definitions from `--agents`, the library or `initialize.agents`. */
 export function validateAgents(value: unknown, source = 'agents'): Record<string, AgentDefinition> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new Error(`${source}: expected an object of {"name": {"description", "prompt"}}`);
+  if (!isRecord(value)) throw new Error(`${source}: expected an object of {"name": {"description", "prompt"}}`);
   const out: Record<string, AgentDefinition> = {};
-  for (const [name, def] of Object.entries(value as Record<string, unknown>)) {
-    const d = def as Partial<AgentDefinition> | null;
-    if (!d || typeof d !== 'object' || typeof d.description !== 'string' || typeof d.prompt !== 'string') {
+  for (const [name, d] of Object.entries(value)) {
+    if (!isRecord(d) || typeof d.description !== 'string' || typeof d.prompt !== 'string') {
       throw new Error(`${source}: agent "${name}" needs a "description" and a "prompt" (strings)`);
     }
-    if (d.tools !== undefined && (!Array.isArray(d.tools) || d.tools.some((t) => typeof t !== 'string')))
-      throw new Error(`${source}: agent "${name}": "tools" must be an array of tool names`);
+    const toolNames = (field: 'tools' | 'disallowedTools'): string[] | undefined => {
+      const names = d[field];
+      if (names === undefined) return undefined;
+      if (!isArray(names) || !names.every((t): t is string => typeof t === 'string'))
+        throw new Error(`${source}: agent "${name}": "${field}" must be an array of tool names`);
+      return names;
+    };
     if (d.model !== undefined && typeof d.model !== 'string')
       throw new Error(`${source}: agent "${name}": "model" must be a string`);
     out[name] = {
       description: d.description,
       prompt: d.prompt,
-      tools: d.tools,
-      disallowedTools: d.disallowedTools,
+      tools: toolNames('tools'),
+      disallowedTools: toolNames('disallowedTools'),
       model: d.model,
     };
   }

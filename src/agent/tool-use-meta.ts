@@ -9,7 +9,7 @@ import type { Tool } from '../tools/types.ts';
 import type { McpTool } from '../tools/mcp/tool.ts';
 
 const isMcpTool = (tool: Tool | undefined): tool is McpTool =>
-  tool !== undefined && typeof (tool as Partial<McpTool>).serverDisplayName === 'function';
+  tool !== undefined && 'serverDisplayName' in tool && typeof tool.serverDisplayName === 'function';
 
 /** The meta entries of `block` (one for an MCP tool call), or undefined. */
 export function toolUseMeta(block: AssistantContentBlock, tools: readonly Tool[]): ToolUseMeta[] | undefined {

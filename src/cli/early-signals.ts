@@ -10,6 +10,7 @@
  * reaches the stage (`reachedStage`), so a test stops a run at each point of its start-up without
  * sleeping; the launcher reads the same variable for its own stage, `launcher`.
  */
+import { isOneOf } from '../process/guards.ts';
 
 /** The signals that stop a run. */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -62,5 +63,5 @@ export function reachedStage(stage: StartStage): void {
   const wanted = process.env.AGENTPIPE_TEST_SIGNAL;
   if (!wanted) return;
   const [signal, at] = wanted.split('@');
-  if (at === stage && (STOP_SIGNALS as readonly string[]).includes(signal!)) process.kill(process.pid, signal);
+  if (at === stage && isOneOf(STOP_SIGNALS, signal)) process.kill(process.pid, signal);
 }

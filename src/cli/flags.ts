@@ -7,6 +7,7 @@ import { VERSION } from '../version.ts';
 import { HARNESS_NAMES, type HarnessName } from '../harness/types.ts';
 import { PERMISSION_MODES } from '../messages/permission-modes.ts';
 import type { PermissionMode } from '../messages/types.ts';
+import { EFFORT_LEVELS, THINKING_DISPLAYS, type EffortLevel, type ThinkingDisplay } from '../model/types.ts';
 
 /** Parsed flags, camelCased by commander. */
 export interface CliFlags {
@@ -29,6 +30,12 @@ export interface CliFlags {
   maxTurns?: number;
   maxBudgetUsd?: number;
   maxThinkingTokens?: number;
+  effort?: EffortLevel;
+  thinkingDisplay?: ThinkingDisplay;
+  /** `--add-dir`, repeatable. */
+  addDir?: string[];
+  /** `--debug [filter]`: true, or the filter. */
+  debug?: boolean | string;
   allowedTools?: string[];
   disallowedTools?: string[];
   tools?: string;
@@ -201,7 +208,7 @@ function addModelBehaviourOptions(command: Command): Command {
       new Option(
         '--effort <level>',
         'reasoning effort (Anthropic output_config.effort, OpenAI reasoning_effort)',
-      ).choices(['low', 'medium', 'high', 'xhigh', 'max']),
+      ).choices(EFFORT_LEVELS),
     )
     .addOption(
       new Option(
@@ -210,7 +217,7 @@ function addModelBehaviourOptions(command: Command): Command {
       ).choices(['adaptive', 'enabled', 'disabled']),
     )
     .addOption(
-      new Option('--thinking-display <mode>', 'how thinking comes back (Anthropic)').choices(['summarized', 'omitted']),
+      new Option('--thinking-display <mode>', 'how thinking comes back (Anthropic)').choices(THINKING_DISPLAYS),
     )
     .option('--betas <betas>', 'Anthropic betas, comma-separated (anthropic-beta header)');
 }

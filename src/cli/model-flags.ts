@@ -34,7 +34,7 @@ export function modelFlagOptions(flags: CliFlags, cwd: string): ModelFlagOptions
       throw new Error('Fallback model cannot be the same as the main model (--fallback-model equals --model)');
     out.fallbackModel = flags.fallbackModel;
   }
-  if (typeof flags.effort === 'string') out.effort = flags.effort as ModelFlagOptions['effort'];
+  if (flags.effort !== undefined) out.effort = flags.effort;
   const thinking = thinkingOf(flags);
   if (thinking) out.thinking = thinking;
   if (typeof flags.betas === 'string')
@@ -42,8 +42,8 @@ export function modelFlagOptions(flags: CliFlags, cwd: string): ModelFlagOptions
       .split(',')
       .map((b) => b.trim())
       .filter(Boolean);
-  if (Array.isArray(flags.addDir)) {
-    out.additionalDirectories = (flags.addDir as string[]).map((dir) => {
+  if (flags.addDir) {
+    out.additionalDirectories = flags.addDir.map((dir) => {
       const resolved = path.resolve(cwd, dir);
       if (!existsSync(resolved) || !statSync(resolved).isDirectory())
         throw new Error(`--add-dir ${dir}: no such folder`);
@@ -58,15 +58,14 @@ export function modelFlagOptions(flags: CliFlags, cwd: string): ModelFlagOptions
   else if (typeof flags.settingSources !== 'string') out.trustProject = false;
   if (flags.strictMcpConfig === true) out.strictMcpConfig = true;
   if (typeof flags.agent === 'string') out.agent = flags.agent;
-  if (flags.debug !== undefined) out.debug = flags.debug as boolean | string;
+  if (flags.debug !== undefined) out.debug = flags.debug;
   if (typeof flags.debugFile === 'string') out.debugFile = path.resolve(cwd, flags.debugFile);
   return out;
 }
 
 /** `--thinking` (with `--max-thinking-tokens` as the budget of `enabled`) and `--thinking-display`. */
 function thinkingOf(flags: CliFlags): ThinkingConfig | undefined {
-  const display =
-    typeof flags.thinkingDisplay === 'string' ? { display: flags.thinkingDisplay as 'summarized' | 'omitted' } : {};
+  const display = flags.thinkingDisplay !== undefined ? { display: flags.thinkingDisplay } : {};
   const budget = flags.maxThinkingTokens !== undefined ? { budgetTokens: flags.maxThinkingTokens } : {};
   switch (flags.thinking) {
     case 'disabled':

@@ -18,6 +18,7 @@ import type { SessionOptions } from '../session/options.ts';
 import type { ConfigOverride, ConfigValue } from './config-overrides.ts';
 import { APPROVAL_POLICIES, SANDBOX_MODES, type CodexApprovalPolicy, type CodexSandboxMode } from './permissions.ts';
 import { holdSecretVariable } from '../process/env.ts';
+import { isOneOf } from '../process/guards.ts';
 
 /** A config value that cannot be used (exec: exit 2; app-server: -32602). */
 export class CodexConfigError extends AgentpipeError {
@@ -100,11 +101,12 @@ function stringOf(config: Map<string, ConfigValue>, key: string): string | undef
 
 function oneOf<T extends string>(config: Map<string, ConfigValue>, key: string, allowed: readonly T[]): T | undefined {
   const value = stringOf(config, key);
-  if (value !== undefined && !allowed.includes(value as T))
+  if (value === undefined) return undefined;
+  if (!isOneOf(allowed, value))
     throw new CodexConfigError(
       `-c ${key}: unknown value ${JSON.stringify(value)}; expected one of ${allowed.join(', ')}`,
     );
-  return value as T | undefined;
+  return value;
 }
 
 /** Maps the config keys; `model` is a `--model` that wins over the `model` key; paths resolve in `cwd`. */

@@ -7,6 +7,7 @@
  * that says so, before anything recursive sees it.
  */
 import { envNumber } from '../process/env-number.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** Default deepest nesting a client's JSON may have (objects and arrays; `{}` is 1). */
 export const DEFAULT_MAX_DEPTH = 200;
@@ -26,13 +27,12 @@ const limitOfProcess = (): number => (processLimit ??= maxDepthFromEnv());
  */
 export function nestedDeeper(value: unknown, limit = limitOfProcess()): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const stack: unknown[] = [value];
+  const stack: object[] = [value];
   const depths: number[] = [1];
-  while (stack.length > 0) {
-    const node = stack.pop() as object;
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     const depth = depths.pop()!;
     if (depth > limit) return true;
-    const children = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
+    const children: unknown[] = Object.values(node);
     for (const child of children) {
       if (typeof child !== 'object' || child === null) continue;
       stack.push(child);
@@ -57,15 +57,16 @@ const HEAD_ID = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/;
  * could not be parsed (too long, broken), from its head.
  */
 export function identify(value: unknown, head: string): { id: Id; request: boolean } {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const m = value as Record<string, unknown>;
+  if (isRecord(value)) {
+    const m = value;
     const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
     return { id, request: 'method' in m };
   }
   const raw = HEAD_ID.exec(head.slice(0, 4096))?.[1];
   let id: Id = null;
   try {
-    id = raw === undefined ? null : (JSON.parse(raw) as string | number);
+    const parsed: unknown = raw === undefined ? null : JSON.parse(raw);
+    id = typeof parsed === 'string' || typeof parsed === 'number' ? parsed : null;
   } catch {
     id = null;
   }

@@ -3,6 +3,7 @@
  * control lines are validated in full; any other object with a string `type` is a message.
  */
 import { errorMessage } from '../process/errors.ts';
+import { isRecord } from '../process/guards.ts';
 import { z } from 'zod';
 import type { ControlCancelRequest, ControlRequest, ControlResponse, KeepAlive, OutboundRequest } from './control.ts';
 import {
@@ -45,7 +46,7 @@ export function parseOutputLine(line: string): { ok: true; line: OutputLineRead 
 
 /** The same check for a value already parsed (a message read back from a cluster session's log). */
 export function parseOutputValue(value: unknown): { ok: true; line: OutputLineRead } | { ok: false; error: string } {
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  const type = isRecord(value) ? value.type : undefined;
   const schema =
     type === 'control_response'
       ? ControlResponseSchema

@@ -63,7 +63,8 @@ export function refusedFromHead(head: string): RefusedInput | undefined {
   const id = HEAD_REQUEST_ID.exec(start)?.[1];
   if (id === undefined) return undefined;
   try {
-    return { type, request_id: JSON.parse(`"${id}"`) as string };
+    const requestId: unknown = JSON.parse(`"${id}"`);
+    return typeof requestId === 'string' ? { type, request_id: requestId } : undefined;
   } catch {
     return undefined;
   }

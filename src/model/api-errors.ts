@@ -5,6 +5,7 @@
  */
 import { ModelError, parseRetryAfter } from './errors.ts';
 import { HttpStatusError, htmlTitle } from './http-stream.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** Classifies one API's error answer (a 4xx/5xx with its body). */
 export type ApiErrorMapper = (
@@ -51,10 +52,7 @@ function htmlPage(body: string): string | undefined {
 /** `{ "error": { "type": ..., "message": ... } }` (both APIs), or the bare body text (a web page by its title). */
 export function errorBody(error: HttpStatusError): { type?: string; code?: string; message: string } {
   const body = error.body;
-  const inner =
-    typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'object' && body.error
-      ? (body.error as Record<string, unknown>)
-      : undefined;
+  const inner = isRecord(body) && isRecord(body.error) ? body.error : undefined;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const bare = error.message.replace(/^\d{3} ?/, '');
   return {

@@ -201,7 +201,8 @@ export async function postJson(request: JsonPost): Promise<unknown> {
   let failed = false;
   try {
     const text = await readText(response, MAX_JSON_BODY);
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch (error) {
     failed = true;
     throw error instanceof SyntaxError ? error : cutError(error, request.signal);
@@ -313,7 +314,8 @@ async function readText(response: IncomingMessage, max: number): Promise<string>
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     return undefined;
   }

@@ -20,6 +20,7 @@ import { ModelError } from './errors.ts';
 import { endpoint, HttpProvider, postForEvents, translatedBatches } from './http-stream.ts';
 import { TextChunkTemplate } from './text-chunk-template.ts';
 import { thinkingOf, type ModelProvider, type ModelRequest } from './types.ts';
+import { isRecord } from '../process/guards.ts';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type ContentPart = OpenAI.Chat.ChatCompletionContentPart;
@@ -106,12 +107,13 @@ export class OpenAICompatibleProvider extends HttpProvider implements ModelProvi
 
 /** One chunk's data: a chat-completion chunk, or an `error` object the server sent inside the stream. */
 function chunkOf(data: string): OpenAI.Chat.ChatCompletionChunk {
-  const value = JSON.parse(data) as unknown;
-  if (typeof value !== 'object' || value === null) {
+  const value: unknown = JSON.parse(data);
+  const record = isRecord(value) ? value : undefined;
+  if (!record) {
     throw new ModelError({ kind: 'server_error', message: `Malformed stream chunk: ${data.slice(0, 200)}` });
   }
-  if ('error' in value && typeof value.error === 'object' && value.error !== null) {
-    const error = value.error as { message?: unknown; code?: unknown; type?: unknown };
+  if (isRecord(record.error)) {
+    const error = record.error;
     const code = [error.code, error.type].filter((part) => typeof part === 'string').join(' ');
     const kind = /rate_limit/.test(code) ? 'rate_limit' : /overload/.test(code) ? 'overloaded' : 'server_error';
     const message = typeof error.message === 'string' ? error.message : 'the stream reported an error';

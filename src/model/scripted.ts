@@ -10,6 +10,7 @@ import { newApiId } from '../messages/ids.ts';
 import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { ModelError } from './errors.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
+import { isArray, isRecord } from '../process/guards.ts';
 
 /** One answer of the script. Unknown fields are ignored. */
 export interface ScriptTurn {
@@ -75,20 +76,27 @@ export class FixedScript implements ScriptSource {
 
 /** Checks the shape of a parsed script file; throws a clear error. */
 export function validateScript(value: unknown, source = 'script'): Script {
-  const turns = (value as Script | null)?.turns;
-  if (!Array.isArray(turns)) throw new Error(`${source}: expected {"turns": [...]}`);
-  turns.forEach((turn, i) => {
-    if (typeof turn !== 'object' || turn === null) throw new Error(`${source}: turn ${i} is not an object`);
-    if (turn.tool_calls !== undefined && !Array.isArray(turn.tool_calls))
-      throw new Error(`${source}: turn ${i}: tool_calls must be an array`);
-    for (const call of turn.tool_calls ?? []) {
-      if (typeof call?.name !== 'string') throw new Error(`${source}: turn ${i}: every tool call needs a "name"`);
-    }
+  const script = isRecord(value) ? value : {};
+  const turns: unknown = script.turns;
+  if (!isArray(turns)) throw new Error(`${source}: expected {"turns": [...]}`);
+  const checked = turns.map((turn, i) => {
+    checkTurn(turn, `${source}: turn ${i}`);
+    return turn;
   });
-  const order: unknown = (value as { order?: unknown }).order;
+  const order = script.order;
   if (order !== undefined && order !== 'sequence' && order !== 'history')
     throw new Error(`${source}: order must be "sequence" or "history"`);
-  return { turns, ...(order ? { order } : {}) };
+  return { turns: checked, ...(order ? { order } : {}) };
+}
+
+/** Checks what a turn must have (an object; tool calls, if any, each with a name); the rest is read leniently. */
+function checkTurn(turn: unknown, where: string): asserts turn is ScriptTurn {
+  if (!isRecord(turn)) throw new Error(`${where} is not an object`);
+  if (turn.tool_calls === undefined) return;
+  if (!isArray(turn.tool_calls)) throw new Error(`${where}: tool_calls must be an array`);
+  for (const call of turn.tool_calls) {
+    if (!isRecord(call) || typeof call.name !== 'string') throw new Error(`${where}: every tool call needs a "name"`);
+  }
 }
 
 const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));

@@ -5,13 +5,20 @@
  */
 import type { MessageParam, StreamEvent } from '../messages/types.ts';
 
+/** The effort levels, lowest first: the one list `--effort`, the settings' `effortLevel` and tapes check against. */
+export const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+
 /** How hard the model should work (Anthropic `output_config.effort`, OpenAI `reasoning_effort`). */
-export type EffortLevel = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+export type EffortLevel = (typeof EFFORT_LEVELS)[number];
+
+/** How thinking comes back (Anthropic's `thinking.display`). */
+export const THINKING_DISPLAYS = ['summarized', 'omitted'] as const;
+export type ThinkingDisplay = (typeof THINKING_DISPLAYS)[number];
 
 /** Thinking, as the official SDK's `thinking` option spells it. */
 export type ThinkingConfig =
-  | { type: 'adaptive'; display?: 'summarized' | 'omitted' }
-  | { type: 'enabled'; budgetTokens?: number; display?: 'summarized' | 'omitted' }
+  | { type: 'adaptive'; display?: ThinkingDisplay }
+  | { type: 'enabled'; budgetTokens?: number; display?: ThinkingDisplay }
   | { type: 'disabled' };
 
 /** A tool as offered to the model. */

@@ -6,6 +6,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { isOneOf } from './guards.ts';
 
 /** The agentpipe config folder: `$AGENTPIPE_HOME`, default `~/.agentpipe` (transcripts, locks, the code cache). */
 export function agentpipeHome(env: Record<string, string | undefined> = process.env): string {
@@ -60,7 +61,7 @@ export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, 
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
     if (value === undefined) continue;
-    if (((SECRET_VARIABLES as readonly string[]).includes(key) || held.has(key)) && !keep.has(key)) continue;
+    if ((isOneOf(SECRET_VARIABLES, key) || held.has(key)) && !keep.has(key)) continue;
     env[key] = value;
   }
   return env;

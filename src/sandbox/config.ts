@@ -4,6 +4,7 @@
  * folders. Light on purpose (no schema library): it is built on every run, while the schema, the
  * merge and bubblewrap load only when a command starts (`./sandbox.ts`).
  */
+import { isOneOf } from '../process/guards.ts';
 
 /** `auto`: on wherever it can start (one stderr line where it cannot); `required`: fail closed; `off`. */
 export type SandboxMode = 'auto' | 'required' | 'off';
@@ -140,7 +141,7 @@ export interface SandboxConfig {
 
 /** True when `value` is a sandbox mode. */
 export function isSandboxMode(value: unknown): value is SandboxMode {
-  return typeof value === 'string' && (SANDBOX_MODES as readonly string[]).includes(value);
+  return isOneOf(SANDBOX_MODES, value);
 }
 
 /** The sandbox blocks of settings layers (`raw.sandbox` of each), in order. */

@@ -8,6 +8,7 @@
  * smuggled past the table. `socketpair` stays allowed: it makes an unnamed pair and reaches
  * nothing (libuv and shells use it for pipes).
  */
+import { isKeyOf } from '../process/guards.ts';
 
 /** The architectures the filter knows: AUDIT_ARCH_* and their syscall numbers. */
 const ARCHES = {
@@ -51,8 +52,8 @@ export function seccompSupported(arch: string = process.arch): boolean {
 
 /** The filter's instructions for `arch`, each [code, jt, jf, k]. */
 export function seccompProgram(arch: string = process.arch, options: { allowUnixSockets?: boolean } = {}): Insn[] {
-  const a = ARCHES[arch as keyof typeof ARCHES];
-  if (!a) throw new Error(`no seccomp filter for ${arch}`);
+  if (!isKeyOf(ARCHES, arch)) throw new Error(`no seccomp filter for ${arch}`);
+  const a = ARCHES[arch];
   const deny: Insn = [RET_K, 0, 0, RET_ERRNO | EPERM];
   const allow: Insn = [RET_K, 0, 0, RET_ALLOW];
   // After the table: socket(AF_UNIX, …) refused, every other socket allowed; the last insn is the EPERM.

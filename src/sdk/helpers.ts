@@ -20,14 +20,15 @@ export function isSystemInitMessage(message: AgentMessage): message is SystemIni
 export function getMessageContentBlocks(
   message: AgentMessage,
 ): Array<AssistantContentBlock | UserContentBlock> | undefined {
-  const content = (message as { message?: { content?: unknown } }).message?.content;
-  return Array.isArray(content) ? (content as Array<AssistantContentBlock | UserContentBlock>) : undefined;
+  if (message.type === 'assistant') return message.message.content;
+  if (message.type !== 'user') return undefined;
+  const content = message.message.content;
+  return typeof content === 'string' ? undefined : content;
 }
 
 /** The text of an assistant or user message. */
 export function getMessageText(message: AgentMessage): string {
-  const content = (message as { message?: { content?: unknown } }).message?.content;
-  if (typeof content === 'string') return content;
+  if (message.type === 'user' && typeof message.message.content === 'string') return message.message.content;
   return (getMessageContentBlocks(message) ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('');
 }
 
@@ -40,7 +41,7 @@ export function getSystemInitData(message: AgentMessage): {
   cwd?: string;
 } {
   if (!isSystemInitMessage(message))
-    return { subtype: (message as { subtype?: string }).subtype, session_id: message.session_id };
+    return { subtype: 'subtype' in message ? message.subtype : undefined, session_id: message.session_id };
   return {
     subtype: message.subtype,
     model: message.model,

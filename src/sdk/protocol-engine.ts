@@ -7,6 +7,7 @@ import { errorMessage } from '../process/errors.ts';
 import type { ControlRequest, ControlResponse, OutboundRequest, PermissionResult } from '../messages/control.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import type { OutputLineRead } from '../messages/output-line.ts';
+import { shownFromWire } from '../messages/prompt-shown.ts';
 import { AsyncMessageQueue } from '../pipeline/queue.ts';
 import { Counter, promptMessages } from './prompt-input.ts';
 import type { Engine, PromptMessage, QueryOptions } from './types.ts';
@@ -136,11 +137,7 @@ function toolUseContext(r: CanUseToolRequest, signal: AbortSignal): ToolUseConte
     toolUseId: r.tool_use_id,
     suggestions: r.permission_suggestions,
     parentToolUseId: null,
-    ...(r.display_name !== undefined ? { displayName: r.display_name } : {}),
-    ...(r.description !== undefined ? { description: r.description } : {}),
-    ...(r.decision_reason !== undefined ? { decisionReason: r.decision_reason } : {}),
-    ...(r.decision_reason_type !== undefined ? { decisionReasonType: r.decision_reason_type } : {}),
-    ...(r.blocked_path !== undefined ? { blockedPath: r.blocked_path } : {}),
+    ...shownFromWire(r),
   };
 }
 

@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import type { AgentMessage, McpServerInfo, PermissionMode } from '../messages/types.ts';
 import type { Engine, ModelInfo, PromptMessage, Query, QueryOptions } from './types.ts';
+import { isRecord } from '../process/guards.ts';
 
 export interface QueryParams {
   prompt: string | AsyncIterable<PromptMessage>;
@@ -27,9 +28,10 @@ function missingFolder(cwd: string | undefined): boolean {
 }
 
 export function query({ prompt, options = {} }: QueryParams): Query {
+  const given: unknown = prompt; // from JavaScript, anything
   if (
-    typeof prompt !== 'string' &&
-    !(prompt && typeof (prompt as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function')
+    typeof given !== 'string' &&
+    !(isRecord(given) && typeof Reflect.get(given, Symbol.asyncIterator) === 'function')
   ) {
     throw new TypeError('query(): prompt must be a string or an AsyncIterable of user messages');
   }

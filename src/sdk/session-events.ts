@@ -24,6 +24,7 @@ import {
   type SessionEventType,
   type ToolRequest,
 } from './session-event-types.ts';
+import { isRecord } from '../process/guards.ts';
 
 type OfType<T extends AgentMessage['type']> = Extract<AgentMessage, { type: T }>;
 
@@ -235,7 +236,7 @@ export class SessionEventProjector {
         arguments: request.arguments,
         ...parent,
       });
-      const subagent = subagentInfo(request.name, request.arguments as Record<string, unknown>);
+      const subagent = isRecord(request.arguments) ? subagentInfo(request.name, request.arguments) : undefined;
       if (subagent) emit('subagent.started', { toolCallId: request.toolCallId, ...subagent });
     }
   }
@@ -247,10 +248,7 @@ export class SessionEventProjector {
       if (!message.parent_tool_use_id) this.#userText(content, emit, message.isReplay);
       return;
     }
-    const text = content
-      .filter((b) => b.type === 'text')
-      .map((b) => (b as { text: string }).text)
-      .join('');
+    const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     if (text && !message.parent_tool_use_id) this.#userText(text, emit, message.isReplay);
     for (const block of content)
       if (block.type === 'tool_result') this.#toolResult(block, message.tool_use_result, parent, emit);

@@ -1,7 +1,7 @@
 /** How a tool call looks in ACP: its kind (icon), title, locations and diff content (absolute paths). */
 import path from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from './acp-types.ts';
-import { str } from '../process/guards.ts';
+import { isRecord, str } from '../process/guards.ts';
 
 const KINDS: Record<string, ToolKind> = {
   Read: 'read',
@@ -78,16 +78,16 @@ export function toolLocations(name: string, input: Record<string, unknown>, cwd 
  * is the notebook's JSON before and after. Undefined when the result does not carry the file.
  */
 export function fileDiff(name: string, input: Record<string, unknown>, result: unknown): ToolCallContent[] | undefined {
-  if (typeof result !== 'object' || result === null) return undefined;
+  if (!isRecord(result)) return undefined;
   if (name === 'NotebookEdit') {
-    const edit = result as { notebook_path?: unknown; original_file?: unknown; updated_file?: unknown };
+    const edit = result;
     const notebook = str(edit.notebook_path);
     const [before, after] = [str(edit.original_file), str(edit.updated_file)];
     return notebook && before !== undefined && after !== undefined
       ? [{ type: 'diff', path: notebook, oldText: before, newText: after }]
       : undefined;
   }
-  const data = result as { filePath?: unknown; originalFile?: unknown; content?: unknown };
+  const data = result;
   const file = str(data.filePath);
   const before = typeof data.originalFile === 'string' ? data.originalFile : null;
   if (!file) return undefined;

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { agentpipeHome } from './paths.ts';
 import type { SettingSource } from './setting-sources.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** The agents folder of a setting source (`local` has none). */
 export function agentsFolder(
@@ -108,9 +109,8 @@ export async function parseAgentFile(
   } catch (error) {
     throw new Error(`invalid YAML frontmatter: ${errorMessage(error).split('\n')[0]}`);
   }
-  if (!meta || typeof meta !== 'object' || Array.isArray(meta))
-    throw new Error('the frontmatter must be a mapping (name: ..., description: ...)');
-  const fields = meta as Record<string, unknown>;
+  if (!isRecord(meta)) throw new Error('the frontmatter must be a mapping (name: ..., description: ...)');
+  const fields = meta;
   const name = fields.name ?? fallbackName;
   if (typeof name !== 'string' || !name.trim()) throw new Error('"name" must be a non-empty string');
   if (typeof fields.description !== 'string' || !fields.description.trim())

@@ -15,6 +15,7 @@ import { UsageTracker } from '../agent/usage.ts';
 import { HOOK_EVENTS } from '../tools/hooks/types.ts';
 import type { ControlHost } from './control.ts';
 import { applyFlagSettings, updateSettingsFile } from './control-settings.ts';
+import { isRecord } from '../process/guards.ts';
 
 type Request = { subtype: string; [key: string]: unknown };
 type Answer = Record<string, unknown> | undefined;
@@ -199,17 +200,15 @@ export const infoHandlers: Record<string, Handler> = {
     };
   },
   apply_flag_settings(host, request) {
-    if (typeof request.settings !== 'object' || request.settings === null || Array.isArray(request.settings))
-      throw new Error('apply_flag_settings: settings must be an object');
-    applyFlagSettings(host.session, request.settings as Record<string, unknown>);
+    if (!isRecord(request.settings)) throw new Error('apply_flag_settings: settings must be an object');
+    applyFlagSettings(host.session, request.settings);
     return {};
   },
   async update_settings(host, request) {
     if (request.source !== 'localSettings' && request.source !== 'userSettings')
       throw new Error('update_settings: source must be "localSettings" or "userSettings"');
-    if (typeof request.settings !== 'object' || request.settings === null || Array.isArray(request.settings))
-      throw new Error('update_settings: settings must be an object');
-    await updateSettingsFile(host.session, request.source, request.settings as Record<string, unknown>);
+    if (!isRecord(request.settings)) throw new Error('update_settings: settings must be an object');
+    await updateSettingsFile(host.session, request.source, request.settings);
     return {};
   },
   list_permission_rules(host) {

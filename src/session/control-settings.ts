@@ -3,13 +3,14 @@
  * layer (its permission rules, hooks, model and effort apply from the next request);
  * `update_settings` merges Claude Code's allowed keys into a settings file, as its /config does.
  */
-import type { EffortLevel } from '../model/types.ts';
+import { EFFORT_LEVELS } from '../model/types.ts';
+import { isOneOf } from '../process/guards.ts';
 import { loadSettings } from '../tools/hooks/settings.ts';
 import type { Session } from './session.ts';
 import { settingsFile } from './setting-sources.ts';
 import { changeSettingsFile } from './settings-file.ts';
 
-const EFFORTS: readonly EffortLevel[] = ['low', 'medium', 'high', 'xhigh', 'max'];
+const EFFORTS = EFFORT_LEVELS;
 /**
  * Keys of the flag layer that agentpipe applies; the others are kept (and shown by `get_settings`) but have no effect.
  */
@@ -20,7 +21,7 @@ export function applyFlagSettings(session: Session, settings: Record<string, unk
   const previous = session.settingsLayers.find((l) => l.source === 'flagSettings')?.raw ?? {};
   const raw = { ...previous, ...settings };
   const effort = raw.effortLevel;
-  if (effort !== undefined && !EFFORTS.includes(effort as EffortLevel))
+  if (effort !== undefined && !isOneOf(EFFORTS, effort))
     throw new Error(`apply_flag_settings: effortLevel must be one of ${EFFORTS.join(', ')}`);
   if (raw.model !== undefined && typeof raw.model !== 'string')
     throw new Error('apply_flag_settings: model must be a string');
@@ -29,7 +30,7 @@ export function applyFlagSettings(session: Session, settings: Record<string, unk
   session.setFlagLayer(layer);
   if (typeof settings.model === 'string')
     session.ctx.model = settings.model === 'default' ? session.defaultModel : settings.model;
-  if (settings.effortLevel !== undefined) session.ctx.effort = settings.effortLevel as EffortLevel;
+  if (settings.effortLevel !== undefined && effort !== undefined) session.ctx.effort = effort;
   const ignored = Object.keys(settings).filter((key) => !APPLIED_KEYS.has(key));
   if (ignored.length) session.ctx.warn(`apply_flag_settings: agentpipe keeps but does not apply ${ignored.join(', ')}`);
 }
@@ -62,7 +63,7 @@ export async function updateSettingsFile(
       );
     if (typeof value !== 'string') throw new Error(`update_settings: ${key} must be a string`);
   }
-  if (settings.effortLevel !== undefined && !EFFORTS.includes(settings.effortLevel as EffortLevel))
+  if (settings.effortLevel !== undefined && !isOneOf(EFFORTS, settings.effortLevel))
     throw new Error(`update_settings: effortLevel must be one of ${EFFORTS.join(', ')}`);
   const file = settingsFile(source, session.originalCwd);
   await changeSettingsFile(file, 'update_settings', (current) => ({ ...current, ...settings }));

@@ -19,6 +19,8 @@ import { infoHandlers, UNAVAILABLE } from './control-info.ts';
 import { applyFlagSettings } from './control-settings.ts';
 import { loadSettings } from '../tools/hooks/settings.ts';
 import { accountInfo, initializeState } from './initialize-state.ts';
+import { THINKING_DISPLAYS } from '../model/types.ts';
+import { isOneOf } from '../process/guards.ts';
 
 /** What the handlers may use of the runner. */
 export interface ControlHost {
@@ -131,7 +133,7 @@ const handlers: Record<string, Handler> = {
     ctx.thinkingBudgetTokens = typeof value === 'number' && value > 0 ? value : undefined;
     // It overrides `--thinking` from now on: a budget enables thinking, 0 disables it, null returns to the default.
     const shown = request.thinking_display;
-    const display = shown === 'summarized' || shown === 'omitted' ? { display: shown as 'summarized' | 'omitted' } : {};
+    const display = isOneOf(THINKING_DISPLAYS, shown) ? { display: shown } : {};
     ctx.thinking =
       typeof value === 'number'
         ? value > 0

@@ -9,6 +9,7 @@ import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
+import { shownToWire } from '../messages/prompt-shown.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import {
   chooseProvider,
@@ -183,11 +184,7 @@ function canUseToolOverControl(runner: SessionRunner): CanUseTool {
         input,
         tool_use_id: toolUseId,
         permission_suggestions: suggestions,
-        ...(shown.displayName !== undefined ? { display_name: shown.displayName } : {}),
-        ...(shown.description !== undefined ? { description: shown.description } : {}),
-        ...(shown.decisionReason !== undefined ? { decision_reason: shown.decisionReason } : {}),
-        ...(shown.decisionReasonType !== undefined ? { decision_reason_type: shown.decisionReasonType } : {}),
-        ...(shown.blockedPath !== undefined ? { blocked_path: shown.blockedPath } : {}),
+        ...shownToWire(shown),
       },
       signal,
     );

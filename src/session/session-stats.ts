@@ -1,6 +1,7 @@
 /** What a whole session did, for `get_usage` and `get_session_cost`: usage per model, time, lines changed. */
 import type { AgentMessage, ModelUsage } from '../messages/types.ts';
 import { UsageTracker } from '../agent/usage.ts';
+import { isArray, isRecord } from '../process/guards.ts';
 
 /** The totals a resumed session's transcript saved (its last result's `modelUsage` and `total_cost_usd`). */
 export interface SavedUsage {
@@ -20,9 +21,8 @@ export class SessionStats {
 
   /** Counts the lines an Edit or Write changed, from its `tool_use_result` (the patch, or a new file's content). */
   observe(message: AgentMessage): void {
-    if (message.type !== 'user' || typeof message.tool_use_result !== 'object' || message.tool_use_result === null)
-      return;
-    const result = message.tool_use_result as { structuredPatch?: unknown; type?: unknown; content?: unknown };
+    if (message.type !== 'user' || !isRecord(message.tool_use_result)) return;
+    const result = message.tool_use_result;
     // A created file's patch is empty (as in Claude Code): each of its lines is added.
     if (result.type === 'create' && typeof result.content === 'string') {
       this.linesAdded +=
@@ -30,9 +30,9 @@ export class SessionStats {
       return;
     }
     const patch = result.structuredPatch;
-    if (!Array.isArray(patch)) return;
-    for (const hunk of patch as Array<{ lines?: unknown }>) {
-      if (!Array.isArray(hunk.lines)) continue;
+    if (!isArray(patch)) return;
+    for (const hunk of patch) {
+      if (!isRecord(hunk) || !isArray(hunk.lines)) continue;
       for (const line of hunk.lines) {
         if (typeof line !== 'string') continue;
         if (line.startsWith('+')) this.linesAdded++;

@@ -13,6 +13,7 @@ import { settingsKeyWarnings } from '../tools/hooks/settings-check.ts';
 import { agentFiles } from './agent-files.ts';
 import { userSettingsFile } from './paths.ts';
 import { isTrustedFolder } from './trust.ts';
+import { isOneOf } from '../process/guards.ts';
 
 export type SettingSource = 'user' | 'project' | 'local';
 export const SETTING_SOURCES: readonly SettingSource[] = ['user', 'project', 'local'];
@@ -33,11 +34,11 @@ export function parseSettingSources(value: string): SettingSource[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  for (const name of names) {
-    if (!(SETTING_SOURCES as readonly string[]).includes(name))
+  return names.map((name) => {
+    if (!isOneOf(SETTING_SOURCES, name))
       throw new Error(`--setting-sources: unknown source "${name}"; expected ${SETTING_SOURCES.join(', ')}`);
-  }
-  return names as SettingSource[];
+    return name;
+  });
 }
 
 /** Where a layer of settings came from, named as Claude Code names it (`list_permission_rules`, `get_settings`). */

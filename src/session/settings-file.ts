@@ -8,6 +8,7 @@ import { errorCode } from '../process/errors.ts';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makePrivateFolder, PRIVATE_FILE } from '../process/private-files.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** Reads `file`'s object (`{}` when there is no file); throws a clear error, naming `label`, when it is not one. */
 export async function readSettingsObject(file: string, label: string): Promise<Record<string, unknown>> {
@@ -24,9 +25,8 @@ export async function readSettingsObject(file: string, label: string): Promise<R
   } catch {
     throw new Error(`${label}: ${file} is not valid JSON; not changed`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new Error(`${label}: ${file} does not hold a JSON object; not changed`);
-  return parsed as Record<string, unknown>;
+  if (!isRecord(parsed)) throw new Error(`${label}: ${file} does not hold a JSON object; not changed`);
+  return parsed;
 }
 
 /** Applies `change` to `file`'s object and writes the result (0600, in a 0700 folder when one is made). */

@@ -9,6 +9,7 @@ import { describeDifference, firstDifference } from '../model/tape/diff.ts';
 import { mapMessages } from '../model/tape/deltas.ts';
 import { pathMapper } from '../model/tape/scene.ts';
 import { CLOCK_FIELDS, NESTED_CLOCK_FIELDS } from './tape-ids.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** Fields that name something (their values are ids). */
 const ID_FIELDS = new Set([
@@ -52,13 +53,13 @@ export function normalizeStream(messages: AgentMessage[], cwd: string): unknown[
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === 'string') return key !== undefined && ID_FIELDS.has(key) ? idOf(value) : text(value);
     if (Array.isArray(value)) return value.map((item) => walk(item));
-    if (value && typeof value === 'object')
+    if (isRecord(value))
       // Keys in a fixed order: ids are numbered in the order they are met, whatever order an object was built in.
       return Object.fromEntries(
         Object.keys(value)
           .filter((k) => !DROPPED.has(k))
           .sort()
-          .map((k) => [k, walk((value as Record<string, unknown>)[k], k)]),
+          .map((k) => [k, walk(value[k], k)]),
       );
     return value;
   };

@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import type { MessageParam } from '../messages/types.ts';
 import type { TranscriptLine } from './transcript-schema.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** A prompt line. */
 export interface PromptLine {
@@ -75,7 +76,7 @@ export async function readTranscript(file: string, log: (line: string) => void):
       const torn = i === raw.length - 1;
       return skip(torn ? 'torn last line (the writer was killed mid-line)' : `line ${i + 1} is not valid JSON`);
     }
-    const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+    const type = isRecord(value) ? value.type : undefined;
     if (!KNOWN_TYPES.has(type)) return skip(`line ${i + 1} is not a known message (type ${JSON.stringify(type)})`);
     const parsed = parseTranscriptLine(value);
     if (!parsed.ok) return skip(`line ${i + 1} (${String(type)}) is not a valid transcript line: ${parsed.error}`);

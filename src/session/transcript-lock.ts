@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../process/alive.ts';
 import { makePrivateFolderSync, PRIVATE_FILE, tightenFolderSync } from '../process/private-files.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** The session is in use by another writer. */
 export class SessionLockedError extends AgentpipeError {
@@ -28,8 +29,8 @@ let exitHook = false;
 
 function readOwner(lock: string): Owner | undefined {
   try {
-    const value = JSON.parse(readFileSync(lock, 'utf8')) as Partial<Owner>;
-    return typeof value.pid === 'number' && typeof value.host === 'string'
+    const value: unknown = JSON.parse(readFileSync(lock, 'utf8'));
+    return isRecord(value) && typeof value.pid === 'number' && typeof value.host === 'string'
       ? { pid: value.pid, host: value.host, since: String(value.since) }
       : undefined;
   } catch {

@@ -76,7 +76,7 @@ export class TranscriptWriter {
         const fd = await this.#open();
         if (fd !== undefined && !this.#failed) await step(fd);
       } catch (error) {
-        this.#fail(error as Error);
+        this.#fail(error);
       } finally {
         this.#pendingBytes -= bytes;
         if (this.#pendingBytes <= this.#highWaterMark) for (const wake of this.#waiters.splice(0)) wake();
@@ -105,14 +105,14 @@ export class TranscriptWriter {
         throw error;
       }
       return fd;
-    })().catch((error: Error) => {
+    })().catch((error: unknown) => {
       this.#fail(error);
       return undefined;
     });
     return this.#fd;
   }
 
-  #fail(error: Error): void {
+  #fail(error: unknown): void {
     if (this.#failed) return;
     this.#failed = true;
     this.#log(transcriptOff(this.file, error, this.#written));

@@ -11,6 +11,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { userSettingsFile } from './paths.ts';
 import { changeSettingsFile, readSettingsObject } from './settings-file.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** The key of the user's settings that lists the trusted folders. */
 export const TRUSTED_FOLDERS_KEY = 'trustedFolders';
@@ -35,9 +36,7 @@ const listOf = (value: unknown): string[] =>
 export function trustedFolders(env: Env = process.env): string[] {
   try {
     const parsed: unknown = JSON.parse(readFileSync(userFile(env), 'utf8'));
-    return typeof parsed === 'object' && parsed !== null
-      ? listOf((parsed as Record<string, unknown>)[TRUSTED_FOLDERS_KEY])
-      : [];
+    return isRecord(parsed) ? listOf(parsed[TRUSTED_FOLDERS_KEY]) : [];
   } catch {
     return [];
   }

@@ -22,6 +22,7 @@ import { Metrics } from './metrics.ts';
 import { ATTR_PROCESS_PID, ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.ts';
 import { OtelAgentSpan, promptParent, type ContentPolicy, type SpanSink } from './spans.ts';
 import type { AgentInfo, AgentSpan, ParentContext, Telemetry } from './types.ts';
+import { isKeyOf } from '../process/guards.ts';
 
 export type ExporterKind = 'otlp' | 'console' | 'none';
 
@@ -221,7 +222,7 @@ export async function startTelemetry(settings: TelemetrySettings): Promise<Telem
     diag.setLogger(
       { error: line, warn: line, info: line, debug: line, verbose: line },
       {
-        logLevel: level && level in DiagLogLevel ? DiagLogLevel[level as keyof typeof DiagLogLevel] : DiagLogLevel.WARN,
+        logLevel: level && isKeyOf(DiagLogLevel, level) ? DiagLogLevel[level] : DiagLogLevel.WARN,
       },
     );
   }

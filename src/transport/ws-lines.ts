@@ -9,6 +9,7 @@
  */
 import { envNumber } from '../process/env-number.ts';
 import { parseInputLine, type ParsedLine } from '../messages/parse.ts';
+import { isRecord } from '../process/guards.ts';
 
 /** What one input line means to the transport. */
 export type WsInput = { kind: 'ack'; ack: number } | { kind: 'end_input' } | { kind: 'message'; parsed: ParsedLine };
@@ -17,9 +18,14 @@ export type WsInput = { kind: 'ack'; ack: number } | { kind: 'end_input' } | { k
 export function classifyLine(line: string): WsInput {
   if (line.includes('"end_input"') || line.includes('"ack"')) {
     try {
-      const value = JSON.parse(line) as { type?: unknown; ack?: unknown };
-      if (value?.type === 'end_input') return { kind: 'end_input' };
-      if (value?.type === 'keep_alive' && typeof value.ack === 'number' && Number.isInteger(value.ack))
+      const value: unknown = JSON.parse(line);
+      if (isRecord(value) && value.type === 'end_input') return { kind: 'end_input' };
+      if (
+        isRecord(value) &&
+        value.type === 'keep_alive' &&
+        typeof value.ack === 'number' &&
+        Number.isInteger(value.ack)
+      )
         return { kind: 'ack', ack: value.ack };
     } catch {
       // Not JSON: the session parser reports it.

@@ -5,8 +5,9 @@
  * changes after it was printed. Loaded only by the interactive session (src/tui/).
  */
 import { stripVTControlCharacters } from 'node:util';
-import { Marked, type MarkedExtension } from 'marked';
+import { Marked } from 'marked';
 import { markedTerminal } from 'marked-terminal';
+import { isRecord } from '../process/guards.ts';
 
 /** A fence line: opens or closes a code block. */
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
@@ -27,8 +28,10 @@ export class MarkdownStream {
   /** `width`: the terminal's columns; `colors`: whether the terminal shows them (NO_COLOR, TERM: Node's hasColors). */
   constructor(options: { width?: number; colors: boolean }) {
     const width = Math.max(20, Math.min(options.width ?? 80, 120));
-    // The types are of marked-terminal 6, whose renderer marked 18 takes as an extension.
-    this.#marked = new Marked(markedTerminal({ width, reflowText: true }) as unknown as MarkedExtension);
+    // The types are of marked-terminal 6 (a Renderer); marked-terminal 7 returns the extension marked 18 takes.
+    const extension: unknown = markedTerminal({ width, reflowText: true });
+    if (!isRecord(extension)) throw new TypeError('marked-terminal returned no extension');
+    this.#marked = new Marked(extension);
     this.#colors = options.colors;
   }
 

@@ -19,6 +19,7 @@ import { sleep } from '../process/retry.ts';
 import { UUID_PATTERN } from '../messages/ids.ts';
 import { socketWriter } from '../pipeline/socket-writer.ts';
 import type { ClusterSessionSummary, ClusterSessionsMessage } from './cluster-sessions.ts';
+import { isArray, isRecord, str } from '../process/guards.ts';
 
 /** Types of log lines the page is not sent. */
 const NOT_SHOWN = new Set([
@@ -42,12 +43,13 @@ const msOf = (id: string): number => Number(id.split('-')[0]);
 
 /** The text of a prompt line's content. */
 function promptText(message: LogMessage): string {
-  const content = (message as { message?: { content?: unknown } }).message?.content;
+  const line: unknown = message;
+  const content = isRecord(line) && isRecord(line.message) ? line.message.content : undefined;
   const text =
     typeof content === 'string'
       ? content
-      : Array.isArray(content)
-        ? content.map((b: { type?: string; text?: string }) => (b?.type === 'text' ? (b.text ?? '') : '')).join(' ')
+      : isArray(content)
+        ? content.map((b) => (isRecord(b) && b.type === 'text' ? (str(b.text) ?? '') : '')).join(' ')
         : '';
   return text.replace(/\s+/g, ' ').trim().slice(0, 200);
 }
@@ -61,8 +63,10 @@ async function summarize(client: ClusterClient, id: string): Promise<ClusterSess
     client.running(id),
   ]);
   if (!last || first.length === 0) return undefined;
-  const init = first.find((e) => e.message.type === 'system' && 'subtype' in e.message && e.message.subtype === 'init')
-    ?.message as { model?: string; cwd?: string } | undefined;
+  const initLine: unknown = first.find(
+    (e) => e.message.type === 'system' && 'subtype' in e.message && e.message.subtype === 'init',
+  )?.message;
+  const init = isRecord(initLine) ? { model: str(initLine.model), cwd: str(initLine.cwd) } : undefined;
   const prompt = first.find((e) => e.message.type === 'user' && 'agentpipe_prompt' in e.message);
   return {
     id,

@@ -5,6 +5,7 @@
  */
 import { errorCode, errorMessage } from '../process/errors.ts';
 import { readFile } from 'node:fs/promises';
+import { isRecord } from '../process/guards.ts';
 
 const SKIP_TYPES = new Set([
   'keep_alive',
@@ -32,11 +33,11 @@ export function parseStream(text: string): SavedStream {
       skipped++;
       continue;
     }
-    if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+    if (!isRecord(value) || typeof value.type !== 'string') {
       skipped++;
       continue;
     }
-    if (!SKIP_TYPES.has((value as { type: string }).type)) messages.push(value as Record<string, unknown>);
+    if (!SKIP_TYPES.has(value.type)) messages.push(value);
   }
   return { messages, skipped };
 }

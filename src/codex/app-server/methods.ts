@@ -7,6 +7,7 @@ import { errorMessage } from '../../process/errors.ts';
 import os from 'node:os';
 import { RpcError, type RequestId, type RpcTrace } from '../../messages/json-rpc.ts';
 import { knownModels } from '../../model/pricing.ts';
+import { EFFORT_LEVELS } from '../../model/types.ts';
 import { agentpipeHome } from '../../session/paths.ts';
 import { VERSION } from '../../version.ts';
 import { codexPermissions, sandboxModeOf, type CodexSandboxMode } from '../permissions.ts';
@@ -112,7 +113,7 @@ function modelList(server: AppServer, _c: Connection, params: unknown): unknown 
   const limit = p.limit ?? ids.length;
   const start = p.cursor ? Number(p.cursor) || 0 : 0;
   const page = ids.slice(start, start + limit);
-  const efforts = ['low', 'medium', 'high', 'xhigh', 'max'].map((e) => ({ reasoningEffort: e, description: e }));
+  const efforts = EFFORT_LEVELS.map((e) => ({ reasoningEffort: e, description: e }));
   return {
     data: page.map((id) => ({
       id,

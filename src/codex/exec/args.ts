@@ -5,7 +5,8 @@
  * prompt on stdin). Every flag codex exec has is known here; one it does not have is an error, as
  * in codex (exit 2). Parsed with Node's `util.parseArgs`.
  */
-import { AgentpipeError, errorMessage } from '../../process/errors.ts';
+import { AgentpipeError, errorCode, errorMessage } from '../../process/errors.ts';
+import { isKeyOf, isOneOf } from '../../process/guards.ts';
 import { parseArgs } from 'node:util';
 import { parseOverride, type ConfigOverride } from '../config-overrides.ts';
 import { SANDBOX_MODES, type CodexSandboxMode } from '../permissions.ts';
@@ -133,16 +134,17 @@ export function parseExecArgs(argv: string[]): ExecArgs {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new ExecUsageError(usageMessage(error as Error & { code?: string }));
+    throw new ExecUsageError(usageMessage(error));
   }
   const v = parsed.values;
   for (const [flag, why] of Object.entries(REFUSED)) {
-    if (v[flag as keyof typeof v] !== undefined)
+    if (isKeyOf(v, flag) && v[flag] !== undefined)
       throw new ExecUsageError(`--${flag} is not supported by agentpipe exec: ${why}`);
   }
-  if (v.sandbox !== undefined && !SANDBOX_MODES.includes(v.sandbox as CodexSandboxMode))
+  const sandbox = v.sandbox;
+  if (sandbox !== undefined && !isOneOf(SANDBOX_MODES, sandbox))
     throw new ExecUsageError(
-      `invalid value '${v.sandbox}' for '--sandbox <SANDBOX_MODE>'\n  [possible values: ${SANDBOX_MODES.join(', ')}]`,
+      `invalid value '${sandbox}' for '--sandbox <SANDBOX_MODE>'\n  [possible values: ${SANDBOX_MODES.join(', ')}]`,
     );
   const config = (v.config ?? []).map((text) => {
     try {
@@ -154,7 +156,7 @@ export function parseExecArgs(argv: string[]): ExecArgs {
   return {
     json: v.json === true || v['experimental-json'] === true,
     ...(v.model !== undefined ? { model: v.model } : {}),
-    ...(v.sandbox !== undefined ? { sandbox: v.sandbox as CodexSandboxMode } : {}),
+    ...(sandbox !== undefined ? { sandbox } : {}),
     bypass: v['dangerously-bypass-approvals-and-sandbox'] === true,
     ...(v.cd !== undefined ? { cd: v.cd } : {}),
     addDirs: v['add-dir'] ?? [],
@@ -192,9 +194,10 @@ function positionals(words: string[], last: boolean): Pick<ExecArgs, 'session' |
 }
 
 /** clap's wording for parseArgs' errors. */
-function usageMessage(error: Error & { code?: string }): string {
-  const flag = /'([^']+)'/.exec(error.message)?.[1];
-  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag)
+function usageMessage(error: unknown): string {
+  const message = errorMessage(error);
+  const flag = /'([^']+)'/.exec(message)?.[1];
+  if (errorCode(error) === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag)
     return `unexpected argument '${flag.split(' ')[0]}' found\n\n  tip: to pass '${flag}' as a value, use '-- ${flag}'`;
-  return error.message;
+  return message;
 }

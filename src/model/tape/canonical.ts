@@ -5,6 +5,7 @@
  */
 import { thinkingOf, type ModelRequest } from '../types.ts';
 import type { CanonicalRequest } from './format.ts';
+import { isArray, isRecord } from '../../process/guards.ts';
 
 /** The request without what does not travel (the signal), as JSON would carry it. */
 export function canonicalRequest(request: ModelRequest): CanonicalRequest {
@@ -24,9 +25,9 @@ export function canonicalRequest(request: ModelRequest): CanonicalRequest {
 
 /** JSON with every object's keys sorted: equal values give equal text, whatever order their keys were built in. */
 export function stableStringify(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : stableStringify(v))).join(',')}]`;
-  const record = value as Record<string, unknown>;
+  if (isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : stableStringify(v))).join(',')}]`;
+  if (!isRecord(value)) return JSON.stringify(value) ?? 'null';
+  const record = value;
   const keys = Object.keys(record)
     .filter((k) => record[k] !== undefined)
     .sort();

@@ -161,7 +161,8 @@ function frameOf(text: string, at: number): Frame {
   }
   const raw = data.join('\n');
   try {
-    return { at, head, data: JSON.parse(raw) as unknown };
+    const data: unknown = JSON.parse(raw);
+    return { at, head, data };
   } catch {
     return { at, head, data: undefined, raw };
   }

@@ -2,6 +2,7 @@
  * The first difference between a recorded value and the one a replay produced, said so a person sees it at once: the
  * JSON path, and both values (long texts cut to a window around the first character that differs).
  */
+import { isArray, isRecord } from '../../process/guards.ts';
 
 /** Where two values first differ, and how much of them was equal before it (to rank candidates). */
 export interface Difference {
@@ -28,15 +29,16 @@ export function firstDifference(recorded: unknown, current: unknown): Difference
       if (typeof a === 'string' && typeof b === 'string') matched += commonPrefix(a, b) / 64;
       return { path: path || '(the whole value)', recorded: a, current: b, matched };
     }
-    if (kindA === 'array') {
-      const [x, y] = [a as unknown[], b as unknown[]];
+    if (isArray(a) && isArray(b)) {
+      const [x, y] = [a, b];
       for (let i = 0; i < Math.max(x.length, y.length); i++) {
         const found = walk(i < x.length ? x[i] : MISSING, i < y.length ? y[i] : MISSING, `${path}[${i}]`);
         if (found) return found;
       }
       return undefined;
     }
-    const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
+    if (!isRecord(a) || !isRecord(b)) return undefined; // both objects (kindOf above)
+    const [x, y] = [a, b];
     const keys = [...Object.keys(x), ...Object.keys(y).filter((k) => !Object.hasOwn(x, k))];
     for (const key of keys) {
       const at = /^[A-Za-z_$][\w$]*$/.test(key) ? `${path ? `${path}.` : ''}${key}` : `${path}[${JSON.stringify(key)}]`;

@@ -13,6 +13,7 @@ import { canonicalRequest } from './canonical.ts';
 import type { ModelResponseLine, TapeError, TapeLine, WebSearchLine } from './format.ts';
 import { RequestMatcher } from './matcher.ts';
 import { mapStrings } from './scene.ts';
+import { isOneOf } from '../../process/guards.ts';
 
 /** The live side of a fork: the provider and model the run goes on with. */
 export interface LiveModel {
@@ -40,7 +41,7 @@ export function mismatchError(text: string): ModelError {
   return new ModelError({ message: text, kind: 'invalid_request' });
 }
 
-const KINDS = new Set<string>([
+const KINDS: readonly ModelErrorKind[] = [
   'authentication_failed',
   'rate_limit',
   'overloaded',
@@ -50,11 +51,11 @@ const KINDS = new Set<string>([
   'billing_error',
   'connection',
   'aborted',
-]);
+];
 
 /** The recorded failure, thrown again (a retry waits no longer than the replay needs: not at all). */
 function replayedError(error: TapeError): ModelError {
-  const kind = (KINDS.has(error.kind) ? error.kind : 'unknown') as ModelErrorKind;
+  const kind = isOneOf(KINDS, error.kind) ? error.kind : 'unknown';
   const replayed = new ModelError({ message: error.message, kind, status: error.status });
   return replayed.retryable
     ? new ModelError({ message: error.message, kind, status: error.status, retryAfterMs: 0 })

@@ -8,6 +8,7 @@ import { issuesOf } from '../../messages/issues.ts';
 import { PERMISSION_MODES } from '../../messages/permission-modes.ts';
 import { TAPE_VERSION, type TapeHeader, type TapeLine } from './format.ts';
 import { isRecord } from '../../process/guards.ts';
+import { EFFORT_LEVELS } from '../types.ts';
 
 /**
  * The bulk of a tape (a stream's messages, an answer's events: tens of thousands of lines in a long answer) is
@@ -67,7 +68,7 @@ const Session = z.looseObject({
   maxContextTokens: z.number().int().positive().optional(),
   outputFormat: z.object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).optional(),
   fallbackModel: z.string().optional(),
-  effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
+  effort: z.enum(EFFORT_LEVELS).optional(),
   thinking: z.looseObject({ type: z.enum(['adaptive', 'enabled', 'disabled']) }).optional(),
   betas: Strings.optional(),
   additionalDirectories: Strings.optional(),
@@ -195,9 +196,9 @@ const Line = z.discriminatedUnion('type', [
 
 /** The header, or a clear error. */
 export function parseHeader(value: unknown): TapeHeader {
-  const type = (value as { type?: unknown } | null)?.type;
+  const type = isRecord(value) ? value.type : undefined;
   if (type !== 'tape') throw new TypeError('the first line is not a tape header ({"type":"tape","version":1,...})');
-  const version = (value as { version?: unknown }).version;
+  const version = isRecord(value) ? value.version : undefined;
   if (version !== TAPE_VERSION)
     throw new TypeError(`tape version ${JSON.stringify(version)}: this agentpipe reads version ${TAPE_VERSION}`);
   const parsed = Header.safeParse(value);
@@ -207,7 +208,7 @@ export function parseHeader(value: unknown): TapeHeader {
 
 /** One line after the header, or a clear error; `undefined` for a line type of a newer agentpipe (skipped). */
 export function parseLine(value: unknown): TapeLine | undefined {
-  const type = (value as { type?: unknown } | null)?.type;
+  const type = isRecord(value) ? value.type : undefined;
   if (typeof type !== 'string') throw new TypeError('not an object with a string "type"');
   const parsed = Line.safeParse(value);
   // The value itself, checked (the schema transforms nothing; its output would put the declared keys first).
