@@ -3,7 +3,7 @@
  * helper is a no-op without hooks for the event, so the plain path stays as it was.
  */
 import { newUuid } from '../messages/ids.ts';
-import type { PromptSubmitOutcome, UserContentBlock } from '../messages/types.ts';
+import type { MessageParam, PromptSubmitOutcome, UserContentBlock } from '../messages/types.ts';
 import type { HookEvent, HookVerdict } from '../tools/hooks/types.ts';
 import type { AgentContext } from './context.ts';
 import { systemReminder } from './recovery.ts';
@@ -100,19 +100,40 @@ export async function stopHook(
   if (ctx.agent)
     Object.assign(fields, { agent_id: ctx.agent.id, agent_type: ctx.agent.type, agent_transcript_path: '' });
   const verdict = await fireHook(ctx, event, fields, { signal, matchValue: ctx.agent?.type });
-  if (verdict.failed && !ctx.agent)
-    // Claude Code 2.1.332's REPL notice, sent on the stream too.
-    await ctx.emit({
-      type: 'system',
-      subtype: 'notification',
-      key: 'stop-hook-error',
-      text: 'stop hook problem · ctrl+o to see',
-      priority: 'immediate',
-      uuid: newUuid(),
-      session_id: ctx.sessionId,
-    });
+  if (verdict.failed && !ctx.agent) await stopHookNotice(ctx);
   if (verdict.stop) return { stop: verdict.stop };
   const reason = verdict.block ?? verdict.additionalContext.join('\n');
   if (!reason || continuations >= MAX_STOP_HOOK_CONTINUATIONS) return {};
   return { continueWith: reason };
+}
+
+/** Claude Code 2.1.332's REPL notice of a Stop hook that failed or sent the model back, sent on the stream too. */
+async function stopHookNotice(ctx: AgentContext): Promise<void> {
+  await ctx.emit({
+    type: 'system',
+    subtype: 'notification',
+    key: 'stop-hook-error',
+    text: 'stop hook problem · ctrl+o to see',
+    priority: 'immediate',
+    uuid: newUuid(),
+    session_id: ctx.sessionId,
+  });
+}
+
+/**
+ * A Stop hook blocked the ending: the model goes on with the hook's reason. The Claude faces (`hookContextApart`) as
+ * Claude Code 2.1.332: "Stop hook feedback:\n<reason>" as a synthetic user message, to the model in a
+ * `<system-reminder>`, then the stop-hook notice (a subagent's SubagentStop has none); the others say it plainly.
+ */
+export async function stopHookContinues(
+  ctx: AgentContext,
+  reason: string,
+  history: MessageParam[],
+  emitUser: (content: UserContentBlock[], extra: { isSynthetic: true }) => Promise<void>,
+): Promise<void> {
+  const apart = ctx.policy.hookContextApart;
+  const note = apart ? `Stop hook feedback:\n${reason}` : `Stop hook feedback: ${reason}`;
+  history.push({ role: 'user', content: [{ type: 'text', text: apart ? systemReminder(note) : note }] });
+  await emitUser([{ type: 'text', text: note }], { isSynthetic: true });
+  if (apart && !ctx.agent) await stopHookNotice(ctx);
 }

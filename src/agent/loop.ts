@@ -33,7 +33,7 @@ import { resendableCut, retryErrorName } from './retry.ts';
 import type { AgentContext } from './context.ts';
 import { MessageAssembler } from './assembler.ts';
 import { runToolCall, toolNamed } from './tool-runner.ts';
-import { stopHook } from './hooks.ts';
+import { stopHook, stopHookContinues } from './hooks.ts';
 import { currentModel, fallBack } from './fallback.ts';
 import { apiErrorAssistant, describeApiError, type ApiErrorReport, type ResultApiError } from './api-error.ts';
 import type { UsageTracker } from './usage.ts';
@@ -206,9 +206,7 @@ export async function runAgentLoop(
         if (stop.continueWith === undefined) return end('success', 'completed', [], text);
         // A Stop hook blocked the ending: the model goes on with the hook's reason (bounded).
         stopHookContinuations++;
-        const note = `Stop hook feedback: ${stop.continueWith}`;
-        history.push({ role: 'user', content: [{ type: 'text', text: note }] });
-        await emitUser([{ type: 'text', text: note }], { isSynthetic: true });
+        await stopHookContinues(ctx, stop.continueWith, history, emitUser);
         continue;
       }
       // As Claude Code: a budget spent by this turn stops the prompt before its tools run.

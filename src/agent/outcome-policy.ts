@@ -36,7 +36,7 @@ export interface OutcomePolicy {
   readonly lastTextIsResult: boolean;
   /**
    * A PostToolUse hook's context goes beside the tool result as a `<system-reminder>` (else: into the result); a
-   * UserPromptSubmit hook's context is one too (else: plain text).
+   * UserPromptSubmit hook's context and a Stop hook's feedback are one too (else: plain text).
    */
   readonly hookContextApart: boolean;
   /** A call refused without asking says so in Claude Code's words where they are known (claude-denial.ts). */

@@ -133,8 +133,13 @@ test('a Stop hook with decision "block" sends the model back with the reason, bo
     ['--settings', settings],
   );
   assert.equal(run.code, 0, run.stderr);
-  const feedback = ofType(run.lines, 'user').find((l) => l.isSynthetic);
-  assert.match(feedback!.message.content[0].text, /Stop hook feedback: run the tests first/);
+  // As Claude Code 2.1.332: the feedback as a synthetic user message, then the stop-hook notice.
+  const at = run.lines.findIndex((l) => l.type === 'user' && l.isSynthetic);
+  assert.equal(run.lines[at]!.message.content[0].text, 'Stop hook feedback:\nrun the tests first');
+  assert.deepEqual(
+    [run.lines[at + 1]!.subtype, run.lines[at + 1]!.key, run.lines[at + 2]!.type],
+    ['notification', 'stop-hook-error', 'assistant'],
+  );
   const result = run.lines.at(-1)!;
   assert.equal(result.result, 'tests pass, finished');
   assert.equal(result.num_turns, 2);

@@ -13,7 +13,6 @@ export const known = new Map<string, string>([
   // Claude Code 2.1.332's plan mode judges Bash with its server-side auto-mode check, unavailable behind a custom
   // base URL (the suite's fake API); agentpipe's plan mode refuses the call by its own rule (docs/compat.md).
   ['permissions/plan-bash', 'differs first in kinds'],
-  ['hooks/stop-continue-once', 'differs first in kinds'],
   // Claude Code answers a 400 by sending the request again without each of its optional betas in turn (for gateways
   // that refuse one); agentpipe sends none of those betas, so it has none to drop (docs/compat.md).
   ['errors/400', 'differs first in .requests[]'],
