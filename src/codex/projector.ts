@@ -29,6 +29,11 @@ interface OpenCall {
   /** Command output already sent as deltas, and the last progress tail it came from. */
   shown: string;
   tail: string;
+  /**
+   * Trailing whitespace of the output so far, not sent yet: the final output may end without it (the
+   * Bash tool trims it), and the deltas must add up to the item's `aggregatedOutput`.
+   */
+  held: string;
 }
 
 export interface ProjectorOptions {
@@ -226,7 +231,7 @@ export class CodexItemProjector {
     }
     const item = openToolItem(name, id, input, this.#cwd);
     if (!item) return [];
-    this.#open.set(id, { item, name, input, started: this.#now(), shown: '', tail: '' });
+    this.#open.set(id, { item, name, input, started: this.#now(), shown: '', tail: '', held: '' });
     return [{ type: 'started', item }];
   }
 
@@ -290,8 +295,10 @@ export class CodexItemProjector {
   #progress(toolUseId: string, tail: string | undefined): ItemEvent[] {
     const call = this.#open.get(toolUseId);
     if (!call || call.item.kind !== 'commandExecution' || !tail || tail === call.tail) return [];
-    const delta = tailDelta(call.tail, tail);
+    const text = call.held + tailDelta(call.tail, tail);
     call.tail = tail;
+    const delta = text.trimEnd();
+    call.held = text.slice(delta.length);
     if (!delta) return [];
     call.shown += delta;
     return [{ type: 'delta', itemId: call.item.id, stream: 'commandOutput', delta }];

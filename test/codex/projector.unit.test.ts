@@ -168,6 +168,37 @@ test("a command's output tails become deltas that join to its output; the exit c
   assert.equal(done.item.status, 'failed');
 });
 
+test('output whose trailing newline the result trims: the deltas still join to the output (held back until more)', () => {
+  const p = new CodexItemProjector({ cwd: '/w' });
+  const progress = (output: string): AgentMessage =>
+    ({
+      type: 'tool_progress',
+      tool_use_id: 'toolu_2',
+      tool_name: 'Bash',
+      parent_tool_use_id: null,
+      elapsed_time_seconds: 1,
+      session_id: S,
+      uuid: uuid(),
+      output,
+    }) as AgentMessage;
+  const out = [
+    assistant(
+      'msg_2',
+      [{ type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'count' } }],
+      null,
+      'tool_use',
+    ),
+    progress('one\n'),
+    progress('one\ntwo\nthree\n'),
+    result('toolu_2', 'one\ntwo\nthree', false),
+  ].flatMap((m) => p.push(m));
+  const deltas = out.flatMap((e) => (e.type === 'delta' ? [e.delta] : []));
+  assert.deepEqual(deltas, ['one', '\ntwo\nthree']);
+  const done = out.at(-1)!;
+  assert.ok(done.type === 'completed' && done.item.kind === 'commandExecution');
+  assert.equal(deltas.join(''), done.item.output);
+});
+
 test('tailDelta: what a sliding tail of the output added', () => {
   assert.equal(tailDelta('', 'abc'), 'abc');
   assert.equal(tailDelta('abc', 'abcdef'), 'def');
