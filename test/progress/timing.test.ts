@@ -23,14 +23,17 @@ test('a sleeping Bash gets heartbeats after the threshold, at the interval, with
   }
   // The latest output so far, in order: none while the command starts (its sandbox, on a busy
   // machine, can take longer than the threshold), then 'started', then 'finished' when a beat
-  // lands between the last echo and the exit.
-  const outputs = progress.map((p) => (p.output === undefined ? 0 : p.output === 'started\n' ? 1 : p.output));
+  // lands between the last echo and the exit (with 'started' still in it when no beat came between
+  // the two echoes, which a busy machine can also cause).
+  const stage = (output: unknown) =>
+    output === undefined ? 0 : output === 'started\n' ? 1 : /^(started\n)?finished\n$/.test(String(output)) ? 2 : -1;
+  const outputs = progress.map((p) => stage(p.output));
+  assert.ok(!outputs.includes(-1), `known outputs only: ${JSON.stringify(progress.map((p) => p.output))}`);
   assert.deepEqual(outputs, [...outputs].sort(), `outputs in order: ${JSON.stringify(progress.map((p) => p.output))}`);
   assert.ok(
-    outputs.every((o) => o === 0 || o === 1 || o === 'finished\n'),
-    JSON.stringify(outputs),
+    outputs.some((o) => o > 0),
+    'a beat carries the output so far',
   );
-  assert.ok(outputs.includes(1), 'a beat carries the output so far');
   const elapsed = progress.map((p) => p.elapsed_time_seconds);
   assert.ok(elapsed[0]! >= 0.3 && elapsed[0]! < 1.2, `first at ${elapsed[0]}`);
   for (let i = 1; i < elapsed.length; i++) assert.ok(elapsed[i]! > elapsed[i - 1]!, 'elapsed grows');
