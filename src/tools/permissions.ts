@@ -111,6 +111,16 @@ export function readDeniedFor(
   };
 }
 
+/**
+ * Why an edit of a file a Read deny rule protects is not run by acceptEdits alone: its answer (a string not found,
+ * the file's text in `tool_use_result`) would tell what the rule hides.
+ */
+function readDeniedEdit(input: Record<string, unknown>, deny: PermissionRule[], cwd: string): string | undefined {
+  const file = targetPath(input);
+  const rule = file === undefined ? undefined : readDeniedFor('Read', deny, cwd)?.(file);
+  return rule && `${file} is protected from reading by the rule ${rule}, and an edit's answer would tell what it holds`;
+}
+
 /** The rule-and-mode verdict for one call, before hooks and callbacks. */
 export async function checkPermission(query: PermissionQuery): Promise<PermissionVerdict> {
   const verdict = await ruleVerdict(query);
@@ -184,7 +194,7 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
     return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
   }
   if (mode === 'acceptEdits' && tool.editsFiles) {
-    const why = editNeedsApproval(input, cwd, query.directories ?? []);
+    const why = readDeniedEdit(input, deny, cwd) ?? editNeedsApproval(input, cwd, query.directories ?? []);
     if (why === undefined) return { behavior: 'allow', sandbox: 'workspace' };
     return { behavior: 'ask', reason: `${tool.name} needs approval: ${why}` };
   }
