@@ -10,7 +10,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import type { Transform } from 'node:stream';
 import tls from 'node:tls';
+import zlib from 'node:zlib';
 import { fillIn, fillInHeaders, scrubber, scrubHeaders, swapsFor, type Credential } from './credentials.ts';
 import type { CertificateAuthority } from './mitm-ca.ts';
 
@@ -95,10 +97,24 @@ export function forwardRequest(
   const swaps = carried ? swapsFor(target.credentials, filled.swaps) : [];
   upstream.on('response', (response) => {
     let raw = withoutHopByHop(response.rawHeaders);
-    // The body may change length when a value is replaced: sent chunked instead.
-    if (carried) raw = scrubHeaders(raw, swaps).filter(notContentLength);
+    if (!carried) {
+      res.writeHead(response.statusCode ?? 502, response.statusMessage, raw);
+      return void response.pipe(res);
+    }
+    // A host may compress although asked not to: the body is decoded before it is searched, or refused.
+    const decoder = decoderFor(response.headers['content-encoding']);
+    if (decoder === null) {
+      response.destroy();
+      const encoding = String(response.headers['content-encoding']);
+      return void res
+        .writeHead(502, plain)
+        .end(`agentpipe sandbox proxy: the answer is encoded (${encoding}) and cannot be checked for the credential\n`);
+    }
+    // The body may change length when a value is replaced: sent chunked instead, decoded.
+    raw = scrubHeaders(raw, swaps).filter((text, i, all) => notContentLength(text, i, all) && notEncoding(i, all));
     res.writeHead(response.statusCode ?? 502, response.statusMessage, raw);
-    (carried ? response.pipe(scrubber(swaps)) : response).pipe(res);
+    decoder?.on('error', () => res.destroy());
+    (decoder ? response.pipe(decoder) : response).pipe(scrubber(swaps)).pipe(res);
   });
   upstream.on('error', (error) => {
     if (res.headersSent) res.destroy();
@@ -106,6 +122,20 @@ export function forwardRequest(
   });
   res.on('close', () => upstream.destroy());
   req.pipe(upstream);
+}
+
+/** A stream that decodes `encoding`; undefined for none (identity); null for one it does not know. */
+function decoderFor(encoding: string | undefined): Transform | undefined | null {
+  const name = encoding?.trim().toLowerCase();
+  if (!name || name === 'identity') return undefined;
+  if (name === 'gzip' || name === 'x-gzip') return zlib.createGunzip();
+  if (name === 'deflate') return zlib.createInflate();
+  if (name === 'br') return zlib.createBrotliDecompress();
+  return null;
+}
+
+function notEncoding(index: number, raw: readonly string[]): boolean {
+  return raw[index % 2 ? index - 1 : index]!.toLowerCase() !== 'content-encoding';
 }
 
 /** TLS's server name for `host` (none for an address, which is checked against the certificate's IP entries). */

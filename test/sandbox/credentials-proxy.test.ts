@@ -12,6 +12,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { once } from 'node:events';
+import { gzipSync } from 'node:zlib';
 import { EgressProxy } from '../../src/sandbox/egress-proxy.ts';
 import { parseHostRules } from '../../src/sandbox/hosts.ts';
 import { createAuthority } from '../../src/sandbox/mitm-ca.ts';
@@ -27,7 +28,11 @@ async function setUp(plaintext: boolean) {
   const seen: http.IncomingHttpHeaders[] = [];
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     seen.push(req.headers);
-    res.end(`echo ${String(req.headers['x-key'])}`);
+    const body = `echo ${String(req.headers['x-key'])}`;
+    // /gzip and /zstd answer compressed whatever the request asked (as httpbin's /gzip does).
+    if (req.url === '/gzip') return void res.writeHead(200, { 'Content-Encoding': 'gzip' }).end(gzipSync(body));
+    if (req.url === '/zstd') return void res.writeHead(200, { 'Content-Encoding': 'zstd' }).end('opaque');
+    res.end(body);
   };
   const secure = https.createServer(upstreamCa.issue('127.0.0.1'), handler);
   secure.on('upgrade', (req: http.IncomingMessage, socket: net.Socket) => {
@@ -149,5 +154,22 @@ test('plain http:// is filled only with allowPlaintextInject', async () => {
     } finally {
       t.close();
     }
+  }
+});
+
+test('an answer compressed although the request asked for none is decoded and scrubbed; an unknown encoding refused', async () => {
+  const t = await setUp(false);
+  try {
+    const socket = await tunnelTo(t.proxyPort, t.secure, t.proxyCa);
+    socket.write(`GET /gzip HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Key: ${t.placeholder}\r\n\r\n`);
+    const text = await readUntil(socket, (got) => got.includes(`echo ${t.placeholder}`) || got.includes('0\r\n\r\n'));
+    assert.equal(t.seen[0]?.['accept-encoding'], 'identity');
+    assert.ok(text.includes(`echo ${t.placeholder}`) && !/content-encoding/i.test(text), text);
+    socket.write(`GET /zstd HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Key: ${t.placeholder}\r\n\r\n`);
+    const refused = await readUntil(socket, (got) => got.includes('cannot be checked'));
+    assert.match(refused, /HTTP\/1\.1 502 [\s\S]*encoded \(zstd\) and cannot be checked for the credential/);
+    socket.destroy();
+  } finally {
+    t.close();
   }
 });
