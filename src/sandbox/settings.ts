@@ -50,11 +50,25 @@ const READ_NETWORK = new Set(['allowedDomains', 'deniedDomains', 'allowAllUnixSo
 const READ_FILESYSTEM = new Set(['allowWrite', 'denyWrite', 'denyRead', 'allowRead']);
 
 /**
- * A layer's `credentials` into the policy: each variable's entry (a `deny` stays denied), and each
+ * A layer's `credentials` into the policy: each variable's entry (a `deny` stays denied; a repository's `mask` is a
+ * `deny`), and each
  * file hidden as `filesystem.denyRead` hides it (`mask` of a file is not supported: hidden, said once).
  */
-function mergeCredentials(policy: SandboxPolicy, block: Block, warn: (line: string) => void): void {
-  for (const entry of block.credentials?.envVars ?? []) {
+function mergeCredentials(
+  policy: SandboxPolicy,
+  block: Block,
+  layer: SandboxLayer,
+  warn: (line: string) => void,
+): void {
+  for (const listed of block.credentials?.envVars ?? []) {
+    // The repository's own mask (its hosts, its extract pattern run on the user's value) is not trusted: a deny.
+    const entry =
+      fromRepository(layer) && listed.mode === 'mask' ? { name: listed.name, mode: 'deny' as const } : listed;
+    if (entry !== listed)
+      warn(
+        `agentpipe: warning: ${layer.label}: sandbox.credentials.envVars ${listed.name}: ` +
+          `mask from the repository is applied as deny`,
+      );
     if (policy.credentialVars.get(entry.name)?.mode !== 'deny') policy.credentialVars.set(entry.name, entry);
   }
   for (const file of block.credentials?.files ?? []) {
@@ -132,7 +146,7 @@ export function resolvePolicy(
     policy.denyRead.push(...(block.filesystem?.denyRead ?? []));
     policy.deniedDomains.push(...(block.network?.deniedDomains ?? []));
     // Credentials only take away (a masked value is one a command would otherwise hold whole): every layer.
-    mergeCredentials(policy, block, config.warn);
+    mergeCredentials(policy, block, layer, config.warn);
     if (block.allowUnsandboxedCommands === false) policy.allowUnsandboxedCommands = false;
     if (fromRepository(layer)) {
       const loose = loosening(block);

@@ -157,7 +157,7 @@ test('a response stream has every value replaced by its placeholder, also split 
   }
 });
 
-test('credentials merge over layers: a deny wins; files are hidden; the repository cannot allow plaintext injection', () => {
+test("credentials merge over layers: a deny wins; files are hidden; the repository's mask is a deny, its plaintext injection ignored", () => {
   const warnings: string[] = [];
   const layer = (source: 'userSettings' | 'flagSettings' | 'projectSettings', credentials: unknown) => ({
     source,
@@ -193,7 +193,7 @@ test('credentials merge over layers: a deny wins; files are hidden; the reposito
     [
       ['A', 'deny', undefined],
       ['B', 'mask', ['c.example']],
-      ['C', 'mask', undefined],
+      ['C', 'deny', undefined],
     ],
   );
   assert.equal(policy.allowPlaintextInject, false);
@@ -201,6 +201,10 @@ test('credentials merge over layers: a deny wins; files are hidden; the reposito
   const text = warnings.join('\n');
   assert.match(text, /files: mask is not supported yet; ~\/\.netrc is hidden instead \(deny\)/);
   assert.match(text, /ignored: projectSettings\.json \(credentials\.allowPlaintextInject\)/);
+  assert.match(
+    text,
+    /projectSettings\.json: sandbox\.credentials\.envVars C: mask from the repository is applied as deny/,
+  );
   assert.throws(
     () => parseBlock(layer('userSettings', { envVars: [{ name: 'A', mode: 'hide' }] })),
     /userSettings\.json: sandbox: .*credentials/,
