@@ -18,7 +18,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import type { CredentialEntry } from './config.ts';
+import { childEnv as processChildEnv } from '../process/env.ts';
+import type { CredentialEntry, SandboxConfig } from './config.ts';
+import type { SandboxPolicy } from './settings.ts';
 import { parseHostRules, ruleMatches, type HostRule } from './hosts.ts';
 
 /** A secret span the proxy fills in. */
@@ -233,4 +235,31 @@ export function scrubber(swaps: readonly Swap[]): Transform {
       done(null, out.length ? out : undefined);
     },
   });
+}
+
+const sessionCredentials = new WeakMap<SandboxConfig, CredentialSet>();
+
+/** The session's `sandbox.credentials.envVars` applied, with their placeholders (made once per session). */
+export function credentialsOf(config: SandboxConfig, policy: SandboxPolicy): CredentialSet {
+  let set = sessionCredentials.get(config);
+  if (!set) {
+    set = policy.credentialVars.size
+      ? resolveCredentials(
+          policy.credentialVars,
+          processChildEnv(config.env ?? process.env),
+          policy.allowedDomains,
+          config.warn,
+        )
+      : { credentials: [], env: {}, names: [] };
+    sessionCredentials.set(config, set);
+  }
+  return set;
+}
+
+/** `env` without the variables `sandbox.credentials.envVars` lists (none reaches what agentpipe starts as it is). */
+export function withheld(env: Record<string, string>, policy: SandboxPolicy): Record<string, string> {
+  if (!policy.credentialVars.size) return env;
+  const out = { ...env };
+  for (const name of policy.credentialVars.keys()) delete out[name];
+  return out;
 }

@@ -14,7 +14,7 @@ import { AgentpipeError } from '../process/errors.ts';
 import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { agentpipeHome, childEnv as processChildEnv } from '../process/env.ts';
+import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints, type KeptLink } from './mounts.ts';
@@ -25,7 +25,7 @@ import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, typ
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
 import type { NetworkGrant } from './network.ts';
-import { resolveCredentials, type CredentialSet } from './credentials.ts';
+import { credentialsOf, withheld } from './credentials.ts';
 
 /** The sandbox is required (`--sandbox required`, `failIfUnavailable`) and cannot start here. */
 export class SandboxUnavailableError extends AgentpipeError {
@@ -231,33 +231,6 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     },
     refused: () => refused,
   };
-}
-
-const sessionCredentials = new WeakMap<SandboxConfig, CredentialSet>();
-
-/** The session's `sandbox.credentials.envVars` applied, with their placeholders (made once per session). */
-function credentialsOf(config: SandboxConfig, policy: SandboxPolicy): CredentialSet {
-  let set = sessionCredentials.get(config);
-  if (!set) {
-    set = policy.credentialVars.size
-      ? resolveCredentials(
-          policy.credentialVars,
-          processChildEnv(config.env ?? process.env),
-          policy.allowedDomains,
-          config.warn,
-        )
-      : { credentials: [], env: {}, names: [] };
-    sessionCredentials.set(config, set);
-  }
-  return set;
-}
-
-/** `env` without the variables `sandbox.credentials.envVars` lists (none reaches what agentpipe starts as it is). */
-function withheld(env: Record<string, string>, policy: SandboxPolicy): Record<string, string> {
-  if (!policy.credentialVars.size) return env;
-  const out = { ...env };
-  for (const name of policy.credentialVars.keys()) delete out[name];
-  return out;
 }
 
 /** What one command's mounts depend on. */
