@@ -127,19 +127,22 @@ test("Claude Code's shape (assistant messages with stop_reason null): the usage 
   ]);
 });
 
+/** A Bash call's `tool_progress` with its output so far. */
+const progressOf = (toolUseId: string, output: string): AgentMessage =>
+  ({
+    type: 'tool_progress',
+    tool_use_id: toolUseId,
+    tool_name: 'Bash',
+    parent_tool_use_id: null,
+    elapsed_time_seconds: 1,
+    session_id: S,
+    uuid: uuid(),
+    output,
+  }) as AgentMessage;
+
 test("a command's output tails become deltas that join to its output; the exit code comes from the result", () => {
   const p = new CodexItemProjector({ cwd: '/w' });
-  const progress = (output: string): AgentMessage =>
-    ({
-      type: 'tool_progress',
-      tool_use_id: 'toolu_1',
-      tool_name: 'Bash',
-      parent_tool_use_id: null,
-      elapsed_time_seconds: 1,
-      session_id: S,
-      uuid: uuid(),
-      output,
-    }) as AgentMessage;
+  const progress = (output: string) => progressOf('toolu_1', output);
   const out = [
     assistant(
       'msg_1',
@@ -170,17 +173,7 @@ test("a command's output tails become deltas that join to its output; the exit c
 
 test('output whose trailing newline the result trims: the deltas still join to the output (held back until more)', () => {
   const p = new CodexItemProjector({ cwd: '/w' });
-  const progress = (output: string): AgentMessage =>
-    ({
-      type: 'tool_progress',
-      tool_use_id: 'toolu_2',
-      tool_name: 'Bash',
-      parent_tool_use_id: null,
-      elapsed_time_seconds: 1,
-      session_id: S,
-      uuid: uuid(),
-      output,
-    }) as AgentMessage;
+  const progress = (output: string) => progressOf('toolu_2', output);
   const out = [
     assistant(
       'msg_2',
