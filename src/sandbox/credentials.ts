@@ -195,18 +195,30 @@ function scrubText(text: string, swaps: readonly Swap[]): string {
   return out;
 }
 
+/** The length of the longest end of `data` that is the start (not the whole) of one of the strings. */
+function unfinished(data: Buffer, pairs: ReadonlyArray<{ from: Buffer }>): number {
+  let keep = 0;
+  for (const { from } of pairs)
+    for (let length = Math.min(from.length - 1, data.length); length > keep; length--)
+      if (data.subarray(data.length - length).equals(from.subarray(0, length))) {
+        keep = length;
+        break;
+      }
+  return keep;
+}
+
 /**
- * A stream that makes each swap, also across chunk boundaries: it holds back the bytes that could
- * still be the start of one. At one position the first swap listed that matches wins.
+ * A stream that makes each swap, also across chunk boundaries: it holds back only the bytes that
+ * could still be the start of one. At one position the first swap listed that matches wins.
  */
 export function scrubber(swaps: readonly Swap[]): Transform {
   const pairs = swaps.map((swap) => ({ from: Buffer.from(swap.from), to: Buffer.from(swap.to) }));
-  const longest = Math.max(...pairs.map((pair) => pair.from.length));
   let pending = Buffer.alloc(0);
   const drain = (final: boolean): Buffer => {
     const data = pending;
-    // Any match starting before `limit` lies wholly in `data`; after it, one may still be arriving.
-    const limit = final ? data.length : Math.max(0, data.length - longest + 1);
+    // Only an end of `data` that begins one of the strings may still become a match: the rest goes on now, so a
+    // tunnel's small messages are not held. Any match starting before `limit` lies wholly in `data`.
+    const limit = final ? data.length : data.length - unfinished(data, pairs);
     const parts: Buffer[] = [];
     let at = 0;
     for (;;) {

@@ -53,9 +53,10 @@ export function requestHead(method: string | undefined, target: string, headers:
 }
 
 /** Pipes `a` and `b` both ways; either closing or failing ends both. */
-export function tunnel(a: net.Socket, b: net.Socket): void {
+export function tunnel(a: net.Socket, b: net.Socket, back?: Transform): void {
   a.pipe(b);
-  b.pipe(a);
+  // What comes back from `b` passes through `back` when given (a credential's value scrubbed from it).
+  (back ? b.pipe(back) : b).pipe(a);
   const end = () => {
     a.destroy();
     b.destroy();
@@ -64,6 +65,26 @@ export function tunnel(a: net.Socket, b: net.Socket): void {
   b.once('close', end);
   a.on('error', end);
   b.on('error', end);
+}
+
+/**
+ * A WebSocket handshake (`req`, origin-form `url`) written on `upstream` with the placeholders filled in, then both
+ * ways tunneled. When it carried a value, what comes back (the answer's head and every frame) is scrubbed: a frame
+ * holding the value changes length and breaks the connection, so the value never arrives whole.
+ */
+export function upgradeOver(
+  upstream: net.Socket,
+  socket: net.Socket,
+  req: { method?: string; url: string; rawHeaders: readonly string[] },
+  head: Buffer,
+  credentials: readonly Credential[],
+): void {
+  const filled = fillInHeaders(req.rawHeaders, credentials);
+  const url = fillIn(req.url, credentials);
+  upstream.write(requestHead(req.method, url, filled.headers));
+  if (head.length) upstream.write(head);
+  const carried = filled.changed || url !== req.url;
+  tunnel(socket, upstream, carried ? scrubber(swapsFor(credentials, filled.swaps)) : undefined);
 }
 
 /** Where a request goes: the host as the client named it, the address the proxy checked. */
@@ -207,11 +228,14 @@ export class Interceptor {
   #upgrade(req: http.IncomingMessage, socket: net.Socket, head: Buffer): void {
     const target = this.#targets.get(socket);
     if (!target || !req.url?.startsWith('/')) return void socket.destroy();
-    const headers = fillInHeaders(req.rawHeaders, target.credentials).headers;
     const upstream = tls.connect({ host: target.address, port: target.port, ...serverName(target.host) });
     // Written now, sent once the handshake is done, before anything the tunnel passes on.
-    upstream.write(requestHead(req.method, fillIn(req.url!, target.credentials), headers));
-    if (head.length) upstream.write(head);
-    tunnel(socket, upstream);
+    upgradeOver(
+      upstream,
+      socket,
+      { method: req.method, url: req.url, rawHeaders: req.rawHeaders },
+      head,
+      target.credentials,
+    );
   }
 }

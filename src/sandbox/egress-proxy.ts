@@ -17,8 +17,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { Socks5Server } from '@pondwader/socks5-server';
 import { canonicalHost, decideHost, isThisMachine, namesThisMachine, splitHostPort, type HostRules } from './hosts.ts';
-import { credentialsFor, fillIn, fillInHeaders, type Credential } from './credentials.ts';
-import { forwardRequest, Interceptor, requestHead, tunnel } from './egress-forward.ts';
+import { credentialsFor, type Credential } from './credentials.ts';
+import { forwardRequest, Interceptor, tunnel, upgradeOver } from './egress-forward.ts';
 import type { CertificateAuthority } from './mitm-ca.ts';
 
 /** A connection the proxy refused. */
@@ -193,10 +193,12 @@ export class EgressProxy {
     if (!url) return refuse(socket, 400, 'expected an absolute http:// URL');
     await this.#dialFor(socket, url.hostname, Number(url.port || 80), (upstream) => {
       const credentials = this.#plaintextCredentialsFor(url.hostname, Number(url.port || 80));
-      const headers = fillInHeaders(withoutProxyHeaders(req.rawHeaders), credentials).headers;
-      upstream.write(requestHead(req.method, fillIn(`${url.pathname}${url.search}`, credentials), headers));
-      if (head.length) upstream.write(head);
-      tunnel(socket, upstream);
+      const request = {
+        method: req.method,
+        url: `${url.pathname}${url.search}`,
+        rawHeaders: withoutProxyHeaders(req.rawHeaders),
+      };
+      upgradeOver(upstream, socket, request, head, credentials);
     });
   }
 

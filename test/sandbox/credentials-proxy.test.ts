@@ -37,8 +37,12 @@ async function setUp(plaintext: boolean) {
   const secure = https.createServer(upstreamCa.issue('127.0.0.1'), handler);
   secure.on('upgrade', (req: http.IncomingMessage, socket: net.Socket) => {
     seen.push(req.headers);
-    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n');
-    socket.on('data', (chunk: Buffer) => socket.write(`pong:${chunk.toString()}`));
+    const key = String(req.headers['x-key']);
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\nX-Echo: ${key}\r\n\r\n`);
+    // "key?" is answered with the key it got: an echo inside the tunnel.
+    socket.on('data', (chunk: Buffer) =>
+      socket.write(chunk.toString() === 'key?' ? `key:${key};` : `pong:${chunk.toString()}`),
+    );
   });
   const plain = http.createServer(handler);
   for (const server of [secure, plain]) server.listen(0, '127.0.0.1');
@@ -121,7 +125,7 @@ test('two requests on one intercepted tunnel: both filled, both answers scrubbed
   }
 });
 
-test('a WebSocket handshake inside an intercepted tunnel is filled in; the tunnel then carries both ways', async () => {
+test('a WebSocket handshake inside an intercepted tunnel is filled in; what comes back, head and tunnel, is scrubbed', async () => {
   const t = await setUp(false);
   try {
     const socket = await tunnelTo(t.proxyPort, t.secure, t.proxyCa);
@@ -130,8 +134,11 @@ test('a WebSocket handshake inside an intercepted tunnel is filled in; the tunne
     );
     const switched = await readUntil(socket, (got) => got.includes('\r\n\r\n'));
     assert.match(switched, /^HTTP\/1\.1 101 /);
+    assert.ok(switched.includes(`X-Echo: ${t.placeholder}`) && !switched.includes(SECRET), switched);
     socket.write('ping');
     assert.equal(await readUntil(socket, (got) => got.includes('pong:ping')), 'pong:ping');
+    socket.write('key?');
+    assert.equal(await readUntil(socket, (got) => got.includes(';')), `key:${t.placeholder};`, 'an echo in the tunnel');
     assert.equal(t.seen[0]?.['x-key'], SECRET);
     socket.destroy();
   } finally {

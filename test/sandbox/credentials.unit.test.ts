@@ -210,3 +210,23 @@ test("credentials merge over layers: a deny wins; files are hidden; the reposito
     /userSettings\.json: sandbox: .*credentials/,
   );
 });
+
+test('the scrubber holds back only an end that could still begin a value: a tunnel message goes on at once', async () => {
+  const { list } = resolve([mask('A')], { A: SECRET });
+  const stream = scrubber(swapsFor(list));
+  const got: string[] = [];
+  stream.on('data', (chunk: Buffer) => got.push(chunk.toString()));
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  stream.write('hello');
+  await settle();
+  assert.deepEqual(got, ['hello']);
+  stream.write('ping'); // its g could begin the value (ghp_…): held until the next bytes say otherwise
+  await settle();
+  assert.deepEqual(got, ['hello', 'pin']);
+  stream.write(`x${SECRET.slice(0, 5)}`);
+  await settle();
+  assert.deepEqual(got, ['hello', 'pin', 'gx'], 'the start of the value waits');
+  stream.write(`${SECRET.slice(5)}!`);
+  await settle();
+  assert.deepEqual(got, ['hello', 'pin', 'gx', `${list[0]!.placeholder}!`]);
+});
