@@ -2,10 +2,11 @@
  * A session: the history, the agent context and the prompts run one after another. Each
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
-import { CAPABILITIES, FEATURES_OFF } from './initialize-state.ts';
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { emptySubagentStats } from '../agent/subagent-stats.ts';
-import { resultFields } from './result-fields.ts';
+import { resultMessage } from './result-message.ts';
+import { harnessPermission } from './harness-permission.ts';
+import { sessionSandbox, systemInit } from './session-start.ts';
 import { SessionStats } from './session-stats.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
@@ -16,7 +17,6 @@ import type {
   MessageParam,
   PermissionDenial,
   ResultMessage,
-  SubagentStats,
   SystemInitMessage,
   UserContentBlock,
 } from '../messages/types.ts';
@@ -41,35 +41,20 @@ import { builtinTools } from '../tools/builtin/index.ts';
 import { McpManager } from '../tools/mcp/manager.ts';
 import { ToolState } from '../tools/state.ts';
 import { beginCheckpoint } from '../tools/checkpoints.ts';
-import {
-  checkPermission,
-  formatRule,
-  isWholeToolRule,
-  parseRules,
-  type PermissionRule,
-  type PermissionVerdict,
-} from '../tools/permissions.ts';
-import type { PermissionResult } from '../messages/control.ts';
+import { formatRule, isWholeToolRule, parseRules, type PermissionRule } from '../tools/permissions.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ModelProvider } from '../model/types.ts';
-import type { Harness, PermissionPromptDetails } from '../harness/types.ts';
-import { permissionPromptInfo } from '../tools/permission-prompt.ts';
-import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
+import type { Harness } from '../harness/types.ts';
 import type { SessionOptions } from './options.ts';
 import { keepsInTranscript, type Transcript } from './transcript.ts';
 import type { CutTurn } from './transcript-rebuild.ts';
 import { harnessContinuation } from './continuation.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
 import { compactCommandOf, compactedOutcome, runCompactCommand } from '../agent/compact.ts';
-import {
-  runWithSchema,
-  schemaInstruction,
-  STRUCTURED_OUTPUT_TOOL,
-  type StructuredOutcome,
-} from '../agent/structured-output.ts';
+import { runWithSchema, schemaInstruction, type StructuredOutcome } from '../agent/structured-output.ts';
 import { envCount } from '../process/env-number.ts';
 import { outcomePolicyFor } from '../agent/outcome-policy.ts';
-import { closeSandbox, isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
+import { closeSandbox } from '../sandbox/config.ts';
 import type { ParentContext, Telemetry } from '../telemetry/types.ts';
 
 /**
@@ -329,44 +314,11 @@ export class Session {
 
   /** The `system/init` message for the next prompt. */
   initMessage(): SystemInitMessage {
-    const ctx = this.ctx;
-    return {
-      type: 'system',
-      subtype: 'init',
-      cwd: ctx.cwd,
-      session_id: this.id,
-      tools: withStructuredOutput(
-        ctx.tools.map((t) => t.name),
-        this.outputSchema !== undefined,
-      ),
-      mcp_servers: this.mcp.statusList(),
-      model: ctx.model,
-      permissionMode: ctx.permissions.mode,
-      slash_commands: [],
-      apiKeySource: ctx.provider.apiKeySource,
-      claude_code_version: COMPAT_CLAUDE_CODE_VERSION,
-      agentpipe_version: VERSION,
-      output_style: 'default',
+    return systemInit(this.ctx, this.id, {
+      structuredOutput: this.outputSchema !== undefined,
+      mcpServers: this.mcp.statusList(),
       agents: Object.keys(this.agents),
-      skills: [],
-      plugins: [],
-      ...(ctx.effort ? { effort: ctx.effort } : {}),
-      ...(ctx.betas?.length ? { betas: ctx.betas } : {}),
-      capabilities: CAPABILITIES,
-      // What Claude Code sends while these features are off (agentpipe has no fast mode, analytics or
-      // feedback surveys); it sends `memory_paths` only with its auto memory, which agentpipe does not have.
-      ...FEATURES_OFF,
-      product_feedback_disabled: true,
-      served_by_anthropic: ctx.provider.servedByAnthropic ?? false,
-      sandbox_enabled: false,
-      original_cwd: ctx.cwd,
-      additional_directories: ctx.permissions.directories ?? [],
-      per_turn_effort_active: false,
-      ultrathink_available: false,
-      ultrathink_typed_raises: false,
-      view_mode: 'default',
-      uuid: newUuid(),
-    };
+    });
   }
 
   /**
@@ -578,7 +530,13 @@ export class Session {
     started: number,
     subagents = emptySubagentStats(),
   ): Promise<ResultMessage> {
-    const result = this.#result(outcome, usage, denials, Date.now() - started, subagents);
+    const result = resultMessage(outcome, usage, denials, Date.now() - started, subagents, {
+      stats: this.stats,
+      sessionId: this.id,
+      provider: this.ctx.provider.provider,
+      maxTokens: this.ctx.maxTokens,
+      resultIndex: this.#results++,
+    });
     this.stats.addPrompt(usage, result.duration_ms);
     this.compactor.afterPrompt(usage);
     await this.ctx.emit(result);
@@ -628,64 +586,11 @@ export class Session {
           : {}),
       }),
       askPermission: async (toolName, toolInput, toolUseId, signal, shown) => {
-        const verdict = await this.#harnessPermission(toolName, toolInput, toolUseId, signal, shown);
+        const verdict = await harnessPermission(this.ctx, toolName, toolInput, toolUseId, signal, shown);
         if (verdict.behavior === 'deny')
           run.denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: toolInput });
         return verdict;
       },
-    });
-  }
-
-  /**
-   * A wrapped agent's permission question, decided as agentpipe decides its own calls: the
-   * session's rules and mode first (a deny rule wins over the wrapped agent's own settings), on
-   * the parsed command and resolved paths for the tools agentpipe knows; what is left open goes to
-   * the permission prompt (`canUseTool`, `can_use_tool`), and is denied without one.
-   */
-  async #harnessPermission(
-    toolName: string,
-    input: Record<string, unknown>,
-    toolUseId: string,
-    signal: AbortSignal,
-    shown?: PermissionPromptDetails,
-  ): Promise<PermissionResult> {
-    const p = this.ctx.permissions;
-    const tool = this.ctx.tools.find((t) => t.name === toolName);
-    let verdict: PermissionVerdict;
-    if (tool)
-      verdict = await checkPermission({
-        tool,
-        input,
-        mode: p.mode,
-        allow: p.allow,
-        deny: p.deny,
-        cwd: this.ctx.cwd,
-        directories: p.directories,
-      });
-    else if (p.deny.some((rule) => isWholeToolRule(rule, toolName)))
-      verdict = { behavior: 'deny', reason: `${toolName} is denied by a rule`, by: 'rule' };
-    else if (p.mode === 'bypassPermissions' || p.allow.some((rule) => isWholeToolRule(rule, toolName)))
-      verdict = { behavior: 'allow', sandbox: 'workspace' };
-    else verdict = { behavior: 'ask', reason: `${toolName} needs permission` };
-    if (verdict.behavior === 'allow') return { behavior: 'allow' };
-    if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.reason };
-    const ask = p.mode === 'dontAsk' ? undefined : this.ctx.canUseTool;
-    if (!ask)
-      return {
-        behavior: 'deny',
-        message:
-          `${toolName} needs permission and there is no permission prompt ` +
-          `(canUseTool, --permission-prompt-tool stdio)`,
-      };
-    // The wrapped agent's own prompt details (Claude Code sends them), else agentpipe's for the call.
-    const { suggestions, ...details } =
-      shown ?? (await permissionPromptInfo(toolName, input, this.ctx.cwd, p.directories));
-    return ask(toolName, input, {
-      signal,
-      toolUseId,
-      suggestions: suggestions ?? [],
-      parentToolUseId: null,
-      ...details,
     });
   }
 
@@ -795,113 +700,13 @@ export class Session {
     await this.tap?.close();
     await this.telemetry?.flush();
   }
-
-  #result(
-    outcome: StructuredOutcome,
-    usage: UsageTracker,
-    denials: PermissionDenial[],
-    durationMs: number,
-    subagents: SubagentStats,
-  ): ResultMessage {
-    const subtype = outcome.subtype;
-    const apiError = outcome.apiError;
-    const totals = this.stats.totals(usage);
-    const base = {
-      type: 'result' as const,
-      subtype,
-      is_error: subtype !== 'success',
-      duration_ms: durationMs,
-      duration_api_ms: usage.apiDurationMs,
-      num_turns: outcome.numTurns,
-      stop_reason: outcome.stopReason,
-      session_id: this.id,
-      total_cost_usd: totals.totalCostUsd,
-      usage: usage.usage,
-      permission_denials: denials,
-      terminal_reason: apiError?.terminalReason ?? outcome.terminalReason,
-      // No fast mode here: 'off', as Claude Code reports it while its fast mode is off.
-      fast_mode_state: 'off' as const,
-      ...resultFields({
-        modelUsage: totals.modelUsage,
-        sinceLastResult: usage.modelUsage,
-        provider: this.ctx.provider.provider,
-        maxTokens: this.ctx.maxTokens,
-        resultIndex: this.#results++,
-        subagents,
-      }),
-      ...(outcome.begunMessageIds ? { begun_message_ids: outcome.begunMessageIds } : {}),
-      uuid: newUuid(),
-    };
-    // A model request that failed for good ends as in Claude Code: a success carrying the error's text.
-    if (apiError)
-      return {
-        ...base,
-        subtype: 'success',
-        is_error: true,
-        api_error_status: apiError.status,
-        ...(apiError.type ? { api_error_type: apiError.type } : {}),
-        result: apiError.text,
-      };
-    if (subtype === 'success' && outcome.terminalReason === 'hook_stopped') {
-      // A prompt a UserPromptSubmit hook blocked: Claude Code 2.1.332's result has no terminal_reason, no API status.
-      const { terminal_reason: _none, ...rest } = base;
-      return { ...rest, subtype, is_error: false, result: outcome.text };
-    }
-    if (subtype === 'success') {
-      const timings = Object.entries(outcome.timings ?? {}).filter(([, ms]) => ms !== undefined);
-      return {
-        ...base,
-        subtype,
-        is_error: false,
-        api_error_status: null,
-        ...Object.fromEntries(timings),
-        result: outcome.text,
-        ...(outcome.structuredOutput !== undefined ? { structured_output: outcome.structuredOutput } : {}),
-      };
-    }
-    return { ...base, subtype, is_error: true, errors: outcome.errors };
-  }
 }
 
 function normalizeContent(content: string | UserContentBlock[]): string | UserContentBlock[] {
   return typeof content === 'string' ? content : content.filter((b) => b && typeof b === 'object');
 }
 
-/**
- * The tool names of system/init: with a schema, StructuredOutput among them (in name order after Task), as Claude Code
- * lists it.
- */
-function withStructuredOutput(names: string[], schema: boolean): string[] {
-  if (!schema || names.includes(STRUCTURED_OUTPUT_TOOL)) return names;
-  const at = names.findIndex((name, i) => i > 0 && name.localeCompare(STRUCTURED_OUTPUT_TOOL) > 0);
-  return at === -1
-    ? [...names, STRUCTURED_OUTPUT_TOOL]
-    : [...names.slice(0, at), STRUCTURED_OUTPUT_TOOL, ...names.slice(at)];
-}
-
 /** A UserPromptSubmit hook blocked the prompt. */
 class PromptBlocked extends AgentpipeError {
   static override readonly errorName: string = 'PromptBlocked';
-}
-
-/** The session's sandbox: the mode option, the settings layers' `sandbox` blocks, the option's block last. */
-function sessionSandbox(
-  options: SessionOptions,
-  settings: SettingsLayer[],
-  cwd: string,
-  directories: string[],
-  warn: (line: string) => void,
-): SandboxConfig {
-  const option = options.sandbox;
-  const layers = sandboxLayers(settings);
-  if (option !== undefined && !isSandboxMode(option))
-    layers.push({ source: 'option', label: 'the sandbox option', block: option });
-  return {
-    mode: isSandboxMode(option) ? option : undefined,
-    layers,
-    cwd,
-    directories,
-    env: options.env,
-    warn,
-  };
 }
