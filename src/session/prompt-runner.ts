@@ -9,7 +9,7 @@ import type { AgentMessage, PermissionDenial, ResultMessage, UserContentBlock } 
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import { promptEcho } from '../messages/user.ts';
-import { runAgentLoop, type RunState } from '../agent/loop.ts';
+import { runAgentLoop, type LoopResume, type RunState } from '../agent/loop.ts';
 import { fireHook, userPromptSubmit } from '../agent/hooks.ts';
 import { UsageTracker } from '../agent/usage.ts';
 import { compactCommandOf, compactedOutcome, runCompactCommand } from '../agent/compact.ts';
@@ -217,15 +217,15 @@ export class PromptRunner {
     if (prompt.blocked) throw new PromptBlocked(prompt.blocked);
     this.#session.history.push({ role: 'user', content: prompt.content });
     await this.#session.transcript?.recordPrompt(uuid, prompt.content, { trace: this.#traceOf(input) });
-    return this.#session.outputSchema
-      ? await runWithSchema(
-          this.#session.ctx,
-          this.#session.history,
-          run,
-          this.#session.outputSchema,
-          this.#maxStructuredRetries,
-        )
-      : await runAgentLoop(this.#session.ctx, this.#session.history, run);
+    return this.#runLoop(run);
+  }
+
+  /** The agent loop on the session's history (held to the output schema when there is one). */
+  #runLoop(run: RunState, resume?: LoopResume): Promise<StructuredOutcome> {
+    const { ctx, history, outputSchema } = this.#session;
+    return outputSchema
+      ? runWithSchema(ctx, history, run, outputSchema, this.#maxStructuredRetries, resume)
+      : runAgentLoop(ctx, history, run, ctx.maxTurns, resume);
   }
 
   /** The rest of a cut turn on agentpipe's own loop (see continueCutTurn). */
@@ -251,17 +251,7 @@ export class PromptRunner {
         stopReason: 'end_turn',
         terminalReason: 'completed',
       };
-    const resume = { pendingUses: cut.pendingUses };
-    return this.#session.outputSchema
-      ? await runWithSchema(
-          this.#session.ctx,
-          this.#session.history,
-          run,
-          this.#session.outputSchema,
-          this.#maxStructuredRetries,
-          resume,
-        )
-      : await runAgentLoop(this.#session.ctx, this.#session.history, run, this.#session.ctx.maxTurns, resume);
+    return this.#runLoop(run, { pendingUses: cut.pendingUses });
   }
 
   /** Emits the prompt's one `result`. */
