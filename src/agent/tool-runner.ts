@@ -28,6 +28,11 @@ export interface AgentTool extends Tool {
   ): Promise<ToolResult>;
 }
 
+/** True for a tool that runs inside the agent (`AgentTool`: Task). */
+function isAgentTool(tool: Tool): tool is AgentTool {
+  return 'callInAgent' in tool;
+}
+
 /** What one call produced, for the history, the wire and the result. */
 export interface ToolOutcome {
   block: ToolResultBlock;
@@ -300,9 +305,10 @@ async function callWithProgress(
       },
       ...(readDenied ? { readDenied } : {}),
     };
-    const runsAgent = run !== undefined && 'callInAgent' in tool;
+    const inAgent = run !== undefined && isAgentTool(tool) ? { tool, run } : undefined;
+    const runsAgent = inAgent !== undefined;
     const call = () =>
-      runsAgent ? (tool as AgentTool).callInAgent(use.input, context, { ctx, run }) : tool.call(use.input, context);
+      inAgent ? inAgent.tool.callInAgent(use.input, context, { ctx, run: inAgent.run }) : tool.call(use.input, context);
     return await (ctx.toolCalls ? ctx.toolCalls.run({ tool, input: use.input, context, runsAgent }, call) : call());
   } catch (error) {
     const message = errorMessage(error);

@@ -291,7 +291,7 @@ export class Session {
   /** The rules of the flags and of every settings layer; fills `ruleEntries`. */
   #rules(): { allow: PermissionRule[]; deny: PermissionRule[] } {
     this.ruleEntries = [];
-    const out = { allow: [] as PermissionRule[], deny: [] as PermissionRule[] };
+    const out: { allow: PermissionRule[]; deny: PermissionRule[] } = { allow: [], deny: [] };
     const sources = [{ source: 'cliArg' as const, permissions: this.#cliRules }, ...this.settingsLayers];
     for (const { source, permissions } of sources) {
       for (const behavior of ['allow', 'deny'] as const) {
