@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TapeHeader, TapeSession } from '../model/tape/format.ts';
+import type { TapeSessionSchema } from '../model/tape/schema.ts';
 import { REDACTED } from '../model/tape/writer.ts';
 import type { HarnessName } from '../harness/types.ts';
 import type { McpServerConfig } from '../tools/mcp/config.ts';
@@ -68,7 +69,7 @@ const KEPT = [
   'settingSources',
   'maxRetries',
   'outcomePolicy',
-] as const satisfies ReadonlyArray<keyof SessionOptions & keyof TapeSession>;
+] as const satisfies ReadonlyArray<keyof SessionOptions & keyof (typeof TapeSessionSchema)['shape']>;
 
 /** The KEPT fields `from` has. */
 function kept<T extends Partial<Record<(typeof KEPT)[number], unknown>>>(from: T): Partial<T> {

@@ -21,52 +21,19 @@
  */
 import type { AgentMessage, MessageParam, StreamEvent, UserContentBlock } from '../../messages/types.ts';
 import type { PermissionResult } from '../../messages/control.ts';
+import type { z } from 'zod';
 import type { EffortLevel, ThinkingConfig, ToolSpec } from '../types.ts';
+import type { TapeSessionSchema } from './schema.ts';
 
 /** The version this agentpipe writes and reads. */
 export const TAPE_VERSION = 1;
 
-/** The session options a tape keeps, so `agentpipe replay` can run the session again (secrets never among them). */
-export interface TapeSession {
-  model: string;
-  /** The provider that answered (`scripted`, `anthropic`, `openai-compatible`; the harness for wrapped CLIs). */
-  provider: string;
-  /** What `system/init` reported as the key's source. */
-  apiKeySource: string;
-  harness?: string;
-  harnessCommand?: string;
-  /** A wrapped CLI's API: the path of its base URL (`/v1`), so a replay's CLI asks the same paths. */
-  apiBasePath?: string;
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
-  maxTurns?: number;
-  maxBudgetUsd?: number;
-  maxTokens?: number;
-  maxThinkingTokens?: number;
-  allowedTools?: string[];
-  disallowedTools?: string[];
-  tools?: string[];
-  permissionMode?: string;
-  includePartialMessages?: boolean;
-  includeHookEvents?: boolean;
-  /** Settings given as JSON (a path is read and kept as its JSON). */
-  settings?: Record<string, unknown>;
-  agents?: Record<string, unknown>;
-  agent?: string;
-  /** MCP servers, with the values of secret-looking `env` and `headers` entries replaced by `<redacted>`. */
-  mcpServers?: Record<string, unknown>;
-  maxContextTokens?: number;
-  outputFormat?: { type: 'json_schema'; schema: Record<string, unknown> };
-  fallbackModel?: string;
-  effort?: EffortLevel;
-  thinking?: ThinkingConfig;
-  betas?: string[];
-  additionalDirectories?: string[];
-  settingSources?: string[];
-  maxRetries?: number;
-  /** The session's outcome policy (agent/outcome-policy.ts), when it was not the default. */
-  outcomePolicy?: 'claude-code' | 'agentpipe';
-}
+/**
+ * The session options a tape keeps, so `agentpipe replay` can run the session again (secrets never among them): the
+ * type of the header's schema (`TapeSessionSchema` in schema.ts, the one definition; session/tape-options.ts says
+ * which of them are the session's options as they are).
+ */
+export type TapeSession = z.output<typeof TapeSessionSchema>;
 
 /** The first line. */
 export interface TapeHeader {

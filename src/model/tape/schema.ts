@@ -42,12 +42,16 @@ const Failure = z.object({
 const Ms = z.number().nonnegative();
 const Strings = z.array(z.string());
 
-const Session = z.looseObject({
+/** The session options a header keeps (`TapeSession`), each with what it holds where the name does not say it. */
+export const TapeSessionSchema = z.looseObject({
   model: z.string(),
+  /** The provider that answered (`scripted`, `anthropic`, `openai-compatible`; the harness for wrapped CLIs). */
   provider: z.string(),
+  /** What `system/init` reported as the key's source. */
   apiKeySource: z.string(),
   harness: z.string().optional(),
   harnessCommand: z.string().optional(),
+  /** A wrapped CLI's API: the path of its base URL (`/v1`), so a replay's CLI asks the same paths. */
   apiBasePath: z.string().optional(),
   systemPrompt: z.string().optional(),
   appendSystemPrompt: z.string().optional(),
@@ -61,9 +65,11 @@ const Session = z.looseObject({
   permissionMode: z.enum(PERMISSION_MODES).optional(),
   includePartialMessages: z.boolean().optional(),
   includeHookEvents: z.boolean().optional(),
+  /** Settings given as JSON (a path is read and kept as its JSON). */
   settings: z.record(z.string(), z.unknown()).optional(),
   agents: z.record(z.string(), z.unknown()).optional(),
   agent: z.string().optional(),
+  /** MCP servers, with the values of secret-looking `env` and `headers` entries replaced by `<redacted>`. */
   mcpServers: z.record(z.string(), z.unknown()).optional(),
   maxContextTokens: z.number().int().positive().optional(),
   outputFormat: z.object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).optional(),
@@ -74,6 +80,7 @@ const Session = z.looseObject({
   additionalDirectories: Strings.optional(),
   settingSources: Strings.optional(),
   maxRetries: z.number().int().nonnegative().optional(),
+  /** The session's outcome policy (agent/outcome-policy.ts), when it was not the default. */
   outcomePolicy: z.enum(['claude-code', 'agentpipe']).optional(),
 });
 
@@ -88,7 +95,7 @@ const Header = z.object({
   date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   platform: z.string(),
   session_id: z.string(),
-  session: Session,
+  session: TapeSessionSchema,
 });
 
 const File = z
