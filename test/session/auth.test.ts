@@ -18,7 +18,7 @@ function assertNoSecret(output: { stdout: string; stderr: string }, secret: stri
   assert.ok(!output.stderr.includes(secret), 'the key must not appear on stderr');
 }
 
-test('a 401 from the provider: retried, then a clean result in Claude Code\'s words, exit 1; the key is never printed', async () => {
+test("a 401 from the provider: retried, then a clean result in Claude Code's words, exit 1; the key is never printed", async () => {
   const p = place();
   const server = await anthropic([UNAUTHORIZED]);
   const r = await run(p, [...STREAM, ...CLAUDE, 'hi'], { env: { ...server.env, ...ONE_RETRY } });
@@ -60,7 +60,7 @@ test('a 401 under the agentpipe outcome policy: auth_status with the error befor
   assert.equal(auth[0].session_id, lines[0].session_id);
   assert.ok(lines.indexOf(auth[0]) < lines.length - 1);
   assert.equal(lines.at(-1)!.type, 'result');
-  assert.equal(server.requests.length, 1, 'agentpipe\'s policy does not retry a 401');
+  assert.equal(server.requests.length, 1, "agentpipe's policy does not retry a 401");
   assertNoSecret(r, KEY);
 });
 
