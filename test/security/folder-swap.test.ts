@@ -16,6 +16,8 @@ import { tempDir, writeScript } from '../helpers/workspace.ts';
 interface Swap {
   /** The call the model makes (relative paths, in `work`). */
   call: { name: string; input: Record<string, unknown> };
+  /** A call the model makes first, which runs without asking (a Read). */
+  first?: { name: string; input: Record<string, unknown> };
   /** Files in `work` and `outside` before the run. */
   files?: Record<string, string>;
   /** What is done before the run starts. */
@@ -32,7 +34,9 @@ async function approveAfter(swap: Swap): Promise<{ result: Line; work: string; o
   for (const dir of [path.join(work, 'd'), outside]) mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(swap.files ?? {})) writeFileSync(path.join(root, name), text);
   swap.before?.(work, outside);
-  const script = writeScript(root, [{ tool_calls: [{ id: 'toolu_w', ...swap.call }] }, { text: 'done' }]);
+  const turns = [{ tool_calls: [{ id: 'toolu_w', ...swap.call }] }, { text: 'done' }];
+  if (swap.first) turns.unshift({ tool_calls: [{ id: 'toolu_r', ...swap.first }] });
+  const script = writeScript(root, turns);
   const home = path.join(root, 'home');
   const cli = new StreamDriver(
     ['--model', 'scripted', '--script', script, '--no-session-persistence', '--permission-prompt-tool', 'stdio'],
@@ -47,7 +51,12 @@ async function approveAfter(swap: Swap): Promise<{ result: Line; work: string; o
     response: { subtype: 'success', request_id: asked.request_id, response: { behavior: 'allow' } },
   });
   assert.equal((await done).subtype, 'success');
-  const result = await cli.waitFor((l) => l.type === 'user' && l.message.content[0]?.type === 'tool_result');
+  const result = await cli.waitFor(
+    (l) =>
+      l.type === 'user' &&
+      l.message.content[0]?.type === 'tool_result' &&
+      l.message.content[0].tool_use_id === 'toolu_w',
+  );
   assert.equal(await cli.end(), 0);
   return { result: result.message.content[0], work, outside };
 }
@@ -79,22 +88,26 @@ test('the same for a Write into a new subfolder: no file, and no folder made out
 
 test('the same for an Edit: the file outside is neither changed nor read into the answer', async () => {
   const { result, outside } = await approveAfter({
+    first: { name: 'Read', input: { file_path: 'd/f.txt' } },
     call: { name: 'Edit', input: { file_path: 'd/f.txt', old_string: 'secret', new_string: 'PWNED' } },
     files: { 'work/d/f.txt': 'secret inside\n', 'outside/f.txt': 'secret outside\n' },
   });
   assert.equal(readFileSync(path.join(outside, 'f.txt'), 'utf8'), 'secret outside\n');
   assert.equal(result.is_error, true);
   assert.doesNotMatch(text(result), /secret outside/);
+  assert.match(text(result), /replaced by a link/);
 });
 
 test('the same for a NotebookEdit', async () => {
   const notebook = JSON.stringify({ cells: [{ id: 'c1', cell_type: 'code', source: 'x', metadata: {}, outputs: [] }] });
   const { result, outside } = await approveAfter({
+    first: { name: 'Read', input: { file_path: 'd/n.ipynb' } },
     call: { name: 'NotebookEdit', input: { notebook_path: 'd/n.ipynb', cell_id: 'c1', new_source: 'PWNED' } },
     files: { 'work/d/n.ipynb': notebook, 'outside/n.ipynb': notebook },
   });
   assert.equal(readFileSync(path.join(outside, 'n.ipynb'), 'utf8'), notebook);
   assert.equal(result.is_error, true);
+  assert.match(text(result), /replaced by a link/);
 });
 
 test('held, not refused: an approved Write with no swap, into a new subfolder, lands where it was judged', async () => {
