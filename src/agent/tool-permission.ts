@@ -15,6 +15,7 @@ import { sandboxOf, type AgentContext } from './context.ts';
 import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
 import type { HookVerdict } from '../tools/hooks/types.ts';
 import { fireHook } from './hooks.ts';
+import { judgedPathOf, judgeTarget, type JudgedTarget } from '../tools/judged-path.ts';
 
 /**
  * How a call was denied without asking anyone (`system/permission_denied`); absent for hooks and for the client's or
@@ -46,6 +47,8 @@ export type Authorized = PermissionResult & {
   how?: Decided;
   /** `system/permission_denied`'s reason fields when they are not `auto` and the message (Claude Code's words). */
   reasons?: Pick<PermissionDeniedMessage, 'decision_reason_type' | 'decision_reason'>;
+  /** For an allowed call of a tool that edits files: where its file really was when judged (judged-path.ts). */
+  judgedPath?: string;
 };
 
 /** `decide`, then in bypassPermissions the sandbox's wall for the file tools (tools/sandbox-writes.ts). */
@@ -55,7 +58,12 @@ export async function authorize(
   use: ToolUseBlock,
   signal: AbortSignal,
 ): Promise<Authorized> {
-  const decision = await decide(ctx, tool, use, signal);
+  const seen: { target?: JudgedTarget } = {};
+  const decided = await decide(ctx, tool, use, signal, seen);
+  const decision =
+    decided.behavior === 'allow' && tool.editsFiles
+      ? { ...decided, judgedPath: judgedPathOf(seen.target, tool, decided.updatedInput ?? use.input, ctx.cwd) }
+      : decided;
   if (decision.behavior === 'deny' && decision.auto && ctx.policy.claudeDenials) {
     const { claudeDenial } = await import('./claude-denial.ts');
     const { mode, directories } = ctx.permissions;
@@ -89,7 +97,13 @@ export async function authorize(
  * PreToolUse hooks first (deny, rewrite, allow or ask); then the rules and the mode, which a
  * hook's allow cannot override (deny rules, plan mode); `ask` goes to the callback or is denied.
  */
-async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<Authorized> {
+async function decide(
+  ctx: AgentContext,
+  tool: Tool,
+  use: ToolUseBlock,
+  signal: AbortSignal,
+  seen: { target?: JudgedTarget },
+): Promise<Authorized> {
   let input = use.input;
   const hook = await fireHook(
     ctx,
@@ -100,6 +114,8 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
   if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
   if (hook.permission === 'deny') return hookDenial(tool, hook);
   if (hook.updatedInput) input = hook.updatedInput;
+  // Where the file is now, when the check judges it: an approval after a prompt is an approval of this.
+  seen.target = judgeTarget(tool, input, ctx.cwd);
   const verdict = await checkPermission({
     tool,
     input,

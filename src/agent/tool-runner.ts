@@ -103,8 +103,11 @@ async function runCall(
     }
   }
   const started = Date.now();
-  const profile = decision.behavior === 'allow' ? (decision.sandbox ?? 'workspace') : 'workspace';
-  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, profile, run, span?.traceparent);
+  const allowed = {
+    profile: decision.behavior === 'allow' ? (decision.sandbox ?? 'workspace') : 'workspace',
+    judgedPath: decision.behavior === 'allow' ? decision.judgedPath : undefined,
+  } satisfies Allowed;
+  const result = await callWithProgress(ctx, tool, { ...use, input }, signal, allowed, run, span?.traceparent);
   const outcome: ToolOutcome = {
     block: {
       type: 'tool_result',
@@ -258,12 +261,18 @@ function errorData(content: ToolResult['content']): string {
   return `Error: ${withoutToolUseErrorTags(text)}`;
 }
 
+/** How an allowed call may run: its sandbox profile, and for a file tool where its file was judged to be. */
+interface Allowed {
+  profile: CommandProfile;
+  judgedPath: string | undefined;
+}
+
 async function callWithProgress(
   ctx: AgentContext,
   tool: Tool,
   use: ToolUseBlock,
   signal: AbortSignal,
-  profile: CommandProfile,
+  { profile, judgedPath }: Allowed,
   run?: RunState,
   traceparent?: string,
 ): Promise<ToolResult> {
@@ -304,6 +313,7 @@ async function callWithProgress(
         lastOutput = (lastOutput + text).slice(-2000);
       },
       ...(readDenied ? { readDenied } : {}),
+      ...(judgedPath !== undefined ? { judgedPath } : {}),
     };
     const inAgent = run !== undefined && isAgentTool(tool) ? { tool, run } : undefined;
     const runsAgent = inAgent !== undefined;

@@ -184,12 +184,14 @@ export function swapsFor(credentials: readonly Credential[], extra: readonly Swa
   return swaps.sort((a, b) => b.from.length - a.from.length);
 }
 
-/** Raw header pairs with each swap made in the values. */
+/** Raw header pairs with each swap made in the names and the values. */
 export function scrubHeaders(raw: readonly string[], swaps: readonly Swap[]): string[] {
-  return raw.map((text, i) => (i % 2 ? scrubText(text, swaps) : text));
+  // Names too: a value made of token characters is a valid header name a host could echo.
+  return raw.map((text) => scrubText(text, swaps));
 }
 
-function scrubText(text: string, swaps: readonly Swap[]): string {
+/** `text` with every value replaced by its placeholder (a status line's reason phrase). */
+export function scrubText(text: string, swaps: readonly Swap[]): string {
   let out = text;
   for (const swap of swaps) out = out.split(swap.from).join(swap.to);
   return out;

@@ -13,7 +13,7 @@ import net from 'node:net';
 import type { Transform } from 'node:stream';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
-import { fillIn, fillInHeaders, scrubber, scrubHeaders, swapsFor, type Credential } from './credentials.ts';
+import { fillIn, fillInHeaders, scrubber, scrubHeaders, scrubText, swapsFor, type Credential } from './credentials.ts';
 import type { CertificateAuthority } from './mitm-ca.ts';
 
 /** Connection headers that concern one hop only (RFC 9110 7.6.1), never passed on. */
@@ -133,7 +133,8 @@ export function forwardRequest(
     }
     // The body may change length when a value is replaced: sent chunked instead, decoded.
     raw = scrubHeaders(raw, swaps).filter((text, i, all) => notContentLength(text, i, all) && notEncoding(i, all));
-    res.writeHead(response.statusCode ?? 502, response.statusMessage, raw);
+    // The reason phrase too: a host may echo the value there.
+    res.writeHead(response.statusCode ?? 502, scrubText(response.statusMessage ?? '', swaps), raw);
     decoder?.on('error', () => res.destroy());
     (decoder ? response.pipe(decoder) : response).pipe(scrubber(swaps)).pipe(res);
   });

@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { PermissionUpdate } from '../messages/control.ts';
 import { isInside } from '../process/paths.ts';
 import { expandPath, realPath } from './paths.ts';
+import { targetPath } from './permissions.ts';
 
 export interface PermissionPromptInfo {
   suggestions: PermissionUpdate[];
@@ -41,7 +42,8 @@ export async function permissionPromptInfo(
 ): Promise<PermissionPromptInfo> {
   const info: PermissionPromptInfo = { suggestions: [], displayName: toolName };
   if (toolName === 'Bash' && typeof input.command === 'string') return bashPromptInfo(info, input.command, cwd);
-  const file = typeof input.file_path === 'string' ? input.file_path : input.notebook_path;
+  // The path the tool will write or read, not a decoy member beside it (Grep's and Glob's folder is not shown).
+  const file = toolName === 'Grep' || toolName === 'Glob' ? undefined : targetPath(input, toolName);
   if (typeof file === 'string') {
     const absolute = path.resolve(cwd, file);
     const relative = path.relative(cwd, absolute);

@@ -65,15 +65,36 @@ export interface PermissionQuery {
   sandbox?: ShellSandbox;
 }
 
-/** The path a file tool's input names, if any. */
-export function targetPath(input: Record<string, unknown>): string | undefined {
-  return [input.file_path, input.path, input.notebook_path].find((v): v is string => typeof v === 'string');
+/** The member each built-in tool that takes a path reads it from. */
+const PATH_MEMBERS: Record<string, string> = {
+  Read: 'file_path',
+  Write: 'file_path',
+  Edit: 'file_path',
+  NotebookEdit: 'notebook_path',
+  Grep: 'path',
+  Glob: 'path',
+};
+
+/**
+ * The path a call of `toolName` names, if any: a built-in tool's own member only (the input schema lets unknown
+ * members through, and a decoy `file_path` beside NotebookEdit's `notebook_path` must not be what the checks judge);
+ * another tool's first of `file_path`, `path`, `notebook_path`.
+ */
+export function targetPath(input: Record<string, unknown>, toolName: string): string | undefined {
+  const own = Object.hasOwn(PATH_MEMBERS, toolName) ? PATH_MEMBERS[toolName] : undefined;
+  const candidates = own === undefined ? [input.file_path, input.path, input.notebook_path] : [input[own]];
+  return candidates.find((v): v is string => typeof v === 'string');
 }
 
 /** True when a rule with a specifier covers this (non-Bash) call. */
-function specifierMatches(rule: PermissionRule, input: Record<string, unknown>, cwd: string): boolean {
+function specifierMatches(
+  rule: PermissionRule,
+  toolName: string,
+  input: Record<string, unknown>,
+  cwd: string,
+): boolean {
   if (rule.specifier === undefined || rule.specifier === '*') return true;
-  const target = targetPath(input);
+  const target = targetPath(input, toolName);
   if (target !== undefined) return pathRuleMatches(rule.specifier, target, cwd);
   if (typeof input.url === 'string') return domainRuleMatches(rule.specifier, input.url);
   return false;
@@ -88,7 +109,7 @@ function isPathScoped(rule: PermissionRule, toolName: string, input: Record<stri
     FILE_TOOLS.has(toolName) &&
     rule.specifier !== undefined &&
     rule.specifier !== '*' &&
-    targetPath(input) !== undefined
+    targetPath(input, toolName) !== undefined
   );
 }
 
@@ -115,8 +136,13 @@ export function readDeniedFor(
  * Why an edit of a file a Read deny rule protects is not run by acceptEdits alone: its answer (a string not found,
  * the file's text in `tool_use_result`) would tell what the rule hides.
  */
-function readDeniedEdit(input: Record<string, unknown>, deny: PermissionRule[], cwd: string): string | undefined {
-  const file = targetPath(input);
+function readDeniedEdit(
+  toolName: string,
+  input: Record<string, unknown>,
+  deny: PermissionRule[],
+  cwd: string,
+): string | undefined {
+  const file = targetPath(input, toolName);
   const rule = file === undefined ? undefined : readDeniedFor('Read', deny, cwd)?.(file);
   return rule && `${file} is protected from reading by the rule ${rule}, and an edit's answer would tell what it holds`;
 }
@@ -154,7 +180,7 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
     ({ readOnly, allowed, unsure } = facts);
     outside = facts.outside;
   } else {
-    const denied = mine(deny, true).find((rule) => specifierMatches(rule, input, cwd));
+    const denied = mine(deny, true).find((rule) => specifierMatches(rule, tool.name, input, cwd));
     if (denied)
       return {
         behavior: 'deny',
@@ -165,7 +191,7 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
     readOnly = tool.readOnlyClaimed !== true && (await tool.isReadOnly(input));
     if (readOnly) outside = outsideFolders(tool.name, input, cwd, query.directories);
     allowed =
-      mine(allow).some((rule) => specifierMatches(rule, input, cwd)) ||
+      mine(allow).some((rule) => specifierMatches(rule, tool.name, input, cwd)) ||
       (tool.name === 'WebFetch' && typeof input.url === 'string' && isPreapprovedUrl(input.url));
   }
   if (mode === 'plan' && !readOnly) {
@@ -181,7 +207,8 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
       : { behavior: 'ask', reason: unsure, unsure: true };
   // As Claude Code (2.1.77 on): bypassPermissions still asks before an edit of configuration that makes programs
   // run (.git/, .claude/, .vscode/, shell start-up files ...); the OS sandbox holds Bash to the same, not the tools.
-  const guarded = mode === 'bypassPermissions' && !allowed && tool.editsFiles ? protectedTarget(input, cwd) : undefined;
+  const guarded =
+    mode === 'bypassPermissions' && !allowed && tool.editsFiles ? protectedTarget(tool.name, input, cwd) : undefined;
   if (guarded !== undefined) return { behavior: 'ask', reason: `${tool.name} needs approval: ${guarded}` };
   if (allowed || mode === 'bypassPermissions' || (readOnly && outside === undefined)) {
     const byCheck = mode === 'plan' || (readOnly && outside === undefined && !allowed && mode !== 'bypassPermissions');
@@ -194,7 +221,8 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
     return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
   }
   if (mode === 'acceptEdits' && tool.editsFiles) {
-    const why = readDeniedEdit(input, deny, cwd) ?? editNeedsApproval(input, cwd, query.directories ?? []);
+    const why =
+      readDeniedEdit(tool.name, input, deny, cwd) ?? editNeedsApproval(tool.name, input, cwd, query.directories ?? []);
     if (why === undefined) return { behavior: 'allow', sandbox: 'workspace' };
     return { behavior: 'ask', reason: `${tool.name} needs approval: ${why}` };
   }
@@ -264,7 +292,7 @@ function outsideFolders(
     const file = realPath(expandPath(cwd, target));
     return folders.some((dir) => isInside(file, dir)) ? undefined : file;
   };
-  const target = targetPath(input);
+  const target = targetPath(input, toolName);
   // Every path member is judged, not only the first: Grep reads `path`, and an extra `file_path` (unknown members
   // pass the input schema) must not stand in for it.
   const members = [input.file_path, input.path, input.notebook_path].filter((v): v is string => typeof v === 'string');
@@ -278,8 +306,13 @@ function outsideFolders(
 }
 
 /** Why acceptEdits does not cover this edit (outside the working folders, or protected), if it does not. */
-function editNeedsApproval(input: Record<string, unknown>, cwd: string, directories: string[]): string | undefined {
-  const target = targetPath(input);
+function editNeedsApproval(
+  toolName: string,
+  input: Record<string, unknown>,
+  cwd: string,
+  directories: string[],
+): string | undefined {
+  const target = targetPath(input, toolName);
   if (target === undefined) return undefined;
   const lexical = expandPath(cwd, target);
   const file = realPath(lexical);
@@ -288,12 +321,12 @@ function editNeedsApproval(input: Record<string, unknown>, cwd: string, director
     const via = file === lexical ? '' : ` (${lexical} leads there)`;
     return `${file}${via} is outside the working folders (${folders.join(', ')}); add its folder with --add-dir`;
   }
-  return protectedTarget(input, cwd);
+  return protectedTarget(toolName, input, cwd);
 }
 
 /** Why the target of an edit is configuration that can make programs run (through links too), if it is. */
-function protectedTarget(input: Record<string, unknown>, cwd: string): string | undefined {
-  const target = targetPath(input);
+function protectedTarget(toolName: string, input: Record<string, unknown>, cwd: string): string | undefined {
+  const target = targetPath(input, toolName);
   if (target === undefined) return undefined;
   const lexical = expandPath(cwd, target);
   const protectedWhy = protectedReason(realPath(lexical)) ?? protectedReason(lexical);

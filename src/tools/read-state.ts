@@ -50,7 +50,8 @@ export async function writeStanding(state: ToolState, file: string): Promise<Wri
   if (!info) return { kind: 'current' };
   const seen = reads(state).get(await keyOf(file));
   if (seen === undefined) return { kind: 'unread' };
-  if (info.mtimeMs > seen.mtimeMs) return { kind: 'changed', refusal: CHANGED_SINCE_READ };
+  // Any other time, older too: a copy with its times kept (`cp -p`, `touch -r`) renamed over the file is a change.
+  if (info.mtimeMs !== seen.mtimeMs) return { kind: 'changed', refusal: CHANGED_SINCE_READ };
   return seen.notInContext ? { kind: 'unread' } : { kind: 'current' };
 }
 

@@ -17,7 +17,7 @@ export async function sandboxWriteDenial(
   toolName: string,
   input: Record<string, unknown>,
 ): Promise<string | undefined> {
-  const target = targetPath(input);
+  const target = targetPath(input, toolName);
   const refused = target === undefined ? undefined : await sandboxWriteRefusal(config, target);
   if (refused === undefined) return undefined;
   return (

@@ -28,6 +28,11 @@ export interface ToolContext {
    */
   readDenied?: (file: string) => string | undefined;
   /**
+   * For a tool that edits files: the real location of its file when the permission check judged the call (links
+   * followed). The tool refuses to write where the file's folder no longer leads there (judged-path.ts).
+   */
+  judgedPath?: string;
+  /**
    * The W3C `traceparent` of this call's `execute_tool` span (telemetry on): what an MCP request's `_meta` carries so
    * the server's spans join the trace.
    */

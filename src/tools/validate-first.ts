@@ -52,7 +52,7 @@ export async function refusalBeforePermission(
   input: Record<string, unknown>,
   scope: ValidateFirstScope,
 ): Promise<string | undefined> {
-  const target = targetPath(input);
+  const target = targetPath(input, tool.name);
   if (!tool.validate || target === undefined) return undefined;
   try {
     return (await readableWithoutAsking(target, scope)) ? await tool.validate(input, { cwd: scope.cwd }) : undefined;

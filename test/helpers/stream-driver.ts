@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { after } from 'node:test';
 import { startCli } from './cli.ts';
 
-type Line = Record<string, any>;
+export type Line = Record<string, any>;
 
 export class StreamDriver {
   readonly child: ChildProcess;

@@ -3,7 +3,7 @@
  * listener hands it its connections): two requests on one intercepted tunnel are both filled and
  * both scrubbed; a WebSocket handshake inside the tunnel is filled and the tunnel then carries
  * bytes both ways; an absolute-form request inside a tunnel is refused; plain http:// is not
- * filled without allowPlaintextInject.
+ * filled without allowPlaintextInject; an echo in the status line's reason phrase or as a header name is scrubbed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,6 +32,10 @@ async function setUp(plaintext: boolean) {
     // /gzip and /zstd answer compressed whatever the request asked (as httpbin's /gzip does).
     if (req.url === '/gzip') return void res.writeHead(200, { 'Content-Encoding': 'gzip' }).end(gzipSync(body));
     if (req.url === '/zstd') return void res.writeHead(200, { 'Content-Encoding': 'zstd' }).end('opaque');
+    // /status echoes the value in the status line's reason phrase.
+    if (req.url === '/status') return void res.writeHead(200, body).end('ok');
+    // /name echoes it as a header's name (a value of token characters is a valid one).
+    if (req.url === '/name') return void res.writeHead(200, { [String(req.headers['x-key'])]: 'x' }).end('ok');
     res.end(body);
   };
   const secure = https.createServer(upstreamCa.issue('127.0.0.1'), handler);
@@ -176,6 +180,28 @@ test('an answer compressed although the request asked for none is decoded and sc
     const refused = await readUntil(socket, (got) => got.includes('cannot be checked'));
     assert.match(refused, /HTTP\/1\.1 502 [\s\S]*encoded \(zstd\) and cannot be checked for the credential/);
     socket.destroy();
+  } finally {
+    t.close();
+  }
+});
+
+test('an echo of the value in the reason phrase of the status line, or as a header name, is scrubbed too', async () => {
+  const t = await setUp(false);
+  try {
+    const socket = await tunnelTo(t.proxyPort, t.secure, t.proxyCa);
+    socket.write(`GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Key: ${t.placeholder}\r\nConnection: close\r\n\r\n`);
+    const text = await readUntil(socket, () => false);
+    assert.equal(t.seen[0]?.['x-key'], SECRET, 'filled in');
+    assert.match(text, /^HTTP\/1\.1 200 /);
+    assert.ok(!text.includes(SECRET), text);
+    socket.destroy();
+    const again = await tunnelTo(t.proxyPort, t.secure, t.proxyCa);
+    again.write(`GET /name HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Key: ${t.placeholder}\r\nConnection: close\r\n\r\n`);
+    const named = await readUntil(again, () => false);
+    assert.equal(t.seen[1]?.['x-key'], SECRET, 'filled in');
+    assert.match(named, new RegExp(`${t.placeholder}: x`, 'i'));
+    assert.ok(!named.includes(SECRET), named);
+    again.destroy();
   } finally {
     t.close();
   }

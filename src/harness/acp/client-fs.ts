@@ -69,7 +69,8 @@ export class ClientFs {
     if (guarded) throw acp.RequestError.invalidParams({ path: params.path }, `not written: ${guarded}`);
     try {
       await mkdir(path.dirname(file), { recursive: true });
-      await writeTextNoFollow(file, params.content, 'write');
+      // `file` is the real path just checked: the folder it is written in must still be that one.
+      await writeTextNoFollow(file, params.content, 'write', { judged: file });
     } catch (error) {
       throw acp.RequestError.internalError(undefined, `cannot write ${params.path}: ${errorText(error)}`);
     }

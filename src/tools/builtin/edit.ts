@@ -28,13 +28,20 @@ function editInputOf(input: Record<string, unknown>, cwd: string): EditInput {
   };
 }
 
-/** The file's text, or why the edit cannot be made (Claude Code's words): same strings, no file, a link. */
-async function textToEdit(edit: EditInput, cwd: string): Promise<{ text: string } | { problem: string }> {
+/**
+ * The file's text, or why the edit cannot be made (Claude Code's words): same strings, no file, a link, a folder
+ * that no longer leads where the call was `judged` to write.
+ */
+async function textToEdit(
+  edit: EditInput,
+  cwd: string,
+  judged?: string,
+): Promise<{ text: string } | { problem: string }> {
   if (edit.oldString === edit.newString)
     return { problem: 'No changes to make: old_string and new_string are exactly the same.' };
   let text: string | null;
   try {
-    text = await readTextNoFollow(edit.file, 'Edit');
+    text = await readTextNoFollow(edit.file, 'Edit', judged);
   } catch (error) {
     if (LinkedFileError.isInstance(error)) return { problem: error.message };
     throw error;
@@ -80,7 +87,7 @@ export const editTool: Tool = {
   async call(input, context): Promise<ToolResult> {
     const edit = editInputOf(input, context.cwd);
     const { file, oldString, newString, replaceAll } = edit;
-    const found = await textToEdit(edit, context.cwd);
+    const found = await textToEdit(edit, context.cwd, context.judgedPath);
     if ('problem' in found) return toolUseError(found.problem);
     const before = found.text;
     const standing = await writeStanding(context.state, file);
@@ -91,7 +98,7 @@ export const editTool: Tool = {
     const after = replaceAll ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
     recordCheckpoint(context.state, file, before);
     try {
-      await writeTextNoFollow(file, after, 'Edit', context.signal);
+      await writeTextNoFollow(file, after, 'Edit', { signal: context.signal, judged: context.judgedPath });
     } catch (error) {
       if (LinkedFileError.isInstance(error)) return toolUseError(error.message);
       throw error;

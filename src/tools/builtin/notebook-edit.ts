@@ -113,7 +113,7 @@ export const notebookEditTool: Tool = {
     if (!MODES.includes(mode)) return toolUseError('Edit mode must be replace, insert, or delete.');
     if (mode === 'insert' && !cellType) return toolUseError('Cell type is required when using edit_mode=insert.');
     // Not through a link at the notebook's name, nor a hard link (a LinkedFileError says so).
-    const before = await readTextNoFollow(file, 'NotebookEdit');
+    const before = await readTextNoFollow(file, 'NotebookEdit', context.judgedPath);
     if (before === null) return toolUseError(`Notebook file does not exist: ${file}`);
     const refusal = await writeRefusal(context.state, file);
     if (refusal) return toolUseError(refusal);
@@ -134,7 +134,7 @@ export const notebookEditTool: Tool = {
     const edit = applyEdit(notebook, mode, index, cellId, newSource, cellType);
     const after = `${JSON.stringify(notebook, null, 1)}${before.endsWith('\n') ? '\n' : ''}`;
     recordCheckpoint(context.state, file, before);
-    await writeTextNoFollow(file, after, 'NotebookEdit', context.signal);
+    await writeTextNoFollow(file, after, 'NotebookEdit', { signal: context.signal, judged: context.judgedPath });
     await recordRead(context.state, file);
     const language =
       typeof notebook.metadata?.language_info?.name === 'string' ? notebook.metadata.language_info.name : 'python';

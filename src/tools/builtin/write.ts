@@ -11,6 +11,7 @@ import { writeResultOf } from '../file-patch.ts';
 import { recordCheckpoint } from '../checkpoints.ts';
 import { fileWritten } from './file-answers.ts';
 import { LinkedFileError, readTextNoFollow, writeTextNoFollow } from '../file-write.ts';
+import { realPath } from '../paths.ts';
 
 export const writeTool: Tool = {
   name: 'Write',
@@ -28,13 +29,18 @@ export const writeTool: Tool = {
     const file = resolvePath(context.cwd, requireString(input, 'file_path'));
     const content = requireText(input, 'content');
     try {
-      const before = await readTextNoFollow(file, 'Write');
+      const before = await readTextNoFollow(file, 'Write', context.judgedPath);
       // An existing file the model never read may be replaced (Claude Code 2.1.332); one changed since it was read not.
       const standing = before === null ? undefined : await writeStanding(context.state, file);
       if (standing?.kind === 'changed') return toolUseError(standing.refusal);
       recordCheckpoint(context.state, file, before);
+      // Missing folders are made only where the call was judged to write (file-write.ts checks the folder again).
+      if (context.judgedPath !== undefined && realPath(path.dirname(file)) !== path.dirname(context.judgedPath))
+        return toolUseError(
+          `${file}: Write refused: a folder on its path was replaced by a link since the call was judged`,
+        );
       await mkdir(path.dirname(file), { recursive: true });
-      await writeTextNoFollow(file, content, 'Write', context.signal);
+      await writeTextNoFollow(file, content, 'Write', { signal: context.signal, judged: context.judgedPath });
       return await written(context, file, before, content);
     } catch (error) {
       if (LinkedFileError.isInstance(error)) return toolUseError(error.message);

@@ -1,0 +1,45 @@
+/**
+ * Where a file tool's call was judged to write. The permission check judges a call's path as the kernel resolves it
+ * at that moment (links followed); the tool opens the file later, after a PreToolUse hook, a prompt the user may take
+ * minutes to answer, or a callback. A folder on the path swapped for a link in between (by a job of the model's
+ * running in the background) would take an approved write elsewhere. So the path's real location is taken when the
+ * check runs, handed to the tool (`ToolContext.judgedPath`), and the tool refuses to write where its folder no longer
+ * leads there (file-write.ts checks it on the opened folder, so the check and the write see the same folder).
+ */
+import { realPath } from './paths.ts';
+import { resolvePath } from './input.ts';
+import { targetPath } from './permissions.ts';
+import type { Tool } from './types.ts';
+
+/** A file tool's target as the permission check saw it: the path the tool will open, and where it led then. */
+export interface JudgedTarget {
+  /** The path as the tool resolves it from the call's input (relative to the cwd, `~` expanded). */
+  readonly file: string;
+  /** Its real location when the call was judged (links followed; a tail that does not exist kept as written). */
+  readonly real: string;
+}
+
+/** The target of a call of a tool that edits files, taken now; undefined for other tools or an input without one. */
+export function judgeTarget(tool: Tool, input: Record<string, unknown>, cwd: string): JudgedTarget | undefined {
+  if (!tool.editsFiles) return undefined;
+  const target = targetPath(input, tool.name);
+  if (target === undefined) return undefined;
+  const file = resolvePath(cwd, target);
+  return { file, real: realPath(file) };
+}
+
+/**
+ * The real path the approved call must write to: the judged one when the approved input names the same file; when an
+ * answer (a hook's or the user's `updatedInput`) names another, that file as it resolves at the answer, which is when
+ * it was approved.
+ */
+export function judgedPathOf(
+  judged: JudgedTarget | undefined,
+  tool: Tool,
+  approved: Record<string, unknown>,
+  cwd: string,
+): string | undefined {
+  const now =
+    judged && judgeTarget(tool, approved, cwd)?.file === judged.file ? judged : judgeTarget(tool, approved, cwd);
+  return now?.real;
+}
