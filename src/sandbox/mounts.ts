@@ -108,14 +108,23 @@ function planMounts(plan: MountPlan): Mounts {
   const remount: string[] = [];
   // Hidden paths inside a writable folder (a home folder that is the working folder): hidden once it is bound.
   const hiddenInside: string[] = [];
-  for (const target of existing([...stores, ...plan.hidden])) {
-    // A path kept visible by name (or inside one) is not hidden; one holding a kept path is, and the kept path is
-    // bound back. A working folder that merely holds a hidden path does not make it visible.
-    if (allowRead.some((keep) => isInside(target, keep)) || writable.includes(target)) continue;
-    if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
-    // Nothing is mounted below a hidden folder that holds no kept path: the empty folder, read-only, in one mount.
-    else if (isDirectory(target) && !kept.some((keep) => isInside(keep, target)))
-      args.push('--ro-bind', plan.emptyDir, target);
+  // A path kept visible by name (or inside one) is not hidden; one holding a kept path is, and the kept path is
+  // bound back. A working folder that merely holds a hidden path does not make it visible.
+  const hidden = existing([...stores, ...plan.hidden]).filter(
+    (target) => !allowRead.some((keep) => isInside(target, keep)) && !writable.includes(target),
+  );
+  // Nothing is mounted below a hidden folder outside the writable ones that holds no kept path: the empty folder,
+  // read-only, in one mount; a hidden path inside one needs no mount of its own (nothing below it is seen).
+  const emptied = hidden.filter(
+    (target) =>
+      !writable.some((dir) => isInside(target, dir)) &&
+      isDirectory(target) &&
+      !kept.some((keep) => isInside(keep, target)),
+  );
+  for (const target of hidden) {
+    if (emptied.some((dir) => dir !== target && isInside(target, dir))) continue;
+    if (emptied.includes(target)) args.push('--ro-bind', plan.emptyDir, target);
+    else if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
     else hide(target, args, remount);
   }
   const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
