@@ -11,13 +11,14 @@
  * SandboxUnavailableError instead of running anything unconfined.
  */
 import { AgentpipeError } from '../process/errors.ts';
-import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
-import { mountArgs, releaseMountPoints, type KeptLink } from './mounts.ts';
+import { mountArgs, releaseMountPoints } from './mounts.ts';
+import { removePlanted, restoreLinks } from './after-run.ts';
 import { CREDENTIAL_STORES, expandHome } from './protected-paths.ts';
 import { pointRegistryFolders, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
@@ -371,32 +372,6 @@ function keepPointsForSession(config: SandboxConfig, claims: PointClaim[]): void
     else points.set(claim.point, claim);
   }
   releaseMountPoints(giveBack);
-}
-
-/** Removes a protected file a sandboxed command created (it could not be mounted while missing), saying so. */
-function removePlanted(file: string, warn: (line: string) => void): void {
-  if (!lstatSync(file, { throwIfNoEntry: false })) return;
-  rmSync(file, { force: true, recursive: true });
-  warn(`sandbox: removed ${file}, which a sandboxed command created (it would point git at other config and hooks)`);
-}
-
-/**
- * Puts back each repository's `.git` link that a sandboxed command replaced or removed (no mount can keep a link in
- * place), saying so: git outside would otherwise take the config and hooks of a git folder of the command's making.
- */
-function restoreLinks(links: KeptLink[], warn: (line: string) => void): void {
-  for (const { link, target } of links) {
-    let now: string | undefined;
-    try {
-      now = readlinkSync(link);
-    } catch {
-      // removed, or replaced by something that is not a link
-    }
-    if (now === target) continue;
-    rmSync(link, { force: true, recursive: true });
-    symlinkSync(target, link);
-    warn(`sandbox: put back ${link} -> ${target}, which a sandboxed command changed (git outside would follow it)`);
-  }
 }
 
 /** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */
