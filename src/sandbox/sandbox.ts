@@ -88,6 +88,7 @@ export async function sandboxState(config: SandboxConfig): Promise<Availability 
   const policy = await policyOf(config);
   if (policy.mode === 'off') return { ok: false, off: true };
   const available = await sandboxAvailability(policy.bwrapPath, process.env);
+  if (available.ok) void leakedDescriptors(); // read in the background: the first command's launcher needs them
   if (available.ok) return available;
   if (policy.mode === 'required')
     throw new SandboxUnavailableError(
@@ -216,7 +217,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   ];
   const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
   return {
-    argv: launcher([...(egress?.join ?? []), state.bwrap], bwrapArgs, filter),
+    argv: launcher([...(egress?.join ?? []), state.bwrap], bwrapArgs, filter, await leakedDescriptors()),
     env: {
       ...(request.profile === 'helper' ? childEnv : withheld(childEnv, policy)),
       ...(request.profile === 'helper' ? {} : credentials.env),
@@ -324,8 +325,8 @@ function networkGrant(
  * on descriptor 9 (bubblewrap reads it and closes it). One argv, so it fits every spawner (the MCP
  * SDK's stdio transport takes no extra descriptors).
  */
-function launcher(start: string[], args: string[], filter: string | undefined): string[] {
-  const leaked = leakedDescriptors().filter((fd) => fd !== 9);
+function launcher(start: string[], args: string[], filter: string | undefined, inherited: number[]): string[] {
+  const leaked = inherited.filter((fd) => fd !== 9);
   const closes = leaked.map((fd) => `${fd}>&-`).join(' ');
   const seccomp = filter ? ` 9<${shellQuote(filter)}` : '';
   // dash (sh) redirects only descriptors 0-9; bash is needed past them.
