@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -67,6 +67,8 @@ test('started early, the holder serves every command; a dead one is replaced for
     for (let i = 0; i < 2; i++) assert.equal((await reach(config, server.port)).stdout, 'reached\n');
     assert.deepEqual(holders(server.port), [first], 'both commands used the one holder');
     process.kill(first, 'SIGKILL');
+    // Gone, its namespaces with it (a command racing the kill itself would fail to join them: nsenter's error).
+    for (let i = 0; i < 100 && existsSync(`/proc/${first}/ns/net`); i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal((await reach(config, server.port)).stdout, 'reached\n', 'the command after the kill reaches the host');
     const [second, ...others] = holders(server.port);
     assert.ok(second !== undefined && second !== first, 'a new holder');
