@@ -5,19 +5,8 @@
  * by starting it once with the arguments every run uses (user namespaces may be refused, as in
  * unprivileged containers or under AppArmor's userns restriction).
  */
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { agentpipeHome } from '../process/env.ts';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +14,8 @@ import { findExecutable } from '../process/executable.ts';
 import { runProcessGroup } from '../process/run.ts';
 import { seccompBytes, seccompSupported } from './seccomp.ts';
 import { accountHome } from './points.ts';
-import { makePrivateFolderSync } from '../process/private-files.ts';
+import { makePrivateFolder } from '../process/private-files.ts';
+import { errorCode } from '../process/errors.ts';
 
 /** The per-process temp folder and the parts every run mounts or reads. */
 export interface SandboxRuntime {
@@ -43,29 +33,34 @@ export interface SandboxRuntime {
 
 type Parts = Omit<SandboxRuntime, 'tmpDir'>;
 
-let runtime: SandboxRuntime | undefined;
+let runtime: Promise<SandboxRuntime> | undefined;
 
 /**
  * The process's sandbox runtime, made on first use: its temp folder (removed when the process exits), and the
  * parts, kept for the user in `~/.cache/agentpipe/sandbox` (beside the point registry, hidden from every sandbox)
  * so that a run makes and removes one folder, not five entries (each removal is a TRIM on a disk mounted with
  * `discard`, ~1 ms). Where that folder cannot be used, they are made for the process beside its temp folder.
+ * Made off the main thread, from the moment the sandbox is known to confine (`sandboxState`), so that the first
+ * command finds it made.
  */
-export function sandboxRuntime(): SandboxRuntime {
-  if (runtime) return runtime;
-  const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-'));
-  const removed = [tmpDir];
+export function sandboxRuntime(): Promise<SandboxRuntime> {
+  runtime ??= makeRuntime();
+  return runtime;
+}
+
+async function makeRuntime(): Promise<SandboxRuntime> {
+  const removed: string[] = [];
   process.once('exit', () => {
     for (const dir of removed) rmSync(dir, { recursive: true, force: true });
   });
-  let parts = sharedParts();
+  const made = mkdtemp(path.join(os.tmpdir(), 'agentpipe-sbx-')).then((dir) => (removed.push(dir), dir));
+  let parts = await sharedParts();
   if (!parts) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-parts-'));
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'agentpipe-sbx-parts-'));
     removed.push(dir);
-    parts = makeParts(dir);
+    parts = await makeParts(dir);
   }
-  runtime = { ...parts, tmpDir };
-  return runtime;
+  return { ...parts, tmpDir: await made };
 }
 
 /**
@@ -73,19 +68,21 @@ export function sandboxRuntime(): SandboxRuntime {
  * folder and file empty, the filters as this version writes them (written again when not). Undefined when the
  * user's home cannot hold them, or what is there is not as it must be.
  */
-function sharedParts(): Parts | undefined {
+async function sharedParts(): Promise<Parts | undefined> {
   const home = accountHome();
   if (home === undefined) return undefined;
   const dir = path.join(home, '.cache', 'agentpipe', 'sandbox');
   try {
-    makePrivateFolderSync(dir);
-    const info = lstatSync(dir);
+    await makePrivateFolder(dir);
+    const info = await lstat(dir);
     if (!info.isDirectory() || info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0) return undefined;
-    const parts = makeParts(dir);
-    const empty = lstatSync(parts.emptyDir);
-    const file = lstatSync(parts.emptyFile);
-    if (!empty.isDirectory() || readdirSync(parts.emptyDir).length > 0 || !file.isFile() || file.size > 0)
-      return undefined;
+    const parts = await makeParts(dir);
+    const [empty, file, inside] = await Promise.all([
+      lstat(parts.emptyDir),
+      lstat(parts.emptyFile),
+      readdir(parts.emptyDir),
+    ]);
+    if (!empty.isDirectory() || inside.length > 0 || !file.isFile() || file.size > 0) return undefined;
     return parts;
   } catch {
     return undefined;
@@ -93,31 +90,33 @@ function sharedParts(): Parts | undefined {
 }
 
 /** The parts in `dir`, made where missing: an empty folder, an empty file and the seccomp filters. */
-function makeParts(dir: string): Parts {
+async function makeParts(dir: string): Promise<Parts> {
   const emptyDir = path.join(dir, 'empty');
   const emptyFile = path.join(dir, 'empty-file');
-  mkdirSync(emptyDir, { mode: 0o500, recursive: true });
-  if (!existsSync(emptyFile)) writeFileSync(emptyFile, '', { mode: 0o400 });
+  await mkdir(emptyDir, { mode: 0o500, recursive: true });
+  // 'wx': made when missing, left as it is when there (checked by the caller).
+  await writeFile(emptyFile, '', { mode: 0o400, flag: 'wx' }).catch((error: unknown) => {
+    if (errorCode(error) !== 'EEXIST') throw error;
+  });
   if (!seccompSupported()) return { emptyDir, emptyFile };
-  return {
-    emptyDir,
-    emptyFile,
-    filter: keptFile(dir, 'seccomp', seccompBytes()),
-    filterUnix: keptFile(dir, 'seccomp-unix', seccompBytes(process.arch, { allowUnixSockets: true })),
-  };
+  const [filter, filterUnix] = await Promise.all([
+    keptFile(dir, 'seccomp', seccompBytes()),
+    keptFile(dir, 'seccomp-unix', seccompBytes(process.arch, { allowUnixSockets: true })),
+  ]);
+  return { emptyDir, emptyFile, filter, filterUnix };
 }
 
 /** `<dir>/<name>-<arch>.bpf` holding `bytes`: written (by a rename, never seen half-written) when it does not. */
-function keptFile(dir: string, name: string, bytes: Uint8Array): string {
+async function keptFile(dir: string, name: string, bytes: Uint8Array): Promise<string> {
   const file = path.join(dir, `${name}-${process.arch}.bpf`);
   try {
-    if (Buffer.from(bytes).equals(readFileSync(file))) return file;
+    if (Buffer.from(bytes).equals(await readFile(file))) return file;
   } catch {
     // not there yet
   }
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, bytes, { mode: 0o400 });
-  renameSync(temp, file);
+  await writeFile(temp, bytes, { mode: 0o400 });
+  await rename(temp, file);
   return file;
 }
 
