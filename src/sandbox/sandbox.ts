@@ -19,6 +19,7 @@ import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSand
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { mountArgs, releaseMountPoints } from './mounts.ts';
 import { removePlanted, restoreLinks } from './after-run.ts';
+import { launcher } from './launcher.ts';
 import { CREDENTIAL_STORES, expandHome } from './protected-paths.ts';
 import { pointRegistryFolders, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
@@ -60,12 +61,16 @@ export interface SandboxRequest {
    * those and `hosts` too (a wrapped CLI's API host, an MCP server's own `allowedDomains`).
    */
   network?: 'none' | 'allowed' | { hosts: string[] };
+  /** The spawner gives the child `files` at their descriptors (process/run.ts): bubblewrap may then start directly. */
+  files?: boolean;
 }
 
 /** What to start instead, and what to tidy once it ended. */
 export interface SandboxedCommand {
-  /** The argv to start (bubblewrap's launcher, or the command itself when not confined). */
+  /** The argv to start (bubblewrap, its launcher, or the command itself when not confined). */
   argv: string[];
+  /** Files to give the child at these descriptors (only when the request said it can: `files`). */
+  files?: Record<number, string>;
   env: Record<string, string>;
   /** True when the command runs confined. */
   confined: boolean;
@@ -227,8 +232,9 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     ...inner,
   ];
   const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
+  const start = [...(egress?.join ?? []), state.bwrap];
   return {
-    argv: launcher([...(egress?.join ?? []), state.bwrap], bwrapArgs, filter, await leakedDescriptors()),
+    ...launcher(start, bwrapArgs, filter, await leakedDescriptors(), request.files === true),
     env: {
       ...(request.profile === 'helper' ? childEnv : withheld(childEnv, policy)),
       ...(request.profile === 'helper' ? {} : credentials.env),
@@ -330,22 +336,6 @@ function networkGrant(
   return allow.length ? { allow, deny: policy.deniedDomains } : undefined;
 }
 
-/**
- * `sh -c` that closes the descriptors agentpipe inherited without close-on-exec and starts
- * bubblewrap (after `nsenter` when the command joins a network namespace) with the seccomp filter
- * on descriptor 9 (bubblewrap reads it and closes it). One argv, so it fits every spawner (the MCP
- * SDK's stdio transport takes no extra descriptors).
- */
-function launcher(start: string[], args: string[], filter: string | undefined, inherited: number[]): string[] {
-  const leaked = inherited.filter((fd) => fd !== 9);
-  const closes = leaked.map((fd) => `${fd}>&-`).join(' ');
-  const seccomp = filter ? ` 9<${shellQuote(filter)}` : '';
-  // dash (sh) redirects only descriptors 0-9; bash is needed past them.
-  const shell = leaked.some((fd) => fd > 9) ? 'bash' : '/bin/sh';
-  const argv = [...start, ...(filter ? ['--seccomp', '9'] : []), ...args];
-  return [shell, '-c', `exec ${closes} "$@"${seccomp}`.replace(/ {2,}/g, ' '), 'agentpipe-sandbox', ...argv];
-}
-
 function unique(paths: string[]): string[] {
   return [...new Set(paths)];
 }
@@ -354,10 +344,6 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
   return out;
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The mount points each session holds until it closes, by point. */

@@ -9,17 +9,15 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { launcher } from '../../src/sandbox/launcher.ts';
 import { CLI_PATH, parseLines, scriptedStreamArgs } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/temp.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
-/** Runs one Bash call listing its descriptors, with agentpipe holding two inherited ones (40 and 90). */
-async function listed(extra: string[]): Promise<string> {
+/** Runs one Bash call, with agentpipe holding two inherited descriptors (40 and 90) unless `clean`. */
+async function listed(extra: string[], command = "ls /proc/self/fd | tr '\\n' ' '", clean = false): Promise<string> {
   const dir = tempDir();
-  const script = writeScript(dir, [
-    { tool_calls: [{ name: 'Bash', input: { command: "ls /proc/self/fd | tr '\\n' ' '" } }] },
-    { text: 'done' },
-  ]);
+  const script = writeScript(dir, [{ tool_calls: [{ name: 'Bash', input: { command } }] }, { text: 'done' }]);
   const held = openSync(path.join(dir, 'held.txt'), 'w');
   const args = [
     CLI_PATH,
@@ -31,9 +29,11 @@ async function listed(extra: string[]): Promise<string> {
     ...extra,
   ];
   const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', ...Array<'ignore'>(88).fill('ignore')];
-  stdio[40] = held;
-  stdio[90] = held;
-  const child = spawn(process.execPath, args, {
+  if (!clean) stdio[40] = stdio[90] = held;
+  // Clean: bash closes every descriptor past 2 that this process passed on (the test runner's own may leak).
+  const closeAll = 'for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@"';
+  const [file, argv] = clean ? ['bash', ['-c', closeAll, 'bash', process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(file, argv, {
     cwd: dir,
     env: { ...process.env, ANTHROPIC_API_KEY: '', AGENTPIPE_HOME: scratchDir('fds-home-') },
     stdio,
@@ -54,4 +54,31 @@ test('descriptors agentpipe inherited (40 and 90) are closed before a sandboxed 
   // ls has its own listing open as 3.
   assert.equal(await listed([]), '0 1 2 3');
   assert.match(await listed(['--sandbox', 'off']), /\b40\b.*\b90\b/, 'unconfined, they are there');
+});
+
+test('with nothing inherited, bubblewrap starts without a shell before it: the filter still on, no descriptor left', async () => {
+  const status =
+    "ls /proc/self/fd | tr '\\n' ' '; grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status | tr -s '\\t\\n' '  '";
+  assert.equal(await listed([], status, true), '0 1 2 3 NoNewPrivs: 1 Seccomp: 2');
+});
+
+test('launcher: bubblewrap directly when the spawner hands over the filter and nothing is inherited', () => {
+  const args = ['--unshare-pid', '--', 'true'];
+  assert.deepEqual(launcher(['bwrap'], args, '/f.bpf', [], true), {
+    argv: ['bwrap', '--seccomp', '9', ...args],
+    files: { 9: '/f.bpf' },
+  });
+  assert.deepEqual(launcher(['bwrap'], args, undefined, [], true), { argv: ['bwrap', ...args] });
+  // A spawner that cannot (an MCP server's transport), or descriptors to close: the shell.
+  for (const [inherited, files, shell] of [
+    [[], false, '/bin/sh'],
+    [[5], true, '/bin/sh'],
+    [[40], true, 'bash'],
+  ] as const) {
+    const { argv, files: given } = launcher(['bwrap'], args, '/f.bpf', [...inherited], files);
+    assert.equal(given, undefined);
+    assert.equal(argv[0], shell);
+    assert.deepEqual(argv.slice(3), ['agentpipe-sandbox', 'bwrap', '--seccomp', '9', ...args]);
+    assert.match(argv[2]!, /9<'\/f\.bpf'$/);
+  }
 });
