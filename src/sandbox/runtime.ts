@@ -5,8 +5,19 @@
  * by starting it once with the arguments every run uses (user namespaces may be refused, as in
  * unprivileged containers or under AppArmor's userns restriction).
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { agentpipeHome } from '../process/env.ts';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,8 +25,7 @@ import { findExecutable } from '../process/executable.ts';
 import { runProcessGroup } from '../process/run.ts';
 import { seccompBytes, seccompSupported } from './seccomp.ts';
 import { accountHome } from './points.ts';
-import { makePrivateFolder } from '../process/private-files.ts';
-import { errorCode } from '../process/errors.ts';
+import { makePrivateFolderSync } from '../process/private-files.ts';
 
 /** The per-process temp folder and the parts every run mounts or reads. */
 export interface SandboxRuntime {
@@ -33,34 +43,29 @@ export interface SandboxRuntime {
 
 type Parts = Omit<SandboxRuntime, 'tmpDir'>;
 
-let runtime: Promise<SandboxRuntime> | undefined;
+let runtime: SandboxRuntime | undefined;
 
 /**
  * The process's sandbox runtime, made on first use: its temp folder (removed when the process exits), and the
  * parts, kept for the user in `~/.cache/agentpipe/sandbox` (beside the point registry, hidden from every sandbox)
  * so that a run makes and removes one folder, not five entries (each removal is a TRIM on a disk mounted with
  * `discard`, ~1 ms). Where that folder cannot be used, they are made for the process beside its temp folder.
- * Made off the main thread, from the moment the sandbox is known to confine (`sandboxState`), so that the first
- * command finds it made.
  */
-export function sandboxRuntime(): Promise<SandboxRuntime> {
-  runtime ??= makeRuntime();
-  return runtime;
-}
-
-async function makeRuntime(): Promise<SandboxRuntime> {
-  const removed: string[] = [];
+export function sandboxRuntime(): SandboxRuntime {
+  if (runtime) return runtime;
+  const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-'));
+  const removed = [tmpDir];
   process.once('exit', () => {
     for (const dir of removed) rmSync(dir, { recursive: true, force: true });
   });
-  const made = mkdtemp(path.join(os.tmpdir(), 'agentpipe-sbx-')).then((dir) => (removed.push(dir), dir));
-  let parts = await sharedParts();
+  let parts = sharedParts();
   if (!parts) {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'agentpipe-sbx-parts-'));
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-parts-'));
     removed.push(dir);
-    parts = await makeParts(dir);
+    parts = makeParts(dir);
   }
-  return { ...parts, tmpDir: await made };
+  runtime = { ...parts, tmpDir };
+  return runtime;
 }
 
 /**
@@ -68,21 +73,19 @@ async function makeRuntime(): Promise<SandboxRuntime> {
  * folder and file empty, the filters as this version writes them (written again when not). Undefined when the
  * user's home cannot hold them, or what is there is not as it must be.
  */
-async function sharedParts(): Promise<Parts | undefined> {
+function sharedParts(): Parts | undefined {
   const home = accountHome();
   if (home === undefined) return undefined;
   const dir = path.join(home, '.cache', 'agentpipe', 'sandbox');
   try {
-    await makePrivateFolder(dir);
-    const info = await lstat(dir);
+    makePrivateFolderSync(dir);
+    const info = lstatSync(dir);
     if (!info.isDirectory() || info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0) return undefined;
-    const parts = await makeParts(dir);
-    const [empty, file, inside] = await Promise.all([
-      lstat(parts.emptyDir),
-      lstat(parts.emptyFile),
-      readdir(parts.emptyDir),
-    ]);
-    if (!empty.isDirectory() || inside.length > 0 || !file.isFile() || file.size > 0) return undefined;
+    const parts = makeParts(dir);
+    const empty = lstatSync(parts.emptyDir);
+    const file = lstatSync(parts.emptyFile);
+    if (!empty.isDirectory() || readdirSync(parts.emptyDir).length > 0 || !file.isFile() || file.size > 0)
+      return undefined;
     return parts;
   } catch {
     return undefined;
@@ -90,33 +93,31 @@ async function sharedParts(): Promise<Parts | undefined> {
 }
 
 /** The parts in `dir`, made where missing: an empty folder, an empty file and the seccomp filters. */
-async function makeParts(dir: string): Promise<Parts> {
+function makeParts(dir: string): Parts {
   const emptyDir = path.join(dir, 'empty');
   const emptyFile = path.join(dir, 'empty-file');
-  await mkdir(emptyDir, { mode: 0o500, recursive: true });
-  // 'wx': made when missing, left as it is when there (checked by the caller).
-  await writeFile(emptyFile, '', { mode: 0o400, flag: 'wx' }).catch((error: unknown) => {
-    if (errorCode(error) !== 'EEXIST') throw error;
-  });
+  mkdirSync(emptyDir, { mode: 0o500, recursive: true });
+  if (!existsSync(emptyFile)) writeFileSync(emptyFile, '', { mode: 0o400 });
   if (!seccompSupported()) return { emptyDir, emptyFile };
-  const [filter, filterUnix] = await Promise.all([
-    keptFile(dir, 'seccomp', seccompBytes()),
-    keptFile(dir, 'seccomp-unix', seccompBytes(process.arch, { allowUnixSockets: true })),
-  ]);
-  return { emptyDir, emptyFile, filter, filterUnix };
+  return {
+    emptyDir,
+    emptyFile,
+    filter: keptFile(dir, 'seccomp', seccompBytes()),
+    filterUnix: keptFile(dir, 'seccomp-unix', seccompBytes(process.arch, { allowUnixSockets: true })),
+  };
 }
 
 /** `<dir>/<name>-<arch>.bpf` holding `bytes`: written (by a rename, never seen half-written) when it does not. */
-async function keptFile(dir: string, name: string, bytes: Uint8Array): Promise<string> {
+function keptFile(dir: string, name: string, bytes: Uint8Array): string {
   const file = path.join(dir, `${name}-${process.arch}.bpf`);
   try {
-    if (Buffer.from(bytes).equals(await readFile(file))) return file;
+    if (Buffer.from(bytes).equals(readFileSync(file))) return file;
   } catch {
     // not there yet
   }
   const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, bytes, { mode: 0o400 });
-  await rename(temp, file);
+  writeFileSync(temp, bytes, { mode: 0o400 });
+  renameSync(temp, file);
   return file;
 }
 

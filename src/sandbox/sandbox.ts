@@ -24,14 +24,7 @@ import { CREDENTIAL_STORES, expandHome } from './protected-paths.ts';
 import { pointRegistryFolders, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
 import { MAX_DEPTH, MAX_FOLDERS, nestedReposUnder } from './nested-repos.ts';
-import {
-  leakedDescriptors,
-  NAMESPACES,
-  sandboxAvailability,
-  sandboxRuntime,
-  type Availability,
-  type SandboxRuntime,
-} from './runtime.ts';
+import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
 import type { NetworkGrant } from './network.ts';
@@ -100,12 +93,8 @@ export async function sandboxState(config: SandboxConfig): Promise<Availability 
   const policy = await policyOf(config);
   if (policy.mode === 'off') return { ok: false, off: true };
   const available = await sandboxAvailability(policy.bwrapPath, process.env);
-  if (available.ok) {
-    // Made in the background: the first command needs them.
-    void leakedDescriptors();
-    void sandboxRuntime();
-    return available;
-  }
+  if (available.ok) void leakedDescriptors(); // read in the background: the first command's launcher needs them
+  if (available.ok) return available;
   if (policy.mode === 'required')
     throw new SandboxUnavailableError(
       `the sandbox is required (--sandbox required, or sandbox.failIfUnavailable) but cannot start: ` +
@@ -156,7 +145,7 @@ export async function sandboxWritable(config: SandboxConfig): Promise<SandboxWri
   const home = env.HOME || os.homedir();
   const expand = (p: string) => expandHome(p, config.cwd, home);
   return {
-    roots: [config.cwd, ...config.directories, (await sandboxRuntime()).tmpDir, ...policy.allowWrite.map(expand)],
+    roots: [config.cwd, ...config.directories, sandboxRuntime().tmpDir, ...policy.allowWrite.map(expand)],
     denyWrite: policy.denyWrite.map(expand),
     hidden: [
       agentpipeHome(env),
@@ -195,7 +184,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const childEnv = definedOnly(request.env);
   if (!state.ok || request.profile === 'unsandboxed')
     return { argv: inner, env: withheld(childEnv, policy), confined: false, release: () => {}, refused: () => [] };
-  const runtime = await sandboxRuntime();
+  const runtime = sandboxRuntime();
   const env = config.env ?? process.env;
   const home = env.HOME || os.homedir();
   // A wrapped CLI that is agentpipe (or keeps state there) gets a home of its own, never the session's.
@@ -277,7 +266,7 @@ interface MountScene {
   config: SandboxConfig;
   request: SandboxRequest;
   policy: SandboxPolicy;
-  runtime: SandboxRuntime;
+  runtime: ReturnType<typeof sandboxRuntime>;
   env: NodeJS.ProcessEnv;
   home: string;
   /** The command's temp folder. */
