@@ -93,7 +93,6 @@ export async function sandboxState(config: SandboxConfig): Promise<Availability 
   const policy = await policyOf(config);
   if (policy.mode === 'off') return { ok: false, off: true };
   const available = await sandboxAvailability(policy.bwrapPath, process.env);
-  if (available.ok) void leakedDescriptors(); // read in the background: the first command's launcher needs them
   if (available.ok) return available;
   if (policy.mode === 'required')
     throw new SandboxUnavailableError(
@@ -223,7 +222,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
   const start = [...(egress?.join ?? []), state.bwrap];
   return {
-    ...launcher(start, bwrapArgs, filter, await leakedDescriptors(), request.files === true),
+    ...launcher(start, bwrapArgs, filter, leakedDescriptors(), request.files === true),
     env: {
       ...(request.profile === 'helper' ? childEnv : withheld(childEnv, policy)),
       ...(request.profile === 'helper' ? {} : credentials.env),

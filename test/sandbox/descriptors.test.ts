@@ -1,8 +1,7 @@
 /**
  * Descriptors agentpipe inherited without close-on-exec (from whoever started it: a terminal, a CI runner) never
  * reach a sandboxed command: the launcher closes them (Node's spawn marks those below 17 close-on-exec itself, not
- * the others) (runtime.ts reads them in the
- * background once the sandbox is known to confine). With the sandbox off they do reach it: the test tests something.
+ * the others). With the sandbox off they do reach it: the test tests something.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
