@@ -23,7 +23,8 @@
  *    answer, against the same local server.
  * 9. Tapes (bench/tapes.ts): a 10,000-event tape replayed, spawn → result, beside the same scripted session.
  * 10. The single executable (bench/sea.ts): the one turn of 2., spawn → result and peak RSS, beside the launcher's.
- * 11. The sandbox (benchSandbox): a one-turn Bash run in it and with --sandbox off, and with the egress proxy.
+ * 11. The sandbox (benchSandbox): a one-turn Bash run in it and with --sandbox off, and with the egress proxy
+ *    (with the median of the paired differences and the load average: the machine may be shared).
  * 6. Harness overhead: Claude Code (the pinned CLI of test/harness/clis) answering 5,000 deltas from
  *    the local Anthropic server, alone to a pipe against the same run through `--harness claude`:
  *    wall time (median of 5) and agentpipe's own peak RSS on top of the wrapped CLI.
@@ -542,7 +543,7 @@ async function main() {
 /**
  * 11. A one-turn Bash run (a workspace-profile command: bypassPermissions) in the sandbox and with --sandbox off,
  * alternating, to the result line: what bubblewrap's start-up adds to a command; and the same with an allowed domain,
- * where the run starts the egress proxy's network namespace (once per session).
+ * where the run starts the egress proxy's network namespace (once per session, when it opens).
  */
 async function benchSandbox(): Promise<Array<[string, string, string]>> {
   const writeTurn = script('write-turn.json', [
@@ -558,22 +559,28 @@ async function benchSandbox(): Promise<Array<[string, string, string]>> {
   const sandboxedRuns: number[] = [];
   const unsandboxedRuns: number[] = [];
   const networkRuns: number[] = [];
+  const load = os.loadavg()[0]!;
   for (let i = 0; i < 20; i++) {
     sandboxedRuns.push((await measure(writeArgs, { marks: [/"type":"result"/] })).marks[0]!);
     unsandboxedRuns.push((await measure([...writeArgs, '--sandbox', 'off'], { marks: [/"type":"result"/] })).marks[0]!);
     networkRuns.push((await measure(networkArgs, { marks: [/"type":"result"/] })).marks[0]!);
   }
   const off = median(unsandboxedRuns);
+  // Each run beside the --sandbox off run of its round: the median of those differences moves less with the load.
+  const paired = (runs: number[]) => fmt(median(runs.map((ms, i) => ms - unsandboxedRuns[i]!)), 1);
+  const loads = `load average ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`;
   return [
     [
       'one turn with one Bash call in the sandbox, spawn → result (median of 20)',
       `${fmt(median(sandboxedRuns), 1)} ms, ${fmt(median(sandboxedRuns) - off, 1)} ms above ` +
-        `--sandbox off (${fmt(off, 1)} ms, runs alternating)`,
+        `--sandbox off (${fmt(off, 1)} ms, runs alternating; median of the paired differences ` +
+        `${paired(sandboxedRuns)} ms; ${loads})`,
       `${(median(sandboxedRuns) / off).toFixed(2)} × the same with --sandbox off`,
     ],
     [
       'the same with sandbox.network.allowedDomains (the egress proxy starts), spawn → result (median of 20)',
-      `${fmt(median(networkRuns), 1)} ms, ${fmt(median(networkRuns) - off, 1)} ms above --sandbox off`,
+      `${fmt(median(networkRuns), 1)} ms, ${fmt(median(networkRuns) - off, 1)} ms above --sandbox off ` +
+        `(paired: ${paired(networkRuns)} ms)`,
       `${(median(networkRuns) / off).toFixed(2)} × the same with --sandbox off`,
     ],
   ];

@@ -8,6 +8,7 @@
  * live group is in a registry that the CLI empties on every exit path (see `killAllGroups`).
  */
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 
 /** What to run and how. */
@@ -33,6 +34,8 @@ export interface ProcessGroupOptions {
   graceMs?: number;
   /** Each chunk as it comes. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+  /** Files opened read-only and given to the child at these descriptors, past 2 (bubblewrap's seccomp filter). */
+  files?: Record<number, string>;
 }
 
 /** How a run ended. */
@@ -135,7 +138,19 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
   const [file, args] =
     typeof o.command === 'string' ? ['bash', ['-c', o.command]] : [o.command[0]!, o.command.slice(1)];
   const stdin = o.stdin === undefined && !o.interactive ? 'ignore' : 'pipe';
-  const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
+  const stdio: Array<'ignore' | 'pipe' | number> = [stdin, 'pipe', 'pipe'];
+  const opened = Object.entries(o.files ?? {}).map(([fd, file]) => (stdio[Number(fd)] = openSync(file, 'r')));
+  let child;
+  try {
+    child = spawn(file, args, {
+      cwd: o.cwd,
+      env: o.env,
+      detached: true,
+      stdio: Array.from(stdio, (s) => s ?? 'ignore'),
+    });
+  } finally {
+    for (const fd of opened) closeSync(fd); // the child has its own copies
+  }
   const pid = child.pid;
   if (pid !== undefined) {
     live.add(pid);

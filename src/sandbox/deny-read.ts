@@ -20,7 +20,7 @@
 import { globSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runProcessGroup } from '../process/run.ts';
-import { expandHome } from './mounts.ts';
+import { expandHome } from './protected-paths.ts';
 import { commonDirOf, gitDirOf, readText, repositoryOf } from './git-dir.ts';
 
 /** Folders a glob rule's walk does not enter (their size, not their secrets: a rule naming them hides them). */

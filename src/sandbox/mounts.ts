@@ -11,89 +11,18 @@
  * the last run that uses it (points.ts), never while another run may mount it or has it mounted.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../process/paths.ts';
 import { claimingPoints, claimPoint, releasePoints, type PointClaim } from './points.ts';
 import { commonDirOf, gitDirOf } from './git-dir.ts';
-
-/** Credential stores under the home folder, hidden from every profile (Claude Code's and Codex's lists and more). */
-export const CREDENTIAL_STORES = [
-  '.ssh',
-  '.aws',
-  '.azure',
-  '.config/gcloud',
-  '.config/gh',
-  '.config/hub',
-  '.config/op',
-  '.config/anthropic',
-  '.netrc',
-  '.docker',
-  '.npmrc',
-  '.yarnrc',
-  '.pypirc',
-  '.git-credentials',
-  '.config/git/credentials',
-  '.gnupg',
-  '.password-store',
-  '.local/share/keyrings',
-  '.kube',
-  '.cargo/credentials',
-  '.cargo/credentials.toml',
-  '.terraform.d/credentials.tfrc.json',
-  '.vault-token',
-  '.claude',
-  '.claude.json',
-  '.codex',
-  '.gemini',
-  '.qwen',
-] as const;
-
-/**
- * Inside a writable folder: configuration a later program outside the sandbox would run, kept
- * read-only. A missing one is covered by an empty read-only folder or file (a mount point that
- * goes after the run: see `claims`), so that it cannot be created either: a `.vscode/tasks.json`
- * runs on the editor's next open, a `.mcp.json` starts servers when the folder is trusted, an
- * `.envrc` runs on direnv's next `cd`, a `.pre-commit-config.yaml` on the next commit.
- */
-export const PROTECTED = [
-  '.agentpipe',
-  '.claude',
-  '.husky',
-  '.vscode',
-  '.idea',
-  '.mcp.json',
-  '.envrc',
-  '.pre-commit-config.yaml',
-];
-/**
- * Inside a repository's git folder that `sandbox.filesystem.allowWrite` names (otherwise the git
- * folder is read-only whole): what git outside runs or takes its configuration from. `commondir`
- * names the folder git takes config and hooks from (a linked worktree's); `modules` holds the
- * submodules' git folders (their config and hooks), `worktrees` the linked worktrees'.
- */
-export const GIT_PROTECTED = ['hooks', 'config', 'commondir', 'config.worktree', 'modules', 'worktrees'];
-/** Protected names covered by an empty read-only folder when missing (git makes `hooks/` at init, not every tool). */
-const MISSING_AS_FOLDER = new Set(['.agentpipe', '.claude', '.vscode', '.idea', '.husky', 'hooks']);
-/** Protected names covered by an empty read-only file when missing (an empty one means nothing to their readers). */
-const MISSING_AS_FILE = new Set(['.mcp.json', '.envrc', '.pre-commit-config.yaml', 'config', 'config.worktree']);
-/**
- * Protected files that cannot get a mount point while missing (git reads an empty `commondir`
- * as an error): the run's own `release` removes one that appeared (see `mustStayMissing`).
- */
-const REMOVE_WHEN_CREATED = new Set(['commondir']);
-
-/**
- * The paths of writable folder `root` that stay read-only: `PROTECTED`, and its git folder whole,
- * or (when `sandbox.filesystem.allowWrite` names the git folder: `gitWritable`) `GIT_PROTECTED` in it.
- */
-export function protectedIn(root: string, gitWritable: boolean): string[] {
-  const git = path.join(root, '.git');
-  return [
-    ...PROTECTED.map((name) => path.join(root, name)),
-    ...(gitWritable ? GIT_PROTECTED.map((name) => path.join(git, name)) : [git]),
-  ];
-}
+import {
+  CREDENTIAL_STORES,
+  GIT_PROTECTED,
+  MISSING_AS_FILE,
+  MISSING_AS_FOLDER,
+  PROTECTED,
+  REMOVE_WHEN_CREATED,
+} from './protected-paths.ts';
 
 /** What one sandboxed run may see and write. */
 export interface MountPlan {
@@ -179,14 +108,23 @@ function planMounts(plan: MountPlan): Mounts {
   const remount: string[] = [];
   // Hidden paths inside a writable folder (a home folder that is the working folder): hidden once it is bound.
   const hiddenInside: string[] = [];
-  for (const target of existing([...stores, ...plan.hidden])) {
-    // A path kept visible by name (or inside one) is not hidden; one holding a kept path is, and the kept path is
-    // bound back. A working folder that merely holds a hidden path does not make it visible.
-    if (allowRead.some((keep) => isInside(target, keep)) || writable.includes(target)) continue;
-    if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
-    // Nothing is mounted below a hidden folder that holds no kept path: the empty folder, read-only, in one mount.
-    else if (isDirectory(target) && !kept.some((keep) => isInside(keep, target)))
-      args.push('--ro-bind', plan.emptyDir, target);
+  // A path kept visible by name (or inside one) is not hidden; one holding a kept path is, and the kept path is
+  // bound back. A working folder that merely holds a hidden path does not make it visible.
+  const hidden = existing([...stores, ...plan.hidden]).filter(
+    (target) => !allowRead.some((keep) => isInside(target, keep)) && !writable.includes(target),
+  );
+  // Nothing is mounted below a hidden folder outside the writable ones that holds no kept path: the empty folder,
+  // read-only, in one mount; a hidden path inside one needs no mount of its own (nothing below it is seen).
+  const emptied = hidden.filter(
+    (target) =>
+      !writable.some((dir) => isInside(target, dir)) &&
+      isDirectory(target) &&
+      !kept.some((keep) => isInside(keep, target)),
+  );
+  for (const target of hidden) {
+    if (emptied.some((dir) => dir !== target && isInside(target, dir))) continue;
+    if (emptied.includes(target)) args.push('--ro-bind', plan.emptyDir, target);
+    else if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
     else hide(target, args, remount);
   }
   const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
@@ -401,13 +339,6 @@ function real(target: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** `~` and `~/x` expanded, a relative path resolved against `cwd`. */
-export function expandHome(target: string, cwd: string, home: string = os.homedir()): string {
-  if (target === '~') return home;
-  if (target.startsWith('~/')) return path.join(home, target.slice(2));
-  return path.resolve(cwd, target);
 }
 
 function unique(paths: string[]): string[] {

@@ -278,12 +278,16 @@ export function pointRegistry(): string {
 /**
  * What every sandbox hides of agentpipe's own folders for it: this registry, an older version's when there is one,
  * and the kept sandbox parts (runtime.ts), each by name (a writable folder named in `allowWrite` that holds them,
- * or is one of them, does not make them visible).
+ * or is one of them, does not make them visible); and the cache folder holding them, whole (agentpipe's own files
+ * only), so that one mount hides all of them where nothing kept lies inside (mounts.ts).
  */
 export function pointRegistryFolders(): string[] {
   const home = accountHome();
   const folders = [pointRegistry(), legacyRegistry(home)];
-  if (home !== undefined) folders.push(path.join(home, '.cache', 'agentpipe', 'sandbox'));
+  if (home !== undefined) {
+    const cache = path.join(home, '.cache', 'agentpipe');
+    folders.push(cache, path.join(cache, 'sandbox'));
+  }
   return folders.filter((dir) => existsSync(dir));
 }
 

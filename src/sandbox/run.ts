@@ -36,11 +36,12 @@ export async function startSandboxed(config: SandboxConfig, o: SandboxedOptions)
       writable: o.writable,
       readable: o.readable,
       network: o.network,
+      files: true,
     });
   } catch (error) {
     return failed(error instanceof Error ? error : new Error(String(error)));
   }
-  const group = startProcessGroup({ ...o, command: wrapped.argv, env: wrapped.env });
+  const group = startProcessGroup({ ...o, command: wrapped.argv, env: wrapped.env, files: wrapped.files });
   const done = group.done.then((result): SandboxedResult => {
     wrapped.release();
     const refused = wrapped.refused();

@@ -11,13 +11,16 @@
  * SandboxUnavailableError instead of running anything unconfined.
  */
 import { AgentpipeError } from '../process/errors.ts';
-import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
-import { CREDENTIAL_STORES, expandHome, mountArgs, releaseMountPoints, type KeptLink } from './mounts.ts';
+import { mountArgs, releaseMountPoints } from './mounts.ts';
+import { removePlanted, restoreLinks } from './after-run.ts';
+import { launcher } from './launcher.ts';
+import { CREDENTIAL_STORES, expandHome } from './protected-paths.ts';
 import { pointRegistryFolders, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
 import { MAX_DEPTH, MAX_FOLDERS, nestedReposUnder } from './nested-repos.ts';
@@ -51,12 +54,16 @@ export interface SandboxRequest {
    * those and `hosts` too (a wrapped CLI's API host, an MCP server's own `allowedDomains`).
    */
   network?: 'none' | 'allowed' | { hosts: string[] };
+  /** The spawner gives the child `files` at their descriptors (process/run.ts): bubblewrap may then start directly. */
+  files?: boolean;
 }
 
 /** What to start instead, and what to tidy once it ended. */
 export interface SandboxedCommand {
-  /** The argv to start (bubblewrap's launcher, or the command itself when not confined). */
+  /** The argv to start (bubblewrap, its launcher, or the command itself when not confined). */
   argv: string[];
+  /** Files to give the child at these descriptors (only when the request said it can: `files`). */
+  files?: Record<number, string>;
   env: Record<string, string>;
   /** True when the command runs confined. */
   confined: boolean;
@@ -213,8 +220,9 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     ...inner,
   ];
   const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
+  const start = [...(egress?.join ?? []), state.bwrap];
   return {
-    argv: launcher([...(egress?.join ?? []), state.bwrap], bwrapArgs, filter),
+    ...launcher(start, bwrapArgs, filter, leakedDescriptors(), request.files === true),
     env: {
       ...(request.profile === 'helper' ? childEnv : withheld(childEnv, policy)),
       ...(request.profile === 'helper' ? {} : credentials.env),
@@ -231,6 +239,25 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     },
     refused: () => refused,
   };
+}
+
+/**
+ * Starts the session's network for its workspace commands (the namespace's holder and the egress proxy) in the
+ * background when its policy allows some host, so that its first networked command finds them running; the
+ * session's commands then share them (network.ts). Nothing when the sandbox is off or cannot start; a session that
+ * closes meanwhile stops the holder. Never rejects: a failure is the first command's to meet (and warn of).
+ */
+export async function startEgressEarly(config: SandboxConfig): Promise<void> {
+  try {
+    const state = await sandboxState(config);
+    const policy = await policyOf(config);
+    const grant = state.ok ? networkGrant(policy, { profile: 'workspace' }) : undefined;
+    if (!state.ok || !grant) return;
+    const inject = { list: credentialsOf(config, policy).credentials, plaintext: policy.allowPlaintextInject };
+    await (await import('./network.ts')).egressFor(config, grant, state.bwrap, inject);
+  } catch {
+    // the same failure meets the first command, which reports it
+  }
 }
 
 /** What one command's mounts depend on. */
@@ -287,27 +314,14 @@ async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs
 }
 
 /** The hosts `request` may reach under `policy`; undefined for none (no proxy, no namespace to join). */
-function networkGrant(policy: SandboxPolicy, request: SandboxRequest): NetworkGrant | undefined {
+function networkGrant(
+  policy: SandboxPolicy,
+  request: Pick<SandboxRequest, 'profile' | 'network'>,
+): NetworkGrant | undefined {
   const network = request.network ?? (request.profile === 'read-only' ? 'none' : 'allowed');
   if (network === 'none') return undefined;
   const allow = [...policy.allowedDomains, ...(network === 'allowed' ? [] : network.hosts)];
   return allow.length ? { allow, deny: policy.deniedDomains } : undefined;
-}
-
-/**
- * `sh -c` that closes the descriptors agentpipe inherited without close-on-exec and starts
- * bubblewrap (after `nsenter` when the command joins a network namespace) with the seccomp filter
- * on descriptor 9 (bubblewrap reads it and closes it). One argv, so it fits every spawner (the MCP
- * SDK's stdio transport takes no extra descriptors).
- */
-function launcher(start: string[], args: string[], filter: string | undefined): string[] {
-  const leaked = leakedDescriptors().filter((fd) => fd !== 9);
-  const closes = leaked.map((fd) => `${fd}>&-`).join(' ');
-  const seccomp = filter ? ` 9<${shellQuote(filter)}` : '';
-  // dash (sh) redirects only descriptors 0-9; bash is needed past them.
-  const shell = leaked.some((fd) => fd > 9) ? 'bash' : '/bin/sh';
-  const argv = [...start, ...(filter ? ['--seccomp', '9'] : []), ...args];
-  return [shell, '-c', `exec ${closes} "$@"${seccomp}`.replace(/ {2,}/g, ' '), 'agentpipe-sandbox', ...argv];
 }
 
 function unique(paths: string[]): string[] {
@@ -318,10 +332,6 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
   return out;
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The mount points each session holds until it closes, by point. */
@@ -348,32 +358,6 @@ function keepPointsForSession(config: SandboxConfig, claims: PointClaim[]): void
     else points.set(claim.point, claim);
   }
   releaseMountPoints(giveBack);
-}
-
-/** Removes a protected file a sandboxed command created (it could not be mounted while missing), saying so. */
-function removePlanted(file: string, warn: (line: string) => void): void {
-  if (!lstatSync(file, { throwIfNoEntry: false })) return;
-  rmSync(file, { force: true, recursive: true });
-  warn(`sandbox: removed ${file}, which a sandboxed command created (it would point git at other config and hooks)`);
-}
-
-/**
- * Puts back each repository's `.git` link that a sandboxed command replaced or removed (no mount can keep a link in
- * place), saying so: git outside would otherwise take the config and hooks of a git folder of the command's making.
- */
-function restoreLinks(links: KeptLink[], warn: (line: string) => void): void {
-  for (const { link, target } of links) {
-    let now: string | undefined;
-    try {
-      now = readlinkSync(link);
-    } catch {
-      // removed, or replaced by something that is not a link
-    }
-    if (now === target) continue;
-    rmSync(link, { force: true, recursive: true });
-    symlinkSync(target, link);
-    warn(`sandbox: put back ${link} -> ${target}, which a sandboxed command changed (git outside would follow it)`);
-  }
 }
 
 /** `$AGENTPIPE_HOME/harness`: the agentpipe home of wrapped agents (made when missing). */

@@ -31,7 +31,7 @@ export async function sandboxWriteDenial(
 export async function sandboxWriteRefusal(config: SandboxConfig, target: string): Promise<string | undefined> {
   const [{ sandboxWritable }, { protectedIn }] = await Promise.all([
     import('../sandbox/sandbox.ts'),
-    import('../sandbox/mounts.ts'),
+    import('../sandbox/protected-paths.ts'),
   ]);
   const writable = await sandboxWritable(config);
   if (!writable) return undefined;

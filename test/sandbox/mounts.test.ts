@@ -95,3 +95,30 @@ test("a writable folder inside another one's protected folder stays writable (a 
     releaseMountPoints(claims);
   }
 });
+
+test('a hidden path inside a hidden folder that holds nothing kept gets no mount of its own; with a kept path it does', () => {
+  const root = realpathSync(tempDir());
+  const cache = path.join(root, 'cache');
+  for (const name of ['registry', 'parts', 'kept']) mkdirSync(path.join(cache, name), { recursive: true });
+  const empty = path.join(root, 'empty');
+  const hidden = [cache, path.join(cache, 'registry'), path.join(cache, 'parts')];
+  const whole = mountArgs({ ...plan([], empty), hidden });
+  releaseMountPoints(whole.claims);
+  assert.deepEqual(
+    binds(whole.args, '--ro-bind').filter((b) => b.includes(cache)),
+    [`${empty} ${cache}`],
+    whole.args.join(' '),
+  );
+  // A kept path inside: the folder is an empty tmpfs with the kept path bound back, and each hidden one in it has
+  // its own mount.
+  const kept = path.join(cache, 'kept');
+  const holding = mountArgs({ ...plan([], empty), hidden, allowRead: [kept] });
+  releaseMountPoints(holding.claims);
+  assert.deepEqual(
+    holding.args.flatMap((a, i) => (a === '--tmpfs' ? [holding.args[i + 1]] : [])),
+    [cache],
+  );
+  const roBinds = binds(holding.args, '--ro-bind');
+  for (const name of ['registry', 'parts']) assert.ok(roBinds.includes(`${empty} ${path.join(cache, name)}`), name);
+  assert.ok(roBinds.includes(`${kept} ${kept}`), holding.args.join(' '));
+});
