@@ -41,6 +41,12 @@ export interface OutcomePolicy {
   readonly hookContextApart: boolean;
   /** A call refused without asking says so in Claude Code's words where they are known (claude-denial.ts). */
   readonly claudeDenials: boolean;
+  /**
+   * An interrupted prompt ends as Claude Code ends it: its result's error is the `[ede_diagnostic]` line (else the
+   * interruption notice), a call refused with `interrupt: true` gets Claude Code's rejection text (else the host's
+   * message), a response cut short is closed on the stream (partial-stream.ts).
+   */
+  readonly claudeInterrupts: boolean;
 }
 
 const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
@@ -53,6 +59,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: true,
     hookContextApart: true,
     claudeDenials: true,
+    claudeInterrupts: true,
   },
   agentpipe: {
     name: 'agentpipe',
@@ -63,6 +70,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: false,
     hookContextApart: false,
     claudeDenials: false,
+    claudeInterrupts: false,
   },
 };
 
