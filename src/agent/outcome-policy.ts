@@ -9,7 +9,8 @@
  *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`); the result's text is the
  *   last text block of the final reply; a PostToolUse hook's context or feedback goes to the model in a
  *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
- *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts).
+ *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts); a client's
+ *   `setModel()` leaves Claude Code's `/model` trace (session/model-command.ts).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
  *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
@@ -42,6 +43,11 @@ export interface OutcomePolicy {
   /** A call refused without asking says so in Claude Code's words where they are known (claude-denial.ts). */
   readonly claudeDenials: boolean;
   /**
+   * A client's `setModel()` runs as Claude Code's `/model` local command: its output on the stream and the command in
+   * the history before the next prompt (session/model-command.ts), with Claude Code's aliases resolved.
+   */
+  readonly localCommands: boolean;
+  /**
    * An interrupted prompt ends as Claude Code ends it: its result's error is the `[ede_diagnostic]` line (else the
    * interruption notice), a call refused with `interrupt: true` gets Claude Code's rejection text (else the host's
    * message), a response cut short is closed on the stream (partial-stream.ts).
@@ -59,6 +65,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: true,
     hookContextApart: true,
     claudeDenials: true,
+    localCommands: true,
     claudeInterrupts: true,
   },
   agentpipe: {
@@ -70,6 +77,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: false,
     hookContextApart: false,
     claudeDenials: false,
+    localCommands: false,
     claudeInterrupts: false,
   },
 };

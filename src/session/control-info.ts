@@ -16,6 +16,7 @@ import { HOOK_EVENTS } from '../tools/hooks/types.ts';
 import type { ControlHost } from './control.ts';
 import { applyFlagSettings, updateSettingsFile } from './control-settings.ts';
 import { isRecord } from '../process/guards.ts';
+import { slashCommands } from './slash-commands.ts';
 
 type Request = { subtype: string; [key: string]: unknown };
 type Answer = Record<string, unknown> | undefined;
@@ -309,7 +310,7 @@ export const infoHandlers: Record<string, Handler> = {
   },
   reload_plugins(host) {
     return {
-      commands: [],
+      commands: slashCommands(),
       plugins: [],
       error_count: 0,
       mcpServers: host.session.mcp.statusList(),

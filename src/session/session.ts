@@ -7,6 +7,7 @@ import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { emptySubagentStats } from '../agent/subagent-stats.ts';
 import { resultFields } from './result-fields.ts';
 import { SessionStats } from './session-stats.ts';
+import { SLASH_COMMANDS } from './slash-commands.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
 import { monotonicMs } from '../process/clock.ts';
@@ -19,6 +20,7 @@ import type {
   SubagentStats,
   SystemInitMessage,
   UserContentBlock,
+  TextBlock,
 } from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
@@ -129,6 +131,8 @@ export class Session {
   cutTurn?: CutTurn;
   /** JSON schema the final answer must match (`outputFormat`, `initialize.jsonSchema`). */
   outputSchema?: Record<string, unknown>;
+  /** Context for the model that waits for the running prompt to end (`addContext`). */
+  #pendingContext: TextBlock[][] = [];
   readonly compactor: AutoCompactor;
   readonly #maxStructuredRetries?: number;
   #abort?: AbortController;
@@ -342,7 +346,7 @@ export class Session {
       mcp_servers: this.mcp.statusList(),
       model: ctx.model,
       permissionMode: ctx.permissions.mode,
-      slash_commands: [],
+      slash_commands: SLASH_COMMANDS.map((command) => command.name),
       apiKeySource: ctx.provider.apiKeySource,
       claude_code_version: COMPAT_CLAUDE_CODE_VERSION,
       agentpipe_version: VERSION,
@@ -493,6 +497,7 @@ export class Session {
       this.#abort = undefined;
       this.#running = false;
       this.ctx.span = undefined;
+      for (const blocks of this.#pendingContext.splice(0)) await this.#joinContext(blocks);
     }
     const since = (mark: number | undefined) => (mark ? Math.max(0, Math.round(mark - startedAt)) : undefined);
     outcome.timings ??= {
@@ -766,6 +771,20 @@ export class Session {
     await Promise.race([this.mcp.ready(), whenAborted(signal)]);
     const mcpTools = this.mcp.tools().filter((t) => !this.#hideTool(t.name));
     this.ctx.tools = [...this.ctx.tools.filter((t) => !this.mcp.owns(t)), ...mcpTools];
+  }
+
+  /**
+   * Adds blocks the model sees before the next prompt (a local command's trace: model-command.ts), recorded in the
+   * transcript; while a prompt runs they wait for it to end, so its tool calls and results stay together.
+   */
+  async addContext(blocks: TextBlock[]): Promise<void> {
+    if (this.#running) this.#pendingContext.push(blocks);
+    else await this.#joinContext(blocks);
+  }
+
+  async #joinContext(blocks: TextBlock[]): Promise<void> {
+    this.history.push({ role: 'user', content: blocks });
+    await this.transcript?.recordContext(blocks);
   }
 
   /** SessionStart hooks, once, before the first prompt; their context joins the history. */
