@@ -13,6 +13,7 @@ import { newUuid } from '../messages/ids.ts';
 import { knownModels } from '../model/pricing.ts';
 import { modelRows, type ModelRow } from '../model/claude-models.ts';
 import { setModel } from './model-command.ts';
+import { userOutputStylesDir } from './output-styles.ts';
 import { slashCommands } from './slash-commands.ts';
 import { validateAgents } from '../agent/task-tool.ts';
 import { runningTasks } from '../agent/subagent.ts';
@@ -91,8 +92,9 @@ const handlers: Record<string, Handler> = {
         description: agent.description,
         model: agent.model,
       })),
-      output_style: 'default',
-      available_output_styles: ['default'],
+      output_style: host.session.outputStyles.name,
+      available_output_styles: host.session.outputStyles.available,
+      user_output_styles_dir: userOutputStylesDir(),
       models: modelsOf(host.session),
       account: accountInfo(ctx.provider),
       pid: process.pid,

@@ -7,6 +7,7 @@ import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { emptySubagentStats } from '../agent/subagent-stats.ts';
 import { resultFields } from './result-fields.ts';
 import { SessionStats } from './session-stats.ts';
+import { SessionStyles } from './output-styles.ts';
 import { SLASH_COMMANDS } from './slash-commands.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
@@ -131,6 +132,8 @@ export class Session {
   cutTurn?: CutTurn;
   /** JSON schema the final answer must match (`outputFormat`, `initialize.jsonSchema`). */
   outputSchema?: Record<string, unknown>;
+  /** The output styles and the one in effect (set when the session opens: output-styles.ts). */
+  outputStyles: SessionStyles = SessionStyles.NONE;
   /** Context for the model that waits for the running prompt to end (`addContext`). */
   #pendingContext: TextBlock[][] = [];
   readonly compactor: AutoCompactor;
@@ -350,7 +353,7 @@ export class Session {
       apiKeySource: ctx.provider.apiKeySource,
       claude_code_version: COMPAT_CLAUDE_CODE_VERSION,
       agentpipe_version: VERSION,
-      output_style: 'default',
+      output_style: this.outputStyles.name,
       agents: Object.keys(this.agents),
       skills: [],
       plugins: [],

@@ -15,7 +15,7 @@ test('initializationResult() and supportedModels() carry the initialize answer',
     /* drain */
   }
 
-  // Claude Code 2.1.332's keys (its user_output_styles_dir aside: agentpipe has no output styles of its own).
+  // Claude Code 2.1.332's keys.
   assert.deepEqual(Object.keys(init).sort(), [
     'account',
     'agents',
@@ -41,6 +41,7 @@ test('initializationResult() and supportedModels() carry the initialize answer',
     'remote_control_available',
     'sandbox_enabled',
     'session_state',
+    'user_output_styles_dir',
   ]);
   assert.equal(init.output_style, 'default');
   assert.deepEqual(init.available_output_styles, ['default']);
