@@ -10,12 +10,13 @@
  *   last text block of the final reply; a PostToolUse hook's context or feedback goes to the model in a
  *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
  *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts); a client's
- *   `setModel()` leaves Claude Code's `/model` trace (session/model-command.ts).
+ *   `setModel()` leaves Claude Code's `/model` trace (session/model-command.ts); a rejected key shows only in the
+ *   failed request's message and result (no `auth_status`).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
  *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
  *   result's text is every text block of the final reply; a PostToolUse hook's context is added to the tool result;
- *   a refusal says what would allow the call.
+ *   a refusal says what would allow the call; a rejected key is also reported as `auth_status`.
  */
 import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, type RetryPolicy } from './retry.ts';
 
@@ -43,6 +44,11 @@ export interface OutcomePolicy {
   /** A call refused without asking says so in Claude Code's words where they are known (claude-denial.ts). */
   readonly claudeDenials: boolean;
   /**
+   * A key the provider rejected for good (401/403 after the retries) is also reported as `auth_status` with the
+   * error. Claude Code 2.1.332 sends none (errors/401, errors/403): its synthetic assistant message and result say it.
+   */
+  readonly reportsRejectedKey: boolean;
+  /**
    * A client's `setModel()` runs as Claude Code's `/model` local command: its output on the stream and the command in
    * the history before the next prompt (session/model-command.ts), with Claude Code's aliases resolved.
    */
@@ -67,6 +73,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     claudeDenials: true,
     localCommands: true,
     claudeInterrupts: true,
+    reportsRejectedKey: false,
   },
   agentpipe: {
     name: 'agentpipe',
@@ -79,6 +86,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     claudeDenials: false,
     localCommands: false,
     claudeInterrupts: false,
+    reportsRejectedKey: true,
   },
 };
 
