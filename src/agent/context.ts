@@ -39,6 +39,11 @@ export interface AgentContext {
   /** Model id for the next request (`set_model` changes it). */
   model: string;
   system: string;
+  /**
+   * The output style in effect (session/output-styles.ts): what the main agent's requests add to `system`, whatever
+   * the client did to the system prompt. Subagents keep their own prompts.
+   */
+  outputStyle?: string;
   tools: Tool[];
   cwd: string;
   sessionId: string;

@@ -5,8 +5,9 @@
  */
 import { errorMessage } from '../process/errors.ts';
 import { userMessage } from '../messages/user.ts';
-import { INTERRUPTED, INTERRUPTED_TOOLS, toolUseError } from '../messages/notices.ts';
+import { edeDiagnostic, INTERRUPTED, INTERRUPTED_TOOLS, toolUseError } from '../messages/notices.ts';
 import type {
+  AgentMessage,
   SubagentStats,
   AssistantContentBlock,
   MessageParam,
@@ -130,7 +131,7 @@ class LoopRun {
         this.#requests++;
         const response = await requestWithRetry(ctx, history, run);
         if (response.kind === 'aborted')
-          return await this.#stopInterrupted(INTERRUPTED, 'aborted_streaming', response.streamed);
+          return await this.#stopInterrupted(INTERRUPTED, 'aborted_streaming', response.streamed, response.closing);
         if (response.kind === 'failed') {
           this.#stopReason = 'stop_sequence'; // the synthetic message's, as Claude Code reports it
           return {
@@ -162,14 +163,21 @@ class LoopRun {
     await this.ctx.emit(userMessage(content, this.ctx.sessionId, this.ctx.parentToolUseId, extra));
   };
 
+  /**
+   * Ends an interrupted run: the history closed, the notice, then what closes a cut response on the stream
+   * (`closing`); the result's error is Claude Code's diagnostic line, whose last message is the notice (Claude faces).
+   */
   async #stopInterrupted(
     text: string,
     reason: TerminalReason,
     streamed: AssistantContentBlock[] = [],
+    closing: AgentMessage[] = [],
   ): Promise<LoopOutcome> {
     closeInterrupted(this.history, text, streamed);
     await this.#emitUser([{ type: 'text', text }]);
-    return this.#end('error_during_execution', reason, [text]);
+    for (const message of closing) await this.ctx.emit(message);
+    const error = this.ctx.policy.claudeInterrupts ? edeDiagnostic('user', 'n/a', this.#stopReason) : text;
+    return this.#end('error_during_execution', reason, [error]);
   }
 
   /** The outcome to end with before the next request (interrupted, out of turns or budget), or undefined. */

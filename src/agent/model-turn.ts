@@ -8,7 +8,14 @@ import { watchStalls } from './stall-watch.ts';
 import { mergeConsecutive } from './merged-history.ts';
 import { monotonicMs } from '../process/clock.ts';
 import { sleep } from '../process/retry.ts';
-import type { ApiMessage, AssistantContentBlock, MessageParam, StreamEvent, ToolUseBlock } from '../messages/types.ts';
+import type {
+  AgentMessage,
+  ApiMessage,
+  AssistantContentBlock,
+  MessageParam,
+  StreamEvent,
+  ToolUseBlock,
+} from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { ModelError } from '../model/errors.ts';
 import { redactTokens } from '../model/auth.ts';
@@ -23,12 +30,18 @@ import { toolUseMeta } from './tool-use-meta.ts';
 import { PartialStream, thinkingDisplayOf } from './partial-stream.ts';
 import { thinkingOf } from '../model/types.ts';
 import type { RunState } from './loop.ts';
+import { cutResponseCounts } from './usage.ts';
 
 /** How one model request ended. */
 export type ModelResponse =
   | { kind: 'ok'; blocks: AssistantContentBlock[]; stopReason: string | null }
-  | { kind: 'aborted'; streamed: AssistantContentBlock[] }
+  | { kind: 'aborted'; streamed: AssistantContentBlock[]; closing?: AgentMessage[] }
   | { kind: 'failed'; report: ApiErrorReport };
+
+/** What an interrupted response leaves to send after the interruption notice (`PartialStream.closing`). */
+interface CutResponse {
+  closing?: AgentMessage[];
+}
 
 /** One model request, retried as `retry.ts` says while nothing was streamed yet. */
 export async function requestWithRetry(
@@ -43,8 +56,9 @@ export async function requestWithRetry(
     await ctx.guard?.beforeModelRequest(run.signal);
     const assembler = new MessageAssembler();
     const started = Date.now();
+    const interrupted: CutResponse = {};
     try {
-      const costUsd = await streamOnce(ctx, history, run, assembler);
+      const costUsd = await streamOnce(ctx, history, run, assembler, interrupted);
       run.usage.apiDurationMs += Date.now() - started;
       if (chat) endChat(chat, assembler, costUsd);
       return { kind: 'ok', blocks: assembler.finished, stopReason: assembler.message?.stop_reason ?? null };
@@ -52,7 +66,7 @@ export async function requestWithRetry(
       run.usage.apiDurationMs += Date.now() - started;
       if (run.signal.aborted) {
         chat?.fail('interrupted', 'aborted');
-        return { kind: 'aborted', streamed: assembler.finished };
+        return { kind: 'aborted', streamed: assembler.finished, closing: interrupted.closing };
       }
       const shown = ctx.includePartialMessages || assembler.finished.length > 0;
       const cut = resendableCut(ctx.policy.retries, error, { started: assembler.started, shown, resent });
@@ -166,8 +180,8 @@ async function announceRequest(ctx: AgentContext, model: string, messageCount: n
 
 /**
  * How streamOnce takes each event of the stream: into the assembler, as partial messages (when asked), and each
- * finished block as an `assistant` message; the ttft marks of the main agent. `emitBlock` also sends the block an
- * interruption cut short.
+ * finished block as an `assistant` message; the ttft marks of the main agent (`endCut` sends the block an interruption
+ * cut short).
  */
 function eventTaker(
   ctx: AgentContext,
@@ -176,7 +190,6 @@ function eventTaker(
   marks: RunState['marks'],
 ): {
   take: (event: StreamEvent) => false | Promise<boolean>;
-  emitBlock: (block: AssistantContentBlock) => Promise<void>;
 } {
   // One `assistant` message per finished block, at its end (before its content_block_stop event), as Claude Code
   // sends them: the fields of message_start (its usage, stop_reason null); the final ones are in the result.
@@ -218,7 +231,7 @@ function eventTaker(
     assembler.add(event);
     return false;
   };
-  return { take, emitBlock };
+  return { take };
 }
 
 async function streamOnce(
@@ -226,6 +239,7 @@ async function streamOnce(
   history: MessageParam[],
   run: RunState,
   assembler: MessageAssembler,
+  interrupted: CutResponse,
 ): Promise<number> {
   const model = currentModel(ctx, run);
   const messages = mergeConsecutive(history);
@@ -248,7 +262,7 @@ async function streamOnce(
   // Batches when the provider has them (one async step per network read), else single events.
   const batches = ctx.provider.streamBatches ? watchStalls(ctx.provider.streamBatches(asked), request) : undefined;
   const events = batches ? undefined : watchStalls(ctx.provider.stream(asked), request);
-  const { take, emitBlock } = eventTaker(ctx, assembler, stream, marks);
+  const { take } = eventTaker(ctx, assembler, stream, marks);
   try {
     if (batches) {
       read: for await (const batch of batches) {
@@ -265,17 +279,37 @@ async function streamOnce(
     }
   } finally {
     run.signal.removeEventListener('abort', stopRequest);
-    // Interrupted mid-block: the text streamed so far is kept and shown, as Claude Code does.
-    if (run.signal.aborted) {
-      const cut = assembler.cutShort();
-      if (cut) await emitBlock(cut);
-    }
+    if (run.signal.aborted) await endCut(ctx, run, assembler, stream, interrupted);
   }
   run.signal.throwIfAborted();
   const message = assembler.message;
   if (!message)
     throw new ModelError({ message: 'the stream ended before message_start', kind: 'connection', fault: 'cut' });
   return countUsage(ctx, run, message);
+}
+
+/**
+ * A response an interrupt cut short, as Claude Code ends it: the text streamed so far kept and shown (its `assistant`
+ * message marked `aborted`); on the Claude faces, what had streamed counted, and with partial messages the events
+ * that close the response, for after the interruption notice.
+ */
+async function endCut(
+  ctx: AgentContext,
+  run: RunState,
+  assembler: MessageAssembler,
+  stream: PartialStream,
+  interrupted: CutResponse,
+): Promise<void> {
+  const start = assembler.message;
+  const block = assembler.cutShort();
+  if (!start) return;
+  if (block) {
+    if (ctx.parentToolUseId === null && run.marks) run.marks.firstAssistant ??= monotonicMs();
+    await ctx.emit(stream.cutAssistant(block, start, assembler.startUsage));
+  }
+  if (!ctx.policy.claudeInterrupts) return;
+  if (ctx.includePartialMessages) interrupted.closing = stream.closing(start.usage);
+  countUsage(ctx, run, { ...start, usage: { ...start.usage, ...cutResponseCounts(start.usage, assembler.finished) } });
 }
 
 /** Adds an answer's usage to the prompt's; its cost. Keyed by the model asked for, as Claude Code keys modelUsage. */

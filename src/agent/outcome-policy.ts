@@ -9,8 +9,9 @@
  *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`); the result's text is the
  *   last text block of the final reply; a PostToolUse hook's context or feedback goes to the model in a
  *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
- *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts); a rejected key
- *   shows only in the failed request's message and result (no `auth_status`).
+ *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts); a client's
+ *   `setModel()` leaves Claude Code's `/model` trace (session/model-command.ts); a rejected key shows only in the
+ *   failed request's message and result (no `auth_status`).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
  *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
@@ -47,6 +48,17 @@ export interface OutcomePolicy {
    * error. Claude Code 2.1.332 sends none (errors/401, errors/403): its synthetic assistant message and result say it.
    */
   readonly reportsRejectedKey: boolean;
+  /**
+   * A client's `setModel()` runs as Claude Code's `/model` local command: its output on the stream and the command in
+   * the history before the next prompt (session/model-command.ts), with Claude Code's aliases resolved.
+   */
+  readonly localCommands: boolean;
+  /**
+   * An interrupted prompt ends as Claude Code ends it: its result's error is the `[ede_diagnostic]` line (else the
+   * interruption notice), a call refused with `interrupt: true` gets Claude Code's rejection text (else the host's
+   * message), a response cut short is closed on the stream (partial-stream.ts).
+   */
+  readonly claudeInterrupts: boolean;
 }
 
 const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
@@ -59,6 +71,8 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: true,
     hookContextApart: true,
     claudeDenials: true,
+    localCommands: true,
+    claudeInterrupts: true,
     reportsRejectedKey: false,
   },
   agentpipe: {
@@ -70,6 +84,8 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: false,
     hookContextApart: false,
     claudeDenials: false,
+    localCommands: false,
+    claudeInterrupts: false,
     reportsRejectedKey: true,
   },
 };

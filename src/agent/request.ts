@@ -16,7 +16,7 @@ export function modelRequest(
 ): ModelRequest {
   return {
     model,
-    system: ctx.system,
+    system: ctx.outputStyle && !ctx.agent ? `${ctx.system}\n\n${ctx.outputStyle}` : ctx.system,
     messages,
     tools: ctx.tools.map((t) => ({
       name: t.modelName ?? t.name,

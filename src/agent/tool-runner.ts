@@ -6,7 +6,12 @@
 import { errorMessage } from '../process/errors.ts';
 import type { ToolProgressMessage, ToolResultBlock, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
-import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../messages/notices.ts';
+import {
+  toolUseError as wrapToolUseError,
+  USER_REJECTED,
+  USER_REJECTED_TOOL,
+  withoutToolUseErrorTags,
+} from '../messages/notices.ts';
 import { readDeniedFor } from '../tools/permissions.ts';
 import { hasInputProblem, inputValidationFailure } from '../tools/input-validation.ts';
 import { refusalBeforePermission } from '../tools/validate-first.ts';
@@ -182,8 +187,12 @@ async function deniedOutcome(
       session_id: ctx.sessionId,
     });
   }
+  // As Claude Code: a call the user refused and stopped the prompt with gets its rejection text, not the host's.
+  const rejected = decision.interrupt === true && ctx.policy.claudeInterrupts;
   return {
-    ...errorOutcome(use, decision.message),
+    ...(rejected
+      ? { ...errorOutcome(use, USER_REJECTED_TOOL), data: USER_REJECTED }
+      : errorOutcome(use, decision.message)),
     ...(decision.how ? { meta: { id: use.id, ...decision.how } } : {}),
     denied: { reason: decision.message },
     interrupt: decision.interrupt,

@@ -1,5 +1,5 @@
 /** Sums usage and cost per model over a prompt (subagents included). */
-import type { ModelUsage, ResultUsage } from '../messages/types.ts';
+import type { AssistantContentBlock, ModelUsage, ResultUsage } from '../messages/types.ts';
 import { emptyResultUsage } from '../messages/usage.ts';
 import { contextWindowOf, costOf, maxOutputTokensOf } from '../model/pricing.ts';
 
@@ -9,6 +9,24 @@ export interface TokenCounts {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+}
+
+/**
+ * The counts of a response an interrupt cut short, as Claude Code counts them: its `message_start` input, and its
+ * output estimated from what had streamed (a token per 4 characters), at least what `message_start` said.
+ */
+export function cutResponseCounts(start: TokenCounts, streamed: readonly AssistantContentBlock[]): TokenCounts {
+  let chars = 0;
+  for (const block of streamed)
+    chars +=
+      block.type === 'text'
+        ? block.text.length
+        : block.type === 'thinking'
+          ? block.thinking.length
+          : block.type === 'tool_use'
+            ? JSON.stringify(block.input).length
+            : 0;
+  return { ...start, output_tokens: Math.max(start.output_tokens, Math.round(chars / 4)) };
 }
 
 export class UsageTracker {

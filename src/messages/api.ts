@@ -136,8 +136,8 @@ export interface DeltaUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
-  server_tool_use?: null;
-  iterations?: null;
-  output_tokens_details?: null;
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number } | null;
+  iterations?: [] | null;
+  output_tokens_details?: { thinking_tokens: number } | null;
   fallback_credit?: null;
 }

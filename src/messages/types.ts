@@ -120,6 +120,8 @@ export interface AssistantMessage extends Envelope {
   /** On a thinking block's message: the request's `thinking.display`, and how long the block took to stream (ms). */
   thinking_display?: string;
   thinking_duration_ms?: number;
+  /** The block an interrupt cut short (what had streamed of it), as Claude Code 2.1.332 marks it. */
+  aborted?: true;
   /** A failed request's synthetic message: the HTTP status and error type the API answered, and the mark. */
   api_error_status?: number;
   api_error_type?: string;
@@ -173,6 +175,11 @@ export interface StreamEventMessage extends Envelope {
   ttft_ms?: number;
   /** The request's `thinking.display`, on `message_start` and a thinking block's start and deltas. */
   thinking_display?: string;
+  /**
+   * On the `message_stop` agentpipe sends to close a response an interrupt cut short: the response, and the index of
+   * its first block that has no `assistant` message (0: none has).
+   */
+  abandoned_blocks?: { api_message_id: string; from_block_index: number };
 }
 
 /** The running estimate of the streaming thinking block's tokens (a token per 4 characters), before each delta. */

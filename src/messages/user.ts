@@ -59,7 +59,35 @@ export function promptEcho(
   };
 }
 
-/** True for the echo of a prompt (`promptEcho`). */
+/** True for the echo of a prompt (`promptEcho`), not a local command's output (`localCommandOutput`). */
 export function isPromptEcho(message: AgentMessage): message is UserMessage & { isReplay: true } {
-  return message.type === 'user' && message.isReplay === true;
+  return message.type === 'user' && message.isReplay === true && !isLocalCommandOutput(message);
+}
+
+const LOCAL_STDOUT = /^<local-command-stdout>[\s\S]*<\/local-command-stdout>$/;
+
+/**
+ * What a local command printed (Claude Code's `/model` a client's `setModel()` runs), as Claude Code 2.1.332 sends
+ * it on the stream whether or not prompts are echoed: a replayed user message of one `<local-command-stdout>` string.
+ */
+export function localCommandOutput(stdout: string, sessionId: string): UserMessage & { isReplay: true } {
+  return {
+    type: 'user',
+    message: { role: 'user', content: `<local-command-stdout>${stdout}</local-command-stdout>` },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: newUuid(),
+    timestamp: new Date().toISOString(),
+    isReplay: true,
+  };
+}
+
+/** True for a local command's output (`localCommandOutput`). */
+export function isLocalCommandOutput(message: AgentMessage): boolean {
+  return (
+    message.type === 'user' &&
+    message.isReplay === true &&
+    typeof message.message.content === 'string' &&
+    LOCAL_STDOUT.test(message.message.content)
+  );
 }

@@ -11,13 +11,7 @@ import type { StreamEvent } from '../messages/types.ts';
 import { ModelError } from './errors.ts';
 import { checkModelName } from './model-names.ts';
 import { eventsOf, type ModelProvider, type ModelRequest, type WebSearchRequest } from './types.ts';
-import {
-  chooseProvider,
-  DEFAULT_ANTHROPIC_MODEL,
-  resolveModel,
-  type ModelOptions,
-  type ResolvedModel,
-} from './resolve.ts';
+import { anthropicModel, chooseProvider, resolveModel, type ModelOptions, type ResolvedModel } from './resolve.ts';
 
 /** One auth state change. */
 export interface AuthStatus {
@@ -190,7 +184,7 @@ export async function resolveWithKeyHelper(
   const name = chooseProvider({ ...options, apiKey: options.apiKey ?? 'from-helper' });
   checkModelName(options, name);
   if (name === 'scripted') return resolveModel(options);
-  const model = name === 'anthropic' ? (options.model ?? DEFAULT_ANTHROPIC_MODEL) : (options.model ?? env.OPENAI_MODEL);
+  const model = name === 'anthropic' ? anthropicModel(options.model) : (options.model ?? env.OPENAI_MODEL);
   if (!model) throw new Error('--base-url needs --model: the model id the server should run (e.g. qwen3:8b)');
   const provider = new KeyHelperProvider({
     provider: name === 'anthropic' ? 'anthropic' : 'openai-compatible',

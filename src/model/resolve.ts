@@ -9,6 +9,7 @@ import { AgentpipeError, errorCode, errorMessage } from '../process/errors.ts';
 import { readFileSync } from 'node:fs';
 import { DemoScript } from './demo.ts';
 import { checkModelName } from './model-names.ts';
+import { resolveClaudeModel } from './claude-models.ts';
 import { FixedScript, ScriptedProvider, validateScript } from './scripted.ts';
 import type { Script } from './scripted.ts';
 import type { ModelProvider } from './types.ts';
@@ -43,6 +44,10 @@ export const DEMO_NOTICE =
   '--model scripted --script FILE answers from your own script.';
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
+
+/** The model a session on the Anthropic API asks for: Claude Code's aliases and retired models resolved as it does. */
+export const anthropicModel = (model: string | undefined): string =>
+  model ? resolveClaudeModel(model) : DEFAULT_ANTHROPIC_MODEL;
 
 /** Raised when credentials are missing; the session reports it with `auth_status`. */
 export class MissingCredentialsError extends AgentpipeError {
@@ -85,7 +90,7 @@ export async function resolveModel(options: ModelOptions): Promise<ResolvedModel
         baseUrl: env.ANTHROPIC_BASE_URL,
         apiKeySource: options.apiKey ? 'user' : 'ANTHROPIC_API_KEY',
       }),
-      model: options.model ?? DEFAULT_ANTHROPIC_MODEL,
+      model: anthropicModel(options.model),
     };
   }
   const { OpenAICompatibleProvider } = await import('./openai-compatible.ts');

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { agentpipeHome } from './paths.ts';
 import type { SettingSource } from './setting-sources.ts';
-import { isRecord } from '../process/guards.ts';
+import { frontmatterOf } from './frontmatter.ts';
 
 /** The agents folder of a setting source (`local` has none). */
 export function agentsFolder(
@@ -100,17 +100,8 @@ export async function parseAgentFile(
   text: string,
   fallbackName: string,
 ): Promise<{ name: string; definition: AgentDefinition }> {
-  const match = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!match) throw new Error('no YAML frontmatter (the file must start with a "---" line and close it with another)');
-  const { parse } = await import('yaml');
-  let meta: unknown;
-  try {
-    meta = parse(match[1]!);
-  } catch (error) {
-    throw new Error(`invalid YAML frontmatter: ${errorMessage(error).split('\n')[0]}`);
-  }
-  if (!isRecord(meta)) throw new Error('the frontmatter must be a mapping (name: ..., description: ...)');
-  const fields = meta;
+  const { meta: fields, body } = await frontmatterOf(text);
+  if (!fields) throw new Error('no YAML frontmatter (the file must start with a "---" line and close it with another)');
   const name = fields.name ?? fallbackName;
   if (typeof name !== 'string' || !name.trim()) throw new Error('"name" must be a non-empty string');
   if (typeof fields.description !== 'string' || !fields.description.trim())
@@ -119,7 +110,7 @@ export async function parseAgentFile(
     throw new Error('"model" must be a string');
   const definition: AgentDefinition = {
     description: fields.description.trim(),
-    prompt: text.slice(match[0].length).trim(),
+    prompt: body,
   };
   const tools = toolList(fields.tools, 'tools');
   const disallowed = toolList(fields.disallowedTools, 'disallowedTools');

@@ -2,7 +2,7 @@
  * The control requests that read or name the session without running a prompt: usage, settings,
  * permission rules, hooks, status, title, a side question, the prompt queue. Each answers in the
  * shape the official SDK reads (`sdk.d.ts`); where agentpipe lacks the concept (background shell
- * tasks, plan files, output styles, skills, plugins) the answer says so in a well-formed way.
+ * tasks, plan files, skills, plugins) the answer says so in a well-formed way.
  */
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +16,8 @@ import { HOOK_EVENTS } from '../tools/hooks/types.ts';
 import type { ControlHost } from './control.ts';
 import { applyFlagSettings, updateSettingsFile } from './control-settings.ts';
 import { isRecord } from '../process/guards.ts';
+import { SessionStyles } from './output-styles.ts';
+import { slashCommands } from './slash-commands.ts';
 
 type Request = { subtype: string; [key: string]: unknown };
 type Answer = Record<string, unknown> | undefined;
@@ -301,15 +303,20 @@ export const infoHandlers: Record<string, Handler> = {
         `in the foreground (their output is the tool result)`,
     );
   },
-  reload_output_styles() {
-    return { available_output_styles: ['default'] };
+  /** Reads the output-style folders again; the style the settings choose takes effect from the next request. */
+  async reload_output_styles(host) {
+    const session = host.session;
+    const { settingSources, settingsLayers, ctx } = session;
+    session.outputStyles = await SessionStyles.load(settingSources, ctx.cwd, settingsLayers, ctx.warn);
+    ctx.outputStyle = session.outputStyles.section;
+    return { available_output_styles: session.outputStyles.available };
   },
   reload_skills() {
     return { skills: [] };
   },
   reload_plugins(host) {
     return {
-      commands: [],
+      commands: slashCommands(),
       plugins: [],
       error_count: 0,
       mcpServers: host.session.mcp.statusList(),

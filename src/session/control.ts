@@ -11,6 +11,10 @@ import { isPermissionMode, PERMISSION_MODES } from '../messages/permission-modes
 import { checkpointsSince } from '../tools/checkpoints.ts';
 import { newUuid } from '../messages/ids.ts';
 import { knownModels } from '../model/pricing.ts';
+import { modelRows, type ModelRow } from '../model/claude-models.ts';
+import { setModel } from './model-command.ts';
+import { userOutputStylesDir } from './output-styles.ts';
+import { slashCommands } from './slash-commands.ts';
 import { validateAgents } from '../agent/task-tool.ts';
 import { runningTasks } from '../agent/subagent.ts';
 import type { Session } from './session.ts';
@@ -82,15 +86,16 @@ const handlers: Record<string, Handler> = {
     host.initialized = true;
     applyInitialize(host.session.mcp, init, (r, signal) => host.request(r, signal));
     const answer = () => ({
-      commands: [],
+      commands: slashCommands(),
       agents: Object.entries(host.session.agents).map(([name, agent]) => ({
         name,
         description: agent.description,
         model: agent.model,
       })),
-      output_style: 'default',
-      available_output_styles: ['default'],
-      models: modelList(ctx.model),
+      output_style: host.session.outputStyles.name,
+      available_output_styles: host.session.outputStyles.available,
+      user_output_styles_dir: userOutputStylesDir(),
+      models: modelsOf(host.session),
       account: accountInfo(ctx.provider),
       pid: process.pid,
       ...initializeState(host.session, init.hooks !== undefined),
@@ -118,13 +123,11 @@ const handlers: Record<string, Handler> = {
     });
     return { mode };
   },
-  set_model(host, request) {
+  async set_model(host, request) {
     const model = request.model;
     if (model !== undefined && model !== null && typeof model !== 'string')
       throw new Error('set_model: model must be a string or null');
-    host.session.ctx.model = typeof model === 'string' && model !== 'default' ? model : host.session.defaultModel;
-    // A wrapped agent gets an explicit model; going back to its default needs a new session.
-    if (typeof model === 'string' && model !== 'default') host.session.harness?.configure({ model });
+    await setModel(host.session, model);
     return {};
   },
   set_max_thinking_tokens(host, request) {
@@ -154,7 +157,7 @@ const handlers: Record<string, Handler> = {
     return { total_cost_usd: host.session.stats.usage.totalCostUsd };
   },
   list_models(host) {
-    return { models: modelList(host.session.ctx.model) };
+    return { models: modelsOf(host.session) };
   },
   get_context_usage(host) {
     const chars = JSON.stringify(host.session.history).length + host.session.ctx.system.length;
@@ -216,7 +219,9 @@ export async function handleControlRequest(
   return handler(host, request, signal);
 }
 
-function modelList(current: string): Array<{ value: string; displayName: string; description: string }> {
-  const ids = [current, ...knownModels().filter((m) => m !== current)];
-  return ids.map((id) => ({ value: id, displayName: id, description: id === current ? 'current model' : '' }));
+/** `supportedModels()`: Claude Code's table on the Anthropic API, else the provider's own models (claude-models.ts). */
+function modelsOf(session: Session): ModelRow[] {
+  const provider = session.ctx.provider.provider;
+  const others = provider === 'openai-compatible' ? knownModels().filter((m) => !m.startsWith('claude-')) : [];
+  return modelRows(provider, session.ctx.model, others);
 }

@@ -9,6 +9,8 @@ import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
+import { SessionStyles } from './output-styles.ts';
+import { withoutCodingInstructions } from './system-prompt.ts';
 import { shownToWire } from '../messages/prompt-shown.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import {
@@ -109,6 +111,7 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
     throw new SessionSetupError(errorMessage(error)); // a malformed settings file, an unwritable debug file
   }
   attachStart(session, start);
+  if (!wrapped) await applyOutputStyles(session);
   await startTelemetry(session, options, io.log);
   await checkSandbox(session);
   try {
@@ -133,6 +136,19 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   tape?.attach(session);
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
   return { session, runner, ...(tape ? { tape } : {}) };
+}
+
+/**
+ * The session's output styles (output-styles.ts): the one the settings choose goes into the main agent's requests;
+ * without `keep-coding-instructions` it takes the place of agentpipe's own working instructions.
+ */
+async function applyOutputStyles(session: Session): Promise<void> {
+  const { settingSources, settingsLayers, ctx } = session;
+  const styles = await SessionStyles.load(settingSources, ctx.cwd, settingsLayers, ctx.warn);
+  session.outputStyles = styles;
+  session.ctx.outputStyle = styles.section;
+  if (styles.active && !styles.active.keepCodingInstructions)
+    session.ctx.system = withoutCodingInstructions(session.ctx.system);
 }
 
 /** The tape (when one is asked for) and the session's start (fresh, resumed, forked); the output schema checked. */

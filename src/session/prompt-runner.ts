@@ -5,7 +5,7 @@
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
 import { monotonicMs } from '../process/clock.ts';
 import { emptySubagentStats } from '../agent/subagent-stats.ts';
-import type { AgentMessage, PermissionDenial, ResultMessage, UserContentBlock } from '../messages/types.ts';
+import type { AgentMessage, PermissionDenial, ResultMessage, TextBlock, UserContentBlock } from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import { promptEcho } from '../messages/user.ts';
@@ -35,6 +35,8 @@ export class PromptRunner {
   readonly #maxStructuredRetries?: number;
   #abort?: AbortController;
   #running = false;
+  /** Context for the model that waits for the running prompt to end (`addContext`). */
+  readonly #pendingContext: TextBlock[][] = [];
 
   constructor(session: Session, mainAgent: MainAgent | undefined, maxStructuredRetries: number | undefined) {
     this.#session = session;
@@ -45,6 +47,17 @@ export class PromptRunner {
   /** True while a prompt runs. */
   get running(): boolean {
     return this.#running;
+  }
+
+  /** Adds blocks to the history before the next prompt (now, or once the running prompt ended), and the transcript. */
+  async addContext(blocks: TextBlock[]): Promise<void> {
+    if (this.#running) this.#pendingContext.push(blocks);
+    else await this.#joinContext(blocks);
+  }
+
+  async #joinContext(blocks: TextBlock[]): Promise<void> {
+    this.#session.history.push({ role: 'user', content: blocks });
+    await this.#session.transcript?.recordContext(blocks);
   }
 
   /**
@@ -174,6 +187,7 @@ export class PromptRunner {
       this.#abort = undefined;
       this.#running = false;
       this.#session.ctx.span = undefined;
+      for (const blocks of this.#pendingContext.splice(0)) await this.#joinContext(blocks);
     }
     const since = (mark: number | undefined) => (mark ? Math.max(0, Math.round(mark - startedAt)) : undefined);
     outcome.timings ??= {

@@ -23,12 +23,19 @@ import { outcomePolicyFor } from '../agent/outcome-policy.ts';
 import { parseFallbackModels } from '../agent/fallback.ts';
 import { debugLogger } from './debug-log.ts';
 import { systemPromptOf } from './system-prompt.ts';
+import { SLASH_COMMANDS } from './slash-commands.ts';
 
 /** The `system/init` message for the next prompt. */
 export function systemInit(
   ctx: AgentContext,
   sessionId: string,
-  of: { structuredOutput: boolean; mcpServers: SystemInitMessage['mcp_servers']; agents: string[] },
+  of: {
+    structuredOutput: boolean;
+    mcpServers: SystemInitMessage['mcp_servers'];
+    agents: string[];
+    /** The output style in effect (output-styles.ts). */
+    outputStyle: string;
+  },
 ): SystemInitMessage {
   return {
     type: 'system',
@@ -42,11 +49,11 @@ export function systemInit(
     mcp_servers: of.mcpServers,
     model: ctx.model,
     permissionMode: ctx.permissions.mode,
-    slash_commands: [],
+    slash_commands: SLASH_COMMANDS.map((command) => command.name),
     apiKeySource: ctx.provider.apiKeySource,
     claude_code_version: COMPAT_CLAUDE_CODE_VERSION,
     agentpipe_version: VERSION,
-    output_style: 'default',
+    output_style: of.outputStyle,
     agents: of.agents,
     skills: [],
     plugins: [],

@@ -5,10 +5,11 @@
 import { PromptRunner } from './prompt-runner.ts';
 import { agentContextOf, sessionSandbox, sessionTools, systemInit } from './session-start.ts';
 import { SessionStats } from './session-stats.ts';
+import { SessionStyles } from './output-styles.ts';
 import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
 import path from 'node:path';
 import { whenAborted } from '../process/aborted.ts';
-import type { AgentMessage, MessageParam, ResultMessage, SystemInitMessage } from '../messages/types.ts';
+import type { AgentMessage, MessageParam, ResultMessage, SystemInitMessage, TextBlock } from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from '../agent/context.ts';
@@ -85,6 +86,8 @@ export class Session {
   cutTurn?: CutTurn;
   /** JSON schema the final answer must match (`outputFormat`, `initialize.jsonSchema`). */
   outputSchema?: Record<string, unknown>;
+  /** The output styles and the one in effect (set when the session opens: output-styles.ts). */
+  outputStyles: SessionStyles = SessionStyles.NONE;
   readonly compactor: AutoCompactor;
   /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`); set by `openSession`. */
   harness?: Harness;
@@ -249,12 +252,22 @@ export class Session {
     return this.#prompts.running;
   }
 
+  /**
+   * Adds blocks the model sees before the next prompt (a local command's trace: model-command.ts), recorded in the
+   * transcript; while a prompt runs they wait for it to end (PromptRunner.addContext), so its tool calls and results
+   * stay together.
+   */
+  addContext(blocks: TextBlock[]): Promise<void> {
+    return this.#prompts.addContext(blocks);
+  }
+
   /** The `system/init` message for the next prompt. */
   initMessage(): SystemInitMessage {
     return systemInit(this.ctx, this.id, {
       structuredOutput: this.outputSchema !== undefined,
       mcpServers: this.mcp.statusList(),
       agents: Object.keys(this.agents),
+      outputStyle: this.outputStyles.name,
     });
   }
 

@@ -193,5 +193,7 @@ test('an MCP server that never finishes its handshake: a stop ends the wait, the
   const { seen, exited } = watch(child);
   child.stdin!.end();
   const result = oneResultLast(seen, await exited, 130);
-  assert.deepEqual(result.errors, ['[Request interrupted by user]']);
+  // As Claude Code ends an interrupted prompt: its diagnostic line (the last message the notice, no reply yet).
+  assert.deepEqual(result.errors, ['[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null']);
+  assert.equal(result.terminal_reason, 'aborted_streaming');
 });

@@ -64,9 +64,14 @@ test('a deny with interrupt stops the whole turn', async () => {
   // Like Claude Code, the CLI exits 1 after an error result; the SDK then throws with its text.
   await assert.rejects(async () => {
     for await (const message of query({ prompt: 'touch', options })) messages.push(message);
-  }, /Claude Code returned an error result: \[Request interrupted by user for tool use\]/);
+  }, /returned an error result: \[ede_diagnostic\] result_type=user last_content_type=n\/a stop_reason=tool_use/);
 
   assert.deepEqual(kinds(messages), ['system/init', 'assistant', 'user', 'user', 'result']);
+  // As Claude Code 2.1.332: its rejection text for the model (not the host's message), then the notice.
+  const rejected = messages[2]!;
+  assert.ok(rejected.type === 'user' && Array.isArray(rejected.message.content));
+  assert.match(JSON.stringify(rejected.message.content[0]), /The user doesn't want to proceed with this tool use/);
+  assert.equal(rejected.tool_use_result, 'User rejected tool use');
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result' && result.subtype === 'error_during_execution');
   assert.equal(result.terminal_reason, 'aborted_tools');

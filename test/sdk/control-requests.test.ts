@@ -81,7 +81,7 @@ test('interrupt with cancel_queued drops the queued prompts too; cancel_async_me
       receipt = (await undeclared(q).request({ subtype: 'interrupt', cancel_queued: true })).response;
       prompts.end();
     }
-  }, /\[Request interrupted by user\]/);
+  }, /\[ede_diagnostic\] result_type=user last_content_type=n\/a stop_reason=null/);
   assert.deepEqual(cancelled, [true, false], 'a queued prompt is cancelled once; then it is gone');
   assert.deepEqual(receipt, { still_queued: [], cancelled: [C] });
   assert.deepEqual(

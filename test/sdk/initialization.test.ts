@@ -15,7 +15,7 @@ test('initializationResult() and supportedModels() carry the initialize answer',
     /* drain */
   }
 
-  // Claude Code 2.1.332's keys (its user_output_styles_dir aside: agentpipe has no output styles of its own).
+  // Claude Code 2.1.332's keys.
   assert.deepEqual(Object.keys(init).sort(), [
     'account',
     'agents',
@@ -41,17 +41,23 @@ test('initializationResult() and supportedModels() carry the initialize answer',
     'remote_control_available',
     'sandbox_enabled',
     'session_state',
+    'user_output_styles_dir',
   ]);
   assert.equal(init.output_style, 'default');
   assert.deepEqual(init.available_output_styles, ['default']);
-  assert.deepEqual(init.commands, []);
-  assert.ok(models.length > 1);
-  assert.deepEqual(models[0], { value: 'scripted', displayName: 'scripted', description: 'current model' });
-  for (const model of models) {
-    assert.equal(typeof model.value, 'string');
-    assert.equal(typeof model.displayName, 'string');
-    assert.equal(typeof model.description, 'string');
-  }
+  // agentpipe's own commands, as Claude Code lists its /compact.
+  assert.deepEqual(init.commands, [
+    {
+      name: 'compact',
+      description: 'Free up context by summarizing the conversation so far',
+      argumentHint: '<optional custom summarization instructions>',
+      builtin: true,
+    },
+  ]);
+  // The offline model can switch to no other: it lists itself (Claude Code's table is the Anthropic API's).
+  assert.deepEqual(models, [
+    { value: 'scripted', resolvedModel: 'scripted', displayName: 'scripted', description: 'Current model' },
+  ]);
   assert.equal(account.apiKeySource, 'none');
   // The scripted model is no provider of the SDK's list: no apiProvider ("firstParty" is the Anthropic API's).
   assert.equal(account.apiProvider, undefined);

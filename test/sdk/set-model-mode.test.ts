@@ -29,8 +29,18 @@ test('setModel and setPermissionMode mid-session show in the next system/init an
     (m) => m.type === 'system' && m.subtype === 'status' && m.permissionMode === 'acceptEdits',
   );
   assert.ok(status > 0 && status < messages.findIndex((m) => m.type === 'result'), kinds(messages).join(' '));
+  // As Claude Code runs setModel (its /model command): its output on the stream, the command in the next request.
   const turn = ['system/init', 'assistant', 'result'];
-  assert.deepEqual(kinds(messages.filter((m) => !(m.type === 'system' && m.subtype === 'status'))), [...turn, ...turn]);
+  assert.deepEqual(kinds(messages.filter((m) => !(m.type === 'system' && m.subtype === 'status'))), [
+    'system/init',
+    'user',
+    'assistant',
+    'result',
+    ...turn,
+  ]);
+  const said = messages.find((m) => m.type === 'user');
+  assert.ok(said?.type === 'user');
+  assert.equal(said.message.content, '<local-command-stdout>Set model to `other-model`</local-command-stdout>');
   const inits = messages.filter((m) => m.type === 'system' && m.subtype === 'init');
   assert.deepEqual(
     inits.map((m) => m.type === 'system' && m.subtype === 'init' && [m.model, m.permissionMode]),

@@ -235,6 +235,22 @@ export const sdkScenarios: SdkScenario[] = [
       return null;
     },
   }),
+  // The model table (src/model/claude-models.ts) against the real CLI's, for a session started on: an alias, an older
+  // model (a row of its own), an earlier Fable (after the fable row), a model Claude Code does not know (a custom
+  // row). No prompt runs: what a prompt on each model streams is sdk/set-model's.
+  ...['opus', 'claude-haiku-4-5', 'claude-fable-5-1', 'gpt-4o'].map((model) =>
+    sdk({
+      area: 'control',
+      name: `sdk/supported-models-${model}`,
+      replies: [],
+      run: async (ctx) => {
+        const q = ctx.query(prompts(), { model });
+        const models = await q.supportedModels();
+        await ctx.collect(q);
+        return models;
+      },
+    }),
+  ),
   controlled('sdk/mcp-status', (q) => q.mcpServerStatus()),
   controlled('sdk/initialization-result', async (q) => {
     const init = await q.initializationResult();
