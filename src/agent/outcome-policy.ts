@@ -9,12 +9,14 @@
  *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`); the result's text is the
  *   last text block of the final reply; a PostToolUse hook's context or feedback goes to the model in a
  *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
- *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts).
+ *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts); requests to
+ *   Anthropic's API ask for Claude Code's default thinking, effort and betas for the model, and a 400 is sent again
+ *   without each optional beta (claude-code-request.ts, beta-fallback.ts).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
  *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
  *   result's text is every text block of the final reply; a PostToolUse hook's context is added to the tool result;
- *   a refusal says what would allow the call.
+ *   a refusal says what would allow the call; the request asks for the thinking, effort and betas the user gave.
  */
 import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, type RetryPolicy } from './retry.ts';
 
@@ -41,6 +43,11 @@ export interface OutcomePolicy {
   readonly hookContextApart: boolean;
   /** A call refused without asking says so in Claude Code's words where they are known (claude-denial.ts). */
   readonly claudeDenials: boolean;
+  /**
+   * Requests to Anthropic's API ask for what Claude Code asks for by default (thinking, effort, betas, context
+   * management: model/claude-code-request.ts), and a 400 is sent again without each optional beta in turn.
+   */
+  readonly claudeCodeRequest: boolean;
 }
 
 const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
@@ -53,6 +60,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: true,
     hookContextApart: true,
     claudeDenials: true,
+    claudeCodeRequest: true,
   },
   agentpipe: {
     name: 'agentpipe',
@@ -63,6 +71,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: false,
     hookContextApart: false,
     claudeDenials: false,
+    claudeCodeRequest: false,
   },
 };
 

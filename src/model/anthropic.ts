@@ -4,20 +4,15 @@
  * node's HTTP client (`http-stream.ts`). Raw SSE events pass through, normalised to `StreamEvent`.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
+import type { AssistantContentBlock, ContentDelta, StopReason, StreamEvent } from '../messages/types.ts';
 import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { envMs } from '../process/env-number.ts';
 import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
 import { ModelError, type ModelErrorKind } from './errors.ts';
 import { endpoint, HttpProvider, postForEvents, postJson, translatedBatches } from './http-stream.ts';
 import { keepWire } from './wire-event.ts';
-import {
-  thinkingOf,
-  type ModelProvider,
-  type ModelRequest,
-  type ThinkingConfig,
-  type WebSearchRequest,
-} from './types.ts';
+import { requestBody } from './anthropic-request.ts';
+import type { ModelProvider, ModelRequest, WebSearchRequest } from './types.ts';
 
 /** Options of `AnthropicProvider`. */
 export interface AnthropicProviderOptions {
@@ -58,28 +53,11 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
     const signal = request.abortSignal;
     signal.throwIfAborted();
     try {
-      const body: Anthropic.MessageCreateParamsStreaming = {
-        model: request.model,
-        max_tokens: request.maxTokens,
-        messages: toApiMessages(request.messages),
-        stream: true,
-      };
-      if (request.system !== '') body.system = request.system;
-      if (request.tools.length > 0) {
-        body.tools = request.tools.map((tool) => ({
-          name: tool.name,
-          description: tool.description,
-          input_schema: tool.input_schema as Anthropic.Tool.InputSchema,
-        }));
-      }
-      const thinking = thinkingOf(request);
-      if (thinking) body.thinking = apiThinking(thinking);
-      if (request.effort) body.output_config = { effort: request.effort };
       const headers = request.betas?.length
         ? { ...this.endpoint.headers, 'anthropic-beta': request.betas.join(',') }
         : this.endpoint.headers;
       const normaliser = new EventNormaliser();
-      const reads = postForEvents({ url: this.endpoint.url, headers, body, signal });
+      const reads = postForEvents({ url: this.endpoint.url, headers, body: requestBody(request), signal });
       yield* translatedBatches<StreamEvent>(reads, ({ event, data }, out) => {
         if (event === 'ping') return false;
         const raw = rawEvent(data);
@@ -208,24 +186,6 @@ function streamError(raw: RawEvent): ModelError {
 /** Claude Code's instruction for the search request, and its cap on searches per call. */
 const searchPrompt = (query: string) => `Perform a web search for the query: ${query}`;
 const MAX_SEARCHES = 8;
-
-/** Our thinking config → the API's (enabled without a budget is adaptive, as the official SDK maps it). */
-function apiThinking(thinking: ThinkingConfig): Anthropic.ThinkingConfigParam {
-  if (thinking.type === 'disabled') return { type: 'disabled' };
-  const display = thinking.display ? { display: thinking.display } : {};
-  if (thinking.type === 'enabled' && thinking.budgetTokens !== undefined)
-    return { type: 'enabled', budget_tokens: thinking.budgetTokens, ...display };
-  return { type: 'adaptive', ...display };
-}
-
-/** Anthropic rejects thinking blocks without a signature (e.g. from another provider's history): drop them. */
-function toApiMessages(messages: MessageParam[]): Anthropic.MessageParam[] {
-  return messages.map((message) => {
-    if (typeof message.content === 'string' || message.role !== 'assistant') return message as Anthropic.MessageParam;
-    const kept = message.content.filter((block) => !(block.type === 'thinking' && block.signature === ''));
-    return { role: message.role, content: kept.length > 0 ? kept : message.content } as Anthropic.MessageParam;
-  });
-}
 
 /** The loosely typed raw event as it comes off the wire. */
 interface RawEvent {

@@ -21,12 +21,6 @@ export const known = new Map<string, string>([
   ['errors/404-model', 'differs first in .requests[]'],
   ['errors/prompt-too-long', 'differs first in .stream[].api_error_status'],
   ['errors/400-not-retried', 'differs first in .code'],
-  // Only thinking_display now: Claude Code asks claude-sonnet-4-6 for adaptive thinking with display "updates" by
-  // default and says so on the events; agentpipe asks for no thinking unless told, so it has no display to name.
-  ['partial/text', 'differs first in .stream[].thinking_display'],
-  ['partial/text-and-tool', 'differs first in .stream[].thinking_display'],
-  ['thinking/block', 'differs first in .stream[].thinking_display'],
-  ['thinking/partial', 'differs first in .stream[].thinking_display'],
   // Claude Code's Grep lists files newest first, ties by name, and so does agentpipe's; the three files are written
   // within a few ms of each other, so which share a modification time is each run's timing (the same in 3 of 4 runs).
   ['tools/grep-files', 'timing: which files share a modification time'],
@@ -36,7 +30,6 @@ export const known = new Map<string, string>([
   ['limits/max-turns-2-parallel', 'differs first in .stream[].message.content[].content'],
   // Deliberate (docs/compat.md): Claude Code's budget-stop result says 0 tokens in `usage`; agentpipe counts them.
   ['limits/max-budget', 'differs first in .stream[].usage.input_tokens'],
-  ['sdk/partial-messages', 'differs first in .stream[].thinking_display'],
   ['sdk/can-use-tool-deny-interrupt', 'differs first in .stream[].message.content[].content'],
   // transcript_path is each product's own transcript (~/.claude/projects vs $AGENTPIPE_HOME/projects); Claude Code
   // also sends the session's effort ({level: "high"}), which agentpipe does not set unless --effort is given.

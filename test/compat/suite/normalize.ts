@@ -40,6 +40,8 @@ const VOLATILE = new Set([
   'costUSD',
   'totalCostUsd',
   'retry_delay_ms',
+  // How long a thinking block streamed (partial-stream.ts): a duration, as the ones above.
+  'thinking_duration_ms',
 ]);
 /**
  * system/init fields that list what each product has, not how it behaves: its version, its own
