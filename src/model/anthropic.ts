@@ -12,6 +12,7 @@ import { ModelError, type ModelErrorKind } from './errors.ts';
 import { endpoint, HttpProvider, postForEvents, postJson, translatedBatches } from './http-stream.ts';
 import { keepWire } from './wire-event.ts';
 import { requestBody } from './anthropic-request.ts';
+import { BetaFallback } from './beta-fallback.ts';
 import type { ModelProvider, ModelRequest, WebSearchRequest } from './types.ts';
 
 /** Options of `AnthropicProvider`. */
@@ -32,6 +33,8 @@ const API_VERSION = '2026-10-21';
 export class AnthropicProvider extends HttpProvider implements ModelProvider {
   readonly provider = 'anthropic';
   readonly servedByAnthropic: boolean;
+  /** What a 400 showed this session's API refuses (Claude Code's default betas). */
+  readonly #betas = new BetaFallback();
 
   constructor(options: AnthropicProviderOptions) {
     const base = options.baseUrl || process.env.ANTHROPIC_BASE_URL || ANTHROPIC_API;
@@ -48,8 +51,15 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
     this.servedByAnthropic = URL.canParse(base) && new URL(base).host === new URL(ANTHROPIC_API).host;
   }
 
-  /** The events of each network read together; an error event still lets out the events before it. */
-  async *streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
+  /**
+   * The events of each network read together; an error event still lets out the events before it. A 400 is answered
+   * as Claude Code answers it when the request asks (beta-fallback.ts).
+   */
+  streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
+    return this.#betas.stream(request, (attempt) => this.#streamOnce(attempt));
+  }
+
+  async *#streamOnce(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
     const signal = request.abortSignal;
     signal.throwIfAborted();
     try {

@@ -13,14 +13,10 @@ export const known = new Map<string, string>([
   // Claude Code 2.1.332's plan mode judges Bash with its server-side auto-mode check, unavailable behind a custom
   // base URL (the suite's fake API); agentpipe's plan mode refuses the call by its own rule (docs/compat.md).
   ['permissions/plan-bash', 'differs first in kinds'],
-  // Claude Code answers a 400 by sending the request again without each of its optional betas in turn (for gateways
-  // that refuse one); agentpipe sends none of those betas, so it has none to drop (docs/compat.md).
-  ['errors/400', 'differs first in .requests[]'],
   ['errors/401', 'differs first in kinds'],
   ['errors/403', 'differs first in kinds'],
   ['errors/404-model', 'differs first in .requests[]'],
   ['errors/prompt-too-long', 'differs first in .stream[].api_error_status'],
-  ['errors/400-not-retried', 'differs first in .code'],
   // Claude Code's Grep lists files newest first, ties by name, and so does agentpipe's; the three files are written
   // within a few ms of each other, so which share a modification time is each run's timing (the same in 3 of 4 runs).
   ['tools/grep-files', 'timing: which files share a modification time'],
