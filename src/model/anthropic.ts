@@ -7,8 +7,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AssistantContentBlock, ContentDelta, StopReason, StreamEvent } from '../messages/types.ts';
 import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { envMs } from '../process/env-number.ts';
-import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
-import { ModelError, type ModelErrorKind } from './errors.ts';
+import { toModelError } from './api-errors.ts';
+import { fromApiError, streamError } from './anthropic-errors.ts';
+import { ModelError } from './errors.ts';
 import { endpoint, HttpProvider, postForEvents, postJson, translatedBatches } from './http-stream.ts';
 import { keepWire } from './wire-event.ts';
 import { requestBody } from './anthropic-request.ts';
@@ -56,17 +57,48 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
    * as Claude Code answers it when the request asks (beta-fallback.ts).
    */
   streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
-    return this.#betas.stream(request, (attempt) => this.#streamOnce(attempt));
+    return this.#betas.stream(request, (attempt) => this.#answer(attempt));
+  }
+
+  /** The request's events; on the Claude faces a 404 is asked again without streaming (anthropic-nonstreaming.ts). */
+  async *#answer(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
+    let began = false;
+    try {
+      for await (const batch of this.#streamOnce(request)) {
+        began = true;
+        yield batch;
+      }
+    } catch (error) {
+      if (began || !request.betaFallback || !(error instanceof ModelError && error.status === 404)) throw error;
+      yield await this.#nonStreaming(request);
+    }
+  }
+
+  async #nonStreaming(request: ModelRequest): Promise<StreamEvent[]> {
+    const { messageEvents } = await import('./anthropic-nonstreaming.ts');
+    const signal = request.abortSignal;
+    try {
+      const body = { ...requestBody(request), stream: false };
+      const answer = await postJson({ url: this.endpoint.url, headers: this.#headers(request), body, signal });
+      const normaliser = new EventNormaliser();
+      return messageEvents(answer).flatMap((raw) => normaliser.normalise(rawEvent(JSON.stringify(raw))) ?? []);
+    } catch (error) {
+      throw toModelError(error, signal, this.endpoint.apiKey, fromApiError);
+    }
+  }
+
+  #headers(request: ModelRequest): Record<string, string> {
+    return request.betas?.length
+      ? { ...this.endpoint.headers, 'anthropic-beta': request.betas.join(',') }
+      : this.endpoint.headers;
   }
 
   async *#streamOnce(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
     const signal = request.abortSignal;
     signal.throwIfAborted();
     try {
-      const headers = request.betas?.length
-        ? { ...this.endpoint.headers, 'anthropic-beta': request.betas.join(',') }
-        : this.endpoint.headers;
       const normaliser = new EventNormaliser();
+      const headers = this.#headers(request);
       const reads = postForEvents({ url: this.endpoint.url, headers, body: requestBody(request), signal });
       yield* translatedBatches<StreamEvent>(reads, ({ event, data }, out) => {
         if (event === 'ping') return false;
@@ -181,16 +213,6 @@ function showsWire(raw: RawEvent, event: StreamEvent): boolean {
   if (event.type === 'content_block_delta')
     return event.delta.type !== 'text_delta' && event.delta.type !== 'input_json_delta' && event.index === raw.index;
   return !('index' in event) || event.index === raw.index;
-}
-
-/** An `error` event inside a 200 stream (e.g. overloaded_error mid-response). */
-function streamError(raw: RawEvent): ModelError {
-  const type = typeof raw.error?.type === 'string' ? raw.error.type : undefined;
-  const message = typeof raw.error?.message === 'string' ? raw.error.message : 'the stream reported an error';
-  return new ModelError({
-    kind: (type ? ERROR_TYPES[type] : undefined) ?? 'server_error',
-    message: `API error${type ? ` (${type})` : ''}: ${message}`,
-  });
 }
 
 /** Claude Code's instruction for the search request, and its cap on searches per call. */
@@ -352,30 +374,3 @@ function contentDelta(raw: RawEvent['delta']): ContentDelta | undefined {
       return undefined; // citations_delta and newer kinds
   }
 }
-
-/** Error `type`s of the API (HTTP bodies and in-stream `error` events) → our kinds. */
-const ERROR_TYPES: Record<string, ModelErrorKind> = {
-  authentication_error: 'authentication_failed',
-  permission_error: 'authentication_failed',
-  billing_error: 'billing_error',
-  rate_limit_error: 'rate_limit',
-  overloaded_error: 'overloaded',
-  api_error: 'server_error',
-  timeout_error: 'server_error',
-  not_found_error: 'model_not_found',
-  invalid_request_error: 'invalid_request',
-  request_too_large: 'invalid_request',
-};
-
-/** Classifies an Anthropic API error by status, then by the body's error type. */
-const fromApiError: ApiErrorMapper = (error, { redact, retryAfterMs }) => {
-  const { type, message: detail } = errorBody(error);
-  const typed = type ? ERROR_TYPES[type] : undefined;
-  const message = redact(`API error ${error.status}${type ? ` (${type})` : ''}: ${detail}`);
-  const byStatus = ModelError.fromStatus(error.status, message, retryAfterMs);
-  // A 4xx/5xx the status alone does not classify well (e.g. 400 billing_error) defers to the body's type.
-  if (typed && (byStatus.kind === 'invalid_request' || byStatus.kind === 'unknown')) {
-    return new ModelError({ kind: typed, status: error.status, message, retryAfterMs });
-  }
-  return byStatus;
-};

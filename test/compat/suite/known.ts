@@ -15,7 +15,6 @@ export const known = new Map<string, string>([
   ['permissions/plan-bash', 'differs first in kinds'],
   ['errors/401', 'differs first in kinds'],
   ['errors/403', 'differs first in kinds'],
-  ['errors/404-model', 'differs first in .requests[]'],
   ['errors/prompt-too-long', 'differs first in .stream[].api_error_status'],
   // Claude Code's Grep lists files newest first, ties by name, and so does agentpipe's; the three files are written
   // within a few ms of each other, so which share a modification time is each run's timing (the same in 3 of 4 runs).
