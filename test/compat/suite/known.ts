@@ -26,10 +26,6 @@ export const known = new Map<string, string>([
   // Deliberate (docs/compat.md): Claude Code's budget-stop result says 0 tokens in `usage`; agentpipe counts them.
   ['limits/max-budget', 'differs first in .stream[].usage.input_tokens'],
   ['sdk/can-use-tool-deny-interrupt', 'differs first in .stream[].message.content[].content'],
-  // transcript_path is each product's own transcript (~/.claude/projects vs $AGENTPIPE_HOME/projects).
-  ['sdk/hook-pre-tool-use', 'differs first in .extra[0].transcript_path'],
-  ['sdk/hook-post-tool-use', 'differs first in .extra[0].duration_ms'],
-  ['sdk/hook-user-prompt-submit', 'differs first in .extra[0].transcript_path'],
   ['sdk/supported-commands-and-models', 'differs first in .extra.commands[]'],
   // Now only the permission logic's acceptEdits-Bash difference (permissions/accept-edits-bash).
   ['sdk/set-permission-mode', 'differs first in kinds'],
