@@ -30,7 +30,7 @@ import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { createTaskTool } from '../agent/task-tool.ts';
 import { unknownToolWarnings } from '../tools/hooks/settings-check.ts';
 import { HookDispatcher } from '../tools/hooks/dispatcher.ts';
-import { sessionSettings } from './setting-sources.ts';
+import { alwaysThinkingEnabled, sessionSettings } from './setting-sources.ts';
 import { agentFilesLoader } from './agent-files.ts';
 import { debugLogger } from './debug-log.ts';
 import { parseFallbackModels } from '../agent/fallback.ts';
@@ -202,6 +202,7 @@ export class Session {
       thinking: options.thinking,
       effort: options.effort,
       betas: options.betas,
+      claudeRequest: { alwaysThinkingEnabled: alwaysThinkingEnabled(settings), env: options.env ?? process.env },
       fallbackModels: parseFallbackModels(options.fallbackModel),
       debug: debugLogger(options, cwd, log),
       warn: (line) => log(`agentpipe: warning: ${line}`),

@@ -5,7 +5,9 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseLines } from '../helpers/cli.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, parseLines } from '../helpers/cli.ts';
 import { OPENAI_DONE, openaiChunk, openaiUsage, startFakeServer } from '../model/fake-servers.ts';
 import { CLAUDE, STREAM, anthropic, place, run, text } from '../session/helpers.ts';
 
@@ -86,6 +88,41 @@ test('Anthropic: CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS=1 leaves the experimenta
   assert.equal((await run(p, ['-p', 'hi', ...STREAM, ...CLAUDE], { env })).code, 0);
   assert.equal(server.requests[0]!.headers['anthropic-beta'], 'claude-code-20250219,interleaved-thinking-2025-05-14');
   assert.deepEqual(server.requests[0]!.body.thinking, { type: 'enabled', budget_tokens: 31_999 });
+});
+
+test("docs/sdk.md's example: --thinking disabled, and CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS with --effort", async () => {
+  const doc = readFileSync(path.join(ROOT, 'docs/sdk.md'), 'utf8');
+  const at = doc.indexOf('<!-- example: thinking-off -->');
+  assert.ok(at !== -1);
+  const block = /```sh\n([\s\S]*?)\n```/.exec(doc.slice(at))![1]!;
+  const p = place();
+  const server = await anthropic([text('ok')]);
+  for (const line of block.split('\n')) {
+    const words = [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+    const program = words.findIndex((w) => w === 'agentpipe');
+    const env = Object.fromEntries(words.slice(0, program).map((w) => w.split('=') as [string, string]));
+    assert.equal((await run(p, words.slice(program + 1), { env: { ...server.env, ...env } })).code, 0, line);
+  }
+  const [off, stable] = server.requests;
+  assert.deepEqual(off!.body.thinking, { type: 'disabled' });
+  assert.deepEqual(off!.body.output_config, { effort: 'high' });
+  assert.deepEqual(stable!.body.thinking, { type: 'adaptive' });
+  assert.deepEqual(stable!.body.output_config, { effort: 'low' });
+  assert.equal('context_management' in stable!.body, false);
+  assert.equal(
+    stable!.headers['anthropic-beta'],
+    'claude-code-20250219,interleaved-thinking-2025-05-14,effort-2025-11-24',
+  );
+});
+
+test("Anthropic: the user's settings alwaysThinkingEnabled false turn the default thinking off, without a warning", async () => {
+  const p = place();
+  writeFileSync(path.join(p.home, 'settings.json'), JSON.stringify({ alwaysThinkingEnabled: false }));
+  const server = await anthropic([text('ok')]);
+  const { code, stderr } = await run(p, ['-p', 'hi', ...STREAM, ...CLAUDE], { env: server.env });
+  assert.equal(code, 0);
+  assert.deepEqual(server.requests[0]!.body.thinking, { type: 'disabled' });
+  assert.doesNotMatch(stderr, /alwaysThinkingEnabled/);
 });
 
 test('OpenAI-compatible: --effort becomes reasoning_effort', async () => {
