@@ -59,6 +59,12 @@ export interface AgentContext {
   thinking?: ThinkingConfig;
   effort?: EffortLevel;
   betas?: string[];
+  /**
+   * What Claude Code's default request reads besides the flags (model/claude-code-request.ts, when `policy` asks
+   * for it): the settings' `alwaysThinkingEnabled`, and the environment (`MAX_THINKING_TOKENS`,
+   * `CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS`; default: the process's).
+   */
+  claudeRequest?: { alwaysThinkingEnabled?: boolean; env?: Record<string, string | undefined> };
   /** Models tried in order when a request fails with overloaded, model_not_found or server errors. */
   fallbackModels?: string[];
   /** Debug lines (`--debug`): a category (api, tools, control, hooks) and the text. */

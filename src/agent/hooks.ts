@@ -7,8 +7,12 @@ import type { MessageParam, PromptSubmitOutcome, UserContentBlock } from '../mes
 import type { HookEvent, HookVerdict } from '../tools/hooks/types.ts';
 import type { AgentContext } from './context.ts';
 import { systemReminder } from './recovery.ts';
+import { requestChoices } from './request.ts';
 
 const NONE: HookVerdict = { ran: false, additionalContext: [] };
+
+/** The events of a tool call, whose inputs carry the requests' effort (Claude Code's are fired in its query loop). */
+const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set<HookEvent>(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
 
 /** Runs the hooks of `event` for this agent (subagent fields included). */
 export function fireHook(
@@ -18,7 +22,8 @@ export function fireHook(
   options: { signal: AbortSignal; matchValue?: string; toolUseId?: string },
 ): Promise<HookVerdict> {
   if (!ctx.hooks?.has(event)) return Promise.resolve(NONE);
-  return ctx.hooks.run(event, fields, {
+  const effort = TOOL_EVENTS.has(event) ? requestChoices(ctx).effort : undefined;
+  return ctx.hooks.run(event, effort ? { effort: { level: effort }, ...fields } : fields, {
     sessionId: ctx.sessionId,
     cwd: ctx.cwd,
     permissionMode: ctx.permissions.mode,

@@ -11,12 +11,15 @@
  *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
  *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts); a client's
  *   `setModel()` leaves Claude Code's `/model` trace (session/model-command.ts); a rejected key shows only in the
- *   failed request's message and result (no `auth_status`).
+ *   failed request's message and result (no `auth_status`); requests to Anthropic's API ask for Claude Code's
+ *   default thinking, effort and betas for the model, and a 400 is sent again without each optional beta
+ *   (claude-code-request.ts, beta-fallback.ts).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
  *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
  *   result's text is every text block of the final reply; a PostToolUse hook's context is added to the tool result;
- *   a refusal says what would allow the call; a rejected key is also reported as `auth_status`.
+ *   a refusal says what would allow the call; a rejected key is also reported as `auth_status`; the request asks
+ *   for the thinking, effort and betas the user gave.
  */
 import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, type RetryPolicy } from './retry.ts';
 
@@ -43,6 +46,11 @@ export interface OutcomePolicy {
   readonly hookContextApart: boolean;
   /** A call refused without asking says so in Claude Code's words where they are known (claude-denial.ts). */
   readonly claudeDenials: boolean;
+  /**
+   * Requests to Anthropic's API ask for what Claude Code asks for by default (thinking, effort, betas, context
+   * management: model/claude-code-request.ts), and a 400 is sent again without each optional beta in turn.
+   */
+  readonly claudeCodeRequest: boolean;
   /**
    * A key the provider rejected for good (401/403 after the retries) is also reported as `auth_status` with the
    * error. Claude Code 2.1.332 sends none (errors/401, errors/403): its synthetic assistant message and result say it.
@@ -73,6 +81,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     claudeDenials: true,
     localCommands: true,
     claudeInterrupts: true,
+    claudeCodeRequest: true,
     reportsRejectedKey: false,
   },
   agentpipe: {
@@ -86,6 +95,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     claudeDenials: false,
     localCommands: false,
     claudeInterrupts: false,
+    claudeCodeRequest: false,
     reportsRejectedKey: true,
   },
 };

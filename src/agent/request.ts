@@ -1,9 +1,12 @@
 /**
  * The one builder of model requests: the loop's turns and compaction's summary send the same
  * model, system prompt, tools, token caps, thinking, effort and betas (compaction used to drop the
- * last three).
+ * last three). On the Claude faces with Anthropic's API, thinking, effort, betas and context
+ * management are Claude Code's defaults for the model under the user's own choices
+ * (model/claude-code-request.ts).
  */
 import type { MessageParam } from '../messages/types.ts';
+import { claudeCodeRequest, type RequestDefaults } from '../model/claude-code-request.ts';
 import type { ModelRequest } from '../model/types.ts';
 import type { AgentContext } from './context.ts';
 
@@ -26,6 +29,26 @@ export function modelRequest(
     maxTokens: ctx.maxTokens,
     thinkingBudgetTokens: ctx.thinkingBudgetTokens,
     abortSignal,
+    ...requestChoices(ctx, model),
+  };
+}
+
+/** Thinking, effort, betas (and context management) of a request to `model`: Claude Code's, or the user's alone. */
+export function requestChoices(ctx: AgentContext, model = ctx.model): RequestDefaults {
+  if (ctx.policy.claudeCodeRequest && ctx.provider.provider === 'anthropic')
+    return claudeCodeRequest(
+      model,
+      {
+        thinking: ctx.thinking,
+        thinkingBudgetTokens: ctx.thinkingBudgetTokens,
+        effort: ctx.effort,
+        betas: ctx.betas,
+        alwaysThinkingEnabled: ctx.claudeRequest?.alwaysThinkingEnabled,
+        env: ctx.claudeRequest?.env ?? process.env,
+      },
+      ctx.maxTokens,
+    );
+  return {
     ...(ctx.thinking ? { thinking: ctx.thinking } : {}),
     ...(ctx.effort ? { effort: ctx.effort } : {}),
     ...(ctx.betas?.length ? { betas: ctx.betas } : {}),

@@ -4,20 +4,17 @@
  * node's HTTP client (`http-stream.ts`). Raw SSE events pass through, normalised to `StreamEvent`.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AssistantContentBlock, ContentDelta, MessageParam, StopReason, StreamEvent } from '../messages/types.ts';
+import type { AssistantContentBlock, ContentDelta, StopReason, StreamEvent } from '../messages/types.ts';
 import { apiMessage, apiUsage, messageDelta } from '../messages/usage.ts';
 import { envMs } from '../process/env-number.ts';
-import { errorBody, toModelError, type ApiErrorMapper } from './api-errors.ts';
-import { ModelError, type ModelErrorKind } from './errors.ts';
+import { toModelError } from './api-errors.ts';
+import { fromApiError, streamError } from './anthropic-errors.ts';
+import { ModelError } from './errors.ts';
 import { endpoint, HttpProvider, postForEvents, postJson, translatedBatches } from './http-stream.ts';
 import { keepWire } from './wire-event.ts';
-import {
-  thinkingOf,
-  type ModelProvider,
-  type ModelRequest,
-  type ThinkingConfig,
-  type WebSearchRequest,
-} from './types.ts';
+import { requestBody } from './anthropic-request.ts';
+import { BetaFallback } from './beta-fallback.ts';
+import type { ModelProvider, ModelRequest, WebSearchRequest } from './types.ts';
 
 /** Options of `AnthropicProvider`. */
 export interface AnthropicProviderOptions {
@@ -37,6 +34,8 @@ const API_VERSION = '2026-10-21';
 export class AnthropicProvider extends HttpProvider implements ModelProvider {
   readonly provider = 'anthropic';
   readonly servedByAnthropic: boolean;
+  /** What a 400 showed this session's API refuses (Claude Code's default betas). */
+  readonly #betas = new BetaFallback();
 
   constructor(options: AnthropicProviderOptions) {
     const base = options.baseUrl || process.env.ANTHROPIC_BASE_URL || ANTHROPIC_API;
@@ -53,33 +52,54 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
     this.servedByAnthropic = URL.canParse(base) && new URL(base).host === new URL(ANTHROPIC_API).host;
   }
 
-  /** The events of each network read together; an error event still lets out the events before it. */
-  async *streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
+  /**
+   * The events of each network read together; an error event still lets out the events before it. A 400 is answered
+   * as Claude Code answers it when the request asks (beta-fallback.ts).
+   */
+  streamBatches(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
+    return this.#betas.stream(request, (attempt) => this.#answer(attempt));
+  }
+
+  /** The request's events; on the Claude faces a 404 is asked again without streaming (anthropic-nonstreaming.ts). */
+  async *#answer(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
+    let began = false;
+    try {
+      for await (const batch of this.#streamOnce(request)) {
+        began = true;
+        yield batch;
+      }
+    } catch (error) {
+      if (began || !request.betaFallback || !(error instanceof ModelError && error.status === 404)) throw error;
+      yield await this.#nonStreaming(request);
+    }
+  }
+
+  async #nonStreaming(request: ModelRequest): Promise<StreamEvent[]> {
+    const { messageEvents } = await import('./anthropic-nonstreaming.ts');
+    const signal = request.abortSignal;
+    try {
+      const body = { ...requestBody(request), stream: false };
+      const answer = await postJson({ url: this.endpoint.url, headers: this.#headers(request), body, signal });
+      const normaliser = new EventNormaliser();
+      return messageEvents(answer).flatMap((raw) => normaliser.normalise(rawEvent(JSON.stringify(raw))) ?? []);
+    } catch (error) {
+      throw toModelError(error, signal, this.endpoint.apiKey, fromApiError);
+    }
+  }
+
+  #headers(request: ModelRequest): Record<string, string> {
+    return request.betas?.length
+      ? { ...this.endpoint.headers, 'anthropic-beta': request.betas.join(',') }
+      : this.endpoint.headers;
+  }
+
+  async *#streamOnce(request: ModelRequest): AsyncGenerator<StreamEvent[]> {
     const signal = request.abortSignal;
     signal.throwIfAborted();
     try {
-      const body: Anthropic.MessageCreateParamsStreaming = {
-        model: request.model,
-        max_tokens: request.maxTokens,
-        messages: toApiMessages(request.messages),
-        stream: true,
-      };
-      if (request.system !== '') body.system = request.system;
-      if (request.tools.length > 0) {
-        body.tools = request.tools.map((tool) => ({
-          name: tool.name,
-          description: tool.description,
-          input_schema: tool.input_schema as Anthropic.Tool.InputSchema,
-        }));
-      }
-      const thinking = thinkingOf(request);
-      if (thinking) body.thinking = apiThinking(thinking);
-      if (request.effort) body.output_config = { effort: request.effort };
-      const headers = request.betas?.length
-        ? { ...this.endpoint.headers, 'anthropic-beta': request.betas.join(',') }
-        : this.endpoint.headers;
       const normaliser = new EventNormaliser();
-      const reads = postForEvents({ url: this.endpoint.url, headers, body, signal });
+      const headers = this.#headers(request);
+      const reads = postForEvents({ url: this.endpoint.url, headers, body: requestBody(request), signal });
       yield* translatedBatches<StreamEvent>(reads, ({ event, data }, out) => {
         if (event === 'ping') return false;
         const raw = rawEvent(data);
@@ -195,37 +215,9 @@ function showsWire(raw: RawEvent, event: StreamEvent): boolean {
   return !('index' in event) || event.index === raw.index;
 }
 
-/** An `error` event inside a 200 stream (e.g. overloaded_error mid-response). */
-function streamError(raw: RawEvent): ModelError {
-  const type = typeof raw.error?.type === 'string' ? raw.error.type : undefined;
-  const message = typeof raw.error?.message === 'string' ? raw.error.message : 'the stream reported an error';
-  return new ModelError({
-    kind: (type ? ERROR_TYPES[type] : undefined) ?? 'server_error',
-    message: `API error${type ? ` (${type})` : ''}: ${message}`,
-  });
-}
-
 /** Claude Code's instruction for the search request, and its cap on searches per call. */
 const searchPrompt = (query: string) => `Perform a web search for the query: ${query}`;
 const MAX_SEARCHES = 8;
-
-/** Our thinking config → the API's (enabled without a budget is adaptive, as the official SDK maps it). */
-function apiThinking(thinking: ThinkingConfig): Anthropic.ThinkingConfigParam {
-  if (thinking.type === 'disabled') return { type: 'disabled' };
-  const display = thinking.display ? { display: thinking.display } : {};
-  if (thinking.type === 'enabled' && thinking.budgetTokens !== undefined)
-    return { type: 'enabled', budget_tokens: thinking.budgetTokens, ...display };
-  return { type: 'adaptive', ...display };
-}
-
-/** Anthropic rejects thinking blocks without a signature (e.g. from another provider's history): drop them. */
-function toApiMessages(messages: MessageParam[]): Anthropic.MessageParam[] {
-  return messages.map((message) => {
-    if (typeof message.content === 'string' || message.role !== 'assistant') return message as Anthropic.MessageParam;
-    const kept = message.content.filter((block) => !(block.type === 'thinking' && block.signature === ''));
-    return { role: message.role, content: kept.length > 0 ? kept : message.content } as Anthropic.MessageParam;
-  });
-}
 
 /** The loosely typed raw event as it comes off the wire. */
 interface RawEvent {
@@ -382,30 +374,3 @@ function contentDelta(raw: RawEvent['delta']): ContentDelta | undefined {
       return undefined; // citations_delta and newer kinds
   }
 }
-
-/** Error `type`s of the API (HTTP bodies and in-stream `error` events) → our kinds. */
-const ERROR_TYPES: Record<string, ModelErrorKind> = {
-  authentication_error: 'authentication_failed',
-  permission_error: 'authentication_failed',
-  billing_error: 'billing_error',
-  rate_limit_error: 'rate_limit',
-  overloaded_error: 'overloaded',
-  api_error: 'server_error',
-  timeout_error: 'server_error',
-  not_found_error: 'model_not_found',
-  invalid_request_error: 'invalid_request',
-  request_too_large: 'invalid_request',
-};
-
-/** Classifies an Anthropic API error by status, then by the body's error type. */
-const fromApiError: ApiErrorMapper = (error, { redact, retryAfterMs }) => {
-  const { type, message: detail } = errorBody(error);
-  const typed = type ? ERROR_TYPES[type] : undefined;
-  const message = redact(`API error ${error.status}${type ? ` (${type})` : ''}: ${detail}`);
-  const byStatus = ModelError.fromStatus(error.status, message, retryAfterMs);
-  // A 4xx/5xx the status alone does not classify well (e.g. 400 billing_error) defers to the body's type.
-  if (typed && (byStatus.kind === 'invalid_request' || byStatus.kind === 'unknown')) {
-    return new ModelError({ kind: typed, status: error.status, message, retryAfterMs });
-  }
-  return byStatus;
-};

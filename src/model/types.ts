@@ -11,15 +11,26 @@ export const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 /** How hard the model should work (Anthropic `output_config.effort`, OpenAI `reasoning_effort`). */
 export type EffortLevel = (typeof EFFORT_LEVELS)[number];
 
-/** How thinking comes back (Anthropic's `thinking.display`). */
+/** How thinking comes back (Anthropic's `thinking.display`), as a user or client may ask for it. */
 export const THINKING_DISPLAYS = ['summarized', 'omitted'] as const;
 export type ThinkingDisplay = (typeof THINKING_DISPLAYS)[number];
 
+/**
+ * The displays a request may carry: the user's, or `updates`, which Claude Code 2.1.332 asks for by default (with
+ * the `thinking-display-updates-2026-08-18` beta; claude-code-request.ts).
+ */
+export type RequestThinkingDisplay = ThinkingDisplay | 'updates';
+
 /** Thinking, as the official SDK's `thinking` option spells it. */
 export type ThinkingConfig =
-  | { type: 'adaptive'; display?: ThinkingDisplay }
-  | { type: 'enabled'; budgetTokens?: number; display?: ThinkingDisplay }
+  | { type: 'adaptive'; display?: RequestThinkingDisplay }
+  | { type: 'enabled'; budgetTokens?: number; display?: RequestThinkingDisplay }
   | { type: 'disabled' };
+
+/** Anthropic's `context_management` (what the API may clear from the context), as Claude Code sends it. */
+export interface ContextManagement {
+  edits: Array<{ type: string; keep?: string }>;
+}
 
 /** A tool as offered to the model. */
 export interface ToolSpec {
@@ -48,6 +59,13 @@ export interface ModelRequest {
   effort?: EffortLevel;
   /** Anthropic beta names, sent as the `anthropic-beta` header. */
   betas?: string[];
+  /** Anthropic `context_management`. */
+  contextManagement?: ContextManagement;
+  /**
+   * A 400 is answered by sending the request again without each optional beta in turn, as Claude Code does for
+   * gateways that refuse one (beta-fallback.ts); Anthropic only.
+   */
+  betaFallback?: boolean;
   /** Aborts the request, including a stream in flight. */
   abortSignal: AbortSignal;
 }

@@ -104,6 +104,8 @@ export async function prepareSession(
   // A stored copy lives in the SDK's temporary folder: the session goes on in agentpipe's own transcript.
   start.transcript = openTranscript(fork || stored ? transcriptPath(cwd, sessionId, home) : source, sessionId, log);
   if (options.sessionMirror && mirror) start.transcript?.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
+  // The same file goes on: its next line follows the conversation's last (Claude Code's `parentUuid` chain).
+  if (!fork && !stored && !options.resumeSessionAt) start.transcript?.continueFrom(lastLinked(lines));
   if (start.transcript && (fork || options.resumeSessionAt || stored)) {
     // The new file (or the new branch of this one) must rebuild on its own.
     await start.transcript.snapshot(
@@ -196,6 +198,14 @@ function openTranscript(file: string, sessionId: string, log: (line: string) => 
     log(transcriptOff(file, error));
     return undefined;
   }
+}
+
+/** The uuid of the last main-thread user or assistant line (the one a continued transcript links its next to). */
+function lastLinked(lines: TranscriptLine[]): string | null {
+  const last = lines.findLast(
+    (l) => (l.type === 'user' || l.type === 'assistant') && !l.parent_tool_use_id && typeof l.uuid === 'string',
+  );
+  return typeof last?.uuid === 'string' ? last.uuid : null;
 }
 
 /** The running totals of the transcript's last result that has them, as `SessionStart.usage`. */

@@ -3,7 +3,7 @@
  * begins with.
  */
 import { CAPABILITIES, FEATURES_OFF } from './initialize-state.ts';
-import type { SettingsLayer } from './setting-sources.ts';
+import { alwaysThinkingEnabled, type SettingsLayer } from './setting-sources.ts';
 import type { SystemInitMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from '../agent/context.ts';
@@ -121,6 +121,8 @@ export interface ContextParts {
   hooks: HookDispatcher;
   log: (line: string) => void;
   emit: AgentContext['emit'];
+  /** The settings layers (their `alwaysThinkingEnabled` reaches Claude Code's default request). */
+  settings: SettingsLayer[];
 }
 
 /** The main agent's context of a new session: its model settings, permissions, limits and outcome policy. */
@@ -147,6 +149,7 @@ export function agentContextOf(
     thinking: options.thinking,
     effort: options.effort,
     betas: options.betas,
+    claudeRequest: { alwaysThinkingEnabled: alwaysThinkingEnabled(at.settings), env: options.env ?? process.env },
     fallbackModels: parseFallbackModels(options.fallbackModel),
     debug: debugLogger(options, at.cwd, at.log),
     warn: (line) => at.log(`agentpipe: warning: ${line}`),

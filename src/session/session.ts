@@ -148,6 +148,7 @@ export class Session {
       hooks: this.hooks,
       log,
       emit: (message) => this.emit(message),
+      settings,
     });
     this.#forward = emit;
     this.compactor = new AutoCompactor(this.history, options.maxContextTokens);

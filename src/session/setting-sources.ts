@@ -163,3 +163,8 @@ function said(settings: Settings, label: string, warn: (line: string) => void): 
   for (const line of [...settingsKeyWarnings(settings.raw, label), ...settings.warnings]) warn(line);
   return settings;
 }
+
+/** The settings' `alwaysThinkingEnabled` (the last layer that says it wins), as Claude Code reads it. */
+export function alwaysThinkingEnabled(layers: SettingsLayer[]): boolean | undefined {
+  return layers.map((layer) => layer.raw.alwaysThinkingEnabled).findLast((v): v is boolean => typeof v === 'boolean');
+}

@@ -27,6 +27,8 @@ export class Transcript {
   readonly sessionId: string;
 
   readonly #release: () => void;
+  /** The uuid of the last main-thread user or assistant line written (the next one's `parentUuid`). */
+  #lastUuid: string | null = null;
   #mirror?: { filePath: string; send: (line: TranscriptMirror) => Promise<void> | undefined };
 
   /** Takes the session's lock (SessionLockedError when another process writes it). */
@@ -41,7 +43,13 @@ export class Transcript {
     this.#mirror = { filePath, send };
   }
 
-  async #append(line: object): Promise<void> {
+  /** Links the next main-thread user or assistant line to `uuid` (a resumed conversation's last line). */
+  continueFrom(uuid: string | null): void {
+    this.#lastUuid = uuid;
+  }
+
+  async #append(entry: object): Promise<void> {
+    const line = this.#linked(entry);
     await this.writer.append(line);
     if (this.#mirror)
       await this.#mirror.send({
@@ -53,6 +61,19 @@ export class Transcript {
 
   get file(): string {
     return this.writer.file;
+  }
+
+  /**
+   * A main-thread user or assistant line with Claude Code's `parentUuid` (the line before it), which the official
+   * SDK's `getSessionMessages()` follows back from the last one; other lines as they are.
+   */
+  #linked(line: object): object {
+    const entry = line as { type?: unknown; uuid?: unknown; parent_tool_use_id?: unknown };
+    if ((entry.type !== 'user' && entry.type !== 'assistant') || typeof entry.uuid !== 'string') return line;
+    if (entry.parent_tool_use_id !== null && entry.parent_tool_use_id !== undefined) return line;
+    const linked = { ...line, parentUuid: this.#lastUuid };
+    this.#lastUuid = entry.uuid;
+    return linked;
   }
 
   /** Records an emitted message a transcript keeps (`keepsInTranscript`); fsyncs after a result (a turn boundary). */

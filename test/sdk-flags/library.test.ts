@@ -41,7 +41,12 @@ for (const engine of ['in-process', 'cli'] as const) {
     const request = server.requests[0]!;
     assert.deepEqual(request.body.output_config, { effort: 'medium' });
     assert.deepEqual(request.body.thinking, { type: 'enabled', budget_tokens: 1024 });
-    assert.equal(request.headers['anthropic-beta'], 'context-1m-2025-08-07');
+    // Claude Code's default betas for the model (model/claude-code-request.ts), the user's after them.
+    assert.equal(
+      request.headers['anthropic-beta'],
+      'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,' +
+        'thinking-token-count-2026-05-13,advanced-tool-use-2025-11-20,effort-2025-11-24,context-1m-2025-08-07',
+    );
     assert.equal(
       request.body.system,
       `You help.\n\nAdditional working folders (you may read and edit files there too): ${extra}`,

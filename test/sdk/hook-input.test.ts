@@ -1,6 +1,7 @@
 /**
  * What a hook is given, through the REAL official SDK: `transcript_path` is the session's transcript file (a hook
- * script can read the conversation), `prompt_id` the running prompt's uuid, the same for every hook of the prompt.
+ * script can read the conversation), `prompt_id` the running prompt's uuid, the same for every hook of the prompt, and
+ * a tool's hooks the requests' `effort`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { query, type HookInput, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { sdkOptions } from './helpers.ts';
 
-test('hooks get the transcript file and the prompt id', async () => {
+test('hooks get the transcript file, the prompt id and the effort', async () => {
   const seen: HookInput[] = [];
   const record = async (input: HookInput) => (seen.push(input), {});
   const options = sdkOptions(
@@ -16,6 +17,7 @@ test('hooks get the transcript file and the prompt id', async () => {
     {
       permissionMode: 'bypassPermissions',
       allowDangerouslySkipPermissions: true,
+      effort: 'low',
       hooks: { UserPromptSubmit: [{ hooks: [record] }], PreToolUse: [{ matcher: 'Bash', hooks: [record] }] },
     },
   );
@@ -33,4 +35,7 @@ test('hooks get the transcript file and the prompt id', async () => {
   assert.ok(pre!.transcript_path.endsWith(`${result.session_id}.jsonl`), pre!.transcript_path);
   assert.ok(existsSync(pre!.transcript_path));
   assert.match(readFileSync(pre!.transcript_path, 'utf8'), /say hi/);
+  // The requests' effort on a tool's hooks, as Claude Code sends it; not on the prompt's.
+  assert.deepEqual((pre as { effort?: unknown }).effort, { level: 'low' });
+  assert.equal('effort' in prompt!, false);
 });

@@ -12,13 +12,22 @@ import { nearest } from '../../process/nearest.ts';
  * The keys agentpipe applies from a settings file. `trustedFolders` is agentpipe's own (`agentpipe trust` writes it in
  * the user's file; session/trust.ts reads it from there only, so a project's copy gains nothing but is not a mistake).
  */
-const APPLIED = ['hooks', 'permissions', 'mcpServers', 'sandbox', 'trustedFolders', 'outputStyle', '$schema'];
+const APPLIED = [
+  'hooks',
+  'permissions',
+  'mcpServers',
+  'sandbox',
+  'trustedFolders',
+  'outputStyle',
+  '$schema',
+  // false: no thinking in Claude Code's default request (agent/request.ts).
+  'alwaysThinkingEnabled',
+];
 /** The keys of `permissions` agentpipe applies. */
 const APPLIED_PERMISSIONS = ['allow', 'deny'];
 /** Claude Code's other settings: known, kept (`get_settings` shows them), not applied. */
 const CLAUDE_CODE_ONLY = [
   'apiKeyHelper',
-  'alwaysThinkingEnabled',
   'attribution',
   'autoCompactEnabled',
   'autoUpdatesChannel',

@@ -29,6 +29,11 @@ export interface HookInput {
   permission_mode?: string;
   agent_id?: string;
   agent_type?: string;
+  /**
+   * The effort the session's requests ask for, on a tool's hooks (PreToolUse, PostToolUse, PostToolUseFailure), as
+   * Claude Code 2.1.332 sends it: absent when the requests name none.
+   */
+  effort?: { level: string };
   [field: string]: unknown;
 }
 

@@ -40,6 +40,8 @@ const VOLATILE = new Set([
   'costUSD',
   'totalCostUsd',
   'retry_delay_ms',
+  // How long a thinking block streamed (partial-stream.ts): a duration, as the ones above.
+  'thinking_duration_ms',
 ]);
 /**
  * system/init fields that list what each product has, not how it behaves: its version, its own
@@ -60,11 +62,19 @@ export const INVENTORY = [
   'tools',
 ];
 
-/** `text` with the run's folders, ports and uuids replaced. */
+/**
+ * The working folder as both products name its transcript folder (`projects/<this>/`): every character but letters
+ * and digits a dash, as Claude Code spells it.
+ */
+const projectFolder = (cwd: string) => cwd.replace(/[^a-zA-Z0-9]/g, '-');
+
+/** `text` with the run's folders (also as a project folder's name), ports and uuids replaced. */
 export function placeless(text: string, places: Places): string {
   return text
     .split(places.cwd)
     .join('<CWD>')
+    .split(projectFolder(places.cwd))
+    .join('<CWD-PROJECT>')
     .split(places.home)
     .join('<HOME>')
     .replace(PORT, '<HOST>')
@@ -82,6 +92,12 @@ function walk(value: unknown, places: Places, key = ''): Json {
   }
   return (value ?? null) as Json;
 }
+
+/**
+ * What an SDK scenario returned (hook inputs, control answers) as compared: the stream's rules (ids, times,
+ * durations, costs, folders replaced), without the init inventory's.
+ */
+export const normalizeValue = (value: unknown, places: Places): Json => walk(value, places);
 
 /** One stdout line as compared. */
 export function normalizeLine(line: Record<string, unknown>, places: Places): Json {

@@ -10,7 +10,15 @@ import { CLI_PATH } from '../../helpers/cli.ts';
 import { scratchDir } from '../../helpers/temp.ts';
 import { claudeOfflineEnv, cliBin, testPath } from '../../harness/helpers.ts';
 import type { FakeApi, Replies } from './fake-api.ts';
-import { filesLeft, normalizeLine, placeless, projectRequests, type Json, type Places } from './normalize.ts';
+import {
+  filesLeft,
+  normalizeLine,
+  normalizeValue,
+  placeless,
+  projectRequests,
+  type Json,
+  type Places,
+} from './normalize.ts';
 import type { CliScenario, Scenario, SdkScenario } from './scenario.ts';
 
 export type Product = 'claude' | 'agentpipe';
@@ -44,7 +52,8 @@ function productEnv(
     ...claudeOfflineEnv(api.url, home, key),
     // Claude Code refuses bypassPermissions as root unless told it runs in a sandbox.
     IS_SANDBOX: '1',
-    ...extra,
+    // A scenario's own variables; `{home}` is the run's home.
+    ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, v.split('{home}').join(home)])),
   };
 }
 
@@ -191,7 +200,7 @@ async function runSdk(api: FakeApi, scenario: SdkScenario, product: Product): Pr
     stream: all
       .filter((m) => !heartbeat(m as Record<string, unknown>))
       .map((m) => normalizeLine(m as Record<string, unknown>, places)),
-    extra: JSON.parse(placeless(JSON.stringify(extra ?? null), places)) as Json,
+    extra: normalizeValue(extra ?? null, places),
     requests: projectRequests(requests, places),
     files: filesLeft(places.cwd, places),
     stderr,

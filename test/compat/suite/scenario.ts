@@ -32,7 +32,7 @@ interface Common {
    * that returns them or a responder choosing a reply for each request.
    */
   replies: Reply[] | ((cwd: string) => Replies);
-  /** Environment over the runner's. */
+  /** Environment over the runner's (`{home}` in a value: the run's home folder). */
   env?: Record<string, string>;
 }
 

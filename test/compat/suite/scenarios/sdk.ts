@@ -55,10 +55,18 @@ async function* prompts(...texts: string[]): AsyncIterable<SDKUserMessage> {
 }
 
 /** A hook scenario: the Bash call runs in bypassPermissions with `hooks`; what the callbacks `record` is compared. */
+/**
+ * agentpipe keeps its transcripts in `$AGENTPIPE_HOME/projects/` and Claude Code in `$CLAUDE_CONFIG_DIR/projects/`:
+ * the hook scenarios give both products the same folder (the suite's CLAUDE_CONFIG_DIR), so `transcript_path` is
+ * compared as it is.
+ */
+const SAME_TRANSCRIPTS = { AGENTPIPE_HOME: '{home}/.claude' };
+
 function withHooks(name: string, hooks: (record: (input: unknown) => void) => Options['hooks']): SdkScenario {
   return sdk({
     area: 'hooks',
     name,
+    env: SAME_TRANSCRIPTS,
     replies: touch,
     run: async (ctx) => {
       const inputs: unknown[] = [];
@@ -189,6 +197,7 @@ export const sdkScenarios: SdkScenario[] = [
   sdk({
     area: 'hooks',
     name: 'sdk/hook-user-prompt-submit',
+    env: SAME_TRANSCRIPTS,
     replies: [answer('ok')],
     run: async (ctx) => {
       const inputs: unknown[] = [];
