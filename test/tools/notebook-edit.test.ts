@@ -259,6 +259,7 @@ test('end to end: Read then NotebookEdit in acceptEdits; tool_use_result is the 
     'cell_id',
     'cell_type',
     'edit_mode',
+    'error',
     'language',
     'new_source',
     'notebook_path',
