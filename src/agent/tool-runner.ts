@@ -4,26 +4,18 @@
  * an `is_error` tool result. Progress never arrives after the result.
  */
 import { errorMessage } from '../process/errors.ts';
-import type { PermissionResult } from '../messages/control.ts';
-import type {
-  PermissionDeniedMessage,
-  ToolProgressMessage,
-  ToolResultBlock,
-  ToolResultMeta,
-  ToolUseBlock,
-} from '../messages/types.ts';
+import type { ToolProgressMessage, ToolResultBlock, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { toolUseError as wrapToolUseError, withoutToolUseErrorTags } from '../messages/notices.ts';
-import { checkPermission, readDeniedFor } from '../tools/permissions.ts';
-import { toolNameMatches } from '../tools/permission-rules.ts';
+import { readDeniedFor } from '../tools/permissions.ts';
 import { hasInputProblem, inputValidationFailure } from '../tools/input-validation.ts';
 import { refusalBeforePermission } from '../tools/validate-first.ts';
 import { isBuiltinTool, isBuiltinToolName } from '../tools/builtin/index.ts';
-import { permissionPromptInfo } from '../tools/permission-prompt.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import { sandboxOf, type AgentContext } from './context.ts';
-import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
+import type { CommandProfile } from '../sandbox/config.ts';
 import { fireHook } from './hooks.ts';
+import { authorize, type Authorized } from './tool-permission.ts';
 import type { RunState } from './loop.ts';
 import type { ToolSpan } from '../telemetry/types.ts';
 
@@ -86,61 +78,14 @@ async function runCall(
   span?: ToolSpan,
 ): Promise<ToolOutcome> {
   const tool = toolNamed(ctx.tools, use.name);
-  if (!tool) {
-    // As Claude Code 2.1.332 answers a call of a built-in tool that --tools or --disallowedTools took away (a
-    // subagent's own tool list is not the session's: its call gets the plain answer).
-    const disabled =
-      isBuiltinToolName(use.name) && !ctx.agent
-        ? `. ${use.name} is disabled for this session, in subagents as well as here.`
-        : '';
-    const message = `Error: No such tool available: ${use.name}${disabled}`;
-    return { ...errorOutcome(use, wrapToolUseError(message)), data: message };
-  }
-  if ('__invalid_input' in use.input)
-    return errorOutcome(
-      use,
-      wrapToolUseError(`The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`),
-    );
-
-  // As Claude Code: a built-in tool's input that does not fit its schema is refused before the permission checks and
-  // hooks (custom tools check their own input; an MCP tool's is its server's to check).
-  if (isBuiltinTool(tool) && hasInputProblem(tool.inputSchema, use.input)) {
-    const failure = await inputValidationFailure(tool.modelName ?? tool.name, tool.inputSchema, use.input);
-    if (failure) return { ...errorOutcome(use, wrapToolUseError(failure.text)), data: failure.data };
-  }
-  // The tool's own check first, as Claude Code, where its error cannot tell what a Read could not (validate-first.ts);
-  // not under a tape (ctx.toolCalls), which records and replays what the tool itself answered.
-  const scope = { cwd: ctx.cwd, ...ctx.permissions };
-  const early = ctx.toolCalls ? undefined : await refusalBeforePermission(tool, use.input, scope);
-  if (early !== undefined) return errorOutcome(use, wrapToolUseError(early));
+  if (!tool) return noSuchTool(ctx, use);
+  const refused = await inputRefusal(ctx, tool, use);
+  if (refused) return refused;
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
   const decision = await authorize(ctx, tool, use, signal);
   const how = decision.how?.permission_decision;
   span?.decision(decision.behavior, decision.behavior === 'deny' ? decision.message : how?.reason_type, how?.source);
-  if (decision.behavior === 'deny') {
-    ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
-    ctx.toolCalls?.denied?.({ name: tool.name, input: use.input, toolUseId: use.id }, decision.message);
-    if (decision.auto) {
-      await ctx.emit({
-        type: 'system',
-        subtype: 'permission_denied',
-        tool_name: tool.name,
-        tool_use_id: use.id,
-        ...(ctx.agent ? { agent_id: ctx.agent.id } : {}),
-        ...(decision.reasons ?? { decision_reason_type: decision.auto, decision_reason: decision.message }),
-        message: decision.message,
-        uuid: newUuid(),
-        session_id: ctx.sessionId,
-      });
-    }
-    return {
-      ...errorOutcome(use, decision.message),
-      ...(decision.how ? { meta: { id: use.id, ...decision.how } } : {}),
-      denied: { reason: decision.message },
-      interrupt: decision.interrupt,
-      stop: decision.stop,
-    };
-  }
+  if (decision.behavior === 'deny') return deniedOutcome(ctx, tool, use, decision);
   const input = decision.updatedInput ?? use.input;
   if (ctx.guard) {
     try {
@@ -172,6 +117,70 @@ async function runCall(
   ctx.debug?.('tools', `${tool.name} (${use.id}) ${result.isError ? 'failed' : 'done'} in ${Date.now() - started} ms`);
   await afterToolUse(ctx, tool, use.id, input, result, Date.now() - started, signal, outcome);
   return outcome;
+}
+
+/** A call of a tool the agent does not have. */
+function noSuchTool(ctx: AgentContext, use: ToolUseBlock): ToolOutcome {
+  // As Claude Code 2.1.332 answers a call of a built-in tool that --tools or --disallowedTools took away (a
+  // subagent's own tool list is not the session's: its call gets the plain answer).
+  const disabled =
+    isBuiltinToolName(use.name) && !ctx.agent
+      ? `. ${use.name} is disabled for this session, in subagents as well as here.`
+      : '';
+  const message = `Error: No such tool available: ${use.name}${disabled}`;
+  return { ...errorOutcome(use, wrapToolUseError(message)), data: message };
+}
+
+/** Why a call's input is refused before the permission checks, or undefined when it may go on to them. */
+async function inputRefusal(ctx: AgentContext, tool: Tool, use: ToolUseBlock): Promise<ToolOutcome | undefined> {
+  if ('__invalid_input' in use.input)
+    return errorOutcome(
+      use,
+      wrapToolUseError(`The tool input was not valid JSON: ${String(use.input.__invalid_input).slice(0, 200)}`),
+    );
+
+  // As Claude Code: a built-in tool's input that does not fit its schema is refused before the permission checks and
+  // hooks (custom tools check their own input; an MCP tool's is its server's to check).
+  if (isBuiltinTool(tool) && hasInputProblem(tool.inputSchema, use.input)) {
+    const failure = await inputValidationFailure(tool.modelName ?? tool.name, tool.inputSchema, use.input);
+    if (failure) return { ...errorOutcome(use, wrapToolUseError(failure.text)), data: failure.data };
+  }
+  // The tool's own check first, as Claude Code, where its error cannot tell what a Read could not (validate-first.ts);
+  // not under a tape (ctx.toolCalls), which records and replays what the tool itself answered.
+  const scope = { cwd: ctx.cwd, ...ctx.permissions };
+  const early = ctx.toolCalls ? undefined : await refusalBeforePermission(tool, use.input, scope);
+  return early === undefined ? undefined : errorOutcome(use, wrapToolUseError(early));
+}
+
+/** A denied call's outcome; a denial nobody was asked about is announced (`system/permission_denied`). */
+async function deniedOutcome(
+  ctx: AgentContext,
+  tool: Tool,
+  use: ToolUseBlock,
+  decision: Authorized & { behavior: 'deny' },
+): Promise<ToolOutcome> {
+  ctx.debug?.('tools', `${tool.name} (${use.id}) denied: ${decision.message}`);
+  ctx.toolCalls?.denied?.({ name: tool.name, input: use.input, toolUseId: use.id }, decision.message);
+  if (decision.auto) {
+    await ctx.emit({
+      type: 'system',
+      subtype: 'permission_denied',
+      tool_name: tool.name,
+      tool_use_id: use.id,
+      ...(ctx.agent ? { agent_id: ctx.agent.id } : {}),
+      ...(decision.reasons ?? { decision_reason_type: decision.auto, decision_reason: decision.message }),
+      message: decision.message,
+      uuid: newUuid(),
+      session_id: ctx.sessionId,
+    });
+  }
+  return {
+    ...errorOutcome(use, decision.message),
+    ...(decision.how ? { meta: { id: use.id, ...decision.how } } : {}),
+    denied: { reason: decision.message },
+    interrupt: decision.interrupt,
+    stop: decision.stop,
+  };
 }
 
 /** PostToolUse after a success, PostToolUseFailure after an `is_error` result. */
@@ -242,204 +251,6 @@ function errorOutcome(use: ToolUseBlock, message: string): ToolOutcome {
 function errorData(content: ToolResult['content']): string {
   const text = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   return `Error: ${withoutToolUseErrorTags(text)}`;
-}
-
-/**
- * PreToolUse hooks first (deny, rewrite, allow or ask); then the rules and the mode, which a
- * hook's allow cannot override (deny rules, plan mode); `ask` goes to the callback or is denied.
- */
-/**
- * How a call was denied without asking anyone (`system/permission_denied`); absent for hooks and for the client's or
- * user's answers.
- */
-type AutoDenial = 'rule' | 'mode' | 'no_permission_prompt';
-type Decided = Omit<ToolResultMeta, 'id'>;
-
-/**
- * How Claude Code names a decision of the settings: the mode, or a rule (`subcommandResults` for a shell line). The
- * StructuredOutput tool (structured-output.ts, not imported here: it loads only with --json-schema) always runs, so its
- * acceptance names no reason.
- */
-function byConfig(tool: Tool, decision: 'accept' | 'reject', byRule: boolean): Decided {
-  const reason_type = byRule ? (tool.shell ? 'subcommandResults' : 'rule') : 'mode';
-  if (decision === 'accept' && tool.name === 'StructuredOutput' && !byRule)
-    return { permission_decision: { decision, source: 'config' } };
-  if (decision === 'accept') return { permission_decision: { decision, source: 'config', reason_type } };
-  return byRule
-    ? { permission_decision: { decision, source: 'config', reason_type }, non_execution_kind: 'permission-rule' }
-    : { permission_decision: { decision, source: 'config' }, non_execution_kind: 'user-rejected' };
-}
-
-type Authorized = PermissionResult & {
-  stop?: string;
-  auto?: AutoDenial;
-  sandbox?: CommandProfile;
-  how?: Decided;
-  /** `system/permission_denied`'s reason fields when they are not `auto` and the message (Claude Code's words). */
-  reasons?: Pick<PermissionDeniedMessage, 'decision_reason_type' | 'decision_reason'>;
-};
-
-/** `decide`, then in bypassPermissions the sandbox's wall for the file tools (tools/sandbox-writes.ts). */
-async function authorize(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<Authorized> {
-  const decision = await decide(ctx, tool, use, signal);
-  if (decision.behavior === 'deny' && decision.auto && ctx.policy.claudeDenials) {
-    const { claudeDenial } = await import('./claude-denial.ts');
-    const { mode, directories } = ctx.permissions;
-    const said = await claudeDenial({
-      tool,
-      input: use.input,
-      refusal: decision.auto,
-      mode,
-      cwd: ctx.cwd,
-      directories,
-    });
-    if (said)
-      return {
-        ...decision,
-        message: said.message,
-        how: said.how ?? decision.how,
-        reasons: {
-          ...(said.reasonType ? { decision_reason_type: said.reasonType } : {}),
-          ...(said.reason ? { decision_reason: said.reason } : {}),
-        },
-      };
-  }
-  if (decision.behavior !== 'allow' || !tool.editsFiles || ctx.permissions.mode !== 'bypassPermissions')
-    return decision;
-  const { sandboxWriteDenial } = await import('../tools/sandbox-writes.ts');
-  const denied = await sandboxWriteDenial(sandboxOf(ctx), tool.name, decision.updatedInput ?? use.input);
-  return denied ? { behavior: 'deny', message: denied, auto: 'mode', how: byConfig(tool, 'reject', false) } : decision;
-}
-
-async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: AbortSignal): Promise<Authorized> {
-  let input = use.input;
-  const hook = await fireHook(
-    ctx,
-    'PreToolUse',
-    { tool_name: tool.name, tool_input: input, tool_use_id: use.id },
-    { signal, matchValue: tool.name, toolUseId: use.id },
-  );
-  if (hook.stop) return { behavior: 'deny', message: `${tool.name} was not run: ${hook.stop}`, stop: hook.stop };
-  if (hook.permission === 'deny') {
-    // Claude Code 2.1.332's words: an exit-2 hook's command and stderr as written, else the hook's reason.
-    const why =
-      hook.blockedBy !== undefined && hook.blockedStderr
-        ? `[${hook.blockedBy}]: ${hook.blockedStderr}`
-        : (hook.permissionReason ?? 'no reason given');
-    return {
-      behavior: 'deny',
-      message: `PreToolUse:${tool.name} hook error: ${why}`,
-      how: {
-        permission_decision: { decision: 'reject', source: 'hook', reason_type: 'hook' },
-        non_execution_kind: 'permission-rule',
-      },
-    };
-  }
-  if (hook.updatedInput) input = hook.updatedInput;
-  const verdict = await checkPermission({
-    tool,
-    input,
-    mode: ctx.permissions.mode,
-    allow: ctx.permissions.allow,
-    deny: ctx.permissions.deny,
-    cwd: ctx.cwd,
-    directories: ctx.permissions.directories,
-    sandbox: tool.shell && typeof input.command === 'string' ? await shellSandboxOf(ctx) : undefined,
-  });
-  if (verdict.behavior === 'deny') {
-    if (verdict.by === 'path_rule')
-      return ctx.policy.claudeDenials
-        ? {
-            behavior: 'deny',
-            message: wrapToolUseError('File is in a directory that is denied by your permission settings.'),
-            how: { permission_decision: { decision: 'reject', source: 'config', reason_type: 'rule' } },
-          }
-        : { behavior: 'deny', message: verdict.reason };
-    return {
-      behavior: 'deny',
-      message: verdict.reason,
-      auto: verdict.by,
-      how: byConfig(tool, 'reject', verdict.by === 'rule'),
-    };
-  }
-  // Approved, it runs outside the sandbox (see checkPermission): a requested escape only by an answer to this call.
-  const outside =
-    verdict.behavior === 'ask' ? verdict.unsandboxed : verdict.sandbox === 'unsandboxed' ? 'excluded' : undefined;
-  // A hook's allow, the callback's or the user's: approved, so the workspace sandbox.
-  if (hook.permission === 'allow' && outside !== 'requested')
-    return {
-      behavior: 'allow',
-      updatedInput: input,
-      sandbox: outside ? 'unsandboxed' : 'workspace',
-      how: { permission_decision: { decision: 'accept', source: 'hook', reason_type: 'hook' } },
-    };
-  if (verdict.behavior === 'allow' && hook.permission !== 'ask') {
-    // A line the check found read-only is allowed by its subcommands, as Claude Code 2.1.332 says (not by the mode).
-    const { mode } = ctx.permissions;
-    const byLine =
-      tool.shell === true && verdict.sandbox === 'read-only' && mode !== 'plan' && mode !== 'bypassPermissions';
-    const byRule = byLine || ctx.permissions.allow.some((rule) => toolNameMatches(rule.tool, tool.name));
-    return { behavior: 'allow', updatedInput: input, sandbox: verdict.sandbox, how: byConfig(tool, 'accept', byRule) };
-  }
-  const why =
-    verdict.behavior === 'ask'
-      ? verdict.reason
-      : `${tool.name} needs approval: ${hook.permissionReason ?? 'a PreToolUse hook asked for it'}`;
-  await fireHook(
-    ctx,
-    'Notification',
-    { message: `agentpipe needs your permission to use ${tool.name}`, notification_type: 'permission_prompt' },
-    { signal, matchValue: 'permission_prompt' },
-  );
-  if (!ctx.canUseTool)
-    return { behavior: 'deny', message: why, auto: 'no_permission_prompt', how: byConfig(tool, 'reject', false) };
-  try {
-    const { suggestions, ...shown } = await permissionPromptInfo(
-      tool.name,
-      input,
-      ctx.cwd,
-      ctx.permissions.directories,
-    );
-    const answer = await ctx.canUseTool(tool.name, input, {
-      signal,
-      toolUseId: use.id,
-      suggestions,
-      parentToolUseId: ctx.parentToolUseId,
-      ...shown,
-    });
-    if (answer.behavior === 'allow') {
-      const approved = answer.updatedInput ?? input;
-      // Outside only for the very line judged (an answer that rewrites it gets the workspace sandbox).
-      const same =
-        approved.command === input.command && (outside === 'excluded' || approved.dangerouslyDisableSandbox === true);
-      return {
-        behavior: 'allow',
-        updatedInput: approved,
-        sandbox: outside && same ? 'unsandboxed' : 'workspace',
-        how: { permission_decision: { decision: 'accept', source: answer.decisionClassification ?? 'user_temporary' } },
-      };
-    }
-    return {
-      behavior: 'deny',
-      message: answer.message || `Permission to use ${tool.name} was denied`,
-      interrupt: answer.interrupt,
-      how: answer.interrupt
-        ? { non_execution_kind: 'user-rejected' }
-        : {
-            permission_decision: { decision: 'reject', source: answer.decisionClassification ?? 'user_reject' },
-            non_execution_kind: 'permission-rule',
-          },
-    };
-  } catch (error) {
-    if (signal.aborted) throw error;
-    return { behavior: 'deny', message: `Permission check for ${tool.name} failed: ${errorMessage(error)}` };
-  }
-}
-
-/** The sandbox's settings for a Bash call's check (the sandbox module loads: Bash is about to use it). */
-async function shellSandboxOf(ctx: AgentContext): Promise<ShellSandbox> {
-  const { shellSandbox } = await import('../sandbox/sandbox.ts');
-  return shellSandbox(sandboxOf(ctx));
 }
 
 async function callWithProgress(
