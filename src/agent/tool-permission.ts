@@ -24,13 +24,12 @@ export type AutoDenial = 'rule' | 'mode' | 'no_permission_prompt';
 type Decided = Omit<ToolResultMeta, 'id'>;
 
 /**
- * How Claude Code names a decision of the settings: the mode, or a rule (`subcommandResults` for a shell line). The
- * StructuredOutput tool (structured-output.ts, not imported here: it loads only with --json-schema) always runs, so its
- * acceptance names no reason.
+ * How Claude Code names a decision of the settings: the mode, or a rule (`subcommandResults` for a shell line). A tool
+ * that needs no permission (StructuredOutput, the task-list tools) always runs, so its acceptance names no reason.
  */
 function byConfig(tool: Tool, decision: 'accept' | 'reject', byRule: boolean): Decided {
   const reason_type = byRule ? (tool.shell ? 'subcommandResults' : 'rule') : 'mode';
-  if (decision === 'accept' && tool.name === 'StructuredOutput' && !byRule)
+  if (decision === 'accept' && tool.needsNoPermission === true && !byRule)
     return { permission_decision: { decision, source: 'config' } };
   if (decision === 'accept') return { permission_decision: { decision, source: 'config', reason_type } };
   return byRule

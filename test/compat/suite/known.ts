@@ -6,9 +6,6 @@ export const known = new Map<string, string>([
   ['tools/bash-timeout', 'differs first in .requests[].messages[].content[].content'],
   ['tools/bash-cd-stays', 'differs first in .requests[].messages[].content[]'],
   ['tools/todowrite', 'differs first in .requests[].messages[].content[].content'],
-  // Only tool_result_meta's reason_type (Claude Code names none for tools that need no permission): the runner's.
-  ['tools/tasks', 'differs first in .stream[].tool_result_meta[].permission_decision.reason_type'],
-  ['tools/tasks-empty-list', 'differs first in .stream[].tool_result_meta[].permission_decision.reason_type'],
   // Claude Code's acceptEdits runs file commands (touch, mkdir ...) inside the folders; agentpipe's check asks: the
   // permission logic's, left as it is (docs/compat.md).
   ['permissions/accept-edits-bash', 'differs first in kinds'],
