@@ -137,10 +137,12 @@ async function decide(ctx: AgentContext, tool: Tool, use: ToolUseBlock, signal: 
       how: { permission_decision: { decision: 'accept', source: 'hook', reason_type: 'hook' } },
     };
   if (verdict.behavior === 'allow' && hook.permission !== 'ask') {
-    // A line the check found read-only is allowed by its subcommands, as Claude Code 2.1.332 says (not by the mode).
+    // A line the check found read-only, or made of acceptEdits' file commands, is allowed by its subcommands, as
+    // Claude Code 2.1.332 says (not by the mode).
     const { mode } = ctx.permissions;
     const byLine =
-      tool.shell === true && verdict.sandbox === 'read-only' && mode !== 'plan' && mode !== 'bypassPermissions';
+      verdict.bySubcommands === true ||
+      (tool.shell === true && verdict.sandbox === 'read-only' && mode !== 'plan' && mode !== 'bypassPermissions');
     const byRule = byLine || ctx.permissions.allow.some((rule) => toolNameMatches(rule.tool, tool.name));
     return { behavior: 'allow', updatedInput: input, sandbox: verdict.sandbox, how: byConfig(tool, 'accept', byRule) };
   }

@@ -6,9 +6,6 @@ export const known = new Map<string, string>([
   ['tools/bash-timeout', 'differs first in .requests[].messages[].content[].content'],
   ['tools/bash-cd-stays', 'differs first in .requests[].messages[].content[]'],
   ['tools/todowrite', 'differs first in .requests[].messages[].content[].content'],
-  // Claude Code's acceptEdits runs file commands (touch, mkdir ...) inside the folders; agentpipe's check asks: the
-  // permission logic's, left as it is (docs/compat.md).
-  ['permissions/accept-edits-bash', 'differs first in kinds'],
   // Claude Code 2.1.332's plan mode judges Bash with its server-side auto-mode check, unavailable behind a custom
   // base URL (the suite's fake API); agentpipe's plan mode refuses the call by its own rule (docs/compat.md).
   ['permissions/plan-bash', 'differs first in kinds'],
@@ -43,8 +40,6 @@ export const known = new Map<string, string>([
   ['sdk/hook-post-tool-use', 'differs first in .extra[0].effort'],
   ['sdk/hook-user-prompt-submit', 'differs first in .extra[0].transcript_path'],
   ['sdk/supported-commands-and-models', 'differs first in .extra.commands[]'],
-  // Now only the permission logic's acceptEdits-Bash difference (permissions/accept-edits-bash).
-  ['sdk/set-permission-mode', 'differs first in kinds'],
   ['sdk/set-model', 'differs first in kinds'],
   // agentpipe has no output styles of its own: no user_output_styles_dir to name (docs/compat.md).
   ['sdk/initialization-result', 'differs first in .extra.keys[24]'],
