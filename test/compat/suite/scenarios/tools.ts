@@ -134,7 +134,11 @@ export const toolScenarios: CliScenario[] = [
   oneByOne('glob-pattern', TREE, () => [['Glob', { pattern: '**/*.ts' }]], SEARCH),
   oneByOne('glob-no-match', TREE, () => [['Glob', { pattern: '**/*.py' }]], SEARCH),
   oneByOne('glob-in-path', TREE, (cwd) => [['Glob', { pattern: '*', path: `${cwd}/src` }]], SEARCH),
-  oneByOne('grep-files', TREE, () => [['Grep', { pattern: 'beta' }]], SEARCH),
+  // Grep lists files newest first: the times are set, not left to how fast the files were written.
+  {
+    ...oneByOne('grep-files', TREE, () => [['Grep', { pattern: 'beta' }]], SEARCH),
+    mtimes: { 'a.txt': 1_700_000_300, 'src/b.ts': 1_700_000_100, 'src/c.md': 1_700_000_200 },
+  },
   oneByOne('grep-content', TREE, () => [['Grep', { pattern: 'beta', output_mode: 'content' }]], SEARCH),
   oneByOne('grep-count', TREE, () => [['Grep', { pattern: 'beta', output_mode: 'count' }]], SEARCH),
   oneByOne('grep-no-match', TREE, () => [['Grep', { pattern: 'zeta' }]], SEARCH),
