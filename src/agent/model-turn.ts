@@ -126,12 +126,13 @@ async function announceRetry(
 }
 
 /**
- * A key the provider rejected for good (401/403 after the retries): `auth_status` with the error, which the faces
- * show (docs/compat.md: Claude Code sends none). A key helper reports its own; missing credentials were reported
- * when the session opened.
+ * A key the provider rejected for good (401/403 after the retries): `auth_status` with the error, under the
+ * agentpipe outcome policy only (Claude Code sends none: `OutcomePolicy.reportsRejectedKey`). A key helper reports
+ * its own; missing credentials were reported when the session opened.
  */
 async function reportRejectedKey(ctx: AgentContext, error: unknown): Promise<void> {
   const source = ctx.provider.apiKeySource;
+  if (!ctx.policy.reportsRejectedKey) return;
   if (!ModelError.isInstance(error) || error.kind !== 'authentication_failed') return;
   if (source === 'apiKeyHelper' || source === 'none') return;
   await ctx.emit({

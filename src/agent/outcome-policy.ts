@@ -9,12 +9,13 @@
  *   run; a call completed with its tool's `inputDefaults` (Edit's `replace_all: false`); the result's text is the
  *   last text block of the final reply; a PostToolUse hook's context or feedback goes to the model in a
  *   `<system-reminder>` beside the tool result, which stays as the tool gave it (a UserPromptSubmit hook's context
- *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts).
+ *   in one too); a call refused without asking says so in Claude Code's words (claude-denial.ts); a rejected key
+ *   shows only in the failed request's message and result (no `auth_status`).
  * - `agentpipe` (the Codex faces, `exec` and `app-server`, and the ACP agent): agentpipe's own, which those faces'
  *   contracts and tests were written against: 3 retries of 429/5xx/529 and cut connections; a cut or empty reply
  *   ends the turn as it is; the budget is checked before each model request; calls as the model wrote them; the
  *   result's text is every text block of the final reply; a PostToolUse hook's context is added to the tool result;
- *   a refusal says what would allow the call.
+ *   a refusal says what would allow the call; a rejected key is also reported as `auth_status`.
  */
 import { AGENTPIPE_RETRIES, CLAUDE_CODE_RETRIES, type RetryPolicy } from './retry.ts';
 
@@ -41,6 +42,11 @@ export interface OutcomePolicy {
   readonly hookContextApart: boolean;
   /** A call refused without asking says so in Claude Code's words where they are known (claude-denial.ts). */
   readonly claudeDenials: boolean;
+  /**
+   * A key the provider rejected for good (401/403 after the retries) is also reported as `auth_status` with the
+   * error. Claude Code 2.1.332 sends none (errors/401, errors/403): its synthetic assistant message and result say it.
+   */
+  readonly reportsRejectedKey: boolean;
 }
 
 const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
@@ -53,6 +59,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: true,
     hookContextApart: true,
     claudeDenials: true,
+    reportsRejectedKey: false,
   },
   agentpipe: {
     name: 'agentpipe',
@@ -63,6 +70,7 @@ const POLICIES: Record<OutcomePolicyName, OutcomePolicy> = {
     lastTextIsResult: false,
     hookContextApart: false,
     claudeDenials: false,
+    reportsRejectedKey: true,
   },
 };
 

@@ -18,24 +18,20 @@ function assertNoSecret(output: { stdout: string; stderr: string }, secret: stri
   assert.ok(!output.stderr.includes(secret), 'the key must not appear on stderr');
 }
 
-test('a 401 from the provider: retried, then auth_status with the error, a clean result, exit 1; the key is never printed', async () => {
+test("a 401 from the provider: retried, then a clean result in Claude Code's words, exit 1; the key is never printed", async () => {
   const p = place();
   const server = await anthropic([UNAUTHORIZED]);
   const r = await run(p, [...STREAM, ...CLAUDE, 'hi'], { env: { ...server.env, ...ONE_RETRY } });
   assert.equal(r.code, 1);
   const lines = parseLines(r.stdout);
-  // As Claude Code: one api_retry (authentication_failed), and no auth_status until the key is rejected for good.
+  // As Claude Code 2.1.332: one api_retry (authentication_failed), then the failed request's message and the result;
+  // no auth_status (errors/401 in the differential suite).
   assert.deepEqual(
-    lines.filter((l) => l.subtype === 'api_retry' || l.type === 'auth_status').map((l) => l.error_status ?? l.type),
-    [401, 'auth_status'],
+    lines.map((l) => (l.subtype ? `${l.type}/${l.subtype}` : l.type)),
+    ['system/init', 'system/api_retry', 'assistant', 'result/success'],
   );
   assert.equal(lines.find((l) => l.subtype === 'api_retry')!.error, 'authentication_failed');
-  const auth = lines.find((l) => l.type === 'auth_status')!;
-  assert.equal(auth.isAuthenticating, false);
-  assert.match(auth.error, /401/);
-  assert.equal(typeof auth.uuid, 'string');
-  assert.equal(auth.session_id, lines[0].session_id);
-  assert.equal(lines.at(-1)!.type, 'result');
+  assert.equal(lines[2].error, 'authentication_failed');
   // As Claude Code ends it: a success with is_error, its words for a rejected key, the status.
   assert.deepEqual(
     [lines.at(-1)!.subtype, lines.at(-1)!.is_error, lines.at(-1)!.api_error_status, lines.at(-1)!.result],
@@ -48,6 +44,24 @@ test('a 401 from the provider: retried, then auth_status with the error, a clean
   assert.equal(textMode.code, 1);
   assert.equal(textMode.stdout, 'Invalid API key · Fix external API key\n');
   assertNoSecret(textMode, KEY);
+});
+
+test('a 401 under the agentpipe outcome policy: auth_status with the error before the result', async () => {
+  const p = place();
+  const server = await anthropic([UNAUTHORIZED]);
+  const r = await run(p, [...STREAM, ...CLAUDE, '--outcome-policy', 'agentpipe', 'hi'], { env: server.env });
+  assert.equal(r.code, 1);
+  const lines = parseLines(r.stdout);
+  const auth = lines.filter((l) => l.type === 'auth_status');
+  assert.equal(auth.length, 1);
+  assert.equal(auth[0].isAuthenticating, false);
+  assert.match(auth[0].error, /401/);
+  assert.equal(typeof auth[0].uuid, 'string');
+  assert.equal(auth[0].session_id, lines[0].session_id);
+  assert.ok(lines.indexOf(auth[0]) < lines.length - 1);
+  assert.equal(lines.at(-1)!.type, 'result');
+  assert.equal(server.requests.length, 1, "agentpipe's policy does not retry a 401");
+  assertNoSecret(r, KEY);
 });
 
 test('no API key at all: auth_status error, clear text-mode message, exit 1', async () => {

@@ -76,7 +76,8 @@ test('auth_status goes out on the stream, after the prompt’s system/init, and 
       body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
     },
   ]);
-  const r = await run(p, [...STREAM, ...CLAUDE, 'hi'], { env: { ...server.env, CLAUDE_CODE_MAX_RETRIES: '0' } });
+  // The agentpipe outcome policy reports a rejected key as auth_status (Claude Code's sends none).
+  const r = await run(p, [...STREAM, ...CLAUDE, '--outcome-policy', 'agentpipe', 'hi'], { env: server.env });
   assert.equal(r.code, 1);
   const lines = parseLines(r.stdout);
   const auth = lines.findIndex((l) => l.type === 'auth_status');

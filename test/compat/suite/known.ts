@@ -12,8 +12,6 @@ export const known = new Map<string, string>([
   // Claude Code answers a 400 by sending the request again without each of its optional betas in turn (for gateways
   // that refuse one); agentpipe sends none of those betas, so it has none to drop (docs/compat.md).
   ['errors/400', 'differs first in .requests[]'],
-  ['errors/401', 'differs first in kinds'],
-  ['errors/403', 'differs first in kinds'],
   ['errors/404-model', 'differs first in .requests[]'],
   ['errors/prompt-too-long', 'differs first in .stream[].api_error_status'],
   ['errors/400-not-retried', 'differs first in .code'],
