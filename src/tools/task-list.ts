@@ -7,7 +7,6 @@
  */
 import { copyFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import { errorCode } from '../process/errors.ts';
 
 /** What a task can be; `deleted` (TaskUpdate) removes it. */
@@ -31,23 +30,27 @@ export interface TaskRecord {
 /** The fields a TaskUpdate may change in place. */
 export type TaskPatch = Partial<Pick<TaskRecord, 'subject' | 'description' | 'activeForm' | 'status' | 'owner'>>;
 
-const taskSchema = z.object({
-  id: z.string(),
-  subject: z.string(),
-  description: z.string(),
-  activeForm: z.string().optional(),
-  status: z.enum(['pending', 'in_progress', 'completed']),
-  owner: z.string().optional(),
-  blocks: z.array(z.string()),
-  blockedBy: z.array(z.string()),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-});
+/** The saved file's schema (zod loads with the first read of a saved list, not at start-up). */
+async function fileSchema() {
+  const { z } = await import('zod');
+  const taskSchema = z.object({
+    id: z.string(),
+    subject: z.string(),
+    description: z.string(),
+    activeForm: z.string().optional(),
+    status: z.enum(['pending', 'in_progress', 'completed']),
+    owner: z.string().optional(),
+    blocks: z.array(z.string()),
+    blockedBy: z.array(z.string()),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  });
 
-const fileSchema = z.object({
-  version: z.literal(1),
-  highWater: z.number().int().nonnegative(),
-  tasks: z.array(taskSchema),
-});
+  return z.object({
+    version: z.literal(1),
+    highWater: z.number().int().nonnegative(),
+    tasks: z.array(taskSchema),
+  });
+}
 
 /** Where a session's task list is kept. */
 export function taskListFile(home: string, sessionId: string): string {
@@ -160,7 +163,7 @@ export class TaskList {
     }
     let parsed;
     try {
-      parsed = fileSchema.safeParse(JSON.parse(text));
+      parsed = (await fileSchema()).safeParse(JSON.parse(text));
     } catch {
       parsed = undefined;
     }
