@@ -63,6 +63,7 @@ export async function structuredOutputTool(schema: Record<string, unknown>): Pro
       'exactly once at the end of your response to provide the structured output.',
     inputSchema: schema,
     isReadOnly: () => true,
+    needsNoPermission: true,
     async call(input) {
       if (!validate(input)) {
         const errors = (validate.errors ?? []).map((e) => `${e.instancePath || 'root'}: ${e.message ?? 'is invalid'}`);

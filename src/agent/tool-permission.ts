@@ -25,13 +25,12 @@ export type AutoDenial = 'rule' | 'mode' | 'no_permission_prompt';
 type Decided = Omit<ToolResultMeta, 'id'>;
 
 /**
- * How Claude Code names a decision of the settings: the mode, or a rule (`subcommandResults` for a shell line). The
- * StructuredOutput tool (structured-output.ts, not imported here: it loads only with --json-schema) always runs, so its
- * acceptance names no reason.
+ * How Claude Code names a decision of the settings: the mode, or a rule (`subcommandResults` for a shell line). A tool
+ * that needs no permission (StructuredOutput, the task-list tools) always runs, so its acceptance names no reason.
  */
 function byConfig(tool: Tool, decision: 'accept' | 'reject', byRule: boolean): Decided {
   const reason_type = byRule ? (tool.shell ? 'subcommandResults' : 'rule') : 'mode';
-  if (decision === 'accept' && tool.name === 'StructuredOutput' && !byRule)
+  if (decision === 'accept' && tool.needsNoPermission === true && !byRule)
     return { permission_decision: { decision, source: 'config' } };
   if (decision === 'accept') return { permission_decision: { decision, source: 'config', reason_type } };
   return byRule
@@ -154,10 +153,12 @@ async function decide(
       how: { permission_decision: { decision: 'accept', source: 'hook', reason_type: 'hook' } },
     };
   if (verdict.behavior === 'allow' && hook.permission !== 'ask') {
-    // A line the check found read-only is allowed by its subcommands, as Claude Code 2.1.332 says (not by the mode).
+    // A line the check found read-only, or made of acceptEdits' file commands, is allowed by its subcommands, as
+    // Claude Code 2.1.332 says (not by the mode).
     const { mode } = ctx.permissions;
     const byLine =
-      tool.shell === true && verdict.sandbox === 'read-only' && mode !== 'plan' && mode !== 'bypassPermissions';
+      verdict.bySubcommands === true ||
+      (tool.shell === true && verdict.sandbox === 'read-only' && mode !== 'plan' && mode !== 'bypassPermissions');
     const byRule = byLine || ctx.permissions.allow.some((rule) => toolNameMatches(rule.tool, tool.name));
     return { behavior: 'allow', updatedInput: input, sandbox: verdict.sandbox, how: byConfig(tool, 'accept', byRule) };
   }

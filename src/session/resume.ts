@@ -20,6 +20,7 @@ import { SessionLockedError } from './transcript-lock.ts';
 import { transcriptOff } from './write-failure.ts';
 import { readTranscript, type TranscriptLine } from './transcript-format.ts';
 import { rebuild, type CutTurn } from './transcript-rebuild.ts';
+import { copyTaskList, TaskList, taskListFile } from '../tools/task-list.ts';
 
 /** A resume that cannot be done (unknown session, bad message uuid). */
 /** How a `--resume` of an unknown session id is refused (Claude Code's words). */
@@ -44,6 +45,8 @@ export interface SessionStart {
   cutTurn?: CutTurn;
   /** The running totals the transcript's last result saved: a resumed or forked session goes on from them. */
   usage?: SavedUsage;
+  /** Where the session keeps its task list (a session that keeps a transcript): a fork's starts as a copy. */
+  taskList?: string;
 }
 
 /** `mirror` receives the transcript's lines with `sessionMirror` (the runner's output). */
@@ -75,7 +78,8 @@ export async function prepareSession(
     const sessionId = options.sessionId ?? newUuid();
     const transcript = persist ? openTranscript(transcriptPath(cwd, sessionId, home), sessionId, log) : undefined;
     if (options.sessionMirror && mirror) transcript?.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
-    return { sessionId, history: [], seenUuids: new Set(), transcript };
+    const taskList = persist ? taskListFile(home, sessionId) : undefined;
+    return { sessionId, history: [], seenUuids: new Set(), transcript, ...(taskList ? { taskList } : {}) };
   }
 
   let lines;
@@ -101,6 +105,8 @@ export async function prepareSession(
     ...savedUsage(lines),
   };
   if (!persist) return start;
+  start.taskList = taskListFile(home, sessionId);
+  if (fork) await copyTaskList(taskListFile(home, oldId), start.taskList);
   // A stored copy lives in the SDK's temporary folder: the session goes on in agentpipe's own transcript.
   start.transcript = openTranscript(fork || stored ? transcriptPath(cwd, sessionId, home) : source, sessionId, log);
   if (options.sessionMirror && mirror) start.transcript?.mirrorTo(mirrorPath(cwd, sessionId, env), mirror);
@@ -222,4 +228,5 @@ export function attachStart(session: Session, start: SessionStart): void {
   session.transcript = start.transcript;
   session.resumed = start.resumedFrom !== undefined;
   session.cutTurn = start.cutTurn;
+  if (start.taskList) session.ctx.toolState.taskList = new TaskList(start.taskList);
 }

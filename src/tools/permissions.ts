@@ -39,6 +39,8 @@ export type PermissionVerdict =
        * `sandbox.excludedCommands` a rule or the mode approved.
        */
       sandbox: CommandProfile;
+      /** A Bash line acceptEdits runs for what each of its commands is (shell/accept-edits.ts), not for the mode. */
+      bySubcommands?: true;
     }
   | { behavior: 'deny'; reason: string; by: 'rule' | 'path_rule' | 'mode' }
   | {
@@ -210,6 +212,18 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
   const guarded =
     mode === 'bypassPermissions' && !allowed && tool.editsFiles ? protectedTarget(tool.name, input, cwd) : undefined;
   if (guarded !== undefined) return { behavior: 'ask', reason: `${tool.name} needs approval: ${guarded}` };
+  if (mode === 'acceptEdits' && shell && !allowed && !(readOnly && outside === undefined)) {
+    // The file commands acceptEdits runs in the working folders (mkdir, touch, rm, rmdir, mv, cp, sed -i), as Claude
+    // Code 2.1.332 does, when the check is sure of every operand; anything else goes on to ask.
+    const { acceptEditsRefusal } = await import('./shell/accept-edits.ts');
+    const scope = {
+      cwd,
+      folders: workingFolders(cwd, query.directories),
+      readDenied: readDeniedFor('Read', deny, cwd),
+    };
+    if ((await acceptEditsRefusal(input.command as string, scope)) === undefined)
+      return { behavior: 'allow', sandbox: 'workspace', bySubcommands: true };
+  }
   if (allowed || mode === 'bypassPermissions' || (readOnly && outside === undefined)) {
     const byCheck = mode === 'plan' || (readOnly && outside === undefined && !allowed && mode !== 'bypassPermissions');
     return { behavior: 'allow', sandbox: byCheck ? 'read-only' : 'workspace' };

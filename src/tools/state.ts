@@ -3,6 +3,7 @@
  * (once a `Map<string, unknown>` under magic keys). The session owns one; every call's
  * `ToolContext.state` is that one.
  */
+import { TaskList } from './task-list.ts';
 
 /** One item of TodoWrite's list. */
 export interface Todo {
@@ -27,6 +28,11 @@ export interface FileSeen {
 export class ToolState {
   /** TodoWrite's current list. */
   todos: Todo[] = [];
+  /**
+   * The task list of TaskCreate, TaskGet, TaskList and TaskUpdate: in memory unless the session gives it a file
+   * (`$AGENTPIPE_HOME/tasks/<session_id>.json`, task-list.ts), which resume, continue and fork carry on.
+   */
+  taskList = new TaskList();
   /** Files the model has seen, by real path (Edit and Write refuse one that changed since: read-state.ts). */
   readonly fileReads = new Map<string, FileSeen>();
   /** What files held before the session changed them, per user message (`rewind_files`: checkpoints.ts). */

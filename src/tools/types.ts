@@ -80,6 +80,12 @@ export interface Tool {
    * The input's `command` is a shell line: permissions judge its parse (deny rules per command, read-only per program).
    */
   readonly shell?: boolean;
+  /**
+   * The tool runs without a permission check of its own, in every mode (the task-list tools: they change the
+   * session's list only). Its acceptance names no reason (`tool_result_meta`), as in Claude Code. Deny rules still
+   * apply.
+   */
+  readonly needsNoPermission?: boolean;
   /** True for tools that edit files (auto-allowed in `acceptEdits`). */
   readonly editsFiles?: boolean;
   /**

@@ -188,6 +188,10 @@ test('--disallowedTools hides a tool from init', async () => {
     'Grep',
     'NotebookEdit',
     'Read',
+    'TaskCreate',
+    'TaskGet',
+    'TaskList',
+    'TaskUpdate',
     'TodoWrite',
     'WebFetch',
   ]);

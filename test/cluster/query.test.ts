@@ -108,14 +108,15 @@ test('a string prompt on the worker pool: the same typed stream as in-process (d
   assert.equal(deltas, 'listingall listed');
 });
 
+// The calls write through a redirection: acceptEdits runs a plain `touch` on its own (shell/accept-edits.ts).
 test('control requests reach the owning worker (set_model, set_permission_mode, interrupt); canUseTool and a PreToolUse hook answer its requests', async () => {
   const dir = tempDir();
   const script = writeScript(dir, [
     { text: 'first answer' },
     {
       tool_calls: [
-        { name: 'Bash', id: 'toolu_denied', input: { command: 'touch denied.txt' } },
-        { name: 'Bash', id: 'toolu_allowed', input: { command: 'touch allowed.txt' } },
+        { name: 'Bash', id: 'toolu_denied', input: { command: 'printf x > denied.txt' } },
+        { name: 'Bash', id: 'toolu_allowed', input: { command: 'printf x > allowed.txt' } },
       ],
     },
     { text: 'two asked' },
@@ -137,7 +138,7 @@ test('control requests reach the owning worker (set_model, set_permission_mode, 
       cluster: { redis: redis.url },
       canUseTool: async (tool, toolInput, { toolUseId }) => {
         asked.push(toolUseId);
-        if (toolInput.command === 'touch denied.txt') return { behavior: 'deny', message: 'not that one' };
+        if (toolInput.command === 'printf x > denied.txt') return { behavior: 'deny', message: 'not that one' };
         return { behavior: 'allow', updatedInput: toolInput };
       },
       hooks: {
@@ -194,8 +195,8 @@ test('control requests reach the owning worker (set_model, set_permission_mode, 
   assert.deepEqual(
     hooked.sort(),
     [
-      ['toolu_allowed', 'touch allowed.txt'],
-      ['toolu_denied', 'touch denied.txt'],
+      ['toolu_allowed', 'printf x > allowed.txt'],
+      ['toolu_denied', 'printf x > denied.txt'],
       ['toolu_slow', 'sleep 30'],
     ],
     'the hook saw every Bash call',

@@ -6,6 +6,7 @@ import { globTool } from './glob.ts';
 import { grepTool } from './grep.ts';
 import { notebookEditTool } from './notebook-edit.ts';
 import { readTool } from './read.ts';
+import { taskCreateTool, taskGetTool, taskListTool, taskUpdateTool } from './tasks.ts';
 import { todoWriteTool } from './todo-write.ts';
 import { webFetchTool } from './web-fetch.ts';
 import { isWebSearchAvailable, webSearchTool } from './web-search.ts';
@@ -20,6 +21,10 @@ const BUILTIN: readonly Tool[] = [
   grepTool,
   notebookEditTool,
   readTool,
+  taskCreateTool,
+  taskGetTool,
+  taskListTool,
+  taskUpdateTool,
   todoWriteTool,
   webFetchTool,
   webSearchTool,

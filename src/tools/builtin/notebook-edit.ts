@@ -145,6 +145,8 @@ export const notebookEditTool: Tool = {
       cell_type: edit.type,
       language,
       edit_mode: edit.mode,
+      // Claude Code 2.1.332 sends an empty `error` on a successful edit (tools/notebook-edit).
+      error: '',
       notebook_path: file,
       original_file: before,
       updated_file: after,

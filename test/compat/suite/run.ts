@@ -3,7 +3,7 @@
  * fresh folder and home against the shared fake API, and returns what the suite compares.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { query, type Options, type Query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { CLI_PATH } from '../../helpers/cli.ts';
@@ -67,6 +67,8 @@ function setUp(scenario: Scenario, product: Product): Places & { root: string } 
     mkdirSync(path.dirname(path.join(cwd, file)), { recursive: true });
     writeFileSync(path.join(cwd, file), content);
   }
+  for (const [file, seconds] of Object.entries(scenario.mtimes ?? {}))
+    utimesSync(path.join(cwd, file), seconds, seconds);
   return { root, home: realpathSync(home), cwd: realpathSync(cwd) };
 }
 

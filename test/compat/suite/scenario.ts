@@ -28,6 +28,11 @@ interface Common {
   /** Files of the working folder before the run. */
   files?: Record<string, string>;
   /**
+   * Modification times (seconds since the epoch) set on those files before the run: what orders by time (Grep's and
+   * Glob's newest-first lists) is then the scenario's, not the machine's timing.
+   */
+  mtimes?: Record<string, number>;
+  /**
    * The fake API's replies in order, or a function of the working folder (tool inputs take absolute paths)
    * that returns them or a responder choosing a reply for each request.
    */
