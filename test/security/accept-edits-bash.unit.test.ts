@@ -36,6 +36,9 @@ before(() => {
   symlinkSync(path.join(outside, 'victim.txt'), path.join(work, 'victim-link'));
   symlinkSync(path.join(outside, 'not-yet'), path.join(work, 'dangling'));
   linkSync(path.join(outside, 'victim.txt'), path.join(work, 'hard.txt'));
+  // A folder holding a link that leads outside: copied or moved, the link comes along.
+  mkdirSync(path.join(work, 'box'));
+  symlinkSync(outside, path.join(work, 'box/l'));
 });
 
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -148,6 +151,19 @@ test('attacker rows: every line that reaches outside, protected files, links or 
     const got = await check(line);
     assert.notEqual(got.behavior, 'allow', `${line}: ${why}`);
   }
+});
+
+test('attacker rows: a later command writes through a link an earlier one of the same line copied or moved there', async () => {
+  const rows: Array<[string, string]> = [
+    ['cp -r box box2 && touch box2/l/x.txt', 'cp -r copies the link as a link; touch then writes outside'],
+    ['mkdir n && mv box n && touch n/box/l/x.txt', 'mv takes the link along'],
+    ["cp -r box box3 && sed -i 's/v/V/' box3/l/victim.txt", 'sed -i through the copied link'],
+  ];
+  const allowed: string[] = [];
+  for (const [line, why] of rows) if ((await check(line)).behavior === 'allow') allowed.push(`${line}: ${why}`);
+  assert.deepEqual(allowed, []);
+  // rm does not follow a link: removing such a folder still runs.
+  assert.equal((await check('rm -rf box')).behavior, 'allow');
 });
 
 test('deny rules still win over acceptEdits', async () => {

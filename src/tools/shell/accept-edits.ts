@@ -209,7 +209,7 @@ function treeRefusal(name: string, parsed: ParsedArgs, operands: string[], scope
   if (moves && !sources.length) return `${name} needs a source and a destination`;
   if (walked)
     for (const source of sources) {
-      const why = walkRefusal(realPath(path.resolve(scope.cwd, source)), scope);
+      const why = walkRefusal(realPath(path.resolve(scope.cwd, source)), scope, moves);
       if (why) return why;
     }
   if (!moves) return undefined;
@@ -224,8 +224,12 @@ function treeRefusal(name: string, parsed: ParsedArgs, operands: string[], scope
   return undefined;
 }
 
-/** Why a folder's contents may not be removed, moved or copied (links are not followed; too many entries ask). */
-function walkRefusal(root: string, scope: EditScope): string | undefined {
+/**
+ * Why a folder's contents may not be removed, moved or copied (links are not followed; too many entries ask). A link
+ * in a folder `mv` or `cp -r` takes (`moved`) comes along as a link: a later command of the line, judged on the tree
+ * before the line ran, would write through it, and a relative one may lead elsewhere from its new place.
+ */
+function walkRefusal(root: string, scope: EditScope, moved: boolean): string | undefined {
   if (!statOf(root)?.isDirectory()) return undefined;
   const queue = [root];
   let seen = 0;
@@ -244,6 +248,7 @@ function walkRefusal(root: string, scope: EditScope): string | undefined {
       if (guarded) return `${root} holds ${file}: ${guarded}`;
       const rule = scope.readDenied?.(file);
       if (rule) return `${root} holds ${file}, protected from reading by the rule ${rule}`;
+      if (moved && entry.isSymbolicLink()) return `${root} holds a symbolic link, ${file}, which would come along`;
       if (entry.isDirectory()) queue.push(file);
     }
   }
