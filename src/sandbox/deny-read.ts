@@ -19,7 +19,7 @@
  */
 import { globSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { runProcessGroup } from '../process/run.ts';
+import { gitOutside } from './git-outside.ts';
 import { expandHome } from './protected-paths.ts';
 import { commonDirOf, gitDirOf, readText, repositoryOf } from './git-dir.ts';
 
@@ -96,19 +96,11 @@ function stateOf(gitDir: string, file: string): string {
 
 /**
  * True when git answers anything (a path it tracks, a commit that holds one), or cannot say (no git, a broken
- * repository, too slow): then the copy may be there, and the store is hidden. git runs nothing of the repository's
- * (fsmonitor off, no optional locks).
+ * repository, too slow, objects a partial clone lacks and may not fetch): then the copy may be there, and the store
+ * is hidden. git runs nothing of the repository's and reaches no remote (git-outside.ts).
  */
 async function gitSays(root: string, env: NodeJS.ProcessEnv, args: string[]): Promise<boolean> {
-  const run = await runProcessGroup({
-    // No signature is verified (log.showSignature would run the repository's gpg.program).
-    command: ['git', '-c', 'core.fsmonitor=false', '-c', 'log.showSignature=false', ...args],
-    cwd: root,
-    env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
-    cap: 1 << 20,
-    timeoutMs: 10_000,
-    graceMs: 500,
-  });
+  const run = await gitOutside(root, env, args, 1 << 20);
   return run.error !== undefined || run.code !== 0 || run.stdout.length > 0;
 }
 

@@ -12,7 +12,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { runProcessGroup } from '../process/run.ts';
+import { gitOutside } from './git-outside.ts';
 import { gitDirOf, repositoryOf } from './git-dir.ts';
 
 /** A gitlink's mode as the index stores it: 0o160000, 32 bits big-endian. */
@@ -60,14 +60,7 @@ function mayHoldGitlinks(index: string, size: number): boolean {
 
 /** The gitlinks git lists in `root`'s index, as absolute paths under `root`. */
 async function gitlinks(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const run = await runProcessGroup({
-    command: ['git', '-c', 'core.fsmonitor=false', 'ls-files', '--stage', '-z'],
-    cwd: root,
-    env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
-    cap: 64 << 20,
-    timeoutMs: 10_000,
-    graceMs: 500,
-  });
+  const run = await gitOutside(root, env, ['ls-files', '--stage', '-z'], 64 << 20);
   // No git, or an index git cannot read: then git outside looks into no submodule either.
   if (run.error || run.code !== 0 || run.dropped.stdout > 0) return [];
   return run.stdout
