@@ -26,3 +26,11 @@ export function writeScript(
   writeFileSync(file, JSON.stringify({ turns, ...(order ? { order } : {}) }));
   return file;
 }
+
+/** A one-cell Jupyter notebook (cell `c1`, `print(1)`), as text: what the NotebookEdit rows edit. */
+export const ONE_CELL_NOTEBOOK = JSON.stringify({
+  cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['print(1)'], outputs: [], execution_count: null }],
+  metadata: {},
+  nbformat: 4,
+  nbformat_minor: 5,
+});

@@ -10,14 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
-import { tempDir, writeScript } from '../helpers/workspace.ts';
-
-const NOTEBOOK = JSON.stringify({
-  cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['print(1)'], outputs: [], execution_count: null }],
-  metadata: {},
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+import { ONE_CELL_NOTEBOOK, tempDir, writeScript } from '../helpers/workspace.ts';
 
 function world() {
   const root = tempDir();
@@ -28,7 +21,7 @@ function world() {
     mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(work, '.git', 'config'), '[core]\n');
   writeFileSync(path.join(outside, 'notes.txt'), 'old\n');
-  writeFileSync(path.join(outside, 'nb.ipynb'), NOTEBOOK);
+  writeFileSync(path.join(outside, 'nb.ipynb'), ONE_CELL_NOTEBOOK);
   symlinkSync(outside, path.join(work, 'link'));
   const env = { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') };
   return { root, work, outside, home, env };

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { StreamDriver, type Line } from '../helpers/stream-driver.ts';
-import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { ONE_CELL_NOTEBOOK, tempDir, writeScript } from '../helpers/workspace.ts';
 
 interface Swap {
   /** The call the model makes (relative paths, in `work`). */
@@ -99,7 +99,7 @@ test('the same for an Edit: the file outside is neither changed nor read into th
 });
 
 test('the same for a NotebookEdit', async () => {
-  const notebook = JSON.stringify({ cells: [{ id: 'c1', cell_type: 'code', source: 'x', metadata: {}, outputs: [] }] });
+  const notebook = ONE_CELL_NOTEBOOK;
   const { result, outside } = await approveAfter({
     first: { name: 'Read', input: { file_path: 'd/n.ipynb' } },
     call: { name: 'NotebookEdit', input: { notebook_path: 'd/n.ipynb', cell_id: 'c1', new_source: 'PWNED' } },

@@ -9,14 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
-import { tempDir, writeScript } from '../helpers/workspace.ts';
-
-const NOTEBOOK = JSON.stringify({
-  cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['print(1)'], outputs: [], execution_count: null }],
-  metadata: {},
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+import { ONE_CELL_NOTEBOOK, tempDir, writeScript } from '../helpers/workspace.ts';
 
 function world() {
   const root = tempDir();
@@ -24,9 +17,9 @@ function world() {
   const outside = path.join(root, 'outside');
   const home = path.join(root, 'home');
   for (const dir of [path.join(work, 'protected'), outside, home]) mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(work, 'protected', 'nb.ipynb'), NOTEBOOK);
-  writeFileSync(path.join(work, 'decoy.ipynb'), NOTEBOOK);
-  writeFileSync(path.join(outside, 'nb.ipynb'), NOTEBOOK);
+  writeFileSync(path.join(work, 'protected', 'nb.ipynb'), ONE_CELL_NOTEBOOK);
+  writeFileSync(path.join(work, 'decoy.ipynb'), ONE_CELL_NOTEBOOK);
+  writeFileSync(path.join(outside, 'nb.ipynb'), ONE_CELL_NOTEBOOK);
   const env = { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') };
   return { root, work, outside, env };
 }
