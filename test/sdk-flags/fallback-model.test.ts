@@ -87,9 +87,18 @@ test('model not found on the API: the fallback serves that request and the rest 
     'each prompt first tries the session model',
   );
   assert.equal(lines.find((l) => l.subtype === 'model_fallback')!.trigger, 'model_not_found');
+  // Each 404 is first asked once more without streaming, as Claude Code does (model-turn's 404 answer), then falls back.
   assert.deepEqual(
-    server.requests.map((r) => r.body.model),
-    ['claude-missing', 'claude-backup', 'claude-backup', 'claude-missing', 'claude-backup'],
+    server.requests.map((r) => [r.body.model, r.body.stream ?? false]),
+    [
+      ['claude-missing', true],
+      ['claude-missing', false],
+      ['claude-backup', true],
+      ['claude-backup', true],
+      ['claude-missing', true],
+      ['claude-missing', false],
+      ['claude-backup', true],
+    ],
   );
   assert.deepEqual(
     lines.filter((l) => l.subtype === 'init').map((l) => l.model),

@@ -81,14 +81,13 @@ for (const engine of ['in-process', 'cli'] as const) {
 
 test('in-process: fallbackModel takes over when the model is not found', async () => {
   const p = place();
-  const server = await anthropic([
-    {
-      kind: 'json',
-      status: 404,
-      body: { type: 'error', error: { type: 'not_found_error', message: 'model: claude-gone' } },
-    },
-    text('from the fallback'),
-  ]);
+  const notFound = {
+    kind: 'json' as const,
+    status: 404,
+    body: { type: 'error', error: { type: 'not_found_error', message: 'model: claude-gone' } },
+  };
+  // The 404 is asked once more without streaming (as Claude Code does), then the fallback model is asked.
+  const server = await anthropic([notFound, notFound, text('from the fallback')]);
   const messages = await collect('hi', {
     model: 'claude-gone',
     fallbackModel: 'claude-sonnet-4-6',
@@ -100,7 +99,7 @@ test('in-process: fallbackModel takes over when the model is not found', async (
   assert.equal(notice.fallback_model, 'claude-sonnet-4-6');
   assert.deepEqual(
     server.requests.map((r) => r.body.model),
-    ['claude-gone', 'claude-sonnet-4-6'],
+    ['claude-gone', 'claude-gone', 'claude-sonnet-4-6'],
   );
   const result = messages.at(-1)!;
   assert.ok(result.type === 'result' && result.subtype === 'success' && result.result === 'from the fallback');
