@@ -87,7 +87,7 @@ test('model not found on the API: the fallback serves that request and the rest 
     'each prompt first tries the session model',
   );
   assert.equal(lines.find((l) => l.subtype === 'model_fallback')!.trigger, 'model_not_found');
-  // Each 404 is first asked once more without streaming, as Claude Code does (model-turn's 404 answer), then falls back.
+  // Each 404 is first asked once more without streaming, as Claude Code does (model-turn.ts), then falls back.
   assert.deepEqual(
     server.requests.map((r) => [r.body.model, r.body.stream ?? false]),
     [
