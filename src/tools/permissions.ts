@@ -157,45 +157,73 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
   return sandboxVerdict(verdict, query.mode, sandbox, input);
 }
 
+/**
+ * True when a Bash line is only file commands acceptEdits runs in the working folders (mkdir, touch, rm, rmdir, mv, cp,
+ * sed -i), as Claude Code 2.1.332 does, and the check is sure of every operand (shell/accept-edits.ts); anything else
+ * goes on to ask.
+ */
+async function fileCommands(query: PermissionQuery): Promise<boolean> {
+  const { cwd, deny, input } = query;
+  const { acceptEditsRefusal } = await import('./shell/accept-edits.ts');
+  const scope = { cwd, folders: workingFolders(cwd, query.directories), readDenied: readDeniedFor('Read', deny, cwd) };
+  return (await acceptEditsRefusal(input.command as string, scope)) === undefined;
+}
+
+/** What the rules and the check say of one call before the mode is applied; `denied` ends the check. */
+interface CallFacts {
+  denied?: PermissionVerdict;
+  readOnly: boolean;
+  allowed: boolean;
+  unsure?: string;
+  /** A read-only call that reads outside the working folders: asked, not run on its own. */
+  outside?: string;
+}
+
+type RulesOf = (rules: PermissionRule[], family?: boolean) => PermissionRule[];
+
+/** A Bash line's facts, from its parse (the shell check loads with the first Bash call, not at start-up). */
+async function shellCallFacts(query: PermissionQuery, mine: RulesOf): Promise<CallFacts> {
+  const { input, deny, cwd } = query;
+  const { shellFacts } = await import('./shell/facts.ts');
+  const facts = await shellFacts(input.command as string, {
+    allow: mine(query.allow),
+    deny: mine(deny, true),
+    readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier),
+    cwd,
+    folders: workingFolders(cwd, query.directories),
+  });
+  if (facts.denied)
+    return { denied: { behavior: 'deny', reason: facts.denied, by: 'rule' }, readOnly: false, allowed: false };
+  return { readOnly: facts.readOnly, allowed: facts.allowed, unsure: facts.unsure, outside: facts.outside };
+}
+
+/** Another tool's facts: its deny and allow rules, its own read-only judgment, the folders it reads. */
+async function toolCallFacts(query: PermissionQuery, mine: RulesOf): Promise<CallFacts> {
+  const { tool, input, cwd } = query;
+  const denied = mine(query.deny, true).find((rule) => specifierMatches(rule, tool.name, input, cwd));
+  if (denied) {
+    const by = isPathScoped(denied, tool.name, input) ? 'path_rule' : 'rule';
+    const reason = `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}`;
+    return { denied: { behavior: 'deny', reason, by }, readOnly: false, allowed: false };
+  }
+  // A tool's own claim to be read-only (an MCP server's readOnlyHint) is not the check's judgment: it asks.
+  const readOnly = tool.readOnlyClaimed !== true && (await tool.isReadOnly(input));
+  const outside = readOnly ? outsideFolders(tool.name, input, cwd, query.directories) : undefined;
+  const allowed =
+    mine(query.allow).some((rule) => specifierMatches(rule, tool.name, input, cwd)) ||
+    (tool.name === 'WebFetch' && typeof input.url === 'string' && isPreapprovedUrl(input.url));
+  return { readOnly, allowed, outside };
+}
+
 /** The verdict without the sandbox's settings. */
 async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & { unsure?: true }> {
-  const { tool, input, mode, allow, deny, cwd } = query;
+  const { tool, input, mode, deny, cwd } = query;
   const shell = tool.shell === true && typeof input.command === 'string';
-  const mine = (rules: PermissionRule[], family = false) =>
+  const mine: RulesOf = (rules, family = false) =>
     rules.filter((rule) => toolNameMatches(rule.tool, tool.name, family));
-  let readOnly: boolean;
-  let allowed: boolean;
-  let unsure: string | undefined;
-  /** A read-only call that reads outside the working folders: asked, not run on its own. */
-  let outside: string | undefined;
-  if (shell) {
-    // The shell check (its option lists, the parser) loads with the first Bash call, not at start-up.
-    const { shellFacts } = await import('./shell/facts.ts');
-    const facts = await shellFacts(input.command as string, {
-      allow: mine(allow),
-      deny: mine(deny, true),
-      readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier),
-      cwd,
-      folders: workingFolders(cwd, query.directories),
-    });
-    if (facts.denied) return { behavior: 'deny', reason: facts.denied, by: 'rule' };
-    ({ readOnly, allowed, unsure } = facts);
-    outside = facts.outside;
-  } else {
-    const denied = mine(deny, true).find((rule) => specifierMatches(rule, tool.name, input, cwd));
-    if (denied)
-      return {
-        behavior: 'deny',
-        reason: `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}`,
-        by: isPathScoped(denied, tool.name, input) ? 'path_rule' : 'rule',
-      };
-    // A tool's own claim to be read-only (an MCP server's readOnlyHint) is not the check's judgment: it asks.
-    readOnly = tool.readOnlyClaimed !== true && (await tool.isReadOnly(input));
-    if (readOnly) outside = outsideFolders(tool.name, input, cwd, query.directories);
-    allowed =
-      mine(allow).some((rule) => specifierMatches(rule, tool.name, input, cwd)) ||
-      (tool.name === 'WebFetch' && typeof input.url === 'string' && isPreapprovedUrl(input.url));
-  }
+  const facts = shell ? await shellCallFacts(query, mine) : await toolCallFacts(query, mine);
+  if (facts.denied) return facts.denied;
+  const { readOnly, allowed, unsure, outside } = facts;
   if (mode === 'plan' && !readOnly) {
     return {
       behavior: 'deny',
@@ -212,18 +240,14 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
   const guarded =
     mode === 'bypassPermissions' && !allowed && tool.editsFiles ? protectedTarget(tool.name, input, cwd) : undefined;
   if (guarded !== undefined) return { behavior: 'ask', reason: `${tool.name} needs approval: ${guarded}` };
-  if (mode === 'acceptEdits' && shell && !allowed && !(readOnly && outside === undefined)) {
-    // The file commands acceptEdits runs in the working folders (mkdir, touch, rm, rmdir, mv, cp, sed -i), as Claude
-    // Code 2.1.332 does, when the check is sure of every operand; anything else goes on to ask.
-    const { acceptEditsRefusal } = await import('./shell/accept-edits.ts');
-    const scope = {
-      cwd,
-      folders: workingFolders(cwd, query.directories),
-      readDenied: readDeniedFor('Read', deny, cwd),
-    };
-    if ((await acceptEditsRefusal(input.command as string, scope)) === undefined)
-      return { behavior: 'allow', sandbox: 'workspace', bySubcommands: true };
-  }
+  if (
+    mode === 'acceptEdits' &&
+    shell &&
+    !allowed &&
+    !(readOnly && outside === undefined) &&
+    (await fileCommands(query))
+  )
+    return { behavior: 'allow', sandbox: 'workspace', bySubcommands: true };
   if (allowed || mode === 'bypassPermissions' || (readOnly && outside === undefined)) {
     const byCheck = mode === 'plan' || (readOnly && outside === undefined && !allowed && mode !== 'bypassPermissions');
     return { behavior: 'allow', sandbox: byCheck ? 'read-only' : 'workspace' };
