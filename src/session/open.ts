@@ -2,7 +2,7 @@
  * Opens a session from the shared options, the same way for every entry point (`-p` on stdio,
  * `--sdk-url`, `agentpipe serve`, the library's `query()`): where it starts (fresh, resumed,
  * forked; its transcript), the `outputFormat` check, the model with its credentials (API key
- * helper, `auth_status` on a rejected or missing key), and `can_use_tool` over the control
+ * helper, `auth_status` on a missing key), and `can_use_tool` over the control
  * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
  */
 import { AgentpipeError, errorMessage } from '../process/errors.ts';
@@ -26,8 +26,7 @@ import { ModelError } from '../model/errors.ts';
 import { compileSchema } from '../agent/structured-output.ts';
 import type { CanUseTool } from '../agent/context.ts';
 import type { SessionOptions } from './options.ts';
-import type { SettingsLayer } from './setting-sources.ts';
-import type { McpServerConfig } from '../tools/mcp/config.ts';
+import { settingsMcpServers } from './setting-sources.ts';
 import { Session } from './session.ts';
 import type { Harness } from '../harness/types.ts';
 import type { SandboxConfig } from '../sandbox/config.ts';
@@ -206,20 +205,6 @@ function canUseToolOverControl(runner: SessionRunner): CanUseTool {
     );
     return (await import('../messages/control-schema.ts')).parsePermissionResult(answer);
   };
-}
-
-/**
- * The MCP servers of the settings layers (a later layer wins by name; `mcpServers` and `--mcp-config` win over them),
- * each checked by the one MCP config schema; undefined when no layer has any.
- */
-async function settingsMcpServers(layers: SettingsLayer[]): Promise<Record<string, McpServerConfig> | undefined> {
-  const withServers = layers.filter((layer) => layer.mcpServers !== undefined);
-  if (withServers.length === 0) return undefined;
-  const { parseMcpServers } = await import('../tools/mcp/config-schema.ts');
-  const servers: Record<string, McpServerConfig> = {};
-  for (const layer of withServers)
-    Object.assign(servers, parseMcpServers(layer.mcpServers, `${layer.file ?? '--settings'}: mcpServers`));
-  return servers;
 }
 
 /**

@@ -14,6 +14,7 @@ import { agentFiles } from './agent-files.ts';
 import { userSettingsFile } from './paths.ts';
 import { isTrustedFolder } from './trust.ts';
 import { isOneOf } from '../process/guards.ts';
+import type { McpServerConfig } from '../tools/mcp/config.ts';
 
 export type SettingSource = 'user' | 'project' | 'local';
 export const SETTING_SOURCES: readonly SettingSource[] = ['user', 'project', 'local'];
@@ -167,4 +168,20 @@ function said(settings: Settings, label: string, warn: (line: string) => void): 
 /** The settings' `alwaysThinkingEnabled` (the last layer that says it wins), as Claude Code reads it. */
 export function alwaysThinkingEnabled(layers: SettingsLayer[]): boolean | undefined {
   return layers.map((layer) => layer.raw.alwaysThinkingEnabled).findLast((v): v is boolean => typeof v === 'boolean');
+}
+
+/**
+ * The MCP servers of the settings layers (a later layer wins by name; `mcpServers` and `--mcp-config` win over them),
+ * each checked by the one MCP config schema; undefined when no layer has any.
+ */
+export async function settingsMcpServers(
+  layers: SettingsLayer[],
+): Promise<Record<string, McpServerConfig> | undefined> {
+  const withServers = layers.filter((layer) => layer.mcpServers !== undefined);
+  if (withServers.length === 0) return undefined;
+  const { parseMcpServers } = await import('../tools/mcp/config-schema.ts');
+  const servers: Record<string, McpServerConfig> = {};
+  for (const layer of withServers)
+    Object.assign(servers, parseMcpServers(layer.mcpServers, `${layer.file ?? '--settings'}: mcpServers`));
+  return servers;
 }
