@@ -7,7 +7,7 @@
  * go shortly after it exits (a process that left the group, `setsid`, may hold them open). Every
  * live group is in a registry that the CLI empties on every exit path (see `killAllGroups`).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 
@@ -132,17 +132,15 @@ export function liveGroupCount(): number {
   return live.size;
 }
 
-/** Starts the command; see the module comment. */
-export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
-  const cap = o.cap ?? 30_000;
+/** Spawns the command as the leader of its own group, with the `files` it is handed as descriptors. */
+function spawnGroup(o: ProcessGroupOptions): ChildProcess {
   const [file, args] =
     typeof o.command === 'string' ? ['bash', ['-c', o.command]] : [o.command[0]!, o.command.slice(1)];
   const stdin = o.stdin === undefined && !o.interactive ? 'ignore' : 'pipe';
   const stdio: Array<'ignore' | 'pipe' | number> = [stdin, 'pipe', 'pipe'];
   const opened = Object.entries(o.files ?? {}).map(([fd, file]) => (stdio[Number(fd)] = openSync(file, 'r')));
-  let child;
   try {
-    child = spawn(file, args, {
+    return spawn(file, args, {
       cwd: o.cwd,
       env: o.env,
       detached: true,
@@ -151,6 +149,12 @@ export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
   } finally {
     for (const fd of opened) closeSync(fd); // the child has its own copies
   }
+}
+
+/** Starts the command; see the module comment. */
+export function startProcessGroup(o: ProcessGroupOptions): RunningGroup {
+  const cap = o.cap ?? 30_000;
+  const child = spawnGroup(o);
   const pid = child.pid;
   if (pid !== undefined) {
     live.add(pid);
