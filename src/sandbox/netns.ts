@@ -79,8 +79,6 @@ export function startNamespace(o: {
   forwards: number[];
   handlers: NamespaceHandlers;
   timeoutMs?: number;
-  /** Aborted while it starts: the holder is stopped and the start rejected (the session closed). */
-  signal?: AbortSignal;
 }): Promise<NetworkNamespace> {
   return new Promise((resolve, reject) => {
     const ports = { http: 0, socks: 0 };
@@ -133,8 +131,6 @@ export function startNamespace(o: {
     });
     const timer = setTimeout(() => fail('no answer in time'), o.timeoutMs ?? 15_000);
     timer.unref();
-    if (o.signal?.aborted) fail('the session closed');
-    o.signal?.addEventListener('abort', () => state === 'starting' && fail('the session closed'), { once: true });
     const namespace: NetworkNamespace = {
       get httpPort() {
         return ports.http;

@@ -69,26 +69,17 @@ export async function egressFor(
   let map = entries.get(config);
   if (!map) entries.set(config, (map = new Map<string, Promise<Entry | undefined>>()));
   const key = JSON.stringify([[...new Set(grant.allow)].sort(), [...new Set(grant.deny)].sort()]);
-  // A holder found gone (killed, crashed) before its end was heard of is replaced at once, for this command.
-  for (let attempt = 0; attempt < 2; attempt++) {
-    let pending = map.get(key);
-    if (!pending) {
-      pending = open(config, grant, bwrap, credentials, () => map.delete(key));
-      map.set(key, pending);
-    }
-    const entry = await pending;
-    if (!entry) return undefined;
-    const join = entry.ns.join();
-    if (join) return egressOf(entry, join);
-    if (map.get(key) === pending) map.delete(key);
-    entry.ns.close();
-    entry.proxy.close();
+  let pending = map.get(key);
+  if (!pending) {
+    pending = open(config, grant, bwrap, credentials, () => map.delete(key));
+    map.set(key, pending);
   }
-  return undefined;
-}
-
-/** What a command needs of a running entry. */
-function egressOf(entry: Entry, join: string[]): Egress {
+  const entry = await pending;
+  const join = entry?.ns.join();
+  if (!entry || !join) {
+    if (entry) map.delete(key); // the holder went away: the next command starts a new one
+    return undefined;
+  }
   return {
     join,
     env: { ...proxyEnv(entry.ns), ...entry.trust },
@@ -140,14 +131,10 @@ async function open(
   });
   const forwards = forwardedPorts(rules.allow, rules.deny);
   let release = () => {};
-  // A session that closes while the holder starts stops it (it would keep agentpipe alive until it is ready).
-  const starting = new AbortController();
-  const dropStart = holdForSession(config, () => starting.abort());
   try {
     const ns = await startNamespace({
       bwrap,
       nsenter,
-      signal: starting.signal,
       forwards: [...forwards.keys()],
       handlers: {
         http: (socket) => proxy.acceptHttp(socket),
@@ -161,17 +148,13 @@ async function open(
         },
       },
     });
-    dropStart();
     release = holdForSession(config, () => {
       ns.close();
       proxy.close();
     });
     return { ns, proxy, watchers, trust };
   } catch (error) {
-    dropStart();
-    proxy.close();
-    if (!starting.signal.aborted)
-      warnOnce(config, `sandbox: ${errorMessage(error)}; sandboxed commands run without network`);
+    warnOnce(config, `sandbox: ${errorMessage(error)}; sandboxed commands run without network`);
     forget();
     return undefined;
   }

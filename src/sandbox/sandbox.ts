@@ -241,25 +241,6 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
   };
 }
 
-/**
- * Starts the session's network for its workspace commands (the namespace's holder and the egress proxy) in the
- * background when its policy allows some host, so that its first networked command finds them running; the
- * session's commands then share them (network.ts). Nothing when the sandbox is off or cannot start; a session that
- * closes meanwhile stops the holder. Never rejects: a failure is the first command's to meet (and warn of).
- */
-export async function startEgressEarly(config: SandboxConfig): Promise<void> {
-  try {
-    const state = await sandboxState(config);
-    const policy = await policyOf(config);
-    const grant = state.ok ? networkGrant(policy, { profile: 'workspace' }) : undefined;
-    if (!state.ok || !grant) return;
-    const inject = { list: credentialsOf(config, policy).credentials, plaintext: policy.allowPlaintextInject };
-    await (await import('./network.ts')).egressFor(config, grant, state.bwrap, inject);
-  } catch {
-    // the same failure meets the first command, which reports it
-  }
-}
-
 /** What one command's mounts depend on. */
 interface MountScene {
   config: SandboxConfig;
@@ -314,10 +295,7 @@ async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs
 }
 
 /** The hosts `request` may reach under `policy`; undefined for none (no proxy, no namespace to join). */
-function networkGrant(
-  policy: SandboxPolicy,
-  request: Pick<SandboxRequest, 'profile' | 'network'>,
-): NetworkGrant | undefined {
+function networkGrant(policy: SandboxPolicy, request: SandboxRequest): NetworkGrant | undefined {
   const network = request.network ?? (request.profile === 'read-only' ? 'none' : 'allowed');
   if (network === 'none') return undefined;
   const allow = [...policy.allowedDomains, ...(network === 'allowed' ? [] : network.hosts)];

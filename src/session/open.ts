@@ -351,20 +351,18 @@ export { setupErrorResult } from './error-result.ts';
 /**
  * A required sandbox must be able to start before anything runs, and a malformed `sandbox`
  * settings block stops the start as any malformed setting does. Only then is bubblewrap probed
- * here (and the commands' network started, in the background); otherwise the first command does it.
+ * here; otherwise the first command does it.
  */
 async function checkSandbox(session: Session): Promise<void> {
   const config = session.ctx.sandbox;
   if (!config || (config.mode !== 'required' && config.layers.length === 0)) return;
-  const { sandboxState, SandboxUnavailableError, startEgressEarly } = await import('../sandbox/sandbox.ts');
+  const { sandboxState, SandboxUnavailableError } = await import('../sandbox/sandbox.ts');
   try {
     await sandboxState(config);
   } catch (error) {
     await session.close();
     throw new SessionSetupError(errorMessage(error), { asResult: SandboxUnavailableError.isInstance(error) });
   }
-  // With sandbox.network.allowedDomains, the network of its commands starts now, beside the first turn.
-  void startEgressEarly(config);
 }
 
 /**
