@@ -19,13 +19,17 @@ export interface JudgedTarget {
   readonly real: string;
 }
 
-/** The target of a call of a tool that edits files, taken now; undefined for other tools or an input without one. */
-export function judgeTarget(tool: Tool, input: Record<string, unknown>, cwd: string): JudgedTarget | undefined {
+/** The file a call of a tool that edits files names, as the tool resolves it; undefined for other tools or none. */
+function fileOf(tool: Tool, input: Record<string, unknown>, cwd: string): string | undefined {
   if (!tool.editsFiles) return undefined;
   const target = targetPath(input, tool.name);
-  if (target === undefined) return undefined;
-  const file = resolvePath(cwd, target);
-  return { file, real: realPath(file) };
+  return target === undefined ? undefined : resolvePath(cwd, target);
+}
+
+/** The target of a call of a tool that edits files, taken now; undefined for other tools or an input without one. */
+export function judgeTarget(tool: Tool, input: Record<string, unknown>, cwd: string): JudgedTarget | undefined {
+  const file = fileOf(tool, input, cwd);
+  return file === undefined ? undefined : { file, real: realPath(file) };
 }
 
 /**
@@ -39,7 +43,7 @@ export function judgedPathOf(
   approved: Record<string, unknown>,
   cwd: string,
 ): string | undefined {
-  const now =
-    judged && judgeTarget(tool, approved, cwd)?.file === judged.file ? judged : judgeTarget(tool, approved, cwd);
-  return now?.real;
+  const file = fileOf(tool, approved, cwd);
+  if (file === undefined) return undefined;
+  return judged?.file === file ? judged.real : realPath(file);
 }
