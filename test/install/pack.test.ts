@@ -2,8 +2,9 @@
  * Install anywhere: the packed tarball holds dist/ built (nothing builds at a consumer's install), `npm install -g`
  * of it into a fresh prefix gives an `agentpipe` that answers `-p hi` in another folder with the pinned Node as the
  * only Node on PATH, and the official SDK runs it as its `pathToClaudeCodeExecutable`. A folder install does not
- * rebuild dist/ (scripts/prepare.mjs). The install is --offline: every dependency comes from the npm cache that
-`npm ci` filled, none from the registry. Takes ~20 s (the pack ~5 s, the install ~13 s).
+ * rebuild dist/ (scripts/prepare.mjs). The install is --prefer-offline: the packages come from the npm cache that
+ * `npm ci` filled; only the version lists a range needs (which `npm ci` does not fetch: it installs from the lock file)
+ * may come from the registry, as on a user's machine. Takes ~20 s (the pack ~5 s, the install ~13 s).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,7 +48,7 @@ test('npm pack gives a prebuilt tarball; npm install -g of it runs agentpipe -p 
   const prefix = path.join(dir, 'prefix');
   const installed = await run(
     process.execPath,
-    [npm, 'install', '-g', '--prefix', prefix, tarball, '--offline', '--no-audit', '--no-fund'],
+    [npm, 'install', '-g', '--prefix', prefix, tarball, '--prefer-offline', '--no-audit', '--no-fund'],
     dir,
     env,
   );
