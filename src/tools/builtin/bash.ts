@@ -59,7 +59,9 @@ export const bashTool: Tool = {
     // whatever let it run (judged on its parse here: the config may have changed since the check).
     const { parsesReadOnly } = await import('../shell/facts.ts');
     const { readOnlyEnv } = await import('../shell/read-only-env.ts');
-    const env = (await parsesReadOnly(command, context.cwd)) ? readOnlyEnv(childEnv()) : childEnv();
+    const { withRipgrepOnPath } = await import('../ripgrep.ts');
+    const base = await withRipgrepOnPath(childEnv());
+    const env = (await parsesReadOnly(command, context.cwd)) ? readOnlyEnv(base) : base;
     const { runSandboxed } = await import('../../sandbox/run.ts');
     const run = await runSandboxed(context.sandbox?.config ?? defaultSandbox(context.cwd), {
       profile: context.sandbox?.profile ?? 'workspace',

@@ -121,6 +121,8 @@ export const toolScenarios: CliScenario[] = [
   oneByOne('bash-no-output', {}, () => [['Bash', { command: 'true' }]], BYPASS),
   oneByOne('bash-exit-code', {}, () => [['Bash', { command: 'echo partial; exit 3' }]], BYPASS),
   oneByOne('bash-writes-file', {}, () => [['Bash', { command: 'echo made > made.txt' }]], BYPASS),
+  // `rg` in Bash on a machine without a system ripgrep: Claude Code's own ripgrep answers.
+  oneByOne('bash-rg', { 'notes.txt': 'hello\nbye\n' }, () => [['Bash', { command: 'rg hello notes.txt' }]], BYPASS),
   oneByOne('bash-timeout', {}, () => [['Bash', { command: 'sleep 30', timeout: 300 }]], BYPASS),
   oneByOne(
     'bash-cd-stays',
