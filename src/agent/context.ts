@@ -64,7 +64,12 @@ export interface AgentContext {
    * for it): the settings' `alwaysThinkingEnabled`, and the environment (`MAX_THINKING_TOKENS`,
    * `CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS`; default: the process's).
    */
-  claudeRequest?: { alwaysThinkingEnabled?: boolean; env?: Record<string, string | undefined> };
+  claudeRequest?: {
+    alwaysThinkingEnabled?: boolean;
+    env?: Record<string, string | undefined>;
+    /** The user gave `maxTokens`: it wins over Claude Code's `max_tokens` for the model. */
+    maxTokensChosen?: boolean;
+  };
   /** Models tried in order when a request fails with overloaded, model_not_found or server errors. */
   fallbackModels?: string[];
   /** Debug lines (`--debug`): a category (api, tools, control, hooks) and the text. */

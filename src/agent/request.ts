@@ -33,21 +33,23 @@ export function modelRequest(
   };
 }
 
+/** The `max_tokens` of a request to `model`: Claude Code's for the model unless the user chose one, else the context's. */
+export function requestMaxTokens(ctx: AgentContext, model = ctx.model): number {
+  return requestChoices(ctx, model).maxTokens ?? ctx.maxTokens;
+}
+
 /** Thinking, effort, betas (and context management) of a request to `model`: Claude Code's, or the user's alone. */
 export function requestChoices(ctx: AgentContext, model = ctx.model): RequestDefaults {
   if (ctx.policy.claudeCodeRequest && ctx.provider.provider === 'anthropic')
-    return claudeCodeRequest(
-      model,
-      {
-        thinking: ctx.thinking,
-        thinkingBudgetTokens: ctx.thinkingBudgetTokens,
-        effort: ctx.effort,
-        betas: ctx.betas,
-        alwaysThinkingEnabled: ctx.claudeRequest?.alwaysThinkingEnabled,
-        env: ctx.claudeRequest?.env ?? process.env,
-      },
-      ctx.maxTokens,
-    );
+    return claudeCodeRequest(model, {
+      thinking: ctx.thinking,
+      thinkingBudgetTokens: ctx.thinkingBudgetTokens,
+      effort: ctx.effort,
+      betas: ctx.betas,
+      alwaysThinkingEnabled: ctx.claudeRequest?.alwaysThinkingEnabled,
+      env: ctx.claudeRequest?.env ?? process.env,
+      ...(ctx.claudeRequest?.maxTokensChosen ? { maxTokens: ctx.maxTokens } : {}),
+    });
   return {
     ...(ctx.thinking ? { thinking: ctx.thinking } : {}),
     ...(ctx.effort ? { effort: ctx.effort } : {}),

@@ -425,7 +425,8 @@ export interface ModelUsage {
   cacheCreationEphemeral1hInputTokens?: number;
   canonicalModel?: string;
   provider?: string;
-  costBasis?: 'list';
+  /** `unknown` for a model without a known price (its cost counts 0). */
+  costBasis?: 'list' | 'unknown';
 }
 
 /**

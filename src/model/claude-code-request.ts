@@ -4,6 +4,7 @@
  * asks the API by default"); one table, first matching row wins. The Claude faces (`-p`, `query()`, `serve`: the
  * `claude-code` outcome policy) on the Anthropic provider send it; the user's own choices win over each part of it.
  */
+import { maxOutputTokensOf } from './pricing.ts';
 import type { ContextManagement, EffortLevel, ModelRequest, ThinkingConfig } from './types.ts';
 
 /** The betas of Claude Code's default request. */
@@ -33,36 +34,66 @@ interface ModelRow {
   thinking: DefaultThinking;
   effort?: EffortLevel;
   order: readonly string[];
+  /** The request's `max_tokens`. */
+  maxTokens: number;
+  /** At most the model's own output cap (src/model/pricing.ts: 8,192 for Claude 3.5 Haiku). */
+  capped?: true;
 }
 
 /**
  * Claude Code 2.1.332's rows. Not copied: the betas of features agentpipe does not have (`per-turn-control`,
- * `mid-conversation-tool-changes`, sent to the 5.5 models and to ids Claude Code does not know), and its remapping
- * of claude-opus-4-0/4-1 to claude-opus-5-5.
+ * `mid-conversation-tool-changes`, sent to the 5.5 models, Fable 5.1 and 5.2 and ids Claude Code does not know), and
+ * its remapping of claude-opus-4-0/4-1 to claude-opus-5-5.
  */
 const ROWS: readonly ModelRow[] = [
-  { match: (m) => m.family === 'claude-3', thinking: 'none', order: [B.claudeCode] },
-  { match: (m) => m.major === 5 && m.minor === 5, thinking: 'adaptive', effort: 'medium', order: ORDER },
-  { match: (m) => m.family === 'haiku' && m.major === 4, thinking: 'budget', order: HAIKU_ORDER },
+  { match: (m) => m.family === 'claude-3', thinking: 'none', order: [B.claudeCode], maxTokens: 32_000, capped: true },
+  {
+    match: (m) => m.family === 'haiku' && m.major === 5 && m.minor === 5,
+    thinking: 'adaptive',
+    effort: 'medium',
+    order: HAIKU_ORDER,
+    maxTokens: 128_000,
+  },
+  {
+    match: (m) => (m.major === 5 && m.minor === 5) || (m.family === 'fable' && m.major === 5 && m.minor === 2),
+    thinking: 'adaptive',
+    effort: 'medium',
+    order: ORDER,
+    maxTokens: 128_000,
+  },
+  { match: (m) => m.family === 'haiku' && m.major === 4, thinking: 'budget', order: HAIKU_ORDER, maxTokens: 32_000 },
   {
     match: (m) => m.family === 'opus' && m.major === 4 && m.minor === 5,
     thinking: 'budget',
     effort: 'high',
     order: ORDER,
+    maxTokens: 32_000,
   },
-  { match: (m) => m.major === 4 && [0, 1, 5].includes(m.minor), thinking: 'budget', order: ORDER },
+  { match: (m) => m.major === 4 && [0, 1, 5].includes(m.minor), thinking: 'budget', order: ORDER, maxTokens: 32_000 },
   {
     match: (m) => m.family === 'opus' && m.major === 4 && m.minor === 7,
     thinking: 'adaptive',
     effort: 'xhigh',
     order: ORDER,
+    maxTokens: 64_000,
   },
-  // claude-sonnet-4-6, claude-opus-4-6 and every id Claude Code does not know (Claude's or not).
-  { match: () => true, thinking: 'adaptive', effort: 'high', order: ORDER },
+  // Opus 4.6 and 4.8, Opus 5, Sonnet 5, Fable 5 and 5.1: Claude Code asks them for 64,000 tokens.
+  {
+    match: (m) =>
+      (m.family === 'opus' && m.major === 4 && m.minor >= 6) ||
+      (m.major === 5 && m.minor === 0 && m.family !== 'haiku') ||
+      (m.family === 'fable' && m.major === 5),
+    thinking: 'adaptive',
+    effort: 'high',
+    order: ORDER,
+    maxTokens: 64_000,
+  },
+  // claude-sonnet-4-6 and every id Claude Code does not know (Claude's or not).
+  { match: () => true, thinking: 'adaptive', effort: 'high', order: ORDER, maxTokens: 32_000 },
 ];
 
 /** `claude-<family>-<major>[-<minor>]`, then the end, a date, or a Bedrock/Vertex suffix. */
-const MODEL_ID = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?=$|-\d{8}|-v\d|@|:|\[)/;
+const MODEL_ID = /^claude-(opus|sonnet|haiku|fable)-(\d+)(?:-(\d{1,2}))?(?=$|-\d{8}|-v\d|@|:|\[)/;
 
 /** The row of `model`. */
 export function modelRow(model: string): ModelRow {
@@ -77,6 +108,8 @@ export function modelRow(model: string): ModelRow {
 /** What the user chose; each part given wins over the default. */
 export interface RequestChoices {
   thinking?: ThinkingConfig;
+  /** The user's `max_tokens` (the `maxTokens` option); else the row's, at most the model's output cap. */
+  maxTokens?: number;
   /** `--max-thinking-tokens` (0: no thinking). */
   thinkingBudgetTokens?: number;
   effort?: EffortLevel;
@@ -92,7 +125,8 @@ export interface RequestChoices {
 export type RequestDefaults = Pick<
   ModelRequest,
   'thinking' | 'effort' | 'betas' | 'contextManagement' | 'betaFallback'
->;
+> &
+  Partial<Pick<ModelRequest, 'maxTokens'>>;
 
 const CLEAR_THINKING: ContextManagement = { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] };
 
@@ -118,11 +152,14 @@ function thinkingFor(row: ModelRow, choices: RequestChoices, maxTokens: number, 
 }
 
 /**
- * Claude Code's default request for `model` with the user's `choices` over it. `maxTokens` is the request's cap (a
- * budget row thinks with `maxTokens - 1`). A model that does not think by default (Claude 3) gets no thinking member.
+ * Claude Code's default request for `model` with the user's `choices` over it: its `max_tokens` (a budget row thinks
+ * with `maxTokens - 1`), thinking, effort, betas. A model that does not think by default (Claude 3) gets no thinking
+ * member.
  */
-export function claudeCodeRequest(model: string, choices: RequestChoices, maxTokens: number): RequestDefaults {
+export function claudeCodeRequest(model: string, choices: RequestChoices): RequestDefaults {
   const row = modelRow(model);
+  const maxTokens =
+    choices.maxTokens ?? (row.capped ? Math.min(row.maxTokens, maxOutputTokensOf(model)) : row.maxTokens);
   const stable = truthy(choices.env.CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS);
   const thinking = thinkingFor(row, choices, maxTokens, stable);
   const thinks = thinking.type !== 'disabled';
@@ -133,6 +170,7 @@ export function claudeCodeRequest(model: string, choices: RequestChoices, maxTok
   const sent = stable ? betas.filter((beta) => STABLE.has(beta)) : betas;
   for (const beta of choices.betas ?? []) if (!sent.includes(beta)) sent.push(beta);
   return {
+    maxTokens,
     ...(row.thinking !== 'none' || choices.thinking || thinks ? { thinking } : {}),
     ...(effort ? { effort } : {}),
     betas: sent,

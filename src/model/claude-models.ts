@@ -152,6 +152,17 @@ export function resolveClaudeModel(name: string): string {
   return ALIASES[key] ?? ALIASES[REMAPPED[key] ?? ''] ?? name;
 }
 
+/**
+ * The id Claude Code reports as a model's `canonicalModel`: without a date or `-latest`, and a listed model's own id
+ * for its `.0` (claude-fable-5-0 → claude-fable-5); other ids as they are.
+ */
+export function canonicalModel(model: string): string {
+  if (!model.startsWith('claude-')) return model;
+  const id = model.replace(/-(?:\d{8}|latest)$/, '');
+  const short = id.replace(/-0$/, '');
+  return short !== id && (Object.hasOwn(OLDER, short) || Object.hasOwn(OLDER_FABLE, short)) ? short : id;
+}
+
 /** True when `name` is one of Claude Code's aliases (`opus`, `sonnet[1m]`, `default` ...). */
 export const isClaudeAlias = (name: string): boolean => Object.hasOwn(ALIASES, name.trim().toLowerCase());
 

@@ -50,6 +50,17 @@ const TABLE: ReadonlyArray<readonly [string, ModelPrice]> = [
   ['claude-opus-4-1', claude(15, 75, 32_000)],
   ['claude-opus-4', claude(15, 75, 32_000)],
   ['claude-opus', claude(5, 25, 64_000)], // opus 4.5 and later, see priceOf()
+  // Claude Code 2.1.332's windows and output caps (its result's modelUsage); the 5.5 models' and Fable 5.2's prices are
+  // its model list's ("Opus 5.5 · … · $4/$20 per Mtok"); the others' are their family's.
+  ['claude-opus-4-7', claude(5, 25, 64_000, 1_000_000)],
+  ['claude-opus-4-8', claude(5, 25, 64_000, 1_000_000)],
+  ['claude-opus-5', claude(5, 25, 64_000, 1_000_000)],
+  ['claude-opus-5-5', claude(4, 20, 128_000, 1_000_000)],
+  ['claude-sonnet-5', claude(3, 15, 64_000, 1_000_000)],
+  ['claude-sonnet-5-5', claude(2, 10, 128_000, 1_000_000)],
+  ['claude-haiku-5-5', claude(0.1, 0.5, 128_000, 1_000_000)],
+  ['claude-fable-5', claude(8, 40, 64_000, 1_000_000)],
+  ['claude-fable-5-2', claude(8, 40, 128_000, 1_000_000)],
   ['claude-sonnet-4', claude(3, 15, 64_000)],
   ['claude-sonnet', claude(3, 15, 64_000)],
   ['claude-3-7-sonnet', claude(3, 15, 64_000)],
@@ -109,13 +120,14 @@ function matches(id: string, prefix: string): boolean {
 /** Price and limits of a model, or undefined when it is not known. */
 export function priceOf(model: string): ModelPrice | undefined {
   const id = normalise(model);
-  // Opus 4.5 and later are cheaper than 4.0/4.1: claude-opus-4-<minor> with a one- or two-digit minor >= 5.
-  const opus = /^claude-opus-4-(\d{1,2})(?:$|[-@:])/.exec(id);
-  if (opus && Number(opus[1]) >= 5) return TABLE.find(([prefix]) => prefix === 'claude-opus')?.[1];
   let best: readonly [string, ModelPrice] | undefined;
   for (const entry of TABLE) {
     if (matches(id, entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
   }
+  // Opus 4.5 and later are cheaper than 4.0/4.1: claude-opus-4-<minor> with a one- or two-digit minor >= 5.
+  const opus = /^claude-opus-4-(\d{1,2})(?:$|[-@:])/.exec(id);
+  if (best?.[0] === 'claude-opus-4' && opus && Number(opus[1]) >= 5)
+    return TABLE.find(([prefix]) => prefix === 'claude-opus')?.[1];
   return best?.[1];
 }
 
@@ -140,9 +152,9 @@ export function costOf(
   );
 }
 
-/** Context window in tokens (200000 for unknown Claude models, 32768 for anything else unknown). */
+/** Context window in tokens (1,000,000 for unknown Claude models, as Claude Code says; 32768 for anything else). */
 export function contextWindowOf(model: string): number {
-  return priceOf(model)?.contextWindow ?? (normalise(model).startsWith('claude') ? 200_000 : 32_768);
+  return priceOf(model)?.contextWindow ?? (normalise(model).startsWith('claude') ? 1_000_000 : 32_768);
 }
 
 /** Output token cap (32000 for unknown Claude models, 8192 for anything else unknown). */

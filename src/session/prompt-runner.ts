@@ -14,6 +14,7 @@ import { fireHook, userPromptSubmit } from '../agent/hooks.ts';
 import { UsageTracker } from '../agent/usage.ts';
 import { compactCommandOf, compactedOutcome, runCompactCommand } from '../agent/compact.ts';
 import { runWithSchema, type StructuredOutcome } from '../agent/structured-output.ts';
+import { requestMaxTokens } from '../agent/request.ts';
 import { beginCheckpoint } from '../tools/checkpoints.ts';
 import type { Harness } from '../harness/types.ts';
 import type { ParentContext } from '../telemetry/types.ts';
@@ -280,7 +281,7 @@ export class PromptRunner {
       stats: this.#session.stats,
       sessionId: this.#session.id,
       provider: this.#session.ctx.provider.provider,
-      maxTokens: this.#session.ctx.maxTokens,
+      maxTokensOf: (model) => requestMaxTokens(this.#session.ctx, model),
       resultIndex: this.#results++,
     });
     this.#session.stats.addPrompt(usage, result.duration_ms);

@@ -4,6 +4,8 @@
  * `model_usage_since_last_result`), the queue, the result's index, the safety stops and the subagents' counts.
  */
 import type { ModelUsage, ResultMessage, SubagentStats } from '../messages/types.ts';
+import { canonicalModel } from '../model/claude-models.ts';
+import { priceOf } from '../model/pricing.ts';
 
 export interface ResultFieldsInput {
   /** The session's running totals per model. */
@@ -12,8 +14,8 @@ export interface ResultFieldsInput {
   sinceLastResult: Record<string, ModelUsage>;
   /** `anthropic`, `openai-compatible`, `scripted`: the provider the requests went to. */
   provider: string;
-  /** The `max_tokens` of the requests: what Claude Code reports as `maxOutputTokens`. */
-  maxTokens: number;
+  /** The `max_tokens` of the requests to a model: what Claude Code reports as its `maxOutputTokens`. */
+  maxTokensOf: (model: string) => number;
   resultIndex: number;
   subagents: SubagentStats;
 }
@@ -49,13 +51,14 @@ function withMembers(usage: Record<string, ModelUsage>, input: ResultFieldsInput
       model,
       {
         ...entry,
-        maxOutputTokens: Math.min(entry.maxOutputTokens, input.maxTokens),
+        maxOutputTokens: Math.min(entry.maxOutputTokens, input.maxTokensOf(model)),
         thinkingTokens: entry.thinkingTokens ?? 0,
         cacheCreationEphemeral5mInputTokens: entry.cacheCreationInputTokens,
         cacheCreationEphemeral1hInputTokens: 0,
-        canonicalModel: model,
+        canonicalModel: canonicalModel(model),
         provider: input.provider === 'anthropic' ? 'firstParty' : input.provider,
-        costBasis: 'list' as const,
+        // A model without a price costs 0 here: Claude Code calls its basis unknown.
+        costBasis: priceOf(model) ? ('list' as const) : ('unknown' as const),
       },
     ]),
   );

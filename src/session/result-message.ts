@@ -15,7 +15,8 @@ export interface ResultContext {
   stats: SessionStats;
   sessionId: string;
   provider: ModelProvider['provider'];
-  maxTokens: number;
+  /** The `max_tokens` of the requests to a model. */
+  maxTokensOf: (model: string) => number;
   /** `result.result_index`: results the session made before this one. */
   resultIndex: number;
 }
@@ -51,7 +52,7 @@ export function resultMessage(
       modelUsage: totals.modelUsage,
       sinceLastResult: usage.modelUsage,
       provider: at.provider,
-      maxTokens: at.maxTokens,
+      maxTokensOf: at.maxTokensOf,
       resultIndex: at.resultIndex,
       subagents,
     }),

@@ -149,7 +149,11 @@ export function agentContextOf(
     thinking: options.thinking,
     effort: options.effort,
     betas: options.betas,
-    claudeRequest: { alwaysThinkingEnabled: alwaysThinkingEnabled(at.settings), env: options.env ?? process.env },
+    claudeRequest: {
+      alwaysThinkingEnabled: alwaysThinkingEnabled(at.settings),
+      env: options.env ?? process.env,
+      maxTokensChosen: options.maxTokens !== undefined,
+    },
     fallbackModels: parseFallbackModels(options.fallbackModel),
     debug: debugLogger(options, at.cwd, at.log),
     warn: (line) => at.log(`agentpipe: warning: ${line}`),

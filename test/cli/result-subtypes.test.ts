@@ -45,7 +45,7 @@ test('success from a script, with explicit usage summed per model', async () => 
     cacheCreationEphemeral1hInputTokens: 0,
     canonicalModel: 'scripted',
     provider: 'scripted',
-    costBasis: 'list',
+    costBasis: 'unknown',
   });
 });
 

@@ -39,14 +39,14 @@ async function session(replies: Reply[]) {
   const server = await startFakeServer(() => replies[Math.min(server.requests.length - 1, replies.length - 1)]!);
   const provider = new AnthropicProvider({ apiKey: 'sk-ant-test', baseUrl: server.url, apiKeySource: 'user' });
   const request = (overrides: Partial<ModelRequest> = {}) =>
-    modelRequest('claude-sonnet-4-6', { ...claudeCodeRequest('claude-sonnet-4-6', { env: {} }, 32_000), ...overrides });
+    modelRequest('claude-sonnet-4-6', { ...claudeCodeRequest('claude-sonnet-4-6', { env: {} }), ...overrides });
   const send = (overrides?: Partial<ModelRequest>) => collect(provider.stream(request(overrides)));
   return { server, send, close: () => server.close() };
 }
 
 /** Each request's betas, short: the default list minus what it left out (`-ttc -display`). */
 function sentWithout(requests: RecordedRequest[]): string[] {
-  const all = claudeCodeRequest('claude-sonnet-4-6', { env: {} }, 32_000).betas!;
+  const all = claudeCodeRequest('claude-sonnet-4-6', { env: {} }).betas!;
   const short: Record<string, string> = {
     [B.thinkingTokenCount]: '-ttc',
     [B.thinkingDisplay]: '-display',
@@ -83,7 +83,7 @@ test('the order of the drops: thinking-token-count, then display, then tool sear
 test('a 400 every time: six requests, each without what Claude Code leaves out, then the last 400', async () => {
   const { server, send, close } = await session([refused()]);
   try {
-    const betas = [...claudeCodeRequest('claude-sonnet-4-6', { env: {} }, 32_000).betas!, 'context-1m-2025-08-07'];
+    const betas = [...claudeCodeRequest('claude-sonnet-4-6', { env: {} }).betas!, 'context-1m-2025-08-07'];
     await assert.rejects(send({ betas }), (error) => error instanceof ModelError && error.status === 400);
     // The user's own betas (--betas) stay.
     for (const r of server.requests) assert.match(String(r.headers['anthropic-beta']), /context-1m-2025-08-07$/);
