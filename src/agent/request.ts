@@ -33,7 +33,7 @@ export function modelRequest(
   };
 }
 
-/** The `max_tokens` of a request to `model`: Claude Code's for the model unless the user chose one, else the context's. */
+/** The `max_tokens` of a request to `model`: Claude Code's for the model unless the user chose one, else ours. */
 export function requestMaxTokens(ctx: AgentContext, model = ctx.model): number {
   return requestChoices(ctx, model).maxTokens ?? ctx.maxTokens;
 }

@@ -137,7 +137,7 @@ test('CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS keeps claude-code, interleaved-thin
   });
 });
 
-// What Claude Code 2.1.332 asked the suite's fake API for (`max_tokens`, effort) with each model as the session's model.
+// What Claude Code 2.1.332 asked the suite's fake API for (`max_tokens`, effort) with each model as the session's.
 const measured: Array<[string, number, string | undefined]> = [
   ['claude-3-5-haiku-20241022', 8_192, undefined],
   ['claude-3-7-sonnet-latest', 32_000, undefined],
