@@ -25,8 +25,8 @@ export const known = new Map<string, string>([
   // Claude Code lists its 44 commands; agentpipe lists what it runs (/compact): listing the others would be a lie. The
   // models half is the same (and so are the sdk/supported-models-* scenarios).
   ['sdk/supported-commands-and-models', 'differs first in .extra.commands[]'],
-  // setModel's trace, the alias resolution and modelUsage are the same; Claude Code sends effort per turn to its 5.x
-  // models (per_turn_effort_active), which agentpipe does not, and knows their 1M context and output caps.
+  // setModel's trace, the alias resolution, max_tokens and modelUsage are the same; Claude Code sends effort per turn
+  // to its 5.5 models and Fable 5.1/5.2 (per_turn_effort_active), which agentpipe does not.
   ['sdk/set-model', 'differs first in .stream[].per_turn_effort_active'],
   ['sdk/plan-mode', 'differs first in kinds'],
   // The closing events, `aborted` and the error line are the same; thinking_display as partial/text, and the result's
