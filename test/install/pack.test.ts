@@ -4,7 +4,10 @@
  * only Node on PATH, and the official SDK runs it as its `pathToClaudeCodeExecutable`. A folder install does not
  * rebuild dist/ (scripts/prepare.mjs). The install is --prefer-offline: the packages come from the npm cache that
  * `npm ci` filled; only the version lists a range needs (which `npm ci` does not fetch: it installs from the lock file)
- * may come from the registry, as on a user's machine. Takes ~20 s (the pack ~5 s, the install ~13 s).
+ * may come from the registry, as on a user's machine. Install scripts are skipped: tree-sitter's prebuilt binding needs
+ * a newer libstdc++ than Debian 12's, so its install compiles it (and tree-sitter-bash's) from source, minutes on a
+ * loaded 2-core machine; without them agentpipe parses with the WebAssembly grammar, which this run then checks. Takes
+ * ~20 s on a quiet machine (the pack ~5 s, the install ~13 s), over 2 minutes under a load of 20: its own timeout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,48 +33,67 @@ const nodeOnlyPath = (...first: string[]) => [...first, path.dirname(process.exe
 const run = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) =>
   runToEnd(command, args, { cwd, env });
 
-test('npm pack gives a prebuilt tarball; npm install -g of it runs agentpipe -p hi elsewhere and under the SDK', async () => {
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  assert.equal(pkg.scripts.prepack, 'npm run build', 'the tarball is built when packed');
-  const dir = scratchDir('agentpipe-pack-');
-  const npm = npmCli();
-  const env = { ...process.env, PATH: nodeOnlyPath(), npm_config_update_notifier: 'false' };
-  // dist/ is built (npm test builds first): pack it as it is, without building twice.
-  const packed = await run(process.execPath, [npm, 'pack', '--ignore-scripts', '--pack-destination', dir], ROOT, env);
-  assert.equal(packed.code, 0, packed.stderr);
-  const tarball = path.join(dir, packed.stdout.trim().split('\n').at(-1)!);
-  const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
-  for (const file of ['package/bin/agentpipe.js', 'package/dist/bin/entry.cjs', 'package/dist/web/index.html'])
-    assert.match(listing, new RegExp(`^${file.replace(/\./g, '\\.')}$`, 'm'), `${file} is in the tarball`);
-  assert.doesNotMatch(listing, /^package\/test\//m);
+test(
+  'npm pack gives a prebuilt tarball; npm install -g of it runs agentpipe -p hi elsewhere and under the SDK',
+  {
+    timeout: 600_000,
+  },
+  async () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    assert.equal(pkg.scripts.prepack, 'npm run build', 'the tarball is built when packed');
+    const dir = scratchDir('agentpipe-pack-');
+    const npm = npmCli();
+    const env = { ...process.env, PATH: nodeOnlyPath(), npm_config_update_notifier: 'false' };
+    // dist/ is built (npm test builds first): pack it as it is, without building twice.
+    const packed = await run(process.execPath, [npm, 'pack', '--ignore-scripts', '--pack-destination', dir], ROOT, env);
+    assert.equal(packed.code, 0, packed.stderr);
+    const tarball = path.join(dir, packed.stdout.trim().split('\n').at(-1)!);
+    const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
+    for (const file of ['package/bin/agentpipe.js', 'package/dist/bin/entry.cjs', 'package/dist/web/index.html'])
+      assert.match(listing, new RegExp(`^${file.replace(/\./g, '\\.')}$`, 'm'), `${file} is in the tarball`);
+    assert.doesNotMatch(listing, /^package\/test\//m);
 
-  const prefix = path.join(dir, 'prefix');
-  const installed = await run(
-    process.execPath,
-    [npm, 'install', '-g', '--prefix', prefix, tarball, '--prefer-offline', '--no-audit', '--no-fund'],
-    dir,
-    env,
-  );
-  assert.equal(installed.code, 0, installed.stderr);
+    const prefix = path.join(dir, 'prefix');
+    const installed = await run(
+      process.execPath,
+      [
+        npm,
+        'install',
+        '-g',
+        '--prefix',
+        prefix,
+        tarball,
+        '--prefer-offline',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+      ],
+      dir,
+      env,
+    );
+    assert.equal(installed.code, 0, installed.stderr);
 
-  const project = path.join(dir, 'project');
-  mkdirSync(project);
-  writeFileSync(path.join(project, 'NOTES.md'), '# Notes\n');
-  const home = path.join(dir, 'home');
-  const userEnv = { PATH: nodeOnlyPath(path.join(prefix, 'bin')), HOME: home, AGENTPIPE_HOME: home };
-  const hi = await run('agentpipe', ['-p', 'hi'], project, userEnv);
-  assert.equal(hi.code, 0, hi.stderr);
-  assert.match(hi.stdout, /NOTES\.md/);
+    const project = path.join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'NOTES.md'), '# Notes\n');
+    const home = path.join(dir, 'home');
+    const userEnv = { PATH: nodeOnlyPath(path.join(prefix, 'bin')), HOME: home, AGENTPIPE_HOME: home };
+    const hi = await run('agentpipe', ['-p', 'hi'], project, userEnv);
+    assert.equal(hi.code, 0, hi.stderr);
+    assert.match(hi.stdout, /NOTES\.md/);
 
-  let result: { type: string; subtype?: string; is_error?: boolean } | undefined;
-  for await (const message of query({
-    prompt: 'hi',
-    options: { pathToClaudeCodeExecutable: path.join(prefix, 'bin', 'agentpipe'), cwd: project, env: userEnv },
-  }))
-    if (message.type === 'result') result = message;
-  assert.equal(result?.subtype, 'success');
-  assert.equal(result?.is_error, false);
-});
+    let result: { type: string; subtype?: string; is_error?: boolean } | undefined;
+    for await (const message of query({
+      prompt: 'hi',
+      options: { pathToClaudeCodeExecutable: path.join(prefix, 'bin', 'agentpipe'), cwd: project, env: userEnv },
+    }))
+      if (message.type === 'result') result = message;
+    assert.equal(result?.subtype, 'success');
+    assert.equal(result?.is_error, false);
+  },
+);
 
 test('a folder install elsewhere does not rebuild a built dist/ (prepare)', async () => {
   const elsewhere = scratchDir('agentpipe-consumer-');
