@@ -5,8 +5,8 @@
  * rebuild dist/ (scripts/prepare.mjs). The install is --prefer-offline: the packages come from the npm cache that
  * `npm ci` filled; only the version lists a range needs (which `npm ci` does not fetch: it installs from the lock file)
  * may come from the registry, as on a user's machine. Install scripts are skipped: tree-sitter's prebuilt binding needs
- * a newer libstdc++ than Debian 12's, so its install compiles it (and tree-sitter-bash's) from source, minutes on a
- * loaded 2-core machine; without them agentpipe parses with the WebAssembly grammar, which this run then checks. Takes
+ * a newer libstdc++ than Debian 12's, so its install compiles it from source, minutes on a loaded 2-core machine;
+ * without it agentpipe parses with the WebAssembly grammar, which this run then checks. Takes
  * ~20 s on a quiet machine (the pack ~5 s, the install ~13 s), over 2 minutes under a load of 20: its own timeout.
  */
 import { test } from 'node:test';
