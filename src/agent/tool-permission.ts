@@ -3,6 +3,7 @@
  * prompt (`canUseTool`), and the names Claude Code gives each decision (`tool_result_meta`,
  * `system/permission_denied`).
  */
+import type { ShellStart } from '../tools/shell/shell-cwd.ts';
 import { errorMessage } from '../process/errors.ts';
 import type { PermissionResult } from '../messages/control.ts';
 import type { PermissionDeniedMessage, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
@@ -56,9 +57,10 @@ export async function authorize(
   tool: Tool,
   use: ToolUseBlock,
   signal: AbortSignal,
+  shell?: ShellStart,
 ): Promise<Authorized> {
   const seen: { target?: JudgedTarget } = {};
-  const decided = await decide(ctx, tool, use, signal, seen);
+  const decided = await decide(ctx, tool, use, signal, seen, shell);
   const decision =
     decided.behavior === 'allow' && tool.editsFiles
       ? { ...decided, judgedPath: judgedPathOf(seen.target, tool, decided.updatedInput ?? use.input, ctx.cwd) }
@@ -102,6 +104,7 @@ async function decide(
   use: ToolUseBlock,
   signal: AbortSignal,
   seen: { target?: JudgedTarget },
+  shell: ShellStart | undefined,
 ): Promise<Authorized> {
   let input = use.input;
   const hook = await fireHook(
@@ -122,6 +125,7 @@ async function decide(
     allow: ctx.permissions.allow,
     deny: ctx.permissions.deny,
     cwd: ctx.cwd,
+    ...(shell ? { shellCwd: shell.folder } : {}),
     directories: ctx.permissions.directories,
     sandbox: tool.shell && typeof input.command === 'string' ? await shellSandboxOf(ctx) : undefined,
   });
@@ -166,7 +170,7 @@ async function decide(
     verdict.behavior === 'ask'
       ? verdict.reason
       : `${tool.name} needs approval: ${hook.permissionReason ?? 'a PreToolUse hook asked for it'}`;
-  return askPermission(ctx, tool, use, input, why, outside, signal);
+  return askPermission(ctx, tool, use, input, why, outside, signal, shell?.folder);
 }
 
 /** A PreToolUse hook's deny, in Claude Code 2.1.332's words: an exit-2 hook's command and stderr, else its reason. */
@@ -196,6 +200,7 @@ async function askPermission(
   why: string,
   outside: 'requested' | 'excluded' | undefined,
   signal: AbortSignal,
+  shellCwd: string | undefined,
 ): Promise<Authorized> {
   await fireHook(
     ctx,
@@ -209,7 +214,7 @@ async function askPermission(
     const { suggestions, ...shown } = await permissionPromptInfo(
       tool.name,
       input,
-      ctx.cwd,
+      shellCwd ?? ctx.cwd,
       ctx.permissions.directories,
     );
     const answer = await ctx.canUseTool(tool.name, input, {

@@ -3,6 +3,7 @@
  * the call itself with `tool_progress` heartbeats, and the conversion of any failure into
  * an `is_error` tool result. Progress never arrives after the result.
  */
+import { shellStart, type ShellStart } from '../tools/shell/shell-cwd.ts';
 import { errorMessage } from '../process/errors.ts';
 import type { ToolProgressMessage, ToolResultBlock, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
@@ -92,7 +93,9 @@ async function runCall(
   const refused = await inputRefusal(ctx, tool, use);
   if (refused) return refused;
   ctx.debug?.('tools', `call ${tool.name} (${use.id})${ctx.agent ? ` in ${ctx.agent.type}` : ''}`);
-  const decision = await authorize(ctx, tool, use, signal);
+  // A shell call starts where the last one's `cd` left it: the check judges the line from there, and it runs there.
+  const shell = tool.shell ? shellStart(ctx.toolState, ctx.cwd, ctx.permissions.directories) : undefined;
+  const decision = await authorize(ctx, tool, use, signal, shell);
   const how = decision.how?.permission_decision;
   span?.decision(decision.behavior, decision.behavior === 'deny' ? decision.message : how?.reason_type, how?.source);
   if (decision.behavior === 'deny') return deniedOutcome(ctx, tool, use, decision);
@@ -111,6 +114,7 @@ async function runCall(
   const allowed = {
     profile: decision.behavior === 'allow' ? (decision.sandbox ?? 'workspace') : 'workspace',
     judgedPath: decision.behavior === 'allow' ? decision.judgedPath : undefined,
+    shell,
   } satisfies Allowed;
   const result = await callWithProgress(ctx, tool, { ...use, input }, signal, allowed, run, span?.traceparent);
   const outcome: ToolOutcome = {
@@ -274,6 +278,8 @@ function errorData(content: ToolResult['content']): string {
 interface Allowed {
   profile: CommandProfile;
   judgedPath: string | undefined;
+  /** For a shell tool: where its line starts (the folder the check judged it from). */
+  shell: ShellStart | undefined;
 }
 
 async function callWithProgress(
@@ -281,7 +287,7 @@ async function callWithProgress(
   tool: Tool,
   use: ToolUseBlock,
   signal: AbortSignal,
-  { profile, judgedPath }: Allowed,
+  { profile, judgedPath, shell }: Allowed,
   run?: RunState,
   traceparent?: string,
 ): Promise<ToolResult> {
@@ -323,6 +329,7 @@ async function callWithProgress(
       },
       ...(readDenied ? { readDenied } : {}),
       ...(judgedPath !== undefined ? { judgedPath } : {}),
+      ...(shell ? { shell } : {}),
     };
     const inAgent = run !== undefined && isAgentTool(tool) ? { tool, run } : undefined;
     const runsAgent = inAgent !== undefined;

@@ -63,6 +63,12 @@ export interface PermissionQuery {
   cwd: string;
   /** Extra working folders (`--add-dir`): acceptEdits covers them like the cwd. */
   directories?: string[];
+  /**
+   * For a shell tool: the folder its line starts in when an earlier call's `cd` left the shell elsewhere than `cwd`
+   * (a real path inside the working folders, shell/shell-cwd.ts). The line's relative paths resolve against it; rules
+   * and the working folders stay anchored at `cwd`.
+   */
+  shellCwd?: string;
   /** For a shell tool: the sandbox settings that bear on it (absent: none do). */
   sandbox?: ShellSandbox;
 }
@@ -165,7 +171,11 @@ export async function checkPermission(query: PermissionQuery): Promise<Permissio
 async function fileCommands(query: PermissionQuery): Promise<boolean> {
   const { cwd, deny, input } = query;
   const { acceptEditsRefusal } = await import('./shell/accept-edits.ts');
-  const scope = { cwd, folders: workingFolders(cwd, query.directories), readDenied: readDeniedFor('Read', deny, cwd) };
+  const scope = {
+    cwd: query.shellCwd ?? cwd,
+    folders: workingFolders(cwd, query.directories),
+    readDenied: readDeniedFor('Read', deny, cwd),
+  };
   return (await acceptEditsRefusal(input.command as string, scope)) === undefined;
 }
 
@@ -190,6 +200,7 @@ async function shellCallFacts(query: PermissionQuery, mine: RulesOf): Promise<Ca
     deny: mine(deny, true),
     readDeny: deny.filter((r) => r.tool === 'Read' && r.specifier),
     cwd,
+    ...(query.shellCwd !== undefined ? { start: query.shellCwd } : {}),
     folders: workingFolders(cwd, query.directories),
   });
   if (facts.denied)

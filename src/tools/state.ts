@@ -39,6 +39,11 @@ export class ToolState {
   readonly checkpoints: Checkpoints = { byMessage: new Map() };
   /** Subagents running now, by the id of their Task call (what `stop_task` names). */
   readonly runningTasks = new Map<string, AbortController>();
+  /**
+   * The real path of the folder the last Bash call ended in, when it is not the session's cwd: where the next one
+   * starts (shell/shell-cwd.ts). Judged again before each call.
+   */
+  shellCwd: string | undefined = undefined;
   /** Scratch space for custom tools, by a key of their choosing. */
   readonly custom = new Map<string, unknown>();
 }

@@ -4,6 +4,7 @@ import type { ImageBlock, TextBlock } from '../messages/types.ts';
 import { toolUseError as wrapToolUseError } from '../messages/notices.ts';
 import type { ToolState } from './state.ts';
 import type { CommandProfile, SandboxConfig } from '../sandbox/config.ts';
+import type { ShellStart } from './shell/shell-cwd.ts';
 
 /** What a running tool can see and use. */
 export interface ToolContext {
@@ -22,6 +23,8 @@ export interface ToolContext {
    * workspace when a rule, the user, a callback or the mode allowed it). Commands a tool starts run under it.
    */
   sandbox?: { config: SandboxConfig; profile: CommandProfile };
+  /** For a shell tool: the folder its line starts in, as the permission check judged it (shell/shell-cwd.ts). */
+  shell?: ShellStart;
   /**
    * Set when Read deny rules bind this tool: the rule (as text) that protects `file` (absolute),
    * or undefined. Tools that show many files (Grep's matches, Glob's results) leave protected ones out.

@@ -60,12 +60,17 @@ export const bashTool: Tool = {
     const { parsesReadOnly } = await import('../shell/facts.ts');
     const { readOnlyEnv } = await import('../shell/read-only-env.ts');
     const { withRipgrepOnPath } = await import('../ripgrep.ts');
+    const { shellStart, trackedLine, takeReport, keepShellFolder } = await import('../shell/shell-cwd.ts');
+    // Where the last call's `cd` left the shell, as the permission check judged it (judged here when no check ran).
+    const start = context.shell ?? shellStart(context.state, context.cwd);
     const base = await withRipgrepOnPath(childEnv());
-    const env = (await parsesReadOnly(command, context.cwd)) ? readOnlyEnv(base) : base;
+    const env = (await parsesReadOnly(command, start.folder)) ? readOnlyEnv(base) : base;
+    const tracked = trackedLine(command, start);
     const { runSandboxed } = await import('../../sandbox/run.ts');
+    // The process starts in the session's cwd (the sandbox's folders stay the working folders); the line cds on.
     const run = await runSandboxed(context.sandbox?.config ?? defaultSandbox(context.cwd), {
       profile: context.sandbox?.profile ?? 'workspace',
-      command,
+      command: tracked.line,
       cwd: context.cwd,
       env,
       cap: outputCap(),
@@ -78,26 +83,30 @@ export const bashTool: Tool = {
     const reason = run.stopped === 'aborted' ? 'interrupted' : run.stopped;
     // What the egress proxy refused meanwhile: the command may only have printed a 403 or a refusal.
     const refused = (run.refused ?? []).map((d) => `[sandbox] network access refused: ${d.reason}`);
+    const report = takeReport(run.stderr, tracked.marker);
+    const reset = keepShellFolder(context.state, start, report.end) ?? start.note;
     const out = capped(run.stdout, run.dropped.stdout);
-    const err = capped(run.stderr, run.dropped.stderr);
+    const err = capped(report.stderr, run.dropped.stderr);
     const body = [out, err, ...refused].filter(Boolean).join('\n');
+    // The reset note ends what the model reads; Claude Code gives it as the result's stderr.
+    const shown = [body, reset].filter(Boolean).join('\n');
     // As Claude Code 2.1: stderr comes in stdout (it runs commands with the two merged), and the
     // SDK's BashOutput has no exit code; a failed command's result is "Exit code N" then its output.
     const { expectsNoOutput } = await import('../shell/quiet.ts');
     const data = {
       stdout: body,
-      stderr: '',
+      stderr: reset ? `\n${reset}` : '',
       interrupted: reason !== undefined,
       isImage: false,
       noOutputExpected: await expectsNoOutput(command),
     };
     if (exit.error) return { content: `Failed to run bash: ${exit.error.message}`, isError: true };
     if (reason === 'timeout')
-      return { content: `${body}\nCommand timed out after ${timeout} ms and was killed`.trim(), isError: true, data };
-    if (reason === 'interrupted') return { content: `${body}\nCommand was interrupted`.trim(), isError: true, data };
+      return { content: `${shown}\nCommand timed out after ${timeout} ms and was killed`.trim(), isError: true, data };
+    if (reason === 'interrupted') return { content: `${shown}\nCommand was interrupted`.trim(), isError: true, data };
     const exitCode = exit.code ?? undefined;
     if (exit.code !== 0)
-      return { content: `Exit code ${exit.code ?? 'unknown'}\n${body}`.trim(), isError: true, exitCode };
-    return { content: body || '(Bash completed with no output)', data, exitCode };
+      return { content: `Exit code ${exit.code ?? 'unknown'}\n${shown}`.trim(), isError: true, exitCode };
+    return { content: shown || '(Bash completed with no output)', data, exitCode };
   },
 };

@@ -24,7 +24,10 @@ export interface ShellRules {
   deny: PermissionRule[];
   /** `Read(...)` deny rules: a command may not read those files either. */
   readDeny: PermissionRule[];
+  /** The session's folder: relative rules (`Read(./.env)`) are anchored there. */
   cwd: string;
+  /** The folder the line starts in, when not `cwd` (an earlier call's `cd`): its relative paths resolve there. */
+  start?: string;
   /** The working folders (real paths): a read-only line that names a path outside them is not run without asking. */
   folders?: string[];
 }
@@ -50,14 +53,15 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
   const runs = specific.length ? await inventory(analysis) : undefined;
   const denied = commandDenial(runs, rules);
   if (denied) return denied;
-  const walk = walkLine(analysis, rules.cwd, rules.readDeny.length > 0);
-  const named = lineNamed(analysis, walk, rules.cwd);
-  const reading = await readDenyFacts(analysis, rules.cwd, walk, named, rules);
+  const start = rules.start ?? rules.cwd;
+  const walk = walkLine(analysis, start, rules.readDeny.length > 0);
+  const named = lineNamed(analysis, walk, start);
+  const reading = await readDenyFacts(analysis, start, walk, named, rules);
   if (reading.denied) return { denied: reading.denied, readOnly: false, allowed: false };
   const plain = analysis.complex.length === 0 && !analysis.opaqueName;
   const unsure = unknownRuns(analysis, runs) ?? reading.unsure;
   let readOnly = plain && !unsure && analysis.writes.length === 0 && analysis.commands.length > 0 && walk.readOnly;
-  if (readOnly && walk.git.length) readOnly = (await gitProblem(walk, rules.cwd)) === undefined;
+  if (readOnly && walk.git.length) readOnly = (await gitProblem(walk, start)) === undefined;
   const whole = rules.allow.some((r) => r.specifier === undefined || r.specifier === '*');
   const allowed =
     whole ||

@@ -4,7 +4,6 @@
  */
 export const known = new Map<string, string>([
   ['tools/bash-timeout', 'differs first in .requests[].messages[].content[].content'],
-  ['tools/bash-cd-stays', 'differs first in .requests[].messages[].content[]'],
   // Deliberate (docs/compat.md): Claude Code 2.1.332 answers TodoWrite "is disabled for this session" (it has the
   // task-list tools); agentpipe has those and keeps running TodoWrite for older clients and scripts.
   ['tools/todowrite', 'differs first in .requests[].messages[].content[].content'],

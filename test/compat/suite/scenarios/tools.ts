@@ -133,6 +133,28 @@ export const toolScenarios: CliScenario[] = [
     ],
     BYPASS,
   ),
+  // A `cd` out of the working folders does not stay: the shell goes back, with Claude Code's note.
+  oneByOne(
+    'bash-cd-out-resets',
+    {},
+    () => [
+      ['Bash', { command: 'cd / && pwd' }],
+      ['Bash', { command: 'pwd' }],
+    ],
+    BYPASS,
+  ),
+  // A `cd` in a subshell, or a failing one, leaves the shell where it was (the failing cd's complaint is silenced:
+  // the order of stderr among stdout is not this scenario's subject).
+  oneByOne(
+    'bash-cd-subshell',
+    { 'd/x.txt': 'x' },
+    () => [
+      ['Bash', { command: '(cd d && ls); cd nope 2>/dev/null; pwd' }],
+      ['Bash', { command: 'cd d; pwd' }],
+      ['Bash', { command: 'ls' }],
+    ],
+    BYPASS,
+  ),
   oneByOne('glob-pattern', TREE, () => [['Glob', { pattern: '**/*.ts' }]], SEARCH),
   oneByOne('glob-no-match', TREE, () => [['Glob', { pattern: '**/*.py' }]], SEARCH),
   oneByOne('glob-in-path', TREE, (cwd) => [['Glob', { pattern: '*', path: `${cwd}/src` }]], SEARCH),
