@@ -307,8 +307,7 @@ export const infoHandlers: Record<string, Handler> = {
   async reload_output_styles(host) {
     const session = host.session;
     const { settingSources, settingsLayers, ctx } = session;
-    session.outputStyles = await SessionStyles.load(settingSources, ctx.cwd, settingsLayers, ctx.warn);
-    ctx.outputStyle = session.outputStyles.section;
+    session.setOutputStyles(await SessionStyles.load(settingSources, ctx.cwd, settingsLayers, ctx.warn));
     return { available_output_styles: session.outputStyles.available };
   },
   reload_skills() {

@@ -5,12 +5,10 @@
  * helper, `auth_status` on a missing key), and `can_use_tool` over the control
  * channel when asked. The caller feeds `runner.run(input)` and then calls `session.close()`.
  */
-import { AgentpipeError, errorMessage } from '../process/errors.ts';
+import { errorMessage } from '../process/errors.ts';
 import type { AgentMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import { isPromptEcho } from '../messages/user.ts';
-import { SessionStyles } from './output-styles.ts';
-import { withoutCodingInstructions } from './system-prompt.ts';
 import { shownToWire } from '../messages/prompt-shown.ts';
 import type { OutputLine } from '../pipeline/format/types.ts';
 import {
@@ -26,26 +24,15 @@ import { ModelError } from '../model/errors.ts';
 import { compileSchema } from '../agent/structured-output.ts';
 import type { CanUseTool } from '../agent/context.ts';
 import type { SessionOptions } from './options.ts';
-import { settingsMcpServers } from './setting-sources.ts';
-import { Session } from './session.ts';
+import type { Session } from './session.ts';
+import { createSession, SessionSetupError } from './create.ts';
 import type { Harness } from '../harness/types.ts';
 import type { SandboxConfig } from '../sandbox/config.ts';
 import { envMs } from '../process/env-number.ts';
 import { SessionRunner } from './runner.ts';
-import { attachStart, prepareSession } from './resume.ts';
+import { prepareSession } from './resume.ts';
 import type { SessionTape } from './tape.ts';
 import { isTrustedFolder } from './trust.ts';
-
-/** Options that cannot start a session (unknown resume id, bad schema, incomplete model settings). */
-export class SessionSetupError extends AgentpipeError {
-  static override readonly errorName: string = 'SessionSetupError';
-  /** Report it as the session's one error `result` too (exit 1), not only on stderr: a required sandbox. */
-  readonly asResult: boolean;
-  constructor(message: string, options: { asResult?: boolean } = {}) {
-    super(message);
-    this.asResult = options.asResult === true;
-  }
-}
 
 /** Where the session's lines go, and how it talks to its client. */
 export interface SessionIo {
@@ -77,7 +64,8 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   const { start, tape } = prepared;
   options = prepared.options;
   const sessionId = start.sessionId;
-  let session: Session | undefined;
+  // Set once built; the auth status and the key helper's sandbox read it until then as undefined.
+  let session: Session | undefined = undefined;
   // Credentials are checked at model requests, once the session exists: its one emit carries the status.
   const onAuthStatus = (status: AuthStatus) => {
     const message: AgentMessage = { type: 'auth_status', ...status, uuid: newUuid(), session_id: sessionId };
@@ -102,28 +90,18 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   // The prompt echoes are on the session's stream for every face; stream-json prints them only when asked.
   const forward = (message: AgentMessage) =>
     isPromptEcho(message) && !io.replayUserMessages ? undefined : io.send(message);
-  try {
-    session = new Session({ ...options, sessionId }, provider, model, forward, io.log);
-  } catch (error) {
-    await start.transcript?.close();
-    await tape?.close();
-    throw new SessionSetupError(errorMessage(error)); // a malformed settings file, an unwritable debug file
-  }
-  attachStart(session, start);
-  if (!wrapped) await applyOutputStyles(session);
-  await startTelemetry(session, options, io.log);
-  await checkSandbox(session);
-  try {
-    if (wrapped) session.harness = await startSessionHarness(session, options, wrapped, start, tape, io.log);
-    else if (!options.strictMcpConfig) {
-      const servers = await settingsMcpServers(session.settingsLayers);
-      if (servers) session.mcp.addServers(servers);
-    }
-  } catch (error) {
-    await tape?.close();
-    await session.close();
-    throw new SessionSetupError(errorMessage(error));
-  }
+  session = await createSession({
+    options: { ...options, sessionId },
+    provider,
+    model,
+    emit: forward,
+    log: io.log,
+    start,
+    ...(tape ? { tap: tape.tap } : {}),
+    ...(wrapped
+      ? { harness: (sandbox) => startSessionHarness(sessionId, options, wrapped, start, tape, io.log, sandbox) }
+      : {}),
+  });
   const runner = new SessionRunner(session, io.send, {
     replayUserMessages: io.replayUserMessages,
     seenUuids: start.seenUuids,
@@ -135,19 +113,6 @@ export async function openSession(options: SessionOptions, io: SessionIo): Promi
   tape?.attach(session);
   if (authError) await onAuthStatus({ isAuthenticating: false, output: [], error: authError });
   return { session, runner, ...(tape ? { tape } : {}) };
-}
-
-/**
- * The session's output styles (output-styles.ts): the one the settings choose goes into the main agent's requests;
- * without `keep-coding-instructions` it takes the place of agentpipe's own working instructions.
- */
-async function applyOutputStyles(session: Session): Promise<void> {
-  const { settingSources, settingsLayers, ctx } = session;
-  const styles = await SessionStyles.load(settingSources, ctx.cwd, settingsLayers, ctx.warn);
-  session.outputStyles = styles;
-  session.ctx.outputStyle = styles.section;
-  if (styles.active && !styles.active.keepCodingInstructions)
-    session.ctx.system = withoutCodingInstructions(session.ctx.system);
 }
 
 /** The tape (when one is asked for) and the session's start (fresh, resumed, forked); the output schema checked. */
@@ -178,15 +143,16 @@ async function prepare(
 
 /** The session's wrapped agent, started with the tape's options when it has one. */
 async function startSessionHarness(
-  session: Session,
+  sessionId: string,
   options: SessionOptions,
   wrapped: Exclude<NonNullable<SessionOptions['harness']>, 'agentpipe'>,
   start: Awaited<ReturnType<typeof prepareSession>>,
   tape: SessionTape | undefined,
   log: (line: string) => void,
+  sandbox: SandboxConfig,
 ): Promise<Harness> {
-  const harnessOptions = tape ? await tape.harness(session.id, wrapped) : options;
-  return await startHarness(harnessOptions, wrapped, session.id, start.harness, log, session.ctx.sandbox);
+  const harnessOptions = tape ? await tape.harness(sessionId, wrapped) : options;
+  return await startHarness(harnessOptions, wrapped, sessionId, start.harness, log, sandbox);
 }
 
 /** `--permission-prompt-tool stdio`: each permission prompt is a `can_use_tool` control request to the client. */
@@ -347,41 +313,4 @@ export async function checkSessionOptions(options: SessionOptions, log: (line: s
 }
 
 export { setupErrorResult } from './error-result.ts';
-
-/**
- * A required sandbox must be able to start before anything runs, and a malformed `sandbox`
- * settings block stops the start as any malformed setting does. Only then is bubblewrap probed
- * here; otherwise the first command does it.
- */
-async function checkSandbox(session: Session): Promise<void> {
-  const config = session.ctx.sandbox;
-  if (!config || (config.mode !== 'required' && config.layers.length === 0)) return;
-  const { sandboxState, SandboxUnavailableError } = await import('../sandbox/sandbox.ts');
-  try {
-    await sandboxState(config);
-  } catch (error) {
-    await session.close();
-    throw new SessionSetupError(errorMessage(error), { asResult: SandboxUnavailableError.isInstance(error) });
-  }
-}
-
-/**
- * Telemetry of the session (when `options.telemetry` asks for it: the SDK is loaded only then). Its prompts are the
- * children of the option's `traceparent`, else of TRACEPARENT (what the official SDK passes its CLI), else of the
- * caller's active context. A telemetry set-up that fails is told on the log and leaves the session without it.
- */
-async function startTelemetry(session: Session, options: SessionOptions, log: (line: string) => void): Promise<void> {
-  if (options.telemetry === undefined || options.telemetry === false) return;
-  try {
-    const { loadTelemetry } = await import('../telemetry/load.ts');
-    session.telemetry = await loadTelemetry(options.telemetry, process.env, log);
-  } catch (error) {
-    log(`agentpipe: warning: telemetry is off: ${errorMessage(error)}`);
-    return;
-  }
-  const given = typeof options.telemetry === 'object' ? options.telemetry : {};
-  const traceparent = given.traceparent ?? process.env.TRACEPARENT;
-  const tracestate = given.traceparent !== undefined ? given.tracestate : process.env.TRACESTATE;
-  if (traceparent) session.traceParent = { traceparent, ...(tracestate ? { tracestate } : {}) };
-  session.telemetry?.sessionStarted(session.id);
-}
+export { SessionSetupError } from './create.ts';

@@ -100,8 +100,7 @@ export class PromptRunner {
    * recorded it.
    */
   continueCutTurn(signal?: AbortSignal, input?: InputUserMessage): Promise<ResultMessage> {
-    const cut = this.#session.cutTurn;
-    this.#session.cutTurn = undefined;
+    const cut = this.#session.takeCutTurn();
     if (!cut) throw new Error('no cut turn to continue');
     const harness = this.#session.harness;
     return this.#runTurn(

@@ -10,7 +10,6 @@ import type { MessageParam } from '../messages/types.ts';
 import type { TranscriptMirror } from '../messages/control.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { SessionOptions } from './options.ts';
-import type { Session } from './session.ts';
 import type { SavedUsage } from './session-stats.ts';
 import { stat } from 'node:fs/promises';
 import { agentpipeHome, findTranscript, mirrorPath, sessionFiles, transcriptPath } from './paths.ts';
@@ -20,7 +19,7 @@ import { SessionLockedError } from './transcript-lock.ts';
 import { transcriptOff } from './write-failure.ts';
 import { readTranscript, type TranscriptLine } from './transcript-format.ts';
 import { rebuild, type CutTurn } from './transcript-rebuild.ts';
-import { copyTaskList, TaskList, taskListFile } from '../tools/task-list.ts';
+import { copyTaskList, taskListFile } from '../tools/task-list.ts';
 
 /** A resume that cannot be done (unknown session, bad message uuid). */
 /** How a `--resume` of an unknown session id is refused (Claude Code's words). */
@@ -219,14 +218,4 @@ function savedUsage(lines: TranscriptLine[]): { usage?: SavedUsage } {
   const last = lines.findLast((l) => l.type === 'result' && l.modelUsage !== undefined);
   if (last?.type !== 'result' || !last.modelUsage) return {};
   return { usage: { modelUsage: last.modelUsage, totalCostUsd: last.total_cost_usd ?? 0 } };
-}
-
-/** Gives a new session what it starts from: the restored history and the transcript to write. */
-export function attachStart(session: Session, start: SessionStart): void {
-  if (start.usage) session.stats.carry(start.usage);
-  session.history.push(...start.history);
-  session.transcript = start.transcript;
-  session.resumed = start.resumedFrom !== undefined;
-  session.cutTurn = start.cutTurn;
-  if (start.taskList) session.ctx.toolState.taskList = new TaskList(start.taskList);
 }

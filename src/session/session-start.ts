@@ -3,7 +3,7 @@
  * begins with.
  */
 import { CAPABILITIES, FEATURES_OFF } from './initialize-state.ts';
-import { alwaysThinkingEnabled, type SettingsLayer } from './setting-sources.ts';
+import { alwaysThinkingEnabled, type SettingsLayer, type SettingsLayerSource } from './setting-sources.ts';
 import type { SystemInitMessage } from '../messages/types.ts';
 import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from '../agent/context.ts';
@@ -12,7 +12,7 @@ import { COMPAT_CLAUDE_CODE_VERSION, VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import { isSandboxMode, sandboxLayers, type SandboxConfig } from '../sandbox/config.ts';
 import type { Tool } from '../tools/types.ts';
-import { isWholeToolRule, type PermissionRule } from '../tools/permissions.ts';
+import { formatRule, isWholeToolRule, parseRules, type PermissionRule } from '../tools/permissions.ts';
 import { builtinTools } from '../tools/builtin/index.ts';
 import { unknownToolWarnings } from '../tools/hooks/settings-check.ts';
 import type { HookDispatcher } from '../tools/hooks/dispatcher.ts';
@@ -21,7 +21,7 @@ import { ToolState } from '../tools/state.ts';
 import { envCount } from '../process/env-number.ts';
 import { outcomePolicyFor } from '../agent/outcome-policy.ts';
 import { parseFallbackModels } from '../agent/fallback.ts';
-import { debugLogger } from './debug-log.ts';
+import type { DebugLog } from './debug-log.ts';
 import { systemPromptOf } from './system-prompt.ts';
 import { SLASH_COMMANDS } from './slash-commands.ts';
 
@@ -123,6 +123,8 @@ export interface ContextParts {
   emit: AgentContext['emit'];
   /** The settings layers (their `alwaysThinkingEnabled` reaches Claude Code's default request). */
   settings: SettingsLayer[];
+  /** `--debug` / `--debug-file` (debugLogger, opened by the session's factory). */
+  debug: DebugLog | undefined;
 }
 
 /** The main agent's context of a new session: its model settings, permissions, limits and outcome policy. */
@@ -155,7 +157,7 @@ export function agentContextOf(
       maxTokensChosen: options.maxTokens !== undefined,
     },
     fallbackModels: parseFallbackModels(options.fallbackModel),
-    debug: debugLogger(options, at.cwd, at.log),
+    debug: at.debug,
     warn: (line) => at.log(`agentpipe: warning: ${line}`),
     permissions: {
       mode: options.permissionMode ?? 'default',
@@ -192,4 +194,32 @@ export function sessionTools(
   if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name) || t.name.startsWith('mcp__'));
   tools = tools.filter((t) => !deny.some((rule) => isWholeToolRule(rule, t.name)));
   return tools;
+}
+
+/** A permission rule with where it came from (`list_permission_rules`). */
+export interface RuleEntry {
+  behavior: 'allow' | 'deny';
+  source: SettingsLayerSource | 'cliArg';
+  rule: string;
+}
+
+/** The rules of the flags (`allowedTools` / `disallowedTools`) and of every settings layer, with their entries. */
+export function permissionRules(
+  cli: { allow: string[]; deny: string[] },
+  layers: readonly SettingsLayer[],
+): { allow: PermissionRule[]; deny: PermissionRule[]; entries: RuleEntry[] } {
+  const out: { allow: PermissionRule[]; deny: PermissionRule[]; entries: RuleEntry[] } = {
+    allow: [],
+    deny: [],
+    entries: [],
+  };
+  for (const { source, permissions } of [{ source: 'cliArg' as const, permissions: cli }, ...layers]) {
+    for (const behavior of ['allow', 'deny'] as const) {
+      for (const rule of parseRules(permissions[behavior])) {
+        out[behavior].push(rule);
+        out.entries.push({ behavior, source, rule: formatRule(rule) });
+      }
+    }
+  }
+  return out;
 }

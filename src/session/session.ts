@@ -3,49 +3,32 @@
  * prompt emits `system/init`, the conversation, and exactly one `result`, whatever happens.
  */
 import { PromptRunner } from './prompt-runner.ts';
-import { agentContextOf, sessionSandbox, sessionTools, systemInit } from './session-start.ts';
+import type { SessionParts, SessionTap } from './session-parts.ts';
+import { agentContextOf, permissionRules, systemInit, type RuleEntry } from './session-start.ts';
 import { SessionStats } from './session-stats.ts';
 import { SessionStyles } from './output-styles.ts';
-import type { SettingSource, SettingsLayer, SettingsLayerSource } from './setting-sources.ts';
-import path from 'node:path';
+import type { SettingSource, SettingsLayer } from './setting-sources.ts';
 import { whenAborted } from '../process/aborted.ts';
 import type { AgentMessage, MessageParam, ResultMessage, SystemInitMessage, TextBlock } from '../messages/types.ts';
 import type { InputUserMessage } from '../messages/control.ts';
-import { newUuid } from '../messages/ids.ts';
 import type { AgentContext } from '../agent/context.ts';
 import { fireHook } from '../agent/hooks.ts';
 import { GENERAL_PURPOSE, type AgentDefinition } from '../agent/subagent.ts';
 import { createTaskTool } from '../agent/task-tool.ts';
 import { HookDispatcher } from '../tools/hooks/dispatcher.ts';
-import { sessionSettings } from './setting-sources.ts';
 import { agentFilesLoader } from './agent-files.ts';
 import { workingFoldersNote } from './main-agent.ts';
 import { McpManager } from '../tools/mcp/manager.ts';
-import { formatRule, isWholeToolRule, parseRules, type PermissionRule } from '../tools/permissions.ts';
-import type { ModelProvider } from '../model/types.ts';
+import { isWholeToolRule, type PermissionRule } from '../tools/permissions.ts';
 import type { Harness } from '../harness/types.ts';
-import type { SessionOptions } from './options.ts';
 import { keepsInTranscript, type Transcript } from './transcript.ts';
 import type { CutTurn } from './transcript-rebuild.ts';
 import { AutoCompactor } from '../agent/auto-compact.ts';
 import { schemaInstruction } from '../agent/structured-output.ts';
 import { closeSandbox } from '../sandbox/config.ts';
+import { TaskList } from '../tools/task-list.ts';
+import { withoutCodingInstructions } from './system-prompt.ts';
 import type { ParentContext, Telemetry } from '../telemetry/types.ts';
-
-/**
- * Sees each message of the session's stream before the transcript and the client do, and the session's end: a tape
- * (`record`, `replay`; session/tape.ts).
- */
-export interface SessionTap {
-  /** The message as the stream carries it on (a replay gives it the recorded ids and clock values). */
-  message(message: AgentMessage): AgentMessage;
-  /** The uuid of a prompt that came without one (a replay: the recorded prompt's), or undefined. */
-  promptUuid(): string | undefined;
-  /** The session ended (its wrapped agent, hooks and MCP servers are done). */
-  close(): Promise<void>;
-}
-
-/** Claude Code version we are wire-compatible with (reported in `system/init`). */
 
 export class Session {
   readonly id: string;
@@ -58,7 +41,7 @@ export class Session {
   /** The settings layers the session was started with (`get_settings`). */
   readonly settingsLayers: SettingsLayer[];
   /** Every permission rule with where it came from (`list_permission_rules`). */
-  ruleEntries: Array<{ behavior: 'allow' | 'deny'; source: SettingsLayerSource | 'cliArg'; rule: string }> = [];
+  ruleEntries: RuleEntry[];
   /** The working folder the session started in. */
   readonly originalCwd: string;
   /** The settings sources that apply (`--setting-sources`, less an untrusted project's). */
@@ -67,7 +50,7 @@ export class Session {
   readonly #cliRules: { allow: string[]; deny: string[] };
   /** The model the session started with (`set_model` with no model returns to it). */
   readonly defaultModel: string;
-  /** The MCP servers of the session (their tools join `ctx.tools` at each prompt). */
+  /** The MCP servers of the session (their tools join `ctx.tools` at each prompt); started by the factory. */
   readonly mcp: McpManager;
   #hideTool: (name: string) => boolean;
   /** Runs the prompts (the turn's state: running, its abort, the results made). */
@@ -78,69 +61,50 @@ export class Session {
   readonly agents: Record<string, AgentDefinition> = {};
   /** Reads the agent files of the allowed setting sources, once (`loadAgentFiles`). */
   readonly #agentFiles: () => Promise<void> | undefined;
-  /** The transcript being written (absent with `persistSession: false`); set by `prepareSession`. */
-  transcript?: Transcript;
+  /** The transcript being written (absent with `persistSession: false`). */
+  readonly transcript?: Transcript;
   /** True when the history came from a transcript (SessionStart hooks then see `source: "resume"`). */
-  resumed = false;
-  /** The turn the transcript ended in the middle of (`continueCutTurn`), until `continueCutTurn()` goes on with it. */
-  cutTurn?: CutTurn;
+  readonly resumed: boolean;
+  /** The turn the transcript ended in the middle of, until `takeCutTurn()` goes on with it. */
+  #cutTurn?: CutTurn;
   /** JSON schema the final answer must match (`outputFormat`, `initialize.jsonSchema`). */
   outputSchema?: Record<string, unknown>;
-  /** The output styles and the one in effect (set when the session opens: output-styles.ts). */
-  outputStyles: SessionStyles = SessionStyles.NONE;
+  /** The output styles and the one in effect (output-styles.ts; `reload_output_styles` reads them again). */
+  #outputStyles: SessionStyles;
   readonly compactor: AutoCompactor;
-  /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`); set by `openSession`. */
-  harness?: Harness;
-  /** A tape's view of the stream (`record`, `replay`); set by `openSession`. */
-  tap?: SessionTap;
-  /** Telemetry of the session's prompts (absent when off); set by `openSession`. */
-  telemetry?: Telemetry;
+  /** The wrapped agent that runs the prompts instead of agentpipe's loop (`harness`). */
+  readonly harness?: Harness;
+  /** A tape's view of the stream (`record`, `replay`). */
+  readonly tap?: SessionTap;
+  /** Telemetry of the session's prompts (absent when off). */
+  readonly telemetry?: Telemetry;
   /** The parent of each prompt's span: TRACEPARENT from the caller, an ACP request's `_meta` (telemetry on). */
-  traceParent?: ParentContext;
-  /** Where the stream goes after the transcript (the constructor's `emit`). */
+  readonly traceParent?: ParentContext;
+  /** Where the stream goes after the transcript (the parts' `emit`). */
   readonly #forward: (m: AgentMessage) => Promise<void> | undefined;
 
-  /**
-   * `log` receives the session's diagnostics (warnings); the CLI's goes to stderr, the library's to the caller's
-   * `stderr` option.
-   */
-  constructor(
-    options: SessionOptions,
-    provider: ModelProvider,
-    model: string,
-    emit: (m: AgentMessage) => Promise<void> | undefined,
-    log: (line: string) => void = () => {},
-  ) {
-    this.id = options.sessionId ?? newUuid();
+  /** Puts the parts together; `createSession` (session/create.ts) reads and starts them. */
+  constructor(parts: SessionParts) {
+    const { options, provider, model, cwd, directories, sandbox, log } = parts;
+    this.id = options.sessionId;
     this.defaultModel = model;
-    const cwd = options.cwd ?? process.cwd();
-    // The one door of every settings file; an untrusted project's files are named on the log and left out.
-    const { layers: settings, sources } = sessionSettings(options, cwd, (line) => log(`agentpipe: warning: ${line}`));
-    this.settingsLayers = settings;
+    this.settingsLayers = parts.settings.layers;
     this.originalCwd = cwd;
-    this.settingSources = sources;
-    this.#cliRules = { allow: [...(options.allowedTools ?? [])], deny: [...(options.disallowedTools ?? [])] };
-    const { allow, deny } = this.#rules();
-    const directories = (options.additionalDirectories ?? []).map((dir) => path.resolve(cwd, dir));
-    const tools = sessionTools(options, provider, settings, deny, log);
+    this.settingSources = parts.settings.sources;
+    this.#cliRules = parts.cliRules;
+    const { allow, deny, entries } = parts.rules;
+    this.ruleEntries = entries;
     // `tools` limits the built-in tools, the MCP resource tools among them.
     this.#hideTool = (name) =>
       deny.some((rule) => isWholeToolRule(rule, name)) ||
       (!!options.tools && !name.startsWith('mcp__') && !options.tools.includes(name));
-    const sandbox = sessionSandbox(options, settings, cwd, directories, (line) => log(`agentpipe: warning: ${line}`));
     // The Read deny rules in force when a command starts: the sandbox hides their paths.
     sandbox.readDenied = () =>
       this.ctx.permissions.deny.flatMap((r) => (r.tool === 'Read' && r.specifier !== undefined ? [r.specifier] : []));
-    this.mcp = new McpManager(options.mcpServers ?? {}, {
-      cwd,
-      sessionId: this.id,
-      sandbox,
-      emit: (m) => this.ctx.emit(m),
-    });
-    this.mcp.start();
+    this.mcp = new McpManager(parts.mcpServers, { cwd, sessionId: this.id, sandbox, emit: (m) => this.ctx.emit(m) });
     this.ctx = agentContextOf(options, provider, model, {
       cwd,
-      tools,
+      tools: parts.tools,
       directories,
       allow,
       deny,
@@ -148,16 +112,17 @@ export class Session {
       hooks: this.hooks,
       log,
       emit: (message) => this.emit(message),
-      settings,
+      settings: this.settingsLayers,
+      debug: parts.debug,
     });
-    this.#forward = emit;
+    this.#forward = parts.emit;
     this.compactor = new AutoCompactor(this.history, options.maxContextTokens);
     this.ctx.compaction = this.compactor;
     if (options.outputFormat?.type === 'json_schema') this.setOutputSchema(options.outputFormat.schema);
     this.ctx.sandbox = sandbox;
     this.hooks.sandbox = sandbox;
     this.hooks.transcriptPath = () => this.transcript?.file ?? '';
-    for (const layer of settings) this.hooks.addSettings(layer.hooks, layer.source);
+    for (const layer of this.settingsLayers) this.hooks.addSettings(layer.hooks, layer.source);
     const mainAgent = options.agent
       ? { name: options.agent, appendSystemPrompt: options.appendSystemPrompt, directories }
       : undefined;
@@ -176,12 +141,51 @@ export class Session {
     const hideTask = this.#hideTool('Task');
     this.defineAgents(options.agents ?? {}, hideTask);
     this.#agentFiles = agentFilesLoader(
-      sources,
+      this.settingSources,
       cwd,
       this.agents,
       (fresh) => this.defineAgents(fresh, hideTask),
       this.ctx.warn,
     );
+    this.#outputStyles = parts.outputStyles;
+    if (parts.outputStyles !== SessionStyles.NONE) this.setOutputStyles(parts.outputStyles);
+    // A style without `keep-coding-instructions` takes the place of agentpipe's own working instructions.
+    if (parts.outputStyles.active && !parts.outputStyles.active.keepCodingInstructions)
+      this.ctx.system = withoutCodingInstructions(this.ctx.system);
+    const { start } = parts;
+    if (start?.usage) this.stats.carry(start.usage);
+    this.history.push(...(start?.history ?? []));
+    this.transcript = start?.transcript;
+    this.resumed = start?.resumedFrom !== undefined;
+    this.#cutTurn = start?.cutTurn;
+    if (start?.taskList) this.ctx.toolState.taskList = new TaskList(start.taskList);
+    this.harness = parts.harness;
+    this.tap = parts.tap;
+    this.telemetry = parts.telemetry?.telemetry;
+    this.traceParent = parts.telemetry?.traceParent;
+  }
+
+  /** The output styles and the one in effect: its section goes into the main agent's requests. */
+  get outputStyles(): SessionStyles {
+    return this.#outputStyles;
+  }
+
+  /** Puts `styles` in effect from the next request (`reload_output_styles`). */
+  setOutputStyles(styles: SessionStyles): void {
+    this.#outputStyles = styles;
+    this.ctx.outputStyle = styles.section;
+  }
+
+  /** The turn the transcript ended in the middle of (`continueCutTurn`), until it is taken. */
+  get cutTurn(): CutTurn | undefined {
+    return this.#cutTurn;
+  }
+
+  /** The cut turn, once: the session goes on with it (PromptRunner.continueCutTurn). */
+  takeCutTurn(): CutTurn | undefined {
+    const cut = this.#cutTurn;
+    this.#cutTurn = undefined;
+    return cut;
   }
 
   /** Adds subagents (and 'general-purpose'); the `Task` tool comes first in the tool list, as in Claude Code. */
@@ -304,18 +308,9 @@ export class Session {
 
   /** The rules of the flags and of every settings layer; fills `ruleEntries`. */
   #rules(): { allow: PermissionRule[]; deny: PermissionRule[] } {
-    this.ruleEntries = [];
-    const out: { allow: PermissionRule[]; deny: PermissionRule[] } = { allow: [], deny: [] };
-    const sources = [{ source: 'cliArg' as const, permissions: this.#cliRules }, ...this.settingsLayers];
-    for (const { source, permissions } of sources) {
-      for (const behavior of ['allow', 'deny'] as const) {
-        for (const rule of parseRules(permissions[behavior])) {
-          out[behavior].push(rule);
-          this.ruleEntries.push({ behavior, source, rule: formatRule(rule) });
-        }
-      }
-    }
-    return out;
+    const { allow, deny, entries } = permissionRules(this.#cliRules, this.settingsLayers);
+    this.ruleEntries = entries;
+    return { allow, deny };
   }
 
   /**

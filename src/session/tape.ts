@@ -32,6 +32,7 @@ import { VERSION } from '../version.ts';
 import type { SessionOptions } from './options.ts';
 import { agentpipeHome, transcriptPath } from './paths.ts';
 import type { Session } from './session.ts';
+import type { SessionTap } from './session-parts.ts';
 import { StreamTap } from './tape-stream.ts';
 import { tapeSessionOf } from './tape-options.ts';
 
@@ -120,6 +121,13 @@ export class SessionTape {
     this.#tape = tape;
     this.#log = log;
   }
+
+  /** The session's view of the tape (SessionParts.tap): the stream passes unchanged until `attach`. */
+  readonly tap: SessionTap = {
+    message: (message) => this.#tap?.message(message) ?? message,
+    promptUuid: () => this.#promptUuid(),
+    close: () => this.close(),
+  };
 
   get status(): TapeStatus {
     return this.#status;
@@ -280,12 +288,6 @@ export class SessionTape {
           : undefined,
       divergence: () => this.#divergence,
     });
-    const tap = this.#tap;
-    session.tap = {
-      message: (message) => tap.message(message),
-      promptUuid: () => this.#promptUuid(),
-      close: () => this.close(),
-    };
     this.#status = 'attached';
     if (write && !this.#appending) {
       const cwd = this.options.cwd ?? process.cwd();

@@ -7,7 +7,7 @@ import type { ParsedLine } from '../../src/messages/parse.ts';
 import { FixedScript, ScriptedProvider, type ScriptTurn } from '../../src/model/scripted.ts';
 import type { OutputLine } from '../../src/pipeline/format/types.ts';
 import type { SessionOptions } from '../../src/session/options.ts';
-import { Session } from '../../src/session/session.ts';
+import { createSession } from '../../src/session/create.ts';
 import { SessionRunner } from '../../src/session/runner.ts';
 import { parseLines, runCli, type RunResult, scriptedStreamArgs } from './cli.ts';
 import { writeScript } from './workspace.ts';
@@ -38,7 +38,8 @@ export async function runInProcess(
   const send = async (line: OutputLine) => {
     out.push(line);
   };
-  const session = new Session(options, new ScriptedProvider(new FixedScript({ turns })), 'scripted', send);
+  const provider = new ScriptedProvider(new FixedScript({ turns }));
+  const session = await createSession({ options, provider, model: 'scripted', emit: send });
   const runner = new SessionRunner(session, send, { log: () => {} });
   const lines: ParsedLine[] = prompts.map((text) => ({
     ok: true,

@@ -2,7 +2,7 @@
 import { FixedScript, ScriptedProvider, type ScriptTurn } from '../../src/model/scripted.ts';
 import type { ModelRequest } from '../../src/model/types.ts';
 import type { ParsedLine } from '../../src/messages/parse.ts';
-import { Session } from '../../src/session/session.ts';
+import { createSession } from '../../src/session/create.ts';
 import { SessionRunner } from '../../src/session/runner.ts';
 import type { SessionOptions } from '../../src/session/options.ts';
 
@@ -19,7 +19,7 @@ export async function runLibrarySession(options: SessionOptions, turns: ScriptTu
   const send = async (line: unknown) => {
     messages.push(JSON.parse(JSON.stringify(line)));
   };
-  const session = new Session(options, provider, 'scripted', send);
+  const session = await createSession({ options, provider, model: 'scripted', emit: send });
   const runner = new SessionRunner(session, send, { log: () => {} });
   const line: ParsedLine = {
     ok: true,

@@ -15,7 +15,7 @@ import { ScriptedProvider, type ScriptTurn } from '../../src/model/scripted.ts';
 import type { ModelRequest } from '../../src/model/types.ts';
 import type { OutputLine } from '../../src/pipeline/format/types.ts';
 import type { SessionOptions } from '../../src/session/options.ts';
-import { Session } from '../../src/session/session.ts';
+import { createSession } from '../../src/session/create.ts';
 import { SessionRunner } from '../../src/session/runner.ts';
 import { ofType, runScripted, toolResults } from '../helpers/agent-run.ts';
 import { tempDir } from '../helpers/workspace.ts';
@@ -279,7 +279,12 @@ async function runRecorded(
     out.push(line);
   };
   const source = { next: (request: ModelRequest) => (requests.push(request), turns[next++]) };
-  const session = new Session({ persistSession: false, ...options }, new ScriptedProvider(source), 'scripted', send);
+  const session = await createSession({
+    options: { persistSession: false, ...options },
+    provider: new ScriptedProvider(source),
+    model: 'scripted',
+    emit: send,
+  });
   const runner = new SessionRunner(session, send, { log: () => {} });
   await runner.run(
     (async function* () {
