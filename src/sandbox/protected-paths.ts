@@ -43,6 +43,8 @@ export const CREDENTIAL_STORES = [
   '.boto',
   '.oci',
   '.config/doctl',
+  // agentpipe's default home (transcripts, locks), also when this session's $AGENTPIPE_HOME is elsewhere.
+  '.agentpipe',
   '.claude',
   '.claude.json',
   '.codex',

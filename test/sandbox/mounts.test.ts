@@ -139,6 +139,8 @@ test('credential stores of package managers, databases and clouds beyond the usu
     '.boto',
     '.oci/config',
     '.config/doctl/config.yaml',
+    // The default agentpipe home's transcripts, with this session's AGENTPIPE_HOME elsewhere.
+    '.agentpipe/projects/p/session.jsonl',
   ];
   for (const file of files) {
     mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
