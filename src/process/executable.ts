@@ -2,7 +2,12 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
-/** `file` as an executable path: as given when it has a slash, else the first match on PATH. */
+/**
+ * `file` as an executable path: as given when it has a slash, else the first match on PATH's absolute entries. An
+ * empty entry (`:/usr/bin`), `.` or a relative one names whatever folder the search runs in, a folder the model can
+ * write (the working folder, a repository git runs in): its programs are not found (as Go's exec.LookPath refuses
+ * them).
+ */
 export function findExecutable(
   file: string,
   env: Record<string, string | undefined> = process.env,
@@ -11,7 +16,7 @@ export function findExecutable(
     ? [path.resolve(file)]
     : (env.PATH ?? '')
         .split(path.delimiter)
-        .filter(Boolean)
+        .filter((dir) => path.isAbsolute(dir))
         .map((dir) => path.join(dir, file));
   for (const candidate of candidates) {
     try {

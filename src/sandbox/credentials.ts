@@ -172,13 +172,23 @@ export function fillInHeaders(raw: readonly string[], credentials: readonly Cred
 
 /**
  * What to take out of a response to a request that carried values: each value, and its URL- and
- * JSON-escaped forms where they differ, by its placeholder; then `extra` (encoded forms the
- * request carried). Longest first, so a form that contains another is replaced whole.
+ * JSON-escaped forms where they differ (as the usual encoders write them), by its placeholder; then
+ * `extra` (encoded forms the request carried). Longest first, so a form that contains another is replaced whole.
  */
 export function swapsFor(credentials: readonly Credential[], extra: readonly Swap[] = []): Swap[] {
   const swaps: Swap[] = [...extra];
   for (const { value, placeholder } of credentials) {
-    const forms = new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]);
+    const uri = encodeURIComponent(value);
+    const json = JSON.stringify(value).slice(1, -1);
+    // Escapes as other encoders write them: lowercase hex (`%2f`), PHP's json_encode (`\/`), Go's (`\u003c`).
+    const forms = new Set([
+      value,
+      uri,
+      uri.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+      json,
+      json.replaceAll('/', '\\/'),
+      json.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`),
+    ]);
     for (const form of forms) swaps.push({ from: form, to: placeholder });
   }
   return swaps.sort((a, b) => b.from.length - a.from.length);

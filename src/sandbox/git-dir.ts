@@ -4,7 +4,7 @@
  * made with `--separate-git-dir`), and that git folder's `commondir` (a linked worktree's main git folder, where its
  * config and hooks are).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** The nearest folder at or above `dir` holding a `.git` (of any kind): the repository git finds from `dir`. */
@@ -29,10 +29,18 @@ export function commonDirOf(gitDir: string): string {
   return common ? path.resolve(gitDir, common) : gitDir;
 }
 
+/**
+ * The text of a regular file, else ''. Opened without blocking and checked: a FIFO a command made (`mkfifo sub/.git`)
+ * would otherwise hold agentpipe's only thread in open(2) for ever.
+ */
 export function readText(file: string): string {
+  let fd: number | undefined;
   try {
-    return readFileSync(file, 'utf8');
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    return fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : '';
   } catch {
     return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

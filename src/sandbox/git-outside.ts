@@ -6,19 +6,31 @@
  * - no optional locks (a read leaves the index as it was);
  * - every transport refused: a partial clone fetches the objects a walk lacks from its promisor remote, and the
  *   config may make that remote a program (`ext::sh -c …` with `protocol.ext.allow=always`). GIT_ALLOW_PROTOCOL
- *   overrides the config's `protocol.*.allow`; GIT_NO_LAZY_FETCH where git knows it (2.45 on); no prompt.
+ *   overrides the config's `protocol.*.allow`; GIT_NO_LAZY_FETCH where git knows it (2.45 on); no prompt;
+ * - git itself found on PATH's absolute entries only (findExecutable) and started by that path: an empty, `.` or
+ *   relative PATH entry would start the `git` a command wrote into the repository, outside the sandbox.
  */
+import { findExecutable } from '../process/executable.ts';
 import { runProcessGroup, type ProcessGroupResult } from '../process/run.ts';
 
-/** Runs `git <args>` in `root` as the module comment says; a failure to start is in the run's `error`. */
-export function gitOutside(
+/**
+ * Runs `git <args>` in `root` as the module comment says; a failure to start is in the run's `error` (ENOENT when no
+ * git is on PATH).
+ */
+export async function gitOutside(
   root: string,
   env: NodeJS.ProcessEnv,
   args: string[],
   cap: number,
 ): Promise<ProcessGroupResult> {
+  const git = findExecutable('git', env);
+  if (git === undefined) {
+    const error: NodeJS.ErrnoException = new Error('git is not on PATH (its absolute entries)');
+    error.code = 'ENOENT';
+    return { code: null, exitSignal: null, stdout: '', stderr: '', dropped: { stdout: 0, stderr: 0 }, error };
+  }
   return runProcessGroup({
-    command: ['git', '-c', 'core.fsmonitor=false', '-c', 'log.showSignature=false', ...args],
+    command: [git, '-c', 'core.fsmonitor=false', '-c', 'log.showSignature=false', ...args],
     cwd: root,
     env: {
       ...env,

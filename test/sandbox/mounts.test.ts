@@ -122,3 +122,42 @@ test('a hidden path inside a hidden folder that holds nothing kept gets no mount
   for (const name of ['registry', 'parts']) assert.ok(roBinds.includes(`${empty} ${path.join(cache, name)}`), name);
   assert.ok(roBinds.includes(`${kept} ${kept}`), holding.args.join(' '));
 });
+
+test('credential stores of package managers, databases and clouds beyond the usual ones are hidden', () => {
+  const root = realpathSync(tempDir());
+  const home = path.join(root, 'home');
+  const files = [
+    '.yarnrc.yml',
+    '.pgpass',
+    '.my.cnf',
+    '.gradle/gradle.properties',
+    '.gem/credentials',
+    '.config/containers/auth.json',
+    '.config/rclone/rclone.conf',
+    '.config/composer/auth.json',
+    '.s3cfg',
+    '.boto',
+    '.oci/config',
+    '.config/doctl/config.yaml',
+    // The default agentpipe home's transcripts, with this session's AGENTPIPE_HOME elsewhere.
+    '.agentpipe/projects/p/session.jsonl',
+  ];
+  for (const file of files) {
+    mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
+    writeFileSync(path.join(home, file), 'secret');
+  }
+  const { args, claims } = mountArgs({
+    ...plan([path.join(root, 'work')], path.join(root, 'empty')),
+    credentialStores: true,
+    homes: [home],
+  });
+  releaseMountPoints(claims);
+  const covered = binds(args, '--ro-bind').map((pair) => pair.split(' ')[1]!);
+  for (const file of files) {
+    const target = path.join(home, file);
+    assert.ok(
+      covered.some((over) => target === over || target.startsWith(`${over}/`)),
+      `${file} is not hidden: ${args.join(' ')}`,
+    );
+  }
+});

@@ -1,13 +1,14 @@
 /**
  * The client's `fs/read_text_file` and `fs/write_text_file`: served for the agent's current session
  * only, on absolute paths inside the working folder (symbolic links followed), with the Read and
- * Write deny rules, as the tools hold them.
+ * Write deny rules, as the tools hold them. Both open the file through the folder the check judged
+ * (file-write.ts): a folder swapped for a link after the check is refused.
  */
 import { errorCode } from '../../process/errors.ts';
-import { mkdir, readFile, realpath } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
-import { writeTextNoFollow } from '../../tools/file-write.ts';
+import { readTextNoFollow, writeTextNoFollow } from '../../tools/file-write.ts';
 import type { PermissionRule } from '../../tools/permission-rules.ts';
 import { readDeniedFor } from '../../tools/permissions.ts';
 import { protectedReason } from '../../tools/protected-paths.ts';
@@ -45,13 +46,15 @@ export class ClientFs {
     // Served outside the agent's sandbox: the Read deny rules hold here as they do for the Read tool.
     const denied = readDeniedFor('Read', this.#denied, this.#cwd)?.(file);
     if (denied) throw acp.RequestError.invalidParams({ path: params.path }, `not read: denied by ${denied}`);
-    let text: string;
+    let text: string | null;
     try {
-      text = await readFile(file, 'utf8');
+      // `file` is the real path just checked: read through the folder it was checked in, no link at its name (a
+      // folder the agent swaps for a link to ~/.ssh after the check is refused, not followed outside its sandbox).
+      text = await readTextNoFollow(file, 'read', file);
     } catch (error) {
-      if (errorCode(error) === 'ENOENT') throw acp.RequestError.resourceNotFound(params.path);
       throw acp.RequestError.internalError(undefined, `cannot read ${params.path}: ${errorText(error)}`);
     }
+    if (text === null) throw acp.RequestError.resourceNotFound(params.path);
     if (params.line == null && params.limit == null) return { content: text };
     const start = Math.max(0, (params.line ?? 1) - 1);
     const lines = text.split('\n');

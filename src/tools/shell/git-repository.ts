@@ -10,7 +10,7 @@
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { runProcessGroup } from '../../process/run.ts';
+import { gitOutside } from '../../sandbox/git-outside.ts';
 
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
 const exists = (p: string) => statSync(p, { throwIfNoEntry: false }) !== undefined;
@@ -88,14 +88,8 @@ const REPOSITORY_SCOPES = new Set(['local', 'worktree']);
 
 /** A key of the repository's config not known to be harmless, with what it says; undefined when there is none. */
 export async function unsafeRepositoryConfig(dir: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const run = await runProcessGroup({
-    command: ['git', 'config', '--list', '--show-scope', '--includes', '-z'],
-    cwd: dir,
-    env,
-    cap: 1 << 20,
-    timeoutMs: 10_000,
-    graceMs: 500,
-  });
+  // The repository's own programs do not run (git-outside.ts); its `-c` overrides are listed as the command's scope.
+  const run = await gitOutside(dir, env, ['config', '--list', '--show-scope', '--includes', '-z'], 1 << 20);
   // No git: the command fails as it would anyway.
   if ((run.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return undefined;
   if (run.error || run.code !== 0 || run.dropped.stdout > 0)

@@ -1,0 +1,57 @@
+/**
+ * Attacker rows: programs agentpipe starts outside the sandbox by name (git for the deny-read and submodule lookups
+ * and the shell check's config read, bwrap, nsenter) must not be found in a folder the model can write. A PATH with
+ * an empty entry (`:/usr/bin`, a common slip), `.` or a relative entry (`node_modules/.bin`) names the process's
+ * current folder, or the repository git runs in: a `git` the model wrote there would run outside the sandbox, with
+ * everything of the user's. Such entries are skipped (as Go's exec.LookPath refuses them), and git is run by the
+ * absolute path found.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { findExecutable } from '../../src/process/executable.ts';
+import { gitOutside } from '../../src/sandbox/git-outside.ts';
+import { unsafeRepositoryConfig } from '../../src/tools/shell/git-repository.ts';
+import { tempDir } from '../helpers/workspace.ts';
+
+const SYSTEM_PATH = process.env.PATH ?? '/usr/bin:/bin';
+
+/** A repository root holding a program `name` of the model's, which leaves `marker` when it runs. */
+function plantedProgram(name: string): { root: string; marker: string } {
+  const root = tempDir();
+  const marker = path.join(root, 'PWNED');
+  const program = path.join(root, name);
+  writeFileSync(program, `#!/bin/sh\ntouch '${marker}'\n`);
+  chmodSync(program, 0o755);
+  mkdirSync(path.join(root, '.git'));
+  return { root, marker };
+}
+
+for (const [label, entries] of [
+  ['a leading empty entry', (_: string) => `:${SYSTEM_PATH}`],
+  ['a trailing empty entry, nothing else', (_: string) => ':'],
+  ['`.` first', (_: string) => `.:${SYSTEM_PATH}`],
+  ['a relative entry first', (root: string) => `${path.relative(process.cwd(), root) || '.'}:${SYSTEM_PATH}`],
+] as const) {
+  test(`git outside the sandbox is not the repository's own with ${label} on PATH`, async () => {
+    const { root, marker } = plantedProgram('git');
+    await gitOutside(root, { ...process.env, PATH: entries(root) }, ['ls-files', '-z'], 1 << 20);
+    assert.equal(existsSync(marker), false, 'the git planted in the repository ran outside the sandbox');
+  });
+
+  test(`the shell check's git config read is not the repository's git with ${label} on PATH`, async () => {
+    const { root, marker } = plantedProgram('git');
+    await unsafeRepositoryConfig(root, { ...process.env, PATH: entries(root) });
+    assert.equal(existsSync(marker), false, 'the git planted in the repository ran outside the sandbox');
+  });
+}
+
+test('findExecutable skips empty, `.` and relative PATH entries', () => {
+  const { root } = plantedProgram('bwrap-probe');
+  const relative = path.relative(process.cwd(), root);
+  assert.equal(findExecutable('bwrap-probe', { PATH: `${relative}:/nonexistent` }), undefined);
+  assert.equal(findExecutable('bwrap-probe', { PATH: `./${relative}` }), undefined);
+  assert.equal(findExecutable('bwrap-probe', { PATH: `/nonexistent:${root}` }), path.join(root, 'bwrap-probe'));
+  assert.equal(findExecutable(path.join(root, 'bwrap-probe'), { PATH: '' }), path.join(root, 'bwrap-probe'));
+});
