@@ -39,6 +39,8 @@ export class ToolState {
   readonly checkpoints: Checkpoints = { byMessage: new Map() };
   /** Subagents running now, by the id of their Task call (what `stop_task` names). */
   readonly runningTasks = new Map<string, AbortController>();
+  /** Whether the session said that plan mode's check of commands is unavailable (claude-denial.ts). */
+  checkUnavailableSaid = false;
   /** Scratch space for custom tools, by a key of their choosing. */
   readonly custom = new Map<string, unknown>();
 }
