@@ -10,7 +10,9 @@
  *   tool say Claude "requested permissions"; the Read gives why (`workingDir`); an edit of configuration
  *   that can make programs run (tools/protected-paths.ts) is "a sensitive file" (`safetyCheck`);
  * - dontAsk: Claude Code's don't-ask-mode text for every refusal;
- * - plan mode: a Write says it cannot write there;
+ * - plan mode: a Write says it cannot write there; a Bash line that is not read-only, behind a gateway (Claude Code
+ *   judges it with its server-side auto-mode check, which a gateway does not pass through), says the check is
+ *   unavailable, with a notice the session gives once (`system/informational`, `auto_mode_no_server_check`);
  * - a Bash deny rule: the command that was refused (`subcommandResults`).
  */
 import path from 'node:path';
@@ -31,6 +33,10 @@ export interface ClaudeDenial {
   reason?: string;
   /** The call's `tool_result_meta` entry (without its id), when it differs from the check's. */
   how?: Omit<ToolResultMeta, 'id'>;
+  /** `system/permission_denied`'s `decision_reason_code`. */
+  code?: string;
+  /** The session's notice before its first such refusal (`system/informational`, `tag`). */
+  notice?: { tag: string; content: string };
 }
 
 /** What the refusal is about. */
@@ -41,6 +47,8 @@ export interface RefusedCall {
   mode: PermissionMode;
   cwd: string;
   directories?: string[];
+  /** The host the requests go through, when it is not Anthropic's (ModelProvider.gatewayHost). */
+  gatewayHost?: string;
 }
 
 const DONT_ASK = [
@@ -75,6 +83,8 @@ export async function claudeDenial(call: RefusedCall): Promise<ClaudeDenial | un
   const file = filePath(input, call.cwd);
   if (refusal === 'mode' && mode === 'plan' && tool.name === 'Write' && file)
     return { message: `Cannot write to ${file} while in plan mode.`, reasonType: 'mode' };
+  if (refusal === 'mode' && mode === 'plan' && tool.shell && call.gatewayHost !== undefined)
+    return checkUnavailable(tool.name, call.gatewayHost);
   if (refusal === 'rule' && tool.shell && typeof input.command === 'string')
     return {
       message: `Permission to use ${tool.name} with command ${input.command} has been denied.`,
@@ -113,5 +123,32 @@ async function unaskedLine(call: RefusedCall, command: string): Promise<ClaudeDe
       `${blocked.program} in '${blocked.path}' needs approval. The path is inside the working directories for this ` +
       `session ('${inside.join("', '")}'), and Claude Code asks before a shell command creates, changes or removes ` +
       `files there.`,
+  };
+}
+
+const CHECK_DOCS = 'https://code.claude.com/docs/en/permission-modes#server-side-classifier-review';
+
+/** Claude Code 2.1.332's refusal of a plan-mode Bash line behind a gateway: its auto-mode check cannot run. */
+function checkUnavailable(toolName: string, host: string): ClaudeDenial {
+  return {
+    message:
+      `Auto mode is unavailable: its safety check does not run for this session, so ${toolName} was not run. Other ` +
+      `actions that need the check will be denied too, and retrying won't help. Finish what you can without them, ` +
+      `then tell the user what is blocked and that they can switch to another permission mode.`,
+    reason: 'Classifier unavailable',
+    reasonType: 'classifier',
+    code: 'auto_mode_no_check_in_session',
+    how: {
+      permission_decision: { decision: 'reject', source: 'config', reason_type: 'classifier' },
+      non_execution_kind: 'automode-unavailable',
+    },
+    notice: {
+      tag: 'auto_mode_no_server_check',
+      content:
+        `Auto mode can't check actions in this session. Its safety check runs on the server, and your requests go ` +
+        `through ${host}, which doesn't pass it through. Nobody can be asked to approve actions in this session, so ` +
+        `every action that needs the check is refused. To run these actions, use another permission mode. To use ` +
+        `auto mode, ask whoever runs ${host} to pass Claude Code's server-side safety check through: ${CHECK_DOCS}`,
+    },
   };
 }

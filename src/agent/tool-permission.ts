@@ -5,6 +5,7 @@
  */
 import type { ShellStart } from '../tools/shell/shell-cwd.ts';
 import { errorMessage } from '../process/errors.ts';
+import { newUuid } from '../messages/ids.ts';
 import type { PermissionResult } from '../messages/control.ts';
 import type { PermissionDeniedMessage, ToolResultMeta, ToolUseBlock } from '../messages/types.ts';
 import { toolUseError as wrapToolUseError } from '../messages/notices.ts';
@@ -46,7 +47,7 @@ export type Authorized = PermissionResult & {
   sandbox?: CommandProfile;
   how?: Decided;
   /** `system/permission_denied`'s reason fields when they are not `auto` and the message (Claude Code's words). */
-  reasons?: Pick<PermissionDeniedMessage, 'decision_reason_type' | 'decision_reason'>;
+  reasons?: Pick<PermissionDeniedMessage, 'decision_reason_type' | 'decision_reason' | 'decision_reason_code'>;
   /** For an allowed call of a tool that edits files: where its file really was when judged (judged-path.ts). */
   judgedPath?: string;
 };
@@ -75,7 +76,23 @@ export async function authorize(
       mode,
       cwd: ctx.cwd,
       directories,
+      gatewayHost: ctx.provider.gatewayHost,
     });
+    if (said?.notice && !ctx.toolState.checkUnavailableSaid) {
+      ctx.toolState.checkUnavailableSaid = true;
+      const { tag, content } = said.notice;
+      await ctx.emit({
+        type: 'system',
+        subtype: 'informational',
+        content,
+        level: 'warning',
+        isMeta: false,
+        tag,
+        timestamp: new Date().toISOString(),
+        uuid: newUuid(),
+        session_id: ctx.sessionId,
+      });
+    }
     if (said)
       return {
         ...decision,
@@ -84,6 +101,7 @@ export async function authorize(
         reasons: {
           ...(said.reasonType ? { decision_reason_type: said.reasonType } : {}),
           ...(said.reason ? { decision_reason: said.reason } : {}),
+          ...(said.code ? { decision_reason_code: said.code } : {}),
         },
       };
   }
@@ -162,7 +180,7 @@ async function decide(
     const { mode } = ctx.permissions;
     const byLine =
       verdict.bySubcommands === true ||
-      (tool.shell === true && verdict.sandbox === 'read-only' && mode !== 'plan' && mode !== 'bypassPermissions');
+      (tool.shell === true && verdict.sandbox === 'read-only' && mode !== 'bypassPermissions');
     const byRule = byLine || ctx.permissions.allow.some((rule) => toolNameMatches(rule.tool, tool.name));
     return { behavior: 'allow', updatedInput: input, sandbox: verdict.sandbox, how: byConfig(tool, 'accept', byRule) };
   }

@@ -140,9 +140,9 @@ export interface ToolResultMeta {
   permission_decision?: {
     decision: 'accept' | 'reject';
     source: 'config' | 'hook' | 'user_temporary' | 'user_permanent' | 'user_reject';
-    reason_type?: 'mode' | 'rule' | 'subcommandResults' | 'hook';
+    reason_type?: 'mode' | 'rule' | 'subcommandResults' | 'hook' | 'classifier';
   };
-  non_execution_kind?: 'user-rejected' | 'permission-rule';
+  non_execution_kind?: 'user-rejected' | 'permission-rule' | 'automode-unavailable';
 }
 
 /** A user turn: a prompt, tool results, or the interruption notice. */
@@ -301,8 +301,11 @@ export interface PermissionDeniedMessage extends Envelope {
   tool_use_id: string;
   agent_id?: string;
   /** agentpipe's `rule`, `mode`, `no_permission_prompt`, or in the Claude faces Claude Code's (`workingDir` ...). */
-  decision_reason_type?: 'rule' | 'mode' | 'no_permission_prompt' | 'workingDir' | 'subcommandResults' | 'safetyCheck';
+  decision_reason_type?:
+    'rule' | 'mode' | 'no_permission_prompt' | 'workingDir' | 'subcommandResults' | 'safetyCheck' | 'classifier';
   decision_reason?: string;
+  /** Claude Code's code for the reason (`auto_mode_no_check_in_session`: plan mode's Bash check is unavailable). */
+  decision_reason_code?: string;
   message: string;
 }
 
@@ -323,6 +326,10 @@ export interface InformationalMessage extends Envelope {
   subtype: 'informational';
   content: string;
   level: 'info' | 'notice' | 'suggestion' | 'warning';
+  /** What the notice is about (`auto_mode_no_server_check`), and Claude Code's `isMeta: false` beside it. */
+  tag?: string;
+  isMeta?: boolean;
+  timestamp?: string;
   tool_use_id?: string;
   prevent_continuation?: boolean;
   /** What became of a prompt a UserPromptSubmit hook blocked (Claude Code 2.1.332). */

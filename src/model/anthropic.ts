@@ -34,6 +34,7 @@ const API_VERSION = '2026-10-21';
 export class AnthropicProvider extends HttpProvider implements ModelProvider {
   readonly provider = 'anthropic';
   readonly servedByAnthropic: boolean;
+  readonly gatewayHost?: string;
   /** What a 400 showed this session's API refuses (Claude Code's default betas). */
   readonly #betas = new BetaFallback();
 
@@ -50,6 +51,9 @@ export class AnthropicProvider extends HttpProvider implements ModelProvider {
       }),
     );
     this.servedByAnthropic = URL.canParse(base) && new URL(base).host === new URL(ANTHROPIC_API).host;
+    // As Claude Code names a gateway: a host that is not *.anthropic.com.
+    const url = URL.canParse(base) ? new URL(base) : undefined;
+    if (url?.host && !url.hostname.endsWith('.anthropic.com')) this.gatewayHost = url.host;
   }
 
   /**

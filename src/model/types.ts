@@ -88,6 +88,8 @@ export interface ModelProvider {
   readonly apiKeySource: 'ANTHROPIC_API_KEY' | 'apiKeyHelper' | 'none' | 'user';
   /** True when the requests go to Anthropic's own API, not a gateway or another base URL (`served_by_anthropic`). */
   readonly servedByAnthropic?: boolean;
+  /** The base URL's host when the requests go through another host than Anthropic's (a gateway, a proxy). */
+  readonly gatewayHost?: string;
   /**
    * The context window of `model` in tokens, when the provider knows it better than the price table (Infinity: no
    * limit).

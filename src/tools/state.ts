@@ -44,6 +44,8 @@ export class ToolState {
    * starts (shell/shell-cwd.ts). Judged again before each call.
    */
   shellCwd: string | undefined = undefined;
+  /** Whether the session said that plan mode's check of commands is unavailable (claude-denial.ts). */
+  checkUnavailableSaid = false;
   /** Scratch space for custom tools, by a key of their choosing. */
   readonly custom = new Map<string, unknown>();
 }

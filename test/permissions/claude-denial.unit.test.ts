@@ -45,6 +45,20 @@ test('refusals in Claude Code 2.1.332 words, with its permission_denied reasons'
     message: `Cannot write to ${cwd}/n.txt while in plan mode.`,
     reasonType: 'mode',
   });
+  // permissions/plan-bash, sdk/plan-mode: behind a gateway, plan mode's Bash check (Claude Code's server-side one) is
+  // unavailable; the call is refused without asking, canUseTool or not.
+  const plan = await call('Bash', { command: 'touch x' }, { refusal: 'mode', mode: 'plan', gatewayHost: 'gw:8080' });
+  assert.match(plan!.message, /^Auto mode is unavailable: its safety check does not run for this session, so Bash/);
+  assert.deepEqual(
+    [plan!.reason, plan!.reasonType, plan!.code],
+    ['Classifier unavailable', 'classifier', 'auto_mode_no_check_in_session'],
+  );
+  assert.deepEqual(plan!.how, {
+    permission_decision: { decision: 'reject', source: 'config', reason_type: 'classifier' },
+    non_execution_kind: 'automode-unavailable',
+  });
+  assert.equal(plan!.notice?.tag, 'auto_mode_no_server_check');
+  assert.match(plan!.notice!.content, /your requests go through gw:8080, which doesn't pass it through/);
   assert.deepEqual(await call('Bash', { command: 'rm a.txt' }, { refusal: 'rule' }), {
     message: 'Permission to use Bash with command rm a.txt has been denied.',
     reasonType: 'subcommandResults',
@@ -58,5 +72,7 @@ test('refusals not measured keep agentpipe words (undefined)', async () => {
   assert.equal(await call('Bash', { command: 'npm test' }), undefined, 'a line that writes no path');
   assert.equal(await call('Bash', { command: 'touch /elsewhere/x' }), undefined, 'a path outside the folders');
   assert.equal(await call('Write', { file_path: '/w/a', content: '' }, { mode: 'acceptEdits' }), undefined);
+  // On Anthropic's own API Claude Code runs its check, which agentpipe does not have: agentpipe's words.
+  assert.equal(await call('Bash', { command: 'touch x' }, { refusal: 'mode', mode: 'plan' }), undefined);
   assert.equal(await call('Read', { file_path: '/w/a' }, { refusal: 'rule' }), undefined, 'a non-Bash deny rule');
 });

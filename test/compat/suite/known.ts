@@ -7,9 +7,9 @@ export const known = new Map<string, string>([
   // Deliberate (docs/compat.md): Claude Code 2.1.332 answers TodoWrite "is disabled for this session" (it has the
   // task-list tools); agentpipe has those and keeps running TodoWrite for older clients and scripts.
   ['tools/todowrite', 'differs first in .requests[].messages[].content[].content'],
-  // Claude Code 2.1.332's plan mode judges Bash with its server-side auto-mode check, unavailable behind a custom
-  // base URL (the suite's fake API); agentpipe's plan mode refuses the call by its own rule (docs/compat.md).
-  ['permissions/plan-bash', 'differs first in kinds'],
+  // Deliberate (docs/compat.md): in plan mode Claude Code 2.1.332 runs a writing command an allow rule names
+  // (`touch` under Bash(touch:*)); agentpipe's plan mode runs nothing that changes files.
+  ['permissions/plan-bash-allow-rule', 'differs first in kinds'],
   // Deliberate (docs/compat.md): "this conversation is only ~N tokens" counts each product's own first message, and
   // Claude Code's carries its own reminders (~2,588 tokens); agentpipe's is the prompt.
   ['errors/prompt-too-long', 'differs first in .stream[].message.content[].text'],
@@ -27,7 +27,6 @@ export const known = new Map<string, string>([
   // setModel's trace, the alias resolution, max_tokens and modelUsage are the same; Claude Code sends effort per turn
   // to its 5.5 models and Fable 5.1/5.2 (per_turn_effort_active), which agentpipe does not.
   ['sdk/set-model', 'differs first in .stream[].per_turn_effort_active'],
-  ['sdk/plan-mode', 'differs first in kinds'],
   // The closing events, `aborted` and the error line are the same; thinking_display as partial/text, and the result's
   // usage: Claude Code's says 0 tokens for the cut response its modelUsage counts (docs/compat.md, deliberate).
   ['sdk/interrupt-mid-stream', 'differs first in .stream[].thinking_display'],

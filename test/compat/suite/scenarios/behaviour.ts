@@ -29,6 +29,8 @@ export const permissionScenarios: CliScenario[] = [
   permission('accept-edits-bash', bash('touch made.txt'), mode('acceptEdits')),
   permission('plan-write', write, mode('plan')),
   permission('plan-bash', bash('touch made.txt'), mode('plan')),
+  permission('plan-read-only-bash', bash('ls'), mode('plan')),
+  permission('plan-bash-allow-rule', bash('touch made.txt'), ['--allowedTools', 'Bash(touch:*)', ...mode('plan')]),
   permission('plan-read', (cwd) => ['toolu_p', 'Read', { file_path: `${cwd}/a.txt` }], mode('plan')),
   permission('dont-ask-bash', bash('touch made.txt'), mode('dontAsk')),
   permission('bypass-bash', bash('touch made.txt'), mode('bypassPermissions')),

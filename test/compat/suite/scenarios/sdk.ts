@@ -307,6 +307,21 @@ export const sdkScenarios: SdkScenario[] = [
     run: once({ maxTurns: 1, permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true }),
   }),
   sdk({ area: 'permissions', name: 'sdk/plan-mode', replies: touch, run: once({ permissionMode: 'plan' }) }),
+  sdk({
+    area: 'permissions',
+    name: 'sdk/plan-mode-can-use-tool',
+    replies: touch,
+    run: async (ctx) => {
+      const asked: string[] = [];
+      // Claude Code does not ask: the call is refused before any prompt (docs/compat.md).
+      const canUseTool = async (name: string, input: Record<string, unknown>): Promise<PermissionResult> => {
+        asked.push(name);
+        return { behavior: 'allow', updatedInput: input };
+      };
+      await ctx.collect(ctx.query('go', { permissionMode: 'plan', canUseTool }));
+      return asked;
+    },
+  }),
   sdk({ area: 'permissions', name: 'sdk/disallowed-tools', replies: touch, run: once({ disallowedTools: ['Bash'] }) }),
   sdk({ area: 'permissions', name: 'sdk/default-no-callback', replies: touch, run: once() }),
   sdk({
