@@ -134,7 +134,7 @@ export async function runCompactCommand(
   text: string;
   errors: string[];
   numTurns: number;
-  requests: number;
+  turns: number;
   stopReason: null;
   terminalReason: 'completed' | 'model_error';
 }> {
@@ -150,7 +150,7 @@ export async function runCompactCommand(
       text: '',
       errors: [result.error],
       numTurns: 0,
-      requests: 0,
+      turns: 0,
       stopReason: null,
       terminalReason: 'model_error',
     };
@@ -158,16 +158,16 @@ export async function runCompactCommand(
 }
 
 /**
- * The outcome of a `/compact` that compacted; `requests` 0 for one whose compaction a lost cluster worker had recorded
+ * The outcome of a `/compact` that compacted; `turns` 0 for one whose compaction a lost cluster worker had recorded
  * before its result (the worker that takes the session over gives the result).
  */
-export function compactedOutcome(preTokens: number, postTokens: number, requests: number) {
+export function compactedOutcome(preTokens: number, postTokens: number, turns: number) {
   return {
     subtype: 'success' as const,
     text: `Compacted: ${preTokens} → ${postTokens} tokens`,
     errors: [],
     numTurns: 1,
-    requests,
+    turns,
     stopReason: null,
     terminalReason: 'completed' as const,
   };

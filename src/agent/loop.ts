@@ -37,8 +37,11 @@ export interface LoopOutcome {
    * tool result, the interruption notice, a Stop hook's feedback).
    */
   numTurns: number;
-  /** Model requests made (what `maxTurns` limits). */
-  requests: number;
+  /**
+   * Model turns begun, as Claude Code counts them against `maxTurns`: the first request, then one per round of tool
+   * results and per Stop hook continuation (a cut reply continued or an empty one nudged stays in its turn).
+   */
+  turns: number;
   stopReason: string | null;
   terminalReason: TerminalReason;
   /** A StructuredOutput call gave the prompt's structured output (the run ended after it, as Claude Code ends it). */
@@ -85,22 +88,24 @@ export interface LoopResume {
 
 /**
  * Runs the loop on `history` (which ends with the prompt, or with the answer whose `resume.pendingUses` run first).
- * `maxRequests` limits the model requests of this run (default `ctx.maxTurns`; structured output passes what is left
- * of it).
+ * `maxTurns` limits the model turns of this run (default `ctx.maxTurns`; structured output passes what is left of
+ * it).
  */
 export function runAgentLoop(
   ctx: AgentContext,
   history: MessageParam[],
   run: RunState,
-  maxRequests = ctx.maxTurns,
+  maxTurns = ctx.maxTurns,
   resume?: LoopResume,
 ): Promise<LoopOutcome> {
-  return new LoopRun(ctx, history, run).loop(maxRequests, resume);
+  return new LoopRun(ctx, history, run).loop(maxTurns, resume);
 }
 
-/** One run of the loop: what it counts (requests, turns, Stop hook continuations) and the steps that end it. */
+/** One run of the loop: what it counts (turns, user messages, Stop hook continuations) and the steps that end it. */
 class LoopRun {
-  #requests = 0;
+  #turns = 0;
+  /** The current turn made its request; a round of tool results or a Stop hook continuation ends it. */
+  #inTurn = false;
   #userMessages = 0;
   #stopReason: string | null = null;
   #stopHookContinuations = 0;
@@ -117,7 +122,7 @@ class LoopRun {
   }
 
   /** Loops to the run's outcome (never throws). */
-  async loop(maxRequests: number | undefined, resume?: LoopResume): Promise<LoopOutcome> {
+  async loop(maxTurns: number | undefined, resume?: LoopResume): Promise<LoopOutcome> {
     const { ctx, history, run } = this;
     try {
       if (resume?.pendingUses.length) {
@@ -125,10 +130,11 @@ class LoopRun {
         if (ending) return ending;
       }
       for (;;) {
-        const limit = await this.#limitBeforeRequest(maxRequests);
+        const limit = await this.#limitBeforeRequest(maxTurns);
         if (limit) return limit;
         await ctx.compaction?.beforeRequest(ctx, history, run);
-        this.#requests++;
+        if (!this.#inTurn) this.#turns++;
+        this.#inTurn = true;
         const response = await requestWithRetry(ctx, history, run);
         if (response.kind === 'aborted')
           return await this.#stopInterrupted(INTERRUPTED, 'aborted_streaming', response.streamed, response.closing);
@@ -151,7 +157,7 @@ class LoopRun {
 
   #end(subtype: LoopOutcome['subtype'], terminalReason: TerminalReason, errors: string[] = [], text = ''): LoopOutcome {
     const numTurns = 1 + this.#userMessages;
-    return { subtype, text, errors, numTurns, requests: this.#requests, stopReason: this.#stopReason, terminalReason };
+    return { subtype, text, errors, numTurns, turns: this.#turns, stopReason: this.#stopReason, terminalReason };
   }
 
   /** Emits a user message the run added (each one is a turn). */
@@ -180,14 +186,17 @@ class LoopRun {
     return this.#end('error_during_execution', reason, [error]);
   }
 
-  /** The outcome to end with before the next request (interrupted, out of turns or budget), or undefined. */
-  async #limitBeforeRequest(maxRequests: number | undefined): Promise<LoopOutcome | undefined> {
+  /**
+   * The outcome to end with before the next request (interrupted, out of turns or budget), or undefined. As Claude
+   * Code: the limit is checked when a turn would begin, and the result's `num_turns` is then the turn that would
+   * have begun (the limit plus one), however many user messages the turns added.
+   */
+  async #limitBeforeRequest(maxTurns: number | undefined): Promise<LoopOutcome | undefined> {
     const { ctx, run } = this;
     if (run.signal.aborted) return await this.#stopInterrupted(INTERRUPTED, 'aborted_streaming');
-    if (maxRequests !== undefined && this.#requests >= maxRequests) {
-      return this.#end('error_max_turns', 'max_turns', [
-        `Reached maximum number of turns (${ctx.maxTurns ?? maxRequests})`,
-      ]);
+    if (maxTurns !== undefined && !this.#inTurn && this.#turns >= maxTurns) {
+      const errors = [`Reached maximum number of turns (${ctx.maxTurns ?? maxTurns})`];
+      return { ...this.#end('error_max_turns', 'max_turns', errors), numTurns: this.#turns + 1 };
     }
     if (overBudget(ctx, run)) {
       return this.#end('error_max_budget_usd', 'budget_exhausted', [`Reached maximum budget ($${ctx.maxBudgetUsd})`]);
@@ -232,6 +241,7 @@ class LoopRun {
     if (stop.continueWith === undefined) return this.#end('success', 'completed', [], text);
     // A Stop hook blocked the ending: the model goes on with the hook's reason (bounded).
     this.#stopHookContinuations++;
+    this.#inTurn = false;
     await stopHookContinues(ctx, stop.continueWith, history, this.#emitUser);
     return undefined;
   }
@@ -240,6 +250,7 @@ class LoopRun {
   async #runCalls(uses: ToolUseBlock[]): Promise<LoopOutcome | undefined> {
     const { ctx, history, run } = this;
     const batch = await runToolBatch(ctx, run, uses, this.#emitUser);
+    this.#inTurn = false; // the next request begins a turn
     // The results in the order they finished in, as Claude Code 2.1.332 sends them and as the transcript has them;
     // then what PostToolUse hooks told the model, each in a <system-reminder>.
     const context = batch.context.map((text) => ({ type: 'text' as const, text: systemReminder(text) }));

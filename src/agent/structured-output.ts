@@ -128,14 +128,14 @@ async function untilValid(
   resume?: LoopResume,
 ): Promise<StructuredOutcome> {
   const maxTurns = ctx.maxTurns;
+  let numTurns = 0;
   let turns = 0;
-  let requests = 0;
   for (let attempt = 0; ; attempt++) {
-    const left = maxTurns === undefined ? undefined : maxTurns - requests;
+    const left = maxTurns === undefined ? undefined : maxTurns - turns;
     const outcome = await runAgentLoop(ctx, history, run, left, attempt === 0 ? resume : undefined);
-    turns += outcome.numTurns;
-    requests += outcome.requests;
-    const totals = { numTurns: turns, requests };
+    numTurns += outcome.numTurns;
+    turns += outcome.turns;
+    const totals = { numTurns, turns };
     if (outcome.subtype !== 'success' || outcome.structuredOutput !== undefined) return { ...outcome, ...totals };
     const parsed = parseFinalJson(outcome.text);
     const problem = parsed.ok ? check(parsed.value) : parsed.error;
@@ -148,7 +148,7 @@ async function untilValid(
         errors: [`The final answer did not match the JSON schema after ${maxRetries} retries:\n${problem}`],
       };
     }
-    if (maxTurns !== undefined && requests >= maxTurns) {
+    if (maxTurns !== undefined && turns >= maxTurns) {
       return {
         ...outcome,
         ...totals,

@@ -344,7 +344,7 @@ export class ClaudeStreamHarness implements Harness {
     turn.usage.apiDurationMs += result.duration_api_ms ?? 0;
     const numTurns = result.num_turns ?? state.numTurns;
     const terminalReason = result.terminal_reason ?? (interrupted ? 'aborted_streaming' : 'completed');
-    const common = { numTurns, requests: numTurns, stopReason: result.stop_reason ?? null, terminalReason };
+    const common = { numTurns, turns: numTurns, stopReason: result.stop_reason ?? null, terminalReason };
     if (result.subtype === 'success' && result.is_error !== true) {
       const timings = {
         ttft_ms: result.ttft_ms,

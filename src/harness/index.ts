@@ -156,7 +156,7 @@ export async function runHarness(harness: Harness, turn: HarnessTurn): Promise<H
       text: '',
       errors: [message],
       numTurns: 1,
-      requests: 0,
+      turns: 0,
       stopReason: null,
       terminalReason: 'model_error',
     };

@@ -231,7 +231,7 @@ export class TurnState {
       text: this.text,
       errors: [],
       numTurns: this.numTurns,
-      requests: this.numTurns,
+      turns: this.numTurns,
       stopReason,
       terminalReason: 'completed',
     };
@@ -249,7 +249,7 @@ export class TurnState {
       text: '',
       errors,
       numTurns: this.numTurns,
-      requests: this.numTurns,
+      turns: this.numTurns,
       stopReason: null,
       terminalReason,
     };

@@ -178,7 +178,7 @@ export class PromptRunner {
         text: blocked ? errorMessage(error) : '',
         errors: blocked ? [] : [errorMessage(error)],
         numTurns: 0,
-        requests: 0,
+        turns: 0,
         stopReason: null,
         terminalReason: blocked ? 'hook_stopped' : 'model_error',
       };
@@ -261,7 +261,7 @@ export class PromptRunner {
         text: cut.answer,
         errors: [],
         numTurns: 1,
-        requests: 0,
+        turns: 0,
         stopReason: 'end_turn',
         terminalReason: 'completed',
       };

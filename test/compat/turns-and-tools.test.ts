@@ -62,6 +62,38 @@ test('num_turns under --max-turns: the run stops after the limit of model reques
   assert.equal(result.num_turns, 2);
 });
 
+test('num_turns at the --max-turns limit is the turn that would begin, however many results the turns had', async () => {
+  // As Claude Code 2.1.332: three results of one turn, then the limit of 1 -> num_turns 2 (not 1 + 3 results).
+  const glob = (pattern: string) => ({ name: 'Glob', input: { pattern } });
+  const options = sdkOptions([{ tool_calls: [glob('*'), glob('*.txt'), glob('*.json')] }, { text: 'never' }], {
+    maxTurns: 1,
+  });
+  const messages = await collect('go', options);
+  assert.equal(messages.filter((m) => m.type === 'user').length, 3, 'the three calls ran');
+  const result = resultOf(messages);
+  assert.deepEqual([result.subtype, result.num_turns], ['error_max_turns', 2]);
+});
+
+test('a reply cut at max_tokens is continued within its turn: --max-turns does not count the continuation', async () => {
+  const options = sdkOptions(
+    [
+      { text: 'cut sho', stop_reason: 'max_tokens' },
+      { tool_calls: [{ name: 'Glob', input: { pattern: '*' } }] },
+      { text: 'never' },
+    ],
+    { maxTurns: 1 },
+  );
+  const messages = await collect('go', options);
+  const calls = messages.flatMap((m) => (m.type === 'assistant' ? m.message.content : []));
+  assert.deepEqual(
+    calls.map((b) => b.type),
+    ['text', 'tool_use'],
+    'the cut reply, then its continuation in the same turn',
+  );
+  const result = resultOf(messages);
+  assert.deepEqual([result.subtype, result.num_turns], ['error_max_turns', 2]);
+});
+
 test('read-only calls of one model turn run at the same time; each result is emitted as it completes', async () => {
   // Each call waits until the other has started: run one after the other, the first would never finish.
   const started = new Set<string>();

@@ -16,9 +16,6 @@ export const known = new Map<string, string>([
   // Both return parallel results as they finish now (test/compat/turns-and-tools.test.ts pins it); the same in 4 of 4
   // runs, but which of two reads of one file finishes first is the machine's timing in both products: kept listed.
   ['tools/parallel-reads', 'timing: which of two reads of one file finishes first'],
-  // Two concurrent `echo`s: which finishes first is each run's timing in both products (Claude Code answers either
-  // way). Made serial (commands that write), Claude Code counts num_turns 3 where agentpipe counts 4: not matched yet.
-  ['limits/max-turns-2-parallel', 'timing: which of two concurrent commands finishes first'],
   // Deliberate (docs/compat.md): Claude Code's budget-stop result says 0 tokens in `usage`; agentpipe counts them.
   ['limits/max-budget', 'differs first in .stream[].usage.input_tokens'],
   // Claude Code lists its 44 commands; agentpipe lists what it runs (/compact): listing the others would be a lie. The

@@ -75,6 +75,10 @@ function hooked(
   });
 }
 const echoCall: Call = ['toolu_h', 'Bash', { command: 'echo ran' }];
+/** A Stop hook that blocks the first ending only. */
+const blockOnce = `test -f stopped || { touch stopped; ${json({ decision: 'block', reason: 'one more' })}; }`;
+/** A Bash call that writes `f<n>.txt` (not read-only: such calls run one at a time, in order). */
+const writes = (n: string): Call => [`toolu_${n}`, 'Bash', { command: `echo ${n} > f${n}.txt` }];
 const block = { onFailure: 'block' };
 
 export const hookScenarios: CliScenario[] = [
@@ -114,12 +118,7 @@ export const hookScenarios: CliScenario[] = [
   hooked('post-tool-block', 'PostToolUse', json({ decision: 'block', reason: 'looked wrong' }), echoCall),
   hooked('prompt-block', 'UserPromptSubmit', 'echo no secrets >&2; exit 2', undefined),
   hooked('prompt-context', 'UserPromptSubmit', 'echo extra context from hook', undefined),
-  hooked(
-    'stop-continue-once',
-    'Stop',
-    `test -f stopped || { touch stopped; ${json({ decision: 'block', reason: 'one more' })}; }`,
-    undefined,
-  ),
+  hooked('stop-continue-once', 'Stop', blockOnce, undefined),
   hooked('pre-tool-failing-hook', 'PreToolUse', 'exit 1', echoCall),
   hooked('pre-tool-invalid-json', 'PreToolUse', "echo '{not json'", echoCall),
   // onFailure "block": a hook that fails counts as exit code 2.
@@ -266,15 +265,34 @@ export const limitScenarios: CliScenario[] = [
     replies: [calls(['toolu_1', 'Bash', { command: 'echo hi' }]), answer('never')],
     args: ['hi', '--max-turns', '1', ...mode('bypassPermissions')],
   }),
+  // Commands that write run one at a time, in order, in both products (two `echo`s ran together, finishing in either
+  // order). `num_turns` at the limit is the turn that would begin, whatever the turns' results.
   cli({
     area: 'limits',
-    name: 'limits/max-turns-2-parallel',
-    replies: [
-      calls(['toolu_1', 'Bash', { command: 'echo 1' }], ['toolu_2', 'Bash', { command: 'echo 2' }]),
-      calls(['toolu_3', 'Bash', { command: 'echo 3' }]),
-      answer('never'),
-    ],
+    name: 'limits/max-turns-2-serial',
+    replies: [calls(writes('1'), writes('2')), calls(writes('3')), answer('never')],
     args: ['hi', '--max-turns', '2', ...mode('bypassPermissions')],
+  }),
+  cli({
+    area: 'limits',
+    name: 'limits/max-turns-1-three-calls',
+    replies: [calls(writes('1'), writes('2'), writes('3')), answer('never')],
+    args: ['hi', '--max-turns', '1', ...mode('bypassPermissions')],
+  }),
+  // A cut reply continued stays in its turn: the limit of 2 lets two rounds of tools run after it.
+  cli({
+    area: 'limits',
+    name: 'limits/max-turns-cut-reply',
+    replies: [answerStopping('cut sho', 'max_tokens'), calls(writes('1')), calls(writes('2')), answer('never')],
+    args: ['hi', '--max-turns', '2', ...mode('bypassPermissions')],
+  }),
+  // A Stop hook's feedback begins a turn, as a round of tool results does.
+  cli({
+    area: 'limits',
+    name: 'limits/max-turns-stop-hook',
+    files: { 'hooks.json': hook('Stop', blockOnce) },
+    replies: [calls(writes('1')), answer('first'), answer('second')],
+    args: ['hi', '--max-turns', '2', '--settings', 'hooks.json', ...mode('bypassPermissions')],
   }),
   cli({
     area: 'limits',
