@@ -4,7 +4,7 @@
  * the line can read, inherited OLDPWD/CDPATH.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -97,5 +97,42 @@ test('cd -, pushd, popd, CDPATH and ~+/~- are judged as unknown moves (asked) fr
       shellCwd: path.join(work, 'k'),
     });
     assert.notEqual(verdict.behavior, 'allow', line);
+  }
+});
+
+test('a CDPATH inherited from agentpipe’s environment cannot move a judged cd (acceptEdits writes)', async () => {
+  const saved = process.env.CDPATH;
+  process.env.CDPATH = root;
+  try {
+    const line = 'cd outside && touch pwned.txt';
+    mkdirSync(path.join(work, 'outside'), { recursive: true });
+    const verdict = await checkPermission({
+      tool: bashTool,
+      input: { command: line },
+      mode: 'acceptEdits',
+      allow: [],
+      deny: parseRules([]),
+      cwd: work,
+    });
+    if (verdict.behavior === 'allow') await call(line, new ToolState());
+    assert.ok(
+      !existsSync(path.join(outside, 'pwned.txt')),
+      `${verdict.behavior}: judged in work/outside, ran in CDPATH's`,
+    );
+    // A read-only line runs without asking: it must run in the folder judged (its environment drops CDPATH).
+    const read = 'cd outside && cat victim.txt';
+    const judged = await checkPermission({
+      tool: bashTool,
+      input: { command: read },
+      mode: 'default',
+      allow: [],
+      deny: parseRules([]),
+      cwd: work,
+    });
+    if (judged.behavior === 'allow') assert.ok(!(await call(read, new ToolState())).includes('victim\n'), read);
+    rmSync(path.join(work, 'outside'), { recursive: true });
+  } finally {
+    if (saved === undefined) delete process.env.CDPATH;
+    else process.env.CDPATH = saved;
   }
 });
