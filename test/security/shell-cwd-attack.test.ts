@@ -136,3 +136,28 @@ test('a CDPATH inherited from agentpipe’s environment cannot move a judged cd 
     else process.env.CDPATH = saved;
   }
 });
+
+test('plan and default modes: a read from a kept folder is judged by the Read deny rules anchored at the cwd', async () => {
+  mkdirSync(path.join(work, 'vault/inner'), { recursive: true });
+  writeFileSync(path.join(work, 'vault/key.txt'), 'key\n');
+  for (const mode of ['plan', 'default'] as const)
+    for (const [line, from] of [
+      ['cat key.txt', 'vault'],
+      ['cat ../key.txt', 'vault/inner'],
+      ['cd .. && cat key.txt', 'vault/inner'],
+      ['grep -r key .', 'vault'],
+      ['cat ./*', 'vault'],
+    ]) {
+      const verdict = await checkPermission({
+        tool: bashTool,
+        input: { command: line },
+        mode,
+        allow: [],
+        deny: parseRules(['Read(./vault/**)']),
+        cwd: work,
+        shellCwd: path.join(work, from),
+      });
+      assert.notEqual(verdict.behavior, 'allow', `${mode}: ${line} from ${from}`);
+    }
+  rmSync(path.join(work, 'vault'), { recursive: true });
+});
