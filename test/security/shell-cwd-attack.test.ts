@@ -161,3 +161,28 @@ test('plan and default modes: a read from a kept folder is judged by the Read de
     }
   rmSync(path.join(work, 'vault'), { recursive: true });
 });
+
+test('cd -P/-L through a link, .. after a link and ~user from a kept folder are not read without asking', async () => {
+  mkdirSync(path.join(work, 'm'), { recursive: true });
+  symlinkSync(outside, path.join(work, 'm/l'));
+  for (const line of [
+    'cd -P l/.. && cat outside/victim.txt',
+    'cd -P l && cd .. && cat outside/victim.txt',
+    'cd l && cd -P .. && cat outside/victim.txt',
+    'cat l/../outside/victim.txt',
+    'cd ~root && cat .bashrc',
+    'pushd l >/dev/null && cat victim.txt',
+  ]) {
+    const verdict = await checkPermission({
+      tool: bashTool,
+      input: { command: line },
+      mode: 'default',
+      allow: [],
+      deny: parseRules([]),
+      cwd: work,
+      shellCwd: path.join(work, 'm'),
+    });
+    assert.notEqual(verdict.behavior, 'allow', line);
+  }
+  rmSync(path.join(work, 'm'), { recursive: true });
+});
