@@ -56,8 +56,11 @@ export function shellStart(state: ToolState, cwd: string, directories: string[] 
 export function trackedLine(line: string, start: ShellStart): { line: string; marker: string } {
   const marker = `__agentpipe_cwd_${randomBytes(16).toString('hex')}:`;
   const trap = `trap 'printf "\\n%s%s" ${marker} "$(pwd -P)" >&2' EXIT`;
-  // One line before the command's own, so its errors keep their line numbers.
-  const cd = start.folder === start.cwd ? '' : ` cd -- ${quoted(start.folder)} || exit 1; unset OLDPWD;`;
+  // One line before the command's own, so its errors keep their line numbers. `cd -P` and the check of $PWD: the
+  // folder may have been swapped for a link since the permission check judged it (a parallel call); then not run.
+  const folder = quoted(start.folder);
+  const cd =
+    start.folder === start.cwd ? '' : ` { cd -P -- ${folder} && [ "$PWD" = ${folder} ]; } || exit 1; unset OLDPWD;`;
   return { line: `${trap};${cd} ${line}`, marker };
 }
 
