@@ -5,6 +5,8 @@
  * until its response has been written, so the agent sees them in a legal order.
  */
 
+import { isRecord } from '../process/guards.ts';
+
 type Message = Record<string, unknown>;
 /** The message streams `ndJsonStream` gives. */
 export interface MessageStream<T> {
@@ -12,14 +14,9 @@ export interface MessageStream<T> {
   writable: WritableStream<T>;
 }
 
-const isInitialize = (m: unknown): m is Message =>
-  typeof m === 'object' && m !== null && (m as Message).method === 'initialize' && 'id' in m;
+const isInitialize = (m: unknown): m is Message => isRecord(m) && m.method === 'initialize' && 'id' in m;
 const isResponseTo = (m: unknown, id: unknown): boolean =>
-  typeof m === 'object' &&
-  m !== null &&
-  !('method' in m) &&
-  (m as Message).id === id &&
-  ('result' in m || 'error' in m);
+  isRecord(m) && !('method' in m) && m.id === id && ('result' in m || 'error' in m);
 
 export function holdUntilInitialized<T>(stream: MessageStream<T>): MessageStream<T> {
   let gate: Promise<void> = Promise.resolve();

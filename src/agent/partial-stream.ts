@@ -51,7 +51,12 @@ export class PartialStream {
   #thinking: { startedAt: number; estimate: number; chars: number } | undefined;
   #thinkingMs: number | undefined;
   /** The response's state for `closing`: its id while open, the open block, the first block not shown. */
-  #cut = { open: undefined as string | undefined, block: null as number | null, toolBlock: false, stopped: false };
+  #cut: { open: string | undefined; block: number | null; toolBlock: boolean; stopped: boolean } = {
+    open: undefined,
+    block: null,
+    toolBlock: false,
+    stopped: false,
+  };
   #shownUpTo = 0;
 
   constructor(options: PartialStreamOptions) {

@@ -23,12 +23,11 @@ import type { PermissionMode } from '../messages/types.ts';
 import type { SandboxMode, SandboxSettings } from '../sandbox/config.ts';
 
 /** Codex's `--sandbox` / `sandbox` values. */
-export type CodexSandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+export type CodexSandboxMode = (typeof SANDBOX_MODES)[number];
 /** Codex's simple approval policies (`approval_policy`). */
-export type CodexApprovalPolicy = 'untrusted' | 'on-request' | 'on-failure' | 'never';
-
-export const SANDBOX_MODES: readonly CodexSandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
-export const APPROVAL_POLICIES: readonly CodexApprovalPolicy[] = ['untrusted', 'on-request', 'on-failure', 'never'];
+export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'on-failure', 'never'] as const;
+export type CodexApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 
 /** What a Codex sandbox and approval policy mean for an agentpipe session. */
 export interface CodexPermissions {

@@ -13,11 +13,11 @@ const nullish = <T extends z.ZodType>(schema: T) => schema.nullish();
 
 /** `AskForApproval`: a policy name, or codex's granular form (agentpipe asks when any part asks). */
 export const AskForApproval = z.union([
-  z.enum(APPROVAL_POLICIES as [string, ...string[]]),
+  z.enum(APPROVAL_POLICIES),
   z.object({ granular: z.record(z.string(), z.boolean()) }),
 ]);
 
-export const SandboxMode = z.enum(SANDBOX_MODES as [string, ...string[]]);
+export const SandboxMode = z.enum(SANDBOX_MODES);
 
 /** `SandboxPolicy` of turn/start. */
 export const SandboxPolicy = z.discriminatedUnion('type', [

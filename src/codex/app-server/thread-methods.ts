@@ -115,7 +115,7 @@ async function threadList(server: AppServer, _c: Connection, params: unknown): P
   }
   for (const thread of server.threads.values())
     if (!thread.setup.ephemeral && (!cwds || cwds.includes(thread.cwd))) byId.set(thread.id, thread.info(false));
-  let data = [...byId.values()].sort((a, b) => (b.updatedAt as number) - (a.updatedAt as number));
+  let data = [...byId.values()].sort((a, b) => Number(b.updatedAt) - Number(a.updatedAt));
   if (p.sortDirection === 'asc') data.reverse();
   if (p.searchTerm) {
     const term = p.searchTerm.toLowerCase();

@@ -19,7 +19,6 @@ import {
   sandboxModeOf,
   type CodexApprovalPolicy,
   type CodexPermissions,
-  type CodexSandboxMode,
 } from '../permissions.ts';
 import type { AskForApproval, ThreadStartParams } from './params.ts';
 import { turnsOf } from './history.ts';
@@ -43,7 +42,7 @@ type Settings = Pick<
 /** The approval policy a client sent, as agentpipe asks: granular policies ask when any part asks. */
 export function policyOf(policy: z.infer<typeof AskForApproval> | null | undefined): CodexApprovalPolicy | undefined {
   if (policy === null || policy === undefined) return undefined;
-  if (typeof policy === 'string') return policy as CodexApprovalPolicy;
+  if (typeof policy === 'string') return policy;
   return Object.values(policy.granular).some(Boolean) ? 'on-request' : 'never';
 }
 
@@ -84,7 +83,7 @@ export function planThread(server: AppServer, p: Settings, ephemeral: boolean, o
   if (settings.ignoredKeys.length)
     server.log(`agentpipe app-server: config ${settings.ignoredKeys.join(', ')} has no effect`);
   const approvalPolicy = policyOf(p.approvalPolicy) ?? settings.approvalPolicy ?? 'on-request';
-  const sandbox = (p.sandbox ?? settings.sandbox) as CodexSandboxMode | undefined;
+  const sandbox = p.sandbox ?? settings.sandbox;
   const permissions = codexPermissions({
     sandbox: sandbox ?? sandboxModeOf(o.base.permissionMode ?? 'default'),
     approvalPolicy,
