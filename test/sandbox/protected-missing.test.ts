@@ -128,7 +128,8 @@ test("a command cannot put a repository of its own in an existing submodule's pl
   git('update-index', '--add', '--cacheinfo', `160000,${head},lib`);
   mkdirSync(path.join(w.work, 'lib'));
   const plant = `git init -q && git config core.fsmonitor 'touch ${pwned}; false'; echo done`;
-  const results = await bypassing(w, [`cd lib && ${plant}`, `mv lib lib.old && mkdir lib && cd lib && ${plant}`]);
+  // In a subshell: a `cd` holds for the next Bash call (as in Claude Code), and the second line starts in the cwd.
+  const results = await bypassing(w, [`(cd lib && ${plant})`, `mv lib lib.old && mkdir lib && cd lib && ${plant}`]);
   assert.match(results[0]!, /Read-only file system/, 'no repository made in the checkout');
   assert.match(results[1]!, /Device or resource busy/, 'the checkout not moved aside');
   execFileSync('git', ['status', '--short'], { cwd: w.work, stdio: ['pipe', 'ignore', 'ignore'] });
