@@ -17,7 +17,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { reconnectDelay, redactUrl, RedisConnectionError } from './connection.ts';
 import { retryRedis } from './redis-retry.ts';
-import { SessionLog, type FollowedEntry, type LogEntry } from './log/index.ts';
+import { SessionLog, type LogEntry } from './log/index.ts';
 import { QUEUE, sessionJobOptions, WARM_QUEUE, type SessionJob } from './jobs.ts';
 
 /** Options of a cluster client. */
@@ -205,16 +205,6 @@ export class ClusterClient {
       await sleep(Math.min(reconnectDelay(attempt), 200), { signal, onAbort: 'resolve' });
     }
     return 'pending';
-  }
-
-  /** `SessionLog.follow`: durable messages and deltas in the order they were appended. */
-  follow(
-    sessionId: string,
-    fromId: string,
-    signal: AbortSignal,
-    live?: { fromId: string },
-  ): AsyncGenerator<FollowedEntry> {
-    return this.sessions.follow(sessionId, fromId, signal, live);
   }
 
   /** Durable messages in a session's log. */

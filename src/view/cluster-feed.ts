@@ -168,7 +168,7 @@ async function feedSession(
     );
   }, o.intervalMs ?? 2000);
   try {
-    for await (const { entry } of o.client.follow(id, '0-0', both, { fromId: liveFrom }))
+    for await (const { entry } of o.client.sessions.follow(id, '0-0', both, { fromId: liveFrom }))
       if (shown(entry.message)) await send(entry.message);
   } finally {
     clearInterval(watch);

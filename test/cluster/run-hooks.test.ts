@@ -69,7 +69,7 @@ test("a later run does not register an earlier client's hooks", async () => {
     return ends;
   };
   // The first run ends (query ended its input); its client's registration goes with it.
-  for await (const { entry } of client.follow(sessionId, '0-0', stop.signal))
+  for await (const { entry } of client.sessions.follow(sessionId, '0-0', stop.signal))
     if (entry.message.type === 'agentpipe_session_end') break;
   assert.equal(await ended(), 1);
   // Its job let go (else a run of the first job's options would take the next prompt as input that came as it ended).
@@ -85,7 +85,7 @@ test("a later run does not register an earlier client's hooks", async () => {
     stream: {},
   });
   const second: Message[] = [];
-  for await (const { entry } of client.follow(sessionId, from, stop.signal)) {
+  for await (const { entry } of client.sessions.follow(sessionId, from, stop.signal)) {
     second.push(entry.message as unknown as Message);
     if (entry.message.type === 'result') break;
   }

@@ -258,7 +258,7 @@ test('bad warm-queue jobs are refused with a clear line; a huge warmMs leaves th
     await client.start({ sessionId: normal, options, stream: {} }, 10_000, undefined, true);
     await client.push(normal, [prompt('normal').trim(), '{"type":"end_input"}']);
     let result: Record<string, unknown> | undefined;
-    for await (const { entry } of client.follow(normal, '0-0', AbortSignal.timeout(15_000)))
+    for await (const { entry } of client.sessions.follow(normal, '0-0', AbortSignal.timeout(15_000)))
       if (entry.message.type === 'result') {
         result = entry.message as unknown as Record<string, unknown>;
         break;

@@ -143,7 +143,7 @@ test('a warm session taken just as its warm time ran out still runs the prompt (
       else outcomes.startedAnew++;
       const stop = AbortSignal.timeout(15_000);
       let result: Record<string, unknown> | undefined;
-      for await (const { entry } of client.follow(sessionId, '0-0', stop))
+      for await (const { entry } of client.sessions.follow(sessionId, '0-0', stop))
         if (entry.message.type === 'result') {
           result = entry.message as unknown as Record<string, unknown>;
           break;

@@ -197,7 +197,7 @@ class ClusterEngine {
   async #read(client: ClusterClient, at: { from: string; liveFrom: string }): Promise<string | undefined> {
     const live = this.#options.includePartialMessages ? { fromId: at.liveFrom } : undefined;
     try {
-      for await (const { entry } of client.follow(this.#sessionId, at.from, this.#stop.signal, live))
+      for await (const { entry } of client.sessions.follow(this.#sessionId, at.from, this.#stop.signal, live))
         if (await this.#route(client, entry.id, entry.message)) return undefined;
       return undefined;
     } catch (error) {
