@@ -8,10 +8,13 @@
  * failed by `finish`).
  */
 import path from 'node:path';
+import type { AgentMessage } from '../messages/types.ts';
+import { BlockPositions, StreamProjection } from '../messages/projection.ts';
 import type {
-  AgentMessage,
   AssistantMessage,
   StreamEventMessage,
+  SystemMessage,
+  ToolProgressMessage,
   ToolResultBlock,
   UserMessage,
 } from '../messages/types.ts';
@@ -43,7 +46,7 @@ export interface ProjectorOptions {
   now?: () => number;
 }
 
-export class CodexItemProjector {
+export class CodexItemProjector extends StreamProjection<ItemEvent> {
   #cwd: string;
   readonly #now: () => number;
   /** Open tool calls by tool_use id. */
@@ -52,8 +55,7 @@ export class CodexItemProjector {
   readonly #streaming = new Map<string, CodexItem & { kind: 'agentMessage' | 'reasoning' }>();
   /** Streamed blocks completed at their `content_block_stop`, whose final message is still to come. */
   readonly #completedBlocks = new Set<string>();
-  /** Final blocks seen per API message id (the n-th is block index n). */
-  readonly #blocksSeen = new Map<string, number>();
+  readonly #positions = new BlockPositions();
   #streamingMessage?: string;
   /** Input tokens of the streamed message (`message_start`), where its `message_delta` has none. */
   #streamingInput = 0;
@@ -67,6 +69,7 @@ export class CodexItemProjector {
   readonly #files = new Map<string, { before: string | null; after: string }>();
 
   constructor(options: ProjectorOptions) {
+    super();
     this.#cwd = options.cwd;
     this.#now = options.now ?? Date.now;
   }
@@ -76,32 +79,18 @@ export class CodexItemProjector {
     this.#declined.add(toolUseId);
   }
 
-  push(message: AgentMessage): ItemEvent[] {
-    switch (message.type) {
-      case 'system':
-        if (message.subtype === 'init') this.#cwd = message.cwd;
-        if (message.subtype === 'permission_denied') this.#declined.add(message.tool_use_id);
-        if (message.subtype === 'api_retry')
-          return [
-            {
-              type: 'retry',
-              message:
-                `Reconnecting... ${message.attempt}/${message.max_retries} ` +
-                `(${message.error}${message.error_status ? ` ${message.error_status}` : ''})`,
-            },
-          ];
-        return [];
-      case 'stream_event':
-        return this.#streamEvent(message);
-      case 'assistant':
-        return this.#assistant(message);
-      case 'user':
-        return this.#user(message);
-      case 'tool_progress':
-        return this.#progress(message.tool_use_id, message.output);
-      default:
-        return [];
-    }
+  protected override system(message: SystemMessage): ItemEvent[] {
+    if (message.subtype === 'init') this.#cwd = message.cwd;
+    if (message.subtype === 'permission_denied') this.#declined.add(message.tool_use_id);
+    if (message.subtype !== 'api_retry') return [];
+    return [
+      {
+        type: 'retry',
+        message:
+          `Reconnecting... ${message.attempt}/${message.max_retries} ` +
+          `(${message.error}${message.error_status ? ` ${message.error_status}` : ''})`,
+      },
+    ];
   }
 
   /** Ends the turn: calls still open complete as failed; the per-turn state is reset. */
@@ -118,7 +107,7 @@ export class CodexItemProjector {
     this.#open.clear();
     this.#streaming.clear();
     this.#completedBlocks.clear();
-    this.#blocksSeen.clear();
+    this.#positions.clear();
     this.#declined.clear();
     this.#structured.clear();
     this.#files.clear();
@@ -127,11 +116,12 @@ export class CodexItemProjector {
     return events;
   }
 
-  #streamEvent(message: StreamEventMessage): ItemEvent[] {
+  protected streamEvent(message: StreamEventMessage): ItemEvent[] {
     if (message.parent_tool_use_id !== null) return [];
     const event = message.event;
     if (event.type === 'message_start') {
       this.#streamingMessage = event.message.id;
+      this.#positions.started(event.message.id);
       this.#streamingInput = event.message.usage.input_tokens;
     }
     const id = this.#streamingMessage;
@@ -181,14 +171,13 @@ export class CodexItemProjector {
     return [{ type: 'delta', itemId: item.id, stream: item.kind, delta }];
   }
 
-  #assistant(message: AssistantMessage): ItemEvent[] {
+  protected assistant(message: AssistantMessage): ItemEvent[] {
     // Subagents work inside their Task item; a failed request's synthetic message is the turn's error.
     if (message.parent_tool_use_id !== null || message.error) return [];
     const id = message.message.id;
     const events: ItemEvent[] = [];
     for (const block of message.message.content) {
-      const index = this.#blocksSeen.get(id) ?? 0;
-      this.#blocksSeen.set(id, index + 1);
+      const index = this.#positions.next(id);
       if (block.type === 'text' || block.type === 'thinking') {
         const text = block.type === 'text' ? block.text : block.thinking;
         const key = `${id}#${index}`;
@@ -235,7 +224,7 @@ export class CodexItemProjector {
     return [{ type: 'started', item }];
   }
 
-  #user(message: UserMessage): ItemEvent[] {
+  protected user(message: UserMessage): ItemEvent[] {
     if (message.parent_tool_use_id !== null) return [];
     const content = message.message.content;
     if (message.isReplay) {
@@ -292,7 +281,9 @@ export class CodexItemProjector {
   }
 
   /** A command's output so far (the tail of `tool_progress`) as a delta of what was shown. */
-  #progress(toolUseId: string, tail: string | undefined): ItemEvent[] {
+  protected override progress(message: ToolProgressMessage): ItemEvent[] {
+    const toolUseId = message.tool_use_id;
+    const tail = message.output;
     const call = this.#open.get(toolUseId);
     if (!call || call.item.kind !== 'commandExecution' || !tail || tail === call.tail) return [];
     const text = call.held + tailDelta(call.tail, tail);
@@ -320,9 +311,7 @@ export class CodexItemProjector {
 /** Projects a whole stream (e.g. a stored transcript) at once; open items are failed at the end. */
 export function toCodexItemEvents(messages: Iterable<AgentMessage>, cwd = ''): ItemEvent[] {
   const projector = new CodexItemProjector({ cwd });
-  const events: ItemEvent[] = [];
-  for (const message of messages) events.push(...projector.push(message));
-  return [...events, ...projector.finish()];
+  return [...projector.pushAll(messages), ...projector.finish()];
 }
 
 /** What was appended between two tails of a growing output (each the last characters of it). */

@@ -8,10 +8,13 @@
  * the stream) becomes `user_message_chunk`s unless the projector is told not to show it.
  */
 import { isInterruptionNotice, withoutToolUseErrorTags } from '../messages/notices.ts';
+import { BlockPositions, StreamProjection } from '../messages/projection.ts';
 import type {
   AgentMessage,
   AssistantMessage,
   StreamEventMessage,
+  SystemMessage,
+  ToolProgressMessage,
   ToolResultBlock,
   UserMessage,
 } from '../messages/types.ts';
@@ -20,11 +23,10 @@ import { fileDiff, toolDiffs, toolKind, toolLocations, toolTitle } from './tool-
 
 const INTERRUPTED = 'Tool call did not finish: the prompt ended first';
 
-export class AcpUpdateProjector {
+export class AcpUpdateProjector extends StreamProjection<SessionUpdate> {
   /** Block indexes that arrived as deltas, per API message id. */
   readonly #streamed = new Map<string, Set<number>>();
-  /** Final blocks seen so far, per API message id (the n-th is block index n). */
-  readonly #blocksSeen = new Map<string, number>();
+  readonly #positions = new BlockPositions();
   #streamingMessage?: string;
   readonly #open = new Map<string, { name: string; input: Record<string, unknown> }>();
   readonly #todos = new Map<string, Record<string, unknown>>();
@@ -39,40 +41,33 @@ export class AcpUpdateProjector {
    * replay of the history. Default: shown.
    */
   constructor(options: { showPrompts?: boolean } = {}) {
+    super();
     this.#showPrompts = options.showPrompts ?? true;
   }
 
-  push(message: AgentMessage): SessionUpdate[] {
-    switch (message.type) {
-      case 'stream_event':
-        return this.#streamEvent(message);
-      case 'assistant':
-        return this.#assistant(message);
-      case 'user':
-        return this.#user(message);
-      case 'tool_progress': {
-        if (!this.#open.has(message.tool_use_id)) return [];
-        const output = message.output ?? '';
-        const first = !this.#lastOutput.has(message.tool_use_id);
-        if (!first && output === this.#lastOutput.get(message.tool_use_id)) return [];
-        this.#lastOutput.set(message.tool_use_id, output);
-        return [
-          {
-            sessionUpdate: 'tool_call_update',
-            toolCallId: message.tool_use_id,
-            status: 'in_progress',
-            ...(output ? { content: [textContent(output)] } : {}),
-          },
-        ];
-      }
-      case 'result':
-        return this.finish();
-      case 'system':
-        if (message.subtype === 'init') this.#cwd = message.cwd;
-        return [];
-      default:
-        return [];
-    }
+  protected override system(message: SystemMessage): SessionUpdate[] {
+    if (message.subtype === 'init') this.#cwd = message.cwd;
+    return [];
+  }
+
+  protected override progress(message: ToolProgressMessage): SessionUpdate[] {
+    if (!this.#open.has(message.tool_use_id)) return [];
+    const output = message.output ?? '';
+    const first = !this.#lastOutput.has(message.tool_use_id);
+    if (!first && output === this.#lastOutput.get(message.tool_use_id)) return [];
+    this.#lastOutput.set(message.tool_use_id, output);
+    return [
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: message.tool_use_id,
+        status: 'in_progress',
+        ...(output ? { content: [textContent(output)] } : {}),
+      },
+    ];
+  }
+
+  protected override result(): SessionUpdate[] {
+    return this.finish();
   }
 
   /** Fails the tool calls still open (the prompt ended) and resets the per-prompt state. */
@@ -87,18 +82,18 @@ export class AcpUpdateProjector {
     this.#todos.clear();
     this.#lastOutput.clear();
     this.#streamed.clear();
-    this.#blocksSeen.clear();
+    this.#positions.clear();
     return updates;
   }
 
-  #streamEvent(message: StreamEventMessage): SessionUpdate[] {
+  protected streamEvent(message: StreamEventMessage): SessionUpdate[] {
     const event = message.event;
     if (message.parent_tool_use_id !== null) return [];
     if (event.type === 'message_start') {
       // A new API message: its blocks count from 0 again, also when a provider reuses ids across responses.
       this.#streamingMessage = event.message.id;
       this.#streamed.delete(event.message.id);
-      this.#blocksSeen.delete(event.message.id);
+      this.#positions.started(event.message.id);
     }
     if (!this.#streamingMessage) return [];
     if (
@@ -117,12 +112,11 @@ export class AcpUpdateProjector {
     return [];
   }
 
-  #assistant(message: AssistantMessage): SessionUpdate[] {
+  protected assistant(message: AssistantMessage): SessionUpdate[] {
     const id = message.message.id;
     const updates: SessionUpdate[] = [];
     for (const block of message.message.content) {
-      const index = this.#blocksSeen.get(id) ?? 0;
-      this.#blocksSeen.set(id, index + 1);
+      const index = this.#positions.next(id);
       const streamed = !message.error && this.#streamed.get(id)?.has(index);
       if (block.type === 'tool_use') {
         if (block.name === 'TodoWrite') {
@@ -152,7 +146,7 @@ export class AcpUpdateProjector {
     return updates;
   }
 
-  #user(message: UserMessage): SessionUpdate[] {
+  protected user(message: UserMessage): SessionUpdate[] {
     if (message.isReplay && !this.#showPrompts) return [];
     const content = message.message.content;
     const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
@@ -202,10 +196,7 @@ export class AcpUpdateProjector {
 
 /** Projects a whole stream (e.g. a stored transcript) at once. */
 export function toAcpUpdates(messages: Iterable<AgentMessage>): SessionUpdate[] {
-  const projector = new AcpUpdateProjector();
-  const updates: SessionUpdate[] = [];
-  for (const message of messages) updates.push(...projector.push(message));
-  return updates;
+  return new AcpUpdateProjector().pushAll(messages);
 }
 
 /** TodoWrite's todos as plan entries. */

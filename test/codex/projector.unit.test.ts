@@ -77,6 +77,20 @@ test('streamed text: started, deltas, completed with the same id and the whole t
   assert.deepEqual(completed.item, { kind: 'agentMessage', id: 'msg_1_0', text: 'Hello' });
 });
 
+test('a provider that reuses a message id across responses: each response counts its blocks from 0 again', () => {
+  const p = new CodexItemProjector({ cwd: '/w' });
+  const response = (text: string) => [
+    event({ type: 'message_start', message: apiMessage({ id: 'msg_1', model: 'scripted', content: [] }) }),
+    event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
+    event({ type: 'content_block_stop', index: 0 }),
+    assistant('msg_1', [{ type: 'text', text, citations: null }], null, 'end_turn'),
+  ];
+  const out = [...response('one'), ...response('two')].flatMap((m) => p.push(m));
+  const texts = out.flatMap((e) => (e.type === 'completed' && e.item.kind === 'agentMessage' ? [e.item.text] : []));
+  assert.deepEqual(texts, ['one', 'two'], 'each streamed block completes once, none again from its final message');
+});
+
 test("Claude Code's shape (assistant messages with stop_reason null): the usage of each request from its message_delta, once", () => {
   const p = new CodexItemProjector({ cwd: '/w' });
   const start = (id: string, input: number) =>
