@@ -44,7 +44,7 @@ async function distance(page: Page, what: string, min: number, max: number) {
         return d >= lo! && d <= hi!;
       },
       [scroller, min, max] as const,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
   } catch (error) {
     throw new Error(`${what}: the list is ${await fromEnd(page)} px from its end`, { cause: error });
@@ -109,5 +109,5 @@ test('view --live follows new output unless the user scrolled up, and again once
   await page.getByTestId('prompt-input').press('Home');
   assert.equal(await follow(page), 'pinned');
   await page.getByTestId('stop').click();
-  await page.getByTestId('notice').filter({ hasText: 'Interrupted' }).waitFor({ timeout: 10_000 });
+  await page.getByTestId('notice').filter({ hasText: 'Interrupted' }).waitFor({ timeout: 30_000 });
 });
