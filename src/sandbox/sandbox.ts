@@ -219,7 +219,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     '--',
     ...inner,
   ];
-  const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
+  const filter = policy.allowAllUnixSockets ? runtime.filterUnix?.() : runtime.filter;
   const start = [...(egress?.join ?? []), state.bwrap];
   return {
     ...launcher(start, bwrapArgs, filter, leakedDescriptors(), request.files === true),
