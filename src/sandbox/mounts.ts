@@ -102,9 +102,7 @@ function planMounts(plan: MountPlan): Mounts {
   const writable = existing(plan.writable);
   const allowRead = existing(plan.allowRead);
   const kept = [...writable, ...allowRead];
-  const stores = plan.credentialStores
-    ? unique(plan.homes).flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
-    : [];
+  const stores = plan.credentialStores ? unique(plan.homes).flatMap(storesIn) : [];
   const remount: string[] = [];
   // Hidden paths inside a writable folder (a home folder that is the working folder): hidden once it is bound.
   const hiddenInside: string[] = [];
@@ -326,6 +324,25 @@ function protectPoint(target: string, empty: string, args: string[]): PointClaim
 /** A run that got `claims` from mountArgs ended: each point is removed once no run anywhere uses it. */
 export function releaseMountPoints(claims: PointClaim[]): void {
   releasePoints(claims);
+}
+
+/**
+ * The credential stores of `home` that may exist: those whose first name the home folder holds (one listing, not
+ * an lstat for each of the ~40 names; most are missing). All of them when it cannot be listed.
+ */
+function storesIn(home: string): string[] {
+  let names: Set<string>;
+  try {
+    names = new Set(readdirSync(home));
+  } catch {
+    names = new Set(CREDENTIAL_STORES.map(topName));
+  }
+  return CREDENTIAL_STORES.filter((store) => names.has(topName(store))).map((store) => path.join(home, store));
+}
+
+/** A store's name in the home folder itself (`.config` for `.config/gh`). */
+function topName(store: string): string {
+  return store.split('/')[0] ?? store;
 }
 
 /** The real paths of those that exist, once each. */
