@@ -279,13 +279,14 @@ async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs
     ...(request.readable ?? []),
     ...(request.writable ?? []),
   ];
+  const bound = [...writable, ...(writes ? [tmp] : [])];
   const nested = nestedReposUnder(
     unique(writable),
     (root) => warnSearchLimit(config, root),
-    unseenFolders(hidden, allowRead, writable),
+    unseenFolders(hidden, allowRead, bound),
   );
   return mountArgs({
-    writable: [...writable, ...(writes ? [tmp] : [])],
+    writable: bound,
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
     hidden,
     allowRead,
