@@ -13,31 +13,64 @@ import { processRuns } from '../process/alive.ts';
 export function legacyRegistry(home: string | undefined): string {
   return home === undefined
     ? path.join(os.tmpdir(), `agentpipe-points-${process.getuid?.() ?? 0}`)
-    : path.join(home, '.cache', 'agentpipe', `points-${os.hostname()}`);
+    : path.join(home, '.cache', 'agentpipe', `points-${hostName()}`);
 }
 
+let host: string | undefined;
+/** The machine's name (one uname per process: points.ts names its registry with it too). */
+export function hostName(): string {
+  return (host ??= os.hostname());
+}
+
+/** What an earlier version's registry says of a point (see `legacyClaims`). */
+export type LegacyClaim = 'live' | 'dead' | undefined;
+
 /**
- * What an earlier version's registry says of `point`: `live`, a process of it holds the point now; `dead`, claims
- * were left by processes that are gone (it was a point); undefined, nothing (the usual case: one stat). A registry
- * that is not the user's own private folder (one planted in a shared temp folder) is not read.
+ * What an earlier version's registry says of points, read once (under this version's lock, per look): `live`, a
+ * process of it holds the point now; `dead`, claims were left by processes that are gone (it was a point);
+ * undefined, nothing. The registry's folder is listed once: where it is missing or empty (the usual case), no point
+ * costs a look of its own. A registry that is not the user's own private folder (one planted in a shared temp
+ * folder) is not read.
  */
-export function legacyClaimed(point: string, home: string | undefined): 'live' | 'dead' | undefined {
+export function legacyClaims(home: string | undefined): (point: string) => LegacyClaim {
   const registry = legacyRegistry(home);
-  const dir = legacyPointFolder(point, home);
+  let folders: Set<string>;
+  try {
+    folders = new Set(readdirSync(registry));
+  } catch {
+    return () => undefined;
+  }
+  if (folders.size === 0 || !privateToUser(registry)) return () => undefined;
+  const known = new Map<string, LegacyClaim>();
+  return (point) => {
+    if (known.has(point)) return known.get(point);
+    const name = pointFolderName(point);
+    const claim = folders.has(name) ? claimsIn(path.join(registry, name)) : undefined;
+    known.set(point, claim);
+    return claim;
+  };
+}
+
+/** The claims left in one point's folder of the earlier registry. */
+function claimsIn(dir: string): LegacyClaim {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return undefined;
   }
-  if (!privateToUser(registry) || !privateToUser(dir)) return undefined;
+  if (!privateToUser(dir)) return undefined;
   if (names.some(markerLive)) return 'live';
   return names.length ? 'dead' : undefined;
 }
 
 /** The folder of an earlier version's claims on `point`. */
 export function legacyPointFolder(point: string, home: string | undefined): string {
-  return path.join(legacyRegistry(home), `${fnv1a(point, 0x811c9dc5)}${fnv1a(point, 0x050c5d1f)}`);
+  return path.join(legacyRegistry(home), pointFolderName(point));
+}
+
+function pointFolderName(point: string): string {
+  return `${fnv1a(point, 0x811c9dc5)}${fnv1a(point, 0x050c5d1f)}`;
 }
 
 function privateToUser(dir: string): boolean {

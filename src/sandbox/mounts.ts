@@ -10,7 +10,7 @@
  * Runs at once in one folder, in this process or another, share such a point: it is removed after
  * the last run that uses it (points.ts), never while another run may mount it or has it mounted.
  */
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../process/paths.ts';
 import { claimingPoints, claimPoint, releasePoints, type PointClaim } from './points.ts';
@@ -102,9 +102,7 @@ function planMounts(plan: MountPlan): Mounts {
   const writable = existing(plan.writable);
   const allowRead = existing(plan.allowRead);
   const kept = [...writable, ...allowRead];
-  const stores = plan.credentialStores
-    ? unique(plan.homes).flatMap((home) => CREDENTIAL_STORES.map((name) => path.join(home, name)))
-    : [];
+  const stores = plan.credentialStores ? unique(plan.homes).flatMap(storesIn) : [];
   const remount: string[] = [];
   // Hidden paths inside a writable folder (a home folder that is the working folder): hidden once it is bound.
   const hiddenInside: string[] = [];
@@ -253,10 +251,11 @@ function protectCheckouts(
 
 /** Records `.git` when it is a symbolic link (`keptLinks`): what it names now is put back after the run. */
 function keepLink(git: string, out: Mounts): void {
+  if (!isLink(git)) return; // not a link (or gone): mounted, or covered, as it is
   try {
     out.keptLinks.push({ link: git, target: readlinkSync(git) });
   } catch {
-    // not a link (or gone): mounted, or covered, as it is
+    // gone meanwhile
   }
 }
 
@@ -327,6 +326,25 @@ export function releaseMountPoints(claims: PointClaim[]): void {
   releasePoints(claims);
 }
 
+/**
+ * The credential stores of `home` that may exist: those whose first name the home folder holds (one listing, not
+ * an lstat for each of the ~40 names; most are missing). All of them when it cannot be listed.
+ */
+function storesIn(home: string): string[] {
+  let names: Set<string>;
+  try {
+    names = new Set(readdirSync(home));
+  } catch {
+    names = new Set(CREDENTIAL_STORES.map(topName));
+  }
+  return CREDENTIAL_STORES.filter((store) => names.has(topName(store))).map((store) => path.join(home, store));
+}
+
+/** A store's name in the home folder itself (`.config` for `.config/gh`). */
+function topName(store: string): string {
+  return store.split('/')[0] ?? store;
+}
+
 /** The real paths of those that exist, once each. */
 function existing(paths: string[]): string[] {
   return unique(paths.map(real).filter((p): p is string => p !== undefined));
@@ -334,8 +352,20 @@ function existing(paths: string[]): string[] {
 
 /** The real path of an existing path; undefined when it does not exist. */
 function real(target: string): string | undefined {
+  // Most paths asked about do not exist (protected names, credential stores): an lstat says so without the
+  // exception realpath would throw (~40 µs each, cold). A path lstat cannot find, realpath cannot resolve either.
+  if (lstatOf(target) === undefined) return undefined;
   try {
     return realpathSync.native(target);
+  } catch {
+    return undefined;
+  }
+}
+
+/** lstat without an exception for a path that does not exist (nor for one below a file). */
+function lstatOf(target: string): Stats | undefined {
+  try {
+    return lstatSync(target, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -347,7 +377,7 @@ function unique(paths: string[]): string[] {
 
 function isDirectory(target: string): boolean {
   try {
-    return statSync(target).isDirectory();
+    return statSync(target, { throwIfNoEntry: false })?.isDirectory() === true;
   } catch {
     return false;
   }
@@ -362,9 +392,5 @@ function isEmptyDirectory(dir: string): boolean {
 }
 
 function isLink(target: string): boolean {
-  try {
-    return lstatSync(target).isSymbolicLink();
-  } catch {
-    return false;
-  }
+  return lstatOf(target)?.isSymbolicLink() === true;
 }

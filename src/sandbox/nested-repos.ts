@@ -12,7 +12,8 @@
  * (not for the depth: docs/security.md). Bare repositories (a mirror, a dotfiles repository) are found by their
  * shape and protected whole.
  */
-import { readdirSync, type Dirent } from 'node:fs';
+import { readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { isInside } from '../process/paths.ts';
 import path from 'node:path';
 
 /** How deep below a root the walk looks (the root's children are depth 1). */
@@ -36,7 +37,11 @@ export interface NestedRepos {
  * The repositories below `root` (its own `.git` aside), by a bounded breadth-first walk: the folders down to
  * `depth` below it are read, each once, links not followed.
  */
-export function nestedRepos(root: string, limits = { depth: MAX_DEPTH, folders: MAX_FOLDERS }): NestedRepos {
+export function nestedRepos(
+  root: string,
+  limits = { depth: MAX_DEPTH, folders: MAX_FOLDERS },
+  unseen: ReadonlySet<string> = new Set(),
+): NestedRepos {
   const checkouts: string[] = [];
   const bare: string[] = [];
   let level = [root];
@@ -52,8 +57,11 @@ export function nestedRepos(root: string, limits = { depth: MAX_DEPTH, folders: 
         continue;
       }
       if (depth === limits.depth) continue;
-      for (const entry of list)
-        if (entry.isDirectory() && !SKIPPED.has(entry.name)) next.push(path.join(dir, entry.name));
+      for (const entry of list) {
+        if (!entry.isDirectory() || SKIPPED.has(entry.name)) continue;
+        const child = path.join(dir, entry.name);
+        if (!unseen.has(child)) next.push(child);
+      }
     }
     level = next;
   }
@@ -71,16 +79,44 @@ function isBare(list: Dirent[]): boolean {
 export function nestedReposUnder(
   roots: string[],
   onLimit: (root: string) => void = () => {},
+  unseen: ReadonlySet<string> = new Set(),
 ): { checkouts: string[]; bare: string[] } {
   const checkouts = new Set<string>();
   const bare = new Set<string>();
   for (const root of roots) {
-    const found = nestedRepos(root);
+    const found = nestedRepos(root, undefined, unseen);
     if (found.truncated) onLimit(root);
     for (const checkout of found.checkouts) checkouts.add(checkout);
     for (const repository of found.bare) bare.add(repository);
   }
   return { checkouts: [...checkouts], bare: [...bare] };
+}
+
+/**
+ * The folders of `hidden` a command sees empty (mounts.ts hides them whole: agentpipe's home, `denyRead`), as
+ * given and as their real paths, for the walk to leave out: no repository below them can be written. Not one that
+ * is a writable folder itself, or that holds, or lies inside, a path kept visible (`allowRead`, a CLI's own home):
+ * those are walked as before. A writable folder inside one is a root of its own, walked from there.
+ */
+export function unseenFolders(hidden: string[], allowRead: string[], writable: string[]): Set<string> {
+  const roots = new Set(writable.map(real));
+  const kept = allowRead.map(real).filter((dir): dir is string => dir !== undefined);
+  const unseen = new Set<string>();
+  for (const dir of hidden) {
+    const resolved = real(dir);
+    if (resolved === undefined || roots.has(resolved)) continue;
+    if (kept.some((keep) => isInside(resolved, keep) || isInside(keep, resolved))) continue;
+    unseen.add(dir).add(resolved);
+  }
+  return unseen;
+}
+
+function real(target: string): string | undefined {
+  try {
+    return realpathSync.native(target);
+  } catch {
+    return undefined;
+  }
 }
 
 function entries(dir: string): Dirent[] {

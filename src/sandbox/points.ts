@@ -49,7 +49,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { processRuns, startTimeOf } from '../process/alive.ts';
 import { makePrivateFolderSync, PRIVATE_FILE } from '../process/private-files.ts';
-import { legacyClaimed, legacyRegistry } from './legacy-points.ts';
+import { hostName, legacyClaims, legacyRegistry, type LegacyClaim } from './legacy-points.ts';
 
 /** A run's hold on a mount point; give it back with `releasePoint` once the run ended. */
 export interface PointClaim {
@@ -84,6 +84,8 @@ interface Registry {
   dead: Set<string>;
   /** Those markers (and temp files of processes that died while writing one): removed after the look. */
   deadFiles: string[];
+  /** What an earlier version's registry says of a point, read in the same look. */
+  legacy: (point: string) => LegacyClaim;
 }
 
 /** The look in progress (`claimingPoints`): the registry as read under the lock, taken at the first claim. */
@@ -120,7 +122,7 @@ export function claimPoint(point: string, mount: (state: PointState) => boolean)
   return claimingPoints(() => {
     const look = batch!;
     look.registry ??= openLook();
-    const legacy = legacyClaimed(point, accountHome());
+    const legacy = look.registry.legacy(point);
     const inUse = !unused(point, look.registry);
     if (!mount({ inUse, wasPoint: inUse || look.registry.dead.has(point) || legacy === 'dead' })) return undefined;
     const claim = { point };
@@ -165,7 +167,7 @@ function giveBack(points: string[]): void {
 
 /** No other live process holds `point`, nor a process of an earlier version. */
 function unused(point: string, registry: Registry): boolean {
-  return !registry.live.has(point) && legacyClaimed(point, accountHome()) !== 'live';
+  return !registry.live.has(point) && registry.legacy(point) !== 'live';
 }
 
 /** Takes the lock and reads every marker. */
@@ -212,7 +214,8 @@ function writeOwnMarker(dir: string): void {
 }
 
 function readRegistry(dir: string): Registry {
-  const registry: Registry = { dir, live: new Set(), dead: new Set(), deadFiles: [] };
+  const legacy = legacyClaims(accountHome());
+  const registry: Registry = { dir, live: new Set(), dead: new Set(), deadFiles: [], legacy };
   for (const name of readdirSync(dir)) {
     const owner = /^(\d+)-(\d+)(\.tmp)?$/.exec(name);
     if (!owner || name === ownMarker() || name === ownMarker() + TEMP) continue;
@@ -266,7 +269,7 @@ export function pointRegistry(): string {
   const home = accountHome();
   if (home !== undefined) {
     try {
-      registryDir = privateRegistry(path.join(home, '.cache', 'agentpipe', `mounts-${os.hostname()}`), uid);
+      registryDir = privateRegistry(path.join(home, '.cache', 'agentpipe', `mounts-${hostName()}`), uid);
     } catch {
       // no usable home folder: the temp folder's, below
     }

@@ -30,8 +30,8 @@ import { makePrivateFolderSync } from '../process/private-files.ts';
 export interface SandboxRuntime {
   /** The seccomp program (absent where the architecture has none). */
   filter?: string;
-  /** The same with unix sockets allowed (`network.allowAllUnixSockets`). */
-  filterUnix?: string;
+  /** The same with unix sockets allowed (`network.allowAllUnixSockets`): checked or written on first use. */
+  filterUnix?: () => string;
   /** An empty read-only folder (mounted where a protected folder is missing). */
   emptyDir: string;
   /** An empty read-only file (mounted where a protected file is missing). */
@@ -98,11 +98,13 @@ function makeParts(dir: string): Parts {
   mkdirSync(emptyDir, { mode: 0o500, recursive: true });
   if (!existsSync(emptyFile)) writeFileSync(emptyFile, '', { mode: 0o400 });
   if (!seccompSupported()) return { emptyDir, emptyFile };
+  let unix: string | undefined;
   return {
     emptyDir,
     emptyFile,
     filter: keptFile(dir, 'seccomp', seccompBytes()),
-    filterUnix: keptFile(dir, 'seccomp-unix', seccompBytes(process.arch, { allowUnixSockets: true })),
+    // Few sessions allow unix sockets: their filter is not built and compared at every start.
+    filterUnix: () => (unix ??= keptFile(dir, 'seccomp-unix', seccompBytes(process.arch, { allowUnixSockets: true }))),
   };
 }
 

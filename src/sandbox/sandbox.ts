@@ -23,7 +23,7 @@ import { launcher } from './launcher.ts';
 import { CREDENTIAL_STORES, expandHome } from './protected-paths.ts';
 import { pointRegistryFolders, type PointClaim } from './points.ts';
 import { submoduleCheckouts } from './submodules.ts';
-import { MAX_DEPTH, MAX_FOLDERS, nestedReposUnder } from './nested-repos.ts';
+import { MAX_DEPTH, MAX_FOLDERS, nestedReposUnder, unseenFolders } from './nested-repos.ts';
 import { leakedDescriptors, NAMESPACES, sandboxAvailability, sandboxRuntime, type Availability } from './runtime.ts';
 import { resolvePolicy, type SandboxPolicy } from './settings.ts';
 import type { Denial } from './egress-proxy.ts';
@@ -219,7 +219,7 @@ export async function sandboxed(config: SandboxConfig, request: SandboxRequest):
     '--',
     ...inner,
   ];
-  const filter = policy.allowAllUnixSockets ? runtime.filterUnix : runtime.filter;
+  const filter = policy.allowAllUnixSockets ? runtime.filterUnix?.() : runtime.filter;
   const start = [...(egress?.join ?? []), state.bwrap];
   return {
     ...launcher(start, bwrapArgs, filter, leakedDescriptors(), request.files === true),
@@ -268,21 +268,28 @@ async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs
         ...(ownHome ? [ownHome] : []),
       ]
     : [];
-  const nested = nestedReposUnder(unique(writable), (root) => warnSearchLimit(config, root));
+  const hidden = [
+    agentpipeHome(env),
+    ...pointRegistryFolders(),
+    ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
+    ...(await readDeniedFor(config, request.profile, home)),
+  ];
+  const allowRead = [
+    ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
+    ...(request.readable ?? []),
+    ...(request.writable ?? []),
+  ];
+  const bound = [...writable, ...(writes ? [tmp] : [])];
+  const nested = nestedReposUnder(
+    unique(writable),
+    (root) => warnSearchLimit(config, root),
+    unseenFolders(hidden, allowRead, bound),
+  );
   return mountArgs({
-    writable: [...writable, ...(writes ? [tmp] : [])],
+    writable: bound,
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
-    hidden: [
-      agentpipeHome(env),
-      ...pointRegistryFolders(),
-      ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
-      ...(await readDeniedFor(config, request.profile, home)),
-    ],
-    allowRead: [
-      ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
-      ...(request.readable ?? []),
-      ...(request.writable ?? []),
-    ],
+    hidden,
+    allowRead,
     credentialStores: request.profile !== 'helper',
     emptyDir: runtime.emptyDir,
     emptyFile: runtime.emptyFile,

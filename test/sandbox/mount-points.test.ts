@@ -97,3 +97,35 @@ test('a session holds its points from its first command to its end; its temp fol
   assert.equal(existsSync(path.join(work, '.mcp.json')), false, 'a file point goes too');
   assert.deepEqual(readdirSync(work), []);
 });
+
+test('unix sockets: refused by the seccomp filter, allowed with network.allowAllUnixSockets (its filter made then)', async () => {
+  const { runSandboxed } = await import('../../src/sandbox/run.ts');
+  const { closeSandbox } = await import('../../src/sandbox/config.ts');
+  const work = path.join(tempDir(), 'work');
+  mkdirSync(work);
+  // A listening unix socket in the session's temp folder: what the filter refuses (socket(AF_UNIX)).
+  const script = "require('net').createServer().listen(process.env.TMPDIR + '/s', function () { this.close(); })";
+  const listen = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}`;
+  const run = async (block: unknown) => {
+    const config = {
+      layers: block ? [{ source: 'flagSettings' as const, label: '--settings', block }] : [],
+      cwd: work,
+      directories: [],
+      warn: () => {},
+    };
+    const result = await runSandboxed(config, {
+      profile: 'workspace',
+      command: listen,
+      cwd: work,
+      env: { PATH: process.env.PATH },
+      stdin: '',
+    });
+    closeSandbox(config);
+    return result;
+  };
+  const refused = await run(undefined);
+  assert.notEqual(refused.code, 0, 'refused without the setting');
+  assert.match(refused.stderr, /EPERM|EACCES|not permitted/i);
+  const allowed = await run({ network: { allowAllUnixSockets: true } });
+  assert.equal(allowed.code, 0, allowed.stderr);
+});
