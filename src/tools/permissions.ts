@@ -322,7 +322,7 @@ async function sandboxVerdict(
 }
 
 /** The working folders (cwd and `--add-dir`), real paths. */
-function workingFolders(cwd: string, directories: string[] = []): string[] {
+export function workingFolders(cwd: string, directories: readonly string[] = []): string[] {
   return [cwd, ...directories].map((dir) => realPath(expandPath(cwd, dir)));
 }
 

@@ -64,7 +64,7 @@ export const bashTool: Tool = {
     // Where the last call's `cd` left the shell, as the permission check judged it (judged here when no check ran,
     // among the session's working folders: its `--add-dir` folders are the sandbox's).
     const start = context.shell ?? shellStart(context.state, context.cwd, context.sandbox?.config.directories);
-    const base = await withRipgrepOnPath(childEnv());
+    const base = await withRipgrepOnPath(childEnv(), start.folders);
     const env = (await parsesReadOnly(command, start.folder)) ? readOnlyEnv(base) : base;
     const tracked = trackedLine(command, start);
     const { runSandboxed } = await import('../../sandbox/run.ts');
