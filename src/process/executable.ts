@@ -3,35 +3,35 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from './paths.ts';
 
-/** Folders a sandboxed command of this process may write (real paths): no program is found in them. */
-const sandboxWritable = new Set<string>();
+/** Folders the model's commands may write (real paths): no program is found in them. */
+const writableFolders = new Set<string>();
 
 /**
- * Marks `folders` as written by sandboxed commands (their mounts name them writable) before such a command starts.
- * From then on `findExecutable` finds no program there: a PATH entry that names one by its absolute path (a project's
- * `.venv/bin`, `node_modules/.bin`, direnv's `PATH_add bin`) would have agentpipe run, outside the sandbox, a `git` a
- * command planted there.
+ * Marks `folders` as ones the model's commands may write (the working folders, whatever a sandboxed command's mounts
+ * make writable), before anything runs there. From then on `findExecutable` finds no program there: a PATH entry that
+ * names one by its absolute path (a project's `.venv/bin`, `node_modules/.bin`, direnv's `PATH_add bin`) would have
+ * agentpipe run, outside the sandbox, a `git` a command planted there.
  */
-export function markSandboxWritable(folders: readonly string[]): void {
+export function neverRunFrom(folders: readonly string[]): void {
   for (const folder of folders) {
     try {
-      sandboxWritable.add(realpathSync(folder));
+      writableFolders.add(realpathSync(folder));
     } catch {
       // A folder that does not exist holds no program; it is marked when a later command's mounts name it again.
     }
   }
 }
 
-/** True when `file`'s folder, links resolved, is inside a folder sandboxed commands may write. */
-function sandboxWrote(file: string): boolean {
-  if (!sandboxWritable.size) return false;
+/** True when `file`'s folder, links resolved, is inside a folder the model's commands may write. */
+function modelWrote(file: string): boolean {
+  if (!writableFolders.size) return false;
   let folder: string;
   try {
     folder = realpathSync(path.dirname(file));
   } catch {
     return false;
   }
-  for (const dir of sandboxWritable) if (isInside(folder, dir)) return true;
+  for (const dir of writableFolders) if (isInside(folder, dir)) return true;
   return false;
 }
 
@@ -39,7 +39,7 @@ function sandboxWrote(file: string): boolean {
  * `file` as an executable path: as given when it has a slash, else the first match on PATH's absolute entries. An
  * empty entry (`:/usr/bin`), `.` or a relative one names whatever folder the search runs in, a folder the model can
  * write (the working folder, a repository git runs in): its programs are not found (as Go's exec.LookPath refuses
- * them). Nor is one in a folder sandboxed commands may write (`markSandboxWritable`).
+ * them). Nor is one in a folder the model's commands may write (`neverRunFrom`).
  */
 export function findExecutable(
   file: string,
@@ -52,7 +52,7 @@ export function findExecutable(
         .filter((dir) => path.isAbsolute(dir))
         .map((dir) => path.join(dir, file));
   for (const candidate of candidates) {
-    if (sandboxWrote(candidate)) continue;
+    if (modelWrote(candidate)) continue;
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;

@@ -15,7 +15,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
-import { markSandboxWritable } from '../process/executable.ts';
+import { neverRunFrom } from '../process/executable.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { mountArgs, releaseMountPoints } from './mounts.ts';
@@ -271,7 +271,7 @@ async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs
     : [];
   const nested = nestedReposUnder(unique(writable), (root) => warnSearchLimit(config, root));
   // What the command may write is no place agentpipe takes a program from (process/executable.ts).
-  markSandboxWritable([...writable, ...(writes ? [tmp] : [])]);
+  neverRunFrom([...writable, ...(writes ? [tmp] : [])]);
   return mountArgs({
     writable: [...writable, ...(writes ? [tmp] : [])],
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),
