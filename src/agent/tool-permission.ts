@@ -145,6 +145,8 @@ async function decide(
     cwd: ctx.cwd,
     ...(shell ? { shellCwd: shell.folder } : {}),
     directories: ctx.permissions.directories,
+    // One resolution: the check judges the place recorded above, which is where the tool will write.
+    ...(seen.target ? { judged: seen.target.real } : {}),
     sandbox: tool.shell && typeof input.command === 'string' ? await shellSandboxOf(ctx) : undefined,
   });
   if (verdict.behavior === 'deny') {

@@ -15,6 +15,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
+import { neverRunFrom } from '../process/executable.ts';
 import { holdForSession, type SandboxConfig, type SandboxProfile, type ShellSandbox } from './config.ts';
 import { readDeniedPaths, trackedObjectStores } from './deny-read.ts';
 import { mountArgs, releaseMountPoints } from './mounts.ts';
@@ -285,6 +286,8 @@ async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs
     (root) => warnSearchLimit(config, root),
     unseenFolders(hidden, allowRead, bound),
   );
+  // What the command may write is no place agentpipe takes a program from (process/executable.ts).
+  neverRunFrom(bound);
   return mountArgs({
     writable: bound,
     denyWrite: policy.denyWrite.map((p) => expandHome(p, config.cwd, home)),

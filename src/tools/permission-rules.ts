@@ -91,14 +91,15 @@ const escapeRegex = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
  * as written (resolved against `cwd`) and with symlinks resolved (with `..` folded as text, as a
  * file tool opens it, and as the kernel resolves it, a link before a `..` followed first), so a
  * link cannot dodge a rule. A specifier without glob characters also covers everything under it,
- * and one ending in `/**` the folder it names.
+ * and one ending in `/**` the folder it names. `judged`: the target's real location as already recorded (a file
+ * tool's write, judged-path.ts), which stands in for every resolution so the rule judges the file the tool will write.
  */
-export function pathRuleMatches(specifier: string, target: string, cwd: string): boolean {
+export function pathRuleMatches(specifier: string, target: string, cwd: string, judged?: string): boolean {
   const spec = specifier.startsWith('//') ? specifier.slice(1) : specifier;
   const pattern = expandPath(cwd, spec);
   const patterns = [pattern, realPattern(pattern)];
   const lexical = expandPath(cwd, target);
-  const files = [lexical, realPath(lexical), resolvedPath(cwd, target)];
+  const files = judged === undefined ? [lexical, realPath(lexical), resolvedPath(cwd, target)] : [lexical, judged];
   return patterns.some((p) =>
     files.some(
       (f) =>

@@ -71,6 +71,12 @@ export interface PermissionQuery {
   shellCwd?: string;
   /** For a shell tool: the sandbox settings that bear on it (absent: none do). */
   sandbox?: ShellSandbox;
+  /**
+   * For a tool that edits files: its target's real location as recorded before the check (judged-path.ts), which the
+   * tool then writes and nowhere else. The check judges this place and does not resolve the path again: a link
+   * swapped in between would have it judge one file while the tool writes another.
+   */
+  judged?: string;
 }
 
 /** The member each built-in tool that takes a path reads it from. */
@@ -100,10 +106,11 @@ function specifierMatches(
   toolName: string,
   input: Record<string, unknown>,
   cwd: string,
+  judged: string | undefined,
 ): boolean {
   if (rule.specifier === undefined || rule.specifier === '*') return true;
   const target = targetPath(input, toolName);
-  if (target !== undefined) return pathRuleMatches(rule.specifier, target, cwd);
+  if (target !== undefined) return pathRuleMatches(rule.specifier, target, cwd, judged);
   if (typeof input.url === 'string') return domainRuleMatches(rule.specifier, input.url);
   return false;
 }
@@ -129,13 +136,13 @@ export function readDeniedFor(
   toolName: string,
   deny: PermissionRule[],
   cwd: string,
-): ((file: string) => string | undefined) | undefined {
+): ((file: string, judged?: string) => string | undefined) | undefined {
   const rules = deny.filter(
     (rule) => toolNameMatches(rule.tool, toolName, true) && rule.specifier !== undefined && rule.specifier !== '*',
   );
   if (!rules.length) return undefined;
-  return (file) => {
-    const rule = rules.find((r) => pathRuleMatches(r.specifier!, file, cwd));
+  return (file, judged) => {
+    const rule = rules.find((r) => pathRuleMatches(r.specifier!, file, cwd, judged));
     return rule && formatRule(rule);
   };
 }
@@ -144,14 +151,10 @@ export function readDeniedFor(
  * Why an edit of a file a Read deny rule protects is not run by acceptEdits alone: its answer (a string not found,
  * the file's text in `tool_use_result`) would tell what the rule hides.
  */
-function readDeniedEdit(
-  toolName: string,
-  input: Record<string, unknown>,
-  deny: PermissionRule[],
-  cwd: string,
-): string | undefined {
-  const file = targetPath(input, toolName);
-  const rule = file === undefined ? undefined : readDeniedFor('Read', deny, cwd)?.(file);
+function readDeniedEdit(query: PermissionQuery): string | undefined {
+  const { tool, input, deny, cwd } = query;
+  const file = targetPath(input, tool.name);
+  const rule = file === undefined ? undefined : readDeniedFor('Read', deny, cwd)?.(file, query.judged);
   return rule && `${file} is protected from reading by the rule ${rule}, and an edit's answer would tell what it holds`;
 }
 
@@ -210,8 +213,8 @@ async function shellCallFacts(query: PermissionQuery, mine: RulesOf): Promise<Ca
 
 /** Another tool's facts: its deny and allow rules, its own read-only judgment, the folders it reads. */
 async function toolCallFacts(query: PermissionQuery, mine: RulesOf): Promise<CallFacts> {
-  const { tool, input, cwd } = query;
-  const denied = mine(query.deny, true).find((rule) => specifierMatches(rule, tool.name, input, cwd));
+  const { tool, input, cwd, judged } = query;
+  const denied = mine(query.deny, true).find((rule) => specifierMatches(rule, tool.name, input, cwd, judged));
   if (denied) {
     const by = isPathScoped(denied, tool.name, input) ? 'path_rule' : 'rule';
     const reason = `Permission to use ${tool.name} was denied by the rule ${formatRule(denied)}`;
@@ -221,14 +224,14 @@ async function toolCallFacts(query: PermissionQuery, mine: RulesOf): Promise<Cal
   const readOnly = tool.readOnlyClaimed !== true && (await tool.isReadOnly(input));
   const outside = readOnly ? outsideFolders(tool.name, input, cwd, query.directories) : undefined;
   const allowed =
-    mine(query.allow).some((rule) => specifierMatches(rule, tool.name, input, cwd)) ||
+    mine(query.allow).some((rule) => specifierMatches(rule, tool.name, input, cwd, judged)) ||
     (tool.name === 'WebFetch' && typeof input.url === 'string' && isPreapprovedUrl(input.url));
   return { readOnly, allowed, outside };
 }
 
 /** The verdict without the sandbox's settings. */
 async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & { unsure?: true }> {
-  const { tool, input, mode, deny, cwd } = query;
+  const { tool, input, mode, cwd } = query;
   const shell = tool.shell === true && typeof input.command === 'string';
   const mine: RulesOf = (rules, family = false) =>
     rules.filter((rule) => toolNameMatches(rule.tool, tool.name, family));
@@ -248,8 +251,7 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
       : { behavior: 'ask', reason: unsure, unsure: true };
   // As Claude Code (2.1.77 on): bypassPermissions still asks before an edit of configuration that makes programs
   // run (.git/, .claude/, .vscode/, shell start-up files ...); the OS sandbox holds Bash to the same, not the tools.
-  const guarded =
-    mode === 'bypassPermissions' && !allowed && tool.editsFiles ? protectedTarget(tool.name, input, cwd) : undefined;
+  const guarded = mode === 'bypassPermissions' && !allowed && tool.editsFiles ? protectedTarget(query) : undefined;
   if (guarded !== undefined) return { behavior: 'ask', reason: `${tool.name} needs approval: ${guarded}` };
   if (
     mode === 'acceptEdits' &&
@@ -270,8 +272,7 @@ async function ruleVerdict(query: PermissionQuery): Promise<PermissionVerdict & 
     return mode === 'dontAsk' ? { behavior: 'deny', reason, by: 'mode' } : { behavior: 'ask', reason };
   }
   if (mode === 'acceptEdits' && tool.editsFiles) {
-    const why =
-      readDeniedEdit(tool.name, input, deny, cwd) ?? editNeedsApproval(tool.name, input, cwd, query.directories ?? []);
+    const why = readDeniedEdit(query) ?? editNeedsApproval(query);
     if (why === undefined) return { behavior: 'allow', sandbox: 'workspace' };
     return { behavior: 'ask', reason: `${tool.name} needs approval: ${why}` };
   }
@@ -321,7 +322,7 @@ async function sandboxVerdict(
 }
 
 /** The working folders (cwd and `--add-dir`), real paths. */
-function workingFolders(cwd: string, directories: string[] = []): string[] {
+export function workingFolders(cwd: string, directories: readonly string[] = []): string[] {
   return [cwd, ...directories].map((dir) => realPath(expandPath(cwd, dir)));
 }
 
@@ -355,29 +356,26 @@ function outsideFolders(
 }
 
 /** Why acceptEdits does not cover this edit (outside the working folders, or protected), if it does not. */
-function editNeedsApproval(
-  toolName: string,
-  input: Record<string, unknown>,
-  cwd: string,
-  directories: string[],
-): string | undefined {
-  const target = targetPath(input, toolName);
+function editNeedsApproval(query: PermissionQuery): string | undefined {
+  const { tool, input, cwd } = query;
+  const target = targetPath(input, tool.name);
   if (target === undefined) return undefined;
   const lexical = expandPath(cwd, target);
-  const file = realPath(lexical);
-  const folders = [cwd, ...directories].map((dir) => realPath(expandPath(cwd, dir)));
+  const file = query.judged ?? realPath(lexical);
+  const folders = workingFolders(cwd, query.directories);
   if (!folders.some((dir) => isInside(file, dir))) {
     const via = file === lexical ? '' : ` (${lexical} leads there)`;
     return `${file}${via} is outside the working folders (${folders.join(', ')}); add its folder with --add-dir`;
   }
-  return protectedTarget(toolName, input, cwd);
+  return protectedTarget(query);
 }
 
 /** Why the target of an edit is configuration that can make programs run (through links too), if it is. */
-function protectedTarget(toolName: string, input: Record<string, unknown>, cwd: string): string | undefined {
-  const target = targetPath(input, toolName);
+function protectedTarget(query: PermissionQuery): string | undefined {
+  const { tool, input, cwd } = query;
+  const target = targetPath(input, tool.name);
   if (target === undefined) return undefined;
   const lexical = expandPath(cwd, target);
-  const protectedWhy = protectedReason(realPath(lexical)) ?? protectedReason(lexical);
+  const protectedWhy = protectedReason(query.judged ?? realPath(lexical)) ?? protectedReason(lexical);
   return protectedWhy === undefined ? undefined : `${target}: ${protectedWhy}`;
 }

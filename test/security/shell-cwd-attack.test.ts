@@ -4,8 +4,7 @@
  * the line can read, inherited OLDPWD/CDPATH.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { bashTool } from '../../src/tools/builtin/bash.ts';
@@ -13,26 +12,20 @@ import { parseRules } from '../../src/tools/permission-rules.ts';
 import { checkPermission } from '../../src/tools/permissions.ts';
 import { shellStart, type ShellStart } from '../../src/tools/shell/shell-cwd.ts';
 import { ToolState } from '../../src/tools/state.ts';
+import { runBash, shellFolders } from './shell-session.ts';
 
 let root = '';
 let work = '';
 let outside = '';
 
 before(() => {
-  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'shell-cwd-attack-')));
-  work = path.join(root, 'work');
-  outside = path.join(root, 'outside');
-  mkdirSync(work, { recursive: true });
-  mkdirSync(outside, { recursive: true });
+  ({ root, work, outside } = shellFolders('shell-cwd-attack-'));
   writeFileSync(path.join(outside, 'victim.txt'), 'victim\n');
 });
 
 after(() => rmSync(root, { recursive: true, force: true }));
 
-const call = async (command: string, state: ToolState, shell?: ShellStart) => {
-  const context = { cwd: work, signal: new AbortController().signal, sessionId: 's', toolUseId: 't', state, shell };
-  return String((await bashTool.call({ command }, context)).content);
-};
+const call = (command: string, state: ToolState, shell?: ShellStart) => runBash(command, work, state, shell);
 
 test('a kept folder swapped for a link out after the check is not started in (the prefix cds physically)', async () => {
   const state = new ToolState();

@@ -5,8 +5,7 @@
  * the folder it will start in while the rules stay anchored at the session's cwd.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { bashTool } from '../../src/tools/builtin/bash.ts';
@@ -15,6 +14,8 @@ import { checkPermission, type PermissionVerdict } from '../../src/tools/permiss
 import { shellStart, takeReport } from '../../src/tools/shell/shell-cwd.ts';
 import { ToolState } from '../../src/tools/state.ts';
 import type { PermissionMode } from '../../src/messages/types.ts';
+import { defaultSandbox } from '../../src/sandbox/config.ts';
+import { runBash, shellFolders } from './shell-session.ts';
 
 let root = '';
 let work = '';
@@ -22,10 +23,8 @@ let extra = '';
 let outside = '';
 
 before(() => {
-  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'shell-cwd-')));
-  work = path.join(root, 'work');
+  ({ root, work, outside } = shellFolders('shell-cwd-'));
   extra = path.join(root, 'extra');
-  outside = path.join(root, 'outside');
   for (const dir of [path.join(work, 'd/deep'), path.join(work, 'secret'), path.join(extra, 'e'), outside])
     mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(work, 'a.txt'), 'a\n');
@@ -41,9 +40,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 const session = (state = new ToolState()) => {
   const run = async (command: string, directories: string[] = []) => {
-    const shell = shellStart(state, work, directories);
-    const context = { cwd: work, signal: new AbortController().signal, sessionId: 's', toolUseId: 't', state, shell };
-    return String((await bashTool.call({ command }, context)).content);
+    return runBash(command, work, state, shellStart(state, work, directories));
   };
   return { state, run };
 };
@@ -76,6 +73,16 @@ test('an --add-dir folder may be kept', async () => {
   assert.equal(await run('pwd', [extra]), path.join(extra, 'e'));
   // Without it (another session's view), it is outside: reset.
   assert.equal(await run('pwd'), `${work}\nShell cwd was reset to ${work}`);
+});
+
+test("with no permission check (no judged start), the session's --add-dir folders are still working folders", async () => {
+  const state = new ToolState();
+  const sandbox = { config: { ...defaultSandbox(work), directories: [extra] }, profile: 'workspace' as const };
+  const run = (command: string) => runBash(command, work, state, undefined, { sandbox });
+  assert.equal(await run(`cd ${extra}/e; pwd`), path.join(extra, 'e'));
+  assert.equal(state.shellCwd, path.join(extra, 'e'));
+  assert.equal(await run('pwd'), path.join(extra, 'e'));
+  assert.equal(await run(`cd ${outside}; true`), `Shell cwd was reset to ${work}`, 'outside them it still resets');
 });
 
 test('a kept folder deleted, or swapped for a link out, between calls is not started in', async () => {

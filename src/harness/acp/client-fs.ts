@@ -5,10 +5,11 @@
  * (file-write.ts): a folder swapped for a link after the check is refused.
  */
 import { errorCode } from '../../process/errors.ts';
-import { mkdir, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { readTextNoFollow, writeTextNoFollow } from '../../tools/file-write.ts';
+import { makeJudgedFolder } from '../../tools/make-folders.ts';
 import type { PermissionRule } from '../../tools/permission-rules.ts';
 import { readDeniedFor } from '../../tools/permissions.ts';
 import { protectedReason } from '../../tools/protected-paths.ts';
@@ -71,7 +72,8 @@ export class ClientFs {
     const guarded = protectedReason(file) ?? readDeniedFor('Write', this.#denied, this.#cwd)?.(file);
     if (guarded) throw acp.RequestError.invalidParams({ path: params.path }, `not written: ${guarded}`);
     try {
-      await mkdir(path.dirname(file), { recursive: true });
+      // Its missing folders only under the folder just checked (a link swapped in meanwhile is refused).
+      await makeJudgedFolder(path.dirname(file), 'write');
       // `file` is the real path just checked: the folder it is written in must still be that one.
       await writeTextNoFollow(file, params.content, 'write', { judged: file });
     } catch (error) {

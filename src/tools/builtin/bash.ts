@@ -61,9 +61,10 @@ export const bashTool: Tool = {
     const { readOnlyEnv } = await import('../shell/read-only-env.ts');
     const { withRipgrepOnPath } = await import('../ripgrep.ts');
     const { shellStart, trackedLine, takeReport, keepShellFolder } = await import('../shell/shell-cwd.ts');
-    // Where the last call's `cd` left the shell, as the permission check judged it (judged here when no check ran).
-    const start = context.shell ?? shellStart(context.state, context.cwd);
-    const base = await withRipgrepOnPath(childEnv());
+    // Where the last call's `cd` left the shell, as the permission check judged it (judged here when no check ran,
+    // among the session's working folders: its `--add-dir` folders are the sandbox's).
+    const start = context.shell ?? shellStart(context.state, context.cwd, context.sandbox?.config.directories);
+    const base = await withRipgrepOnPath(childEnv(), start.folders);
     const env = (await parsesReadOnly(command, start.folder)) ? readOnlyEnv(base) : base;
     const tracked = trackedLine(command, start);
     const { runSandboxed } = await import('../../sandbox/run.ts');

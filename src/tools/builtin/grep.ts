@@ -6,12 +6,12 @@
  * ripgrep ends each file name with a NUL (`--null`), so every line of its output is known to come
  * from one file: a file a Read deny rule protects is left out of the answer.
  */
-import { findExecutable } from '../../process/executable.ts';
 import { defaultSandbox } from '../../sandbox/config.ts';
 import { childEnv } from '../../process/env.ts';
 import { errorCode } from '../../process/errors.ts';
 import { objectSchema, optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
 import { ripgrepCommand } from '../ripgrep.ts';
+import { workingFolders } from '../permissions.ts';
 import type { Tool, ToolResult } from '../types.ts';
 import { ToolInputError } from '../types.ts';
 import * as fsp from 'node:fs/promises';
@@ -28,8 +28,9 @@ const MODE_FLAGS: Record<Mode, string[]> = {
 };
 
 const RG_MISSING =
-  'Grep needs ripgrep: reinstall agentpipe with its optional dependencies (@vscode/ripgrep carries ' +
-  'the binary), or put rg on PATH (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)';
+  'Grep needs ripgrep: reinstall agentpipe with its optional dependencies (@vscode/ripgrep carries the binary), ' +
+  'or put rg on PATH outside the working folders (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ' +
+  'ripgrep)';
 
 /** One line of ripgrep's output: its file, and the rest (`line:text`, a count) unless it names a file only. */
 interface Entry {
@@ -150,9 +151,9 @@ export const grepTool: Tool = {
     const limit = optionalNumber(input, 'head_limit', 1) ?? 250;
     const target = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
     const glob = optionalString(input, 'glob');
-    const rg = await ripgrepCommand();
-    // Inside the sandbox a missing program is only "execvp failed": look for it first.
-    if (rg === 'rg' && !findExecutable('rg')) throw new ToolInputError(RG_MISSING);
+    // Inside the sandbox a missing program is only "execvp failed": look for it first (never in a working folder).
+    const rg = await ripgrepCommand(workingFolders(context.cwd, context.sandbox?.config.directories));
+    if (rg === undefined) throw new ToolInputError(RG_MISSING);
     const argv = [
       rg,
       ...MODE_FLAGS[mode],

@@ -2,7 +2,6 @@
  * Write: creates or replaces a file (and its folders). It never writes through a symbolic link
  * at the file's name, nor through a hard link (see file-write.ts).
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { objectSchema, requireString, requireText, resolvePath } from '../input.ts';
 import { toolUseError, type Tool, type ToolContext, type ToolResult } from '../types.ts';
@@ -12,6 +11,7 @@ import { recordCheckpoint } from '../checkpoints.ts';
 import { fileWritten } from './file-answers.ts';
 import { LinkedFileError, readTextNoFollow, writeTextNoFollow } from '../file-write.ts';
 import { realPath } from '../paths.ts';
+import { makeJudgedFolder } from '../make-folders.ts';
 
 export const writeTool: Tool = {
   name: 'Write',
@@ -39,7 +39,10 @@ export const writeTool: Tool = {
         return toolUseError(
           `${file}: Write refused: a folder on its path was replaced by a link since the call was judged`,
         );
-      await mkdir(path.dirname(file), { recursive: true });
+      await makeJudgedFolder(
+        context.judgedPath === undefined ? realPath(path.dirname(file)) : path.dirname(context.judgedPath),
+        'Write',
+      );
       await writeTextNoFollow(file, content, 'Write', { signal: context.signal, judged: context.judgedPath });
       return await written(context, file, before, content);
     } catch (error) {

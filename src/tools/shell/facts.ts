@@ -6,6 +6,7 @@
  * working folders and outside Read deny rules, every folder it walks clear of them, and git's
  * repository (the one the session is in, with a config that names no program).
  */
+import { neverRunFrom } from '../../process/executable.ts';
 import { childEnv } from '../../process/env.ts';
 import { formatRule, commandRuleMatches, type PermissionRule } from '../permission-rules.ts';
 import { realPath, resolvedPath } from '../paths.ts';
@@ -61,7 +62,8 @@ export async function shellFacts(line: string, rules: ShellRules): Promise<Shell
   const plain = analysis.complex.length === 0 && !analysis.opaqueName;
   const unsure = unknownRuns(analysis, runs) ?? reading.unsure;
   let readOnly = plain && !unsure && analysis.writes.length === 0 && analysis.commands.length > 0 && walk.readOnly;
-  if (readOnly && walk.git.length) readOnly = (await gitProblem(walk, start)) === undefined;
+  if (readOnly && walk.git.length)
+    readOnly = (await gitProblem(walk, start, rules.folders ?? [rules.cwd])) === undefined;
   const whole = rules.allow.some((r) => r.specifier === undefined || r.specifier === '*');
   const allowed =
     whole ||
@@ -107,7 +109,9 @@ function unknownRuns(analysis: ShellAnalysis, runs: RunInventory | undefined): s
 }
 
 /** Why git may not run without asking here: a `cd` into another repository, or config that names a program. */
-async function gitProblem(walk: LineWalk, cwd: string): Promise<string | undefined> {
+async function gitProblem(walk: LineWalk, cwd: string, folders: string[]): Promise<string | undefined> {
+  // git is found outside the working folders: a `git` a command wrote there (a PATH entry naming one) never runs here.
+  neverRunFrom(folders);
   const home = repositoryOf(realPath(cwd));
   const env = readOnlyEnv(childEnv());
   const checked = new Set<string>();
