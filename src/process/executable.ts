@@ -39,20 +39,23 @@ function modelWrote(file: string): boolean {
  * `file` as an executable path: as given when it has a slash, else the first match on PATH's absolute entries. An
  * empty entry (`:/usr/bin`), `.` or a relative one names whatever folder the search runs in, a folder the model can
  * write (the working folder, a repository git runs in): its programs are not found (as Go's exec.LookPath refuses
- * them). Nor is one in a folder the model's commands may write (`neverRunFrom`).
+ * them). Nor is a bare name found in a folder the model's commands may write (`neverRunFrom`); a path given with a
+ * slash is taken as given.
  */
 export function findExecutable(
   file: string,
   env: Record<string, string | undefined> = process.env,
 ): string | undefined {
-  const candidates = file.includes('/')
+  const named = file.includes('/');
+  const candidates = named
     ? [path.resolve(file)]
     : (env.PATH ?? '')
         .split(path.delimiter)
         .filter((dir) => path.isAbsolute(dir))
         .map((dir) => path.join(dir, file));
   for (const candidate of candidates) {
-    if (modelWrote(candidate)) continue;
+    // A path the user wrote (an MCP server's command, --harness-command, sandbox.bwrapPath) is theirs to choose.
+    if (!named && modelWrote(candidate)) continue;
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
