@@ -10,13 +10,16 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { rgPath } from '@vscode/ripgrep';
 import { ripgrepCommand, withRipgrepOnPath } from '../../src/tools/ripgrep.ts';
 
 const packaged = realpathSync(rgPath);
 /** A working folder that holds the packaged binary (agentpipe's own checkout opened as the project). */
 const checkout = path.dirname(path.dirname(packaged));
+/** A working folder that does not hold it (not the temp root: a checkout may itself lie under /tmp, as in CI). */
+const elsewhere = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'rg-work-')));
+after(() => rmSync(elsewhere, { recursive: true, force: true }));
 
 /** A temp folder with an executable `bin/rg` of the model's; removed after `body`. */
 async function withPlanted(body: (dir: string, bin: string) => Promise<void>): Promise<void> {
@@ -33,14 +36,14 @@ async function withPlanted(body: (dir: string, bin: string) => Promise<void>): P
 }
 
 test('the packaged rg outside the working folders is used, resolved to its real path', async () => {
-  assert.equal(await ripgrepCommand([os.tmpdir()], {}), packaged);
-  const env = await withRipgrepOnPath({ PATH: '/nonexistent' }, [os.tmpdir()]);
+  assert.equal(await ripgrepCommand([elsewhere], {}), packaged);
+  const env = await withRipgrepOnPath({ PATH: '/nonexistent' }, [elsewhere]);
   assert.equal(env.PATH, `/nonexistent${path.delimiter}${path.dirname(packaged)}`);
 });
 
 test("the packaged rg inside a working folder is not run by Grep nor put on a Bash command's PATH", async () => {
   assert.equal(await ripgrepCommand([checkout], { PATH: '/nonexistent' }), undefined);
-  assert.equal(await ripgrepCommand([os.tmpdir(), checkout], {}), undefined, 'any working folder, not only the cwd');
+  assert.equal(await ripgrepCommand([elsewhere, checkout], {}), undefined, 'any working folder, not only the cwd');
   const env = await withRipgrepOnPath({ PATH: '/nonexistent' }, [checkout]);
   assert.equal(env.PATH, '/nonexistent');
 });
