@@ -125,6 +125,7 @@ function planMounts(plan: MountPlan): Mounts {
     else if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
     else hide(target, args, remount);
   }
+  const readOnlyInside = existing(plan.denyWrite).filter((target) => writable.some((dir) => isInside(target, dir)));
   const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
   for (const dir of writable) args.push('--bind', dir, dir);
   for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
@@ -142,15 +143,14 @@ function planMounts(plan: MountPlan): Mounts {
     (list ?? []).filter((checkout) => checkout !== root && isInside(checkout, root));
   for (const root of ordered) {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
-    pinWays(root, hiddenInside, args);
+    pinWays(root, [...hiddenInside, ...readOnlyInside], args);
     protectGit(root, writable, plan, out, late);
     const bare = below(plan.bareRepos, root);
     protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, out, { late, writable });
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   args.push(...late);
-  for (const target of existing(plan.denyWrite))
-    if (writable.some((dir) => isInside(target, dir))) args.push('--ro-bind', target, target);
+  for (const target of readOnlyInside) args.push('--ro-bind', target, target);
   for (const target of hiddenInside) {
     hide(target, args, remount);
     for (const keep of kept) if (keep !== target && isInside(keep, target)) bindKept(keep);
@@ -251,9 +251,10 @@ function protectCheckouts(
 }
 
 /**
- * Each folder from `root` down to a hidden path inside it bound onto itself (before anything is mounted below them):
- * a mount point cannot be moved aside, so no command renames a folder that holds one (`mv a b`, `a/.env` denied, or
- * `.config` holding `.config/gh`) for the next command, which hides it by its path, to read it under the new name.
+ * Each folder from `root` down to a hidden or `denyWrite` path inside it bound onto itself (before anything is
+ * mounted below them): a mount point cannot be moved aside, so no command renames a folder that holds one (`mv a b`,
+ * `a/.env` denied, or `.config` holding `.config/gh`) for the next command, which mounts it by its path, to read or
+ * write it there.
  */
 function pinWays(root: string, targets: string[], args: string[]): void {
   const bound = new Set<string>();

@@ -2,6 +2,8 @@
  * Attacker rows against the walk for nested repositories leaving out hidden folders (nested-repos.ts `unseenFolders`):
  * a repository under a `denyRead` folder is not protected by the walk, so no command may reach its git folder some
  * other way: by the folder's own name, or where `denyRead` names it through a link from outside the working folder.
+ * Nor may a command rename a folder on the way to a `denyRead` or `denyWrite` path, which the next command mounts by
+ * its path (it would find nothing there to hide or keep read-only).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,4 +70,23 @@ test('a folder holding a denyRead path is not moved aside for the next command t
     ['mv a b 2>&1; echo "moved=$?"', 'cat b/secret.txt a/secret.txt 2>&1'],
   );
   assert.doesNotMatch(said, /hunter2/, said);
+});
+
+test('a folder holding a denyWrite file is not moved aside for the next command to write it there', async () => {
+  const root = tempDir();
+  const work = path.join(root, 'work');
+  mkdirSync(path.join(work, 'conf'), { recursive: true });
+  writeFileSync(path.join(work, 'conf', 'prod.yaml'), 'safe\n');
+  const home = path.join(root, 'home');
+  const settings = JSON.stringify({ sandbox: { filesystem: { denyWrite: ['./conf/prod.yaml'] } } });
+  const commands = ['mv conf c2 2>&1; echo "moved=$?"', 'echo evil > c2/prod.yaml 2>&1', 'mv c2 conf 2>&1'];
+  const script = writeScript(root, [...commands.map(bash), { text: 'done' }]);
+  const args = ['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'];
+  const run = await runCli([...args, '--sandbox', 'required', '--settings', settings], {
+    cwd: work,
+    env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') },
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(readFileSync(path.join(work, 'conf', 'prod.yaml'), 'utf8'), 'safe\n', run.stdout);
 });
