@@ -11,7 +11,7 @@
  * SandboxUnavailableError instead of running anything unconfined.
  */
 import { AgentpipeError } from '../process/errors.ts';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
@@ -278,12 +278,12 @@ async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs
         ...(ownHome ? [ownHome] : []),
       ]
     : [];
-  const hidden = [
+  const hidden = withEarlier(config, [
     agentpipeHome(env),
     ...pointRegistryFolders(),
     ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
     ...(await readDeniedFor(config, request.profile, home)),
-  ];
+  ]);
   const allowRead = [
     ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
     ...(request.readable ?? []),
@@ -319,6 +319,26 @@ function networkGrant(policy: SandboxPolicy, request: SandboxRequest): NetworkGr
   if (network === 'none') return undefined;
   const allow = [...policy.allowedDomains, ...(network === 'allowed' ? [] : network.hosts)];
   return allow.length ? { allow, deny: policy.deniedDomains } : undefined;
+}
+
+const leadsTo = new WeakMap<SandboxConfig, Set<string>>();
+
+/**
+ * `hidden`, and what those named through a link led to in the session's earlier commands: a command that re-points a
+ * link in a working folder (`denyRead: ["./alias"]`, `ln -sfn /tmp alias`) does not unhide what it named.
+ */
+function withEarlier(config: SandboxConfig, hidden: string[]): string[] {
+  let earlier = leadsTo.get(config);
+  if (!earlier) leadsTo.set(config, (earlier = new Set()));
+  for (const given of hidden) {
+    try {
+      const resolved = realpathSync.native(given);
+      if (resolved !== given) earlier.add(resolved);
+    } catch {
+      // missing: nothing to hide now
+    }
+  }
+  return [...hidden, ...earlier];
 }
 
 function unique(paths: string[]): string[] {

@@ -90,3 +90,18 @@ test('a folder holding a denyWrite file is not moved aside for the next command 
   assert.equal(run.code, 0, run.stderr);
   assert.equal(readFileSync(path.join(work, 'conf', 'prod.yaml'), 'utf8'), 'safe\n', run.stdout);
 });
+
+test('denyRead names a link in the working folder: a command re-pointing the link does not unhide the folder', async () => {
+  const { said } = await attack(
+    (_, work) => {
+      writeFileSync(path.join(work, 'vault', 'secret.txt'), 'hunter2\n');
+      symlinkSync('vault', path.join(work, 'alias'));
+      return path.join(work, 'alias');
+    },
+    [
+      'ln -sfn /tmp alias 2>&1; rm -f alias 2>&1; ln -s /tmp alias 2>&1; echo "relinked=$?"',
+      'cat vault/secret.txt 2>&1',
+    ],
+  );
+  assert.doesNotMatch(said, /hunter2/, said);
+});
