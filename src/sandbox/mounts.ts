@@ -16,12 +16,12 @@ import { isInside } from '../process/paths.ts';
 import { claimingPoints, claimPoint, releasePoints, type PointClaim } from './points.ts';
 import { commonDirOf, gitDirOf } from './git-dir.ts';
 import {
-  CREDENTIAL_STORES,
   GIT_PROTECTED,
   MISSING_AS_FILE,
   MISSING_AS_FOLDER,
   PROTECTED,
   REMOVE_WHEN_CREATED,
+  storesIn,
 } from './protected-paths.ts';
 
 /** What one sandboxed run may see and write. */
@@ -125,6 +125,7 @@ function planMounts(plan: MountPlan): Mounts {
     else if (writable.some((dir) => isInside(target, dir))) hiddenInside.push(target);
     else hide(target, args, remount);
   }
+  const readOnlyInside = existing(plan.denyWrite).filter((target) => writable.some((dir) => isInside(target, dir)));
   const bindKept = (dir: string) => args.push(writable.includes(dir) ? '--bind' : '--ro-bind', dir, dir);
   for (const dir of writable) args.push('--bind', dir, dir);
   for (const dir of allowRead) if (!writable.includes(dir)) args.push('--ro-bind', dir, dir);
@@ -142,14 +143,14 @@ function planMounts(plan: MountPlan): Mounts {
     (list ?? []).filter((checkout) => checkout !== root && isInside(checkout, root));
   for (const root of ordered) {
     if (ordered.some((outer) => outer !== root && isInside(root, outer))) args.push('--bind', root, root);
+    pinWays(root, [...hiddenInside, ...readOnlyInside], args);
     protectGit(root, writable, plan, out, late);
     const bare = below(plan.bareRepos, root);
     protectCheckouts(root, [...below(plan.submodules, root), ...bare], new Set(bare), plan, out, { late, writable });
     for (const name of PROTECTED) protectPath(path.join(root, name), emptyFor(name, plan), args, claims);
   }
   args.push(...late);
-  for (const target of existing(plan.denyWrite))
-    if (writable.some((dir) => isInside(target, dir))) args.push('--ro-bind', target, target);
+  for (const target of readOnlyInside) args.push('--ro-bind', target, target);
   for (const target of hiddenInside) {
     hide(target, args, remount);
     for (const keep of kept) if (keep !== target && isInside(keep, target)) bindKept(keep);
@@ -249,6 +250,26 @@ function protectCheckouts(
   }
 }
 
+/**
+ * Each folder from `root` down to a hidden or `denyWrite` path inside it bound onto itself (before anything is
+ * mounted below them): a mount point cannot be moved aside, so no command renames a folder that holds one (`mv a b`,
+ * `a/.env` denied, or `.config` holding `.config/gh`) for the next command, which mounts it by its path, to read or
+ * write it there.
+ */
+function pinWays(root: string, targets: string[], args: string[]): void {
+  const bound = new Set<string>();
+  for (const target of targets.filter((t) => t !== root && isInside(t, root))) {
+    let dir = root;
+    for (const part of path.relative(root, path.dirname(target)).split(path.sep).filter(Boolean)) {
+      dir = path.join(dir, part);
+      if (bound.has(dir)) continue;
+      if (isLink(dir) || !isDirectory(dir)) break;
+      bound.add(dir);
+      args.push('--bind', dir, dir);
+    }
+  }
+}
+
 /** Records `.git` when it is a symbolic link (`keptLinks`): what it names now is put back after the run. */
 function keepLink(git: string, out: Mounts): void {
   if (!isLink(git)) return; // not a link (or gone): mounted, or covered, as it is
@@ -324,25 +345,6 @@ function protectPoint(target: string, empty: string, args: string[]): PointClaim
 /** A run that got `claims` from mountArgs ended: each point is removed once no run anywhere uses it. */
 export function releaseMountPoints(claims: PointClaim[]): void {
   releasePoints(claims);
-}
-
-/**
- * The credential stores of `home` that may exist: those whose first name the home folder holds (one listing, not
- * an lstat for each of the ~40 names; most are missing). All of them when it cannot be listed.
- */
-function storesIn(home: string): string[] {
-  let names: Set<string>;
-  try {
-    names = new Set(readdirSync(home));
-  } catch {
-    names = new Set(CREDENTIAL_STORES.map(topName));
-  }
-  return CREDENTIAL_STORES.filter((store) => names.has(topName(store))).map((store) => path.join(home, store));
-}
-
-/** A store's name in the home folder itself (`.config` for `.config/gh`). */
-function topName(store: string): string {
-  return store.split('/')[0] ?? store;
 }
 
 /** The real paths of those that exist, once each. */

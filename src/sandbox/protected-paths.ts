@@ -2,6 +2,7 @@
  * The paths the sandbox treats apart (mounts.ts mounts them): the credential stores it hides, the
  * configuration in writable folders it keeps read-only, and how a missing one is covered.
  */
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -103,4 +104,23 @@ export function expandHome(target: string, cwd: string, home: string = os.homedi
   if (target === '~') return home;
   if (target.startsWith('~/')) return path.join(home, target.slice(2));
   return path.resolve(cwd, target);
+}
+
+/**
+ * The credential stores of `home` that may exist: those whose first name the home folder holds (one listing, not
+ * an lstat for each of the ~40 names; most are missing). All of them when it cannot be listed.
+ */
+export function storesIn(home: string): string[] {
+  let names: Set<string>;
+  try {
+    names = new Set(readdirSync(home));
+  } catch {
+    names = new Set(CREDENTIAL_STORES.map(topName));
+  }
+  return CREDENTIAL_STORES.filter((store) => names.has(topName(store))).map((store) => path.join(home, store));
+}
+
+/** A store's name in the home folder itself (`.config` for `.config/gh`). */
+function topName(store: string): string {
+  return store.split('/')[0] ?? store;
 }

@@ -11,7 +11,7 @@
  * SandboxUnavailableError instead of running anything unconfined.
  */
 import { AgentpipeError } from '../process/errors.ts';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { agentpipeHome } from '../process/env.ts';
@@ -92,6 +92,9 @@ let warnedUnavailable = false;
 /** Whether commands of this configuration will be confined; throws SandboxUnavailableError when required and not. */
 export async function sandboxState(config: SandboxConfig): Promise<Availability | { ok: false; off: true }> {
   const policy = await policyOf(config);
+  // Before agentpipe looks for a program of its own (bwrap here, git for the mount plan's history look): none is
+  // taken from a folder the model's commands may write, though none ran yet in this session (an earlier one's did).
+  neverRunFrom(workingFolders(config, policy));
   if (policy.mode === 'off') return { ok: false, off: true };
   const available = await sandboxAvailability(policy.bwrapPath, process.env);
   if (available.ok) return available;
@@ -108,6 +111,12 @@ export async function sandboxState(config: SandboxConfig): Promise<Availability 
     );
   }
   return available;
+}
+
+/** The folders a workspace command of `config` may write, as configured (the session's temp folder aside). */
+function workingFolders(config: SandboxConfig, policy: SandboxPolicy): string[] {
+  const home = (config.env ?? process.env).HOME || os.homedir();
+  return [config.cwd, ...config.directories, ...policy.allowWrite.map((p) => expandHome(p, config.cwd, home))];
 }
 
 /** What the sandbox's settings mean for the permission check of a Bash call. */
@@ -145,7 +154,7 @@ export async function sandboxWritable(config: SandboxConfig): Promise<SandboxWri
   const home = env.HOME || os.homedir();
   const expand = (p: string) => expandHome(p, config.cwd, home);
   return {
-    roots: [config.cwd, ...config.directories, sandboxRuntime().tmpDir, ...policy.allowWrite.map(expand)],
+    roots: [...workingFolders(config, policy), sandboxRuntime().tmpDir],
     denyWrite: policy.denyWrite.map(expand),
     hidden: [
       agentpipeHome(env),
@@ -269,12 +278,12 @@ async function mountsFor(scene: MountScene): Promise<ReturnType<typeof mountArgs
         ...(ownHome ? [ownHome] : []),
       ]
     : [];
-  const hidden = [
+  const hidden = withEarlier(config, [
     agentpipeHome(env),
     ...pointRegistryFolders(),
     ...policy.denyRead.map((p) => expandHome(p, config.cwd, home)),
     ...(await readDeniedFor(config, request.profile, home)),
-  ];
+  ]);
   const allowRead = [
     ...policy.allowRead.map((p) => expandHome(p, config.cwd, home)),
     ...(request.readable ?? []),
@@ -310,6 +319,26 @@ function networkGrant(policy: SandboxPolicy, request: SandboxRequest): NetworkGr
   if (network === 'none') return undefined;
   const allow = [...policy.allowedDomains, ...(network === 'allowed' ? [] : network.hosts)];
   return allow.length ? { allow, deny: policy.deniedDomains } : undefined;
+}
+
+const leadsTo = new WeakMap<SandboxConfig, Set<string>>();
+
+/**
+ * `hidden`, and what those named through a link led to in the session's earlier commands: a command that re-points a
+ * link in a working folder (`denyRead: ["./alias"]`, `ln -sfn /tmp alias`) does not unhide what it named.
+ */
+function withEarlier(config: SandboxConfig, hidden: string[]): string[] {
+  let earlier = leadsTo.get(config);
+  if (!earlier) leadsTo.set(config, (earlier = new Set()));
+  for (const given of hidden) {
+    try {
+      const resolved = realpathSync.native(given);
+      if (resolved !== given) earlier.add(resolved);
+    } catch {
+      // missing: nothing to hide now
+    }
+  }
+  return [...hidden, ...earlier];
 }
 
 function unique(paths: string[]): string[] {

@@ -40,3 +40,26 @@ test('a home folder that is the working folder: its credential stores and agentp
   assert.match(results[2]!, /ok/, 'the rest of the home folder stays writable');
   assert.equal(readFileSync(path.join(home, 'notes.txt'), 'utf8'), 'ok\n');
 });
+
+test('a home folder that is the working folder: a folder holding a credential store is not moved aside', async () => {
+  const home = path.join(tempDir(), 'home');
+  mkdirSync(path.join(home, '.config', 'gh'), { recursive: true });
+  writeFileSync(path.join(home, '.config', 'gh', 'hosts.yml'), 'GH-TOKEN\n');
+  // `.config/gh` is hidden by its path: were `.config` renamed, the next command would not hide it.
+  const commands = ['mv .config c2 2>&1; echo "moved=$?"', 'cat c2/gh/hosts.yml .config/gh/hosts.yml 2>&1'];
+  const calls = commands.map((command) => ({ tool_calls: [{ name: 'Bash', input: { command } }] }));
+  const script = writeScript(path.dirname(home), [...calls, { text: 'done' }]);
+  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
+    cwd: home,
+    env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') },
+    timeoutMs: 60_000,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const said = parseLines(run.stdout)
+    .filter((m) => m.type === 'user')
+    .map((m) => JSON.stringify(m.message.content))
+    .join('\n');
+  assert.match(said, /moved=[1-9]/, said);
+  assert.doesNotMatch(said, /GH-TOKEN/, said);
+  assert.equal(readFileSync(path.join(home, '.config', 'gh', 'hosts.yml'), 'utf8'), 'GH-TOKEN\n');
+});

@@ -2,7 +2,8 @@
  * Attacker rows: PATH names a folder inside the working folder by its absolute path (a project's `.venv/bin` or
  * `node_modules/.bin`, direnv's `PATH_add bin`). A command may write there; a `git` it plants must not be the git
  * agentpipe itself runs outside the sandbox (the shell check's config read, deny-read's history look), or the sandbox
- * is escaped by the next Bash line that names git: planted in this session (a sandboxed command), or in an earlier one.
+ * is escaped by the next Bash line that names git: planted in this session (a sandboxed command), or in an earlier one
+ * (then before the session's first look for a program: bwrap itself, the mount plan's git).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +25,7 @@ function project() {
   assert.equal(spawnSync('git', ['init', '-q', work]).status, 0);
   const marker = path.join(root, 'PWNED');
   const planted = `#!/bin/sh\ntouch '${marker}'\nexec '${REAL_GIT}' "$@"\n`;
-  const run = async (commands: string[], mode: string): Promise<string> => {
+  const run = async (commands: string[], mode: string, extra: string[] = []): Promise<string> => {
     const turns = commands.map((command) => ({ tool_calls: [{ name: 'Bash', input: { command } }] }));
     const script = writeScript(root, [...turns, { text: 'done' }]);
     const env = {
@@ -32,7 +33,7 @@ function project() {
       AGENTPIPE_HOME: path.join(home, '.agentpipe'),
       PATH: `${path.join(work, 'bin')}:${process.env.PATH ?? ''}`,
     };
-    const ran = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', mode], {
+    const ran = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', mode, ...extra], {
       cwd: work,
       env,
       timeoutMs: 60_000,
@@ -61,4 +62,25 @@ test('a git planted there before the session is not run by the check of its firs
   chmodSync(path.join(work, 'bin/git'), 0o755);
   await run(['git status --short'], 'default');
   assert.equal(existsSync(marker), false, 'the planted git ran outside the sandbox');
+});
+
+test("a git planted there before the session is not run by the first command's deny-read history look", async () => {
+  const { work, marker, planted, run } = project();
+  mkdirSync(path.join(work, 'bin'));
+  writeFileSync(path.join(work, 'bin/git'), planted);
+  chmodSync(path.join(work, 'bin/git'), 0o755);
+  writeFileSync(path.join(work, '.env'), 'SECRET');
+  // No git in the line: the shell check reads no git config, so the mount plan's look is the first git run.
+  await run(['echo hi'], 'bypassPermissions', ['--disallowedTools', 'Read(./.env)']);
+  assert.equal(existsSync(marker), false, 'the planted git ran outside the sandbox');
+});
+
+test('a bwrap planted there before the session is not the one that starts the sandbox', async () => {
+  const { work, marker, run } = project();
+  const real = spawnSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).stdout.trim();
+  mkdirSync(path.join(work, 'bin'));
+  writeFileSync(path.join(work, 'bin/bwrap'), `#!/bin/sh\ntouch '${marker}'\nexec '${real}' "$@"\n`);
+  chmodSync(path.join(work, 'bin/bwrap'), 0o755);
+  await run(['echo hi'], 'bypassPermissions', ['--sandbox', 'required']);
+  assert.equal(existsSync(marker), false, 'the planted bwrap ran outside the sandbox');
 });
