@@ -2,6 +2,8 @@
  * Helpers for the hooks, permissions, subagents and progress tests: run the real CLI on a
  * scripted model in a temp folder, or drive a Session + SessionRunner in process.
  */
+import assert from 'node:assert/strict';
+import path from 'node:path';
 import type { AgentMessage } from '../../src/messages/types.ts';
 import type { ParsedLine } from '../../src/messages/parse.ts';
 import { FixedScript, ScriptedProvider, type ScriptTurn } from '../../src/model/scripted.ts';
@@ -26,6 +28,39 @@ export async function runScripted(
     timeoutMs: options.timeoutMs,
   });
   return { ...run, lines: parseLines(run.stdout) };
+}
+
+/**
+ * Runs each of `commands` as one Bash call (bypassPermissions, the OS sandbox required) in `cwd`, with `home` as HOME
+ * and agentpipe's home under it; the script is written to `cwd`'s parent. Returns the run and the tool results' text
+ * (one per command, in order), after asserting the CLI ended with 0.
+ */
+export async function runSandboxedCommands(
+  cwd: string,
+  home: string,
+  commands: string[],
+  args: string[] = [],
+): Promise<RunResult & { results: string[]; said: string }> {
+  const calls = commands.map((command) => ({ tool_calls: [{ name: 'Bash', input: { command } }] }));
+  const script = writeScript(path.dirname(cwd), [...calls, { text: 'done' }]);
+  const run = await runCli(
+    [
+      '-p',
+      'go',
+      ...scriptedStreamArgs(script),
+      '--permission-mode',
+      'bypassPermissions',
+      '--sandbox',
+      'required',
+      ...args,
+    ],
+    { cwd, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') }, timeoutMs: 60_000 },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const results = parseLines(run.stdout)
+    .filter((m) => m.type === 'user')
+    .map((m) => JSON.stringify(m.message.content));
+  return { ...run, results, said: results.join('\n') };
 }
 
 /** A Session + SessionRunner on a script, fed `prompts`; returns every output line. */

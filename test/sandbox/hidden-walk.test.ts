@@ -10,10 +10,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
-import { tempDir, writeScript } from '../helpers/workspace.ts';
-
-const bash = (command: string) => ({ tool_calls: [{ name: 'Bash', input: { command } }] });
+import { runSandboxedCommands } from '../helpers/agent-run.ts';
+import { tempDir } from '../helpers/workspace.ts';
 
 /** `work` (a repository) holding `vault/repo`, a repository of its own; `denyRead` as given, relative to `root`. */
 async function attack(denyRead: (root: string, work: string) => string, commands: string[]) {
@@ -23,20 +21,8 @@ async function attack(denyRead: (root: string, work: string) => string, commands
   mkdirSync(nested, { recursive: true });
   execFileSync('git', ['init', '-q', work]);
   execFileSync('git', ['init', '-q', nested]);
-  const home = path.join(root, 'home');
   const settings = JSON.stringify({ sandbox: { filesystem: { denyRead: [denyRead(root, work)] } } });
-  const script = writeScript(root, [...commands.map(bash), { text: 'done' }]);
-  const args = ['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'];
-  const run = await runCli([...args, '--sandbox', 'required', '--settings', settings], {
-    cwd: work,
-    env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') },
-    timeoutMs: 60_000,
-  });
-  assert.equal(run.code, 0, run.stderr);
-  const said = parseLines(run.stdout)
-    .filter((m) => m.type === 'user')
-    .map((m) => JSON.stringify(m.message.content))
-    .join('\n');
+  const { said } = await runSandboxedCommands(work, path.join(root, 'home'), commands, ['--settings', settings]);
   return { said, config: readFileSync(path.join(nested, '.git', 'config'), 'utf8') };
 }
 
@@ -77,18 +63,10 @@ test('a folder holding a denyWrite file is not moved aside for the next command 
   const work = path.join(root, 'work');
   mkdirSync(path.join(work, 'conf'), { recursive: true });
   writeFileSync(path.join(work, 'conf', 'prod.yaml'), 'safe\n');
-  const home = path.join(root, 'home');
   const settings = JSON.stringify({ sandbox: { filesystem: { denyWrite: ['./conf/prod.yaml'] } } });
   const commands = ['mv conf c2 2>&1; echo "moved=$?"', 'echo evil > c2/prod.yaml 2>&1', 'mv c2 conf 2>&1'];
-  const script = writeScript(root, [...commands.map(bash), { text: 'done' }]);
-  const args = ['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'];
-  const run = await runCli([...args, '--sandbox', 'required', '--settings', settings], {
-    cwd: work,
-    env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') },
-    timeoutMs: 60_000,
-  });
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(readFileSync(path.join(work, 'conf', 'prod.yaml'), 'utf8'), 'safe\n', run.stdout);
+  const { said } = await runSandboxedCommands(work, path.join(root, 'home'), commands, ['--settings', settings]);
+  assert.equal(readFileSync(path.join(work, 'conf', 'prod.yaml'), 'utf8'), 'safe\n', said);
 });
 
 test('denyRead names a link in the working folder: a command re-pointing the link does not unhide the folder', async () => {

@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseLines, runCli, scriptedStreamArgs } from '../helpers/cli.ts';
-import { tempDir, writeScript } from '../helpers/workspace.ts';
+import { runSandboxedCommands } from '../helpers/agent-run.ts';
+import { tempDir } from '../helpers/workspace.ts';
 
 test('a home folder that is the working folder: its credential stores and agentpipe home stay hidden', async () => {
   const home = path.join(tempDir(), 'home');
@@ -22,17 +22,7 @@ test('a home folder that is the working folder: its credential stores and agentp
     'echo ssh-ed25519 EVIL >> ~/.ssh/authorized_keys',
     'echo ok > notes.txt && cat notes.txt',
   ];
-  const calls = commands.map((command) => ({ tool_calls: [{ name: 'Bash', input: { command } }] }));
-  const script = writeScript(path.dirname(home), [...calls, { text: 'done' }]);
-  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
-    cwd: home,
-    env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') },
-    timeoutMs: 60_000,
-  });
-  assert.equal(run.code, 0, run.stderr);
-  const results = parseLines(run.stdout)
-    .filter((m) => m.type === 'user')
-    .map((m) => JSON.stringify(m.message.content));
+  const { results } = await runSandboxedCommands(home, home, commands);
   assert.equal(results.length, commands.length);
   assert.doesNotMatch(results[0]!, /SSH-SECRET|CODEX-TOKEN|TRANSCRIPT/);
   assert.match(results[1]!, /Read-only file system/);
@@ -47,18 +37,7 @@ test('a home folder that is the working folder: a folder holding a credential st
   writeFileSync(path.join(home, '.config', 'gh', 'hosts.yml'), 'GH-TOKEN\n');
   // `.config/gh` is hidden by its path: were `.config` renamed, the next command would not hide it.
   const commands = ['mv .config c2 2>&1; echo "moved=$?"', 'cat c2/gh/hosts.yml .config/gh/hosts.yml 2>&1'];
-  const calls = commands.map((command) => ({ tool_calls: [{ name: 'Bash', input: { command } }] }));
-  const script = writeScript(path.dirname(home), [...calls, { text: 'done' }]);
-  const run = await runCli(['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'], {
-    cwd: home,
-    env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') },
-    timeoutMs: 60_000,
-  });
-  assert.equal(run.code, 0, run.stderr);
-  const said = parseLines(run.stdout)
-    .filter((m) => m.type === 'user')
-    .map((m) => JSON.stringify(m.message.content))
-    .join('\n');
+  const { said } = await runSandboxedCommands(home, home, commands);
   assert.match(said, /moved=[1-9]/, said);
   assert.doesNotMatch(said, /GH-TOKEN/, said);
   assert.equal(readFileSync(path.join(home, '.config', 'gh', 'hosts.yml'), 'utf8'), 'GH-TOKEN\n');
