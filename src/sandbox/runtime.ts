@@ -1,9 +1,10 @@
 /**
  * What the sandbox needs once per agentpipe process: a private folder (mode 0700, removed at
  * exit) holding the seccomp filter, an empty folder and file for missing protected ones and the
- * session's temp folder; bubblewrap's path; and whether bubblewrap can start here at all, found
- * by starting it once with the arguments every run uses (user namespaces may be refused, as in
- * unprivileged containers or under AppArmor's userns restriction).
+ * session's temp folder (those of killed processes are swept: temp-sweep.ts); bubblewrap's path;
+ * and whether bubblewrap can start here at all, found by starting it once with the arguments every
+ * run uses (user namespaces may be refused, as in unprivileged containers or under AppArmor's
+ * userns restriction).
  */
 import {
   existsSync,
@@ -25,6 +26,7 @@ import { runProcessGroup } from '../process/run.ts';
 import { seccompBytes, seccompSupported } from './seccomp.ts';
 import { accountHome } from './points.ts';
 import { makePrivateFolderSync } from '../process/private-files.ts';
+import { sweepLeftFolders, tempFolderPrefix } from './temp-sweep.ts';
 
 /** The per-process temp folder and the parts every run mounts or reads. */
 export interface SandboxRuntime {
@@ -52,14 +54,16 @@ let runtime: SandboxRuntime | undefined;
  */
 export function sandboxRuntime(): SandboxRuntime {
   if (runtime) return runtime;
-  const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-'));
+  const tmpDir = mkdtempSync(path.join(os.tmpdir(), tempFolderPrefix()));
   const removed = [tmpDir];
   process.once('exit', () => {
     for (const dir of removed) rmSync(dir, { recursive: true, force: true });
+    // Off the path of every command: what killed processes left is swept when one ends as it should.
+    sweepLeftFolders(os.tmpdir());
   });
   let parts = sharedParts();
   if (!parts) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'agentpipe-sbx-parts-'));
+    const dir = mkdtempSync(path.join(os.tmpdir(), tempFolderPrefix('parts')));
     removed.push(dir);
     parts = makeParts(dir);
   }

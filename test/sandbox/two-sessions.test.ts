@@ -23,15 +23,16 @@ const resultsOf = (stdout: string): string =>
     .map((m) => JSON.stringify(m.message.content))
     .join('\n');
 
-/** A session's folder with the FIFOs `up` and `go`, and a home for agentpipe. */
-function folder(): { root: string; work: string; env: Record<string, string> } {
+/** A session's folder with the FIFOs `up` and `go`, a home for agentpipe and a temp root (TMPDIR). */
+function folder(): { root: string; work: string; tmp: string; env: Record<string, string> } {
   const root = tempDir();
   const work = path.join(root, 'work');
   const home = path.join(root, 'home');
-  mkdirSync(work);
+  const tmp = path.join(root, 'tmp');
+  for (const dir of [work, tmp]) mkdirSync(dir);
   mkdirSync(path.join(home, '.agentpipe'), { recursive: true });
   for (const fifo of ['up', 'go']) assert.equal(spawnSync('mkfifo', [path.join(work, fifo)]).status, 0);
-  return { root, work, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe') } };
+  return { root, work, tmp, env: { HOME: home, AGENTPIPE_HOME: path.join(home, '.agentpipe'), TMPDIR: tmp } };
 }
 
 const args = (script: string) => ['-p', 'go', ...scriptedStreamArgs(script), '--permission-mode', 'bypassPermissions'];
@@ -88,8 +89,8 @@ test("a session ending while another session's command runs in the same folder f
   assert.deepEqual(readdirSync(work).sort(), ['go', 'up'], "no point is left in the user's folder");
 });
 
-test('a session killed with SIGKILL while its command runs: the command dies with it, the next session reaps the points', async () => {
-  const { root, work, env } = folder();
+test('a session killed with SIGKILL while its command runs: the command dies with it, the next session reaps the points and its temp folder', async () => {
+  const { root, work, tmp, env } = folder();
   // A's command outlives its session, if it can: after `go` it plants, and tells where it got to in a file.
   const scriptA = writeScript(
     root,
@@ -107,6 +108,10 @@ test('a session killed with SIGKILL while its command runs: the command dies wit
     'up\n',
   );
   assert.ok(readdirSync(work).includes('.agentpipe'), 'A has its points');
+  const sandboxFolders = () => readdirSync(tmp).filter((name) => name.startsWith('agentpipe-sbx-'));
+  const [left, ...more] = sandboxFolders();
+  assert.match(left ?? '', new RegExp(`^agentpipe-sbx-\\d+-${a.pid}-\\d+-`), 'A has its temp folder, named for it');
+  assert.deepEqual(more, []);
   a.kill('SIGKILL');
   await ended;
   const b = await runCli(args(writeScript(root, bash('ls -A; echo B-ENDED'), 'b.json')), {
@@ -127,4 +132,5 @@ test('a session killed with SIGKILL while its command runs: the command dies wit
   );
   assert.equal(opened, 'ENXIO', "A's command died with its session");
   assert.deepEqual(readdirSync(work).sort(), ['go', 'up'], "no point is left in the user's folder");
+  assert.deepEqual(sandboxFolders(), [], "B removed its own temp folder and swept A's");
 });

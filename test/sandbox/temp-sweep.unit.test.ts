@@ -1,0 +1,65 @@
+/**
+ * The sweep of temp folders killed processes left (src/sandbox/temp-sweep.ts): only a real folder of this user, named
+ * in this pid namespace for a process that no longer runs, goes; links are removed, never followed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startTimeOf } from '../../src/process/alive.ts';
+import { sweepLeftFolders, tempFolderPrefix } from '../../src/sandbox/temp-sweep.ts';
+import { tempDir } from '../helpers/workspace.ts';
+
+const namespace = /(\d+)/.exec(readlinkSync('/proc/self/ns/pid'))![1]!;
+/** A pid above the kernel's limit (2^22): no process has it. */
+const DEAD = 99_999_999;
+
+test("a dead owner's folder goes, with what its commands left; links in it are not followed", () => {
+  const root = tempDir();
+  const outside = path.join(root, 'outside');
+  mkdirSync(outside);
+  writeFileSync(path.join(outside, 'keep.txt'), 'mine\n');
+  const tmp = path.join(root, 'tmp');
+  mkdirSync(tmp);
+  const dead = path.join(tmp, `agentpipe-sbx-${namespace}-${DEAD}-12345-aB3dE9`);
+  const deadParts = path.join(tmp, `agentpipe-sbx-parts-${namespace}-${DEAD}-12345-Zz09aa`);
+  for (const dir of [dead, deadParts]) mkdirSync(path.join(dir, 'sub'), { recursive: true });
+  symlinkSync(outside, path.join(dead, 'link'));
+  symlinkSync(outside, path.join(dead, 'sub', 'link'));
+  writeFileSync(path.join(dead, 'sub', 'left.txt'), 'x');
+  const mine = path.join(tmp, `${tempFolderPrefix()}Q1w2e3`);
+  const minePid = `agentpipe-sbx-${namespace}-${process.pid}-${startTimeOf(process.pid)}-r4t5y6`;
+  mkdirSync(mine);
+  mkdirSync(path.join(tmp, minePid));
+  const kept = [
+    // another pid namespace: its pid means another process
+    `agentpipe-sbx-1${namespace}-${DEAD}-12345-aaaaaa`,
+    // an earlier version's folder: no owner in its name
+    'agentpipe-sbx-AbC123',
+    // not the sandbox's
+    `other-${namespace}-${DEAD}-12345-aaaaaa`,
+    // a pid that runs, started then: this process
+    path.basename(mine),
+    minePid,
+  ];
+  for (const name of kept.slice(0, 3)) mkdirSync(path.join(tmp, name));
+  // A link named as a dead owner's folder, to a folder that must stay.
+  const linkName = `agentpipe-sbx-${namespace}-${DEAD}-12345-LiNk00`;
+  symlinkSync(outside, path.join(tmp, linkName));
+
+  assert.deepEqual(sweepLeftFolders(tmp).sort(), [dead, deadParts].sort());
+  assert.deepEqual(readdirSync(tmp).sort(), [...kept, linkName].sort());
+  assert.equal(readFileSync(path.join(outside, 'keep.txt'), 'utf8'), 'mine\n');
+  assert.deepEqual(readdirSync(outside), ['keep.txt']);
+});
+
+test('the same pid started at another time is another process: its folder goes', () => {
+  const tmp = tempDir();
+  const name = `agentpipe-sbx-${namespace}-${process.pid}-1${startTimeOf(process.pid)}-aaaaaa`;
+  mkdirSync(path.join(tmp, name));
+  assert.deepEqual(sweepLeftFolders(tmp), [path.join(tmp, name)]);
+});
+
+test('a temp root that cannot be read sweeps nothing', () => {
+  assert.deepEqual(sweepLeftFolders(path.join(tempDir(), 'missing')), []);
+});
