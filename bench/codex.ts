@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { providerServer } from './providers.ts';
+import { median } from './stats.ts';
 
 /** The bench's measure(): spawn → marks (times of the first line matching each regex), ms. */
 type Measure = (
@@ -15,8 +16,6 @@ type Measure = (
 ) => Promise<{ ms: number; marks: number[] }>;
 
 const ANSWER = /"type":"item\.completed","item":\{"id":"item_\d+","type":"agent_message"/;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The rows of the comparison; a skipped row when the pinned codex is not installed. */
 export async function benchCodexExec(

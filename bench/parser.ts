@@ -15,6 +15,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { median } from './stats.ts';
 
 /** The grammar's line: 60 characters, double quotes, globs, pipes and `&&`, read-only. */
 export const GRAMMAR_COMMAND = 'grep -c "turns" *.json | sort -r | head -n 3 && wc -l *.json';
@@ -75,7 +76,6 @@ interface Figures {
   cpu: number;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 /** A command in a Markdown table's cell: its pipes escaped. */
 const cell = (command: string) => command.replaceAll('|', '\\|');

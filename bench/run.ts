@@ -40,8 +40,10 @@ import { providerServer, providerServerProcess } from './providers.ts';
 import { benchCluster, SEQUENTIAL } from './cluster.ts';
 import { benchCodexExec } from './codex.ts';
 import { benchParser } from './parser.ts';
+import { benchSandboxCommand } from './sandbox-command.ts';
 import { benchSea } from './sea.ts';
 import { benchTapes } from './tapes.ts';
+import { median } from './stats.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/agentpipe.js');
@@ -201,7 +203,6 @@ async function noCollectorRuns(args: string[]): Promise<{ off: number; on: numbe
   return { off: median(off), on: median(traced) };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 
 /** The one-turn run of 2. (and of the single executable's rows), answered from `oneTurn`. */
@@ -583,6 +584,7 @@ async function benchSandbox(): Promise<Array<[string, string, string]>> {
         `(paired: ${paired(networkRuns)} ms)`,
       `${(median(networkRuns) / off).toFixed(2)} × the same with --sandbox off`,
     ],
+    ...(await benchSandboxCommand(dir, fmt)),
   ];
 }
 

@@ -5,6 +5,7 @@
  * code cache is the one built into it.
  */
 import { buildSea, SEA_PATH, seaIsCurrent } from '../scripts/sea.ts';
+import { median } from './stats.ts';
 
 /** What the bench's runner gives: a timed run of `file` (node by default) with `args`. */
 export type MeasureFile = (
@@ -12,7 +13,6 @@ export type MeasureFile = (
   options?: { marks?: RegExp[]; file?: string },
 ) => Promise<{ ms: number; marks: number[]; peakRssKb: number }>;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 
 /** `launcherArgs`: the launcher's one-turn run (`bin/agentpipe.js` first). */

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { median } from './stats.ts';
 
 /** What the bench's runner gives: a timed CLI run (marks: when each pattern was first seen on stdout). */
 export type Measure = (
@@ -13,7 +14,6 @@ export type Measure = (
   options?: { marks?: RegExp[]; env?: NodeJS.ProcessEnv },
 ) => Promise<{ ms: number; marks: number[]; peakRssKb: number }>;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 
 export async function benchTapes(
