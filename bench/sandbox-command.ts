@@ -41,7 +41,7 @@ export async function benchSandboxCommand(dir: string, fmt: (ms: number, digits:
       [
         'a sandboxed command in a running session (`true`, workspace profile), after the first (median of 20)',
         `${fmt(median(confined), 1)} ms, ${over(confined)} ms above the same not confined ` +
-          `(${fmt(median(plain), 1)} ms); the first call ${fmt(first, 1)} ms`,
+          `(${fmt(median(plain), 1)} ms); the first call ${fmt(first, 1)} ms (it loads the sandbox from source)`,
         `${(median(confined) / median(plain)).toFixed(2)} × not confined`,
       ],
       [
