@@ -72,3 +72,12 @@ test('denyRead names a link to a relative link: re-pointing the inner one, then 
   assert.match(said, /repointed/, said);
   assert.doesNotMatch(said, /SECRET-VALUE/, said);
 });
+
+test('no mount is undone or made inside (no user namespace, no capability): the hidden file stays hidden', async () => {
+  const lift = 'umount sub/.env 2>&1; unshare -rm sh -c "umount sub/.env; cat sub/.env" 2>&1; echo "tried=$?"';
+  const bindOver = 'mount --bind /etc sub 2>&1; mkdir -p ../other 2>&1; mv sub ../other/ 2>&1; echo "moved=$?"';
+  const said = await attack('./sub/.env', [lift, bindOver, 'cat sub/.env ../other/sub/.env 2>&1'], () => {}, true);
+  assert.match(said, /tried=/, said);
+  assert.match(said, /moved=1/, said);
+  assert.doesNotMatch(said, /SECRET-VALUE/, said);
+});
