@@ -63,7 +63,7 @@ export async function authorize(
   const seen: { target?: JudgedTarget } = {};
   const decided = await decide(ctx, tool, use, signal, seen, shell);
   const decision =
-    decided.behavior === 'allow' && tool.editsFiles
+    decided.behavior === 'allow' && (tool.editsFiles || tool.readsFile)
       ? { ...decided, judgedPath: judgedPathOf(seen.target, tool, decided.updatedInput ?? use.input, ctx.cwd) }
       : decided;
   if (decision.behavior === 'deny' && decision.auto && ctx.policy.claudeDenials) {

@@ -1,6 +1,7 @@
 /**
  * The argv that starts bubblewrap for a sandboxed command (sandbox.ts), and the files its spawner hands over.
  */
+import { findExecutable } from '../process/executable.ts';
 
 /**
  * How bubblewrap starts (after `nsenter` when the command joins a network namespace), with the seccomp filter on
@@ -21,8 +22,9 @@ export function launcher(
   const leaked = inherited.filter((fd) => fd !== 9);
   const closes = leaked.map((fd) => `${fd}>&-`).join(' ');
   const seccomp = filter ? ` 9<${shellQuote(filter)}` : '';
-  // dash (sh) redirects only descriptors 0-9; bash is needed past them.
-  const shell = leaked.some((fd) => fd > 9) ? 'bash' : '/bin/sh';
+  // dash (sh) redirects only descriptors 0-9; bash is needed past them. It runs outside the sandbox: started by its
+  // path, never looked up on the command's PATH, whose folders inside the working folders a command may write.
+  const shell = leaked.some((fd) => fd > 9) ? (findExecutable('bash') ?? '/bin/bash') : '/bin/sh';
   return { argv: [shell, '-c', `exec ${closes} "$@"${seccomp}`.replace(/ {2,}/g, ' '), 'agentpipe-sandbox', ...argv] };
 }
 

@@ -19,9 +19,9 @@ export interface JudgedTarget {
   readonly real: string;
 }
 
-/** The file a call of a tool that edits files names, as the tool resolves it; undefined for other tools or none. */
+/** The file a call of a tool that edits or reads one file names, as the tool resolves it; undefined for others. */
 function fileOf(tool: Tool, input: Record<string, unknown>, cwd: string): string | undefined {
-  if (!tool.editsFiles) return undefined;
+  if (!tool.editsFiles && !tool.readsFile) return undefined;
   const target = targetPath(input, tool.name);
   return target === undefined ? undefined : resolvePath(cwd, target);
 }

@@ -222,7 +222,7 @@ async function toolCallFacts(query: PermissionQuery, mine: RulesOf): Promise<Cal
   }
   // A tool's own claim to be read-only (an MCP server's readOnlyHint) is not the check's judgment: it asks.
   const readOnly = tool.readOnlyClaimed !== true && (await tool.isReadOnly(input));
-  const outside = readOnly ? outsideFolders(tool.name, input, cwd, query.directories) : undefined;
+  const outside = readOnly ? outsideFolders(tool.name, input, cwd, query.directories, judged) : undefined;
   const allowed =
     mine(query.allow).some((rule) => specifierMatches(rule, tool.name, input, cwd, judged)) ||
     (tool.name === 'WebFetch' && typeof input.url === 'string' && isPreapprovedUrl(input.url));
@@ -336,8 +336,11 @@ function outsideFolders(
   input: Record<string, unknown>,
   cwd: string,
   directories?: string[],
+  judged?: string,
 ): string | undefined {
   const folders = workingFolders(cwd, directories);
+  // The place the tool will read (judged-path.ts): outside, whatever the path resolves to now.
+  if (judged !== undefined && !folders.some((dir) => isInside(judged, dir))) return judged;
   const outside = (target: string): string | undefined => {
     const file = realPath(expandPath(cwd, target));
     return folders.some((dir) => isInside(file, dir)) ? undefined : file;

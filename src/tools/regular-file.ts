@@ -5,8 +5,8 @@
  * with fstat on the opened descriptor, so a path swapped after a check cannot slip through.
  */
 import { AgentpipeError } from '../process/errors.ts';
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { open, readlink } from 'node:fs/promises';
 
 /** A file that is not a regular file, or is larger than allowed. */
 export class NotReadableError extends AgentpipeError {
@@ -29,10 +29,27 @@ export function kindOf(stat: {
   return 'not a regular file';
 }
 
-/** The bytes of a regular file of at most `maxBytes`; throws NotReadableError otherwise. */
-export async function readRegularFile(file: string, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+/**
+ * The bytes of a regular file of at most `maxBytes`; throws NotReadableError otherwise. Given `judged`, where the
+ * permission check judged the file to be (judged-path.ts), the opened file must be that one (its `/proc/self/fd` link):
+ * a path swapped for a link after the check (by a job of the model's in the background) is refused, not read.
+ */
+export async function readRegularFile(
+  file: string,
+  maxBytes: number,
+  signal?: AbortSignal,
+  judged?: string,
+): Promise<Buffer> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
+    if (judged !== undefined && existsSync('/proc/self/fd')) {
+      const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => '');
+      if (opened !== judged)
+        throw new NotReadableError(
+          `${file}: read refused: it now leads to ${opened || 'a removed file'}, not to ${judged} as when the call ` +
+            `was judged (a path on the way was replaced by a link)`,
+        );
+    }
     const info = await handle.stat();
     if (!info.isFile()) throw new NotReadableError(`${file} is ${kindOf(info)}; only regular files can be read`);
     if (info.size > maxBytes)

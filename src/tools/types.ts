@@ -31,8 +31,8 @@ export interface ToolContext {
    */
   readDenied?: (file: string) => string | undefined;
   /**
-   * For a tool that edits files: the real location of its file when the permission check judged the call (links
-   * followed). The tool refuses to write where the file's folder no longer leads there (judged-path.ts).
+   * For a tool that edits or reads files: the real location of its file when the permission check judged the call
+   * (links followed). The tool refuses to write or read where the path no longer leads there (judged-path.ts).
    */
   judgedPath?: string;
   /**
@@ -91,6 +91,8 @@ export interface Tool {
   readonly needsNoPermission?: boolean;
   /** True for tools that edit files (auto-allowed in `acceptEdits`). */
   readonly editsFiles?: boolean;
+  /** True for a tool that reads the one file its input names (Read): it reads it where the check judged it to be. */
+  readonly readsFile?: boolean;
   /**
    * Members filled into a call that lacks them before it is shown or run, as Claude Code fills them (Edit's
    * `replace_all: false`): the stream, the transcript and the next request carry the completed input.

@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { StreamDriver, type Line } from '../helpers/stream-driver.ts';
 import { ONE_CELL_NOTEBOOK, tempDir, writeScript } from '../helpers/workspace.ts';
@@ -127,4 +127,36 @@ test('held, not refused: a write through a link that was there when the call was
   });
   assert.notEqual(result.is_error, true, text(result));
   assert.equal(readFileSync(path.join(outside, 'x.txt'), 'utf8'), 'approved\n');
+});
+
+/** `d` leads to `approved` (outside the working folder: a Read there asks) when the call is judged. */
+function linkToApproved(work: string): void {
+  rmSync(path.join(work, 'd'), { recursive: true });
+  mkdirSync(path.join(work, '..', 'approved'));
+  writeFileSync(path.join(work, '..', 'approved', 'x.txt'), 'APPROVED\n');
+  symlinkSync(path.join(work, '..', 'approved'), path.join(work, 'd'));
+}
+
+test('a Read approved outside: the link re-pointed while it is asked is not followed to another file', async () => {
+  const { result } = await approveAfter({
+    call: { name: 'Read', input: { file_path: 'd/x.txt' } },
+    files: { 'outside/x.txt': 'SECRET\n' },
+    before: linkToApproved,
+    during: (work, outside) => {
+      rmSync(path.join(work, 'd'));
+      symlinkSync(outside, path.join(work, 'd'));
+    },
+  });
+  assert.doesNotMatch(text(result), /SECRET/);
+  assert.equal(result.is_error, true);
+  assert.match(text(result), /read refused/);
+});
+
+test('held, not refused: an approved Read with no swap reads the file the link led to', async () => {
+  const { result } = await approveAfter({
+    call: { name: 'Read', input: { file_path: 'd/x.txt' } },
+    before: linkToApproved,
+    during: () => {},
+  });
+  assert.match(text(result), /APPROVED/);
 });

@@ -1,6 +1,7 @@
 /** The processes below a Gemini CLI (its shell commands run in process groups of their own), read from /proc. */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { findExecutable } from '../../process/executable.ts';
 
 /** A file's text, or null when it cannot be read. */
 export const readOrNull = (file: string): string | null => {
@@ -23,8 +24,11 @@ export function descendants(root: number): { pid: number; pgid: number }[] {
         table.push({ pid: Number(name), ppid: Number(fields[1]), pgid: Number(fields[2]) });
     }
   } catch {
+    // By its path: a bare name is looked up on PATH, whose folders inside the working folders a command may write.
+    const ps = findExecutable('ps');
+    if (ps === undefined) return [];
     try {
-      for (const line of execFileSync('ps', ['-A', '-o', 'pid=,ppid=,pgid='], { encoding: 'utf8' }).split('\n')) {
+      for (const line of execFileSync(ps, ['-A', '-o', 'pid=,ppid=,pgid='], { encoding: 'utf8' }).split('\n')) {
         const [pid, ppid, pgid] = line.trim().split(/\s+/).map(Number);
         if (pid && ppid !== undefined && pgid) table.push({ pid, ppid, pgid });
       }

@@ -38,6 +38,7 @@ export const readTool: Tool = {
     ['file_path'],
   ),
   isReadOnly: () => true,
+  readsFile: true,
   async call(input, context): Promise<ToolResult> {
     const given = requireString(input, 'file_path');
     const file = resolvePath(context.cwd, given);
@@ -52,7 +53,13 @@ export const readTool: Tool = {
       return { content: `EISDIR: illegal operation on a directory, read '${file}'`, isError: true };
     if (!info.isFile()) return toolUseError(`${file} is ${kindOf(info)}; only regular files can be read`);
     try {
-      const result = await readAs({ file, given }, info.size, offset, chosen, context.signal);
+      const result = await readAs(
+        { file, given, judged: context.judgedPath },
+        info.size,
+        offset,
+        chosen,
+        context.signal,
+      );
       if (!result.isError) await recordRead(context.state, file);
       return result;
     } catch (error) {
@@ -64,8 +71,11 @@ export const readTool: Tool = {
 
 /** Reads the file as an image or as numbered text lines. */
 async function readAs(
-  /** The file (absolute) and its path as the model gave it (the result's `filePath`, as Claude Code's). */
-  { file, given }: { file: string; given: string },
+  /**
+   * The file (absolute), its path as the model gave it (the result's `filePath`, as Claude Code's), and where the
+   * check judged it to be (read there or not at all).
+   */
+  { file, given, judged }: { file: string; given: string; judged: string | undefined },
   size: number,
   offset: number,
   /** The model's limit; without one, DEFAULT_LIMIT lines and a note when there are more. */
@@ -74,7 +84,7 @@ async function readAs(
 ): Promise<ToolResult> {
   const mediaType = IMAGE_TYPES[path.extname(file).toLowerCase()];
   if (mediaType) {
-    const data = (await readRegularFile(file, MAX_IMAGE_BYTES, signal)).toString('base64');
+    const data = (await readRegularFile(file, MAX_IMAGE_BYTES, signal, judged)).toString('base64');
     return {
       content: [{ type: 'image', source: { type: 'base64', media_type: mediaType, data } }],
       data: { type: 'image', file: { filePath: given, base64: data, type: mediaType, originalSize: size } },
@@ -85,7 +95,7 @@ async function readAs(
       `File ${file} is ${size} bytes, over the ${MAX_TEXT_BYTES} byte limit; ` +
         `read a part of it with Bash (sed -n, head)`,
     );
-  const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal)).toString('utf8');
+  const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal, judged)).toString('utf8');
   if (text.includes('\u0000')) return toolUseError(`${file} looks binary; it was not read`);
   if (path.extname(file).toLowerCase() === '.ipynb') {
     // Loaded for a notebook only: its schema (zod) would otherwise cost every start-up ~10 ms.
