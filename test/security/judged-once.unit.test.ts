@@ -1,9 +1,9 @@
 /**
- * Attacker rows: the path a file tool's call writes to is resolved once. agentpipe records where the target really is
- * (judged-path.ts) and the tool refuses to write anywhere else; the permission check must judge that recorded place,
- * not resolve the path again. A folder swapped for a link between the record and the check (by a background job of
- * the model's) would otherwise have the check judge one file and the tool write another. The rows play the job
- * deterministically: record, swap, check.
+ * Attacker rows: the path a file tool's call writes to (or Read reads) is resolved once. agentpipe records where the
+ * target really is (judged-path.ts) and the tool refuses to use anything else; the permission check must judge that
+ * recorded place, not resolve the path again. A folder swapped for a link between the record and the check (by a
+ * background job of the model's) would otherwise have the check judge one file and the tool use another. The rows
+ * play the job deterministically: record, swap, check.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, renameSync } from 'node:fs';
@@ -12,10 +12,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { PermissionMode } from '../../src/messages/types.ts';
 import { editTool } from '../../src/tools/builtin/edit.ts';
+import { readTool } from '../../src/tools/builtin/read.ts';
 import { writeTool } from '../../src/tools/builtin/write.ts';
 import { judgeTarget } from '../../src/tools/judged-path.ts';
 import { parseRules } from '../../src/tools/permission-rules.ts';
 import { checkPermission } from '../../src/tools/permissions.ts';
+import type { Tool } from '../../src/tools/types.ts';
 
 interface Row {
   name: string;
@@ -25,7 +27,7 @@ interface Row {
   checked: string;
   allow?: string[];
   deny?: string[];
-  tool?: typeof writeTool;
+  tool?: Tool;
   expect: 'ask' | 'deny' | 'allow';
 }
 
@@ -68,6 +70,23 @@ const rows: Row[] = [
     deny: ['Read(./secret/**)'],
     tool: editTool,
     expect: 'ask',
+  },
+  {
+    name: 'outside, then inside: Read in the default mode',
+    mode: 'default',
+    recorded: 'outside',
+    checked: 'work/in',
+    tool: readTool,
+    expect: 'ask',
+  },
+  {
+    name: 'a Read-denied folder, then another: Read',
+    mode: 'default',
+    recorded: 'work/secret',
+    checked: 'work/in',
+    deny: ['Read(./secret/**)'],
+    tool: readTool,
+    expect: 'deny',
   },
   {
     name: 'inside, then outside: judged inside',
