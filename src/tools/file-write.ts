@@ -12,10 +12,11 @@
  * and a swap in the instant between that and the open is not caught.)
  */
 import { AgentpipeError, errorCode } from '../process/errors.ts';
-import { constants, existsSync } from 'node:fs';
-import { open, readlink, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readlink, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { hasProcFd, openedPath } from './opened-path.ts';
 import { kindOf } from './regular-file.ts';
 
 /**
@@ -51,8 +52,6 @@ async function openNoFollow(
   }
 }
 
-let procFd: boolean | undefined;
-
 /** The folder `file` is in, opened, and how to name an entry of that very folder whatever is renamed meanwhile. */
 interface Folder {
   readonly handle: FileHandle;
@@ -66,10 +65,9 @@ interface Folder {
 async function openFolder(file: string, verb: string, judged: string | undefined): Promise<Folder> {
   const folder = path.dirname(file);
   const handle = await open(folder, constants.O_RDONLY | constants.O_DIRECTORY);
-  procFd ??= existsSync('/proc/self/fd');
   const through = `/proc/self/fd/${handle.fd}`;
   if (judged !== undefined) {
-    const real = procFd ? await readlink(through).catch(() => '') : await realpath(folder).catch(() => '');
+    const real = await openedPath(handle, folder).catch(() => '');
     if (real !== path.dirname(judged)) {
       await handle.close();
       throw new LinkedFileError(
@@ -78,7 +76,7 @@ async function openFolder(file: string, verb: string, judged: string | undefined
       );
     }
   }
-  return { handle, entry: (name) => (procFd ? `${through}/${name}` : path.join(folder, name)) };
+  return { handle, entry: (name) => (hasProcFd() ? `${through}/${name}` : path.join(folder, name)) };
 }
 
 /**

@@ -6,9 +6,10 @@
  * inside the opened parent (`/proc/self/fd/<parent>/<name>`) and opened without following a link, so a swap anywhere
  * on the path is refused, not followed. (Without /proc the folders are made by path, after the same check.)
  */
-import { constants, existsSync } from 'node:fs';
-import { mkdir, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { hasProcFd, openedPath } from './opened-path.ts';
 import { errorCode } from '../process/errors.ts';
 import { LinkedFileError } from './file-write.ts';
 
@@ -29,10 +30,10 @@ export async function makeJudgedFolder(judged: string, verb: string): Promise<vo
     }
   }
   if (!missing.length) return handle.close();
-  const proc = existsSync('/proc/self/fd');
+  const proc = hasProcFd();
   let parent: FileHandle = handle;
   try {
-    const real = proc ? await readlink(`/proc/self/fd/${parent.fd}`) : await realpath(at);
+    const real = await openedPath(parent, at);
     if (real !== at) throw refusal(judged, verb, at, real);
     for (let i = 0; i < missing.length; i++) {
       const entry: string = proc

@@ -5,8 +5,9 @@
  * with fstat on the opened descriptor, so a path swapped after a check cannot slip through.
  */
 import { AgentpipeError } from '../process/errors.ts';
-import { constants, existsSync } from 'node:fs';
-import { open, readlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { openedPath } from './opened-path.ts';
 
 /** A file that is not a regular file, or is larger than allowed. */
 export class NotReadableError extends AgentpipeError {
@@ -42,8 +43,8 @@ export async function readRegularFile(
 ): Promise<Buffer> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
-    if (judged !== undefined && existsSync('/proc/self/fd')) {
-      const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => '');
+    if (judged !== undefined) {
+      const opened = await openedPath(handle, file).catch(() => '');
       if (opened !== judged)
         throw new NotReadableError(
           `${file}: read refused: it now leads to ${opened || 'a removed file'}, not to ${judged} as when the call ` +
