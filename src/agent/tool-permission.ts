@@ -17,7 +17,7 @@ import { sandboxOf, type AgentContext } from './context.ts';
 import type { CommandProfile, ShellSandbox } from '../sandbox/config.ts';
 import type { HookVerdict } from '../tools/hooks/types.ts';
 import { fireHook } from './hooks.ts';
-import { judgedPathOf, judgeTarget, type JudgedTarget } from '../tools/judged-path.ts';
+import { judgedPathOf, judgesTarget, judgeTarget, type JudgedTarget } from '../tools/judged-path.ts';
 
 /**
  * How a call was denied without asking anyone (`system/permission_denied`); absent for hooks and for the client's or
@@ -63,7 +63,7 @@ export async function authorize(
   const seen: { target?: JudgedTarget } = {};
   const decided = await decide(ctx, tool, use, signal, seen, shell);
   const decision =
-    decided.behavior === 'allow' && (tool.editsFiles || tool.readsFile)
+    decided.behavior === 'allow' && judgesTarget(tool)
       ? { ...decided, judgedPath: judgedPathOf(seen.target, tool, decided.updatedInput ?? use.input, ctx.cwd) }
       : decided;
   if (decision.behavior === 'deny' && decision.auto && ctx.policy.claudeDenials) {

@@ -19,9 +19,14 @@ export interface JudgedTarget {
   readonly real: string;
 }
 
+/** Whether a tool's calls have their file judged once: the tools that edit files, and Read. */
+export function judgesTarget(tool: Tool): boolean {
+  return tool.editsFiles === true || tool.readsFile === true;
+}
+
 /** The file a call of a tool that edits or reads one file names, as the tool resolves it; undefined for others. */
 function fileOf(tool: Tool, input: Record<string, unknown>, cwd: string): string | undefined {
-  if (!tool.editsFiles && !tool.readsFile) return undefined;
+  if (!judgesTarget(tool)) return undefined;
   const target = targetPath(input, tool.name);
   return target === undefined ? undefined : resolvePath(cwd, target);
 }
