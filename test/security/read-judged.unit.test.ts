@@ -62,3 +62,16 @@ test('the file the call was judged on is read as before, through the link', asyn
   assert.equal(result.isError, undefined, JSON.stringify(result));
   assert.equal(result.content, '1\tmine\n2\t');
 });
+
+test('the file itself swapped for a link after the check: Read reads nothing', async () => {
+  const { work, outside } = layout();
+  const file = path.join(work, 'in', 'f.txt');
+  const input = { file_path: 'in/f.txt' };
+  const judged = judgeTarget(readTool, input, work);
+  symlinkSync(path.join(outside, 'f.txt'), `${file}.new`);
+  renameSync(`${file}.new`, file);
+  const result = await readTool.call(input, context(work, judged?.real));
+  const said = JSON.stringify(result);
+  assert.equal(result.isError, true, said);
+  assert.doesNotMatch(said, /SECRET/);
+});
