@@ -97,17 +97,25 @@ async function readAs(
     );
   const text = (await readRegularFile(file, MAX_TEXT_BYTES, signal, judged)).toString('utf8');
   if (text.includes('\u0000')) return toolUseError(`${file} looks binary; it was not read`);
-  if (path.extname(file).toLowerCase() === '.ipynb') {
-    // Loaded for a notebook only: its schema (zod) would otherwise cost every start-up ~10 ms.
-    const notebook = await import('./notebook-read.ts');
-    try {
-      const cells = notebook.notebookCells(text);
-      return { content: notebook.notebookContent(cells), data: { type: 'notebook', file: { filePath: given, cells } } };
-    } catch (error) {
-      if (error instanceof notebook.NotebookReadError) return { content: error.message, isError: true };
-      throw error;
-    }
+  if (path.extname(file).toLowerCase() === '.ipynb') return notebookResult(text, given);
+  return textResult(text, given, offset, chosen);
+}
+
+/** A notebook's cells, as Claude Code gives them. */
+async function notebookResult(text: string, given: string): Promise<ToolResult> {
+  // Loaded for a notebook only: its schema (zod) would otherwise cost every start-up ~10 ms.
+  const notebook = await import('./notebook-read.ts');
+  try {
+    const cells = notebook.notebookCells(text);
+    return { content: notebook.notebookContent(cells), data: { type: 'notebook', file: { filePath: given, cells } } };
+  } catch (error) {
+    if (error instanceof notebook.NotebookReadError) return { content: error.message, isError: true };
+    throw error;
   }
+}
+
+/** The lines from `offset` (1-based), numbered; `chosen` the model's limit (without one, DEFAULT_LIMIT and a note). */
+function textResult(text: string, given: string, offset: number, chosen: number | undefined): ToolResult {
   // Claude Code reads CRLF files as LF (the numbered text and the file result alike).
   const lines = text === '' ? [] : text.replaceAll('\r\n', '\n').split('\n');
   const limited = chosen !== undefined;
