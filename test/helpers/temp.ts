@@ -21,6 +21,18 @@ export function scratchDir(prefix: string, fixedBase = false): string {
 }
 
 /**
+ * A fresh folder in memory (Linux's /dev/shm, when it is there), removed at exit, else one under TMPDIR: for a test
+ * that measures CPU time, not the disk, where each `result` fsyncs the transcript (4,000 prompts waited ~20 s for the
+ * disk under the suite's load). Not for a sandboxed run: the OS sandbox gives its commands a /dev of their own.
+ */
+export function memoryDir(prefix: string): string {
+  if (process.platform !== 'linux' || !existsSync('/dev/shm')) return scratchDir(prefix);
+  const dir = mkdtempSync(path.join('/dev/shm', prefix));
+  made.push(dir);
+  return dir;
+}
+
+/**
  * A fresh folder outside the temporary folder, removed at exit: for programs that refuse to keep state under it
  * (codex will not create its sandbox's helper binaries in a CODEX_HOME under $TMPDIR or /tmp, and its sandboxed
  * patches then fail; Gemini CLI ignores a system-defaults file with a world-writable folder above it). Under the

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { scriptedStreamArgs, startCli } from '../helpers/cli.ts';
+import { memoryDir } from '../helpers/temp.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 
 const PROMPTS = Number(process.env.LONG_SESSION_PROMPTS ?? 4000);
@@ -35,7 +36,12 @@ test(
       dir,
       Array.from({ length: PROMPTS }, (_, i) => ({ text: `${i}: ${answer}` })),
     );
-    const child = startCli(['--input-format', 'stream-json', ...scriptedStreamArgs(script)], { cwd: dir });
+    // The transcript (fsync'd at each result) in memory: the assertion is on CPU time, and waiting for the disk
+    // only made the test longer.
+    const child = startCli(['--input-format', 'stream-json', ...scriptedStreamArgs(script)], {
+      cwd: dir,
+      env: { AGENTPIPE_HOME: memoryDir('agentpipe-long-session-') },
+    });
     child.stderr!.resume();
     const ticks: number[] = [];
     let results = 0;
