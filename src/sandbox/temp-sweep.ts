@@ -81,11 +81,7 @@ export function sweepLeftFolders(root: string): string[] {
     const [, at, ns, pid, started] = OWNED.exec(name) ?? [];
     if (at !== boot || ns !== namespace || processRuns(Number(pid), started)) continue;
     const folder = path.join(root, name);
-    try {
-      if (removeOwnFolder(folder)) removed.push(folder);
-    } catch {
-      // gone meanwhile, or not ours to remove
-    }
+    if (removeTempFolder(folder)) removed.push(folder);
   }
   return removed;
 }
@@ -93,9 +89,19 @@ export function sweepLeftFolders(root: string): string[] {
 /**
  * Removes `folder` when it is a real folder of this user, and all it holds, through opened folders: each folder is
  * opened without following a link (`O_NOFOLLOW`) and what is in it is named through its descriptor
- * (`/proc/self/fd/<n>/<name>`), so a folder swapped for a link meanwhile (by a sandboxed command still running, where
- * the temp root is writable to it) leads nowhere: removing unlinks links, never what they lead to.
+ * (`/proc/self/fd/<n>/<name>`), so a folder swapped for a link meanwhile (by a sandboxed command still running: the
+ * session's temp folder is its TMPDIR, a dead owner's is in a temp root it may write) leads nowhere: removing unlinks
+ * links, never what they lead to. False when it was not removed (not ours, gone meanwhile, too deep).
  */
+export function removeTempFolder(folder: string): boolean {
+  try {
+    return removeOwnFolder(folder);
+  } catch {
+    return false;
+  }
+}
+
+/** `removeTempFolder`, throwing when it fails. */
 function removeOwnFolder(folder: string): boolean {
   if (!lstatSync(folder).isDirectory()) return false;
   const fd = openSync(folder, FOLDER);
