@@ -43,17 +43,27 @@ interface Entry {
 type Denied = (file: string) => string | undefined;
 
 /**
- * ripgrep's lines (`path\0rest`, or `path\0` alone for file names), their files `named` as the call names them,
- * without the files `denied` protects (by either name); a line whose file is not known (no NUL) is left out.
+ * ripgrep's records (`path\0rest\n`, or `path\0` alone for file names), their files `named` as the call names them,
+ * without the files `denied` protects (by either name). A record is read from its start to the NUL that ends its file
+ * name, then to the end of its line: a file name may hold a newline (never a NUL), and the lines of `secret/a\nb` are
+ * not taken for lines of a file `b`. A tail with no NUL (output cut at the cap) is left out.
  */
 function entries(stdout: string, mode: Mode, named: (file: string) => string, denied?: Denied): Entry[] {
-  const all: Entry[] =
-    mode === 'files_with_matches'
-      ? stdout.split('\0').flatMap((file) => (file ? [{ file }] : []))
-      : stdout.split('\n').flatMap((line) => {
-          const nul = line.indexOf('\0');
-          return nul === -1 ? [] : [{ file: line.slice(0, nul), rest: line.slice(nul + 1) }];
-        });
+  const all: Entry[] = [];
+  for (let at = 0; at < stdout.length;) {
+    const nul = stdout.indexOf('\0', at);
+    if (nul === -1) break;
+    const file = stdout.slice(at, nul);
+    if (mode === 'files_with_matches') {
+      if (file) all.push({ file });
+      at = nul + 1;
+      continue;
+    }
+    const end = stdout.indexOf('\n', nul);
+    const stop = end === -1 ? stdout.length : end;
+    all.push({ file, rest: stdout.slice(nul + 1, stop) });
+    at = stop + 1;
+  }
   return all.flatMap((entry) => {
     const file = named(entry.file);
     return denied?.(entry.file) || denied?.(file) ? [] : [{ ...entry, file }];
