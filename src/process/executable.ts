@@ -1,5 +1,6 @@
 /** Finding a program the way a shell does: a path as given, a bare name on PATH. */
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { accessSync, constants, readlinkSync, realpathSync } from 'node:fs';
+import { errorCode } from './errors.ts';
 import path from 'node:path';
 import { isInside } from './paths.ts';
 
@@ -22,16 +23,46 @@ export function neverRunFrom(folders: readonly string[]): void {
   }
 }
 
-/** True when `file`'s folder, links resolved, is inside a folder the model's commands may write. */
+/** True when `at` (a real path) is, or is inside, a folder the model's commands may write. */
+function writable(at: string): boolean {
+  for (const dir of writableFolders) if (isInside(at, dir)) return true;
+  return false;
+}
+
+/** How many links a lookup follows, as the kernel does (ELOOP past it). */
+const MAX_LINKS = 40;
+
+/**
+ * True when the kernel's way to `file` enters a folder the model's commands may write: its folder, or any folder a link
+ * on the way (the program itself a link in `~/bin`, a folder link) leads through. A link there could be re-pointed, a
+ * program there replaced, by a sandboxed command. The path is followed link by link from the root, so every place
+ * the lookup passes is judged, not only where it ends.
+ */
 function modelWrote(file: string): boolean {
   if (!writableFolders.size) return false;
-  let folder: string;
-  try {
-    folder = realpathSync(path.dirname(file));
-  } catch {
-    return false;
+  const pending = path.resolve(file).split(path.sep).filter(Boolean);
+  let at: string = path.sep;
+  let links = 0;
+  for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
+    if (part === '.' || part === '..') {
+      at = part === '..' ? path.dirname(at) : at;
+      continue;
+    }
+    const next = path.join(at, part);
+    if (writable(next)) return true;
+    let target: string;
+    try {
+      target = readlinkSync(next);
+    } catch (error) {
+      // Not a link: the lookup goes on in it. Missing or unreadable: there is nothing to run there.
+      if (errorCode(error) !== 'EINVAL') return false;
+      at = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) return true;
+    if (path.isAbsolute(target)) at = path.sep;
+    pending.unshift(...target.split(path.sep).filter(Boolean));
   }
-  for (const dir of writableFolders) if (isInside(folder, dir)) return true;
   return false;
 }
 

@@ -14,7 +14,6 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -26,7 +25,7 @@ import { runProcessGroup } from '../process/run.ts';
 import { seccompBytes, seccompSupported } from './seccomp.ts';
 import { accountHome } from './points.ts';
 import { makePrivateFolderSync } from '../process/private-files.ts';
-import { sweepLeftFolders, tempFolderPrefix } from './temp-sweep.ts';
+import { removeTempFolder, sweepLeftFolders, tempFolderPrefix } from './temp-sweep.ts';
 
 /** The per-process temp folder and the parts every run mounts or reads. */
 export interface SandboxRuntime {
@@ -57,7 +56,8 @@ export function sandboxRuntime(): SandboxRuntime {
   const tmpDir = mkdtempSync(path.join(os.tmpdir(), tempFolderPrefix()));
   const removed = [tmpDir];
   process.once('exit', () => {
-    for (const dir of removed) rmSync(dir, { recursive: true, force: true });
+    // Through opened folders: a background command still running may swap a folder in its TMPDIR for a link.
+    for (const dir of removed) removeTempFolder(dir);
     // Off the path of every command: what killed processes left is swept when one ends as it should.
     sweepLeftFolders(os.tmpdir());
   });

@@ -89,12 +89,20 @@ export async function policyOf(config: SandboxConfig): Promise<SandboxPolicy> {
 
 let warnedUnavailable = false;
 
+/**
+ * Marks the folders this configuration's commands may write (the working folders, `allowWrite`) as ones no program is
+ * found in by name (process/executable.ts), before agentpipe looks one up to start it outside the sandbox.
+ */
+export async function markWorkingFolders(config: SandboxConfig): Promise<void> {
+  neverRunFrom(workingFolders(config, await policyOf(config)));
+}
+
 /** Whether commands of this configuration will be confined; throws SandboxUnavailableError when required and not. */
 export async function sandboxState(config: SandboxConfig): Promise<Availability | { ok: false; off: true }> {
   const policy = await policyOf(config);
   // Before agentpipe looks for a program of its own (bwrap here, git for the mount plan's history look): none is
   // taken from a folder the model's commands may write, though none ran yet in this session (an earlier one's did).
-  neverRunFrom(workingFolders(config, policy));
+  await markWorkingFolders(config);
   if (policy.mode === 'off') return { ok: false, off: true };
   const available = await sandboxAvailability(policy.bwrapPath, process.env);
   if (available.ok) return available;

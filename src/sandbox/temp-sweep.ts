@@ -1,18 +1,35 @@
 /**
  * The names of the sandbox's per-process temp folders (`agentpipe-sbx-…` in the temp root), and the sweep that removes
- * those a process left when it was killed (SIGKILL, a crash, a power cut: its exit handler never ran).
+ * those a process left when it was killed (SIGKILL, a crash: its exit handler never ran).
  *
- * A folder's name carries its owner: the pid namespace, the pid and the process's start time. A folder is removed
- * only when it is a real folder (not a link) of this user, named in this pid namespace (a pid of another one means
- * another process), and no process with that pid and start time runs. What a dead run's commands left inside it goes
- * with it; links inside are removed, never followed. Folders of earlier versions (no owner in the name) are left.
+ * A folder's name carries its owner: the kernel's boot, the pid namespace, the pid and the process's start time. A
+ * folder is removed only when it is a real folder (not a link) of this user, named on this boot (a temp root shared
+ * with another machine holds its folders too) in this pid namespace (a pid of another one means another process), and
+ * no process with that pid and start time runs. What a dead run's commands left inside it goes with it; links inside
+ * are removed, never followed, though a command still running swaps one in meanwhile. Folders of earlier versions (no
+ * owner in the name) and of earlier boots (the system's temp cleaning has them) are left.
  */
-import { lstatSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmdirSync,
+  unlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { processRuns, startTimeOf } from '../process/alive.ts';
 
 const PREFIX = 'agentpipe-sbx-';
-const OWNED = /^agentpipe-sbx-(?:parts-)?(\d+)-(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
+const OWNED = /^agentpipe-sbx-(?:parts-)?([0-9a-f]{12})-(\d+)-(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
+/** A folder opened never through a link (its last part) and only as a folder. */
+const FOLDER = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+/** How deep the sweep removes: a deeper tree (made to exhaust descriptors or the stack) is left. */
+const MAX_DEPTH = 256;
 
 /** This process's pid namespace (its inode number), or undefined where /proc does not say. */
 function pidNamespace(): string | undefined {
@@ -23,16 +40,36 @@ function pidNamespace(): string | undefined {
   }
 }
 
-/** The start of the name of a temp folder of this process (`kind` 'parts' for the private parts' folder). */
-export function tempFolderPrefix(kind?: 'parts'): string {
-  const owner = `${pidNamespace() ?? '0'}-${process.pid}-${startTimeOf(process.pid) ?? '0'}`;
-  return `${PREFIX}${kind ? `${kind}-` : ''}${owner}-`;
+/**
+ * This boot of this machine's kernel: the start of its boot id. Every machine's first pid namespace has the same inode
+ * number, so a temp root shared between machines (over NFS, with a VM) holds folders named in "this" namespace for
+ * processes this machine never ran; the boot tells them apart.
+ */
+function bootOf(): string | undefined {
+  try {
+    return /^([0-9a-f]{8})-([0-9a-f]{4})-/
+      .exec(readFileSync('/proc/sys/kernel/random/boot_id', 'utf8'))
+      ?.slice(1)
+      .join('');
+  } catch {
+    return undefined;
+  }
 }
 
-/** Removes the temp folders in `root` whose owner (named in this pid namespace) no longer runs; returns them. */
+/** Who owns a folder: this boot, pid namespace, pid and start time (undefined parts: not known). */
+function owner(pid: number): string {
+  return `${bootOf() ?? '0'.repeat(12)}-${pidNamespace() ?? '0'}-${pid}-${startTimeOf(pid) ?? '0'}`;
+}
+
+/** The start of the name of a temp folder of this process (`kind` 'parts' for the private parts' folder). */
+export function tempFolderPrefix(kind?: 'parts'): string {
+  return `${PREFIX}${kind ? `${kind}-` : ''}${owner(process.pid)}-`;
+}
+
+/** Removes the temp folders in `root` whose owner (this boot, this pid namespace) no longer runs; returns them. */
 export function sweepLeftFolders(root: string): string[] {
-  const namespace = pidNamespace();
-  if (namespace === undefined) return [];
+  const [boot, namespace] = [bootOf(), pidNamespace()];
+  if (boot === undefined || namespace === undefined) return [];
   let names: string[];
   try {
     names = readdirSync(root).filter((name) => name.startsWith(PREFIX));
@@ -41,17 +78,64 @@ export function sweepLeftFolders(root: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
-    const [, ns, pid, started] = OWNED.exec(name) ?? [];
-    if (ns !== namespace || processRuns(Number(pid), started)) continue;
+    const [, at, ns, pid, started] = OWNED.exec(name) ?? [];
+    if (at !== boot || ns !== namespace || processRuns(Number(pid), started)) continue;
     const folder = path.join(root, name);
-    try {
-      const info = lstatSync(folder);
-      if (!info.isDirectory() || info.uid !== process.getuid?.()) continue;
-      rmSync(folder, { recursive: true, force: true });
-      removed.push(folder);
-    } catch {
-      // gone meanwhile, or not ours to remove
-    }
+    if (removeTempFolder(folder)) removed.push(folder);
   }
   return removed;
+}
+
+/**
+ * Removes `folder` when it is a real folder of this user, and all it holds, through opened folders: each folder is
+ * opened without following a link (`O_NOFOLLOW`) and what is in it is named through its descriptor
+ * (`/proc/self/fd/<n>/<name>`), so a folder swapped for a link meanwhile (by a sandboxed command still running: the
+ * session's temp folder is its TMPDIR, a dead owner's is in a temp root it may write) leads nowhere: removing unlinks
+ * links, never what they lead to. False when it was not removed (not ours, gone meanwhile, too deep).
+ */
+export function removeTempFolder(folder: string): boolean {
+  try {
+    return removeOwnFolder(folder);
+  } catch {
+    return false;
+  }
+}
+
+/** `removeTempFolder`, throwing when it fails. */
+function removeOwnFolder(folder: string): boolean {
+  if (!lstatSync(folder).isDirectory()) return false;
+  const fd = openSync(folder, FOLDER);
+  try {
+    const info = fstatSync(fd);
+    if (!info.isDirectory() || info.uid !== process.getuid?.()) return false;
+    emptyOpened(fd, 0);
+  } finally {
+    closeSync(fd);
+  }
+  rmdirSync(folder);
+  return true;
+}
+
+/** Removes what the opened folder `fd` holds (folders `depth` deep at most), never through a link. */
+function emptyOpened(fd: number, depth: number): void {
+  const here = `/proc/self/fd/${fd}`;
+  for (const name of readdirSync(here)) {
+    const entry = `${here}/${name}`;
+    let inner: number | undefined;
+    try {
+      inner = openSync(entry, FOLDER);
+    } catch {
+      // Not a folder, or a link (to one or not): the entry itself goes.
+    }
+    if (inner === undefined) {
+      unlinkSync(entry);
+      continue;
+    }
+    try {
+      if (depth < MAX_DEPTH) emptyOpened(inner, depth + 1);
+    } finally {
+      closeSync(inner);
+    }
+    rmdirSync(entry);
+  }
 }

@@ -1,10 +1,12 @@
 /**
- * Where a file tool's call was judged to write. The permission check judges a call's path as the kernel resolves it
- * at that moment (links followed); the tool opens the file later, after a PreToolUse hook, a prompt the user may take
- * minutes to answer, or a callback. A folder on the path swapped for a link in between (by a job of the model's
- * running in the background) would take an approved write elsewhere. So the path's real location is taken when the
- * check runs, handed to the tool (`ToolContext.judgedPath`), and the tool refuses to write where its folder no longer
- * leads there (file-write.ts checks it on the opened folder, so the check and the write see the same folder).
+ * Where a file tool's call was judged to write or read. The permission check judges a call's path as the kernel
+ * resolves it at that moment (links followed); the tool opens the file later, after a PreToolUse hook, a prompt the
+ * user may take minutes to answer, or a callback. A folder on the path swapped for a link in between (by a job of the
+ * model's running in the background) would take an approved write elsewhere. So the path's real location is taken
+ * when the check runs, handed to the tool (`ToolContext.judgedPath`), and the tool refuses to write where its folder no
+ * longer leads there (file-write.ts checks it on the opened folder, so the check and the write see the same folder).
+ * The tools that read do the same: Read checks the file it opened (regular-file.ts), Glob walks the folder it opened
+ * (walk.ts), Grep has ripgrep search the judged real path after checking that the path still leads there (grep.ts).
  */
 import { realPath } from './paths.ts';
 import { resolvePath } from './input.ts';
@@ -19,9 +21,9 @@ export interface JudgedTarget {
   readonly real: string;
 }
 
-/** Whether a tool's calls have their file judged once: the tools that edit files, and Read. */
+/** Whether a tool's calls have their path judged once: the tools that edit files, Read, Grep and Glob. */
 export function judgesTarget(tool: Tool): boolean {
-  return tool.editsFiles === true || tool.readsFile === true;
+  return tool.editsFiles === true || tool.readsPath === true;
 }
 
 /** The file a call of a tool that edits or reads one file names, as the tool resolves it; undefined for others. */

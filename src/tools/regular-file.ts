@@ -6,7 +6,7 @@
  */
 import { AgentpipeError } from '../process/errors.ts';
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { openedPath } from './opened-path.ts';
 
 /** A file that is not a regular file, or is larger than allowed. */
@@ -31,9 +31,31 @@ export function kindOf(stat: {
 }
 
 /**
- * The bytes of a regular file of at most `maxBytes`; throws NotReadableError otherwise. Given `judged`, where the
- * permission check judged the file to be (judged-path.ts), the opened file must be that one (its `/proc/self/fd` link):
- * a path swapped for a link after the check (by a job of the model's in the background) is refused, not read.
+ * `file` opened read-only (non-blocking: a FIFO does not wait for a writer; never as a controlling terminal). Given
+ * `judged`, where the permission check judged it to be (judged-path.ts), what was opened must be that (its
+ * `/proc/self/fd` link): a path swapped for a link after the check (by a job of the model's in the background) is
+ * refused (`verb` says what was refused), not opened.
+ */
+export async function openJudged(file: string, judged: string | undefined, verb: string): Promise<FileHandle> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  if (judged === undefined) return handle;
+  const opened = await openedPath(handle, file).catch(() => '');
+  if (opened === judged) return handle;
+  await handle.close();
+  throw new NotReadableError(leadsElsewhere(file, verb, opened, judged));
+}
+
+/** Why a call was refused: `file` leads to `now` (empty: to nothing), not to `judged` as when the call was judged. */
+export function leadsElsewhere(file: string, verb: string, now: string, judged: string): string {
+  return (
+    `${file}: ${verb} refused: it now leads to ${now || 'a removed file'}, not to ${judged} as when the call was ` +
+    `judged (a path on the way was replaced by a link)`
+  );
+}
+
+/**
+ * The bytes of a regular file of at most `maxBytes`; throws NotReadableError otherwise. Given `judged`, the opened file
+ * must be the one the check judged (`openJudged`).
  */
 export async function readRegularFile(
   file: string,
@@ -41,16 +63,8 @@ export async function readRegularFile(
   signal?: AbortSignal,
   judged?: string,
 ): Promise<Buffer> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  const handle = await openJudged(file, judged, 'read');
   try {
-    if (judged !== undefined) {
-      const opened = await openedPath(handle, file).catch(() => '');
-      if (opened !== judged)
-        throw new NotReadableError(
-          `${file}: read refused: it now leads to ${opened || 'a removed file'}, not to ${judged} as when the call ` +
-            `was judged (a path on the way was replaced by a link)`,
-        );
-    }
     const info = await handle.stat();
     if (!info.isFile()) throw new NotReadableError(`${file} is ${kindOf(info)}; only regular files can be read`);
     if (info.size > maxBytes)

@@ -91,8 +91,11 @@ export interface Tool {
   readonly needsNoPermission?: boolean;
   /** True for tools that edit files (auto-allowed in `acceptEdits`). */
   readonly editsFiles?: boolean;
-  /** True for a tool that reads the one file its input names (Read): it reads it where the check judged it to be. */
-  readonly readsFile?: boolean;
+  /**
+   * True for a tool that reads what its path member names (Read's file, the folder or file Grep and Glob search): it
+   * reads there as the check judged it to be, or not at all (judged-path.ts).
+   */
+  readonly readsPath?: boolean;
   /**
    * Members filled into a call that lacks them before it is shown or run, as Claude Code fills them (Edit's
    * `replace_all: false`): the stream, the transcript and the next request carry the completed input.

@@ -110,7 +110,11 @@ test('a session killed with SIGKILL while its command runs: the command dies wit
   assert.ok(readdirSync(work).includes('.agentpipe'), 'A has its points');
   const sandboxFolders = () => readdirSync(tmp).filter((name) => name.startsWith('agentpipe-sbx-'));
   const [left, ...more] = sandboxFolders();
-  assert.match(left ?? '', new RegExp(`^agentpipe-sbx-\\d+-${a.pid}-\\d+-`), 'A has its temp folder, named for it');
+  assert.match(
+    left ?? '',
+    new RegExp(`^agentpipe-sbx-[0-9a-f]{12}-\\d+-${a.pid}-\\d+-`),
+    'A has its temp folder, named for it',
+  );
   assert.deepEqual(more, []);
   a.kill('SIGKILL');
   await ended;

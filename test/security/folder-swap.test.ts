@@ -160,3 +160,33 @@ test('held, not refused: an approved Read with no swap reads the file the link l
   });
   assert.match(text(result), /APPROVED/);
 });
+
+/** `d` leads to `approved` when the call is judged, then to `outside` (which holds SECRET) while it is asked. */
+const repointed: Pick<Swap, 'files' | 'before' | 'during'> = {
+  files: { 'outside/x.txt': 'SECRET\n', 'outside/secret-name.txt': 'SECRET\n' },
+  before: linkToApproved,
+  during: (work, outside) => {
+    rmSync(path.join(work, 'd'));
+    symlinkSync(outside, path.join(work, 'd'));
+  },
+};
+
+for (const call of [
+  { name: 'Grep', input: { pattern: 'SECRET|APPROVED', path: 'd', output_mode: 'content' } },
+  { name: 'Grep', input: { pattern: 'SECRET|APPROVED', path: 'd/x.txt', output_mode: 'content' } },
+  { name: 'Glob', input: { pattern: '*.txt', path: 'd' } },
+]) {
+  const what = `${call.name} of ${call.input.path}`;
+  test(`a ${what} approved outside: the link re-pointed while it is asked is not followed elsewhere`, async () => {
+    const { result } = await approveAfter({ call, ...repointed });
+    assert.doesNotMatch(text(result), /SECRET|secret-name/);
+    assert.equal(result.is_error, true);
+    assert.match(text(result), /search refused/);
+  });
+
+  test(`held, not refused: an approved ${what} with no swap searches where the link led`, async () => {
+    const { result } = await approveAfter({ call, before: linkToApproved, during: () => {} });
+    assert.notEqual(result.is_error, true, text(result));
+    assert.match(text(result), call.name === 'Glob' ? /^d\/x\.txt$/ : /APPROVED/);
+  });
+}

@@ -8,9 +8,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { findExecutable } from '../../src/process/executable.ts';
+import { findExecutable, neverRunFrom } from '../../src/process/executable.ts';
 import { gitOutside } from '../../src/sandbox/git-outside.ts';
 import { unsafeRepositoryConfig } from '../../src/tools/shell/git-repository.ts';
 import { tempDir } from '../helpers/workspace.ts';
@@ -54,4 +54,42 @@ test('findExecutable skips empty, `.` and relative PATH entries', () => {
   assert.equal(findExecutable('bwrap-probe', { PATH: `./${relative}` }), undefined);
   assert.equal(findExecutable('bwrap-probe', { PATH: `/nonexistent:${root}` }), path.join(root, 'bwrap-probe'));
   assert.equal(findExecutable(path.join(root, 'bwrap-probe'), { PATH: '' }), path.join(root, 'bwrap-probe'));
+});
+
+/** A folder marked as the model's (neverRunFrom) holding `prog`, a folder of the user's, and one outside both. */
+function linkedFolders(): { marked: string; user: string; outside: string } {
+  const root = tempDir();
+  const [marked, user, outside] = ['work', 'home-bin', 'opt'].map((name) => path.join(root, name));
+  for (const dir of [marked!, user!, outside!]) mkdirSync(dir);
+  for (const dir of [marked!, outside!]) {
+    writeFileSync(path.join(dir, 'prog'), '#!/bin/sh\n');
+    chmodSync(path.join(dir, 'prog'), 0o755);
+  }
+  neverRunFrom([marked!]);
+  return { marked: marked!, user: user!, outside: outside! };
+}
+
+test('findExecutable follows a link on PATH to where it leads: not into a folder the model writes', () => {
+  const { marked, user, outside } = linkedFolders();
+  symlinkSync(path.join(marked, 'prog'), path.join(user, 'prog'));
+  assert.equal(findExecutable('prog', { PATH: user }), undefined, 'a link leading into the working folder');
+  // A chain: a link outside leads to one that leads in.
+  symlinkSync(path.join(marked, 'prog'), path.join(outside, 'hop'));
+  symlinkSync(path.join(outside, 'hop'), path.join(user, 'chained'));
+  assert.equal(findExecutable('chained', { PATH: user }), undefined, 'a chain of links ending in the working folder');
+  // A folder link inside the working folder on the way, though it leads back out: a command may re-point it.
+  symlinkSync(outside, path.join(marked, 'dl'));
+  symlinkSync(path.join(marked, 'dl', 'prog'), path.join(user, 'through'));
+  assert.equal(findExecutable('through', { PATH: user }), undefined, 'a link through a folder link of the model');
+  // A relative link resolves from its own folder.
+  symlinkSync(path.relative(user, path.join(marked, 'prog')), path.join(user, 'relative'));
+  assert.equal(findExecutable('relative', { PATH: user }), undefined, 'a relative link into the working folder');
+});
+
+test('held: a link on PATH that leads outside the folders the model writes is found, as the link', () => {
+  const { user, outside } = linkedFolders();
+  symlinkSync(path.join(outside, 'prog'), path.join(user, 'prog'));
+  assert.equal(findExecutable('prog', { PATH: user }), path.join(user, 'prog'));
+  symlinkSync(path.join('..', 'opt', 'prog'), path.join(user, 'up'));
+  assert.equal(findExecutable('up', { PATH: user }), path.join(user, 'up'));
 });

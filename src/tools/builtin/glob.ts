@@ -1,6 +1,7 @@
 /** Glob: files matching a pattern, oldest first, as Claude Code 2.1.332 lists them (paths relative to the cwd). */
 import { objectSchema, optionalString, requireString, resolvePath } from '../input.ts';
-import type { Tool, ToolResult } from '../types.ts';
+import { toolUseError, type Tool, type ToolResult } from '../types.ts';
+import { NotReadableError } from '../regular-file.ts';
 import { findFiles, relativeToCwd } from './walk.ts';
 
 const MAX_RESULTS = 100;
@@ -18,12 +19,21 @@ export const globTool: Tool = {
     ['pattern'],
   ),
   isReadOnly: () => true,
+  readsPath: true,
   async call(input, context): Promise<ToolResult> {
     const pattern = requireString(input, 'pattern');
     const root = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
     const started = Date.now();
     // Files a Read deny rule protects are left out, as Grep leaves out their lines.
-    const found = await findFiles(root, pattern, context.signal, MAX_RESULTS, context.readDenied);
+    const search = { signal: context.signal, max: MAX_RESULTS, denied: context.readDenied, judged: context.judgedPath };
+    let found;
+    try {
+      found = await findFiles(root, pattern, search);
+    } catch (error) {
+      // The folder no longer leads where the call was judged to search.
+      if (NotReadableError.isInstance(error)) return toolUseError(error.message);
+      throw error;
+    }
     const files = found.files.map((file) => relativeToCwd(context.cwd, file));
     const body = files.length ? files.join('\n') : 'No files found';
     return {

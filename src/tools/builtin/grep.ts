@@ -12,8 +12,10 @@ import { errorCode } from '../../process/errors.ts';
 import { objectSchema, optionalBoolean, optionalNumber, optionalString, requireString, resolvePath } from '../input.ts';
 import { ripgrepCommand } from '../ripgrep.ts';
 import { workingFolders } from '../permissions.ts';
-import type { Tool, ToolResult } from '../types.ts';
-import { ToolInputError } from '../types.ts';
+import { ToolInputError, toolUseError, type Tool, type ToolResult } from '../types.ts';
+import { leadsElsewhere } from '../regular-file.ts';
+import { realPath } from '../paths.ts';
+import path from 'node:path';
 import * as fsp from 'node:fs/promises';
 import { relativeToCwd } from './walk.ts';
 
@@ -38,19 +40,57 @@ interface Entry {
   rest?: string;
 }
 
+type Denied = (file: string) => string | undefined;
+
 /**
- * ripgrep's lines (`path\0rest`, or `path\0` alone for file names) without the files `denied` protects; a line whose
- * file is not known (no NUL) is left out.
+ * ripgrep's records (`path\0rest\n`, or `path\0` alone for file names), their files `named` as the call names them,
+ * without the files `denied` protects (by either name). A record is read from its start to the NUL that ends its file
+ * name, then to the end of its line: a file name may hold a newline (never a NUL), and the lines of `secret/a\nb` are
+ * not taken for lines of a file `b`. A tail with no NUL (output cut at the cap) is left out.
  */
-function entries(stdout: string, mode: Mode, denied?: (file: string) => string | undefined): Entry[] {
-  const all: Entry[] =
-    mode === 'files_with_matches'
-      ? stdout.split('\0').flatMap((file) => (file ? [{ file }] : []))
-      : stdout.split('\n').flatMap((line) => {
-          const nul = line.indexOf('\0');
-          return nul === -1 ? [] : [{ file: line.slice(0, nul), rest: line.slice(nul + 1) }];
-        });
-  return all.filter(({ file }) => !denied?.(file));
+function entries(stdout: string, mode: Mode, named: (file: string) => string, denied?: Denied): Entry[] {
+  const all: Entry[] = [];
+  for (let at = 0; at < stdout.length;) {
+    const nul = stdout.indexOf('\0', at);
+    if (nul === -1) break;
+    const file = stdout.slice(at, nul);
+    if (mode === 'files_with_matches') {
+      if (file) all.push({ file });
+      at = nul + 1;
+      continue;
+    }
+    const end = stdout.indexOf('\n', nul);
+    const stop = end === -1 ? stdout.length : end;
+    all.push({ file, rest: stdout.slice(nul + 1, stop) });
+    at = stop + 1;
+  }
+  return all.flatMap((entry) => {
+    const file = named(entry.file);
+    return denied?.(entry.file) || denied?.(file) ? [] : [{ ...entry, file }];
+  });
+}
+
+/** Where ripgrep searches, and the names of what it finds as the call names them. */
+interface Place {
+  searched: string;
+  named: (file: string) => string;
+}
+
+/**
+ * Where ripgrep searches: the call's path; for a call judged (judged-path.ts), the real path it led to then, refused
+ * (the reason returned) when the path no longer leads there: a folder on the way swapped for a link while the call was
+ * asked would take an approved search elsewhere. What is found under the judged path is named under the call's path.
+ */
+function placeOf(target: string, judged: string | undefined): Place | string {
+  if (judged === undefined) return { searched: target, named: (file) => file };
+  const now = realPath(target);
+  if (now !== judged) return leadsElsewhere(target, 'search', now, judged);
+  const under = judged.endsWith(path.sep) ? judged : `${judged}${path.sep}`;
+  return {
+    searched: judged,
+    named: (file) =>
+      file === judged ? target : file.startsWith(under) ? path.join(target, file.slice(under.length)) : file,
+  };
 }
 
 /** Files newest first, ties by name, as Claude Code 2.1.332 lists Grep's files. */
@@ -144,12 +184,14 @@ export const grepTool: Tool = {
     ['pattern'],
   ),
   isReadOnly: () => true,
+  readsPath: true,
   async call(input, context): Promise<ToolResult> {
     const pattern = requireString(input, 'pattern');
     const mode = (optionalString(input, 'output_mode') ?? 'files_with_matches') as Mode;
     if (!MODES.includes(mode)) throw new ToolInputError('output_mode must be files_with_matches, content or count');
     const limit = optionalNumber(input, 'head_limit', 1) ?? 250;
-    const target = resolvePath(context.cwd, optionalString(input, 'path') ?? '.');
+    const place = placeOf(resolvePath(context.cwd, optionalString(input, 'path') ?? '.'), context.judgedPath);
+    if (typeof place === 'string') return toolUseError(place);
     const glob = optionalString(input, 'glob');
     // Inside the sandbox a missing program is only "execvp failed": look for it first (never in a working folder).
     const rg = await ripgrepCommand(workingFolders(context.cwd, context.sandbox?.config.directories));
@@ -175,7 +217,7 @@ export const grepTool: Tool = {
       '--regexp',
       pattern,
       '--',
-      target,
+      place.searched,
     ];
     // ripgrep reads only: it runs in the read-only sandbox (no writes, no network, no credential stores).
     const { runSandboxed } = await import('../../sandbox/run.ts');
@@ -202,6 +244,6 @@ export const grepTool: Tool = {
         isError: true,
       };
     }
-    return answer(mode, entries(run.stdout, mode, context.readDenied), limit, context.cwd);
+    return answer(mode, entries(run.stdout, mode, place.named, context.readDenied), limit, context.cwd);
   },
 };

@@ -38,7 +38,7 @@ export const readTool: Tool = {
     ['file_path'],
   ),
   isReadOnly: () => true,
-  readsFile: true,
+  readsPath: true,
   async call(input, context): Promise<ToolResult> {
     const given = requireString(input, 'file_path');
     const file = resolvePath(context.cwd, given);

@@ -77,7 +77,8 @@ async function confine(
 ): Promise<{ argv: string[]; env: Record<string, string>; release(): void }> {
   const argv = [config.command, ...(config.args ?? [])];
   const own = config.sandbox;
-  if (!sandbox || own?.enabled === false) return { argv, env, release: () => {} };
+  if (!sandbox || own?.enabled === false)
+    return { argv: [await outsideProgram(config.command, env, sandbox), ...argv.slice(1)], env, release: () => {} };
   // Inside, bubblewrap would only say execvp failed: say it as spawning it directly would.
   if (!findExecutable(config.command, { PATH: env.PATH }))
     throw new Error(`spawn ${config.command} ENOENT (the MCP server's command was not found)`);
@@ -93,4 +94,29 @@ async function confine(
     writable: own?.allowWrite?.map(expand),
     readable: own?.allowRead?.map(expand),
   });
+}
+
+/**
+ * The program of a server that runs outside the sandbox: a name is looked up on the server's PATH as agentpipe looks up
+ * its own programs (process/executable.ts): never in an empty, `.` or relative entry, nor in a folder the model's
+ * commands may write (a PATH entry inside a working folder, or a link leading into one), where a command could plant
+ * it and have it run unconfined. A path (with a slash) is the user's choice, taken as given.
+ */
+async function outsideProgram(
+  command: string,
+  env: Record<string, string>,
+  sandbox: SandboxConfig | undefined,
+): Promise<string> {
+  if (command.includes('/')) return command;
+  if (sandbox) {
+    const { markWorkingFolders } = await import('../../sandbox/sandbox.ts');
+    await markWorkingFolders(sandbox);
+  }
+  const found = findExecutable(command, { PATH: env.PATH });
+  if (found === undefined)
+    throw new Error(
+      `spawn ${command} ENOENT (the MCP server's command was not found on PATH outside the working folders; ` +
+        'name it by its path to run one from there)',
+    );
+  return found;
 }
