@@ -10,6 +10,7 @@
  * owner in the name) and of earlier boots (the system's temp cleaning has them) are left.
  */
 import {
+  chmodSync,
   closeSync,
   constants,
   fstatSync,
@@ -26,8 +27,10 @@ import { processRuns, startTimeOf } from '../process/alive.ts';
 
 const PREFIX = 'agentpipe-sbx-';
 const OWNED = /^agentpipe-sbx-(?:parts-)?([0-9a-f]{12})-(\d+)-(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
-/** A folder opened never through a link (its last part) and only as a folder. */
-const FOLDER = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+/** Linux's O_PATH (asm-generic: each architecture Node runs on; Node does not name it): a handle that reads nothing. */
+const O_PATH = 0o10000000;
+/** A folder held never through a link (its last part) and only as a folder, though it may not be read. */
+const HELD = O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 /** How deep the sweep removes: a deeper tree (made to exhaust descriptors or the stack) is left. */
 const MAX_DEPTH = 256;
 
@@ -104,10 +107,9 @@ export function removeTempFolder(folder: string): boolean {
 /** `removeTempFolder`, throwing when it fails. */
 function removeOwnFolder(folder: string): boolean {
   if (!lstatSync(folder).isDirectory()) return false;
-  const fd = openSync(folder, FOLDER);
+  const fd = openOwnFolder(folder);
+  if (fd === undefined) return false;
   try {
-    const info = fstatSync(fd);
-    if (!info.isDirectory() || info.uid !== process.getuid?.()) return false;
     emptyOpened(fd, 0);
   } finally {
     closeSync(fd);
@@ -116,17 +118,37 @@ function removeOwnFolder(folder: string): boolean {
   return true;
 }
 
+/**
+ * The folder `entry` names opened to read (never through a link), when it is a folder of this user; undefined when it
+ * is not. A command may have taken its own access away (`chmod 000`, `chmod 500` on a folder holding files): the
+ * folder is given it back first, through a handle (`O_PATH`) to that very folder, so what it left is removed all the
+ * same (a user's `rm -rf` would stop there).
+ */
+function openOwnFolder(entry: string): number | undefined {
+  let held: number;
+  try {
+    held = openSync(entry, HELD);
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = fstatSync(held);
+    if (!info.isDirectory() || info.uid !== process.getuid?.()) return undefined;
+    const through = `/proc/self/fd/${held}`;
+    if ((info.mode & 0o700) !== 0o700) chmodSync(through, 0o700);
+    return openSync(through, constants.O_RDONLY | constants.O_DIRECTORY);
+  } finally {
+    closeSync(held);
+  }
+}
+
 /** Removes what the opened folder `fd` holds (folders `depth` deep at most), never through a link. */
 function emptyOpened(fd: number, depth: number): void {
   const here = `/proc/self/fd/${fd}`;
   for (const name of readdirSync(here)) {
     const entry = `${here}/${name}`;
-    let inner: number | undefined;
-    try {
-      inner = openSync(entry, FOLDER);
-    } catch {
-      // Not a folder, or a link (to one or not): the entry itself goes.
-    }
+    // Not a folder, or a link (to one or not): the entry itself goes.
+    const inner = openOwnFolder(entry);
     if (inner === undefined) {
       unlinkSync(entry);
       continue;
