@@ -72,9 +72,12 @@ function modelWrote(file: string): boolean {
  * its own lookups (`#!/usr/bin/env node`, as npx starts, a program it runs by name) would find what a command planted.
  */
 export function outsidePath(value: string): string {
+  // Each entry as judged: `/home/u/link/../bin` would have the kernel go through the link (findExecutable's way).
   return value
     .split(path.delimiter)
-    .filter((dir) => path.isAbsolute(dir) && !modelWrote(dir))
+    .filter((dir) => path.isAbsolute(dir))
+    .map((dir) => path.resolve(dir))
+    .filter((dir) => !modelWrote(dir))
     .join(path.delimiter);
 }
 
