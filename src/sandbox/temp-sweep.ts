@@ -19,9 +19,11 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
   rmdirSync,
   unlinkSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { processRuns, startTimeOf } from '../process/alive.ts';
 
@@ -31,8 +33,10 @@ const OWNED = /^agentpipe-sbx-(?:parts-)?([0-9a-f]{12})-(\d+)-(\d+)-(\d+)-[A-Za-
 const O_PATH = 0o10000000;
 /** A folder held never through a link (its last part) and only as a folder, though it may not be read. */
 const HELD = O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-/** How deep the sweep removes: a deeper tree (made to exhaust descriptors or the stack) is left. */
+/** How deep one pass of the removal goes (a descriptor a level): a folder deeper is moved up to the top one. */
 const MAX_DEPTH = 256;
+/** How many passes the removal makes: a tree deeper than all of them (made to keep the removal busy) is left. */
+const PASSES = 16;
 
 /** This process's pid namespace (its inode number), or undefined where /proc does not say. */
 function pidNamespace(): string | undefined {
@@ -110,7 +114,7 @@ function removeOwnFolder(folder: string): boolean {
   const fd = openOwnFolder(folder);
   if (fd === undefined) return false;
   try {
-    emptyOpened(fd, 0);
+    for (let pass = 0; pass < PASSES && emptyOpened(fd, fd, 0); pass++);
   } finally {
     closeSync(fd);
   }
@@ -142,9 +146,13 @@ function openOwnFolder(entry: string): number | undefined {
   }
 }
 
-/** Removes what the opened folder `fd` holds (folders `depth` deep at most), never through a link. */
-function emptyOpened(fd: number, depth: number): void {
+/**
+ * Removes what the opened folder `fd` holds, never through a link; a folder deeper than `MAX_DEPTH` is moved up into
+ * the opened folder `top` instead: true when one was (another pass is needed).
+ */
+function emptyOpened(fd: number, top: number, depth: number): boolean {
   const here = `/proc/self/fd/${fd}`;
+  let moved = false;
   for (const name of readdirSync(here)) {
     const entry = `${here}/${name}`;
     // Not a folder, or a link (to one or not): the entry itself goes.
@@ -153,11 +161,18 @@ function emptyOpened(fd: number, depth: number): void {
       unlinkSync(entry);
       continue;
     }
+    if (depth === MAX_DEPTH) {
+      closeSync(inner);
+      renameSync(entry, `/proc/self/fd/${top}/deeper-${randomUUID()}`);
+      moved = true;
+      continue;
+    }
     try {
-      if (depth < MAX_DEPTH) emptyOpened(inner, depth + 1);
+      moved = emptyOpened(inner, top, depth + 1) || moved;
     } finally {
       closeSync(inner);
     }
     rmdirSync(entry);
   }
+  return moved;
 }
