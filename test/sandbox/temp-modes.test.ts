@@ -20,7 +20,7 @@ for (const [label, command] of [
 ] as const) {
   test(`the session's temp folder is removed at exit though a command left ${label} in it`, async () => {
     const root = tempDir();
-    const [work, home, tmp] = ['work', 'home', 'tmp'].map((name) => path.join(root, name)) as [string, string, string];
+    const [work, home, tmp] = [path.join(root, 'work'), path.join(root, 'home'), path.join(root, 'tmp')];
     for (const dir of [work, tmp]) mkdirSync(dir);
     mkdirSync(path.join(home, '.agentpipe'), { recursive: true });
     const script = writeScript(root, [
