@@ -67,6 +67,21 @@ function modelWrote(file: string): boolean {
 }
 
 /**
+ * `value` (a PATH) with only the entries a program may be found in: absolute ones, none leading into a folder the
+ * model's commands may write. For a process agentpipe starts outside the sandbox (an MCP server whose sandbox is off):
+ * its own lookups (`#!/usr/bin/env node`, as npx starts, a program it runs by name) would find what a command planted.
+ */
+export function outsidePath(value: string): string {
+  // Each entry as judged: `/home/u/link/../bin` would have the kernel go through the link (findExecutable's way).
+  return value
+    .split(path.delimiter)
+    .filter((dir) => path.isAbsolute(dir))
+    .map((dir) => path.resolve(dir))
+    .filter((dir) => !modelWrote(dir))
+    .join(path.delimiter);
+}
+
+/**
  * `file` as an executable path: as given when it has a slash, else the first match on PATH's absolute entries. An
  * empty entry (`:/usr/bin`), `.` or a relative one names whatever folder the search runs in, a folder the model can
  * write (the working folder, a repository git runs in): its programs are not found (as Go's exec.LookPath refuses

@@ -10,6 +10,7 @@
  * owner in the name) and of earlier boots (the system's temp cleaning has them) are left.
  */
 import {
+  chmodSync,
   closeSync,
   constants,
   fstatSync,
@@ -18,18 +19,24 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
   rmdirSync,
   unlinkSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { processRuns, startTimeOf } from '../process/alive.ts';
 
 const PREFIX = 'agentpipe-sbx-';
 const OWNED = /^agentpipe-sbx-(?:parts-)?([0-9a-f]{12})-(\d+)-(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
-/** A folder opened never through a link (its last part) and only as a folder. */
-const FOLDER = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-/** How deep the sweep removes: a deeper tree (made to exhaust descriptors or the stack) is left. */
+/** Linux's O_PATH (asm-generic: each architecture Node runs on; Node does not name it): a handle that reads nothing. */
+const O_PATH = 0o10000000;
+/** A folder held never through a link (its last part) and only as a folder, though it may not be read. */
+const HELD = O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+/** How deep one pass of the removal goes (a descriptor a level): a folder deeper is moved up to the top one. */
 const MAX_DEPTH = 256;
+/** How many passes the removal makes: a tree deeper than all of them (made to keep the removal busy) is left. */
+const PASSES = 16;
 
 /** This process's pid namespace (its inode number), or undefined where /proc does not say. */
 function pidNamespace(): string | undefined {
@@ -104,11 +111,10 @@ export function removeTempFolder(folder: string): boolean {
 /** `removeTempFolder`, throwing when it fails. */
 function removeOwnFolder(folder: string): boolean {
   if (!lstatSync(folder).isDirectory()) return false;
-  const fd = openSync(folder, FOLDER);
+  const fd = openOwnFolder(folder);
+  if (fd === undefined) return false;
   try {
-    const info = fstatSync(fd);
-    if (!info.isDirectory() || info.uid !== process.getuid?.()) return false;
-    emptyOpened(fd, 0);
+    for (let pass = 0; pass < PASSES && emptyOpened(fd, fd, 0); pass++);
   } finally {
     closeSync(fd);
   }
@@ -116,26 +122,57 @@ function removeOwnFolder(folder: string): boolean {
   return true;
 }
 
-/** Removes what the opened folder `fd` holds (folders `depth` deep at most), never through a link. */
-function emptyOpened(fd: number, depth: number): void {
+/**
+ * The folder `entry` names opened to read (never through a link), when it is a folder of this user; undefined when it
+ * is not. A command may have taken its own access away (`chmod 000`, `chmod 500` on a folder holding files): the
+ * folder is given it back first, through a handle (`O_PATH`) to that very folder, so what it left is removed all the
+ * same (a user's `rm -rf` would stop there).
+ */
+function openOwnFolder(entry: string): number | undefined {
+  let held: number;
+  try {
+    held = openSync(entry, HELD);
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = fstatSync(held);
+    if (!info.isDirectory() || info.uid !== process.getuid?.()) return undefined;
+    const through = `/proc/self/fd/${held}`;
+    if ((info.mode & 0o700) !== 0o700) chmodSync(through, 0o700);
+    return openSync(through, constants.O_RDONLY | constants.O_DIRECTORY);
+  } finally {
+    closeSync(held);
+  }
+}
+
+/**
+ * Removes what the opened folder `fd` holds, never through a link; a folder deeper than `MAX_DEPTH` is moved up into
+ * the opened folder `top` instead: true when one was (another pass is needed).
+ */
+function emptyOpened(fd: number, top: number, depth: number): boolean {
   const here = `/proc/self/fd/${fd}`;
+  let moved = false;
   for (const name of readdirSync(here)) {
     const entry = `${here}/${name}`;
-    let inner: number | undefined;
-    try {
-      inner = openSync(entry, FOLDER);
-    } catch {
-      // Not a folder, or a link (to one or not): the entry itself goes.
-    }
+    // Not a folder, or a link (to one or not): the entry itself goes.
+    const inner = openOwnFolder(entry);
     if (inner === undefined) {
       unlinkSync(entry);
       continue;
     }
+    if (depth === MAX_DEPTH) {
+      closeSync(inner);
+      renameSync(entry, `/proc/self/fd/${top}/deeper-${randomUUID()}`);
+      moved = true;
+      continue;
+    }
     try {
-      if (depth < MAX_DEPTH) emptyOpened(inner, depth + 1);
+      moved = emptyOpened(inner, top, depth + 1) || moved;
     } finally {
       closeSync(inner);
     }
     rmdirSync(entry);
   }
+  return moved;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startTimeOf } from '../../src/process/alive.ts';
-import { sweepLeftFolders, tempFolderPrefix } from '../../src/sandbox/temp-sweep.ts';
+import { removeTempFolder, sweepLeftFolders, tempFolderPrefix } from '../../src/sandbox/temp-sweep.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 const namespace = /(\d+)/.exec(readlinkSync('/proc/self/ns/pid'))![1]!;
@@ -73,10 +73,25 @@ test('a temp root that cannot be read sweeps nothing', () => {
   assert.deepEqual(sweepLeftFolders(path.join(tempDir(), 'missing')), []);
 });
 
-test('a tree deeper than the sweep goes is left, not followed past the descriptors or the stack', () => {
+test('a tree deeper than a pass of the sweep goes, its depth moved up, not held in descriptors or the stack', () => {
   const tmp = tempDir();
   const dead = path.join(tmp, named(DEAD, 12345, 'deep00'));
   mkdirSync(path.join(dead, ...Array.from({ length: 300 }, () => 'd')), { recursive: true });
-  assert.deepEqual(sweepLeftFolders(tmp), []);
-  assert.ok(existsSync(dead));
+  assert.deepEqual(sweepLeftFolders(tmp), [dead]);
+  assert.equal(existsSync(dead), false);
+});
+
+test('a tree deeper than one pass goes (moved up a pass at a time), its links unfollowed', () => {
+  const root = tempDir();
+  const outside = path.join(root, 'outside');
+  mkdirSync(outside);
+  writeFileSync(path.join(outside, 'keep.txt'), 'mine\n');
+  const folder = path.join(root, 'left');
+  const deepest = path.join(folder, ...Array.from({ length: 1000 }, () => 'a'));
+  mkdirSync(deepest, { recursive: true });
+  symlinkSync(outside, path.join(deepest, 'link'));
+  writeFileSync(path.join(path.dirname(deepest), 'f'), 'x');
+  assert.equal(removeTempFolder(folder), true);
+  assert.equal(existsSync(folder), false);
+  assert.deepEqual(readdirSync(outside), ['keep.txt']);
 });

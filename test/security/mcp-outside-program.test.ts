@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseLines, runCli } from '../helpers/cli.ts';
 import { tempDir, writeScript } from '../helpers/workspace.ts';
 import { FIXTURE, mcpCliArgs, userLine } from '../mcp/helpers.ts';
@@ -88,3 +89,24 @@ test('held: a path the user wrote is taken as given, inside the working folder t
   await serverStatus(work, home, { command: path.join(work, 'bin', 'planted') });
   assert.equal(existsSync(marker), true, 'the server the user named by its path did not start');
 });
+
+for (const named of [false, true])
+  test(`nor by the interpreter a user's program names through env (\`#!/usr/bin/env node\`, as npx does)${named ? ', the program named by its path' : ''}`, async () => {
+    // The server's program is the user's, found outside the working folders; its first line has env look its
+    // interpreter up on the PATH the server is given, whose entry inside the working folder holds a planted `node`.
+    const { work, home, marker } = workspace();
+    writeFileSync(path.join(work, 'bin', 'node'), `#!/bin/sh\ntouch '${marker}'\n`);
+    chmodSync(path.join(work, 'bin', 'node'), 0o755);
+    writeFileSync(
+      path.join(home, 'bin', 'srv'),
+      `#!/usr/bin/env node\nimport(${JSON.stringify(pathToFileURL(FIXTURE).href)});\n`,
+    );
+    chmodSync(path.join(home, 'bin', 'srv'), 0o755);
+    symlinkSync(process.execPath, path.join(home, 'node'));
+    const found = await serverStatus(work, home, {
+      command: named ? path.join(home, 'bin', 'srv') : 'srv',
+      env: { PATH: `${path.join(home, 'bin')}:${path.join(work, 'bin')}:${home}:${SYSTEM_PATH}` },
+    });
+    assert.equal(existsSync(marker), false, 'the interpreter planted in the working folder ran unconfined');
+    assert.equal(found.status, 'connected', found.error ?? '');
+  });

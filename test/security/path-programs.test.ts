@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { findExecutable, neverRunFrom } from '../../src/process/executable.ts';
+import { findExecutable, neverRunFrom, outsidePath } from '../../src/process/executable.ts';
 import { gitOutside } from '../../src/sandbox/git-outside.ts';
 import { unsafeRepositoryConfig } from '../../src/tools/shell/git-repository.ts';
 import { tempDir } from '../helpers/workspace.ts';
@@ -92,4 +92,32 @@ test('held: a link on PATH that leads outside the folders the model writes is fo
   assert.equal(findExecutable('prog', { PATH: user }), path.join(user, 'prog'));
   symlinkSync(path.join('..', 'opt', 'prog'), path.join(user, 'up'));
   assert.equal(findExecutable('up', { PATH: user }), path.join(user, 'up'));
+});
+
+test('findExecutable: a PATH entry that is a folder link into the working folder, and a link by /proc/self/cwd', () => {
+  const { marked, user, outside } = linkedFolders();
+  symlinkSync(marked, path.join(user, 'wbin'));
+  assert.equal(findExecutable('prog', { PATH: path.join(user, 'wbin') }), undefined, 'a PATH entry linking in');
+  // `..` in an entry is taken as written (the path returned is the normalised one the kernel is then given).
+  assert.equal(findExecutable('prog', { PATH: `${path.join(user, 'wbin')}/../../opt` }), path.join(outside, 'prog'));
+  // A link by the process's current folder (the working folder): /proc/self/cwd is followed as the kernel does.
+  symlinkSync('/proc/self/cwd/prog', path.join(user, 'cwdprog'));
+  const was = process.cwd();
+  process.chdir(marked);
+  try {
+    assert.equal(findExecutable('cwdprog', { PATH: user }), undefined, 'a link by /proc/self/cwd into it');
+  } finally {
+    process.chdir(was);
+  }
+});
+
+test('outsidePath keeps only the absolute PATH entries that do not lead into a folder the model writes', () => {
+  const { marked, user, outside } = linkedFolders();
+  symlinkSync(marked, path.join(user, 'wbin'));
+  const entries = ['', '.', 'node_modules/.bin', marked, path.join(marked, 'sub'), path.join(user, 'wbin'), outside];
+  assert.equal(outsidePath([...entries, user].join(':')), `${outside}:${user}`);
+  // An entry with `..` is given as judged: through the folder link, the kernel would land in the working folder.
+  mkdirSync(path.join(marked, 'sub'));
+  symlinkSync(path.join(marked, 'sub'), path.join(user, 'wsub'));
+  assert.equal(outsidePath(`${path.join(user, 'wsub')}/../opt`), path.join(user, 'opt'));
 });

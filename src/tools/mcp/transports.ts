@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig, McpStdioServerConfig } from './config.ts';
 import type { SandboxConfig } from '../../sandbox/config.ts';
-import { findExecutable } from '../../process/executable.ts';
+import { findExecutable, outsidePath } from '../../process/executable.ts';
 import { ControlChannelTransport, type McpMessageSender } from './control-transport.ts';
 
 /** A transport and, for child processes, the tail of their stderr (for error messages). */
@@ -77,8 +77,12 @@ async function confine(
 ): Promise<{ argv: string[]; env: Record<string, string>; release(): void }> {
   const argv = [config.command, ...(config.args ?? [])];
   const own = config.sandbox;
-  if (!sandbox || own?.enabled === false)
-    return { argv: [await outsideProgram(config.command, env, sandbox), ...argv.slice(1)], env, release: () => {} };
+  if (!sandbox || own?.enabled === false) {
+    const program = await outsideProgram(config.command, env, sandbox);
+    // What the server looks up by name itself (env's interpreter, a program it runs) is not the working folder's.
+    const outside = env.PATH === undefined ? env : { ...env, PATH: outsidePath(env.PATH) };
+    return { argv: [program, ...argv.slice(1)], env: outside, release: () => {} };
+  }
   // Inside, bubblewrap would only say execvp failed: say it as spawning it directly would.
   if (!findExecutable(config.command, { PATH: env.PATH }))
     throw new Error(`spawn ${config.command} ENOENT (the MCP server's command was not found)`);
@@ -107,11 +111,11 @@ async function outsideProgram(
   env: Record<string, string>,
   sandbox: SandboxConfig | undefined,
 ): Promise<string> {
-  if (command.includes('/')) return command;
   if (sandbox) {
     const { markWorkingFolders } = await import('../../sandbox/sandbox.ts');
     await markWorkingFolders(sandbox);
   }
+  if (command.includes('/')) return command;
   const found = findExecutable(command, { PATH: env.PATH });
   if (found === undefined)
     throw new Error(
