@@ -73,12 +73,20 @@ function modelWrote(file: string): boolean {
  */
 export function outsidePath(value: string): string {
   // Each entry as judged: `/home/u/link/../bin` would have the kernel go through the link (findExecutable's way).
+  return searchedEntries(value)
+    .filter((dir) => !modelWrote(dir))
+    .join(path.delimiter);
+}
+
+/**
+ * The entries of a PATH a program may be looked up in, each as judged: absolute ones only (an empty entry, `.` or a
+ * relative one names whatever folder the search runs in), with `..` and `.` resolved.
+ */
+function searchedEntries(value: string): string[] {
   return value
     .split(path.delimiter)
     .filter((dir) => path.isAbsolute(dir))
-    .map((dir) => path.resolve(dir))
-    .filter((dir) => !modelWrote(dir))
-    .join(path.delimiter);
+    .map((dir) => path.resolve(dir));
 }
 
 /**
@@ -93,12 +101,7 @@ export function findExecutable(
   env: Record<string, string | undefined> = process.env,
 ): string | undefined {
   const named = file.includes('/');
-  const candidates = named
-    ? [path.resolve(file)]
-    : (env.PATH ?? '')
-        .split(path.delimiter)
-        .filter((dir) => path.isAbsolute(dir))
-        .map((dir) => path.join(dir, file));
+  const candidates = named ? [path.resolve(file)] : searchedEntries(env.PATH ?? '').map((dir) => path.join(dir, file));
   for (const candidate of candidates) {
     // A path the user wrote (an MCP server's command, --harness-command, sandbox.bwrapPath) is theirs to choose.
     if (!named && modelWrote(candidate)) continue;
